@@ -1,0 +1,36 @@
+"""Leaderboard scrapers: one module per source, registered below by module name.
+
+The module name is the source name everywhere: the DB `source` value, the `ingest`
+argument, the replay sub-directory and the log prefix.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
+
+# One line per source. Adding a leaderboard: write scrapers/<name>.py, add its name here.
+SOURCES: tuple[str, ...] = (
+    "csv",
+)
+
+
+def get(name: str) -> Scraper:
+    """The scraper instance for a source name, or a ScrapeError listing the known ones."""
+    if name not in SOURCES:
+        raise ScrapeError(name, f"unknown source; known sources: {', '.join(SOURCES)}")
+    module = importlib.import_module(f"scrapers.{name}")
+    classes = [c for c in vars(module).values()
+               if isinstance(c, type) and issubclass(c, Scraper) and c is not Scraper and getattr(c, "name", "") == name]
+    if len(classes) != 1:
+        raise ScrapeError(name, f"scrapers/{name}.py must define exactly one Scraper subclass with name = {name!r}")
+    return classes[0]()
+
+
+def enabled_sources() -> list[str]:
+    """Sources collected live by `benchwatch run` (those with production URLs)."""
+    return [n for n in SOURCES if get(n).enabled and get(n).urls]
+
+
+__all__ = ["SOURCES", "get", "enabled_sources", "Scraper", "ScrapeError", "ParsedSnapshot"]

@@ -1,0 +1,221 @@
+"""The scraper contract: a source declares its name and URLs and implements a pure ``parse``.
+
+Everything shared lives here: the result type (`ParsedSnapshot`), the error type
+(`ScrapeError`), and the checks every parse result goes through before storage
+(mandatory columns, row floors, metric ranges, in-batch duplicate keys). Fetching over
+HTTP lives in `scrapers.http`; the scraper modules never touch the network or DuckDB.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import ClassVar, Mapping
+from urllib.parse import urlparse
+
+import numpy as np
+import pandas as pd
+
+from scrapers.normalize import METRIC_RANGES
+
+log = logging.getLogger("benchwatch.scrapers")
+
+# Columns of ParsedSnapshot.scores. Mandatory ones must be non-null on every kept row.
+SCORE_COLUMNS: dict[str, str] = {
+    "benchmark": "str",          # canonical benchmark id or the page's own name (mapped later)
+    "model": "str",              # the model name as the page states it (mapped through aliases at store time)
+    "setting": "str",            # what distinguishes two rows of one model on one benchmark ('' if nothing)
+    "score": "float64",          # normalized: proportion in [0, 1] for metric 'proportion'
+    "raw_value": "str",          # the cell as the page had it
+    "metric": "str",             # a key of scrapers.normalize.METRIC_RANGES
+    "stderr": "float64",         # published standard error, same unit as score (NaN if none)
+    "ci_low": "float64",         # published CI bounds, same unit as score (NaN if none)
+    "ci_high": "float64",
+    "n_items": "Int64",          # test-set size the score is a mean over (NA if unknown)
+    "model_release_date": "datetime64[us]",   # as the page states it (NaT if none)
+    "knowledge_cutoff": "datetime64[us]",     # as the page states it (NaT if none)
+    "evaluated_at": "datetime64[us]",         # run/submission date if the page has one
+    "excluded_reason": "str",    # non-empty: stored but kept out of statistics (e.g. adversarial rows)
+}
+MANDATORY_SCORE_COLUMNS = ("benchmark", "model", "score", "metric")
+
+ITEM_COLUMNS: dict[str, str] = {
+    "benchmark": "str",
+    "model": "str",
+    "item_id": "str",
+    "item_date": "datetime64[us]",   # the item's creation / contest date
+    "difficulty": "str",
+    "platform": "str",
+    "score": "float64",              # pass fraction for this item, in [0, 1]
+}
+
+MODEL_COLUMNS: dict[str, str] = {
+    "model": "str",
+    "org": "str",
+    "release_date": "datetime64[us]",
+    "knowledge_cutoff": "datetime64[us]",
+    "provenance": "str",   # vendor_doc | model_card | leaderboard | inferred | listing
+    "open_weights": "boolean",
+}
+
+
+class ScrapeError(Exception):
+    """A response that cannot be turned into trustworthy rows. Always names the source."""
+
+    def __init__(self, source: str, reason: str):
+        super().__init__(f"[{source}] {reason}")
+        self.source = source
+        self.reason = reason
+
+
+@dataclass
+class ParsedSnapshot:
+    """What one response of one source says, normalized, before name mapping and storage."""
+
+    source: str
+    scores: pd.DataFrame = field(default_factory=lambda: empty_frame(SCORE_COLUMNS))
+    items: pd.DataFrame = field(default_factory=lambda: empty_frame(ITEM_COLUMNS))
+    models: pd.DataFrame = field(default_factory=lambda: empty_frame(MODEL_COLUMNS))
+    rejects: pd.DataFrame = field(default_factory=lambda: pd.DataFrame({"row": pd.Series(dtype="str"), "reason": pd.Series(dtype="str")}))
+    warnings: list[str] = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+
+
+def empty_frame(columns: Mapping[str, str]) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in columns.items()})
+
+
+def conform(df: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
+    """Add missing optional columns as nulls, order columns, and coerce dtypes."""
+    out = pd.DataFrame(index=df.index)
+    for col, dtype in columns.items():
+        if col in df.columns:
+            s = df[col]
+        else:
+            s = pd.Series([None] * len(df), index=df.index, dtype="object")
+        if dtype.startswith("datetime"):
+            s = pd.to_datetime(s, errors="coerce", utc=True).dt.tz_localize(None).astype(dtype)
+        elif dtype == "str":
+            s = s.astype("object").where(s.notna(), None)
+            s = s.map(lambda v: None if v is None else str(v)).astype("object")
+        elif dtype == "boolean":
+            s = s.astype("boolean")
+        else:
+            s = pd.to_numeric(s, errors="coerce").astype(dtype)
+        out[col] = s
+    return out.reset_index(drop=True)
+
+
+class Scraper:
+    """Base class of every source. Subclasses set `name` and `urls` and implement `parse`.
+
+    `urls[0]` is the primary response; any further URLs are auxiliary responses that
+    `parse` receives in `aux`, keyed by the last path segment of the URL (the same name
+    a replay directory uses).
+    """
+
+    name: ClassVar[str] = ""
+    urls: ClassVar[tuple[str, ...]] = ()
+    min_rows: ClassVar[int] = 1          # fewer kept rows than this is a ScrapeError
+    parser_version: ClassVar[int] = 1    # bump when parse output changes for the same bytes
+    enabled: ClassVar[bool] = True       # collected by `benchwatch run` by default
+    produces: ClassVar[str] = "scores"   # "scores" or "models" (metadata sources)
+
+    def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None) -> ParsedSnapshot:
+        raise NotImplementedError
+
+    # --- shared helpers for subclasses -------------------------------------------------
+    def error(self, reason: str) -> ScrapeError:
+        return ScrapeError(self.name, reason)
+
+    def warn(self, parsed: ParsedSnapshot, message: str) -> None:
+        log.warning("[%s] %s", self.name, message)
+        parsed.warnings.append(message)
+
+    def plan(self) -> list[str]:
+        """The URLs to fetch for one collection (override when they must be discovered)."""
+        return list(self.urls)
+
+    @staticmethod
+    def file_name(url: str) -> str:
+        """The replay-directory name of a URL: its last path segment."""
+        return urlparse(url).path.rstrip("/").rsplit("/", 1)[-1] or "index.html"
+
+    def text(self, content: bytes) -> str:
+        try:
+            return content.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            return content.decode("latin-1")
+
+    def reject_html(self, content: bytes) -> None:
+        """A data URL that answered with an HTML page (error page, login wall) is an error."""
+        head = content[:512].lstrip().lower()
+        if head.startswith(b"<!doctype html") or head.startswith(b"<html"):
+            raise self.error("expected data but got an HTML page (error page or changed URL)")
+
+    # --- the checked entry point used by storage and the CLI ---------------------------
+    def parse_checked(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None) -> ParsedSnapshot:
+        """`parse`, then the checks that make the result safe to store."""
+        if not content or not content.strip():
+            raise self.error("empty response")
+        try:
+            parsed = self.parse(content, fetched_at=fetched_at, aux=aux or {})
+        except ScrapeError:
+            raise
+        except Exception as exc:  # a parser crash on changed input is a clear ScrapeError, not a traceback
+            raise self.error(f"could not parse response: {type(exc).__name__}: {exc}") from exc
+        parsed.source = self.name
+        return validate(self.name, parsed, min_rows=self.min_rows, produces=self.produces)
+
+
+def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: str) -> ParsedSnapshot:
+    """Conform frames, move bad rows to rejects, enforce the row floor."""
+    scores = conform(parsed.scores, SCORE_COLUMNS)
+    scores["setting"] = scores["setting"].fillna("")
+    scores["excluded_reason"] = scores["excluded_reason"].fillna("")
+    rejects = [parsed.rejects] if len(parsed.rejects) else []
+
+    def move(mask: pd.Series, reason) -> None:
+        nonlocal scores
+        if mask.any():
+            bad = scores[mask]
+            reasons = reason(bad) if callable(reason) else [reason] * len(bad)
+            rejects.append(pd.DataFrame({"row": bad.to_json(orient="records", lines=True, date_format="iso").splitlines(),
+                                         "reason": list(reasons)}))
+            scores = scores[~mask].reset_index(drop=True)
+
+    missing = scores[list(MANDATORY_SCORE_COLUMNS)].isna().any(axis=1)
+    move(missing, lambda b: ["missing mandatory field(s): " + ", ".join(c for c in MANDATORY_SCORE_COLUMNS if pd.isna(r[c]))
+                             for _, r in b.iterrows()])
+    unknown_metric = ~scores["metric"].isin(list(METRIC_RANGES))
+    move(unknown_metric, lambda b: [f"unknown metric kind {m!r}" for m in b["metric"]])
+    lo = scores["metric"].map(lambda m: METRIC_RANGES[m][0]).astype("float64")
+    hi = scores["metric"].map(lambda m: METRIC_RANGES[m][1]).astype("float64")
+    out_of_range = (scores["score"] < lo) | (scores["score"] > hi) | ~np.isfinite(scores["score"])
+    move(out_of_range, lambda b: [f"score {s!r} outside the range of metric {m!r} {METRIC_RANGES[m]}"
+                                  for s, m in zip(b["score"], b["metric"])])
+    dup = scores.duplicated(["benchmark", "model", "setting"], keep="first")
+    move(dup, "duplicate (benchmark, model, setting) in one response; first row kept")
+
+    parsed.scores = scores
+    parsed.items = conform(parsed.items, ITEM_COLUMNS)
+    if len(parsed.items):
+        bad_item = parsed.items["score"].isna() | (parsed.items["score"] < 0) | (parsed.items["score"] > 1)
+        if bad_item.any():
+            rejects.append(pd.DataFrame({"row": parsed.items[bad_item].to_json(orient="records", lines=True, date_format="iso").splitlines(),
+                                         "reason": "item score missing or outside [0, 1]"}))
+            parsed.items = parsed.items[~bad_item].reset_index(drop=True)
+        parsed.items = parsed.items.drop_duplicates(["benchmark", "model", "item_id"], keep="first").reset_index(drop=True)
+    parsed.models = conform(parsed.models, MODEL_COLUMNS)
+    parsed.rejects = pd.concat(rejects, ignore_index=True) if rejects else parsed.rejects
+
+    kept = len(parsed.models) if produces == "models" else len(scores)
+    if kept == 0:
+        raise ScrapeError(source, "no rows parsed (empty table or changed page layout)")
+    if kept < min_rows:
+        raise ScrapeError(source, f"only {kept} rows parsed, below this source's floor of {min_rows}")
+    n_rej = len(parsed.rejects)
+    if n_rej:
+        log.warning("[%s] %d row(s) rejected (kept in the rejects table)", source, n_rej)
+    return parsed

@@ -1,0 +1,129 @@
+"""Cell-level normalization shared by every scraper: numbers, percents, dates, names.
+
+Scores are converted once, here, at parse time: accuracy-like metrics become proportions
+in [0, 1]; other metric kinds keep their own unit (see `METRIC_RANGES`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+import pandas as pd
+
+# metric kind -> closed range of valid values. A value outside is a rejected row, never clipped.
+METRIC_RANGES: dict[str, tuple[float, float]] = {
+    "proportion": (0.0, 1.0),     # accuracy, pass@1, % resolved, win rate: stored as a proportion
+    "elo": (0.0, 4000.0),         # arena ratings
+    "score_10": (0.0, 10.0),      # MT-bench style 1-10 judge scores
+    "index": (-1000.0, 1000.0),   # composite indices such as Epoch's ECI
+    "cost_usd": (0.0, 1e7),       # dollars
+}
+
+MISSING_TOKENS = {"", "-", "—", "–", "n/a", "na", "none", "null", "nan", "unknown", "?", "tbd", "tba"}
+_FOOTNOTE = re.compile(r"\[\^?[^\]]*\]|\*+|†|‡|¹|²|³")
+
+
+def is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    if value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, str) and value.strip().lower() in MISSING_TOKENS
+
+
+def parse_number(value: Any) -> float | None:
+    """'62.19%', ' 07.6 ', '88.7 [^3]', 'n/a', 1.5 -> float or None. Raises on garbage."""
+    if is_missing(value):
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"not a number: {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = _FOOTNOTE.sub("", str(value)).replace("%", "").replace(",", "").strip()
+    if text.lower() in MISSING_TOKENS:
+        return None
+    return float(text)
+
+
+def percent_to_proportion(value: Any) -> float | None:
+    """A percent cell (0-100) as a proportion; None if missing."""
+    x = parse_number(value)
+    return None if x is None else x / 100.0
+
+
+def proportions_from(values: pd.Series) -> pd.Series:
+    """A column that may be proportions (0-1) or percents (0-100): percent iff its max is > 1."""
+    x = pd.to_numeric(values, errors="coerce")
+    if x.max(skipna=True) is not None and x.max(skipna=True) > 1.0:
+        return x / 100.0
+    return x
+
+
+_MONTHS = {m: i for i, m in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+
+
+def parse_date(value: Any) -> datetime | None:
+    """Dates as leaderboards write them -> naive UTC datetime (None if missing/unparseable).
+
+    Handles epoch seconds/milliseconds, ISO dates and timestamps, 'YYYY/M', 'YYYY.MM',
+    'YYYY.MM.DD', 'YYYY-MM', 'YYYY', 'Sep 2023', 'September 2023', 'early/mid/late 2023'.
+    Month-only dates resolve to the first of the month.
+    """
+    if is_missing(value):
+        return None
+    if isinstance(value, datetime):
+        return value.astimezone(timezone.utc).replace(tzinfo=None) if value.tzinfo else value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = value / 1000.0 if value > 1e11 else float(value)
+        return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(tzinfo=None)
+    text = _FOOTNOTE.sub("", str(value)).strip()
+    if not text or text.lower() in MISSING_TOKENS:
+        return None
+    m = re.fullmatch(r"(\d{4})[./-](\d{1,2})(?:[./-](\d{1,2}))?", text)
+    if m:
+        y, mo, d = int(m[1]), int(m[2]), int(m[3] or 1)
+        try:
+            return datetime(y, mo, d)
+        except ValueError:
+            return None
+    m = re.fullmatch(r"(\d{4})", text)
+    if m:
+        return datetime(int(m[1]), 1, 1)
+    m = re.fullmatch(r"(early|mid|late)[- ](\d{4})", text, re.I)
+    if m:
+        return datetime(int(m[2]), {"early": 1, "mid": 6, "late": 10}[m[1].lower()], 1)
+    m = re.fullmatch(r"([A-Za-z]{3})[a-z]*\.?,? (\d{4})", text)
+    if m and m[1].lower() in _MONTHS:
+        return datetime(int(m[2]), _MONTHS[m[1].lower()], 1)
+    try:
+        ts = pd.Timestamp(text)
+    except (ValueError, TypeError):
+        return None
+    if ts is pd.NaT:
+        return None
+    if ts.tzinfo is not None:
+        ts = ts.tz_convert("UTC").tz_localize(None)
+    return ts.to_pydatetime()
+
+
+def slug(text: str) -> str:
+    """'Agentic Coding' -> 'agentic_coding'; used to build benchmark ids from page names."""
+    return re.sub(r"[^a-z0-9]+", "_", str(text).strip().lower()).strip("_")
+
+
+def clean_name(text: Any) -> str | None:
+    """A model/benchmark name cell without markdown links, footnotes and extra spaces."""
+    if is_missing(text):
+        return None
+    s = str(text)
+    s = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", s)   # [name](link) -> name
+    s = _FOOTNOTE.sub("", s)
+    s = re.sub(r"<[^>]+>", "", s)
+    s = re.sub(r"\s+", " ", s).strip().strip("*").strip()
+    return s or None
