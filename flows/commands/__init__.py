@@ -1,0 +1,12 @@
+"""CLI subcommands: one module per command, each exposing `register(subparsers)`.
+
+`register` adds its parser and sets `func=run`, where `run(args) -> int` is the exit code.
+Adding a command: write flows/commands/<name>.py and add its name here.
+"""
+
+COMMANDS: tuple[str, ...] = (
+    "ingest",
+    "query",
+    "status",
+    "run",
+)
