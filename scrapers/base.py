@@ -122,7 +122,13 @@ class Scraper:
     enabled: ClassVar[bool] = True       # collected by `benchwatch run` by default
     produces: ClassVar[str] = "scores"   # "scores" or "models" (metadata sources)
 
-    def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None) -> ParsedSnapshot:
+    def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
+              filename: str | None = None) -> ParsedSnapshot:
+        """Turn one response into rows. Pure: no network, no DuckDB, no clock but `fetched_at`.
+
+        `filename` is the response's file name (URL's last path segment or the ingested
+        file's name) for sources whose files do not name their own content (Epoch CSVs).
+        """
         raise NotImplementedError
 
     # --- shared helpers for subclasses -------------------------------------------------
@@ -155,12 +161,13 @@ class Scraper:
             raise self.error("expected data but got an HTML page (error page or changed URL)")
 
     # --- the checked entry point used by storage and the CLI ---------------------------
-    def parse_checked(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None) -> ParsedSnapshot:
+    def parse_checked(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
+                      filename: str | None = None) -> ParsedSnapshot:
         """`parse`, then the checks that make the result safe to store."""
         if not content or not content.strip():
             raise self.error("empty response")
         try:
-            parsed = self.parse(content, fetched_at=fetched_at, aux=aux or {})
+            parsed = self.parse(content, fetched_at=fetched_at, aux=aux or {}, filename=filename)
         except ScrapeError:
             raise
         except Exception as exc:  # a parser crash on changed input is a clear ScrapeError, not a traceback

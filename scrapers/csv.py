@@ -25,7 +25,8 @@ class CsvScraper(Scraper):
     urls = ()          # local files only: `benchwatch ingest csv FILE`
     enabled = False
 
-    def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None) -> ParsedSnapshot:
+    def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
+              filename: str | None = None) -> ParsedSnapshot:
         self.reject_html(content)
         try:
             df = pd.read_csv(io.StringIO(self.text(content)), dtype=str, keep_default_na=False)
