@@ -39,8 +39,9 @@ class CsvScraper(Scraper):
         parsed = ParsedSnapshot(source=self.name)
         metric = df["metric"].str.strip().str.lower() if "metric" in df.columns else pd.Series("", index=df.index)
         accuracy = metric.isin(ACCURACY_METRICS)
-        raw = pd.to_numeric(df["score"].str.replace("%", "", regex=False).str.strip(), errors="coerce")
-        stderr = pd.to_numeric(df["stderr"], errors="coerce") if "stderr" in df.columns else pd.Series(float("nan"), index=df.index)
+        raw = pd.to_numeric(df["score"].str.replace("%", "", regex=False).str.strip(), errors="coerce").astype("float64")
+        stderr = (pd.to_numeric(df["stderr"], errors="coerce") if "stderr" in df.columns
+                  else pd.Series(float("nan"), index=df.index)).astype("float64")
         score = raw.copy()
         if accuracy.any() and raw[accuracy].max(skipna=True) > 1.0:
             score[accuracy] = raw[accuracy] / 100.0

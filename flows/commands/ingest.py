@@ -1,0 +1,43 @@
+"""`benchwatch ingest SOURCE PATH`: parse a saved copy of a source's response and store it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import scrapers
+from flows.cli import add_db_argument
+from flows.jobs import ingest_file
+from scrapers.base import ScrapeError
+from storage.db import StorageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ingest", help="store a saved copy of a leaderboard response as a snapshot",
+                       description="Parse a saved copy of a source's response and store it as a snapshot. "
+                                   "The same content again adds nothing. A file that cannot be parsed "
+                                   "changes nothing and exits with status 1.",
+                       epilog="sources: " + ", ".join(scrapers.SOURCES))
+    p.add_argument("source", metavar="SOURCE", help="source name (see the list below)")
+    p.add_argument("path", metavar="PATH", help="the saved response (JSON, CSV, HTML, YAML, Markdown, zip)")
+    p.add_argument("--aux", metavar="FILE", action="append", default=[],
+                   help="an auxiliary response used alongside (e.g. LiveBench categories_<release>.json); repeatable")
+    p.add_argument("--observed-at", metavar="ISO", default=None,
+                   help="when this content was published/observed (default: now), e.g. 2025-11-18 for a backfill")
+    add_db_argument(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        result = ingest_file(args.db, args.source, args.path, aux_paths=args.aux, observed_at=args.observed_at)
+    except ScrapeError as exc:
+        print(f"benchwatch: cannot ingest {args.path} as {exc.source}: {exc.reason}", file=sys.stderr)
+        return 1
+    except (StorageError, ValueError) as exc:
+        print(f"benchwatch: {exc}", file=sys.stderr)
+        return 1
+    print(result.summary())
+    for w in result.warnings:
+        print(f"  warning: {w}")
+    return 0

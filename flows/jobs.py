@@ -1,0 +1,252 @@
+"""The plain functions behind the CLI and the Prefect tasks: ingest a file, collect sources.
+
+Each opens the database only for its writes (DuckDB allows one writing process), so a
+slow fetch never holds the file lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+import scrapers
+from scrapers.base import ScrapeError
+from scrapers.http import FetchResult, Fetcher, ReplayFetcher, fetch_source
+from storage import db
+from storage.ingest import IngestResult, Response, record_fetches, store_blobs, store_snapshot
+
+log = logging.getLogger("benchwatch.flows")
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def as_utc(value: datetime | str | None) -> datetime:
+    """An ISO string or datetime as an aware UTC datetime (naive input is taken as UTC)."""
+    if value is None:
+        return utcnow()
+    ts = pd.Timestamp(value)
+    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+    return ts.to_pydatetime()
+
+
+def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.PathLike, *,
+                aux_paths: Sequence[str | os.PathLike] = (), observed_at: datetime | str | None = None) -> IngestResult:
+    """Parse a saved copy of a source's response and store it as a snapshot.
+
+    Raises ScrapeError (database untouched) when the file cannot be parsed.
+    """
+    scraper = scrapers.get(source)
+    primary = Path(path)
+    try:
+        responses = [Response(primary.name, primary.read_bytes())]
+        responses += [Response(Path(p).name, Path(p).read_bytes()) for p in aux_paths]
+    except OSError as exc:
+        raise ScrapeError(source, f"cannot read {exc.filename}: {exc.strerror}") from exc
+    when = as_utc(observed_at)
+    parsed = scraper.parse_checked(responses[0].content, fetched_at=when,
+                                   aux={r.file_name: r.content for r in responses[1:]},
+                                   filename=responses[0].file_name)
+    with db.connect(db_path) as con:
+        result = store_snapshot(con, parsed, responses, observed_at=when, origin="ingest",
+                                parser_version=scraper.parser_version)
+        if result.status == "new":
+            record_fetches(con, pd.DataFrame([{
+                "source": source, "url": f"file://{primary.resolve()}", "started_at": when, "finished_at": utcnow(),
+                "status": "ok", "bytes": len(responses[0].content), "sha256": result.sha256}]))
+    return result
+
+
+@dataclass
+class SourceOutcome:
+    """What one source did in one collection: new snapshot / unchanged / failed (with the reason)."""
+
+    source: str
+    status: str                      # new | unchanged | failed
+    detail: str
+    snapshot_id: int | None = None
+    unreachable: bool = False
+    counts: dict = field(default_factory=dict)
+
+    def line(self) -> str:
+        return f"{self.source:<18} {self.status:<10} {self.detail}"
+
+
+def _previous_validators(con, source: str, primary_url: str) -> dict[str, tuple[str | None, str | None]]:
+    """ETag/Last-Modified of the primary URL's last stored response. Aux URLs are always
+    fetched in full, so a changed primary is always parsed with its aux responses."""
+    row = con.execute(
+        """SELECT arg_max(etag, started_at), arg_max(last_modified, started_at) FROM fetches
+           WHERE source = ? AND url = ? AND status = 'ok' AND sha256 IS NOT NULL""", [source, primary_url]).fetchone()
+    return {} if row is None or row == (None, None) else {primary_url: (row[0], row[1])}
+
+
+def _attempt_rows(run_id: str, source: str, results: list[FetchResult], final_status: dict[str, str],
+                  error: dict[str, str]) -> pd.DataFrame:
+    rows = []
+    for r in results:
+        for i, a in enumerate(r.attempts):
+            last = i == len(r.attempts) - 1
+            rows.append({"run_id": run_id, "source": source, "url": a.url, "started_at": a.started_at,
+                         "finished_at": a.finished_at,
+                         "status": final_status.get(r.url, a.status) if last else a.status,
+                         "http_status": a.http_status, "bytes": a.bytes,
+                         "sha256": r.sha256 if last else None, "etag": r.etag if last else None,
+                         "last_modified": r.last_modified if last else None,
+                         "error": error.get(r.url, a.error) if last else a.error})
+    return pd.DataFrame(rows)
+
+
+def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir: str | os.PathLike | None = None,
+                   run_id: str = "", fetcher: Fetcher | None = None) -> SourceOutcome:
+    """Fetch one source (live or replayed), store a new snapshot if its content changed."""
+    scraper = scrapers.get(source)
+    with db.connect(db_path) as con:
+        previous = {} if replay_dir or not scraper.plan() else _previous_validators(con, source, scraper.plan()[0])
+    own = fetcher is None
+    fetcher = ReplayFetcher(replay_dir) if replay_dir else (fetcher or Fetcher())
+    try:
+        results = fetch_source(scraper, fetcher, previous)
+    except ScrapeError as exc:
+        return SourceOutcome(source, "failed", exc.reason)
+    finally:
+        if own:
+            fetcher.close()
+    primary = results[0]
+    failed = [r for r in results if r.status == "error"]
+    final_status: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    outcome: SourceOutcome
+    parsed = None
+    responses = []
+    if failed:
+        outcome = SourceOutcome(source, "failed", "; ".join(r.error or "fetch failed" for r in failed),
+                                unreachable=all(r.http_status is None for r in failed))
+    elif primary.status == "not_modified":
+        outcome = SourceOutcome(source, "unchanged", "not modified (HTTP 304)")
+    else:
+        responses = [Response(r.file_name, r.content or b"") for r in results]
+        try:
+            parsed = scraper.parse_checked(responses[0].content, fetched_at=primary.finished_at,
+                                           aux={r.file_name: r.content for r in responses[1:]},
+                                           filename=responses[0].file_name)
+            outcome = SourceOutcome(source, "new", "")
+        except ScrapeError as exc:
+            final_status[primary.url] = "parse_error"
+            errors[primary.url] = exc.reason
+            outcome = SourceOutcome(source, "failed", f"{exc.reason} (raw response kept for re-parsing)")
+    with db.connect(db_path) as con:
+        with db.transaction(con):
+            if outcome.status == "failed" and responses:
+                store_blobs(con, responses)
+            record_fetches(con, _attempt_rows(run_id, source, results, final_status, errors))
+        if parsed is not None:
+            result = store_snapshot(con, parsed, responses, observed_at=primary.finished_at,
+                                    origin="replay" if replay_dir else "fetch", parser_version=scraper.parser_version)
+            outcome.snapshot_id = result.snapshot_id
+            if result.status == "unchanged":
+                outcome.status, outcome.detail = "unchanged", f"same content as snapshot {result.snapshot_id}"
+            else:
+                outcome.detail = result.summary().split(": ", 1)[1]
+                outcome.counts = {"scores": result.n_scores, "items": result.n_items, "models": result.n_models,
+                                  "rejects": result.n_rejects}
+    level = logging.WARNING if outcome.status == "failed" else logging.INFO
+    log.log(level, "[%s] %s: %s", source, outcome.status, outcome.detail)
+    return outcome
+
+
+def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = None, *,
+            replay_dir: str | os.PathLike | None = None, run_id: str = "") -> list[SourceOutcome]:
+    """Collect every requested source; one failing source never stops the others."""
+    names = list(sources) if sources else scrapers.enabled_sources()
+    outcomes = []
+    fetcher = None if replay_dir else Fetcher()
+    try:
+        for name in names:
+            try:
+                outcomes.append(collect_source(db_path, name, replay_dir=replay_dir, run_id=run_id, fetcher=fetcher))
+            except ScrapeError as exc:
+                outcomes.append(SourceOutcome(name, "failed", exc.reason))
+    finally:
+        if fetcher is not None:
+            fetcher.close()
+    return outcomes
+
+
+def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None) -> dict:
+    """Recompute saturation (history, trends) and contamination signals from the stored data."""
+    from flows.contamination_job import run_contamination
+    from flows.saturation_job import run_saturation
+    now = now or utcnow()
+    with db.connect(db_path) as con:
+        saturation = run_saturation(con, now=now)
+        suspects = run_contamination(con, now=now)
+    return {"saturation": saturation, "suspects": suspects}
+
+
+def notify(db_path: str | os.PathLike | None, *, now: datetime | None = None):
+    """Evaluate alert rules on the stored analysis and deliver what is new (Slack or console)."""
+    from flows.alerts_job import run_notify
+    return run_notify(db_path, now=now or utcnow())
+
+
+@dataclass
+class CycleReport:
+    """What one `benchwatch run` did, for people (text) and for exit codes (ok)."""
+
+    outcomes: list[SourceOutcome]
+    analysis: dict | None = None
+    notification: object | None = None
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        collected = any(o.status != "failed" for o in self.outcomes) or not self.outcomes
+        return collected and not self.errors
+
+    def text(self) -> str:
+        lines = ["collect:"] + ["  " + o.line() for o in self.outcomes]
+        unreachable = [o.source for o in self.outcomes if o.unreachable]
+        if unreachable:
+            lines.append(f"  unreachable (offline?): {', '.join(unreachable)}")
+        if self.analysis is not None:
+            sat = self.analysis.get("saturation")
+            sus = self.analysis.get("suspects")
+            lines.append(f"analyze: saturation for {0 if sat is None else len(sat)} benchmark(s); "
+                         f"{0 if sus is None else int((sus['status'] != 'not_flagged').sum()) if 'status' in getattr(sus, 'columns', []) else 0} "
+                         "contamination-suspect flag(s)")
+        if self.notification is not None:
+            lines.append(f"notify: {self.notification}")
+        lines += [f"error: {e}" for e in self.errors]
+        return "\n".join(lines)
+
+
+def run_cycle(db_path: str | os.PathLike | None, sources: Sequence[str] | None = None, *,
+              replay_dir: str | os.PathLike | None = None, collect_only: bool = False,
+              use_prefect: bool = True) -> CycleReport:
+    """collect + analyze + notify; through the Prefect pipeline flow unless use_prefect is False."""
+    if use_prefect:
+        from flows.pipeline import pipeline
+        return pipeline(db_path=str(db_path or db.default_path()), sources=list(sources) if sources else None,
+                        replay_dir=str(replay_dir) if replay_dir else None, collect_only=collect_only)
+    report = CycleReport(collect(db_path, sources, replay_dir=replay_dir))
+    if collect_only:
+        return report
+    try:
+        report.analysis = analyze(db_path)
+    except Exception as exc:  # noqa: BLE001 - reported, and notify still runs for source alerts
+        log.exception("[analyze] failed")
+        report.errors.append(f"analyze failed: {type(exc).__name__}: {exc}")
+    try:
+        report.notification = notify(db_path)
+    except Exception as exc:  # noqa: BLE001
+        log.exception("[notify] failed")
+        report.errors.append(f"notify failed: {type(exc).__name__}: {exc}")
+    return report

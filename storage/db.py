@@ -1,0 +1,147 @@
+"""The one way to open the DuckDB file: UTC sessions, migrations, and waiting on the file lock.
+
+DuckDB allows one writing process per file (readers in other processes are refused while it
+writes), and has no busy timeout. Writers therefore hold a connection only for the write,
+and every opener retries on the lock for up to `wait` seconds, saying that it waits.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Callable, Iterator
+
+import duckdb
+
+log = logging.getLogger("benchwatch.storage")
+
+DEFAULT_DB = "benchwatch.duckdb"
+DEFAULT_WAIT_SECONDS = 60.0
+_MIGRATION_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
+
+
+class StorageError(Exception):
+    """A database problem stated for a person (path, what happened, what to do)."""
+
+
+def default_path() -> str:
+    return os.environ.get("BENCHWATCH_DB") or DEFAULT_DB
+
+
+def quote_ident(name: str) -> str:
+    """The single identifier-quoting helper; values always go through bound parameters."""
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def _is_lock_error(exc: Exception) -> bool:
+    text = str(exc)
+    return "Could not set lock" in text or "Conflicting lock" in text
+
+
+def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = False,
+                    wait: float = DEFAULT_WAIT_SECONDS,
+                    on_wait: Callable[[str], None] | None = None,
+                    sandboxed: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the file, retrying while another process holds the lock (up to `wait` seconds).
+
+    `sandboxed` also disables file-system access from SQL (COPY TO, read_csv, ATTACH), for
+    ad hoc queries that must not write anything anywhere.
+    """
+    config = {"enable_external_access": False} if sandboxed else {}
+    path = str(path or default_path())
+    if read_only and not Path(path).exists():
+        raise StorageError(f"database {path} does not exist (run `benchwatch run` or `benchwatch ingest` first)")
+    if not read_only:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + max(wait, 0.0)
+    told = False
+    delay = 0.1
+    while True:
+        try:
+            con = duckdb.connect(path, read_only=read_only, config=config)
+            break
+        except (duckdb.IOException, duckdb.ConnectionException) as exc:
+            if not _is_lock_error(exc):
+                raise StorageError(f"cannot open database {path}: {exc}") from exc
+            if time.monotonic() >= deadline:
+                raise StorageError(
+                    f"database {path} is locked by another process (a benchwatch run writing?); "
+                    f"gave up after {wait:.0f} s — retry later or raise --wait") from exc
+            if not told:
+                msg = f"database {path} is locked by another process; waiting up to {wait:.0f} s"
+                (on_wait or log.warning)(msg)
+                told = True
+            time.sleep(delay)
+            delay = min(delay * 1.5, 1.0)
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
+@contextmanager
+def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
+            wait: float = DEFAULT_WAIT_SECONDS,
+            on_wait: Callable[[str], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """`with connect(path) as con:` — a short-lived connection; write connections are migrated."""
+    con = open_connection(path, read_only=read_only, wait=wait, on_wait=on_wait)
+    try:
+        if not read_only:
+            migrate(con)
+        yield con
+    finally:
+        con.close()
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """All-or-nothing: one ingested snapshot, one alert evaluation, …"""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    else:
+        con.execute("COMMIT")
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    """(version, name, sql) of every numbered migration shipped in storage/migrations/."""
+    found = []
+    for entry in resources.files("storage.migrations").iterdir():
+        m = _MIGRATION_NAME.match(entry.name)
+        if m:
+            found.append((int(m[1]), m[2], entry.read_text(encoding="utf-8")))
+    found.sort()
+    versions = [v for v, _, _ in found]
+    if len(versions) != len(set(versions)):
+        raise StorageError(f"two migrations share a number: {versions}")
+    return found
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
+    """Apply the migrations this file has not seen, each in its own transaction; then sync the registry."""
+    con.execute("""CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)""")
+    done = {r[0] for r in con.execute("SELECT version FROM schema_migrations").fetchall()}
+    applied = []
+    for version, name, sql in migrations():
+        if version in done:
+            continue
+        with transaction(con):
+            con.execute(sql)
+            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
+        log.info("[storage] applied migration %03d_%s", version, name)
+        applied.append(version)
+    from storage.registry_sync import sync_registry  # late import: registry sync needs the tables
+    sync_registry(con)
+    return applied
+
+
+def schema_version(con: duckdb.DuckDBPyConnection) -> int:
+    row = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+    return int(row[0])

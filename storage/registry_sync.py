@@ -1,0 +1,108 @@
+"""Keep the database's registry tables equal to the shipped `registry/` files.
+
+Runs on every write connection; does work only when the registry content changed. Scraped
+rows keep their raw names, so a new alias re-maps history without re-ingesting anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+
+import duckdb
+import pandas as pd
+
+import registry
+
+log = logging.getLogger("benchwatch.storage")
+
+
+def _frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    return registry.load_benchmarks(), registry.load_models(), registry.load_aliases()
+
+
+def _digest(*frames: pd.DataFrame) -> str:
+    h = hashlib.sha256()
+    for f in frames:
+        h.update(f.to_csv(index=False).encode())
+    return h.hexdigest()
+
+
+class NameMapper:
+    """Maps page names to canonical ids through the aliases (and the ids themselves)."""
+
+    def __init__(self, aliases: pd.DataFrame, benchmark_ids, model_ids):
+        self._maps: dict[str, dict[str, str]] = {"model": {}, "benchmark": {}}
+        for kind, ids in (("benchmark", benchmark_ids), ("model", model_ids)):
+            for i in ids:
+                self._maps[kind][registry.alias_key(i)] = i
+        for kind, alias, canonical in aliases[["kind", "alias", "canonical"]].itertuples(index=False):
+            self._maps[kind][registry.alias_key(alias)] = canonical
+
+    def map(self, kind: str, names: pd.Series) -> pd.Series:
+        table = self._maps[kind]
+        return names.map(lambda n: table.get(registry.alias_key(n), n) if isinstance(n, str) else n)
+
+    @classmethod
+    def from_db(cls, con: duckdb.DuckDBPyConnection) -> "NameMapper":
+        aliases = con.execute("SELECT kind, alias, canonical FROM aliases").df()
+        bids = [r[0] for r in con.execute("SELECT id FROM benchmarks").fetchall()]
+        mids = [r[0] for r in con.execute("SELECT id FROM models").fetchall()]
+        return cls(aliases, bids, mids)
+
+
+def sync_registry(con: duckdb.DuckDBPyConnection) -> bool:
+    """Reload registry tables and re-map stored names if the shipped registry changed."""
+    benchmarks, models, aliases = _frames()
+    digest = _digest(benchmarks, models, aliases)
+    row = con.execute("SELECT value FROM meta WHERE key = 'registry_sha256'").fetchone()
+    if row and row[0] == digest:
+        return False
+    b = benchmarks.copy()
+    if "reference_benchmarks" in b.columns:
+        b["reference_benchmarks"] = b["reference_benchmarks"].map(_as_list)
+    a = aliases.copy()
+    a["alias_key"] = a["alias"].map(registry.alias_key)
+    a = a.drop_duplicates(["kind", "alias_key"], keep="first")
+    m = models.copy()
+    claims = pd.DataFrame({
+        "model": m["id"], "model_raw": m["id"], "source": "registry", "snapshot_id": pd.Series([None] * len(m), dtype="Int64"),
+        "release_date": m["release_date"], "knowledge_cutoff": m["knowledge_cutoff"],
+        "provenance": m["cutoff_provenance"].fillna("registry").replace("", "registry"), "org": m["org"],
+        "observed_at": pd.Timestamp.now(tz="UTC"),
+    })
+    claims = claims[claims["release_date"].notna() | claims["knowledge_cutoff"].notna()]
+    from storage.db import transaction
+    with transaction(con):
+        for table in ("benchmarks", "models", "aliases"):
+            con.execute(f"DELETE FROM {table}")
+        con.execute("INSERT INTO benchmarks BY NAME SELECT * FROM b")
+        con.execute("INSERT INTO models BY NAME SELECT * FROM m")
+        con.execute("INSERT INTO aliases BY NAME SELECT kind, alias_key, alias, canonical FROM a")
+        con.execute("DELETE FROM model_dates WHERE source = 'registry'")
+        con.execute("INSERT INTO model_dates BY NAME SELECT * FROM claims")
+        _remap(con, NameMapper(aliases, b["id"], m["id"]))
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('registry_sha256', ?)", [digest])
+    log.info("[storage] registry synced: %d benchmarks, %d models, %d aliases", len(b), len(m), len(a))
+    return True
+
+
+def _remap(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
+    for table, kind, raw_col, col in (("scores", "model", "model_raw", "model"),
+                                      ("scores", "benchmark", "benchmark_raw", "benchmark"),
+                                      ("item_results", "model", "model_raw", "model"),
+                                      ("model_dates", "model", "model_raw", "model")):
+        raw = con.execute(f"SELECT DISTINCT {raw_col} AS raw FROM {table}").df()
+        if raw.empty:
+            continue
+        raw["mapped"] = mapper.map(kind, raw["raw"])
+        con.execute(f"UPDATE {table} SET {col} = raw.mapped FROM raw "
+                    f"WHERE {table}.{raw_col} = raw.raw AND {table}.{col} <> raw.mapped")
+
+
+def _as_list(value) -> list[str]:
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value if str(v)]
+    if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
+        return []
+    return [v.strip() for v in str(value).split(";") if v.strip()]

@@ -1,0 +1,57 @@
+"""What is in the database, for `benchwatch status`: sources, counts, unknown names."""
+
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+
+from storage.db import schema_version
+
+
+def source_status(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Per source: last fetch attempt and outcome, last new snapshot, snapshot and score counts."""
+    return con.execute("""
+        WITH f AS (
+            SELECT source, max(started_at) AS last_fetch, arg_max(status, started_at) AS last_fetch_status,
+                   arg_max(error, started_at) AS last_error
+            FROM fetches GROUP BY source),
+        s AS (
+            SELECT source, count(*) AS snapshots, max(first_seen) AS last_new_snapshot, max(observed_at) AS newest_observed
+            FROM snapshots GROUP BY source),
+        c AS (SELECT source, count(*) AS scores FROM scores GROUP BY source),
+        i AS (SELECT source, count(*) AS item_results FROM item_results GROUP BY source)
+        SELECT coalesce(s.source, f.source) AS source, s.snapshots, s.newest_observed, s.last_new_snapshot,
+               f.last_fetch, f.last_fetch_status, f.last_error, coalesce(c.scores, 0) AS scores,
+               coalesce(i.item_results, 0) AS item_results
+        FROM s FULL JOIN f ON f.source = s.source
+        LEFT JOIN c ON c.source = coalesce(s.source, f.source)
+        LEFT JOIN i ON i.source = coalesce(s.source, f.source)
+        ORDER BY source""").df()
+
+
+def unknown_names(con: duckdb.DuckDBPyConnection, limit: int = 50) -> pd.DataFrame:
+    """Benchmark and model names in the data that no registry entry or alias maps (add an alias)."""
+    return con.execute("""
+        SELECT 'benchmark' AS kind, benchmark AS name, list(DISTINCT source) AS sources, count(*) AS rows
+        FROM scores WHERE benchmark NOT IN (SELECT id FROM benchmarks) GROUP BY benchmark
+        UNION ALL
+        SELECT 'model', model, list(DISTINCT source), count(*)
+        FROM scores WHERE model NOT IN (SELECT id FROM models) GROUP BY model
+        ORDER BY kind, rows DESC LIMIT ?""", [limit]).df()
+
+
+def unknown_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    row = con.execute("""
+        SELECT count(DISTINCT benchmark) FILTER (WHERE benchmark NOT IN (SELECT id FROM benchmarks)),
+               count(DISTINCT model) FILTER (WHERE model NOT IN (SELECT id FROM models))
+        FROM scores""").fetchone()
+    return {"benchmarks": int(row[0]), "models": int(row[1])}
+
+
+def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    names = [r[0] for r in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY table_name").fetchall()]
+    return {n: int(con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0]) for n in names}
+
+
+__all__ = ["source_status", "unknown_names", "unknown_counts", "table_counts", "schema_version"]

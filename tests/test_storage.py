@@ -1,0 +1,194 @@
+"""The history store: ingest, idempotency, normalization, atomicity, read-only queries, lock wait."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from flows.cli import main
+from flows.jobs import ingest_file
+from scrapers.base import ScrapeError
+from storage import db
+from storage.query import ReadOnlyViolation, run_query
+
+FIX = Path(__file__).parent / "fixtures" / "csv"
+DATA_TABLES = ("snapshots", "blobs", "scores", "item_results", "model_dates", "rejects", "fetches")
+
+
+def counts(path) -> dict[str, int]:
+    with db.connect(path) as con:
+        return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in DATA_TABLES}
+
+
+@pytest.fixture()
+def dbpath(tmp_path) -> Path:
+    return tmp_path / "bw.duckdb"
+
+
+def test_ingest_is_idempotent(dbpath):
+    first = ingest_file(dbpath, "csv", FIX / "scores_percent.csv", observed_at="2025-08-01")
+    assert first.status == "new" and first.n_scores == 5
+    before = counts(dbpath)
+    again = ingest_file(dbpath, "csv", FIX / "scores_percent.csv", observed_at="2025-09-01")
+    assert again.status == "unchanged" and again.snapshot_id == first.snapshot_id
+    assert counts(dbpath) == before
+
+
+def test_percent_and_proportion_files_are_stored_as_proportions(dbpath):
+    ingest_file(dbpath, "csv", FIX / "scores_percent.csv")
+    ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
+    rows = dict(run_query("SELECT model_raw || '/' || benchmark, score FROM scores", dbpath).itertuples(index=False))
+    assert rows["o3/math_500"] == pytest.approx(0.992)
+    assert rows["Claude Opus 4/math_500"] == pytest.approx(0.982)
+    assert rows["o3/gpqa_diamond"] == pytest.approx(0.833)
+    raw = run_query("SELECT raw_value FROM scores WHERE model_raw = 'o3' AND benchmark = 'math_500'", dbpath)
+    assert raw.iloc[0, 0] == "99.2"
+
+
+def test_model_dates_from_the_file_become_claims(dbpath):
+    ingest_file(dbpath, "csv", FIX / "scores_percent.csv")
+    claims = run_query("SELECT model_raw, knowledge_cutoff FROM model_cutoffs WHERE source = 'csv' "
+                       "AND knowledge_cutoff IS NOT NULL ORDER BY model_raw", dbpath)
+    assert list(claims["model_raw"]) == ["Claude Opus 4", "o3"]
+    assert str(claims["knowledge_cutoff"].iloc[1])[:10] == "2024-06-01"
+
+
+def test_bad_file_leaves_every_table_unchanged(dbpath, capsys):
+    ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
+    before = counts(dbpath)
+    with pytest.raises(ScrapeError) as err:
+        ingest_file(dbpath, "csv", FIX / "scores_bad.csv")
+    assert "missing required column" in err.value.reason
+    assert counts(dbpath) == before
+    code = main(["ingest", "csv", str(FIX / "scores_bad.csv"), "--db", str(dbpath)])
+    out = capsys.readouterr()
+    assert code == 1
+    assert out.err.count("\n") == 1 and "scores_bad.csv" in out.err and "csv" in out.err
+    assert "Traceback" not in out.err
+    assert counts(dbpath) == before
+
+
+def test_out_of_range_rows_are_rejected_not_clipped(dbpath, tmp_path):
+    f = tmp_path / "mixed.csv"
+    f.write_text("model,benchmark,score\na,mmlu,85\nb,mmlu,101\nc,mmlu,70\n")
+    res = ingest_file(dbpath, "csv", f)
+    assert (res.n_scores, res.n_rejects) == (2, 1)
+    reason = run_query("SELECT reason FROM rejects", dbpath).iloc[0, 0]
+    assert "outside the range" in reason
+
+
+def test_latest_scores_keeps_benchmarks_of_older_snapshots(dbpath, tmp_path):
+    ingest_file(dbpath, "csv", FIX / "scores_percent.csv", observed_at="2025-08-01")
+    ingest_file(dbpath, "csv", FIX / "scores_other_benchmark.csv", observed_at="2025-09-01")
+    latest = run_query("SELECT benchmark, count(*) n FROM latest_scores GROUP BY benchmark ORDER BY 1", dbpath)
+    assert dict(latest.itertuples(index=False)) == {"math_500": 5, "simpleqa": 1}
+    # a newer file about math_500 with a model dropped: the dropped model leaves latest_scores
+    f = tmp_path / "math_new.csv"
+    f.write_text("model,benchmark,score,n_items\no3,math_500,99.4,500\nGrok-4,math_500,99.1,500\n")
+    ingest_file(dbpath, "csv", f, observed_at="2025-10-01")
+    latest = run_query("SELECT model_raw, score FROM latest_scores WHERE benchmark = 'math_500' ORDER BY 1", dbpath)
+    assert list(latest["model_raw"]) == ["Grok-4", "o3"]
+    assert latest["score"].iloc[1] == pytest.approx(0.994)
+
+
+def test_query_is_read_only(dbpath, capsys):
+    ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
+    for sql in ("DELETE FROM scores", "INSERT INTO meta VALUES ('x', 'y')", "DROP VIEW latest_scores",
+                "COPY scores TO 'out.csv'", "SELECT 1; UPDATE scores SET score = 0", "ATTACH 'other.duckdb'"):
+        with pytest.raises(ReadOnlyViolation):
+            run_query(sql, dbpath)
+    with pytest.raises(db.StorageError, match="query failed"):
+        run_query("SELECT * FROM read_csv('/etc/passwd')", dbpath)
+    assert main(["query", "DELETE FROM scores", "--db", str(dbpath)]) == 1
+    assert "read-only" in capsys.readouterr().err
+    assert counts(dbpath)["scores"] == 3
+    assert main(["query", "SELECT count(*) AS n FROM scores", "--db", str(dbpath), "--format", "json"]) == 0
+    assert capsys.readouterr().out.strip() == '[{"n":3}]'
+
+
+HOLDER = textwrap.dedent("""
+    import sys, time, duckdb
+    con = duckdb.connect(sys.argv[1])
+    con.execute("INSERT OR REPLACE INTO meta VALUES ('holder', 'x')")
+    print("locked", flush=True)
+    time.sleep(float(sys.argv[2]))
+    con.close()
+""")
+
+
+def test_query_waits_for_a_writer_in_another_process(dbpath, capsys):
+    ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(dbpath), "3"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        start = time.monotonic()
+        assert main(["query", "SELECT count(*) AS n FROM scores", "--db", str(dbpath), "--format", "csv"]) == 0
+        waited = time.monotonic() - start
+    finally:
+        holder.wait(timeout=30)
+    out = capsys.readouterr()
+    assert "locked by another process; waiting" in out.err
+    assert out.out.splitlines() == ["n", "3"]
+    assert waited > 1.0
+    # and a short --wait gives up with a clear message instead of a DuckDB traceback
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(dbpath), "3"], stdout=subprocess.PIPE, text=True)
+    try:
+        holder.stdout.readline()
+        assert main(["query", "SELECT 1", "--db", str(dbpath), "--wait", "0.5"]) == 1
+    finally:
+        holder.wait(timeout=30)
+    assert "gave up" in capsys.readouterr().err
+
+
+def test_migrations_apply_to_an_existing_file(dbpath):
+    # A file created by an earlier version: only migration 001 recorded, with data in it.
+    ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
+    with db.connect(dbpath) as con:
+        latest = db.schema_version(con)
+        con.execute("DELETE FROM schema_migrations WHERE version > 1")
+        assert db.schema_version(con) == 1
+    with db.connect(dbpath) as con:  # re-opening applies the missing ones, keeping the data
+        assert db.schema_version(con) == latest
+        assert con.execute("SELECT count(*) FROM scores").fetchone()[0] == 3
+    with db.connect(dbpath) as con:
+        assert db.migrate(con) == []
+
+
+def test_connections_are_utc(dbpath):
+    with db.connect(dbpath) as con:
+        assert con.execute("SELECT current_setting('TimeZone')").fetchone()[0] == "UTC"
+
+
+def test_help_texts(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for cmd in ("ingest", "query", "status", "run"):
+        assert cmd in out
+        with pytest.raises(SystemExit):
+            main([cmd, "--help"])
+        assert "--db" in capsys.readouterr().out
+
+
+def test_status_lists_sources_and_unknown_names(dbpath, tmp_path, capsys):
+    f = tmp_path / "unknown.csv"
+    f.write_text("model,benchmark,score\nacme-internal-7b,acme_private_eval,0.5\n")
+    ingest_file(dbpath, "csv", f)
+    assert main(["status", "--db", str(dbpath)]) == 0
+    out = capsys.readouterr().out
+    assert "schema version" in out and "csv" in out
+    # not in the registry: listed so a person can add an alias
+    assert "acme-internal-7b" in out and "acme_private_eval" in out
+
+
+def test_duckdb_file_is_a_plain_duckdb_database(dbpath):
+    ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
+    con = duckdb.connect(str(dbpath), read_only=True)
+    assert con.execute("SELECT count(*) FROM latest_scores").fetchone()[0] == 3
+    con.close()
