@@ -13,6 +13,19 @@ from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
 # One line per source. Adding a leaderboard: write scrapers/<name>.py, add its name here.
 SOURCES: tuple[str, ...] = (
     "csv",
+    "swebench",
+    "aider_polyglot",
+    "aider_edit",
+    "livecodebench",
+    "livebench",
+    "evalplus",
+    "simple_evals",
+    "lmarena",
+    "bfcl",
+    "epoch",
+    "alpacaeval",
+    "openrouter",
+    "knowledge_cutoffs",
 )
 
 

@@ -1,0 +1,54 @@
+"""Column-level cell conversion shared by the percent-valued sources (helper, not a source).
+
+`scrapers.normalize` converts one cell and raises on garbage; a leaderboard column should
+instead keep its good rows and leave the bad cell NULL, so `validate` rejects just that row
+(with its raw value) rather than the whole snapshot failing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import pandas as pd
+
+from scrapers.normalize import parse_number, percent_to_proportion
+
+
+def percent_cells(values: Iterable[Any], index: pd.Index | None = None) -> tuple[pd.Series, list[Any]]:
+    """Percent cells (0-100, '62.1%', 'N/A', '-') as proportions, and the cells that were garbage.
+
+    Missing tokens become NaN silently; unparseable cells become NaN and are returned so the
+    caller can log them.
+    """
+    out: list[float] = []
+    bad: list[Any] = []
+    for v in values:
+        try:
+            x = percent_to_proportion(v)
+        except (TypeError, ValueError):
+            bad.append(v)
+            x = None
+        out.append(float("nan") if x is None else x)
+    return pd.Series(out, index=index, dtype="float64"), bad
+
+
+def number_cells(values: Iterable[Any], index: pd.Index | None = None) -> tuple[pd.Series, list[Any]]:
+    """Plain-number cells (Elo, 0-10 scores, dollars, 0-1 proportions) as floats, plus the garbage cells.
+
+    Same contract as `percent_cells`, without the /100.
+    """
+    out: list[float] = []
+    bad: list[Any] = []
+    for v in values:
+        try:
+            x = parse_number(v)
+        except (TypeError, ValueError):
+            bad.append(v)
+            x = None
+        out.append(float("nan") if x is None else x)
+    return pd.Series(out, index=index, dtype="float64"), bad
+
+
+def raw_text(values: Iterable[Any]) -> list[str | None]:
+    """Cells as the page had them, for `scores.raw_value` (None stays None)."""
+    return [None if v is None else str(v) for v in values]

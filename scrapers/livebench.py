@@ -1,0 +1,170 @@
+"""LiveBench (livebench.ai): `table_<release>.csv` plus `categories_<release>.json` (aux).
+
+The CSV has a `model` column and one percent column per task; the task set changes by
+release. The categories JSON maps category name -> task columns. The site's category score
+is the mean of its task columns and its global average is the mean of the category scores;
+we compute both, but only for models that have every column involved (the site silently
+averages over whatever is present, which mixes different task sets).
+
+Emitted benchmark ids: `livebench_task_<task>`, `livebench_<category slug>`, `livebench`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from datetime import datetime
+from typing import Mapping
+
+import pandas as pd
+
+from scrapers._cells import percent_cells, raw_text
+from scrapers.base import ParsedSnapshot, Scraper
+from scrapers.normalize import clean_name, is_missing, slug
+
+# Releases the site has served, newest first; production fetches RELEASES[0].
+RELEASES: tuple[str, ...] = (
+    "2026_01_08", "2025_12_23", "2025_11_25", "2025_05_30", "2025_04_25",
+    "2025_04_02", "2024_11_25", "2024_08_31", "2024_07_26", "2024_06_24",
+)
+_RELEASE = re.compile(r"table_(\d{4}_\d{2}_\d{2})")
+GLOBAL = "livebench"
+
+
+def category_id(category: str) -> str:
+    """'Data Analysis' -> 'livebench_data_analysis', 'IF' -> 'livebench_if'."""
+    return f"livebench_{slug(category)}"
+
+
+def task_id(task: str) -> str:
+    """'AMPS_Hard' -> 'livebench_task_amps_hard'."""
+    return f"livebench_task_{slug(task)}"
+
+
+class LivebenchScraper(Scraper):
+    name = "livebench"
+    urls = (f"https://livebench.ai/table_{RELEASES[0]}.csv",
+            f"https://livebench.ai/categories_{RELEASES[0]}.json")
+    min_rows = 200  # score rows; the smallest copy (2024_11_25, first commit) has 26 models x 18 tasks = 468
+
+    def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
+              filename: str | None = None) -> ParsedSnapshot:
+        self.reject_html(content)
+        parsed = ParsedSnapshot(source=self.name)
+        release = self._release(filename)
+        parsed.meta["release"] = release
+        if release is None:
+            self.warn(parsed, f"no release date (table_YYYY_MM_DD) in file name {filename!r}")
+
+        table = self._table(content, parsed)
+
+        tasks: dict[str, pd.Series] = {}
+        rows: list[pd.DataFrame] = []
+        for column in table.columns:
+            if column == "model":
+                continue
+            values, bad = percent_cells(table[column], index=table.index)
+            if bad and len(bad) == (table[column].str.strip() != "").sum():
+                self.warn(parsed, f"column {column!r} is not numeric (e.g. {bad[0]!r}); skipped")
+                continue
+            if bad:
+                self.warn(parsed, f"column {column!r}: unparseable value(s) {bad[:5]}")
+            tasks[column] = values
+            evaluated = ~table[column].map(is_missing)   # a blank cell: model not run on this task
+            rows.append(self._rows(task_id(column), table["model"], values, raw_text(table[column]))[evaluated])
+        if not tasks:
+            raise self.error("no task columns next to 'model'")
+        parsed.meta["tasks"] = list(tasks)
+
+        categories = self._categories(aux or {}, release, parsed)
+        if categories is None:
+            self.warn(parsed, "no categories JSON: task scores only (no category or global averages)")
+        else:
+            rows.extend(self._averages(table["model"], tasks, categories, parsed))
+        parsed.scores = pd.concat(rows, ignore_index=True)
+        return parsed
+
+    def _table(self, content: bytes, parsed: ParsedSnapshot) -> pd.DataFrame:
+        """The CSV as strings. A row whose field count differs from the header's is rejected:
+        which columns it lacks cannot be told (2026_01_08 has a 21-field row under 24 headers)."""
+        try:
+            lines = list(csv.reader(io.StringIO(self.text(content))))
+        except csv.Error as exc:
+            raise self.error(f"malformed CSV: {exc}") from exc
+        lines = [line for line in lines if any(cell.strip() for cell in line)]
+        if not lines:
+            raise self.error("empty CSV")
+        header = [c.strip() for c in lines[0]]
+        if "model" not in header:
+            raise self.error(f"no 'model' column; found {', '.join(header[:10])}")
+        repeated = sorted({c for c in header if header.count(c) > 1})
+        if repeated:
+            raise self.error(f"repeated column name(s) {repeated}: cannot tell which is the task score")
+        good = [line for line in lines[1:] if len(line) == len(header)]
+        bad = [line for line in lines[1:] if len(line) != len(header)]
+        if bad:
+            parsed.rejects = pd.DataFrame({
+                "row": [",".join(line) for line in bad],
+                "reason": [f"row has {len(line)} fields, header has {len(header)}" for line in bad]})
+            self.warn(parsed, f"{len(bad)} row(s) with a wrong field count rejected: {[line[0] for line in bad]}")
+        if not good:
+            raise self.error("the table has no (well-formed) rows")
+        table = pd.DataFrame(good, columns=header)
+        table["model"] = table["model"].map(clean_name)
+        return table
+
+    @staticmethod
+    def _release(filename: str | None) -> str | None:
+        match = _RELEASE.search(filename or "")
+        return match.group(1) if match else None
+
+    @staticmethod
+    def _rows(benchmark: str, models: pd.Series, score: pd.Series, raw: list | None) -> pd.DataFrame:
+        return pd.DataFrame({"benchmark": benchmark, "model": models, "score": score,
+                             "raw_value": raw, "metric": "proportion"})
+
+    def _categories(self, aux: Mapping[str, bytes], release: str | None, parsed: ParsedSnapshot) -> dict[str, list[str]] | None:
+        """The categories JSON of this release from `aux` (the only categories file if the release is unknown)."""
+        candidates = {k: v for k, v in aux.items() if "categories" in k}
+        if release is not None:
+            matching = {k: v for k, v in candidates.items() if release in k}
+            if candidates and not matching:
+                self.warn(parsed, f"categories file(s) {sorted(candidates)} are not for release {release}; ignored")
+            candidates = matching
+        if not candidates:
+            return None
+        if len(candidates) > 1:
+            raise self.error(f"several categories files for one table: {sorted(candidates)}")
+        key, content = next(iter(candidates.items()))
+        self.reject_html(content)
+        try:
+            data = json.loads(content)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise self.error(f"malformed categories JSON {key}: {exc}") from exc
+        if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+            raise self.error(f"categories JSON {key} is not an object of category -> task list")
+        parsed.meta["categories"] = key
+        return {str(c): [str(t) for t in ts] for c, ts in data.items()}
+
+    def _averages(self, models: pd.Series, tasks: dict[str, pd.Series], categories: dict[str, list[str]],
+                  parsed: ParsedSnapshot) -> list[pd.DataFrame]:
+        """Category means (models with every task of the category) and their mean (models with every category)."""
+        scores = pd.DataFrame(tasks)
+        means: dict[str, pd.Series] = {}
+        for category, members in categories.items():
+            absent = [t for t in members if t not in scores.columns]
+            if absent or not members:
+                self.warn(parsed, f"category {category!r} lists task(s) not in the table {absent}; "
+                                  f"{category_id(category)} and {GLOBAL} not computed")
+                means[category] = pd.Series(float("nan"), index=scores.index)
+                continue
+            means[category] = scores[members].mean(axis=1, skipna=False)
+        uncategorized = sorted(set(scores.columns) - {t for ts in categories.values() for t in ts})
+        if uncategorized:
+            self.warn(parsed, f"task column(s) in no category: {uncategorized}")
+        frame = pd.DataFrame(means)
+        out = [self._rows(category_id(c), models, frame[c], None) for c in frame.columns]
+        out.append(self._rows(GLOBAL, models, frame.mean(axis=1, skipna=False), None))
+        return [o.dropna(subset=["score"]) for o in out]
