@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from scrapers.normalize import parse_number, percent_to_proportion
+from scrapers.normalize import parse_number
 
 
 def percent_cells(values: Iterable[Any], index: pd.Index | None = None) -> tuple[pd.Series, list[Any]]:
@@ -20,22 +20,14 @@ def percent_cells(values: Iterable[Any], index: pd.Index | None = None) -> tuple
     Missing tokens become NaN silently; unparseable cells become NaN and are returned so the
     caller can log them.
     """
-    out: list[float] = []
-    bad: list[Any] = []
-    for v in values:
-        try:
-            x = percent_to_proportion(v)
-        except (TypeError, ValueError):
-            bad.append(v)
-            x = None
-        out.append(float("nan") if x is None else x)
-    return pd.Series(out, index=index, dtype="float64"), bad
+    numbers, bad = number_cells(values, index)
+    return numbers / 100.0, bad
 
 
 def number_cells(values: Iterable[Any], index: pd.Index | None = None) -> tuple[pd.Series, list[Any]]:
     """Plain-number cells (Elo, 0-10 scores, dollars, 0-1 proportions) as floats, plus the garbage cells.
 
-    Same contract as `percent_cells`, without the /100.
+    Missing tokens become NaN silently; unparseable cells become NaN and are returned.
     """
     out: list[float] = []
     bad: list[Any] = []
