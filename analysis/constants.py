@@ -4,9 +4,46 @@ Each constant names where it comes from (DESIGN.md / METHODS.md section or paper
 """
 
 # --- Saturation index (Akhtar, Reuel et al. 2026, §2.2; DESIGN §4) ---------------------
+SATURATION_K = 5                 # top-k models compared (paper: top-5)
+SATURATION_ALPHA = 0.5           # n_eff = n ** alpha (paper default: sqrt(n))
+SATURATION_Z = 1.96              # "statistically similar": s1 - sk <= z * SE_delta
+# Bin edges on S_index: very low < 0.01 <= low < 0.3 <= moderate < 0.7 <= high < 0.9 <= very high
+SATURATION_BIN_EDGES = (0.01, 0.3, 0.7, 0.9)
+SATURATION_BINS = ("very low", "low", "moderate", "high", "very high")
+SATURATED_BINS = ("high", "very high")   # DESIGN §4: saturated = high or very high
+# SE_delta is 0 only when s1 and sk are both in {0, 1} (the analyzer sets SE(0) = SE(1) = 0).
+# R_norm = (s1 - sk) / max(SE_delta, eps): 0 when s1 == sk (as the analyzer), huge when 1 vs 0.
+SE_DELTA_EPSILON = 1e-12
+# Stagnation (paper: top models indistinguishable far below the ceiling): saturated and the
+# frontier still at least this share of the chance-to-ceiling range away from the ceiling.
+STAGNATION_MIN_HEADROOM = 0.2
+# A published CI is taken as a 95% normal interval: SE = (ci_high - ci_low) / (2 * 1.96).
+PUBLISHED_CI_Z = 1.96
+
 
 # --- Trends and forecasts (DESIGN §4, METHODS C2/C3) --------------------------------------
+TREND_WINDOW_DAYS = 365          # Theil-Sen slope of the frontier over the trailing year
+TREND_GRID_DAYS = 30             # the step-function frontier is sampled every 30 days back from now
+TREND_MIN_POINTS = 3             # fewer grid points in the window: no slope
+TREND_CONFIDENCE = 0.95          # CI level of the Theil-Sen slope
+STALLED_MIN_DAYS = 180           # "stalled": slope CI contains 0 and last record older than this
+CV_WINDOW_DAYS = 90              # rolling mean window of the top-k coefficient of variation
+DAYS_PER_MONTH = 365.25 / 12
+DAYS_PER_YEAR = 365.25
+FORECAST_MIN_RECORDS = 5         # fewer record-setting points: logistic fit is insufficient data
+FORECAST_PROGRESS = 0.9          # default threshold: floor + 0.9 * (ceiling - floor)
+FORECAST_MAX_CI_MONTHS = 24      # a wider forecast CI is insufficient data
+FORECAST_CI_Z = 1.96             # delta-method CI of the forecast date
+LOGISTIC_MAX_RATE = 50.0         # upper bound on the logistic rate k (per year)
+LOGISTIC_T0_SPAN_YEARS = 30.0    # t0 bounded to [first record - span, last record + span]
+
 
 # --- Bin hysteresis (DESIGN §6, METHODS D) ------------------------------------------------
+HYSTERESIS_MIN_MARGIN = 0.05     # h = max(0.05, bootstrap SE of S_index)
+HYSTERESIS_PENDING = 2           # consecutive snapshots proposing a move before it is committed
+# The margin at an edge is at most this share of the narrower bin it separates: with h = 0.05
+# the very-low bin [0, 0.01) could otherwise never be entered from above (x <= 0.01 - 0.05).
+HYSTERESIS_EDGE_CAP = 0.5
+
 
 # --- Post-cutoff slices and contamination (DESIGN §5, METHODS A/B) -------------------------

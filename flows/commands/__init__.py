@@ -9,4 +9,5 @@ COMMANDS: tuple[str, ...] = (
     "query",
     "status",
     "run",
+    "saturation",
 )

@@ -1,0 +1,147 @@
+"""Committed saturation bin per snapshot: a Schmitt trigger with a pending period (METHODS D, DESIGN §6).
+
+With the committed bin j covering [lo_j, hi_j) and margin h:
+
+- x >= hi_j + h proposes the bin of (x - h)   (multi-bin up-jumps allowed);
+- x <= lo_j - h proposes the bin of (x + h);
+- otherwise the proposal is j (and any pending move is cancelled).
+
+A move is committed after P consecutive snapshots propose a move in the same direction; the
+new bin is the latest proposal. h = max(0.05, SE_boot(S_index)) per snapshot, P = 2. A
+snapshot without an S_index keeps the committed bin and cancels a pending move. The first
+observed value commits its own bin (there is nothing to flap from).
+
+One refinement of METHODS D: the margin at an edge is min(h, half the narrower of the two
+bins it separates). The bins are unequal ([0, 0.01) is 0.01 wide), and with a flat h = 0.05
+the very-low bin could never be entered from above (x <= 0.01 - 0.05 < 0). The cap only
+changes the 0.01 edge at h = 0.05 (0.005 there); METHODS D's prototype sequence is unchanged.
+The proposal is then the furthest bin whose edge x clears by that edge's margin, which for a
+flat margin is exactly the bin of (x - h) up, (x + h) down.
+
+The step function is pure so the alert state machine can persist a `BinState` between runs
+and continue from it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from analysis.constants import (
+    HYSTERESIS_EDGE_CAP,
+    HYSTERESIS_MIN_MARGIN,
+    HYSTERESIS_PENDING,
+    SATURATION_BIN_EDGES,
+    SATURATION_BINS,
+)
+from analysis.saturation import bin_index
+
+_EDGES = np.asarray(SATURATION_BIN_EDGES, dtype="float64")
+_WIDTHS = np.diff(np.concatenate([[0.0], _EDGES, [1.0]]))             # width of each bin in SATURATION_BINS
+_EDGE_CAP = HYSTERESIS_EDGE_CAP * np.minimum(_WIDTHS[:-1], _WIDTHS[1:])  # largest margin allowed at each edge
+_ROUND = 12   # differences are rounded so 0.75 - 0.7 - 0.05 counts as clearing the edge
+
+
+@dataclass(frozen=True)
+class BinState:
+    """Committed bin (index into SATURATION_BINS, None before any value) and the pending move."""
+
+    committed: int | None = None
+    pending_direction: int = 0     # +1 up, -1 down, 0 none
+    pending_count: int = 0
+
+
+def margin(se: float | None, min_margin: float = HYSTERESIS_MIN_MARGIN) -> float:
+    """h = max(min_margin, SE); a missing SE gives min_margin."""
+    if se is None or not math.isfinite(se):
+        return min_margin
+    return max(min_margin, float(se))
+
+
+def proposed_bin(committed: int, x: float, h: float) -> int:
+    """The bin the value x proposes from the committed bin under margin h (capped per edge)."""
+    margins = np.minimum(h, _EDGE_CAP)
+    up = np.round(x - _EDGES - margins, _ROUND) >= 0       # x clears edge i upwards (into bin i + 1)
+    down = np.round(_EDGES - margins - x, _ROUND) >= 0     # x clears edge i downwards (into bin i)
+    above = np.nonzero(up[committed:])[0]
+    if above.size:
+        return int(committed + above[-1] + 1)
+    below = np.nonzero(down[:committed])[0]
+    if below.size:
+        return int(below[0])
+    return committed
+
+
+def step(state: BinState, x: float | None, h: float = HYSTERESIS_MIN_MARGIN,
+         pending: int = HYSTERESIS_PENDING) -> BinState:
+    """The state after one snapshot with S_index x."""
+    if pending < 1:
+        raise ValueError(f"pending must be >= 1 snapshot, got {pending!r}")
+    if x is None or not math.isfinite(x):
+        return replace(state, pending_direction=0, pending_count=0)
+    if not 0.0 <= x <= 1.0:
+        raise ValueError(f"S_index must be in [0, 1], got {x!r}")
+    if state.committed is None:
+        return BinState(committed=bin_index(x))
+    target = proposed_bin(state.committed, x, h)
+    if target == state.committed:
+        return BinState(committed=state.committed)
+    direction = 1 if target > state.committed else -1
+    count = state.pending_count + 1 if direction == state.pending_direction else 1
+    if count >= pending:
+        return BinState(committed=target)
+    return BinState(committed=state.committed, pending_direction=direction, pending_count=count)
+
+
+def committed_bins(values: Sequence[float | None], se: Sequence[float | None] | None = None, *,
+                   min_margin: float = HYSTERESIS_MIN_MARGIN, pending: int = HYSTERESIS_PENDING,
+                   initial: BinState | None = None) -> list[str | None]:
+    """The committed bin label after each snapshot of one benchmark's S_index series."""
+    return [None if s.committed is None else SATURATION_BINS[s.committed]
+            for s in states(values, se, min_margin=min_margin, pending=pending, initial=initial)]
+
+
+def states(values: Sequence[float | None], se: Sequence[float | None] | None = None, *,
+           min_margin: float = HYSTERESIS_MIN_MARGIN, pending: int = HYSTERESIS_PENDING,
+           initial: BinState | None = None) -> list[BinState]:
+    """The BinState after each snapshot (`se`: bootstrap SE of each S_index, optional)."""
+    values = list(values)
+    ses = [None] * len(values) if se is None else list(se)
+    if len(ses) != len(values):
+        raise ValueError(f"se has {len(ses)} values for {len(values)} S_index values")
+    state = initial or BinState()
+    out = []
+    for x, s in zip(values, ses):
+        x = None if x is None or pd.isna(x) else float(x)
+        state = step(state, x, margin(None if s is None or pd.isna(s) else float(s), min_margin), pending)
+        out.append(state)
+    return out
+
+
+def bin_states(df: pd.DataFrame, *, min_margin: float = HYSTERESIS_MIN_MARGIN,
+               pending: int = HYSTERESIS_PENDING) -> pd.DataFrame:
+    """Committed bins for many benchmarks: `df` has benchmark, as_of, s_index, optionally s_index_se.
+
+    Adds raw_bin (the bin of S_index alone), committed_bin, previous_bin and changed (a
+    committed move at this snapshot), sorted by benchmark and as_of.
+    """
+    need = {"benchmark", "as_of", "s_index"} - set(df.columns)
+    if need:
+        raise ValueError(f"bin_states: frame lacks column(s) {sorted(need)}")
+    d = df.sort_values(["benchmark", "as_of"], kind="stable").reset_index(drop=True)
+    committed: list[str | None] = []
+    for _, g in d.groupby("benchmark", sort=False):
+        committed += committed_bins(g["s_index"].tolist(),
+                                    g["s_index_se"].tolist() if "s_index_se" in g.columns else None,
+                                    min_margin=min_margin, pending=pending)
+    s = pd.to_numeric(d["s_index"], errors="coerce").to_numpy(dtype="float64")
+    raw = np.asarray(SATURATION_BINS, dtype=object)[bin_index(np.nan_to_num(s, nan=0.0))]
+    d["raw_bin"] = np.where(np.isfinite(s), raw, None)
+    d["committed_bin"] = pd.Series(committed, dtype="object")
+    d["previous_bin"] = d.groupby("benchmark", sort=False)["committed_bin"].shift(1)
+    d["changed"] = d["previous_bin"].notna() & (d["committed_bin"] != d["previous_bin"])
+    return d

@@ -1,0 +1,445 @@
+"""Saturation index of a benchmark (Akhtar, Reuel et al. 2026, "When AI Benchmarks Plateau", §2.2).
+
+For the top-k scores s1 >= ... >= sk (proportions) on a test set of n items::
+
+    n_eff   = n ** alpha                        (alpha = 0.5: the paper's default, sqrt(n))
+    SE(s)   = sqrt(s (1 - s) / n_eff)           (0 at s in {0, 1}, as the paper's analyzer)
+    SE_D    = sqrt(SE(s1)^2 + SE(sk)^2)
+    R_norm  = (s1 - sk) / max(SE_D, eps)        (SE_D = 0 only when s1, sk in {0, 1})
+    S_index = exp(-R_norm^2)
+
+Bins (analysis.constants): very low < 0.01 <= low < 0.3 <= moderate < 0.7 <= high < 0.9 <=
+very high. "Statistically similar": s1 - sk <= z * SE_D.
+
+The edge case SE_D = 0: the paper's analyzer (saturation_utils.py) returns R_norm = 0 there,
+which is right when s1 == sk (both 0 or both 1: nothing separates the models) but says
+"fully saturated" for s1 = 1, sk = 0. Dividing by a tiny epsilon instead keeps the first
+(R_norm = 0, S = 1) and gives S = 0 for the second. None of the paper's 60 benchmarks is
+affected; all 60 rows of its table are reproduced.
+
+Uncertainty for scores that are not a mean over a fixed test set (DESIGN §4): a published
+standard error, or a published 95% CI as (high - low) / (2 * 1.96), is used directly as that
+model's SE, on the metric's own scale (Elo, AlpacaEval, Epoch). pass@k scores use the number
+of problems as n. Every result says where its SE came from (`uncertainty`):
+``binomial(n_eff=n^alpha)``, ``published_stderr``, a ``+`` of both when s1 and sk differ, or
+``assumed`` when n is a nominal size rather than a fixed test set the scores average over
+(a dynamic benchmark). Without n and without a published SE there is no index, never a
+silent default n.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import asdict, dataclass
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from analysis.constants import (
+    PUBLISHED_CI_Z,
+    SATURATED_BINS,
+    SATURATION_ALPHA,
+    SATURATION_BIN_EDGES,
+    SATURATION_BINS,
+    SATURATION_K,
+    SATURATION_Z,
+    SE_DELTA_EPSILON,
+    STAGNATION_MIN_HEADROOM,
+)
+
+log = logging.getLogger("benchwatch.analysis.saturation")
+
+PROPORTION = "proportion"
+UNCERTAINTY_BINOMIAL = "binomial(n_eff=n^alpha)"
+UNCERTAINTY_PUBLISHED = "published_stderr"
+UNCERTAINTY_ASSUMED = "assumed"
+
+
+# --- formulas (vectorized; the scalar and the history paths both go through here) ---------
+
+def saturation_bin(s_index: float) -> str:
+    """The paper's category of one S_index value."""
+    if not 0.0 <= s_index <= 1.0:
+        raise ValueError(f"S_index must be in [0, 1], got {s_index!r}")
+    return SATURATION_BINS[bin_index(s_index)]
+
+
+def bin_index(s_index: float | np.ndarray) -> int | np.ndarray:
+    """Index into SATURATION_BINS: the number of bin edges <= s (edges belong to the upper bin)."""
+    idx = np.searchsorted(np.asarray(SATURATION_BIN_EDGES), s_index, side="right")
+    return int(idx) if np.ndim(idx) == 0 else idx
+
+
+def binomial_se(s: float | np.ndarray, n_eff: float | np.ndarray) -> np.ndarray:
+    """SE(s) = sqrt(s (1 - s) / n_eff); 0 at s in {0, 1}."""
+    s = np.asarray(s, dtype="float64")
+    return np.sqrt(np.clip(s * (1.0 - s), 0.0, None) / n_eff)
+
+
+def published_se(stderr, ci_low=None, ci_high=None) -> np.ndarray:
+    """A model's SE from what its leaderboard publishes: the stderr, else a 95% CI's width / (2 * 1.96).
+
+    NaN where neither is published. Same unit as the score.
+    """
+    se = np.asarray(pd.to_numeric(pd.Series(stderr), errors="coerce"), dtype="float64")
+    if ci_low is not None and ci_high is not None:
+        lo = np.asarray(pd.to_numeric(pd.Series(ci_low), errors="coerce"), dtype="float64")
+        hi = np.asarray(pd.to_numeric(pd.Series(ci_high), errors="coerce"), dtype="float64")
+        from_ci = (hi - lo) / (2.0 * PUBLISHED_CI_Z)
+        from_ci = np.where(from_ci > 0, from_ci, np.nan)
+        se = np.where(np.isfinite(se) & (se >= 0), se, from_ci)
+    return np.where(np.isfinite(se) & (se >= 0), se, np.nan)
+
+
+def index_arrays(s1, sk, se1, sek, z: float = SATURATION_Z) -> dict[str, np.ndarray]:
+    """SE_delta, R_norm, S_index, bin and statistical similarity from the top and k-th score and their SEs."""
+    s1 = np.asarray(s1, dtype="float64")
+    sk = np.asarray(sk, dtype="float64")
+    se_delta = np.sqrt(np.asarray(se1, dtype="float64") ** 2 + np.asarray(sek, dtype="float64") ** 2)
+    delta = s1 - sk
+    r_norm = delta / np.maximum(se_delta, SE_DELTA_EPSILON)
+    s_index = np.exp(-(r_norm ** 2))
+    labels = np.asarray(SATURATION_BINS, dtype=object)[bin_index(s_index)]
+    return {"se_delta": se_delta, "r_norm": r_norm, "s_index": s_index, "bin": labels,
+            "statistically_similar": delta <= z * se_delta}
+
+
+def uncertainty_label(published_top: bool, published_kth: bool, n_assumed: bool) -> str:
+    """Where the SEs of s1 and sk came from (stored with every result)."""
+    binomial = UNCERTAINTY_ASSUMED if n_assumed else UNCERTAINTY_BINOMIAL
+    if published_top and published_kth:
+        return UNCERTAINTY_PUBLISHED
+    if published_top or published_kth:
+        return f"{UNCERTAINTY_PUBLISHED}+{binomial}"
+    return binomial
+
+
+def _check_params(k: int, alpha: float, z: float) -> None:
+    if int(k) != k or k < 2:
+        raise ValueError(f"k must be an integer >= 2, got {k!r}")
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
+    if not z > 0:
+        raise ValueError(f"z must be positive, got {z!r}")
+
+
+def _check_n(n_items) -> float | None:
+    """A usable test-set size, None when unknown; an impossible one is an error."""
+    if n_items is None or n_items is pd.NA or (isinstance(n_items, float) and math.isnan(n_items)):
+        return None
+    n = float(n_items)
+    if not n > 0 or not math.isfinite(n):
+        raise ValueError(f"n_items must be a positive number of test items, got {n_items!r}")
+    return n
+
+
+# --- one benchmark ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SaturationResult:
+    """The saturation of one benchmark at one time, with everything that produced it.
+
+    `s_index` is None when it cannot be computed; `reason` then says why.
+    """
+
+    s_index: float | None
+    r_norm: float | None
+    se_delta: float | None
+    bin: str | None
+    statistically_similar: bool | None
+    saturated: bool | None
+    stagnation: bool | None        # saturated while the frontier is far below the ceiling
+    headroom: float | None         # (ceiling - s1) / (ceiling - chance)
+    s1: float | None
+    sk: float | None
+    top_scores: tuple[float, ...]
+    n_models: int
+    n_items: float | None
+    n_eff: float | None
+    k: int
+    alpha: float
+    z: float
+    metric: str
+    uncertainty: str | None
+    reason: str | None
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["top_scores"] = list(self.top_scores)
+        return d
+
+
+def saturation_index(scores: Iterable[float], n_items: float | None, k: int = SATURATION_K,
+                     alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z, *,
+                     stderrs: Sequence[float | None] | None = None, metric: str = PROPORTION,
+                     ceiling: float | None = None, chance: float | None = None,
+                     n_assumed: bool = False) -> SaturationResult:
+    """The paper's S_index over the top k of `scores` (one score per model, any order).
+
+    `scores` are proportions in [0, 1] for metric 'proportion', else on the metric's own
+    scale (then every SE must come from `stderrs`). `stderrs[i]` is model i's published SE
+    (None/NaN: none), used instead of the binomial SE for that model. `ceiling`/`chance`
+    default to 1/0 for proportions; they give the headroom and the stagnation flag.
+    `n_assumed`: n is a nominal size, not a fixed test set (labelled ``assumed``).
+    """
+    _check_params(k, alpha, z)
+    n = _check_n(n_items)
+    s = np.asarray(pd.to_numeric(pd.Series(list(scores), dtype="object"), errors="coerce"), dtype="float64")
+    if not np.isfinite(s).all():
+        raise ValueError(f"scores must be finite numbers, got {list(scores)!r}")
+    if metric == PROPORTION and ((s < 0) | (s > 1)).any():
+        raise ValueError(f"proportion scores must be in [0, 1] (convert percents first), got {s.tolist()!r}")
+    if stderrs is None:
+        se_pub = np.full(len(s), np.nan)
+    else:
+        se_pub = published_se(list(stderrs))
+        if len(se_pub) != len(s):
+            raise ValueError(f"stderrs has {len(se_pub)} values for {len(s)} scores")
+    if metric == PROPORTION:
+        ceiling = 1.0 if ceiling is None else float(ceiling)
+        chance = 0.0 if chance is None else float(chance)
+
+    order = np.argsort(-s, kind="stable")
+    s, se_pub = s[order], se_pub[order]
+    top = tuple(float(v) for v in s[:k])
+    n_eff = None if n is None else n ** alpha
+    base = dict(top_scores=top, n_models=len(s), n_items=n, n_eff=n_eff, k=int(k), alpha=float(alpha),
+                z=float(z), metric=metric)
+
+    def without(reason: str) -> SaturationResult:
+        return SaturationResult(s_index=None, r_norm=None, se_delta=None, bin=None, statistically_similar=None,
+                                saturated=None, stagnation=None, headroom=None,
+                                s1=top[0] if top else None, sk=top[k - 1] if len(top) >= k else None,
+                                uncertainty=None, reason=reason, **base)
+
+    if len(s) < k:
+        return without(f"only {len(s)} model score(s), fewer than k={k}")
+    s1, sk = s[0], s[k - 1]
+    pub1, pubk = bool(np.isfinite(se_pub[0])), bool(np.isfinite(se_pub[k - 1]))
+    if not (pub1 and pubk):
+        if metric != PROPORTION:
+            return without(f"metric {metric!r} is not a proportion and the top-{k} scores lack a published "
+                           "stderr or CI")
+        if n is None:
+            return without("test-set size n unknown and no published stderr")
+    se1 = se_pub[0] if pub1 else float(binomial_se(s1, n_eff))
+    sek = se_pub[k - 1] if pubk else float(binomial_se(sk, n_eff))
+    out = index_arrays(s1, sk, se1, sek, z)
+    label = str(out["bin"])
+    headroom = None
+    if ceiling is not None and chance is not None and ceiling > chance:
+        headroom = float((ceiling - s1) / (ceiling - chance))
+    saturated = label in SATURATED_BINS
+    return SaturationResult(
+        s_index=float(out["s_index"]), r_norm=float(out["r_norm"]), se_delta=float(out["se_delta"]), bin=label,
+        statistically_similar=bool(out["statistically_similar"]), saturated=saturated,
+        stagnation=None if headroom is None else bool(saturated and headroom >= STAGNATION_MIN_HEADROOM),
+        headroom=headroom, s1=float(s1), sk=float(sk),
+        uncertainty=uncertainty_label(pub1, pubk, n_assumed and not (pub1 and pubk)), reason=None, **base)
+
+
+# --- a snapshot: every benchmark ----------------------------------------------------------
+
+TABLE_COLUMNS = ["benchmark", "as_of", "scope", "k", "alpha", "z", "metric", "n_items", "n_models",
+                 "top_scores", "s1", "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar",
+                 "saturated", "stagnation", "headroom", "uncertainty", "reason"]
+
+
+def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = None, *, k: int = SATURATION_K,
+                     alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z, as_of=None,
+                     scope: str = "all") -> pd.DataFrame:
+    """One row per benchmark of `latest` (scope `scope`): its saturation, or the reason there is none.
+
+    `latest`: benchmark, model, score, metric, and optionally stderr, ci_low, ci_high,
+    n_items. A model with several rows (settings) counts once, with its best score.
+    `benchmarks` (the registry): id, n_items, ceiling, chance, optionally dynamic. n is the
+    scores' own n_items (their most common value) else the registry's; a registry n of a
+    dynamic benchmark is nominal, so its uncertainty is labelled ``assumed``.
+    """
+    _check_params(k, alpha, z)
+    missing = {"benchmark", "model", "score", "metric"} - set(latest.columns)
+    if missing:
+        raise ValueError(f"saturation_table: latest scores lack column(s) {sorted(missing)}")
+    df = latest.copy()
+    for col in ("stderr", "ci_low", "ci_high", "n_items"):
+        if col not in df.columns:
+            df[col] = np.nan
+    df = df[df["score"].notna()]
+    df["se_published"] = published_se(df["stderr"], df["ci_low"], df["ci_high"])
+    reg = _registry_lookup(benchmarks)
+    rows = []
+    for bench, g in df.groupby("benchmark", sort=True):
+        info = reg.get(bench, {})
+        metrics = g["metric"].dropna().unique()
+        if len(metrics) != 1:
+            rows.append(_reason_row(bench, k, alpha, z, len(g), "scores mix metric kinds "
+                                    f"{sorted(map(str, metrics))}; not comparable"))
+            continue
+        metric = str(metrics[0])
+        best = g.sort_values("score", ascending=False, kind="stable").drop_duplicates("model", keep="first")
+        n, n_assumed = _benchmark_n(bench, g["n_items"], info)
+        res = saturation_index(best["score"].to_numpy(), n, k, alpha, z, stderrs=best["se_published"].to_numpy(),
+                               metric=metric, ceiling=info.get("ceiling"), chance=info.get("chance"),
+                               n_assumed=n_assumed)
+        d = res.to_dict()
+        d.pop("n_eff")
+        rows.append({"benchmark": bench, **d})
+    out = pd.DataFrame(rows, columns=[c for c in TABLE_COLUMNS if c not in ("as_of", "scope")])
+    out.insert(1, "as_of", pd.Timestamp(as_of) if as_of is not None else pd.NaT)
+    out.insert(2, "scope", scope)
+    return out[TABLE_COLUMNS]
+
+
+def _reason_row(bench: str, k: int, alpha: float, z: float, n_models: int, reason: str) -> dict:
+    log.warning("[saturation] %s: no index: %s", bench, reason)
+    return {"benchmark": bench, "k": k, "alpha": alpha, "z": z, "n_models": n_models, "top_scores": [],
+            "reason": reason}
+
+
+def _registry_lookup(benchmarks: pd.DataFrame | None) -> dict[str, dict]:
+    """benchmark id -> {n_items, ceiling, chance, dynamic} with NaN/NA turned into None."""
+    if benchmarks is None or benchmarks.empty:
+        return {}
+    if "id" not in benchmarks.columns:
+        raise ValueError("saturation_table: the benchmarks registry frame needs an 'id' column")
+    cols = [c for c in ("n_items", "ceiling", "chance", "dynamic") if c in benchmarks.columns]
+    out = {}
+    for rec in benchmarks[["id", *cols]].to_dict("records"):
+        out[rec.pop("id")] = {c: (None if pd.isna(v) else v) for c, v in rec.items()}
+    return out
+
+
+def _benchmark_n(bench: str, n_col: pd.Series, info: Mapping) -> tuple[float | None, bool]:
+    """(n, n_assumed): the scores' own test-set size when they state one, else the registry's."""
+    stated = pd.to_numeric(n_col, errors="coerce").dropna()
+    stated = stated[stated > 0]
+    if len(stated):
+        counts = stated.value_counts()
+        if len(counts) > 1:
+            log.warning("[saturation] %s: scores state several test-set sizes %s; using the most common",
+                        bench, sorted(counts.index.tolist()))
+        top = counts[counts == counts.max()].index.max()
+        return float(top), False
+    n = info.get("n_items")
+    if n is None:
+        return None, False
+    return float(n), bool(info.get("dynamic") or False)
+
+
+# --- history reconstructed from model dates ------------------------------------------------
+
+def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
+    """For each benchmark and each distinct date: the top-k models among those dated <= that date.
+
+    `df`: benchmark, model, score, date, optionally se (a published SE per row). A model's
+    value at a date is its best score among its rows dated <= that date. One sort of the
+    whole frame, then one pass per benchmark keeping only the current top k (a model outside
+    the top k can only enter it through a new row), so the cost is O(N log N + N k).
+
+    Returns benchmark, as_of, n_models (distinct models dated <= as_of), top_scores,
+    top_se, top_models (lists of length min(k, n_models), best first).
+    """
+    need = {"benchmark", "model", "score", "date"} - set(df.columns)
+    if need:
+        raise ValueError(f"history frame lacks column(s) {sorted(need)}")
+    d = df[["benchmark", "model", "score", "date"]].copy()
+    d["se"] = df["se"].to_numpy(dtype="float64") if "se" in df.columns else np.nan
+    d["date"] = pd.to_datetime(d["date"])
+    d["score"] = pd.to_numeric(d["score"], errors="coerce")
+    dropped = d["score"].isna() | d["date"].isna() | d["model"].isna()
+    if dropped.any():
+        log.warning("[saturation] history: %d row(s) without score, model or date left out "
+                    "(benchmarks: %s)", int(dropped.sum()), sorted(d.loc[dropped, "benchmark"].astype(str).unique()))
+        d = d[~dropped]
+    d = d.sort_values(["benchmark", "date"], kind="stable")
+    bench = d["benchmark"].to_numpy()
+    dates = d["date"].to_numpy()
+    models = d["model"].to_numpy()
+    scores = d["score"].to_numpy(dtype="float64")
+    ses = d["se"].to_numpy(dtype="float64")
+    out_b, out_t, out_n, out_s, out_e, out_m = [], [], [], [], [], []
+    n_rows = len(d)
+    top: dict = {}        # model -> (score, se) of the current top k
+    seen: set = set()
+    for i in range(n_rows):
+        if i == 0 or bench[i] != bench[i - 1]:
+            top, seen = {}, set()
+        m, sc = models[i], scores[i]
+        seen.add(m)
+        if m in top:
+            if sc > top[m][0]:
+                top[m] = (sc, ses[i])
+        elif len(top) < k:
+            top[m] = (sc, ses[i])
+        else:
+            low = min(top, key=lambda key: top[key][0])
+            if sc > top[low][0]:
+                del top[low]
+                top[m] = (sc, ses[i])
+        if i + 1 == n_rows or bench[i + 1] != bench[i] or dates[i + 1] != dates[i]:
+            ranked = sorted(top.items(), key=lambda kv: -kv[1][0])
+            out_b.append(bench[i])
+            out_t.append(dates[i])
+            out_n.append(len(seen))
+            out_s.append([v[0] for _, v in ranked])
+            out_e.append([float(v[1]) for _, v in ranked])
+            out_m.append([key for key, _ in ranked])
+    return pd.DataFrame({"benchmark": pd.Series(out_b, dtype="str"),
+                         "as_of": pd.to_datetime(pd.Series(out_t, dtype="datetime64[ns]")),
+                         "n_models": pd.Series(out_n, dtype="int64"), "top_scores": out_s, "top_se": out_e,
+                         "top_models": out_m})
+
+
+TRAJECTORY_COLUMNS = ["benchmark", "as_of", "n_models", "top_scores", "s1", "sk", "se_delta", "r_norm", "s_index",
+                      "bin", "statistically_similar", "n_items", "k", "alpha", "z", "uncertainty"]
+
+
+def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float] | None, k: int = SATURATION_K,
+                          alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z, *,
+                          n_assumed: Mapping[str, bool] | None = None) -> pd.DataFrame:
+    """S_index in calendar time: one row per (benchmark, as_of) for each distinct model date with >= k models.
+
+    `df`: benchmark, model, score, date (the model's date), optionally stderr/ci_low/ci_high.
+    `n_items`: one n for all benchmarks or a mapping benchmark -> n. The top k at `as_of`
+    are the best models dated <= as_of (DESIGN §4: calendar time, not submission order).
+    Benchmarks with neither n nor published SEs for the models needed are left out (logged).
+    """
+    _check_params(k, alpha, z)
+    h = df.copy()
+    h["se"] = published_se(h["stderr"] if "stderr" in h.columns else np.full(len(h), np.nan),
+                           h["ci_low"] if "ci_low" in h.columns else None,
+                           h["ci_high"] if "ci_high" in h.columns else None)
+    run = running_topk(h, k)
+    run = run[run["n_models"] >= k].reset_index(drop=True)
+    if run.empty:
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in TRAJECTORY_COLUMNS})
+    if isinstance(n_items, Mapping):
+        n_of = {b: _check_n(n_items.get(b)) for b in run["benchmark"].unique()}
+    else:
+        n_val = _check_n(n_items)
+        n_of = {b: n_val for b in run["benchmark"].unique()}
+    n = run["benchmark"].map(n_of).astype("float64").to_numpy()
+    tops = np.array([row[:k] for row in run["top_scores"]], dtype="float64").reshape(len(run), k)
+    tse = np.array([row[:k] for row in run["top_se"]], dtype="float64").reshape(len(run), k)
+    s1, sk = tops[:, 0], tops[:, k - 1]
+    n_eff = n ** alpha
+    pub1, pubk = np.isfinite(tse[:, 0]), np.isfinite(tse[:, k - 1])
+    se1 = np.where(pub1, tse[:, 0], binomial_se(s1, n_eff))
+    sek = np.where(pubk, tse[:, k - 1], binomial_se(sk, n_eff))
+    ok = np.isfinite(se1) & np.isfinite(sek)
+    if (~ok).any():
+        log.warning("[saturation] trajectory: no n and no published SE for %s; left out",
+                    sorted(run.loc[~ok, "benchmark"].unique()))
+    out = index_arrays(s1, sk, se1, sek, z)
+    assumed = run["benchmark"].map(lambda b: bool((n_assumed or {}).get(b, False))).to_numpy()
+    res = pd.DataFrame({
+        "benchmark": run["benchmark"], "as_of": run["as_of"], "n_models": run["n_models"],
+        "top_scores": [list(t) for t in tops], "s1": s1, "sk": sk, "se_delta": out["se_delta"],
+        "r_norm": out["r_norm"], "s_index": out["s_index"], "bin": out["bin"],
+        "statistically_similar": out["statistically_similar"], "n_items": n, "k": int(k), "alpha": float(alpha),
+        "z": float(z),
+        "uncertainty": [uncertainty_label(a, b, c and not (a and b)) for a, b, c in zip(pub1, pubk, assumed)],
+    })
+    return res[ok].reset_index(drop=True)[TRAJECTORY_COLUMNS]

@@ -1,0 +1,95 @@
+"""Saturation-bin hysteresis: METHODS D's prototype, no flapping, pending period, margins."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.hysteresis import BinState, bin_states, committed_bins, proposed_bin, states, step
+
+VL, LO, MO, HI, VH = "very low", "low", "moderate", "high", "very high"
+
+
+def test_methods_d_prototype_sequence():
+    # METHODS D: states 0,0,0,1,1,1,1,0,0,2,2,2,2,3 with bin 0 = low ([0.01, 0.3)).
+    x = [.2, .32, .36, .38, .33, .29, .24, .22, .75, .8, .81, .93, .96, .97]
+    assert committed_bins(x) == [LO, LO, LO, MO, MO, MO, MO, LO, LO, HI, HI, HI, HI, VH]
+
+
+def test_oscillation_around_an_edge_does_not_flap():
+    rng = np.random.default_rng(5)
+    x = 0.7 + rng.uniform(-0.04, 0.04, 200)          # the raw bin flips between moderate and high
+    raw = ["high" if v >= 0.7 else "moderate" for v in x]
+    assert sum(a != b for a, b in zip(raw, raw[1:])) > 50
+    got = committed_bins([0.65] + list(x))
+    assert set(got) == {MO}
+
+
+def test_a_single_excursion_is_not_committed():
+    # One snapshot beyond the margin, then back: the pending move is cancelled.
+    assert committed_bins([.5, .8, .5, .8, .5]) == [MO] * 5
+    # Two consecutive proposals in the same direction commit the latest one.
+    assert committed_bins([.5, .8, .5, .8, .8]) == [MO, MO, MO, MO, HI]
+    assert committed_bins([.5, .76, .97]) == [MO, MO, VH]        # up twice: the latest proposal wins
+
+
+def test_direction_change_restarts_the_pending_count():
+    # moderate; .2 proposes low (down 1); .8 proposes high (up 1, count restarts); .8 commits high.
+    assert committed_bins([.5, .2, .8, .8]) == [MO, MO, MO, HI]
+
+
+def test_multi_bin_jumps_and_the_very_low_bin_is_reachable():
+    assert committed_bins([.95, .004, .003]) == [VH, VH, VL]
+    assert committed_bins([.005, .95, .96]) == [VL, VL, VH]
+    # Within the capped margin of the 0.01 edge (0.005): .007 stays low.
+    assert committed_bins([.2, .007, .007, .007]) == [LO, LO, LO, LO]
+    assert proposed_bin(1, 0.005, 0.05) == 0
+
+
+def test_bootstrap_se_widens_the_margin():
+    x = [.5, .77, .77, .77]                        # clears .7 + .05, not .7 + .1
+    assert committed_bins(x) == [MO, MO, HI, HI]
+    assert committed_bins(x, se=[None, 0.1, 0.1, 0.1]) == [MO, MO, MO, MO]
+    assert committed_bins(x, se=[None, 0.01, 0.01, 0.01]) == [MO, MO, HI, HI]   # h never below 0.05
+
+
+def test_missing_values_keep_the_state_and_cancel_the_pending_move():
+    assert committed_bins([None, .5, .8, np.nan, .8, .8]) == [None, MO, MO, MO, MO, HI]
+
+
+def test_state_carries_across_runs():
+    x = [.2, .32, .36, .38, .33, .29, .24, .22, .75, .8, .81, .93, .96, .97]
+    whole = states(x)
+    first = states(x[:9])
+    rest = states(x[9:], initial=first[-1])
+    assert first + rest == whole
+    assert step(BinState(committed=1), .4) == BinState(committed=1, pending_direction=1, pending_count=1)
+    assert step(step(BinState(committed=1), .4), .41) == BinState(committed=2)
+
+
+def test_invalid_inputs():
+    with pytest.raises(ValueError, match="S_index must be in"):
+        committed_bins([0.5, 1.2])
+    with pytest.raises(ValueError, match="se has"):
+        committed_bins([0.5, 0.6], se=[0.1])
+    with pytest.raises(ValueError, match="pending"):
+        committed_bins([0.5], pending=0)
+
+
+def test_bin_states_frame():
+    df = pd.DataFrame({
+        "benchmark": ["a"] * 4 + ["b"] * 3,
+        "as_of": pd.to_datetime(["2024-01-04", "2024-01-01", "2024-01-02", "2024-01-03",
+                                 "2024-01-01", "2024-01-02", "2024-01-03"]),
+        "s_index": [.8, .5, .8, .8, .95, .92, .6],
+    })
+    out = bin_states(df)
+    a = out[out["benchmark"] == "a"]
+    assert a["s_index"].tolist() == [.5, .8, .8, .8]                    # sorted by as_of
+    assert a["committed_bin"].tolist() == [MO, MO, HI, HI]
+    assert a["changed"].tolist() == [False, False, True, False]
+    assert a["previous_bin"].tolist()[2] == MO
+    b = out[out["benchmark"] == "b"]
+    assert b["raw_bin"].tolist() == [VH, VH, MO]
+    assert b["committed_bin"].tolist() == [VH, VH, VH]                  # one low value is pending only

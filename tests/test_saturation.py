@@ -1,0 +1,345 @@
+"""Saturation index: the paper's table, hand-computed cases, edge cases, snapshot table, history."""
+
+from __future__ import annotations
+
+import json
+import math
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.saturation import (
+    UNCERTAINTY_ASSUMED,
+    UNCERTAINTY_BINOMIAL,
+    UNCERTAINTY_PUBLISHED,
+    running_topk,
+    saturation_bin,
+    saturation_index,
+    saturation_table,
+    saturation_trajectory,
+)
+from flows.cli import main as cli_main
+
+PAPER_TABLE = Path("/work/shared/data/paper2026_saturation.csv")
+
+
+# --- the paper --------------------------------------------------------------------------
+
+def _tolerance(printed: str) -> float:
+    """Half a unit in the last printed digit (the paper's CSV rounds some values to 5-8 digits)."""
+    exp = Decimal(printed).as_tuple().exponent
+    return 0.5 * 10.0 ** exp
+
+
+@pytest.mark.skipif(not PAPER_TABLE.exists(), reason="shared paper data not present")
+def test_reproduces_all_60_rows_of_the_papers_table():
+    raw = pd.read_csv(PAPER_TABLE, dtype=str)
+    assert len(raw) == 60
+    for _, row in raw.iterrows():
+        scores = [float(row[f"s{i}"]) / 100 for i in range(1, 6)]
+        res = saturation_index(scores, int(row["n_items"]))
+        where = f"paper row {row['id']} ({row['name'][:30]})"
+        for col in ("se_delta", "r_norm", "s_index"):
+            want = float(row[col])
+            got = getattr(res, col)
+            if want == 0.0:   # the paper prints exp(-R^2) below ~1e-13 as 0
+                assert got < 1e-12, where
+            else:
+                tol = max(1e-6 * abs(want), _tolerance(row[col]))
+                assert abs(got - want) <= tol, f"{where}: {col} {got!r} != {want!r}"
+        assert res.bin == row["bin"].lower(), where
+
+
+def test_math500_worked_example():
+    # Appendix E: n = 500, top-5 99.2, 99.0, 98.3, 98.2, 98.2 (given out of order here).
+    # By hand: n_eff = sqrt(500) = 22.3607; SE(.992)^2 = .992*.008/22.3607 = 3.5491e-4;
+    # SE(.982)^2 = .982*.018/22.3607 = 7.9049e-4; SE_delta = sqrt(1.14540e-3) = .033844;
+    # R = .01/.033844 = .29548; S = exp(-.087306) = .91640.
+    res = saturation_index([0.982, 0.99, 0.992, 0.983, 0.982], 500)
+    assert res.se_delta == pytest.approx(0.033844, abs=1e-6)
+    assert res.r_norm == pytest.approx(0.29548, abs=1e-5)
+    assert round(res.s_index, 4) == 0.9164
+    assert res.bin == "very high"
+    assert res.statistically_similar is True
+    assert res.saturated is True
+    assert res.stagnation is False            # 99.2% is at the ceiling, not stagnation
+    assert res.top_scores == (0.992, 0.99, 0.983, 0.982, 0.982)
+    assert res.uncertainty == UNCERTAINTY_BINOMIAL
+    assert (res.k, res.alpha, res.z, res.n_items) == (5, 0.5, 1.96, 500.0)
+
+
+def test_humanitys_last_exam_by_hand():
+    # n = 2500 -> n_eff = 50. SE(.3772)^2 = .3772*.6228/50 = .0046984; SE(.2632)^2 = .2632*.7368/50 = .0038786;
+    # SE_delta = sqrt(.008577) = .092612; R = .114/.092612 = 1.23095; S = exp(-1.51523) = .21976 (low).
+    res = saturation_index([0.3772, 0.3332, 0.285, 0.2632, 0.2632], 2500)
+    assert res.se_delta == pytest.approx(0.092612, abs=1e-6)
+    assert res.r_norm == pytest.approx(1.23095, abs=1e-5)
+    assert res.s_index == pytest.approx(0.21976, abs=1e-5)
+    assert res.bin == "low"
+    assert res.statistically_similar is True     # .114 <= 1.96 * .0926
+    assert res.stagnation is False                # not saturated
+
+
+def test_alpha_dominates_the_result():
+    # METHODS 0.4: n = 1000, s1 = .90, s5 = .85. alpha = .5: SE_delta = sqrt(.2175/31.623) = .082933,
+    # R = .60289, S = exp(-.36348) = .69525 (METHODS rounds to .70; the bin is moderate, just below .7).
+    # alpha = 1: SE_delta = sqrt(.2175/1000) = .014748, R = 3.3903, S = 1.019e-5 (very low).
+    half = saturation_index([0.9, 0.89, 0.88, 0.86, 0.85], 1000)
+    assert half.s_index == pytest.approx(0.69525, abs=1e-5)
+    assert half.bin == "moderate"
+    one = saturation_index([0.9, 0.89, 0.88, 0.86, 0.85], 1000, alpha=1.0)
+    assert one.r_norm == pytest.approx(3.3903, abs=1e-4)
+    assert one.s_index == pytest.approx(1.0188e-5, rel=1e-3)
+    assert one.bin == "very low"
+    assert one.statistically_similar is False
+
+
+def test_bins_edges_belong_to_the_upper_bin():
+    assert [saturation_bin(x) for x in (0.0, 0.0099, 0.01, 0.2999, 0.3, 0.6999, 0.7, 0.8999, 0.9, 1.0)] == [
+        "very low", "very low", "low", "low", "moderate", "moderate", "high", "high", "very high", "very high"]
+    with pytest.raises(ValueError):
+        saturation_bin(1.5)
+
+
+# --- edge cases ---------------------------------------------------------------------------
+
+def test_fewer_than_k_models_gives_no_index_and_says_why():
+    res = saturation_index([0.5, 0.4, 0.3], 500)
+    assert res.s_index is None and res.bin is None and res.statistically_similar is None
+    assert res.reason == "only 3 model score(s), fewer than k=5"
+    assert res.top_scores == (0.5, 0.4, 0.3)
+    assert saturation_index([0.5, 0.4, 0.3], 500, k=3).s_index is not None
+
+
+def test_unknown_n_gives_no_index_never_a_default():
+    for n in (None, float("nan"), pd.NA):
+        res = saturation_index([0.9, 0.8, 0.7, 0.6, 0.5], n)
+        assert res.s_index is None
+        assert "test-set size n unknown" in res.reason
+
+
+def test_invalid_inputs_raise_clear_errors():
+    with pytest.raises(ValueError, match="proportion scores must be in"):
+        saturation_index([99.2, 99.0, 98.3, 98.2, 98.2], 500)   # percents
+    with pytest.raises(ValueError, match="finite"):
+        saturation_index([0.9, float("nan"), 0.7, 0.6, 0.5], 500)
+    with pytest.raises(ValueError, match="n_items"):
+        saturation_index([0.9, 0.8, 0.7, 0.6, 0.5], 0)
+    with pytest.raises(ValueError, match="k must be"):
+        saturation_index([0.9, 0.8], 500, k=1)
+    with pytest.raises(ValueError, match="alpha"):
+        saturation_index([0.9, 0.8, 0.7, 0.6, 0.5], 500, alpha=2)
+    with pytest.raises(ValueError, match="stderrs has"):
+        saturation_index([0.9, 0.8, 0.7, 0.6, 0.5], 500, stderrs=[0.01])
+
+
+def test_scores_at_zero_and_one():
+    # All at the ceiling: SE_delta = 0 and s1 == sk -> R = 0, S = 1 (the analyzer's convention).
+    top = saturation_index([1.0] * 5, 500)
+    assert (top.se_delta, top.r_norm, top.s_index, top.bin) == (0.0, 0.0, 1.0, "very high")
+    assert saturation_index([0.0] * 6, 500).s_index == 1.0
+    # 1 vs 0: SE_delta = 0 but the gap is total -> S = 0 (the analyzer would say 1).
+    split = saturation_index([1.0, 1.0, 0.5, 0.2, 0.0], 500)
+    assert split.se_delta == 0.0 and split.s_index == 0.0 and split.bin == "very low"
+    # One score at 1: SE(1) = 0, SE_delta = SE(.99) = sqrt(.0099/22.3607) = .021041, R = .47525, S = .79783.
+    one = saturation_index([1.0, 0.99, 0.99, 0.99, 0.99], 500)
+    assert one.se_delta == pytest.approx(0.021041, abs=1e-6)
+    assert one.s_index == pytest.approx(0.79783, abs=1e-5)
+
+
+def test_ties_and_order_do_not_matter():
+    a = saturation_index([0.8, 0.8, 0.8, 0.8, 0.8, 0.1], 1000)
+    assert a.r_norm == 0.0 and a.s_index == 1.0
+    rng = np.random.default_rng(3)
+    scores = rng.uniform(0.4, 0.9, 12)
+    ref = saturation_index(scores, 800)
+    for _ in range(5):
+        assert saturation_index(rng.permutation(scores), 800).s_index == ref.s_index
+
+
+def test_stagnation_is_saturation_far_below_the_ceiling():
+    # Terminal-Bench-like: top-5 64.5..57.5 on 112 tasks -> S = .896 (high) at 64.5%: stagnation.
+    res = saturation_index([0.645, 0.623, 0.603, 0.588, 0.575], 112)
+    assert res.bin == "high" and res.saturated and res.stagnation
+    assert res.headroom == pytest.approx(0.355)
+    # With a chance level of 50% (binary task) the headroom is (1 - .645)/(1 - .5) = .71.
+    assert saturation_index([0.645, 0.623, 0.603, 0.588, 0.575], 112, chance=0.5).headroom == pytest.approx(0.71)
+
+
+def test_published_stderr_replaces_the_binomial_se():
+    # Both from the publication: SE_delta = sqrt(.01^2 + .02^2) = .022361, R = .05/.022361 = 2.2361, S = exp(-5).
+    res = saturation_index([0.9, 0.88, 0.87, 0.86, 0.85], None, stderrs=[0.01, None, None, None, 0.02])
+    assert res.se_delta == pytest.approx(math.sqrt(0.0005))
+    assert res.s_index == pytest.approx(math.exp(-5.0))
+    assert res.uncertainty == UNCERTAINTY_PUBLISHED
+    # Only the top model published: the 5th falls back on the binomial SE (n = 500).
+    mixed = saturation_index([0.9, 0.88, 0.87, 0.86, 0.85], 500, stderrs=[0.01, None, None, None, None])
+    se5 = math.sqrt(0.85 * 0.15 / math.sqrt(500))
+    assert mixed.se_delta == pytest.approx(math.sqrt(0.01 ** 2 + se5 ** 2))
+    assert mixed.uncertainty == f"{UNCERTAINTY_PUBLISHED}+{UNCERTAINTY_BINOMIAL}"
+    # Only the top model published and n unknown: no index.
+    assert saturation_index([0.9, 0.88, 0.87, 0.86, 0.85], None, stderrs=[0.01] + [None] * 4).s_index is None
+
+
+def test_elo_needs_published_uncertainty():
+    elo = [1300.0, 1290.0, 1285.0, 1280.0, 1270.0]
+    res = saturation_index(elo, None, metric="elo")
+    assert res.s_index is None and "not a proportion" in res.reason
+    # SE 5 for both: SE_delta = sqrt(50) = 7.0711, R = 30/7.0711 = 4.2426, S = exp(-18).
+    res = saturation_index(elo, None, metric="elo", stderrs=[5.0] * 5)
+    assert res.r_norm == pytest.approx(30 / math.sqrt(50))
+    assert res.s_index == pytest.approx(math.exp(-18))
+    assert res.headroom is None and res.stagnation is None     # no ceiling on an Elo scale
+
+
+def test_to_dict_is_json_ready():
+    d = saturation_index([0.992, 0.99, 0.983, 0.982, 0.982], 500).to_dict()
+    assert json.loads(json.dumps(d))["s_index"] == pytest.approx(0.916397111, abs=1e-9)
+    assert d["top_scores"] == [0.992, 0.99, 0.983, 0.982, 0.982]
+
+
+# --- the snapshot table ----------------------------------------------------------------------
+
+def _latest() -> pd.DataFrame:
+    rows = []
+    for m, s in zip("abcde", (0.992, 0.99, 0.983, 0.982, 0.982)):
+        rows.append(("math_500", m, s, "proportion", None, None, None, 500))
+    rows.append(("math_500", "a", 0.95, "proportion", None, None, None, 500))      # a worse setting of model a
+    for m, s in zip("abcdef", (0.30, 0.29, 0.28, 0.27, 0.26, 0.10)):
+        rows.append(("livebench", m, s, "proportion", None, None, None, None))
+    for m, s in zip("abcde", (1300.0, 1290.0, 1285.0, 1280.0, 1270.0)):
+        rows.append(("arena_elo", m, s, "elo", None, s - 1.96 * 5, s + 1.96 * 5, None))
+    for m, s in zip("abcde", (0.5, 0.4, 0.3, 0.2, 0.1)):
+        rows.append(("mystery", m, s, "proportion", None, None, None, None))
+    rows += [("few", "a", 0.5, "proportion", None, None, None, 100)]
+    return pd.DataFrame(rows, columns=["benchmark", "model", "score", "metric", "stderr", "ci_low", "ci_high", "n_items"])
+
+
+def test_saturation_table_one_row_per_benchmark():
+    reg = pd.DataFrame({"id": ["livebench", "math_500"], "n_items": [1000, 400], "ceiling": [1.0, 1.0],
+                        "chance": [0.0, 0.0], "metric_kind": ["proportion", "proportion"], "dynamic": [True, False]})
+    t = saturation_table(_latest(), reg, as_of="2026-01-01").set_index("benchmark")
+    assert list(t.index) == ["arena_elo", "few", "livebench", "math_500", "mystery"]
+    assert (t["scope"] == "all").all() and (t["k"] == 5).all()
+    # math_500: the scores' own n (500) wins over the registry's (400); model a counts once (best setting).
+    assert t.loc["math_500", "s_index"] == pytest.approx(0.916397111, abs=1e-9)
+    assert t.loc["math_500", "n_items"] == 500 and t.loc["math_500", "n_models"] == 5
+    # livebench: n from the registry of a dynamic benchmark -> labelled assumed.
+    # SE(.30)^2 = .21/31.623, SE(.26)^2 = .1924/31.623 -> SE_delta = .11280, R = .35461, S = .88184 (high).
+    assert t.loc["livebench", "uncertainty"] == UNCERTAINTY_ASSUMED
+    assert t.loc["livebench", "s_index"] == pytest.approx(0.88184, abs=1e-5)
+    assert bool(t.loc["livebench", "stagnation"]) is True     # high at 30%: far below the ceiling
+    # arena_elo: SE from the CI, (ci_high - ci_low) / (2 * 1.96) = 5 -> S = exp(-18).
+    assert t.loc["arena_elo", "s_index"] == pytest.approx(math.exp(-18))
+    assert t.loc["arena_elo", "uncertainty"] == UNCERTAINTY_PUBLISHED
+    assert pd.isna(t.loc["mystery", "s_index"]) and "n unknown" in t.loc["mystery", "reason"]
+    assert pd.isna(t.loc["few", "s_index"]) and "fewer than k=5" in t.loc["few", "reason"]
+    assert t["as_of"].eq(pd.Timestamp("2026-01-01")).all()
+
+
+def test_saturation_table_refuses_mixed_metrics_and_missing_columns():
+    df = pd.DataFrame({"benchmark": ["x"] * 6, "model": list("abcdef"), "score": [0.5] * 5 + [1200.0],
+                       "metric": ["proportion"] * 5 + ["elo"]})
+    t = saturation_table(df, None)
+    assert pd.isna(t.loc[0, "s_index"]) and "mix metric kinds" in t.loc[0, "reason"]
+    with pytest.raises(ValueError, match="lack column"):
+        saturation_table(df.drop(columns="metric"), None)
+
+
+# --- history ------------------------------------------------------------------------------
+
+def _random_history(seed: int, n_rows: int = 600) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    benches = rng.choice(["b1", "b2", "b3"], n_rows)
+    dates = pd.Timestamp("2023-01-01") + pd.to_timedelta(rng.integers(0, 200, n_rows), unit="D")
+    models = [f"m{i}" for i in rng.integers(0, 150, n_rows)]        # repeated models: several rows each
+    scores = np.round(rng.uniform(0.2, 0.95, n_rows), 2)            # rounding creates ties
+    return pd.DataFrame({"benchmark": benches, "model": models, "score": scores, "date": dates})
+
+
+def _brute_force(df: pd.DataFrame, n_items: dict, k: int) -> pd.DataFrame:
+    rows = []
+    for bench, g in df.groupby("benchmark"):
+        for as_of in sorted(g["date"].unique()):
+            known = g[g["date"] <= as_of].groupby("model")["score"].max()
+            if len(known) < k:
+                continue
+            res = saturation_index(known.to_numpy(), n_items[bench], k)
+            rows.append((bench, pd.Timestamp(as_of), len(known), res.s_index, res.r_norm, res.se_delta, res.bin,
+                         list(res.top_scores)))
+    return pd.DataFrame(rows, columns=["benchmark", "as_of", "n_models", "s_index", "r_norm", "se_delta", "bin",
+                                       "top_scores"])
+
+
+@pytest.mark.parametrize("seed,k", [(0, 5), (1, 5), (2, 3)])
+def test_trajectory_equals_brute_force(seed, k):
+    df = _random_history(seed)
+    n_items = {"b1": 500, "b2": 2000, "b3": 80}
+    got = saturation_trajectory(df, n_items, k=k)
+    want = _brute_force(df, n_items, k)
+    assert len(got) == len(want) > 100
+    assert got["benchmark"].tolist() == want["benchmark"].tolist()
+    assert (got["as_of"].to_numpy() == want["as_of"].to_numpy()).all()
+    assert got["n_models"].tolist() == want["n_models"].tolist()
+    for col in ("s_index", "r_norm", "se_delta"):
+        np.testing.assert_allclose(got[col].to_numpy(dtype=float), want[col].to_numpy(dtype=float), rtol=1e-12)
+    assert got["bin"].tolist() == want["bin"].tolist()
+    assert got["top_scores"].tolist() == want["top_scores"].tolist()
+    assert (got["uncertainty"] == UNCERTAINTY_BINOMIAL).all()
+
+
+def test_trajectory_uses_calendar_time_and_best_score_per_model():
+    df = pd.DataFrame({
+        "benchmark": "b", "model": ["a", "b", "c", "d", "e", "a", "f"],
+        "score": [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.1],
+        # given out of order: the history follows the dates, not the rows
+        "date": pd.to_datetime(["2024-01-05", "2024-01-04", "2024-01-03", "2024-01-02", "2024-01-01",
+                                "2024-03-01", "2024-02-01"]),
+    })
+    t = saturation_trajectory(df, 1000)
+    assert t["as_of"].dt.strftime("%Y-%m-%d").tolist() == ["2024-01-05", "2024-02-01", "2024-03-01"]
+    assert t["top_scores"].tolist() == [[0.9, 0.8, 0.7, 0.6, 0.5], [0.9, 0.8, 0.7, 0.6, 0.5],
+                                        [0.95, 0.9, 0.8, 0.7, 0.6]]
+    assert t["n_models"].tolist() == [5, 6, 6]    # model a counted once after its second row
+
+
+def test_trajectory_without_n_is_left_out_and_published_se_is_used():
+    df = pd.DataFrame({"benchmark": ["x"] * 5 + ["y"] * 5, "model": list("abcde") * 2,
+                       "score": [0.9, 0.88, 0.87, 0.86, 0.85] * 2, "date": pd.Timestamp("2024-01-01"),
+                       "stderr": [np.nan] * 5 + [0.01, np.nan, np.nan, np.nan, 0.02]})
+    t = saturation_trajectory(df, {"x": None, "y": None})
+    assert t["benchmark"].tolist() == ["y"]
+    assert t.loc[0, "s_index"] == pytest.approx(math.exp(-5.0))
+    assert t.loc[0, "uncertainty"] == UNCERTAINTY_PUBLISHED
+
+
+def test_running_topk_handles_large_histories_in_one_pass():
+    rng = np.random.default_rng(11)
+    n = 60_000
+    df = pd.DataFrame({"benchmark": rng.choice(["a", "b"], n), "model": rng.integers(0, 20_000, n).astype(str),
+                       "score": rng.uniform(0, 1, n),
+                       "date": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 2000, n), unit="D")})
+    run = running_topk(df, 5)
+    assert len(run) == df.groupby("benchmark")["date"].nunique().sum()
+    last = run.groupby("benchmark").tail(1).set_index("benchmark")
+    for b in ("a", "b"):
+        want = sorted(df.loc[df["benchmark"] == b].groupby("model")["score"].max(), reverse=True)[:5]
+        assert last.loc[b, "top_scores"] == want
+
+
+# --- CLI ------------------------------------------------------------------------------------
+
+def test_cli_percent_input_and_json(capsys):
+    assert cli_main(["saturation", "--n", "500", "--json", "99.2", "99.0", "98.3", "98.2", "98.2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["s_index"] == pytest.approx(0.916397111, abs=1e-9) and out["bin"] == "very high"
+    assert cli_main(["saturation", "--n", "500", "0.992", "0.99", "0.983", "0.982", "0.982"]) == 0
+    text = capsys.readouterr().out
+    assert "S_index                0.916397" in text and "very high" in text
+    assert cli_main(["saturation", "--n", "500", "0.5", "0.4"]) == 1
+    assert "fewer than k=5" in capsys.readouterr().out
+    assert cli_main(["saturation", "--n", "-3", "0.5", "0.4", "0.3", "0.2", "0.1"]) == 2
+    assert "n_items must be a positive" in capsys.readouterr().err

@@ -1,0 +1,161 @@
+"""Frontier history, Theil-Sen trend and stall, logistic forecast (synthetic recovery), fallbacks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.trends import LogisticFit, frontier_history, logistic, logistic_time_to, trends_table
+
+DAY = pd.Timedelta(days=1)
+
+
+def _frame(scores, dates, benchmark="b", metric=None) -> pd.DataFrame:
+    df = pd.DataFrame({"benchmark": benchmark, "model": [f"m{i}" for i in range(len(scores))],
+                       "score": scores, "date": pd.to_datetime(dates)})
+    if metric:
+        df["metric"] = metric
+    return df
+
+
+def test_frontier_history_by_hand():
+    df = _frame([0.5, 0.7, 0.6, 0.65, 0.8, 0.1],
+                ["2024-01-01", "2024-01-10", "2024-01-10", "2024-02-01", "2024-03-01", "2024-06-15"])
+    h = frontier_history(df, k=3)
+    assert h["frontier"].tolist() == [0.5, 0.7, 0.7, 0.8, 0.8]
+    assert h["frontier_model"].tolist() == ["m0", "m1", "m1", "m4", "m4"]
+    assert h["is_record"].tolist() == [True, True, False, True, False]
+    assert h["n_models"].tolist() == [1, 3, 4, 5, 6]
+    # top-3 means: -, .6, .65, .71667, .71667; CV = population sd / mean:
+    # .08165/.6 = .13608; .040825/.65 = .062807; .062361/.71667 = .087015
+    assert math.isnan(h["topk_mean"].iat[0]) and math.isnan(h["cv_topk"].iat[0])
+    np.testing.assert_allclose(h["topk_mean"].iloc[1:], [0.6, 0.65, 0.716667, 0.716667], atol=1e-6)
+    np.testing.assert_allclose(h["cv_topk"].iloc[1:], [0.136083, 0.062807, 0.087015, 0.087015], atol=1e-6)
+    # 90-day mean of the CV: on Mar 1 the Jan 10, Feb 1, Mar 1 values; on Jun 15 only Jun 15's.
+    assert h["cv_topk_90d"].iat[3] == pytest.approx((0.136083 + 0.062807 + 0.087015) / 3, abs=1e-6)
+    assert h["cv_topk_90d"].iat[4] == pytest.approx(0.087015, abs=1e-6)
+
+
+def test_theil_sen_slope_of_a_linear_frontier():
+    # +1 pp every 30 days, sampled every 30 days back from now: slope .01/30 per day = 1.014583 pp/month.
+    now = pd.Timestamp("2025-01-01")
+    dates = [now - 30 * i * DAY for i in range(20)][::-1]
+    df = _frame([0.5 + 0.01 * i for i in range(20)], dates)
+    t = trends_table(df, now=now).iloc[0]
+    assert t["slope_per_month"] == pytest.approx(1.0 / 30 * 365.25 / 12)
+    assert t["slope_ci_low"] == pytest.approx(t["slope_per_month"])
+    assert t["slope_ci_high"] == pytest.approx(t["slope_per_month"])
+    assert t["slope_unit"] == "pp/month" and t["slope_points"] == 13
+    assert not t["stalled"]
+    assert t["frontier"] == pytest.approx(0.69) and t["last_record_at"] == now
+
+
+def test_stalled_needs_a_flat_trend_and_an_old_record():
+    now = pd.Timestamp("2025-01-01")
+    # last record 400 days ago, weaker models since: flat trailing year -> stalled
+    dates = [now - 400 * DAY - 30 * i * DAY for i in range(6)][::-1] + [now - 100 * DAY, now - 10 * DAY]
+    df = _frame([0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.6, 0.6], dates)
+    t = trends_table(df, now=now).iloc[0]
+    assert t["slope_per_month"] == 0 and t["slope_ci_low"] <= 0 <= t["slope_ci_high"]
+    assert t["stalled"]
+    # the same history with a small new record 100 days ago: CI still contains 0, record recent -> not stalled
+    df2 = df.copy()
+    df2.loc[6, "score"] = 0.76
+    t2 = trends_table(df2, now=now).iloc[0]
+    assert t2["slope_ci_low"] <= 0 <= t2["slope_ci_high"]
+    assert t2["last_record_at"] == now - 100 * DAY
+    assert not t2["stalled"]
+
+
+# --- logistic forecast ----------------------------------------------------------------
+
+K, T0, L, FLOOR = 3.0, 1.5, 0.95, 0.25          # rate per year, midpoint (years), plateau, chance level
+PROGRESS = 0.8                                   # threshold y = .25 + .8 * .75 = .85
+ORIGIN = pd.Timestamp("2022-01-01")
+
+
+def _synthetic_history(seed: int, years: float, n: int = 300) -> pd.DataFrame:
+    """Models along a logistic frontier: 80% fall short of it (|N(0, .05)|), all with N(0, .005) noise."""
+    rng = np.random.default_rng(seed)
+    t = np.sort(rng.uniform(0, years, n))
+    shortfall = np.abs(rng.normal(0, 0.05, n)) * (rng.random(n) < 0.8)
+    score = np.clip(logistic(t, K, T0, L, FLOOR) - shortfall + rng.normal(0, 0.005, n), 0, 1)
+    return _frame(score, ORIGIN + pd.to_timedelta(t * 365.25, unit="D"), benchmark="synth")
+
+
+def test_logistic_time_to_threshold_formula():
+    # t_y = t0 - ln((L - floor)/(y - floor) - 1)/k = 1.5 - ln(.7/.6 - 1)/3 = 1.5 + ln(6)/3 = 2.09725
+    fit = LogisticFit(k=K, t0=T0, L=L, cov=np.zeros((3, 3)), L_fixed=False)
+    t_y, sd = logistic_time_to(fit, 0.85, FLOOR)
+    assert t_y == pytest.approx(1.5 + math.log(6) / 3)
+    assert sd == 0.0
+    assert logistic_time_to(fit, 0.96, FLOOR) == (None, None)      # above the plateau: never
+
+
+@pytest.mark.parametrize("seed", [0, 3, 7])
+def test_synthetic_logistic_is_recovered(seed):
+    # History up to 1.9 years (past the 1.5-year midpoint, below the .85 threshold, reached at 2.097 years).
+    now = ORIGIN + pd.Timedelta(days=1.9 * 365.25)
+    reg = pd.DataFrame({"id": ["synth"], "ceiling": [1.0], "chance": [FLOOR]})
+    t = trends_table(_synthetic_history(seed, 1.9), now=now, benchmarks=reg, progress=PROGRESS).iloc[0]
+    truth = ORIGIN + pd.Timedelta(days=(T0 + math.log(6) / K) * 365.25)
+    assert t["forecast_status"] == "ok" and t["forecast_method"] == "logistic"
+    assert t["forecast_threshold"] == pytest.approx(0.85)
+    # stated tolerances: k within 0.3/yr, t0 within 0.1 yr, L within 0.03, forecast within 45 days
+    assert abs(t["logistic_k"] - K) < 0.3
+    assert abs((t["logistic_t0"] - ORIGIN).days / 365.25 - T0) < 0.1
+    assert abs(t["logistic_L"] - L) < 0.03
+    assert abs((t["forecast_date"] - truth).days) < 45
+    assert t["forecast_ci_low"] <= truth <= t["forecast_ci_high"]
+    assert t["forecast_ci_high"] - t["forecast_ci_low"] < pd.Timedelta(days=365)
+
+
+def test_no_inflection_yet_is_insufficient_data_with_a_flagged_fit():
+    now = ORIGIN + pd.Timedelta(days=1.0 * 365.25)     # frontier still below the midpoint
+    reg = pd.DataFrame({"id": ["synth"], "ceiling": [1.0], "chance": [FLOOR]})
+    t = trends_table(_synthetic_history(0, 1.0, n=200), now=now, benchmarks=reg).iloc[0]
+    assert t["forecast_status"] == "insufficient_data"
+    assert "no inflection" in t["forecast_reason"]
+    assert t["logistic_L"] == 1.0                      # refitted with L fixed at the ceiling
+    assert t["forecast_method"] == "theil_sen" and t["forecast_date"] > now
+
+
+def test_few_records_fall_back_on_the_theil_sen_line():
+    # 4 records, +5 pp every 30 days: the line reaches .9 (progress .9, ceiling 1) 150 days after the last.
+    now = pd.Timestamp("2025-01-01")
+    df = _frame([0.5, 0.55, 0.6, 0.65], [now - 90 * DAY, now - 60 * DAY, now - 30 * DAY, now])
+    t = trends_table(df, now=now).iloc[0]
+    assert t["n_records"] == 4
+    assert t["forecast_status"] == "insufficient_data" and t["forecast_method"] == "theil_sen"
+    assert "fewer than 5" in t["forecast_reason"]
+    assert abs(t["forecast_date"] - (now + 150 * DAY)) < pd.Timedelta(minutes=1)
+    assert t["forecast_ci_low"] == t["forecast_date"] == t["forecast_ci_high"]
+
+
+def test_reached_plateau_and_unavailable():
+    now = pd.Timestamp("2025-01-01")
+    reached = _frame([0.5, 0.93, 0.95], [now - 20 * DAY, now - 10 * DAY, now])
+    t = trends_table(reached, now=now).iloc[0]
+    assert t["forecast_status"] == "reached" and t["forecast_date"] == now - 10 * DAY
+    # a frontier that levels off at .70 over 4 years: the fitted plateau is below the .9 threshold
+    ts = np.linspace(0, 4, 40)
+    flat = _frame(logistic(ts, 3.0, 1.5, 0.7, 0.0), ORIGIN + pd.to_timedelta(ts * 365.25, unit="D"))
+    t = trends_table(flat, now=ORIGIN + pd.Timedelta(days=4 * 365.25)).iloc[0]
+    assert t["forecast_status"] == "plateau" and t["logistic_L"] == pytest.approx(0.7, abs=0.005)
+    # Elo has no ceiling: a trend, no forecast
+    elo = _frame([1200.0, 1250.0, 1300.0], [now - 60 * DAY, now - 30 * DAY, now], metric="elo")
+    t = trends_table(elo, now=now).iloc[0]
+    assert t["forecast_status"] == "unavailable" and t["slope_unit"] == "elo/month"
+    assert t["slope_per_month"] == pytest.approx(50 / 30 * 365.25 / 12)
+
+
+def test_future_rows_are_left_out_and_progress_is_checked():
+    now = pd.Timestamp("2025-01-01")
+    df = _frame([0.5, 0.6, 0.99], [now - 30 * DAY, now, now + 30 * DAY])
+    t = trends_table(df, now=now).iloc[0]
+    assert t["frontier"] == 0.6 and t["n_models"] == 2
+    with pytest.raises(ValueError, match="progress"):
+        trends_table(df, now=now, progress=1.5)
