@@ -37,14 +37,14 @@ def is_missing(value: Any) -> bool:
 
 
 def parse_number(value: Any) -> float | None:
-    """'62.19%', ' 07.6 ', '88.7 [^3]', 'n/a', 1.5 -> float or None. Raises on garbage."""
+    """'62.19%', ' 07.6 ', '88.7 [^3]', '**`92.4`**', 'n/a', 1.5 -> float or None. Raises on garbage."""
     if is_missing(value):
         return None
     if isinstance(value, bool):
         raise ValueError(f"not a number: {value!r}")
     if isinstance(value, (int, float)):
         return float(value)
-    text = _FOOTNOTE.sub("", str(value)).replace("%", "").replace(",", "").strip()
+    text = _FOOTNOTE.sub("", str(value)).replace("%", "").replace(",", "").replace("`", "").strip()
     if text.lower() in MISSING_TOKENS:
         return None
     return float(text)
@@ -72,7 +72,7 @@ def parse_date(value: Any) -> datetime | None:
     """Dates as leaderboards write them -> naive UTC datetime (None if missing/unparseable).
 
     Handles epoch seconds/milliseconds, ISO dates and timestamps, 'YYYY/M', 'YYYY.MM',
-    'YYYY.MM.DD', 'YYYY-MM', 'YYYY', 'Sep 2023', 'September 2023', 'early/mid/late 2023'.
+    'YYYY.MM.DD', 'YYYY-MM', 'YYYY', 'Sep 2023', 'September 2023', 'early/mid/late/end of 2023'.
     Month-only dates resolve to the first of the month.
     """
     if is_missing(value):
@@ -95,9 +95,9 @@ def parse_date(value: Any) -> datetime | None:
     m = re.fullmatch(r"(\d{4})", text)
     if m:
         return datetime(int(m[1]), 1, 1)
-    m = re.fullmatch(r"(early|mid|late)[- ](\d{4})", text, re.I)
+    m = re.fullmatch(r"(early|mid|late|end of)[- ](\d{4})", text, re.I)
     if m:
-        return datetime(int(m[2]), {"early": 1, "mid": 6, "late": 10}[m[1].lower()], 1)
+        return datetime(int(m[2]), {"early": 1, "mid": 6, "late": 10, "end of": 12}[m[1].lower()], 1)
     m = re.fullmatch(r"([A-Za-z]{3})[a-z]*\.?,? (\d{4})", text)
     if m and m[1].lower() in _MONTHS:
         return datetime(int(m[2]), _MONTHS[m[1].lower()], 1)

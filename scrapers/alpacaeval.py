@@ -1,0 +1,147 @@
+"""AlpacaEval leaderboards (tatsu-lab/alpaca_eval): AlpacaEval 2 and AlpacaEval 1 CSVs.
+
+Two CSV shapes, sniffed from the header:
+- package CSV (`src/alpaca_eval/leaderboards/...`, the production source because it has the
+  standard errors): unnamed first column = model key, `win_rate, standard_error, n_wins,
+  n_wins_base, n_draws, n_total, discrete_win_rate, mode, avg_length,
+  [length_controlled_winrate, lc_standard_error]`;
+- docs CSV (what the website loads): `name, [length_controlled_winrate,] win_rate,
+  avg_length, link, samples, filter` (the 2024-01-09 version has no LC column), no errors.
+Win rates and standard errors are percent -> proportions. `n_total` (805 for most rows) is
+the number of instructions judged; without it, n_items = 805 (the AlpacaEval set).
+
+AlpacaEval 1 vs 2 is not in the file: it is the file name (`alpaca_eval_gpt4_leaderboard.csv`
+or a snapshot name containing `_v1_` -> v1; `weighted_alpaca_eval_gpt4_turbo_leaderboard.csv`
+or `_v2_` -> v2; no name -> v2 with a warning). Benchmarks: v2 `alpacaeval_2_lc` (LC win
+rate) and `alpacaeval_2` (win rate); v1 `alpacaeval_1` (win rate; the LC column some v1
+docs files carry has no benchmark id and is not emitted).
+
+Stored but excluded from statistics (`excluded_reason`): adversarial entries, i.e.
+`NullModel` (a constant "cheating" output that reaches 86.5% LC) and `gpt4_gamed`
+(shown as "GPT-4 (Adversarial)"), and any name marked "adversarial"; and `mode == dev`
+rows of the package CSV (verbose/concise prompt variants used to test length control,
+not on the public leaderboard).
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import Mapping
+
+import pandas as pd
+
+from scrapers._cells import number_cells, percent_cells, raw_text
+from scrapers.base import ParsedSnapshot, Scraper
+from scrapers.normalize import clean_name, is_missing
+
+ALPACAEVAL_SIZE = 805
+V1_FILE = "alpaca_eval_gpt4_leaderboard.csv"
+V2_FILE = "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv"
+ADVERSARIAL_KEYS = {"nullmodel", "gpt4_gamed"}
+ADVERSARIAL_REASON = "adversarial test entry (not a real model)"
+DEV_REASON = "development entry (mode=dev: prompt-variant experiment, not on the public leaderboard)"
+
+# (score column, stderr column, benchmark id) per version
+BENCHMARKS = {
+    "v2": (("length_controlled_winrate", "lc_standard_error", "alpacaeval_2_lc"),
+           ("win_rate", "standard_error", "alpacaeval_2")),
+    "v1": (("win_rate", "standard_error", "alpacaeval_1"),),
+}
+
+
+def is_adversarial(name: str | None) -> bool:
+    """NullModel / gpt4_gamed, or any entry whose name says it is adversarial."""
+    if not name:
+        return False
+    key = name.strip().lower()
+    return key in ADVERSARIAL_KEYS or "adversarial" in key
+
+
+class AlpacaevalScraper(Scraper):
+    name = "alpacaeval"
+    urls = (
+        "https://raw.githubusercontent.com/tatsu-lab/alpaca_eval/main/src/alpaca_eval/leaderboards/"
+        f"data_AlpacaEval_2/{V2_FILE}",
+        f"https://raw.githubusercontent.com/tatsu-lab/alpaca_eval/main/src/alpaca_eval/leaderboards/data_AlpacaEval/{V1_FILE}",
+    )
+    min_rows = 10   # the smallest copy (docs v2 of 2024-01-09) has 11 models
+
+    def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
+              filename: str | None = None) -> ParsedSnapshot:
+        parsed = ParsedSnapshot(source=self.name)
+        frames = [self._file(content, self._version(filename, parsed), filename or "response", parsed)]
+        for name, body in (aux or {}).items():
+            frames.append(self._file(body, self._version(name, parsed), name, parsed))
+        parsed.scores = pd.concat(frames, ignore_index=True)
+        return parsed
+
+    def _version(self, filename: str | None, parsed: ParsedSnapshot) -> str:
+        if filename:
+            name = PurePosixPath(filename).name.lower()
+            if name == V1_FILE or "_v1_" in name:
+                return "v1"
+            if name == V2_FILE or "_v2_" in name:
+                return "v2"
+        self.warn(parsed, f"cannot tell AlpacaEval 1 from 2 by the file name {filename!r}; assuming AlpacaEval 2")
+        return "v2"
+
+    def _file(self, content: bytes, version: str, where: str, parsed: ParsedSnapshot) -> pd.DataFrame:
+        self.reject_html(content)
+        try:
+            df = pd.read_csv(io.StringIO(self.text(content)), dtype=str, keep_default_na=False)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            raise self.error(f"{where}: malformed CSV: {exc}") from exc
+        if df.empty:
+            raise self.error(f"{where}: CSV has a header but no rows")
+        first = str(df.columns[0])
+        if first.strip().lower() in ("name", "model") or first.startswith("Unnamed") or not first.strip():
+            model = df[df.columns[0]].map(clean_name)
+        else:
+            raise self.error(f"{where}: first column {first!r} is neither the unnamed model key nor 'name'")
+        columns = {c.strip().lower(): c for c in df.columns}
+
+        if "n_total" in columns:
+            n_items = pd.to_numeric(df[columns["n_total"]], errors="coerce").astype("Int64")
+        else:
+            n_items = pd.Series(ALPACAEVAL_SIZE, index=df.index, dtype="Int64")
+        excluded = pd.Series("", index=df.index, dtype="object")
+        if "mode" in columns:
+            excluded = excluded.mask(df[columns["mode"]].str.strip().str.lower().eq("dev"), DEV_REASON)
+        excluded = excluded.mask(model.map(is_adversarial), ADVERSARIAL_REASON)
+
+        frames = []
+        for score_col, err_col, bench in BENCHMARKS[version]:
+            if score_col not in columns:
+                if bench == "alpacaeval_2_lc":
+                    self.warn(parsed, f"{where}: no {score_col} column (docs CSVs before LC); no {bench} rows")
+                    continue
+                raise self.error(f"{where}: missing column {score_col!r}; found {list(df.columns)}")
+            cells = df[columns[score_col]]
+            keep = ~cells.map(is_missing)
+            score, bad = percent_cells(cells[keep], index=cells.index[keep])
+            if bad:
+                self.warn(parsed, f"{where}: unparseable {score_col} value(s) {bad[:5]} (rows rejected)")
+            if err_col in columns:
+                stderr = number_cells(df.loc[keep, columns[err_col]], index=cells.index[keep])[0] / 100.0
+            else:
+                stderr = float("nan")
+                self.warn(parsed, f"{where}: no {err_col} column; {bench} stderr NULL")
+            frames.append(pd.DataFrame({
+                "benchmark": bench,
+                "model": model[keep],
+                "setting": "",
+                "score": score,
+                "raw_value": raw_text(cells[keep]),
+                "metric": "proportion",
+                "stderr": stderr,
+                "n_items": n_items[keep],
+                "excluded_reason": excluded[keep],
+            }))
+        if not frames:
+            raise self.error(f"{where}: no score columns")
+        n_excluded = int((excluded != "").sum())
+        if n_excluded:
+            self.warn(parsed, f"{where}: {n_excluded} adversarial/dev entr(y/ies) stored but excluded from statistics")
+        return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,154 @@
+"""openai/simple-evals: the results table of the repository README (markdown).
+
+The table changed across README versions: column order (`DROP(f1) | GPQA% | ... ` in
+2024-04, `MMLU | GPQA | MATH | ...` later), a `SimpleQA` column added, header cells with
+footnotes and `<br>`. Body rows mix group-header rows (`| **o3** | | ... |`, `GPT4s`,
+`REFERENCE`: a name and no number) with model rows whose cells carry footnote markers
+(`o3 [^9] [^10]`), markdown links, bold/code values (`**\\`92.4\\`**`), zero padding
+(`07.6`) and `n/a`/`-`; rows may have fewer or more cells than the header.
+
+Columns are recognised by name, not position. The `Prompt` column is the setting (the
+system prompt the rerun used; `n/a`/`unknown` -> '').
+
+MATH vs MATH-500: the README says, in prose, which rows were run on MATH-500:
+- 2024-09: the o1 group-header row carries `MATH-500[^6]` in the MATH column, and footnote 6
+  says "For o1 models, we evaluate on MATH-500" -> the rows of that group are `math_500`;
+- 2025-07: the MATH header cites footnote 6, "For newer models (anything on or after o1) we
+  evaluate on MATH-500". A row is "on or after o1" when it is an o-series model (its name
+  or its group starts with `o<digit>`) or its name carries a snapshot date on or after
+  o1's (`o1-2024-12-17`); e.g. `gpt-4.1-2025-04-14` is `math_500`, `gpt-4o-2024-11-20` and
+  reported third-party rows are `math`. A MATH-500 note that names no model applies to the
+  whole column. Without any MATH-500 note the column is `math`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Mapping
+
+import pandas as pd
+
+from scrapers._cells import percent_cells
+from scrapers._markdown import MarkdownTable, footnote_refs, footnotes, tables
+from scrapers.base import ParsedSnapshot, Scraper
+from scrapers.normalize import clean_name, is_missing, slug
+
+# header keyword (start of the cleaned, lower-cased header) -> canonical benchmark id
+COLUMN_IDS: tuple[tuple[str, str], ...] = (
+    ("mmlu", "mmlu"),
+    ("gpqa", "gpqa_diamond"),
+    ("math", "math"),
+    ("humaneval", "humaneval"),
+    ("mgsm", "mgsm"),
+    ("drop", "drop"),
+    ("simpleqa", "simpleqa"),
+)
+MATH_500 = "math_500"
+# o1's API snapshot date: "on or after o1" for models named with a snapshot date.
+O1_SNAPSHOT_DATE = datetime(2024, 12, 17)
+
+_O_SERIES = re.compile(r"^o\d", re.I)
+_SNAPSHOT_DATE = re.compile(r"(20\d\d)-(\d\d)-(\d\d)")
+_MATH_500 = re.compile(r"math[- ]?500", re.I)
+
+
+def _header_name(cell: str) -> str:
+    """'DROP[^5]<br>(F1, 3-shot)' -> 'drop (f1, 3-shot)'; 'GPQA%' -> 'gpqa'."""
+    text = re.sub(r"<br\s*/?>", " ", cell, flags=re.I)
+    return (clean_name(text) or "").replace("%", "").strip().lower()
+
+
+def _on_or_after_o1(model: str, group: str | None) -> bool:
+    if _O_SERIES.match(model) or (group and _O_SERIES.match(group)):
+        return True
+    m = _SNAPSHOT_DATE.search(model)
+    if m:
+        try:
+            return datetime(int(m[1]), int(m[2]), int(m[3])) >= O1_SNAPSHOT_DATE
+        except ValueError:
+            return False
+    return False
+
+
+class SimpleEvalsScraper(Scraper):
+    name = "simple_evals"
+    urls = ("https://raw.githubusercontent.com/openai/simple-evals/main/README.md",)
+    min_rows = 20   # the smallest README version (2024-04) has 60 scores
+
+    def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
+              filename: str | None = None) -> ParsedSnapshot:
+        self.reject_html(content)
+        text = self.text(content)
+        notes = footnotes(text)
+        candidates = [t for t in tables(text) if any(_header_name(h) == "model" for h in t.header)]
+        if not candidates:
+            raise self.error("no markdown results table with a 'Model' column in the README")
+        parsed = ParsedSnapshot(source=self.name)
+        frames = [self._table(t, notes, parsed) for t in candidates]
+        parsed.scores = pd.concat(frames, ignore_index=True)
+        if parsed.scores.empty:
+            raise self.error("the README results table has no model rows with scores")
+        return parsed
+
+    def _columns(self, table: MarkdownTable, parsed: ParsedSnapshot) -> dict[int, str]:
+        """Header index -> benchmark id, for the score columns."""
+        columns: dict[int, str] = {}
+        for i, cell in enumerate(table.header):
+            name = _header_name(cell)
+            if name in ("model", "prompt") or not name:
+                continue
+            bench = next((b for key, b in COLUMN_IDS if name.startswith(key)), None)
+            if bench is None:
+                bench = slug(name)
+                self.warn(parsed, f"unknown column {cell!r} read as benchmark {bench!r}")
+            columns[i] = bench
+        if not columns:
+            raise self.error(f"results table (line {table.line}) has no score columns: {table.header}")
+        return columns
+
+    def _table(self, table: MarkdownTable, notes: dict[str, str], parsed: ParsedSnapshot) -> pd.DataFrame:
+        names = [_header_name(h) for h in table.header]
+        model_col = names.index("model")
+        if "prompt" in names:
+            prompt_col: int | None = names.index("prompt")
+        else:
+            prompt_col = None
+            self.warn(parsed, f"results table (line {table.line}) has no Prompt column; setting ''")
+        columns = self._columns(table, parsed)
+        math_cols = [i for i, b in columns.items() if b == "math"]
+        # A MATH-500 note on the MATH header: scoped to "o1 and later" when it names o1.
+        header_note = {i: " ".join(notes.get(r, "") for r in footnote_refs(table.header[i])) for i in math_cols}
+        column_scope = {i: ("o1" if re.search(r"\bo1\b", n) else "all") for i, n in header_note.items() if _MATH_500.search(n)}
+
+        width = len(table.header)
+        records = []
+        group: str | None = None
+        group_math_500: set[int] = set()
+        for cells in table.rows:
+            extra = [c for c in cells[width:] if c.strip()]
+            if extra:
+                self.warn(parsed, f"row {cells[model_col] if len(cells) > model_col else cells!r} has "
+                                  f"{len(cells)} cells for {width} columns; extra cells {extra} ignored")
+            cells = (cells + [""] * width)[:width]
+            model = clean_name(cells[model_col])
+            if model is None:
+                continue
+            values, bad = percent_cells([cells[i] for i in columns])
+            if values.isna().all():   # a group header row: a name and no numbers (maybe a note)
+                group = model
+                group_math_500 = {i for i in math_cols if _MATH_500.search(cells[i])}
+                continue
+            if bad:
+                self.warn(parsed, f"{model}: unparseable score cell(s) {bad} left out")
+            prompt = clean_name(cells[prompt_col]) if prompt_col is not None else None
+            setting = "" if prompt is None or is_missing(prompt) else prompt
+            for (i, bench), value in zip(columns.items(), values):
+                if pd.isna(value):
+                    continue
+                if i in math_cols and (i in group_math_500 or column_scope.get(i) == "all"
+                                       or (column_scope.get(i) == "o1" and _on_or_after_o1(model, group))):
+                    bench = MATH_500
+                records.append({"benchmark": bench, "model": model, "setting": setting, "score": value,
+                                "raw_value": cells[i], "metric": "proportion"})
+        return pd.DataFrame.from_records(records)
