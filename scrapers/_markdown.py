@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_SEPARATOR_CELL = re.compile(r"^\s*:?-{3,}:?\s*$")
+_SEPARATOR_CELL = re.compile(r"^\s*:?-+:?\s*$")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _FOOTNOTE_DEF = re.compile(r"^\s{0,3}\[\^([^\]]+)\]:\s?(.*)$")
 _FOOTNOTE_REF = re.compile(r"\[\^([^\]]+)\]")

@@ -95,12 +95,13 @@ class AlpacaevalScraper(Scraper):
             raise self.error(f"{where}: malformed CSV: {exc}") from exc
         if df.empty:
             raise self.error(f"{where}: CSV has a header but no rows")
-        first = str(df.columns[0])
-        if first.strip().lower() in ("name", "model") or first.startswith("Unnamed") or not first.strip():
-            model = df[df.columns[0]].map(clean_name)
-        else:
-            raise self.error(f"{where}: first column {first!r} is neither the unnamed model key nor 'name'")
-        columns = {c.strip().lower(): c for c in df.columns}
+        columns = {str(c).strip().lower(): c for c in df.columns}
+        model_col = next((columns[n] for n in ("name", "model") if n in columns), None)
+        if model_col is None:   # the package CSV's model key is the unnamed index column
+            model_col = next((c for c in df.columns if str(c).startswith("Unnamed") or not str(c).strip()), None)
+        if model_col is None:
+            raise self.error(f"{where}: no model column ('name' or the unnamed key column); found {list(df.columns)}")
+        model = df[model_col].map(clean_name)
 
         if "n_total" in columns:
             n_items = pd.to_numeric(df[columns["n_total"]], errors="coerce").astype("Int64")

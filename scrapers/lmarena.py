@@ -105,6 +105,9 @@ class LmarenaScraper(Scraper):
             "mmlu": (_col(df, r"mmlu.*"), "proportion"),
         }
         present = {b: cm for b, cm in columns.items() if cm[0] is not None}
+        absent = [b for b in columns if b not in present]
+        if present and absent:   # 2024+ tables keep Elo only in the pickles
+            self.warn(parsed, f"leaderboard table has no column for {', '.join(absent)}")
         if not present:
             raise self.error(f"leaderboard table has none of the score columns "
                              f"'Arena Elo rating', 'MT-bench (score)', 'MMLU'; found {list(df.columns)}")

@@ -98,6 +98,9 @@ class SimpleEvalsScraper(Scraper):
             name = _header_name(cell)
             if name in ("model", "prompt") or not name:
                 continue
+            if _MATH_500.match(name):   # a column of its own
+                columns[i] = MATH_500
+                continue
             bench = next((b for key, b in COLUMN_IDS if name.startswith(key)), None)
             if bench is None:
                 bench = slug(name)

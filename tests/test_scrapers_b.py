@@ -135,6 +135,16 @@ def test_simple_evals_2025_07_footnoted_math_column_and_ragged_rows():
     assert one(s, benchmark="mmlu", model="gpt-4.1-2025-04-14").setting == "assistant"
 
 
+def test_simple_evals_unseen_version_new_columns():
+    md = (b"## Benchmark Results\n| Model | Prompt | HealthBench | MATH-500 | MMLU |\n|-|-|-|-|-|\n"
+          b"| **GPT-5** | | | | |\n| gpt-5 [^1] | n/a | 67.2 | 99.1 | 93.0 |\n")
+    p = parse_bytes("simple_evals", md)
+    s = p.scores.set_index("benchmark").score
+    assert s.to_dict() == pytest.approx({"healthbench": 0.672, "math_500": 0.991, "mmlu": 0.93})
+    assert set(p.scores.model) == {"gpt-5"}
+    assert any("HealthBench" in w for w in p.warnings)
+
+
 # --- lmarena ---------------------------------------------------------------------------
 def test_lmarena_2023_06_table():
     s = parse("lmarena", "leaderboard_table_20230619.csv").scores
@@ -390,6 +400,26 @@ def test_knowledge_cutoffs_2024_readme_and_floor():
     assert m.loc["Gemini 1.0 Pro"].provenance == "vendor_doc"
     with pytest.raises(ScrapeError, match=r"\[knowledge_cutoffs\].*floor of 20"):
         parse("knowledge_cutoffs", "readme_2024-11-14.md", floor=None)
+
+
+# --- column order does not matter ------------------------------------------------------
+@pytest.mark.parametrize("source,name,filename", [
+    ("lmarena", "leaderboard_table_20250511.csv", None),
+    ("lmarena", "arena_hard_auto_leaderboard_v0.1.csv", None),
+    ("bfcl", "data_overall_2025-12-16.csv", None),
+    ("epoch", "gpqa_diamond.csv", "gpqa_diamond.csv"),
+    ("alpacaeval", "alpacaeval_v2_2024-12-27.csv", "alpacaeval_v2_2024-12-27.csv"),
+    ("alpacaeval", "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv"),
+    ("evalplus", "humaneval_2024-03-10.csv", None),
+])
+def test_reordered_columns_give_the_same_rows(source, name, filename):
+    path = FIXTURES / source / name
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    reordered = df[list(df.columns)[::-1]]
+    key = ["benchmark", "model", "setting"]
+    a = parse_bytes(source, path.read_bytes(), filename=filename).scores.sort_values(key).reset_index(drop=True)
+    b = parse_bytes(source, reordered.to_csv(index=False).encode(), filename=filename).scores
+    pd.testing.assert_frame_equal(a, b.sort_values(key).reset_index(drop=True))
 
 
 # --- errors ----------------------------------------------------------------------------
