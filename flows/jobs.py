@@ -250,3 +250,31 @@ def run_cycle(db_path: str | os.PathLike | None, sources: Sequence[str] | None =
         log.exception("[notify] failed")
         report.errors.append(f"notify failed: {type(exc).__name__}: {exc}")
     return report
+
+
+def reparse(db_path: str | os.PathLike | None, sources: Sequence[str] | None = None) -> list[SourceOutcome]:
+    """Parse again the raw responses kept after parse failures (after a parser fix); no refetch."""
+    from storage.ingest import load_blob, unparsed_responses
+    outcomes = []
+    with db.connect(db_path) as con:
+        pending = unparsed_responses(con, sources)
+        for (source, run_id), group in pending.groupby(["source", "run_id"], sort=False):
+            scraper = scrapers.get(source)
+            order = {Path(u).name: i for i, u in enumerate(scraper.plan())}
+            group = group.assign(file_name=group["url"].map(lambda u: scrapers.Scraper.file_name(u)))
+            group = group.sort_values("file_name", key=lambda s: s.map(lambda n: order.get(n, len(order))))
+            responses = [Response(r.file_name, load_blob(con, r.sha256)) for r in group.itertuples()]
+            when = group["started_at"].iloc[0].to_pydatetime()
+            try:
+                parsed = scraper.parse_checked(responses[0].content, fetched_at=when,
+                                               aux={r.file_name: r.content for r in responses[1:]},
+                                               filename=responses[0].file_name)
+            except ScrapeError as exc:
+                outcomes.append(SourceOutcome(source, "failed", f"run {run_id}: still fails: {exc.reason}"))
+                continue
+            result = store_snapshot(con, parsed, responses, observed_at=when, origin="reparse",
+                                    parser_version=scraper.parser_version)
+            status = "new" if result.status == "new" else "unchanged"
+            outcomes.append(SourceOutcome(source, status, f"run {run_id}: " + result.summary().split(": ", 1)[1],
+                                          snapshot_id=result.snapshot_id))
+    return outcomes

@@ -183,3 +183,29 @@ def record_fetches(con: duckdb.DuckDBPyConnection, rows: pd.DataFrame) -> None:
     """Append fetch attempts (one row per HTTP attempt, replay read or ingested file)."""
     if len(rows):
         con.execute("INSERT INTO fetches BY NAME SELECT * FROM rows")
+
+
+def load_blob(con: duckdb.DuckDBPyConnection, sha256: str) -> bytes | None:
+    row = con.execute("SELECT compression, content FROM blobs WHERE sha256 = ?", [sha256]).fetchone()
+    if row is None:
+        return None
+    return zlib.decompress(row[1]) if row[0] == "zlib" else bytes(row[1])
+
+
+def unparsed_responses(con: duckdb.DuckDBPyConnection, sources: Sequence[str] | None = None) -> pd.DataFrame:
+    """Responses kept after a parse failure that no snapshot holds yet: source, run_id, url, sha256, started_at.
+
+    The rows of one (source, run_id) are the primary response and its aux responses of that run.
+    """
+    df = con.execute("""
+        WITH failed AS (
+            SELECT DISTINCT source, run_id FROM fetches
+            WHERE status = 'parse_error' AND sha256 IS NOT NULL)
+        SELECT f.source, f.run_id, f.url, f.sha256, f.started_at, f.status
+        FROM fetches f JOIN failed USING (source, run_id)
+        WHERE f.sha256 IS NOT NULL AND f.status IN ('ok', 'parse_error')
+          AND f.sha256 IN (SELECT sha256 FROM blobs)
+        ORDER BY f.source, f.run_id, f.id""").df()
+    if sources:
+        df = df[df["source"].isin(list(sources))]
+    return df.reset_index(drop=True)

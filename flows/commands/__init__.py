@@ -9,5 +9,7 @@ COMMANDS: tuple[str, ...] = (
     "query",
     "status",
     "run",
+    "analyze",
+    "reparse",
     "saturation",
 )

@@ -1,0 +1,163 @@
+"""Collection: live HTTP against a loopback server, replay, failures kept, re-parse after a fix."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+import scrapers
+from flows.cli import main
+from flows.jobs import collect, collect_source, reparse
+from scrapers.base import ScrapeError
+from scrapers.http import Fetcher
+from storage.query import run_query
+
+FIX = Path(__file__).parent / "fixtures"
+
+
+def swebench_fixture() -> bytes:
+    files = sorted((FIX / "swebench").glob("*.json"))
+    assert files, "swebench fixtures missing"
+    return files[-1].read_bytes()
+
+
+class Board:
+    """What the loopback server answers for /data/leaderboards.json (mutable per test)."""
+
+    def __init__(self):
+        self.body = b""
+        self.status = 200
+        self.etag = '"v1"'
+        self.requests = []
+
+
+@pytest.fixture()
+def server():
+    board = Board()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            board.requests.append(dict(self.headers))
+            if board.status != 200:
+                self.send_response(board.status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            if self.headers.get("If-None-Match") == board.etag:
+                self.send_response(304)
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("ETag", board.etag)
+            self.send_header("Content-Length", str(len(board.body)))
+            self.end_headers()
+            self.wfile.write(board.body)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    board.url = f"http://127.0.0.1:{httpd.server_address[1]}/data/leaderboards.json"
+    yield board
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(autouse=True)
+def small_fixture_floors(monkeypatch):
+    """Fixtures hold a few real rows; production row floors are tested in the scraper tests."""
+    for name in ("swebench", "aider_polyglot"):
+        monkeypatch.setattr(type(scrapers.get(name)), "min_rows", 1)
+
+
+@pytest.fixture()
+def swebench_at(server, monkeypatch):
+    cls = type(scrapers.get("swebench"))
+    monkeypatch.setattr(cls, "urls", (server.url,))
+    return server
+
+
+def fast_fetcher() -> Fetcher:
+    return Fetcher(max_attempts=2, backoff_base=0.0, politeness_delay=0.0, sleep=lambda s: None)
+
+
+def test_live_collect_new_then_not_modified_then_failing(tmp_path, swebench_at):
+    db = tmp_path / "bw.duckdb"
+    swebench_at.body = swebench_fixture()
+    first = collect_source(db, "swebench", run_id="r1", fetcher=fast_fetcher())
+    assert first.status == "new" and first.counts["scores"] > 0
+    # second run sends the ETag and gets 304: unchanged, nothing added
+    second = collect_source(db, "swebench", run_id="r2", fetcher=fast_fetcher())
+    assert second.status == "unchanged" and "304" in second.detail
+    assert swebench_at.requests[-1].get("If-None-Match") == '"v1"'
+    # the server breaks: failed with the reason, other tables untouched
+    swebench_at.status = 503
+    third = collect_source(db, "swebench", run_id="r3", fetcher=fast_fetcher())
+    assert third.status == "failed" and "503" in third.detail
+    fetches = run_query("SELECT run_id, status, http_status FROM fetches ORDER BY id", db)
+    assert list(fetches["status"]) == ["ok", "not_modified", "error", "error"]
+    assert list(fetches["run_id"]) == ["r1", "r2", "r3", "r3"]          # every attempt recorded
+    assert run_query("SELECT count(*) n FROM snapshots", db)["n"][0] == 1
+
+
+def test_parse_failure_keeps_raw_bytes_and_reparse_recovers(tmp_path, swebench_at, monkeypatch):
+    db = tmp_path / "bw.duckdb"
+    swebench_at.body = swebench_fixture()
+    cls = type(scrapers.get("swebench"))
+    good_parse = cls.parse
+
+    def broken(self, content, **kw):
+        raise ScrapeError("swebench", "layout changed: no 'leaderboards' key")
+
+    monkeypatch.setattr(cls, "parse", broken)
+    out = collect_source(db, "swebench", run_id="r1", fetcher=fast_fetcher())
+    assert out.status == "failed" and "layout changed" in out.detail and "kept" in out.detail
+    assert run_query("SELECT count(*) n FROM snapshots", db)["n"][0] == 0
+    kept = run_query("SELECT status, error, sha256 FROM fetches", db)
+    assert kept["status"][0] == "parse_error" and "layout changed" in kept["error"][0]
+    assert run_query("SELECT count(*) n FROM blobs", db)["n"][0] == 1
+
+    monkeypatch.setattr(cls, "parse", good_parse)       # the parser is fixed: no refetch needed
+    swebench_at.status = 500
+    outcomes = reparse(db)
+    assert [o.status for o in outcomes] == ["new"]
+    assert run_query("SELECT origin FROM snapshots", db)["origin"][0] == "reparse"
+    assert [o.status for o in reparse(db)] == ["unchanged"]   # idempotent
+
+
+def test_replay_collects_every_recorded_source_and_reports_the_missing(tmp_path):
+    replay = tmp_path / "replay"
+    (replay / "swebench").mkdir(parents=True)
+    (replay / "swebench" / "leaderboards.json").write_bytes(swebench_fixture())
+    (replay / "aider_polyglot").mkdir()
+    shutil.copy(next((FIX / "aider_polyglot").glob("*.yml")), replay / "aider_polyglot" / "polyglot_leaderboard.yml")
+    db = tmp_path / "bw.duckdb"
+    outcomes = {o.source: o for o in collect(db, ["swebench", "aider_polyglot", "bfcl"], replay_dir=replay, run_id="x")}
+    assert outcomes["swebench"].status == "new"
+    assert outcomes["aider_polyglot"].status == "new"
+    assert outcomes["bfcl"].status == "failed" and "no recorded response" in outcomes["bfcl"].detail
+    again = {o.source: o.status for o in collect(db, ["swebench", "aider_polyglot"], replay_dir=replay)}
+    assert again == {"swebench": "unchanged", "aider_polyglot": "unchanged"}
+    origins = run_query("SELECT DISTINCT origin FROM snapshots", db)["origin"].tolist()
+    assert origins == ["replay"]
+
+
+def test_run_collect_only_without_prefect_reports_per_source(tmp_path, capsys):
+    replay = tmp_path / "replay"
+    (replay / "swebench").mkdir(parents=True)
+    (replay / "swebench" / "leaderboards.json").write_bytes(swebench_fixture())
+    db = tmp_path / "bw.duckdb"
+    code = main(["run", "--no-prefect", "--collect-only", "--replay", str(replay), "--sources", "swebench,bfcl",
+                 "--db", str(db)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "swebench" in out and "new" in out
+    assert "bfcl" in out and "failed" in out
+    assert main(["run", "--sources", "nope", "--db", str(db)]) == 2
