@@ -13,8 +13,9 @@ are named `epoch_<member>_<YYYY-MM-DD>.csv`. Two schemas are read:
 - ECI CSV (`epoch_capabilities_index.csv`): `Model version, ECI Score, Release date, ...`
   -> benchmark `epoch_capabilities_index`, metric index. 40-48% of rows have no score yet:
   skipped, counted in a warning.
-`Model version` encodes effort / thinking budget (`_high`, `_32K`) and is kept whole as
-the model name. Other members (`*_external.csv`: third-party results with their own score
+`Model version` encodes effort / thinking budget (`_high`, `_32K`): the suffix is a
+setting of the model, not another model (registry/README.md), so it moves to `setting`
+(`effort=high; run=<id>`) and the model name is the bare version. Other members (`*_external.csv`: third-party results with their own score
 column; `additional_eci_data/`) are not this schema and are skipped with a warning.
 Quoted fields contain newlines, so the CSVs are read with a real CSV parser.
 """
@@ -38,6 +39,9 @@ from scrapers.normalize import clean_name, is_missing, parse_date
 BENCHMARK_IDS: dict[str, str] = {"swe_bench_verified": "swebench_verified"}
 ECI_BENCHMARK = "epoch_capabilities_index"
 _SNAPSHOT_NAME = re.compile(r"epoch_(.+)_\d{4}-\d{2}-\d{2}")
+
+# `_high`, `_xhigh`, `_minimal`, `_32K`, `_16k` at the end of a model version: effort / thinking budget.
+EFFORT_SUFFIX = r"_((?:x?high|medium|low|minimal|max|none)|\d+[kK])$"
 
 
 def benchmark_from_filename(filename: str) -> str:
@@ -139,10 +143,12 @@ class EpochScraper(Scraper):
         if bad:
             self.warn(parsed, f"{where}: unparseable {score_col} value(s) {bad[:5]} (rows rejected)")
 
+        names = df[model_col].map(clean_name)
+        effort = names.str.extract(EFFORT_SUFFIX, expand=False)
         out = pd.DataFrame({
             "benchmark": bench,
-            "model": df[model_col].map(clean_name),
-            "setting": "",
+            "model": names.str.replace(EFFORT_SUFFIX, "", regex=True),
+            "setting": ("effort=" + effort).fillna(""),
             "score": score,
             "raw_value": raw_text(df[score_col]),
             "metric": metric,
@@ -157,7 +163,8 @@ class EpochScraper(Scraper):
             elif field == "stderr":
                 out[field] = number_cells(df[col], index=df.index)[0]
             elif field == "setting":
-                out[field] = df[col].str.strip()
+                run = "run=" + df[col].str.strip()
+                out[field] = (out["setting"] + "; " + run).where(out["setting"] != "", run)
             else:
                 out[field] = df[col].map(parse_date)
         return out.reset_index(drop=True)

@@ -262,11 +262,11 @@ def test_bfcl_v1v2_2024_08_modes():
 def test_epoch_runs_csv_with_quoted_newlines():
     s = parse("epoch", "gpqa_diamond.csv").scores
     assert len(s) == 4 and set(s.benchmark) == {"gpqa_diamond"}
-    r = one(s, model="gpt-5.4-mini-2026-03-17_high")
+    r = one(s, model="gpt-5.4-mini-2026-03-17")    # `_high` is an effort setting, not part of the model
     assert r.score == pytest.approx(0.8358585858585859) and r.stderr == pytest.approx(0.022274469189069883)
     assert r.model_release_date == pd.Timestamp("2026-03-17")
     assert r.evaluated_at == pd.Timestamp("2026-04-15 14:03:19")
-    assert r.setting == "AQF46S9hBhosKPEMy3fyB9"
+    assert r.setting == "effort=high; run=AQF46S9hBhosKPEMy3fyB9"
     assert one(s, model="glm-4.7").score == pytest.approx(0.8333333333333334)   # the row after a multi-line note
     assert pd.isna(one(s, model="grok-4-0709").evaluated_at)
 
@@ -277,8 +277,8 @@ def test_epoch_snapshot_file_name_and_several_runs_of_one_model():
     s = p.scores
     assert set(s.benchmark) == {"swebench_verified"} and len(s) == 3 and len(p.rejects) == 0
     runs = s[s.model == "claude-opus-4-6"].set_index("setting").score
-    assert runs.to_dict() == pytest.approx({"2hH2GAPUFaJR7pfVKhhicg": 0.7871900826446281,
-                                            "aQiAg6mt8HPHXjKcJvax2d": 0.756198347107438})
+    assert runs.to_dict() == pytest.approx({"run=2hH2GAPUFaJR7pfVKhhicg": 0.7871900826446281,
+                                            "run=aQiAg6mt8HPHXjKcJvax2d": 0.756198347107438})
 
 
 def test_epoch_eci_blank_scores_are_skipped_with_a_count():
@@ -499,7 +499,7 @@ SNAPSHOT_SCORES = {
     "epoch/epoch_otis_mock_aime_2024_2025_2026-04-19.csv": ("epoch", 130, 0, {}),
     "epoch/epoch_swe_bench_verified_2026-03-09.csv": ("epoch", 24, 0, {}),
     "epoch/epoch_swe_bench_verified_2026-04-19.csv": ("epoch", 25, 0,
-                                                      {("swebench_verified", "gpt-5.3-codex_high", "6w5buMbgeEqtRoE55cLZVv"): 0.7479338842975206}),
+                                                      {("swebench_verified", "gpt-5.3-codex", "effort=high; run=6w5buMbgeEqtRoE55cLZVv"): 0.7479338842975206}),
     "alpacaeval/alpacaeval_v1_2024-05-17.csv": ("alpacaeval", 102, 0, {("alpacaeval_1", "XwinLM 70b V0.3", ""): 0.97636815920398}),
     "alpacaeval/alpacaeval_v2_2024-01-09.csv": ("alpacaeval", 11, 0, {("alpacaeval_2", "Yi 34B Chat", ""): 0.293171781590625}),
     "alpacaeval/alpacaeval_v2_2024-12-27.csv": ("alpacaeval", 420, 2, {}),
@@ -508,7 +508,7 @@ SNAPSHOT_SCORES = {
     "alpacaeval/alpacaeval_v2_src_with_stderr_2024-12-28.csv": ("alpacaeval", 446, 0, {}),
 }
 # epoch: a second run-file spot value per benchmark id
-EPOCH_SPOTS = {"epoch/epoch_otis_mock_aime_2024_2025_2026-04-19.csv": ("otis_mock_aime_2024_2025", "o3-2025-04-16_high", 0.8388888888888889)}
+EPOCH_SPOTS = {"epoch/epoch_otis_mock_aime_2024_2025_2026-04-19.csv": ("otis_mock_aime_2024_2025", "o3-2025-04-16", 0.8388888888888889)}
 
 
 def _snapshot(rel: str) -> Path:
