@@ -36,6 +36,7 @@ FORECAST_MAX_CI_MONTHS = 24      # a wider forecast CI is insufficient data
 FORECAST_CI_Z = 1.96             # delta-method CI of the forecast date
 LOGISTIC_MAX_RATE = 50.0         # upper bound on the logistic rate k (per year)
 LOGISTIC_T0_SPAN_YEARS = 30.0    # t0 bounded to [first record - span, last record + span]
+LOGISTIC_L_BOUND_TOL = 1e-6      # L within this share of (ceiling - floor) of max F: pinned at its bound
 
 
 # --- Bin hysteresis (DESIGN §6, METHODS D) ------------------------------------------------

@@ -186,9 +186,10 @@ def saturation_index(scores: Iterable[float], n_items: float | None, k: int = SA
     """
     _check_params(k, alpha, z)
     n = _check_n(n_items)
-    s = np.asarray(pd.to_numeric(pd.Series(list(scores), dtype="object"), errors="coerce"), dtype="float64")
+    given = list(scores)
+    s = np.asarray(pd.to_numeric(pd.Series(given, dtype="object"), errors="coerce"), dtype="float64")
     if not np.isfinite(s).all():
-        raise ValueError(f"scores must be finite numbers, got {list(scores)!r}")
+        raise ValueError(f"scores must be finite numbers, got {given!r}")
     if metric == PROPORTION and ((s < 0) | (s > 1)).any():
         raise ValueError(f"proportion scores must be in [0, 1] (convert percents first), got {s.tolist()!r}")
     if stderrs is None:
@@ -242,7 +243,7 @@ def saturation_index(scores: Iterable[float], n_items: float | None, k: int = SA
 
 # --- a snapshot: every benchmark ----------------------------------------------------------
 
-TABLE_COLUMNS = ["benchmark", "as_of", "scope", "k", "alpha", "z", "metric", "n_items", "n_models",
+TABLE_COLUMNS = ["benchmark", "as_of", "scope", "k", "alpha", "z", "metric", "n_items", "n_assumed", "n_models",
                  "top_scores", "s1", "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar",
                  "saturated", "stagnation", "headroom", "uncertainty", "reason"]
 
@@ -285,7 +286,7 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
                                n_assumed=n_assumed)
         d = res.to_dict()
         d.pop("n_eff")
-        rows.append({"benchmark": bench, **d})
+        rows.append({"benchmark": bench, **d, "n_assumed": n_assumed})
     out = pd.DataFrame(rows, columns=[c for c in TABLE_COLUMNS if c not in ("as_of", "scope")])
     out.insert(1, "as_of", pd.Timestamp(as_of) if as_of is not None else pd.NaT)
     out.insert(2, "scope", scope)
@@ -430,7 +431,7 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     sek = np.where(pubk, tse[:, k - 1], binomial_se(sk, n_eff))
     ok = np.isfinite(se1) & np.isfinite(sek)
     if (~ok).any():
-        log.warning("[saturation] trajectory: no n and no published SE for %s; left out",
+        log.info("[saturation] trajectory: no n and no published SE for %s; left out",
                     sorted(run.loc[~ok, "benchmark"].unique()))
     out = index_arrays(s1, sk, se1, sek, z)
     assumed = run["benchmark"].map(lambda b: bool((n_assumed or {}).get(b, False))).to_numpy()

@@ -15,8 +15,11 @@ DESIGN §4 / METHODS C1-C3, in calendar time reconstructed from model dates:
   t in years), threshold y = floor + progress * (ceiling - floor), forecast
   t_y = t0 - ln((L - floor) / (y - floor) - 1) / k with a delta-method CI from the fit's
   covariance. `insufficient_data` below 5 records, when no inflection is visible (max F <
-  fitted midpoint: refit with L = ceiling, reported but flagged), or when the CI is wider
-  than 24 months; the forecast then falls back to extrapolating the Theil-Sen line.
+  fitted midpoint: refit with L = ceiling, reported but flagged), when the fit pins L at the
+  last record while the trailing-year slope is still significantly positive (no plateau
+  visible either), or when the CI is wider than 24 months; the forecast then falls back to
+  extrapolating the Theil-Sen line. A fitted plateau L whose 95% CI lies below the threshold
+  is `plateau` (no forecast date); one whose CI reaches the threshold is insufficient data.
 
 Pure: `now` is an argument, nothing is read or written.
 """
@@ -41,6 +44,7 @@ from analysis.constants import (
     FORECAST_MAX_CI_MONTHS,
     FORECAST_MIN_RECORDS,
     FORECAST_PROGRESS,
+    LOGISTIC_L_BOUND_TOL,
     LOGISTIC_MAX_RATE,
     LOGISTIC_T0_SPAN_YEARS,
     SATURATION_K,
@@ -266,12 +270,12 @@ def _benchmark_trend(bench: str, g: pd.DataFrame, *, now: pd.Timestamp, metric: 
                    slope_ci_high=fit.high * DAYS_PER_MONTH * scale, slope_points=fit.n_points,
                    stalled=bool(fit.low <= 0 <= fit.high
                                 and (now - rec["as_of"].iat[-1]).days > STALLED_MIN_DAYS))
-    row.update(_forecast(rec, fit, ceiling=ceiling, floor=floor, progress=progress))
+    row.update(_forecast(rec, fit, now=now, ceiling=ceiling, floor=floor, progress=progress))
     return row
 
 
-def _forecast(rec: pd.DataFrame, fit: TrendFit | None, *, ceiling: float | None, floor: float | None,
-              progress: float) -> dict:
+def _forecast(rec: pd.DataFrame, fit: TrendFit | None, *, now: pd.Timestamp, ceiling: float | None,
+              floor: float | None, progress: float) -> dict:
     """Forecast columns: logistic when the data identify it, else the Theil-Sen line."""
     if ceiling is None or floor is None or not ceiling > floor:
         return {"forecast_status": "unavailable", "forecast_reason": "no ceiling/chance level for this metric"}
@@ -307,10 +311,21 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit | None, *, ceiling: float | None,
     except RuntimeError as exc:
         return fallback(str(exc))
     out.update(logistic_k=lf.k, logistic_t0=to_date(lf.t0), logistic_L=lf.L)
+    pinned = lf.L - y.max() <= LOGISTIC_L_BOUND_TOL * (ceiling - floor)
+    if pinned and fit is not None and fit.low > 0:
+        # L pinned at the last record while the frontier still rises: the data show no plateau.
+        return fallback(f"fitted plateau L={lf.L:.4g} is pinned at the last record while the frontier still rises "
+                        "over the trailing year: plateau not identified")
     t_y, sd = logistic_time_to(lf, target, floor)
     if t_y is None:
+        sd_L = math.sqrt(lf.cov[-1, -1]) if not lf.L_fixed and np.isfinite(lf.cov[-1, -1]) else math.nan
+        upper = lf.L + FORECAST_CI_Z * sd_L
+        if not upper < target:     # NaN (no SE) fails too
+            return fallback(f"fitted plateau L={lf.L:.4g} (upper CI {upper:.4g}) not clearly below the "
+                            f"threshold {target:.4g}")
         return {**out, "forecast_status": "plateau", "forecast_method": "logistic",
-                "forecast_reason": f"fitted plateau L={lf.L:.4g} is below the threshold {target:.4g}"}
+                "forecast_reason": f"fitted plateau L={lf.L:.4g} (95% CI up to {upper:.4g}) is below the "
+                                   f"threshold {target:.4g}"}
     out["logistic_forecast_date"] = to_date(t_y)
     if flagged:
         return fallback(flagged)

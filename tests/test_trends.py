@@ -159,3 +159,18 @@ def test_future_rows_are_left_out_and_progress_is_checked():
     assert t["frontier"] == 0.6 and t["n_models"] == 2
     with pytest.raises(ValueError, match="progress"):
         trends_table(df, now=now, progress=1.5)
+
+
+def test_a_plateau_pinned_at_the_last_record_of_a_rising_frontier_is_not_claimed():
+    # Concave but still rising fast (log curve, 12 monthly records up to .70): the fit pins L at the
+    # last record; the trailing slope CI is > 0, so no plateau is claimed and the line takes over.
+    now = pd.Timestamp("2025-01-01")
+    n = 12
+    scores = [0.3 + 0.4 * math.log1p(i) / math.log(n) for i in range(n)]
+    df = _frame(scores, [now - 30 * (n - 1 - i) * DAY for i in range(n)])
+    t = trends_table(df, now=now).iloc[0]
+    assert t["slope_ci_low"] > 0
+    assert t["logistic_L"] == pytest.approx(0.7)
+    assert t["forecast_status"] == "insufficient_data" and t["forecast_method"] == "theil_sen"
+    assert "pinned at the last record" in t["forecast_reason"]
+    assert t["forecast_date"] > now

@@ -1,0 +1,151 @@
+"""Reads for the saturation analysis and writes of its results (tables of migration 002).
+
+Writes are bulk, from DataFrames, and idempotent: snapshot-level rows are keyed by
+(benchmark, as_of, scope, k, alpha) and replaced on the same key; the reconstructed
+trajectory, the frontier history and the trends are derived from all stored data, so each
+run replaces its slice as a whole. One transaction per analyze run.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+import duckdb
+import pandas as pd
+
+from storage.db import transaction
+
+log = logging.getLogger("benchwatch.storage")
+
+SATURATION_COLUMNS = ["benchmark", "as_of", "scope", "k", "alpha", "z", "metric", "n_items", "n_assumed", "n_models",
+                      "top_scores", "s1", "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar",
+                      "saturated", "stagnation", "headroom", "uncertainty", "reason"]
+TRAJECTORY_COLUMNS = ["benchmark", "as_of", "scope", "k", "alpha", "z", "n_items", "n_models", "top_scores", "s1",
+                      "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar", "uncertainty"]
+FRONTIER_COLUMNS = ["benchmark", "as_of", "k", "n_models", "frontier", "frontier_model", "topk_mean", "cv_topk",
+                    "cv_topk_90d", "is_record"]
+TRENDS_COLUMNS = ["benchmark", "k", "as_of", "metric", "n_models", "frontier", "frontier_model", "last_record_at",
+                  "n_records", "topk_mean", "cv_topk", "cv_topk_90d", "slope_per_month", "slope_ci_low",
+                  "slope_ci_high", "slope_unit", "slope_points", "stalled", "forecast_threshold", "forecast_status",
+                  "forecast_method", "forecast_date", "forecast_ci_low", "forecast_ci_high", "logistic_k",
+                  "logistic_t0", "logistic_L", "logistic_forecast_date", "forecast_reason"]
+
+
+# --- reads -------------------------------------------------------------------------------
+
+def _naive_utc(df: pd.DataFrame, *columns: str) -> pd.DataFrame:
+    """TIMESTAMPTZ/DATE columns as naive UTC datetime64 (the analysis' convention)."""
+    for col in columns:
+        s = pd.to_datetime(df[col], utc=True)
+        df[col] = s.dt.tz_localize(None)
+    return df
+
+
+def read_latest_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The usable rows of each source's newest snapshot per benchmark (view latest_scores)."""
+    df = con.execute("""SELECT source, benchmark, model, setting, score, metric, stderr, ci_low, ci_high, n_items,
+                               observed_at
+                        FROM latest_scores""").df()
+    return _naive_utc(df, "observed_at")
+
+
+def read_benchmarks(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Registry facts the saturation needs: test-set size, chance level, ceiling, metric, dynamic."""
+    return con.execute("SELECT id, n_items, ceiling, chance, metric_kind, dynamic FROM benchmarks").df()
+
+
+def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every (source, benchmark, model, setting) ever scored, with its newest value.
+
+    `first_observed_at` is when the model was first seen on the benchmark (any source): the
+    latest date the model can have been known at, used when no release date is known.
+    """
+    df = con.execute("""
+        WITH rows AS (
+            SELECT sc.source, sc.benchmark, sc.model, sc.setting, sc.score, sc.metric, sc.stderr, sc.ci_low,
+                   sc.ci_high, sc.n_items, sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
+            FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
+            WHERE sc.excluded_reason = ''
+        )
+        SELECT source, benchmark, model, setting, score, metric, stderr, ci_low, ci_high, n_items,
+               min(evaluated_at) OVER (PARTITION BY benchmark, model) AS evaluated_at,
+               min(observed_at) OVER (PARTITION BY benchmark, model) AS first_observed_at,
+               observed_at
+        FROM rows
+        QUALIFY row_number() OVER (PARTITION BY source, benchmark, model, setting
+                                   ORDER BY observed_at DESC, snapshot_id DESC) = 1
+        ORDER BY benchmark, model, source, setting""").df()
+    return _naive_utc(df, "evaluated_at", "first_observed_at", "observed_at")
+
+
+def read_model_date_claims(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every claim about a model's dates (registry and sources), for analysis.cutoffs to resolve."""
+    return con.execute("""SELECT model, release_date, knowledge_cutoff, provenance, source
+                          FROM model_dates""").df()
+
+
+def read_saturation(con: duckdb.DuckDBPyConnection, *, scope: str = "all", k: int | None = None,
+                    alpha: float | None = None) -> pd.DataFrame:
+    """The snapshot-level S_index series (for the bin state machine), oldest first."""
+    df = con.execute("""SELECT * FROM saturation
+                        WHERE scope = ? AND (? IS NULL OR k = ?) AND (? IS NULL OR alpha = ?)
+                        ORDER BY benchmark, as_of""", [scope, k, k, alpha, alpha]).df()
+    return _naive_utc(df, "as_of", "run_at")
+
+
+def read_saturation_latest(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    return _naive_utc(con.execute("SELECT * FROM saturation_latest ORDER BY benchmark").df(), "as_of", "run_at")
+
+
+def read_saturation_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    return _naive_utc(con.execute("SELECT * FROM saturation_history ORDER BY benchmark, as_of").df(), "as_of")
+
+
+def read_trends(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    return con.execute("SELECT * FROM trends ORDER BY benchmark, k").df()
+
+
+# --- writes ------------------------------------------------------------------------------
+
+def _frame(df: pd.DataFrame, columns: list[str], run_at: datetime, where: str) -> pd.DataFrame:
+    missing = set(columns) - set(df.columns)
+    if missing:
+        raise ValueError(f"[storage] {where}: frame lacks column(s) {sorted(missing)}")
+    out = df[columns].copy()
+    out["run_at"] = run_at
+    return out
+
+
+def store_saturation_run(con: duckdb.DuckDBPyConnection, *, saturation: pd.DataFrame, trajectory: pd.DataFrame,
+                         frontier: pd.DataFrame, trends: pd.DataFrame, scope: str, k: int, alpha: float,
+                         run_at: datetime) -> int:
+    """Write one analyze run's saturation results in one transaction; returns the new snapshot-level rows.
+
+    `saturation` rows replace rows of the same key; `trajectory` replaces the whole
+    (scope, k, alpha) slice, `frontier` and `trends` the whole k slice.
+    """
+    sat = _frame(saturation, SATURATION_COLUMNS, run_at, "saturation")
+    if sat["as_of"].isna().any():
+        raise ValueError("[storage] saturation: rows without as_of cannot be keyed")
+    traj = _frame(trajectory, TRAJECTORY_COLUMNS, run_at, "saturation_trajectory")
+    front = _frame(frontier, FRONTIER_COLUMNS, run_at, "frontier")
+    tr = _frame(trends, TRENDS_COLUMNS, run_at, "trends")
+    with transaction(con):
+        new = con.execute("""SELECT count(*) FROM sat s WHERE NOT EXISTS (
+                                 SELECT 1 FROM saturation t WHERE t.benchmark = s.benchmark AND t.as_of = s.as_of
+                                 AND t.scope = s.scope AND t.k = s.k AND t.alpha = s.alpha)""").fetchone()[0]
+        if len(sat):
+            con.execute("INSERT OR REPLACE INTO saturation BY NAME SELECT * FROM sat")
+        con.execute("DELETE FROM saturation_trajectory WHERE scope = ? AND k = ? AND alpha = ?", [scope, k, alpha])
+        if len(traj):
+            con.execute("INSERT INTO saturation_trajectory BY NAME SELECT * FROM traj")
+        con.execute("DELETE FROM frontier WHERE k = ?", [k])
+        if len(front):
+            con.execute("INSERT INTO frontier BY NAME SELECT * FROM front")
+        con.execute("DELETE FROM trends WHERE k = ?", [k])
+        if len(tr):
+            con.execute("INSERT INTO trends BY NAME SELECT * FROM tr")
+    log.info("[saturation] stored %d snapshot-level row(s) (%d new), %d trajectory point(s), %d frontier point(s), "
+             "%d trend row(s)", len(sat), new, len(traj), len(front), len(tr))
+    return int(new)

@@ -1,0 +1,106 @@
+"""`run_saturation` on a temporary DuckDB file filled through the ingest path: stored rows, views, idempotency."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from analysis.saturation import saturation_index
+from flows.jobs import ingest_file
+from flows.saturation_job import run_saturation
+from storage import db
+from storage.saturation import read_saturation
+
+HEADER = "model,benchmark,score,n_items,stderr,metric,model_release_date\n"
+# math_500 is in the registry (n = 500); toy_bench states its n in the scores; no_n has none; toy_elo publishes SEs.
+FIRST = HEADER + "\n".join([
+    "model-a,math_500,99.2,,,accuracy,2024-01-10",
+    "model-b,math_500,99.0,,,accuracy,2024-02-10",
+    "model-c,math_500,98.3,,,accuracy,2024-03-10",
+    "model-d,math_500,98.2,,,accuracy,2024-04-10",
+    "model-e,math_500,98.2,,,accuracy,2024-05-10",
+    "model-a,toy_bench,60,1000,,accuracy,2024-01-10",
+    "model-b,toy_bench,55,1000,,accuracy,2024-02-10",
+    "model-c,toy_bench,50,1000,,accuracy,2024-03-10",
+    "model-d,toy_bench,45,1000,,accuracy,2024-04-10",
+    "model-e,toy_bench,40,1000,,accuracy,2024-05-10",
+    "model-a,no_n,60,,,accuracy,2024-01-10",
+    "model-b,no_n,55,,,accuracy,2024-02-10",
+    "model-c,no_n,50,,,accuracy,2024-03-10",
+    "model-d,no_n,45,,,accuracy,2024-04-10",
+    "model-e,no_n,40,,,accuracy,2024-05-10",
+    "model-a,toy_elo,1300,,5,elo,2024-01-10",
+    "model-b,toy_elo,1290,,5,elo,2024-02-10",
+    "model-c,toy_elo,1285,,5,elo,2024-03-10",
+    "model-d,toy_elo,1280,,5,elo,2024-04-10",
+    "model-e,toy_elo,1270,,5,elo,2024-05-10",
+]) + "\n"
+# A month later: a new model, released in between, tops math_500.
+SECOND = FIRST + "model-f,math_500,99.6,,,accuracy,2024-12-01\n"
+
+
+@pytest.fixture()
+def dbpath(tmp_path):
+    (tmp_path / "first.csv").write_text(FIRST)
+    (tmp_path / "second.csv").write_text(SECOND)
+    path = tmp_path / "bw.duckdb"
+    ingest_file(path, "csv", tmp_path / "first.csv", observed_at="2025-01-01")
+    return path
+
+
+def _count(con, table: str) -> int:
+    return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def test_run_saturation_stores_snapshot_history_and_trends(dbpath, tmp_path):
+    with db.connect(dbpath) as con:
+        summary = run_saturation(con, now="2025-01-02T00:00:00Z").set_index("benchmark")
+        assert summary.loc["math_500", "s_index"] == pytest.approx(0.916397111, abs=1e-9)
+        assert summary.loc["math_500", "n_items"] == 500          # from the registry
+        assert summary.loc["math_500", "as_of"] == "2025-01-01"
+        # toy_bench: n = 1000 from the scores. SE(.6)^2 = .24/31.623, SE(.4)^2 = .24/31.623,
+        # SE_delta = sqrt(.015179) = .12320, R = .2/.1232 = 1.6233, S = exp(-2.6352) = .07171 (low)
+        assert summary.loc["toy_bench", "s_index"] == pytest.approx(0.07171, abs=1e-5)
+        assert summary.loc["toy_bench", "bin"] == "low"
+        assert pd.isna(summary.loc["no_n", "s_index"]) and "n unknown" in summary.loc["no_n", "reason"]
+        assert summary.loc["toy_elo", "s_index"] == pytest.approx(math.exp(-18))
+        assert summary.loc["toy_elo", "uncertainty"] == "published_stderr"
+
+        latest = con.execute("SELECT benchmark, s_index, bin, r_norm, se_delta, n_items, k, alpha, as_of, scope "
+                             "FROM saturation_latest ORDER BY benchmark").df()
+        assert latest["benchmark"].tolist() == ["math_500", "no_n", "toy_bench", "toy_elo"]
+        assert (latest["scope"] == "all").all() and (latest["k"] == 5).all() and (latest["alpha"] == 0.5).all()
+        hist = con.execute("SELECT benchmark, as_of, s_index, bin, scope FROM saturation_history "
+                           "WHERE benchmark = 'math_500' ORDER BY as_of").df()
+        assert hist["as_of"].dt.strftime("%Y-%m-%d").tolist() == ["2024-05-10"]   # 5 models known from May 10
+        assert hist["s_index"].iat[0] == pytest.approx(0.916397111, abs=1e-9)
+        trend = con.execute("SELECT * FROM trends WHERE benchmark = 'toy_bench'").df().iloc[0]
+        assert trend["frontier"] == pytest.approx(0.6) and trend["frontier_model"] == "model-a"
+        assert trend["n_records"] == 1 and trend["forecast_status"] == "insufficient_data"
+        assert _count(con, "frontier") == 20          # 4 benchmarks x 5 model dates
+
+        # the same data again: nothing new anywhere
+        before = {t: _count(con, t) for t in ("saturation", "saturation_trajectory", "frontier", "trends")}
+        run_saturation(con, now="2025-01-03T00:00:00Z")
+        assert {t: _count(con, t) for t in before} == before
+
+    ingest_file(dbpath, "csv", tmp_path / "second.csv", observed_at="2025-02-01")
+    with db.connect(dbpath) as con:
+        summary = run_saturation(con, now="2025-02-02T00:00:00Z").set_index("benchmark")
+        want = saturation_index([0.996, 0.992, 0.99, 0.983, 0.982, 0.982], 500)
+        assert summary.loc["math_500", "s_index"] == pytest.approx(want.s_index)
+        series = read_saturation(con, k=5, alpha=0.5)
+        math500 = series[series["benchmark"] == "math_500"]
+        assert math500["as_of"].dt.strftime("%Y-%m-%d").tolist() == ["2025-01-01", "2025-02-01"]
+        # the reconstructed history gains the December point of model-f, in calendar order
+        hist = con.execute("SELECT as_of, s_index, n_models FROM saturation_history "
+                           "WHERE benchmark = 'math_500' ORDER BY as_of").df()
+        assert hist["as_of"].dt.strftime("%Y-%m-%d").tolist() == ["2024-05-10", "2024-12-01"]
+        assert hist["n_models"].tolist() == [5, 6]
+        assert hist["s_index"].iat[1] == pytest.approx(want.s_index)
+        # the second snapshot re-states every benchmark of the source: one new point each, same values
+        assert series.groupby("benchmark").size().to_dict() == {"math_500": 2, "no_n": 2, "toy_bench": 2, "toy_elo": 2}
+        toy = series[series["benchmark"] == "toy_bench"]["s_index"]
+        assert toy.iat[0] == toy.iat[1]
