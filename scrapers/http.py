@@ -1,0 +1,475 @@
+"""Fetching a source's URLs over HTTP (`Fetcher`) or from a recorded directory (`ReplayFetcher`).
+
+Scraper modules never fetch; this module does, politely and defensively:
+one `requests.Session`, a descriptive User-Agent, connect/read timeouts, retries with
+exponential backoff and jitter on connection errors, timeouts, truncated bodies, 408/429
+and 5xx (honouring `Retry-After`, within a total-wait budget), a per-host politeness delay,
+conditional GET (ETag / Last-Modified, 304 -> ``not_modified``) and a response size cap.
+
+Network problems never raise: `fetch` returns a `FetchResult` whose `status` is ``"error"``
+and whose `error` is one line naming the URL. Every attempt, including refused URLs and
+replays, is in `FetchResult.attempts`, so storage can record each one in `fetches`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Callable, Literal, Mapping
+from urllib.parse import urlsplit
+
+import requests
+import urllib3
+
+from scrapers.base import Scraper, ScrapeError
+
+log = logging.getLogger("benchwatch.scrapers.http")
+
+Status = Literal["ok", "not_modified", "error"]
+
+PROJECT_URL = "https://github.com/benchwatch/benchwatch"
+DEFAULT_CONNECT_TIMEOUT = 10.0      # seconds to establish the TCP/TLS connection
+DEFAULT_READ_TIMEOUT = 60.0         # seconds of silence tolerated while reading
+DEFAULT_MAX_ATTEMPTS = 4            # first try + 3 retries
+DEFAULT_BACKOFF_BASE = 2.0          # seconds before the first retry (doubled each retry, jittered)
+DEFAULT_BACKOFF_MAX = 60.0          # no single computed backoff is longer than this
+DEFAULT_MAX_TOTAL_WAIT = 180.0      # retry sleeps of one fetch never add up to more than this
+DEFAULT_POLITENESS_DELAY = 1.0      # minimum gap between two requests to the same host
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+CHUNK_SIZE = 64 * 1024
+RETRYABLE_STATUS = frozenset({408, 429}) | frozenset(range(500, 600))
+# Query parameters whose values never reach a log line or an error message: group 1 is "?name=".
+_SECRET_QUERY = re.compile(r"([?&](?:[\w.-]*(?:token|key|secret|password|passwd|signature)|sig|auth)=)[^&#\s\"']*",
+                           re.IGNORECASE)
+
+
+def _package_version() -> str:
+    try:
+        return version("benchwatch")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "0+unknown"
+
+
+USER_AGENT = f"benchwatch/{_package_version()} (+{PROJECT_URL}; leaderboard monitor)"
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One request (or one refusal / one replay read), as the `fetches` table records it.
+
+    `url` is redacted (`redact_url`) because it is stored and shown; `FetchResult.url` is the real one.
+    """
+
+    url: str
+    started_at: datetime
+    finished_at: datetime
+    http_status: int | None
+    bytes: int                      # body bytes received (decoded), 0 if none
+    error: str | None
+    status: Status
+
+
+@dataclass
+class FetchResult:
+    """The outcome of fetching one URL, after retries."""
+
+    url: str
+    file_name: str                  # `Scraper.file_name(url)`: the key of `aux` and of replay files
+    status: Status
+    http_status: int | None
+    content: bytes | None           # None unless status == "ok"
+    etag: str | None
+    last_modified: str | None
+    sha256: str | None              # hex digest of content
+    error: str | None
+    started_at: datetime
+    finished_at: datetime
+    attempts: list[Attempt] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def redact_url(text: str) -> str:
+    """A URL (or any text containing URLs) with credential-like query values (token=, key=...) hidden."""
+    return _SECRET_QUERY.sub(r"\1REDACTED", text)
+
+
+class _RedactingFilter(logging.Filter):
+    """urllib3 logs every request line with its query string at DEBUG; hide credentials there too."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = redact_url(message)
+        if redacted != message:
+            record.msg, record.args = redacted, ()
+        return True
+
+
+logging.getLogger("urllib3.connectionpool").addFilter(_RedactingFilter())
+
+
+def parse_retry_after(value: str | None, now: datetime) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date); None if absent/unreadable."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:  # HTTP-dates are GMT by definition
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - now).total_seconds())
+
+
+def url_refusal(url: str) -> str | None:
+    """Why a URL must not be fetched (not http/https, no host), or None if it is fine."""
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:
+        return f"malformed URL {url!r}: {exc}"
+    if parts.scheme.lower() not in ("http", "https"):
+        return f"refusing to fetch {redact_url(url)}: only http and https URLs are allowed"
+    if not parts.hostname:
+        return f"refusing to fetch {redact_url(url)}: no host"
+    return None
+
+
+def human_size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.0f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _AttemptFailed(Exception):
+    """Internal: one attempt went wrong; `retryable` says whether trying again can help."""
+
+    def __init__(self, reason: str, *, retryable: bool, http_status: int | None = None,
+                 nbytes: int = 0, retry_after: float | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.retryable = retryable
+        self.http_status = http_status
+        self.nbytes = nbytes
+        self.retry_after = retry_after
+
+
+def _finish(url: str, status: Status, attempts: list[Attempt], *, http_status: int | None = None,
+            content: bytes | None = None, etag: str | None = None, last_modified: str | None = None,
+            error: str | None = None) -> FetchResult:
+    return FetchResult(
+        url=url, file_name=Scraper.file_name(url), status=status, http_status=http_status,
+        content=content, etag=etag, last_modified=last_modified,
+        sha256=hashlib.sha256(content).hexdigest() if content is not None else None,
+        error=error, started_at=attempts[0].started_at,
+        finished_at=attempts[-1].finished_at, attempts=attempts)
+
+
+def _refused(url: str, source: str, reason: str) -> FetchResult:
+    now = utcnow()
+    log.error("[%s] %s", source, reason)
+    return _finish(url, "error", [Attempt(redact_url(url), now, now, None, 0, reason, "error")], error=reason)
+
+
+class Fetcher:
+    """Live HTTP fetching with one session, retries, politeness, conditional GET and a size cap.
+
+    `sleep` and `clock` (monotonic seconds) are injectable so tests neither sleep nor race;
+    `jitter` returns a float in [0, 1) and scales each backoff by (0.5 + jitter).
+    Safe to share between threads: the per-host schedule is kept under a lock.
+    """
+
+    def __init__(self, *, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+                 read_timeout: float = DEFAULT_READ_TIMEOUT, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+                 backoff_base: float = DEFAULT_BACKOFF_BASE, backoff_max: float = DEFAULT_BACKOFF_MAX,
+                 max_total_wait: float = DEFAULT_MAX_TOTAL_WAIT,
+                 politeness_delay: float = DEFAULT_POLITENESS_DELAY, max_bytes: int = DEFAULT_MAX_BYTES,
+                 user_agent: str = USER_AGENT, session: requests.Session | None = None,
+                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic,
+                 jitter: Callable[[], float] = random.random):
+        if max_attempts < 1:
+            raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
+        if max_bytes < 1:
+            raise ValueError(f"max_bytes must be >= 1, got {max_bytes}")
+        self.timeout = (connect_timeout, read_timeout)
+        self.max_attempts = max_attempts
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.max_total_wait = max_total_wait
+        self.politeness_delay = politeness_delay
+        self.max_bytes = max_bytes
+        self.session = session or requests.Session()
+        self.session.headers["User-Agent"] = user_agent
+        self.session.max_redirects = 10
+        self._sleep = sleep
+        self._clock = clock
+        self._jitter = jitter
+        self._lock = threading.Lock()
+        self._host_next: dict[str, float] = {}   # host -> earliest monotonic time of its next request
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> Fetcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- public -------------------------------------------------------------------------
+    def fetch(self, url: str, *, source: str, etag: str | None = None,
+              last_modified: str | None = None) -> FetchResult:
+        """GET one URL; conditional when `etag`/`last_modified` of the previous fetch are given."""
+        refusal = url_refusal(url)
+        if refusal:
+            return _refused(url, source, refusal)
+        shown = redact_url(url)
+        headers = {}
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
+        attempts: list[Attempt] = []
+        waited = 0.0
+        while True:
+            n = len(attempts) + 1
+            self._polite_wait(url)
+            started = utcnow()
+            t0 = self._clock()
+            try:
+                resp_status, content, new_etag, new_lm = self._attempt(url, headers)
+            except _AttemptFailed as failure:
+                attempts.append(Attempt(shown, started, utcnow(), failure.http_status, failure.nbytes,
+                                        failure.reason, "error"))
+                self._polite_done(url)
+                delay = self._next_delay(failure, n, waited)
+                if delay is None:
+                    error = f"GET {shown} failed after {n} attempt{'s' if n > 1 else ''}: {failure.reason}"
+                    log.error("[%s] %s", source, error)
+                    return _finish(url, "error", attempts, http_status=failure.http_status, error=error)
+                log.warning("[%s] GET %s attempt %d/%d: %s; retrying in %.3g s",
+                            source, shown, n, self.max_attempts, failure.reason, delay)
+                self._sleep(delay)
+                waited += delay
+                continue
+            self._polite_done(url)
+            elapsed = self._clock() - t0
+            if resp_status == 304:
+                attempts.append(Attempt(shown, started, utcnow(), 304, 0, None, "not_modified"))
+                log.info("[%s] GET %s -> 304 not modified (%.1f s)", source, shown, elapsed)
+                return _finish(url, "not_modified", attempts, http_status=304,
+                               etag=new_etag or etag, last_modified=new_lm or last_modified)
+            attempts.append(Attempt(shown, started, utcnow(), resp_status, len(content), None, "ok"))
+            log.info("[%s] GET %s -> %d (%s, %.1f s)", source, shown, resp_status, human_size(len(content)), elapsed)
+            return _finish(url, "ok", attempts, http_status=resp_status, content=content,
+                           etag=new_etag, last_modified=new_lm)
+
+    # --- one attempt ----------------------------------------------------------------------
+    def _attempt(self, url: str, headers: Mapping[str, str]) -> tuple[int, bytes, str | None, str | None]:
+        """One GET: (status, body, etag, last_modified), or `_AttemptFailed`."""
+        try:
+            resp = self.session.get(url, headers=dict(headers), timeout=self.timeout, stream=True)
+        except requests.exceptions.RequestException as exc:
+            raise _AttemptFailed(self._describe(exc), retryable=self._retryable(exc)) from exc
+        with resp:
+            status = resp.status_code
+            etag = resp.headers.get("ETag")
+            last_modified = resp.headers.get("Last-Modified")
+            if status == 304:
+                if "If-None-Match" not in headers and "If-Modified-Since" not in headers:
+                    raise _AttemptFailed("HTTP 304 to a request that was not conditional", retryable=False,
+                                         http_status=304)
+                return status, b"", etag, last_modified
+            if status in RETRYABLE_STATUS:
+                raise _AttemptFailed(f"HTTP {status} {resp.reason or ''}".strip(), retryable=True, http_status=status,
+                                     retry_after=parse_retry_after(resp.headers.get("Retry-After"), utcnow()))
+            if not 200 <= status < 300:
+                raise _AttemptFailed(f"HTTP {status} {resp.reason or ''}".strip(), retryable=False, http_status=status)
+            content = self._read_body(resp)
+            return status, content, etag, last_modified
+
+    def _read_body(self, resp: requests.Response) -> bytes:
+        """The body, streamed: stops past `max_bytes`; a short read is a retryable error."""
+        declared = resp.headers.get("Content-Length")
+        expected = int(declared) if declared and declared.strip().isdigit() else None
+        status = resp.status_code
+        encoded = resp.headers.get("Content-Encoding", "identity").strip().lower() not in ("", "identity")
+        if expected is not None and expected > self.max_bytes and not encoded:
+            raise _AttemptFailed(f"response larger than {self.max_bytes} bytes (Content-Length {expected})",
+                                 retryable=False, http_status=status)
+        chunks: list[bytes] = []
+        total = 0
+        try:
+            for chunk in resp.iter_content(CHUNK_SIZE):
+                chunks.append(chunk)
+                total += len(chunk)
+                if total > self.max_bytes:
+                    raise _AttemptFailed(f"response larger than {self.max_bytes} bytes", retryable=False,
+                                         http_status=status, nbytes=total)
+        except requests.exceptions.RequestException as exc:
+            if isinstance(exc, requests.exceptions.ChunkedEncodingError) and expected is not None:
+                reason = f"truncated body: connection closed after {resp.raw.tell()} of {expected} bytes"
+            else:
+                reason = f"error while reading body: {self._describe(exc)}"
+            raise _AttemptFailed(reason, retryable=True, http_status=status, nbytes=total) from exc
+        # urllib3 enforces Content-Length itself; this guards against a transport that does not.
+        if expected is not None and resp.raw is not None and resp.raw.tell() < expected:
+            raise _AttemptFailed(f"truncated body: {resp.raw.tell()} of {expected} bytes", retryable=True,
+                                 http_status=status, nbytes=total)
+        return b"".join(chunks)
+
+    def _describe(self, exc: BaseException) -> str:
+        if isinstance(exc, requests.exceptions.ConnectTimeout):
+            return f"connect timed out after {self.timeout[0]:g} s"
+        if isinstance(exc, requests.exceptions.ReadTimeout) or (
+                exc.args and isinstance(exc.args[0], urllib3.exceptions.ReadTimeoutError)):
+            return f"read timed out after {self.timeout[1]:g} s"
+        if isinstance(exc, requests.exceptions.TooManyRedirects):
+            return "too many redirects"
+        if isinstance(exc, requests.exceptions.ConnectionError):
+            return "connection failed: " + _one_line(_root_cause(exc))
+        return f"{type(exc).__name__}: {_one_line(str(exc))}"
+
+    @staticmethod
+    def _retryable(exc: BaseException) -> bool:
+        return isinstance(exc, (requests.exceptions.ConnectionError, requests.exceptions.Timeout,
+                                requests.exceptions.ChunkedEncodingError)) and not isinstance(
+            exc, (requests.exceptions.SSLError, requests.exceptions.TooManyRedirects))
+
+    def _next_delay(self, failure: _AttemptFailed, n: int, waited: float) -> float | None:
+        """Seconds to sleep before attempt n+1, or None when no retry follows (reason in `failure`).
+
+        Backoff: min(backoff_max, backoff_base * 2**(n-1) * (0.5 + jitter)); a Retry-After
+        header replaces it. The sum of sleeps of one fetch never exceeds `max_total_wait`.
+        """
+        if not failure.retryable or n >= self.max_attempts:
+            return None
+        remaining = max(self.max_total_wait - waited, 0.0)
+        if failure.retry_after is not None:
+            if failure.retry_after > remaining:
+                failure.reason += (f" (server asked to retry after {failure.retry_after:g} s, beyond the"
+                                   f" remaining retry budget of {remaining:g} s)")
+                return None
+            return failure.retry_after
+        delay = min(self.backoff_max, self.backoff_base * 2 ** (n - 1) * (0.5 + self._jitter()))
+        if delay > remaining:
+            failure.reason += f" (retry budget of {self.max_total_wait:g} s used up)"
+            return None
+        return delay
+
+    # --- politeness --------------------------------------------------------------------------
+    def _polite_wait(self, url: str) -> None:
+        host = (urlsplit(url).hostname or "").lower()
+        with self._lock:
+            now = self._clock()
+            start = max(now, self._host_next.get(host, now))
+            self._host_next[host] = start + self.politeness_delay   # reserve the slot for concurrent callers
+        if start > now:
+            self._sleep(start - now)
+
+    def _polite_done(self, url: str) -> None:
+        host = (urlsplit(url).hostname or "").lower()
+        with self._lock:
+            self._host_next[host] = max(self._host_next.get(host, 0.0), self._clock() + self.politeness_delay)
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost reason of a requests/urllib3 connection error (e.g. 'Connection refused')."""
+    seen: BaseException = exc
+    while True:
+        nxt = getattr(seen, "reason", None)
+        if nxt is None and seen.args and isinstance(seen.args[0], BaseException):
+            nxt = seen.args[0]
+        if not isinstance(nxt, BaseException) or nxt is seen:
+            break
+        seen = nxt
+    # urllib3 prefixes the connection object: "HTTPConnection(host=..., port=...): Failed to establish ..."
+    text = re.sub(r"^(<[^>]*>|\w*Connection(Pool)?\([^)]*\)):\s*", "", str(seen))
+    return text or type(seen).__name__
+
+
+class ReplayFetcher:
+    """The `Fetcher` interface over a recorded directory: `DIR/<source>/<file_name(url)>`.
+
+    Never touches the network. The URL is checked exactly as a live fetch would check it,
+    so a plan that would be refused live is refused in replay too. `etag`/`last_modified`
+    are accepted for interface parity and ignored: a recorded file is always returned whole.
+    """
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+
+    def fetch(self, url: str, *, source: str, etag: str | None = None,
+              last_modified: str | None = None) -> FetchResult:
+        refusal = url_refusal(url)
+        if refusal:
+            return _refused(url, source, refusal)
+        shown = redact_url(url)
+        name = Scraper.file_name(url)
+        path = self.directory / source / name
+        started = utcnow()
+        if name in (".", "..") or not path.is_file():
+            error = f"no recorded response for {shown} at {path}"
+            log.error("[%s] %s", source, error)
+            return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error)
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            error = f"cannot read recorded response for {shown} at {path}: {exc.strerror or exc}"
+            log.error("[%s] %s", source, error)
+            return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error)
+        log.info("[%s] REPLAY %s <- %s (%s)", source, shown, path, human_size(len(content)))
+        return _finish(url, "ok", [Attempt(shown, started, utcnow(), None, len(content), None, "ok")],
+                       content=content)
+
+    def close(self) -> None:
+        """Nothing to release; present so callers can treat both fetchers alike."""
+
+
+def fetch_source(scraper: Scraper, fetcher: Fetcher | ReplayFetcher,
+                 previous: Mapping[str, tuple[str | None, str | None]] | None = None) -> list[FetchResult]:
+    """Fetch every URL of `scraper.plan()`, primary first, conditionally when `previous` has validators.
+
+    `previous` maps a URL to the (etag, last_modified) of its last successful fetch.
+    Raises ScrapeError only for a plan that cannot be fetched at all (no URLs, or two URLs
+    with the same file name, which would collide in `aux` and in replay directories).
+    """
+    urls = scraper.plan()
+    if not urls:
+        raise ScrapeError(scraper.name, "has no URLs to fetch (local files only: use `benchwatch ingest`)")
+    names = [Scraper.file_name(u) for u in urls]
+    clashes = sorted({n for n in names if names.count(n) > 1})
+    if clashes:
+        raise ScrapeError(scraper.name, f"plan has several URLs with the same file name: {', '.join(clashes)}")
+    previous = previous or {}
+    results = []
+    for url in urls:
+        etag, last_modified = previous.get(url, (None, None))
+        results.append(fetcher.fetch(url, source=scraper.name, etag=etag, last_modified=last_modified))
+    return results
