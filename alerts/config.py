@@ -1,0 +1,77 @@
+"""Alert-rule thresholds and delivery limits (operational settings, not statistics).
+
+Statistical thresholds (bin edges, hysteresis margin, P for committing a bin move, FDR level)
+live in `analysis/constants.py`; the constants here decide when a finding becomes a message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# --- Alert kinds (the `kind` label) ----------------------------------------------------------
+SATURATION_BIN_CHANGED = "saturation_bin_changed"
+CONTAMINATION_SUSPECT = "contamination_suspect"
+SOURCE_FAILING = "source_failing"
+SOURCE_STALE = "source_stale"
+NEW_FRONTIER = "new_frontier"
+
+ALL_KINDS: tuple[str, ...] = (SATURATION_BIN_CHANGED, CONTAMINATION_SUSPECT, SOURCE_FAILING,
+                              SOURCE_STALE, NEW_FRONTIER)
+# A firing alert of these kinds inhibits every derived alert whose `source` label is its source
+# (METHODS iii.4: a stale or failing source makes the alerts computed from its data unreliable).
+SOURCE_HEALTH_KINDS: tuple[str, ...] = (SOURCE_FAILING, SOURCE_STALE)
+# Info kinds are evaluated only when enabled (RuleSettings.enabled_info_kinds).
+INFO_KINDS: tuple[str, ...] = (NEW_FRONTIER,)
+
+# Label keys every alert carries ('' when a key does not apply to the kind); the fingerprint
+# is a hash of all of them, sorted.
+LABEL_KEYS: tuple[str, ...] = ("kind", "benchmark", "model", "source", "scope", "signal", "level")
+
+# --- Rule thresholds ---------------------------------------------------------------------------
+# A source is failing after this many failed collection runs in a row (issue: N = 3).
+SOURCE_FAILING_RUNS = 3
+# A source is stale when it has produced no new snapshot for this many days (issue: D = 14).
+SOURCE_STALE_DAYS = 14
+
+# --- Slack delivery -----------------------------------------------------------------------------
+# Each handler retries while the request's attempt count (shared by all handlers, slack_sdk
+# RetryState) is below its own maximum: a 429 then a dropped connection then a 500 is 3 attempts.
+SLACK_RATE_LIMIT_RETRIES = 3      # 429s honoured (Retry-After) before giving up for this run
+SLACK_CONNECTION_RETRIES = 2      # dropped connections / resets
+SLACK_SERVER_ERROR_RETRIES = 2    # 500 / 503
+SLACK_TIMEOUT_SECONDS = 30
+
+# Block Kit limits (ENGINEERING-NOTES §3.3, docs.slack.dev/reference/block-kit/blocks).
+SLACK_MAX_BLOCKS = 50
+SLACK_MAX_SECTION_TEXT = 3000
+SLACK_MAX_HEADER_TEXT = 150
+# Slack also caps the cumulative text of a message's blocks, undocumented: maintainers speak of
+# "12,000 text characters with a buffer for block containers", and users saw
+# msg_blocks_too_long at 13,297 and even 11,341 characters (slackapi/bolt-js#2509, #2867).
+SLACK_MAX_MESSAGE_CHARS = 10000
+# Longest scraped name shown verbatim (the rest is cut with an ellipsis).
+MAX_NAME_CHARS = 200
+
+# Prefect Secret blocks consulted when the environment has no Slack settings.
+SECRET_BLOCK_WEBHOOK = "benchwatch-slack-webhook-url"
+SECRET_BLOCK_BOT_TOKEN = "benchwatch-slack-bot-token"
+# Prefect Variable holding the channel for the bot-token mode (a channel name is not a secret).
+VARIABLE_CHANNEL = "benchwatch_slack_channel"
+
+
+@dataclass(frozen=True)
+class RuleSettings:
+    """What the rules evaluate; defaults are the constants above."""
+
+    source_failing_runs: int = SOURCE_FAILING_RUNS
+    source_stale_days: float = SOURCE_STALE_DAYS
+    enabled_info_kinds: frozenset[str] = frozenset()   # e.g. frozenset({NEW_FRONTIER})
+
+    def __post_init__(self) -> None:
+        if self.source_failing_runs < 1:
+            raise ValueError(f"source_failing_runs must be >= 1, got {self.source_failing_runs}")
+        if self.source_stale_days <= 0:
+            raise ValueError(f"source_stale_days must be > 0, got {self.source_stale_days}")
+        unknown = set(self.enabled_info_kinds) - set(INFO_KINDS)
+        if unknown:
+            raise ValueError(f"enabled_info_kinds: {sorted(unknown)} are not info kinds {INFO_KINDS}")

@@ -1,0 +1,697 @@
+"""Alert rules and the alert state machine (pure: frames and states in, states and messages out).
+
+Modelled on Prometheus Alertmanager for a snapshot-based service (DESIGN §6, METHODS iii):
+
+- **Identity.** An alert is its label set (`config.LABEL_KEYS`); `fingerprint(labels)` is a
+  stable hash of the sorted labels. Re-evaluating the same data re-asserts the same alerts.
+- **States.** pending → firing → resolved; a pending alert whose condition stops holding
+  becomes inactive without a message. `for` counts distinct *data versions* (snapshots), never
+  runs, so re-running over the same data never advances an alert.
+- **Kinds.**
+  - `saturation_bin_changed{benchmark, scope, level}`: a level alert per (benchmark, scope,
+    level), firing while the *committed* hysteresis bin (METHODS D) is `level`, pending while
+    the hysteresis proposes a move to `level` that is not committed yet. The first observation
+    of a (benchmark, scope) sets its level without a message. When a move is committed the
+    new level fires ("moderate → high"); the old level resolves in the same evaluation and its
+    resolution is folded into that message. Every committed move of the series is also an
+    immutable `SaturationBinChanged` event.
+  - `contamination_suspect{model, benchmark, source}`: one alert per flagged (model,
+    benchmark, source), whatever signals flagged it. The analysis decides persistence:
+    `persisted` (two snapshots) and `corroborated` (a second signal or source) fire, a fresh
+    `suspect` is pending. Never labelled "contaminated".
+  - `source_failing{source}` (≥ N failed runs in a row) and `source_stale{source}` (no new
+    snapshot for ≥ D days). While firing they inhibit every derived alert with the same
+    `source` label. Source alerts never inhibit each other.
+  - `new_frontier{benchmark, scope, model}` (info, disabled by default): the record holder
+    changed; same exclusive-group mechanics as saturation levels.
+- **No data is not resolved.** A kind whose input is None, or a benchmark/source absent from
+  its input, keeps its state.
+- **Notifications** are produced only on transitions: entering firing, and resolving after a
+  firing that was queued. A transition that happens while the alert is muted (silence or
+  inhibition) is recorded, not queued; if the alert is still firing when the mute ends, its
+  firing is queued then. A resolution while muted is not sent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from alerts import config
+from alerts.config import (
+    CONTAMINATION_SUSPECT,
+    LABEL_KEYS,
+    NEW_FRONTIER,
+    SATURATION_BIN_CHANGED,
+    SOURCE_FAILING,
+    SOURCE_HEALTH_KINDS,
+    SOURCE_STALE,
+    RuleSettings,
+)
+from analysis import hysteresis
+from analysis.contamination import STATUSES as CONTAMINATION_STATUSES
+from analysis.constants import SATURATION_BINS
+
+PENDING, FIRING, RESOLVED, INACTIVE = "pending", "firing", "resolved", "inactive"
+STATES: tuple[str, ...] = (PENDING, FIRING, RESOLVED, INACTIVE)
+TRANSITIONS: tuple[str, ...] = (FIRING, RESOLVED)
+
+# AlertState.notified: what happened to the firing notification of the current episode
+NOTIFIED_NONE, NOTIFIED_QUEUED, NOTIFIED_MUTED, NOTIFIED_BASELINE = "none", "queued", "muted", "baseline"
+
+# contamination statuses of analysis.contamination (strongest first): a flag is a suspicion,
+# never a verdict; `suspect` = flagged on one snapshot, not yet persisted or corroborated
+CORROBORATED, PERSISTED, SUSPECT, NOT_FLAGGED = "corroborated", "persisted", "suspect", "not_flagged"
+_FLAG_STRENGTH: tuple[str, ...] = (CORROBORATED, PERSISTED, SUSPECT)
+
+EVENT_BIN_CHANGED = "SaturationBinChanged"
+
+
+# --- identity ------------------------------------------------------------------------------------
+
+def make_labels(kind: str, **labels: Any) -> dict[str, str]:
+    """The full label set of an alert: every key of LABEL_KEYS, '' where it does not apply."""
+    if kind not in config.ALL_KINDS:
+        raise ValueError(f"unknown alert kind {kind!r}; known: {config.ALL_KINDS}")
+    unknown = set(labels) - set(LABEL_KEYS)
+    if unknown:
+        raise ValueError(f"unknown alert label(s) {sorted(unknown)}; known: {LABEL_KEYS}")
+    out = {key: "" for key in LABEL_KEYS}
+    out["kind"] = kind
+    for key, value in labels.items():
+        out[key] = "" if _missing(value) else str(value)
+    return out
+
+
+def fingerprint(labels: Mapping[str, str]) -> str:
+    """Stable identity of an alert: SHA-256 of its sorted labels (empty labels ignored), 16 hex."""
+    items = sorted((str(k), str(v)) for k, v in labels.items() if v not in ("", None))
+    return hashlib.sha256(json.dumps(items, separators=(",", ":")).encode()).hexdigest()[:16]
+
+
+# --- records -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AlertState:
+    """The stored state of one alert (one row of the `alerts` table)."""
+
+    fingerprint: str
+    labels: dict[str, str]
+    state: str
+    since: datetime                  # when it entered `state`
+    last_evaluated: datetime
+    annotations: dict[str, Any] = field(default_factory=dict)
+    fired_at: datetime | None = None  # start of the current/last firing episode (outbox key)
+    pending_count: int = 0           # distinct data versions seen while pending
+    data_as_of: datetime | None = None  # newest data version that was counted
+    notified: str = NOTIFIED_NONE    # firing notification of the episode: none|queued|muted|baseline
+    muted_by: str = ""               # why notifications are muted now ('' = not muted)
+
+    @property
+    def kind(self) -> str:
+        return self.labels["kind"]
+
+
+@dataclass(frozen=True)
+class Notification:
+    """One outbox entry: a firing or resolved transition to deliver exactly once."""
+
+    fingerprint: str
+    kind: str
+    transition: str                  # firing | resolved
+    episode: datetime                # fired_at of the firing episode: (fingerprint, transition, episode) is unique
+    labels: dict[str, str]
+    annotations: dict[str, Any]
+    created_at: datetime
+    id: int | None = None            # assigned by storage
+
+
+@dataclass(frozen=True)
+class AlertEvent:
+    """An immutable audit entry (state transitions, committed bin moves). `key` is unique."""
+
+    key: str
+    at: datetime
+    kind: str
+    event: str
+    fingerprint: str
+    detail: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Silence:
+    """Mutes delivery of alerts whose labels match every matcher, between starts_at and ends_at."""
+
+    id: int
+    matchers: dict[str, str]
+    starts_at: datetime
+    ends_at: datetime
+    author: str = ""
+    comment: str = ""
+    expired_at: datetime | None = None
+
+    def is_active(self, now: datetime) -> bool:
+        now = to_utc(now)
+        end = self.ends_at if self.expired_at is None else min(self.ends_at, self.expired_at)
+        return to_utc(self.starts_at) <= now < to_utc(end)
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        return all(labels.get(key, "") == value for key, value in self.matchers.items())
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The result of one evaluation: every alert state, and what to record and enqueue."""
+
+    states: list[AlertState]
+    notifications: list[Notification]
+    events: list[AlertEvent]
+
+
+# --- helpers shared with the CLI -------------------------------------------------------------------
+
+_MATCHER = re.compile(r"^([a-z_]+)=(.*)$")
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhdw])$")
+_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_matchers(items: Iterable[str]) -> dict[str, str]:
+    """['benchmark=swebench_verified', 'kind=saturation_bin_changed'] -> {label: value}."""
+    out: dict[str, str] = {}
+    for item in items:
+        m = _MATCHER.match(item.strip())
+        if not m:
+            raise ValueError(f"matcher {item!r} is not key=value")
+        key, value = m[1], m[2]
+        if key not in LABEL_KEYS:
+            raise ValueError(f"matcher {item!r}: unknown label {key!r}; labels are {', '.join(LABEL_KEYS)}")
+        if key in out and out[key] != value:
+            raise ValueError(f"matcher {item!r}: label {key!r} already matched to {out[key]!r}")
+        out[key] = value
+    if not out:
+        raise ValueError("a silence needs at least one matcher key=value")
+    return out
+
+
+def parse_duration(text: str) -> timedelta:
+    """'14d', '12h', '30m', '2w', '90s' -> timedelta (positive)."""
+    m = _DURATION.match(text.strip().lower())
+    if not m or float(m[1]) <= 0:
+        raise ValueError(f"duration {text!r} is not a positive number followed by s, m, h, d or w (e.g. 14d)")
+    return timedelta(seconds=float(m[1]) * _DURATION_UNITS[m[2]])
+
+
+def to_utc(value: Any) -> datetime:
+    """A tz-aware UTC datetime; naive values are taken as UTC (DataFrames hold naive UTC)."""
+    ts = pd.Timestamp(value)
+    if pd.isna(ts):
+        raise ValueError(f"expected a timestamp, got {value!r}")
+    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+    return ts.to_pydatetime()
+
+
+def sql_literal(text: str) -> str:
+    """A SQL string literal for the 'where to look' queries shown to people (not executed here)."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+# --- conditions -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Condition:
+    """An alert whose condition holds in this evaluation."""
+
+    labels: dict[str, str]
+    annotations: dict[str, Any]
+    data_as_of: datetime
+    # distinct data versions the condition must hold before it fires; None = stays pending until
+    # its input confirms it (a hysteresis proposal that is not committed yet)
+    fire_after: int | None = 1
+    group: tuple[str, ...] | None = None    # exclusive group (one firing member at a time)
+
+
+def _missing(value: Any) -> bool:
+    """None, NaN, NA or NaT (a scalar); containers are never missing."""
+    if value is None:
+        return True
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # list-likes
+        return False
+
+
+def _num(value: Any) -> float | int | bool | None:
+    """JSON-safe number: NaN/NA/non-numbers -> None, numpy scalars -> Python scalars."""
+    if _missing(value) or isinstance(value, (str, list, dict, tuple)):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _text(row: Mapping[str, Any], key: str, default: str = "") -> str:
+    value = row.get(key, default)
+    return default if _missing(value) else str(value)
+
+
+def _require(frame: pd.DataFrame, columns: Sequence[str], name: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name} frame lacks column(s) {missing}; it has {list(frame.columns)}")
+
+
+def saturation_bin_series(history: pd.DataFrame) -> pd.DataFrame:
+    """The coupling to `analysis.hysteresis`: committed (and proposed) bin after each snapshot.
+
+    `history`: benchmark, as_of, s_index, optionally scope and s_index_se (one row per
+    benchmark, scope and snapshot). Adds `committed_bin` (the Schmitt-trigger state, METHODS D)
+    and `proposed_bin` (the move the snapshot proposes while it is pending, else None).
+    """
+    _require(history, ["benchmark", "as_of", "s_index"], "saturation history")
+    frame = history.copy()
+    if "scope" not in frame.columns:
+        frame["scope"] = ""
+    frame["scope"] = frame["scope"].fillna("").astype(str)
+    frame = frame.sort_values(["benchmark", "scope", "as_of"], kind="stable").reset_index(drop=True)
+    committed: list[str | None] = []
+    proposed: list[str | None] = []
+    for _, rows in frame.groupby(["benchmark", "scope"], sort=False):
+        values = rows["s_index"].tolist()
+        ses = rows["s_index_se"].tolist() if "s_index_se" in rows.columns else [None] * len(values)
+        for x, se, st in zip(values, ses, hysteresis.states(values, ses)):
+            committed.append(None if st.committed is None else SATURATION_BINS[st.committed])
+            if st.pending_count and st.committed is not None:
+                h = hysteresis.margin(None if _missing(se) else float(se))
+                proposed.append(SATURATION_BINS[hysteresis.proposed_bin(st.committed, float(x), h)])
+            else:
+                proposed.append(None)
+    frame["committed_bin"] = pd.Series(committed, dtype="object")
+    frame["proposed_bin"] = pd.Series(proposed, dtype="object")
+    return frame
+
+
+def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[AlertEvent], set[tuple[str, ...]]]:
+    """Level conditions and SaturationBinChanged events from a benchmark's S_index history.
+
+    `history`: see `saturation_bin_series`; optionally source, benchmark_name, snapshot_id and
+    the numbers shown in the message (r_norm, se_delta, k, alpha, z, n_items, n_models).
+    Returns the conditions of the newest snapshot of every (benchmark, scope), the events of
+    every committed move, and the groups that have data.
+    """
+    frame = saturation_bin_series(history)
+    conditions: list[Condition] = []
+    events: list[AlertEvent] = []
+    groups: set[tuple[str, ...]] = set()
+    for (bench, scope), rows in frame.groupby(["benchmark", "scope"], sort=False):
+        records = [r for r in rows.to_dict("records") if r["committed_bin"] is not None]
+        if not records:
+            continue  # no S_index yet: no data
+        group = (SATURATION_BIN_CHANGED, str(bench), str(scope))
+        groups.add(group)
+        for before, rec in zip(records, records[1:]):
+            if rec["committed_bin"] != before["committed_bin"]:
+                as_of = to_utc(rec["as_of"])
+                level, prev_level = rec["committed_bin"], before["committed_bin"]
+                up = SATURATION_BINS.index(level) > SATURATION_BINS.index(prev_level)
+                events.append(AlertEvent(
+                    key=f"{EVENT_BIN_CHANGED}|{bench}|{scope}|{as_of.isoformat()}", at=as_of,
+                    kind=SATURATION_BIN_CHANGED, event=EVENT_BIN_CHANGED,
+                    fingerprint=fingerprint(_saturation_labels(rec, bench, scope, level)),
+                    detail={"benchmark": str(bench), "scope": str(scope), "from": prev_level, "to": level,
+                            "direction": "up" if up else "down", "as_of": as_of.isoformat(),
+                            "s_index": _num(rec.get("s_index")), "snapshot_id": _num(rec.get("snapshot_id"))}))
+        last = records[-1]
+        as_of = to_utc(last["as_of"])
+        level = last["committed_bin"]
+        conditions.append(Condition(
+            labels=_saturation_labels(last, bench, scope, level),
+            annotations=_saturation_annotations(last, bench, scope, level, as_of),
+            data_as_of=as_of, fire_after=1, group=group))
+        if last["proposed_bin"] is not None:
+            target = last["proposed_bin"]
+            conditions.append(Condition(
+                labels=_saturation_labels(last, bench, scope, target),
+                annotations=_saturation_annotations(last, bench, scope, target, as_of),
+                data_as_of=as_of, fire_after=None, group=None))
+    return conditions, events, groups
+
+
+def _saturation_labels(row: Mapping[str, Any], bench: Any, scope: Any, level: str) -> dict[str, str]:
+    return make_labels(SATURATION_BIN_CHANGED, benchmark=bench, scope=scope, level=level,
+                       source=_text(row, "source"))
+
+
+def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, level: str,
+                            as_of: datetime) -> dict[str, Any]:
+    name = _text(row, "benchmark_name") or str(bench)
+    where = f"benchmark = {sql_literal(bench)}" + (f" AND scope = {sql_literal(scope)}" if scope else "")
+    saturated = level in ("high", "very high")
+    return {
+        "benchmark_name": name,
+        "to_level": level,
+        "as_of": as_of.isoformat(),
+        "snapshot_id": _num(row.get("snapshot_id")),
+        "numbers": {key: _num(row.get(key)) for key in
+                    ("s_index", "s_index_se", "r_norm", "se_delta", "k", "alpha", "z", "n_items", "n_models")},
+        "why": ("the top models are statistically indistinguishable: new results on this benchmark "
+                "barely separate frontier models" if saturated else
+                "the top models are separating again: this benchmark still discriminates at the frontier"),
+        "sql": f"SELECT as_of, s_index, bin FROM saturation_history WHERE {where} ORDER BY as_of DESC LIMIT 10",
+    }
+
+
+def contamination_conditions(suspects: pd.DataFrame, now: datetime) -> list[Condition]:
+    """One condition per flagged (model, benchmark, source) of `analysis.contamination.run_signals`.
+
+    `suspects`: model, benchmark, signal, effect, q_value, status, evidence, and optionally
+    source, se, ci_low, ci_high, p_value, as_of, model_name, benchmark_name. Persistence is
+    decided by the analysis: `persisted` and `corroborated` fire, `suspect` (flagged on one
+    snapshot only) is pending, `not_flagged` is no condition.
+    """
+    _require(suspects, ["model", "benchmark", "signal", "effect", "q_value", "status", "evidence"], "suspects")
+    bad = sorted(set(suspects["status"].astype(str)) - set(CONTAMINATION_STATUSES))
+    if bad:
+        raise ValueError(f"suspects frame: status {bad} not in {CONTAMINATION_STATUSES}")
+    frame = suspects.loc[suspects["status"] != NOT_FLAGGED].copy()
+    if "source" not in frame.columns:
+        frame["source"] = ""
+    frame["source"] = frame["source"].fillna("").astype(str)
+    conditions = []
+    for (model, bench, source), rows in frame.groupby(["model", "benchmark", "source"], sort=True):
+        records = rows.to_dict("records")
+        statuses = {str(r["status"]) for r in records}
+        status = next(s for s in _FLAG_STRENGTH if s in statuses)
+        # the strongest evidence first: smallest q, then largest effect
+        records.sort(key=lambda r: (1.0 if _num(r["q_value"]) is None else _num(r["q_value"]),
+                                    -(_num(r["effect"]) or 0.0)))
+        as_ofs = [to_utc(r["as_of"]) for r in records if not _missing(r.get("as_of"))]
+        as_of = max(as_ofs) if as_ofs else now
+        signals = [{
+            "signal": _text(r, "signal"), "status": _text(r, "status"),
+            **{key: _num(r.get(key)) for key in ("effect", "se", "ci_low", "ci_high", "p_value", "q_value")},
+            "evidence": _evidence(r.get("evidence")),
+        } for r in records]
+        where = f"model = {sql_literal(model)} AND benchmark = {sql_literal(bench)}"
+        conditions.append(Condition(
+            labels=make_labels(CONTAMINATION_SUSPECT, model=model, benchmark=bench, source=source),
+            annotations={
+                "model_name": _text(records[0], "model_name") or str(model),
+                "benchmark_name": _text(records[0], "benchmark_name") or str(bench),
+                "status": status,
+                "as_of": as_of.isoformat(),
+                "signals": signals,
+                "why": "the score outruns what this model does on clean reference data, which test-set "
+                       "exposure would explain; read this model's number on this benchmark with caution",
+                "sql": f"SELECT * FROM suspects WHERE {where}",
+            },
+            data_as_of=as_of,
+            fire_after=None if status == SUSPECT else 1))
+    return conditions
+
+
+def _evidence(value: Any) -> Any:
+    """Evidence as JSON-ready data (a JSON string is decoded; anything else kept as text)."""
+    if _missing(value):
+        return None
+    if isinstance(value, (dict, list)):
+        return json.loads(json.dumps(value, default=str))
+    text = str(value)
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def source_conditions(health: pd.DataFrame, now: datetime, settings: RuleSettings) -> list[Condition]:
+    """source_failing / source_stale conditions from `source, consecutive_failures, last_new_snapshot_at`."""
+    _require(health, ["source", "consecutive_failures", "last_new_snapshot_at"], "source health")
+    conditions = []
+    for row in health.to_dict("records"):
+        source = str(row["source"])
+        failures = _num(row["consecutive_failures"]) or 0
+        last_new = row["last_new_snapshot_at"]
+        last_new = None if _missing(last_new) else to_utc(last_new)
+        fetch_sql = ("SELECT started_at, status, http_status, error FROM fetches "
+                     f"WHERE source = {sql_literal(source)} ORDER BY started_at DESC LIMIT 5")
+        common = {"last_new_snapshot_at": last_new.isoformat() if last_new else None,
+                  "consecutive_failures": int(failures), "last_error": _text(row, "last_error") or None,
+                  "sql": fetch_sql}
+        if failures >= settings.source_failing_runs:
+            conditions.append(Condition(
+                labels=make_labels(SOURCE_FAILING, source=source),
+                annotations={**common, "threshold_runs": settings.source_failing_runs,
+                             "why": "alerts computed from this source's data are held back until it recovers"},
+                data_as_of=now))
+        if last_new is not None:
+            age_days = (now - last_new).total_seconds() / 86400
+            if age_days >= settings.source_stale_days:
+                conditions.append(Condition(
+                    labels=make_labels(SOURCE_STALE, source=source),
+                    annotations={**common, "age_days": round(age_days, 1),
+                                 "threshold_days": settings.source_stale_days,
+                                 "why": "the leaderboard may have moved or changed format; alerts computed "
+                                        "from its data are held back"},
+                    data_as_of=now))
+    return conditions
+
+
+def frontier_conditions(frontier: pd.DataFrame) -> tuple[list[Condition], set[tuple[str, ...]]]:
+    """new_frontier: the current record holder per (benchmark, scope); `benchmark, model, score, as_of`."""
+    _require(frontier, ["benchmark", "model", "score", "as_of"], "frontier")
+    frame = frontier.copy()
+    if "scope" not in frame.columns:
+        frame["scope"] = ""
+    frame["scope"] = frame["scope"].fillna("").astype(str)
+    conditions, groups = [], set()
+    for (bench, scope), rows in frame.groupby(["benchmark", "scope"], sort=True):
+        row = rows.sort_values("as_of", kind="stable").to_dict("records")[-1]
+        group = (NEW_FRONTIER, str(bench), str(scope))
+        groups.add(group)
+        as_of = to_utc(row["as_of"])
+        conditions.append(Condition(
+            labels=make_labels(NEW_FRONTIER, benchmark=bench, scope=scope, model=row["model"],
+                               source=_text(row, "source")),
+            annotations={"benchmark_name": _text(row, "benchmark_name") or str(bench),
+                         "model_name": _text(row, "model_name") or str(row["model"]),
+                         "as_of": as_of.isoformat(),
+                         "numbers": {"score": _num(row["score"]), "stderr": _num(row.get("stderr"))},
+                         "why": "a new best score on this benchmark",
+                         "sql": f"SELECT * FROM frontier WHERE benchmark = {sql_literal(bench)}"},
+            data_as_of=as_of, fire_after=1, group=group))
+    return conditions, groups
+
+
+# --- the state machine ------------------------------------------------------------------------------
+
+def evaluate(*, now: datetime, previous: Iterable[AlertState],
+             saturation: pd.DataFrame | None = None,
+             suspects: pd.DataFrame | None = None,
+             source_health: pd.DataFrame | None = None,
+             frontier: pd.DataFrame | None = None,
+             silences: Iterable[Silence] = (),
+             settings: RuleSettings = RuleSettings()) -> Evaluation:
+    """Advance every alert by one evaluation and say what to record and enqueue.
+
+    A frame that is None means "no data for that kind this time": its alerts keep their state.
+    Re-evaluating the output states with the same inputs and `now` changes nothing and
+    enqueues nothing.
+    """
+    now = to_utc(now)
+    prev = {s.fingerprint: s for s in previous}
+    silences = [s for s in silences if s.is_active(now)]
+    events: list[AlertEvent] = []
+    conditions: list[Condition] = []
+    # scopes with data this time: (kind,) for whole-frame kinds, group keys, or (kind, source)
+    covered: set[tuple[str, ...]] = set()
+
+    if source_health is not None:
+        conditions += source_conditions(source_health, now, settings)
+        covered |= {(kind, str(s)) for kind in SOURCE_HEALTH_KINDS for s in source_health["source"]}
+    if saturation is not None:
+        sat_conditions, sat_events, sat_groups = saturation_conditions(saturation)
+        conditions += sat_conditions
+        events += sat_events
+        covered |= sat_groups
+    if suspects is not None:
+        conditions += contamination_conditions(suspects, now)
+        covered.add((CONTAMINATION_SUSPECT,))
+    if frontier is not None and NEW_FRONTIER in settings.enabled_info_kinds:
+        fr_conditions, fr_groups = frontier_conditions(frontier)
+        conditions += fr_conditions
+        covered |= fr_groups
+
+    by_fp: dict[str, Condition] = {}
+    for cond in conditions:
+        fp = fingerprint(cond.labels)
+        if fp in by_fp:
+            raise ValueError(f"two {cond.labels['kind']} conditions share the labels {cond.labels}; "
+                             "the input frames have duplicate rows")
+        by_fp[fp] = cond
+
+    # Step 1: states, without notifications (those depend on the mutes computed from step 1).
+    known_groups = {_group_of(s.labels) for s in prev.values()}
+    stepped: dict[str, AlertState] = {}
+    entered: dict[str, str] = {}  # fingerprint -> transition entered in this evaluation
+    for fp in sorted(set(prev) | set(by_fp)):
+        old, cond = prev.get(fp), by_fp.get(fp)
+        if cond is None and (old is None or not _has_data(old.labels, covered)):
+            if old is not None:
+                stepped[fp] = old
+            continue
+        new, transition = _step(old, cond, now)
+        if transition == FIRING and cond is not None and cond.group is not None \
+                and cond.group not in known_groups:
+            new = replace(new, notified=NOTIFIED_BASELINE)  # first observation: state, no message
+        stepped[fp] = new
+        if transition:
+            entered[fp] = transition
+
+    # Exclusive groups: a member entering firing folds the resolution of the member it replaces.
+    replaced: dict[tuple[str, ...], AlertState] = {}
+    for fp, transition in entered.items():
+        if transition == RESOLVED and _group_of(stepped[fp].labels) is not None:
+            replaced[_group_of(stepped[fp].labels)] = prev[fp]
+    folded = {fp for fp, t in entered.items() if t == RESOLVED
+              and any(entered.get(f) == FIRING and _group_of(stepped[f].labels) == _group_of(stepped[fp].labels)
+                      for f in entered)}
+
+    # Step 2: mutes (inhibition from firing source-health alerts, then silences) and messages.
+    failing_sources = {s.labels["source"]: f"inhibited by {s.kind}{{source={s.labels['source']}}}"
+                       for s in stepped.values() if s.kind in SOURCE_HEALTH_KINDS and s.state == FIRING}
+    notifications: list[Notification] = []
+    states: list[AlertState] = []
+    for fp in sorted(stepped):
+        state = stepped[fp]
+        muted_by = _muted_by(state.labels, failing_sources, silences)
+        transition = entered.get(fp)
+        if transition == FIRING:
+            group = _group_of(state.labels)
+            if group in replaced:
+                old_level = replaced[group]
+                state = replace(state, annotations={**state.annotations, **_from_annotations(old_level)})
+            if state.notified != NOTIFIED_BASELINE:
+                state = replace(state, notified=NOTIFIED_MUTED if muted_by else NOTIFIED_QUEUED)
+        elif state.state == FIRING and state.notified == NOTIFIED_MUTED and not muted_by:
+            state = replace(state, notified=NOTIFIED_QUEUED)  # the mute ended while it still fires
+            transition = FIRING
+        state = replace(state, muted_by=muted_by)
+        if transition == FIRING and state.notified == NOTIFIED_QUEUED:
+            notifications.append(_notification(state, FIRING, now))
+        elif transition == RESOLVED and fp not in folded and not muted_by \
+                and prev[fp].notified == NOTIFIED_QUEUED:
+            notifications.append(_notification(state, RESOLVED, now))
+        if fp in entered:
+            events.append(_transition_event(state, entered[fp], now, folded=fp in folded))
+        elif transition == FIRING:
+            events.append(_transition_event(state, "unmuted", now, folded=False))
+        states.append(state)
+    return Evaluation(states=states, notifications=notifications, events=events)
+
+
+def _group_of(labels: Mapping[str, str]) -> tuple[str, ...] | None:
+    kind = labels["kind"]
+    if kind in (SATURATION_BIN_CHANGED, NEW_FRONTIER):
+        return (kind, labels["benchmark"], labels["scope"])
+    return None
+
+
+def _has_data(labels: Mapping[str, str], covered: set[tuple[str, ...]]) -> bool:
+    """Does this evaluation carry data about the alert? (Without data a state is kept: NoData.)"""
+    kind = labels["kind"]
+    if kind in SOURCE_HEALTH_KINDS:
+        return (kind, labels["source"]) in covered
+    group = _group_of(labels)
+    if group is not None:
+        return group in covered
+    return (kind,) in covered
+
+
+def _step(old: AlertState | None, cond: Condition | None, now: datetime) -> tuple[AlertState, str | None]:
+    """One alert, one evaluation: the new state and the transition entered (firing/resolved/...)."""
+    if cond is None:
+        assert old is not None
+        if old.state == PENDING:
+            return replace(old, state=INACTIVE, since=now, last_evaluated=now, pending_count=0), INACTIVE
+        if old.state == FIRING:
+            return replace(old, state=RESOLVED, since=now, last_evaluated=now), RESOLVED
+        return replace(old, last_evaluated=now), None
+
+    fp = fingerprint(cond.labels)
+    if old is None or old.state in (RESOLVED, INACTIVE):
+        count, data_as_of = 1, cond.data_as_of
+        base = AlertState(fingerprint=fp, labels=cond.labels, state=PENDING, since=now, last_evaluated=now,
+                          annotations=cond.annotations, pending_count=count, data_as_of=data_as_of)
+        if cond.fire_after is not None and count >= cond.fire_after:
+            return replace(base, state=FIRING, fired_at=now, notified=NOTIFIED_NONE), FIRING
+        return base, PENDING
+    if old.state == PENDING:
+        newer = old.data_as_of is None or cond.data_as_of > old.data_as_of
+        count = old.pending_count + (1 if newer else 0)
+        data_as_of = cond.data_as_of if newer else old.data_as_of
+        if cond.fire_after is not None and count >= cond.fire_after:
+            return replace(old, state=FIRING, since=now, last_evaluated=now, annotations=cond.annotations,
+                           fired_at=now, pending_count=count, data_as_of=data_as_of,
+                           notified=NOTIFIED_NONE), FIRING
+        return replace(old, last_evaluated=now, annotations=cond.annotations, pending_count=count,
+                       data_as_of=data_as_of), None
+    if cond.fire_after is None:
+        # firing level, but the hysteresis now proposes it anew: it was left, and is pending again
+        return replace(old, state=PENDING, since=now, last_evaluated=now, annotations=cond.annotations,
+                       pending_count=1, data_as_of=cond.data_as_of), RESOLVED
+    # firing: stays firing, numbers refreshed
+    return replace(old, last_evaluated=now, annotations={**cond.annotations, **_from_annotations_kept(old)},
+                   data_as_of=max(cond.data_as_of, old.data_as_of or cond.data_as_of)), None
+
+
+def _from_annotations(old: AlertState) -> dict[str, Any]:
+    """What the new member of an exclusive group replaced: a level, or a record holder."""
+    if old.kind == SATURATION_BIN_CHANGED:
+        return {"from_level": old.labels["level"]}
+    return {"from_model": old.labels["model"],
+            "from_model_name": old.annotations.get("model_name", old.labels["model"]),
+            "from_numbers": old.annotations.get("numbers", {})}
+
+
+def _from_annotations_kept(old: AlertState) -> dict[str, Any]:
+    return {k: v for k, v in old.annotations.items() if k.startswith("from_")}
+
+
+def _muted_by(labels: Mapping[str, str], failing_sources: Mapping[str, str], silences: Sequence[Silence]) -> str:
+    if labels["kind"] not in SOURCE_HEALTH_KINDS and labels["source"] in failing_sources:
+        return failing_sources[labels["source"]]
+    for silence in silences:
+        if silence.matches(labels):
+            return f"silence {silence.id}"
+    return ""
+
+
+def _notification(state: AlertState, transition: str, now: datetime) -> Notification:
+    assert state.fired_at is not None
+    return Notification(fingerprint=state.fingerprint, kind=state.kind, transition=transition,
+                        episode=state.fired_at, labels=dict(state.labels),
+                        annotations=dict(state.annotations), created_at=now)
+
+
+def _transition_event(state: AlertState, transition: str, now: datetime, *, folded: bool) -> AlertEvent:
+    detail: dict[str, Any] = {"labels": state.labels, "state": state.state}
+    if state.muted_by:
+        detail["muted_by"] = state.muted_by
+    if state.notified == NOTIFIED_BASELINE and transition == FIRING:
+        detail["baseline"] = True
+    if folded:
+        detail["folded_into_group_move"] = True
+    return AlertEvent(key=f"{state.fingerprint}|{transition}|{now.isoformat()}", at=now, kind=state.kind,
+                      event=f"Alert{transition.capitalize()}", fingerprint=state.fingerprint, detail=detail)
+

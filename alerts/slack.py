@@ -1,0 +1,273 @@
+"""Deliver a rendered digest: Slack (incoming webhook or Web API) through slack_sdk, or the console.
+
+Settings, first match wins:
+1. `SLACK_WEBHOOK_URL` → incoming webhook (`WebhookClient`);
+2. `SLACK_BOT_TOKEN` + `SLACK_CHANNEL` → `WebClient.chat_postMessage`
+   (`SLACK_API_URL` overrides the Web API base URL, e.g. for a local fake);
+3. only if neither is set and Prefect has an API configured: the Prefect Secret blocks
+   `benchwatch-slack-webhook-url` or `benchwatch-slack-bot-token` (channel from `SLACK_CHANNEL`
+   or the Prefect Variable `benchwatch_slack_channel`);
+4. otherwise the console/log, with a warning saying why.
+
+Every secret found is registered with `alerts.redact`, whose filter is installed on the package
+loggers, so neither the webhook URL nor a token reaches a log, an error or the CLI.
+
+slack_sdk facts this relies on (ENGINEERING-NOTES §3): `WebhookClient.send` does not raise on
+HTTP errors, it returns the status; `WebClient` raises `SlackApiError`; 429 retries are opt-in
+(`RateLimitErrorRetryHandler` sleeps Retry-After + up to 1 s jitter); the default handlers
+only retry one dropped connection. Both notifiers therefore install rate-limit, connection and
+server-error (500/503) handlers, and never raise for a Slack or network failure: `send` returns
+a `DeliveryResult` with a redacted one-line reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from http.client import HTTPException
+from typing import Callable, Mapping, Protocol, Sequence
+from urllib.parse import urlsplit
+
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.http_retry import RetryHandler
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
+from slack_sdk.web import WebClient
+from slack_sdk.webhook import WebhookClient
+
+from alerts import config, redact
+from alerts.render import SlackMessage, render_plain
+from alerts.rules import Notification
+
+log = logging.getLogger("benchwatch.alerts")
+
+WEBHOOK, WEB_API, CONSOLE = "slack-webhook", "slack-web", "console"
+
+
+@dataclass(frozen=True)
+class SlackSettings:
+    """Where notifications go. `repr` never shows the secrets."""
+
+    mode: str                      # slack-webhook | slack-web | console
+    webhook_url: str | None = None
+    bot_token: str | None = None
+    channel: str | None = None
+    api_url: str | None = None     # Web API base, e.g. http://127.0.0.1:8080/api/
+    origin: str = "none"           # env | prefect | none
+    reason: str = ""               # why console, when it is
+
+    def __repr__(self) -> str:
+        return (f"SlackSettings(mode={self.mode!r}, channel={self.channel!r}, api_url={self.api_url!r}, "
+                f"origin={self.origin!r}, webhook_url={'***' if self.webhook_url else None}, "
+                f"bot_token={'***' if self.bot_token else None})")
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class DeliveryResult:
+    """`sent` = how many leading messages Slack accepted; `error` is redacted and one line."""
+
+    ok: bool
+    sent: int
+    receiver: str
+    error: str | None = None
+
+
+class Notifier(Protocol):
+    receiver: str
+
+    def send(self, messages: Sequence[SlackMessage]) -> DeliveryResult: ...
+
+
+# --- settings -------------------------------------------------------------------------------------
+
+def load_settings(env: Mapping[str, str] | None = None,
+                  prefect_lookup: Callable[[], tuple[str | None, str | None, str | None]] | None = None
+                  ) -> SlackSettings:
+    """Resolve the Slack settings (see the module docstring); installs log redaction first."""
+    env = os.environ if env is None else env
+    redact.install()
+    webhook = (env.get("SLACK_WEBHOOK_URL") or "").strip()
+    token = (env.get("SLACK_BOT_TOKEN") or "").strip()
+    channel = (env.get("SLACK_CHANNEL") or "").strip() or None
+    api_url = (env.get("SLACK_API_URL") or "").strip() or None
+    origin = "env"
+    if not webhook and not token:
+        webhook, token, prefect_channel, reason = _from_prefect(prefect_lookup)
+        if not webhook and not token:
+            log.warning("[alerts] no Slack settings (SLACK_WEBHOOK_URL, or SLACK_BOT_TOKEN + SLACK_CHANNEL%s); "
+                        "notifications go to the console/log", reason)
+            return SlackSettings(mode=CONSOLE, reason=f"no Slack settings{reason}")
+        channel = channel or prefect_channel
+        origin = "prefect"
+    redact.register_secret(webhook)
+    redact.register_secret(token)
+    if webhook:
+        return SlackSettings(mode=WEBHOOK, webhook_url=webhook, origin=origin)
+    if not channel:
+        log.warning("[alerts] a Slack bot token is set but no channel (SLACK_CHANNEL or the Prefect Variable %s); "
+                    "notifications go to the console/log", config.VARIABLE_CHANNEL)
+        return SlackSettings(mode=CONSOLE, origin=origin, reason="bot token without a channel")
+    return SlackSettings(mode=WEB_API, bot_token=token, channel=channel, api_url=api_url, origin=origin)
+
+
+def _from_prefect(lookup: Callable[[], tuple[str | None, str | None, str | None]] | None
+                  ) -> tuple[str, str, str | None, str]:
+    """(webhook, token, channel, reason) from Prefect blocks; never raises."""
+    try:
+        webhook, token, channel = (lookup or _prefect_lookup)()
+    except Exception as exc:  # no API, server down, block missing: all mean "not configured here"
+        return "", "", None, f"; Prefect Secret blocks unavailable: {redact.one_line(exc, 200)}"
+    if webhook is None and token is None:
+        return "", "", None, (f"; no Prefect Secret block {config.SECRET_BLOCK_WEBHOOK!r} "
+                              f"or {config.SECRET_BLOCK_BOT_TOKEN!r}")
+    return (webhook or "").strip(), (token or "").strip(), channel, ""
+
+
+def _prefect_lookup() -> tuple[str | None, str | None, str | None]:
+    """Read the Secret blocks (and channel Variable) from the configured Prefect API.
+
+    Prefect is imported only here (it costs seconds), and only used when an API URL is
+    configured: without one, a lookup would start a throwaway local server just to find nothing.
+    """
+    from prefect.settings import get_current_settings
+
+    if not get_current_settings().api.url:
+        raise RuntimeError("no Prefect API configured (PREFECT_API_URL unset)")
+    from prefect.blocks.system import Secret
+    from prefect.variables import Variable
+
+    def secret(name: str) -> str | None:
+        try:
+            return str(Secret.load(name).get())
+        except ValueError:  # "Unable to find block document named …"
+            return None
+
+    webhook = secret(config.SECRET_BLOCK_WEBHOOK)
+    token = None if webhook else secret(config.SECRET_BLOCK_BOT_TOKEN)
+    channel = Variable.get(config.VARIABLE_CHANNEL, default=None) if token else None
+    return webhook, token, (str(channel) if channel else None)
+
+
+# --- notifiers -------------------------------------------------------------------------------------
+
+def retry_handlers() -> list[RetryHandler]:
+    """Rate limits (Retry-After), dropped connections, and 500/503, each a few times."""
+    return [
+        RateLimitErrorRetryHandler(max_retry_count=config.SLACK_RATE_LIMIT_RETRIES),
+        ConnectionErrorRetryHandler(max_retry_count=config.SLACK_CONNECTION_RETRIES),
+        ServerErrorRetryHandler(max_retry_count=config.SLACK_SERVER_ERROR_RETRIES),
+    ]
+
+
+# Exceptions that mean "Slack or the network failed", as opposed to a bug of ours.
+_DELIVERY_ERRORS = (SlackClientError, OSError, HTTPException)
+
+
+class _SlackNotifier:
+    receiver = ""
+
+    def _post(self, message: SlackMessage) -> str | None:
+        """Post one message; None when Slack accepted it, else the reason."""
+        raise NotImplementedError
+
+    def send(self, messages: Sequence[SlackMessage]) -> DeliveryResult:
+        """Post the messages in order, stopping at the first failure (later ones stay queued)."""
+        for i, message in enumerate(messages):
+            try:
+                reason = self._post(message)
+            except _DELIVERY_ERRORS as exc:
+                reason = f"{type(exc).__name__}: {exc}"
+            if reason is not None:
+                reason = redact.one_line(reason)
+                log.warning("[alerts] Slack delivery failed after %d of %d message(s) to %s: %s",
+                            i, len(messages), self.receiver, reason)
+                return DeliveryResult(ok=False, sent=i, receiver=self.receiver, error=reason)
+        return DeliveryResult(ok=True, sent=len(messages), receiver=self.receiver)
+
+
+class SlackWebhookNotifier(_SlackNotifier):
+    """Incoming webhook: the URL is the credential; Slack answers 200 "ok" or an error body."""
+
+    def __init__(self, url: str, *, timeout: float = config.SLACK_TIMEOUT_SECONDS,
+                 handlers: list[RetryHandler] | None = None):
+        redact.install()
+        redact.register_secret(url)
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"the Slack webhook URL is not an http(s) URL: {redact.redact(url)}")
+        self.receiver = WEBHOOK
+        self._client = WebhookClient(url, timeout=int(timeout), logger=redact.SDK_LOGGER,
+                                     retry_handlers=retry_handlers() if handlers is None else handlers)
+
+    def __repr__(self) -> str:
+        return "SlackWebhookNotifier(url=***)"
+
+    def _post(self, message: SlackMessage) -> str | None:
+        response = self._client.send(text=message.text, blocks=message.blocks)
+        if response.status_code == 200:
+            return None
+        return f"HTTP {response.status_code}: {response.body}"
+
+
+class SlackWebNotifier(_SlackNotifier):
+    """Web API `chat.postMessage` with a bot token."""
+
+    def __init__(self, token: str, channel: str, *, base_url: str | None = None,
+                 timeout: float = config.SLACK_TIMEOUT_SECONDS, handlers: list[RetryHandler] | None = None):
+        redact.install()
+        redact.register_secret(token)
+        self.receiver = f"{WEB_API}:{channel}"
+        self.channel = channel
+        kwargs = {"base_url": base_url} if base_url else {}
+        self._client = WebClient(token=token, timeout=int(timeout), logger=redact.SDK_LOGGER,
+                                 retry_handlers=retry_handlers() if handlers is None else handlers, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"SlackWebNotifier(channel={self.channel!r}, token=***)"
+
+    def _post(self, message: SlackMessage) -> str | None:
+        try:
+            response = self._client.chat_postMessage(channel=self.channel, text=message.text,
+                                                     blocks=message.blocks)
+        except SlackApiError as exc:
+            status = getattr(exc.response, "status_code", "?")
+            error = exc.response.get("error") if exc.response is not None else None
+            return f"HTTP {status}: {error or exc}"
+        return None if response.get("ok") else f"Slack API error: {response.get('error')}"
+
+
+class ConsoleNotifier:
+    """No Slack configured: the digest as plain text to `write` (default: the log, INFO)."""
+
+    receiver = CONSOLE
+
+    def __init__(self, write: Callable[[str], None] | None = None):
+        self._write = write
+
+    def send(self, messages: Sequence[SlackMessage]) -> DeliveryResult:
+        notifications: list[Notification] = [n for m in messages for n in m.notifications]
+        if notifications:
+            now = max(n.created_at for n in notifications)
+            text = redact.redact(render_plain(notifications, now=now))
+            if self._write is not None:
+                self._write(text)
+            else:
+                log.info("[alerts] %s", text)
+        return DeliveryResult(ok=True, sent=len(messages), receiver=self.receiver)
+
+
+def make_notifier(settings: SlackSettings | None = None,
+                  console_write: Callable[[str], None] | None = None) -> Notifier:
+    """The notifier the settings ask for (resolving them from the environment when None)."""
+    settings = load_settings() if settings is None else settings
+    if settings.mode == WEBHOOK and settings.webhook_url:
+        return SlackWebhookNotifier(settings.webhook_url)
+    if settings.mode == WEB_API and settings.bot_token and settings.channel:
+        return SlackWebNotifier(settings.bot_token, settings.channel, base_url=settings.api_url)
+    return ConsoleNotifier(console_write)

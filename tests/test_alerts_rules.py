@@ -1,0 +1,282 @@
+"""Alert rules and the state machine (alerts/rules.py): pure, no DB, no Slack."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pandas as pd
+import pytest
+
+from alerts.config import RuleSettings
+from alerts.render import title
+from alerts.rules import (
+    FIRING,
+    INACTIVE,
+    PENDING,
+    RESOLVED,
+    Silence,
+    evaluate,
+    fingerprint,
+    make_labels,
+    parse_duration,
+    parse_matchers,
+    saturation_bin_series,
+)
+
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+# METHODS D prototype: committed bins 0,0,0,1,1,1,1,0,0,2,2,2,2,3 over [low, moderate, high, very high]
+PROTOTYPE = [.2, .32, .36, .38, .33, .29, .24, .22, .75, .8, .81, .93, .96, .97]
+
+
+def day(i: int) -> datetime:
+    return T0 + timedelta(days=i)
+
+
+def history(values, bench="swebench_verified", scope="all", start=0, **extra) -> pd.DataFrame:
+    return pd.DataFrame({"benchmark": bench, "scope": scope,
+                         "as_of": [day(start + i) for i in range(len(values))],
+                         "s_index": values, "benchmark_name": "SWE-bench Verified",
+                         "r_norm": 0.5, "se_delta": 0.021, "k": 5, "alpha": 0.5, "n_items": 500, **extra})
+
+
+def by_kind(ev, kind):
+    return [s for s in ev.states if s.labels["kind"] == kind]
+
+
+def firing_levels(ev):
+    return sorted(s.labels["level"] for s in ev.states if s.state == FIRING)
+
+
+# --- identity and parsing ---------------------------------------------------------------------
+
+def test_fingerprint_is_stable_and_ignores_label_order_and_empty_labels():
+    a = make_labels("contamination_suspect", model="m1", benchmark="b1", source="epoch")
+    b = {k: a[k] for k in reversed(list(a))}
+    assert fingerprint(a) == fingerprint(b)
+    assert fingerprint(a) == fingerprint({k: v for k, v in a.items() if v})
+    assert fingerprint(a) != fingerprint({**a, "model": "m2"})
+    # stored fingerprints must survive upgrades: pinned, = sha256('[["kind","source_failing"],["source","epoch"]]')[:16]
+    assert fingerprint({"kind": "source_failing", "source": "epoch"}) == "b472253c4e3718a6"
+
+
+def test_make_labels_rejects_unknown_kind_and_label():
+    with pytest.raises(ValueError, match="unknown alert kind"):
+        make_labels("contaminated")
+    with pytest.raises(ValueError, match="unknown alert label"):
+        make_labels("source_failing", sauce="x")
+
+
+def test_parse_matchers_and_duration():
+    assert parse_matchers(["benchmark=swebench_verified", "kind=saturation_bin_changed"]) == {
+        "benchmark": "swebench_verified", "kind": "saturation_bin_changed"}
+    assert parse_matchers(["model=a=b"]) == {"model": "a=b"}
+    for bad, msg in ((["benchmark"], "not key=value"), (["colour=red"], "unknown label 'colour'"),
+                     ([], "at least one matcher"), (["model=a", "model=b"], "already matched")):
+        with pytest.raises(ValueError, match=msg):
+            parse_matchers(bad)
+    assert parse_duration("14d") == timedelta(days=14)
+    assert parse_duration("2w") == timedelta(days=14)
+    assert parse_duration("90m") == timedelta(minutes=90)
+    for bad in ("14", "0d", "-1d", "d", "3y"):
+        with pytest.raises(ValueError, match="duration"):
+            parse_duration(bad)
+
+
+# --- saturation ---------------------------------------------------------------------------------
+
+def test_bin_series_reproduces_the_methods_d_prototype():
+    frame = saturation_bin_series(history(PROTOTYPE))
+    bins = ["low", "moderate", "high", "very high"]
+    assert frame["committed_bin"].tolist() == [bins[i] for i in (0, 0, 0, 1, 1, 1, 1, 0, 0, 2, 2, 2, 2, 3)]
+    # a move is pending on the snapshot before each commit
+    assert frame["proposed_bin"].tolist() == [None, None, "moderate", None, None, None, "low", None,
+                                              "high", None, None, None, "very high", None]
+
+
+def test_prototype_sequence_notifies_each_committed_move_once():
+    """One evaluation per snapshot, each run twice: four messages, at the commits only."""
+    states, sent = [], []
+    for i in range(1, len(PROTOTYPE) + 1):
+        for repeat in range(2):
+            ev = evaluate(now=day(i) + timedelta(hours=repeat), previous=states,
+                          saturation=history(PROTOTYPE[:i]))
+            states = ev.states
+            sent += [(i, title(n)) for n in ev.notifications]
+            if repeat:
+                assert ev.notifications == [], f"re-run of snapshot {i} notified"
+        pending = sorted(s.labels["level"] for s in states if s.state == PENDING)
+        assert pending == {3: ["moderate"], 7: ["low"], 9: ["high"], 13: ["very high"]}.get(i, []), i
+        assert len(firing_levels(ev)) == 1
+    assert sent == [(4, "SWE-bench Verified: saturation low → moderate"),
+                    (8, "SWE-bench Verified: saturation moderate → low"),
+                    (10, "SWE-bench Verified: saturation low → high"),
+                    (14, "SWE-bench Verified: saturation high → very high")]
+    assert firing_levels(ev) == ["very high"]
+    # the left levels are resolved without their own message (folded into the move), the
+    # abandoned proposals never fired
+    by_level = {s.labels["level"]: s.state for s in states}
+    assert by_level == {"low": RESOLVED, "moderate": RESOLVED, "high": RESOLVED, "very high": FIRING}
+
+
+def test_first_observation_sets_the_level_without_alerting_but_records_history_events():
+    ev = evaluate(now=day(20), previous=[], saturation=history(PROTOTYPE))
+    assert ev.notifications == []
+    assert firing_levels(ev) == ["very high"]
+    assert by_kind(ev, "saturation_bin_changed")[0].notified == "baseline"
+    moves = [(e.detail["from"], e.detail["to"], e.detail["direction"]) for e in ev.events
+             if e.event == "SaturationBinChanged"]
+    assert moves == [("low", "moderate", "up"), ("moderate", "low", "down"), ("low", "high", "up"),
+                     ("high", "very high", "up")]
+
+
+def test_multi_bin_jump_after_the_pending_period():
+    states = evaluate(now=day(1), previous=[], saturation=history([.2])).states
+    ev = evaluate(now=day(2), previous=states, saturation=history([.2, .95]))
+    assert ev.notifications == []
+    assert [s.labels["level"] for s in ev.states if s.state == PENDING] == ["very high"]
+    ev = evaluate(now=day(3), previous=ev.states, saturation=history([.2, .95, .96]))
+    assert [title(n) for n in ev.notifications] == ["SWE-bench Verified: saturation low → very high"]
+    n = ev.notifications[0]
+    assert (n.transition, n.episode, n.annotations["numbers"]["s_index"]) == (FIRING, day(3), 0.96)
+
+
+def test_abandoned_proposal_goes_inactive_without_a_message():
+    states = evaluate(now=day(1), previous=[], saturation=history([.2])).states
+    states = evaluate(now=day(2), previous=states, saturation=history([.2, .36])).states
+    ev = evaluate(now=day(3), previous=states, saturation=history([.2, .36, .31]))
+    assert ev.notifications == []
+    assert {s.labels["level"]: s.state for s in ev.states} == {"low": FIRING, "moderate": INACTIVE}
+
+
+def test_missing_data_keeps_states():
+    states = evaluate(now=day(1), previous=[], saturation=history([.2])).states
+    ev = evaluate(now=day(2), previous=states, saturation=None)
+    assert ev.states == states and ev.notifications == []
+    other = history([.9], bench="gpqa_diamond")
+    ev = evaluate(now=day(3), previous=states, saturation=other)
+    kept = [s for s in ev.states if s.labels["benchmark"] == "swebench_verified"]
+    assert [(s.labels["level"], s.state) for s in kept] == [("low", FIRING)]
+
+
+# --- contamination -----------------------------------------------------------------------------------
+
+def suspects(status="suspect", model="m<!channel>", source="epoch", **extra):
+    return pd.DataFrame([{"model": model, "benchmark": "gpqa_diamond", "source": source, "signal": "A1",
+                          "effect": 0.072, "se": 0.021, "ci_low": 0.031, "ci_high": 0.113, "p_value": 0.001,
+                          "q_value": 0.02, "flagged": status != "not_flagged", "status": status,
+                          "evidence": '{"n_ref": 12, "snapshot_ids": [3]}', **extra}])
+
+
+def test_contamination_waits_for_persistence_then_resolves_with_a_notice():
+    ev = evaluate(now=day(1), previous=[], suspects=suspects("suspect"))
+    assert ev.notifications == [] and [s.state for s in ev.states] == [PENDING]
+    ev = evaluate(now=day(2), previous=ev.states, suspects=suspects("persisted"))
+    assert [(n.transition, title(n)) for n in ev.notifications] == [
+        (FIRING, "m<!channel> on gpqa_diamond: contamination suspect (persisted)")]
+    signal = ev.notifications[0].annotations["signals"][0]
+    assert signal["evidence"] == {"n_ref": 12, "snapshot_ids": [3]} and signal["q_value"] == 0.02
+    assert evaluate(now=day(2), previous=ev.states, suspects=suspects("persisted")).notifications == []
+    ev = evaluate(now=day(3), previous=ev.states, suspects=suspects("not_flagged"))
+    assert [(n.transition, n.episode) for n in ev.notifications] == [(RESOLVED, day(2))]
+    assert [s.state for s in ev.states] == [RESOLVED]
+
+
+def test_corroborated_fires_at_once_and_bad_status_is_an_error():
+    ev = evaluate(now=day(1), previous=[], suspects=suspects("corroborated"))
+    assert [n.transition for n in ev.notifications] == [FIRING]
+    with pytest.raises(ValueError, match=r"status \['contaminated'\]"):
+        evaluate(now=day(1), previous=[], suspects=suspects("contaminated"))
+    with pytest.raises(ValueError, match="suspects frame lacks column"):
+        evaluate(now=day(1), previous=[], suspects=suspects().drop(columns="q_value"))
+
+
+def test_pending_suspect_that_disappears_sends_nothing():
+    ev = evaluate(now=day(1), previous=[], suspects=suspects("suspect"))
+    ev = evaluate(now=day(2), previous=ev.states, suspects=suspects("not_flagged"))
+    assert ev.notifications == [] and [s.state for s in ev.states] == [INACTIVE]
+
+
+# --- sources and inhibition ---------------------------------------------------------------------------
+
+def health(failures=0, last_new=None, source="epoch"):
+    return pd.DataFrame({"source": [source], "consecutive_failures": [failures],
+                         "last_new_snapshot_at": [last_new or day(0)], "last_error": ["HTTP 503"]})
+
+
+def test_source_failing_after_n_runs_and_stale_after_d_days():
+    assert evaluate(now=day(1), previous=[], source_health=health(failures=2)).notifications == []
+    ev = evaluate(now=day(1), previous=[], source_health=health(failures=3))
+    assert [title(n) for n in ev.notifications] == ["epoch: source failing (3 runs in a row)"]
+    assert evaluate(now=day(13), previous=[], source_health=health(last_new=day(0))).notifications == []
+    ev = evaluate(now=day(15), previous=[], source_health=health(last_new=day(0)))
+    assert [title(n) for n in ev.notifications] == ["epoch: no new snapshot for 15.0 days"]
+    custom = RuleSettings(source_failing_runs=5, source_stale_days=30)
+    assert evaluate(now=day(15), previous=[], source_health=health(4, day(0)), settings=custom).notifications == []
+    with pytest.raises(ValueError, match="source_failing_runs"):
+        RuleSettings(source_failing_runs=0)
+
+
+def test_failing_source_inhibits_its_derived_alerts_until_it_recovers():
+    ev = evaluate(now=day(1), previous=[], source_health=health(failures=3),
+                  suspects=suspects("corroborated", source="epoch"))
+    assert [n.kind for n in ev.notifications] == ["source_failing"]
+    contamination = by_kind(ev, "contamination_suspect")[0]
+    assert (contamination.state, contamination.notified) == (FIRING, "muted")
+    assert contamination.muted_by == "inhibited by source_failing{source=epoch}"
+    # another source's alert is not inhibited
+    other = evaluate(now=day(1), previous=[], source_health=health(failures=3),
+                     suspects=suspects("corroborated", source="lmarena"))
+    assert sorted(n.kind for n in other.notifications) == ["contamination_suspect", "source_failing"]
+    # recovery: the source resolves and the still-firing alert is delivered now
+    ev = evaluate(now=day(2), previous=ev.states, source_health=health(failures=0, last_new=day(2)),
+                  suspects=suspects("corroborated", source="epoch"))
+    assert sorted((n.kind, n.transition) for n in ev.notifications) == [
+        ("contamination_suspect", FIRING), ("source_failing", RESOLVED)]
+    assert evaluate(now=day(2), previous=ev.states, source_health=health(0, day(2)),
+                    suspects=suspects("corroborated", source="epoch")).notifications == []
+
+
+# --- silences ----------------------------------------------------------------------------------------
+
+def test_silence_mutes_delivery_but_the_alert_is_recorded_and_notified_after_expiry():
+    silence = Silence(id=7, matchers={"kind": "contamination_suspect", "benchmark": "gpqa_diamond"},
+                      starts_at=day(0), ends_at=day(5), author="ana", comment="GPQA v2 migration")
+    ev = evaluate(now=day(1), previous=[], suspects=suspects("corroborated"), silences=[silence])
+    assert ev.notifications == []
+    state = ev.states[0]
+    assert (state.state, state.notified, state.muted_by) == (FIRING, "muted", "silence 7")
+    assert any(e.event == "AlertFiring" and e.detail["muted_by"] == "silence 7" for e in ev.events)
+    ev = evaluate(now=day(4), previous=ev.states, suspects=suspects("corroborated"), silences=[silence])
+    assert ev.notifications == []
+    ev = evaluate(now=day(6), previous=ev.states, suspects=suspects("corroborated"), silences=[silence])
+    assert [(n.transition, n.episode) for n in ev.notifications] == [(FIRING, day(1))]
+    # expired early by hand: inactive from then on
+    expired = Silence(id=8, matchers={"model": "m<!channel>"}, starts_at=day(0), ends_at=day(30),
+                      expired_at=day(2))
+    assert expired.is_active(day(1)) and not expired.is_active(day(2))
+
+
+def test_resolution_while_silenced_is_not_sent_and_muted_firing_never_resolves_loudly():
+    ev = evaluate(now=day(1), previous=[], suspects=suspects("corroborated"))
+    assert len(ev.notifications) == 1
+    silence = Silence(id=1, matchers={"model": "m<!channel>"}, starts_at=day(1), ends_at=day(9))
+    ev = evaluate(now=day(2), previous=ev.states, suspects=suspects("not_flagged"), silences=[silence])
+    assert ev.notifications == [] and ev.states[0].state == RESOLVED
+
+
+# --- new_frontier (info, off by default) ---------------------------------------------------------------
+
+def frontier(model, as_of):
+    return pd.DataFrame([{"benchmark": "gpqa_diamond", "model": model, "score": 0.87, "stderr": 0.02,
+                          "as_of": as_of}])
+
+
+def test_new_frontier_is_off_by_default_and_notifies_takeovers_when_enabled():
+    assert evaluate(now=day(1), previous=[], frontier=frontier("a", day(1))).states == []
+    on = RuleSettings(enabled_info_kinds=frozenset({"new_frontier"}))
+    ev = evaluate(now=day(1), previous=[], frontier=frontier("a", day(1)), settings=on)
+    assert ev.notifications == []  # first observation
+    ev = evaluate(now=day(2), previous=ev.states, frontier=frontier("b", day(2)), settings=on)
+    assert [title(n) for n in ev.notifications] == ["gpqa_diamond: new frontier b (was a)"]
+    with pytest.raises(ValueError, match="not info kinds"):
+        RuleSettings(enabled_info_kinds=frozenset({"source_failing"}))
