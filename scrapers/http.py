@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import random
 import re
 import threading
@@ -36,7 +37,6 @@ log = logging.getLogger("benchwatch.scrapers.http")
 
 Status = Literal["ok", "not_modified", "error"]
 
-PROJECT_URL = "https://github.com/benchwatch/benchwatch"
 DEFAULT_CONNECT_TIMEOUT = 10.0      # seconds to establish the TCP/TLS connection
 DEFAULT_READ_TIMEOUT = 60.0         # seconds of silence tolerated while reading
 DEFAULT_MAX_ATTEMPTS = 4            # first try + 3 retries
@@ -59,7 +59,14 @@ def _package_version() -> str:
         return "0+unknown"
 
 
-USER_AGENT = f"benchwatch/{_package_version()} (+{PROJECT_URL}; leaderboard monitor)"
+def user_agent() -> str:
+    """`benchwatch/<version> (leaderboard monitor[; +<contact>])`; the operator's contact (URL or
+    e-mail) comes from $BENCHWATCH_CONTACT so site owners can reach whoever runs the scraper."""
+    contact = os.environ.get("BENCHWATCH_CONTACT", "").strip()
+    return f"benchwatch/{_package_version()} (leaderboard monitor{'; +' + contact if contact else ''})"
+
+
+USER_AGENT = user_agent()
 
 
 def utcnow() -> datetime:

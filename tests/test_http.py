@@ -16,7 +16,7 @@ import pytest
 
 from scrapers.base import Scraper, ScrapeError
 from scrapers.csv import CsvScraper
-from scrapers.http import (CHUNK_SIZE, USER_AGENT, Fetcher, ReplayFetcher, fetch_source, parse_retry_after,
+from scrapers.http import (CHUNK_SIZE, USER_AGENT, user_agent, Fetcher, ReplayFetcher, fetch_source, parse_retry_after,
                            redact_url)
 
 Handler = Callable[[BaseHTTPRequestHandler], None]
@@ -142,9 +142,11 @@ def test_200_returns_content_hash_validators_and_one_attempt(server):
     assert server.hits("/data/leaderboards.json")[0]["User-Agent"] == USER_AGENT
 
 
-def test_user_agent_names_project_and_installed_version():
-    assert USER_AGENT.startswith(f"benchwatch/{importlib.metadata.version('benchwatch')} (+https://github.com/")
-    assert USER_AGENT.endswith("; leaderboard monitor)")
+def test_user_agent_names_project_version_and_operator_contact(monkeypatch):
+    assert USER_AGENT == f"benchwatch/{importlib.metadata.version('benchwatch')} (leaderboard monitor)" \
+        or USER_AGENT.startswith(f"benchwatch/{importlib.metadata.version('benchwatch')} (leaderboard monitor; +")
+    monkeypatch.setenv("BENCHWATCH_CONTACT", "ops@example.org")
+    assert user_agent().endswith("(leaderboard monitor; +ops@example.org)")
 
 
 def test_conditional_get_304_is_not_modified(server):
