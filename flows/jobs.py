@@ -233,9 +233,9 @@ def run_cycle(db_path: str | os.PathLike | None, sources: Sequence[str] | None =
               use_prefect: bool = True) -> CycleReport:
     """collect + analyze + notify; through the Prefect pipeline flow unless use_prefect is False."""
     if use_prefect:
-        from flows.pipeline import pipeline
-        return pipeline(db_path=str(db_path or db.default_path()), sources=list(sources) if sources else None,
-                        replay_dir=str(replay_dir) if replay_dir else None, collect_only=collect_only)
+        from flows.pipeline import run_pipeline  # returns the report also when the flow run ends Failed
+        return run_pipeline(db_path=str(db_path or db.default_path()), sources=list(sources) if sources else None,
+                            replay_dir=str(replay_dir) if replay_dir else None, collect_only=collect_only)
     report = CycleReport(collect(db_path, sources, replay_dir=replay_dir))
     if collect_only:
         return report

@@ -12,4 +12,8 @@ COMMANDS: tuple[str, ...] = (
     "analyze",
     "reparse",
     "saturation",
+    "serve",
+    "notify",
+    "alerts",
+    "silence",
 )

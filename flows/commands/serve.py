@@ -1,0 +1,61 @@
+"""`benchwatch serve`: run the flows on their schedules from this one process, without a worker.
+
+The single-machine alternative to `prefect.yaml` + a work pool: the same four deployments
+with the same schedules (constants in flows/pipeline.py), registered on the Prefect server
+and executed as subprocesses of this command, one at a time. Stop it with Ctrl-C; its
+schedules are paused on shutdown. Needs a Prefect server (PREFECT_API_URL), because the
+temporary server of ephemeral mode does not create scheduled runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import scrapers
+from flows.cli import add_db_argument
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="run the flows on their schedules from this process (no worker needed)",
+                       description="Register the pipeline (daily), collect (hourly), analyze and notify "
+                                   "deployments on the Prefect server at PREFECT_API_URL and run their flow runs "
+                                   "here, one at a time, until interrupted. Use this or a worker with "
+                                   "prefect.yaml, not both: they use the same deployment names.",
+                       epilog="sources: " + ", ".join(scrapers.SOURCES))
+    p.add_argument("--sources", metavar="A,B", default=None,
+                   help="comma-separated subset of sources (default: every enabled source)")
+    add_db_argument(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from prefect import serve
+    from prefect.deployments.runner import EntrypointType
+    from prefect.schedules import Cron
+    from prefect.settings import get_current_settings
+
+    from flows import pipeline as p
+
+    if get_current_settings().api.url is None:
+        print("benchwatch: serve needs a Prefect server: start one (`prefect server start`) and set "
+              "PREFECT_API_URL, e.g. export PREFECT_API_URL=http://127.0.0.1:4200/api", file=sys.stderr)
+        return 2
+    sources = [s.strip() for s in args.sources.split(",") if s.strip()] if args.sources else None
+    unknown = [s for s in sources or [] if s not in scrapers.SOURCES]
+    if unknown:
+        print(f"benchwatch: unknown source(s): {', '.join(unknown)}; known: {', '.join(scrapers.SOURCES)}",
+              file=sys.stderr)
+        return 2
+    common = {"entrypoint_type": EntrypointType.MODULE_PATH, "concurrency_limit": 1, "tags": ["benchwatch"]}
+    collect_params = {"db_path": args.db, "sources": sources, "replay_dir": None}
+    serve(
+        p.pipeline.to_deployment(name=p.PIPELINE_DEPLOYMENT, schedules=[Cron(p.PIPELINE_CRON, timezone=p.TIMEZONE)],
+                                 parameters={**collect_params, "collect_only": False}, **common),
+        p.collect.to_deployment(name=p.COLLECT_DEPLOYMENT, schedules=[Cron(p.COLLECT_CRON, timezone=p.TIMEZONE)],
+                                parameters=collect_params, **common),
+        p.analyze.to_deployment(name=p.MANUAL_DEPLOYMENT, parameters={"db_path": args.db}, **common),
+        p.notify.to_deployment(name=p.MANUAL_DEPLOYMENT, parameters={"db_path": args.db}, **common),
+        limit=1,
+    )
+    return 0

@@ -1,0 +1,377 @@
+"""Prefect flows: `collect`, `analyze`, `notify`, and `pipeline` (all three in one run).
+
+The flows are thin: every task calls one plain function of `flows.jobs`, which the CLI's
+`--no-prefect` path and the unit tests call directly too.
+
+Final state of a run (the same rule as `CycleReport.ok`, so the CLI's exit code and the
+Prefect UI agree):
+- Completed when at least one requested source was collected (new or unchanged) and analyze
+  and notify, when they ran, did not raise. Sources that failed are listed in the run's
+  markdown artifact and, after `SOURCE_FAILING_RUNS` failed runs in a row, alerted on by the
+  `source_failing` rule: a flaky leaderboard is data, not an orchestration failure.
+- Failed when *every* requested source failed (nothing could be collected: network down,
+  wrong replay directory), or analyze or notify raised. Notify still runs after a failed
+  analyze, so source alerts go out. The flow raises `CycleFailed`, whose `report` carries the
+  `CycleReport`; `run_pipeline` turns that back into a report for the CLI.
+
+Writers never overlap: each flow run holds one slot of the global concurrency limit
+`benchwatch-duckdb-writer` (limit 1, created on first use) for its whole duration, so a
+scheduled `collect` and a manual `pipeline` queue instead of interleaving their writes.
+That needs a Prefect server; in ephemeral mode (`benchwatch run` with no PREFECT_API_URL)
+each process starts its own temporary server, so the guard is skipped and DuckDB's
+single-writer file lock, which `storage.db` waits on, keeps writes apart.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, Iterator, Literal, Sequence
+
+import pandas as pd
+from pydantic import AfterValidator, Field
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
+from prefect.concurrency.sync import concurrency
+from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
+from prefect.runtime import flow_run
+from prefect.settings import get_current_settings
+from prefect.states import State
+
+import scrapers
+from flows import jobs
+from flows.jobs import CycleReport, SourceOutcome
+from storage.db import StorageError
+
+log = logging.getLogger("benchwatch.flows")
+
+# --- schedules (prefect.yaml and `benchwatch serve` both use these; a test keeps them equal) ---
+TIMEZONE = "UTC"
+PIPELINE_DEPLOYMENT, PIPELINE_CRON = "daily", "0 6 * * *"     # collect + analyze + notify, 06:00 UTC
+COLLECT_DEPLOYMENT, COLLECT_CRON = "hourly", "15 * * * *"     # collect only, quarter past each hour
+MANUAL_DEPLOYMENT = "manual"                                  # analyze, notify: no schedule
+
+# --- collection task limits ---------------------------------------------------------------------
+# scrapers.http.Fetcher already retries each URL (4 attempts within 180 s). These task retries
+# are the second layer, for an outage longer than that: a source that is still unreachable is
+# tried again after about 1 and 5 minutes. Parse errors are deterministic and never retried.
+COLLECT_RETRIES = 2
+COLLECT_RETRY_DELAYS_SECONDS = [60, 300]
+COLLECT_RETRY_JITTER = 0.2
+# Worst case of one source's fetches (per URL: 4 attempts x (10 s connect + 60 s read) plus the
+# 180 s retry budget; two URLs for livebench/lmarena/alpacaeval), with margin.
+COLLECT_TIMEOUT_SECONDS = 20 * 60
+
+# --- writer guard ---------------------------------------------------------------------------------
+WRITER_LIMIT = "benchwatch-duckdb-writer"
+# How long a run waits for another run to finish writing before it fails.
+WRITER_WAIT_SECONDS = 2 * 60 * 60
+
+# --- artifact keys (Prefect allows lowercase letters, digits and dashes) -----------------------
+SATURATION_ARTIFACT = "benchwatch-saturation"
+SUMMARY_ARTIFACT = "benchwatch-{flow}-summary"
+
+
+# --- parameters -------------------------------------------------------------------------------------
+
+def _check_sources(names: list[str] | None) -> list[str] | None:
+    """Known, fetchable, without repeats (order kept)."""
+    if names is None:
+        return None
+    local_only = [n for n in names if not scrapers.get(n).urls]
+    if local_only:
+        raise ValueError(f"{', '.join(local_only)}: no URLs to collect (local files only: use `benchwatch ingest`)")
+    return list(dict.fromkeys(names))
+
+
+def _check_replay_dir(path: str | None) -> str | None:
+    if path is not None and not Path(path).is_dir():
+        raise ValueError(f"replay_dir {path!r} is not a directory (expected DIR/<source>/<file name of the URL>)")
+    return path
+
+
+# Parameter types: validated by pydantic when a run starts (Prefect builds the model from the
+# flow signature); the server also checks the JSON schema (e.g. the source enum) when a
+# deployment run is created.
+SourceName = Literal[scrapers.SOURCES]  # type: ignore[valid-type]  # the UI offers these as choices
+DbPath = Annotated[str | None, Field(min_length=1)]
+SourceList = Annotated[list[SourceName] | None, Field(min_length=1), AfterValidator(_check_sources)]
+ReplayDir = Annotated[str | None, AfterValidator(_check_replay_dir)]
+
+
+class CycleFailed(Exception):
+    """The run did not do its job (every source failed, or analyze/notify raised)."""
+
+    def __init__(self, report: CycleReport):
+        failed = [o.source for o in report.outcomes if o.status == "failed"]
+        reasons = list(report.errors)
+        if failed and len(failed) == len(report.outcomes):
+            reasons.insert(0, f"every source failed ({', '.join(failed)})")
+        super().__init__("; ".join(reasons) or "cycle failed")
+        self.report = report
+
+
+# --- writer guard -------------------------------------------------------------------------------------
+
+def _server_configured() -> bool:
+    return get_current_settings().api.url is not None
+
+
+def ensure_writer_limit() -> None:
+    """Create the `benchwatch-duckdb-writer` limit (1 slot) unless it exists; keeps an existing one as is."""
+    with get_client(sync_client=True) as client:
+        try:
+            client.read_global_concurrency_limit_by_name(WRITER_LIMIT)
+            return
+        except ObjectNotFound:
+            pass
+        try:
+            client.create_global_concurrency_limit(GlobalConcurrencyLimitCreate(name=WRITER_LIMIT, limit=1))
+            log.info("[flows] created global concurrency limit %s (1 slot)", WRITER_LIMIT)
+        except ObjectAlreadyExists:  # another run created it meanwhile
+            pass
+
+
+@contextmanager
+def writer_slot() -> Iterator[None]:
+    """Hold the database-writer slot for the body (a no-op in ephemeral mode, see the module doc)."""
+    if not _server_configured():
+        yield
+        return
+    ensure_writer_limit()
+    with concurrency(WRITER_LIMIT, occupy=1, timeout_seconds=WRITER_WAIT_SECONDS, strict=True):
+        yield
+
+
+# --- tasks --------------------------------------------------------------------------------------------
+
+class SourceUnreachable(Exception):
+    """A live source that could not be reached after the HTTP layer's retries (worth retrying later)."""
+
+    def __init__(self, outcome: SourceOutcome):
+        super().__init__(f"[{outcome.source}] {outcome.detail}")
+        self.outcome = outcome
+
+
+def _retry_transient(task_: Any, task_run: Any, state: State) -> bool:
+    """Retry only what time can fix: an unreachable site, or a database held by another process."""
+    return isinstance(state.data, (SourceUnreachable, StorageError))
+
+
+@task(name="collect-source", task_run_name="collect-{source}", retries=COLLECT_RETRIES,
+      retry_delay_seconds=COLLECT_RETRY_DELAYS_SECONDS, retry_jitter_factor=COLLECT_RETRY_JITTER,
+      retry_condition_fn=_retry_transient, timeout_seconds=COLLECT_TIMEOUT_SECONDS)
+def collect_source_task(db_path: str | None, source: str, replay_dir: str | None, run_id: str) -> SourceOutcome:
+    outcome = jobs.collect_source(db_path, source, replay_dir=replay_dir, run_id=run_id)
+    if outcome.status == "failed" and outcome.unreachable and replay_dir is None:
+        raise SourceUnreachable(outcome)
+    return outcome
+
+
+@task(name="analyze")
+def analyze_task(db_path: str | None) -> dict:
+    return jobs.analyze(db_path)
+
+
+@task(name="notify")
+def notify_task(db_path: str | None) -> Any:
+    return jobs.notify(db_path)
+
+
+def _outcome_from_state(source: str, state: State) -> SourceOutcome:
+    """The task's SourceOutcome, or a failed one saying why the task failed."""
+    if not state.is_failed() and not state.is_crashed():
+        return state.result()
+    exc = state.result(raise_on_failure=False)
+    if isinstance(exc, SourceUnreachable):
+        return exc.outcome
+    if isinstance(exc, BaseException):
+        return SourceOutcome(source, "failed", f"{type(exc).__name__}: {exc}")
+    return SourceOutcome(source, "failed", state.message or state.name or "task failed")
+
+
+def _collect(db_path: str | None, sources: Sequence[str] | None, replay_dir: str | None) -> list[SourceOutcome]:
+    """One task per source, one after another: their writes share one DuckDB file."""
+    names = list(sources) if sources else scrapers.enabled_sources()
+    run_id = str(flow_run.get_id() or "")
+    return [_outcome_from_state(name, collect_source_task(db_path, name, replay_dir, run_id, return_state=True))
+            for name in names]
+
+
+def _analyze_into(report: CycleReport, db_path: str | None) -> None:
+    state = analyze_task(db_path, return_state=True)
+    if state.is_completed():
+        report.analysis = state.result()
+    else:
+        report.errors.append(f"analyze failed: {_state_error(state)}")
+
+
+def _notify_into(report: CycleReport, db_path: str | None) -> None:
+    state = notify_task(db_path, return_state=True)
+    if state.is_completed():
+        report.notification = state.result()
+    else:
+        report.errors.append(f"notify failed: {_state_error(state)}")
+
+
+def _state_error(state: State) -> str:
+    exc = state.result(raise_on_failure=False)
+    return f"{type(exc).__name__}: {exc}" if isinstance(exc, BaseException) else (state.message or state.name)
+
+
+# --- artifacts ----------------------------------------------------------------------------------------
+
+# The saturation table as people read it in the UI (the saturation_latest view has every column).
+SATURATION_COLUMNS = ["benchmark", "bin", "s_index", "se_delta", "n_models", "n_items", "uncertainty", "as_of",
+                      "stalled", "forecast_status"]
+_ROUNDED = {"s_index", "se_delta"}
+_COUNTS = {"n_models", "n_items"}
+
+
+def saturation_rows(saturation: pd.DataFrame | None) -> list[dict]:
+    """Benchmarks that have an S_index, most saturated first, as JSON-safe artifact rows."""
+    if saturation is None or saturation.empty:
+        return []
+    frame = saturation.loc[saturation["s_index"].notna(), SATURATION_COLUMNS].sort_values(
+        "s_index", ascending=False, kind="stable")
+    return [{col: _cell(col, value) for col, value in row.items()} for row in frame.to_dict(orient="records")]
+
+
+def _cell(column: str, value: Any) -> Any:
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return None
+    value = value.item() if hasattr(value, "item") else value      # numpy scalar -> Python
+    if column in _ROUNDED:
+        return round(float(value), 3)
+    if column in _COUNTS:
+        return int(value)
+    return value
+
+
+def summary_markdown(report: CycleReport, flow_name: str) -> str:
+    """What a person checking the Prefect UI wants first: failed sources, alerts sent, errors."""
+    failed = [o for o in report.outcomes if o.status == "failed"]
+    lines = [f"# benchwatch {flow_name}", ""]
+    if report.outcomes:
+        new = sum(o.status == "new" for o in report.outcomes)
+        unchanged = sum(o.status == "unchanged" for o in report.outcomes)
+        lines += [f"Sources: {new} new snapshot(s), {unchanged} unchanged, {len(failed)} failed.", ""]
+    if failed:
+        lines += ["## Failed sources", "", "| source | reason |", "|---|---|"]
+        lines += [f"| {o.source} | {_md_cell(o.detail)} |" for o in failed]
+        lines.append("")
+    if report.notification is not None:
+        lines += ["## Alerts", "", str(report.notification), ""]
+    if report.errors:
+        lines += ["## Errors", ""] + [f"- {_md_cell(e)}" for e in report.errors] + [""]
+    return "\n".join(lines)
+
+
+def _md_cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _publish(report: CycleReport, flow_name: str) -> None:
+    if report.analysis is not None:
+        rows = saturation_rows(report.analysis.get("saturation"))
+        if rows:
+            create_table_artifact(key=SATURATION_ARTIFACT, table=rows,
+                                  description="Saturation level per benchmark after this run")
+    create_markdown_artifact(key=SUMMARY_ARTIFACT.format(flow=flow_name), markdown=summary_markdown(report, flow_name),
+                             description=f"benchwatch {flow_name}: failed sources, alerts, errors")
+
+
+def _finish(report: CycleReport, flow_name: str) -> CycleReport:
+    _publish(report, flow_name)
+    logger = get_run_logger()
+    for line in report.text().splitlines():
+        logger.info(line)
+    if not report.ok:
+        raise CycleFailed(report)
+    return report
+
+
+# --- flows ----------------------------------------------------------------------------------------------
+# The Args sections become the parameter descriptions in the Prefect UI.
+
+def _show_package_logs() -> None:
+    """Let benchwatch's INFO records through in worker and served runs: Prefect attaches its
+    handlers to the `benchwatch` logger (PREFECT_LOGGING_EXTRA_LOGGERS) but leaves its level at
+    the root's WARNING. A level the CLI set (`benchwatch -v run`) is kept."""
+    package = logging.getLogger("benchwatch")
+    if package.level == logging.NOTSET:
+        package.setLevel(logging.INFO)
+
+
+@flow(name="collect", description="Fetch every requested source (or replay recorded responses) into DuckDB.")
+def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: ReplayDir = None) -> CycleReport:
+    """Collect sources into DuckDB.
+
+    Args:
+        db_path: DuckDB file; default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
+        sources: Sources to collect; default every enabled source.
+        replay_dir: Read responses from REPLAY_DIR/<source>/<last URL segment> instead of the network.
+    """
+    _show_package_logs()
+    with writer_slot():
+        report = CycleReport(_collect(db_path, sources, replay_dir))
+    return _finish(report, "collect")
+
+
+@flow(name="analyze", description="Recompute saturation and contamination signals from the stored history.")
+def analyze(db_path: DbPath = None) -> CycleReport:
+    """Recompute the analysis tables.
+
+    Args:
+        db_path: DuckDB file; default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
+    """
+    _show_package_logs()
+    report = CycleReport([])
+    with writer_slot():
+        _analyze_into(report, db_path)
+    return _finish(report, "analyze")
+
+
+@flow(name="notify", description="Evaluate the alert rules and deliver new notifications (Slack or console).")
+def notify(db_path: DbPath = None) -> CycleReport:
+    """Evaluate alerts and deliver them.
+
+    Args:
+        db_path: DuckDB file; default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
+    """
+    _show_package_logs()
+    report = CycleReport([])
+    with writer_slot():
+        _notify_into(report, db_path)
+    return _finish(report, "notify")
+
+
+@flow(name="pipeline", description="collect, then analyze, then notify, in one run holding the writer slot.")
+def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: ReplayDir = None,
+             collect_only: bool = False) -> CycleReport:
+    """One full cycle.
+
+    Args:
+        db_path: DuckDB file; default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
+        sources: Sources to collect; default every enabled source.
+        replay_dir: Read responses from REPLAY_DIR/<source>/<last URL segment> instead of the network.
+        collect_only: Stop after collecting (no analysis, no alerts).
+    """
+    _show_package_logs()
+    with writer_slot():
+        report = CycleReport(_collect(db_path, sources, replay_dir))
+        if not collect_only:
+            _analyze_into(report, db_path)
+            _notify_into(report, db_path)
+    return _finish(report, "pipeline")
+
+
+def run_pipeline(**parameters: Any) -> CycleReport:
+    """Run `pipeline` in this process and return its report, also when the run ends Failed."""
+    try:
+        return pipeline(**parameters)
+    except CycleFailed as exc:
+        return exc.report

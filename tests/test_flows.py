@@ -1,0 +1,322 @@
+"""The Prefect flows (flows/pipeline.py), prefect.yaml and the replay fixture layout.
+
+Flow tests run under `prefect_test_harness` (a temporary server subprocess on a temporary
+SQLite database), started once for this module: ~9 s. Results storage goes to a temporary
+directory too, or cached results would leak between sessions (ENGINEERING-NOTES §2.2). The
+harness is module-scoped rather than session-scoped on purpose: while it is active every
+Prefect client in the process talks to it, and later test modules (Slack settings look for
+Prefect Secret blocks when an API is configured) must not.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+from prefect.concurrency.sync import concurrency
+from prefect.exceptions import ParameterTypeError
+from prefect.settings import PREFECT_API_URL, PREFECT_RESULTS_LOCAL_STORAGE_PATH, temporary_settings
+from prefect.testing.utilities import prefect_test_harness
+
+import scrapers
+from flows import jobs
+from flows import pipeline as pl
+from flows.jobs import CycleReport, SourceOutcome
+
+ROOT = Path(__file__).resolve().parent.parent
+REPLAY = ROOT / "tests" / "fixtures" / "replay"
+ANALYSIS_READY = all(importlib.util.find_spec(m) for m in (
+    "flows.saturation_job", "flows.contamination_job", "flows.alerts_job"))
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory):
+    storage = tmp_path_factory.mktemp("prefect-results")
+    with temporary_settings({PREFECT_RESULTS_LOCAL_STORAGE_PATH: storage}):
+        with prefect_test_harness(server_startup_timeout=60):
+            yield
+
+
+@pytest.fixture
+def db_path(tmp_path) -> str:
+    return str(tmp_path / "bw.duckdb")
+
+
+def artifacts_of(state) -> dict[str, object]:
+    """{key: artifact} of the flow run behind a final state."""
+    run_id = state.state_details.flow_run_id
+    with get_client(sync_client=True) as client:
+        found = client.read_artifacts(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[run_id])))
+    return {a.key: a for a in found}
+
+
+def snapshot_counts(path: str) -> dict[str, int]:
+    con = duckdb.connect(path, read_only=True)
+    try:
+        return dict(con.execute("SELECT source, n_scores FROM snapshots ORDER BY source").fetchall())
+    finally:
+        con.close()
+
+
+# --- replay layout and prefect.yaml (no Prefect server needed) ---------------------------------------
+
+def test_replay_files_belong_to_registered_sources_and_urls():
+    allowed = {"README.md"}
+    for path in sorted(p for p in REPLAY.rglob("*") if p.is_file()):
+        rel = path.relative_to(REPLAY)
+        if str(rel) in allowed:
+            continue
+        assert len(rel.parts) == 2, f"{rel}: expected <source>/<file>"
+        source, name = rel.parts
+        assert source in scrapers.SOURCES, f"{rel}: {source} is not a registered source"
+        planned = [scrapers.Scraper.file_name(u) for u in scrapers.get(source).plan()]
+        assert name in planned, f"{rel}: {source} fetches {planned}, not {name}"
+
+
+def test_replay_covers_every_enabled_source():
+    for source in scrapers.enabled_sources():
+        for url in scrapers.get(source).plan():
+            assert (REPLAY / source / scrapers.Scraper.file_name(url)).is_file(), f"no replay file for {url}"
+
+
+def test_prefect_yaml_declares_one_deployment_per_flow_with_the_code_schedules():
+    spec = yaml.safe_load((ROOT / "prefect.yaml").read_text())
+    deployments = {d["entrypoint"]: d for d in spec["deployments"]}
+    assert set(deployments) == {f"flows/pipeline.py:{f}" for f in ("pipeline", "collect", "analyze", "notify")}
+    flows = {"pipeline": pl.pipeline, "collect": pl.collect, "analyze": pl.analyze, "notify": pl.notify}
+    expected = {"pipeline": (pl.PIPELINE_DEPLOYMENT, PIPELINE := pl.PIPELINE_CRON),
+                "collect": (pl.COLLECT_DEPLOYMENT, pl.COLLECT_CRON),
+                "analyze": (pl.MANUAL_DEPLOYMENT, None), "notify": (pl.MANUAL_DEPLOYMENT, None)}
+    assert PIPELINE == "0 6 * * *"
+    for name, flow in flows.items():
+        d = deployments[f"flows/pipeline.py:{name}"]
+        want_name, want_cron = expected[name]
+        assert d["name"] == want_name
+        crons = [(s["cron"], s["timezone"]) for s in d.get("schedules") or []]
+        assert crons == ([(want_cron, pl.TIMEZONE)] if want_cron else [])
+        assert d["concurrency_limit"] == 1
+        assert d["work_pool"]["name"] == "benchwatch"
+        params = set(d["parameters"])
+        assert params <= set(flow.parameters.properties), f"{name}: unknown parameters {params}"
+        assert "db_path" in params
+        env = d["work_pool"]["job_variables"]["env"]
+        assert env["BENCHWATCH_DB"] == "data/benchwatch.duckdb"
+        assert not {"SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN"} & set(env), "secrets must not be in prefect.yaml"
+    step = spec["pull"][0]["prefect.deployments.steps.set_working_directory"]
+    assert step["directory"] == "{{ $PWD }}"
+
+
+# --- pure helpers ------------------------------------------------------------------------------------
+
+def test_summary_lists_failed_sources_and_errors_with_pipes_escaped():
+    report = CycleReport([SourceOutcome("swebench", "new", "64 scores"),
+                          SourceOutcome("lmarena", "failed", "HTTP 503 | Service Unavailable"),
+                          SourceOutcome("bfcl", "unchanged", "same content as snapshot 3")],
+                         errors=["notify failed: RuntimeError: boom"])
+    md = pl.summary_markdown(report, "pipeline")
+    assert "Sources: 1 new snapshot(s), 1 unchanged, 1 failed." in md
+    assert "| lmarena | HTTP 503 \\| Service Unavailable |" in md
+    assert "swebench |" not in md
+    assert "- notify failed: RuntimeError: boom" in md
+
+
+def test_saturation_rows_keep_indexed_benchmarks_best_first_and_json_safe():
+    import pandas as pd
+    frame = pd.DataFrame({"benchmark": ["a", "b", "c"], "bin": ["low", None, "high"],
+                          "s_index": [0.2, math.nan, 0.81234], "se_delta": [0.1, math.nan, 0.05],
+                          "n_models": [9, 3, 12], "n_items": [500.0, math.nan, 300.0],
+                          "uncertainty": ["assumed", None, "binomial(n_eff=n^alpha)"],
+                          "as_of": ["2026-11-01", "2026-11-01", "2026-11-02"],
+                          "stalled": [False, None, True], "forecast_status": ["ok", None, "fallback"],
+                          "reason": [None, "only 3 model score(s), fewer than k=5", None]})
+    rows = pl.saturation_rows(frame)
+    assert [r["benchmark"] for r in rows] == ["c", "a"]
+    assert rows[0]["s_index"] == 0.812 and rows[0]["bin"] == "high" and rows[0]["n_items"] == 300
+    assert rows[1]["stalled"] is False
+    assert all(v is None or not isinstance(v, float) or math.isfinite(v) for r in rows for v in r.values())
+    assert pl.saturation_rows(None) == [] and pl.saturation_rows(frame.iloc[0:0]) == []
+
+
+def test_serve_refuses_without_a_server(capsys):
+    import argparse
+    from flows.commands import serve
+    with temporary_settings(restore_defaults={PREFECT_API_URL}):
+        code = serve.run(argparse.Namespace(db=None, sources=None))
+    assert code == 2
+    assert "PREFECT_API_URL" in capsys.readouterr().err
+
+
+# --- flows under the harness ---------------------------------------------------------------------------
+
+def test_collect_replays_sources_into_duckdb_and_publishes_a_summary(harness, db_path):
+    state = pl.collect(db_path=db_path, sources=["swebench", "livebench", "simple_evals"], replay_dir=str(REPLAY),
+                       return_state=True)
+    assert state.is_completed(), state.message
+    report = state.result()
+    assert [(o.source, o.status) for o in report.outcomes] == [
+        ("swebench", "new"), ("livebench", "new"), ("simple_evals", "new")]
+    # rows checked by hand against the replay files (tests/fixtures/replay/README.md)
+    assert snapshot_counts(db_path) == {"livebench": 372, "simple_evals": 61, "swebench": 64}
+    md = artifacts_of(state)["benchwatch-collect-summary"]
+    assert md.type == "markdown"
+    assert "Sources: 3 new snapshot(s), 0 unchanged, 0 failed." in md.data
+
+    again = pl.collect(db_path=db_path, sources=["swebench"], replay_dir=str(REPLAY))
+    assert [(o.source, o.status) for o in again.outcomes] == [("swebench", "unchanged")]
+
+
+def test_a_failing_source_is_reported_and_the_run_completes(harness, db_path, tmp_path):
+    partial = tmp_path / "replay"
+    shutil.copytree(REPLAY / "simple_evals", partial / "simple_evals")
+    state = pl.collect(db_path=db_path, sources=["lmarena", "simple_evals"], replay_dir=str(partial),
+                       return_state=True)
+    assert state.is_completed(), state.message
+    outcomes = {o.source: o for o in state.result().outcomes}
+    assert outcomes["simple_evals"].status == "new"
+    assert outcomes["lmarena"].status == "failed"
+    assert "no recorded response" in outcomes["lmarena"].detail
+    md = artifacts_of(state)["benchwatch-collect-summary"].data
+    assert "## Failed sources" in md and "| lmarena | no recorded response for" in md
+
+
+def test_every_source_failing_fails_the_run_but_the_cli_still_gets_its_report(harness, db_path, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    state = pl.collect(db_path=db_path, sources=["swebench", "lmarena"], replay_dir=str(empty), return_state=True)
+    assert state.is_failed()
+    assert "every source failed (swebench, lmarena)" in state.message
+    report = pl.run_pipeline(db_path=db_path, sources=["swebench"], replay_dir=str(empty), collect_only=True)
+    assert isinstance(report, CycleReport) and not report.ok
+    assert report.outcomes[0].status == "failed"
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"sources": ["nope"]}, "sources.0: Input should be 'csv', 'swebench'"),
+    ({"sources": ["csv"]}, "csv: no URLs to collect (local files only: use `benchwatch ingest`)"),
+    ({"sources": []}, "sources: List should have at least 1 item"),
+    ({"replay_dir": "/nonexistent/replay"}, "replay_dir '/nonexistent/replay' is not a directory"),
+    ({"db_path": ""}, "db_path: String should have at least 1 character"),
+])
+def test_bad_parameters_are_rejected_with_the_field_named(harness, db_path, params, message):
+    with pytest.raises(ParameterTypeError, match="invalid parameters") as err:
+        pl.collect(**{"db_path": db_path, **params})
+    assert message in str(err.value)
+
+
+@pytest.fixture
+def fast_retries(monkeypatch):
+    monkeypatch.setattr(pl, "collect_source_task", pl.collect_source_task.with_options(retry_delay_seconds=0))
+
+
+def _fake_collect(results: dict[str, list]):
+    """A stand-in for jobs.collect_source answering from per-source queues; records the calls."""
+    calls: list[str] = []
+
+    def fake(db_path, source, *, replay_dir=None, run_id="", fetcher=None):
+        calls.append(source)
+        answer = results[source].pop(0)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+    return fake, calls
+
+
+def test_an_unreachable_live_source_is_retried_and_a_parse_error_is_not(harness, db_path, monkeypatch, fast_retries):
+    unreachable = SourceOutcome("swebench", "failed", "GET … failed after 4 attempts: connection failed",
+                                unreachable=True)
+    fake, calls = _fake_collect({
+        "swebench": [unreachable, SourceOutcome("swebench", "new", "64 scores")],
+        "livebench": [SourceOutcome("livebench", "failed", "below the floor (raw response kept)")],
+    })
+    monkeypatch.setattr(jobs, "collect_source", fake)
+    report = pl.collect(db_path=db_path, sources=["swebench", "livebench"])
+    assert calls == ["swebench", "swebench", "livebench"]
+    assert [(o.source, o.status) for o in report.outcomes] == [("swebench", "new"), ("livebench", "failed")]
+
+
+def test_a_source_still_unreachable_after_the_retries_keeps_its_reason(harness, db_path, monkeypatch, fast_retries):
+    down = SourceOutcome("lmarena", "failed", "HTTP 503 Service Unavailable", unreachable=True)
+    fake, calls = _fake_collect({"lmarena": [down, down, down], "simple_evals": [SourceOutcome("simple_evals", "new", "")]})
+    monkeypatch.setattr(jobs, "collect_source", fake)
+    report = pl.collect(db_path=db_path, sources=["lmarena", "simple_evals"])
+    assert calls == ["lmarena"] * (1 + pl.COLLECT_RETRIES) + ["simple_evals"]
+    assert report.outcomes[0].detail == "HTTP 503 Service Unavailable" and report.outcomes[0].unreachable
+
+
+def test_a_crashing_source_does_not_stop_the_others(harness, db_path, monkeypatch, fast_retries):
+    fake, calls = _fake_collect({"lmarena": [RuntimeError("parser bug")],
+                                 "simple_evals": [SourceOutcome("simple_evals", "new", "61 scores")]})
+    monkeypatch.setattr(jobs, "collect_source", fake)
+    report = pl.collect(db_path=db_path, sources=["lmarena", "simple_evals"])
+    assert calls == ["lmarena", "simple_evals"]          # a bug is not retried
+    assert report.outcomes[0].status == "failed" and report.outcomes[0].detail == "RuntimeError: parser bug"
+    assert report.outcomes[1].status == "new" and report.ok
+
+
+def _active_writer_slots() -> tuple[int, int]:
+    with get_client(sync_client=True) as client:
+        limit = client.read_global_concurrency_limit_by_name(pl.WRITER_LIMIT)
+    return limit.limit, limit.active_slots
+
+
+def test_the_run_holds_the_single_writer_slot(harness, db_path, monkeypatch):
+    seen = []
+
+    def fake(db_path, source, *, replay_dir=None, run_id="", fetcher=None):
+        seen.append(_active_writer_slots())
+        return SourceOutcome(source, "new", "")
+    monkeypatch.setattr(jobs, "collect_source", fake)
+    pl.collect(db_path=db_path, sources=["simple_evals"])
+    assert seen == [(1, 1)]                      # created with one slot, held while collecting
+    assert _active_writer_slots() == (1, 0)      # released after the run
+
+
+def test_a_second_writer_waits_for_the_slot_and_gives_up_after_the_wait(harness, db_path, monkeypatch):
+    monkeypatch.setattr(pl, "WRITER_WAIT_SECONDS", 2)
+    pl.ensure_writer_limit()
+    with concurrency(pl.WRITER_LIMIT, occupy=1, strict=True):      # another run is writing
+        with pytest.raises(TimeoutError):
+            pl.collect(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY))
+    assert not Path(db_path).exists()            # it never opened the database
+
+
+def test_notify_runs_after_a_failed_analyze_and_the_run_fails(harness, db_path, monkeypatch):
+    def broken_analyze(db_path, *, now=None):
+        raise ValueError("saturation table is inconsistent")
+    monkeypatch.setattr(jobs, "analyze", broken_analyze)
+    monkeypatch.setattr(jobs, "notify", lambda db_path, *, now=None: "1 notification(s) sent to the console")
+    state = pl.pipeline(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY), return_state=True)
+    assert state.is_failed()
+    assert "analyze failed: ValueError: saturation table is inconsistent" in state.message
+    report = pl.run_pipeline(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY))
+    assert report.notification == "1 notification(s) sent to the console"
+    assert report.errors == ["analyze failed: ValueError: saturation table is inconsistent"]
+    md = artifacts_of(state)["benchwatch-pipeline-summary"].data
+    assert "## Errors" in md and "## Alerts" in md
+
+
+@pytest.mark.skipif(not ANALYSIS_READY, reason="analyze/notify jobs not in this tree yet")
+def test_pipeline_full_cycle_publishes_the_saturation_table(harness, db_path, monkeypatch):
+    monkeypatch.delenv("SLACK_WEBHOOK_URL", raising=False)
+    monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
+    state = pl.pipeline(db_path=db_path, replay_dir=str(REPLAY), return_state=True)
+    assert state.is_completed(), state.message
+    report = state.result()
+    assert all(o.status == "new" for o in report.outcomes) and len(report.outcomes) == len(scrapers.enabled_sources())
+    table = artifacts_of(state)[pl.SATURATION_ARTIFACT]
+    assert table.type == "table"
+    rows = pl.saturation_rows(report.analysis["saturation"])
+    import json
+    published = json.loads(table.data)
+    assert [r["benchmark"] for r in published] == [r["benchmark"] for r in rows]
+    by_name = {r["benchmark"]: r for r in published}
+    # swebench_verified: 30 replayed rows of the 2025-05-07 board (+ epoch's copy), published stderr
+    assert by_name["swebench_verified"]["uncertainty"] == "published_stderr"
+    assert all(0.0 <= r["s_index"] <= 1.0 for r in published)
