@@ -6,7 +6,9 @@ live in `analysis/constants.py`; the constants here decide when a finding become
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from typing import Mapping
 
 # --- Alert kinds (the `kind` label) ----------------------------------------------------------
 SATURATION_BIN_CHANGED = "saturation_bin_changed"
@@ -75,3 +77,10 @@ class RuleSettings:
         unknown = set(self.enabled_info_kinds) - set(INFO_KINDS)
         if unknown:
             raise ValueError(f"enabled_info_kinds: {sorted(unknown)} are not info kinds {INFO_KINDS}")
+
+
+def rule_settings_from_env(env: Mapping[str, str] | None = None) -> RuleSettings:
+    """Defaults, with info kinds turned on by `BENCHWATCH_INFO_ALERTS=new_frontier` (comma-separated)."""
+    env = os.environ if env is None else env
+    kinds = frozenset(k.strip() for k in (env.get("BENCHWATCH_INFO_ALERTS") or "").split(",") if k.strip())
+    return RuleSettings(enabled_info_kinds=kinds)

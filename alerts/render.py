@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from alerts import config
 from alerts.config import (
@@ -85,38 +85,42 @@ def _date(iso: Any) -> str:
 
 def title(n: Notification) -> str:
     """What changed, in plain (unescaped) text."""
-    a, labels = n.annotations, n.labels
+    return headline(n.kind, n.transition, n.labels, n.annotations)
+
+
+def headline(kind: str, transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) -> str:
+    """One line saying what an alert is about (also used by `benchwatch alerts`)."""
     scope = f" [{labels['scope']}]" if labels.get("scope") and labels["scope"] != "all" else ""
-    if n.kind == SATURATION_BIN_CHANGED:
+    if kind == SATURATION_BIN_CHANGED:
         name = _clean(a.get("benchmark_name") or labels["benchmark"]) + scope
-        if n.transition == RESOLVED:
+        if transition == RESOLVED:
             return f"{name}: saturation no longer {labels['level']}"
         if a.get("from_level"):
             return f"{name}: saturation {a['from_level']} → {labels['level']}"
         return f"{name}: saturation {labels['level']}"
-    if n.kind == CONTAMINATION_SUSPECT:
+    if kind == CONTAMINATION_SUSPECT:
         who = f"{_clean(a.get('model_name') or labels['model'])} on {_clean(a.get('benchmark_name') or labels['benchmark'])}"
-        if n.transition == RESOLVED:
+        if transition == RESOLVED:
             return f"{who}: contamination suspicion cleared"
         return f"{who}: contamination suspect ({a.get('status', 'suspect')})"
-    if n.kind == SOURCE_FAILING:
+    if kind == SOURCE_FAILING:
         source = _clean(labels["source"])
-        if n.transition == RESOLVED:
+        if transition == RESOLVED:
             return f"{source}: source recovered"
         return f"{source}: source failing ({a.get('consecutive_failures')} runs in a row)"
-    if n.kind == SOURCE_STALE:
+    if kind == SOURCE_STALE:
         source = _clean(labels["source"])
-        if n.transition == RESOLVED:
+        if transition == RESOLVED:
             return f"{source}: new snapshot again"
         return f"{source}: no new snapshot for {a.get('age_days')} days"
-    if n.kind == NEW_FRONTIER:
+    if kind == NEW_FRONTIER:
         name = _clean(a.get("benchmark_name") or labels["benchmark"]) + scope
         model = _clean(a.get("model_name") or labels["model"])
-        if n.transition == RESOLVED:
+        if transition == RESOLVED:
             return f"{name}: {model} no longer holds the record"
         before = f" (was {_clean(a['from_model_name'])})" if a.get("from_model_name") else ""
         return f"{name}: new frontier {model}{before}"
-    return f"{n.kind}: {n.transition}"
+    return f"{kind}: {transition}"
 
 
 def numbers(n: Notification) -> list[str]:

@@ -357,6 +357,9 @@ def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, leve
                             as_of: datetime) -> dict[str, Any]:
     name = _text(row, "benchmark_name") or str(bench)
     where = f"benchmark = {sql_literal(bench)}" + (f" AND scope = {sql_literal(scope)}" if scope else "")
+    for key in ("k", "alpha"):
+        if _num(row.get(key)) is not None:
+            where += f" AND {key} = {_num(row.get(key)):g}"
     saturated = level in ("high", "very high")
     return {
         "benchmark_name": name,
@@ -368,7 +371,8 @@ def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, leve
         "why": ("the top models are statistically indistinguishable: new results on this benchmark "
                 "barely separate frontier models" if saturated else
                 "the top models are separating again: this benchmark still discriminates at the frontier"),
-        "sql": f"SELECT as_of, s_index, bin FROM saturation_history WHERE {where} ORDER BY as_of DESC LIMIT 10",
+        "sql": f"SELECT as_of, s_index, bin, r_norm, se_delta, n_models FROM saturation WHERE {where} "
+               "ORDER BY as_of DESC LIMIT 10",
     }
 
 
@@ -435,7 +439,11 @@ def _evidence(value: Any) -> Any:
 
 
 def source_conditions(health: pd.DataFrame, now: datetime, settings: RuleSettings) -> list[Condition]:
-    """source_failing / source_stale conditions from `source, consecutive_failures, last_new_snapshot_at`."""
+    """source_failing / source_stale conditions from `source, consecutive_failures, last_new_snapshot_at`.
+
+    With a `last_attempt_at` column, a source is stale only if it was collected after its last
+    new snapshot: a source that is only ingested by hand now and then is not "stale".
+    """
     _require(health, ["source", "consecutive_failures", "last_new_snapshot_at"], "source health")
     conditions = []
     for row in health.to_dict("records"):
@@ -454,7 +462,9 @@ def source_conditions(health: pd.DataFrame, now: datetime, settings: RuleSetting
                 annotations={**common, "threshold_runs": settings.source_failing_runs,
                              "why": "alerts computed from this source's data are held back until it recovers"},
                 data_as_of=now))
-        if last_new is not None:
+        attempted = row.get("last_attempt_at", now)
+        collected_since = not _missing(attempted) and (last_new is None or to_utc(attempted) > last_new)
+        if last_new is not None and collected_since:
             age_days = (now - last_new).total_seconds() / 86400
             if age_days >= settings.source_stale_days:
                 conditions.append(Condition(

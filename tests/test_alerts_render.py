@@ -57,8 +57,9 @@ def test_saturation_section_says_what_changed_numbers_why_and_where():
     assert lines[1] == ("S_index 0.81 ± 0.03 (bootstrap SE) · R_norm 0.46 · SE_Δ 0.021 · k=5, α=0.5, "
                         "n=500, 41 models · as of 2026-01-15")
     assert lines[2].startswith("_Why it matters:_ the top models are statistically indistinguishable")
-    assert lines[3] == ("_Where to look:_ `benchwatch query \"SELECT as_of, s_index, bin FROM saturation_history "
-                        "WHERE benchmark = 'swebench_verified' AND scope = 'all' ORDER BY as_of DESC LIMIT 10\"`")
+    assert lines[3] == ("_Where to look:_ `benchwatch query \"SELECT as_of, s_index, bin, r_norm, se_delta, n_models "
+                        "FROM saturation WHERE benchmark = 'swebench_verified' AND scope = 'all' AND k = 5 "
+                        "AND alpha = 0.5 ORDER BY as_of DESC LIMIT 10\"`")
     assert msg.text == "benchwatch: 1 new alert — SWE-bench Verified: saturation moderate → high"
     assert msg.notifications[0].fingerprint
 

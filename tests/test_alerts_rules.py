@@ -210,6 +210,11 @@ def test_source_failing_after_n_runs_and_stale_after_d_days():
     assert evaluate(now=day(13), previous=[], source_health=health(last_new=day(0))).notifications == []
     ev = evaluate(now=day(15), previous=[], source_health=health(last_new=day(0)))
     assert [title(n) for n in ev.notifications] == ["epoch: no new snapshot for 15.0 days"]
+    # only a source that is still being collected goes stale
+    not_collected = health(last_new=day(0)).assign(last_attempt_at=[day(0)])
+    assert evaluate(now=day(15), previous=[], source_health=not_collected).notifications == []
+    collected = health(last_new=day(0)).assign(last_attempt_at=[day(14)])
+    assert len(evaluate(now=day(15), previous=[], source_health=collected).notifications) == 1
     custom = RuleSettings(source_failing_runs=5, source_stale_days=30)
     assert evaluate(now=day(15), previous=[], source_health=health(4, day(0)), settings=custom).notifications == []
     with pytest.raises(ValueError, match="source_failing_runs"):

@@ -138,6 +138,7 @@ def test_channel_mention_in_a_model_name_arrives_escaped(fake_slack, webhook):
 
 def test_secrets_never_reach_logs_output_or_errors(fake_slack, caplog, capsys, monkeypatch):
     caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="benchwatch")  # whatever an earlier CLI test left there
     monkeypatch.setenv("SLACK_WEBHOOK_URL", fake_slack.webhook_url)
     settings = load_settings()
     notifier = make_notifier(settings)

@@ -1,0 +1,141 @@
+"""`notify`: evaluate the alert rules on the stored analysis, then deliver the outbox.
+
+Three steps; the database is held only for the two short writes, never while Slack is called:
+
+1. One transaction: read the rule inputs (saturation series, contamination signals, source
+   health, silences) and the previous alert states, evaluate, write the new states, the
+   events and the new notifications, and claim every undelivered notification (new ones and
+   those a previous run failed to deliver) with a lease. The connection is closed.
+2. Render one digest of the claimed notifications (split only when Block Kit limits demand
+   it) and send it: Slack, or the console when Slack is not configured.
+3. One transaction: mark what was delivered; release the rest with the redacted error, so the
+   next run retries it at once.
+
+What this guarantees: a notification is enqueued exactly once per transition (unique key),
+never lost (it stays in the outbox until a run delivers it), and never sent twice by two
+overlapping runs (the lease). The one window left is at-least-once: if the process dies after
+Slack accepted a message and before step 3 commits, the next run (after the lease,
+`NOTIFY_CLAIM_LEASE`) sends those notifications again. Slack incoming webhooks take no
+idempotency key, so that window can be narrowed but not closed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from alerts.config import NEW_FRONTIER, RuleSettings, rule_settings_from_env
+from alerts.redact import one_line
+from alerts.render import render_digest, title
+from alerts.rules import FIRING, PENDING, evaluate, to_utc
+from alerts.slack import ConsoleNotifier, Notifier, load_settings, make_notifier
+from analysis.constants import SATURATION_ALPHA, SATURATION_K
+from storage import alerts as store
+from storage import db
+
+log = logging.getLogger("benchwatch.alerts")
+
+# How long a notify run owns the notifications it is delivering; a run that dies is retried
+# after this. Longer than a slow delivery (3 rate-limit retries of Slack's Retry-After).
+NOTIFY_CLAIM_LEASE = timedelta(minutes=10)
+
+
+@dataclass
+class NotifySummary:
+    """What one notify run did; `str()` is the line `benchwatch run` and the Prefect artifact show."""
+
+    receiver: str
+    firing: int = 0
+    pending: int = 0
+    muted: int = 0
+    enqueued: int = 0                 # new notifications of this evaluation
+    to_deliver: int = 0               # claimed: new ones plus retries of earlier failures
+    delivered: int = 0
+    error: str | None = None          # redacted
+    sent_titles: list[str] = field(default_factory=list)
+    console_text: str = ""            # the digest, when it went to the console
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def __str__(self) -> str:
+        head = (f"{self.firing} alert(s) firing ({self.muted} muted), {self.pending} pending; "
+                f"{self.enqueued} new notification(s)")
+        if not self.to_deliver:
+            head += "; nothing to deliver"
+        elif self.ok:
+            head += f"; delivered {self.delivered} to {self.receiver}"
+        else:
+            head += (f"; delivery to {self.receiver} failed ({self.error}): "
+                     f"{self.to_deliver - self.delivered} kept for the next run")
+        lines = [head] + [f"  - {t}" for t in self.sent_titles]
+        if self.console_text:
+            lines.append(self.console_text)
+        return "\n".join(lines)
+
+
+def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: Notifier | None = None,
+               rules: RuleSettings | None = None, lease: timedelta = NOTIFY_CLAIM_LEASE) -> NotifySummary:
+    """Evaluate, enqueue, deliver (see the module docstring). Slack failures are reported, not raised."""
+    now = to_utc(now)
+    rules = rule_settings_from_env() if rules is None else rules
+    console_lines: list[str] = []
+    if notifier is None:
+        settings = load_settings()
+        notifier = make_notifier(settings, console_write=console_lines.append)
+        if isinstance(notifier, ConsoleNotifier):
+            log.info("[alerts] %s; the digest goes to the console", settings.reason or "no Slack settings")
+
+    # 1. evaluate and claim, in one transaction
+    with db.connect(db_path) as con:
+        with db.transaction(con):
+            evaluation = evaluate(
+                now=now, previous=store.read_states(con),
+                saturation=store.read_saturation_series(con, k=SATURATION_K, alpha=SATURATION_ALPHA),
+                suspects=store.read_suspects(con), source_health=store.read_source_health(con),
+                frontier=(store.read_frontier_holders(con, k=SATURATION_K)
+                          if NEW_FRONTIER in rules.enabled_info_kinds else None),
+                silences=store.read_silences(con), settings=rules)
+            enqueued = store.write_evaluation(con, evaluation, recorded_at=now)
+            claimed = store.claim_undelivered(con, now=now, lease=lease)
+    summary = NotifySummary(
+        receiver=notifier.receiver, enqueued=enqueued, to_deliver=len(claimed),
+        firing=sum(s.state == FIRING for s in evaluation.states),
+        pending=sum(s.state == PENDING for s in evaluation.states),
+        muted=sum(s.state == FIRING and bool(s.muted_by) for s in evaluation.states))
+    if not claimed:
+        log.info("[alerts] %s", summary)
+        return summary
+
+    # 2. deliver, without holding the database
+    messages = render_digest(claimed, now=now)
+    try:
+        result = notifier.send(messages)
+    except BaseException as exc:  # a bug, not a Slack failure: free the claim, then let it surface
+        _finish(db_path, delivered=[], failed=[n.id for n in claimed], now=now, receiver=notifier.receiver,
+                error=one_line(f"{type(exc).__name__}: {exc}"))
+        raise
+    delivered = [n for m in messages[:result.sent] for n in m.notifications]
+    failed = [n for m in messages[result.sent:] for n in m.notifications]
+
+    # 3. record the outcome
+    _finish(db_path, delivered=[n.id for n in delivered], failed=[n.id for n in failed], now=now,
+            receiver=result.receiver, error=result.error or "not sent")
+    summary.delivered = len(delivered)
+    summary.error = result.error
+    summary.sent_titles = [("resolved: " if n.transition != FIRING else "") + title(n) for n in delivered]
+    summary.console_text = "\n".join(console_lines)
+    level = logging.INFO if result.ok else logging.WARNING
+    log.log(level, "[alerts] %s", str(summary).splitlines()[0])
+    return summary
+
+
+def _finish(db_path: str | os.PathLike | None, *, delivered: list[int | None], failed: list[int | None],
+            now: datetime, receiver: str, error: str) -> None:
+    with db.connect(db_path) as con:
+        with db.transaction(con):
+            store.mark_delivered(con, [i for i in delivered if i is not None], at=now, receiver=receiver)
+            store.release_failed(con, [i for i in failed if i is not None], error=error, receiver=receiver)

@@ -1,0 +1,52 @@
+"""`benchwatch alerts`: the recorded alert states (what is firing, pending, resolved, and why muted)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from flows.cli import add_db_argument
+
+STATES = ("firing", "pending", "resolved", "inactive")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("alerts", help="list alert states (e.g. --state firing)",
+                       description="List the alerts `benchwatch notify` has evaluated, firing first, with what "
+                                   "they say and whether a silence or a failing source mutes them. Read-only.")
+    p.add_argument("--state", choices=STATES, default=None, help="only alerts in this state")
+    add_db_argument(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from alerts.render import headline
+    from storage import alerts as store
+    from storage.db import StorageError, connect
+    try:
+        with connect(args.db, read_only=True) as con:
+            frame = store.alerts_frame(con, state=args.state)
+    except StorageError as exc:
+        print(f"benchwatch: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - an old database without the alert tables
+        if "alerts" in str(exc) and "does not exist" in str(exc):
+            print("no alerts recorded yet: run `benchwatch notify`")
+            return 0
+        raise
+    if frame.empty:
+        print(f"no {args.state + ' ' if args.state else ''}alerts")
+        return 0
+    rows = pd.DataFrame({
+        "state": frame["state"],
+        "since": frame["since"].dt.strftime("%Y-%m-%d %H:%M"),
+        "alert": [headline(k, "resolved" if s == "resolved" else "firing", lab, ann)
+                  for k, s, lab, ann in zip(frame["kind"], frame["state"], frame["labels"], frame["annotations"])],
+        "muted by": frame["muted_by"].where(frame["state"] == "firing", ""),
+        "fingerprint": frame["fingerprint"],
+    })
+    with pd.option_context("display.width", 220, "display.max_colwidth", 90, "display.max_rows", 1000):
+        print(rows.to_string(index=False))
+    return 0

@@ -1,0 +1,43 @@
+"""`benchwatch notify`: evaluate the alert rules and deliver what is new (Slack or the console)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from flows.cli import add_db_argument
+
+SETTINGS_HELP = """\
+delivery: SLACK_WEBHOOK_URL (incoming webhook), or SLACK_BOT_TOKEN + SLACK_CHANNEL (Web API;
+SLACK_API_URL overrides its base URL), or the Prefect Secret blocks benchwatch-slack-webhook-url /
+benchwatch-slack-bot-token when a Prefect API is configured; otherwise the digest is printed here.
+Undelivered notifications (Slack down) are kept and retried by the next run.
+BENCHWATCH_INFO_ALERTS=new_frontier turns on info alerts.
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("notify", help="evaluate alert rules and deliver new notifications",
+                       description="Evaluate the alert rules on what `benchwatch analyze` stored (saturation bins, "
+                                   "contamination-suspect signals, source health), record alert states, and deliver "
+                                   "one digest of the new firing/resolved notifications plus any a previous run "
+                                   "could not deliver.",
+                       epilog=SETTINGS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_db_argument(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from alerts.redact import one_line
+    from alerts.slack import load_settings, make_notifier
+    from flows.alerts_job import run_notify
+    from flows.jobs import utcnow
+    from storage.db import StorageError
+    try:
+        notifier = make_notifier(load_settings(), console_write=print)
+        summary = run_notify(args.db, now=utcnow(), notifier=notifier)
+    except (StorageError, ValueError) as exc:
+        print(f"benchwatch: {one_line(exc, 500)}", file=sys.stderr)
+        return 1
+    print(summary)
+    return 0 if summary.ok else 1

@@ -1,0 +1,271 @@
+"""notify end to end: a temporary DuckDB, the real slack_sdk, the fake Slack (tests/fake_slack.py).
+
+The rule inputs are written by tiny helpers below: `saturation` rows as analyze stores them
+(migration 002), fetch attempts through storage.ingest.record_fetches, and snapshot rows. The
+`suspects` relation of the contamination analysis is created here when the migrations do not
+provide it yet, with the columns of analysis.contamination.RESULT_COLUMNS.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime, timedelta, timezone
+
+import pandas as pd
+import pytest
+
+from alerts.slack import SlackWebhookNotifier
+from analysis.contamination import RESULT_COLUMNS
+from fake_slack import Reply
+from flows import cli
+from flows.alerts_job import NOTIFY_CLAIM_LEASE, run_notify
+from storage import alerts as store
+from storage import db
+from storage.ingest import record_fetches
+
+# Just ahead of the wall clock, so silences the CLI starts "now" cover the test's evaluations.
+T0 = (datetime.now(timezone.utc) + timedelta(days=1)).replace(minute=0, second=0, microsecond=0)
+
+
+def day(i: float) -> datetime:
+    return T0 + timedelta(days=i)
+
+
+@pytest.fixture(autouse=True)
+def _restore_log_level():
+    """cli.main sets the `benchwatch` logger level from -v; keep that out of other tests."""
+    logger = logging.getLogger("benchwatch")
+    level = logger.level
+    yield
+    logger.setLevel(level)
+
+
+@pytest.fixture
+def db_path(tmp_path):
+    path = tmp_path / "bw.duckdb"
+    with db.connect(path):
+        pass
+    return str(path)
+
+
+def add_saturation(path, as_of, s_index, bench="swebench_verified", scope="all"):
+    row = pd.DataFrame([{"benchmark": bench, "as_of": as_of, "scope": scope, "k": 5, "alpha": 0.5, "z": 1.96,
+                         "metric": "proportion", "n_items": 500, "n_models": 30, "s1": 0.8, "sk": 0.78,
+                         "se_delta": 0.0213, "r_norm": 0.5, "s_index": s_index, "run_at": as_of}])
+    with db.connect(path) as con:
+        con.execute("INSERT INTO saturation BY NAME SELECT * FROM row")
+
+
+def add_suspect(path, status, model="gpt-x", bench="gpqa_diamond", source="epoch"):
+    row = pd.DataFrame([{"model": model, "benchmark": bench, "source": source, "signal": "A1", "effect": 0.072,
+                         "se": 0.021, "ci_low": 0.031, "ci_high": 0.113, "p_value": 0.001, "q_value": 0.02,
+                         "flagged": status != "not_flagged", "status": status,
+                         "evidence": json.dumps({"n_ref": 12})}])[RESULT_COLUMNS]
+    with db.connect(path) as con:
+        if not store._relation_exists(con, "suspects"):
+            con.execute("CREATE TABLE suspects (model VARCHAR, benchmark VARCHAR, source VARCHAR, signal VARCHAR, "
+                        "effect DOUBLE, se DOUBLE, ci_low DOUBLE, ci_high DOUBLE, p_value DOUBLE, q_value DOUBLE, "
+                        "flagged BOOLEAN, status VARCHAR, evidence JSON)")
+        con.execute("DELETE FROM suspects")  # the relation holds the latest analysis only
+        con.execute("INSERT INTO suspects BY NAME SELECT * FROM row")
+
+
+def add_fetch_runs(path, source, statuses, start):
+    rows = pd.DataFrame([{"run_id": f"run-{source}-{start:%j%H%M}-{i}", "source": source,
+                          "url": f"https://example.org/{source}", "started_at": start + timedelta(hours=i),
+                          "finished_at": start + timedelta(hours=i, seconds=2), "status": status,
+                          "error": "HTTP 503 Service Unavailable" if status == "error" else None}
+                         for i, status in enumerate(statuses)])
+    with db.connect(path) as con:
+        record_fetches(con, rows)
+
+
+def add_snapshot(path, source, first_seen):
+    with db.connect(path) as con:
+        con.execute("""INSERT INTO snapshots (source, sha256, blob_sha256, file_names, observed_at, first_seen,
+                           last_seen, origin, parser_version, n_scores, n_items, n_models, n_rejects)
+                       VALUES (?, ?, [], [], ?, ?, ?, 'fetch', 1, 0, 0, 0, 0)""",
+                    [source, f"sha-{source}-{first_seen:%s}", first_seen, first_seen, first_seen])
+
+
+def sections(fake) -> list[str]:
+    return [b["text"]["text"] for m in fake.messages() for b in m["blocks"] if b["type"] == "section"]
+
+
+def outbox(path) -> pd.DataFrame:
+    with db.connect(path, read_only=True) as con:
+        return con.execute("""SELECT id, kind, transition, delivered_at, receiver, attempts, last_error,
+                                     payload->'labels'->>'level' AS level
+                              FROM notifications ORDER BY id""").df()
+
+
+@pytest.fixture
+def slack(fake_slack):
+    return SlackWebhookNotifier(fake_slack.webhook_url)
+
+
+def test_bin_crossing_sends_exactly_one_message_after_the_pending_period(db_path, fake_slack, slack):
+    add_saturation(db_path, day(0), 0.50)                     # moderate: first observation, no message
+    assert run_notify(db_path, now=day(0.1), notifier=slack).to_deliver == 0
+    add_saturation(db_path, day(1), 0.80)                     # proposes high: pending
+    summary = run_notify(db_path, now=day(1.1), notifier=slack)
+    assert (summary.pending, summary.to_deliver) == (1, 0)
+    add_saturation(db_path, day(2), 0.81)                     # second proposal: committed
+    summary = run_notify(db_path, now=day(2.1), notifier=slack)
+    assert (summary.enqueued, summary.delivered, summary.ok) == (1, 1, True)
+    assert str(summary).splitlines()[1] == "  - SWE-bench Verified: saturation moderate → high"
+    for when in (day(2.1), day(2.2), day(3)):                 # re-running sends nothing
+        assert run_notify(db_path, now=when, notifier=slack).to_deliver == 0
+    assert len(fake_slack.requests) == 1
+    (text,) = sections(fake_slack)
+    assert text.startswith(":rotating_light: *SWE-bench Verified: saturation moderate → high*\nS_index 0.81")
+    box = outbox(db_path)
+    assert box[["kind", "transition", "level", "receiver", "attempts"]].values.tolist() == [
+        ["saturation_bin_changed", "firing", "high", "slack-webhook", 0]]
+    assert box["delivered_at"].iloc[0] == pd.Timestamp(day(2.1))
+    with db.connect(db_path, read_only=True) as con:
+        moves = con.execute("""SELECT detail->>'from', detail->>'to' FROM alert_events
+                               WHERE event = 'SaturationBinChanged'""").fetchall()
+    assert moves == [("moderate", "high")]
+
+
+def test_slack_outage_over_several_runs_loses_nothing_and_delivers_each_once(db_path, fake_slack, slack):
+    fake_slack.outage(503)
+    add_saturation(db_path, day(0), 0.50)
+    add_snapshot(db_path, "bfcl", day(0))
+    add_fetch_runs(db_path, "bfcl", ["ok"], day(0))
+    run_notify(db_path, now=day(0.5), notifier=slack)
+    add_suspect(db_path, "corroborated")                      # fires at once
+    first = run_notify(db_path, now=day(1), notifier=slack)
+    assert (first.enqueued, first.delivered, first.ok) == (1, 0, False)
+    assert first.error == "HTTP 503: internal_error"
+    add_saturation(db_path, day(1), 0.80)
+    add_saturation(db_path, day(2), 0.81)                     # committed move
+    second = run_notify(db_path, now=day(2.5), notifier=slack)
+    assert (second.enqueued, second.to_deliver, second.delivered) == (1, 2, 0)
+    add_fetch_runs(db_path, "bfcl", ["error", "error", "error"], day(3))   # 3 failed runs in a row
+    third = run_notify(db_path, now=day(3.5), notifier=slack)
+    assert (third.enqueued, third.to_deliver, third.delivered) == (1, 3, 0)
+    assert fake_slack.messages() == []
+    box = outbox(db_path)
+    assert box["attempts"].tolist() == [3, 2, 1] and box["delivered_at"].isna().all()
+    assert set(box["last_error"]) == {"HTTP 503: internal_error"}
+
+    fake_slack.recover()
+    recovered = run_notify(db_path, now=day(4), notifier=slack)
+    assert (recovered.to_deliver, recovered.delivered, recovered.ok) == (3, 3, True)
+    assert run_notify(db_path, now=day(4.5), notifier=slack).to_deliver == 0
+    assert len(fake_slack.messages()) == 1                    # one digest
+    heads = [t.split("\n")[0] for t in sections(fake_slack)]
+    assert heads == [":rotating_light: *bfcl: source failing (3 runs in a row)*",
+                     ":rotating_light: *SWE-bench Verified: saturation moderate → high*",
+                     ":rotating_light: *gpt-x on GPQA Diamond: contamination suspect (corroborated)*"]
+    box = outbox(db_path)
+    assert box["delivered_at"].tolist() == [pd.Timestamp(day(4))] * 3
+    assert box["receiver"].tolist() == ["slack-webhook"] * 3
+
+
+def test_resolved_notice_is_sent(db_path, fake_slack, slack):
+    add_suspect(db_path, "persisted")
+    run_notify(db_path, now=day(1), notifier=slack)
+    add_suspect(db_path, "not_flagged")
+    summary = run_notify(db_path, now=day(2), notifier=slack)
+    assert summary.sent_titles == ["resolved: gpt-x on GPQA Diamond: contamination suspicion cleared"]
+    assert sections(fake_slack)[1].startswith(":white_check_mark: *Resolved: gpt-x on GPQA Diamond")
+
+
+def test_silence_mutes_delivery_but_the_alert_is_recorded(db_path, fake_slack, slack, capsys):
+    rc = cli.main(["silence", "add", "--match", "benchmark=swebench_verified", "kind=saturation_bin_changed",
+                   "--for", "3650d", "--comment", "SWE-bench harness change", "--author", "ana", "--db", db_path])
+    assert rc == 0
+    assert capsys.readouterr().out.startswith(
+        "silence 1: benchmark=swebench_verified, kind=saturation_bin_changed until ")
+    for i, s in enumerate((0.5, 0.8, 0.81)):
+        add_saturation(db_path, day(i), s)
+        run_notify(db_path, now=day(i + 0.1), notifier=slack)
+    assert fake_slack.requests == []
+    assert outbox(db_path).empty
+    with db.connect(db_path, read_only=True) as con:
+        firing = store.alerts_frame(con, state="firing")
+        muted_events = con.execute("""SELECT detail->'labels'->>'level', detail->>'baseline' FROM alert_events
+                                      WHERE event = 'AlertFiring' AND detail->>'muted_by' = 'silence 1'
+                                      ORDER BY occurred_at""").fetchall()
+    assert firing["muted_by"].tolist() == ["silence 1"]
+    assert firing["labels"].iloc[0]["level"] == "high"
+    assert muted_events == [("moderate", "true"), ("high", None)]   # the baseline, then the move
+    assert cli.main(["alerts", "--state", "firing", "--db", db_path]) == 0
+    out = capsys.readouterr().out
+    assert "SWE-bench Verified: saturation moderate → high" in out and "silence 1" in out
+
+    assert cli.main(["silence", "expire", "1", "--db", db_path]) == 0
+    assert capsys.readouterr().out == "silence 1 expired\n"
+    summary = run_notify(db_path, now=day(3), notifier=slack)
+    assert summary.delivered == 1                             # still firing: notified once the silence ends
+    assert len(fake_slack.messages()) == 1
+    assert cli.main(["silence", "list", "--db", db_path]) == 0
+    assert capsys.readouterr().out == "no active silences\n"
+
+
+def test_crash_after_slack_accepted_is_the_documented_at_least_once_window(db_path, fake_slack, slack, monkeypatch):
+    add_suspect(db_path, "corroborated")
+    real_mark = store.mark_delivered
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("killed between Slack's 200 and the commit")
+    monkeypatch.setattr(store, "mark_delivered", crash)
+    with pytest.raises(RuntimeError):
+        run_notify(db_path, now=day(1), notifier=slack)
+    monkeypatch.setattr(store, "mark_delivered", real_mark)
+    assert len(fake_slack.messages()) == 1
+    # an overlapping run within the lease does not send it again ...
+    assert run_notify(db_path, now=day(1) + timedelta(minutes=1), notifier=slack).to_deliver == 0
+    # ... after the lease, the claim is taken as lost and the notification goes out again
+    later = run_notify(db_path, now=day(1) + NOTIFY_CLAIM_LEASE + timedelta(seconds=1), notifier=slack)
+    assert later.delivered == 1 and len(fake_slack.messages()) == 2
+    assert run_notify(db_path, now=day(2), notifier=slack).to_deliver == 0
+
+
+def test_notify_cli_never_prints_the_webhook_secret(db_path, fake_slack, monkeypatch, capsys, caplog):
+    secret = fake_slack.webhook_url.rsplit("/", 1)[1]
+    monkeypatch.setenv("SLACK_WEBHOOK_URL", fake_slack.webhook_url)
+    add_suspect(db_path, "corroborated", model="<!channel> evil")
+    fake_slack.script(*[Reply(503)] * 3)                      # the first run fails (all retries)
+    assert cli.main(["-vv", "notify", "--db", db_path]) == 1
+    assert cli.main(["-vv", "notify", "--db", db_path]) == 0
+    out = capsys.readouterr()
+    assert "delivered 1 to slack-webhook" in out.out
+    assert "Sending a request - url: [REDACTED]" in caplog.text     # the SDK's debug log was captured
+    for text in (out.out, out.err, caplog.text):
+        assert secret not in text
+    body = json.dumps(fake_slack.messages()[0], ensure_ascii=False)
+    assert "<!channel>" not in body and "&lt;!channel&gt; evil" in body
+
+
+def test_console_delivery_without_slack(db_path, monkeypatch, capsys):
+    for var in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "SLACK_CHANNEL", "PREFECT_API_URL"):
+        monkeypatch.delenv(var, raising=False)
+    add_suspect(db_path, "corroborated")
+    assert cli.main(["notify", "--db", db_path]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "FIRING   gpt-x on GPQA Diamond: contamination suspect (corroborated)"
+    assert out[-1] == "  - gpt-x on GPQA Diamond: contamination suspect (corroborated)"
+    assert outbox(db_path)["receiver"].tolist() == ["console"]
+
+
+def test_source_health_counts_failed_runs_in_a_row(db_path):
+    add_fetch_runs(db_path, "epoch", ["ok", "error", "parse_error"], day(0))
+    add_fetch_runs(db_path, "lmarena", ["error", "ok"], day(0))
+    add_snapshot(db_path, "epoch", day(0))
+    # one run of retries without a run id: three attempts, the last one succeeds
+    with db.connect(db_path) as con:
+        record_fetches(con, pd.DataFrame([{"run_id": "", "source": "bfcl", "url": "https://x/bfcl",
+                                           "started_at": day(1) + timedelta(seconds=10 * i),
+                                           "status": s, "error": None} for i, s in
+                                          enumerate(["error", "error", "ok"])]))
+        health = store.read_source_health(con)
+    got = health.set_index("source")[["consecutive_failures", "last_error"]].to_dict("index")
+    assert got["epoch"]["consecutive_failures"] == 2
+    assert got["lmarena"]["consecutive_failures"] == 0
+    assert got["bfcl"]["consecutive_failures"] == 0
+    assert health.set_index("source").loc["epoch", "last_new_snapshot_at"] == pd.Timestamp(day(0))
