@@ -48,3 +48,29 @@ HYSTERESIS_EDGE_CAP = 0.5
 
 
 # --- Post-cutoff slices and contamination (DESIGN §5, METHODS A/B) -------------------------
+GUARD_BAND_DAYS = 30             # g: margin around cutoffs (staged rollouts, post-training data)
+UNKNOWN_CUTOFF_LOOKBACK_MONTHS = 12   # unknown cutoff: c_lo = release - 12 months, c_hi = release
+DATE_CONFLICT_DAYS = 31          # two claims further apart than this are a visible conflict
+# Which claim about a model's dates wins (METHODS "Model dates"): most authoritative first.
+# 'registry' = a curated registry row without a finer provenance. Unknown provenances rank last.
+PROVENANCE_PRIORITY = ("vendor_doc", "model_card", "registry", "leaderboard", "listing", "inferred")
+# Tie-break between sources of equal provenance; sources not listed follow, alphabetically.
+DATE_SOURCE_PRIORITY = ("registry", "knowledge_cutoffs", "epoch", "lmarena", "livecodebench", "openrouter")
+LOW_N_ITEMS = 100                # LCB's "We recommend a larger time-window" threshold (B2)
+MIN_EFFECT = 0.05                # practical significance: effect >= 5 pp ...
+MIN_EFFECT_SE = 2.0              # ... and >= 2 standard errors of the effect
+FDR_Q = 0.05                     # Benjamini-Hochberg level over every test of a run
+A3_MIN_ITEMS_PER_SIDE = 50       # A3 floor: items in each of the pre and post windows
+A3_MIN_REF_MODELS = 3            # A3: clean reference models needed for the drift control (our floor)
+A3_MIN_REF_COVERAGE = 0.9        # A3: a reference must be scored on >= 90 % of the model's window items
+FISHER_MIN_EXPECTED = 5          # A3: Fisher exact instead of the z-test when an expected cell < 5
+A1_MIN_REF_MODELS = 8            # A1 floor |M_ref| (ConStat's hard floor is 5)
+A1_MIN_UNIQUE_RESAMPLED = 5      # bootstrap resamples of M_ref keep >= 5 distinct models
+A1_ISOTONIC_MIN_REF = 15         # link: logit-linear below 15 reference models, isotonic from 15
+A1_BOOTSTRAP_B = 2000            # parametric bootstrap replicates
+A1_MIN_TAIL_COUNT = 10           # fewer replicates with δ* <= 0: p from the bootstrap's normal tail
+A1_ROBUST_Z = 3.5                # self-consistency guard: modified z of the residual profile
+A1_ROBUST_Z_MIN_BENCHMARKS = 5   # ... applied when the model has A1 residuals on >= 5 benchmarks
+A2_MIN_Z = 3.0                   # A2: z_J >= 3 (one-sided p ~ 0.0013)
+CALIBRATION_TRIALS = 200         # placebo trials of `benchwatch calibrate`
+CALIBRATION_MAX_FLAG_RATE = 0.05 # placebo false-flag rate a signal must stay under

@@ -1,0 +1,378 @@
+"""Contamination-suspect signals (analysis/contamination.py): hand checks, seeded synthetic
+power and null rates, placebo calibration, and the LiveCodeBench DeepSeek finding on real data.
+
+Measured with these generators (the asserts leave a margin):
+- A3, 200 seeds, a 0.5-logit boost on pre-cutoff items (mean excess 8.9 pp): power 0.965;
+  null tests (1000) flagged 0.5 %, P(p < .05 | null) 4.7 % under difficulty drift.
+- A1, 100 seeds, 12 models, +15 pp on the target benchmark, B = 300: power 0.98; null 0 %.
+- A2, 100 seeds, successor +20 pp over its predecessor: power 0.95; null 0 %.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from analysis.contamination import (
+    Thresholds,
+    a2_predecessor_tests,
+    a2_snapshot_tests,
+    ability_weights,
+    benjamini_hochberg,
+    calibrate,
+    did_test,
+    finalize,
+    pava,
+    run_signals,
+    SignalTest,
+)
+from analysis.cutoffs import resolve_model_dates
+
+LCB = Path(__file__).resolve().parents[2] / "shared" / "snapshots" / "livecodebench"
+NOW = pd.Timestamp("2024-06-01")
+START, END = pd.Timestamp("2023-05-01"), pd.Timestamp("2024-03-01")
+CLEAN_CUT, TEST_CUT = pd.Timestamp("2022-12-01"), pd.Timestamp("2023-09-15")
+
+
+# --- seeded synthetic data ---------------------------------------------------------------------
+
+def synth_items(seed, *, n_items=400, n_clean=8, n_test=6, boost=None, drift=0.8, k=10):
+    """Rasch-like items: dated uniformly over START..END, harder later (`drift` logits over the
+    span), k samples per (model, item). Clean models' cutoff precedes every item; test models'
+    cutoff is TEST_CUT. boost = {test index: logit added on items dated <= its cutoff}."""
+    rng = np.random.default_rng(seed)
+    span = (END - START).days
+    day = np.sort(rng.integers(0, span + 1, n_items))
+    dates = START + pd.to_timedelta(day, unit="D")
+    difficulty = rng.normal(0, 1.2, n_items) + drift * day / span
+    models = [f"clean{i}" for i in range(n_clean)] + [f"test{i}" for i in range(n_test)]
+    theta = rng.normal(0, 0.8, len(models))
+    cuts = [CLEAN_CUT] * n_clean + [TEST_CUT] * n_test
+    frames = []
+    for j, m in enumerate(models):
+        logit = theta[j] - difficulty
+        if boost and m.startswith("test") and int(m[4:]) in boost:
+            logit = logit + boost[int(m[4:])] * (dates <= cuts[j])
+        p = 1 / (1 + np.exp(-logit))
+        frames.append(pd.DataFrame({"benchmark": "synth", "model": m, "item_id": [f"i{i}" for i in range(n_items)],
+                                    "item_date": dates, "score": rng.binomial(k, p) / k}))
+    claims = pd.DataFrame({"model": models, "release_date": pd.NaT, "knowledge_cutoff": cuts,
+                           "provenance": "vendor_doc", "source": "synthetic"})
+    return pd.concat(frames, ignore_index=True), resolve_model_dates(claims)
+
+
+def synth_scores(seed, *, n_models=12, boost=None):
+    """Aggregate scores on 'target' and its references 'ref1', 'ref2' from one latent ability:
+    s = Binomial(n, σ(a + c θ)) / n. boost = {model index: proportion added to the target rate}."""
+    rng = np.random.default_rng(seed)
+    theta = np.sort(rng.normal(0, 1, n_models))
+    benches = {"target": (500, 0.2, 1.1), "ref1": (300, -0.3, 0.9), "ref2": (400, 0.4, 1.2)}
+    frames = []
+    for b, (n, a, c) in benches.items():
+        p = 1 / (1 + np.exp(-(a + c * theta)))
+        if b == "target" and boost:
+            for i, d in boost.items():
+                p[i] = min(p[i] + d, 0.99)
+        frames.append(pd.DataFrame({"source": "synthetic", "benchmark": b, "model": [f"m{i}" for i in range(n_models)],
+                                    "score": rng.binomial(n, p) / n, "n_items": n, "metric": "proportion"}))
+    benchmarks = pd.DataFrame({"benchmark": list(benches), "reference_benchmarks": [("ref1", "ref2"), (), ()],
+                               "n_items": [v[0] for v in benches.values()]})
+    return pd.concat(frames, ignore_index=True), benchmarks
+
+
+NO_CUTOFFS = pd.DataFrame({"model": pd.Series(dtype=str), "c_lo": pd.Series(dtype="datetime64[us]"),
+                           "c_hi": pd.Series(dtype="datetime64[us]")})
+
+
+# --- hand checks -------------------------------------------------------------------------------
+
+def test_pava_and_bh_by_hand():
+    assert pava(np.array([1.0, 3.0, 2.0, 4.0])).tolist() == [1.0, 2.5, 2.5, 4.0]
+    assert pava(np.array([3.0, 1.0]), np.array([1.0, 3.0])).tolist() == [1.5, 1.5]
+    # BH: p = .01, .04, .03, .5 -> sorted ranks 1..4: .01*4/1=.04, .03*4/2=.06, .04*4/3=.0533 -> min .0533
+    q = benjamini_hochberg([0.01, 0.04, 0.03, 0.5, float("nan")])
+    assert q[:4] == pytest.approx([0.04, 0.04 * 4 / 3, 0.04 * 4 / 3, 0.5])
+    assert math.isnan(q[4])
+
+
+def test_ability_weights_are_a_smoother():
+    z = np.array([-2.0, -1.0, 0.0, 1.0, 2.0])
+    w, clamped = ability_weights(z, 0.5)
+    assert w.sum() == pytest.approx(1.0) and not clamped
+    gaps = 0.1 - 0.03 * z ** 2 + 0.02 * z            # a quadratic is reproduced exactly
+    assert w @ gaps == pytest.approx(0.1 - 0.03 * 0.25 + 0.01)
+    w, clamped = ability_weights(z, 5.0)             # outside the references: clamped to z = 2
+    assert clamped and w @ gaps == pytest.approx(0.1 - 0.12 + 0.04)
+    w3, _ = ability_weights(z[:3], 0.3)              # three references: the plain mean
+    assert w3 == pytest.approx([1 / 3] * 3)
+
+
+def test_did_test_hand_computation():
+    y_pre, y_post = np.array([1.0, 0.5, 0.8]), np.array([0.2, 0.4, 0.0])
+    a_pre, a_post = np.array([0.6, 0.4, 0.5]), np.array([0.3, 0.5, 0.1])
+    r = did_test(y_pre, y_post, a_pre, a_post)
+    # G_m = 23/30 - 0.2, G_ref = 0.5 - 0.3, E = 11/30; u_pre = .4, .1, .3 (var .07/3), u_post = -.1 x3 (var 0)
+    assert r["effect"] == pytest.approx(11 / 30)
+    assert r["se"] == pytest.approx(math.sqrt(0.07) / 3)
+    assert r["method"] == "two_proportion_z_item_clustered"
+    assert r["p_value"] == pytest.approx(stats.norm.sf((11 / 30) / (math.sqrt(0.07) / 3)))
+    # effective counts: V_bin = (23/30)(7/30)/3 + 0.4*0.6/3; deff = SE^2 / V_bin
+    v_bin = (23 / 30) * (7 / 30) / 3 + 0.4 * 0.6 / 3
+    assert r["design_effect"] == pytest.approx((0.07 / 9) / v_bin)
+    assert r["n_eff_pre"] == pytest.approx(3 / r["design_effect"])
+
+
+def test_did_test_uses_fisher_when_cells_are_small():
+    y_pre = np.r_[np.full(6, 0.6), np.zeros(54)]     # mean 0.06
+    y_post = np.zeros(60)
+    zeros = np.zeros(60)
+    r = did_test(y_pre, y_post, zeros, zeros)
+    # var(y_pre) = (6*.36 - 60*.06^2)/59; deff = var/60 / (.06*.94/60); n_eff = 60/deff = 102.7
+    deff = ((6 * 0.36 - 60 * 0.0036) / 59) / (0.06 * 0.94)
+    assert r["design_effect"] == pytest.approx(deff)
+    assert r["method"] == "fisher_exact_effective_counts"
+    assert r["table"] == [[6, 97], [0, 103]]
+    assert r["p_value"] == pytest.approx(stats.fisher_exact([[6, 97], [0, 103]], alternative="greater").pvalue)
+    assert r["p_value"] < 0.05
+
+
+# --- A3 on seeded synthetic data ----------------------------------------------------------------
+
+def test_a3_power_and_null_rate_on_seeded_synthetic_data():
+    """test0 is contaminated (0.5 logit on pre items); test1..5 are null models."""
+    hits, null_tests, null_flags, null_p05, effects = 0, 0, 0, 0, []
+    seeds = 200
+    for seed in range(seeds):
+        items, cut = synth_items(seed, boost={0: 0.5})
+        res = run_signals(None, items, cut, None, None, rng=np.random.default_rng(seed), now=NOW)
+        assert set(res["signal"]) == {"A3"} and len(res) == 6
+        planted = res[res["model"] == "test0"].iloc[0]
+        hits += bool(planted["flagged"])
+        effects.append(planted["effect"])
+        null = res[res["model"] != "test0"]
+        null_tests += len(null)
+        null_flags += int(null["flagged"].sum())
+        null_p05 += int((null["p_value"] < 0.05).sum())
+    power = hits / seeds
+    print(f"A3 power {power:.3f} at mean excess {np.mean(effects):.3f}; null flag rate "
+          f"{null_flags / null_tests:.4f}, P(p<.05|null) {null_p05 / null_tests:.3f} over {null_tests} tests")
+    assert np.mean(effects) == pytest.approx(0.09, abs=0.02)
+    assert power >= 0.85
+    assert null_flags / null_tests <= 0.05
+    assert null_p05 / null_tests <= 0.075      # p-values calibrated despite difficulty drift
+
+
+def test_a3_null_without_planting_and_floors():
+    items, cut = synth_items(7, n_items=120)       # ~32 pre items < 50: nobody testable
+    assert run_signals(None, items, cut, None, None, rng=np.random.default_rng(0), now=NOW).empty
+    items, cut = synth_items(7)
+    res = run_signals(None, items, cut, None, None, rng=np.random.default_rng(0), now=NOW)
+    assert not res["flagged"].any()
+    ev = res["evidence"].iloc[0]
+    json.dumps(ev)                                   # JSON-serializable
+    assert ev["n_pre"] >= 50 and ev["n_post"] >= 50
+    assert sorted(ev["reference_models"]) == [f"clean{i}" for i in range(8)]
+    assert ev["label"] == "suspect, not a verdict"
+
+
+def test_calibrate_on_synthetic_null_data():
+    items, cut = synth_items(3)
+    out = calibrate(None, items, cut, None, rng=np.random.default_rng(3), now=NOW, trials=40).set_index("signal")
+    a3 = out.loc["A3"]
+    assert a3["tests"] == 40 * 8 and a3["rate"] <= 0.05 and a3["ok"]
+    assert out.loc["A1", "tests"] == 0 and out.loc["A1", "ok"] is None
+
+
+# --- A1 and A2 on seeded synthetic data ----------------------------------------------------------
+
+def test_a1_power_and_null_rate():
+    th = Thresholds(bootstrap_b=300)
+    seeds, hits, null_tests, null_flags = 100, 0, 0, 0
+    for seed in range(seeds):
+        scores, benches = synth_scores(seed, boost={6: 0.15})
+        res = run_signals(scores, None, NO_CUTOFFS, benches, None, rng=np.random.default_rng(seed), now=NOW, th=th)
+        assert set(res["signal"]) == {"A1"} and len(res) == 12
+        hits += bool(res.loc[res["model"] == "m6", "flagged"].iloc[0])
+        null = res[res["model"] != "m6"]
+        null_tests += len(null)
+        null_flags += int(null["flagged"].sum())
+    print(f"A1 power {hits / seeds:.2f} at +15 pp; null flag rate {null_flags / null_tests:.4f}")
+    assert hits / seeds >= 0.75
+    assert null_flags / null_tests <= 0.05
+
+
+def test_a1_evidence_and_floor():
+    scores, benches = synth_scores(1, boost={6: 0.2})
+    res = run_signals(scores, None, NO_CUTOFFS, benches, None, rng=np.random.default_rng(1), now=NOW,
+                      th=Thresholds(bootstrap_b=200)).set_index("model")
+    ev = res.loc["m6", "evidence"]
+    assert res.loc["m6", "flagged"] and res.loc["m6", "status"] == "suspect"
+    assert ev["n_reference_models"] == 11 and "m6" not in ev["reference_models"]
+    assert ev["link"] == "logit_linear" and ev["bootstrap_b"] == 200
+    assert ev["score"] - ev["predicted"] == pytest.approx(res.loc["m6", "effect"])
+    json.dumps(ev)
+    few, benches = synth_scores(1, n_models=8)        # 7 reference models < 8: no test
+    assert run_signals(few, None, NO_CUTOFFS, benches, None, rng=np.random.default_rng(1), now=NOW).empty
+
+
+def test_a1_isotonic_link_with_many_reference_models():
+    scores, benches = synth_scores(4, n_models=18, boost={9: 0.2})
+    res = run_signals(scores, None, NO_CUTOFFS, benches, None, rng=np.random.default_rng(4), now=NOW,
+                      th=Thresholds(bootstrap_b=200)).set_index("model")
+    assert res.loc["m9", "evidence"]["link"] == "isotonic"
+    assert res.loc["m9", "flagged"]
+    assert res.drop(index="m9")["flagged"].sum() == 0
+
+
+def test_post_cutoff_pairs_are_not_tested_but_are_the_placebo_set():
+    scores, benches = synth_scores(5)
+    benches = benches.assign(material_date=pd.Timestamp("2024-06-01"))
+    claims = pd.DataFrame({"model": [f"m{i}" for i in range(12)], "release_date": pd.NaT,
+                           "knowledge_cutoff": pd.Timestamp("2023-01-01"), "provenance": "vendor_doc", "source": "t"})
+    cut = resolve_model_dates(claims)
+    res = run_signals(scores, None, cut, benches, None, rng=np.random.default_rng(5), now=NOW,
+                      th=Thresholds(bootstrap_b=200))
+    assert res.empty                                  # 'target' is post-cutoff for every model
+    out = calibrate(scores, None, cut, benches, rng=np.random.default_rng(5), now=NOW, trials=30,
+                    bootstrap_b=200).set_index("signal")
+    assert out.at["A1", "tests"] == 30 and out.at["A2", "tests"] == 30
+    assert out.at["A1", "rate"] <= 0.05 and out.at["A2", "rate"] <= 0.05
+
+
+def test_a2_predecessor_power_and_null_rate():
+    th = Thresholds()
+    preds = pd.DataFrame({"model": [f"m{i + 1}" for i in range(13)], "predecessor": [f"m{i}" for i in range(13)]})
+    seeds, hits, null_tests, null_flags = 100, 0, 0, 0
+    for seed in range(seeds):
+        scores, benches = synth_scores(seed, n_models=14, boost={7: 0.20})
+        res = finalize(a2_predecessor_tests(scores, benches, preds, th=th), None, th)
+        hits += bool(res.loc[res["model"] == "m7", "flagged"].iloc[0])
+        null = res[~res["model"].isin(["m7", "m8"])]       # m8's predecessor is the inflated m7
+        null_tests += len(null)
+        null_flags += int(null["flagged"].sum())
+    print(f"A2 power {hits / seeds:.2f} at +20 pp; null flag rate {null_flags / null_tests:.4f}")
+    assert hits / seeds >= 0.85
+    assert null_flags / null_tests <= 0.05
+
+
+def test_a2_snapshot_jump():
+    scores, benches = synth_scores(2)
+    history_old = scores.assign(snapshot_id=1, observed_at=pd.Timestamp("2024-01-01"))
+    bumped = scores.copy()
+    hit = (bumped["model"] == "m5") & (bumped["benchmark"] == "target")
+    bumped.loc[hit, "score"] = bumped.loc[hit, "score"] + 0.25   # re-scored, references unchanged
+    history = pd.concat([history_old, bumped.assign(snapshot_id=2, observed_at=pd.Timestamp("2024-02-01"))])
+    tests = a2_snapshot_tests(history, bumped, benches)
+    assert [(t.model, t.benchmark) for t in tests] == [("m5", "target")]
+    t = tests[0]
+    assert t.evidence["raw_jump"] == pytest.approx(0.25)
+    assert t.evidence["expected_jump"] == pytest.approx(0.0)   # same reference scores: Δ̂ = 0
+    assert t.evidence["snapshot_old"] == 1 and t.evidence["snapshot_new"] == 2
+    assert finalize(tests, None, Thresholds())["flagged"].iloc[0]
+
+
+# --- statuses ------------------------------------------------------------------------------------
+
+def _t(model, signal, source, snaps=(1,), effect=0.2, p=1e-6):
+    return SignalTest(model, "b", source, signal, effect, 0.02, p, 0.16, 0.24, snapshot_ids=snaps)
+
+
+def test_status_corroborated_persisted_suspect():
+    th = Thresholds()
+    tests = [_t("x", "A1", "s1"), _t("x", "A3", "s2"),          # two signals: corroborated
+             _t("y", "A1", "s1", snaps=(2,)),                    # flagged before on snapshot 1: persisted
+             _t("z", "A1", "s1", snaps=(1,)),                    # flagged before on the same snapshot: suspect
+             _t("w", "A1", "s1", effect=0.04),                   # below 5 pp: not flagged
+             _t("v", "A1", "s1", p=0.2)]                         # q > 0.05: not flagged
+    prev = pd.DataFrame([
+        {"model": "y", "benchmark": "b", "signal": "A1", "source": "s1", "status": "suspect",
+         "evidence": json.dumps({"snapshot_ids": [1]})},
+        {"model": "z", "benchmark": "b", "signal": "A1", "source": "s1", "status": "suspect",
+         "evidence": {"snapshot_ids": [1]}},
+        {"model": "v", "benchmark": "b", "signal": "A1", "source": "s1", "status": "suspect",
+         "evidence": {"snapshot_ids": [0]}},
+    ])
+    out = finalize(tests, prev, th).set_index(["model", "signal"])["status"]
+    assert out[("x", "A1")] == out[("x", "A3")] == "corroborated"
+    assert out[("y", "A1")] == "persisted"
+    assert out[("z", "A1")] == "suspect"
+    assert out[("w", "A1")] == "not_flagged" and out[("v", "A1")] == "not_flagged"
+    two_sources = finalize([_t("x", "A1", "epoch"), _t("x", "A1", "simple_evals")], None, th)
+    assert (two_sources["status"] == "corroborated").all()
+
+
+def test_bad_inputs_raise():
+    items, cut = synth_items(0)
+    with pytest.raises(ValueError, match="proportions"):
+        run_signals(None, items.assign(score=items["score"] * 100), cut, None, None,
+                    rng=np.random.default_rng(0), now=NOW)
+    with pytest.raises(ValueError, match="missing column"):
+        run_signals(None, items.drop(columns=["item_date"]), cut, None, None, rng=np.random.default_rng(0), now=NOW)
+
+
+# --- real data: LiveCodeBench, the DeepSeek finding ------------------------------------------------
+
+DEEPSEEK_FAMILY = {"DSCoder-33b-Ins", "DSCoder-6.7b-Ins", "DSCoder-1.3b-Ins", "DSCoder-33b-Base",
+                   "DSCoder-6.7b-Base", "DSCoder-1.3b-Base",
+                   "MagiCoderS-DS-6.7B",      # fine-tuned from deepseek-coder-6.7b-base
+                   "WCoder-33B-V1.1"}         # WizardCoder-33B-V1.1 is fine-tuned from deepseek-coder-33b-base
+
+
+def load_lcb(name: str):
+    """The site's JSON read directly (no scraper) into the items frame and cutoff claims."""
+    data = json.loads((LCB / name).read_text())
+    perf = pd.DataFrame(data["performances"])
+    items = pd.DataFrame({"source": "livecodebench", "benchmark": "livecodebench", "model": perf["model"],
+                          "item_id": perf["question_id"].astype(str),
+                          "item_date": pd.to_datetime(perf["date"], unit="ms"), "difficulty": perf["difficulty"],
+                          "platform": perf["platform"], "score": perf["pass@1"].astype(float) / 100.0})
+    models = pd.DataFrame(data["models"])
+    claims = pd.DataFrame({"model": models["model_repr"], "release_date": pd.NaT,
+                           "knowledge_cutoff": pd.to_datetime(models["release_date"], unit="ms"),
+                           "provenance": "leaderboard", "source": "livecodebench"})
+    return items, resolve_model_dates(claims), models
+
+
+@pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-03-17.json").exists(), reason="shared snapshot absent")
+def test_livecodebench_2024_03_17_deepseek_flagged_gpt_claude_not():
+    items, cut, models = load_lcb("livecodebench_generation_2024-03-17.json")
+    res = run_signals(None, items, cut, None, None, rng=np.random.default_rng(0),
+                      now=pd.Timestamp("2024-03-17")).set_index("model")
+    # Testable models: those with >= 50 items on both sides, i.e. the 2023-08-30 cutoff group.
+    assert set(res.index) == DEEPSEEK_FAMILY | {"Claude-3-Opus", "Claude-3-Sonnet"}
+    flagged = set(res.index[res["flagged"]])
+    assert flagged == DEEPSEEK_FAMILY
+    assert (res.loc[list(DEEPSEEK_FAMILY), "status"] == "suspect").all()
+    for big in ("DSCoder-33b-Ins", "DSCoder-33b-Base", "WCoder-33B-V1.1", "DSCoder-6.7b-Base"):
+        assert res.at[big, "effect"] > 0.15 and res.at[big, "q_value"] < 1e-6
+    # Clean models of the same cutoff (Claude 3, 2023-08-30): no excess gap
+    for clean in ("Claude-3-Opus", "Claude-3-Sonnet"):
+        assert not res.at[clean, "flagged"] and res.at[clean, "q_value"] > 0.2
+        assert abs(res.at[clean, "effect"]) < 0.03
+    # GPT models are clean references here (cutoffs 2021-10 / 2023-04); their own pre/post gap on
+    # the DeepSeek windows is flat, as the paper's figure shows.
+    ev = res.at["DSCoder-33b-Ins", "evidence"]
+    assert ev["n_pre"] == 127 and ev["n_post"] == 202 and len(ev["reference_models"]) == 18
+    for gpt in ("GPT-4-0613", "GPT-3.5-Turbo-0301", "GPT-3.5-Turbo-0125"):
+        assert abs(ev["reference_gaps"][gpt]) < 0.035
+    assert "GPT-4-Turbo-1106" not in ev["reference_models"]     # cutoff 2023-04-30 + 30 d > first pre item
+
+
+@pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-02-26.json").exists(), reason="shared snapshot absent")
+def test_livecodebench_2024_02_26_and_placebo():
+    items, cut, _ = load_lcb("livecodebench_generation_2024-02-26.json")
+    res = run_signals(None, items, cut, None, None, rng=np.random.default_rng(0),
+                      now=pd.Timestamp("2024-02-26")).set_index("model")
+    assert set(res.index[res["flagged"]]) == {"DSCoder-33b-Ins", "DSCoder-6.7b-Ins", "MagiCoderS-DS-6.7B"}
+    # the 1.3B instruct model: excess ~6 pp but under 2 SE on 73 pre items -> not flagged
+    assert res.at["DSCoder-1.3b-Ins", "effect"] > 0.05 and not res.at["DSCoder-1.3b-Ins", "flagged"]
+    assert not any(m.startswith(("GPT", "Claude")) for m in res.index[res["flagged"]])
+    out = calibrate(None, items, cut, None, rng=np.random.default_rng(1), now=pd.Timestamp("2024-02-26"),
+                    trials=20).set_index("signal")
+    assert out.at["A3", "tests"] > 0 and out.at["A3", "rate"] <= 0.05
