@@ -211,10 +211,14 @@ def _analyze_into(report: CycleReport, db_path: str | None) -> None:
 
 def _notify_into(report: CycleReport, db_path: str | None) -> None:
     state = notify_task(db_path, return_state=True)
-    if state.is_completed():
-        report.notification = state.result()
-    else:
+    if not state.is_completed():
         report.errors.append(f"notify failed: {_state_error(state)}")
+        return
+    report.notification = state.result()
+    # Slack refusing the digest is not raised (the notifications stay queued for the next run),
+    # but nobody was told: the run must not look fine.
+    if getattr(report.notification, "ok", True) is False:
+        report.errors.append(f"notify: {str(report.notification).splitlines()[0]}")
 
 
 def _state_error(state: State) -> str:

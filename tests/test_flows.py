@@ -163,7 +163,7 @@ def test_collect_replays_sources_into_duckdb_and_publishes_a_summary(harness, db
     assert [(o.source, o.status) for o in report.outcomes] == [
         ("swebench", "new"), ("livebench", "new"), ("simple_evals", "new")]
     # rows checked by hand against the replay files (tests/fixtures/replay/README.md)
-    assert snapshot_counts(db_path) == {"livebench": 372, "simple_evals": 61, "swebench": 64}
+    assert snapshot_counts(db_path) == {"livebench": 372, "simple_evals": 103, "swebench": 64}
     md = artifacts_of(state)["benchwatch-collect-summary"]
     assert md.type == "markdown"
     assert "Sources: 3 new snapshot(s), 0 unchanged, 0 failed." in md.data
@@ -320,3 +320,17 @@ def test_pipeline_full_cycle_publishes_the_saturation_table(harness, db_path, mo
     # swebench_verified: 30 replayed rows of the 2025-05-07 board (+ epoch's copy), published stderr
     assert by_name["swebench_verified"]["uncertainty"] == "published_stderr"
     assert all(0.0 <= r["s_index"] <= 1.0 for r in published)
+
+
+def test_a_digest_slack_refused_fails_the_run(harness, db_path, monkeypatch):
+    class Undelivered:
+        ok = False
+
+        def __str__(self) -> str:
+            return ("2 alert(s) firing (0 muted), 0 pending; 2 new notification(s); delivery to slack-webhook "
+                    "failed (HTTP 404 no_service): 2 kept for the next run\n  - MGSM: saturation low → high")
+    monkeypatch.setattr(jobs, "analyze", lambda db_path, *, now=None: {"saturation": None, "suspects": None})
+    monkeypatch.setattr(jobs, "notify", lambda db_path, *, now=None: Undelivered())
+    state = pl.pipeline(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY), return_state=True)
+    assert state.is_failed()
+    assert "notify: 2 alert(s) firing" in state.message and "2 kept for the next run" in state.message
