@@ -139,7 +139,8 @@ def numbers(n: Notification) -> list[str]:
     if n.kind == CONTAMINATION_SUSPECT:
         lines = []
         for s in a.get("signals", []):
-            parts = [f"{_clean(s.get('signal'), 40)}: effect {_pp(s.get('effect'), signed=True)}"]
+            name = _clean(s.get("signal"), 40) + (f" ({_clean(s['detail'], 80)})" if s.get("detail") else "")
+            parts = [f"{name}: effect {_pp(s.get('effect'), signed=True)}"]
             if s.get("se") is not None:
                 parts[0] += f" ± {_pp(s['se'])}"
             if s.get("ci_low") is not None and s.get("ci_high") is not None:

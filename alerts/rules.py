@@ -21,7 +21,9 @@ Modelled on Prometheus Alertmanager for a snapshot-based service (DESIGN §6, ME
     `suspect` is pending. Never labelled "contaminated".
   - `source_failing{source}` (≥ N failed runs in a row) and `source_stale{source}` (no new
     snapshot for ≥ D days). While firing they inhibit every derived alert with the same
-    `source` label. Source alerts never inhibit each other.
+    `source` label, or whose numbers come from that source (annotation `sources`: a
+    benchmark's saturation pools every source that reports it). Source alerts never inhibit
+    each other.
   - `new_frontier{benchmark, scope, model}` (info, disabled by default): the record holder
     changed; same exclusive-group mechanics as saturation levels.
 - **No data is not resolved.** A kind whose input is None, or a benchmark/source absent from
@@ -305,8 +307,9 @@ def saturation_bin_series(history: pd.DataFrame) -> pd.DataFrame:
 def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[AlertEvent], set[tuple[str, ...]]]:
     """Level conditions and SaturationBinChanged events from a benchmark's S_index history.
 
-    `history`: see `saturation_bin_series`; optionally source, benchmark_name, snapshot_id and
-    the numbers shown in the message (r_norm, se_delta, k, alpha, z, n_items, n_models).
+    `history`: see `saturation_bin_series`; optionally benchmark_name, snapshot_id, `sources`
+    (the sources whose scores the index uses: a failing one inhibits the alert) and the numbers
+    shown in the message (r_norm, se_delta, k, alpha, z, n_items, n_models).
     Returns the conditions of the newest snapshot of every (benchmark, scope), the events of
     every committed move, and the groups that have data.
     """
@@ -361,8 +364,10 @@ def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, leve
         if _num(row.get(key)) is not None:
             where += f" AND {key} = {_num(row.get(key)):g}"
     saturated = level in ("high", "very high")
+    sources = row.get("sources")
     return {
         "benchmark_name": name,
+        "sources": sorted(str(x) for x in sources) if isinstance(sources, (list, tuple, np.ndarray)) else [],
         "to_level": level,
         "as_of": as_of.isoformat(),
         "snapshot_id": _num(row.get("snapshot_id")),
@@ -403,7 +408,7 @@ def contamination_conditions(suspects: pd.DataFrame, now: datetime) -> list[Cond
         as_ofs = [to_utc(r["as_of"]) for r in records if not _missing(r.get("as_of"))]
         as_of = max(as_ofs) if as_ofs else now
         signals = [{
-            "signal": _text(r, "signal"), "status": _text(r, "status"),
+            "signal": _text(r, "signal"), "detail": _text(r, "detail"), "status": _text(r, "status"),
             **{key: _num(r.get(key)) for key in ("effect", "se", "ci_low", "ci_high", "p_value", "q_value")},
             "evidence": _evidence(r.get("evidence")),
         } for r in records]
@@ -584,7 +589,7 @@ def evaluate(*, now: datetime, previous: Iterable[AlertState],
     states: list[AlertState] = []
     for fp in sorted(stepped):
         state = stepped[fp]
-        muted_by = _muted_by(state.labels, failing_sources, silences)
+        muted_by = _muted_by(state, failing_sources, silences)
         transition = entered.get(fp)
         if transition == FIRING:
             group = _group_of(state.labels)
@@ -678,9 +683,14 @@ def _from_annotations_kept(old: AlertState) -> dict[str, Any]:
     return {k: v for k, v in old.annotations.items() if k.startswith("from_")}
 
 
-def _muted_by(labels: Mapping[str, str], failing_sources: Mapping[str, str], silences: Sequence[Silence]) -> str:
-    if labels["kind"] not in SOURCE_HEALTH_KINDS and labels["source"] in failing_sources:
-        return failing_sources[labels["source"]]
+def _muted_by(state: AlertState, failing_sources: Mapping[str, str], silences: Sequence[Silence]) -> str:
+    """Inhibition first (a derived alert whose source, or one of the sources its numbers come
+    from, is failing or stale), then silences."""
+    labels = state.labels
+    if labels["kind"] not in SOURCE_HEALTH_KINDS:
+        for source in [labels["source"], *state.annotations.get("sources", [])]:
+            if source in failing_sources:
+                return failing_sources[source]
     for silence in silences:
         if silence.matches(labels):
             return f"silence {silence.id}"

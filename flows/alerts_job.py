@@ -30,7 +30,7 @@ from alerts.config import NEW_FRONTIER, RuleSettings, rule_settings_from_env
 from alerts.redact import one_line
 from alerts.render import render_digest, title
 from alerts.rules import FIRING, PENDING, evaluate, to_utc
-from alerts.slack import ConsoleNotifier, Notifier, load_settings, make_notifier
+from alerts.slack import Notifier, load_settings, make_notifier
 from analysis.constants import SATURATION_ALPHA, SATURATION_K
 from storage import alerts as store
 from storage import db
@@ -86,8 +86,6 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
     if notifier is None:
         settings = load_settings()
         notifier = make_notifier(settings, console_write=console_lines.append)
-        if isinstance(notifier, ConsoleNotifier):
-            log.info("[alerts] %s; the digest goes to the console", settings.reason or "no Slack settings")
 
     # 1. evaluate and claim, in one transaction
     with db.connect(db_path) as con:

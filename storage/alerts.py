@@ -18,6 +18,7 @@ import duckdb
 import pandas as pd
 
 from alerts.rules import AlertState, Evaluation, Notification, Silence
+from storage.contamination import read_suspects as read_contamination_suspects
 from storage.saturation import read_saturation
 
 log = logging.getLogger("benchwatch.storage")
@@ -68,7 +69,8 @@ def read_silences(con: duckdb.DuckDBPyConnection) -> list[Silence]:
 
 
 def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: float) -> pd.DataFrame | None:
-    """The snapshot-level S_index series of every scope (k, alpha fixed), with benchmark names.
+    """The snapshot-level S_index series of every scope (k, alpha fixed), with benchmark names
+    and the sources whose scores it pools.
 
     None when the analysis has not produced any saturation yet (no data, not "resolved").
     """
@@ -80,18 +82,22 @@ def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: flo
     frame = pd.concat([read_saturation(con, scope=scope, k=k, alpha=alpha) for scope in scopes], ignore_index=True)
     names = con.execute("SELECT id, name FROM benchmarks").df()
     frame["benchmark_name"] = frame["benchmark"].map(dict(zip(names["id"], names["name"]))).fillna(frame["benchmark"])
+    # the sources the index pools (the saturation is computed from latest_scores)
+    sources = dict(con.execute("""SELECT benchmark, list(DISTINCT source ORDER BY source) FROM latest_scores
+                                  GROUP BY benchmark""").fetchall())
+    frame["sources"] = [sources.get(b, []) for b in frame["benchmark"]]
     return frame
 
 
 def read_suspects(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
-    """The latest contamination-signal results (relation `suspects`), None before the first analysis."""
-    if not _relation_exists(con, "suspects"):
+    """The newest contamination run's tests (view `suspects`) with display names; None before any run."""
+    if not _relation_exists(con, "suspects") or not con.execute("SELECT count(*) FROM suspects").fetchone()[0]:
         return None
-    frame = con.execute("SELECT * FROM suspects").df()
-    names = con.execute("SELECT id, name FROM models").df()
-    frame["model_name"] = frame["model"].map(dict(zip(names["id"], names["name"]))).fillna(frame["model"])
-    bench = con.execute("SELECT id, name FROM benchmarks").df()
-    frame["benchmark_name"] = frame["benchmark"].map(dict(zip(bench["id"], bench["name"]))).fillna(frame["benchmark"])
+    frame = read_contamination_suspects(con)
+    models = dict(con.execute("SELECT id, name FROM models WHERE name IS NOT NULL").fetchall())
+    benchmarks = dict(con.execute("SELECT id, name FROM benchmarks WHERE name IS NOT NULL").fetchall())
+    frame["model_name"] = [models.get(m, m) for m in frame["model"]]
+    frame["benchmark_name"] = [benchmarks.get(b, b) for b in frame["benchmark"]]
     return frame
 
 

@@ -37,7 +37,8 @@ def contamination(model: str = NASTY, transition: str = "firing") -> Notificatio
                      "as_of": "2026-03-01T00:00:00+00:00",
                      "signals": [{"signal": "A1", "status": "corroborated", "effect": 0.072, "se": 0.021,
                                   "ci_low": 0.031, "ci_high": 0.113, "p_value": 0.0012, "q_value": 0.02},
-                                 {"signal": "A3", "status": "corroborated", "effect": 0.081, "se": None,
+                                 {"signal": "A2", "detail": "predecessor gpt-w", "status": "corroborated",
+                                  "effect": 0.081, "se": None,
                                   "ci_low": None, "ci_high": None, "p_value": None, "q_value": 0.041}],
                      "why": "read with caution",
                      "sql": f"SELECT * FROM suspects WHERE model = '{model}'"})
@@ -71,7 +72,7 @@ def test_contamination_numbers_have_uncertainty_and_say_suspect_never_contaminat
                         "contamination suspect (corroborated)*")
     assert lines[1] == ("A1: effect +7.2 pp ± 2.1 pp · 95% CI +3.1 pp to +11.3 pp · p=0.0012 · q=0.020 "
                         "· corroborated")
-    assert lines[2] == "A3: effect +8.1 pp · q=0.041 · corroborated"
+    assert lines[2] == "A2 (predecessor gpt-w): effect +8.1 pp · q=0.041 · corroborated"
     assert lines[3] == "status corroborated (a suspicion, not a finding) · as of 2026-03-01"
     assert "contaminated" not in text
 

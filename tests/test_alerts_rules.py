@@ -241,6 +241,18 @@ def test_failing_source_inhibits_its_derived_alerts_until_it_recovers():
                     suspects=suspects("corroborated", source="epoch")).notifications == []
 
 
+def test_failing_source_inhibits_saturation_computed_from_its_scores():
+    hist = history([.5, .8, .81], sources=[["swebench", "epoch"]] * 3)
+    states = evaluate(now=day(1), previous=[], saturation=hist.iloc[:1]).states
+    states = evaluate(now=day(2), previous=states, saturation=hist.iloc[:2]).states
+    ev = evaluate(now=day(3), previous=states, saturation=hist, source_health=health(failures=3))
+    assert [n.kind for n in ev.notifications] == ["source_failing"]
+    (high,) = [s for s in ev.states if s.labels.get("level") == "high"]
+    assert (high.state, high.muted_by) == (FIRING, "inhibited by source_failing{source=epoch}")
+    other = evaluate(now=day(3), previous=states, saturation=hist, source_health=health(failures=3, source="bfcl"))
+    assert sorted(n.kind for n in other.notifications) == ["saturation_bin_changed", "source_failing"]
+
+
 # --- silences ----------------------------------------------------------------------------------------
 
 def test_silence_mutes_delivery_but_the_alert_is_recorded_and_notified_after_expiry():

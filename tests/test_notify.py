@@ -1,9 +1,8 @@
 """notify end to end: a temporary DuckDB, the real slack_sdk, the fake Slack (tests/fake_slack.py).
 
-The rule inputs are written by tiny helpers below: `saturation` rows as analyze stores them
-(migration 002), fetch attempts through storage.ingest.record_fetches, and snapshot rows. The
-`suspects` relation of the contamination analysis is created here when the migrations do not
-provide it yet, with the columns of analysis.contamination.RESULT_COLUMNS.
+The rule inputs are written by tiny helpers below, as the analysis stores them: `saturation`
+rows (migration 002), contamination runs and signals (migration 003, read through the
+`suspects` view), fetch attempts through storage.ingest.record_fetches, and snapshot rows.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ import pandas as pd
 import pytest
 
 from alerts.slack import SlackWebhookNotifier
-from analysis.contamination import RESULT_COLUMNS
 from fake_slack import Reply
 from flows import cli
 from flows.alerts_job import NOTIFY_CLAIM_LEASE, run_notify
@@ -57,18 +55,23 @@ def add_saturation(path, as_of, s_index, bench="swebench_verified", scope="all")
         con.execute("INSERT INTO saturation BY NAME SELECT * FROM row")
 
 
+_runs = iter(range(1, 10_000))
+
+
 def add_suspect(path, status, model="gpt-x", bench="gpqa_diamond", source="epoch"):
-    row = pd.DataFrame([{"model": model, "benchmark": bench, "source": source, "signal": "A1", "effect": 0.072,
-                         "se": 0.021, "ci_low": 0.031, "ci_high": 0.113, "p_value": 0.001, "q_value": 0.02,
-                         "flagged": status != "not_flagged", "status": status,
-                         "evidence": json.dumps({"n_ref": 12})}])[RESULT_COLUMNS]
+    """A new contamination run (migration 003) whose one test has this status."""
+    n = next(_runs)
+    run = pd.DataFrame([{"run_id": f"run{n}", "run_at": T0 + timedelta(seconds=n), "as_of": T0,
+                         "snapshot_ids": [n], "seed": 0, "parameters": "{}", "n_tests": 1,
+                         "n_flagged": int(status != "not_flagged")}])
+    signal = pd.DataFrame([{"run_id": f"run{n}", "model": model, "benchmark": bench, "source": source,
+                            "signal": "A1", "detail": "", "effect": 0.072, "se": 0.021, "ci_low": 0.031,
+                            "ci_high": 0.113, "p_value": 0.001, "q_value": 0.02,
+                            "flagged": status != "not_flagged", "status": status,
+                            "evidence": json.dumps({"n_ref": 12})}])
     with db.connect(path) as con:
-        if not store._relation_exists(con, "suspects"):
-            con.execute("CREATE TABLE suspects (model VARCHAR, benchmark VARCHAR, source VARCHAR, signal VARCHAR, "
-                        "effect DOUBLE, se DOUBLE, ci_low DOUBLE, ci_high DOUBLE, p_value DOUBLE, q_value DOUBLE, "
-                        "flagged BOOLEAN, status VARCHAR, evidence JSON)")
-        con.execute("DELETE FROM suspects")  # the relation holds the latest analysis only
-        con.execute("INSERT INTO suspects BY NAME SELECT * FROM row")
+        con.execute("INSERT INTO contamination_runs BY NAME SELECT * FROM run")
+        con.execute("INSERT INTO contamination_signals BY NAME SELECT * FROM signal")
 
 
 def add_fetch_runs(path, source, statuses, start):
@@ -269,3 +272,22 @@ def test_source_health_counts_failed_runs_in_a_row(db_path):
     assert got["lmarena"]["consecutive_failures"] == 0
     assert got["bfcl"]["consecutive_failures"] == 0
     assert health.set_index("source").loc["epoch", "last_new_snapshot_at"] == pd.Timestamp(day(0))
+
+
+def test_saturation_series_carries_names_and_pooled_sources(db_path):
+    add_saturation(db_path, day(0), 0.5)
+    with db.connect(db_path) as con:
+        con.execute("""INSERT INTO scores (snapshot_id, source, benchmark, benchmark_raw, model, model_raw, setting,
+                                           score, metric, excluded_reason)
+                       VALUES (1, 'swebench', 'swebench_verified', 'Verified', 'm', 'm', '', 0.5, 'proportion', ''),
+                              (2, 'epoch', 'swebench_verified', 'SWE-bench Verified', 'm', 'm', '', 0.5,
+                               'proportion', '')""")
+        add = "INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, " \
+              "last_seen, origin, parser_version, n_scores, n_items, n_models, n_rejects) " \
+              "VALUES (?, ?, ?, [], [], ?, ?, ?, 'fetch', 1, 1, 0, 0, 0)"
+        con.execute(add, [1, "swebench", "a", day(0), day(0), day(0)])
+        con.execute(add, [2, "epoch", "b", day(0), day(0), day(0)])
+        frame = store.read_saturation_series(con, k=5, alpha=0.5)
+    assert frame[["benchmark", "benchmark_name", "s_index"]].values.tolist() == [
+        ["swebench_verified", "SWE-bench Verified", 0.5]]
+    assert list(frame["sources"].iloc[0]) == ["epoch", "swebench"]

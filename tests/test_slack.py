@@ -214,6 +214,24 @@ def test_real_prefect_lookup_without_an_api_falls_back_to_console(monkeypatch):
     assert settings.mode == CONSOLE and "no Prefect API configured" in settings.reason
 
 
+def test_webhook_from_a_prefect_secret_block(fake_slack, monkeypatch, tmp_path):
+    """The real Prefect path: a Secret block on a (temporary) Prefect server, env unset."""
+    from prefect.blocks.system import Secret
+    from prefect.settings import PREFECT_RESULTS_LOCAL_STORAGE_PATH, temporary_settings
+    from prefect.testing.utilities import prefect_test_harness
+
+    for var in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "SLACK_CHANNEL"):
+        monkeypatch.delenv(var, raising=False)
+    with temporary_settings({PREFECT_RESULTS_LOCAL_STORAGE_PATH: tmp_path}):
+        with prefect_test_harness(server_startup_timeout=60):
+            assert load_settings().mode == CONSOLE          # no block yet
+            Secret(value=fake_slack.webhook_url).save("benchwatch-slack-webhook-url", overwrite=True)
+            settings = load_settings()
+            assert (settings.mode, settings.origin) == (WEBHOOK, "prefect")
+            assert make_notifier(settings).send(digest()).ok
+    assert len(fake_slack.messages()) == 1 and WEBHOOK_SECRET not in repr(settings)
+
+
 def test_console_notifier_writes_plain_text():
     lines: list[str] = []
     result = ConsoleNotifier(lines.append).send(digest("<b>"))
