@@ -10,9 +10,10 @@ Prefect UI agree):
   markdown artifact and, after `SOURCE_FAILING_RUNS` failed runs in a row, alerted on by the
   `source_failing` rule: a flaky leaderboard is data, not an orchestration failure.
 - Failed when *every* requested source failed (nothing could be collected: network down,
-  wrong replay directory), or analyze or notify raised. Notify still runs after a failed
-  analyze, so source alerts go out. The flow raises `CycleFailed`, whose `report` carries the
-  `CycleReport`; `run_pipeline` turns that back into a report for the CLI.
+  wrong replay directory), analyze or notify raised, or Slack refused the digest (it stays
+  queued for the next run). Notify still runs after a failed analyze, so source alerts go
+  out. The flow raises `CycleFailed`, whose `report` carries the `CycleReport`;
+  `run_pipeline` turns that back into a report for the CLI.
 
 Writers never overlap: each flow run holds one slot of the global concurrency limit
 `benchwatch-duckdb-writer` (limit 1, created on first use) for its whole duration, so a
@@ -103,7 +104,7 @@ ReplayDir = Annotated[str | None, AfterValidator(_check_replay_dir)]
 
 
 class CycleFailed(Exception):
-    """The run did not do its job (every source failed, or analyze/notify raised)."""
+    """The run did not do its job (see the module docstring); `report` says what happened."""
 
     def __init__(self, report: CycleReport):
         failed = [o.source for o in report.outcomes if o.status == "failed"]
@@ -267,8 +268,8 @@ def summary_markdown(report: CycleReport, flow_name: str) -> str:
         lines += ["## Failed sources", "", "| source | reason |", "|---|---|"]
         lines += [f"| {o.source} | {_md_cell(o.detail)} |" for o in failed]
         lines.append("")
-    if report.notification is not None:
-        lines += ["## Alerts", "", str(report.notification), ""]
+    if report.notification is not None:   # fenced: alert text quotes scraped names verbatim
+        lines += ["## Alerts", "", "```", str(report.notification), "```", ""]
     if report.errors:
         lines += ["## Errors", ""] + [f"- {_md_cell(e)}" for e in report.errors] + [""]
     return "\n".join(lines)

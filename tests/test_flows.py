@@ -243,7 +243,8 @@ def test_an_unreachable_live_source_is_retried_and_a_parse_error_is_not(harness,
 
 def test_a_source_still_unreachable_after_the_retries_keeps_its_reason(harness, db_path, monkeypatch, fast_retries):
     down = SourceOutcome("lmarena", "failed", "HTTP 503 Service Unavailable", unreachable=True)
-    fake, calls = _fake_collect({"lmarena": [down, down, down], "simple_evals": [SourceOutcome("simple_evals", "new", "")]})
+    fake, calls = _fake_collect({"lmarena": [down, down, down],
+                                 "simple_evals": [SourceOutcome("simple_evals", "new", "")]})
     monkeypatch.setattr(jobs, "collect_source", fake)
     report = pl.collect(db_path=db_path, sources=["lmarena", "simple_evals"])
     assert calls == ["lmarena"] * (1 + pl.COLLECT_RETRIES) + ["simple_evals"]
