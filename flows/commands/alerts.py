@@ -20,6 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import duckdb
     import pandas as pd
 
     from alerts.render import headline
@@ -31,11 +32,9 @@ def run(args: argparse.Namespace) -> int:
     except StorageError as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)
         return 1
-    except Exception as exc:  # noqa: BLE001 - an old database without the alert tables
-        if "alerts" in str(exc) and "does not exist" in str(exc):
-            print("no alerts recorded yet: run `benchwatch notify`")
-            return 0
-        raise
+    except duckdb.CatalogException:  # a database no notify run has migrated yet
+        print("no alerts recorded yet: run `benchwatch notify`")
+        return 0
     if frame.empty:
         print(f"no {args.state + ' ' if args.state else ''}alerts")
         return 0
