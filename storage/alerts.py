@@ -49,6 +49,16 @@ def _dt(value: Any) -> datetime | None:
     return None if value is None or pd.isna(value) else pd.Timestamp(value).tz_convert("UTC").to_pydatetime()
 
 
+def _with_names(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> pd.DataFrame:
+    """Add benchmark_name (and model_name) from the registry, falling back to the id."""
+    benchmarks = dict(con.execute("SELECT id, name FROM benchmarks WHERE name IS NOT NULL").fetchall())
+    frame["benchmark_name"] = [benchmarks.get(b, b) for b in frame["benchmark"]]
+    if "model" in frame.columns:
+        models = dict(con.execute("SELECT id, name FROM models WHERE name IS NOT NULL").fetchall())
+        frame["model_name"] = [models.get(m, m) for m in frame["model"]]
+    return frame
+
+
 # --- rule inputs ------------------------------------------------------------------------------
 
 def read_states(con: duckdb.DuckDBPyConnection) -> list[AlertState]:
@@ -80,8 +90,7 @@ def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: flo
     if not scopes:
         return None
     frame = pd.concat([read_saturation(con, scope=scope, k=k, alpha=alpha) for scope in scopes], ignore_index=True)
-    names = con.execute("SELECT id, name FROM benchmarks").df()
-    frame["benchmark_name"] = frame["benchmark"].map(dict(zip(names["id"], names["name"]))).fillna(frame["benchmark"])
+    frame = _with_names(con, frame)
     # the sources the index pools (the saturation is computed from latest_scores)
     sources = dict(con.execute("""SELECT benchmark, list(DISTINCT source ORDER BY source) FROM latest_scores
                                   GROUP BY benchmark""").fetchall())
@@ -93,22 +102,17 @@ def read_suspects(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
     """The newest contamination run's tests (view `suspects`) with display names; None before any run."""
     if not _relation_exists(con, "suspects") or not con.execute("SELECT count(*) FROM suspects").fetchone()[0]:
         return None
-    frame = read_contamination_suspects(con)
-    models = dict(con.execute("SELECT id, name FROM models WHERE name IS NOT NULL").fetchall())
-    benchmarks = dict(con.execute("SELECT id, name FROM benchmarks WHERE name IS NOT NULL").fetchall())
-    frame["model_name"] = [models.get(m, m) for m in frame["model"]]
-    frame["benchmark_name"] = [benchmarks.get(b, b) for b in frame["benchmark"]]
-    return frame
+    return _with_names(con, read_contamination_suspects(con))
 
 
 def read_frontier_holders(con: duckdb.DuckDBPyConnection, *, k: int) -> pd.DataFrame | None:
     """The current record holder of every benchmark (table `frontier`, newest as_of)."""
     if not _relation_exists(con, "frontier"):
         return None
-    return con.execute("""SELECT benchmark, frontier_model AS model, frontier AS score, as_of
-                          FROM frontier WHERE k = ? AND frontier_model IS NOT NULL
-                          QUALIFY row_number() OVER (PARTITION BY benchmark ORDER BY as_of DESC) = 1""",
-                       [k]).df()
+    return _with_names(con, con.execute("""
+        SELECT benchmark, frontier_model AS model, frontier AS score, as_of
+        FROM frontier WHERE k = ? AND frontier_model IS NOT NULL
+        QUALIFY row_number() OVER (PARTITION BY benchmark ORDER BY as_of DESC) = 1""", [k]).df())
 
 
 def read_source_health(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

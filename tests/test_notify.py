@@ -291,3 +291,22 @@ def test_saturation_series_carries_names_and_pooled_sources(db_path):
     assert frame[["benchmark", "benchmark_name", "s_index"]].values.tolist() == [
         ["swebench_verified", "SWE-bench Verified", 0.5]]
     assert list(frame["sources"].iloc[0]) == ["epoch", "swebench"]
+
+
+def test_new_frontier_info_alert_when_enabled(db_path, fake_slack, slack):
+    from alerts.config import RuleSettings
+    on = RuleSettings(enabled_info_kinds=frozenset({"new_frontier"}))
+
+    def record(as_of, model, score):
+        row = pd.DataFrame([{"benchmark": "gpqa_diamond", "as_of": as_of, "k": 5, "n_models": 9, "frontier": score,
+                             "frontier_model": model, "is_record": True, "run_at": as_of}])
+        with db.connect(db_path) as con:
+            con.execute("INSERT INTO frontier BY NAME SELECT * FROM row")
+
+    record(day(0), "model-a", 0.71)
+    assert run_notify(db_path, now=day(0.1), notifier=slack).to_deliver == 0          # off by default
+    assert run_notify(db_path, now=day(0.2), notifier=slack, rules=on).to_deliver == 0  # first observation
+    record(day(1), "model-b", 0.74)
+    summary = run_notify(db_path, now=day(1.1), notifier=slack, rules=on)
+    assert summary.sent_titles == ["GPQA Diamond: new frontier model-b (was model-a)"]
+    assert run_notify(db_path, now=day(1.2), notifier=slack, rules=on).to_deliver == 0
