@@ -28,6 +28,12 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def new_run_id() -> str:
+    """Groups the fetches of one collection (Prefect runs pass their flow-run id instead)."""
+    import uuid
+    return f"local-{uuid.uuid4()}"
+
+
 def as_utc(value: datetime | str | None) -> datetime:
     """An ISO string or datetime as an aware UTC datetime (naive input is taken as UTC)."""
     if value is None:
@@ -108,6 +114,7 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
                    run_id: str = "", fetcher: Fetcher | None = None) -> SourceOutcome:
     """Fetch one source (live or replayed), store a new snapshot if its content changed."""
     scraper = scrapers.get(source)
+    run_id = run_id or new_run_id()
     with db.connect(db_path) as con:
         previous = {} if replay_dir or not scraper.plan() else _previous_validators(con, source, scraper.plan()[0])
     own = fetcher is None
@@ -166,6 +173,7 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
             replay_dir: str | os.PathLike | None = None, run_id: str = "") -> list[SourceOutcome]:
     """Collect every requested source; one failing source never stops the others."""
     names = list(sources) if sources else scrapers.enabled_sources()
+    run_id = run_id or new_run_id()
     outcomes = []
     fetcher = None if replay_dir else Fetcher()
     try:
