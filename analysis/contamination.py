@@ -66,7 +66,7 @@ log = logging.getLogger("benchwatch.analysis.contamination")
 
 SIGNALS = ("A1", "A2", "A3")
 STATUSES = ("corroborated", "persisted", "suspect", "not_flagged")
-RESULT_COLUMNS = ["model", "benchmark", "source", "signal", "effect", "se", "ci_low", "ci_high",
+RESULT_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "effect", "se", "ci_low", "ci_high",
                   "p_value", "q_value", "flagged", "status", "evidence"]
 _Z95 = stats.norm.ppf(0.975)
 
@@ -107,6 +107,7 @@ class SignalTest:
     snapshot_ids: tuple = ()
     gate: bool = True
     evidence: dict = field(default_factory=dict)
+    detail: str = ""       # tells apart two tests of one signal on one (model, benchmark, source)
 
 
 def jsonable(value: Any) -> Any:
@@ -697,12 +698,14 @@ def a2_predecessor_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, predece
             res = a2_one(float(rn["score"]), float(rn["se"]), float(ro["score"]), float(ro["se"]),
                          _x_of(table, new, both), _x_of(table, old, both), link)
             res.update({"kind": "predecessor", "predecessor": old})
+            detail = f"predecessor {old}"
             snaps = set(link.snapshot_ids) | {int(v) for v in (rn.get("snapshot_id"), ro.get("snapshot_id"))
                                               if v is not None and pd.notna(v)}
             tests.append(SignalTest(model=new, benchmark=b, source=source, signal="A2", effect=res["effect"],
                                     se=res["se"], p_value=res["p_value"], ci_low=res["ci_low"],
                                     ci_high=res["ci_high"], snapshot_ids=tuple(sorted(snaps)),
-                                    gate=bool(np.isfinite(res["z"]) and res["z"] >= th.a2_min_z), evidence=res))
+                                    gate=bool(np.isfinite(res["z"]) and res["z"] >= th.a2_min_z), evidence=res,
+                                    detail=detail))
     return tests
 
 
@@ -754,7 +757,8 @@ def a2_snapshot_tests(history: pd.DataFrame, scores: pd.DataFrame, benchmarks: p
         tests.append(SignalTest(model=m, benchmark=b, source=source, signal="A2", effect=res["effect"],
                                 se=res["se"], p_value=res["p_value"], ci_low=res["ci_low"],
                                 ci_high=res["ci_high"], snapshot_ids=tuple(sorted(snaps)),
-                                gate=bool(np.isfinite(res["z"]) and res["z"] >= th.a2_min_z), evidence=res))
+                                gate=bool(np.isfinite(res["z"]) and res["z"] >= th.a2_min_z), evidence=res,
+                                detail=f"rescore {setting}".rstrip()))
     return tests
 
 
@@ -765,8 +769,8 @@ def _is_flag(t: SignalTest, q: float, th: Thresholds) -> bool:
                 and t.effect >= th.min_effect_se * t.se and t.gate)
 
 
-def _previous_keys(previous: pd.DataFrame | None) -> dict[tuple[str, str, str, str], tuple]:
-    """(model, benchmark, signal, source) -> snapshot ids of the previous run's flags."""
+def _previous_keys(previous: pd.DataFrame | None) -> dict[tuple[str, str, str, str, str], tuple]:
+    """(model, benchmark, signal, source, detail) -> snapshot ids of the previous run's flags."""
     if previous is None or previous.empty:
         return {}
     require_columns(previous, ("model", "benchmark", "signal", "status"), "previous flags")
@@ -778,7 +782,8 @@ def _previous_keys(previous: pd.DataFrame | None) -> dict[tuple[str, str, str, s
         if isinstance(ev, str):
             ev = json.loads(ev)
         snaps = tuple((ev or {}).get("snapshot_ids") or ())
-        out[(row["model"], row["benchmark"], row["signal"], row.get("source") or "")] = snaps
+        key = (row["model"], row["benchmark"], row["signal"], row.get("source") or "", row.get("detail") or "")
+        out[key] = snaps
     return out
 
 
@@ -787,7 +792,7 @@ def finalize(tests: list[SignalTest], previous_flags: pd.DataFrame | None, th: T
 
     status: `corroborated` when the (model, benchmark) flag also comes from another signal or
     another source; else `persisted` when the previous run flagged the same (model, benchmark,
-    signal, source) on different snapshots; else `suspect`; unflagged tests are `not_flagged`.
+    signal, source, detail) on different snapshots; else `suspect`; unflagged tests are `not_flagged`.
     """
     q = benjamini_hochberg(t.p_value for t in tests)
     flagged = [_is_flag(t, qi, th) for t, qi in zip(tests, q)]
@@ -799,7 +804,7 @@ def finalize(tests: list[SignalTest], previous_flags: pd.DataFrame | None, th: T
     rows = []
     for t, qi, f in zip(tests, q, flagged):
         others = sorted(fired.get((t.model, t.benchmark), set()) - {(t.signal, t.source)})
-        prev_snaps = prev.get((t.model, t.benchmark, t.signal, t.source))
+        prev_snaps = prev.get((t.model, t.benchmark, t.signal, t.source, t.detail))
         persisted = f and prev_snaps is not None and tuple(prev_snaps) != tuple(t.snapshot_ids)
         status = ("not_flagged" if not f else "corroborated" if others
                   else "persisted" if persisted else "suspect")
@@ -810,11 +815,11 @@ def finalize(tests: list[SignalTest], previous_flags: pd.DataFrame | None, th: T
                     "persisted_from_snapshots": list(prev_snaps) if persisted else None,
                     "unit": "proportion", "thresholds": asdict(th), "label": "suspect, not a verdict"}
         rows.append({"model": t.model, "benchmark": t.benchmark, "source": t.source, "signal": t.signal,
-                     "effect": t.effect, "se": t.se, "ci_low": t.ci_low, "ci_high": t.ci_high,
+                     "detail": t.detail, "effect": t.effect, "se": t.se, "ci_low": t.ci_low, "ci_high": t.ci_high,
                      "p_value": t.p_value, "q_value": qi, "flagged": f, "status": status,
                      "evidence": jsonable(evidence)})
     out = pd.DataFrame(rows, columns=RESULT_COLUMNS)
-    return out.sort_values(["signal", "source", "benchmark", "model"], kind="stable").reset_index(drop=True)
+    return out.sort_values(["signal", "source", "benchmark", "model", "detail"], kind="stable").reset_index(drop=True)
 
 
 def _slices_or_none(benchmarks: pd.DataFrame | None, cutoffs: pd.DataFrame, th: Thresholds) -> pd.DataFrame | None:
@@ -837,7 +842,7 @@ def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs
     snapshots' scores (+ observed_at, setting) for A2 re-score jumps; predecessors: (model,
     predecessor) for A2 family jumps.
 
-    Returns one row per test: model, benchmark, source, signal, effect, se, ci_low, ci_high,
+    Returns one row per test: model, benchmark, source, signal, detail, effect, se, ci_low, ci_high,
     p_value, q_value, flagged, status, evidence (JSON-serializable dict).
     """
     slices = _slices_or_none(benchmarks, cutoffs, th)

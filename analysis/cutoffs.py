@@ -81,16 +81,21 @@ def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFL
     Priority for each of release date and cutoff, separately: provenance in
     `PROVENANCE_PRIORITY` order (vendor_doc > model_card > registry > leaderboard > listing >
     inferred), then source in `DATE_SOURCE_PRIORITY` order, then source name. The first claim
-    with a value wins. Claims of one field more than `conflict_days` apart set `conflict` and
+    with a value wins. With an `observed_at` column, only the newest claim of each (source,
+    provenance) counts: a leaderboard that revised its estimate (LiveCodeBench moved
+    DeepSeek-Coder's cutoff from 2023-07-30 to 2023-08-30) is not in conflict with itself. Claims of one field more than `conflict_days` apart set `conflict` and
     are all listed in `conflicts` (JSON: field, source, provenance, value).
 
     Interval: stated cutoff c -> c_lo = c_hi = c. Unknown cutoff -> c_hi = release date,
     c_lo = release - `lookback_months` (cutoff_provenance 'inferred'). Neither -> NaT.
     """
     require_columns(claims, CLAIM_COLUMNS, "model date claims")
-    c = claims.loc[claims["model"].notna(), list(CLAIM_COLUMNS)].copy()
+    dated = "observed_at" in claims.columns
+    c = claims.loc[claims["model"].notna(), list(CLAIM_COLUMNS) + (["observed_at"] if dated else [])].copy()
     c["release_date"] = as_dates(c["release_date"], "model date claims: release_date")
     c["knowledge_cutoff"] = as_dates(c["knowledge_cutoff"], "model date claims: knowledge_cutoff")
+    if dated:
+        c["observed_at"] = as_dates(c["observed_at"], "model date claims: observed_at")
     c["provenance"] = c["provenance"].fillna("").astype("str")
     c["source"] = c["source"].fillna("").astype("str")
     unknown = sorted(set(c["provenance"]) - set(PROVENANCE_PRIORITY))
@@ -105,6 +110,10 @@ def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFL
     conflicts: dict[str, list[dict]] = {m: [] for m in models}
     for field, prefix in (("release_date", "release"), ("knowledge_cutoff", "cutoff")):
         have = c[c[field].notna()]
+        if dated:   # a source that revised its date: its newest claim stands, the older ones are superseded
+            newest = have.sort_values("observed_at", ascending=False, kind="stable", na_position="last")
+            have = newest.drop_duplicates(["model", "source", "provenance"]).sort_values(
+                ["model", "_prov_rank", "_src_rank", "source"], kind="stable")
         first = have.groupby("model", sort=False).first()
         out[field] = first[field].reindex(models)
         out[f"{prefix}_source"] = first["source"].reindex(models)

@@ -66,6 +66,20 @@ def test_source_tie_break_and_unknown_provenance_last():
     assert "blog" in r["conflicts"]
 
 
+def test_newest_claim_of_a_source_supersedes_its_older_one():
+    c = claims([
+        ("ds", None, "2023-07-30", "leaderboard", "livecodebench"),
+        ("ds", None, "2023-08-30", "leaderboard", "livecodebench"),
+        ("ds", None, "2023-03-01", "inferred", "registry"),
+    ]).assign(observed_at=[T("2024-02-26"), T("2024-03-17"), T("2024-01-01")])
+    r = resolve_model_dates(c).set_index("model").loc["ds"]
+    assert r["c_hi"] == T("2023-08-30")             # the site's revised estimate, not its first one
+    listed = json.loads(r["conflicts"])             # the registry's inferred date still disagrees
+    assert {x["value"] for x in listed} == {"2023-08-30", "2023-03-01"}
+    without = resolve_model_dates(c.drop(columns="observed_at")).set_index("model").loc["ds"]
+    assert len(json.loads(without["conflicts"])) == 3   # no observation times: every claim counts
+
+
 def test_bad_claims_raise_clear_errors():
     with pytest.raises(ValueError, match="knowledge_cutoff"):
         resolve_model_dates(claims([("m", None, "last autumn-ish", "listing", "x")]))

@@ -16,4 +16,5 @@ COMMANDS: tuple[str, ...] = (
     "notify",
     "alerts",
     "silence",
+    "calibrate",
 )

@@ -1,0 +1,113 @@
+"""The post-cutoff and contamination part of `benchwatch analyze`, and `benchwatch calibrate`.
+
+Glue only: reads through storage.contamination, statistics in analysis.cutoffs and
+analysis.contamination (and analysis.saturation for the post-cutoff scope), writes through
+storage.contamination.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict
+from datetime import datetime
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from analysis.constants import CALIBRATION_TRIALS, SATURATION_ALPHA, SATURATION_K, SATURATION_Z
+from analysis.contamination import Thresholds, calibrate, run_signals
+from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_cutoff_scope, post_cutoff_scores, \
+    resolve_model_dates
+from analysis.saturation import saturation_table
+from storage import contamination as store
+from storage.saturation import read_benchmarks as read_saturation_registry
+
+log = logging.getLogger("benchwatch.flows.contamination")
+
+POST_CUTOFF_SCOPE = "post_cutoff"
+
+
+def _utc_naive(when: datetime | str) -> pd.Timestamp:
+    ts = pd.Timestamp(when)
+    return ts.tz_convert("UTC").tz_localize(None) if ts.tzinfo is not None else ts
+
+
+def with_item_dates(benchmarks: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """Registry benchmarks with the span of their dated items (more precise than a registry date)."""
+    out = benchmarks.copy()
+    out["material_start"] = pd.NaT
+    if items.empty:
+        return out
+    spans = material_dates_from_items(items).set_index("benchmark")
+    known = out["benchmark"].isin(spans.index)
+    out.loc[known, "material_start"] = out.loc[known, "benchmark"].map(spans["material_start"])
+    out.loc[known, "material_date"] = out.loc[known, "benchmark"].map(spans["material_date"])
+    extra = spans.index.difference(out["benchmark"])
+    if len(extra):   # item-level benchmarks the registry does not list yet
+        out = pd.concat([out, spans.loc[extra].reset_index()], ignore_index=True)
+    return out
+
+
+def _inputs(con: duckdb.DuckDBPyConnection) -> dict:
+    latest = store.read_latest_scores(con)
+    items = store.read_item_results(con)
+    claims = store.read_model_date_claims(con)
+    return {
+        "latest": latest, "items": items, "history": store.read_score_history(con),
+        "cutoffs": resolve_model_dates(claims),
+        "benchmarks": with_item_dates(store.read_benchmarks(con), items),
+    }
+
+
+def post_cutoff_saturation(latest: pd.DataFrame, slices: pd.DataFrame, registry: pd.DataFrame, *,
+                           k: int = SATURATION_K, alpha: float = SATURATION_ALPHA,
+                           z: float = SATURATION_Z) -> pd.DataFrame:
+    """Saturation on the clean scope: per benchmark, only models for which it is post-cutoff."""
+    scoped = post_cutoff_scope(latest, slices)
+    sat = saturation_table(scoped, registry, k=k, alpha=alpha, z=z, scope=POST_CUTOFF_SCOPE)
+    sat["as_of"] = sat["benchmark"].map(scoped.groupby("benchmark")["observed_at"].max())
+    return sat
+
+
+def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, seed: int = 0,
+                      th: Thresholds = Thresholds()) -> pd.DataFrame:
+    """Resolve model dates, compute post-cutoff slices and every contamination signal, store the run.
+
+    Also stores the saturation index of scope `post_cutoff`. Returns the signal tests
+    (analysis.contamination.run_signals' frame).
+    """
+    now_ts = _utc_naive(now)
+    data = _inputs(con)
+    latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
+    snapshot_ids = sorted({int(s) for s in pd.concat([latest["snapshot_id"], items["snapshot_id"]]).dropna()})
+    parameters = asdict(th)
+    run_id = store.run_key(snapshot_ids, parameters, seed)
+
+    scored_pairs = latest[["benchmark", "model"]].drop_duplicates()
+    slices = (benchmark_slices(data["benchmarks"], cutoffs, guard_days=th.guard_days)
+              .merge(scored_pairs, on=["benchmark", "model"], how="inner")
+              if len(cutoffs) else pd.DataFrame(columns=store.SLICE_COLUMNS))
+    post = post_cutoff_scores(items, cutoffs, now=now_ts, guard_days=th.guard_days) if len(items) else \
+        pd.DataFrame(columns=store.POST_COLUMNS)
+    signals = run_signals(latest, items, cutoffs, data["benchmarks"], store.read_previous_flags(con, run_id),
+                          rng=np.random.default_rng(seed), now=now_ts, history=data["history"], th=th)
+    observed = pd.concat([latest["observed_at"], items["observed_at"]]).dropna()
+    as_of = observed.max().tz_localize("UTC").to_pydatetime() if len(observed) else None
+    run_at = now_ts.tz_localize("UTC").to_pydatetime()
+    store.store_contamination_run(con, run_id=run_id, run_at=run_at, as_of=as_of, snapshot_ids=snapshot_ids,
+                                  seed=seed, parameters=parameters, cutoffs=cutoffs, slices=slices,
+                                  post_scores=post, signals=signals)
+    if len(slices):
+        sat = post_cutoff_saturation(latest, slices, read_saturation_registry(con))
+        store.store_scope_saturation(con, sat, scope=POST_CUTOFF_SCOPE, run_at=run_at)
+    return signals
+
+
+def run_calibration(con: duckdb.DuckDBPyConnection, *, now: datetime | str, trials: int = CALIBRATION_TRIALS,
+                    seed: int = 0, bootstrap_b: int | None = None, th: Thresholds = Thresholds()) -> pd.DataFrame:
+    """Placebo false-flag rate per signal on the database's data (read only)."""
+    data = _inputs(con)
+    return calibrate(data["latest"], data["items"], data["cutoffs"], data["benchmarks"],
+                     rng=np.random.default_rng(seed), now=_utc_naive(now), trials=trials, th=th,
+                     bootstrap_b=bootstrap_b)

@@ -1,0 +1,192 @@
+"""Reads for the post-cutoff slices and contamination signals, and writes of their results
+(tables of migration 003).
+
+A run is keyed by a hash of what it read (snapshot ids, parameters, seed): storing a run
+replaces that run's rows as a whole, in one transaction, so re-running on unchanged data
+adds nothing. The views `post_cutoff_scores`, `suspects` and `resolved_cutoffs` show the
+newest run; the previous run's flags are read back for the persistence rule.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from datetime import datetime
+from typing import Any
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from storage.db import quote_ident, transaction
+from storage.saturation import SATURATION_COLUMNS
+
+log = logging.getLogger("benchwatch.storage")
+
+CUTOFF_COLUMNS = ["model", "c_lo", "c_hi", "knowledge_cutoff", "cutoff_known", "cutoff_provenance", "cutoff_source",
+                  "release_date", "release_provenance", "release_source", "conflict", "conflicts", "n_claims"]
+SLICE_COLUMNS = ["benchmark", "model", "status", "material_start", "material_date", "c_lo", "c_hi"]
+POST_COLUMNS = ["source", "benchmark", "model", "score", "n_items", "stderr", "window_start", "window_end", "low_n",
+                "score_std", "score_pre", "n_pre", "stderr_pre", "pre_window_end", "n_undated"]
+SIGNAL_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "effect", "se", "ci_low", "ci_high", "p_value",
+                  "q_value", "flagged", "status", "evidence"]
+_RUN_TABLES = ("cutoff_resolutions", "benchmark_slices", "post_cutoff_slices", "contamination_signals")
+
+
+def _naive_utc(df: pd.DataFrame, *columns: str) -> pd.DataFrame:
+    """TIMESTAMPTZ/DATE columns as naive UTC datetime64 (the analysis' convention)."""
+    for col in columns:
+        df[col] = pd.to_datetime(df[col], utc=True).dt.tz_localize(None)
+    return df
+
+
+# --- reads -------------------------------------------------------------------------------
+
+def read_latest_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Usable rows of each source's newest snapshot per benchmark, with their snapshot ids."""
+    df = con.execute("""SELECT source, benchmark, model, setting, score, metric, stderr, ci_low, ci_high, n_items,
+                               snapshot_id, observed_at
+                        FROM latest_scores""").df()
+    return _naive_utc(df, "observed_at")
+
+
+def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every usable score of every snapshot (A2 compares a series' last two values)."""
+    df = con.execute("""SELECT sc.source, sc.benchmark, sc.model, sc.setting, sc.score, sc.metric, sc.stderr,
+                               sc.n_items, sc.snapshot_id, sn.observed_at
+                        FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
+                        WHERE sc.excluded_reason = ''
+                        ORDER BY sn.observed_at, sc.snapshot_id""").df()
+    return _naive_utc(df, "observed_at")
+
+
+def read_item_results(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Item-level results of each source's newest snapshot per benchmark (view latest_item_results)."""
+    df = con.execute("""SELECT i.source, i.benchmark, i.model, i.item_id, i.item_date, i.difficulty, i.platform,
+                               i.score, i.snapshot_id, sn.observed_at
+                        FROM latest_item_results i JOIN snapshots sn ON sn.id = i.snapshot_id""").df()
+    return _naive_utc(df, "item_date", "observed_at")
+
+
+def read_benchmarks(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Registry facts the signals need: material date, size, chance level, reference benchmarks."""
+    df = con.execute("""SELECT id AS benchmark, material_date, n_items, chance, reference_benchmarks
+                        FROM benchmarks""").df()
+    df["material_date"] = pd.to_datetime(df["material_date"])
+    df["reference_benchmarks"] = [tuple(v) if isinstance(v, (list, tuple, np.ndarray)) else () for v in
+                                  df["reference_benchmarks"]]
+    return df
+
+
+def read_model_date_claims(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every distinct date claim (view model_cutoffs) with when it was last observed, so a source's
+    revised claim supersedes its older one in analysis.cutoffs.resolve_model_dates."""
+    df = con.execute("""SELECT model, release_date, knowledge_cutoff, provenance, source,
+                               last_observed_at AS observed_at
+                        FROM model_cutoffs""").df()
+    return _naive_utc(df, "observed_at")
+
+
+def read_previous_flags(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
+    """The tests of the newest run other than `run_id` (the previous evaluation of other data)."""
+    df = con.execute("""
+        WITH prev AS (SELECT run_id FROM contamination_runs WHERE run_id <> ? ORDER BY run_at DESC, run_id LIMIT 1)
+        SELECT s.model, s.benchmark, s.source, s.signal, s.detail, s.status, s.evidence, s.run_id
+        FROM contamination_signals s JOIN prev USING (run_id)""", [run_id]).df()
+    df["evidence"] = [json.loads(v) if isinstance(v, str) else v for v in df["evidence"]]
+    return df
+
+
+def read_suspects(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The newest run's tests (view `suspects`), evidence decoded."""
+    df = con.execute("SELECT * FROM suspects ORDER BY signal, source, benchmark, model, detail").df()
+    df["evidence"] = [json.loads(v) if isinstance(v, str) else v for v in df["evidence"]]
+    return df
+
+
+def read_post_cutoff_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    return con.execute("SELECT * FROM post_cutoff_scores ORDER BY source, benchmark, model").df()
+
+
+# --- writes ------------------------------------------------------------------------------
+
+def run_key(snapshot_ids: list[int], parameters: dict, seed: int) -> str:
+    """The content key of a run: same inputs and parameters -> same run_id -> rows replaced."""
+    payload = json.dumps({"snapshots": sorted(int(s) for s in snapshot_ids), "parameters": parameters,
+                          "seed": int(seed)}, sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def _frame(df: pd.DataFrame, columns: list[str], run_id: str, where: str) -> pd.DataFrame:
+    missing = set(columns) - set(df.columns)
+    if missing:
+        raise ValueError(f"[storage] {where}: frame lacks column(s) {sorted(missing)}")
+    out = df[columns].copy()
+    out.insert(0, "run_id", run_id)
+    return out
+
+
+def _json(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def store_contamination_run(con: duckdb.DuckDBPyConnection, *, run_id: str, run_at: datetime,
+                            as_of: datetime | None, snapshot_ids: list[int], seed: int, parameters: dict,
+                            cutoffs: pd.DataFrame, slices: pd.DataFrame, post_scores: pd.DataFrame,
+                            signals: pd.DataFrame) -> None:
+    """Write one run (replacing an earlier run with the same key) in one transaction."""
+    cut = _frame(cutoffs, CUTOFF_COLUMNS, run_id, "cutoff_resolutions")
+    cut["conflicts"] = cut["conflicts"].map(_json)
+    sl = _frame(slices, SLICE_COLUMNS, run_id, "benchmark_slices")
+    post = _frame(post_scores, POST_COLUMNS, run_id, "post_cutoff_slices")
+    sig = _frame(signals, SIGNAL_COLUMNS, run_id, "contamination_signals")
+    sig["evidence"] = sig["evidence"].map(_json)
+    run = pd.DataFrame([{"run_id": run_id, "run_at": run_at, "as_of": as_of,
+                         "snapshot_ids": sorted(int(s) for s in snapshot_ids), "seed": int(seed),
+                         "parameters": json.dumps(parameters, default=str), "n_tests": len(sig),
+                         "n_flagged": int(sig["flagged"].sum()) if len(sig) else 0}])
+    frames = {"cutoff_resolutions": cut, "benchmark_slices": sl, "post_cutoff_slices": post,
+              "contamination_signals": sig}
+    with transaction(con):
+        for table in _RUN_TABLES:
+            con.execute(f"DELETE FROM {quote_ident(table)} WHERE run_id = ?", [run_id])
+        con.execute("DELETE FROM contamination_runs WHERE run_id = ?", [run_id])
+        con.execute("INSERT INTO contamination_runs BY NAME SELECT * FROM run")
+        for table, frame in frames.items():
+            if len(frame):
+                con.register("_contamination_rows", frame)
+                try:
+                    con.execute(f"INSERT INTO {quote_ident(table)} BY NAME SELECT * FROM _contamination_rows")
+                finally:
+                    con.unregister("_contamination_rows")
+    log.info("[contamination] stored run %s: %d model date(s), %d slice(s), %d post-cutoff score(s), %d test(s), "
+             "%d flagged", run_id, len(cut), len(sl), len(post), len(sig), int(run.at[0, "n_flagged"]))
+
+
+def store_scope_saturation(con: duckdb.DuckDBPyConnection, saturation: pd.DataFrame, *, scope: str,
+                           run_at: datetime) -> int:
+    """Snapshot-level saturation rows of one scope (e.g. `post_cutoff`), replaced on their key.
+
+    Only the `saturation` table: the trajectory, frontier and trends of storage.saturation's
+    run are those of scope `all` and are left alone. Returns the number of new keys.
+    """
+    missing = set(SATURATION_COLUMNS) - set(saturation.columns)
+    if missing:
+        raise ValueError(f"[storage] saturation ({scope}): frame lacks column(s) {sorted(missing)}")
+    sat = saturation[SATURATION_COLUMNS].copy()
+    if (sat["scope"] != scope).any():
+        raise ValueError(f"[storage] saturation: rows of another scope than {scope!r}")
+    if sat["as_of"].isna().any():
+        raise ValueError(f"[storage] saturation ({scope}): rows without as_of cannot be keyed")
+    sat["run_at"] = run_at
+    with transaction(con):
+        new = con.execute("""SELECT count(*) FROM sat s WHERE NOT EXISTS (
+                                 SELECT 1 FROM saturation t WHERE t.benchmark = s.benchmark AND t.as_of = s.as_of
+                                 AND t.scope = s.scope AND t.k = s.k AND t.alpha = s.alpha)""").fetchone()[0]
+        if len(sat):
+            con.execute("INSERT OR REPLACE INTO saturation BY NAME SELECT * FROM sat")
+    log.info("[saturation] stored %d %s row(s) (%d new)", len(sat), scope, new)
+    return int(new)

@@ -1,0 +1,114 @@
+"""The contamination glue on a real DuckDB file: storage reads, analysis, storage writes, views,
+idempotence per run, persistence across snapshots, post-cutoff saturation, `benchwatch calibrate`."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from flows import cli
+from flows.contamination_job import run_contamination
+from scrapers.base import ITEM_COLUMNS, MODEL_COLUMNS, SCORE_COLUMNS, ParsedSnapshot, conform
+from storage import db
+from storage.ingest import Response, store_snapshot
+from test_contamination import synth_items
+
+LCB = Path(__file__).resolve().parents[2] / "shared" / "snapshots" / "livecodebench"
+
+
+def synthetic_snapshot(seed: int) -> tuple[ParsedSnapshot, list[Response]]:
+    """A dated item-level source ('synthlcb'): test0 contaminated, everything else clean."""
+    items, cut = synth_items(seed, boost={0: 1.0})
+    agg = items.groupby("model")["score"].agg(["mean", "count", "std"]).reset_index()
+    scores = pd.DataFrame({"benchmark": "synth", "model": agg["model"], "setting": "", "score": agg["mean"],
+                           "raw_value": agg["mean"].astype(str), "metric": "proportion",
+                           "stderr": agg["std"] / np.sqrt(agg["count"]), "n_items": agg["count"],
+                           "excluded_reason": ""})
+    models = pd.DataFrame({"model": cut["model"], "knowledge_cutoff": cut["c_hi"], "release_date": pd.NaT,
+                           "provenance": "vendor_doc"})
+    parsed = ParsedSnapshot(source="synthlcb", scores=conform(scores, SCORE_COLUMNS),
+                            items=conform(items.assign(difficulty="easy", platform="x"), ITEM_COLUMNS),
+                            models=conform(models, MODEL_COLUMNS))
+    return parsed, [Response(f"synth_{seed}.json", f"seed {seed}".encode())]
+
+
+def ingest(path, seed: int, observed: str) -> None:
+    parsed, responses = synthetic_snapshot(seed)
+    with db.connect(path) as con:
+        store_snapshot(con, parsed, responses, observed_at=datetime.fromisoformat(observed).replace(tzinfo=timezone.utc),
+                       origin="ingest", parser_version=1)
+
+
+def test_run_is_stored_idempotent_and_flags_persist(tmp_path):
+    path = tmp_path / "bw.duckdb"
+    # seeds whose null models draw no chance flag (seed 11's test3 does, z = 3.1: the ~0.5 % null rate)
+    ingest(path, 12, "2024-06-01")
+    with db.connect(path) as con:
+        first = run_contamination(con, now="2024-06-02T00:00:00Z")
+        again = run_contamination(con, now="2024-06-03T00:00:00Z")      # same data: same run, replaced
+        runs = con.execute("SELECT count(*) FROM contamination_runs").fetchone()[0]
+        n_signals = con.execute("SELECT count(*) FROM contamination_signals").fetchone()[0]
+        sus = con.execute("SELECT model, benchmark, signal, effect, q_value, status, evidence, source "
+                          "FROM suspects").df().set_index("model")
+        post = con.execute("SELECT model, benchmark, score, n_items, stderr, window_start, window_end, low_n "
+                           "FROM post_cutoff_scores").df().set_index("model")
+        sat = con.execute("SELECT scope, n_models FROM saturation_latest WHERE benchmark = 'synth'").df()
+    assert runs == 1 and n_signals == len(first) == len(again) == 6
+    assert first["effect"].tolist() == again["effect"].tolist()
+    assert sus.at["test0", "status"] == "suspect" and sus.at["test0", "signal"] == "A3"
+    assert sus.drop(index="test0")["status"].eq("not_flagged").all()
+    ev = json.loads(sus.at["test0", "evidence"])
+    assert ev["snapshot_ids"] == [1] and ev["n_pre"] >= 50
+    # the post-cutoff mean of the stored slice equals the items of the window, by hand
+    items, _ = synth_items(12, boost={0: 1.0})
+    mine = items[(items["model"] == "test1") & (items["item_date"] > pd.Timestamp("2023-10-15"))]
+    assert post.at["test1", "n_items"] == len(mine)
+    assert post.at["test1", "score"] == pytest.approx(mine["score"].mean())
+    assert post.at["test1", "window_start"] == pd.Timestamp("2023-10-15")
+    # clean scope: only the 8 clean models (cutoff 2022-12-01) have 'synth' post-cutoff
+    assert sat.set_index("scope").at["post_cutoff", "n_models"] == 8
+
+    ingest(path, 5, "2024-07-01")                                         # new data, same models
+    with db.connect(path) as con:
+        third = run_contamination(con, now="2024-07-02T00:00:00Z").set_index("model")
+        runs = con.execute("SELECT count(*) FROM contamination_runs").fetchone()[0]
+    assert runs == 2
+    assert third.at["test0", "status"] == "persisted"
+    assert third.at["test0", "evidence"]["persisted_from_snapshots"] == [1]
+
+
+def test_calibrate_command(tmp_path, capsys):
+    path = tmp_path / "bw.duckdb"
+    ingest(path, 5, "2024-06-01")
+    assert cli.main(["calibrate", "--db", str(path), "--trials", "10", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("A3"))
+    assert line.split()[1] == "80"            # 8 clean models x 10 trials
+    assert "n/a (no placebo test possible)" in out   # A1/A2: no reference benchmarks here
+    assert cli.main(["calibrate", "--db", str(tmp_path / "absent.duckdb")]) == 1
+
+
+@pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-03-17.json").exists(), reason="shared snapshot absent")
+def test_livecodebench_snapshots_end_to_end(tmp_path):
+    from flows.jobs import ingest_file
+    path = tmp_path / "bw.duckdb"
+    ingest_file(path, "livecodebench", LCB / "livecodebench_generation_2024-02-26.json", observed_at="2024-02-26")
+    with db.connect(path) as con:
+        first = run_contamination(con, now="2024-02-27T00:00:00Z")
+    ingest_file(path, "livecodebench", LCB / "livecodebench_generation_2024-03-17.json", observed_at="2024-03-17")
+    with db.connect(path) as con:
+        second = run_contamination(con, now="2024-03-18T00:00:00Z")
+        sus = con.execute("SELECT * FROM suspects").df()
+    flagged_first = set(first.loc[first["flagged"], "model"])
+    flagged = second[second["flagged"]].set_index("model")
+    assert flagged_first and flagged_first <= set(flagged.index)
+    assert (flagged.loc[sorted(flagged_first), "status"] == "persisted").all()
+    assert not any(m.lower().startswith(("gpt", "claude")) for m in flagged.index)
+    assert all("deepseek" in m.lower() or "dscoder" in m.lower() or "magicoder" in m.lower()
+               or "wcoder" in m.lower() for m in flagged.index)
+    assert len(sus) == len(second) and set(sus["run_id"]) == {sus["run_id"].iloc[0]}
