@@ -305,10 +305,15 @@ def test_benchwatch_run_in_ephemeral_mode_needs_no_setup(tmp_path):
     """No server configured: Prefect starts a temporary one in a brand-new PREFECT_HOME."""
     env = prefect_env(tmp_path / "home", None)
     db_path = tmp_path / "eph.duckdb"
-    done = subprocess.run([sys.executable, "-m", "flows.cli", "run", "--replay", str(REPLAY), "--db", str(db_path),
-                           "--collect-only"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-m", "flows.cli", "run", "--replay", str(REPLAY), "--db", str(db_path)],
+                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     assert "Starting temporary server" in done.stderr
-    lines = {line.split()[0]: line.split()[1] for line in done.stdout.splitlines()[1:] if line.startswith("  ")}
-    assert lines == {s: "new" for s in scrapers.enabled_sources()}
+    out = done.stdout.splitlines()
+    rows = [line.split() for line in out if line.startswith("  ")]
+    collected = {r[0]: r[1] for r in rows if r[0] in scrapers.SOURCES}
+    assert collected == {s: "new" for s in scrapers.enabled_sources()}
+    assert any(line.startswith("analyze: saturation for ") for line in out)
+    assert any(line.startswith("notify: ") for line in out)      # first run: levels set, nothing to send
     assert db_rows(db_path, "SELECT count(*) FROM snapshots") == [(len(scrapers.enabled_sources()),)]
+    assert db_rows(db_path, "SELECT count(DISTINCT benchmark) > 20 FROM saturation") == [(True,)]
