@@ -335,3 +335,19 @@ def test_a_digest_slack_refused_fails_the_run(harness, db_path, monkeypatch):
     state = pl.pipeline(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY), return_state=True)
     assert state.is_failed()
     assert "notify: 2 alert(s) firing" in state.message and "2 kept for the next run" in state.message
+
+
+def test_a_source_that_hangs_is_cut_off_by_the_task_timeout(harness, db_path, monkeypatch):
+    import time as _time
+
+    def fake(db_path, source, *, replay_dir=None, run_id="", fetcher=None):
+        if source == "lmarena":
+            _time.sleep(30)
+        return SourceOutcome(source, "new", "")
+    monkeypatch.setattr(jobs, "collect_source", fake)
+    monkeypatch.setattr(pl, "collect_source_task", pl.collect_source_task.with_options(timeout_seconds=1))
+    started = _time.monotonic()
+    report = pl.collect(db_path=db_path, sources=["lmarena", "simple_evals"])
+    assert _time.monotonic() - started < 20
+    assert report.outcomes[0].status == "failed" and "TimeoutError" in report.outcomes[0].detail
+    assert report.outcomes[1].status == "new"
