@@ -893,11 +893,20 @@ def _placebo_a3(items: pd.DataFrame, cutoffs: pd.DataFrame, *, rng: np.random.Ge
     return tests
 
 
-def _clean_scores(scores: pd.DataFrame, slices: pd.DataFrame | None) -> pd.DataFrame:
+def _clean_scores(scores: pd.DataFrame, benchmarks: pd.DataFrame, slices: pd.DataFrame | None) -> pd.DataFrame:
+    """Placebo candidates for A1/A2: (source, benchmark, model) rows whose benchmark is post-cutoff
+    for the model and that could be tested (the model has a score on one of b's references)."""
     if slices is None:
         return scores.iloc[0:0]
     post = slices.loc[slices["status"] == "post", ["model", "benchmark"]]
-    return scores.merge(post, on=["model", "benchmark"], how="inner")
+    bench = prepare_benchmarks(benchmarks)
+    s = prepare_scores(scores, bench)
+    table = _RefTable.build(s)
+    clean = s.merge(post, on=["model", "benchmark"], how="inner")
+    has_ref = [any(r != b and r in table.score.columns and pd.notna(table.score.at[m, r])
+                   for r in bench["reference_benchmarks"].get(b, ()))
+               for m, b in zip(clean["model"], clean["benchmark"])]
+    return clean[np.array(has_ref, dtype=bool)]
 
 
 def calibrate(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs: pd.DataFrame,
@@ -908,7 +917,8 @@ def calibrate(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs: 
 
     Each trial: A3 on every clean model (cutoff + g before all items) with a random fake cutoff
     inside the item range, the other clean models as references; A1 on one random clean
-    (model, benchmark) pair per benchmark and source (the benchmark is post-cutoff for it);
+    (model, benchmark) pair per benchmark and source (the benchmark is post-cutoff for it and
+    the model has reference-benchmark scores);
     A2 on one random ordered pair of clean models per benchmark and source as a fake
     predecessor. The trial's placebo tests form one BH family and go through the same flag
     rule as a real run. rate = flags / tests over all trials; it must stay <= 5 %.
@@ -916,16 +926,15 @@ def calibrate(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs: 
     bench_b = bootstrap_b or th.bootstrap_b
     th_run = Thresholds(**{**asdict(th), "bootstrap_b": bench_b})
     slices = _slices_or_none(benchmarks, cutoffs, th)
-    clean = _clean_scores(scores, slices) if scores is not None else None
+    clean = _clean_scores(scores, benchmarks, slices) if scores is not None and benchmarks is not None else None
     totals = {s: [0, 0] for s in SIGNALS}
     for _ in range(trials):
         tests: list[SignalTest] = []
         if items is not None and not items.empty:
             tests += _placebo_a3(items, cutoffs, rng=rng, now=now, th=th)
         if clean is not None and not clean.empty and benchmarks is not None:
-            src = clean["source"] if "source" in clean.columns else pd.Series("", index=clean.index)
             picks, pairs = set(), set()
-            for (_, b), rows in clean.assign(source=src).groupby(["source", "benchmark"]):
+            for (_, b), rows in clean.groupby(["source", "benchmark"]):
                 models = rows["model"].unique()
                 picks.add((models[rng.integers(len(models))], b))
                 if len(models) >= 2:

@@ -129,8 +129,12 @@ def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFL
     out["n_claims"] = c.groupby("model", sort=False).size().reindex(models)
     out["conflict"] = [bool(conflicts[m]) for m in models]
     out["conflicts"] = [json.dumps(conflicts[m]) if conflicts[m] else None for m in models]
-    for model in out.index[out["conflict"]]:
-        log.warning("[cutoffs] conflicting date claims for %s: %s", model, out.at[model, "conflicts"])
+    clashing = out.index[out["conflict"]]
+    if len(clashing):
+        log.info("[cutoffs] %d model(s) with date claims more than %d days apart (see `conflicts`), e.g. %s",
+                 len(clashing), conflict_days, list(clashing[:5]))
+    for model in clashing:
+        log.debug("[cutoffs] conflicting date claims for %s: %s", model, out.at[model, "conflicts"])
 
     known = out["knowledge_cutoff"].notna()
     out["cutoff_known"] = known
@@ -141,9 +145,9 @@ def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFL
     out.loc[inferred, "cutoff_provenance"] = "inferred"
     out.loc[inferred, "cutoff_source"] = out.loc[inferred, "release_source"]
     late = known & out["release_date"].notna() & (out["knowledge_cutoff"] > out["release_date"])
-    for model in out.index[late]:
-        log.warning("[cutoffs] %s: cutoff %s is after its release date %s (kept as stated)", model,
-                    out.at[model, "knowledge_cutoff"].date(), out.at[model, "release_date"].date())
+    if late.any():
+        log.info("[cutoffs] %d model(s) with a stated cutoff after their release date (kept as stated), e.g. %s",
+                 int(late.sum()), list(out.index[late][:5]))
     cols = ["c_lo", "c_hi", "knowledge_cutoff", "cutoff_known", "cutoff_provenance", "cutoff_source",
             "release_date", "release_provenance", "release_source", "conflict", "conflicts", "n_claims"]
     out = out[cols].reset_index()
