@@ -356,6 +356,17 @@ def _saturation_labels(row: Mapping[str, Any], bench: Any, scope: Any, level: st
                        source=_text(row, "source"))
 
 
+def _saturation_why(level: str) -> str:
+    """What the level means for a reader, independent of the direction of the move."""
+    if level in ("high", "very high"):
+        return ("the top models are statistically indistinguishable: new results on this benchmark "
+                "barely separate frontier models")
+    if level == "moderate":
+        return ("the spread of the top models is comparable to evaluation noise: differences at the "
+                "top are only partly meaningful")
+    return "the top models are clearly separated: this benchmark still discriminates at the frontier"
+
+
 def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, level: str,
                             as_of: datetime) -> dict[str, Any]:
     name = _text(row, "benchmark_name") or str(bench)
@@ -363,7 +374,6 @@ def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, leve
     for key in ("k", "alpha"):
         if _num(row.get(key)) is not None:
             where += f" AND {key} = {_num(row.get(key)):g}"
-    saturated = level in ("high", "very high")
     sources = row.get("sources")
     return {
         "benchmark_name": name,
@@ -373,9 +383,7 @@ def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, leve
         "snapshot_id": _num(row.get("snapshot_id")),
         "numbers": {key: _num(row.get(key)) for key in
                     ("s_index", "s_index_se", "r_norm", "se_delta", "k", "alpha", "z", "n_items", "n_models")},
-        "why": ("the top models are statistically indistinguishable: new results on this benchmark "
-                "barely separate frontier models" if saturated else
-                "the top models are separating again: this benchmark still discriminates at the frontier"),
+        "why": _saturation_why(level),
         "sql": f"SELECT as_of, s_index, bin, r_norm, se_delta, n_models FROM saturation WHERE {where} "
                "ORDER BY as_of DESC LIMIT 10",
     }
