@@ -21,7 +21,7 @@ from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_c
     resolve_model_dates
 from analysis.saturation import saturation_table
 from storage import contamination as store
-from storage.saturation import read_benchmarks as read_saturation_registry
+from storage import reads
 
 log = logging.getLogger("benchwatch.flows.contamination")
 
@@ -50,13 +50,13 @@ def with_item_dates(benchmarks: pd.DataFrame, items: pd.DataFrame) -> pd.DataFra
 
 
 def _inputs(con: duckdb.DuckDBPyConnection) -> dict:
-    latest = store.read_latest_scores(con)
+    latest = reads.read_latest_scores(con)
     items = store.read_item_results(con)
-    claims = store.read_model_date_claims(con)
+    claims = reads.read_model_date_claims(con)
     return {
         "latest": latest, "items": items, "history": store.read_score_history(con),
         "cutoffs": resolve_model_dates(claims),
-        "benchmarks": with_item_dates(store.read_benchmarks(con), items),
+        "benchmarks": with_item_dates(reads.read_benchmarks(con).rename(columns={"id": "benchmark"}), items),
     }
 
 
@@ -99,7 +99,7 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
                                   seed=seed, parameters=parameters, cutoffs=cutoffs, slices=slices,
                                   post_scores=post, signals=signals)
     if len(slices):
-        sat = post_cutoff_saturation(latest, slices, read_saturation_registry(con))
+        sat = post_cutoff_saturation(latest, slices, reads.read_benchmarks(con))
         store.store_scope_saturation(con, sat, scope=POST_CUTOFF_SCOPE, run_at=run_at)
     return signals
 

@@ -17,6 +17,7 @@ from analysis.constants import SATURATION_ALPHA, SATURATION_K, SATURATION_Z
 from analysis.cutoffs import resolve_model_dates
 from analysis.saturation import saturation_table, saturation_trajectory
 from analysis.trends import frontier_history, trends_table
+from storage import reads
 from storage import saturation as store
 
 log = logging.getLogger("benchwatch.flows.saturation")
@@ -58,15 +59,15 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     Returns one summary row per benchmark with scores.
     """
     now_ts = _utc_naive(now)
-    latest = store.read_latest_scores(con)
+    latest = reads.read_latest_scores(con)
     if latest.empty:
         log.info("[saturation] no scores stored yet; nothing to compute")
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
-    registry = store.read_benchmarks(con)
+    registry = reads.read_benchmarks(con)
     snap = saturation_table(latest, registry, k=k, alpha=alpha, z=z, scope=SCOPE)
     snap["as_of"] = snap["benchmark"].map(latest.groupby("benchmark")["observed_at"].max())
 
-    history = dated_history(store.read_score_history(con), store.read_model_date_claims(con))
+    history = dated_history(store.read_score_history(con), reads.read_model_date_claims(con))
     # The history of a benchmark is read in the metric its latest scores use (none if they mix).
     metric_of = snap.set_index("benchmark")["metric"].dropna()
     history = history[history["benchmark"].map(metric_of) == history["metric"]]

@@ -19,6 +19,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from storage.reads import naive_utc
+
 from storage.db import quote_ident, transaction
 from storage.saturation import SATURATION_COLUMNS
 
@@ -34,22 +36,7 @@ SIGNAL_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "effect", 
 _RUN_TABLES = ("cutoff_resolutions", "benchmark_slices", "post_cutoff_slices", "contamination_signals")
 
 
-def _naive_utc(df: pd.DataFrame, *columns: str) -> pd.DataFrame:
-    """TIMESTAMPTZ/DATE columns as naive UTC datetime64 (the analysis' convention)."""
-    for col in columns:
-        df[col] = pd.to_datetime(df[col], utc=True).dt.tz_localize(None)
-    return df
-
-
 # --- reads -------------------------------------------------------------------------------
-
-def read_latest_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Usable rows of each source's newest snapshot per benchmark, with their snapshot ids."""
-    df = con.execute("""SELECT source, benchmark, model, setting, score, metric, stderr, ci_low, ci_high, n_items,
-                               snapshot_id, observed_at
-                        FROM latest_scores""").df()
-    return _naive_utc(df, "observed_at")
-
 
 def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every usable score of every snapshot (A2 compares a series' last two values)."""
@@ -58,7 +45,7 @@ def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                         FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
                         WHERE sc.excluded_reason = ''
                         ORDER BY sn.observed_at, sc.snapshot_id""").df()
-    return _naive_utc(df, "observed_at")
+    return naive_utc(df, "observed_at")
 
 
 def read_item_results(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -66,26 +53,7 @@ def read_item_results(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     df = con.execute("""SELECT i.source, i.benchmark, i.model, i.item_id, i.item_date, i.difficulty, i.platform,
                                i.score, i.snapshot_id, sn.observed_at
                         FROM latest_item_results i JOIN snapshots sn ON sn.id = i.snapshot_id""").df()
-    return _naive_utc(df, "item_date", "observed_at")
-
-
-def read_benchmarks(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Registry facts the signals need: material date, size, chance level, reference benchmarks."""
-    df = con.execute("""SELECT id AS benchmark, material_date, n_items, chance, reference_benchmarks
-                        FROM benchmarks""").df()
-    df["material_date"] = pd.to_datetime(df["material_date"])
-    df["reference_benchmarks"] = [tuple(v) if isinstance(v, (list, tuple, np.ndarray)) else () for v in
-                                  df["reference_benchmarks"]]
-    return df
-
-
-def read_model_date_claims(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every distinct date claim (view model_cutoffs) with when it was last observed, so a source's
-    revised claim supersedes its older one in analysis.cutoffs.resolve_model_dates."""
-    df = con.execute("""SELECT model, release_date, knowledge_cutoff, provenance, source,
-                               last_observed_at AS observed_at
-                        FROM model_cutoffs""").df()
-    return _naive_utc(df, "observed_at")
+    return naive_utc(df, "item_date", "observed_at")
 
 
 def read_previous_flags(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:

@@ -14,6 +14,8 @@ from datetime import datetime
 import duckdb
 import pandas as pd
 
+from storage.reads import naive_utc
+
 from storage.db import transaction
 
 log = logging.getLogger("benchwatch.storage")
@@ -33,27 +35,6 @@ TRENDS_COLUMNS = ["benchmark", "k", "as_of", "metric", "n_models", "frontier", "
 
 
 # --- reads -------------------------------------------------------------------------------
-
-def _naive_utc(df: pd.DataFrame, *columns: str) -> pd.DataFrame:
-    """TIMESTAMPTZ/DATE columns as naive UTC datetime64 (the analysis' convention)."""
-    for col in columns:
-        s = pd.to_datetime(df[col], utc=True)
-        df[col] = s.dt.tz_localize(None)
-    return df
-
-
-def read_latest_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """The usable rows of each source's newest snapshot per benchmark (view latest_scores)."""
-    df = con.execute("""SELECT source, benchmark, model, setting, score, metric, stderr, ci_low, ci_high, n_items,
-                               observed_at
-                        FROM latest_scores""").df()
-    return _naive_utc(df, "observed_at")
-
-
-def read_benchmarks(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Registry facts the saturation needs: test-set size, chance level, ceiling, metric, dynamic."""
-    return con.execute("SELECT id, n_items, ceiling, chance, metric_kind, dynamic FROM benchmarks").df()
-
 
 def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every (source, benchmark, model, setting) ever scored, with its newest value.
@@ -76,13 +57,7 @@ def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         QUALIFY row_number() OVER (PARTITION BY source, benchmark, model, setting
                                    ORDER BY observed_at DESC, snapshot_id DESC) = 1
         ORDER BY benchmark, model, source, setting""").df()
-    return _naive_utc(df, "evaluated_at", "first_observed_at", "observed_at")
-
-
-def read_model_date_claims(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every claim about a model's dates (registry and sources), for analysis.cutoffs to resolve."""
-    return con.execute("""SELECT model, release_date, knowledge_cutoff, provenance, source
-                          FROM model_dates""").df()
+    return naive_utc(df, "evaluated_at", "first_observed_at", "observed_at")
 
 
 def read_saturation(con: duckdb.DuckDBPyConnection, *, scope: str = "all", k: int | None = None,
@@ -91,15 +66,15 @@ def read_saturation(con: duckdb.DuckDBPyConnection, *, scope: str = "all", k: in
     df = con.execute("""SELECT * FROM saturation
                         WHERE scope = ? AND (? IS NULL OR k = ?) AND (? IS NULL OR alpha = ?)
                         ORDER BY benchmark, as_of""", [scope, k, k, alpha, alpha]).df()
-    return _naive_utc(df, "as_of", "run_at")
+    return naive_utc(df, "as_of", "run_at")
 
 
 def read_saturation_latest(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    return _naive_utc(con.execute("SELECT * FROM saturation_latest ORDER BY benchmark").df(), "as_of", "run_at")
+    return naive_utc(con.execute("SELECT * FROM saturation_latest ORDER BY benchmark").df(), "as_of", "run_at")
 
 
 def read_saturation_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    return _naive_utc(con.execute("SELECT * FROM saturation_history ORDER BY benchmark, as_of").df(), "as_of")
+    return naive_utc(con.execute("SELECT * FROM saturation_history ORDER BY benchmark, as_of").df(), "as_of")
 
 
 def read_trends(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
