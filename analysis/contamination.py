@@ -425,7 +425,7 @@ def prepare_scores(scores: pd.DataFrame, bench: pd.DataFrame, what: str = "score
     s["se"] = s["stderr"].fillna(np.sqrt(var / s["n"]))
     unknown_n = s["n"].isna()
     if unknown_n.any():
-        log.warning("[contamination] %d %s row(s) without n_items or stderr are left out of A1/A2, e.g. %s",
+        log.info("[contamination] %d %s row(s) without n_items or stderr are left out of A1/A2, e.g. %s",
                     int(unknown_n.sum()), what, s.loc[unknown_n, ["benchmark", "model"]].head(3).to_dict("records"))
         s = s[~unknown_n]
     return s.reset_index(drop=True)

@@ -261,7 +261,7 @@ def post_cutoff_scores(items: pd.DataFrame, cutoffs: pd.DataFrame, *, now: pd.Ti
                if has_difficulty else pd.Series(dtype=float))
         missing = sorted(set(bitems["model"]) - set(cut.index[cut["c_hi"].notna()]))
         if missing:
-            log.warning("[cutoffs] %s/%s: %d model(s) without a cutoff or release date left out: %s",
+            log.info("[cutoffs] %s/%s: %d model(s) without a cutoff or release date left out: %s",
                         source or "-", bench, len(missing), missing[:10])
         for model, mitems in bitems.groupby("model", sort=True):
             if model in missing:

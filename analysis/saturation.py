@@ -180,7 +180,8 @@ def saturation_index(scores: Iterable[float], n_items: float | None, k: int = SA
 
     `scores` are proportions in [0, 1] for metric 'proportion', else on the metric's own
     scale (then every SE must come from `stderrs`). `stderrs[i]` is model i's published SE
-    (None/NaN: none), used instead of the binomial SE for that model. `ceiling`/`chance`
+    (None/NaN: none), used only where the paper's binomial SE cannot be formed (n unknown,
+    or a metric that is not a proportion): a known n keeps n_eff = n^alpha for every model. `ceiling`/`chance`
     default to 1/0 for proportions; they give the headroom and the stagnation flag.
     `n_assumed`: n is a nominal size, not a fixed test set (labelled ``assumed``).
     """
@@ -219,6 +220,10 @@ def saturation_index(scores: Iterable[float], n_items: float | None, k: int = SA
         return without(f"only {len(s)} model score(s), fewer than k={k}")
     s1, sk = s[0], s[k - 1]
     pub1, pubk = bool(np.isfinite(se_pub[0])), bool(np.isfinite(se_pub[k - 1]))
+    if metric == PROPORTION and n is not None:
+        # A mean over a known test set keeps the paper's n_eff = n^alpha, so S stays comparable
+        # across benchmarks and with the paper; a published SE (n_eff = n) is a different scale.
+        pub1 = pubk = False
     if not (pub1 and pubk):
         if metric != PROPORTION:
             return without(f"metric {metric!r} is not a proportion and the top-{k} scores lack a published "
@@ -319,7 +324,7 @@ def _benchmark_n(bench: str, n_col: pd.Series, info: Mapping) -> tuple[float | N
     if len(stated):
         counts = stated.value_counts()
         if len(counts) > 1:
-            log.warning("[saturation] %s: scores state several test-set sizes %s; using the most common",
+            log.info("[saturation] %s: scores state several test-set sizes %s; using the most common",
                         bench, sorted(counts.index.tolist()))
         top = counts[counts == counts.max()].index.max()
         return float(top), False
@@ -426,7 +431,8 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     tse = np.array([row[:k] for row in run["top_se"]], dtype="float64").reshape(len(run), k)
     s1, sk = tops[:, 0], tops[:, k - 1]
     n_eff = n ** alpha
-    pub1, pubk = np.isfinite(tse[:, 0]), np.isfinite(tse[:, k - 1])
+    # as saturation_index: published SEs only where n is unknown (the paper's n^alpha otherwise)
+    pub1, pubk = np.isfinite(tse[:, 0]) & ~np.isfinite(n), np.isfinite(tse[:, k - 1]) & ~np.isfinite(n)
     se1 = np.where(pub1, tse[:, 0], binomial_se(s1, n_eff))
     sek = np.where(pubk, tse[:, k - 1], binomial_se(sk, n_eff))
     ok = np.isfinite(se1) & np.isfinite(sek)

@@ -193,10 +193,12 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None) -
     from flows.contamination_job import run_contamination
     from flows.saturation_job import run_saturation
     now = now or utcnow()
+    from storage.saturation import read_saturation_latest
     with db.connect(db_path) as con:
         saturation = run_saturation(con, now=now)
         suspects = run_contamination(con, now=now)
-    return {"saturation": saturation, "suspects": suspects}
+        levels = read_saturation_latest(con)
+    return {"saturation": saturation, "suspects": suspects, "levels": levels}
 
 
 def notify(db_path: str | os.PathLike | None, *, now: datetime | None = None):

@@ -169,17 +169,17 @@ def test_stagnation_is_saturation_far_below_the_ceiling():
     assert saturation_index([0.645, 0.623, 0.603, 0.588, 0.575], 112, chance=0.5).headroom == pytest.approx(0.71)
 
 
-def test_published_stderr_replaces_the_binomial_se():
-    # Both from the publication: SE_delta = sqrt(.01^2 + .02^2) = .022361, R = .05/.022361 = 2.2361, S = exp(-5).
+def test_published_stderr_is_used_only_where_n_is_unknown():
+    # Both from the publication, n unknown: SE_delta = sqrt(.01^2 + .02^2) = .022361, R = 2.2361, S = exp(-5).
     res = saturation_index([0.9, 0.88, 0.87, 0.86, 0.85], None, stderrs=[0.01, None, None, None, 0.02])
     assert res.se_delta == pytest.approx(math.sqrt(0.0005))
     assert res.s_index == pytest.approx(math.exp(-5.0))
     assert res.uncertainty == UNCERTAINTY_PUBLISHED
-    # Only the top model published: the 5th falls back on the binomial SE (n = 500).
-    mixed = saturation_index([0.9, 0.88, 0.87, 0.86, 0.85], 500, stderrs=[0.01, None, None, None, None])
-    se5 = math.sqrt(0.85 * 0.15 / math.sqrt(500))
-    assert mixed.se_delta == pytest.approx(math.sqrt(0.01 ** 2 + se5 ** 2))
-    assert mixed.uncertainty == f"{UNCERTAINTY_PUBLISHED}+{UNCERTAINTY_BINOMIAL}"
+    # n known: the paper's n_eff = n^alpha for both, published SEs ignored (comparable across benchmarks).
+    known = saturation_index([0.9, 0.88, 0.87, 0.86, 0.85], 500, stderrs=[0.01, None, None, None, 0.02])
+    se1, se5 = (math.sqrt(s * (1 - s) / math.sqrt(500)) for s in (0.9, 0.85))
+    assert known.se_delta == pytest.approx(math.hypot(se1, se5))
+    assert known.uncertainty == UNCERTAINTY_BINOMIAL
     # Only the top model published and n unknown: no index.
     assert saturation_index([0.9, 0.88, 0.87, 0.86, 0.85], None, stderrs=[0.01] + [None] * 4).s_index is None
 

@@ -28,14 +28,35 @@ def run(args: argparse.Namespace) -> int:
     except StorageError as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)
         return 1
-    sat = result["saturation"]
-    cols = [c for c in ("benchmark", "scope", "s_index", "bin", "r_norm", "se_delta", "n_items", "reason") if c in sat.columns]
-    with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_colwidth", 60):
-        print(sat[cols].to_string(index=False) if len(sat) else "no benchmark has enough models yet")
+    levels = result["levels"]
+    indexed = levels[levels["s_index"].notna()].sort_values(["scope", "s_index"], ascending=[True, False])
+    table = pd.DataFrame({
+        "benchmark": indexed["benchmark"], "scope": indexed["scope"],
+        "S_index": indexed["s_index"].map(lambda v: f"{v:.3f}"), "bin": indexed["bin"],
+        "R_norm": indexed["r_norm"].map(lambda v: f"{v:.2f}"), "SE_delta": indexed["se_delta"].map(lambda v: f"{v:.4f}"),
+        "n": indexed["n_items"].map(lambda v: "" if pd.isna(v) else f"{int(v)}"),
+        "models": indexed["n_models"], "uncertainty": indexed["uncertainty"],
+        "stagnation": indexed["stagnation"].map(lambda v: "yes" if v is True else ""),
+    })
+    with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_colwidth", 40):
+        print(table.to_string(index=False) if len(table) else "no benchmark has enough models with a known n yet")
+    missing = levels[levels["s_index"].isna()]
+    if len(missing):
+        print(f"\n{len(missing)} benchmark/scope pair(s) without an index:")
+        for reason, n in missing["reason"].fillna("unknown").map(_reason_kind).value_counts().items():
+            print(f"  {n:4d}  {reason}")
+        print("  (details: benchwatch query \"SELECT benchmark, scope, reason FROM saturation_latest WHERE s_index IS NULL\")")
     sus = result["suspects"]
     flagged = sus[sus["status"] != "not_flagged"] if len(sus) and "status" in sus.columns else sus.iloc[0:0]
-    print(f"\ncontamination signals: {len(sus)} test(s), {len(flagged)} suspect flag(s)")
+    print(f"\ncontamination signals: {len(sus)} test(s), {len(flagged)} suspect flag(s) (never a verdict: see the evidence)")
     if len(flagged):
-        print(flagged[[c for c in ("model", "benchmark", "signal", "effect", "q_value", "status") if c in flagged.columns]]
-              .to_string(index=False))
+        show = flagged.assign(effect=flagged["effect"].map(lambda v: f"{v:+.3f}"),
+                              q_value=flagged["q_value"].map(lambda v: f"{v:.2g}"))
+        print(show[["model", "benchmark", "signal", "effect", "q_value", "status"]].to_string(index=False))
     return 0
+
+
+def _reason_kind(reason: str) -> str:
+    """Group reasons that differ only in numbers ('only 3 model score(s)…')."""
+    import re
+    return re.sub(r"\d+", "N", reason)
