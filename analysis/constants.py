@@ -17,6 +17,10 @@ SE_DELTA_EPSILON = 1e-12
 # Stagnation (paper: top models indistinguishable far below the ceiling): saturated and the
 # frontier still at least this share of the chance-to-ceiling range away from the ceiling.
 STAGNATION_MIN_HEADROOM = 0.2
+# Parametric bootstrap of S_index (its SE widens the hysteresis margin, METHODS C1/D): each
+# model's score is redrawn from N(s, SE(s)) with the index's own SEs, the top k re-ranked.
+SATURATION_BOOTSTRAP_B = 400
+SATURATION_BOOTSTRAP_POOL = 10   # models redrawn: the 10 best (lower ranks cannot reach the top k)
 # A published CI is taken as a 95% normal interval: SE = (ci_high - ci_low) / (2 * 1.96).
 PUBLISHED_CI_Z = 1.96
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import math
+import zlib
 from dataclasses import asdict, dataclass
 from typing import Iterable, Mapping, Sequence
 
@@ -38,6 +39,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.constants import (
+    SATURATION_BOOTSTRAP_B,
+    SATURATION_BOOTSTRAP_POOL,
     PUBLISHED_CI_Z,
     SATURATED_BINS,
     SATURATION_ALPHA,
@@ -246,16 +249,53 @@ def saturation_index(scores: Iterable[float], n_items: float | None, k: int = SA
         uncertainty=uncertainty_label(pub1, pubk, n_assumed and not (pub1 and pubk)), reason=None, **base)
 
 
+def bootstrap_se(scores: Iterable[float], n_items: float | None, k: int = SATURATION_K,
+                 alpha: float = SATURATION_ALPHA, *, stderrs: Sequence[float | None] | None = None,
+                 metric: str = PROPORTION, rng: np.random.Generator, b: int = SATURATION_BOOTSTRAP_B) -> float | None:
+    """Parametric-bootstrap SE of S_index: redraw each contender's score from N(s, SE(s)).
+
+    SE(s) is the one the index itself uses (binomial with n_eff = n^alpha, or the published
+    SE where the index uses it). The best `SATURATION_BOOTSTRAP_POOL` models are redrawn and
+    re-ranked, so a close k+1-th model can enter the top k. None when there is no index.
+    Feeds the hysteresis margin h = max(0.05, SE) (DESIGN §6).
+    """
+    base = saturation_index(scores, n_items, k, alpha, stderrs=stderrs, metric=metric)
+    if base.s_index is None:
+        return None
+    s = np.asarray(list(scores), dtype="float64")
+    se_pub = published_se(list(stderrs)) if stderrs is not None else np.full(len(s), np.nan)
+    order = np.argsort(-s, kind="stable")[:max(k, SATURATION_BOOTSTRAP_POOL)]
+    s, se_pub = s[order], se_pub[order]
+    use_published = metric != PROPORTION or base.n_items is None
+    se = np.where(use_published & np.isfinite(se_pub), se_pub,
+                  binomial_se(s, (base.n_items or np.nan) ** alpha) if base.n_items else np.nan)
+    if not np.isfinite(se[:k]).all():
+        return None
+    se = np.where(np.isfinite(se), se, 0.0)
+    draws = rng.normal(s, se, size=(b, len(s)))
+    if metric == PROPORTION:
+        draws = np.clip(draws, 0.0, 1.0)
+    top = -np.sort(-draws, axis=1)[:, :k]
+    s1, sk = top[:, 0], top[:, k - 1]
+    if use_published:   # SEs travel with the redrawn models: approximate by the rank's original SE
+        se1, sek = np.full(b, se[0]), np.full(b, se[k - 1])
+    else:
+        n_eff = base.n_items ** alpha
+        se1, sek = binomial_se(s1, n_eff), binomial_se(sk, n_eff)
+    values = index_arrays(s1, sk, se1, sek)["s_index"]
+    return float(np.std(values, ddof=1))
+
+
 # --- a snapshot: every benchmark ----------------------------------------------------------
 
 TABLE_COLUMNS = ["benchmark", "as_of", "scope", "k", "alpha", "z", "metric", "n_items", "n_assumed", "n_models",
                  "top_scores", "s1", "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar",
-                 "saturated", "stagnation", "headroom", "uncertainty", "reason"]
+                 "saturated", "stagnation", "headroom", "uncertainty", "reason", "s_index_se"]
 
 
 def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = None, *, k: int = SATURATION_K,
                      alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z, as_of=None,
-                     scope: str = "all") -> pd.DataFrame:
+                     scope: str = "all", bootstrap_seed: int | None = 0) -> pd.DataFrame:
     """One row per benchmark of `latest` (scope `scope`): its saturation, or the reason there is none.
 
     `latest`: benchmark, model, score, metric, and optionally stderr, ci_low, ci_high,
@@ -263,6 +303,8 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
     `benchmarks` (the registry): id, n_items, ceiling, chance, optionally dynamic. n is the
     scores' own n_items (their most common value) else the registry's; a registry n of a
     dynamic benchmark is nominal, so its uncertainty is labelled ``assumed``.
+    `s_index_se` is the parametric-bootstrap SE of S (`bootstrap_se`), seeded per benchmark
+    from `bootstrap_seed` so results are reproducible; None disables it.
     """
     _check_params(k, alpha, z)
     missing = {"benchmark", "model", "score", "metric"} - set(latest.columns)
@@ -291,6 +333,11 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
                                n_assumed=n_assumed)
         d = res.to_dict()
         d.pop("n_eff")
+        rng = None if bootstrap_seed is None else \
+            np.random.default_rng([bootstrap_seed, zlib.crc32(str(bench).encode())])  # order-independent
+        d["s_index_se"] = (None if rng is None else
+                           bootstrap_se(best["score"].to_numpy(), n, k, alpha, stderrs=best["se_published"].to_numpy(),
+                                        metric=metric, rng=rng))
         rows.append({"benchmark": bench, **d, "n_assumed": n_assumed})
     out = pd.DataFrame(rows, columns=[c for c in TABLE_COLUMNS if c not in ("as_of", "scope")])
     out.insert(1, "as_of", pd.Timestamp(as_of) if as_of is not None else pd.NaT)

@@ -343,3 +343,27 @@ def test_cli_percent_input_and_json(capsys):
     assert "fewer than k=5" in capsys.readouterr().out
     assert cli_main(["saturation", "--n", "-3", "0.5", "0.4", "0.3", "0.2", "0.1"]) == 2
     assert "n_items must be a positive" in capsys.readouterr().err
+
+
+def test_bootstrap_se_equals_a_plain_loop_over_the_same_draws():
+    import numpy as np
+    from analysis.saturation import bootstrap_se
+    scores = [0.992, 0.99, 0.983, 0.982, 0.982, 0.97]
+    se = bootstrap_se(scores, 500, rng=np.random.default_rng(7), b=300)
+    # the same draws, one replicate at a time through the plain index
+    rng = np.random.default_rng(7)
+    sd = [math.sqrt(s * (1 - s) / math.sqrt(500)) for s in scores]
+    draws = np.clip(rng.normal(scores, sd, size=(300, len(scores))), 0, 1)
+    values = [saturation_index(row, 500).s_index for row in draws]
+    assert se == pytest.approx(float(np.std(values, ddof=1)), rel=1e-9)
+    assert 0.05 < se < 0.5          # Math-500 top-5 sits near the high/very-high edge: S is uncertain
+    assert bootstrap_se(scores, None, rng=np.random.default_rng(0)) is None     # no index, no SE
+
+
+def test_saturation_table_carries_a_reproducible_bootstrap_se():
+    import pandas as pd
+    latest = pd.DataFrame({"benchmark": "b", "model": list("abcdef"), "score": [0.9, 0.88, 0.87, 0.86, 0.85, 0.5],
+                           "metric": "proportion", "n_items": 500})
+    one = saturation_table(latest)["s_index_se"].iloc[0]
+    assert one == saturation_table(latest)["s_index_se"].iloc[0] and one > 0
+    assert pd.isna(saturation_table(latest, bootstrap_seed=None)["s_index_se"].iloc[0])
