@@ -79,6 +79,7 @@ class SourceOutcome:
     detail: str
     snapshot_id: int | None = None
     unreachable: bool = False
+    offline: bool = False            # every failure was a host name that did not resolve
     counts: dict = field(default_factory=dict)
 
     def line(self) -> str:
@@ -135,7 +136,8 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
     responses = []
     if failed:
         outcome = SourceOutcome(source, "failed", "; ".join(r.error or "fetch failed" for r in failed),
-                                unreachable=all(r.http_status is None for r in failed))
+                                unreachable=all(r.http_status is None for r in failed),
+                                offline=all(r.unresolved for r in failed))
     elif primary.status == "not_modified":
         outcome = SourceOutcome(source, "unchanged", "not modified (HTTP 304)")
     else:
@@ -224,8 +226,11 @@ class CycleReport:
     def text(self) -> str:
         lines = ["collect:"] + ["  " + o.line() for o in self.outcomes]
         unreachable = [o.source for o in self.outcomes if o.unreachable]
-        if unreachable:
-            lines.append(f"  unreachable (offline?): {', '.join(unreachable)}")
+        if unreachable and all(o.offline for o in self.outcomes if o.unreachable) and len(unreachable) == len(self.outcomes):
+            lines.append("  no source host name resolved: this machine looks offline "
+                         "(try `benchwatch run --replay tests/fixtures/replay`)")
+        elif unreachable:
+            lines.append(f"  unreachable: {', '.join(unreachable)}")
         if self.analysis is not None:
             sat = self.analysis.get("saturation")
             sus = self.analysis.get("suspects")

@@ -167,7 +167,8 @@ def _retry_transient(task_: Any, task_run: Any, state: State) -> bool:
       retry_condition_fn=_retry_transient, timeout_seconds=COLLECT_TIMEOUT_SECONDS)
 def collect_source_task(db_path: str | None, source: str, replay_dir: str | None, run_id: str) -> SourceOutcome:
     outcome = jobs.collect_source(db_path, source, replay_dir=replay_dir, run_id=run_id)
-    if outcome.status == "failed" and outcome.unreachable and replay_dir is None:
+    # minutes-later task retries help a flaky site, not a machine without DNS (offline)
+    if outcome.status == "failed" and outcome.unreachable and not outcome.offline and replay_dir is None:
         raise SourceUnreachable(outcome)
     return outcome
 

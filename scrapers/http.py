@@ -105,6 +105,7 @@ class FetchResult:
     started_at: datetime
     finished_at: datetime
     attempts: list[Attempt] = field(default_factory=list)
+    unresolved: bool = False        # failed because the host name did not resolve (offline / DNS down)
 
     @property
     def ok(self) -> bool:
@@ -185,6 +186,7 @@ class _AttemptFailed(Exception):
         self.http_status = http_status
         self.nbytes = nbytes
         self.retry_after = retry_after
+        self.unresolved = False          # the host name did not resolve (offline / DNS)
 
 
 def _finish(url: str, status: Status, attempts: list[Attempt], *, http_status: int | None = None,
@@ -279,7 +281,9 @@ class Fetcher:
                 if delay is None:
                     error = f"GET {shown} failed after {n} attempt{'s' if n > 1 else ''}: {failure.reason}"
                     log.error("[%s] %s", source, error)
-                    return _finish(url, "error", attempts, http_status=failure.http_status, error=error)
+                    result = _finish(url, "error", attempts, http_status=failure.http_status, error=error)
+                    result.unresolved = failure.unresolved
+                    return result
                 log.warning("[%s] GET %s attempt %d/%d: %s; retrying in %.3g s",
                             source, shown, n, self.max_attempts, failure.reason, delay)
                 self._sleep(delay)
@@ -303,7 +307,9 @@ class Fetcher:
         try:
             resp = self.session.get(url, headers=dict(headers), timeout=self.timeout, stream=True)
         except requests.exceptions.RequestException as exc:
-            raise _AttemptFailed(self._describe(exc), retryable=self._retryable(exc)) from exc
+            failure = _AttemptFailed(self._describe(exc), retryable=self._retryable(exc))
+            failure.unresolved = is_name_resolution_failure(exc)
+            raise failure from exc
         with resp:
             status = resp.status_code
             etag = resp.headers.get("ETag")
@@ -367,7 +373,8 @@ class Fetcher:
     def _retryable(exc: BaseException) -> bool:
         return isinstance(exc, (requests.exceptions.ConnectionError, requests.exceptions.Timeout,
                                 requests.exceptions.ChunkedEncodingError)) and not isinstance(
-            exc, (requests.exceptions.SSLError, requests.exceptions.TooManyRedirects))
+            exc, (requests.exceptions.SSLError, requests.exceptions.TooManyRedirects)) \
+            and not is_name_resolution_failure(exc)
 
     def _next_delay(self, failure: _AttemptFailed, n: int, waited: float) -> float | None:
         """Seconds to sleep before attempt n+1, or None when no retry follows (reason in `failure`).
@@ -406,16 +413,25 @@ class Fetcher:
             self._host_next[host] = max(self._host_next.get(host, 0.0), self._clock() + self.politeness_delay)
 
 
-def _root_cause(exc: BaseException) -> str:
-    """The innermost reason of a requests/urllib3 connection error (e.g. 'Connection refused')."""
+def _innermost(exc: BaseException) -> BaseException:
     seen: BaseException = exc
     while True:
         nxt = getattr(seen, "reason", None)
         if nxt is None and seen.args and isinstance(seen.args[0], BaseException):
             nxt = seen.args[0]
         if not isinstance(nxt, BaseException) or nxt is seen:
-            break
+            return seen
         seen = nxt
+
+
+def is_name_resolution_failure(exc: BaseException) -> bool:
+    """The host name did not resolve: offline or DNS down, which retrying within seconds won't fix."""
+    return isinstance(_innermost(exc), urllib3.exceptions.NameResolutionError)
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost reason of a requests/urllib3 connection error (e.g. 'Connection refused')."""
+    seen = _innermost(exc)
     # urllib3 prefixes the connection object: "HTTPConnection(host=..., port=...): Failed to establish ..."
     text = re.sub(r"^(<[^>]*>|\w*Connection(Pool)?\([^)]*\)):\s*", "", str(seen))
     return text or type(seen).__name__

@@ -161,3 +161,16 @@ def test_run_collect_only_without_prefect_reports_per_source(tmp_path, capsys):
     assert "swebench" in out and "new" in out
     assert "bfcl" in out and "failed" in out
     assert main(["run", "--sources", "nope", "--db", str(db)]) == 2
+
+
+def test_offline_sources_fail_fast_and_the_report_says_offline(tmp_path):
+    import requests
+    from test_http import _UnresolvableAdapter
+    from flows.jobs import CycleReport
+    session = requests.Session()
+    session.mount("https://", _UnresolvableAdapter())
+    fetcher = Fetcher(session=session, politeness_delay=0.0, sleep=lambda s: None)
+    outcomes = [collect_source(tmp_path / "bw.duckdb", name, fetcher=fetcher) for name in ("swebench", "bfcl")]
+    assert all(o.status == "failed" and o.unreachable and o.offline for o in outcomes)
+    assert "looks offline" in CycleReport(outcomes).text()
+    assert run_query("SELECT count(*) n FROM fetches WHERE status = 'error'", tmp_path / "bw.duckdb")["n"][0] == 2

@@ -13,6 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
 import pytest
+import requests
+import urllib3
 
 from scrapers.base import Scraper, ScrapeError
 from scrapers.csv import CsvScraper
@@ -452,3 +454,32 @@ def test_fetch_source_rejects_unfetchable_plans():
         fetch_source(CsvScraper(), f)
     with pytest.raises(ScrapeError, match="same file name: data.json"):
         fetch_source(TwoFiles(("https://a/x/data.json", "https://a/y/data.json")), f)
+
+
+class _UnresolvableAdapter(requests.adapters.BaseAdapter):
+    """A transport whose DNS lookup fails, as on a machine without network (no real lookup made)."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def send(self, request, **kwargs):
+        self.calls += 1
+        host = urllib3.util.parse_url(request.url).host
+        reason = urllib3.exceptions.NameResolutionError(host, None, OSError("[Errno -2] Name or service not known"))
+        raise requests.exceptions.ConnectionError(urllib3.exceptions.MaxRetryError(None, request.url, reason))
+
+    def close(self):
+        pass
+
+
+def test_an_unresolvable_host_fails_at_once_and_says_so():
+    session = requests.Session()
+    adapter = _UnresolvableAdapter()
+    session.mount("https://", adapter)
+    sleeps = []
+    fetcher = Fetcher(session=session, sleep=sleeps.append, politeness_delay=0.0)
+    result = fetcher.fetch("https://leaderboard.example/data.json", source="t")
+    assert result.status == "error" and result.unresolved
+    assert adapter.calls == 1 and sleeps == []          # retrying within seconds cannot fix DNS
+    assert "Failed to resolve" in result.error or "resolve" in result.error.lower()
