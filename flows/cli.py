@@ -50,7 +50,15 @@ def setup_logging(verbosity: int) -> None:
     logging.getLogger("benchwatch").setLevel(level)
 
 
+def quiet_prefect_defaults() -> None:
+    """Defaults for Prefect's embedded (ephemeral) server when run from the CLI, unless set:
+    its telemetry heartbeat fails offline with a SQLite 'database is locked' traceback
+    (ENGINEERING-NOTES §2.3). Set the variables yourself to override."""
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+
+
 def main(argv: list[str] | None = None) -> int:
+    quiet_prefect_defaults()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -12,8 +12,8 @@ Prefect UI agree):
 - Failed when *every* requested source failed (nothing could be collected: network down,
   wrong replay directory), analyze or notify raised, or Slack refused the digest (it stays
   queued for the next run). Notify still runs after a failed analyze, so source alerts go
-  out. The flow raises `CycleFailed`, whose `report` carries the `CycleReport`;
-  `run_pipeline` turns that back into a report for the CLI.
+  out. The flow returns a Failed state whose message says why and whose data is the
+  `CycleReport` (no traceback: nothing crashed), and `run_pipeline` hands that report to the CLI.
 
 Writers never overlap: each flow run holds one slot of the global concurrency limit
 `benchwatch-duckdb-writer` (limit 1, created on first use) for its whole duration, so a
@@ -40,7 +40,7 @@ from prefect.concurrency.sync import concurrency
 from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
 from prefect.runtime import flow_run
 from prefect.settings import get_current_settings
-from prefect.states import State
+from prefect.states import Failed, State
 
 import scrapers
 from flows import jobs
@@ -103,16 +103,13 @@ SourceList = Annotated[list[SourceName] | None, Field(min_length=1), AfterValida
 ReplayDir = Annotated[str | None, AfterValidator(_check_replay_dir)]
 
 
-class CycleFailed(Exception):
-    """The run did not do its job (see the module docstring); `report` says what happened."""
-
-    def __init__(self, report: CycleReport):
-        failed = [o.source for o in report.outcomes if o.status == "failed"]
-        reasons = list(report.errors)
-        if failed and len(failed) == len(report.outcomes):
-            reasons.insert(0, f"every source failed ({', '.join(failed)})")
-        super().__init__("; ".join(reasons) or "cycle failed")
-        self.report = report
+def failure_message(report: CycleReport) -> str:
+    """Why a run did not do its job (see the module docstring), for the Failed state's message."""
+    failed = [o.source for o in report.outcomes if o.status == "failed"]
+    reasons = list(report.errors)
+    if failed and len(failed) == len(report.outcomes):
+        reasons.insert(0, f"every source failed ({', '.join(failed)})")
+    return "; ".join(reasons) or "cycle failed"
 
 
 # --- writer guard -------------------------------------------------------------------------------------
@@ -290,13 +287,13 @@ def _publish(report: CycleReport, flow_name: str) -> None:
                              description=f"benchwatch {flow_name}: failed sources, alerts, errors")
 
 
-def _finish(report: CycleReport, flow_name: str) -> CycleReport:
+def _finish(report: CycleReport, flow_name: str) -> CycleReport | State:
     _publish(report, flow_name)
     logger = get_run_logger()
     for line in report.text().splitlines():
         logger.info(line)
     if not report.ok:
-        raise CycleFailed(report)
+        return Failed(message=failure_message(report), data=report)
     return report
 
 
@@ -377,7 +374,8 @@ def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: Rep
 
 def run_pipeline(**parameters: Any) -> CycleReport:
     """Run `pipeline` in this process and return its report, also when the run ends Failed."""
-    try:
-        return pipeline(**parameters)
-    except CycleFailed as exc:
-        return exc.report
+    state = pipeline(**parameters, return_state=True)
+    result = state.result(raise_on_failure=False)
+    if isinstance(result, BaseException):      # a crash, not a reported failure
+        raise result
+    return result

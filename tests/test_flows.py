@@ -318,8 +318,9 @@ def test_pipeline_full_cycle_publishes_the_saturation_table(harness, db_path, mo
     published = json.loads(table.data)
     assert [r["benchmark"] for r in published] == [r["benchmark"] for r in rows]
     by_name = {r["benchmark"]: r for r in published}
-    # swebench_verified: 30 replayed rows of the 2025-05-07 board (+ epoch's copy), published stderr
-    assert by_name["swebench_verified"]["uncertainty"] == "published_stderr"
+    # swebench_verified: 30 replayed rows of the 2025-05-07 board (+ epoch's copy with published
+    # stderrs); n = 500 is known, so the paper's binomial SE applies to every model
+    assert by_name["swebench_verified"]["uncertainty"] == "binomial(n_eff=n^alpha)"
     assert all(0.0 <= r["s_index"] <= 1.0 for r in published)
 
 
