@@ -22,6 +22,7 @@ from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_c
 from analysis.saturation import saturation_table
 from storage import contamination as store
 from storage import reads
+from storage.saturation import store_scope_saturation
 
 log = logging.getLogger("benchwatch.flows.contamination")
 
@@ -100,7 +101,7 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
                                   post_scores=post, signals=signals)
     if len(slices):
         sat = post_cutoff_saturation(latest, slices, reads.read_benchmarks(con))
-        store.store_scope_saturation(con, sat, scope=POST_CUTOFF_SCOPE, run_at=run_at)
+        store_scope_saturation(con, sat, scope=POST_CUTOFF_SCOPE, run_at=run_at)
     return signals
 
 

@@ -132,29 +132,3 @@ def store_contamination_run(con: duckdb.DuckDBPyConnection, *, run_id: str, run_
                     con.unregister("_contamination_rows")
     log.info("[contamination] stored run %s: %d model date(s), %d slice(s), %d post-cutoff score(s), %d test(s), "
              "%d flagged", run_id, len(cut), len(sl), len(post), len(sig), int(run.at[0, "n_flagged"]))
-
-
-def store_scope_saturation(con: duckdb.DuckDBPyConnection, saturation: pd.DataFrame, *, scope: str,
-                           run_at: datetime) -> int:
-    """Snapshot-level saturation rows of one scope (e.g. `post_cutoff`), replaced on their key.
-
-    Only the `saturation` table: the trajectory, frontier and trends of storage.saturation's
-    run are those of scope `all` and are left alone. Returns the number of new keys.
-    """
-    missing = set(SATURATION_COLUMNS) - set(saturation.columns)
-    if missing:
-        raise ValueError(f"[storage] saturation ({scope}): frame lacks column(s) {sorted(missing)}")
-    sat = saturation[SATURATION_COLUMNS].copy()
-    if (sat["scope"] != scope).any():
-        raise ValueError(f"[storage] saturation: rows of another scope than {scope!r}")
-    if sat["as_of"].isna().any():
-        raise ValueError(f"[storage] saturation ({scope}): rows without as_of cannot be keyed")
-    sat["run_at"] = run_at
-    with transaction(con):
-        new = con.execute("""SELECT count(*) FROM sat s WHERE NOT EXISTS (
-                                 SELECT 1 FROM saturation t WHERE t.benchmark = s.benchmark AND t.as_of = s.as_of
-                                 AND t.scope = s.scope AND t.k = s.k AND t.alpha = s.alpha)""").fetchone()[0]
-        if len(sat):
-            con.execute("INSERT OR REPLACE INTO saturation BY NAME SELECT * FROM sat")
-    log.info("[saturation] stored %d %s row(s) (%d new)", len(sat), scope, new)
-    return int(new)

@@ -92,6 +92,16 @@ def _frame(df: pd.DataFrame, columns: list[str], run_at: datetime, where: str) -
     return out
 
 
+def _upsert_saturation(con: duckdb.DuckDBPyConnection, sat: pd.DataFrame) -> int:
+    """Replace snapshot-level rows on their key (benchmark, as_of, scope, k, alpha); returns new keys."""
+    new = con.execute("""SELECT count(*) FROM sat s WHERE NOT EXISTS (
+                             SELECT 1 FROM saturation t WHERE t.benchmark = s.benchmark AND t.as_of = s.as_of
+                             AND t.scope = s.scope AND t.k = s.k AND t.alpha = s.alpha)""").fetchone()[0]
+    if len(sat):
+        con.execute("INSERT OR REPLACE INTO saturation BY NAME SELECT * FROM sat")
+    return int(new)
+
+
 def store_saturation_run(con: duckdb.DuckDBPyConnection, *, saturation: pd.DataFrame, trajectory: pd.DataFrame,
                          frontier: pd.DataFrame, trends: pd.DataFrame, scope: str, k: int, alpha: float,
                          run_at: datetime) -> int:
@@ -107,11 +117,7 @@ def store_saturation_run(con: duckdb.DuckDBPyConnection, *, saturation: pd.DataF
     front = _frame(frontier, FRONTIER_COLUMNS, run_at, "frontier")
     tr = _frame(trends, TRENDS_COLUMNS, run_at, "trends")
     with transaction(con):
-        new = con.execute("""SELECT count(*) FROM sat s WHERE NOT EXISTS (
-                                 SELECT 1 FROM saturation t WHERE t.benchmark = s.benchmark AND t.as_of = s.as_of
-                                 AND t.scope = s.scope AND t.k = s.k AND t.alpha = s.alpha)""").fetchone()[0]
-        if len(sat):
-            con.execute("INSERT OR REPLACE INTO saturation BY NAME SELECT * FROM sat")
+        new = _upsert_saturation(con, sat)
         con.execute("DELETE FROM saturation_trajectory WHERE scope = ? AND k = ? AND alpha = ?", [scope, k, alpha])
         if len(traj):
             con.execute("INSERT INTO saturation_trajectory BY NAME SELECT * FROM traj")
@@ -123,4 +129,26 @@ def store_saturation_run(con: duckdb.DuckDBPyConnection, *, saturation: pd.DataF
             con.execute("INSERT INTO trends BY NAME SELECT * FROM tr")
     log.info("[saturation] stored %d snapshot-level row(s) (%d new), %d trajectory point(s), %d frontier point(s), "
              "%d trend row(s)", len(sat), new, len(traj), len(front), len(tr))
+    return int(new)
+
+
+def store_scope_saturation(con: duckdb.DuckDBPyConnection, saturation: pd.DataFrame, *, scope: str,
+                           run_at: datetime) -> int:
+    """Snapshot-level saturation rows of one scope (e.g. `post_cutoff`), replaced on their key.
+
+    Only the `saturation` table: the trajectory, frontier and trends of storage.saturation's
+    run are those of scope `all` and are left alone. Returns the number of new keys.
+    """
+    missing = set(SATURATION_COLUMNS) - set(saturation.columns)
+    if missing:
+        raise ValueError(f"[storage] saturation ({scope}): frame lacks column(s) {sorted(missing)}")
+    sat = saturation[SATURATION_COLUMNS].copy()
+    if (sat["scope"] != scope).any():
+        raise ValueError(f"[storage] saturation: rows of another scope than {scope!r}")
+    if sat["as_of"].isna().any():
+        raise ValueError(f"[storage] saturation ({scope}): rows without as_of cannot be keyed")
+    sat["run_at"] = run_at
+    with transaction(con):
+        new = _upsert_saturation(con, sat)
+    log.info("[saturation] stored %d %s row(s) (%d new)", len(sat), scope, new)
     return int(new)
