@@ -22,7 +22,6 @@ import pandas as pd
 from storage.reads import naive_utc
 
 from storage.db import quote_ident, transaction
-from storage.saturation import SATURATION_COLUMNS
 
 log = logging.getLogger("benchwatch.storage")
 
