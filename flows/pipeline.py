@@ -25,6 +25,7 @@ single-writer file lock, which `storage.db` waits on, keeps writes apart.
 
 from __future__ import annotations
 
+import html
 import logging
 from contextlib import contextmanager
 from pathlib import Path
@@ -267,14 +268,16 @@ def summary_markdown(report: CycleReport, flow_name: str) -> str:
         lines += [f"| {o.source} | {_md_cell(o.detail)} |" for o in failed]
         lines.append("")
     if report.notification is not None:   # fenced: alert text quotes scraped names verbatim
-        lines += ["## Alerts", "", "```", str(report.notification), "```", ""]
+        lines += ["## Alerts", "", "```", str(report.notification).replace("```", "'''"), "```", ""]
     if report.errors:
         lines += ["## Errors", ""] + [f"- {_md_cell(e)}" for e in report.errors] + [""]
     return "\n".join(lines)
 
 
 def _md_cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """Scraped text inside a markdown table cell: inert (no HTML, no links, no code spans)."""
+    text = html.escape(" ".join(str(text).split()), quote=False)
+    return text.replace("|", "\\|").replace("`", "&#96;").replace("[", "&#91;")
 
 
 def _publish(report: CycleReport, flow_name: str) -> None:

@@ -352,3 +352,13 @@ def test_a_source_that_hangs_is_cut_off_by_the_task_timeout(harness, db_path, mo
     assert _time.monotonic() - started < 20
     assert report.outcomes[0].status == "failed" and "TimeoutError" in report.outcomes[0].detail
     assert report.outcomes[1].status == "new"
+
+
+def test_summary_markdown_keeps_scraped_text_inert():
+    from flows.jobs import SourceOutcome
+    evil = "bad cell <img src=x onerror=alert(1)> [click](http://evil.example) `code` | pipe"
+    md = pl.summary_markdown(CycleReport([SourceOutcome("bfcl", "failed", evil)]), "collect")
+    row = next(line for line in md.splitlines() if line.startswith("| bfcl |"))
+    assert "<img" not in row and "&lt;img" in row
+    assert "[click]" not in row                      # no markdown link
+    assert "`" not in row and row.count(" | ") == 1 and "\\|" in row
