@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import scrapers
+from frames import one
 from scrapers.base import ParsedSnapshot, ScrapeError
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -36,12 +37,6 @@ def parse(source: str, path: Path, *, aux: dict | None = None, filename: str | N
                                                       filename=filename or path.name)
 
 
-def one(df: pd.DataFrame, **where) -> pd.Series:
-    mask = pd.Series(True, index=df.index)
-    for col, value in where.items():
-        mask &= df[col] == value
-    assert mask.sum() == 1, f"expected one row for {where}, got {int(mask.sum())}"
-    return df[mask].iloc[0]
 
 
 # --- registry --------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import scrapers
+from frames import one
 from scrapers.base import ParsedSnapshot, ScrapeError
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -43,12 +44,6 @@ def parse(source: str, name: str, **kw) -> ParsedSnapshot:
     return parse_bytes(source, path.read_bytes(), **kw)
 
 
-def one(df: pd.DataFrame, **where) -> pd.Series:
-    mask = pd.Series(True, index=df.index)
-    for col, value in where.items():
-        mask &= df[col] == value
-    assert mask.sum() == 1, f"expected one row for {where}, got {int(mask.sum())}"
-    return df[mask].iloc[0]
 
 
 # --- registry --------------------------------------------------------------------------

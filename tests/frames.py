@@ -1,0 +1,14 @@
+"""Small assertion helpers on DataFrames shared by the test modules."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+def one(df: pd.DataFrame, **where) -> pd.Series:
+    """The single row matching every column=value; fails the test if there are 0 or several."""
+    mask = pd.Series(True, index=df.index)
+    for col, value in where.items():
+        mask &= df[col] == value
+    assert mask.sum() == 1, f"expected one row for {where}, got {int(mask.sum())}"
+    return df[mask].iloc[0]
