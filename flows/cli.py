@@ -34,6 +34,18 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
                         help="DuckDB file (default: $BENCHWATCH_DB or ./benchwatch.duckdb)")
 
 
+def open_read_only(args: argparse.Namespace):
+    """A read-only connection for a command (`args.db`, `args.wait`), saying on stderr while it
+    waits for a writer; None, after printing why, when the database cannot be opened."""
+    from storage.db import StorageError, open_connection
+    try:
+        return open_connection(args.db, read_only=True, wait=args.wait,
+                               on_wait=lambda m: print(f"benchwatch: {m}", file=sys.stderr))
+    except StorageError as exc:
+        print(f"benchwatch: {exc}", file=sys.stderr)
+        return None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="benchwatch", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -13,8 +13,8 @@ import sys
 import pandas as pd
 
 from analysis.constants import CALIBRATION_MAX_FLAG_RATE, CALIBRATION_TRIALS
-from flows.cli import add_db_argument
-from storage.db import DEFAULT_WAIT_SECONDS, StorageError, open_connection
+from flows.cli import add_db_argument, open_read_only
+from storage.db import DEFAULT_WAIT_SECONDS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,11 +39,8 @@ def run(args: argparse.Namespace) -> int:
     if args.trials < 1:
         print("benchwatch calibrate: --trials must be at least 1", file=sys.stderr)
         return 2
-    try:
-        con = open_connection(args.db, read_only=True, wait=args.wait,
-                              on_wait=lambda m: print(f"benchwatch: {m}", file=sys.stderr))
-    except StorageError as exc:
-        print(f"benchwatch: {exc}", file=sys.stderr)
+    con = open_read_only(args)
+    if con is None:
         return 1
     try:
         table = run_calibration(con, now=utcnow(), trials=args.trials, seed=args.seed, bootstrap_b=args.bootstrap)

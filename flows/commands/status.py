@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 import pandas as pd
 
-from flows.cli import add_db_argument
-from storage.db import DEFAULT_WAIT_SECONDS, StorageError, open_connection
+from flows.cli import add_db_argument, open_read_only
+from storage.db import DEFAULT_WAIT_SECONDS
 from storage import status
 
 
@@ -23,11 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        con = open_connection(args.db, read_only=True, wait=args.wait,
-                              on_wait=lambda m: print(f"benchwatch: {m}", file=sys.stderr))
-    except StorageError as exc:
-        print(f"benchwatch: {exc}", file=sys.stderr)
+    con = open_read_only(args)
+    if con is None:
         return 1
     try:
         version = status.schema_version(con)
