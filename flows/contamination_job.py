@@ -92,7 +92,8 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
     post = post_cutoff_scores(items, cutoffs, now=now_ts, guard_days=th.guard_days) if len(items) else \
         pd.DataFrame(columns=store.POST_COLUMNS)
     signals = run_signals(latest, items, cutoffs, data["benchmarks"], store.read_previous_flags(con, run_id),
-                          rng=np.random.default_rng(seed), now=now_ts, history=data["history"], th=th)
+                          rng=np.random.default_rng(seed), now=now_ts, history=data["history"],
+                          predecessors=reads.read_predecessors(con), th=th)
     observed = pd.concat([latest["observed_at"], items["observed_at"]]).dropna()
     as_of = observed.max().tz_localize("UTC").to_pydatetime() if len(observed) else None
     run_at = now_ts.tz_localize("UTC").to_pydatetime()

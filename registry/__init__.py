@@ -30,7 +30,8 @@ __all__ = [
 
 BENCHMARK_COLUMNS = ("id", "name", "paper_id", "release_date", "material_date", "n_items", "metric_kind", "chance",
                      "ceiling", "access", "dynamic", "skill", "reference_benchmarks", "notes")
-MODEL_COLUMNS = ("id", "name", "org", "release_date", "knowledge_cutoff", "cutoff_provenance", "open_weights", "source")
+MODEL_COLUMNS = ("id", "name", "org", "release_date", "knowledge_cutoff", "cutoff_provenance", "open_weights",
+                 "predecessor", "source")
 ALIAS_COLUMNS = ("kind", "alias", "canonical")
 
 ALIAS_KINDS = ("model", "benchmark")
@@ -217,8 +218,10 @@ def _models(directory: str | None) -> pd.DataFrame:
         "cutoff_provenance": raw["cutoff_provenance"],
         "open_weights": pd.array([{"true": True, "false": False}.get(v, pd.NA) for v in raw["open_weights"]],
                                  dtype="boolean"),
+        "predecessor": raw["predecessor"],
         "source": raw["source"],
     })
+    known = set(out["id"])
     for i, row in out.iterrows():
         if not row["name"] or not row["org"]:
             raise ValueError(f"{_where(name, i)}: name and org are required for {row['id']!r}")
@@ -229,6 +232,8 @@ def _models(directory: str | None) -> pd.DataFrame:
             raise ValueError(f"{_where(name, i, 'knowledge_cutoff')}: cutoff is after the release date")
         if (has_cutoff or pd.notna(row["release_date"])) and not row["source"]:
             raise ValueError(f"{_where(name, i, 'source')}: dates need a source")
+        if row["predecessor"] and (row["predecessor"] not in known or row["predecessor"] == row["id"]):
+            raise ValueError(f"{_where(name, i, 'predecessor')}: {row['predecessor']!r} is not another model id")
     return out
 
 

@@ -44,3 +44,9 @@ def read_model_date_claims(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                                last_observed_at AS observed_at
                         FROM model_cutoffs""").df()
     return naive_utc(df, "observed_at")
+
+
+def read_predecessors(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """(model, predecessor) pairs of the registry, for A2 jumps over a predecessor."""
+    return con.execute("""SELECT id AS model, predecessor FROM models
+                          WHERE predecessor IS NOT NULL AND predecessor <> '' ORDER BY id""").df()

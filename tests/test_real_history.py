@@ -79,3 +79,12 @@ def test_livecodebench_deepseek_models_are_suspect_and_gpt_claude_are_not(histor
     assert {"deepseek-coder-33b-instruct", "DSCoder-33b-Base", "DSCoder-6.7b-Base"} <= flagged
     assert not any(m.lower().startswith(("gpt", "claude")) for m in flagged)
     assert all(s in ("suspect", "persisted", "corroborated") for s in sus.loc[sus["model"].isin(flagged), "status"])
+
+
+def test_a2_compares_registry_successors_with_their_predecessors(history):
+    a2 = run_query("SELECT model, detail, effect FROM suspects WHERE signal = 'A2'", history)
+    pairs = set(zip(a2["model"], a2["detail"]))
+    assert ("gpt-4o-2024-08-06", "predecessor gpt-4o-2024-05-13") in pairs
+    # dated GPT-4o snapshots on MMLU: no excess jump (|effect| around 1 pp), nothing flagged
+    row = a2[(a2["model"] == "gpt-4o-2024-08-06")].iloc[0]
+    assert abs(row["effect"]) < 0.03

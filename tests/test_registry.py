@@ -370,3 +370,12 @@ def test_wrong_columns_are_rejected(registry_copy):
     _edit(registry_copy / "models.csv", "knowledge_cutoff", "cutoff")
     with pytest.raises(ValueError, match="models.csv: columns are"):
         load_models(registry_copy)
+
+
+def test_predecessors_are_other_registered_models(tmp_path):
+    models = registry.load_models()
+    with_pred = models[models["predecessor"] != ""]
+    assert len(with_pred) >= 30
+    assert set(with_pred["predecessor"]) <= set(models["id"])
+    assert (with_pred["predecessor"] != with_pred["id"]).all()
+    assert models.set_index("id").loc["claude-3-5-sonnet-20241022", "predecessor"] == "claude-3-5-sonnet-20240620"
