@@ -72,10 +72,10 @@ def sync_registry(con: duckdb.DuckDBPyConnection) -> bool:
         "observed_at": pd.Timestamp.now(tz="UTC"),
     })
     claims = claims[claims["release_date"].notna() | claims["knowledge_cutoff"].notna()]
-    from storage.db import transaction
+    from storage.db import quote_ident, transaction
     with transaction(con):
         for table in ("benchmarks", "models", "aliases"):
-            con.execute(f"DELETE FROM {table}")
+            con.execute(f"DELETE FROM {quote_ident(table)}")
         con.execute("INSERT INTO benchmarks BY NAME SELECT * FROM b")
         con.execute("INSERT INTO models BY NAME SELECT * FROM m")
         con.execute("INSERT INTO aliases BY NAME SELECT kind, alias_key, alias, canonical FROM a")
@@ -88,16 +88,18 @@ def sync_registry(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def _remap(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
+    from storage.db import quote_ident
     for table, kind, raw_col, col in (("scores", "model", "model_raw", "model"),
                                       ("scores", "benchmark", "benchmark_raw", "benchmark"),
                                       ("item_results", "model", "model_raw", "model"),
                                       ("model_dates", "model", "model_raw", "model")):
-        raw = con.execute(f"SELECT DISTINCT {raw_col} AS raw FROM {table}").df()
+        t, c, rc = quote_ident(table), quote_ident(col), quote_ident(raw_col)
+        raw = con.execute(f"SELECT DISTINCT {rc} AS raw FROM {t}").df()
         if raw.empty:
             continue
         raw["mapped"] = mapper.map(kind, raw["raw"])
-        con.execute(f"UPDATE {table} SET {col} = raw.mapped FROM raw "
-                    f"WHERE {table}.{raw_col} = raw.raw AND {table}.{col} <> raw.mapped")
+        con.execute(f"UPDATE {t} SET {c} = raw.mapped FROM raw "
+                    f"WHERE {t}.{rc} = raw.raw AND {t}.{c} <> raw.mapped")
 
 
 def _as_list(value) -> list[str]:

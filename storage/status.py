@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-from storage.db import schema_version
+from storage.db import quote_ident, schema_version
 
 
 def source_status(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -51,7 +51,7 @@ def unknown_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
 def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     names = [r[0] for r in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY table_name").fetchall()]
-    return {n: int(con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0]) for n in names}
+    return {n: int(con.execute(f"SELECT count(*) FROM {quote_ident(n)}").fetchone()[0]) for n in names}
 
 
 __all__ = ["source_status", "unknown_names", "unknown_counts", "table_counts", "schema_version"]

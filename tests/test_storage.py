@@ -192,3 +192,19 @@ def test_duckdb_file_is_a_plain_duckdb_database(dbpath):
     con = duckdb.connect(str(dbpath), read_only=True)
     assert con.execute("SELECT count(*) FROM latest_scores").fetchone()[0] == 3
     con.close()
+
+
+def test_a_new_alias_remaps_stored_history_without_reingesting(dbpath, tmp_path, monkeypatch):
+    import pandas as pd
+    import registry
+    f = tmp_path / "new_name.csv"
+    f.write_text("model,benchmark,score\nOpenAI o3 (April),math_500,0.99\n")
+    ingest_file(dbpath, "csv", f)
+    assert run_query("SELECT model FROM scores", dbpath)["model"][0] == "OpenAI o3 (April)"
+    aliases = registry.load_aliases()
+    extra = pd.DataFrame({"kind": ["model"], "alias": ["OpenAI o3 (April)"], "canonical": ["o3-2025-04-16"]})
+    monkeypatch.setattr(registry, "load_aliases", lambda: pd.concat([aliases, extra], ignore_index=True))
+    with db.connect(dbpath):        # a write connection syncs the changed registry
+        pass
+    row = run_query("SELECT model, model_raw FROM scores", dbpath).iloc[0]
+    assert (row["model"], row["model_raw"]) == ("o3-2025-04-16", "OpenAI o3 (April)")
