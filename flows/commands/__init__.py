@@ -10,6 +10,7 @@ COMMANDS: tuple[str, ...] = (
     "status",
     "run",
     "analyze",
+    "report",
     "reparse",
     "saturation",
     "serve",

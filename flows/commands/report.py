@@ -1,0 +1,107 @@
+"""`benchwatch report`: what the database says now, for a person (text) or a page (HTML)."""
+
+from __future__ import annotations
+
+import argparse
+import html
+from datetime import datetime, timezone
+
+import pandas as pd
+
+from flows.cli import add_db_argument, open_read_only
+from storage.db import DEFAULT_WAIT_SECONDS
+from storage.report import read_report
+
+LEVEL_COLUMNS = {"name": "benchmark", "scope": "scope", "S": "S_index", "bin": "bin", "n": "n",
+                 "models": "models", "trend": "frontier trend (pp/month, 95% CI)", "forecast": "forecast",
+                 "uncertainty": "uncertainty"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="saturation levels, trends, contamination suspects and firing alerts",
+                       description="Summarize what the database says now: saturation level of every benchmark "
+                                   "(with its bootstrap SE, trend and forecast), contamination-suspect flags with "
+                                   "their effect and q-value, and firing alerts. Read-only.")
+    p.add_argument("--format", choices=("text", "html"), default="text",
+                   help="text for the terminal, html for a self-contained page (default: text)")
+    p.add_argument("--wait", type=float, default=DEFAULT_WAIT_SECONDS, metavar="SECONDS",
+                   help="how long to wait while another process writes")
+    add_db_argument(p)
+    p.set_defaults(func=run)
+
+
+def _levels_table(levels: pd.DataFrame) -> pd.DataFrame:
+    def trend(r) -> str:
+        if pd.isna(r.slope_per_month):
+            return ""
+        stalled = " stalled" if r.stalled is True else ""
+        return f"{r.slope_per_month:+.2f} [{r.slope_ci_low:+.2f}, {r.slope_ci_high:+.2f}]{stalled}"
+
+    def forecast(r) -> str:
+        if isinstance(r.forecast_date, pd.Timestamp) and not pd.isna(r.forecast_date):
+            return f"{r.forecast_status} {r.forecast_date:%Y-%m}"
+        return r.forecast_status or ""
+
+    return pd.DataFrame({
+        "name": levels["name"], "scope": levels["scope"],
+        "S": [f"{s:.3f}" + ("" if pd.isna(se) else f" ± {se:.3f}") for s, se in zip(levels["s_index"], levels["s_index_se"])],
+        "bin": levels["bin"] + levels["stagnation"].map(lambda v: " (stagnation)" if v is True else ""),
+        "n": levels["n_items"].map(lambda v: "" if pd.isna(v) else f"{int(v)}"),
+        "models": levels["n_models"],
+        "trend": [trend(r) for r in levels.itertuples()],
+        "forecast": [forecast(r) for r in levels.itertuples()],
+        "uncertainty": levels["uncertainty"],
+    }).rename(columns=LEVEL_COLUMNS)
+
+
+def _suspects_table(suspects: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({
+        "model": suspects["model"], "benchmark": suspects["benchmark"], "signal": suspects["signal"],
+        "effect": [f"{e * 100:+.1f} pp" + ("" if pd.isna(se) else f" ± {se * 100:.1f}")
+                   for e, se in zip(suspects["effect"], suspects["se"])],
+        "q": suspects["q_value"].map(lambda q: f"{q:.2g}"), "status": suspects["status"],
+    })
+
+
+def run(args: argparse.Namespace) -> int:
+    con = open_read_only(args)
+    if con is None:
+        return 1
+    try:
+        frames = read_report(con)
+    finally:
+        con.close()
+    now = datetime.now(timezone.utc)
+    levels = _levels_table(frames["levels"]) if len(frames["levels"]) else pd.DataFrame()
+    suspects = _suspects_table(frames["suspects"]) if len(frames["suspects"]) else pd.DataFrame()
+    firing = frames["firing"]
+    sections = [("Saturation (S_index ± bootstrap SE; k=5, α=0.5)", levels),
+                ("Contamination suspects (a suspicion, never a verdict)", suspects),
+                ("Firing alerts", firing)]
+    print(_html(sections, now) if args.format == "html" else _text(sections, now))
+    return 0
+
+
+def _text(sections, now: datetime) -> str:
+    out = [f"benchwatch report, {now:%Y-%m-%d %H:%M} UTC"]
+    with pd.option_context("display.width", 220, "display.max_rows", 1000, "display.max_colwidth", 50):
+        for title, frame in sections:
+            out += ["", title, "-" * len(title), frame.to_string(index=False) if len(frame) else "(none)"]
+    return "\n".join(out)
+
+
+def _html(sections, now: datetime) -> str:
+    """A self-contained page; every cell is escaped (names come from scraped pages)."""
+    def table(frame: pd.DataFrame) -> str:
+        if not len(frame):
+            return "<p>(none)</p>"
+        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+        rows = "".join("<tr>" + "".join(f"<td>{html.escape('' if pd.isna(v) else str(v))}</td>" for v in row) + "</tr>"
+                       for row in frame.itertuples(index=False))
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+    body = "".join(f"<h2>{html.escape(title)}</h2>{table(frame)}" for title, frame in sections)
+    return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>benchwatch report</title>"
+            "<style>body{font-family:sans-serif}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+            "padding:2px 6px;font-size:13px}</style></head><body>"
+            f"<h1>benchwatch report</h1><p>{now:%Y-%m-%d %H:%M} UTC</p>{body}</body></html>")

@@ -1,0 +1,35 @@
+"""`benchwatch report`: levels with uncertainty, suspects, alerts; scraped names escaped in HTML."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from flows.cli import main
+from flows.jobs import analyze, ingest_file
+
+EVIL = "x><img src=x onerror=alert(1)"   # survives name cleaning (no closing >)
+
+
+def test_report_text_and_html(tmp_path, capsys):
+    db = tmp_path / "bw.duckdb"
+    f = tmp_path / "scores.csv"
+    rows = [("m1", 0.95), ("m2", 0.94), ("m3", 0.93), ("m4", 0.925), ("m5", 0.92), ("m6", 0.5)]
+    f.write_text("model,benchmark,score,n_items\n" + "".join(f"{m},{EVIL},{s},500\n" for m, s in rows))
+    ingest_file(db, "csv", f)
+    analyze(db, now=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    capsys.readouterr()
+
+    assert main(["report", "--db", str(db)]) == 0
+    text = capsys.readouterr().out
+    # top-5 .95 .. .92, n = 500: SE_delta = sqrt(.95*.05/22.36 + .92*.08/22.36) = .0736, R = .408, S = .847
+    assert "0.847 ±" in text and "high" in text and "binomial(n_eff=n^alpha)" in text
+
+    assert main(["report", "--db", str(db), "--format", "html"]) == 0
+    page = capsys.readouterr().out
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<img" not in page and "x&gt;&lt;img src=x onerror=alert(1)" in page
+
+
+def test_report_without_a_database_says_so(tmp_path, capsys):
+    assert main(["report", "--db", str(tmp_path / "none.duckdb")]) == 1
+    assert "does not exist" in capsys.readouterr().err
