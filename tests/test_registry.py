@@ -121,7 +121,7 @@ def test_paper_rows_shared_with_sources_use_one_id(benchmarks):
 
 def _architecture_ids() -> set[str]:
     text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
-    section = text.split("## Benchmark ids emitted by scrapers", 1)[1]
+    section = text.split("## Benchmark ids emitted by scrapers", 1)[1].split("\n## ", 1)[0]
     table = [line for line in section.splitlines() if line.startswith("|")]
     return {tok for line in table for tok in re.findall(r"`([^`]+)`", line) if re.fullmatch(r"[a-z0-9_]+", tok)}
 
