@@ -34,6 +34,21 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
                         help="DuckDB file (default: $BENCHWATCH_DB or ./benchwatch.duckdb)")
 
 
+def source_list(text: str) -> list[str]:
+    """argparse type of --sources: 'a,b' -> ['a', 'b'], each a registered source."""
+    import scrapers
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [s for s in names if s not in scrapers.SOURCES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown source(s) {', '.join(unknown) or repr(text)}; "
+                                         f"known: {', '.join(scrapers.SOURCES)}")
+    return names
+
+
+def add_sources_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("--sources", metavar="A,B", type=source_list, default=None, help=help)
+
+
 def open_read_only(args: argparse.Namespace):
     """A read-only connection for a command (`args.db`, `args.wait`), saying on stderr while it
     waits for a writer; None, after printing why, when the database cannot be opened."""

@@ -160,7 +160,10 @@ def test_run_collect_only_without_prefect_reports_per_source(tmp_path, capsys):
     assert code == 0
     assert "swebench" in out and "new" in out
     assert "bfcl" in out and "failed" in out
-    assert main(["run", "--sources", "nope", "--db", str(db)]) == 2
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "--sources", "nope", "--db", str(db)])
+    assert exit_.value.code == 2
+    assert "unknown source(s) nope; known: csv, swebench" in capsys.readouterr().err
 
 
 def test_offline_sources_fail_fast_and_the_report_says_offline(tmp_path):

@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import argparse
 
-from flows.cli import add_db_argument
+from flows.cli import add_db_argument, add_sources_argument
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("reparse", help="re-parse raw responses kept after parse failures (after a parser fix)",
                        description="A response that failed to parse is kept (raw bytes, by SHA-256). After fixing "
                                    "or upgrading the parser, this stores them as snapshots without refetching.")
-    p.add_argument("--sources", metavar="A,B", default=None, help="only these sources")
+    add_sources_argument(p, "only these sources")
     add_db_argument(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from flows.jobs import reparse
-    sources = [s.strip() for s in args.sources.split(",")] if args.sources else None
-    outcomes = reparse(args.db, sources)
+    outcomes = reparse(args.db, args.sources)
     if not outcomes:
         print("nothing to re-parse: no kept response failed to parse")
     for o in outcomes:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 import scrapers
-from flows.cli import add_db_argument
+from flows.cli import add_db_argument, add_sources_argument
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -17,8 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "One failing source never stops the others. Runs as a Prefect flow in ephemeral "
                                    "mode unless PREFECT_API_URL points at a server, or --no-prefect is given.",
                        epilog="sources: " + ", ".join(scrapers.SOURCES))
-    p.add_argument("--sources", metavar="A,B", default=None,
-                   help="comma-separated subset of sources (default: every enabled source)")
+    add_sources_argument(p, "comma-separated subset of sources (default: every enabled source)")
     p.add_argument("--replay", metavar="DIR", default=None,
                    help="read responses from DIR/<source>/<file> instead of the network (file = last URL segment)")
     p.add_argument("--collect-only", action="store_true", help="collect and store; skip analyze and notify")
@@ -29,12 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from flows.jobs import run_cycle
-    sources = [s.strip() for s in args.sources.split(",") if s.strip()] if args.sources else None
-    unknown = [s for s in sources or [] if s not in scrapers.SOURCES]
-    if unknown:
-        print(f"benchwatch: unknown source(s): {', '.join(unknown)}; known: {', '.join(scrapers.SOURCES)}", file=sys.stderr)
-        return 2
-    report = run_cycle(args.db, sources, replay_dir=args.replay, collect_only=args.collect_only,
+    report = run_cycle(args.db, args.sources, replay_dir=args.replay, collect_only=args.collect_only,
                        use_prefect=not args.no_prefect)
     print(report.text())
     return 0 if report.ok else 1

@@ -13,7 +13,7 @@ import argparse
 import sys
 
 import scrapers
-from flows.cli import add_db_argument
+from flows.cli import add_db_argument, add_sources_argument
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,8 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "here, one at a time, until interrupted. Use this or a worker with "
                                    "prefect.yaml, not both: they use the same deployment names.",
                        epilog="sources: " + ", ".join(scrapers.SOURCES))
-    p.add_argument("--sources", metavar="A,B", default=None,
-                   help="comma-separated subset of sources (default: every enabled source)")
+    add_sources_argument(p, "comma-separated subset of sources (default: every enabled source)")
     add_db_argument(p)
     p.set_defaults(func=run)
 
@@ -41,12 +40,7 @@ def run(args: argparse.Namespace) -> int:
         print("benchwatch: serve needs a Prefect server: start one (`prefect server start`) and set "
               "PREFECT_API_URL, e.g. export PREFECT_API_URL=http://127.0.0.1:4200/api", file=sys.stderr)
         return 2
-    sources = [s.strip() for s in args.sources.split(",") if s.strip()] if args.sources else None
-    unknown = [s for s in sources or [] if s not in scrapers.SOURCES]
-    if unknown:
-        print(f"benchwatch: unknown source(s): {', '.join(unknown)}; known: {', '.join(scrapers.SOURCES)}",
-              file=sys.stderr)
-        return 2
+    sources = args.sources
     common = {"entrypoint_type": EntrypointType.MODULE_PATH, "concurrency_limit": 1, "tags": ["benchwatch"]}
     collect_params = {"db_path": args.db, "sources": sources, "replay_dir": None}
     serve(
