@@ -209,6 +209,13 @@ def notify(db_path: str | os.PathLike | None, *, now: datetime | None = None):
     return run_notify(db_path, now=now or utcnow())
 
 
+def flagged_suspects(suspects: pd.DataFrame | None) -> pd.DataFrame:
+    """The tests of an analysis that raised a suspicion (any status but not_flagged)."""
+    if suspects is None or "status" not in suspects.columns:
+        return pd.DataFrame()
+    return suspects[suspects["status"] != "not_flagged"]
+
+
 @dataclass
 class CycleReport:
     """What one `benchwatch run` did, for people (text) and for exit codes (ok)."""
@@ -226,17 +233,16 @@ class CycleReport:
     def text(self) -> str:
         lines = ["collect:"] + ["  " + o.line() for o in self.outcomes]
         unreachable = [o.source for o in self.outcomes if o.unreachable]
-        if unreachable and all(o.offline for o in self.outcomes if o.unreachable) and len(unreachable) == len(self.outcomes):
+        if self.outcomes and all(o.offline for o in self.outcomes):
             lines.append("  no source host name resolved: this machine looks offline "
                          "(try `benchwatch run --replay tests/fixtures/replay`)")
         elif unreachable:
             lines.append(f"  unreachable: {', '.join(unreachable)}")
         if self.analysis is not None:
             sat = self.analysis.get("saturation")
-            sus = self.analysis.get("suspects")
+            flagged = flagged_suspects(self.analysis.get("suspects"))
             lines.append(f"analyze: saturation for {0 if sat is None else len(sat)} benchmark(s); "
-                         f"{0 if sus is None else int((sus['status'] != 'not_flagged').sum()) if 'status' in getattr(sus, 'columns', []) else 0} "
-                         "contamination-suspect flag(s)")
+                         f"{len(flagged)} contamination-suspect flag(s)")
         if self.notification is not None:
             lines.append(f"notify: {self.notification}")
         lines += [f"error: {e}" for e in self.errors]

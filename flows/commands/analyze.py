@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from flows.jobs import analyze
+    from flows.jobs import analyze, flagged_suspects
     from storage.db import StorageError
     try:
         result = analyze(args.db)
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {n:4d}  {reason}")
         print("  (details: benchwatch query \"SELECT benchmark, scope, reason FROM saturation_latest WHERE s_index IS NULL\")")
     sus = result["suspects"]
-    flagged = sus[sus["status"] != "not_flagged"] if len(sus) and "status" in sus.columns else sus.iloc[0:0]
+    flagged = flagged_suspects(sus)
     print(f"\ncontamination signals: {len(sus)} test(s), {len(flagged)} suspect flag(s) (never a verdict: see the evidence)")
     if len(flagged):
         show = flagged.assign(effect=flagged["effect"].map(lambda v: f"{v:+.3f}"),
