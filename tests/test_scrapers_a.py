@@ -15,20 +15,13 @@ import pandas as pd
 import pytest
 
 import scrapers
-from frames import one
+from helpers import fixture_scraper as scraper, one
 from scrapers.base import ParsedSnapshot, ScrapeError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "shared" / "snapshots"
 AT = datetime(2026, 1, 1)
 MY_SOURCES = ("swebench", "aider_polyglot", "aider_edit", "livecodebench", "livebench")
-
-
-def scraper(source: str, *, floor: int | None = 1):
-    s = scrapers.get(source)
-    if floor is not None:
-        s.min_rows = floor   # fixtures are a few rows; the real floors are tested separately
-    return s
 
 
 def parse(source: str, path: Path, *, aux: dict | None = None, filename: str | None = None,

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import scrapers
-from frames import one
+from helpers import fixture_scraper as scraper, one
 from scrapers.base import ParsedSnapshot, ScrapeError
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -24,13 +24,6 @@ SNAPSHOTS = Path(__file__).resolve().parents[2] / "shared" / "snapshots"
 AT = datetime(2026, 1, 1)
 MY_SOURCES = ("evalplus", "simple_evals", "lmarena", "bfcl", "epoch", "alpacaeval", "openrouter", "knowledge_cutoffs")
 HTML_ERROR = b"<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body>busy</body></html>"
-
-
-def scraper(source: str, *, floor: int | None = 1):
-    s = scrapers.get(source)
-    if floor is not None:
-        s.min_rows = floor   # fixtures are a few rows; the real floors are tested separately
-    return s
 
 
 def parse_bytes(source: str, content: bytes, *, filename: str | None = None, aux: dict | None = None,
