@@ -90,7 +90,9 @@ def title(n: Notification) -> str:
 
 def headline(kind: str, transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) -> str:
     """One line saying what an alert is about (also used by `benchwatch alerts`)."""
-    scope = f" [{labels['scope']}]" if labels.get("scope") and labels["scope"] != "all" else ""
+    scope_label = str(labels.get("scope") or "")
+    scope_label = scope_label[len("all:"):] if scope_label.startswith("all:") else scope_label  # all:systems -> systems
+    scope = f" [{scope_label}]" if scope_label and scope_label != "all" else ""
     if kind == SATURATION_BIN_CHANGED:
         name = _clean(a.get("benchmark_name") or labels["benchmark"]) + scope
         if transition == RESOLVED:

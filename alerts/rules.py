@@ -277,15 +277,21 @@ def _require(frame: pd.DataFrame, columns: Sequence[str], name: str) -> None:
 def saturation_bin_series(history: pd.DataFrame) -> pd.DataFrame:
     """The coupling to `analysis.hysteresis`: committed (and proposed) bin after each snapshot.
 
-    `history`: benchmark, as_of, s_index, optionally scope and s_index_se (one row per
-    benchmark, scope and snapshot). Adds `committed_bin` (the Schmitt-trigger state, METHODS D)
-    and `proposed_bin` (the move the snapshot proposes while it is pending, else None).
+    `history`: benchmark, as_of, s_index, optionally scope, population and s_index_se (one
+    row per benchmark, scope, population and snapshot). A population other than ``models``
+    is its own series, labelled scope ``<scope>:<population>`` (``all:systems``), so model
+    runs and agent systems never share a state and model-run alerts keep their fingerprints.
+    Adds `committed_bin` (the Schmitt-trigger state, METHODS D) and `proposed_bin` (the move
+    the snapshot proposes while it is pending, else None).
     """
     _require(history, ["benchmark", "as_of", "s_index"], "saturation history")
     frame = history.copy()
     if "scope" not in frame.columns:
         frame["scope"] = ""
     frame["scope"] = frame["scope"].fillna("").astype(str)
+    if "population" in frame.columns:
+        pop = frame["population"].fillna("models").astype(str)
+        frame["scope"] = frame["scope"].where(pop.isin(["", "models"]), frame["scope"] + ":" + pop)
     frame = frame.sort_values(["benchmark", "scope", "as_of"], kind="stable").reset_index(drop=True)
     committed: list[str | None] = []
     proposed: list[str | None] = []
@@ -370,7 +376,10 @@ def _saturation_why(level: str) -> str:
 def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, level: str,
                             as_of: datetime) -> dict[str, Any]:
     name = _text(row, "benchmark_name") or str(bench)
-    where = f"benchmark = {sql_literal(bench)}" + (f" AND scope = {sql_literal(scope)}" if scope else "")
+    base_scope, _, population = str(scope).partition(":")
+    where = f"benchmark = {sql_literal(bench)}" + (f" AND scope = {sql_literal(base_scope)}" if base_scope else "")
+    if population:
+        where += f" AND population = {sql_literal(population)}"
     for key in ("k", "alpha"):
         if _num(row.get(key)) is not None:
             where += f" AND {key} = {_num(row.get(key)):g}"

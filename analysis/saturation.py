@@ -288,8 +288,8 @@ def bootstrap_se(scores: Iterable[float], n_items: float | None, k: int = SATURA
 
 # --- a snapshot: every benchmark ----------------------------------------------------------
 
-TABLE_COLUMNS = ["benchmark", "as_of", "scope", "k", "alpha", "z", "metric", "n_items", "n_assumed", "n_models",
-                 "top_scores", "s1", "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar",
+TABLE_COLUMNS = ["benchmark", "as_of", "scope", "population", "k", "alpha", "z", "metric", "n_items", "n_assumed",
+                 "n_models", "top_scores", "top_models", "top_variants", "s1", "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar",
                  "saturated", "stagnation", "headroom", "uncertainty", "reason", "s_index_se"]
 
 
@@ -299,7 +299,13 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
     """One row per benchmark of `latest` (scope `scope`): its saturation, or the reason there is none.
 
     `latest`: benchmark, model, score, metric, and optionally stderr, ci_low, ci_high,
-    n_items. A model with several rows (settings) counts once, with its best score.
+    n_items, population/underlying (registry.identity; default: every row a model run) and
+    model_raw/setting (to name the variant used). A model with several rows (efforts, labels,
+    settings, aliases) counts once, with its best score; `top_models` are the canonical ids
+    of the top k in rank order, `top_variants` the page row behind each. One row per
+    (benchmark, population): model runs and agent systems are never ranked together, and
+    systems naming one underlying model also give `systems_per_model` (each model once, its
+    best system; see `with_populations`).
     `benchmarks` (the registry): id, n_items, ceiling, chance, optionally dynamic. n is the
     scores' own n_items (their most common value) else the registry's; a registry n of a
     dynamic benchmark is nominal, so its uncertainty is labelled ``assumed``.
@@ -314,16 +320,16 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
     for col in ("stderr", "ci_low", "ci_high", "n_items"):
         if col not in df.columns:
             df[col] = np.nan
-    df = df[df["score"].notna()]
+    df = with_populations(df[df["score"].notna()])
     df["se_published"] = published_se(df["stderr"], df["ci_low"], df["ci_high"])
     reg = _registry_lookup(benchmarks)
     rows = []
-    for bench, g in df.groupby("benchmark", sort=True):
+    for (bench, population), g in df.groupby(["benchmark", "population"], sort=True):
         info = reg.get(bench, {})
         metrics = g["metric"].dropna().unique()
         if len(metrics) != 1:
-            rows.append(_reason_row(bench, k, alpha, z, len(g), "scores mix metric kinds "
-                                    f"{sorted(map(str, metrics))}; not comparable"))
+            rows.append({**_reason_row(bench, k, alpha, z, len(g), "scores mix metric kinds "
+                                       f"{sorted(map(str, metrics))}; not comparable"), "population": population})
             continue
         metric = str(metrics[0])
         best = g.sort_values("score", ascending=False, kind="stable").drop_duplicates("model", keep="first")
@@ -338,7 +344,9 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
         d["s_index_se"] = (None if rng is None else
                            bootstrap_se(best["score"].to_numpy(), n, k, alpha, stderrs=best["se_published"].to_numpy(),
                                         metric=metric, rng=rng))
-        rows.append({"benchmark": bench, **d, "n_assumed": n_assumed})
+        rows.append({"benchmark": bench, **d, "n_assumed": n_assumed, "population": population,
+                     "top_models": [str(m) for m in best["model"].iloc[:k]],
+                     "top_variants": [str(v) for v in best["entity_variant"].iloc[:k]]})
     out = pd.DataFrame(rows, columns=[c for c in TABLE_COLUMNS if c not in ("as_of", "scope")])
     out.insert(1, "as_of", pd.Timestamp(as_of) if as_of is not None else pd.NaT)
     out.insert(2, "scope", scope)
@@ -348,7 +356,40 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
 def _reason_row(bench: str, k: int, alpha: float, z: float, n_models: int, reason: str) -> dict:
     log.warning("[saturation] %s: no index: %s", bench, reason)
     return {"benchmark": bench, "k": k, "alpha": alpha, "z": z, "n_models": n_models, "top_scores": [],
-            "reason": reason}
+            "top_models": [], "top_variants": [], "reason": reason}
+
+
+POPULATION_MODELS, POPULATION_SYSTEMS, POPULATION_SYSTEMS_PER_MODEL = "models", "systems", "systems_per_model"
+
+
+def with_populations(df: pd.DataFrame) -> pd.DataFrame:
+    """Score rows labelled with the population they are ranked in, plus the per-model view of systems.
+
+    `population` defaults to ``models`` (no column, or NULL). A ``systems`` row whose
+    `underlying` model is known is repeated as a ``systems_per_model`` row whose model is that
+    underlying model, so a top-k over that population counts each model once with its best
+    system. `entity_variant` names the page row (model_raw, plus the setting when there is
+    one; for a per-model row the system's name), recorded in `top_variants`.
+    """
+    out = df.copy()
+    if "population" not in out.columns:
+        out["population"] = POPULATION_MODELS
+    out["population"] = out["population"].fillna(POPULATION_MODELS).astype(str)
+    raw = out["model_raw"] if "model_raw" in out.columns else out["model"]
+    raw = raw.where(raw.notna(), out["model"]).astype(str)
+    if "setting" in out.columns:
+        setting = out["setting"].fillna("").astype(str)
+        raw = raw.where(setting.eq(""), raw + " [" + setting + "]")
+    out["entity_variant"] = raw
+    if "underlying" not in out.columns:
+        return out
+    per_model = out[out["population"].eq(POPULATION_SYSTEMS) & out["underlying"].notna()].copy()
+    if per_model.empty:
+        return out
+    per_model["entity_variant"] = per_model["model"].astype(str)
+    per_model["model"] = per_model["underlying"]
+    per_model["population"] = POPULATION_SYSTEMS_PER_MODEL
+    return pd.concat([out, per_model], ignore_index=True)
 
 
 def _registry_lookup(benchmarks: pd.DataFrame | None) -> dict[str, dict]:
@@ -386,19 +427,21 @@ def _benchmark_n(bench: str, n_col: pd.Series, info: Mapping) -> tuple[float | N
 def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
     """For each benchmark and each distinct date: the top-k models among those dated <= that date.
 
-    `df`: benchmark, model, score, date, optionally se (a published SE per row). A model's
-    value at a date is its best score among its rows dated <= that date. One sort of the
+    `df`: benchmark, model, score, date, optionally se (a published SE per row) and
+    entity_variant (the page row, reported in `top_variants`). A model's value at a date is
+    its best score among its rows dated <= that date (its best variant). One sort of the
     whole frame, then one pass per benchmark keeping only the current top k (a model outside
     the top k can only enter it through a new row), so the cost is O(N log N + N k).
 
     Returns benchmark, as_of, n_models (distinct models dated <= as_of), top_scores,
-    top_se, top_models (lists of length min(k, n_models), best first).
+    top_se, top_models, top_variants (lists of length min(k, n_models), best first).
     """
     need = {"benchmark", "model", "score", "date"} - set(df.columns)
     if need:
         raise ValueError(f"history frame lacks column(s) {sorted(need)}")
     d = df[["benchmark", "model", "score", "date"]].copy()
     d["se"] = df["se"].to_numpy(dtype="float64") if "se" in df.columns else np.nan
+    d["variant"] = df["entity_variant"].to_numpy() if "entity_variant" in df.columns else d["model"].to_numpy()
     d["date"] = pd.to_datetime(d["date"])
     d["score"] = pd.to_numeric(d["score"], errors="coerce")
     dropped = d["score"].isna() | d["date"].isna() | d["model"].isna()
@@ -412,7 +455,8 @@ def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
     models = d["model"].to_numpy()
     scores = d["score"].to_numpy(dtype="float64")
     ses = d["se"].to_numpy(dtype="float64")
-    out_b, out_t, out_n, out_s, out_e, out_m = [], [], [], [], [], []
+    variants = d["variant"].to_numpy()
+    out_b, out_t, out_n, out_s, out_e, out_m, out_v = [], [], [], [], [], [], []
     n_rows = len(d)
     top: dict = {}        # model -> (score, se) of the current top k
     seen: set = set()
@@ -423,14 +467,14 @@ def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
         seen.add(m)
         if m in top:
             if sc > top[m][0]:
-                top[m] = (sc, ses[i])
+                top[m] = (sc, ses[i], variants[i])
         elif len(top) < k:
-            top[m] = (sc, ses[i])
+            top[m] = (sc, ses[i], variants[i])
         else:
             low = min(top, key=lambda key: top[key][0])
             if sc > top[low][0]:
                 del top[low]
-                top[m] = (sc, ses[i])
+                top[m] = (sc, ses[i], variants[i])
         if i + 1 == n_rows or bench[i + 1] != bench[i] or dates[i + 1] != dates[i]:
             ranked = sorted(top.items(), key=lambda kv: -kv[1][0])
             out_b.append(bench[i])
@@ -439,13 +483,15 @@ def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
             out_s.append([v[0] for _, v in ranked])
             out_e.append([float(v[1]) for _, v in ranked])
             out_m.append([key for key, _ in ranked])
+            out_v.append([str(v[2]) for _, v in ranked])
     return pd.DataFrame({"benchmark": pd.Series(out_b, dtype="str"),
                          "as_of": pd.to_datetime(pd.Series(out_t, dtype="datetime64[ns]")),
                          "n_models": pd.Series(out_n, dtype="int64"), "top_scores": out_s, "top_se": out_e,
-                         "top_models": out_m})
+                         "top_models": out_m, "top_variants": out_v})
 
 
-TRAJECTORY_COLUMNS = ["benchmark", "as_of", "n_models", "top_scores", "s1", "sk", "se_delta", "r_norm", "s_index",
+TRAJECTORY_COLUMNS = ["benchmark", "as_of", "population", "n_models", "top_scores", "top_models", "top_variants",
+                      "s1", "sk", "se_delta", "r_norm", "s_index",
                       "bin", "statistically_similar", "n_items", "k", "alpha", "z", "uncertainty"]
 
 
@@ -454,17 +500,24 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
                           n_assumed: Mapping[str, bool] | None = None) -> pd.DataFrame:
     """S_index in calendar time: one row per (benchmark, as_of) for each distinct model date with >= k models.
 
-    `df`: benchmark, model, score, date (the model's date), optionally stderr/ci_low/ci_high.
-    `n_items`: one n for all benchmarks or a mapping benchmark -> n. The top k at `as_of`
-    are the best models dated <= as_of (DESIGN §4: calendar time, not submission order).
-    Benchmarks with neither n nor published SEs for the models needed are left out (logged).
+    `df`: benchmark, model, score, date (the result's date), optionally stderr/ci_low/ci_high
+    and the identity columns of `saturation_table` (population, underlying, model_raw,
+    setting). `n_items`: one n for all benchmarks or a mapping benchmark -> n. The top k at
+    `as_of` are the best models among results dated <= as_of, each model once (its best
+    variant), per population as in `saturation_table`. Benchmarks with neither n nor
+    published SEs for the models needed are left out (logged).
     """
     _check_params(k, alpha, z)
-    h = df.copy()
+    h = with_populations(df)
     h["se"] = published_se(h["stderr"] if "stderr" in h.columns else np.full(len(h), np.nan),
                            h["ci_low"] if "ci_low" in h.columns else None,
                            h["ci_high"] if "ci_high" in h.columns else None)
-    run = running_topk(h, k)
+    runs = []
+    for population, g in h.groupby("population", sort=True):
+        r = running_topk(g, k)
+        r.insert(2, "population", population)
+        runs.append(r)
+    run = pd.concat(runs, ignore_index=True) if runs else running_topk(h, k).assign(population=POPULATION_MODELS)
     run = run[run["n_models"] >= k].reset_index(drop=True)
     if run.empty:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in TRAJECTORY_COLUMNS})
@@ -489,8 +542,10 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     out = index_arrays(s1, sk, se1, sek, z)
     assumed = run["benchmark"].map(lambda b: bool((n_assumed or {}).get(b, False))).to_numpy()
     res = pd.DataFrame({
-        "benchmark": run["benchmark"], "as_of": run["as_of"], "n_models": run["n_models"],
-        "top_scores": [list(t) for t in tops], "s1": s1, "sk": sk, "se_delta": out["se_delta"],
+        "benchmark": run["benchmark"], "as_of": run["as_of"], "population": run["population"],
+        "n_models": run["n_models"], "top_scores": [list(t) for t in tops],
+        "top_models": [[str(m) for m in row[:k]] for row in run["top_models"]],
+        "top_variants": [[str(v) for v in row[:k]] for row in run["top_variants"]], "s1": s1, "sk": sk, "se_delta": out["se_delta"],
         "r_norm": out["r_norm"], "s_index": out["s_index"], "bin": out["bin"],
         "statistically_similar": out["statistically_similar"], "n_items": n, "k": int(k), "alpha": float(alpha),
         "z": float(z),

@@ -23,7 +23,7 @@ from storage import saturation as store
 log = logging.getLogger("benchwatch.flows.saturation")
 
 SCOPE = "all"
-SUMMARY_COLUMNS = ["benchmark", "scope", "as_of", "s_index", "bin", "r_norm", "se_delta", "n_items", "n_models",
+SUMMARY_COLUMNS = ["benchmark", "scope", "population", "as_of", "s_index", "bin", "r_norm", "se_delta", "n_items", "n_models",
                    "uncertainty", "stagnation", "reason", "trajectory_points", "frontier", "slope_per_month",
                    "stalled", "forecast_status", "forecast_date"]
 
@@ -34,22 +34,44 @@ def _utc_naive(when: datetime | str) -> pd.Timestamp:
 
 
 def dated_history(history: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
-    """Score history with each model's date: its resolved release date, else the first evaluation or
-    observation of it on that benchmark (an upper bound: the model was known by then)."""
+    """Each result of the history with the date it enters the trajectory.
+
+    date = max(own date, the model's resolved release date), where the own date is the
+    result's evaluation date where the page gives one, else the first observation of the
+    snapshot that showed it. A release date only bounds a result from below (a score cannot
+    exist before its model); it never moves a result before its own evaluation, and the
+    dates of one result never date another (a re-submission's better score enters when it
+    was achieved, not when the name first appeared). `date_source` says which date won.
+    """
     h = history.copy()
     release = pd.Series(dtype="datetime64[us]")
     if len(claims):
         resolved = resolve_model_dates(claims)
         release = resolved.set_index("model")["release_date"]
-    h["release_date"] = h["model"].map(release)
-    h["date"] = h["release_date"].fillna(h["evaluated_at"]).fillna(h["first_observed_at"])
-    h["date_source"] = np.where(h["release_date"].notna(), "release_date",
-                                np.where(h["evaluated_at"].notna(), "evaluated_at", "first_observed_at"))
-    counts = h.drop_duplicates(["benchmark", "model"])["date_source"].value_counts().to_dict()
-    if counts.get("evaluated_at") or counts.get("first_observed_at"):
-        log.info("[saturation] history dates: %s (models without a release date are dated when first "
-                 "evaluated/observed)", counts)
+    h["release_date"] = pd.to_datetime(h["model"].map(release))
+    own = h["evaluated_at"].fillna(h["first_observed_at"])
+    own_source = np.where(h["evaluated_at"].notna(), "evaluated_at", "first_observed_at")
+    bounded = h["release_date"].notna() & (h["release_date"] > own)
+    h["date"] = own.where(~bounded, h["release_date"])
+    h["date_source"] = np.where(bounded, "release_date", own_source)
+    counts = h["date_source"].value_counts().to_dict()
+    log.info("[saturation] history dates: %s (each result at its own evaluation, else first observation; "
+             "raised to the model's release date where that is later)", counts)
     return h
+
+
+def primary_population(history: pd.DataFrame) -> pd.DataFrame:
+    """The rows of each benchmark's primary population: model runs where it has any, else systems.
+
+    The frontier and the trend of a benchmark follow one population (never a pool of both).
+    """
+    pop = history["population"].fillna("models") if "population" in history.columns else \
+        pd.Series("models", index=history.index)
+    has_models = pop.eq("models").groupby(history["benchmark"]).transform("any")
+    keep = pop.eq("models") | (~has_models & pop.eq("systems"))
+    out = history[keep].copy()
+    out["population"] = pop[keep]
+    return out
 
 
 def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int = SATURATION_K,
@@ -69,23 +91,28 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
 
     history = dated_history(store.read_score_history(con), reads.read_model_date_claims(con))
     # The history of a benchmark is read in the metric its latest scores use (none if they mix).
-    metric_of = snap.set_index("benchmark")["metric"].dropna()
+    # n is the one of the benchmark's primary population row (models where there is one).
+    per_bench = snap.sort_values("population", key=lambda p: p.ne("models"), kind="stable") \
+        .drop_duplicates("benchmark").set_index("benchmark")
+    metric_of = per_bench["metric"].dropna()
     history = history[history["benchmark"].map(metric_of) == history["metric"]]
-    n_of = snap.set_index("benchmark")["n_items"].to_dict()
-    assumed_of = snap.set_index("benchmark")["n_assumed"].fillna(False).astype(bool).to_dict()
+    n_of = per_bench["n_items"].to_dict()
+    assumed_of = per_bench["n_assumed"].fillna(False).astype(bool).to_dict()
     trajectory = saturation_trajectory(history, n_of, k, alpha, z, n_assumed=assumed_of)
     trajectory.insert(2, "scope", SCOPE)
-    frontier = frontier_history(history, k)
+    primary = primary_population(history)
+    frontier = frontier_history(primary, k)
     frontier["k"] = k
-    trends = trends_table(history, now=now_ts, benchmarks=registry, k=k)
+    trends = trends_table(primary, now=now_ts, benchmarks=registry, k=k)
     trends["k"] = k
+    trends["population"] = trends["benchmark"].map(primary.groupby("benchmark")["population"].first())
 
     store.store_saturation_run(con, saturation=snap, trajectory=trajectory, frontier=frontier, trends=trends,
                                scope=SCOPE, k=k, alpha=alpha, run_at=now_ts.tz_localize("UTC").to_pydatetime())
-    summary = snap.merge(trajectory.groupby("benchmark").size().rename("trajectory_points"),
-                         left_on="benchmark", right_index=True, how="left")
-    summary = summary.merge(trends[["benchmark", "frontier", "slope_per_month", "stalled", "forecast_status",
-                                    "forecast_date"]], on="benchmark", how="left")
+    summary = snap.merge(trajectory.groupby(["benchmark", "population"]).size().rename("trajectory_points"),
+                         left_on=["benchmark", "population"], right_index=True, how="left")
+    summary = summary.merge(trends[["benchmark", "population", "frontier", "slope_per_month", "stalled",
+                                    "forecast_status", "forecast_date"]], on=["benchmark", "population"], how="left")
     summary["trajectory_points"] = summary["trajectory_points"].fillna(0).astype("int64")
     for col in ("as_of", "forecast_date"):
         summary[col] = pd.to_datetime(summary[col]).dt.strftime("%Y-%m-%d").where(summary[col].notna(), None)

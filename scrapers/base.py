@@ -37,6 +37,7 @@ SCORE_COLUMNS: dict[str, str] = {
     "knowledge_cutoff": "datetime64[us]",     # as the page states it (NaT if none)
     "evaluated_at": "datetime64[us]",         # run/submission date if the page has one
     "excluded_reason": "str",    # non-empty: stored but kept out of statistics (e.g. adversarial rows)
+    "model_tag": "str",          # the models an agent system names, as the page tags them ('Model: a; Model: b')
 }
 MANDATORY_SCORE_COLUMNS = ("benchmark", "model", "score", "metric")
 

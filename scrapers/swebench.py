@@ -8,7 +8,9 @@ Three layouts carry the same boards and are sniffed from the content:
 A result's `folder` is its unique key (several entries share a display name), so it is the
 `setting`. The old HTML table has no folder; there the submission date stands in for it.
 `date` is the submission date (`evaluated_at`), never a model date. Newer JSON rows carry
-`per_instance_details` (instance -> resolved), emitted as item rows.
+`per_instance_details` (instance -> resolved), emitted as item rows. A result's `Model: …` tags
+go to `model_tag`: the boards list agent systems, and registry.identity uses the tags for the
+per-model view (and, on the bash-only board, as the model itself).
 """
 
 from __future__ import annotations
@@ -172,6 +174,7 @@ class SwebenchScraper(Scraper):
             "metric": "proportion",
             "n_items": BOARD_SIZES.get(bench),
             "evaluated_at": dates,
+            "model_tag": [_tags(r.get("tags")) for r in results],
         })
         if bench not in BOARD_SIZES:
             self.warn(parsed, f"board {board!r} ({bench}) has no known test-set size; n_items NULL")
@@ -195,6 +198,18 @@ class SwebenchScraper(Scraper):
                 "score": [_resolved_flag(v) for v in details.values()],
             }))
         return frames
+
+
+def _tags(tags: Any) -> str | None:
+    """A result's `Model: …` tags joined by '; ' (registry.identity reads them); None when it has none.
+
+    The underlying model(s) of an agent system: registry.identity makes a bash-only row the
+    model run of its one tagged model and attaches a single tagged model to a system.
+    """
+    if not isinstance(tags, list):
+        return None
+    named = [str(t).strip() for t in tags if isinstance(t, str) and t.strip().lower().startswith("model:")]
+    return "; ".join(named) or None
 
 
 def _resolved_flag(detail: Any) -> float:

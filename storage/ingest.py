@@ -93,10 +93,16 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
         store_blobs(con, responses, now)
 
         scores = parsed.scores
+        bench = mapper.map("benchmark", scores["benchmark"])
+        tags = scores["model_tag"] if "model_tag" in scores.columns else pd.Series(None, index=scores.index, dtype="object")
+        ident = mapper.identify(pd.DataFrame({"source": source, "snapshot_id": snapshot_id, "benchmark": bench,
+                                              "model_raw": scores["model"], "model_tag": tags}))
         sc = pd.DataFrame({
             "snapshot_id": snapshot_id, "source": source,
-            "benchmark": mapper.map("benchmark", scores["benchmark"]), "benchmark_raw": scores["benchmark"],
-            "model": mapper.map("model", scores["model"]), "model_raw": scores["model"],
+            "benchmark": bench, "benchmark_raw": scores["benchmark"],
+            "model": ident["model"], "model_raw": scores["model"],
+            "variant": ident["variant"], "population": ident["population"], "model_tag": tags,
+            "underlying": ident["underlying"],
             "setting": scores["setting"], "score": scores["score"], "raw_value": scores["raw_value"],
             "metric": scores["metric"], "stderr": scores["stderr"], "ci_low": scores["ci_low"],
             "ci_high": scores["ci_high"], "n_items": scores["n_items"],

@@ -21,7 +21,7 @@ def naive_utc(df: pd.DataFrame, *columns: str) -> pd.DataFrame:
 def read_latest_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """The usable rows of each source's newest snapshot per benchmark (view latest_scores)."""
     df = con.execute("""SELECT source, benchmark, model, setting, score, metric, stderr, ci_low, ci_high, n_items,
-                               snapshot_id, observed_at
+                               snapshot_id, observed_at, model_raw, variant, population, underlying
                         FROM latest_scores""").df()
     return naive_utc(df, "observed_at")
 

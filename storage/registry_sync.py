@@ -13,6 +13,7 @@ import duckdb
 import pandas as pd
 
 import registry
+from registry.identity import identify_frame
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -42,6 +43,11 @@ class NameMapper:
     def map(self, kind: str, names: pd.Series) -> pd.Series:
         table = self._maps[kind]
         return names.map(lambda n: table.get(registry.alias_key(n), n) if isinstance(n, str) else n)
+
+    def identify(self, rows: pd.DataFrame) -> pd.DataFrame:
+        """registry.identity over score rows (source, benchmark, model_raw, model_tag, snapshot_id):
+        model, variant, population, underlying."""
+        return identify_frame(rows, self._maps["model"])
 
     @classmethod
     def from_db(cls, con: duckdb.DuckDBPyConnection) -> "NameMapper":
@@ -89,8 +95,7 @@ def sync_registry(con: duckdb.DuckDBPyConnection) -> bool:
 
 def _remap(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
     from storage.db import quote_ident
-    for table, kind, raw_col, col in (("scores", "model", "model_raw", "model"),
-                                      ("scores", "benchmark", "benchmark_raw", "benchmark"),
+    for table, kind, raw_col, col in (("scores", "benchmark", "benchmark_raw", "benchmark"),
                                       ("item_results", "model", "model_raw", "model"),
                                       ("model_dates", "model", "model_raw", "model")):
         t, c, rc = quote_ident(table), quote_ident(col), quote_ident(raw_col)
@@ -100,6 +105,24 @@ def _remap(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
         raw["mapped"] = mapper.map(kind, raw["raw"])
         con.execute(f"UPDATE {t} SET {c} = raw.mapped FROM raw "
                     f"WHERE {t}.{rc} = raw.raw AND {t}.{c} <> raw.mapped")
+    _reidentify(con, mapper)
+
+
+def _reidentify(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
+    """Score rows' model, variant, population and underlying model from registry.identity."""
+    keys = con.execute("""SELECT DISTINCT source, snapshot_id, benchmark, model_raw, model_tag FROM scores""").df()
+    if keys.empty:
+        return
+    ident = pd.concat([keys, mapper.identify(keys)], axis=1)
+    con.execute("""UPDATE scores SET model = i.model, variant = i.variant, population = i.population,
+                                     underlying = i.underlying
+                   FROM ident i
+                   WHERE scores.source = i.source AND scores.snapshot_id = i.snapshot_id
+                     AND scores.benchmark = i.benchmark AND scores.model_raw = i.model_raw
+                     AND scores.model_tag IS NOT DISTINCT FROM i.model_tag
+                     AND (scores.model IS DISTINCT FROM i.model OR scores.variant IS DISTINCT FROM i.variant
+                          OR scores.population IS DISTINCT FROM i.population
+                          OR scores.underlying IS DISTINCT FROM i.underlying)""")
 
 
 def _as_list(value) -> list[str]:

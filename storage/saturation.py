@@ -20,14 +20,15 @@ from storage.db import transaction
 
 log = logging.getLogger("benchwatch.storage")
 
-SATURATION_COLUMNS = ["benchmark", "as_of", "scope", "k", "alpha", "z", "metric", "n_items", "n_assumed", "n_models",
-                      "top_scores", "s1", "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar",
-                      "saturated", "stagnation", "headroom", "uncertainty", "reason", "s_index_se"]
-TRAJECTORY_COLUMNS = ["benchmark", "as_of", "scope", "k", "alpha", "z", "n_items", "n_models", "top_scores", "s1",
+SATURATION_COLUMNS = ["benchmark", "as_of", "scope", "population", "k", "alpha", "z", "metric", "n_items", "n_assumed", "n_models",
+                      "top_scores", "top_models", "top_variants", "s1", "sk", "se_delta", "r_norm", "s_index", "bin",
+                      "statistically_similar", "saturated", "stagnation", "headroom", "uncertainty", "reason", "s_index_se"]
+TRAJECTORY_COLUMNS = ["benchmark", "as_of", "scope", "population", "k", "alpha", "z", "n_items", "n_models",
+                      "top_scores", "top_models", "top_variants", "s1",
                       "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar", "uncertainty"]
 FRONTIER_COLUMNS = ["benchmark", "as_of", "k", "n_models", "frontier", "frontier_model", "topk_mean", "cv_topk",
                     "cv_topk_90d", "is_record"]
-TRENDS_COLUMNS = ["benchmark", "k", "as_of", "metric", "n_models", "frontier", "frontier_model", "last_record_at",
+TRENDS_COLUMNS = ["benchmark", "population", "k", "as_of", "metric", "n_models", "frontier", "frontier_model", "last_record_at",
                   "n_records", "topk_mean", "cv_topk", "cv_topk_90d", "slope_per_month", "slope_ci_low",
                   "slope_ci_high", "slope_unit", "slope_points", "stalled", "forecast_threshold", "forecast_status",
                   "forecast_method", "forecast_date", "forecast_ci_low", "forecast_ci_high", "logistic_k",
@@ -37,26 +38,30 @@ TRENDS_COLUMNS = ["benchmark", "k", "as_of", "metric", "n_models", "frontier", "
 # --- reads -------------------------------------------------------------------------------
 
 def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every (source, benchmark, model, setting) ever scored, with its newest value.
+    """Every result ever published: one row per (source, benchmark, model_raw, setting, score).
 
-    `first_observed_at` is when the model was first seen on the benchmark (any source): the
-    latest date the model can have been known at, used when no release date is known.
+    A result is a value a page showed for one of its rows; a re-submission or a re-run under the
+    same name is a new result when its score differs. Each carries its own dates, never those of
+    another result of the same model: `evaluated_at` as the page stated it on the result's first
+    appearance, and `first_observed_at`, the first snapshot that showed it (an upper bound of
+    when it was achieved). `observed_at` is the same first observation. Identity columns
+    (model, variant, population, underlying, model_raw) come from registry.identity.
     """
     df = con.execute("""
         WITH rows AS (
-            SELECT sc.source, sc.benchmark, sc.model, sc.setting, sc.score, sc.metric, sc.stderr, sc.ci_low,
-                   sc.ci_high, sc.n_items, sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
+            SELECT sc.source, sc.benchmark, sc.model, sc.model_raw, sc.setting, sc.variant, sc.population,
+                   sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low, sc.ci_high, sc.n_items,
+                   sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
             FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
             WHERE sc.excluded_reason = ''
         )
-        SELECT source, benchmark, model, setting, score, metric, stderr, ci_low, ci_high, n_items,
-               min(evaluated_at) OVER (PARTITION BY benchmark, model) AS evaluated_at,
-               min(observed_at) OVER (PARTITION BY benchmark, model) AS first_observed_at,
-               observed_at
+        SELECT source, benchmark, model, model_raw, setting, variant, population, underlying, score, metric,
+               stderr, ci_low, ci_high, n_items, evaluated_at, observed_at AS first_observed_at, observed_at,
+               snapshot_id
         FROM rows
-        QUALIFY row_number() OVER (PARTITION BY source, benchmark, model, setting
-                                   ORDER BY observed_at DESC, snapshot_id DESC) = 1
-        ORDER BY benchmark, model, source, setting""").df()
+        QUALIFY row_number() OVER (PARTITION BY source, benchmark, model_raw, setting, score
+                                   ORDER BY observed_at, snapshot_id) = 1
+        ORDER BY benchmark, model, source, setting, first_observed_at""").df()
     return naive_utc(df, "evaluated_at", "first_observed_at", "observed_at")
 
 
@@ -93,10 +98,11 @@ def _frame(df: pd.DataFrame, columns: list[str], run_at: datetime, where: str) -
 
 
 def _upsert_saturation(con: duckdb.DuckDBPyConnection, sat: pd.DataFrame) -> int:
-    """Replace snapshot-level rows on their key (benchmark, as_of, scope, k, alpha); returns new keys."""
+    """Replace snapshot-level rows on their key (benchmark, as_of, scope, population, k, alpha); returns new keys."""
     new = con.execute("""SELECT count(*) FROM sat s WHERE NOT EXISTS (
                              SELECT 1 FROM saturation t WHERE t.benchmark = s.benchmark AND t.as_of = s.as_of
-                             AND t.scope = s.scope AND t.k = s.k AND t.alpha = s.alpha)""").fetchone()[0]
+                             AND t.scope = s.scope AND t.population = s.population AND t.k = s.k
+                             AND t.alpha = s.alpha)""").fetchone()[0]
     if len(sat):
         con.execute("INSERT OR REPLACE INTO saturation BY NAME SELECT * FROM sat")
     return int(new)

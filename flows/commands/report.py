@@ -12,9 +12,9 @@ from flows.cli import add_db_argument, open_read_only
 from storage.db import DEFAULT_WAIT_SECONDS
 from storage.report import read_report
 
-LEVEL_COLUMNS = {"name": "benchmark", "scope": "scope", "S": "S_index", "bin": "bin", "n": "n",
+LEVEL_COLUMNS = {"name": "benchmark", "scope": "scope", "population": "population", "S": "S_index", "bin": "bin", "n": "n",
                  "models": "models", "trend": "frontier trend (pp/month, 95% CI)", "forecast": "forecast",
-                 "uncertainty": "uncertainty"}
+                 "uncertainty": "uncertainty", "top": "top models"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,6 +44,7 @@ def _levels_table(levels: pd.DataFrame) -> pd.DataFrame:
 
     return pd.DataFrame({
         "name": levels["name"], "scope": levels["scope"],
+        "population": levels["population"] if "population" in levels.columns else "models",
         "S": [f"{s:.3f}" + ("" if pd.isna(se) else f" ± {se:.3f}") for s, se in zip(levels["s_index"], levels["s_index_se"])],
         "bin": levels["bin"] + levels["stagnation"].map(lambda v: " (stagnation)" if v is True else ""),
         "n": levels["n_items"].map(lambda v: "" if pd.isna(v) else f"{int(v)}"),
@@ -51,7 +52,16 @@ def _levels_table(levels: pd.DataFrame) -> pd.DataFrame:
         "trend": [trend(r) for r in levels.itertuples()],
         "forecast": [forecast(r) for r in levels.itertuples()],
         "uncertainty": levels["uncertainty"],
+        "top": [_top(m) for m in (levels["top_models"] if "top_models" in levels.columns else [None] * len(levels))],
     }).rename(columns=LEVEL_COLUMNS)
+
+
+def _top(models) -> str:
+    """The first three of the top-k entities, for a glance ('a, b, c, …')."""
+    if models is None or (not isinstance(models, (list, tuple)) and not hasattr(models, "__len__")):
+        return ""
+    names = [str(m) for m in list(models)]
+    return ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
 
 
 def _suspects_table(suspects: pd.DataFrame) -> pd.DataFrame:
