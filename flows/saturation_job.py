@@ -48,8 +48,10 @@ def dated_history(history: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
     if len(claims):
         resolved = resolve_model_dates(claims)
         release = resolved.set_index("model")["release_date"]
-    h["release_date"] = pd.to_datetime(h["model"].map(release))
-    own = h["evaluated_at"].fillna(h["first_observed_at"])
+    release_of = {m: d for m, d in release.items() if pd.notna(d)}
+    h["release_date"] = pd.to_datetime(pd.Series([release_of.get(m) for m in h["model"]], index=h.index,
+                                                 dtype="object"), errors="coerce")
+    own = pd.to_datetime(h["evaluated_at"]).fillna(pd.to_datetime(h["first_observed_at"]))
     own_source = np.where(h["evaluated_at"].notna(), "evaluated_at", "first_observed_at")
     bounded = h["release_date"].notna() & (h["release_date"] > own)
     h["date"] = own.where(~bounded, h["release_date"])

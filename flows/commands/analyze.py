@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     indexed = levels[levels["s_index"].notna()].sort_values(["scope", "s_index"], ascending=[True, False])
     table = pd.DataFrame({
         "benchmark": indexed["benchmark"], "scope": indexed["scope"],
+        "population": indexed["population"] if "population" in indexed.columns else "models",
         "S_index": indexed["s_index"].map(lambda v: f"{v:.3f}"), "bin": indexed["bin"],
         "R_norm": indexed["r_norm"].map(lambda v: f"{v:.2f}"), "SE_delta": indexed["se_delta"].map(lambda v: f"{v:.4f}"),
         "n": indexed["n_items"].map(lambda v: "" if pd.isna(v) else f"{int(v)}"),

@@ -1,0 +1,167 @@
+"""Model identity (registry/identity.py), per-population top-k, and results dated by their own evaluation."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import registry
+from analysis.saturation import saturation_table, saturation_trajectory
+from flows.saturation_job import dated_history
+from registry.identity import identify_frame, split_variant
+from scrapers.base import ParsedSnapshot, SCORE_COLUMNS, conform
+from storage.db import connect
+from storage.ingest import Response, store_snapshot
+
+ALIASES = registry.alias_map("model")
+
+
+def ident(source: str, names: list[str], benchmark: str = "x", tags=None) -> pd.DataFrame:
+    rows = pd.DataFrame({"source": source, "benchmark": benchmark, "snapshot_id": 1, "model_raw": names,
+                         "model_tag": tags if tags is not None else [None] * len(names)})
+    return pd.concat([rows, identify_frame(rows, ALIASES)], axis=1)
+
+
+def test_reasoning_effort_and_labels_collapse_onto_one_model():
+    out = ident("simple_evals", ["o3-high", "o3", "o3-low", "Claude-3-Opus (report)", "Claude-3-Opus (rerun w/ api)"])
+    assert out["model"].tolist()[:3] == ["o3-2025-04-16"] * 3
+    assert out["variant"].tolist()[:3] == ["effort=high", "", "effort=low"]
+    assert out["model"].iloc[3] == out["model"].iloc[4] == registry.resolve("model", "Claude-3-Opus")
+    assert out["variant"].iloc[3] == "label=report"
+
+
+def test_bare_suffix_needs_evidence_and_explicit_markers_do_not():
+    # 'mistral-medium' is a size, not an effort: nothing on the page says otherwise
+    assert ident("lmarena", ["mistral-medium", "mistral-large"])["model"].tolist() == ["mistral-medium", "mistral-large"]
+    # two efforts of one unresolved base collapse (the page says they are one model), unresolved
+    out = ident("livebench", ["zz-model-high", "zz-model-low", "kimi-k2-thinking", "zz-other-thinking-64k"])
+    assert out["model"].tolist() == ["zz-model", "zz-model", "kimi-k2-thinking", "zz-other"]
+    assert split_variant("livebench", "claude-opus-4-5-20251101-thinking-64k-high-effort") == \
+        ("claude-opus-4-5-20251101", "effort=thinking-64k; effort=high")
+    assert split_variant("aider_polyglot", "gpt-5 (high)") == ("gpt-5", "effort=high")
+
+
+def test_swebench_systems_and_bash_only_model_runs():
+    out = ident("swebench", ["SWE-agent + Claude 4 Sonnet", "Rovo Dev"], benchmark="swebench_verified",
+                tags=["Model: claude-sonnet-4-20250514", "Model: claude-sonnet-4-20250514; Model: gpt-5"])
+    assert out["population"].tolist() == ["systems", "systems"]
+    assert out["underlying"].iloc[0] == "claude-sonnet-4-20250514" and pd.isna(out["underlying"].iloc[1])
+    bash = ident("swebench", ["Claude 4 Sonnet (20250514)"], benchmark="swebench_bash_only",
+                 tags=["Model: claude-sonnet-4-20250514"])
+    assert bash["population"].tolist() == ["models"] and bash["model"].iloc[0] == "claude-sonnet-4-20250514"
+    assert ident("aider_polyglot", ["o3 (high) + gpt-4.1"])["population"].iloc[0] == "systems"
+
+
+def s_index(s1: float, sk: float, n: float, alpha: float = 0.5) -> float:
+    """The paper's formula written out (independent of analysis.saturation)."""
+    ne = n ** alpha
+    se = math.sqrt(s1 * (1 - s1) / ne + sk * (1 - sk) / ne)
+    return math.exp(-((s1 - sk) / se) ** 2)
+
+
+def test_topk_counts_each_model_once_and_records_the_variant():
+    latest = pd.DataFrame({
+        "benchmark": "b", "metric": "proportion", "n_items": 500,
+        "model": ["m1", "m1", "m1", "m2", "m3", "m4", "m5", "m6"],
+        "model_raw": ["m1-high", "m1", "m1-low", "m2", "m3", "m4", "m5", "m6"],
+        "score": [0.97, 0.96, 0.95, 0.80, 0.78, 0.70, 0.65, 0.60]})
+    row = saturation_table(latest, k=5, bootstrap_seed=None).iloc[0]
+    assert list(row["top_models"]) == ["m1", "m2", "m3", "m4", "m5"]
+    assert list(row["top_variants"])[0] == "m1-high"
+    assert row["s_index"] == pytest.approx(s_index(0.97, 0.65, 500))
+    assert row["n_models"] == 6
+    # the bug this replaces: one row per name would have put m1 three times in the top 5
+    assert row["s_index"] < s_index(0.97, 0.78, 500)
+
+
+def test_systems_and_models_are_never_ranked_together():
+    latest = pd.DataFrame({
+        "benchmark": "b", "metric": "proportion", "n_items": 500,
+        "model": [f"m{i}" for i in range(5)] + [f"sys{i}" for i in range(6)],
+        "population": ["models"] * 5 + ["systems"] * 6,
+        "underlying": [None] * 5 + ["m0", "m0", "m1", "m2", "m3", "m4"],
+        "score": [0.5, 0.45, 0.44, 0.43, 0.40, 0.9, 0.88, 0.7, 0.69, 0.68, 0.67]})
+    out = saturation_table(latest, k=5, bootstrap_seed=None).set_index("population")
+    assert out.loc["models", "s_index"] == pytest.approx(s_index(0.5, 0.40, 500))
+    assert out.loc["systems", "s_index"] == pytest.approx(s_index(0.9, 0.68, 500))
+    per_model = out.loc["systems_per_model"]
+    assert list(per_model["top_models"]) == ["m0", "m1", "m2", "m3", "m4"]
+    assert list(per_model["top_variants"])[0] == "sys0"
+    assert per_model["s_index"] == pytest.approx(s_index(0.9, 0.67, 500))
+
+
+def brute_force_trajectory(h: pd.DataFrame, release: dict, n: int, k: int) -> dict:
+    """S at each date, re-derived from scratch: each result at max(own date, release)."""
+    own = h["evaluated_at"].fillna(h["first_observed_at"])
+    rel = h["model"].map(release)
+    date = np.where(rel.notna() & (rel > own), rel, own)
+    out = {}
+    for t in sorted(set(pd.to_datetime(date))):
+        best = {}
+        for m, s, d in zip(h["model"], h["score"], pd.to_datetime(date)):
+            if d <= t:
+                best[m] = max(best.get(m, -1), s)
+        top = sorted(best.values(), reverse=True)
+        if len(top) >= k:
+            out[t] = s_index(top[0], top[k - 1], n)
+    return out
+
+
+def test_each_result_enters_at_its_own_date_brute_force():
+    rng = np.random.default_rng(7)
+    models = [f"m{i}" for i in range(12)]
+    rows = []
+    for m in models:
+        for _ in range(rng.integers(1, 4)):   # re-submissions under the same name
+            ev = pd.Timestamp("2024-01-01") + pd.Timedelta(days=int(rng.integers(0, 400)))
+            rows.append({"benchmark": "b", "model": m, "score": float(rng.uniform(0.3, 0.9)), "metric": "proportion",
+                         "evaluated_at": ev if rng.random() < 0.7 else pd.NaT,
+                         "first_observed_at": ev + pd.Timedelta(days=int(rng.integers(0, 60)))})
+    h = pd.DataFrame(rows)
+    release = {m: pd.Timestamp("2024-01-01") + pd.Timedelta(days=int(rng.integers(0, 300))) for m in models[:8]}
+    claims = pd.DataFrame({"model": list(release), "model_raw": list(release), "source": "registry",
+                           "snapshot_id": None, "release_date": list(release.values()), "knowledge_cutoff": pd.NaT,
+                           "provenance": "registry", "org": None,
+                           "observed_at": pd.Timestamp("2024-01-01", tz="UTC")})
+    dated = dated_history(h, claims)
+    own = dated["evaluated_at"].fillna(dated["first_observed_at"])
+    assert (dated["date"] >= own).all()                        # never before its own evaluation
+    rel = dated["model"].map(release)
+    assert (dated["date"][rel.notna()] >= rel[rel.notna()]).all()   # never before the release
+    traj = saturation_trajectory(dated, 500, 5).set_index("as_of")["s_index"]
+    expected = brute_force_trajectory(h, release, 500, 5)
+    assert len(traj) == len(expected)
+    for t, v in expected.items():
+        assert traj.loc[t] == pytest.approx(v)
+
+
+def test_first_name_date_would_move_a_resubmission_early():
+    """The old dating (first date of the name for every row) gives a different trajectory: the test can fail."""
+    h = pd.DataFrame({"benchmark": "b", "metric": "proportion",
+                      "model": ["a", "a", "b", "c", "d", "e"], "score": [0.3, 0.9, 0.5, 0.5, 0.5, 0.5],
+                      "evaluated_at": pd.to_datetime(["2024-01-01", "2024-07-01", "2024-01-02", "2024-01-03",
+                                                      "2024-01-04", "2024-01-05"]),
+                      "first_observed_at": pd.to_datetime(["2024-01-10"] * 6)})
+    traj = saturation_trajectory(dated_history(h, pd.DataFrame()), 500, 5).set_index("as_of")["s_index"]
+    assert traj.loc[pd.Timestamp("2024-01-05")] == pytest.approx(s_index(0.5, 0.3, 500))
+    assert traj.loc[pd.Timestamp("2024-07-01")] == pytest.approx(s_index(0.9, 0.5, 500))
+
+
+def test_variants_collapsing_in_one_snapshot_are_stored_without_key_clash(tmp_path):
+    with connect(str(tmp_path / "t.duckdb")) as con:
+        scores = conform(pd.DataFrame({"benchmark": "math_500", "model": ["o3", "O3", "o3-high", "o3-low"],
+                                       "setting": "", "score": [0.9, 0.91, 0.95, 0.85], "metric": "proportion",
+                                       "raw_value": "x", "excluded_reason": ""}), SCORE_COLUMNS)
+        parsed = ParsedSnapshot(source="simple_evals", scores=scores)
+        store_snapshot(con, parsed, [Response("f.md", b"one")], observed_at=datetime(2025, 1, 1, tzinfo=timezone.utc),
+                       origin="ingest", parser_version=1)
+        rows = con.execute("SELECT model_raw, model, variant FROM scores ORDER BY model_raw").fetchall()
+        assert [r[1] for r in rows] == ["o3-2025-04-16"] * 4
+        assert {r[0] for r in rows} == {"o3", "O3", "o3-high", "o3-low"}
+        latest = con.execute("SELECT * FROM latest_scores").df()
+        sat = saturation_table(latest, k=2, bootstrap_seed=None)
+        assert sat["n_models"].iloc[0] == 1   # one model, fewer than k: no index
