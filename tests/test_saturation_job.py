@@ -74,12 +74,14 @@ def test_run_saturation_stores_snapshot_history_and_trends(dbpath, tmp_path):
         assert (latest["scope"] == "all").all() and (latest["k"] == 5).all() and (latest["alpha"] == 0.5).all()
         hist = con.execute("SELECT benchmark, as_of, s_index, bin, scope FROM saturation_history "
                            "WHERE benchmark = 'math_500' ORDER BY as_of").df()
-        assert hist["as_of"].dt.strftime("%Y-%m-%d").tolist() == ["2024-05-10"]   # 5 models known from May 10
+        # the csv gives release dates, no evaluation dates: each result enters when the snapshot showing
+        # it was first observed (2025-01-01); the release dates (all earlier) only bound it from below
+        assert hist["as_of"].dt.strftime("%Y-%m-%d").tolist() == ["2025-01-01"]
         assert hist["s_index"].iat[0] == pytest.approx(0.916397111, abs=1e-9)
         trend = con.execute("SELECT * FROM trends WHERE benchmark = 'toy_bench'").df().iloc[0]
         assert trend["frontier"] == pytest.approx(0.6) and trend["frontier_model"] == "model-a"
         assert trend["n_records"] == 1 and trend["forecast_status"] == "insufficient_data"
-        assert _count(con, "frontier") == 20          # 4 benchmarks x 5 model dates
+        assert _count(con, "frontier") == 4           # 4 benchmarks x 1 result date
 
         # the same data again: nothing new anywhere
         before = {t: _count(con, t) for t in ("saturation", "saturation_trajectory", "frontier", "trends")}
@@ -94,10 +96,10 @@ def test_run_saturation_stores_snapshot_history_and_trends(dbpath, tmp_path):
         series = read_saturation(con, k=5, alpha=0.5)
         math500 = series[series["benchmark"] == "math_500"]
         assert math500["as_of"].dt.strftime("%Y-%m-%d").tolist() == ["2025-01-01", "2025-02-01"]
-        # the reconstructed history gains the December point of model-f, in calendar order
+        # the reconstructed history gains model-f's result when it was first observed (not its Dec release)
         hist = con.execute("SELECT as_of, s_index, n_models FROM saturation_history "
                            "WHERE benchmark = 'math_500' ORDER BY as_of").df()
-        assert hist["as_of"].dt.strftime("%Y-%m-%d").tolist() == ["2024-05-10", "2024-12-01"]
+        assert hist["as_of"].dt.strftime("%Y-%m-%d").tolist() == ["2025-01-01", "2025-02-01"]
         assert hist["n_models"].tolist() == [5, 6]
         assert hist["s_index"].iat[1] == pytest.approx(want.s_index)
         # the second snapshot re-states every benchmark of the source: one new point each, same values
