@@ -22,7 +22,8 @@ log = logging.getLogger("benchwatch.storage")
 
 SATURATION_COLUMNS = ["benchmark", "as_of", "scope", "k", "alpha", "z", "metric", "n_items", "n_assumed", "n_models",
                       "top_scores", "s1", "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar",
-                      "saturated", "stagnation", "headroom", "uncertainty", "reason", "s_index_se"]
+                      "saturated", "stagnation", "headroom", "uncertainty", "reason", "scale", "comparable",
+                      "bin_probs", "bin_hold_prob", "resample_noise", "resample_draws", "resample_seed"]
 TRAJECTORY_COLUMNS = ["benchmark", "as_of", "scope", "k", "alpha", "z", "n_items", "n_models", "top_scores", "s1",
                       "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar", "uncertainty"]
 FRONTIER_COLUMNS = ["benchmark", "as_of", "k", "n_models", "frontier", "frontier_model", "topk_mean", "cv_topk",
