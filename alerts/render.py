@@ -97,9 +97,10 @@ def headline(kind: str, transition: str, labels: Mapping[str, str], a: Mapping[s
         name = _clean(a.get("benchmark_name") or labels["benchmark"]) + scope
         if transition == RESOLVED:
             return f"{name}: saturation no longer {labels['level']}"
+        own = " (own scale, not comparable)" if a.get("comparable") is False else ""
         if a.get("from_level"):
-            return f"{name}: saturation {a['from_level']} → {labels['level']}"
-        return f"{name}: saturation {labels['level']}"
+            return f"{name}: saturation {a['from_level']} → {labels['level']}{own}"
+        return f"{name}: saturation {labels['level']}{own}"
     if kind == CONTAMINATION_SUSPECT:
         who = f"{_clean(a.get('model_name') or labels['model'])} on {_clean(a.get('benchmark_name') or labels['benchmark'])}"
         if transition == RESOLVED:
@@ -131,13 +132,19 @@ def numbers(n: Notification) -> list[str]:
     if n.kind == SATURATION_BIN_CHANGED:
         x = a.get("numbers", {})
         s_index = f"S_index {_f(x.get('s_index'))}"
-        if x.get("s_index_se") is not None:
-            s_index += f" ± {_f(x['s_index_se'])} (bootstrap SE)"
+        if x.get("bin_hold_prob") is not None:
+            draws = f", {x['resample_draws']:.0f} draws" if x.get("resample_draws") is not None else ""
+            noise = _clean(a.get("resample_noise") or "re-evaluation noise", 60)
+            s_index += f" (P(bin holds) {x['bin_hold_prob']:.2f} under {noise}{draws})"
         n_items = "n/a" if x.get("n_items") is None else f"{x['n_items']:.0f}"
         models = f", {x['n_models']:.0f} models" if x.get("n_models") is not None else ""
-        return [f"{s_index} · R_norm {_f(x.get('r_norm'))} · SE_Δ {_f(x.get('se_delta'), 3)} "
-                f"· k={_g(x.get('k'))}, α={_g(x.get('alpha'))}, n={n_items}{models} "
-                f"· as of {_date(a.get('as_of'))}"]
+        lines = [f"{s_index} · R_norm {_f(x.get('r_norm'))} · SE_Δ {_f(x.get('se_delta'), 3)} "
+                 f"· k={_g(x.get('k'))}, α={_g(x.get('alpha'))}, n={n_items}{models} "
+                 f"· as of {_date(a.get('as_of'))}"]
+        if a.get("comparable") is False:
+            lines.append(f"Not comparable: S here uses {_clean(a.get('scale') or 'another scale', 40)}, not the "
+                         "paper's binomial SE at a known n; its bin is not on the same scale as other benchmarks")
+        return lines
     if n.kind == CONTAMINATION_SUSPECT:
         lines = []
         for s in a.get("signals", []):

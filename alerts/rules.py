@@ -277,12 +277,12 @@ def _require(frame: pd.DataFrame, columns: Sequence[str], name: str) -> None:
 def saturation_bin_series(history: pd.DataFrame) -> pd.DataFrame:
     """The coupling to `analysis.hysteresis`: committed (and proposed) bin after each snapshot.
 
-    `history`: benchmark, as_of, s_index, optionally scope, population and s_index_se (one
+    `history`: benchmark, as_of, s_index, optionally scope, population and bin_probs (one
     row per benchmark, scope, population and snapshot). A population other than ``models``
     is its own series, labelled scope ``<scope>:<population>`` (``all:systems``), so model
     runs and agent systems never share a state and model-run alerts keep their fingerprints.
-    Adds `committed_bin` (the Schmitt-trigger state, METHODS D) and `proposed_bin` (the move
-    the snapshot proposes while it is pending, else None).
+    Adds `committed_bin` (the Schmitt-trigger state with its support test, analysis.hysteresis)
+    and `proposed_bin` (the move the snapshot proposes while it is pending, else None).
     """
     _require(history, ["benchmark", "as_of", "s_index"], "saturation history")
     frame = history.copy()
@@ -297,12 +297,11 @@ def saturation_bin_series(history: pd.DataFrame) -> pd.DataFrame:
     proposed: list[str | None] = []
     for _, rows in frame.groupby(["benchmark", "scope"], sort=False):
         values = rows["s_index"].tolist()
-        ses = rows["s_index_se"].tolist() if "s_index_se" in rows.columns else [None] * len(values)
-        for x, se, st in zip(values, ses, hysteresis.states(values, ses)):
+        probs = rows["bin_probs"].tolist() if "bin_probs" in rows.columns else [None] * len(values)
+        for x, p, st in zip(values, probs, hysteresis.states(values, probs)):
             committed.append(None if st.committed is None else SATURATION_BINS[st.committed])
             if st.pending_count and st.committed is not None:
-                h = hysteresis.margin(None if _missing(se) else float(se))
-                proposed.append(SATURATION_BINS[hysteresis.proposed_bin(st.committed, float(x), h)])
+                proposed.append(SATURATION_BINS[hysteresis.proposal(st.committed, float(x), probs=p)])
             else:
                 proposed.append(None)
     frame["committed_bin"] = pd.Series(committed, dtype="object")
@@ -340,7 +339,8 @@ def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[
                     fingerprint=fingerprint(_saturation_labels(rec, bench, scope, level)),
                     detail={"benchmark": str(bench), "scope": str(scope), "from": prev_level, "to": level,
                             "direction": "up" if up else "down", "as_of": as_of.isoformat(),
-                            "s_index": _num(rec.get("s_index")), "snapshot_id": _num(rec.get("snapshot_id"))}))
+                            "s_index": _num(rec.get("s_index")), "snapshot_id": _num(rec.get("snapshot_id")),
+                            **_scale_annotations(rec)}))
         last = records[-1]
         as_of = to_utc(last["as_of"])
         level = last["committed_bin"]
@@ -391,11 +391,21 @@ def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, leve
         "as_of": as_of.isoformat(),
         "snapshot_id": _num(row.get("snapshot_id")),
         "numbers": {key: _num(row.get(key)) for key in
-                    ("s_index", "s_index_se", "r_norm", "se_delta", "k", "alpha", "z", "n_items", "n_models")},
+                    ("s_index", "bin_hold_prob", "r_norm", "se_delta", "k", "alpha", "z", "n_items", "n_models",
+                     "resample_draws")},
+        "resample_noise": _text(row, "resample_noise") or None,
+        **_scale_annotations(row),
         "why": _saturation_why(level),
         "sql": f"SELECT as_of, s_index, bin, r_norm, se_delta, n_models FROM saturation WHERE {where} "
                "ORDER BY as_of DESC LIMIT 10",
     }
+
+
+def _scale_annotations(row: Mapping[str, Any]) -> dict[str, Any]:
+    """Which S scale the row is on; comparable False says its bin is not on the paper's scale."""
+    comparable = row.get("comparable")
+    return {"scale": _text(row, "scale") or None,
+            "comparable": None if _missing(comparable) else bool(comparable)}
 
 
 def contamination_conditions(suspects: pd.DataFrame, now: datetime) -> list[Condition]:

@@ -17,10 +17,11 @@ SE_DELTA_EPSILON = 1e-12
 # Stagnation (paper: top models indistinguishable far below the ceiling): saturated and the
 # frontier still at least this share of the chance-to-ceiling range away from the ceiling.
 STAGNATION_MIN_HEADROOM = 0.2
-# Parametric bootstrap of S_index (its SE widens the hysteresis margin, METHODS C1/D): each
-# model's score is redrawn from N(s, SE(s)) with the index's own SEs, the top k re-ranked.
-SATURATION_BOOTSTRAP_B = 400
-SATURATION_BOOTSTRAP_POOL = 10   # models redrawn: the 10 best (lower ranks cannot reach the top k)
+# Bin stability of S_index (docs/statistics.md "How firm is the bin"): each model's score is
+# redrawn with the real sampling noise of one re-evaluation (Binomial(n, s)/n at the benchmark's
+# n items, or N(s, published SE) where S uses published SEs), the top k re-selected from all
+# models, S recomputed with the paper's convention; the share of draws per bin is stored.
+SATURATION_RESAMPLE_DRAWS = 2000  # Monte Carlo error of a probability <= 0.5/sqrt(2000) = 0.011
 # A published CI is taken as a 95% normal interval: SE = (ci_high - ci_low) / (2 * 1.96).
 PUBLISHED_CI_Z = 1.96
 
@@ -44,7 +45,11 @@ LOGISTIC_L_BOUND_TOL = 1e-6      # L within this share of (ceiling - floor) of m
 
 
 # --- Bin hysteresis (DESIGN §6, METHODS D) ------------------------------------------------
-HYSTERESIS_MIN_MARGIN = 0.05     # h = max(0.05, bootstrap SE of S_index)
+HYSTERESIS_MIN_MARGIN = 0.05     # h: S must clear an edge by 0.05 (capped per edge, below)
+# A proposed move counts only when at least this share of the re-evaluation draws of S (see
+# SATURATION_RESAMPLE_DRAWS) lies beyond the crossed edge on the side of the move (a move the
+# sampling noise alone could undo is not committed). No draws: the margin alone decides.
+HYSTERESIS_MIN_SUPPORT = 0.8
 HYSTERESIS_PENDING = 2           # consecutive snapshots proposing a move before it is committed
 # The margin at an edge is at most this share of the narrower bin it separates: with h = 0.05
 # the very-low bin [0, 0.01) could otherwise never be entered from above (x <= 0.01 - 0.05).

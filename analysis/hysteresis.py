@@ -1,4 +1,4 @@
-"""Committed saturation bin per snapshot: a Schmitt trigger with a pending period (METHODS D, DESIGN §6).
+"""Committed saturation bin per snapshot: a Schmitt trigger with a pending period and a support test.
 
 With the committed bin j covering [lo_j, hi_j) and margin h:
 
@@ -6,15 +6,21 @@ With the committed bin j covering [lo_j, hi_j) and margin h:
 - x <= lo_j - h proposes the bin of (x + h);
 - otherwise the proposal is j (and any pending move is cancelled).
 
-A move is committed after P consecutive snapshots propose a move in the same direction; the
-new bin is the latest proposal. h = max(0.05, SE_boot(S_index)) per snapshot, P = 2. A
-snapshot without an S_index keeps the committed bin and cancels a pending move. The first
-observed value commits its own bin (there is nothing to flap from).
+Support: where the snapshot has the bin probabilities of `analysis.saturation.bin_stability`
+(P(S* in each bin) under the real sampling noise of one re-evaluation), a proposed move up
+counts only when P(bin(S*) > j) >= HYSTERESIS_MIN_SUPPORT, a move down only when
+P(bin(S*) < j) >= HYSTERESIS_MIN_SUPPORT; otherwise the proposal is j. The margin h is a fixed
+HYSTERESIS_MIN_MARGIN: the sampling uncertainty of S enters through the support test, in the
+unit it is measured in (a probability), not as an "SE" added to the margin.
 
-One refinement of METHODS D: the margin at an edge is min(h, half the narrower of the two
-bins it separates). The bins are unequal ([0, 0.01) is 0.01 wide), and with a flat h = 0.05
-the very-low bin could never be entered from above (x <= 0.01 - 0.05 < 0). The cap only
-changes the 0.01 edge at h = 0.05 (0.005 there); METHODS D's prototype sequence is unchanged.
+A move is committed after P consecutive snapshots propose a move in the same direction; the
+new bin is the latest proposal. P = 2. A snapshot without an S_index keeps the committed bin
+and cancels a pending move. The first observed value commits its own bin (there is nothing
+to flap from).
+
+The margin at an edge is min(h, half the narrower of the two bins it separates). The bins are
+unequal ([0, 0.01) is 0.01 wide), and with a flat h = 0.05 the very-low bin could never be
+entered from above (x <= 0.01 - 0.05 < 0). The cap only changes the 0.01 edge (0.005 there).
 The proposal is then the furthest bin whose edge x clears by that edge's margin, which for a
 flat margin is exactly the bin of (x - h) up, (x + h) down.
 
@@ -34,6 +40,7 @@ import pandas as pd
 from analysis.constants import (
     HYSTERESIS_EDGE_CAP,
     HYSTERESIS_MIN_MARGIN,
+    HYSTERESIS_MIN_SUPPORT,
     HYSTERESIS_PENDING,
     SATURATION_BIN_EDGES,
     SATURATION_BINS,
@@ -55,11 +62,24 @@ class BinState:
     pending_count: int = 0
 
 
-def margin(se: float | None, min_margin: float = HYSTERESIS_MIN_MARGIN) -> float:
-    """h = max(min_margin, SE); a missing SE gives min_margin."""
-    if se is None or not math.isfinite(se):
-        return min_margin
-    return max(min_margin, float(se))
+def support(committed: int, target: int, probs: Sequence[float] | None) -> float | None:
+    """P(the re-evaluated S lies beyond the crossed edge on the side of the move j -> target).
+
+    `probs`: P(S* in each bin of SATURATION_BINS); None (no draws) gives None.
+    """
+    p = _probs(probs)
+    if p is None or target == committed:
+        return None
+    return float(p[committed + 1:].sum() if target > committed else p[:committed].sum())
+
+
+def _probs(probs) -> np.ndarray | None:
+    if probs is None or (np.ndim(probs) == 0 and pd.isna(probs)):
+        return None
+    p = np.asarray(probs, dtype="float64")
+    if p.shape != (len(SATURATION_BINS),) or not np.isfinite(p).all():
+        return None
+    return p
 
 
 def proposed_bin(committed: int, x: float, h: float) -> int:
@@ -76,9 +96,20 @@ def proposed_bin(committed: int, x: float, h: float) -> int:
     return committed
 
 
+def proposal(committed: int, x: float, h: float = HYSTERESIS_MIN_MARGIN, probs: Sequence[float] | None = None,
+             min_support: float = HYSTERESIS_MIN_SUPPORT) -> int:
+    """The bin x proposes under margin h, kept at `committed` when the draws do not support the move."""
+    target = proposed_bin(committed, x, h)
+    p = support(committed, target, probs)
+    if p is not None and round(p, _ROUND) < min_support:
+        return committed
+    return target
+
+
 def step(state: BinState, x: float | None, h: float = HYSTERESIS_MIN_MARGIN,
-         pending: int = HYSTERESIS_PENDING) -> BinState:
-    """The state after one snapshot with S_index x."""
+         pending: int = HYSTERESIS_PENDING, probs: Sequence[float] | None = None,
+         min_support: float = HYSTERESIS_MIN_SUPPORT) -> BinState:
+    """The state after one snapshot with S_index x (and its bin probabilities, if any)."""
     if pending < 1:
         raise ValueError(f"pending must be >= 1 snapshot, got {pending!r}")
     if x is None or not math.isfinite(x):
@@ -87,7 +118,7 @@ def step(state: BinState, x: float | None, h: float = HYSTERESIS_MIN_MARGIN,
         raise ValueError(f"S_index must be in [0, 1], got {x!r}")
     if state.committed is None:
         return BinState(committed=bin_index(x))
-    target = proposed_bin(state.committed, x, h)
+    target = proposal(state.committed, x, h, probs, min_support)
     if target == state.committed:
         return BinState(committed=state.committed)
     direction = 1 if target > state.committed else -1
@@ -97,34 +128,37 @@ def step(state: BinState, x: float | None, h: float = HYSTERESIS_MIN_MARGIN,
     return BinState(committed=state.committed, pending_direction=direction, pending_count=count)
 
 
-def committed_bins(values: Sequence[float | None], se: Sequence[float | None] | None = None, *,
-                   min_margin: float = HYSTERESIS_MIN_MARGIN, pending: int = HYSTERESIS_PENDING,
-                   initial: BinState | None = None) -> list[str | None]:
+def committed_bins(values: Sequence[float | None], probs: Sequence | None = None, *,
+                   margin: float = HYSTERESIS_MIN_MARGIN, min_support: float = HYSTERESIS_MIN_SUPPORT,
+                   pending: int = HYSTERESIS_PENDING, initial: BinState | None = None) -> list[str | None]:
     """The committed bin label after each snapshot of one benchmark's S_index series."""
     return [None if s.committed is None else SATURATION_BINS[s.committed]
-            for s in states(values, se, min_margin=min_margin, pending=pending, initial=initial)]
+            for s in states(values, probs, margin=margin, min_support=min_support, pending=pending,
+                            initial=initial)]
 
 
-def states(values: Sequence[float | None], se: Sequence[float | None] | None = None, *,
-           min_margin: float = HYSTERESIS_MIN_MARGIN, pending: int = HYSTERESIS_PENDING,
-           initial: BinState | None = None) -> list[BinState]:
-    """The BinState after each snapshot (`se`: bootstrap SE of each S_index, optional)."""
+def states(values: Sequence[float | None], probs: Sequence | None = None, *,
+           margin: float = HYSTERESIS_MIN_MARGIN, min_support: float = HYSTERESIS_MIN_SUPPORT,
+           pending: int = HYSTERESIS_PENDING, initial: BinState | None = None) -> list[BinState]:
+    """The BinState after each snapshot (`probs`: each snapshot's bin probabilities, or None)."""
     values = list(values)
-    ses = [None] * len(values) if se is None else list(se)
-    if len(ses) != len(values):
-        raise ValueError(f"se has {len(ses)} values for {len(values)} S_index values")
+    ps = [None] * len(values) if probs is None else list(probs)
+    if len(ps) != len(values):
+        raise ValueError(f"probs has {len(ps)} entries for {len(values)} S_index values")
+    if not margin >= 0:
+        raise ValueError(f"margin must be >= 0, got {margin!r}")
     state = initial or BinState()
     out = []
-    for x, s in zip(values, ses):
+    for x, p in zip(values, ps):
         x = None if x is None or pd.isna(x) else float(x)
-        state = step(state, x, margin(None if s is None or pd.isna(s) else float(s), min_margin), pending)
+        state = step(state, x, margin, pending, _probs(p), min_support)
         out.append(state)
     return out
 
 
-def bin_states(df: pd.DataFrame, *, min_margin: float = HYSTERESIS_MIN_MARGIN,
-               pending: int = HYSTERESIS_PENDING) -> pd.DataFrame:
-    """Committed bins for many benchmarks: `df` has benchmark, as_of, s_index, optionally s_index_se.
+def bin_states(df: pd.DataFrame, *, margin: float = HYSTERESIS_MIN_MARGIN,
+               min_support: float = HYSTERESIS_MIN_SUPPORT, pending: int = HYSTERESIS_PENDING) -> pd.DataFrame:
+    """Committed bins for many benchmarks: `df` has benchmark, as_of, s_index, optionally bin_probs.
 
     Adds raw_bin (the bin of S_index alone), committed_bin, previous_bin and changed (a
     committed move at this snapshot), sorted by benchmark and as_of.
@@ -136,8 +170,8 @@ def bin_states(df: pd.DataFrame, *, min_margin: float = HYSTERESIS_MIN_MARGIN,
     committed: list[str | None] = []
     for _, g in d.groupby("benchmark", sort=False):
         committed += committed_bins(g["s_index"].tolist(),
-                                    g["s_index_se"].tolist() if "s_index_se" in g.columns else None,
-                                    min_margin=min_margin, pending=pending)
+                                    g["bin_probs"].tolist() if "bin_probs" in g.columns else None,
+                                    margin=margin, min_support=min_support, pending=pending)
     s = pd.to_numeric(d["s_index"], errors="coerce").to_numpy(dtype="float64")
     raw = np.asarray(SATURATION_BINS, dtype=object)[bin_index(np.nan_to_num(s, nan=0.0))]
     d["raw_bin"] = np.where(np.isfinite(s), raw, None)

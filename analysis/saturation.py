@@ -17,14 +17,22 @@ which is right when s1 == sk (both 0 or both 1: nothing separates the models) bu
 (R_norm = 0, S = 1) and gives S = 0 for the second. None of the paper's 60 benchmarks is
 affected; all 60 rows of its table are reproduced.
 
-Uncertainty for scores that are not a mean over a fixed test set (DESIGN §4): a published
-standard error, or a published 95% CI as (high - low) / (2 * 1.96), is used directly as that
-model's SE, on the metric's own scale (Elo, AlpacaEval, Epoch). pass@k scores use the number
-of problems as n. Every result says where its SE came from (`uncertainty`):
-``binomial(n_eff=n^alpha)``, ``published_stderr``, a ``+`` of both when s1 and sk differ, or
-``assumed`` when n is a nominal size rather than a fixed test set the scores average over
-(a dynamic benchmark). Without n and without a published SE there is no index, never a
-silent default n.
+Uncertainty for scores that are not a mean over a fixed test set: a published standard
+error, or a published 95% CI as (high - low) / (2 * 1.96), is used directly as that model's
+SE, on the metric's own scale (Elo, AlpacaEval, Epoch). pass@k scores use the number of
+problems as n. Every result says where its SE came from (`uncertainty`):
+``binomial(n_eff=n^alpha)``, ``published_stderr``, or ``assumed`` when n is a nominal size
+rather than a fixed test set the scores average over (a dynamic benchmark). Without n and
+without a published SE there is no index, never a silent default n.
+
+One scale per table (`scale`, `comparable`): only a proportion over a known test set of n
+items is on the paper's scale (``paper_binomial``) and comparable with the paper's table and
+across benchmarks. S from published SEs (``published_stderr``: another n_eff, often n itself)
+or from a nominal n (``assumed_n``) is stored and shown, but labelled not comparable.
+
+How firm the bin is (`bin_stability`): the share of re-evaluations, under the real sampling
+noise at n items, whose S falls in each bin. It replaces a bootstrap "SE" that perturbed
+scores with the deflated n_eff noise and so was neither centred on S nor a standard error.
 """
 
 from __future__ import annotations
@@ -39,14 +47,13 @@ import numpy as np
 import pandas as pd
 
 from analysis.constants import (
-    SATURATION_BOOTSTRAP_B,
-    SATURATION_BOOTSTRAP_POOL,
     PUBLISHED_CI_Z,
     SATURATED_BINS,
     SATURATION_ALPHA,
     SATURATION_BIN_EDGES,
     SATURATION_BINS,
     SATURATION_K,
+    SATURATION_RESAMPLE_DRAWS,
     SATURATION_Z,
     SE_DELTA_EPSILON,
     STAGNATION_MIN_HEADROOM,
@@ -58,6 +65,11 @@ PROPORTION = "proportion"
 UNCERTAINTY_BINOMIAL = "binomial(n_eff=n^alpha)"
 UNCERTAINTY_PUBLISHED = "published_stderr"
 UNCERTAINTY_ASSUMED = "assumed"
+SCALE_PAPER = "paper_binomial"          # proportion, known n, n_eff = n^alpha: comparable
+SCALE_PUBLISHED = "published_stderr"    # published SEs (Elo, judge scores, n unknown): not comparable
+SCALE_ASSUMED = "assumed_n"             # nominal n of a dynamic benchmark: not comparable
+NOISE_BINOMIAL = "binomial(n)"          # bin_stability: each score redrawn as Binomial(n, s) / n
+NOISE_PUBLISHED = "normal(published_stderr)"   # ... or as N(s, published SE)
 
 
 # --- formulas (vectorized; the scalar and the history paths both go through here) ---------
@@ -119,6 +131,21 @@ def uncertainty_label(published_top: bool, published_kth: bool, n_assumed: bool)
     return binomial
 
 
+def scale_of(uncertainty: str | None) -> str | None:
+    """The S scale an `uncertainty` label puts a result on; only SCALE_PAPER is comparable.
+
+    S is a ratio of the top-k spread to SE_delta, so it depends on which SEs were used: the
+    paper's binomial with n_eff = n^alpha at a known n, or anything else.
+    """
+    if uncertainty is None:
+        return None
+    if uncertainty == UNCERTAINTY_BINOMIAL:
+        return SCALE_PAPER
+    if UNCERTAINTY_PUBLISHED in uncertainty:
+        return SCALE_PUBLISHED
+    return SCALE_ASSUMED
+
+
 def _check_params(k: int, alpha: float, z: float) -> None:
     if int(k) != k or k < 2:
         raise ValueError(f"k must be an integer >= 2, got {k!r}")
@@ -167,6 +194,8 @@ class SaturationResult:
     metric: str
     uncertainty: str | None
     reason: str | None
+    scale: str | None = None            # SCALE_PAPER | SCALE_PUBLISHED | SCALE_ASSUMED (None: no index)
+    comparable: bool | None = None      # on the paper's scale: ranked with the paper and each other
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -241,56 +270,92 @@ def saturation_index(scores: Iterable[float], n_items: float | None, k: int = SA
     if ceiling is not None and chance is not None and ceiling > chance:
         headroom = float((ceiling - s1) / (ceiling - chance))
     saturated = label in SATURATED_BINS
+    uncertainty = uncertainty_label(pub1, pubk, n_assumed and not (pub1 and pubk))
+    scale = scale_of(uncertainty)
     return SaturationResult(
         s_index=float(out["s_index"]), r_norm=float(out["r_norm"]), se_delta=float(out["se_delta"]), bin=label,
         statistically_similar=bool(out["statistically_similar"]), saturated=saturated,
         stagnation=None if headroom is None else bool(saturated and headroom >= STAGNATION_MIN_HEADROOM),
         headroom=headroom, s1=float(s1), sk=float(sk),
-        uncertainty=uncertainty_label(pub1, pubk, n_assumed and not (pub1 and pubk)), reason=None, **base)
+        uncertainty=uncertainty, reason=None, scale=scale, comparable=scale == SCALE_PAPER, **base)
 
 
-def bootstrap_se(scores: Iterable[float], n_items: float | None, k: int = SATURATION_K,
-                 alpha: float = SATURATION_ALPHA, *, stderrs: Sequence[float | None] | None = None,
-                 metric: str = PROPORTION, rng: np.random.Generator, b: int = SATURATION_BOOTSTRAP_B) -> float | None:
-    """Parametric-bootstrap SE of S_index: redraw each contender's score from N(s, SE(s)).
+@dataclass(frozen=True)
+class BinStability:
+    """How firm a benchmark's bin is under the real sampling noise of one re-evaluation.
 
-    SE(s) is the one the index itself uses (binomial with n_eff = n^alpha, or the published
-    SE where the index uses it). The best `SATURATION_BOOTSTRAP_POOL` models are redrawn and
-    re-ranked, so a close k+1-th model can enter the top k. None when there is no index.
-    Feeds the hysteresis margin h = max(0.05, SE) (DESIGN §6).
+    `bin_probs[i]`: share of draws whose recomputed S falls in SATURATION_BINS[i];
+    `bin_hold_prob`: that share for the observed bin. `noise`, `draws`, `seed` reproduce it:
+    ``np.random.default_rng(seed)`` is the generator used.
     """
-    base = saturation_index(scores, n_items, k, alpha, stderrs=stderrs, metric=metric)
+
+    bin_probs: tuple[float, ...]
+    bin_hold_prob: float
+    noise: str
+    draws: int
+    seed: int
+
+
+def bin_stability(scores: Iterable[float], n_items: float | None, k: int = SATURATION_K,
+                  alpha: float = SATURATION_ALPHA, *, stderrs: Sequence[float | None] | None = None,
+                  metric: str = PROPORTION, n_assumed: bool = False, seed: int,
+                  draws: int = SATURATION_RESAMPLE_DRAWS) -> BinStability | None:
+    """P(S falls in each bin) if every model were re-evaluated once, at the real sampling noise.
+
+    Per draw: each model's score is redrawn, s* = Binomial(n, s) / n where S uses the binomial
+    SE (the noise of a fresh test set of n items, n_eff = n, not the paper's deflated n^alpha),
+    or s* ~ N(s, its published SE) where S uses published SEs; the top k are re-selected from
+    all models; S* is recomputed with the index's own convention (n_eff = n^alpha). Returns
+    None when there is no index, or when published SEs are needed but some model lacks one.
+    This is a plug-in probability (the observed scores are taken as the true ones), not a
+    standard error and not a confidence level for S.
+    """
+    if int(draws) != draws or draws < 1:
+        raise ValueError(f"draws must be a positive integer, got {draws!r}")
+    values = list(scores)
+    base = saturation_index(values, n_items, k, alpha, stderrs=stderrs, metric=metric, n_assumed=n_assumed)
     if base.s_index is None:
         return None
-    s = np.asarray(list(scores), dtype="float64")
-    se_pub = published_se(list(stderrs)) if stderrs is not None else np.full(len(s), np.nan)
-    order = np.argsort(-s, kind="stable")[:max(k, SATURATION_BOOTSTRAP_POOL)]
-    s, se_pub = s[order], se_pub[order]
-    use_published = metric != PROPORTION or base.n_items is None
-    se = np.where(use_published & np.isfinite(se_pub), se_pub,
-                  binomial_se(s, (base.n_items or np.nan) ** alpha) if base.n_items else np.nan)
-    if not np.isfinite(se[:k]).all():
-        return None
-    se = np.where(np.isfinite(se), se, 0.0)
-    draws = rng.normal(s, se, size=(b, len(s)))
-    if metric == PROPORTION:
-        draws = np.clip(draws, 0.0, 1.0)
-    top = -np.sort(-draws, axis=1)[:, :k]
-    s1, sk = top[:, 0], top[:, k - 1]
-    if use_published:   # SEs travel with the redrawn models: approximate by the rank's original SE
-        se1, sek = np.full(b, se[0]), np.full(b, se[k - 1])
+    s = np.asarray(values, dtype="float64")
+    rng = np.random.default_rng(seed)
+    if base.uncertainty == UNCERTAINTY_PUBLISHED:
+        se = published_se(list(stderrs))
+        if not np.isfinite(se).all():
+            log.info("[saturation] bin stability: %d of %d models lack a published SE; not resampled",
+                     int((~np.isfinite(se)).sum()), len(se))
+            return None
+        redrawn = rng.normal(s, se, size=(int(draws), len(s)))
+        if metric == PROPORTION:
+            redrawn = np.clip(redrawn, 0.0, 1.0)
+        rank = np.argsort(-redrawn, axis=1, kind="stable")[:, :k]
+        top = np.take_along_axis(redrawn, rank, axis=1)
+        se1, sek = se[rank[:, 0]], se[rank[:, k - 1]]          # each model keeps its own SE
+        noise = NOISE_PUBLISHED
     else:
+        n = int(round(base.n_items))
+        redrawn = rng.binomial(n, np.clip(s, 0.0, 1.0), size=(int(draws), len(s))) / n
+        top = -np.sort(-redrawn, axis=1)[:, :k]
         n_eff = base.n_items ** alpha
-        se1, sek = binomial_se(s1, n_eff), binomial_se(sk, n_eff)
-    values = index_arrays(s1, sk, se1, sek)["s_index"]
-    return float(np.std(values, ddof=1))
+        se1, sek = binomial_se(top[:, 0], n_eff), binomial_se(top[:, k - 1], n_eff)
+        noise = NOISE_BINOMIAL.replace("n)", f"n={n})")
+    s_star = index_arrays(top[:, 0], top[:, k - 1], se1, sek)["s_index"]
+    probs = np.bincount(bin_index(s_star), minlength=len(SATURATION_BINS)) / float(draws)
+    observed = SATURATION_BINS.index(base.bin)
+    return BinStability(bin_probs=tuple(float(p) for p in probs), bin_hold_prob=float(probs[observed]),
+                        noise=noise, draws=int(draws), seed=int(seed))
+
+
+def stability_seed(base_seed: int, benchmark: str, scope: str) -> int:
+    """The generator seed of one benchmark's draws: reproducible and independent of table order."""
+    return int(zlib.crc32(f"{int(base_seed)}|{benchmark}|{scope}".encode()))
 
 
 # --- a snapshot: every benchmark ----------------------------------------------------------
 
 TABLE_COLUMNS = ["benchmark", "as_of", "scope", "population", "k", "alpha", "z", "metric", "n_items", "n_assumed",
-                 "n_models", "top_scores", "top_models", "top_variants", "s1", "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar",
-                 "saturated", "stagnation", "headroom", "uncertainty", "reason", "s_index_se"]
+                 "n_models", "top_scores", "top_models", "top_variants", "s1", "sk", "se_delta", "r_norm", "s_index", "bin",
+                 "statistically_similar", "saturated", "stagnation", "headroom", "uncertainty", "reason", "scale",
+                 "comparable", "bin_probs", "bin_hold_prob", "resample_noise", "resample_draws", "resample_seed"]
 
 
 def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = None, *, k: int = SATURATION_K,
@@ -309,8 +374,8 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
     `benchmarks` (the registry): id, n_items, ceiling, chance, optionally dynamic. n is the
     scores' own n_items (their most common value) else the registry's; a registry n of a
     dynamic benchmark is nominal, so its uncertainty is labelled ``assumed``.
-    `s_index_se` is the parametric-bootstrap SE of S (`bootstrap_se`), seeded per benchmark
-    from `bootstrap_seed` so results are reproducible; None disables it.
+    `bin_probs`/`bin_hold_prob` come from `bin_stability` (noise, draws and seed stored beside
+    them), seeded per benchmark from `bootstrap_seed` (reproducible); None disables them.
     """
     _check_params(k, alpha, z)
     missing = {"benchmark", "model", "score", "metric"} - set(latest.columns)
@@ -339,11 +404,10 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
                                n_assumed=n_assumed)
         d = res.to_dict()
         d.pop("n_eff")
-        rng = None if bootstrap_seed is None else \
-            np.random.default_rng([bootstrap_seed, zlib.crc32(str(bench).encode())])  # order-independent
-        d["s_index_se"] = (None if rng is None else
-                           bootstrap_se(best["score"].to_numpy(), n, k, alpha, stderrs=best["se_published"].to_numpy(),
-                                        metric=metric, rng=rng))
+        d.update(_stability_columns(best["score"].to_numpy(), n, k, alpha, best["se_published"].to_numpy(), metric,
+                                    n_assumed, None if bootstrap_seed is None else
+                                    stability_seed(bootstrap_seed, str(bench) if population == "models"
+                                                   else f"{bench}|{population}", scope)))
         rows.append({"benchmark": bench, **d, "n_assumed": n_assumed, "population": population,
                      "top_models": [str(m) for m in best["model"].iloc[:k]],
                      "top_variants": [str(v) for v in best["entity_variant"].iloc[:k]]})
@@ -351,6 +415,17 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
     out.insert(1, "as_of", pd.Timestamp(as_of) if as_of is not None else pd.NaT)
     out.insert(2, "scope", scope)
     return out[TABLE_COLUMNS]
+
+
+def _stability_columns(scores, n, k, alpha, stderrs, metric, n_assumed, seed) -> dict:
+    """The bin-stability columns of one table row (all None without a seed or an index)."""
+    st = None if seed is None else bin_stability(scores, n, k, alpha, stderrs=stderrs, metric=metric,
+                                                  n_assumed=n_assumed, seed=seed)
+    if st is None:
+        return {"bin_probs": None, "bin_hold_prob": None, "resample_noise": None, "resample_draws": None,
+                "resample_seed": None}
+    return {"bin_probs": list(st.bin_probs), "bin_hold_prob": st.bin_hold_prob, "resample_noise": st.noise,
+            "resample_draws": st.draws, "resample_seed": st.seed}
 
 
 def _reason_row(bench: str, k: int, alpha: float, z: float, n_models: int, reason: str) -> dict:

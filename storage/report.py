@@ -13,10 +13,15 @@ def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 
 def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
-    """Frames for a person: saturation levels with trends, contamination suspects, firing alerts."""
+    """Frames for a person: saturation levels with trends, contamination suspects, firing alerts.
+
+    Levels are ranked by S within each scope among comparable rows (the paper's scale) first;
+    rows on another scale follow, ranked among themselves.
+    """
     empty = pd.DataFrame()
     levels = con.execute("""
-        SELECT l.benchmark, coalesce(b.name, l.benchmark) AS name, l.scope, l.population, l.top_models, l.s_index, l.s_index_se, l.bin,
+        SELECT l.benchmark, coalesce(b.name, l.benchmark) AS name, l.scope, l.population, l.top_models, l.s_index,
+               l.bin_hold_prob, l.resample_noise, l.resample_draws, l.comparable, l.scale, l.bin,
                l.r_norm, l.se_delta, l.n_items, l.n_models, l.uncertainty, l.stagnation, l.as_of,
                t.frontier, t.slope_per_month, t.slope_ci_low, t.slope_ci_high, t.stalled,
                t.forecast_status, t.forecast_date
@@ -25,7 +30,8 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
         LEFT JOIN trends t ON t.benchmark = l.benchmark AND t.k = l.k AND l.scope = 'all'   -- trends are scope all
                           AND t.population = l.population        -- and follow the primary population
         WHERE l.s_index IS NOT NULL
-        ORDER BY l.scope, l.population, l.s_index DESC""").df() if _exists(con, "saturation_latest") else empty
+        ORDER BY l.scope, l.population, coalesce(l.comparable, false) DESC, l.s_index DESC   -- one scale per ranking
+        """).df() if _exists(con, "saturation_latest") else empty
     suspects = con.execute("""
         SELECT model, benchmark, source, signal, detail, effect, se, q_value, status
         FROM suspects WHERE status <> 'not_flagged' ORDER BY q_value""").df() if _exists(con, "suspects") else empty

@@ -20,9 +20,11 @@ from storage.db import transaction
 
 log = logging.getLogger("benchwatch.storage")
 
-SATURATION_COLUMNS = ["benchmark", "as_of", "scope", "population", "k", "alpha", "z", "metric", "n_items", "n_assumed", "n_models",
-                      "top_scores", "top_models", "top_variants", "s1", "sk", "se_delta", "r_norm", "s_index", "bin",
-                      "statistically_similar", "saturated", "stagnation", "headroom", "uncertainty", "reason", "s_index_se"]
+SATURATION_COLUMNS = ["benchmark", "as_of", "scope", "population", "k", "alpha", "z", "metric", "n_items", "n_assumed",
+                      "n_models", "top_scores", "top_models", "top_variants", "s1", "sk", "se_delta", "r_norm", "s_index",
+                      "bin", "statistically_similar", "saturated", "stagnation", "headroom", "uncertainty", "reason",
+                      "scale", "comparable", "bin_probs", "bin_hold_prob", "resample_noise", "resample_draws",
+                      "resample_seed"]
 TRAJECTORY_COLUMNS = ["benchmark", "as_of", "scope", "population", "k", "alpha", "z", "n_items", "n_models",
                       "top_scores", "top_models", "top_variants", "s1",
                       "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar", "uncertainty"]

@@ -19,7 +19,10 @@ def saturation_move() -> Notification:
     """moderate → high on SWE-bench Verified, produced by the rules from an S_index history."""
     hist = pd.DataFrame({"benchmark": "swebench_verified", "scope": "all",
                          "as_of": pd.date_range("2026-01-01", periods=3, freq="7D"),
-                         "s_index": [0.5, 0.8, 0.81], "s_index_se": [0.03, 0.03, 0.031],
+                         "s_index": [0.5, 0.8, 0.81], "bin_hold_prob": [0.9, 0.86, 0.87],
+                         "bin_probs": [None, [0, 0, 0.1, 0.86, 0.04], [0, 0, 0.09, 0.87, 0.04]],
+                         "resample_noise": "binomial(n=500)", "resample_draws": 2000,
+                         "scale": "paper_binomial", "comparable": True,
                          "benchmark_name": "SWE-bench Verified", "r_norm": 0.46, "se_delta": 0.0213,
                          "k": 5, "alpha": 0.5, "n_items": 500, "n_models": 41})
     states = evaluate(now=NOW - timedelta(days=20), previous=[], saturation=hist.iloc[:1]).states
@@ -55,7 +58,8 @@ def test_saturation_section_says_what_changed_numbers_why_and_where():
     text = msg.blocks[2]["text"]["text"]
     lines = text.split("\n")
     assert lines[0] == ":rotating_light: *SWE-bench Verified: saturation moderate → high*"
-    assert lines[1] == ("S_index 0.81 ± 0.03 (bootstrap SE) · R_norm 0.46 · SE_Δ 0.021 · k=5, α=0.5, "
+    assert lines[1] == ("S_index 0.81 (P(bin holds) 0.87 under binomial(n=500), 2000 draws) · R_norm 0.46 "
+                        "· SE_Δ 0.021 · k=5, α=0.5, "
                         "n=500, 41 models · as of 2026-01-15")
     assert lines[2].startswith("_Why it matters:_ the top models are statistically indistinguishable")
     assert lines[3] == ("_Where to look:_ `benchwatch query \"SELECT as_of, s_index, bin, r_norm, se_delta, n_models "
@@ -63,6 +67,18 @@ def test_saturation_section_says_what_changed_numbers_why_and_where():
                         "AND alpha = 0.5 ORDER BY as_of DESC LIMIT 10\"`")
     assert msg.text == "benchwatch: 1 new alert — SWE-bench Verified: saturation moderate → high"
     assert msg.notifications[0].fingerprint
+
+
+def test_a_bin_change_on_another_scale_says_it_is_not_comparable():
+    hist = pd.DataFrame({"benchmark": "otis", "scope": "all", "as_of": pd.date_range("2026-01-01", periods=3, freq="7D"),
+                         "s_index": [0.5, 0.8, 0.81], "benchmark_name": "OTIS Mock AIME", "k": 5, "alpha": 0.5,
+                         "scale": "published_stderr", "comparable": False})
+    states = evaluate(now=NOW - timedelta(days=20), previous=[], saturation=hist.iloc[:1]).states
+    (n,) = evaluate(now=NOW, previous=states, saturation=hist).notifications
+    text = render_plain([n], now=NOW)
+    assert "OTIS Mock AIME: saturation moderate → high (own scale, not comparable)" in text
+    assert "Not comparable: S here uses published_stderr" in text
+    assert "P(bin holds)" not in text                    # no draws stored: nothing claimed
 
 
 def test_contamination_numbers_have_uncertainty_and_say_suspect_never_contaminated():

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.hysteresis import BinState, bin_states, committed_bins, proposed_bin, states, step
+from analysis.hysteresis import BinState, bin_states, committed_bins, proposal, proposed_bin, states, step, support
 
 VL, LO, MO, HI, VH = "very low", "low", "moderate", "high", "very high"
 
@@ -47,11 +47,60 @@ def test_multi_bin_jumps_and_the_very_low_bin_is_reachable():
     assert proposed_bin(1, 0.005, 0.05) == 0
 
 
-def test_bootstrap_se_widens_the_margin():
-    x = [.5, .77, .77, .77]                        # clears .7 + .05, not .7 + .1
-    assert committed_bins(x) == [MO, MO, HI, HI]
-    assert committed_bins(x, se=[None, 0.1, 0.1, 0.1]) == [MO, MO, MO, MO]
-    assert committed_bins(x, se=[None, 0.01, 0.01, 0.01]) == [MO, MO, HI, HI]   # h never below 0.05
+def _probs(**by_bin):
+    order = (VL, LO, MO, HI, VH)
+    return [by_bin.get(name.replace(" ", "_"), 0.0) for name in order]
+
+
+def test_support_is_the_probability_beyond_the_crossed_edge():
+    p = _probs(low=0.1, moderate=0.3, high=0.4, very_high=0.2)
+    assert support(2, 3, p) == pytest.approx(0.6)        # moderate -> high: P(high or very high)
+    assert support(2, 4, p) == pytest.approx(0.6)        # a jump crosses the same first edge
+    assert support(2, 1, p) == pytest.approx(0.1)        # moderate -> low: P(very low or low)
+    assert support(2, 2, p) is None and support(2, 3, None) is None and support(2, 3, [0.5, 0.5]) is None
+
+
+def test_unsupported_moves_are_not_committed():
+    x = [.5, .77, .77, .77]                              # clears .7 + .05: proposes high
+    firm = _probs(moderate=0.2, high=0.8)                # support 0.8: just enough
+    shaky = _probs(moderate=0.4, high=0.6)               # 40% of re-evaluations stay moderate
+    assert committed_bins(x) == [MO, MO, HI, HI]                          # no draws: margin alone
+    assert committed_bins(x, [None, firm, firm, firm]) == [MO, MO, HI, HI]
+    assert committed_bins(x, [None, shaky, shaky, shaky]) == [MO, MO, MO, MO]
+    assert committed_bins(x + [.77], [None, firm, shaky, firm, firm]) == [MO, MO, MO, MO, HI]  # reset by shaky
+    assert committed_bins(x, [None, shaky, shaky, shaky], min_support=0.6) == [MO, MO, HI, HI]
+    assert proposal(2, .77, probs=shaky) == 2 and proposal(2, .77, probs=firm) == 3
+    down = [.8, .62, .62]                                # high -> moderate needs P(below .7) >= 0.8
+    below, above = _probs(low=0.1, moderate=0.7, high=0.2), _probs(moderate=0.6, high=0.4)
+    assert committed_bins(down, [None, below, below]) == [HI, HI, MO]
+    assert committed_bins(down, [None, above, above]) == [HI, HI, HI]
+    assert committed_bins(x, margin=0.1) == [MO, MO, MO, MO]             # .77 does not clear .7 + .1
+
+
+def test_the_support_test_stops_moves_that_are_sampling_noise():
+    """Re-evaluations of the same models (nothing changes) with S near a bin edge.
+
+    Every snapshot redraws each model's score at its true value (Binomial(n, s)/n), so every
+    committed move after the first snapshot is a false alarm. With each snapshot's own bin
+    probabilities the support test must at least halve them against the margin alone.
+    """
+    from analysis.saturation import bin_stability, saturation_index
+    boards = ([0.95, 0.945, 0.94, 0.935, 0.93, 0.92, 0.9], [0.9, 0.88, 0.87, 0.86, 0.85, 0.8],
+              [0.8, 0.77, 0.76, 0.75, 0.74])
+    n, rng = 1000, np.random.default_rng(2024)
+    false_plain = false_gated = 0
+    for true in boards:
+        for _trial in range(20):
+            xs, ps = [], []
+            for i in range(12):
+                obs = rng.binomial(n, true) / n
+                xs.append(saturation_index(obs, n).s_index)
+                ps.append(bin_stability(obs, n, seed=i, draws=400).bin_probs)
+            plain, gated = committed_bins(xs), committed_bins(xs, ps)
+            false_plain += sum(a != b for a, b in zip(plain, plain[1:]))
+            false_gated += sum(a != b for a, b in zip(gated, gated[1:]))
+    assert false_plain >= 20                     # the scenario does flap without the support test
+    assert false_gated <= false_plain / 2, (false_gated, false_plain)
 
 
 def test_missing_values_keep_the_state_and_cancel_the_pending_move():
@@ -71,8 +120,10 @@ def test_state_carries_across_runs():
 def test_invalid_inputs():
     with pytest.raises(ValueError, match="S_index must be in"):
         committed_bins([0.5, 1.2])
-    with pytest.raises(ValueError, match="se has"):
-        committed_bins([0.5, 0.6], se=[0.1])
+    with pytest.raises(ValueError, match="probs has"):
+        committed_bins([0.5, 0.6], [None])
+    with pytest.raises(ValueError, match="margin"):
+        committed_bins([0.5], margin=-0.1)
     with pytest.raises(ValueError, match="pending"):
         committed_bins([0.5], pending=0)
 

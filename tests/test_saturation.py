@@ -345,25 +345,100 @@ def test_cli_percent_input_and_json(capsys):
     assert "n_items must be a positive" in capsys.readouterr().err
 
 
-def test_bootstrap_se_equals_a_plain_loop_over_the_same_draws():
-    import numpy as np
-    from analysis.saturation import bootstrap_se
+# --- bin stability: P(bin) under the real sampling noise, checked by brute force ----------------
+
+def _close(p: float, q: float, b1: int, b2: int) -> bool:
+    """Two Monte Carlo frequencies agree within 4 standard errors of their difference (+ 0.005)."""
+    m = (p + q) / 2
+    return abs(p - q) <= 4 * math.sqrt(max(m * (1 - m), 1e-4) * (1 / b1 + 1 / b2)) + 0.005
+
+
+def test_bin_stability_equals_an_item_level_brute_force_simulation():
+    from analysis.saturation import bin_stability
+    from analysis.constants import SATURATION_BINS
+    # Math-500-like: the top 5 sit near the high / very-high edge, a 6th model close behind.
+    scores, n = [0.992, 0.99, 0.983, 0.982, 0.982, 0.975, 0.9], 500
+    st = bin_stability(scores, n, seed=11, draws=4000)
+    assert st.noise == "binomial(n=500)" and st.draws == 4000 and st.seed == 11
+    assert sum(st.bin_probs) == pytest.approx(1.0)
+    # Independent: every model answers n fresh items (Bernoulli, another generator), the plain
+    # scalar index re-ranks the whole list, and we count the bins.
+    rng, b = np.random.default_rng(12345), 1500
+    counts = dict.fromkeys(SATURATION_BINS, 0)
+    for _ in range(b):
+        redrawn = [float((rng.random(n) < s).mean()) for s in scores]
+        counts[saturation_index(redrawn, n).bin] += 1
+    for i, name in enumerate(SATURATION_BINS):
+        assert _close(st.bin_probs[i], counts[name] / b, 4000, b), (name, st.bin_probs, counts)
+    observed = saturation_index(scores, n).bin
+    assert st.bin_hold_prob == st.bin_probs[SATURATION_BINS.index(observed)]
+    assert 0.2 < st.bin_hold_prob < 0.95      # a case near an edge is genuinely uncertain
+
+
+def test_bin_stability_with_published_errors_equals_a_plain_loop():
+    from analysis.saturation import bin_stability
+    from analysis.constants import SATURATION_BINS
+    elo = [1400.0, 1395.0, 1390.0, 1380.0, 1378.0, 1377.0, 1300.0]
+    se = [6.0, 8.0, 5.0, 7.0, 9.0, 4.0, 5.0]
+    st = bin_stability(elo, None, stderrs=se, metric="elo", seed=3, draws=4000)
+    assert st.noise == "normal(published_stderr)"
+    rng, b = np.random.default_rng(777), 1500
+    counts = dict.fromkeys(SATURATION_BINS, 0)
+    for _ in range(b):
+        redrawn = [rng.normal(m, e) for m, e in zip(elo, se)]   # each model keeps its own SE
+        counts[saturation_index(redrawn, None, stderrs=se, metric="elo").bin] += 1
+    for i, name in enumerate(SATURATION_BINS):
+        assert _close(st.bin_probs[i], counts[name] / b, 4000, b), (name, st.bin_probs, counts)
+    # a model without a published SE cannot be redrawn: no probability rather than a made-up one
+    assert bin_stability(elo, None, stderrs=se[:-1] + [None], metric="elo", seed=3) is None
+
+
+def test_bin_stability_means_what_its_label_says():
+    from analysis.saturation import bin_stability
     scores = [0.992, 0.99, 0.983, 0.982, 0.982, 0.97]
-    se = bootstrap_se(scores, 500, rng=np.random.default_rng(7), b=300)
-    # the same draws, one replicate at a time through the plain index
-    rng = np.random.default_rng(7)
-    sd = [math.sqrt(s * (1 - s) / math.sqrt(500)) for s in scores]
-    draws = np.clip(rng.normal(scores, sd, size=(300, len(scores))), 0, 1)
-    values = [saturation_index(row, 500).s_index for row in draws]
-    assert se == pytest.approx(float(np.std(values, ddof=1)), rel=1e-9)
-    assert 0.05 < se < 0.5          # Math-500 top-5 sits near the high/very-high edge: S is uncertain
-    assert bootstrap_se(scores, None, rng=np.random.default_rng(0)) is None     # no index, no SE
+    # No sampling noise left (a huge test set, same convention n_eff = n^alpha): the bin always holds.
+    # The old bootstrap perturbed with n_eff noise and gave an "SE" of 0.1-0.3 whatever n was.
+    assert bin_stability(scores, 10**9, seed=0).bin_hold_prob == 1.0
+    # Top models far apart: re-evaluation never changes "very low".
+    far = bin_stability([0.9, 0.8, 0.7, 0.6, 0.5], 1000, seed=0)
+    assert far.bin_probs[0] == 1.0 and far.bin_hold_prob == 1.0
+    # Fewer draws than the default are allowed; nonsense is an error; no index gives None.
+    assert bin_stability(scores, 500, seed=0, draws=10).draws == 10
+    with pytest.raises(ValueError, match="draws"):
+        bin_stability(scores, 500, seed=0, draws=0)
+    assert bin_stability(scores, None, seed=0) is None
+    assert bin_stability(scores[:3], 500, seed=0) is None
 
 
-def test_saturation_table_carries_a_reproducible_bootstrap_se():
-    import pandas as pd
-    latest = pd.DataFrame({"benchmark": "b", "model": list("abcdef"), "score": [0.9, 0.88, 0.87, 0.86, 0.85, 0.5],
-                           "metric": "proportion", "n_items": 500})
-    one = saturation_table(latest)["s_index_se"].iloc[0]
-    assert one == saturation_table(latest)["s_index_se"].iloc[0] and one > 0
-    assert pd.isna(saturation_table(latest, bootstrap_seed=None)["s_index_se"].iloc[0])
+def test_scale_says_which_results_are_comparable_with_the_paper():
+    from analysis.saturation import SCALE_ASSUMED, SCALE_PAPER, SCALE_PUBLISHED
+    top = [0.9, 0.88, 0.87, 0.86, 0.85]
+    paper = saturation_index(top, 500, stderrs=[0.01] * 5)       # known n: published SEs ignored
+    assert (paper.scale, paper.comparable) == (SCALE_PAPER, True)
+    pub = saturation_index(top, None, stderrs=[0.01] * 5)         # n unknown: Epoch-style published SEs
+    assert (pub.scale, pub.comparable) == (SCALE_PUBLISHED, False)
+    assumed = saturation_index(top, 1000, n_assumed=True)          # nominal n of a dynamic benchmark
+    assert (assumed.scale, assumed.comparable) == (SCALE_ASSUMED, False)
+    elo = saturation_index([1300, 1290, 1280, 1270, 1260], 500, stderrs=[5] * 5, metric="elo")
+    assert (elo.scale, elo.comparable) == (SCALE_PUBLISHED, False)
+    assert saturation_index(top[:2], 500).comparable is None       # no index, no scale
+
+
+def test_saturation_table_stores_reproducible_bin_stability_and_scale():
+    from analysis.saturation import bin_stability, stability_seed
+    latest = pd.DataFrame({"benchmark": ["b"] * 6 + ["otis"] * 5, "model": list("abcdef") + list("abcde"),
+                           "score": [0.9, 0.88, 0.87, 0.86, 0.85, 0.5, 0.5, 0.45, 0.44, 0.4, 0.38],
+                           "stderr": [np.nan] * 6 + [0.04] * 5, "metric": "proportion",
+                           "n_items": [500] * 6 + [np.nan] * 5})
+    t = saturation_table(latest).set_index("benchmark")
+    assert t.equals(saturation_table(latest).set_index("benchmark"))           # seeded: reproducible
+    b = t.loc["b"]
+    assert b["comparable"] == True and b["scale"] == "paper_binomial"         # noqa: E712
+    assert b["resample_noise"] == "binomial(n=500)" and b["resample_seed"] == stability_seed(0, "b", "all")
+    again = bin_stability(latest["score"][:6], 500, seed=int(b["resample_seed"]), draws=int(b["resample_draws"]))
+    assert list(again.bin_probs) == list(b["bin_probs"]) and again.bin_hold_prob == b["bin_hold_prob"]
+    o = t.loc["otis"]
+    assert o["comparable"] == False and o["scale"] == "published_stderr"      # noqa: E712
+    assert o["resample_noise"] == "normal(published_stderr)"
+    off = saturation_table(latest, bootstrap_seed=None)
+    assert off["bin_hold_prob"].isna().all() and off["resample_seed"].isna().all()

@@ -146,16 +146,40 @@ def test_query_waits_for_a_writer_in_another_process(dbpath, capsys):
     assert "gave up" in capsys.readouterr().err
 
 
-def test_migrations_apply_to_an_existing_file(dbpath):
-    # A file created by an earlier version: only migration 001 recorded, with data in it.
-    ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
+def _file_at_version(path: Path, upto: int) -> None:
+    """A file as an earlier benchwatch left it: migrations 001..upto applied, nothing later."""
+    con = duckdb.connect(str(path))
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+                "applied_at TIMESTAMPTZ NOT NULL)")
+    for version, name, sql in db.migrations():
+        if version <= upto:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
+    con.close()
+
+
+@pytest.mark.parametrize("upto", [1, 6])
+def test_migrations_apply_to_an_existing_file(dbpath, upto):
+    # A file created by an earlier version, with data in it: re-opening applies the missing
+    # migrations and keeps the data.
+    _file_at_version(dbpath, upto)
+    raw = duckdb.connect(str(dbpath))
+    raw.execute("""INSERT INTO snapshots VALUES (1, 'csv', 'abc', ['abc'], ['f.csv'], '2025-01-01', '2025-01-01',
+                   '2025-01-01', 'ingest', 1, 1, 0, 1, 0, [], NULL)""")
+    raw.execute("""INSERT INTO scores (snapshot_id, source, benchmark, benchmark_raw, model, model_raw, setting, score,
+                   metric, excluded_reason) VALUES (1, 'csv', 'mmlu', 'mmlu', 'o3', 'o3', '', 0.9, 'proportion', '')""")
+    if upto >= 2:
+        raw.execute("""INSERT INTO saturation (benchmark, as_of, scope, k, alpha, z, s_index, bin, run_at)
+                       VALUES ('mmlu', '2025-01-01', 'all', 5, 0.5, 1.96, 0.5, 'moderate', '2025-01-01')""")
+    raw.close()
     with db.connect(dbpath) as con:
-        latest = db.schema_version(con)
-        con.execute("DELETE FROM schema_migrations WHERE version > 1")
-        assert db.schema_version(con) == 1
-    with db.connect(dbpath) as con:  # re-opening applies the missing ones, keeping the data
-        assert db.schema_version(con) == latest
-        assert con.execute("SELECT count(*) FROM scores").fetchone()[0] == 3
+        assert db.schema_version(con) == max(v for v, _, _ in db.migrations())
+        assert con.execute("SELECT count(*) FROM scores").fetchone()[0] == 1
+        assert con.execute("SELECT model, population FROM latest_scores").fetchall() == [("o3-2025-04-16", "models")]  # re-identified
+        if upto >= 2:
+            assert con.execute("SELECT benchmark, population, bin FROM saturation_latest").fetchall() == \
+                [("mmlu", "models", "moderate")]
     with db.connect(dbpath) as con:
         assert db.migrate(con) == []
 

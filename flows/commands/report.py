@@ -12,15 +12,21 @@ from flows.cli import add_db_argument, open_read_only
 from storage.db import DEFAULT_WAIT_SECONDS
 from storage.report import read_report
 
-LEVEL_COLUMNS = {"name": "benchmark", "scope": "scope", "population": "population", "S": "S_index", "bin": "bin", "n": "n",
+LEVEL_COLUMNS = {"name": "benchmark", "scope": "scope", "population": "population", "S": "S_index", "bin": "bin",
+                 "hold": "P(bin holds)", "scale": "scale", "n": "n",
                  "models": "models", "trend": "frontier trend (pp/month, 95% CI)", "forecast": "forecast",
                  "uncertainty": "uncertainty", "top": "top models"}
+
+
+SATURATION_TITLE = ("Saturation (S_index, k=5, α=0.5; P(bin holds) = share of re-evaluations at the real "
+                    "sampling noise of n items whose S keeps the bin; ranked within the paper's scale, rows on "
+                    "another scale last)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="saturation levels, trends, contamination suspects and firing alerts",
                        description="Summarize what the database says now: saturation level of every benchmark "
-                                   "(with its bootstrap SE, trend and forecast), contamination-suspect flags with "
+                                   "(with the probability that its bin holds under re-evaluation noise, its scale, trend and forecast), contamination-suspect flags with "
                                    "their effect and q-value, and firing alerts. Read-only.")
     p.add_argument("--format", choices=("text", "html"), default="text",
                    help="text for the terminal, html for a self-contained page (default: text)")
@@ -45,8 +51,11 @@ def _levels_table(levels: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "name": levels["name"], "scope": levels["scope"],
         "population": levels["population"] if "population" in levels.columns else "models",
-        "S": [f"{s:.3f}" + ("" if pd.isna(se) else f" ± {se:.3f}") for s, se in zip(levels["s_index"], levels["s_index_se"])],
+        "S": levels["s_index"].map(lambda s: f"{s:.3f}"),
         "bin": levels["bin"] + levels["stagnation"].map(lambda v: " (stagnation)" if v is True else ""),
+        "hold": levels["bin_hold_prob"].map(lambda p: "n/a" if pd.isna(p) else f"{p:.2f}"),
+        "scale": [("paper" if c is True else f"not comparable: {sc}") if isinstance(sc, str) else ""
+                  for c, sc in zip(levels["comparable"], levels["scale"])],
         "n": levels["n_items"].map(lambda v: "" if pd.isna(v) else f"{int(v)}"),
         "models": levels["n_models"],
         "trend": [trend(r) for r in levels.itertuples()],
@@ -85,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     levels = _levels_table(frames["levels"]) if len(frames["levels"]) else pd.DataFrame()
     suspects = _suspects_table(frames["suspects"]) if len(frames["suspects"]) else pd.DataFrame()
     firing = frames["firing"]
-    sections = [("Saturation (S_index ± bootstrap SE; k=5, α=0.5)", levels),
+    sections = [(SATURATION_TITLE, levels),
                 ("Contamination suspects (a suspicion, never a verdict)", suspects),
                 ("Firing alerts", firing)]
     print(_html(sections, now) if args.format == "html" else _text(sections, now))
