@@ -18,8 +18,8 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     levels = con.execute("""
         SELECT l.benchmark, coalesce(b.name, l.benchmark) AS name, l.scope, l.s_index, l.s_index_se, l.bin,
                l.r_norm, l.se_delta, l.n_items, l.n_models, l.uncertainty, l.stagnation, l.as_of,
-               t.frontier, t.slope_per_month, t.slope_ci_low, t.slope_ci_high, t.stalled,
-               t.forecast_status, t.forecast_date
+               t.frontier, t.slope_per_month, t.slope_ci_low, t.slope_ci_high, t.slope_unit, t.stalled,
+               t.trend_status, t.trend_end, t.stale_days, t.forecast_status, t.forecast_date
         FROM saturation_latest l
         LEFT JOIN benchmarks b ON b.id = l.benchmark
         LEFT JOIN trends t ON t.benchmark = l.benchmark AND t.k = l.k AND l.scope = 'all'   -- trends are scope all

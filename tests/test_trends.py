@@ -48,7 +48,8 @@ def test_theil_sen_slope_of_a_linear_frontier():
     assert t["slope_per_month"] == pytest.approx(1.0 / 30 * 365.25 / 12)
     assert t["slope_ci_low"] == pytest.approx(t["slope_per_month"])
     assert t["slope_ci_high"] == pytest.approx(t["slope_per_month"])
-    assert t["slope_unit"] == "pp/month" and t["slope_points"] == 13
+    # 13 records in the window (days -360..0) and the frontier carried in at its start (day -365)
+    assert t["slope_unit"] == "pp/month" and t["slope_points"] == 14 and t["trend_status"] == "ok"
     assert not t["stalled"]
     assert t["frontier"] == pytest.approx(0.69) and t["last_record_at"] == now
 
@@ -59,7 +60,11 @@ def test_stalled_needs_a_flat_trend_and_an_old_record():
     dates = [now - 400 * DAY - 30 * i * DAY for i in range(6)][::-1] + [now - 100 * DAY, now - 10 * DAY]
     df = _frame([0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.6, 0.6], dates)
     t = trends_table(df, now=now).iloc[0]
-    assert t["slope_per_month"] == 0 and t["slope_ci_low"] <= 0 <= t["slope_ci_high"]
+    # the trend ends at the last result (10 days ago); its year holds 2 dates and no record: a measured
+    # flat frontier, slope 0 without a CI (not a precise "[0, 0]")
+    assert t["trend_end"] == now - 10 * DAY and t["stale_days"] == 10
+    assert t["trend_status"] == "no_record_in_window"
+    assert t["slope_per_month"] == 0 and math.isnan(t["slope_ci_low"]) and math.isnan(t["slope_ci_high"])
     assert t["stalled"]
     # the same history with a small new record 100 days ago: CI still contains 0, record recent -> not stalled
     df2 = df.copy()
@@ -140,11 +145,14 @@ def test_reached_plateau_and_unavailable():
     reached = _frame([0.5, 0.93, 0.95], [now - 20 * DAY, now - 10 * DAY, now])
     t = trends_table(reached, now=now).iloc[0]
     assert t["forecast_status"] == "reached" and t["forecast_date"] == now - 10 * DAY
-    # a frontier that levels off at .70 over 4 years: the fitted plateau is below the .9 threshold
-    ts = np.linspace(0, 4, 40)
-    flat = _frame(logistic(ts, 3.0, 1.5, 0.7, 0.0), ORIGIN + pd.to_timedelta(ts * 365.25, unit="D"))
+    # a frontier that levels off at .70 over 3 years, then a year of weaker models: the fitted plateau is
+    # below the .9 threshold, the frontier no longer rises, and the F-test of L = .9 rejects
+    ts = np.concatenate([np.linspace(0, 3, 30), [3.3, 3.6, 3.9, 4.0]])
+    scores = np.concatenate([logistic(ts[:30], 3.0, 1.5, 0.7, 0.0), [0.6, 0.65, 0.62, 0.6]])
+    flat = _frame(scores, ORIGIN + pd.to_timedelta(ts * 365.25, unit="D"))
     t = trends_table(flat, now=ORIGIN + pd.Timedelta(days=4 * 365.25)).iloc[0]
     assert t["forecast_status"] == "plateau" and t["logistic_L"] == pytest.approx(0.7, abs=0.005)
+    assert t["plateau_p"] < 0.05 and t["plateau_df"] == t["n_records"] - 3
     # Elo has no ceiling: a trend, no forecast
     elo = _frame([1200.0, 1250.0, 1300.0], [now - 60 * DAY, now - 30 * DAY, now], metric="elo")
     t = trends_table(elo, now=now).iloc[0]
