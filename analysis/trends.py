@@ -214,6 +214,14 @@ def frontier_trend(as_of: pd.Series, frontier: pd.Series, is_record: pd.Series, 
                     float(np.median(x)), float(res.intercept + res.slope * np.median(x)), len(x), n_dates)
 
 
+def is_stalled(fit: TrendFit, last_record_at: pd.Timestamp) -> bool | None:
+    """No movement shown over the window (no record, no CI, or a CI containing 0) and the last record
+    more than STALLED_MIN_DAYS before the trend's end. None when the window holds no data."""
+    if fit.status == TREND_NO_DATA:
+        return None
+    return bool(not fit.moving and (fit.end - pd.Timestamp(last_record_at)) / pd.Timedelta(days=1) > STALLED_MIN_DAYS)
+
+
 def _linear_forecast(fit: TrendFit, target: float) -> tuple[float | None, float | None, float | None]:
     """Days at which the Theil-Sen line (and its slope-CI lines, same pivot) reach `target`."""
     def at(slope: float) -> float | None:
@@ -353,9 +361,7 @@ def _benchmark_trend(bench: str, g: pd.DataFrame, *, now: pd.Timestamp, metric: 
     per_month = DAYS_PER_MONTH * scale
     row.update(slope_per_month=fit.slope * per_month, slope_ci_low=fit.low * per_month,
                slope_ci_high=fit.high * per_month)
-    if fit.status != TREND_NO_DATA:
-        record_age = (fit.end - rec["as_of"].iat[-1]) / pd.Timedelta(days=1)
-        row["stalled"] = bool(not fit.moving and record_age > STALLED_MIN_DAYS)
+    row["stalled"] = is_stalled(fit, rec["as_of"].iat[-1])
     if lower_is_better(metric):
         row.update({"forecast_status": "unavailable",
                     "forecast_reason": "lower-is-better metric: no ceiling to reach"})
