@@ -27,11 +27,12 @@ PUBLISHED_CI_Z = 1.96
 
 
 # --- Trends and forecasts (DESIGN §4, METHODS C2/C3) --------------------------------------
-TREND_WINDOW_DAYS = 365          # Theil-Sen slope of the frontier over the trailing year
-TREND_GRID_DAYS = 30             # the step-function frontier is sampled every 30 days back from now
-TREND_MIN_POINTS = 3             # fewer grid points in the window: no slope
+TREND_WINDOW_DAYS = 365          # slope of the frontier over the year ending at the benchmark's last result
+TREND_MIN_DATES = 2              # fewer distinct model dates in that window: "no data in window" (NULL slope)
+TREND_MIN_POINTS = 3             # fewer distinct frontier points (changes + window ends): slope without a CI
 TREND_CONFIDENCE = 0.95          # CI level of the Theil-Sen slope
-STALLED_MIN_DAYS = 180           # "stalled": slope CI contains 0 and last record older than this
+STALLED_MIN_DAYS = 180           # "stalled": no rise shown and last record older than this at the trend's end
+PLATEAU_ALPHA = 0.05             # "plateau": F-test of L = threshold against a lower L rejects at this level
 CV_WINDOW_DAYS = 90              # rolling mean window of the top-k coefficient of variation
 DAYS_PER_MONTH = 365.25 / 12
 DAYS_PER_YEAR = 365.25

@@ -1,15 +1,24 @@
 """How a benchmark's frontier moves: history, trailing trend, stall, and an S-curve forecast.
 
-DESIGN §4 / METHODS C1-C3, in calendar time reconstructed from model dates:
+In calendar time reconstructed from model dates (docs/statistics.md, "Trends and forecasts"):
 
-- Frontier F(t) = best score among models dated <= t; top-k mean; CV of the top k
-  (sd / mean, population sd), and its mean over a trailing 90-day window. A falling CV with a
-  rising S_index means the top models are bunching.
-- Trend: Theil-Sen slope of F over the trailing 365 days (`scipy.stats.theilslopes`, 95% CI),
-  in pp/month for proportions (metric units/month otherwise). F is a step function, so it is
-  sampled on a regular grid (every TREND_GRID_DAYS back from `now`) rather than at model
-  dates, which would weight release bursts. The CI treats grid points as independent.
-  `stalled` iff the CI contains 0 and the last record is more than 180 days old.
+- Frontier F(t) = best score among models dated <= t: the running maximum, or the running
+  minimum for a lower-is-better metric kind (costs; `scrapers.normalize.METRIC_DIRECTIONS`).
+  Top-k mean; CV of the top k (sd / mean, population sd), and its mean over a trailing 90-day
+  window. A falling CV with a rising S_index means the top models are bunching.
+- Trend: over the 365 days ending at the benchmark's last dated result `trend_end` (never the
+  wall clock: a source that ended months ago must not read as a flat year), `stale_days` =
+  now - trend_end. F is a step function: sampled on a grid, most pairwise slopes are ties and
+  Theil-Sen's CI collapses to [0, 0]. The fit therefore uses the distinct frontier points only:
+  the frontier carried into the window at its start, every record in the window, and the
+  frontier at its end (the flat tail after the last record counts). Theil-Sen slope and its
+  95% CI (`scipy.stats.theilslopes`) through those points, in pp/month for proportions (metric
+  units/month otherwise). Simulated step frontiers (tests/test_trends.py) show the CI covering
+  the true drift at 0.88-0.95 where the grid method covers 0.4-0.7.
+  `trend_status`: ok | too_few_points (2 points: slope, no CI) | no_record_in_window (the
+  frontier did not move: slope 0, no CI) | no_data_in_window (< 2 model dates: NULL slope).
+  `stalled` iff no movement is shown (no record, or a CI containing 0, or no CI) and the last
+  record is more than 180 days older than trend_end.
 - Forecast: logistic F(t) = floor + (L - floor) / (1 + exp(-k (t - t0))) fitted to the
   record-setting points (`scipy.optimize.curve_fit`, bounds k > 0, max F <= L <= ceiling;
   t in years), threshold y = floor + progress * (ceiling - floor), forecast
@@ -18,8 +27,11 @@ DESIGN §4 / METHODS C1-C3, in calendar time reconstructed from model dates:
   fitted midpoint: refit with L = ceiling, reported but flagged), when the fit pins L at the
   last record while the trailing-year slope is still significantly positive (no plateau
   visible either), or when the CI is wider than 24 months; the forecast then falls back to
-  extrapolating the Theil-Sen line. A fitted plateau L whose 95% CI lies below the threshold
-  is `plateau` (no forecast date); one whose CI reaches the threshold is insufficient data.
+  extrapolating the Theil-Sen line. `plateau` (no forecast date) is a test that can fail:
+  with L-hat below the threshold y, the extra-sum-of-squares F-test of H0: L = y against the
+  free fit, F = (SSE_0 - SSE_1) / (SSE_1 / (n - 3)) on (1, n - 3) df, n = records, must
+  reject at PLATEAU_ALPHA, and the trailing slope must not be significantly rising
+  (`plateau_p`, `plateau_df` stored).
 
 Pure: `now` is an argument, nothing is read or written.
 """
@@ -34,6 +46,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import curve_fit
 from scipy.special import expit
+from scipy.stats import f as f_dist
 from scipy.stats import theilslopes
 
 from analysis.constants import (
@@ -47,14 +60,16 @@ from analysis.constants import (
     LOGISTIC_L_BOUND_TOL,
     LOGISTIC_MAX_RATE,
     LOGISTIC_T0_SPAN_YEARS,
+    PLATEAU_ALPHA,
     SATURATION_K,
     STALLED_MIN_DAYS,
     TREND_CONFIDENCE,
-    TREND_GRID_DAYS,
+    TREND_MIN_DATES,
     TREND_MIN_POINTS,
     TREND_WINDOW_DAYS,
 )
 from analysis.saturation import PROPORTION, running_topk
+from scrapers.normalize import lower_is_better
 
 log = logging.getLogger("benchwatch.analysis.trends")
 
@@ -62,19 +77,37 @@ FRONTIER_COLUMNS = ["benchmark", "as_of", "n_models", "frontier", "frontier_mode
                     "cv_topk_90d", "is_record"]
 
 
+def metric_of(df: pd.DataFrame) -> dict[str, str]:
+    """Each benchmark's metric kind: the most frequent `metric` of its rows (proportion if none)."""
+    if "metric" not in df.columns:
+        return {}
+    return (df.groupby("benchmark")["metric"]
+            .agg(lambda m: m.mode().iat[0] if m.notna().any() else PROPORTION).to_dict())
+
+
 def frontier_history(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
     """Per benchmark and distinct model date: frontier, its model, top-k mean and CV, record flag.
 
-    `df`: benchmark, model, score, date. Top-k mean and CV need k models (NaN before).
-    `is_record`: the frontier rose at this date (the first date is a record).
+    `df`: benchmark, model, score, date, optionally metric. The frontier is the best score so
+    far: the maximum, or the minimum for a lower-is-better metric kind (costs), whose top k
+    are then the k cheapest. Top-k mean and CV need k models (NaN before).
+    `is_record`: the frontier improved at this date (the first date is a record).
     """
-    run = running_topk(df, k)
+    lower = {b for b, m in metric_of(df).items() if lower_is_better(m)}
+    d = df
+    if lower:      # the running top-k keeps the largest values: rank costs by their negation
+        d = df.copy()
+        flip = d["benchmark"].isin(lower)
+        d.loc[flip, "score"] = -pd.to_numeric(d.loc[flip, "score"])
+    run = running_topk(d, k)
     if run.empty:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in FRONTIER_COLUMNS})
+    sign = np.where(run["benchmark"].isin(lower), -1.0, 1.0)
     full = run["n_models"].to_numpy() >= k
     tops = np.full((len(run), k), np.nan)
     for i, row in enumerate(run["top_scores"]):
         tops[i, :len(row)] = row[:k]
+    tops = tops * sign[:, None]
     mean = np.where(full, tops.mean(axis=1), np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         cv = np.where(full & (mean > 0), tops.std(axis=1) / mean, np.nan)
@@ -83,8 +116,9 @@ def frontier_history(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
         "frontier": tops[:, 0], "frontier_model": run["top_models"].map(lambda m: m[0]),
         "topk_mean": mean, "cv_topk": cv,
     })
-    prev = out.groupby("benchmark", sort=False)["frontier"].shift(1)
-    out["is_record"] = prev.isna() | (out["frontier"] > prev)
+    better = pd.Series(tops[:, 0] * sign, index=out.index)          # larger is better in this scale
+    prev = better.groupby(out["benchmark"], sort=False).shift(1)
+    out["is_record"] = prev.isna() | (better > prev)
     rolled = (out.set_index("as_of").groupby("benchmark", sort=False)["cv_topk"]
               .rolling(f"{CV_WINDOW_DAYS}D", min_periods=1).mean())
     out["cv_topk_90d"] = rolled.to_numpy()
@@ -93,16 +127,34 @@ def frontier_history(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
 
 # --- trend ------------------------------------------------------------------------------
 
+TREND_OK = "ok"
+TREND_TOO_FEW_POINTS = "too_few_points"
+TREND_NO_RECORD = "no_record_in_window"
+TREND_NO_DATA = "no_data_in_window"
+
+
 @dataclass(frozen=True)
 class TrendFit:
-    """Theil-Sen line through the sampled frontier; slopes in metric units per day."""
+    """Slope of the frontier over the window ending at its last result; slopes in metric units per day.
 
+    `slope` is NaN for no_data_in_window; `low`/`high` are NaN unless status is ok.
+    """
+
+    status: str
+    start: pd.Timestamp
+    end: pd.Timestamp
     slope: float
     low: float
     high: float
-    x_med: float          # pivot of the line: median sample time (days since 1970) and value
+    x_med: float          # pivot of the line: median point time (days since 1970) and value
     y_med: float
-    n_points: int
+    n_points: int         # distinct frontier points fitted
+    n_dates: int          # distinct model dates in the window
+
+    @property
+    def moving(self) -> bool:
+        """The CI excludes 0: the frontier shows a significant change (up, or down for costs)."""
+        return self.status == TREND_OK and (self.low > 0 or self.high < 0)
 
 
 def _days(ts) -> np.ndarray:
@@ -115,22 +167,59 @@ def _from_days(x: float | None) -> pd.Timestamp | None:
     return pd.Timestamp(int(round(x * 86_400)), unit="s")
 
 
-def theil_sen_trend(as_of: pd.Series, frontier: pd.Series, *, now) -> TrendFit | None:
-    """Theil-Sen slope of the step-function frontier over the trailing window, sampled on a grid."""
-    now = pd.Timestamp(now)
-    t = pd.to_datetime(as_of).to_numpy(dtype="datetime64[ns]")
-    f = np.asarray(frontier, dtype="float64")
-    grid = pd.date_range(end=now, periods=TREND_WINDOW_DAYS // TREND_GRID_DAYS + 1,
-                         freq=f"{TREND_GRID_DAYS}D").to_numpy(dtype="datetime64[ns]")
-    pos = np.searchsorted(t, grid, side="right") - 1
-    keep = pos >= 0
-    if keep.sum() < TREND_MIN_POINTS:
+def frontier_trend(as_of: pd.Series, frontier: pd.Series, is_record: pd.Series, *,
+                   end: pd.Timestamp | None = None, window_days: int = TREND_WINDOW_DAYS,
+                   confidence: float = TREND_CONFIDENCE) -> TrendFit:
+    """Theil-Sen slope through the distinct points of a step frontier over (end - window, end].
+
+    `as_of`, `frontier`, `is_record`: one benchmark's frontier history, oldest first. `end`
+    defaults to its last date (the benchmark's last result). Points: (start, frontier carried
+    into the window) when there is history before it, each record in the window, and (end,
+    frontier at end) unless the last record is at `end`. Fitting these instead of a regular
+    grid keeps the ties of a step function from collapsing the CI to [0, 0]; the flat time after
+    the last record still pulls the slope down through the end point.
+    """
+    t = pd.to_datetime(pd.Series(as_of)).reset_index(drop=True)
+    f = pd.Series(np.asarray(frontier, dtype="float64"))
+    rec = pd.Series(np.asarray(is_record, dtype=bool))
+    end = t.iat[-1] if end is None else pd.Timestamp(end)
+    keep = t <= end
+    t, f, rec = t[keep], f[keep], rec[keep]
+    start = end - pd.Timedelta(days=window_days)
+    inside = t > start
+    n_dates = int(t[inside].nunique())
+    nan = math.nan
+    if n_dates < TREND_MIN_DATES:
+        return TrendFit(TREND_NO_DATA, start, end, nan, nan, nan, nan, nan, 0, n_dates)
+    xs: list = []
+    ys: list = []
+    if (~inside).any():
+        xs.append(start)
+        ys.append(float(f[~inside].iat[-1]))
+    xs += list(t[inside & rec])
+    ys += list(f[inside & rec])
+    if xs[-1] != end:
+        xs.append(end)
+        ys.append(float(f.iat[-1]))
+    x = _days(xs)
+    y = np.asarray(ys, dtype="float64")
+    x_med, y_med = float(np.median(x)), float(np.median(y))
+    if not (inside & rec).any():
+        return TrendFit(TREND_NO_RECORD, start, end, 0.0, nan, nan, x_med, y_med, len(x), n_dates)
+    if len(x) < TREND_MIN_POINTS:
+        slope = float((y[-1] - y[0]) / (x[-1] - x[0]))
+        return TrendFit(TREND_TOO_FEW_POINTS, start, end, slope, nan, nan, x_med, y_med, len(x), n_dates)
+    res = theilslopes(y, x, alpha=confidence)
+    return TrendFit(TREND_OK, start, end, float(res.slope), float(res.low_slope), float(res.high_slope),
+                    float(np.median(x)), float(res.intercept + res.slope * np.median(x)), len(x), n_dates)
+
+
+def is_stalled(fit: TrendFit, last_record_at: pd.Timestamp) -> bool | None:
+    """No movement shown over the window (no record, no CI, or a CI containing 0) and the last record
+    more than STALLED_MIN_DAYS before the trend's end. None when the window holds no data."""
+    if fit.status == TREND_NO_DATA:
         return None
-    x = _days(grid[keep])
-    y = f[pos[keep]]
-    res = theilslopes(y, x, alpha=TREND_CONFIDENCE)
-    return TrendFit(slope=float(res.slope), low=float(res.low_slope), high=float(res.high_slope),
-                    x_med=float(np.median(x)), y_med=float(np.median(y)), n_points=int(keep.sum()))
+    return bool(not fit.moving and (fit.end - pd.Timestamp(last_record_at)) / pd.Timedelta(days=1) > STALLED_MIN_DAYS)
 
 
 def _linear_forecast(fit: TrendFit, target: float) -> tuple[float | None, float | None, float | None]:
@@ -209,11 +298,12 @@ def logistic_time_to(fit: LogisticFit, target: float, floor: float) -> tuple[flo
 
 # --- one row per benchmark -------------------------------------------------------------
 
-TREND_COLUMNS = ["benchmark", "as_of", "metric", "n_models", "frontier", "frontier_model", "last_record_at",
-                 "n_records", "topk_mean", "cv_topk", "cv_topk_90d", "slope_per_month", "slope_ci_low",
-                 "slope_ci_high", "slope_unit", "slope_points", "stalled", "forecast_threshold", "forecast_status",
-                 "forecast_method", "forecast_date", "forecast_ci_low", "forecast_ci_high", "logistic_k",
-                 "logistic_t0", "logistic_L", "logistic_forecast_date", "forecast_reason"]
+TREND_COLUMNS = ["benchmark", "as_of", "metric", "direction", "n_models", "frontier", "frontier_model",
+                 "last_record_at", "n_records", "topk_mean", "cv_topk", "cv_topk_90d", "trend_status", "trend_start",
+                 "trend_end", "stale_days", "slope_per_month", "slope_ci_low", "slope_ci_high", "slope_unit",
+                 "slope_points", "stalled", "forecast_threshold", "forecast_status", "forecast_method",
+                 "forecast_date", "forecast_ci_low", "forecast_ci_high", "logistic_k", "logistic_t0", "logistic_L",
+                 "logistic_forecast_date", "plateau_p", "plateau_df", "forecast_reason"]
 
 
 def trends_table(df: pd.DataFrame, *, now, benchmarks: pd.DataFrame | None = None, k: int = SATURATION_K,
@@ -221,7 +311,8 @@ def trends_table(df: pd.DataFrame, *, now, benchmarks: pd.DataFrame | None = Non
     """One row per benchmark: current frontier, trailing trend, stall flag and forecast as of `now`.
 
     `df`: benchmark, model, score, date, optionally metric. Rows dated after `now` are left
-    out. `benchmarks` (registry: id, ceiling, chance) gives floor and ceiling; proportions
+    out. The trend of each benchmark ends at its last dated result, `stale_days` before `now`.
+    `benchmarks` (registry: id, ceiling, chance) gives floor and ceiling; proportions
     default to 0 and 1; other metrics without a ceiling get no forecast.
     """
     if not 0 < progress < 1:
@@ -233,8 +324,7 @@ def trends_table(df: pd.DataFrame, *, now, benchmarks: pd.DataFrame | None = Non
     if future.any():
         log.warning("[trends] %d row(s) dated after now=%s left out", int(future.sum()), now.date())
         d = d[~future]
-    metric_of = (d.groupby("benchmark")["metric"].agg(lambda m: m.mode().iat[0] if m.notna().any() else PROPORTION)
-                 .to_dict() if "metric" in d.columns else {})
+    metrics = metric_of(d)
     reg = {}
     if benchmarks is not None and not benchmarks.empty:
         for rec in benchmarks.to_dict("records"):
@@ -243,7 +333,7 @@ def trends_table(df: pd.DataFrame, *, now, benchmarks: pd.DataFrame | None = Non
     hist = frontier_history(d, k)
     rows = []
     for bench, g in hist.groupby("benchmark", sort=True):
-        metric = metric_of.get(bench, PROPORTION)
+        metric = metrics.get(bench, PROPORTION)
         info = reg.get(bench, {})
         ceiling, floor = info.get("ceiling"), info.get("chance")
         if metric == PROPORTION:
@@ -259,23 +349,57 @@ def _benchmark_trend(bench: str, g: pd.DataFrame, *, now: pd.Timestamp, metric: 
     last = g.iloc[-1]
     rec = g[g["is_record"]]
     scale = 100.0 if metric == PROPORTION else 1.0
-    row = {"benchmark": bench, "as_of": now, "metric": metric, "n_models": int(last["n_models"]),
+    fit = frontier_trend(g["as_of"], g["frontier"], g["is_record"])
+    row = {"benchmark": bench, "as_of": now, "metric": metric,
+           "direction": "lower" if lower_is_better(metric) else "higher", "n_models": int(last["n_models"]),
            "frontier": float(last["frontier"]), "frontier_model": last["frontier_model"],
            "last_record_at": rec["as_of"].iat[-1], "n_records": len(rec), "topk_mean": last["topk_mean"],
            "cv_topk": last["cv_topk"], "cv_topk_90d": last["cv_topk_90d"],
+           "trend_status": fit.status, "trend_start": fit.start, "trend_end": fit.end,
+           "stale_days": int((now - fit.end) / pd.Timedelta(days=1)), "slope_points": fit.n_points,
            "slope_unit": "pp/month" if metric == PROPORTION else f"{metric}/month"}
-    fit = theil_sen_trend(g["as_of"], g["frontier"], now=now)
-    if fit is not None:
-        row.update(slope_per_month=fit.slope * DAYS_PER_MONTH * scale, slope_ci_low=fit.low * DAYS_PER_MONTH * scale,
-                   slope_ci_high=fit.high * DAYS_PER_MONTH * scale, slope_points=fit.n_points,
-                   stalled=bool(fit.low <= 0 <= fit.high
-                                and (now - rec["as_of"].iat[-1]).days > STALLED_MIN_DAYS))
-    row.update(_forecast(rec, fit, now=now, ceiling=ceiling, floor=floor, progress=progress))
+    per_month = DAYS_PER_MONTH * scale
+    row.update(slope_per_month=fit.slope * per_month, slope_ci_low=fit.low * per_month,
+               slope_ci_high=fit.high * per_month)
+    row["stalled"] = is_stalled(fit, rec["as_of"].iat[-1])
+    if lower_is_better(metric):
+        row.update({"forecast_status": "unavailable",
+                    "forecast_reason": "lower-is-better metric: no ceiling to reach"})
+    else:
+        row.update(_forecast(rec, fit, ceiling=ceiling, floor=floor, progress=progress))
     return row
 
 
-def _forecast(rec: pd.DataFrame, fit: TrendFit | None, *, now: pd.Timestamp, ceiling: float | None,
-              floor: float | None, progress: float) -> dict:
+def plateau_test(t: np.ndarray, y: np.ndarray, free: LogisticFit, target: float, *,
+                 floor: float) -> tuple[float | None, int]:
+    """One-sided test that the plateau L lies below `target`: (p, residual df).
+
+    H0: L = target (the boundary of L >= target, where the frontier would still reach the
+    threshold); H1: L < target, with L-hat < target from the free fit. Extra sum of squares:
+    F = (SSE_0 - SSE_1) / (SSE_1 / (n - 3)) ~ F(1, n - 3) under H0, n = record points, 3 free
+    parameters (k, t0, L). With 5 records that is 2 residual df: a plateau needs strong evidence.
+    p is None when the H0 fit does not converge.
+    """
+    n = len(t)
+    df2 = n - 3
+    if df2 < 1:
+        return None, df2
+    try:
+        null = fit_logistic(t, y, floor=floor, ceiling=target, L_fixed=target)
+    except RuntimeError:
+        return None, df2
+    sse1 = float(np.sum((logistic(t, free.k, free.t0, free.L, floor) - y) ** 2))
+    sse0 = float(np.sum((logistic(t, null.k, null.t0, null.L, floor) - y) ** 2))
+    if sse0 <= sse1:
+        return 1.0, df2
+    if sse1 <= 0:
+        return 0.0, df2
+    stat = (sse0 - sse1) / (sse1 / df2)
+    return float(f_dist.sf(stat, 1, df2)), df2
+
+
+def _forecast(rec: pd.DataFrame, fit: TrendFit, *, ceiling: float | None, floor: float | None,
+              progress: float) -> dict:
     """Forecast columns: logistic when the data identify it, else the Theil-Sen line."""
     if ceiling is None or floor is None or not ceiling > floor:
         return {"forecast_status": "unavailable", "forecast_reason": "no ceiling/chance level for this metric"}
@@ -288,8 +412,8 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit | None, *, now: pd.Timestamp, cei
 
     def fallback(reason: str) -> dict:
         res = {**out, "forecast_status": "insufficient_data", "forecast_method": "theil_sen"}
-        if fit is None:
-            return {**res, "forecast_method": None, "forecast_reason": reason + "; too little history for a trend"}
+        if fit.status == TREND_NO_DATA:
+            return {**res, "forecast_method": None, "forecast_reason": reason + "; no data in the trend window"}
         mid, early, late = _linear_forecast(fit, target)
         if mid is None:
             return {**res, "forecast_reason": reason + "; frontier not rising over the trailing year"}
@@ -312,20 +436,23 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit | None, *, now: pd.Timestamp, cei
         return fallback(str(exc))
     out.update(logistic_k=lf.k, logistic_t0=to_date(lf.t0), logistic_L=lf.L)
     pinned = lf.L - y.max() <= LOGISTIC_L_BOUND_TOL * (ceiling - floor)
-    if pinned and fit is not None and fit.low > 0:
+    if pinned and fit.moving:
         # L pinned at the last record while the frontier still rises: the data show no plateau.
         return fallback(f"fitted plateau L={lf.L:.4g} is pinned at the last record while the frontier still rises "
                         "over the trailing year: plateau not identified")
     t_y, sd = logistic_time_to(lf, target, floor)
     if t_y is None:
-        sd_L = math.sqrt(lf.cov[-1, -1]) if not lf.L_fixed and np.isfinite(lf.cov[-1, -1]) else math.nan
-        upper = lf.L + FORECAST_CI_Z * sd_L
-        if not upper < target:     # NaN (no SE) fails too
-            return fallback(f"fitted plateau L={lf.L:.4g} (upper CI {upper:.4g}) not clearly below the "
-                            f"threshold {target:.4g}")
+        if fit.moving:
+            return fallback(f"fitted plateau L={lf.L:.4g} below the threshold {target:.4g}, but the frontier "
+                            "still rises significantly over the trailing year: no plateau")
+        p, df2 = plateau_test(t, y, lf, target, floor=floor)
+        out.update(plateau_p=p, plateau_df=df2)
+        if p is None or not p < PLATEAU_ALPHA:
+            shown = "F-test did not converge" if p is None else f"F-test p={p:.2g}, df=(1, {df2})"
+            return fallback(f"fitted plateau L={lf.L:.4g} not shown below the threshold {target:.4g} ({shown})")
         return {**out, "forecast_status": "plateau", "forecast_method": "logistic",
-                "forecast_reason": f"fitted plateau L={lf.L:.4g} (95% CI up to {upper:.4g}) is below the "
-                                   f"threshold {target:.4g}"}
+                "forecast_reason": f"fitted plateau L={lf.L:.4g} is below the threshold {target:.4g} "
+                                   f"(F-test of L = threshold: p={p:.2g}, df=(1, {df2}))"}
     out["logistic_forecast_date"] = to_date(t_y)
     if flagged:
         return fallback(flagged)

@@ -23,8 +23,8 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
         SELECT l.benchmark, coalesce(b.name, l.benchmark) AS name, l.scope, l.population, l.top_models, l.s_index,
                l.bin_hold_prob, l.resample_noise, l.resample_draws, l.comparable, l.scale, l.bin,
                l.r_norm, l.se_delta, l.n_items, l.n_models, l.uncertainty, l.stagnation, l.as_of,
-               t.frontier, t.slope_per_month, t.slope_ci_low, t.slope_ci_high, t.stalled,
-               t.forecast_status, t.forecast_date
+               t.frontier, t.slope_per_month, t.slope_ci_low, t.slope_ci_high, t.slope_unit, t.stalled,
+               t.trend_status, t.trend_end, t.stale_days, t.forecast_status, t.forecast_date
         FROM saturation_latest l
         LEFT JOIN benchmarks b ON b.id = l.benchmark
         LEFT JOIN trends t ON t.benchmark = l.benchmark AND t.k = l.k AND l.scope = 'all'   -- trends are scope all

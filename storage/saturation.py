@@ -30,11 +30,12 @@ TRAJECTORY_COLUMNS = ["benchmark", "as_of", "scope", "population", "k", "alpha",
                       "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar", "uncertainty"]
 FRONTIER_COLUMNS = ["benchmark", "as_of", "k", "n_models", "frontier", "frontier_model", "topk_mean", "cv_topk",
                     "cv_topk_90d", "is_record"]
-TRENDS_COLUMNS = ["benchmark", "population", "k", "as_of", "metric", "n_models", "frontier", "frontier_model", "last_record_at",
-                  "n_records", "topk_mean", "cv_topk", "cv_topk_90d", "slope_per_month", "slope_ci_low",
-                  "slope_ci_high", "slope_unit", "slope_points", "stalled", "forecast_threshold", "forecast_status",
-                  "forecast_method", "forecast_date", "forecast_ci_low", "forecast_ci_high", "logistic_k",
-                  "logistic_t0", "logistic_L", "logistic_forecast_date", "forecast_reason"]
+TRENDS_COLUMNS = ["benchmark", "population", "k", "as_of", "metric", "direction", "n_models", "frontier",
+                  "frontier_model", "last_record_at", "n_records", "topk_mean", "cv_topk", "cv_topk_90d", "trend_status",
+                  "trend_start", "trend_end", "stale_days", "slope_per_month", "slope_ci_low", "slope_ci_high",
+                  "slope_unit", "slope_points", "stalled", "forecast_threshold", "forecast_status", "forecast_method",
+                  "forecast_date", "forecast_ci_low", "forecast_ci_high", "logistic_k", "logistic_t0", "logistic_L",
+                  "logistic_forecast_date", "plateau_p", "plateau_df", "forecast_reason"]  # + migrations 007, 012
 
 
 # --- reads -------------------------------------------------------------------------------

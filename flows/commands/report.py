@@ -14,8 +14,8 @@ from storage.report import read_report
 
 LEVEL_COLUMNS = {"name": "benchmark", "scope": "scope", "population": "population", "S": "S_index", "bin": "bin",
                  "hold": "P(bin holds)", "scale": "scale", "n": "n",
-                 "models": "models", "trend": "frontier trend (pp/month, 95% CI)", "forecast": "forecast",
-                 "uncertainty": "uncertainty", "top": "top models"}
+                 "models": "models", "trend": "frontier trend (per month, 95% CI, to last result)",
+                 "forecast": "forecast", "uncertainty": "uncertainty", "top": "top models"}
 
 
 SATURATION_TITLE = ("Saturation (S_index, k=5, α=0.5; P(bin holds) = share of re-evaluations at the real "
@@ -36,12 +36,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def trend_text(status, slope, low, high, stalled, end, stale_days) -> str:
+    """A trend as a person reads it: slope [95% CI] up to its end date, how stale, or why there is none.
+
+    Never "+0.00 [+0.00, +0.00]": a window without data says so, a flat window says "no record",
+    and a slope without a CI is marked as such.
+    """
+    if status is None or (not isinstance(status, str) and pd.isna(status)):
+        return ""
+    if status == "no_data_in_window":
+        text = "no data in window"
+    elif status == "no_record_in_window":
+        text = "flat (no record in window)"
+    elif pd.isna(low) or pd.isna(high):
+        text = f"{slope:+.2f} (too few points for a CI)"
+    else:
+        text = f"{slope:+.2f} [{low:+.2f}, {high:+.2f}]"
+    if stalled is True:
+        text += " stalled"
+    if isinstance(end, pd.Timestamp) and not pd.isna(end):
+        text += f" to {end:%Y-%m-%d}"
+        if not pd.isna(stale_days) and stale_days > 0:
+            text += f" ({int(stale_days)} d stale)"
+    return text
+
+
 def _levels_table(levels: pd.DataFrame) -> pd.DataFrame:
     def trend(r) -> str:
-        if pd.isna(r.slope_per_month):
-            return ""
-        stalled = " stalled" if r.stalled is True else ""
-        return f"{r.slope_per_month:+.2f} [{r.slope_ci_low:+.2f}, {r.slope_ci_high:+.2f}]{stalled}"
+        return trend_text(r.trend_status, r.slope_per_month, r.slope_ci_low, r.slope_ci_high, r.stalled,
+                          r.trend_end, r.stale_days)
 
     def forecast(r) -> str:
         if isinstance(r.forecast_date, pd.Timestamp) and not pd.isna(r.forecast_date):
