@@ -363,6 +363,8 @@ def _benchmark_sections(levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.D
         if top:
             facts.append("top-k: " + ", ".join(esc(m) for m in top))
         t = trend_by.get(bench)
+        if t is not None and not _missing(t.get("frontier_model")):
+            facts.append(f"frontier {esc(t['frontier_model'])} {_f(t.get('frontier'))}")
         if t is not None:
             facts.append(f"trend {_trend_text(t)}")
             fs = t.get("forecast_status")
