@@ -131,7 +131,7 @@ def _table(headers: list[str], rows: list[list[str]], cls: str = "", wrap: Itera
     head = "".join(f"<th>{esc(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f'<td class="wrap">{c}</td>' if i in wide else f"<td>{c}</td>"
                                     for i, c in enumerate(r)) + "</tr>" for r in rows)
-    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<div class="scroll"><table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def _frame(frames: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame:
@@ -164,7 +164,7 @@ def _overview(levels: pd.DataFrame, trends: pd.DataFrame, anchors: dict[str, str
         return '<p class="none">No saturation rows yet: run <code>benchwatch analyze</code>.</p>'
     optional = [c for c in OPTIONAL_LEVEL_COLUMNS if c in levels.columns and levels[c].notna().any()]
     headers = ["benchmark", "scope", "level", "S_index"] + [OPTIONAL_LEVEL_COLUMNS[c][0] for c in optional] + [
-        "R_norm (SE_Δ)", "n items", "models", "top-k", "stagnation", "days since last observation",
+        "R_norm (SE_Δ)", "n items", "models", "top-k", "stagnation", "days since last obs.",
         "frontier trend", "uncertainty"]
     trend_by = {r["benchmark"]: r for r in trends.to_dict("records")} if len(trends) and "benchmark" in trends else {}
     rows, empty = [], []
@@ -536,7 +536,8 @@ h3{margin:22px 0 4px}h4{margin:12px 0 4px}
 table{border-collapse:collapse;background:#fff;margin:6px 0;font-size:13px}
 td,th{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top;white-space:nowrap}
 td.wrap{white-space:normal;min-width:140px}
-th{background:#f0f0f0;position:sticky;top:0}
+th{background:#f0f0f0;white-space:normal;min-width:48px}
+.scroll{overflow-x:auto;max-width:100%}
 table.overview td:nth-child(4){font-variant-numeric:tabular-nums;font-weight:600}
 .bin{padding:1px 7px;border-radius:9px;font-size:12px;white-space:nowrap;color:#222}
 .none,.note,.facts{color:#666}.note{font-size:12px;max-width:1000px}

@@ -328,3 +328,17 @@ def test_the_page_in_headless_chromium_has_no_errors_and_fetches_nothing(page, t
         print(f"screenshot: {shot} ({width}x{height})")
     finally:
         browser.close()
+
+
+def test_pipeline_publishes_the_overview_and_writes_the_page_to_the_report_dir(db, tmp_path, monkeypatch):
+    from flows import pipeline
+    published = {}
+    monkeypatch.setattr(pipeline, "create_table_artifact", lambda **kw: published.update(table=kw))
+    monkeypatch.setattr(pipeline, "create_markdown_artifact", lambda **kw: published.update(markdown=kw))
+    monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "site"))
+    path = pipeline.publish_report(str(db), now=NOW)
+    assert path == tmp_path / "site" / "report.html" and path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert published["table"]["key"] == "benchwatch-report-overview" and published["table"]["table"][0]["s_index"] > 0.9
+    assert "<script" not in published["markdown"]["markdown"]
+    monkeypatch.delenv("BENCHWATCH_REPORT_DIR")
+    assert pipeline.publish_report(str(tmp_path / "missing.duckdb"), now=NOW) is None   # logged, never raised
