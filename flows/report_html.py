@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import html
 import json
-import math
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
 import pandas as pd

@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 from datetime import datetime, timezone
 from html.parser import HTMLParser
