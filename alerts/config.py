@@ -79,6 +79,21 @@ class RuleSettings:
             raise ValueError(f"enabled_info_kinds: {sorted(unknown)} are not info kinds {INFO_KINDS}")
 
 
+# --- HTML report link -----------------------------------------------------------------------------
+# The pipeline writes the report as $BENCHWATCH_REPORT_DIR/REPORT_FILE_NAME; when
+# $BENCHWATCH_REPORT_BASE_URL says where that folder is served, the digest links to it.
+REPORT_FILE_NAME = "report.html"
+
+
+def report_url_from_env(env: Mapping[str, str] | None = None) -> str | None:
+    """The report's URL from `BENCHWATCH_REPORT_BASE_URL` (http or https only), else None."""
+    env = os.environ if env is None else env
+    base = (env.get("BENCHWATCH_REPORT_BASE_URL") or "").strip()
+    if not base.lower().startswith(("http://", "https://")):
+        return None
+    return f"{base.rstrip('/')}/{REPORT_FILE_NAME}"
+
+
 def rule_settings_from_env(env: Mapping[str, str] | None = None) -> RuleSettings:
     """Defaults, with info kinds turned on by `BENCHWATCH_INFO_ALERTS=new_frontier` (comma-separated)."""
     env = os.environ if env is None else env

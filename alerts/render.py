@@ -216,12 +216,36 @@ def _counts(notifications: Sequence[Notification]) -> str:
     return ", ".join(parts) or "nothing new"
 
 
-def render_digest(notifications: Sequence[Notification], *, now: datetime) -> list[SlackMessage]:
-    """The digest of one notify run: one message, or more when Block Kit limits demand it."""
+_ANCHOR_UNSAFE = re.compile(r"[^a-z0-9_-]+")
+
+
+def report_anchor(benchmark: str) -> str:
+    """The HTML report's anchor of a benchmark's section (`bench-<slug>`, slug in [a-z0-9_-])."""
+    return "bench-" + (_ANCHOR_UNSAFE.sub("-", str(benchmark).lower()).strip("-")[:60] or "benchmark")
+
+
+def _link(url: str, label: str) -> str:
+    """A Slack link to a configured URL; characters that would end the link are percent-encoded."""
+    safe = url.replace("&", "%26").replace("<", "%3C").replace(">", "%3E").replace("|", "%7C").replace(" ", "%20")
+    return f"<{safe}|{escape(label)}>"
+
+
+def render_digest(notifications: Sequence[Notification], *, now: datetime,
+                  report_url: str | None = None) -> list[SlackMessage]:
+    """The digest of one notify run: one message, or more when Block Kit limits demand it.
+    With `report_url` (the HTML report), the context line links to it and each benchmark's
+    section links to that benchmark's part of the report."""
     if not notifications:
         return []
     ordered = _ordered(notifications)
     sections = [(n, _section_text(n)) for n in ordered]
+    if report_url:
+        def linked(n: Notification, text: str) -> str:
+            if not n.labels.get("benchmark"):
+                return text
+            link = _link(f"{report_url}#{report_anchor(n.labels['benchmark'])}", "report section")
+            return _fit(text, config.SLACK_MAX_SECTION_TEXT - len(link) - 1) + "\n" + link
+        sections = [(n, linked(n, text)) for n, text in sections]
     budget_blocks = config.SLACK_MAX_BLOCKS - 2          # header + context
     pages: list[list[tuple[Notification, str]]] = [[]]
     chars = 0
@@ -241,7 +265,8 @@ def render_digest(notifications: Sequence[Notification], *, now: datetime) -> li
         blocks: list[dict[str, Any]] = [
             {"type": "header", "text": {"type": "plain_text", "text": header, "emoji": True}},
             {"type": "context", "elements": [{"type": "mrkdwn", "text":
-                f"{now:%Y-%m-%d %H:%M} UTC · `benchwatch alerts --state firing` lists everything firing"}]},
+                f"{now:%Y-%m-%d %H:%M} UTC · `benchwatch alerts --state firing` lists everything firing"
+                + (f" · {_link(report_url, 'HTML report')}" if report_url else "")}]},
         ]
         blocks += [{"type": "section", "text": {"type": "mrkdwn", "text": text}} for _, text in page]
         items = [n for n, _ in page]

@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from alerts.config import NEW_FRONTIER, RuleSettings, rule_settings_from_env
+from alerts.config import NEW_FRONTIER, RuleSettings, report_url_from_env, rule_settings_from_env
 from alerts.redact import one_line
 from alerts.render import render_digest, title
 from alerts.rules import FIRING, PENDING, evaluate, to_utc
@@ -109,7 +109,7 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
         return summary
 
     # 2. deliver, without holding the database
-    messages = render_digest(claimed, now=now)
+    messages = render_digest(claimed, now=now, report_url=report_url_from_env())
     try:
         result = notifier.send(messages)
     except BaseException as exc:  # a bug, not a Slack failure: free the claim, then let it surface

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import html
 import logging
+import os
 from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any, Iterator, Literal, Sequence
 
@@ -290,6 +292,45 @@ def _publish(report: CycleReport, flow_name: str) -> None:
                              description=f"benchwatch {flow_name}: failed sources, alerts, errors")
 
 
+REPORT_ARTIFACT = "benchwatch-report"
+
+
+def publish_report(db_path: str | None, *, now: datetime | None = None,
+                   report_dir: str | None = None) -> Path | None:
+    """The report after an analysis: the overview as Prefect artifacts (a table and markdown)
+    and, when `BENCHWATCH_REPORT_DIR` (or `report_dir`) is set, the HTML page written there as
+    alerts.config.REPORT_FILE_NAME (the Slack digest links to it via BENCHWATCH_REPORT_BASE_URL).
+    Never fails the run: a report that cannot be written is logged and skipped."""
+    from alerts.config import REPORT_FILE_NAME
+    from flows.commands.report import write_atomic
+    from flows.report_html import overview_markdown, overview_rows, render_report
+    from storage.db import open_connection
+    from storage.report import read_html_report
+
+    now = now or datetime.now(timezone.utc)
+    report_dir = report_dir or os.environ.get("BENCHWATCH_REPORT_DIR") or None
+    try:
+        con = open_connection(db_path, read_only=True)
+        try:
+            frames = read_html_report(con)
+        finally:
+            con.close()
+        rows = overview_rows(frames, now=now)
+        if rows:
+            create_table_artifact(key=REPORT_ARTIFACT + "-overview", table=rows,
+                                  description="Saturation overview: level, S, top-k, staleness per benchmark")
+        create_markdown_artifact(key=REPORT_ARTIFACT, markdown=overview_markdown(frames, now=now),
+                                 description="benchwatch report overview")
+        if report_dir:
+            path = Path(report_dir) / REPORT_FILE_NAME
+            write_atomic(path, render_report(frames, now=now))
+            log.info("[flows] report written to %s", path)
+            return path
+    except Exception as exc:   # the report is a by-product: the run's outcome does not depend on it
+        log.warning("[flows] report not published: %s: %s", type(exc).__name__, exc)
+    return None
+
+
 def _finish(report: CycleReport, flow_name: str) -> CycleReport | State:
     _publish(report, flow_name)
     logger = get_run_logger()
@@ -371,6 +412,7 @@ def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: Rep
         report = CycleReport(_collect(db_path, sources, replay_dir))
         if not collect_only:
             _analyze_into(report, db_path)
+            publish_report(db_path)   # before notify: the digest links to the page
             _notify_into(report, db_path)
     return _finish(report, "pipeline")
 

@@ -38,3 +38,67 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     firing = con.execute("""SELECT kind, benchmark, model, source, scope, level, since, muted_by
                             FROM alerts_firing ORDER BY since DESC""").df() if _exists(con, "alerts_firing") else empty
     return {"levels": levels, "suspects": suspects, "firing": firing}
+
+
+# --- the HTML report (flows/report_html.py renders these frames) ---------------------------------
+
+def _read(con: duckdb.DuckDBPyConnection, relation: str, sql: str, params: list | None = None) -> pd.DataFrame:
+    """`sql`'s rows, or an empty frame when `relation` does not exist (a database before migrations)."""
+    return con.execute(sql, params or []).df() if _exists(con, relation) else pd.DataFrame()
+
+
+def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
+    """Every frame the HTML report draws; `SELECT *` from the analysis views, so columns other
+    branches add (top_models, population, a bin-hold probability, staleness, ...) reach the
+    renderer without a change here. Instants stay UTC-aware; the renderer converts.
+
+    Keys: levels (saturation_latest + benchmark name/ceiling/chance), history (saturation_history),
+    frontier, trends, item_months (mean pass per source, benchmark, model and item release month
+    of the newest item-level snapshot), cutoffs (resolved_cutoffs), post_cutoff (post_cutoff_scores),
+    signals (every test of the newest contamination run, flagged or not), firing (alerts_firing),
+    sources (health per source).
+    """
+    # the alert rules' own definitions of a failed fetch and a failing run
+    from storage.alerts import FAILED_FETCH_STATUSES, read_source_health
+
+    levels = _read(con, "saturation_latest", """
+        SELECT l.*, coalesce(b.name, l.benchmark) AS name, b.ceiling, b.chance
+        FROM saturation_latest l LEFT JOIN benchmarks b ON b.id = l.benchmark
+        ORDER BY l.benchmark, l.scope""")
+    history = _read(con, "saturation_history", "SELECT * FROM saturation_history ORDER BY benchmark, scope, as_of")
+    frontier = _read(con, "frontier", "SELECT * FROM frontier ORDER BY benchmark, k, as_of")
+    trends = _read(con, "trends", "SELECT * FROM trends ORDER BY benchmark, k")
+    item_months = _read(con, "latest_item_results", """
+        SELECT source, benchmark, model, CAST(date_trunc('month', item_date) AS DATE) AS month,
+               avg(score) AS accuracy, count(*) AS n_items
+        FROM latest_item_results WHERE item_date IS NOT NULL
+        GROUP BY ALL ORDER BY source, benchmark, model, month""")
+    cutoffs = _read(con, "resolved_cutoffs", "SELECT * FROM resolved_cutoffs ORDER BY model")
+    post_cutoff = _read(con, "post_cutoff_scores", "SELECT * FROM post_cutoff_scores ORDER BY benchmark, model")
+    signals = _read(con, "suspects", "SELECT * FROM suspects ORDER BY q_value NULLS LAST, model")
+    firing = _read(con, "alerts_firing", """SELECT kind, benchmark, model, source, scope, level, since, muted_by
+                                            FROM alerts_firing ORDER BY since DESC""")
+    sources = con.execute("""
+        WITH f AS (
+            SELECT source, max(started_at) FILTER (WHERE NOT list_contains(?, status)) AS last_success_at,
+                   count(*) FILTER (WHERE list_contains(?, status)) AS failed_fetches,
+                   count(*) AS fetches
+            FROM fetches GROUP BY source),
+        s AS (
+            SELECT source, count(*) AS snapshots, max(observed_at) AS newest_observed_at,
+                   arg_max(n_scores, (observed_at, id)) AS rows_scores, arg_max(n_items, (observed_at, id)) AS rows_items,
+                   arg_max(n_rejects, (observed_at, id)) AS rejects_latest
+            FROM snapshots GROUP BY source),
+        r AS (SELECT source, count(*) AS rejects_total FROM rejects GROUP BY source)
+        SELECT coalesce(s.source, f.source) AS source, f.last_success_at, coalesce(f.failed_fetches, 0) AS failed_fetches,
+               coalesce(f.fetches, 0) AS fetches, coalesce(s.snapshots, 0) AS snapshots, s.newest_observed_at,
+               s.rows_scores, s.rows_items, coalesce(s.rejects_latest, 0) AS rejects_latest,
+               coalesce(r.rejects_total, 0) AS rejects_total
+        FROM s FULL JOIN f ON f.source = s.source LEFT JOIN r ON r.source = coalesce(s.source, f.source)
+        ORDER BY 1""", [list(FAILED_FETCH_STATUSES), list(FAILED_FETCH_STATUSES)]).df()
+    health = read_source_health(con)
+    if len(health):
+        sources = sources.merge(health, on="source", how="outer")
+    return {"levels": levels, "history": history, "frontier": frontier, "trends": trends,
+            "item_months": item_months, "cutoffs": cutoffs, "post_cutoff": post_cutoff,
+            "signals": signals, "firing": firing, "sources": sources}

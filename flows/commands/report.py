@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import html
+import os
+import sys
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pandas as pd
 
 from flows.cli import add_db_argument, open_read_only
 from storage.db import DEFAULT_WAIT_SECONDS
+from flows.report_html import trend_text
 from storage.report import read_report
 
 LEVEL_COLUMNS = {"name": "benchmark", "scope": "scope", "population": "population", "S": "S_index", "bin": "bin",
@@ -29,36 +32,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "(with the probability that its bin holds under re-evaluation noise, its scale, trend and forecast), contamination-suspect flags with "
                                    "their effect and q-value, and firing alerts. Read-only.")
     p.add_argument("--format", choices=("text", "html"), default="text",
-                   help="text for the terminal, html for a self-contained page (default: text)")
+                   help="text for the terminal, html for a self-contained page with charts, a table of contents "
+                        "and #bench-<id> anchors (default: text)")
+    p.add_argument("--out", metavar="FILE", default=None,
+                   help="write the report to FILE instead of stdout (html: one self-contained page with charts)")
     p.add_argument("--wait", type=float, default=DEFAULT_WAIT_SECONDS, metavar="SECONDS",
                    help="how long to wait while another process writes")
     add_db_argument(p)
     p.set_defaults(func=run)
-
-
-def trend_text(status, slope, low, high, stalled, end, stale_days) -> str:
-    """A trend as a person reads it: slope [95% CI] up to its end date, how stale, or why there is none.
-
-    Never "+0.00 [+0.00, +0.00]": a window without data says so, a flat window says "no record",
-    and a slope without a CI is marked as such.
-    """
-    if status is None or (not isinstance(status, str) and pd.isna(status)):
-        return ""
-    if status == "no_data_in_window":
-        text = "no data in window"
-    elif status == "no_record_in_window":
-        text = "flat (no record in window)"
-    elif pd.isna(low) or pd.isna(high):
-        text = f"{slope:+.2f} (too few points for a CI)"
-    else:
-        text = f"{slope:+.2f} [{low:+.2f}, {high:+.2f}]"
-    if stalled is True:
-        text += " stalled"
-    if isinstance(end, pd.Timestamp) and not pd.isna(end):
-        text += f" to {end:%Y-%m-%d}"
-        if not pd.isna(stale_days) and stale_days > 0:
-            text += f" ({int(stale_days)} d stale)"
-    return text
 
 
 def _levels_table(levels: pd.DataFrame) -> pd.DataFrame:
@@ -109,19 +90,40 @@ def run(args: argparse.Namespace) -> int:
     con = open_read_only(args)
     if con is None:
         return 1
+    now = datetime.now(timezone.utc)
     try:
+        if args.format == "html":   # charts and sections: flows/report_html.py (imported only here)
+            from flows.report_html import render_report
+            from storage.report import read_html_report
+            return _emit(render_report(read_html_report(con), now=now), args.out)
         frames = read_report(con)
     finally:
         con.close()
-    now = datetime.now(timezone.utc)
     levels = _levels_table(frames["levels"]) if len(frames["levels"]) else pd.DataFrame()
     suspects = _suspects_table(frames["suspects"]) if len(frames["suspects"]) else pd.DataFrame()
     firing = frames["firing"]
     sections = [(SATURATION_TITLE, levels),
                 ("Contamination suspects (a suspicion, never a verdict)", suspects),
                 ("Firing alerts", firing)]
-    print(_html(sections, now) if args.format == "html" else _text(sections, now))
+    return _emit(_text(sections, now), args.out)
+
+
+def _emit(text: str, out: str | None) -> int:
+    """Print, or write to `out` (UTF-8, replaced atomically so a served file is never half written)."""
+    if out is None:
+        print(text)
+        return 0
+    write_atomic(Path(out), text)
+    print(f"benchwatch: report written to {out}", file=sys.stderr)
     return 0
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same folder, then rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def _text(sections, now: datetime) -> str:
@@ -130,20 +132,3 @@ def _text(sections, now: datetime) -> str:
         for title, frame in sections:
             out += ["", title, "-" * len(title), frame.to_string(index=False) if len(frame) else "(none)"]
     return "\n".join(out)
-
-
-def _html(sections, now: datetime) -> str:
-    """A self-contained page; every cell is escaped (names come from scraped pages)."""
-    def table(frame: pd.DataFrame) -> str:
-        if not len(frame):
-            return "<p>(none)</p>"
-        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-        rows = "".join("<tr>" + "".join(f"<td>{html.escape('' if pd.isna(v) else str(v))}</td>" for v in row) + "</tr>"
-                       for row in frame.itertuples(index=False))
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-
-    body = "".join(f"<h2>{html.escape(title)}</h2>{table(frame)}" for title, frame in sections)
-    return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>benchwatch report</title>"
-            "<style>body{font-family:sans-serif}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
-            "padding:2px 6px;font-size:13px}</style></head><body>"
-            f"<h1>benchwatch report</h1><p>{now:%Y-%m-%d %H:%M} UTC</p>{body}</body></html>")

@@ -1,0 +1,343 @@
+"""The HTML report (flows/report_html.py) from a database of real data: content, escaping, a real browser.
+
+The database: every recorded source of tests/fixtures/replay through the replay path, plus the
+real LiveCodeBench generation snapshots of ../shared/snapshots when present (item-level data
+with release dates; skipped parts say so when absent), plus a CSV whose benchmark and model
+names are HTML/script payloads that survive name cleaning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from datetime import datetime, timezone
+from html.parser import HTMLParser
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+import scrapers
+from alerts.render import render_digest, report_anchor
+from flows.cli import main
+from flows.jobs import analyze, collect, ingest_file
+from flows.report_html import overview_markdown, overview_rows, render_report, slugs
+from storage.report import read_html_report
+
+ROOT = Path(__file__).resolve().parents[1]
+REPLAY = ROOT / "tests" / "fixtures" / "replay"
+LCB = Path(__file__).resolve().parents[2] / "shared" / "snapshots" / "livecodebench"
+NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+
+# Payloads that survive scrapers.normalize.clean_name (it strips complete <...> tags).
+EVIL_MODEL = '"><img src=x onerror=alert(1)'
+EVIL_MODEL_2 = "<svg onload=alert(2)"
+EVIL_BENCH = 'b"><script src=//x'
+
+ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h3", "h4", "p", "nav", "a",
+                "b", "table", "thead", "tbody", "tr", "th", "td", "span", "code", "details", "summary", "section",
+                "div", "svg", "rect", "line", "polyline", "polygon", "circle", "text", "g"}
+
+
+class Structure(HTMLParser):
+    """Every tag and attribute of a page, and the text inside SVG elements."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.svg_depth = 0
+        self.svg_text: list[str] = []
+        self.text: list[str] = []
+        self.html_text: list[str] = []      # outside SVG
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag == "svg":
+            self.svg_depth += 1
+
+    def handle_endtag(self, tag):
+        if tag == "svg":
+            self.svg_depth -= 1
+
+    def handle_data(self, data):
+        self.text.append(data)
+        (self.svg_text if self.svg_depth else self.html_text).append(data)
+
+
+def parse(page: str) -> Structure:
+    s = Structure()
+    s.feed(page)
+    return s
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("report") / "bw.duckdb"
+    real_lcb = sorted(LCB.glob("livecodebench_generation_*.json")) if LCB.is_dir() else []
+    # the real LiveCodeBench history replaces the trimmed replay copy when it is there
+    sources = [s for s in scrapers.enabled_sources() if not (real_lcb and s == "livecodebench")]
+    outcomes = collect(path, sources, replay_dir=REPLAY, run_id="report-test")
+    assert all(o.status == "new" for o in outcomes), [(o.source, o.detail) for o in outcomes if o.status != "new"]
+    for f in real_lcb:
+        ingest_file(path, "livecodebench", f, observed_at=f.stem[-10:])
+    evil = path.parent / "evil.csv"
+    rows = [(EVIL_MODEL, 0.91), (EVIL_MODEL_2, 0.90), ("m3", 0.89), ("m4", 0.885), ("m5", 0.88), ("m6", 0.5)]
+    evil.write_text("model,benchmark,score,n_items\n" + "".join(f'"{m.replace(chr(34), 2 * chr(34))}",'
+                                                               f'"{EVIL_BENCH.replace(chr(34), 2 * chr(34))}",{s},400\n'
+                                                               for m, s in rows))
+    ingest_file(path, "csv", evil, observed_at="2026-11-01")
+    analyze(path, now=NOW)
+    return path
+
+
+@pytest.fixture(scope="module")
+def frames(db) -> dict[str, pd.DataFrame]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return read_html_report(con)
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def page(frames) -> str:
+    return render_report(frames, now=NOW)
+
+
+def test_page_is_self_contained_and_every_scraped_string_is_escaped(page):
+    s = parse(page)
+    tags = {t for t, _ in s.tags}
+    assert tags <= ALLOWED_TAGS, tags - ALLOWED_TAGS          # no script, img, iframe, link, object ...
+    for tag, attrs in s.tags:
+        assert not [a for a in attrs if a.startswith("on")], (tag, attrs)
+        assert "src" not in attrs
+        if "href" in attrs:
+            assert attrs["href"].startswith("#"), attrs          # links stay on the page
+    assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in page
+    # the payloads are shown, as text, in tables and inside the SVG charts' tooltips
+    html_text, svg_text = "".join(s.html_text), "".join(s.svg_text)
+    assert EVIL_MODEL in html_text and EVIL_BENCH in html_text    # the frontier holder, the benchmark's name
+    assert EVIL_MODEL in svg_text and EVIL_BENCH in svg_text      # the record's tooltip, the chart titles
+    assert "&quot;&gt;&lt;img src=x onerror=alert(1)" in page
+    assert "<img" not in page and "<script" not in page and "<svg onload" not in page
+
+
+def test_anchors_are_safe_unique_and_match_the_digest_links(page, frames):
+    s = parse(page)
+    ids = [a["id"] for _, a in s.tags if "id" in a]
+    assert len(ids) == len(set(ids))
+    assert all(re.fullmatch(r"[a-z0-9_-]+", i) for i in ids), ids
+    benches = set(frames["levels"]["benchmark"])
+    anchors = slugs(sorted(benches))
+    assert {f"bench-{a}" for a in anchors.values()} <= set(ids)
+    hrefs = {a["href"] for _, a in s.tags if "href" in a}
+    assert {f"#bench-{a}" for a in anchors.values()} <= hrefs       # table of contents
+    assert f"bench-{anchors[EVIL_BENCH]}" == report_anchor(EVIL_BENCH) == "bench-b-script-src-x"
+    assert slugs(["a b", "a-b", "<>"]) == {"a b": "a-b", "a-b": "a-b-2", "<>": "benchmark"}
+
+
+def test_overview_shows_every_index_with_its_parameters(page, frames):
+    lv = frames["levels"]
+    indexed = lv[lv["s_index"].notna() & (lv["k"] == 5)]
+    assert len(indexed) >= 15
+    text = "".join(parse(page).text)
+    for r in indexed.itertuples():
+        assert f"{r.s_index:.3f}" in text, r.benchmark
+    # staleness: the evil CSV was observed on 2026-11-01, 30 days before NOW
+    rows = {(r["benchmark"], r["scope"]): r for r in overview_rows(frames, now=NOW)}
+    assert rows[(EVIL_BENCH, "all")]["days_since_last_observation"] == 30
+    json.dumps(list(rows.values()))                                        # artifact rows are JSON-safe
+    md = overview_markdown(frames, now=NOW)
+    assert "<script" not in md and "b\"&gt;&lt;script src=//x" in md and "\\_" in md   # inert markdown
+
+
+def test_optional_columns_render_when_present_and_are_omitted_when_absent(frames):
+    levels = frames["levels"].copy()
+    plain = render_report({**frames, "levels": levels.drop(columns=["bin_hold_prob", "top_models"])}, now=NOW)
+    assert "P(bin holds)" not in plain and "top-k: " not in plain
+    levels["bin_hold_prob"] = 0.8125
+    levels["top_models"] = [["model-a", EVIL_MODEL_2, "<script>alert(3)</script>"]] * len(levels)
+    rich = render_report({**frames, "levels": levels}, now=NOW)
+    assert "P(bin holds)" in rich and "0.81" in rich
+    assert "&lt;svg onload=alert(2)" in rich and "&lt;script&gt;alert(3)&lt;/script&gt;" in rich
+    assert "<script" not in rich and "<svg onload" not in rich
+    assert {t for t, _ in parse(rich).tags} <= ALLOWED_TAGS
+
+
+def test_source_health_lists_every_source_with_its_rows(frames, page):
+    src = frames["sources"].set_index("source")
+    assert set(scrapers.enabled_sources()) <= set(src.index)
+    assert (src["failed_fetches"] == 0).all() and (src["consecutive_failures"] == 0).all()
+    text = "".join(parse(page).text)
+    for name, r in src.iterrows():
+        assert f"{int(r.rows_scores)} scores" in text, name
+
+
+@pytest.mark.skipif(not LCB.is_dir(), reason="../shared/snapshots/livecodebench not present: real item-level data")
+def test_post_cutoff_view_matches_a_brute_force_mean_of_the_items(db, frames, page):
+    con = duckdb.connect(str(db), read_only=True)
+    items = con.execute("SELECT model, item_date, score FROM latest_item_results WHERE benchmark = 'livecodebench'").df()
+    con.close()
+    assert items["model"].nunique() >= 25 and len(items) >= 10000
+    # brute force: every item of one model in one month, averaged in Python
+    model = "deepseek-coder-33b-instruct"
+    mine = items[items["model"] == model]
+    in_month = [float(s) for d, s in zip(mine["item_date"], mine["score"]) if (d.year, d.month) == (2023, 10)]
+    expected = sum(in_month) / len(in_month)
+    assert f"{model} 2023-10: {expected * 100:.1f}% of {len(in_month)} items" in page
+    # the cutoff marker and the A3 gap table with the reference models' gap, q and status
+    assert f"{model}: cutoff 2023-08-30" in page
+    section = page[page.index('id="post-cutoff"'):page.index('id="suspects"')]
+    assert "Pre/post gap against reference models (A3)" in section and "suspect" in section
+    a3 = frames["signals"].query("signal == 'A3' and model == @model").iloc[0]
+    assert f"{a3.effect * 100:+.1f} pp ± {a3.se * 100:.1f} pp" in section
+    # suspects are suspicions, never verdicts
+    assert "contaminated" not in page.lower()
+
+
+def test_cli_writes_the_page_to_a_file_and_digest_links_to_sections(db, tmp_path, capsys):
+    out = tmp_path / "sub" / "report.html"
+    assert main(["report", "--db", str(db), "--format", "html", "--out", str(out)]) == 0
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>") and capsys.readouterr().out == ""
+    from alerts.rules import FIRING, Notification
+    n = Notification(id=1, fingerprint="f", kind="saturation_bin_changed", transition=FIRING,
+                     labels={"kind": "saturation_bin_changed", "benchmark": EVIL_BENCH, "level": "high", "scope": "all"},
+                     annotations={"numbers": {}}, created_at=NOW, episode=NOW)
+    (msg,) = render_digest([n], now=NOW, report_url="https://r.example/x/report.html")
+    blob = json.dumps(msg.blocks)
+    assert "<https://r.example/x/report.html#bench-b-script-src-x|report section>" in blob
+    assert "<https://r.example/x/report.html|HTML report>" in blob
+    (plain,) = render_digest([n], now=NOW)
+    assert "report" not in json.dumps(plain.blocks).lower()
+
+
+# --- a real browser --------------------------------------------------------------------------------
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                  "--disable-extensions", "--disable-sync", "--disable-component-update", "--hide-scrollbars"]
+
+
+class Browser:
+    """Headless Chromium driven over the DevTools protocol: console errors, requests, screenshots."""
+
+    def __init__(self, workdir: Path):
+        from websockets.sync.client import connect
+        self.proc = subprocess.Popen([CHROMIUM, *CHROMIUM_FLAGS, "--remote-debugging-port=0",
+                                      f"--user-data-dir={workdir / 'profile'}", "about:blank"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline, url = time.monotonic() + 60, None
+        while url is None and time.monotonic() < deadline:
+            line = self.proc.stderr.readline()
+            m = re.search(r"DevTools listening on (ws://\S+)", line)
+            url = m[1] if m else None
+            if not line and self.proc.poll() is not None:
+                break
+        assert url, "chromium did not start its DevTools endpoint"
+        self.ws = connect(url, max_size=None, open_timeout=30)
+        self.next_id = 0
+        self.events: list[dict] = []
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        for domain in ("Runtime", "Log", "Network", "Page"):
+            self.call(f"{domain}.enable", session=True)
+
+    def call(self, method: str, session: bool = False, **params) -> dict:
+        self.next_id += 1
+        msg = {"id": self.next_id, "method": method, "params": params}
+        if session:
+            msg["sessionId"] = self.session
+        self.ws.send(json.dumps(msg))
+        while True:
+            reply = json.loads(self.ws.recv(timeout=60))
+            if reply.get("id") == self.next_id:
+                assert "error" not in reply, reply
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def load(self, url: str) -> list[dict]:
+        """Navigate and wait for the load event; the events seen (console, log, network)."""
+        self.events = []
+        self.call("Page.navigate", session=True, url=url)
+        deadline = time.monotonic() + 60
+        while not any(e.get("method") == "Page.loadEventFired" for e in self.events):
+            assert time.monotonic() < deadline, "page did not load"
+            self.events.append(json.loads(self.ws.recv(timeout=60)))
+        time.sleep(0.3)   # late console messages
+        self.call("Runtime.evaluate", session=True, expression="1")
+        return self.events
+
+    def screenshot(self, path: Path, width: int = 1280) -> tuple[int, int]:
+        metrics = self.call("Page.getLayoutMetrics", session=True)
+        height = int(metrics["cssContentSize"]["height"])
+        self.call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
+                  deviceScaleFactor=1, mobile=False)
+        data = self.call("Page.captureScreenshot", session=True, format="png", captureBeyondViewport=True)["data"]
+        import base64
+        path.write_bytes(base64.b64decode(data))
+        return width, height
+
+    def close(self) -> None:
+        try:
+            self.ws.close()
+        finally:
+            self.proc.terminate()
+            self.proc.wait(timeout=30)
+
+
+def problems(events: list[dict]) -> dict[str, list]:
+    """Console errors, uncaught exceptions, error log entries and requests for anything but the file itself."""
+    out = {"console": [], "exceptions": [], "log": [], "requests": []}
+    for e in events:
+        m, p = e.get("method"), e.get("params", {})
+        if m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+            out["console"].append(p)
+        elif m == "Runtime.exceptionThrown":
+            out["exceptions"].append(p)
+        elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+            out["log"].append(p["entry"].get("text"))
+        elif m == "Network.requestWillBeSent":
+            out["requests"].append(p["request"]["url"])
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs the Debian package)")
+def test_the_page_in_headless_chromium_has_no_errors_and_fetches_nothing(page, tmp_path):
+    html_file = tmp_path / "report.html"
+    html_file.write_text(page, encoding="utf-8")
+    canary = tmp_path / "canary.html"     # proves the checks can fail: an error and an outside fetch
+    canary.write_text('<!DOCTYPE html><img src="http://127.0.0.1:9/x.png"><script>console.error("boom")</script>')
+    browser = Browser(tmp_path)
+    try:
+        bad = problems(browser.load(canary.as_uri()))
+        assert bad["console"] and any(u.startswith("http://127.0.0.1:9/") for u in bad["requests"])
+
+        found = problems(browser.load(html_file.as_uri()))
+        assert found["console"] == [] and found["exceptions"] == [] and found["log"] == []
+        assert [u for u in found["requests"] if u != html_file.as_uri()] == []
+        shot = Path(os.environ.get("BENCHWATCH_SCREENSHOT_DIR") or tmp_path) / "report.png"
+        width, height = browser.screenshot(shot)
+        assert shot.stat().st_size > 50_000 and height > 3000
+        print(f"screenshot: {shot} ({width}x{height})")
+    finally:
+        browser.close()
+
+
+def test_pipeline_publishes_the_overview_and_writes_the_page_to_the_report_dir(db, tmp_path, monkeypatch):
+    from flows import pipeline
+    published = {}
+    monkeypatch.setattr(pipeline, "create_table_artifact", lambda **kw: published.update(table=kw))
+    monkeypatch.setattr(pipeline, "create_markdown_artifact", lambda **kw: published.update(markdown=kw))
+    monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "site"))
+    path = pipeline.publish_report(str(db), now=NOW)
+    assert path == tmp_path / "site" / "report.html" and path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert published["table"]["key"] == "benchwatch-report-overview" and published["table"]["table"][0]["s_index"] > 0.9
+    assert "<script" not in published["markdown"]["markdown"]
+    monkeypatch.delenv("BENCHWATCH_REPORT_DIR")
+    assert pipeline.publish_report(str(tmp_path / "missing.duckdb"), now=NOW) is None   # logged, never raised
