@@ -45,8 +45,7 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
 OPTIONAL_LEVEL_COLUMNS: dict[str, tuple[str, Any]] = {
     "population": ("population", str),
     "bin_hold_prob": ("P(bin holds)", lambda v: f"{float(v):.2f}"),
-    "scale": ("scale", str),
-    "comparable": ("comparable scale", lambda v: "yes" if v is True or v == 1 else "no"),
+    "scale": ("scale", lambda v: "paper" if v == "paper_binomial" else f"own ({v}): not comparable"),
 }
 
 
