@@ -112,3 +112,51 @@ def test_livecodebench_snapshots_end_to_end(tmp_path):
     assert all("deepseek" in m.lower() or "dscoder" in m.lower() or "magicoder" in m.lower()
                or "wcoder" in m.lower() for m in flagged.index)
     assert len(sus) == len(second) and set(sus["run_id"]) == {sus["run_id"].iloc[0]}
+
+
+# --- issue 11: one source alone in a fresh database -----------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SINGLE_SOURCES = {
+    "alpacaeval": ("alpacaeval/alpacaeval_v2_2024-12-27.csv", ()),
+    "evalplus": ("evalplus/results_2024-12-26.json", ()),
+    "livebench": ("livebench/table_2024_11_25.csv", ("livebench/categories_2024_11_25.json",)),
+    "swebench": ("swebench/leaderboards_2025-11-24.json", ()),    # item results without item dates
+}
+
+
+@pytest.mark.parametrize("source", sorted(SINGLE_SOURCES))
+def test_analyze_survives_a_single_source(tmp_path, monkeypatch, capsys, source):
+    """The post-cutoff slice is empty (no model is dated after this source's material):
+    `benchwatch analyze` used to end in `TypeError: Cannot cast DatetimeArray to dtype float64`."""
+    import scrapers
+    from flows.jobs import ingest_file
+    monkeypatch.setattr(type(scrapers.get(source)), "min_rows", 1)   # fixtures hold a few rows
+    primary, aux = SINGLE_SOURCES[source]
+    path = tmp_path / "bw.duckdb"
+    ingest_file(path, source, FIXTURES / primary, aux_paths=[FIXTURES / a for a in aux], observed_at="2025-12-01")
+    assert cli.main(["analyze", "--db", str(path)]) == 0
+    assert "contamination signals:" in capsys.readouterr().out
+    with db.connect(path) as con:
+        runs = con.execute("SELECT count(*) FROM contamination_runs").fetchone()[0]
+        scoped = con.execute("SELECT count(*), count(s_index) FROM saturation_latest WHERE scope = 'post_cutoff'"
+                             ).fetchone()
+    assert runs == 1
+    assert scoped[1] <= scoped[0]
+
+
+def test_post_cutoff_saturation_on_an_empty_scope():
+    from flows.contamination_job import post_cutoff_saturation, with_item_dates
+    latest = pd.DataFrame({"source": "s", "benchmark": "b", "model": ["m1", "m2"], "score": [0.5, 0.6],
+                           "n_items": 100, "stderr": np.nan, "metric": "proportion", "snapshot_id": 1,
+                           "observed_at": pd.Timestamp("2025-01-01")})
+    slices = pd.DataFrame({"benchmark": ["b", "b"], "model": ["m1", "m2"], "status": ["pre", "unknown"]})
+    registry = pd.DataFrame({"id": ["b"], "n_items": [100], "ceiling": [1.0], "chance": [0.0],
+                             "metric_kind": ["proportion"], "dynamic": [False],
+                             "material_date": [pd.Timestamp("2024-01-01")], "reference_benchmarks": [None]})
+    sat = post_cutoff_saturation(latest, slices, registry)
+    assert sat["as_of"].isna().all() and str(sat["as_of"].dtype).startswith("datetime64")
+    undated = pd.DataFrame({"source": "s", "benchmark": "b", "model": "m1", "item_id": ["i1"],
+                            "item_date": pd.Series([pd.NaT], dtype="datetime64[us]"), "score": [1.0]})
+    out = with_item_dates(registry.rename(columns={"id": "benchmark"}), undated)
+    assert out["material_start"].isna().all() and out.at[0, "material_date"] == pd.Timestamp("2024-01-01")
