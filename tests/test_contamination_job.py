@@ -21,9 +21,9 @@ from test_contamination import synth_items
 LCB = Path(__file__).resolve().parents[2] / "shared" / "snapshots" / "livecodebench"
 
 
-def synthetic_snapshot(seed: int) -> tuple[ParsedSnapshot, list[Response]]:
+def synthetic_snapshot(seed: int, **synth) -> tuple[ParsedSnapshot, list[Response]]:
     """A dated item-level source ('synthlcb'): test0 contaminated, everything else clean."""
-    items, cut = synth_items(seed, boost={0: 1.0})
+    items, cut = synth_items(seed, **({"boost": {0: 1.0}} | synth))
     agg = items.groupby("model")["score"].agg(["mean", "count", "std"]).reset_index()
     scores = pd.DataFrame({"benchmark": "synth", "model": agg["model"], "setting": "", "score": agg["mean"],
                            "raw_value": agg["mean"].astype(str), "metric": "proportion",
@@ -37,8 +37,8 @@ def synthetic_snapshot(seed: int) -> tuple[ParsedSnapshot, list[Response]]:
     return parsed, [Response(f"synth_{seed}.json", f"seed {seed}".encode())]
 
 
-def ingest(path, seed: int, observed: str) -> None:
-    parsed, responses = synthetic_snapshot(seed)
+def ingest(path, seed: int, observed: str, **synth) -> None:
+    parsed, responses = synthetic_snapshot(seed, **synth)
     with db.connect(path) as con:
         store_snapshot(con, parsed, responses, observed_at=datetime.fromisoformat(observed).replace(tzinfo=timezone.utc),
                        origin="ingest", parser_version=1)
@@ -91,6 +91,24 @@ def test_calibrate_command(tmp_path, capsys):
     assert line.split()[1] == "80"            # 8 clean models x 10 trials
     assert "n/a (no placebo test possible)" in out   # A1/A2: no reference benchmarks here
     assert cli.main(["calibrate", "--db", str(tmp_path / "absent.duckdb")]) == 1
+    assert cli.main(["calibrate", "--db", str(path), "--trials", "1"]) == 2
+
+
+def test_calibrate_exit_code_contract(tmp_path, monkeypatch, capsys):
+    """Exit 1 when a signal's placebo p-values exceed nominal beyond their CI: the former
+    item-independent A3 test on contest-dependent data must fail; the current one passes."""
+    import flows.contamination_job as job
+    from analysis.contamination import Thresholds
+    path = tmp_path / "bw.duckdb"
+    ingest(path, 11, "2024-06-01", boost=None, n_items=480, n_clean=12, n_test=0, contest_size=4, contest_sd=0.6)
+    assert cli.main(["calibrate", "--db", str(path), "--trials", "40"]) == 0
+    original = job.run_calibration
+    monkeypatch.setattr(job, "run_calibration",
+                        lambda con, **kw: original(con, **kw, th=Thresholds(a3_null="item_normal")))
+    assert cli.main(["calibrate", "--db", str(path), "--trials", "40"]) == 1
+    captured = capsys.readouterr()
+    assert "miscalibrated: A3" in captured.err
+    assert "NO" in captured.out.splitlines()[-1]
 
 
 @pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-03-17.json").exists(), reason="shared snapshot absent")
