@@ -2,10 +2,12 @@
 power and null rates, placebo calibration, and the LiveCodeBench DeepSeek finding on real data.
 
 Measured with these generators (the asserts leave a margin):
-- A3, 200 seeds, a 0.5-logit boost on pre-cutoff items (mean excess 8.9 pp): power 0.965;
-  null tests (1000) flagged 0.5 %, P(p < .05 | null) 4.7 % under difficulty drift.
-- A1, 100 seeds, 12 models, +15 pp on the target benchmark, B = 300: power 0.98; null 0 %.
-- A2, 100 seeds, successor +20 pp over its predecessor: power 0.95; null 0 %.
+- A3, 200 seeds, a 0.5-logit boost on pre-cutoff items (mean excess 9.0 pp): power 0.86;
+  null tests (1000) flagged 0.4 %, P(p < .05 | null) 3.0 % under difficulty drift.
+- A1, 100 seeds, 12 models, +15 pp on the target benchmark, B = 300: power 0.56; P(p<.05|null) 0.
+- A2, 100 seeds, successor +20 pp over its predecessor: power 0.75; P(p<.05|null) 0.1 %.
+(Before the calibration work of issue 10: 0.965 / 0.98 / 0.95, with p-values that real-data
+placebos showed anti-conservative.)
 """
 
 from __future__ import annotations
@@ -220,9 +222,9 @@ def test_a3_power_and_null_rate_on_seeded_synthetic_data():
     print(f"A3 power {power:.3f} at mean excess {np.mean(effects):.3f}; null flag rate "
           f"{null_flags / null_tests:.4f}, P(p<.05|null) {null_p05 / null_tests:.3f} over {null_tests} tests")
     assert np.mean(effects) == pytest.approx(0.09, abs=0.02)
-    assert power >= 0.85
+    assert power >= 0.78
     assert null_flags / null_tests <= 0.05
-    assert null_p05 / null_tests <= 0.075      # p-values calibrated despite difficulty drift
+    assert null_p05 / null_tests <= 0.06       # p-values calibrated despite difficulty drift
 
 
 def test_a3_null_without_planting_and_floors():
