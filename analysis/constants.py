@@ -87,4 +87,4 @@ A1_ROBUST_Z = 3.5                # self-consistency guard: modified z of the res
 A1_ROBUST_Z_MIN_BENCHMARKS = 5   # ... applied when the model has A1 residuals on >= 5 benchmarks
 A2_MIN_Z = 3.0                   # A2: z_J >= 3 (one-sided p ~ 0.0013)
 CALIBRATION_TRIALS = 200         # placebo trials of `benchwatch calibrate`
-CALIBRATION_MAX_FLAG_RATE = 0.05 # placebo false-flag rate a signal must stay under
+# `benchwatch calibrate` compares placebo p-value shares with 0.01 / 0.05 and the family-wise rate with FDR_Q.
