@@ -66,12 +66,22 @@ DATE_CONFLICT_DAYS = 31          # two claims further apart than this are a visi
 PROVENANCE_PRIORITY = ("vendor_doc", "model_card", "registry", "leaderboard", "listing", "inferred")
 # Tie-break between sources of equal provenance; sources not listed follow, alphabetically.
 DATE_SOURCE_PRIORITY = ("registry", "knowledge_cutoffs", "epoch", "lmarena", "livecodebench", "openrouter")
+# Placeholder cutoffs (docs/statistics.md "Trust of a cutoff claim"): one source's date that at least
+# this many of its models share is a default, not a claim, when it is a year boundary (Jan 1 / Dec 31)
+# or precedes those models' release dates by more than PLACEHOLDER_MIN_LAG_DAYS (median), unless
+# another source states the same date (within DATE_CONFLICT_DAYS) for that model.
+PLACEHOLDER_MIN_MODELS = 3
+PLACEHOLDER_MIN_LAG_DAYS = 365
+# Cutoff trust levels that may make a model a clean A3 reference ('placeholder' never does).
+CUTOFF_TRUST_LEVELS = ("stated", "inferred", "placeholder")
+REFERENCE_TRUST = ("stated", "inferred")
 LOW_N_ITEMS = 100                # LCB's "We recommend a larger time-window" threshold (B2)
 MIN_EFFECT = 0.05                # practical significance: effect >= 5 pp ...
 MIN_EFFECT_SE = 2.0              # ... and >= 2 standard errors of the effect
 FDR_Q = 0.05                     # Benjamini-Hochberg level over every test of a run
 A3_MIN_ITEMS_PER_SIDE = 50       # A3 floor: items in each of the pre and post windows
 A3_MIN_REF_MODELS = 3            # A3: clean reference models needed for the drift control (our floor)
+A3_REFS_PER_PARAMETER = 3        # A3 ability smoother: degree 2 from 9 references, 1 from 6, else the mean
 A3_MIN_REF_COVERAGE = 0.9        # A3: a reference must be scored on >= 90 % of the model's window items
 FISHER_MIN_EXPECTED = 5          # A3: Fisher exact instead of the z-test when an expected cell < 5
 A1_MIN_REF_MODELS = 8            # A1 floor |M_ref| (ConStat's hard floor is 5)
@@ -83,4 +93,4 @@ A1_ROBUST_Z = 3.5                # self-consistency guard: modified z of the res
 A1_ROBUST_Z_MIN_BENCHMARKS = 5   # ... applied when the model has A1 residuals on >= 5 benchmarks
 A2_MIN_Z = 3.0                   # A2: z_J >= 3 (one-sided p ~ 0.0013)
 CALIBRATION_TRIALS = 200         # placebo trials of `benchwatch calibrate`
-CALIBRATION_MAX_FLAG_RATE = 0.05 # placebo false-flag rate a signal must stay under
+# `benchwatch calibrate` compares placebo p-value shares with 0.01 / 0.05 and the family-wise rate with FDR_Q.

@@ -21,6 +21,8 @@ from analysis.constants import (
     DATE_CONFLICT_DAYS,
     DATE_SOURCE_PRIORITY,
     GUARD_BAND_DAYS,
+    PLACEHOLDER_MIN_LAG_DAYS,
+    PLACEHOLDER_MIN_MODELS,
     LOW_N_ITEMS,
     PROVENANCE_PRIORITY,
     UNKNOWN_CUTOFF_LOOKBACK_MONTHS,
@@ -74,6 +76,38 @@ def _rank(values: pd.Series, order: tuple[str, ...]) -> pd.Series:
     return values.map({v: i for i, v in enumerate(order)}).fillna(len(order)).astype(int)
 
 
+def placeholder_claims(cutoff_claims: pd.DataFrame, release: pd.Series, *, conflict_days: int = DATE_CONFLICT_DAYS,
+                       min_models: int = PLACEHOLDER_MIN_MODELS,
+                       min_lag_days: int = PLACEHOLDER_MIN_LAG_DAYS) -> pd.Series:
+    """Boolean mask over cutoff claims (model, source, knowledge_cutoff): a source's default date.
+
+    Rule (no model names): a date that >= `min_models` models of one source share is a
+    placeholder when it is a year boundary (Jan 1 or Dec 31: "sometime that year") or when it
+    precedes those models' release dates by more than `min_lag_days` (median over the ones with a
+    release date). A claim another source corroborates (same model, a date within
+    `conflict_days`) is not a placeholder. LiveCodeBench dates 13-18 models 2023-01-01, two of
+    them released 2024-02: a date that qualifies them as clean references of 2023 items
+    although their training data may reach into that year.
+    """
+    c = cutoff_claims
+    if c.empty:
+        return pd.Series(False, index=c.index)
+    key = c["source"].astype(str) + "\x1f" + c["knowledge_cutoff"].dt.strftime("%Y-%m-%d")
+    shared = c.groupby(key)["model"].transform("nunique") >= min_models
+    d = c["knowledge_cutoff"]
+    boundary = ((d.dt.month == 1) & (d.dt.day == 1)) | ((d.dt.month == 12) & (d.dt.day == 31))
+    lag = (c["model"].map(release) - d).dt.days
+    median_lag = lag.groupby(key).transform("median")
+    suspect = shared & (boundary | (median_lag > min_lag_days))
+    if not suspect.any():
+        return suspect
+    corroborated = pd.Series(False, index=c.index)
+    for i in c.index[suspect]:
+        others = c[(c["model"] == c.at[i, "model"]) & (c["source"] != c.at[i, "source"])]
+        corroborated[i] = bool(((others["knowledge_cutoff"] - d[i]).abs() <= pd.Timedelta(days=conflict_days)).any())
+    return suspect & ~corroborated
+
+
 def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFLICT_DAYS,
                         lookback_months: int = UNKNOWN_CUTOFF_LOOKBACK_MONTHS) -> pd.DataFrame:
     """One row per model from every source's date claims, with provenance and conflicts.
@@ -88,6 +122,11 @@ def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFL
 
     Interval: stated cutoff c -> c_lo = c_hi = c. Unknown cutoff -> c_hi = release date,
     c_lo = release - `lookback_months` (cutoff_provenance 'inferred'). Neither -> NaT.
+
+    Trust (`cutoff_trust`): placeholder claims (`placeholder_claims`) never win over a real
+    claim; a model whose only cutoff claims are placeholders keeps that date for its own slice
+    (the leaderboard's convention) with trust 'placeholder', which never qualifies it as a
+    clean A3 reference. Else 'stated' (a claimed date) or 'inferred' (bounded by the release).
     """
     require_columns(claims, CLAIM_COLUMNS, "model date claims")
     dated = "observed_at" in claims.columns
@@ -108,12 +147,21 @@ def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFL
     models = pd.Index(c["model"].unique(), name="model")
     out = pd.DataFrame(index=models)
     conflicts: dict[str, list[dict]] = {m: [] for m in models}
+    placeholder_models: set = set()
     for field, prefix in (("release_date", "release"), ("knowledge_cutoff", "cutoff")):
         have = c[c[field].notna()]
         if dated:   # a source that revised its date: its newest claim stands, the older ones are superseded
             newest = have.sort_values("observed_at", ascending=False, kind="stable", na_position="last")
             have = newest.drop_duplicates(["model", "source", "provenance"]).sort_values(
                 ["model", "_prov_rank", "_src_rank", "source"], kind="stable")
+        if field == "knowledge_cutoff":
+            ph = placeholder_claims(have, out["release_date"], conflict_days=conflict_days)
+            only_ph = ph.groupby(have["model"]).transform("all")
+            placeholder_models = set(have.loc[only_ph, "model"])
+            if ph.any():
+                log.info("[cutoffs] %d placeholder cutoff claim(s) (a date many models of one source share), e.g. %s",
+                         int(ph.sum()), have.loc[ph, ["model", "source"]].head(3).to_dict("records"))
+            have = have[~ph | only_ph]       # a placeholder never wins over a real claim
         first = have.groupby("model", sort=False).first()
         out[field] = first[field].reindex(models)
         out[f"{prefix}_source"] = first["source"].reindex(models)
@@ -144,11 +192,13 @@ def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFL
     inferred = ~known & out["release_date"].notna()
     out.loc[inferred, "cutoff_provenance"] = "inferred"
     out.loc[inferred, "cutoff_source"] = out.loc[inferred, "release_source"]
+    out["cutoff_trust"] = np.where(known, "stated", np.where(inferred, "inferred", None))
+    out.loc[out.index.isin(placeholder_models) & known, "cutoff_trust"] = "placeholder"
     late = known & out["release_date"].notna() & (out["knowledge_cutoff"] > out["release_date"])
     if late.any():
         log.info("[cutoffs] %d model(s) with a stated cutoff after their release date (kept as stated), e.g. %s",
                  int(late.sum()), list(out.index[late][:5]))
-    cols = ["c_lo", "c_hi", "knowledge_cutoff", "cutoff_known", "cutoff_provenance", "cutoff_source",
+    cols = ["c_lo", "c_hi", "knowledge_cutoff", "cutoff_known", "cutoff_provenance", "cutoff_source", "cutoff_trust",
             "release_date", "release_provenance", "release_source", "conflict", "conflicts", "n_claims"]
     out = out[cols].reset_index()
     for col in ("c_lo", "c_hi", "knowledge_cutoff", "release_date"):

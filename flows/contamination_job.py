@@ -37,13 +37,19 @@ def _utc_naive(when: datetime | str) -> pd.Timestamp:
 def with_item_dates(benchmarks: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
     """Registry benchmarks with the span of their dated items (more precise than a registry date)."""
     out = benchmarks.copy()
-    out["material_start"] = pd.NaT
+    out["material_start"] = pd.Series(pd.NaT, index=out.index, dtype="datetime64[us]")
+    out["material_date"] = pd.to_datetime(out["material_date"]).astype("datetime64[us]") \
+        if "material_date" in out.columns else out["material_start"]
     if items.empty:
         return out
     spans = material_dates_from_items(items).set_index("benchmark")
+    if spans.empty:   # item results without any dated item (e.g. SWE-bench instances): nothing to add
+        return out
+    spans = spans.astype("datetime64[us]")
     known = out["benchmark"].isin(spans.index)
-    out.loc[known, "material_start"] = out.loc[known, "benchmark"].map(spans["material_start"])
-    out.loc[known, "material_date"] = out.loc[known, "benchmark"].map(spans["material_date"])
+    for col in ("material_start", "material_date"):
+        mapped = pd.Series(spans[col].reindex(out["benchmark"]).to_numpy(), index=out.index, dtype="datetime64[us]")
+        out[col] = out[col].where(~known, mapped)
     extra = spans.index.difference(out["benchmark"])
     if len(extra):   # item-level benchmarks the registry does not list yet
         out = pd.concat([out, spans.loc[extra].reset_index()], ignore_index=True)
@@ -67,7 +73,12 @@ def post_cutoff_saturation(latest: pd.DataFrame, slices: pd.DataFrame, registry:
     """Saturation on the clean scope: per benchmark, only models for which it is post-cutoff."""
     scoped = post_cutoff_scope(latest, slices)
     sat = saturation_table(scoped, registry, k=k, alpha=alpha, z=z, scope=POST_CUTOFF_SCOPE)
-    sat["as_of"] = sat["benchmark"].map(scoped.groupby("benchmark")["observed_at"].max())
+    # An empty clean scope (e.g. one source whose models all predate nothing) still yields one row
+    # per benchmark with a reason; its as_of is NaT, typed as a timestamp either way.
+    observed = pd.to_datetime(scoped["observed_at"]).astype("datetime64[us]")
+    last = observed.groupby(scoped["benchmark"]).max()
+    # reindex, not Series.map: mapping through an empty datetime Series raises in pandas 3
+    sat["as_of"] = pd.Series(last.reindex(sat["benchmark"]).to_numpy(), index=sat.index, dtype="datetime64[us]")
     return sat
 
 

@@ -26,6 +26,7 @@ from storage.db import quote_ident, transaction
 log = logging.getLogger("benchwatch.storage")
 
 CUTOFF_COLUMNS = ["model", "c_lo", "c_hi", "knowledge_cutoff", "cutoff_known", "cutoff_provenance", "cutoff_source",
+                  "cutoff_trust",
                   "release_date", "release_provenance", "release_source", "conflict", "conflicts", "n_claims"]
 SLICE_COLUMNS = ["benchmark", "model", "status", "material_start", "material_date", "c_lo", "c_hi"]
 POST_COLUMNS = ["source", "benchmark", "model", "score", "n_items", "stderr", "window_start", "window_end", "low_n",

@@ -2,10 +2,12 @@
 power and null rates, placebo calibration, and the LiveCodeBench DeepSeek finding on real data.
 
 Measured with these generators (the asserts leave a margin):
-- A3, 200 seeds, a 0.5-logit boost on pre-cutoff items (mean excess 8.9 pp): power 0.965;
-  null tests (1000) flagged 0.5 %, P(p < .05 | null) 4.7 % under difficulty drift.
-- A1, 100 seeds, 12 models, +15 pp on the target benchmark, B = 300: power 0.98; null 0 %.
-- A2, 100 seeds, successor +20 pp over its predecessor: power 0.95; null 0 %.
+- A3, 200 seeds, a 0.5-logit boost on pre-cutoff items (mean excess 9.0 pp): power 0.86;
+  null tests (1000) flagged 0.4 %, P(p < .05 | null) 3.0 % under difficulty drift.
+- A1, 100 seeds, 12 models, +15 pp on the target benchmark, B = 300: power 0.56; P(p<.05|null) 0.
+- A2, 100 seeds, successor +20 pp over its predecessor: power 0.75; P(p<.05|null) 0.1 %.
+(Before the calibration work of issue 10: 0.965 / 0.98 / 0.95, with p-values that real-data
+placebos showed anti-conservative.)
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ from analysis.contamination import (
     pava,
     run_signals,
     SignalTest,
+    a3_core,
+    family_q_values,
+    reference_placebo_p,
+    summarize_placebo,
 )
 from analysis.cutoffs import resolve_model_dates
 
@@ -42,13 +48,18 @@ CLEAN_CUT, TEST_CUT = pd.Timestamp("2022-12-01"), pd.Timestamp("2023-09-15")
 
 # --- seeded synthetic data ---------------------------------------------------------------------
 
-def synth_items(seed, *, n_items=400, n_clean=8, n_test=6, boost=None, drift=0.8, k=10):
+def synth_items(seed, *, n_items=400, n_clean=8, n_test=6, boost=None, drift=0.8, k=10, contest_size=1,
+                contest_sd=0.0):
     """Rasch-like items: dated uniformly over START..END, harder later (`drift` logits over the
     span), k samples per (model, item). Clean models' cutoff precedes every item; test models'
-    cutoff is TEST_CUT. boost = {test index: logit added on items dated <= its cutoff}."""
+    cutoff is TEST_CUT. boost = {test index: logit added on items dated <= its cutoff}.
+    contest_size items share a date (a contest); contest_sd adds a model × contest logit effect
+    (a model that suits a contest's topics), the dependence an item-independent test ignores."""
     rng = np.random.default_rng(seed)
     span = (END - START).days
-    day = np.sort(rng.integers(0, span + 1, n_items))
+    n_contests = -(-n_items // contest_size)
+    contest = np.repeat(np.arange(n_contests), contest_size)[:n_items]
+    day = np.sort(rng.integers(0, span + 1, n_contests))[contest]
     dates = START + pd.to_timedelta(day, unit="D")
     difficulty = rng.normal(0, 1.2, n_items) + drift * day / span
     models = [f"clean{i}" for i in range(n_clean)] + [f"test{i}" for i in range(n_test)]
@@ -56,7 +67,8 @@ def synth_items(seed, *, n_items=400, n_clean=8, n_test=6, boost=None, drift=0.8
     cuts = [CLEAN_CUT] * n_clean + [TEST_CUT] * n_test
     frames = []
     for j, m in enumerate(models):
-        logit = theta[j] - difficulty
+        logit = theta[j] - difficulty + rng.normal(0, contest_sd, n_contests)[contest] if contest_sd else \
+            theta[j] - difficulty
         if boost and m.startswith("test") and int(m[4:]) in boost:
             logit = logit + boost[int(m[4:])] * (dates <= cuts[j])
         p = 1 / (1 + np.exp(-logit))
@@ -102,15 +114,62 @@ def test_pava_and_bh_by_hand():
 
 
 def test_ability_weights_are_a_smoother():
-    z = np.array([-2.0, -1.0, 0.0, 1.0, 2.0])
+    z = np.linspace(-2.0, 2.0, 9)                    # 9 references: degree 2
     w, clamped = ability_weights(z, 0.5)
     assert w.sum() == pytest.approx(1.0) and not clamped
     gaps = 0.1 - 0.03 * z ** 2 + 0.02 * z            # a quadratic is reproduced exactly
     assert w @ gaps == pytest.approx(0.1 - 0.03 * 0.25 + 0.01)
     w, clamped = ability_weights(z, 5.0)             # outside the references: clamped to z = 2
     assert clamped and w @ gaps == pytest.approx(0.1 - 0.12 + 0.04)
-    w3, _ = ability_weights(z[:3], 0.3)              # three references: the plain mean
-    assert w3 == pytest.approx([1 / 3] * 3)
+    w6, _ = ability_weights(z[:6], 0.3)              # 6 references: a line (3 per coefficient)
+    line = 0.2 + 0.05 * z[:6]
+    assert w6 @ line == pytest.approx(0.2 + 0.05 * 0.3) and w6 @ z[:6] ** 2 != pytest.approx(0.09)
+    w5, _ = ability_weights(z[:5], 0.3)              # five references: the plain mean
+    assert w5 == pytest.approx([1 / 5] * 5)
+
+
+def test_a3_core_matches_a_brute_force_loop():
+    """The vectorized core against a per-problem loop: did_test (items independent) when each
+    item is its own cluster, and the CR1 cluster sum by hand when items share contests."""
+    rng = np.random.default_rng(0)
+    n, m = 120, 7
+    y = rng.binomial(10, rng.uniform(0.1, 0.9, (n, m))) / 10
+    dates = np.repeat(np.arange(40), 3)                         # 40 contests of 3 items
+    pre = (dates < 18)[:, None]
+    post = (dates >= 22)[:, None]
+    targets = np.array([0, 3])
+    masks = np.ones((2, m), dtype=bool)
+    masks[0, 0] = False
+    masks[1, [0, 3]] = False
+    core = a3_core(y, pre, post, np.arange(n), targets, masks)
+    for p_i, (t, mask) in enumerate(zip(targets, masks)):
+        refs = np.flatnonzero(mask)
+        z_refs = np.log(y[post[:, 0]][:, refs].mean(0)) - np.log1p(-y[post[:, 0]][:, refs].mean(0))
+        zm = y[post[:, 0], t].mean()
+        w, _ = ability_weights(z_refs, np.log(zm) - np.log1p(-zm))
+        a = y[:, refs] @ w
+        ref = did_test(y[pre[:, 0], t], y[post[:, 0], t], a[pre[:, 0]], a[post[:, 0]])
+        assert core["effect"][0, p_i] == pytest.approx(ref["effect"])
+        assert core["se"][0, p_i] == pytest.approx(ref["se"])
+    clustered = a3_core(y, pre, post, dates, targets, masks)
+    assert clustered["effect"] == pytest.approx(core["effect"])
+    u = y[:, 0] - y[:, masks[0]] @ clustered["weights"][0, 0, masks[0]]
+    var = 0.0
+    for win in (pre[:, 0], post[:, 0]):
+        dev = u[win] - u[win].mean()
+        sums = pd.Series(dev).groupby(dates[win]).sum().to_numpy()
+        c = len(sums)
+        var += (sums ** 2).sum() / win.sum() ** 2 * c / (c - 1)
+    assert clustered["se"][0, 0] == pytest.approx(math.sqrt(var))
+
+
+def test_reference_placebo_p_by_hand():
+    p, sigma, r = reference_placebo_p(np.array(3.0), np.array([1.5, -1.5, 3.0, 0.0]))
+    s = math.sqrt((2.25 + 2.25 + 9.0 + 0.0) / 4)
+    assert float(sigma) == pytest.approx(s) and int(r) == 4
+    assert float(p) == pytest.approx(stats.t.sf(3.0 / s, 4))
+    p, sigma, _ = reference_placebo_p(np.array(3.0), np.array([0.1, -0.2, 0.3]))   # scale never below 1
+    assert float(p) == pytest.approx(stats.t.sf(3.0, 3))
 
 
 def test_did_test_hand_computation():
@@ -163,9 +222,9 @@ def test_a3_power_and_null_rate_on_seeded_synthetic_data():
     print(f"A3 power {power:.3f} at mean excess {np.mean(effects):.3f}; null flag rate "
           f"{null_flags / null_tests:.4f}, P(p<.05|null) {null_p05 / null_tests:.3f} over {null_tests} tests")
     assert np.mean(effects) == pytest.approx(0.09, abs=0.02)
-    assert power >= 0.85
+    assert power >= 0.78
     assert null_flags / null_tests <= 0.05
-    assert null_p05 / null_tests <= 0.075      # p-values calibrated despite difficulty drift
+    assert null_p05 / null_tests <= 0.06       # p-values calibrated despite difficulty drift
 
 
 def test_a3_null_without_planting_and_floors():
@@ -185,15 +244,56 @@ def test_calibrate_on_synthetic_null_data():
     items, cut = synth_items(3)
     out = calibrate(None, items, cut, None, rng=np.random.default_rng(3), now=NOW, trials=40).set_index("signal")
     a3 = out.loc["A3"]
-    assert a3["tests"] == 40 * 8 and a3["rate"] <= 0.05 and a3["ok"]
+    assert a3["tests"] == 40 * 8 and a3["ok"]
+    assert a3["p05_lo"] <= 0.05 and a3["fw_bh_lo"] <= 0.05
     assert out.loc["A1", "tests"] == 0 and out.loc["A1", "ok"] is None
+
+
+def test_calibrate_fails_the_former_item_level_test_and_passes_the_new_one():
+    """Contest-level dependence (4 items per contest, a 0.6-logit model × contest effect): the
+    former item-independent A3 test is anti-conservative and `calibrate` must say so; the
+    contest-clustered, reference-scaled test must pass on the very same placebo draws."""
+    items, cut = synth_items(11, n_items=480, n_clean=12, n_test=0, contest_size=4, contest_sd=0.6)
+    old = calibrate(None, items, cut, None, rng=np.random.default_rng(0), now=NOW, trials=60,
+                    th=Thresholds(a3_null="item_normal")).set_index("signal").loc["A3"]
+    new = calibrate(None, items, cut, None, rng=np.random.default_rng(0), now=NOW, trials=60).set_index("signal").loc["A3"]
+    print(f"item_normal: p<.01 {old['p01']:.3f} p<.05 {old['p05']:.3f} fw {old['fw_bh']:.2f}; "
+          f"new: p<.01 {new['p01']:.3f} p<.05 {new['p05']:.3f} fw {new['fw_bh']:.2f}")
+    assert not old["ok"] and old["p05_lo"] > 0.05
+    assert new["ok"] and new["p05"] <= 0.06 and new["fw_bh"] <= 0.1
+
+
+def test_summarize_placebo_can_fail_and_has_honest_intervals():
+    rng = np.random.default_rng(0)
+    trials, per = 200, 10
+    base = pd.DataFrame({"trial": np.repeat(np.arange(trials), per), "signal": "A1", "effect": 0.1, "se": 0.01,
+                         "gate": True})
+    uniform = summarize_placebo(base.assign(p_value=rng.uniform(size=trials * per)), trials).set_index("signal")
+    assert uniform.at["A1", "ok"] and uniform.at["A1", "p05_lo"] <= 0.05 <= uniform.at["A1", "p05_hi"]
+    assert uniform.at["A2", "ok"] is None
+    skewed = summarize_placebo(base.assign(p_value=rng.uniform(size=trials * per) ** 2), trials).set_index("signal")
+    assert not skewed.at["A1", "ok"] and skewed.at["A1", "p05_lo"] > 0.05   # P(U² < .05) = 22 %
+    # family-wise: BH over 10 uniform p's flags a trial with probability ~ 0.05 (complete null)
+    assert uniform.at["A1", "fw_bh_lo"] <= 0.05
+
+
+def test_bh_is_per_signal_family():
+    a3 = [_t(f"x{i}", "A3", "lcb", p=0.004) for i in range(2)]
+    noise = [_t(f"y{i}", "A1", "s1", p=0.9) for i in range(72)]
+    alone = finalize(a3, None, Thresholds())
+    pooled = finalize(a3 + noise, None, Thresholds())
+    assert alone["q_value"].tolist() == pytest.approx([0.004, 0.004])
+    assert pooled.loc[pooled["signal"] == "A3", "q_value"].tolist() == pytest.approx([0.004, 0.004])
+    assert pooled.loc[pooled["signal"] == "A3", "flagged"].all()
+    q = family_q_values(a3 + noise)
+    assert q[:2] == pytest.approx([0.004, 0.004]) and q[2:] == pytest.approx([0.9] * 72)
 
 
 # --- A1 and A2 on seeded synthetic data ----------------------------------------------------------
 
 def test_a1_power_and_null_rate():
     th = Thresholds(bootstrap_b=300)
-    seeds, hits, null_tests, null_flags = 100, 0, 0, 0
+    seeds, hits, null_tests, null_flags, null_p = 100, 0, 0, 0, []
     for seed in range(seeds):
         scores, benches = synth_scores(seed, boost={6: 0.15})
         res = run_signals(scores, None, NO_CUTOFFS, benches, None, rng=np.random.default_rng(seed), now=NOW, th=th)
@@ -202,9 +302,15 @@ def test_a1_power_and_null_rate():
         null = res[res["model"] != "m6"]
         null_tests += len(null)
         null_flags += int(null["flagged"].sum())
-    print(f"A1 power {hits / seeds:.2f} at +15 pp; null flag rate {null_flags / null_tests:.4f}")
-    assert hits / seeds >= 0.75
+        null_p += null["p_value"].tolist()
+    null_p = np.array(null_p)
+    print(f"A1 power {hits / seeds:.2f} at +15 pp; null flag rate {null_flags / null_tests:.4f}; "
+          f"P(p<.05|null) {np.mean(null_p < 0.05):.3f}")
+    # measured: power 0.56 (the bootstrap-only test: 0.98, at the price of anti-conservative p on
+    # real data); P(p < .05 | null) must not exceed nominal — the bootstrap-only p fails this
+    assert hits / seeds >= 0.45
     assert null_flags / null_tests <= 0.05
+    assert np.mean(null_p < 0.05) <= 0.06
 
 
 def test_a1_evidence_and_floor():
@@ -241,14 +347,15 @@ def test_post_cutoff_pairs_are_not_tested_but_are_the_placebo_set():
     assert res.empty                                  # 'target' is post-cutoff for every model
     out = calibrate(scores, None, cut, benches, rng=np.random.default_rng(5), now=NOW, trials=30,
                     bootstrap_b=200).set_index("signal")
+    # leave-one-reference-out placebos: one A1 model and one A2 pair per trial
     assert out.at["A1", "tests"] == 30 and out.at["A2", "tests"] == 30
-    assert out.at["A1", "rate"] <= 0.05 and out.at["A2", "rate"] <= 0.05
+    assert out.at["A1", "ok"] and out.at["A2", "ok"]
 
 
 def test_a2_predecessor_power_and_null_rate():
     th = Thresholds()
     preds = pd.DataFrame({"model": [f"m{i + 1}" for i in range(13)], "predecessor": [f"m{i}" for i in range(13)]})
-    seeds, hits, null_tests, null_flags = 100, 0, 0, 0
+    seeds, hits, null_tests, null_flags, null_p = 100, 0, 0, 0, []
     for seed in range(seeds):
         scores, benches = synth_scores(seed, n_models=14, boost={7: 0.20})
         res = finalize(a2_predecessor_tests(scores, benches, preds, th=th), None, th)
@@ -256,9 +363,14 @@ def test_a2_predecessor_power_and_null_rate():
         null = res[~res["model"].isin(["m7", "m8"])]       # m8's predecessor is the inflated m7
         null_tests += len(null)
         null_flags += int(null["flagged"].sum())
-    print(f"A2 power {hits / seeds:.2f} at +20 pp; null flag rate {null_flags / null_tests:.4f}")
-    assert hits / seeds >= 0.85
+        null_p += null["p_value"].tolist()
+    null_p = np.array(null_p)
+    print(f"A2 power {hits / seeds:.2f} at +20 pp; null flag rate {null_flags / null_tests:.4f}; "
+          f"P(p<.05|null) {np.mean(null_p < 0.05):.3f}")
+    # measured: power 0.75 (0.95 with σ_f alone, which real-data placebos show anti-conservative)
+    assert hits / seeds >= 0.65
     assert null_flags / null_tests <= 0.05
+    assert np.mean(null_p < 0.05) <= 0.06
 
 
 def test_a2_snapshot_jump():
@@ -347,18 +459,22 @@ def test_livecodebench_2024_03_17_deepseek_flagged_gpt_claude_not():
     # Testable models: those with >= 50 items on both sides, i.e. the 2023-08-30 cutoff group.
     assert set(res.index) == DEEPSEEK_FAMILY | {"Claude-3-Opus", "Claude-3-Sonnet"}
     flagged = set(res.index[res["flagged"]])
-    assert flagged == DEEPSEEK_FAMILY
-    assert (res.loc[list(DEEPSEEK_FAMILY), "status"] == "suspect").all()
-    for big in ("DSCoder-33b-Ins", "DSCoder-33b-Base", "WCoder-33B-V1.1", "DSCoder-6.7b-Base"):
-        assert res.at[big, "effect"] > 0.15 and res.at[big, "q_value"] < 1e-6
-    # Clean models of the same cutoff (Claude 3, 2023-08-30): no excess gap
+    # the strongest DeepSeek-derived models are flagged; nothing outside the family is
+    assert {"DSCoder-33b-Ins", "DSCoder-33b-Base", "WCoder-33B-V1.1"} <= flagged <= DEEPSEEK_FAMILY
+    for big in ("DSCoder-33b-Ins", "DSCoder-33b-Base", "WCoder-33B-V1.1"):
+        assert res.at[big, "effect"] > 0.15 and res.at[big, "q_value"] < 0.05
+        assert res.at[big, "ci_low"] > 0
     for clean in ("Claude-3-Opus", "Claude-3-Sonnet"):
-        assert not res.at[clean, "flagged"] and res.at[clean, "q_value"] > 0.2
-        assert abs(res.at[clean, "effect"]) < 0.03
-    # GPT models are clean references here (cutoffs 2021-10 / 2023-04); their own pre/post gap on
-    # the DeepSeek windows is flat, as the paper's figure shows.
+        assert not res.at[clean, "flagged"] and res.at[clean, "q_value"] > 0.1
     ev = res.at["DSCoder-33b-Ins", "evidence"]
-    assert ev["n_pre"] == 127 and ev["n_post"] == 202 and len(ev["reference_models"]) == 18
+    assert ev["n_pre"] == 127 and ev["n_post"] == 202
+    # references: trusted cutoffs only. The 2023-01-01 date LiveCodeBench gives 13 models (StarCoder2
+    # and Mistral-Large were released 2024-02) is a placeholder and never makes a model clean.
+    placeholders = set(cut.loc[cut["cutoff_trust"] == "placeholder", "model"])
+    assert {"StarCoder2-15b", "Mistral-Large"} <= placeholders
+    assert not placeholders & set(ev["reference_models"])
+    assert len(ev["reference_models"]) == 5 and ev["method"] == "reference_placebo"
+    assert len(ev["placebo_z"]) == 5 and ev["null_scale"] >= 1.0
     for gpt in ("GPT-4-0613", "GPT-3.5-Turbo-0301", "GPT-3.5-Turbo-0125"):
         assert abs(ev["reference_gaps"][gpt]) < 0.035
     assert "GPT-4-Turbo-1106" not in ev["reference_models"]     # cutoff 2023-04-30 + 30 d > first pre item
@@ -369,10 +485,28 @@ def test_livecodebench_2024_02_26_and_placebo():
     items, cut, _ = load_lcb("livecodebench_generation_2024-02-26.json")
     res = run_signals(None, items, cut, None, None, rng=np.random.default_rng(0),
                       now=pd.Timestamp("2024-02-26")).set_index("model")
-    assert set(res.index[res["flagged"]]) == {"DSCoder-33b-Ins", "DSCoder-6.7b-Ins", "MagiCoderS-DS-6.7B"}
-    # the 1.3B instruct model: excess ~6 pp but under 2 SE on 73 pre items -> not flagged
-    assert res.at["DSCoder-1.3b-Ins", "effect"] > 0.05 and not res.at["DSCoder-1.3b-Ins", "flagged"]
-    assert not any(m.startswith(("GPT", "Claude")) for m in res.index[res["flagged"]])
+    flagged = set(res.index[res["flagged"]])
+    assert "DSCoder-33b-Ins" in flagged and flagged <= DEEPSEEK_FAMILY
+    # the 1.3B instruct model: excess ~5 pp, well inside its CI -> not flagged
+    assert not res.at["DSCoder-1.3b-Ins", "flagged"] and res.at["DSCoder-1.3b-Ins", "ci_low"] < 0
     out = calibrate(None, items, cut, None, rng=np.random.default_rng(1), now=pd.Timestamp("2024-02-26"),
-                    trials=20).set_index("signal")
-    assert out.at["A3", "tests"] > 0 and out.at["A3", "rate"] <= 0.05
+                    trials=100).set_index("signal")
+    a3 = out.loc["A3"]
+    assert a3["tests"] > 0 and a3["ok"]
+    assert a3["p01_lo"] <= 0.01 and a3["p05_lo"] <= 0.05 and a3["fw_bh_lo"] <= 0.05
+
+
+@pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-03-17.json").exists(), reason="shared snapshot absent")
+def test_livecodebench_placebo_old_test_fails_new_test_passes():
+    """Fake cutoffs on the clean models of the 2024-03-17 snapshot. The former test (placeholder-dated
+    references, items independent) gave P(p < .01) = 4.8 % and a BH flag in 49 % of trials; with
+    trusted references only, the item-independent test is still ~nominal here, and the
+    reference-scaled one must stay at or under nominal."""
+    items, cut, _ = load_lcb("livecodebench_generation_2024-03-17.json")
+    now = pd.Timestamp("2024-03-17")
+    as_before = cut.assign(cutoff_trust="stated")           # placeholders treated as real dates, as before
+    old = calibrate(None, items, as_before, None, rng=np.random.default_rng(1), now=now, trials=100,
+                    th=Thresholds(a3_null="item_normal")).set_index("signal").loc["A3"]
+    assert not old["ok"] and old["fw_bh_lo"] > 0.05
+    new = calibrate(None, items, cut, None, rng=np.random.default_rng(1), now=now, trials=100).set_index("signal").loc["A3"]
+    assert new["ok"] and new["p05"] <= 0.05 and new["fw_bh"] <= 0.05

@@ -21,9 +21,9 @@ from test_contamination import synth_items
 LCB = Path(__file__).resolve().parents[2] / "shared" / "snapshots" / "livecodebench"
 
 
-def synthetic_snapshot(seed: int) -> tuple[ParsedSnapshot, list[Response]]:
+def synthetic_snapshot(seed: int, **synth) -> tuple[ParsedSnapshot, list[Response]]:
     """A dated item-level source ('synthlcb'): test0 contaminated, everything else clean."""
-    items, cut = synth_items(seed, boost={0: 1.0})
+    items, cut = synth_items(seed, **({"boost": {0: 1.0}} | synth))
     agg = items.groupby("model")["score"].agg(["mean", "count", "std"]).reset_index()
     scores = pd.DataFrame({"benchmark": "synth", "model": agg["model"], "setting": "", "score": agg["mean"],
                            "raw_value": agg["mean"].astype(str), "metric": "proportion",
@@ -37,8 +37,8 @@ def synthetic_snapshot(seed: int) -> tuple[ParsedSnapshot, list[Response]]:
     return parsed, [Response(f"synth_{seed}.json", f"seed {seed}".encode())]
 
 
-def ingest(path, seed: int, observed: str) -> None:
-    parsed, responses = synthetic_snapshot(seed)
+def ingest(path, seed: int, observed: str, **synth) -> None:
+    parsed, responses = synthetic_snapshot(seed, **synth)
     with db.connect(path) as con:
         store_snapshot(con, parsed, responses, observed_at=datetime.fromisoformat(observed).replace(tzinfo=timezone.utc),
                        origin="ingest", parser_version=1)
@@ -91,6 +91,24 @@ def test_calibrate_command(tmp_path, capsys):
     assert line.split()[1] == "80"            # 8 clean models x 10 trials
     assert "n/a (no placebo test possible)" in out   # A1/A2: no reference benchmarks here
     assert cli.main(["calibrate", "--db", str(tmp_path / "absent.duckdb")]) == 1
+    assert cli.main(["calibrate", "--db", str(path), "--trials", "1"]) == 2
+
+
+def test_calibrate_exit_code_contract(tmp_path, monkeypatch, capsys):
+    """Exit 1 when a signal's placebo p-values exceed nominal beyond their CI: the former
+    item-independent A3 test on contest-dependent data must fail; the current one passes."""
+    import flows.contamination_job as job
+    from analysis.contamination import Thresholds
+    path = tmp_path / "bw.duckdb"
+    ingest(path, 11, "2024-06-01", boost=None, n_items=480, n_clean=12, n_test=0, contest_size=4, contest_sd=0.6)
+    assert cli.main(["calibrate", "--db", str(path), "--trials", "40"]) == 0
+    original = job.run_calibration
+    monkeypatch.setattr(job, "run_calibration",
+                        lambda con, **kw: original(con, **kw, th=Thresholds(a3_null="item_normal")))
+    assert cli.main(["calibrate", "--db", str(path), "--trials", "40"]) == 1
+    captured = capsys.readouterr()
+    assert "miscalibrated: A3" in captured.err
+    assert "NO" in captured.out.splitlines()[-1]
 
 
 @pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-03-17.json").exists(), reason="shared snapshot absent")
@@ -112,3 +130,51 @@ def test_livecodebench_snapshots_end_to_end(tmp_path):
     assert all("deepseek" in m.lower() or "dscoder" in m.lower() or "magicoder" in m.lower()
                or "wcoder" in m.lower() for m in flagged.index)
     assert len(sus) == len(second) and set(sus["run_id"]) == {sus["run_id"].iloc[0]}
+
+
+# --- issue 11: one source alone in a fresh database -----------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SINGLE_SOURCES = {
+    "alpacaeval": ("alpacaeval/alpacaeval_v2_2024-12-27.csv", ()),
+    "evalplus": ("evalplus/results_2024-12-26.json", ()),
+    "livebench": ("livebench/table_2024_11_25.csv", ("livebench/categories_2024_11_25.json",)),
+    "swebench": ("swebench/leaderboards_2025-11-24.json", ()),    # item results without item dates
+}
+
+
+@pytest.mark.parametrize("source", sorted(SINGLE_SOURCES))
+def test_analyze_survives_a_single_source(tmp_path, monkeypatch, capsys, source):
+    """The post-cutoff slice is empty (no model is dated after this source's material):
+    `benchwatch analyze` used to end in `TypeError: Cannot cast DatetimeArray to dtype float64`."""
+    import scrapers
+    from flows.jobs import ingest_file
+    monkeypatch.setattr(type(scrapers.get(source)), "min_rows", 1)   # fixtures hold a few rows
+    primary, aux = SINGLE_SOURCES[source]
+    path = tmp_path / "bw.duckdb"
+    ingest_file(path, source, FIXTURES / primary, aux_paths=[FIXTURES / a for a in aux], observed_at="2025-12-01")
+    assert cli.main(["analyze", "--db", str(path)]) == 0
+    assert "contamination signals:" in capsys.readouterr().out
+    with db.connect(path) as con:
+        runs = con.execute("SELECT count(*) FROM contamination_runs").fetchone()[0]
+        scoped = con.execute("SELECT count(*), count(s_index) FROM saturation_latest WHERE scope = 'post_cutoff'"
+                             ).fetchone()
+    assert runs == 1
+    assert scoped[1] <= scoped[0]
+
+
+def test_post_cutoff_saturation_on_an_empty_scope():
+    from flows.contamination_job import post_cutoff_saturation, with_item_dates
+    latest = pd.DataFrame({"source": "s", "benchmark": "b", "model": ["m1", "m2"], "score": [0.5, 0.6],
+                           "n_items": 100, "stderr": np.nan, "metric": "proportion", "snapshot_id": 1,
+                           "observed_at": pd.Timestamp("2025-01-01")})
+    slices = pd.DataFrame({"benchmark": ["b", "b"], "model": ["m1", "m2"], "status": ["pre", "unknown"]})
+    registry = pd.DataFrame({"id": ["b"], "n_items": [100], "ceiling": [1.0], "chance": [0.0],
+                             "metric_kind": ["proportion"], "dynamic": [False],
+                             "material_date": [pd.Timestamp("2024-01-01")], "reference_benchmarks": [None]})
+    sat = post_cutoff_saturation(latest, slices, registry)
+    assert sat["as_of"].isna().all() and str(sat["as_of"].dtype).startswith("datetime64")
+    undated = pd.DataFrame({"source": "s", "benchmark": "b", "model": "m1", "item_id": ["i1"],
+                            "item_date": pd.Series([pd.NaT], dtype="datetime64[us]"), "score": [1.0]})
+    out = with_item_dates(registry.rename(columns={"id": "benchmark"}), undated)
+    assert out["material_start"].isna().all() and out.at[0, "material_date"] == pd.Timestamp("2024-01-01")

@@ -189,3 +189,34 @@ def test_post_cutoff_scores_on_real_livecodebench_equal_hand_loop():
     assert got.at["DSCoder-33b-Ins", "n_items"] == 202
     assert got.at["DSCoder-33b-Ins", "score"] == pytest.approx(47.9 / 202, abs=1e-12)
     assert not got.at["DSCoder-33b-Ins", "low_n"]
+
+
+def test_placeholder_dates_by_rule_never_by_name():
+    """A date >= 3 models of one source share is a placeholder when it is a year boundary or
+    precedes their releases by more than a year (median), unless another source corroborates it."""
+    rows = [(f"a{i}", None, "2023-01-01", "leaderboard", "lb") for i in range(4)]          # Jan-1 default
+    rows += [(f"b{i}", None, "2023-08-30", "leaderboard", "lb") for i in range(4)]         # shared, plausible
+    rows += [(f"c{i}", f"2024-0{i + 2}-15", "2022-06-30", "leaderboard", "lb") for i in range(3)]  # 19+ months early
+    rows += [("a0", None, "2023-01-10", "vendor_doc", "registry"),                         # corroborated: kept
+             ("a1", "2024-02-28", None, "listing", "openrouter"),                          # release only
+             ("d", None, "2023-01-01", "leaderboard", "other"),                            # one model of its source
+             ("e0", None, "2021-12-31", "leaderboard", "lb2"), ("e1", None, "2021-12-31", "leaderboard", "lb2")]
+    r = resolve_model_dates(claims(rows)).set_index("model")
+    assert (r.loc[["a2", "a3"], "cutoff_trust"] == "placeholder").all()
+    assert r.at["a0", "cutoff_trust"] == "stated" and r.at["a0", "c_hi"] == T("2023-01-10")
+    # a placeholder never wins: a1 keeps the date for its own slice, marked, as nothing better exists
+    assert r.at["a1", "cutoff_trust"] == "placeholder" and r.at["a1", "c_hi"] == T("2023-01-01")
+    assert (r.loc[[f"b{i}" for i in range(4)], "cutoff_trust"] == "stated").all()
+    assert (r.loc[[f"c{i}" for i in range(3)], "cutoff_trust"] == "placeholder").all()
+    assert r.at["d", "cutoff_trust"] == "stated"                  # not shared within its source
+    assert (r.loc[["e0", "e1"], "cutoff_trust"] == "stated").all()  # 2 models < 3
+    inferred = resolve_model_dates(claims([("x", "2024-03-01", None, "listing", "openrouter")]))
+    assert inferred["cutoff_trust"].tolist() == ["inferred"]
+
+
+def test_placeholder_claim_loses_to_a_real_claim_of_another_source():
+    rows = [(f"m{i}", None, "2023-01-01", "leaderboard", "lb") for i in range(5)]
+    rows += [("m0", None, "2023-09-30", "listing", "knowledge_cutoffs")]     # lower provenance, real date
+    r = resolve_model_dates(claims(rows)).set_index("model")
+    assert r.at["m0", "c_hi"] == T("2023-09-30") and r.at["m0", "cutoff_trust"] == "stated"
+    assert r.at["m0", "cutoff_source"] == "knowledge_cutoffs"
