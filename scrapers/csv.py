@@ -75,7 +75,7 @@ class CsvScraper(Scraper):
             "raw_value": df["score"],
             "metric": metric.where(~accuracy, "proportion"),
             "stderr": stderr,
-            "n_items": pd.to_numeric(df["n_items"], errors="coerce") if "n_items" in df.columns else None,
+            "n_items": df["n_items"] if "n_items" in df.columns else None,   # checked by validate
         })
         for col in ("evaluated_at", "model_release_date", "knowledge_cutoff"):
             if col in df.columns:

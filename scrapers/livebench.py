@@ -140,7 +140,7 @@ class LivebenchScraper(Scraper):
         key, content = next(iter(candidates.items()))
         self.reject_html(content)
         try:
-            data = json.loads(content)
+            data = json.loads(self.text(content))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise self.error(f"malformed categories JSON {key}: {exc}") from exc
         if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
