@@ -119,7 +119,7 @@ def headline(kind: str, transition: str, labels: Mapping[str, str], a: Mapping[s
         source = _clean(labels["source"])
         if transition == RESOLVED:
             return f"{source}: held snapshot released or superseded"
-        return f"{source}: snapshot {a.get('snapshot_id')} held (dropped more than half of the rows)"
+        return f"{source}: snapshot {a.get('snapshot_id')} held (dropped half or more of the rows)"
     if kind == NEW_FRONTIER:
         name = _clean(a.get("benchmark_name") or labels["benchmark"]) + scope
         model = _clean(a.get("model_name") or labels["model"])

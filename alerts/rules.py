@@ -25,7 +25,7 @@ Modelled on Prometheus Alertmanager for a snapshot-based service (DESIGN §6, ME
     benchmark's saturation pools every source that reports it). Source alerts never inhibit
     each other.
   - `snapshot_held{source}`: the source's newest snapshot is held by the shrink guard (it
-    dropped more than half of a benchmark's rows; storage/ingest.py) and is not used until a
+    dropped half or more of a benchmark's rows; storage/ingest.py) and is not used until a
     later fetch confirms it or `benchwatch accept` releases it. Resolves when no held snapshot
     of the source is newer than its newest usable one.
   - `new_frontier{benchmark, scope, model}` (info, disabled by default): the record holder

@@ -9,11 +9,12 @@ Guards applied here, for every origin (ingest, fetch, replay, reparse):
   in the future would shadow every later snapshot forever) and no earlier than the release of
   every benchmark in the snapshot minus `OBSERVED_BEFORE_RELEASE_GRACE` (leaderboards often go
   live some weeks before their paper's date, which is the registry's release_date).
-- **Shrink guard**: a snapshot in which some (benchmark) has fewer than `SHRINK_HOLD_FRACTION`
+- **Shrink guard**: a snapshot in which some (benchmark) has at most `SHRINK_HOLD_FRACTION`
   times the rows (scores, or item results) of the previous usable snapshot of the same source
   that has that benchmark (the newest non-held one observed before it) is stored with status
   `held`: it is kept out of `latest_scores`, `latest_item_results` and the analysis. A
-  truncated download (a CSV or markdown table cut at a line boundary) looks exactly like this.
+  truncated download (a CSV or markdown table cut in half at a line boundary) looks exactly
+  like this; "at most half" rather than "less than half" so that a cut exactly in half is held.
   It is released when a later *collection* (fetch or replay, not a re-ingested file) sees the
   same content again (status `confirmed`: the source really serves it) or by
   `benchwatch accept SNAPSHOT` (status `accepted`).
@@ -46,7 +47,7 @@ OBSERVED_AT_MAX_SKEW = timedelta(days=1)
 # How long before a benchmark's registry release_date (its paper's date) a leaderboard may
 # already have published scores for it.
 OBSERVED_BEFORE_RELEASE_GRACE = timedelta(days=90)
-# A snapshot keeping fewer than this share of the previous snapshot's rows for a benchmark is held.
+# A snapshot keeping at most this share of the previous snapshot's rows for a benchmark is held.
 SHRINK_HOLD_FRACTION = 0.5
 SNAPSHOT_STATUSES = ("ok", "held", "confirmed", "accepted")
 
@@ -259,7 +260,7 @@ def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int,
 
     For each benchmark it has, compare its row count (scores; item results separately) with the
     previous usable snapshot of the source having that benchmark: the newest non-held one observed
-    at or before it. Held when some count < SHRINK_HOLD_FRACTION x the previous count.
+    at or before it. Held when some count <= SHRINK_HOLD_FRACTION x the previous count.
     """
     rows = con.execute("""
         WITH counts AS (
@@ -276,14 +277,14 @@ def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int,
             QUALIFY row_number() OVER (PARTITION BY c.kind, c.benchmark ORDER BY sn.observed_at DESC, sn.id DESC) = 1)
         SELECT new.kind, new.benchmark, new.n, prev.n, prev.snapshot_id
         FROM new JOIN prev USING (kind, benchmark)
-        WHERE new.n < $fraction * prev.n
+        WHERE new.n <= $fraction * prev.n
         ORDER BY new.n / prev.n, new.benchmark""",
         {"source": source, "id": snapshot_id, "at": observed_at, "fraction": SHRINK_HOLD_FRACTION}).fetchall()
     if not rows:
         return ""
     shown = "; ".join(f"{b}: {n} {kind} vs {p} in snapshot {sid}" for kind, b, n, p, sid in rows[:3])
     more = f" (+{len(rows) - 3} more)" if len(rows) > 3 else ""
-    return f"dropped more than {1 - SHRINK_HOLD_FRACTION:.0%} of the previous rows: {shown}{more}"
+    return f"kept at most {SHRINK_HOLD_FRACTION:.0%} of the previous rows: {shown}{more}"
 
 
 def _confirm_held(con: duckdb.DuckDBPyConnection, snapshot_id: int, now: datetime) -> bool:

@@ -13,8 +13,8 @@ from storage.ingest import IngestRefused, accept_snapshot
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("accept", help="release a held snapshot (one that dropped more than half of the rows)",
-                       description="A snapshot that drops more than half of the previous snapshot's rows for a "
+    p = sub.add_parser("accept", help="release a held snapshot (one that dropped half or more of the rows)",
+                       description="A snapshot that drops half or more of the previous snapshot's rows for a "
                                    "benchmark is stored but held back from latest_scores and the analysis "
                                    "(a truncated download looks like that). If the leaderboard really shrank, "
                                    "release it here; `benchwatch status` lists held snapshots.")

@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "The same content again adds nothing. A file that cannot be parsed, "
                                    "is not a regular file, or is larger than the 64 MB size cap changes "
                                    "nothing and exits with status 1. Rows with bad values go to the rejects "
-                                   "table; a snapshot that drops more than half of a benchmark's rows is held "
+                                   "table; a snapshot that drops half or more of a benchmark's rows is held "
                                    "(see `benchwatch accept`).",
                        epilog="sources: " + ", ".join(scrapers.SOURCES))
     p.add_argument("source", metavar="SOURCE", help="source name (see the list below)")

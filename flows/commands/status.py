@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         print(sources.to_string(index=False) if len(sources) else "  (nothing collected yet: run `benchwatch run`)")
         print()
         if len(held):
-            print(f"held snapshots ({len(held)}): dropped more than half of a benchmark's rows, kept out of "
+            print(f"held snapshots ({len(held)}): dropped half or more of a benchmark's rows, kept out of "
                   "latest_scores and the analysis; release one with `benchwatch accept SNAPSHOT`")
             print(held.to_string(index=False))
             print()

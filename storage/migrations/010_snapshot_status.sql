@@ -1,4 +1,4 @@
--- 010: the shrink guard (storage/ingest.py). A snapshot that drops more than half of the
+-- 010: the shrink guard (storage/ingest.py). A snapshot that keeps at most half of the
 -- previous snapshot's rows for a (source, benchmark) is stored with status 'held' and kept out
 -- of latest_scores / latest_item_results and of the analysis until a later fetch sees the same
 -- content again (status 'confirmed') or `benchwatch accept SNAPSHOT` releases it ('accepted').
