@@ -65,6 +65,7 @@ class ScrapeError(Exception):
     """A response that cannot be turned into trustworthy rows. Always names the source."""
 
     def __init__(self, source: str, reason: str):
+        reason = " ".join(str(reason).split())      # always one line (parser messages carry newlines)
         super().__init__(f"[{source}] {reason}")
         self.source = source
         self.reason = reason
@@ -157,6 +158,8 @@ class Scraper:
         five bytes cp1252 leaves undefined become U+FFFD. The warning reaches the snapshot's
         warnings through `parse_checked`.
         """
+        if b"\x00" in content[:65536]:
+            raise self.error("binary data where text was expected (NUL bytes): not a leaderboard file")
         try:
             return content.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
