@@ -16,9 +16,12 @@ CONTAMINATION_SUSPECT = "contamination_suspect"
 SOURCE_FAILING = "source_failing"
 SOURCE_STALE = "source_stale"
 NEW_FRONTIER = "new_frontier"
+# A source's newest snapshot was held by the shrink guard (storage/ingest.py): it dropped more
+# than half of a benchmark's rows, so it is kept out of the analysis until confirmed or accepted.
+SNAPSHOT_HELD = "snapshot_held"
 
 ALL_KINDS: tuple[str, ...] = (SATURATION_BIN_CHANGED, CONTAMINATION_SUSPECT, SOURCE_FAILING,
-                              SOURCE_STALE, NEW_FRONTIER)
+                              SOURCE_STALE, NEW_FRONTIER, SNAPSHOT_HELD)
 # A firing alert of these kinds inhibits every derived alert whose `source` label is its source
 # (METHODS iii.4: a stale or failing source makes the alerts computed from its data unreliable).
 SOURCE_HEALTH_KINDS: tuple[str, ...] = (SOURCE_FAILING, SOURCE_STALE)

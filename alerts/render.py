@@ -23,12 +23,14 @@ from alerts.config import (
     CONTAMINATION_SUSPECT,
     NEW_FRONTIER,
     SATURATION_BIN_CHANGED,
+    SNAPSHOT_HELD,
     SOURCE_FAILING,
     SOURCE_STALE,
 )
 from alerts.rules import FIRING, RESOLVED, Notification
 
-_KIND_ORDER = (SOURCE_FAILING, SOURCE_STALE, SATURATION_BIN_CHANGED, CONTAMINATION_SUSPECT, NEW_FRONTIER)
+_KIND_ORDER = (SOURCE_FAILING, SOURCE_STALE, SNAPSHOT_HELD, SATURATION_BIN_CHANGED, CONTAMINATION_SUSPECT,
+               NEW_FRONTIER)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _PARTIAL_ENTITY = re.compile(r"&[a-z]{0,4}$")
 
@@ -116,6 +118,11 @@ def headline(kind: str, transition: str, labels: Mapping[str, str], a: Mapping[s
         if transition == RESOLVED:
             return f"{source}: new snapshot again"
         return f"{source}: no new snapshot for {a.get('age_days')} days"
+    if kind == SNAPSHOT_HELD:
+        source = _clean(labels["source"])
+        if transition == RESOLVED:
+            return f"{source}: held snapshot released or superseded"
+        return f"{source}: snapshot {a.get('snapshot_id')} held (dropped half or more of the rows)"
     if kind == NEW_FRONTIER:
         name = _clean(a.get("benchmark_name") or labels["benchmark"]) + scope
         model = _clean(a.get("model_name") or labels["model"])
@@ -171,6 +178,8 @@ def numbers(n: Notification) -> list[str]:
         if a.get("last_error"):
             line += f" · last error: {_clean(a['last_error'], 300)}"
         return [line]
+    if n.kind == SNAPSHOT_HELD:
+        return [f"observed {_date(a.get('observed_at'))} · {_clean(a.get('held_reason'), 300)}"]
     if n.kind == NEW_FRONTIER:
         x = a.get("numbers", {})
         score = _f(x.get("score"), 3) + (f" ± {_f(x['stderr'], 3)}" if x.get("stderr") is not None else "")

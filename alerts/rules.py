@@ -24,6 +24,10 @@ Modelled on Prometheus Alertmanager for a snapshot-based service (DESIGN §6, ME
     `source` label, or whose numbers come from that source (annotation `sources`: a
     benchmark's saturation pools every source that reports it). Source alerts never inhibit
     each other.
+  - `snapshot_held{source}`: the source's newest snapshot is held by the shrink guard (it
+    dropped half or more of a benchmark's rows; storage/ingest.py) and is not used until a
+    later fetch confirms it or `benchwatch accept` releases it. Resolves when no held snapshot
+    of the source is newer than its newest usable one.
   - `new_frontier{benchmark, scope, model}` (info, disabled by default): the record holder
     changed; same exclusive-group mechanics as saturation levels.
 - **No data is not resolved.** A kind whose input is None, or a benchmark/source absent from
@@ -52,6 +56,7 @@ from alerts.config import (
     LABEL_KEYS,
     NEW_FRONTIER,
     SATURATION_BIN_CHANGED,
+    SNAPSHOT_HELD,
     SOURCE_FAILING,
     SOURCE_HEALTH_KINDS,
     SOURCE_STALE,
@@ -509,6 +514,28 @@ def source_conditions(health: pd.DataFrame, now: datetime, settings: RuleSetting
     return conditions
 
 
+def held_conditions(held: pd.DataFrame) -> list[Condition]:
+    """snapshot_held{source}: one per source with a pending held snapshot (`source, snapshot_id, observed_at,
+    held_reason`; storage.status.held_snapshots(pending_only=True)). The newest held snapshot is described."""
+    _require(held, ["source", "snapshot_id", "observed_at", "held_reason"], "held snapshots")
+    conditions = []
+    for source, rows in held.groupby("source", sort=True):
+        row = rows.sort_values(["observed_at", "snapshot_id"], kind="stable").to_dict("records")[-1]
+        sid = int(row["snapshot_id"])
+        conditions.append(Condition(
+            labels=make_labels(SNAPSHOT_HELD, source=source),
+            annotations={"snapshot_id": sid, "held_snapshots": sorted(int(x) for x in rows["snapshot_id"]),
+                         "observed_at": to_utc(row["observed_at"]).isoformat(),
+                         "held_reason": _text(row, "held_reason"),
+                         "why": "a leaderboard cut in half (truncated download) would otherwise replace the "
+                                "full one; the previous snapshot stays in use until this one is confirmed by a "
+                                f"later fetch or released with `benchwatch accept {sid}`",
+                         "sql": f"SELECT id, observed_at, n_scores, status, held_reason FROM snapshots "
+                                f"WHERE source = {sql_literal(str(source))} ORDER BY id DESC LIMIT 5"},
+            data_as_of=to_utc(row["observed_at"])))
+    return conditions
+
+
 def frontier_conditions(frontier: pd.DataFrame) -> tuple[list[Condition], set[tuple[str, ...]]]:
     """new_frontier: the current record holder per (benchmark, scope); `benchmark, model, score, as_of`."""
     _require(frontier, ["benchmark", "model", "score", "as_of"], "frontier")
@@ -542,6 +569,7 @@ def evaluate(*, now: datetime, previous: Iterable[AlertState],
              suspects: pd.DataFrame | None = None,
              source_health: pd.DataFrame | None = None,
              frontier: pd.DataFrame | None = None,
+             held_snapshots: pd.DataFrame | None = None,
              silences: Iterable[Silence] = (),
              settings: RuleSettings = RuleSettings()) -> Evaluation:
     """Advance every alert by one evaluation and say what to record and enqueue.
@@ -569,6 +597,9 @@ def evaluate(*, now: datetime, previous: Iterable[AlertState],
     if suspects is not None:
         conditions += contamination_conditions(suspects, now)
         covered.add((CONTAMINATION_SUSPECT,))
+    if held_snapshots is not None:
+        conditions += held_conditions(held_snapshots)
+        covered.add((SNAPSHOT_HELD,))
     if frontier is not None and NEW_FRONTIER in settings.enabled_info_kinds:
         fr_conditions, fr_groups = frontier_conditions(frontier)
         conditions += fr_conditions

@@ -34,6 +34,7 @@ from alerts.slack import Notifier, load_settings, make_notifier
 from analysis.constants import SATURATION_ALPHA, SATURATION_K
 from storage import alerts as store
 from storage import db
+from storage.status import held_snapshots
 
 log = logging.getLogger("benchwatch.alerts")
 
@@ -96,6 +97,7 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
                 suspects=store.read_suspects(con), source_health=store.read_source_health(con),
                 frontier=(store.read_frontier_holders(con, k=SATURATION_K)
                           if NEW_FRONTIER in rules.enabled_info_kinds else None),
+                held_snapshots=held_snapshots(con, pending_only=True),
                 silences=store.read_silences(con), settings=rules)
             enqueued = store.write_evaluation(con, evaluation, recorded_at=now)
             claimed = store.claim_undelivered(con, now=now, lease=lease)

@@ -17,9 +17,9 @@ import pandas as pd
 
 import scrapers
 from scrapers.base import ScrapeError
-from scrapers.http import FetchResult, Fetcher, ReplayFetcher, fetch_source
+from scrapers.http import FetchResult, Fetcher, FileRefused, ReplayFetcher, fetch_source, read_capped
 from storage import db
-from storage.ingest import IngestResult, Response, record_fetches, store_blobs, store_snapshot
+from storage.ingest import IngestResult, Response, parse_observed_at, record_fetches, store_blobs, store_snapshot
 
 log = logging.getLogger("benchwatch.flows")
 
@@ -51,12 +51,14 @@ def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.P
     """
     scraper = scrapers.get(source)
     primary = Path(path)
-    try:
-        responses = [Response(primary.name, primary.read_bytes())]
-        responses += [Response(Path(p).name, Path(p).read_bytes()) for p in aux_paths]
+    when = parse_observed_at(observed_at)    # refuses empty, unparseable and future dates (IngestRefused)
+    try:   # at most the HTTP layer's size cap, regular files only
+        responses = [Response(primary.name, read_capped(primary))]
+        responses += [Response(Path(p).name, read_capped(p)) for p in aux_paths]
+    except FileRefused as exc:
+        raise ScrapeError(source, f"refused: {exc}") from exc
     except OSError as exc:
         raise ScrapeError(source, f"cannot read {exc.filename}: {exc.strerror}") from exc
-    when = as_utc(observed_at)
     parsed = scraper.parse_checked(responses[0].content, fetched_at=when,
                                    aux={r.file_name: r.content for r in responses[1:]},
                                    filename=responses[0].file_name)

@@ -40,6 +40,7 @@ SCORE_COLUMNS: dict[str, str] = {
     "model_tag": "str",          # the models an agent system names, as the page tags them ('Model: a; Model: b')
 }
 MANDATORY_SCORE_COLUMNS = ("benchmark", "model", "score", "metric")
+N_ITEMS_MAX = 2**31 - 1          # scores.n_items is a 32-bit INTEGER column
 
 ITEM_COLUMNS: dict[str, str] = {
     "benchmark": "str",
@@ -65,6 +66,7 @@ class ScrapeError(Exception):
     """A response that cannot be turned into trustworthy rows. Always names the source."""
 
     def __init__(self, source: str, reason: str):
+        reason = " ".join(str(reason).split())      # always one line (parser messages carry newlines)
         super().__init__(f"[{source}] {reason}")
         self.source = source
         self.reason = reason
@@ -150,10 +152,23 @@ class Scraper:
         return urlparse(url).path.rstrip("/").rsplit("/", 1)[-1] or "index.html"
 
     def text(self, content: bytes) -> str:
+        """Bytes as text: UTF-8 (BOM tolerated), else Windows-1252 with a warning.
+
+        Latin-1 would turn cp1252's curly quotes and dashes (0x80-0x9F) into invisible C1
+        control characters in stored names; cp1252 maps them to what the author typed. The
+        five bytes cp1252 leaves undefined become U+FFFD. The warning reaches the snapshot's
+        warnings through `parse_checked`.
+        """
+        if b"\x00" in content[:65536]:
+            raise self.error("binary data where text was expected (NUL bytes): not a leaderboard file")
         try:
             return content.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            return content.decode("latin-1")
+        except UnicodeDecodeError as exc:
+            message = (f"response is not valid UTF-8 (byte 0x{content[exc.start]:02x} at offset {exc.start}); "
+                       "decoded as Windows-1252")
+            log.warning("[%s] %s", self.name, message)
+            self.__dict__.setdefault("_text_warnings", []).append(message)
+            return content.decode("cp1252", errors="replace")
 
     def reject_html(self, content: bytes) -> None:
         """A data URL that answered with an HTML page (error page, login wall) is an error."""
@@ -167,6 +182,7 @@ class Scraper:
         """`parse`, then the checks that make the result safe to store."""
         if not content or not content.strip():
             raise self.error("empty response")
+        self.__dict__["_text_warnings"] = []
         try:
             parsed = self.parse(content, fetched_at=fetched_at, aux=aux or {}, filename=filename)
         except ScrapeError:
@@ -174,12 +190,37 @@ class Scraper:
         except Exception as exc:  # a parser crash on changed input is a clear ScrapeError, not a traceback
             raise self.error(f"could not parse response: {type(exc).__name__}: {exc}") from exc
         parsed.source = self.name
+        parsed.warnings[:0] = [w for w in self.__dict__.pop("_text_warnings", []) if w not in parsed.warnings]
         return validate(self.name, parsed, min_rows=self.min_rows, produces=self.produces)
 
 
+def _bad_counts(values: pd.Series) -> pd.Series:
+    """Non-missing `n_items` cells that are not a whole number in [1, N_ITEMS_MAX] (the DB column is INTEGER)."""
+    present = values.notna() & ~values.map(lambda v: isinstance(v, str) and not v.strip())
+    n = pd.to_numeric(values, errors="coerce").astype("float64")
+    ok = np.isfinite(n) & (n >= 1) & (n <= N_ITEMS_MAX) & (np.floor(n) == n)
+    return present & ~ok
+
+
 def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: str) -> ParsedSnapshot:
-    """Conform frames, move bad rows to rejects, enforce the row floor."""
-    scores = conform(parsed.scores, SCORE_COLUMNS)
+    """Conform frames, move bad rows to rejects, enforce the row floor.
+
+    Value problems reject the row (kept in `rejects` with the reason), never the snapshot:
+    a missing mandatory field, an unknown metric, a score outside its metric's range or not
+    finite, a negative or non-finite stderr, non-finite CI bounds, an `n_items` that is not a
+    whole number in [1, 2^31 - 1], and a second row for one (benchmark, model, setting).
+    """
+    raw = parsed.scores.reset_index(drop=True)
+    bad_n = _bad_counts(raw["n_items"]) if "n_items" in raw.columns else pd.Series(False, index=raw.index)
+    bad_n_values = raw["n_items"][bad_n].tolist() if bad_n.any() else []
+    if bad_n.any():
+        raw = raw.copy()
+        raw["n_items"] = raw["n_items"].astype("object").where(~bad_n, None)
+    scores = conform(raw, SCORE_COLUMNS)
+    scores["_bad_n"] = bad_n.to_numpy()
+    scores["_bad_n_value"] = None
+    if bad_n.any():
+        scores.loc[scores["_bad_n"], "_bad_n_value"] = [str(v) for v in bad_n_values]
     scores["setting"] = scores["setting"].fillna("")
     scores["excluded_reason"] = scores["excluded_reason"].fillna("")
     rejects = [parsed.rejects] if len(parsed.rejects) else []
@@ -189,7 +230,8 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
         if mask.any():
             bad = scores[mask]
             reasons = reason(bad) if callable(reason) else [reason] * len(bad)
-            rejects.append(pd.DataFrame({"row": bad.to_json(orient="records", lines=True, date_format="iso").splitlines(),
+            shown = bad.drop(columns=[c for c in bad.columns if c.startswith("_")])
+            rejects.append(pd.DataFrame({"row": shown.to_json(orient="records", lines=True, date_format="iso").splitlines(),
                                          "reason": list(reasons)}))
             scores = scores[~mask].reset_index(drop=True)
 
@@ -203,10 +245,18 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
     out_of_range = (scores["score"] < lo) | (scores["score"] > hi) | ~np.isfinite(scores["score"])
     move(out_of_range, lambda b: [f"score {s!r} outside the range of metric {m!r} {METRIC_RANGES[m]}"
                                   for s, m in zip(b["score"], b["metric"])])
+    move(scores["_bad_n"], lambda b: [f"n_items {v} is not a whole number in [1, {N_ITEMS_MAX}]"
+                                      for v in b["_bad_n_value"]])
+    bad_se = scores["stderr"].notna() & ((scores["stderr"] < 0) | ~np.isfinite(scores["stderr"]))
+    move(bad_se, lambda b: [f"stderr {v!r} is negative or not finite" for v in b["stderr"]])
+    bad_ci = pd.Series(False, index=scores.index)
+    for col in ("ci_low", "ci_high"):
+        bad_ci |= scores[col].notna() & ~np.isfinite(scores[col])
+    move(bad_ci, "CI bound not finite")
     dup = scores.duplicated(["benchmark", "model", "setting"], keep="first")
     move(dup, "duplicate (benchmark, model, setting) in one response; first row kept")
 
-    parsed.scores = scores
+    parsed.scores = scores.drop(columns=["_bad_n", "_bad_n_value"])
     parsed.items = conform(parsed.items, ITEM_COLUMNS)
     if len(parsed.items):
         bad_item = parsed.items["score"].isna() | (parsed.items["score"] < 0) | (parsed.items["score"] > 1)

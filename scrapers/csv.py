@@ -1,8 +1,14 @@
 """Generic long-format CSV: one row per (model, benchmark) score, for data no scraper covers.
 
 Required columns: model, benchmark, score. Optional: n_items, stderr, metric, evaluated_at,
-model_release_date, knowledge_cutoff, setting. Accuracy-like scores may be proportions
-(0-1) or percents (0-100): a file whose max accuracy-like score is > 1 is read as percent.
+model_release_date, knowledge_cutoff, setting.
+
+Scale: metric `proportion` means 0-1 as written, `percent` means 0-100 (stored /100); any
+other accuracy-like metric (blank, accuracy, pass@1, resolved, win_rate) has its scale decided
+per benchmark from that benchmark's *valid* values (`scrapers.normalize.percent_scale`), so a
+bad cell (inf, 101, -3) is rejected without rescaling the good ones; an ambiguous benchmark
+fails the whole file with a ScrapeError naming the column and benchmark. Other metric kinds
+(elo, score_10, index, cost_usd) are stored in their own unit.
 """
 
 from __future__ import annotations
@@ -14,10 +20,12 @@ from typing import Mapping
 import pandas as pd
 
 from scrapers.base import ParsedSnapshot, Scraper
-from scrapers.normalize import clean_name, parse_date
+from scrapers.normalize import AmbiguousScale, clean_name, parse_date, percent_scale
 
 REQUIRED = ("model", "benchmark", "score")
-ACCURACY_METRICS = {"", "proportion", "accuracy", "pass@1", "resolved", "win_rate"}
+# accuracy-like metrics whose unit the file does not declare (scale decided per benchmark)
+UNDECLARED_SCALE = {"", "accuracy", "pass@1", "resolved", "win_rate"}
+ACCURACY_METRICS = UNDECLARED_SCALE | {"proportion", "percent"}
 
 
 class CsvScraper(Scraper):
@@ -43,21 +51,31 @@ class CsvScraper(Scraper):
         stderr = (pd.to_numeric(df["stderr"], errors="coerce") if "stderr" in df.columns
                   else pd.Series(float("nan"), index=df.index)).astype("float64")
         score = raw.copy()
-        if accuracy.any() and raw[accuracy].max(skipna=True) > 1.0:
-            score[accuracy] = raw[accuracy] / 100.0
-            stderr[accuracy] = stderr[accuracy] / 100.0
-            parsed.meta["accuracy_unit"] = "percent"
-        else:
-            parsed.meta["accuracy_unit"] = "proportion"
+        benchmark = df["benchmark"].map(clean_name)
+        signs = df["score"].str.contains("%", regex=False)
+        percent = (metric.eq("percent") | signs) & accuracy
+        units: dict[str, str] = {}
+        undeclared = metric.isin(UNDECLARED_SCALE)
+        for bench, rows in raw[undeclared].groupby(benchmark[undeclared].fillna(""), sort=True):
+            try:
+                is_percent = percent_scale(rows, percent_signs=bool(signs[rows.index].any()))
+            except AmbiguousScale as exc:
+                raise self.error(f"column 'score', benchmark {bench!r}: {exc}; "
+                                 "declare the metric column as 'proportion' or 'percent'") from exc
+            percent[rows.index] = is_percent
+            units[bench] = "percent" if is_percent else "proportion"
+        score[percent] = raw[percent] / 100.0
+        stderr[percent] = stderr[percent] / 100.0
+        parsed.meta["accuracy_unit"] = units
         out = pd.DataFrame({
-            "benchmark": df["benchmark"].map(clean_name),
+            "benchmark": benchmark,
             "model": df["model"].map(clean_name),
             "setting": df["setting"].str.strip() if "setting" in df.columns else "",
             "score": score,
             "raw_value": df["score"],
             "metric": metric.where(~accuracy, "proportion"),
             "stderr": stderr,
-            "n_items": pd.to_numeric(df["n_items"], errors="coerce") if "n_items" in df.columns else None,
+            "n_items": df["n_items"] if "n_items" in df.columns else None,   # checked by validate
         })
         for col in ("evaluated_at", "model_release_date", "knowledge_cutoff"):
             if col in df.columns:

@@ -44,6 +44,8 @@ DEFAULT_BACKOFF_BASE = 2.0          # seconds before the first retry (doubled ea
 DEFAULT_BACKOFF_MAX = 60.0          # no single computed backoff is longer than this
 DEFAULT_MAX_TOTAL_WAIT = 180.0      # retry sleeps of one fetch never add up to more than this
 DEFAULT_POLITENESS_DELAY = 1.0      # minimum gap between two requests to the same host
+# The largest response (or file read by ingest / replay) accepted: the largest real leaderboard
+# is a few MB; past this a body is refused, never buffered whole.
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 CHUNK_SIZE = 64 * 1024
 RETRYABLE_STATUS = frozenset({408, 429}) | frozenset(range(500, 600))
@@ -160,6 +162,33 @@ def url_refusal(url: str) -> str | None:
     if not parts.hostname:
         return f"refusing to fetch {redact_url(url)}: no host"
     return None
+
+
+class FileRefused(OSError):
+    """A local file that is not read: not a regular file, or larger than the size cap."""
+
+
+def read_capped(path: str | os.PathLike, max_bytes: int | None = None) -> bytes:
+    """A local file's bytes, at most `max_bytes` (default DEFAULT_MAX_BYTES, read at call time).
+
+    Reads at most max_bytes + 1 bytes, so /dev/zero or a multi-GB file never fills memory;
+    refuses anything but a regular file (devices, FIFOs, directories) before opening it for
+    reading. Raises FileRefused (one line) or OSError.
+    """
+    import stat
+    cap = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    p = Path(path)
+    mode = p.stat().st_mode
+    if not stat.S_ISREG(mode):
+        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "not a regular file")
+        raise FileRefused(f"{p} is {kind}, not a regular file")
+    with open(p, "rb") as fh:
+        content = fh.read(cap + 1)
+    if len(content) > cap:
+        raise FileRefused(f"{p} is larger than the {human_size(cap)} size cap")
+    return content
 
 
 def human_size(n: int) -> str:
@@ -457,14 +486,15 @@ class ReplayFetcher:
         name = Scraper.file_name(url)
         path = self.directory / source / name
         started = utcnow()
-        if name in (".", "..") or not path.is_file():
+        if name in (".", "..") or not path.exists():
             error = f"no recorded response for {shown} at {path}"
             log.error("[%s] %s", source, error)
             return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error)
         try:
-            content = path.read_bytes()
+            content = read_capped(path)
         except OSError as exc:
-            error = f"cannot read recorded response for {shown} at {path}: {exc.strerror or exc}"
+            detail = str(exc) if isinstance(exc, FileRefused) else (exc.strerror or str(exc))
+            error = f"cannot read recorded response for {shown} at {path}: {detail}"
             log.error("[%s] %s", source, error)
             return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error)
         log.info("[%s] REPLAY %s <- %s (%s)", source, shown, path, human_size(len(content)))

@@ -71,7 +71,9 @@ class LivebenchScraper(Scraper):
                 continue
             if bad:
                 self.warn(parsed, f"column {column!r}: unparseable value(s) {bad[:5]}")
-            tasks[column] = values
+            # an out-of-range cell (inf, -5, 250 %) is rejected as a task row by `validate`; it must
+            # not flow into the category / global means either (those would be silently wrong)
+            tasks[column] = values.where(values.between(0.0, 1.0))
             evaluated = ~table[column].map(is_missing)   # a blank cell: model not run on this task
             rows.append(self._rows(task_id(column), table["model"], values, raw_text(table[column]))[evaluated])
         if not tasks:
@@ -140,7 +142,7 @@ class LivebenchScraper(Scraper):
         key, content = next(iter(candidates.items()))
         self.reject_html(content)
         try:
-            data = json.loads(content)
+            data = json.loads(self.text(content))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise self.error(f"malformed categories JSON {key}: {exc}") from exc
         if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):

@@ -43,7 +43,7 @@ class LivecodebenchScraper(Scraper):
               filename: str | None = None) -> ParsedSnapshot:
         self.reject_html(content)
         try:
-            data = json.loads(content)
+            data = json.loads(self.text(content))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise self.error(f"malformed JSON: {exc}") from exc
         if not isinstance(data, dict) or not isinstance(data.get("performances"), list):

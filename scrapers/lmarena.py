@@ -34,7 +34,7 @@ import pandas as pd
 
 from scrapers._cells import number_cells, percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
-from scrapers.normalize import clean_name, is_missing, parse_date, proportions_from, slug
+from scrapers.normalize import AmbiguousScale, clean_name, is_missing, parse_date, proportions_from, slug
 
 # cut-off cell values meaning "no fixed cutoff" beyond the generic missing tokens
 NO_CUTOFF = {"online"}
@@ -126,7 +126,10 @@ class LmarenaScraper(Scraper):
             if bad:
                 self.warn(parsed, f"column {col!r}: unparseable value(s) {bad[:5]} (rows rejected)")
             if metric == "proportion":
-                values = proportions_from(values)
+                try:
+                    values = proportions_from(values, percent_signs=df.loc[keep, col].astype(str).str.contains("%").any())
+                except AmbiguousScale as exc:
+                    raise self.error(f"column {col!r}: {exc}") from exc
             frames.append(pd.DataFrame({
                 "benchmark": bench,
                 "model": models[keep],

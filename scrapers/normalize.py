@@ -11,6 +11,7 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 # metric kind -> closed range of valid values. A value outside is a rejected row, never clipped.
@@ -72,12 +73,48 @@ def percent_to_proportion(value: Any) -> float | None:
     return None if x is None else x / 100.0
 
 
-def proportions_from(values: pd.Series) -> pd.Series:
-    """A column that may be proportions (0-1) or percents (0-100): percent iff its max is > 1."""
-    x = pd.to_numeric(values, errors="coerce")
-    if x.max(skipna=True) is not None and x.max(skipna=True) > 1.0:
-        return x / 100.0
-    return x
+class AmbiguousScale(ValueError):
+    """A column whose valid values fit both percent (0-100) and proportion (0-1) readings."""
+
+
+def percent_scale(values: pd.Series, *, percent_signs: bool = False) -> bool:
+    """Whether an accuracy-like column is in percent (True) or proportion (False). Raises AmbiguousScale.
+
+    Decided from the column's *valid* values only, so one bad cell (``inf``, ``101``, ``-3``),
+    which is rejected later anyway, can never rescale the good ones:
+
+    - candidates are finite values in [0, 100] (valid under the percent reading);
+      P = those in (1, 100] (valid only as percent), Q = those in (0, 1] (valid either way;
+      0 says nothing);
+    - a '%' sign in any cell (``percent_signs``) -> percent;
+    - P empty -> proportion (every valid value is a proportion);
+    - len(P) >= len(Q) -> percent (the values <= 1 are low scorers, e.g. 0.4 %);
+    - otherwise ambiguous: most values read as proportions but some only as percents
+      (typos in a proportion column, or a percent column where most models score <= 1 %).
+      The caller turns this into a ScrapeError naming source and column; declaring the
+      metric ('proportion' or 'percent') removes the guess.
+    """
+    x = pd.to_numeric(values, errors="coerce").astype("float64")
+    valid = x[np.isfinite(x) & (x >= 0.0) & (x <= 100.0)]
+    if percent_signs:
+        return True
+    above = int((valid > 1.0).sum())
+    below = int(((valid > 0.0) & (valid <= 1.0)).sum())
+    if above == 0:
+        return False
+    if above >= below:
+        return True
+    raise AmbiguousScale(f"cannot tell percent from proportion: {above} value(s) in (1, 100] "
+                         f"(percent only) but {below} in (0, 1]")
+
+
+def proportions_from(values: pd.Series, *, percent_signs: bool = False) -> pd.Series:
+    """A column that may be proportions (0-1) or percents (0-100), as proportions (see `percent_scale`).
+
+    Invalid cells keep their (scaled) value so that `validate` rejects them with the raw cell.
+    """
+    x = pd.to_numeric(values, errors="coerce").astype("float64")
+    return x / 100.0 if percent_scale(x, percent_signs=percent_signs) else x
 
 
 _MONTHS = {m: i for i, m in enumerate(

@@ -43,7 +43,7 @@ def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     df = con.execute("""SELECT sc.source, sc.benchmark, sc.model, sc.setting, sc.score, sc.metric, sc.stderr,
                                sc.n_items, sc.snapshot_id, sn.observed_at
                         FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
-                        WHERE sc.excluded_reason = ''
+                        WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'
                         ORDER BY sn.observed_at, sc.snapshot_id""").df()
     return naive_utc(df, "observed_at")
 

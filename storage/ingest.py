@@ -2,6 +2,25 @@
 
 One transaction per snapshot, so a failure leaves every table as it was. Idempotent by
 content hash: the same bytes of the same source again add no rows.
+
+Guards applied here, for every origin (ingest, fetch, replay, reparse):
+
+- **observed_at** must be a real instant no later than now + `OBSERVED_AT_MAX_SKEW` (a date
+  in the future would shadow every later snapshot forever) and no earlier than the release of
+  every benchmark in the snapshot minus `OBSERVED_BEFORE_RELEASE_GRACE` (leaderboards often go
+  live some weeks before their paper's date, which is the registry's release_date).
+- **Shrink guard**: a snapshot in which some (benchmark) has at most `SHRINK_HOLD_FRACTION`
+  times the rows (scores, or item results) of the previous usable snapshot of the same source
+  that has that benchmark (the newest non-held one observed before it) is stored with status
+  `held`: it is kept out of `latest_scores`, `latest_item_results` and the analysis. A
+  truncated download (a CSV or markdown table cut in half at a line boundary) looks exactly
+  like this; "at most half" rather than "less than half" so that a cut exactly in half is held.
+  It is released when a later *collection* (fetch or replay, not a re-ingested file) sees the
+  same content again (status `confirmed`: the source really serves it) or by
+  `benchwatch accept SNAPSHOT` (status `accepted`).
+- **One row per canonical name**: two rows of one snapshot whose names map to the same
+  (benchmark, model, setting) — `o3` and `O3` — are both stored (distinct `model_raw`); all but
+  the first get an `excluded_reason`, so the analysis sees one, and a warning says so.
 """
 
 from __future__ import annotations
@@ -11,8 +30,8 @@ import json
 import logging
 import zlib
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Sequence
+from datetime import datetime, timedelta, timezone
+from typing import Any, Sequence
 
 import duckdb
 import pandas as pd
@@ -22,6 +41,60 @@ from storage.db import transaction
 from storage.registry_sync import NameMapper
 
 log = logging.getLogger("benchwatch.storage")
+
+# A clock skew tolerated for --observed-at: a date typed in a time zone ahead of UTC.
+OBSERVED_AT_MAX_SKEW = timedelta(days=1)
+# How long before a benchmark's registry release_date (its paper's date) a leaderboard may
+# already have published scores for it.
+OBSERVED_BEFORE_RELEASE_GRACE = timedelta(days=90)
+# A snapshot keeping at most this share of the previous snapshot's rows for a benchmark is held.
+SHRINK_HOLD_FRACTION = 0.5
+SNAPSHOT_STATUSES = ("ok", "held", "confirmed", "accepted")
+
+
+class IngestRefused(ValueError):
+    """Input that must not be stored (a date in the future, before the benchmark existed, …): one line."""
+
+
+def parse_observed_at(value: Any, *, now: datetime | None = None) -> datetime:
+    """`--observed-at` as an aware UTC datetime (None = now); refuses empty, unparseable and future values.
+
+    Naive input is taken as UTC. Later than now + OBSERVED_AT_MAX_SKEW is refused.
+    """
+    now = now or datetime.now(timezone.utc)
+    if value is None:
+        return now
+    if isinstance(value, str) and not value.strip():
+        raise IngestRefused("--observed-at is empty; give a date such as 2025-11-18 or leave it out for now")
+    try:
+        ts = pd.Timestamp(value)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise IngestRefused(f"--observed-at {value!r} is not a date or timestamp (e.g. 2025-11-18)") from exc
+    if ts is pd.NaT or pd.isna(ts):
+        raise IngestRefused(f"--observed-at {value!r} is not a date or timestamp (e.g. 2025-11-18)")
+    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+    when = ts.to_pydatetime()
+    if when > now + OBSERVED_AT_MAX_SKEW:
+        raise IngestRefused(f"observed-at {when:%Y-%m-%d %H:%M} UTC is in the future (now {now:%Y-%m-%d %H:%M} UTC, "
+                            f"tolerance {OBSERVED_AT_MAX_SKEW.total_seconds() / 3600:.0f} h); it would shadow every later snapshot")
+    return when
+
+
+def check_observed_after_release(con: duckdb.DuckDBPyConnection, benchmarks: Sequence[str],
+                                 observed_at: datetime) -> None:
+    """Refuse a snapshot observed before one of its benchmarks existed (registry release_date - grace)."""
+    names = sorted({str(b) for b in benchmarks if b is not None})
+    if not names:
+        return
+    row = con.execute("""SELECT id, release_date FROM benchmarks
+                         WHERE list_contains(?, id) AND release_date IS NOT NULL
+                         ORDER BY release_date DESC, id LIMIT 1""", [names]).fetchone()
+    if row is None:
+        return
+    release = pd.Timestamp(row[1]).tz_localize("UTC")
+    if pd.Timestamp(observed_at) < release - OBSERVED_BEFORE_RELEASE_GRACE:
+        raise IngestRefused(f"observed-at {observed_at:%Y-%m-%d} is before benchmark {row[0]} existed "
+                            f"(released {release:%Y-%m-%d}, grace {OBSERVED_BEFORE_RELEASE_GRACE.days} days)")
 
 
 @dataclass(frozen=True)
@@ -47,9 +120,14 @@ class IngestResult:
     n_models: int = 0
     n_rejects: int = 0
     warnings: list[str] = field(default_factory=list)
+    held_reason: str = ""          # non-empty: stored with status 'held' (the shrink guard)
+    confirmed: bool = False        # unchanged content that released a held snapshot
 
     def summary(self) -> str:
         if self.status == "unchanged":
+            if self.confirmed:
+                return (f"[{self.source}] unchanged: content of held snapshot {self.snapshot_id} seen again; "
+                        "released (confirmed)")
             return f"[{self.source}] unchanged: content already stored as snapshot {self.snapshot_id}"
         parts = [f"{self.n_scores} scores"]
         if self.n_items:
@@ -58,7 +136,11 @@ class IngestResult:
             parts.append(f"{self.n_models} model records")
         if self.n_rejects:
             parts.append(f"{self.n_rejects} rejected rows (see the rejects table)")
-        return f"[{self.source}] new snapshot {self.snapshot_id}: " + ", ".join(parts)
+        line = f"[{self.source}] new snapshot {self.snapshot_id}: " + ", ".join(parts)
+        if self.held_reason:
+            line += (f"; HELD (not used until confirmed or `benchwatch accept {self.snapshot_id}`): "
+                     f"{self.held_reason}")
+        return line
 
 
 def snapshot_hash(responses: Sequence[Response]) -> str:
@@ -82,24 +164,30 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
     source = parsed.source
     sha = snapshot_hash(responses)
     now = datetime.now(timezone.utc)
+    observed_at = parse_observed_at(observed_at, now=now)
     existing = find_snapshot(con, source, sha)
     if existing is not None:
         mark_seen(con, existing, now)
-        return IngestResult(source, "unchanged", existing, sha)
+        confirmed = origin in ("fetch", "replay") and _confirm_held(con, existing, now)
+        return IngestResult(source, "unchanged", existing, sha, confirmed=confirmed)
 
     mapper = NameMapper.from_db(con)
+    scores = parsed.scores
+    benchmarks = mapper.map("benchmark", scores["benchmark"])
+    models = mapper.map("model", scores["model"])
+    check_observed_after_release(con, list(benchmarks) + (list(mapper.map("benchmark", parsed.items["benchmark"]))
+                                                          if len(parsed.items) else []), observed_at)
+    excluded, warnings = _canonical_duplicates(scores, benchmarks, models)
     with transaction(con):
         snapshot_id = int(con.execute("SELECT nextval('snapshot_id_seq')").fetchone()[0])
         store_blobs(con, responses, now)
 
-        scores = parsed.scores
-        bench = mapper.map("benchmark", scores["benchmark"])
         tags = scores["model_tag"] if "model_tag" in scores.columns else pd.Series(None, index=scores.index, dtype="object")
-        ident = mapper.identify(pd.DataFrame({"source": source, "snapshot_id": snapshot_id, "benchmark": bench,
+        ident = mapper.identify(pd.DataFrame({"source": source, "snapshot_id": snapshot_id, "benchmark": benchmarks,
                                               "model_raw": scores["model"], "model_tag": tags}))
         sc = pd.DataFrame({
             "snapshot_id": snapshot_id, "source": source,
-            "benchmark": bench, "benchmark_raw": scores["benchmark"],
+            "benchmark": benchmarks, "benchmark_raw": scores["benchmark"],
             "model": ident["model"], "model_raw": scores["model"],
             "variant": ident["variant"], "population": ident["population"], "model_tag": tags,
             "underlying": ident["underlying"],
@@ -107,7 +195,7 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
             "metric": scores["metric"], "stderr": scores["stderr"], "ci_low": scores["ci_low"],
             "ci_high": scores["ci_high"], "n_items": scores["n_items"],
             "model_release_date": scores["model_release_date"], "knowledge_cutoff": scores["knowledge_cutoff"],
-            "evaluated_at": scores["evaluated_at"].dt.tz_localize("UTC"), "excluded_reason": scores["excluded_reason"],
+            "evaluated_at": scores["evaluated_at"].dt.tz_localize("UTC"), "excluded_reason": excluded,
         })
         if len(sc):
             con.execute("INSERT INTO scores BY NAME SELECT * FROM sc")
@@ -133,17 +221,98 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
                                "reason": rejects["reason"], "created_at": now})
             con.execute("INSERT INTO rejects BY NAME SELECT * FROM rj")
 
+        held_reason = shrink_reason(con, source, snapshot_id, observed_at)
+        all_warnings = list(parsed.warnings) + warnings
         con.execute(
             """INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, last_seen,
-                                      origin, parser_version, n_scores, n_items, n_models, n_rejects, warnings, meta)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                                      origin, parser_version, n_scores, n_items, n_models, n_rejects, warnings, meta,
+                                      status, held_reason)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             [snapshot_id, source, sha, [r.sha256 for r in responses], [r.file_name for r in responses],
              observed_at, now, now, origin, parser_version, len(sc), len(items), len(parsed.models),
-             len(rejects), list(parsed.warnings), json.dumps(parsed.meta, default=str)])
+             len(rejects), all_warnings, json.dumps(parsed.meta, default=str),
+             "held" if held_reason else "ok", held_reason or None])
+    if held_reason:
+        log.warning("[%s] snapshot %d held by the shrink guard: %s", source, snapshot_id, held_reason)
     result = IngestResult(source, "new", snapshot_id, sha, len(sc), len(items), len(parsed.models),
-                          len(rejects), list(parsed.warnings))
+                          len(rejects), all_warnings, held_reason=held_reason)
     log.info("%s", result.summary())
     return result
+
+
+def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: pd.Series) -> tuple[pd.Series, list[str]]:
+    """excluded_reason with every row after the first of one canonical (benchmark, model, setting) excluded."""
+    excluded = scores["excluded_reason"].fillna("").astype("object").reset_index(drop=True)
+    key = pd.DataFrame({"b": list(benchmarks), "m": list(models), "s": list(scores["setting"].fillna(""))})
+    usable = excluded.eq("")
+    dup = key[usable].duplicated(keep="first").reindex(key.index, fill_value=False)
+    warnings = []
+    if dup.any():
+        first = key[usable].drop_duplicates(keep="first")
+        raw = scores["model"].reset_index(drop=True)
+        for i in dup[dup].index:
+            k = key.loc[i]
+            j = first[(first["b"] == k["b"]) & (first["m"] == k["m"]) & (first["s"] == k["s"])].index[0]
+            excluded[i] = f"duplicate of model {raw[j]!r} after name mapping (both map to {k['m']!r}); first row used"
+        warnings.append(f"{int(dup.sum())} row(s) name a model already in this snapshot after alias mapping "
+                        f"(e.g. {raw[dup[dup].index[0]]!r} = {key.loc[dup[dup].index[0], 'm']!r}); "
+                        "stored, excluded from the analysis")
+    return excluded, warnings
+
+
+def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int, observed_at: datetime) -> str:
+    """Why snapshot `snapshot_id` (its rows already written) must be held, or '' (the shrink guard).
+
+    For each benchmark it has, compare its row count (scores; item results separately) with the
+    previous usable snapshot of the source having that benchmark: the newest non-held one observed
+    at or before it. Held when some count <= SHRINK_HOLD_FRACTION x the previous count.
+    """
+    rows = con.execute("""
+        WITH counts AS (
+            SELECT 'scores' AS kind, snapshot_id, benchmark, count(*) AS n FROM scores
+            WHERE source = $source GROUP BY ALL
+            UNION ALL
+            SELECT 'item results', snapshot_id, benchmark, count(*) FROM item_results
+            WHERE source = $source GROUP BY ALL),
+        new AS (SELECT kind, benchmark, n FROM counts WHERE snapshot_id = $id),
+        prev AS (
+            SELECT c.kind, c.benchmark, c.n, c.snapshot_id FROM counts c JOIN snapshots sn ON sn.id = c.snapshot_id
+            WHERE c.snapshot_id <> $id AND sn.status IS DISTINCT FROM 'held'
+              AND (sn.observed_at < $at OR (sn.observed_at = $at AND sn.id < $id))
+            QUALIFY row_number() OVER (PARTITION BY c.kind, c.benchmark ORDER BY sn.observed_at DESC, sn.id DESC) = 1)
+        SELECT new.kind, new.benchmark, new.n, prev.n, prev.snapshot_id
+        FROM new JOIN prev USING (kind, benchmark)
+        WHERE new.n <= $fraction * prev.n
+        ORDER BY new.n / prev.n, new.benchmark""",
+        {"source": source, "id": snapshot_id, "at": observed_at, "fraction": SHRINK_HOLD_FRACTION}).fetchall()
+    if not rows:
+        return ""
+    shown = "; ".join(f"{b}: {n} {kind} vs {p} in snapshot {sid}" for kind, b, n, p, sid in rows[:3])
+    more = f" (+{len(rows) - 3} more)" if len(rows) > 3 else ""
+    return f"kept at most {SHRINK_HOLD_FRACTION:.0%} of the previous rows: {shown}{more}"
+
+
+def _confirm_held(con: duckdb.DuckDBPyConnection, snapshot_id: int, now: datetime) -> bool:
+    """A later collection saw a held snapshot's content again: the source really serves it."""
+    row = con.execute("SELECT status FROM snapshots WHERE id = ?", [snapshot_id]).fetchone()
+    if row is None or row[0] != "held":
+        return False
+    con.execute("UPDATE snapshots SET status = 'confirmed', released_at = ? WHERE id = ?", [now, snapshot_id])
+    log.warning("[storage] held snapshot %d seen again on a later fetch: released (confirmed)", snapshot_id)
+    return True
+
+
+def accept_snapshot(con: duckdb.DuckDBPyConnection, snapshot_id: int, *, now: datetime | None = None) -> str:
+    """`benchwatch accept`: release a held snapshot. Returns its previous status; raises IngestRefused."""
+    row = con.execute("SELECT status, source FROM snapshots WHERE id = ?", [snapshot_id]).fetchone()
+    if row is None:
+        raise IngestRefused(f"no snapshot {snapshot_id} (see `benchwatch status`)")
+    if row[0] != "held":
+        return str(row[0])
+    con.execute("UPDATE snapshots SET status = 'accepted', released_at = ? WHERE id = ?",
+                [now or datetime.now(timezone.utc), snapshot_id])
+    log.info("[%s] snapshot %d accepted", row[1], snapshot_id)
+    return "held"
 
 
 def _date_claims(parsed: ParsedSnapshot, mapper: NameMapper, source: str, snapshot_id: int,

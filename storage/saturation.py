@@ -56,7 +56,7 @@ def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                    sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low, sc.ci_high, sc.n_items,
                    sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
             FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
-            WHERE sc.excluded_reason = ''
+            WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
         )
         SELECT source, benchmark, model, model_raw, setting, variant, population, underlying, score, metric,
                stderr, ci_low, ci_high, n_items, evaluated_at, observed_at AS first_observed_at, observed_at,

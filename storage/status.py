@@ -16,17 +16,36 @@ def source_status(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                    arg_max(error, started_at) AS last_error
             FROM fetches GROUP BY source),
         s AS (
-            SELECT source, count(*) AS snapshots, max(first_seen) AS last_new_snapshot, max(observed_at) AS newest_observed
+            SELECT source, count(*) AS snapshots, count(*) FILTER (WHERE status = 'held') AS held,
+                   max(first_seen) AS last_new_snapshot, max(observed_at) AS newest_observed
             FROM snapshots GROUP BY source),
         c AS (SELECT source, count(*) AS scores FROM scores GROUP BY source),
         i AS (SELECT source, count(*) AS item_results FROM item_results GROUP BY source)
-        SELECT coalesce(s.source, f.source) AS source, s.snapshots, s.newest_observed, s.last_new_snapshot,
+        SELECT coalesce(s.source, f.source) AS source, s.snapshots, s.held, s.newest_observed, s.last_new_snapshot,
                f.last_fetch, f.last_fetch_status, f.last_error, coalesce(c.scores, 0) AS scores,
                coalesce(i.item_results, 0) AS item_results
         FROM s FULL JOIN f ON f.source = s.source
         LEFT JOIN c ON c.source = coalesce(s.source, f.source)
         LEFT JOIN i ON i.source = coalesce(s.source, f.source)
         ORDER BY source""").df()
+
+
+def held_snapshots(con: duckdb.DuckDBPyConnection, *, pending_only: bool = False) -> pd.DataFrame:
+    """Snapshots held by the shrink guard: id, source, observed_at, first_seen, n_scores, held_reason, pending.
+
+    `pending` = newer than every usable snapshot of its source, i.e. it would be the latest if it
+    were released (an older held snapshot is already superseded and only kept for the record).
+    """
+    df = con.execute("""
+        WITH usable AS (
+            SELECT source, max(observed_at) AS newest_usable FROM snapshots
+            WHERE status IS DISTINCT FROM 'held' GROUP BY source)
+        SELECT sn.id AS snapshot_id, sn.source, sn.observed_at, sn.first_seen, sn.n_scores, sn.n_items,
+               sn.held_reason, (u.newest_usable IS NULL OR sn.observed_at >= u.newest_usable) AS pending
+        FROM snapshots sn LEFT JOIN usable u USING (source)
+        WHERE sn.status = 'held'
+        ORDER BY sn.source, sn.observed_at, sn.id""").df()
+    return df[df["pending"]].reset_index(drop=True) if pending_only else df
 
 
 def unknown_names(con: duckdb.DuckDBPyConnection, limit: int = 50) -> pd.DataFrame:
@@ -54,4 +73,4 @@ def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     return {n: int(con.execute(f"SELECT count(*) FROM {quote_ident(n)}").fetchone()[0]) for n in names}
 
 
-__all__ = ["source_status", "unknown_names", "unknown_counts", "table_counts", "schema_version"]
+__all__ = ["source_status", "held_snapshots", "unknown_names", "unknown_counts", "table_counts", "schema_version"]

@@ -18,4 +18,5 @@ COMMANDS: tuple[str, ...] = (
     "alerts",
     "silence",
     "calibrate",
+    "accept",
 )

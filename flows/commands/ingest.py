@@ -10,20 +10,26 @@ from flows.cli import add_db_argument
 from flows.jobs import ingest_file
 from scrapers.base import ScrapeError
 from storage.db import StorageError
+from storage.ingest import IngestRefused
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ingest", help="store a saved copy of a leaderboard response as a snapshot",
                        description="Parse a saved copy of a source's response and store it as a snapshot. "
-                                   "The same content again adds nothing. A file that cannot be parsed "
-                                   "changes nothing and exits with status 1.",
+                                   "The same content again adds nothing. A file that cannot be parsed, "
+                                   "is not a regular file, or is larger than the 64 MB size cap changes "
+                                   "nothing and exits with status 1. Rows with bad values go to the rejects "
+                                   "table; a snapshot that drops half or more of a benchmark's rows is held "
+                                   "(see `benchwatch accept`).",
                        epilog="sources: " + ", ".join(scrapers.SOURCES))
     p.add_argument("source", metavar="SOURCE", help="source name (see the list below)")
     p.add_argument("path", metavar="PATH", help="the saved response (JSON, CSV, HTML, YAML, Markdown, zip)")
     p.add_argument("--aux", metavar="FILE", action="append", default=[],
                    help="an auxiliary response used alongside (e.g. LiveBench categories_<release>.json); repeatable")
     p.add_argument("--observed-at", metavar="ISO", default=None,
-                   help="when this content was published/observed (default: now), e.g. 2025-11-18 for a backfill")
+                   help="when this content was published/observed (default: now), e.g. 2025-11-18 for a backfill; "
+                        "a date in the future (beyond 1 day of clock skew) or long before a benchmark "
+                        "in the file existed is refused")
     add_db_argument(p)
     p.set_defaults(func=run)
 
@@ -33,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
         result = ingest_file(args.db, args.source, args.path, aux_paths=args.aux, observed_at=args.observed_at)
     except ScrapeError as exc:
         print(f"benchwatch: cannot ingest {args.path} as {exc.source}: {exc.reason}", file=sys.stderr)
+        return 1
+    except IngestRefused as exc:
+        print(f"benchwatch: cannot ingest {args.path} as {args.source}: {exc}", file=sys.stderr)
         return 1
     except (StorageError, ValueError) as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)

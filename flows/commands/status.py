@@ -13,7 +13,7 @@ from storage import status
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("status", help="what the database holds: sources, snapshots, unknown names",
-                       description="Show each source's last fetch and snapshot, row counts, names that no "
+                       description="Show each source's last fetch and snapshot, held snapshots (shrink guard), row counts, names that no "
                                    "registry alias maps yet (add them to registry/aliases.csv), and the schema version.")
     p.add_argument("--wait", type=float, default=DEFAULT_WAIT_SECONDS, metavar="SECONDS",
                    help="how long to wait while another process writes")
@@ -28,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         version = status.schema_version(con)
         sources = status.source_status(con)
+        held = status.held_snapshots(con)
         unknown = status.unknown_names(con)
         counts = status.unknown_counts(con)
         tables = status.table_counts(con)
@@ -39,6 +40,11 @@ def run(args: argparse.Namespace) -> int:
         print("sources:")
         print(sources.to_string(index=False) if len(sources) else "  (nothing collected yet: run `benchwatch run`)")
         print()
+        if len(held):
+            print(f"held snapshots ({len(held)}): dropped half or more of a benchmark's rows, kept out of "
+                  "latest_scores and the analysis; release one with `benchwatch accept SNAPSHOT`")
+            print(held.to_string(index=False))
+            print()
         print("rows: " + ", ".join(f"{k}={v}" for k, v in tables.items() if k != "schema_migrations"))
         print()
         print(f"unknown names: {counts['benchmarks']} benchmark(s), {counts['models']} model(s) "

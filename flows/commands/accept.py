@@ -1,0 +1,46 @@
+"""`benchwatch accept SNAPSHOT`: release a snapshot held by the shrink guard (storage/ingest.py)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from flows.cli import add_db_argument
+from storage import db
+from storage.db import DEFAULT_WAIT_SECONDS, StorageError
+from storage.ingest import IngestRefused, accept_snapshot
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("accept", help="release a held snapshot (one that dropped half or more of the rows)",
+                       description="A snapshot that drops half or more of the previous snapshot's rows for a "
+                                   "benchmark is stored but held back from latest_scores and the analysis "
+                                   "(a truncated download looks like that). If the leaderboard really shrank, "
+                                   "release it here; `benchwatch status` lists held snapshots.")
+    p.add_argument("snapshot", metavar="SNAPSHOT", type=int, help="the snapshot id (see `benchwatch status`)")
+    p.add_argument("--wait", type=float, default=DEFAULT_WAIT_SECONDS, metavar="SECONDS",
+                   help="how long to wait while another process writes")
+    add_db_argument(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    path = args.db or db.default_path()
+    if not Path(path).exists():
+        print(f"benchwatch: database {path} does not exist", file=sys.stderr)
+        return 1
+    try:
+        with db.connect(args.db, wait=args.wait, on_wait=lambda m: print(f"benchwatch: {m}", file=sys.stderr)) as con:
+            before = accept_snapshot(con, args.snapshot)
+    except IngestRefused as exc:
+        print(f"benchwatch: {exc}", file=sys.stderr)
+        return 1
+    except StorageError as exc:
+        print(f"benchwatch: {exc}", file=sys.stderr)
+        return 1
+    if before == "held":
+        print(f"snapshot {args.snapshot} accepted: it is used from now on (run `benchwatch analyze` to recompute)")
+    else:
+        print(f"snapshot {args.snapshot} was not held (status {before}); nothing to do")
+    return 0
