@@ -98,10 +98,6 @@ def test_parse_keeps_every_good_row_with_the_right_scale(board):
 
 
 @pytest.mark.slow
-# xfail until merged: issue 11's first bullet (flows/contamination_job.post_cutoff_saturation
-# raises on an empty post-cutoff slice) is fixed on another branch; this test finds it.
-@pytest.mark.xfail(raises=TypeError, strict=False,
-                   reason="issue 11 bullet 1 (empty post-cutoff slice) is fixed on another branch")
 @settings(max_examples=25, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(leaderboards())
