@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from typing import Callable
 
 import duckdb
@@ -111,6 +112,17 @@ def _first_line(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
+def _wait_uninterrupted(event: threading.Event, seconds: float) -> None:
+    """Wait for the interrupted worker to let go of the connection, a second Ctrl-C notwithstanding."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if event.wait(0.1):
+                return
+        except KeyboardInterrupt:
+            continue
+
+
 def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
               on_wait: Callable[[str], None] | None = None, timeout: float = DEFAULT_TIMEOUT_SECONDS,
               memory_limit: str = DEFAULT_MEMORY_LIMIT, threads: int = DEFAULT_THREADS) -> pd.DataFrame:
@@ -123,6 +135,7 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
     con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait, sandboxed=True,
                           memory_limit=parse_memory_limit(memory_limit), threads=threads)
     outcome: dict[str, object] = {}
+    done = threading.Event()    # not Thread.is_alive(): an interrupted join() can make it lie (Python < 3.13)
 
     def work() -> None:
         try:
@@ -132,23 +145,27 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
             outcome["frame"] = result.df()
         except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
             outcome["error"] = exc
+        finally:
+            done.set()
 
     worker = threading.Thread(target=work, name="benchwatch-query", daemon=True)
+    deadline = time.monotonic() + timeout if timeout and timeout > 0 else float("inf")
     cut: str | None = None
     try:
         worker.start()
         try:
-            worker.join(timeout if timeout and timeout > 0 else None)
-            if worker.is_alive():
-                cut = f"query cut off after {timeout:g} s (the --timeout limit; raise it for a longer query)"
+            while not done.wait(min(0.2, max(deadline - time.monotonic(), 0.0))):
+                if time.monotonic() >= deadline:
+                    cut = f"query cut off after {timeout:g} s (the --timeout limit; raise it for a longer query)"
+                    break
         except KeyboardInterrupt:
             cut = "query interrupted (Ctrl-C)"
         if cut:
             con.interrupt()
-            worker.join(10)
+            _wait_uninterrupted(done, 10)
             raise QueryCutOff(cut, interrupted=cut.endswith("(Ctrl-C)"))
     finally:
-        if not worker.is_alive():
+        if done.is_set():
             con.close()
     error = outcome.get("error")
     if isinstance(error, duckdb.OutOfMemoryException):
@@ -161,3 +178,14 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
     if isinstance(error, BaseException):
         raise error
     return outcome["frame"]  # type: ignore[return-value]
+
+
+def claimed_elsewhere(con: duckdb.DuckDBPyConnection, *, now) -> tuple[int, object | None]:
+    """(count, latest lease end) of undelivered notifications another notify run still holds.
+
+    They are not lost: when that run died, its lease (flows.alerts_job.NOTIFY_CLAIM_LEASE) ends
+    and the next notify delivers them; `benchwatch notify` says so instead of "nothing to deliver".
+    """
+    row = con.execute("""SELECT count(*), max(claimed_until) FROM notifications
+                         WHERE delivered_at IS NULL AND claimed_until > ?""", [now]).fetchone()
+    return int(row[0]), row[1]
