@@ -94,7 +94,7 @@ def run_list(args: argparse.Namespace) -> int:
     from storage import alerts as store
     from storage.db import StorageError, connect
     try:
-        with connect(args.db) as con:
+        with connect(args.db, read_only=True) as con:     # listing never creates or migrates a file
             frame = store.silences_frame(con, now=utcnow(), include_expired=args.all)
     except StorageError as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)
