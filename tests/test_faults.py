@@ -178,3 +178,21 @@ def test_killing_run_never_orphans_the_ephemeral_prefect_server(tmp_path, sig):
     if sig == signal.SIGTERM:
         assert proc.returncode == 143
         assert "benchwatch run: terminated (SIGTERM)" in proc.stderr.read()
+
+
+def test_notify_says_how_many_claimed_notifications_wait_and_until_when(tmp_path, capsys, monkeypatch):
+    """Before: "nothing to deliver" while notifications claimed by a dead notify run waited out
+    their lease. Now the count and the lease end are said."""
+    for name in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "SLACK_CHANNEL", "PREFECT_API_URL"):
+        monkeypatch.delenv(name, raising=False)
+    path = str(tmp_path / "bw.duckdb")
+    with storage_db.connect(path) as con:
+        con.executemany(
+            """INSERT INTO notifications (fingerprint, kind, transition, episode, payload, created_at, claimed_until)
+               VALUES (?, 'source_failing', 'firing', now(), '{}', now(), TIMESTAMPTZ '2999-01-01 06:30:00+00')""",
+            [[f"fp{i}"] for i in range(120)])
+    assert main(["notify", "--db", path]) == 0
+    out = capsys.readouterr().out
+    assert "nothing to deliver" in out
+    assert ("120 undelivered notification(s) are claimed by another notify run (still delivering, or it died) "
+            "until 2999-01-01 06:30 UTC") in out
