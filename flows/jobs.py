@@ -181,7 +181,8 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
             record_fetches(con, _attempt_rows(run_id, source, results, final_status, errors))
         if parsed is not None:
             result = store_snapshot(con, parsed, responses, observed_at=primary.finished_at,
-                                    origin="replay" if replay_dir is not None else "fetch", parser_version=scraper.parser_version)
+                                    origin="replay" if replay_dir is not None else "fetch",
+                                    parser_version=scraper.parser_version)
             outcome.snapshot_id = result.snapshot_id
             if result.status == "unchanged":
                 outcome.status, outcome.detail = "unchanged", f"same content as snapshot {result.snapshot_id}"

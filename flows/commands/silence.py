@@ -62,7 +62,8 @@ def run_add(args: argparse.Namespace) -> int:
         matchers = parse_matchers(args.match)
         duration = parse_duration(args.duration)
         if duration > MAX_SILENCE:
-            raise ValueError(f"--for {args.duration}: at most {MAX_SILENCE.days}d (use `silence expire` to end one early)")
+            raise ValueError(f"--for {args.duration}: at most {MAX_SILENCE.days}d "
+                             "(use `silence expire` to end one early)")
     except OverflowError:
         print(f"benchwatch silence add: --for {args.duration}: at most {MAX_SILENCE.days}d", file=sys.stderr)
         return 2
