@@ -8,7 +8,9 @@ per section, SLACK_MAX_HEADER_TEXT per header, SLACK_MAX_MESSAGE_CHARS per messa
 
 Anything that did not come from this code (model and benchmark names, sources, errors, SQL that
 quotes them) goes through `escape`, the one Slack-escaping helper: `&`, `<`, `>` become
-entities, so `<!channel>`, `<@U123>` or `<http://x|y>` in a model name arrive as inert text.
+entities, so `<!channel>`, `<@U123>` or `<http://x|y>` in a model name arrive as inert text;
+mrkdwn marks that could format (`*x*`, `_x_`, `~x~`, backticks) become look-alikes, and bare
+URLs and host names are kept from being linked (an invisible word joiner).
 """
 
 from __future__ import annotations
@@ -46,9 +48,27 @@ class SlackMessage:
 
 # --- text helpers -----------------------------------------------------------------------------
 
+# Slack mrkdwn has no backslash escape. A `*`, `_` or `~` that could open or close emphasis (at a
+# word boundary, next to a non-space) becomes a look-alike that Slack does not format; one inside
+# a word (S_index, as_of) or between spaces (SELECT * FROM) cannot format and stays. A backtick
+# always becomes a look-alike: it would open or close a code span anywhere.
+_MRKDWN_LOOKALIKE = {"*": "\u2217", "_": "\u02cd", "~": "\u223c", "`": "\u02cb"}
+_EMPHASIS = re.compile(r"(?:(?<![^\W_])[*_~](?=\S))|(?:(?<=\S)[*_~](?![^\W_]))|`")
+# Slack links bare URLs and host names itself; a word joiner (U+2060, invisible) after the scheme's
+# colon or a host name's last dot keeps them text.
+_SCHEME = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{1,15}):(?=//)")
+_HOST = re.compile(r"(?i)(?<=[a-z0-9-])\.(?=(?:com|net|org|io|ai|dev|co|app|xyz|info|me|gg|ly|sh|link|site|online|"
+                   r"top|ru|cn|uk|de|fr|us|tk|to|so|cc|biz|club|page|tech|news|zip|mov)\b)")
+
+
 def escape(text: Any) -> str:
-    """Slack-escape text that did not come from this code (the only place that does it)."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Slack-escape text that did not come from this code (the only place that does it): `&<>` as
+    entities (no <!channel>, <@U…>, <url|label>), emphasis/code marks that could format as look-alikes,
+    bare URLs and host names unlinked."""
+    out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    out = _EMPHASIS.sub(lambda m: _MRKDWN_LOOKALIKE[m[0]], out)
+    out = _SCHEME.sub(lambda m: f"{m[1]}:\u2060", out)
+    return _HOST.sub(".\u2060", out)
 
 
 def _clean(text: Any, limit: int = config.MAX_NAME_CHARS) -> str:

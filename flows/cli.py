@@ -6,7 +6,11 @@ import argparse
 import importlib
 import logging
 import os
+import signal
 import sys
+import threading
+import traceback
+from pathlib import Path
 
 from flows.commands import COMMANDS
 
@@ -25,7 +29,19 @@ examples:
   benchwatch saturation --n 500 99.2 99.0 98.3 98.2 98.2
 
 The database is $BENCHWATCH_DB or ./benchwatch.duckdb unless --db is given.
+
+exit codes: 0 done; 1 failed for a reason stated on stderr (bad input, a database that cannot
+be used, every source failed, Slack refused); 2 usage error; 70 a bug (an unexpected exception:
+one line, -v for the traceback); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 """
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_BUG = 70          # sysexits.h EX_SOFTWARE
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+_PACKAGES = ("flows", "storage", "scrapers", "analysis", "alerts", "registry")
 
 
 def add_db_argument(parser: argparse.ArgumentParser) -> None:
@@ -84,19 +100,76 @@ def quiet_prefect_defaults() -> None:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that `finally` blocks (and Prefect's ephemeral
+    server shutdown) run before the process exits."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def where(exc: BaseException) -> str:
+    """file:line (function) of the innermost frame of benchwatch's own code in the traceback."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if any(f"{os.sep}{pkg}{os.sep}" in f.filename for pkg in _PACKAGES)
+            and "site-packages" not in f.filename]
+    frame = (ours or frames or [None])[-1]
+    if frame is None:
+        return "unknown place"
+    parts = Path(frame.filename).parts
+    short = "/".join(parts[-2:])
+    return f"{short}:{frame.lineno} ({frame.name})"
+
+
+def report_failure(command: str, exc: BaseException, verbose: int) -> int:
+    """One line on stderr for an exception a command did not handle; the exit code that says which kind."""
+    import duckdb
+
+    from alerts.redact import one_line, redact
+    from storage.db import StorageError, is_corruption
+    if isinstance(exc, StorageError):
+        print(f"benchwatch {command}: {one_line(exc, 500)}", file=sys.stderr)
+        return EXIT_FAILED
+    if is_corruption(exc):
+        print(f"benchwatch {command}: the database file is damaged ({one_line(exc, 300)}); "
+              "restore a backup or start a new file", file=sys.stderr)
+        return EXIT_FAILED
+    if isinstance(exc, duckdb.Error) and "Could not set lock" in str(exc):
+        print(f"benchwatch {command}: the database is locked by another process; retry later", file=sys.stderr)
+        return EXIT_FAILED
+    if verbose:
+        print(redact("".join(traceback.format_exception(exc))), file=sys.stderr, end="")
+    print(f"benchwatch {command}: unexpected {type(exc).__name__} in {where(exc)}: {one_line(exc, 300)} "
+          f"(a bug; {'traceback above' if verbose else 'run with -v for the traceback'})", file=sys.stderr)
+    return EXIT_BUG
+
+
 def main(argv: list[str] | None = None) -> int:
     quiet_prefect_defaults()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
-        return 2
+        return EXIT_USAGE
     setup_logging(args.verbose)
+    command = " ".join(filter(None, [args.command, getattr(args, "action", None)]))
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        print(f"benchwatch {command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Terminated:
+        print(f"benchwatch {command}: terminated (SIGTERM)", file=sys.stderr)
+        return EXIT_TERMINATED
+    except Exception as exc:  # noqa: BLE001 - the one place that turns any exception into one line
+        return report_failure(command, exc, args.verbose)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -72,6 +72,28 @@ def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.P
     return result
 
 
+def replay_dir_problem(path: str | os.PathLike | None, sources: Sequence[str] | None = None) -> str | None:
+    """Why `path` cannot be a replay directory for `sources` (None when it can, or when no replay).
+
+    Checked before anything runs: a mistyped directory would otherwise record every source as
+    a real fetch failure (and, after a few runs, fire `source_failing` alerts), and an empty
+    string would silently fall back to the network.
+    """
+    if path is None:
+        return None
+    if not str(path).strip():
+        return "--replay needs a directory (an empty value would fetch live)"
+    directory = Path(path)
+    if not directory.is_dir():
+        return f"--replay {path}: not a directory (expected DIR/<source>/<file>, e.g. tests/fixtures/replay)"
+    names = list(sources) if sources else scrapers.enabled_sources()
+    present = [n for n in names if (directory / n).is_dir()]
+    if not present:
+        return (f"--replay {path}: no recorded responses for {', '.join(names)} "
+                f"(expected DIR/<source>/<file>, e.g. tests/fixtures/replay)")
+    return None
+
+
 @dataclass
 class SourceOutcome:
     """What one source did in one collection: new snapshot / unchanged / failed (with the reason)."""
@@ -119,9 +141,10 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
     scraper = scrapers.get(source)
     run_id = run_id or new_run_id()
     with db.connect(db_path) as con:
-        previous = {} if replay_dir or not scraper.plan() else _previous_validators(con, source, scraper.plan()[0])
+        previous = ({} if replay_dir is not None or not scraper.plan()
+                    else _previous_validators(con, source, scraper.plan()[0]))
     own = fetcher is None
-    fetcher = ReplayFetcher(replay_dir) if replay_dir else (fetcher or Fetcher())
+    fetcher = ReplayFetcher(replay_dir) if replay_dir is not None else (fetcher or Fetcher())
     try:
         results = fetch_source(scraper, fetcher, previous)
     except ScrapeError as exc:
@@ -160,7 +183,8 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
             record_fetches(con, _attempt_rows(run_id, source, results, final_status, errors))
         if parsed is not None:
             result = store_snapshot(con, parsed, responses, observed_at=primary.finished_at,
-                                    origin="replay" if replay_dir else "fetch", parser_version=scraper.parser_version)
+                                    origin="replay" if replay_dir is not None else "fetch",
+                                    parser_version=scraper.parser_version)
             outcome.snapshot_id = result.snapshot_id
             if result.status == "unchanged":
                 outcome.status, outcome.detail = "unchanged", f"same content as snapshot {result.snapshot_id}"
@@ -179,7 +203,7 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
     names = list(sources) if sources else scrapers.enabled_sources()
     run_id = run_id or new_run_id()
     outcomes = []
-    fetcher = None if replay_dir else Fetcher()
+    fetcher = None if replay_dir is not None else Fetcher()
     try:
         for name in names:
             try:
@@ -258,7 +282,7 @@ def run_cycle(db_path: str | os.PathLike | None, sources: Sequence[str] | None =
     if use_prefect:
         from flows.pipeline import run_pipeline  # returns the report also when the flow run ends Failed
         return run_pipeline(db_path=str(db_path or db.default_path()), sources=list(sources) if sources else None,
-                            replay_dir=str(replay_dir) if replay_dir else None, collect_only=collect_only)
+                            replay_dir=None if replay_dir is None else str(replay_dir), collect_only=collect_only)
     report = CycleReport(collect(db_path, sources, replay_dir=replay_dir))
     if collect_only:
         return report

@@ -12,8 +12,9 @@ Prefect UI agree):
 - Failed when *every* requested source failed (nothing could be collected: network down,
   wrong replay directory), analyze or notify raised, or Slack refused the digest (it stays
   queued for the next run). Notify still runs after a failed analyze, so source alerts go
-  out. The flow returns a Failed state whose message says why and whose data is the
-  `CycleReport` (no traceback: nothing crashed), and `run_pipeline` hands that report to the CLI.
+  out. The flow returns a Failed state whose message says why and whose data is a `CycleFailed`
+  exception carrying the `CycleReport` (no traceback: nothing crashed; Prefect shows the cause),
+  and `run_pipeline` hands that report to the CLI. The summary artifact is published either way.
 
 Writers never overlap: each flow run holds one slot of the global concurrency limit
 `benchwatch-duckdb-writer` (limit 1, created on first use) for its whole duration, so a
@@ -28,6 +29,8 @@ from __future__ import annotations
 import html
 import logging
 import os
+import signal
+import subprocess
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -48,7 +51,7 @@ from prefect.states import Failed, State
 import scrapers
 from flows import jobs
 from flows.jobs import CycleReport, SourceOutcome
-from storage.db import StorageError
+from storage.db import DatabaseLocked
 
 log = logging.getLogger("benchwatch.flows")
 
@@ -92,6 +95,8 @@ def _check_sources(names: list[str] | None) -> list[str] | None:
 
 
 def _check_replay_dir(path: str | None) -> str | None:
+    if path is not None and not path.strip():
+        raise ValueError("replay_dir is empty (leave it unset to fetch live)")
     if path is not None and not Path(path).is_dir():
         raise ValueError(f"replay_dir {path!r} is not a directory (expected DIR/<source>/<file name of the URL>)")
     return path
@@ -104,6 +109,24 @@ SourceName = Literal[scrapers.SOURCES]  # type: ignore[valid-type]  # the UI off
 DbPath = Annotated[str | None, Field(min_length=1)]
 SourceList = Annotated[list[SourceName] | None, Field(min_length=1), AfterValidator(_check_sources)]
 ReplayDir = Annotated[str | None, AfterValidator(_check_replay_dir)]
+
+
+class CycleFailed(Exception):
+    """A run that did not do its job (see the module docstring), carrying its `CycleReport`.
+
+    The Failed state of such a run holds this exception as its data, so Prefect (a worker, the
+    UI, `state.result()`) shows the cause; a Failed state whose data is not an exception makes
+    Prefect itself fail with "Unexpected result for failed state". `run_pipeline` unwraps the
+    report for the CLI.
+    """
+
+    def __init__(self, message: str, report: CycleReport):
+        super().__init__(message, report)        # both in args: the exception pickles with its report
+        self.message = message
+        self.report = report
+
+    def __str__(self) -> str:
+        return self.message
 
 
 def failure_message(report: CycleReport) -> str:
@@ -158,8 +181,10 @@ class SourceUnreachable(Exception):
 
 
 def _retry_transient(task_: Any, task_run: Any, state: State) -> bool:
-    """Retry only what time can fix: an unreachable site, or a database held by another process."""
-    return isinstance(state.data, (SourceUnreachable, StorageError))
+    """Retry only what time can fix: an unreachable site, or a database held by another process
+    (`DatabaseLocked`). Any other StorageError (an unwritable file, a damaged database, a schema
+    from a newer benchwatch) is permanent: retrying it would only delay the failure by minutes."""
+    return isinstance(state.data, (SourceUnreachable, DatabaseLocked))
 
 
 @task(name="collect-source", task_run_name="collect-{source}", retries=COLLECT_RETRIES,
@@ -337,7 +362,8 @@ def _finish(report: CycleReport, flow_name: str) -> CycleReport | State:
     for line in report.text().splitlines():
         logger.info(line)
     if not report.ok:
-        return Failed(message=failure_message(report), data=report)
+        message = failure_message(report)
+        return Failed(message=message, data=CycleFailed(message, report))
     return report
 
 
@@ -417,10 +443,79 @@ def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: Rep
     return _finish(report, "pipeline")
 
 
+# --- the ephemeral server of `benchwatch run` ------------------------------------------------------------
+# Prefect's own default (20 s) is too short on a loaded 2-core machine; a user setting wins.
+EPHEMERAL_STARTUP_TIMEOUT_SECONDS = 120
+_PR_SET_PDEATHSIG = 1
+
+
+class OrchestrationUnavailable(Exception):
+    """Prefect's temporary (ephemeral) server did not start; said in one line by the CLI."""
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the forked child before exec
+    """Ask Linux to send SIGTERM to this (server) process when the process that started it dies,
+    SIGKILL included: an ephemeral server must never outlive its `benchwatch run`."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except Exception:  # noqa: BLE001 - not Linux: the atexit/SIGTERM stop still applies
+        pass
+
+
+def startup_timeout() -> int:
+    """PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS when set, else our longer default."""
+    raw = os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS")
+    try:
+        return max(1, int(raw)) if raw else EPHEMERAL_STARTUP_TIMEOUT_SECONDS
+    except ValueError:
+        return EPHEMERAL_STARTUP_TIMEOUT_SECONDS
+
+
+def start_ephemeral_server() -> None:
+    """Start the temporary Prefect server of this process (no-op when PREFECT_API_URL is set).
+
+    Prefect starts it lazily from whichever thread first needs a client, as a plain child that
+    an abrupt end of `benchwatch run` orphans (~185 MB each). Started here instead, from the main
+    thread, it is the instance Prefect's clients reuse (`SubprocessASGIServer()` is one per
+    port, None = ephemeral), with the parent-death signal set (SIGKILL of `run` ends it), the
+    longer start-up timeout, and Prefect's atexit stop for every orderly exit (SIGTERM included:
+    the CLI turns it into an exception). A start-up failure becomes OrchestrationUnavailable.
+    """
+    if _server_configured():
+        return
+    import prefect.server.api.server as server_module
+    server = server_module.SubprocessASGIServer()
+    if server.running:
+        return
+    real_popen = subprocess.Popen
+
+    def popen(*args: Any, **kwargs: Any) -> subprocess.Popen:
+        kwargs.setdefault("preexec_fn", _die_with_parent)
+        return real_popen(*args, **kwargs)
+
+    timeout = startup_timeout()
+    server_module.subprocess.Popen = popen       # only while the server process is spawned
+    try:
+        server.start(timeout=timeout)
+    except Exception as exc:  # noqa: BLE001 - Prefect raises RuntimeError with the server's output
+        server.stop()
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        raise OrchestrationUnavailable(
+            f"Prefect's temporary server did not start within {timeout} s ({first}); raise "
+            "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS, point PREFECT_API_URL at a server, "
+            "or use --no-prefect") from exc
+    finally:
+        server_module.subprocess.Popen = real_popen
+
+
 def run_pipeline(**parameters: Any) -> CycleReport:
     """Run `pipeline` in this process and return its report, also when the run ends Failed."""
+    start_ephemeral_server()
     state = pipeline(**parameters, return_state=True)
     result = state.result(raise_on_failure=False)
+    if isinstance(result, CycleFailed):        # a reported failure: the CLI prints the report
+        return result.report
     if isinstance(result, BaseException):      # a crash, not a reported failure
         raise result
     return result

@@ -29,6 +29,24 @@ class StorageError(Exception):
     """A database problem stated for a person (path, what happened, what to do)."""
 
 
+class DatabaseLocked(StorageError):
+    """Another process held the file lock for longer than we were willing to wait.
+
+    The one storage failure that time can fix: Prefect retries a collection task on this
+    type only (flows/pipeline.py), never on a permanent problem such as an unwritable file.
+    """
+
+
+class SchemaTooNew(StorageError):
+    """The file was migrated by a newer benchwatch; writing to it could corrupt what that version keeps."""
+
+
+# Never install or load DuckDB extensions behind the user's back: a SQLite (or Parquet, …) file
+# given as --db would otherwise make DuckDB download the matching extension from the network.
+BASE_CONFIG: dict[str, object] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
 def default_path() -> str:
     return os.environ.get("BENCHWATCH_DB") or DEFAULT_DB
 
@@ -46,18 +64,30 @@ def _is_lock_error(exc: Exception) -> bool:
 def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = False,
                     wait: float = DEFAULT_WAIT_SECONDS,
                     on_wait: Callable[[str], None] | None = None,
-                    sandboxed: bool = False) -> duckdb.DuckDBPyConnection:
+                    sandboxed: bool = False, memory_limit: str | None = None,
+                    threads: int | None = None) -> duckdb.DuckDBPyConnection:
     """Open the file, retrying while another process holds the lock (up to `wait` seconds).
 
-    `sandboxed` also disables file-system access from SQL (COPY TO, read_csv, ATTACH), for
-    ad hoc queries that must not write anything anywhere.
+    `sandboxed` also disables file-system access from SQL (COPY TO, read_csv, ATTACH) and
+    spilling to `<db>.tmp/`, applies `memory_limit`/`threads`, and then locks the configuration
+    (no `SET`/`RESET` can lift a limit), for ad hoc queries that must not write anything anywhere.
     """
-    config = {"enable_external_access": False} if sandboxed else {}
+    config: dict[str, object] = dict(BASE_CONFIG)
+    if sandboxed:
+        config.update({"enable_external_access": False, "temp_directory": ""})
+        if memory_limit:
+            config["memory_limit"] = memory_limit
+        if threads:
+            config["threads"] = int(threads)
     path = str(path or default_path())
     if read_only and not Path(path).exists():
         raise StorageError(f"database {path} does not exist (run `benchwatch run` or `benchwatch ingest` first)")
+    _refuse_foreign_file(path)
     if not read_only:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create the directory of database {path}: {exc.strerror}") from exc
     deadline = time.monotonic() + max(wait, 0.0)
     told = False
     delay = 0.1
@@ -65,11 +95,11 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
         try:
             con = duckdb.connect(path, read_only=read_only, config=config)
             break
-        except (duckdb.IOException, duckdb.ConnectionException) as exc:
+        except duckdb.Error as exc:
             if not _is_lock_error(exc):
-                raise StorageError(f"cannot open database {path}: {exc}") from exc
+                raise StorageError(f"cannot open database {path}: {_first_line(exc)}") from exc
             if time.monotonic() >= deadline:
-                raise StorageError(
+                raise DatabaseLocked(
                     f"database {path} is locked by another process (a benchwatch run writing?); "
                     f"gave up after {wait:.0f} s — retry later or raise --wait") from exc
             if not told:
@@ -78,8 +108,38 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
                 told = True
             time.sleep(delay)
             delay = min(delay * 1.5, 1.0)
-    con.execute("SET TimeZone = 'UTC'")
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        if sandboxed:
+            con.execute("SET lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
     return con
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _refuse_foreign_file(path: str) -> None:
+    """A file that is not a DuckDB database is refused by name before DuckDB guesses at it."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(_SQLITE_MAGIC))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StorageError(f"cannot read database {path}: {exc.strerror}") from exc
+    if head == _SQLITE_MAGIC:
+        raise StorageError(f"{path} is a SQLite file, not a benchwatch DuckDB database (check --db / $BENCHWATCH_DB)")
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """A DuckDB error that says the file itself is damaged (checksum mismatch, invalid file)."""
+    text = str(exc)
+    return isinstance(exc, duckdb.Error) and ("Corrupt database file" in text or "not a valid DuckDB" in text)
 
 
 @contextmanager
@@ -90,7 +150,12 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
     con = open_connection(path, read_only=read_only, wait=wait, on_wait=on_wait)
     try:
         if not read_only:
-            migrate(con)
+            try:
+                migrate(con)
+            except duckdb.Error as exc:
+                if is_corruption(exc):
+                    raise StorageError(f"database {path or default_path()} is damaged: {_first_line(exc)}") from exc
+                raise
         yield con
     finally:
         con.close()
@@ -128,8 +193,14 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
     con.execute("""CREATE TABLE IF NOT EXISTS schema_migrations (
         version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)""")
     done = {r[0] for r in con.execute("SELECT version FROM schema_migrations").fetchall()}
+    shipped = migrations()
+    known = max((v for v, _, _ in shipped), default=0)
+    if done and max(done) > known:
+        raise SchemaTooNew(
+            f"the database has schema version {max(done)}, newer than this benchwatch knows ({known}): "
+            "it was migrated by a newer benchwatch; upgrade benchwatch (nothing was written)")
     applied = []
-    for version, name, sql in migrations():
+    for version, name, sql in shipped:
         if version in done:
             continue
         with transaction(con):

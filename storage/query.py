@@ -1,8 +1,24 @@
-"""Read-only ad hoc SQL for people: statements are checked, the connection cannot write."""
+"""Read-only, bounded ad hoc SQL for people (`benchwatch query`).
+
+Three layers, so that no single one has to be perfect:
+
+1. The statement filter: only SELECT-like statements and a plain EXPLAIN of one. `EXPLAIN
+   ANALYZE` is refused because it *executes* its inner statement (which may be a `SET`, a
+   `CREATE TEMP`, a `CHECKPOINT` or a `COPY`).
+2. The connection: opened read-only, without file-system access from SQL, without spilling to
+   `<db>.tmp/` (temp_directory is empty), with `memory_limit` and `threads` set, and then with
+   the configuration locked, so no statement can lift a limit.
+3. The clock: the statement runs in a worker thread; when `timeout` seconds pass, or on Ctrl-C,
+   the connection is interrupted (`con.interrupt()`), which DuckDB honours within milliseconds
+   even inside a long join, and the caller gets one line saying what happened.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import threading
+import time
 from typing import Callable
 
 import duckdb
@@ -12,16 +28,67 @@ from storage.db import DEFAULT_WAIT_SECONDS, StorageError, open_connection
 
 ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 
+# Bounds of one `benchwatch query` (the CLI's --timeout / --memory / --threads defaults).
+DEFAULT_TIMEOUT_SECONDS = 60.0
+DEFAULT_MEMORY_LIMIT = "1GB"
+DEFAULT_THREADS = 2
+
+_MEMORY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
+# Leading whitespace and comments, then EXPLAIN, then an optional "(option, ...)" list.
+_SKIP = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.DOTALL)
+_EXPLAIN = re.compile(r"EXPLAIN\b", re.IGNORECASE)
+_OPTIONS = re.compile(r"\(([^()]*)\)")
+_ANALYZE = re.compile(r"\bANALY[SZ]E\b", re.IGNORECASE)
+
 
 class ReadOnlyViolation(StorageError):
     """A statement that would change something, refused before it runs."""
 
 
+class QueryCutOff(StorageError):
+    """The query ran past its time limit, out of its memory limit, or was interrupted (Ctrl-C)."""
+
+    def __init__(self, message: str, *, interrupted: bool = False):
+        super().__init__(message)
+        self.interrupted = interrupted
+
+
+def parse_memory_limit(text: str) -> str:
+    """'512MB', '2 GiB' … as DuckDB accepts them; ValueError otherwise."""
+    m = _MEMORY.match(text or "")
+    if not m or float(m[1]) <= 0:
+        raise ValueError(f"invalid memory limit {text!r} (e.g. 512MB, 2GB)")
+    return f"{m[1]}{m[2].upper().replace('IB', 'iB')}"
+
+
+def _inner_of_explain(query: str) -> str:
+    """The statement an EXPLAIN explains; ReadOnlyViolation for EXPLAIN ANALYZE in any spelling."""
+    pos = _SKIP.match(query).end()
+    m = _EXPLAIN.match(query, pos)
+    if not m:  # DuckDB called it EXPLAIN, we cannot find the keyword: refuse rather than guess
+        raise ReadOnlyViolation("refused: cannot tell what this EXPLAIN statement runs")
+    pos = _SKIP.match(query, m.end()).end()
+    opts = _OPTIONS.match(query, pos)
+    if opts:
+        if _ANALYZE.search(opts[1]):
+            raise ReadOnlyViolation(_analyze_refusal())
+        pos = _SKIP.match(query, opts.end()).end()
+    if _ANALYZE.match(query, pos):
+        raise ReadOnlyViolation(_analyze_refusal())
+    return query[pos:]
+
+
+def _analyze_refusal() -> str:
+    return ("refused: EXPLAIN ANALYZE executes its statement; `benchwatch query` runs only SELECT "
+            "and plain EXPLAIN (without ANALYZE)")
+
+
 def check_read_only(sql: str) -> None:
+    """Refuse anything but SELECT-like statements and a plain EXPLAIN of one (see the module doc)."""
     try:
         statements = duckdb.extract_statements(sql)
     except duckdb.Error as exc:
-        raise StorageError(f"cannot parse SQL: {exc}") from exc
+        raise StorageError(f"cannot parse SQL: {_first_line(exc)}") from exc
     if not statements:
         raise StorageError("no SQL statement given")
     for st in statements:
@@ -30,20 +97,95 @@ def check_read_only(sql: str) -> None:
             raise ReadOnlyViolation(
                 f"refused: `benchwatch query` is read-only and only runs SELECT/EXPLAIN statements "
                 f"(got {kind}: {st.query.strip()[:80]!r})")
+        if st.type == duckdb.StatementType.EXPLAIN:
+            inner_sql = _inner_of_explain(st.query)
+            try:
+                inner = duckdb.extract_statements(inner_sql) if inner_sql.strip() else []
+            except duckdb.Error:
+                inner = []
+            if len(inner) != 1 or inner[0].type != duckdb.StatementType.SELECT:
+                raise ReadOnlyViolation("refused: `benchwatch query` explains only SELECT statements")
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _wait_uninterrupted(event: threading.Event, seconds: float) -> None:
+    """Wait for the interrupted worker to let go of the connection, a second Ctrl-C notwithstanding."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if event.wait(0.1):
+                return
+        except KeyboardInterrupt:
+            continue
 
 
 def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
-              on_wait: Callable[[str], None] | None = None) -> pd.DataFrame:
-    """Run read-only SQL; the result of the last statement as a DataFrame."""
+              on_wait: Callable[[str], None] | None = None, timeout: float = DEFAULT_TIMEOUT_SECONDS,
+              memory_limit: str = DEFAULT_MEMORY_LIMIT, threads: int = DEFAULT_THREADS) -> pd.DataFrame:
+    """Run read-only SQL within `timeout` seconds and `memory_limit`; the last statement's result.
+
+    Raises ReadOnlyViolation before opening anything, QueryCutOff when a bound (or Ctrl-C) stops
+    the query, StorageError for SQL errors and an unopenable database.
+    """
     check_read_only(sql)
-    con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait, sandboxed=True)
+    con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait, sandboxed=True,
+                          memory_limit=parse_memory_limit(memory_limit), threads=threads)
+    outcome: dict[str, object] = {}
+    done = threading.Event()    # not Thread.is_alive(): an interrupted join() can make it lie (Python < 3.13)
+
+    def work() -> None:
+        try:
+            result = None
+            for st in duckdb.extract_statements(sql):
+                result = con.execute(st)
+            outcome["frame"] = result.df()
+        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=work, name="benchwatch-query", daemon=True)
+    deadline = time.monotonic() + timeout if timeout and timeout > 0 else float("inf")
+    cut: str | None = None
     try:
-        con.execute("SET TimeZone = 'UTC'")
-        result = None
-        for st in duckdb.extract_statements(sql):
-            result = con.execute(st)
-        return result.df()
-    except duckdb.Error as exc:
-        raise StorageError(f"query failed: {str(exc).splitlines()[0]}") from exc
+        worker.start()
+        try:
+            while not done.wait(min(0.2, max(deadline - time.monotonic(), 0.0))):
+                if time.monotonic() >= deadline:
+                    cut = f"query cut off after {timeout:g} s (the --timeout limit; raise it for a longer query)"
+                    break
+        except KeyboardInterrupt:
+            cut = "query interrupted (Ctrl-C)"
+        if cut:
+            con.interrupt()
+            _wait_uninterrupted(done, 10)
+            raise QueryCutOff(cut, interrupted=cut.endswith("(Ctrl-C)"))
     finally:
-        con.close()
+        if done.is_set():
+            con.close()
+    error = outcome.get("error")
+    if isinstance(error, duckdb.OutOfMemoryException):
+        raise QueryCutOff(f"query needs more memory than the {memory_limit} limit (--memory); "
+                          f"narrow it or raise the limit") from error
+    if isinstance(error, duckdb.InterruptException):
+        raise QueryCutOff("query interrupted") from error
+    if isinstance(error, duckdb.Error):
+        raise StorageError(f"query failed: {_first_line(error)}") from error
+    if isinstance(error, BaseException):
+        raise error
+    return outcome["frame"]  # type: ignore[return-value]
+
+
+def claimed_elsewhere(con: duckdb.DuckDBPyConnection, *, now) -> tuple[int, object | None]:
+    """(count, latest lease end) of undelivered notifications another notify run still holds.
+
+    They are not lost: when that run died, its lease (flows.alerts_job.NOTIFY_CLAIM_LEASE) ends
+    and the next notify delivers them; `benchwatch notify` says so instead of "nothing to deliver".
+    """
+    row = con.execute("""SELECT count(*), max(claimed_until) FROM notifications
+                         WHERE delivered_at IS NULL AND claimed_until > ?""", [now]).fetchone()
+    return int(row[0]), row[1]

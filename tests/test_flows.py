@@ -362,3 +362,81 @@ def test_summary_markdown_keeps_scraped_text_inert():
     assert "<img" not in row and "&lt;img" in row
     assert "[click]" not in row                      # no markdown link
     assert "`" not in row and row.count(" | ") == 1 and "\\|" in row
+
+
+# --- issue 11: honest Failed states, retries on lock contention only, the ephemeral server -------------
+
+def test_a_failed_run_carries_an_exception_prefect_can_raise_and_the_report(harness, db_path, tmp_path):
+    """Before: the Failed state's data was the CycleReport itself, and Prefect (a worker resolving
+    the state, or a direct call of the flow) failed with its own "Unexpected result for failed
+    state: CycleReport(...) cannot be resolved into an exception"."""
+    from prefect.states import get_state_exception
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    state = pl.collect(db_path=db_path, sources=["swebench"], replay_dir=str(empty), return_state=True)
+    assert state.is_failed()
+    exc = get_state_exception(state)
+    assert isinstance(exc, pl.CycleFailed) and "every source failed (swebench)" in str(exc)
+    assert exc.report.outcomes[0].source == "swebench" and not exc.report.ok
+    with pytest.raises(pl.CycleFailed, match="every source failed"):
+        pl.collect(db_path=db_path, sources=["swebench"], replay_dir=str(empty))
+    # the summary artifact is still attached to the failed run
+    assert "## Failed sources" in artifacts_of(state)["benchwatch-collect-summary"].data
+
+
+def test_a_failed_analyze_is_an_exception_with_the_report(harness, db_path, monkeypatch):
+    from prefect.states import get_state_exception
+
+    def broken(db_path, *, now=None):
+        raise ValueError("inconsistent")
+    monkeypatch.setattr(jobs, "analyze", broken)
+    state = pl.analyze(db_path=db_path, return_state=True)
+    assert state.is_failed()
+    exc = get_state_exception(state)
+    assert isinstance(exc, pl.CycleFailed) and exc.report.errors == ["analyze failed: ValueError: inconsistent"]
+
+
+def test_only_lock_contention_is_retried_not_a_permanent_storage_error(harness, db_path, monkeypatch, fast_retries):
+    """Before: every StorageError was retried (60 s, 300 s per source: > 400 s for an unwritable file)."""
+    from storage.db import DatabaseLocked, StorageError
+    fake, calls = _fake_collect({
+        "swebench": [StorageError("cannot open database /ro/bw.duckdb: Permission denied")],
+        "simple_evals": [DatabaseLocked("database is locked by another process"), SourceOutcome("simple_evals", "new", "")],
+    })
+    monkeypatch.setattr(jobs, "collect_source", fake)
+    report = pl.collect(db_path=db_path, sources=["swebench", "simple_evals"])
+    assert calls == ["swebench", "simple_evals", "simple_evals"]
+    assert report.outcomes[0].status == "failed" and "Permission denied" in report.outcomes[0].detail
+    assert report.outcomes[1].status == "new"
+
+
+def test_an_empty_replay_dir_is_refused_not_taken_as_live(harness, db_path):
+    with pytest.raises(ParameterTypeError, match="replay_dir is empty"):
+        pl.collect(db_path=db_path, replay_dir="")
+
+
+def test_ephemeral_start_up_timeout_defaults_longer_than_prefects(monkeypatch):
+    monkeypatch.delenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", raising=False)
+    assert pl.startup_timeout() == pl.EPHEMERAL_STARTUP_TIMEOUT_SECONDS > 20
+    monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "45")
+    assert pl.startup_timeout() == 45
+
+
+def test_an_ephemeral_server_that_does_not_start_is_one_line(monkeypatch, tmp_path, capsys):
+    """Before: Prefect's RuntimeError reached the terminal as a traceback."""
+    import prefect.server.api.server as server_module
+    from flows.cli import main
+    monkeypatch.setattr(pl, "_server_configured", lambda: False)
+    monkeypatch.setattr(server_module.SubprocessASGIServer, "_instances", {})   # not the harness's server
+
+    def never(self, timeout=None):
+        raise RuntimeError("Timed out while attempting to connect to ephemeral Prefect API server.")
+    monkeypatch.setattr(server_module.SubprocessASGIServer, "start", never)
+    monkeypatch.setattr(server_module.SubprocessASGIServer, "stop", lambda self: None)
+    code = main(["run", "--replay", str(REPLAY), "--sources", "swebench", "--db", str(tmp_path / "bw.duckdb")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.strip().splitlines() == [
+        f"benchwatch run: Prefect's temporary server did not start within {pl.startup_timeout()} s (Timed out "
+        "while attempting to connect to ephemeral Prefect API server.); raise "
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS, point PREFECT_API_URL at a server, or use --no-prefect"]

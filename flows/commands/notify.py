@@ -40,4 +40,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"benchwatch: {one_line(exc, 500)}", file=sys.stderr)
         return 1
     print(summary)
+    if not summary.to_deliver:
+        _say_what_waits(args.db)
     return 0 if summary.ok else 1
+
+
+def _say_what_waits(db_path: str | None) -> None:
+    """Notifications claimed by another notify run (still delivering, or dead) are not "nothing"."""
+    from flows.jobs import utcnow
+    from storage.db import connect
+    from storage.query import claimed_elsewhere
+    with connect(db_path, read_only=True) as con:
+        waiting, until = claimed_elsewhere(con, now=utcnow())
+    if waiting:
+        print(f"{waiting} undelivered notification(s) are claimed by another notify run (still delivering, "
+              f"or it died) until {until:%Y-%m-%d %H:%M} UTC; the first notify after that delivers them")

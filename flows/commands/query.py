@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+
+import pandas as pd
 
 from flows.cli import add_db_argument
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError
-from storage.query import run_query
+from storage.query import (DEFAULT_MEMORY_LIMIT, QueryCutOff, DEFAULT_THREADS, DEFAULT_TIMEOUT_SECONDS, parse_memory_limit,
+                           run_query)
+
+# Characters a terminal acts on (C0 controls, DEL, C1 controls such as CSI): shown as \xNN in
+# table and CSV output, so a scraped name cannot move the cursor, retitle the window or hide text.
+_TERMINAL_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# A CSV cell a spreadsheet would evaluate (=HYPERLINK(…), +cmd, -2+3, @SUM): prefixed with ' .
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 VIEWS_HELP = """\
 views: latest_scores, latest_item_results, model_cutoffs, saturation_latest, saturation_history,
@@ -26,22 +37,72 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--wait", type=float, default=DEFAULT_WAIT_SECONDS, metavar="SECONDS",
                    help=f"how long to wait while another process holds the database (default {DEFAULT_WAIT_SECONDS:.0f})")
     p.add_argument("--max-rows", type=int, default=200, metavar="N", help="rows shown in table format (default 200)")
+    p.add_argument("--timeout", type=_positive_seconds, default=DEFAULT_TIMEOUT_SECONDS, metavar="SECONDS",
+                   help=f"cut the query off after this long (default {DEFAULT_TIMEOUT_SECONDS:.0f})")
+    p.add_argument("--memory", type=_memory, default=DEFAULT_MEMORY_LIMIT, metavar="SIZE",
+                   help=f"DuckDB memory limit for the query, e.g. 512MB, 2GB (default {DEFAULT_MEMORY_LIMIT}); "
+                        "nothing spills to disk")
+    p.add_argument("--threads", type=int, default=DEFAULT_THREADS, choices=range(1, 65), metavar="N",
+                   help=f"DuckDB threads for the query (default {DEFAULT_THREADS})")
     add_db_argument(p)
     p.set_defaults(func=run)
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"invalid time {text!r} (seconds > 0)")
+    return value
+
+
+def _memory(text: str) -> str:
+    try:
+        return parse_memory_limit(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def inert_text(value: object) -> object:
+    """A string cell without terminal control characters (shown as \\xNN); other values as they are."""
+    if not isinstance(value, str):
+        return value
+    return _TERMINAL_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", value)
+
+
+def inert_csv(value: object) -> object:
+    """`inert_text`, and a string a spreadsheet would run as a formula prefixed with a quote."""
+    value = inert_text(value)
+    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.match(value):
+        return "'" + value
+    return value
+
+
+def _neutralised(df: pd.DataFrame, cell) -> pd.DataFrame:
+    """Text columns through `cell`; column names too (they can be crafted with AS "…")."""
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):
+            out[col] = out[col].map(cell, na_action="ignore").astype(object)
+    out.columns = [str(cell(str(c))) for c in out.columns]
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     try:
-        df = run_query(args.sql, args.db, wait=args.wait, on_wait=lambda m: print(f"benchwatch: {m}", file=sys.stderr))
+        df = run_query(args.sql, args.db, wait=args.wait, on_wait=lambda m: print(f"benchwatch: {m}", file=sys.stderr),
+                       timeout=args.timeout, memory_limit=args.memory, threads=args.threads)
     except StorageError as exc:
-        print(f"benchwatch: {exc}", file=sys.stderr)
-        return 1
+        print(f"benchwatch: {inert_text(str(exc))}", file=sys.stderr)
+        return 130 if isinstance(exc, QueryCutOff) and exc.interrupted else 1
     if args.format == "csv":
-        df.to_csv(sys.stdout, index=False)
-    elif args.format == "json":
+        _neutralised(df, inert_csv).to_csv(sys.stdout, index=False)
+    elif args.format == "json":  # exact: JSON escapes control characters itself, and nobody evaluates it
         sys.stdout.write(df.to_json(orient="records", date_format="iso", indent=None) + "\n")
     else:
-        import pandas as pd
+        df = _neutralised(df, inert_text)
         with pd.option_context("display.max_rows", args.max_rows, "display.max_columns", None,
                                "display.width", 200, "display.max_colwidth", 60):
             print(df.to_string(index=False, max_rows=args.max_rows) if len(df) else "(no rows)")

@@ -26,8 +26,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from flows.jobs import run_cycle
-    report = run_cycle(args.db, args.sources, replay_dir=args.replay, collect_only=args.collect_only,
-                       use_prefect=not args.no_prefect)
+    import sys
+
+    from flows.jobs import replay_dir_problem, run_cycle
+    problem = replay_dir_problem(args.replay, args.sources)
+    if problem:
+        print(f"benchwatch run: {problem}", file=sys.stderr)
+        return 2
+    try:
+        report = run_cycle(args.db, args.sources, replay_dir=args.replay, collect_only=args.collect_only,
+                           use_prefect=not args.no_prefect)
+    except Exception as exc:  # noqa: BLE001 - only the orchestration's own start-up failure is expected
+        from flows.pipeline import OrchestrationUnavailable
+        if not isinstance(exc, OrchestrationUnavailable):
+            raise
+        print(f"benchwatch run: {exc}", file=sys.stderr)
+        return 1
     print(report.text())
     return 0 if report.ok else 1

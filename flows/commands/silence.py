@@ -12,7 +12,12 @@ import getpass
 import os
 import sys
 
+from datetime import timedelta
+
 from flows.cli import add_db_argument
+
+# The longest silence: ten years is "forever" for a leaderboard, and far from datetime's year-9999 edge.
+MAX_SILENCE = timedelta(days=3650)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -56,6 +61,12 @@ def run_add(args: argparse.Namespace) -> int:
     try:
         matchers = parse_matchers(args.match)
         duration = parse_duration(args.duration)
+        if duration > MAX_SILENCE:
+            raise ValueError(f"--for {args.duration}: at most {MAX_SILENCE.days}d "
+                             "(use `silence expire` to end one early)")
+    except OverflowError:
+        print(f"benchwatch silence add: --for {args.duration}: at most {MAX_SILENCE.days}d", file=sys.stderr)
+        return 2
     except ValueError as exc:
         print(f"benchwatch silence add: {exc}", file=sys.stderr)
         return 2
@@ -84,7 +95,7 @@ def run_list(args: argparse.Namespace) -> int:
     from storage import alerts as store
     from storage.db import StorageError, connect
     try:
-        with connect(args.db) as con:
+        with connect(args.db, read_only=True) as con:     # listing never creates or migrates a file
             frame = store.silences_frame(con, now=utcnow(), include_expired=args.all)
     except StorageError as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)
