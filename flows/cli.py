@@ -68,10 +68,11 @@ def add_sources_argument(parser: argparse.ArgumentParser, help: str) -> None:
 def open_read_only(args: argparse.Namespace):
     """A read-only connection for a command (`args.db`, `args.wait`), saying on stderr while it
     waits for a writer; None, after printing why, when the database cannot be opened."""
-    from storage.db import StorageError, open_connection
+    from storage.db import StorageError, migrate_if_behind, open_connection
+    say = lambda m: print(f"benchwatch: {m}", file=sys.stderr)  # noqa: E731
     try:
-        return open_connection(args.db, read_only=True, wait=args.wait,
-                               on_wait=lambda m: print(f"benchwatch: {m}", file=sys.stderr))
+        migrate_if_behind(args.db, wait=args.wait, on_wait=say)   # a file an older benchwatch wrote
+        return open_connection(args.db, read_only=True, wait=args.wait, on_wait=say)
     except StorageError as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)
         return None

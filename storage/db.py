@@ -216,3 +216,30 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
 def schema_version(con: duckdb.DuckDBPyConnection) -> int:
     row = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
     return int(row[0])
+
+
+def latest_version() -> int:
+    """The newest migration this code ships."""
+    return max((v for v, _, _ in migrations()), default=0)
+
+
+def migrate_if_behind(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
+                      on_wait: Callable[[str], None] | None = None) -> bool:
+    """Bring a file an older benchwatch wrote up to this code's schema before a read-only command
+    reads it (views and columns must match the code). A short write connection, only when the
+    file is behind; True when it migrated. A missing file is left to the caller."""
+    path = str(path or default_path())
+    if not Path(path).exists():
+        return False
+    con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
+    try:
+        known = con.execute("SELECT count(*) FROM information_schema.tables "
+                            "WHERE table_name = 'schema_migrations'").fetchone()[0]
+        behind = not known or schema_version(con) < latest_version()
+    finally:
+        con.close()
+    if behind:
+        with connect(path, wait=wait, on_wait=on_wait):
+            pass
+        log.info("[storage] %s migrated to schema %d for a read-only command", path, latest_version())
+    return behind
