@@ -1,6 +1,6 @@
 """Prefect flows: `collect`, `analyze`, `notify`, and `pipeline` (all three in one run).
 
-The flows are thin: every task calls one plain function of `flows.jobs`, which the CLI's
+The flows are thin: every task calls one plain function of `jobs.cycle`, which the CLI's
 `--no-prefect` path and the unit tests call directly too.
 
 Final state of a run (the same rule as `CycleReport.ok`, so the CLI's exit code and the
@@ -49,8 +49,8 @@ from prefect.settings import get_current_settings
 from prefect.states import Failed, State
 
 import scrapers
-from flows import jobs
-from flows.jobs import CycleReport, SourceOutcome
+from jobs import cycle as jobs
+from jobs.cycle import CycleReport, SourceOutcome
 from storage.db import DatabaseLocked
 
 log = logging.getLogger("benchwatch.flows")
@@ -327,8 +327,7 @@ def publish_report(db_path: str | None, *, now: datetime | None = None,
     alerts.config.REPORT_FILE_NAME (the Slack digest links to it via BENCHWATCH_REPORT_BASE_URL).
     Never fails the run: a report that cannot be written is logged and skipped."""
     from alerts.config import REPORT_FILE_NAME
-    from flows.commands.report import write_atomic
-    from flows.report_html import overview_markdown, overview_rows, render_report
+    from jobs.report_html import overview_markdown, overview_rows, render_report, write_atomic
     from storage.db import open_connection
     from storage.report import read_html_report
 

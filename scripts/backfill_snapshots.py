@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import scrapers
-from flows.jobs import ingest_file
+from jobs.cycle import ingest_file
 from scrapers.base import ScrapeError
 
 DATE = re.compile(r"_(\d{4}-\d{2}-\d{2})\.[a-z]+$")

@@ -183,7 +183,7 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
 def claimed_elsewhere(con: duckdb.DuckDBPyConnection, *, now) -> tuple[int, object | None]:
     """(count, latest lease end) of undelivered notifications another notify run still holds.
 
-    They are not lost: when that run died, its lease (flows.alerts_job.NOTIFY_CLAIM_LEASE) ends
+    They are not lost: when that run died, its lease (jobs.alerts.NOTIFY_CLAIM_LEASE) ends
     and the next notify delivers them; `benchwatch notify` says so instead of "nothing to deliver".
     """
     row = con.execute("""SELECT count(*), max(claimed_until) FROM notifications

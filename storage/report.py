@@ -40,7 +40,7 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     return {"levels": levels, "suspects": suspects, "firing": firing}
 
 
-# --- the HTML report (flows/report_html.py renders these frames) ---------------------------------
+# --- the HTML report (jobs/report_html.py renders these frames) ---------------------------------
 
 def _read(con: duckdb.DuckDBPyConnection, relation: str, sql: str, params: list | None = None) -> pd.DataFrame:
     """`sql`'s rows, or an empty frame when `relation` does not exist (a database before migrations)."""

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import scrapers
-from flows.jobs import ingest_file
+from jobs.cycle import ingest_file
 from scrapers import http
 from scrapers.base import ScrapeError
 from storage import db

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import scrapers
-from flows.cli import main
-from flows.jobs import collect, collect_source, reparse
+from cli.main import main
+from jobs.cycle import collect, collect_source, reparse
 from scrapers.base import ScrapeError
 from scrapers.http import Fetcher
 from storage.query import run_query
@@ -169,7 +169,7 @@ def test_run_collect_only_without_prefect_reports_per_source(tmp_path, capsys):
 def test_offline_sources_fail_fast_and_the_report_says_offline(tmp_path):
     import requests
     from test_http import _UnresolvableAdapter
-    from flows.jobs import CycleReport
+    from jobs.cycle import CycleReport
     session = requests.Session()
     session.mount("https://", _UnresolvableAdapter())
     fetcher = Fetcher(session=session, politeness_delay=0.0, sleep=lambda s: None)

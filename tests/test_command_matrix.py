@@ -16,8 +16,8 @@ import duckdb
 import pytest
 
 import scrapers
-from flows import jobs
-from flows.cli import EXIT_BUG, main
+from jobs import cycle as jobs
+from cli.main import EXIT_BUG, main
 from storage import db as storage_db
 
 ROOT = Path(__file__).resolve().parent.parent

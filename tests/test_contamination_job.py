@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from flows import cli
-from flows.contamination_job import run_contamination
+from cli import main as cli
+from jobs.contamination import run_contamination
 from scrapers.base import ITEM_COLUMNS, MODEL_COLUMNS, SCORE_COLUMNS, ParsedSnapshot, conform
 from storage import db
 from storage.ingest import Response, store_snapshot
@@ -97,7 +97,7 @@ def test_calibrate_command(tmp_path, capsys):
 def test_calibrate_exit_code_contract(tmp_path, monkeypatch, capsys):
     """Exit 1 when a signal's placebo p-values exceed nominal beyond their CI: the former
     item-independent A3 test on contest-dependent data must fail; the current one passes."""
-    import flows.contamination_job as job
+    import jobs.contamination as job
     from analysis.contamination import Thresholds
     path = tmp_path / "bw.duckdb"
     ingest(path, 11, "2024-06-01", boost=None, n_items=480, n_clean=12, n_test=0, contest_size=4, contest_sd=0.6)
@@ -113,7 +113,7 @@ def test_calibrate_exit_code_contract(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-03-17.json").exists(), reason="shared snapshot absent")
 def test_livecodebench_snapshots_end_to_end(tmp_path):
-    from flows.jobs import ingest_file
+    from jobs.cycle import ingest_file
     path = tmp_path / "bw.duckdb"
     ingest_file(path, "livecodebench", LCB / "livecodebench_generation_2024-02-26.json", observed_at="2024-02-26")
     with db.connect(path) as con:
@@ -148,7 +148,7 @@ def test_analyze_survives_a_single_source(tmp_path, monkeypatch, capsys, source)
     """The post-cutoff slice is empty (no model is dated after this source's material):
     `benchwatch analyze` used to end in `TypeError: Cannot cast DatetimeArray to dtype float64`."""
     import scrapers
-    from flows.jobs import ingest_file
+    from jobs.cycle import ingest_file
     monkeypatch.setattr(type(scrapers.get(source)), "min_rows", 1)   # fixtures hold a few rows
     primary, aux = SINGLE_SOURCES[source]
     path = tmp_path / "bw.duckdb"
@@ -164,7 +164,7 @@ def test_analyze_survives_a_single_source(tmp_path, monkeypatch, capsys, source)
 
 
 def test_post_cutoff_saturation_on_an_empty_scope():
-    from flows.contamination_job import post_cutoff_saturation, with_item_dates
+    from jobs.contamination import post_cutoff_saturation, with_item_dates
     latest = pd.DataFrame({"source": "s", "benchmark": "b", "model": ["m1", "m2"], "score": [0.5, 0.6],
                            "n_items": 100, "stderr": np.nan, "metric": "proportion", "snapshot_id": 1,
                            "observed_at": pd.Timestamp("2025-01-01")})

@@ -37,7 +37,7 @@ import requests
 import yaml
 
 import scrapers
-from flows import jobs
+from jobs import cycle as jobs
 
 pytestmark = pytest.mark.e2e
 
@@ -216,7 +216,7 @@ def test_pipeline_deployment_on_a_process_worker(server, fake_slack_process, tmp
     monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     for i in range(len(SIMPLE_EVALS_HISTORY)):
-        seeded = jobs.run_cycle(db_path, ["simple_evals"], replay_dir=tmp_path / f"history{i}", use_prefect=False)
+        seeded = jobs.run_cycle(db_path, ["simple_evals"], replay_dir=tmp_path / f"history{i}")
         assert seeded.ok, seeded.text()
 
     worker_env = {**env, "SLACK_WEBHOOK_URL": fake_slack_process["webhook_url"], "PREFECT_WORKER_QUERY_SECONDS": "2"}
@@ -278,7 +278,7 @@ def test_benchwatch_serve_runs_the_same_deployments_without_a_worker(server, tmp
     api, env = server["api"], server["env"]
     db_path = tmp_path / "served.duckdb"
     log = tmp_path / "serve.log"
-    with background([sys.executable, "-m", "flows.cli", "serve", "--db", str(db_path)], env, log, cwd=tmp_path,
+    with background([sys.executable, "-m", "cli.main", "serve", "--db", str(db_path)], env, log, cwd=tmp_path,
                     stop_signals=(signal.SIGINT,)) as served:
         deadline = time.monotonic() + 120
         while "Your deployments are being served" not in log.read_text():
@@ -305,7 +305,7 @@ def test_benchwatch_run_in_ephemeral_mode_needs_no_setup(tmp_path):
     """No server configured: Prefect starts a temporary one in a brand-new PREFECT_HOME."""
     env = prefect_env(tmp_path / "home", None)
     db_path = tmp_path / "eph.duckdb"
-    done = subprocess.run([sys.executable, "-m", "flows.cli", "run", "--replay", str(REPLAY), "--db", str(db_path)],
+    done = subprocess.run([sys.executable, "-m", "cli.main", "run", "--replay", str(REPLAY), "--db", str(db_path)],
                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     assert "Starting temporary server" in done.stderr

@@ -1,6 +1,6 @@
 """Faults (issue 11): killed runs, concurrent runs, a writer waiting on a reader, the ephemeral server.
 
-Subprocess tests: each starts `python -m flows.cli …` from the repository root, so they are slow
+Subprocess tests: each starts `python -m cli.main …` from the repository root, so they are slow
 (Python + pandas + Prefect imports take seconds on a loaded machine).
 """
 
@@ -17,7 +17,7 @@ import duckdb
 import pytest
 
 import storage.db as storage_db
-from flows.cli import main
+from cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
@@ -28,7 +28,7 @@ for _secret in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "SLACK_CHANNEL", "PREFEC
 
 
 def cli(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "flows.cli", *args], cwd=ROOT, env=ENV,
+    return subprocess.Popen([sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=ENV,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 

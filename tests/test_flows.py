@@ -26,14 +26,14 @@ from prefect.settings import PREFECT_API_URL, PREFECT_RESULTS_LOCAL_STORAGE_PATH
 from prefect.testing.utilities import prefect_test_harness
 
 import scrapers
-from flows import jobs
+from jobs import cycle as jobs
 from flows import pipeline as pl
-from flows.jobs import CycleReport, SourceOutcome
+from jobs.cycle import CycleReport, SourceOutcome
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 ANALYSIS_READY = all(importlib.util.find_spec(m) for m in (
-    "flows.saturation_job", "flows.contamination_job", "flows.alerts_job"))
+    "jobs.saturation", "jobs.contamination", "jobs.alerts"))
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +146,7 @@ def test_saturation_rows_keep_indexed_benchmarks_best_first_and_json_safe():
 
 def test_serve_refuses_without_a_server(capsys):
     import argparse
-    from flows.commands import serve
+    from cli.commands import serve
     with temporary_settings(restore_defaults={PREFECT_API_URL}):
         code = serve.run(argparse.Namespace(db=None, sources=None))
     assert code == 2
@@ -355,7 +355,7 @@ def test_a_source_that_hangs_is_cut_off_by_the_task_timeout(harness, db_path, mo
 
 
 def test_summary_markdown_keeps_scraped_text_inert():
-    from flows.jobs import SourceOutcome
+    from jobs.cycle import SourceOutcome
     evil = "bad cell <img src=x onerror=alert(1)> [click](http://evil.example) `code` | pipe"
     md = pl.summary_markdown(CycleReport([SourceOutcome("bfcl", "failed", evil)]), "collect")
     row = next(line for line in md.splitlines() if line.startswith("| bfcl |"))
@@ -425,7 +425,7 @@ def test_ephemeral_start_up_timeout_defaults_longer_than_prefects(monkeypatch):
 def test_an_ephemeral_server_that_does_not_start_is_one_line(monkeypatch, tmp_path, capsys):
     """Before: Prefect's RuntimeError reached the terminal as a traceback."""
     import prefect.server.api.server as server_module
-    from flows.cli import main
+    from cli.main import main
     monkeypatch.setattr(pl, "_server_configured", lambda: False)
     monkeypatch.setattr(server_module.SubprocessASGIServer, "_instances", {})   # not the harness's server
 

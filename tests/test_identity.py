@@ -11,7 +11,7 @@ import pytest
 
 import registry
 from analysis.saturation import saturation_table, saturation_trajectory
-from flows.saturation_job import dated_history
+from jobs.saturation import dated_history
 from registry.identity import identify_frame, split_variant
 from scrapers.base import ParsedSnapshot, SCORE_COLUMNS, conform
 from storage.db import connect

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import scrapers
-from flows.cli import main
-from flows.jobs import collect_source, ingest_file
+from cli.main import main
+from jobs.cycle import collect_source, ingest_file
 from scrapers import http
 from scrapers.base import ScrapeError
 from scrapers.normalize import AmbiguousScale, percent_scale, proportions_from

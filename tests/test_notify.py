@@ -16,8 +16,8 @@ import pytest
 
 from alerts.slack import SlackWebhookNotifier
 from fake_slack import Reply
-from flows import cli
-from flows.alerts_job import NOTIFY_CLAIM_LEASE, run_notify
+from cli import main as cli
+from jobs.alerts import NOTIFY_CLAIM_LEASE, run_notify
 from storage import alerts as store
 from storage import db
 from storage.ingest import record_fetches

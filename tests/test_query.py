@@ -15,8 +15,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from flows.cli import main
-from flows.commands.query import inert_csv, inert_text
+from cli.main import main
+from cli.commands.query import inert_csv, inert_text
 from storage.db import StorageError
 from storage.query import (QueryCutOff, ReadOnlyViolation, check_read_only, parse_memory_limit, run_query)
 
@@ -116,7 +116,7 @@ def test_sql_errors_are_one_line(db):
 def test_ctrl_c_interrupts_a_long_join_at_once(db):
     """SIGINT to `benchwatch query`: one line, exit 130, within a second or two (was 15–30 s)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "query", "--db", db, "--threads", "1", SLOW_SQL],
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "query", "--db", db, "--threads", "1", SLOW_SQL],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(6)                                 # imports (~3 s) and the query under way
     sent = time.monotonic()
@@ -178,7 +178,7 @@ def test_query_waits_for_a_writer_and_says_so(db, capsys):
 
 
 def test_namespace_defaults_are_sane():
-    from flows.cli import build_parser
+    from cli.main import build_parser
     args = build_parser().parse_args(["query", "SELECT 1"])
     assert isinstance(args, argparse.Namespace)
     assert (args.timeout, args.memory, args.threads) == (60.0, "1GB", 2)

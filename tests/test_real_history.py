@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flows.jobs import analyze, ingest_file
+from jobs.cycle import analyze, ingest_file
 from storage.query import run_query
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "shared" / "snapshots"

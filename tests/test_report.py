@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from flows.cli import main
-from flows.jobs import analyze, ingest_file
+from cli.main import main
+from jobs.cycle import analyze, ingest_file
 
 EVIL = "x><img src=x onerror=alert(1)"   # survives name cleaning (no closing >)
 

@@ -1,4 +1,4 @@
-"""The HTML report (flows/report_html.py) from a database of real data: content, escaping, a real browser.
+"""The HTML report (jobs/report_html.py) from a database of real data: content, escaping, a real browser.
 
 The database: every recorded source of tests/fixtures/replay through the replay path, plus the
 real LiveCodeBench generation snapshots of ../shared/snapshots when present (item-level data
@@ -24,9 +24,9 @@ import pytest
 
 import scrapers
 from alerts.render import render_digest, report_anchor
-from flows.cli import main
-from flows.jobs import analyze, collect, ingest_file
-from flows.report_html import overview_markdown, overview_rows, render_report, slugs
+from cli.main import main
+from jobs.cycle import analyze, collect, ingest_file
+from jobs.report_html import overview_markdown, overview_rows, render_report, slugs
 from storage.report import read_html_report
 
 ROOT = Path(__file__).resolve().parents[1]

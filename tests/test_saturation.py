@@ -21,7 +21,7 @@ from analysis.saturation import (
     saturation_table,
     saturation_trajectory,
 )
-from flows.cli import main as cli_main
+from cli.main import main as cli_main
 
 PAPER_TABLE = Path("/work/shared/data/paper2026_saturation.csv")
 

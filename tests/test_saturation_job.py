@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from analysis.saturation import saturation_index
-from flows.jobs import ingest_file
-from flows.saturation_job import run_saturation
+from jobs.cycle import ingest_file
+from jobs.saturation import run_saturation
 from storage import db
 from storage.saturation import read_saturation
 

@@ -18,9 +18,9 @@ import pytest
 
 from alerts.render import escape
 from fake_slack import FakeSlack
-from flows import jobs
+from jobs import cycle as jobs
 from flows import pipeline as pl
-from flows.cli import main
+from cli.main import main
 from storage import db as storage_db
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,7 +81,7 @@ def test_secrets_never_reach_logs_output_the_database_or_artifacts(tmp_path, mon
         logging.getLogger("benchwatch.alerts").warning("[alerts] delivery failed: %s", failed.error)
         slack.recover()
         assert make_notifier(load_settings()).send(render_digest([contamination("m")], now=NOW)).ok
-        report = jobs.run_cycle(path, SOURCES, replay_dir=str(REPLAY), use_prefect=False)
+        report = jobs.run_cycle(path, SOURCES, replay_dir=str(REPLAY))
         assert main(["-vv", "notify", "--db", path]) == 0
         assert slack.requests, "Slack was never called: the scan would prove nothing"
     out = capsys.readouterr()

@@ -13,8 +13,8 @@ import scrapers
 from alerts.config import SNAPSHOT_HELD
 from alerts.render import render_plain
 from alerts.rules import FIRING, RESOLVED, evaluate
-from flows.cli import main
-from flows.jobs import collect_source, ingest_file
+from cli.main import main
+from jobs.cycle import collect_source, ingest_file
 from storage import db
 from storage.ingest import SHRINK_HOLD_FRACTION
 from storage.query import run_query

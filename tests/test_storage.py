@@ -11,8 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from flows.cli import main
-from flows.jobs import ingest_file
+from cli.main import main
+from jobs.cycle import ingest_file
 from scrapers.base import ScrapeError
 from storage import db
 from storage.query import ReadOnlyViolation, run_query

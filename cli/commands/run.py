@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 import scrapers
-from flows.cli import add_db_argument, add_sources_argument
+from cli.main import add_db_argument, add_sources_argument
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,14 +28,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from flows.jobs import replay_dir_problem, run_cycle
+    from jobs.cycle import replay_dir_problem, run_cycle
+    from storage.db import default_path
     problem = replay_dir_problem(args.replay, args.sources)
     if problem:
         print(f"benchwatch run: {problem}", file=sys.stderr)
         return 2
     try:
-        report = run_cycle(args.db, args.sources, replay_dir=args.replay, collect_only=args.collect_only,
-                           use_prefect=not args.no_prefect)
+        if args.no_prefect:
+            report = run_cycle(args.db, args.sources, replay_dir=args.replay, collect_only=args.collect_only)
+        else:
+            from flows.pipeline import run_pipeline  # returns the report also when the flow run ends Failed
+            report = run_pipeline(db_path=str(args.db or default_path()), sources=list(args.sources or []) or None,
+                                  replay_dir=None if args.replay is None else str(args.replay),
+                                  collect_only=args.collect_only)
     except Exception as exc:  # noqa: BLE001 - only the orchestration's own start-up failure is expected
         from flows.pipeline import OrchestrationUnavailable
         if not isinstance(exc, OrchestrationUnavailable):

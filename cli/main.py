@@ -1,4 +1,4 @@
-"""`benchwatch`: the command line. Each subcommand lives in flows/commands/<name>.py."""
+"""`benchwatch`: the command line. Each subcommand lives in cli/commands/<name>.py."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import threading
 import traceback
 from pathlib import Path
 
-from flows.commands import COMMANDS
+from cli.commands import COMMANDS
 
 DESCRIPTION = """\
 benchwatch watches public LLM leaderboards and tells you when a benchmark number stops
@@ -41,7 +41,7 @@ EXIT_USAGE = 2
 EXIT_BUG = 70          # sysexits.h EX_SOFTWARE
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
-_PACKAGES = ("flows", "storage", "scrapers", "analysis", "alerts", "registry")
+_PACKAGES = ("cli", "flows", "jobs", "storage", "scrapers", "analysis", "alerts", "registry")
 
 
 def add_db_argument(parser: argparse.ArgumentParser) -> None:
@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"flows.commands.{name}").register(sub)
+        importlib.import_module(f"cli.commands.{name}").register(sub)
     return parser
 
 

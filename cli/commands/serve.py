@@ -13,7 +13,7 @@ import argparse
 import sys
 
 import scrapers
-from flows.cli import add_db_argument, add_sources_argument
+from cli.main import add_db_argument, add_sources_argument
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -7,7 +7,7 @@ import sys
 
 import pandas as pd
 
-from flows.cli import add_db_argument
+from cli.main import add_db_argument
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from flows.jobs import analyze, flagged_suspects
+    from jobs.cycle import analyze, flagged_suspects
     from storage.db import StorageError
     try:
         result = analyze(args.db)

@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
 from alerts.render import report_anchor
 from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
-from flows.svg import TimeChart
+from jobs.svg import TimeChart
 
 # Display choices (not statistics): how many lines one post-cutoff chart draws, and the fewest
 # items a model-month needs to be drawn (a month of 3 problems is noise, not a trend).
@@ -47,6 +49,14 @@ OPTIONAL_LEVEL_COLUMNS: dict[str, tuple[str, Any]] = {
     "bin_hold_prob": ("P(bin holds)", lambda v: f"{float(v):.2f}"),
     "scale": ("scale", lambda v: "paper" if v == "paper_binomial" else f"own ({v}): not comparable"),
 }
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same folder, then rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 # --- small helpers --------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from flows.cli import add_db_argument, add_sources_argument
+from cli.main import add_db_argument, add_sources_argument
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from flows.jobs import reparse
+    from jobs.cycle import reparse
     outcomes = reparse(args.db, args.sources)
     if not outcomes:
         print("nothing to re-parse: no kept response failed to parse")

@@ -6,8 +6,8 @@ import argparse
 import sys
 
 import scrapers
-from flows.cli import add_db_argument
-from flows.jobs import ingest_file
+from cli.main import add_db_argument
+from jobs.cycle import ingest_file
 from scrapers.base import ScrapeError
 from storage.db import StorageError
 from storage.ingest import IngestRefused

@@ -218,8 +218,8 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
 
 def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None) -> dict:
     """Recompute saturation (history, trends) and contamination signals from the stored data."""
-    from flows.contamination_job import run_contamination
-    from flows.saturation_job import run_saturation
+    from jobs.contamination import run_contamination
+    from jobs.saturation import run_saturation
     now = now or utcnow()
     from storage.saturation import read_saturation_latest
     with db.connect(db_path) as con:
@@ -231,7 +231,7 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None) -
 
 def notify(db_path: str | os.PathLike | None, *, now: datetime | None = None):
     """Evaluate alert rules on the stored analysis and deliver what is new (Slack or console)."""
-    from flows.alerts_job import run_notify
+    from jobs.alerts import run_notify
     return run_notify(db_path, now=now or utcnow())
 
 
@@ -276,13 +276,9 @@ class CycleReport:
 
 
 def run_cycle(db_path: str | os.PathLike | None, sources: Sequence[str] | None = None, *,
-              replay_dir: str | os.PathLike | None = None, collect_only: bool = False,
-              use_prefect: bool = True) -> CycleReport:
-    """collect + analyze + notify; through the Prefect pipeline flow unless use_prefect is False."""
-    if use_prefect:
-        from flows.pipeline import run_pipeline  # returns the report also when the flow run ends Failed
-        return run_pipeline(db_path=str(db_path or db.default_path()), sources=list(sources) if sources else None,
-                            replay_dir=None if replay_dir is None else str(replay_dir), collect_only=collect_only)
+              replay_dir: str | os.PathLike | None = None, collect_only: bool = False) -> CycleReport:
+    """collect + analyze + notify as plain functions (`flows.pipeline.run_pipeline` is the same cycle
+    as a Prefect flow run)."""
     report = CycleReport(collect(db_path, sources, replay_dir=replay_dir))
     if collect_only:
         return report

@@ -6,7 +6,7 @@ import argparse
 
 import pandas as pd
 
-from flows.cli import add_db_argument, open_read_only
+from cli.main import add_db_argument, open_read_only
 from storage.db import DEFAULT_WAIT_SECONDS
 from storage import status
 

@@ -14,7 +14,7 @@ import sys
 
 from datetime import timedelta
 
-from flows.cli import add_db_argument
+from cli.main import add_db_argument
 
 # The longest silence: ten years is "forever" for a leaderboard, and far from datetime's year-9999 edge.
 MAX_SILENCE = timedelta(days=3650)
@@ -55,7 +55,7 @@ def _author() -> str:
 
 def run_add(args: argparse.Namespace) -> int:
     from alerts.rules import parse_duration, parse_matchers
-    from flows.jobs import utcnow
+    from jobs.cycle import utcnow
     from storage import alerts as store
     from storage.db import StorageError, connect
     try:
@@ -91,7 +91,7 @@ def run_add(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from flows.jobs import utcnow
+    from jobs.cycle import utcnow
     from storage import alerts as store
     from storage.db import StorageError, connect
     try:
@@ -116,7 +116,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_expire(args: argparse.Namespace) -> int:
-    from flows.jobs import utcnow
+    from jobs.cycle import utcnow
     from storage import alerts as store
     from storage.db import StorageError, connect
     try:

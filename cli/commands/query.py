@@ -8,7 +8,7 @@ import sys
 
 import pandas as pd
 
-from flows.cli import add_db_argument
+from cli.main import add_db_argument
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError
 from storage.query import (DEFAULT_MEMORY_LIMIT, QueryCutOff, DEFAULT_THREADS, DEFAULT_TIMEOUT_SECONDS, parse_memory_limit,
                            run_query)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from flows.cli import add_db_argument
+from cli.main import add_db_argument
 
 STATES = ("firing", "pending", "resolved", "inactive")
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from flows.cli import add_db_argument, open_read_only
+from cli.main import add_db_argument, open_read_only
 from storage.db import DEFAULT_WAIT_SECONDS
-from flows.report_html import trend_text
+from jobs.report_html import trend_text, write_atomic
 from storage.report import read_report
 
 LEVEL_COLUMNS = {"name": "benchmark", "scope": "scope", "population": "population", "S": "S_index", "bin": "bin",
@@ -92,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     now = datetime.now(timezone.utc)
     try:
-        if args.format == "html":   # charts and sections: flows/report_html.py (imported only here)
-            from flows.report_html import render_report
+        if args.format == "html":   # charts and sections: jobs/report_html.py (imported only here)
+            from jobs.report_html import render_report
             from storage.report import read_html_report
             return _emit(render_report(read_html_report(con), now=now), args.out)
         frames = read_report(con)
@@ -116,14 +116,6 @@ def _emit(text: str, out: str | None) -> int:
     write_atomic(Path(out), text)
     print(f"benchwatch: report written to {out}", file=sys.stderr)
     return 0
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same folder, then rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _text(sections, now: datetime) -> str:

@@ -22,7 +22,7 @@ import sys
 import pandas as pd
 
 from analysis.constants import CALIBRATION_TRIALS, FDR_Q
-from flows.cli import add_db_argument, open_read_only
+from cli.main import add_db_argument, open_read_only
 from storage.db import DEFAULT_WAIT_SECONDS
 
 EXIT_OK, EXIT_MISCALIBRATED, EXIT_USAGE = 0, 1, 2
@@ -65,8 +65,8 @@ def render(table: pd.DataFrame) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from flows.contamination_job import run_calibration
-    from flows.jobs import utcnow
+    from jobs.contamination import run_calibration
+    from jobs.cycle import utcnow
     if args.trials < 2:
         print("benchwatch calibrate: --trials must be at least 2", file=sys.stderr)
         return EXIT_USAGE

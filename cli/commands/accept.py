@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from flows.cli import add_db_argument
+from cli.main import add_db_argument
 from storage import db
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError
 from storage.ingest import IngestRefused, accept_snapshot

@@ -1,7 +1,7 @@
 """CLI subcommands: one module per command, each exposing `register(subparsers)`.
 
 `register` adds its parser and sets `func=run`, where `run(args) -> int` is the exit code.
-Adding a command: write flows/commands/<name>.py and add its name here.
+Adding a command: write cli/commands/<name>.py and add its name here.
 """
 
 COMMANDS: tuple[str, ...] = (

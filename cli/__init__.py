@@ -1,0 +1,1 @@
+"""The `benchwatch` command line: argument parsing, one module per command in `cli/commands/`."""

@@ -1,0 +1,5 @@
+"""`python -m cli ...` is `benchwatch ...`."""
+
+from cli.main import main
+
+raise SystemExit(main())
