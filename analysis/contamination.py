@@ -10,8 +10,8 @@ models, parameters, snapshot ids).
   which removes difficulty drift (LCB's later releases are harder); contest-clustered z,
   referred to the null scale of the references' own placebo z's (t with R df).
 - A1 (aggregate, ConStat analogue): δ = s_{m,b} - σ(f_b(x_m)), x_m = mean logit score on b's
-  reference benchmarks, f_b a monotone link fitted on >= 8 reference models; parametric
-  bootstrap p-value.
+  reference benchmarks, f_b a monotone link fitted on >= 8 reference models, never predicting
+  below b's chance level (chance is a floor, not a point of the link); prediction-scale t test.
 - A2 (jump): J = Δ - Δ̂ for a model over its predecessor or between two snapshots,
   z_J = J / sqrt(SE_new² + SE_old² + σ_f²).
 
@@ -95,6 +95,11 @@ class Thresholds:
     # references' placebo z, t-distributed) or 'item_normal' (the former item-independent
     # z / Fisher test, anti-conservative: kept to show that `calibrate` catches it).
     a3_null: str = "reference_placebo"
+    # How A1/A2 use b's chance level: 'floor' (no prediction below chance) or 'anchor' (the
+    # former exact point (chance on the references -> chance on b) inside the link; models at
+    # chance on a hard reference benchmark but far above chance on b made it predict chance
+    # for them: kept to show that `calibrate` catches it).
+    chance_link: str = "floor"
 
 
 @dataclass
@@ -197,13 +202,65 @@ def _isotonic_predict(x: np.ndarray, y: np.ndarray, x_new: np.ndarray) -> np.nda
     return np.where(x_new > xu[-1], fit[-1] + slope * (x_new - xu[-1]), out)
 
 
-def _link_predict(x: np.ndarray, y: np.ndarray, x_new: np.ndarray, *, isotonic: bool) -> np.ndarray:
-    """Monotone link f: x -> y fitted per row. x, y: (B, R) points of B fits; x_new: (B, K) -> (B, K)."""
+def isotonic_fit_batch(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Isotonic (non-decreasing) least-squares fits of B rows at once, without a Python loop.
+
+    x, y: (B, n). Returns (xs, fit), each row sorted by x, fit the isotonic regression of y on
+    x with tied x pooled (the same fit as `pava` on the tie-group means weighted by counts).
+    Uses the min-max formula of isotonic regression, fit_i = max_{j <= i} min_{k >= i}
+    mean(y_j..y_k), with j restricted to the first and k to the last index of a tie group:
+    O(n^2) numbers per row, vectorized over the batch (n is a few dozen reference models).
+    """
+    x, y = np.atleast_2d(np.asarray(x, dtype=float)), np.atleast_2d(np.asarray(y, dtype=float))
+    b, n = x.shape
+    order = np.argsort(x, axis=1, kind="stable")
+    xs, ys = np.take_along_axis(x, order, axis=1), np.take_along_axis(y, order, axis=1)
+    starts = np.ones((b, n), dtype=bool)
+    starts[:, 1:] = xs[:, 1:] != xs[:, :-1]
+    ends = np.ones((b, n), dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    cum = np.concatenate([np.zeros((b, 1)), np.cumsum(ys, axis=1)], axis=1)
+    j, k = np.arange(n)[:, None], np.arange(n)[None, :]
+    upper = k >= j                                                     # (j, k): block j..k
+    means = (cum[:, None, 1:] - cum[:, :-1, None]) / np.where(upper, k + 1 - j, 1)
+    means = np.where(upper[None] & ends[:, None, :], means, np.inf)
+    tail_min = np.minimum.accumulate(means[:, :, ::-1], axis=2)[:, :, ::-1]   # min over k >= i
+    tail_min = np.where(upper[None] & starts[:, :, None], tail_min, -np.inf)
+    return xs, tail_min.max(axis=1)
+
+
+def _isotonic_predict_batch(x: np.ndarray, y: np.ndarray, x_new: np.ndarray) -> np.ndarray:
+    """`_isotonic_predict` for B rows at once: x, y (B, n), x_new (B, K) -> (B, K)."""
+    xs, fit = isotonic_fit_batch(x, y)
+    _, slope = _linear_coef(x, y)
+    q = np.broadcast_to(np.asarray(x_new, dtype=float), (xs.shape[0], np.shape(x_new)[-1]))
+    n = xs.shape[1]
+    pos = (xs[:, None, :] <= q[:, :, None]).sum(axis=-1)              # (B, K): points <= q
+    left, right = np.clip(pos - 1, 0, n - 1), np.clip(pos, 0, n - 1)
+    xl, xr = np.take_along_axis(xs, left, axis=1), np.take_along_axis(xs, right, axis=1)
+    fl, fr = np.take_along_axis(fit, left, axis=1), np.take_along_axis(fit, right, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.where(xr > xl, (q - xl) / np.where(xr > xl, xr - xl, 1.0), 0.0)
+    out = fl + t * (fr - fl)
+    out = np.where(q < xs[:, :1], fit[:, :1] + slope[:, None] * (q - xs[:, :1]), out)
+    out = np.where(q > xs[:, -1:], fit[:, -1:] + slope[:, None] * (q - xs[:, -1:]), out)
+    return np.where(np.isnan(q), np.nan, out)
+
+
+def _link_predict(x: np.ndarray, y: np.ndarray, x_new: np.ndarray, *, isotonic: bool,
+                  floor: float | None = None) -> np.ndarray:
+    """Monotone link f: x -> y fitted per row. x, y: (B, R) points of B fits; x_new: (B, K) -> (B, K).
+
+    `floor` (logit of b's chance level) bounds the prediction from below: a model is never
+    predicted below chance, but chance is not a point of the link (docs/statistics.md, A1).
+    """
     x, y, x_new = np.atleast_2d(x), np.atleast_2d(y), np.atleast_2d(np.asarray(x_new, dtype=float))
     if not isotonic:
         a, b = _linear_coef(x, y)
-        return a[:, None] + b[:, None] * x_new
-    return np.vstack([_isotonic_predict(x[i], y[i], x_new[i]) for i in range(x.shape[0])])
+        out = a[:, None] + b[:, None] * x_new
+    else:
+        out = _isotonic_predict_batch(x, y, x_new)
+    return out if floor is None else np.maximum(out, floor)
 
 
 def benjamini_hochberg(p_values: Iterable[float]) -> np.ndarray:
@@ -601,6 +658,7 @@ class _LinkData:
     anchor: tuple[float, float] | None
     isotonic: bool
     snapshot_ids: tuple
+    floor: float | None = None  # logit of b's chance level: predictions never go below it
 
 
 def _link_data(b: str, source_rows: pd.DataFrame, table: _RefTable, bench: pd.DataFrame,
@@ -619,14 +677,17 @@ def _link_data(b: str, source_rows: pd.DataFrame, table: _RefTable, bench: pd.Da
     n_ref = np.column_stack([rows["n"].to_numpy(float), table.n.loc[refs, ref_benchmarks].to_numpy(float)])
     chance_b = bench["chance"].get(b, np.nan)
     chance_r = bench["chance"].reindex(ref_benchmarks).to_numpy(float)
-    anchor = None
-    if np.isfinite(chance_b) and chance_b > 0 and np.all(np.isfinite(chance_r)) and np.all(chance_r > 0):
-        big = 1e6   # the anchor is exact, not a sample
-        anchor = (float(np.mean(_logit(chance_r, big))), float(_logit(np.array(chance_b), big)))
+    anchor, floor = None, None
+    big = 1e6   # chance is exact, not a sample
+    if th.chance_link == "anchor":
+        if np.isfinite(chance_b) and chance_b > 0 and np.all(np.isfinite(chance_r)) and np.all(chance_r > 0):
+            anchor = (float(np.mean(_logit(chance_r, big))), float(_logit(np.array(chance_b), big)))
+    elif np.isfinite(chance_b) and chance_b > 0:
+        floor = float(_logit(np.array(chance_b), big))
     snaps = set(rows["snapshot_id"].dropna().astype(int)) if "snapshot_id" in rows else set()
     snaps |= {int(v) for v in table.snapshots.loc[refs, ref_benchmarks].stack().dropna()}
     return _LinkData(refs, list(ref_benchmarks), s_ref, n_ref, anchor,
-                     len(refs) >= th.a1_isotonic_min_ref, tuple(sorted(snaps))), ""
+                     len(refs) >= th.a1_isotonic_min_ref, tuple(sorted(snaps)), floor), ""
 
 
 def _xy(s: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -666,7 +727,7 @@ def _loo_residuals(x: np.ndarray, y: np.ndarray, link: _LinkData) -> np.ndarray:
     keep = ~np.eye(r, dtype=bool)
     xs, ys = x[None, :].repeat(r, 0)[keep].reshape(r, r - 1), y[None, :].repeat(r, 0)[keep].reshape(r, r - 1)
     xs, ys = _with_anchor(xs, ys, link.anchor)
-    pred = _sigmoid(_link_predict(xs, ys, x[:, None], isotonic=link.isotonic))[:, 0]
+    pred = _sigmoid(_link_predict(xs, ys, x[:, None], isotonic=link.isotonic, floor=link.floor))[:, 0]
     return link.s_ref[:, 0] - pred
 
 
@@ -688,7 +749,7 @@ def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs
     x, y = _xy(s_all, n_all)
     r = len(link.refs)
     xa, ya = _with_anchor(x[:r], y[:r], link.anchor)
-    pred = float(_sigmoid(_link_predict(xa, ya, x[None, r:], isotonic=link.isotonic))[0, 0])
+    pred = float(_sigmoid(_link_predict(xa, ya, x[None, r:], isotonic=link.isotonic, floor=link.floor))[0, 0])
     delta = float(model_row["score"]) - pred
 
     sb = rng.binomial(n_int, s_all, size=(n_boot,) + s_all.shape) / n_int
@@ -696,7 +757,7 @@ def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs
     idx = _resample_refs(rng, r, n_boot, th.a1_min_unique)
     xr, yr = _with_anchor(np.take_along_axis(xb[:, :r], idx, axis=1),
                           np.take_along_axis(yb[:, :r], idx, axis=1), link.anchor)
-    pb = _sigmoid(_link_predict(xr, yr, xb[:, r:r + 1], isotonic=link.isotonic))[:, 0]
+    pb = _sigmoid(_link_predict(xr, yr, xb[:, r:r + 1], isotonic=link.isotonic, floor=link.floor))[:, 0]
     deltas = sb[:, r, 0] - pb
     se_boot = float(np.std(deltas, ddof=1))
     crossing = int((deltas <= 0).sum())
@@ -714,7 +775,7 @@ def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs
     df = max(r - 1, 1)
     p_value = float(stats.t.sf(delta / se, df)) if se > 0 else float("nan")
     t_crit = float(stats.t.ppf(0.975, df))
-    fitted = _sigmoid(_link_predict(xa, ya, x[None, :r], isotonic=link.isotonic))[0]
+    fitted = _sigmoid(_link_predict(xa, ya, x[None, :r], isotonic=link.isotonic, floor=link.floor))[0]
     return {
         "effect": delta, "se": se, "p_value": p_value, "ci_low": delta - t_crit * se, "ci_high": delta + t_crit * se,
         "method": "prediction_t", "se_bootstrap": se_boot, "loo_scale": s_loo, "p_bootstrap": p_boot,
@@ -723,7 +784,8 @@ def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs
         "se_binomial": float(np.sqrt(model_row["score"] * (1 - model_row["score"]) / model_row["n"])),
         "x_model": float(x[r]), "reference_models": link.refs, "reference_benchmarks": link.ref_benchmarks,
         "n_reference_models": r, "link": "isotonic" if link.isotonic else "logit_linear",
-        "chance_anchor": link.anchor, "bootstrap_b": n_boot, "p_method": p_method,
+        "chance_anchor": link.anchor, "chance_floor": _sigmoid(link.floor) if link.floor is not None else None,
+        "chance_link": th.chance_link, "bootstrap_b": n_boot, "p_method": p_method,
         "bootstrap_crossing_zero": crossing,
         "reference_fit_residual_sd": float(np.std(link.s_ref[:, 0] - fitted, ddof=1)),
     }
@@ -813,8 +875,8 @@ def a2_one(s_new: float, se_new: float, s_old: float, se_old: float, x_new: floa
     """
     x, y = _xy(link.s_ref, link.n_ref)
     xa, ya = _with_anchor(x[None, :], y[None, :], link.anchor)
-    pred = _sigmoid(_link_predict(xa, ya, [[x_new, x_old]], isotonic=link.isotonic))[0]
-    fitted = _sigmoid(_link_predict(xa, ya, x[None, :], isotonic=link.isotonic))[0]
+    pred = _sigmoid(_link_predict(xa, ya, [[x_new, x_old]], isotonic=link.isotonic, floor=link.floor))[0]
+    fitted = _sigmoid(_link_predict(xa, ya, x[None, :], isotonic=link.isotonic, floor=link.floor))[0]
     sigma_f = float(np.std(link.s_ref[:, 0] - fitted, ddof=1))
     delta = s_new - s_old
     expected = float(pred[0] - pred[1])
@@ -838,7 +900,8 @@ def a2_one(s_new: float, se_new: float, s_old: float, se_old: float, x_new: floa
             "expected_jump": expected, "score_new": s_new, "score_old": s_old, "se_new": se_new,
             "se_old": se_old, "sigma_f": sigma_f, "x_new": x_new, "x_old": x_old,
             "reference_models": link.refs, "reference_benchmarks": link.ref_benchmarks,
-            "n_reference_models": len(link.refs), "link": "isotonic" if link.isotonic else "logit_linear"}
+            "n_reference_models": len(link.refs), "link": "isotonic" if link.isotonic else "logit_linear",
+            "chance_anchor": link.anchor, "chance_floor": _sigmoid(link.floor) if link.floor is not None else None}
 
 
 def _x_of(table: _RefTable, model: str, refs: list[str]) -> float:
