@@ -39,6 +39,8 @@ POST_CUTOFF_MIN_ITEMS_PER_MONTH = 10
 CHART_WIDTH = 600
 # Model names shown in an overview cell before "+N more".
 TOP_MODELS_SHOWN = 5
+# Which population of a benchmark heads its section (model runs, then agent systems, then systems per model).
+POPULATION_ORDER = {"models": 0, "systems": 1, "systems_per_model": 2}
 
 BIN_COLORS = {"very low": "#d9f0d3", "low": "#a6dba0", "moderate": "#fee08b", "high": "#fdae61", "very high": "#e8665a"}
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
@@ -383,10 +385,17 @@ def _benchmark_sections(levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.D
         seen.add(bench)
         rows = levels[levels["benchmark"] == bench]
         main = rows[rows["scope"] == "all"] if (rows["scope"] == "all").any() else rows
+        if "population" in main.columns:   # the primary population heads the section; the others follow
+            main = main.assign(_p=main["population"].map(POPULATION_ORDER).fillna(len(POPULATION_ORDER))) \
+                       .sort_values("_p", kind="stable")
         r = main.iloc[0].to_dict()
         name = r.get("name") or bench
         stale = _staleness_days(r, now)
-        facts = [f"S_index {_f(r.get('s_index'))}" if not _missing(r.get("s_index")) else esc(r.get("reason") or "no index"),
+        pop = r.get("population")
+        label = "S_index" if _missing(pop) or pop == "models" else f"S_index ({esc(pop)})"
+        facts = [f"{label} {_f(r.get('s_index'))}" if not _missing(r.get("s_index")) else esc(r.get("reason") or "no index"),
+                 *[f"S_index ({esc(o.get('population'))}) {_f(o.get('s_index'))} {esc(o.get('bin'))}"
+                   for o in main.iloc[1:].to_dict("records") if not _missing(o.get("s_index"))],
                  f"k={esc(r.get('k'))}, α={esc(r.get('alpha'))}, n={esc('' if _missing(r.get('n_items')) else int(r['n_items']))}",
                  f"uncertainty {esc(r.get('uncertainty'))}" if not _missing(r.get("uncertainty")) else "",
                  f"newest observation {_date(r.get('as_of'))}" + ("" if stale is None else f" ({stale:.0f} days ago)")]
