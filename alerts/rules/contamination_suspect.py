@@ -13,7 +13,7 @@ import pandas as pd
 
 from alerts.config import RuleSettings
 from alerts.records import RESOLVED, Condition, to_utc
-from alerts.rules.base import AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, missing, num, \
+from alerts.rules.base import AlertKind, AlertRule, RuleOutput, make_labels, missing, num, \
     require, sql_literal, text
 from alerts.text import clean, day, fixed, pp
 from analysis.contamination import STATUSES as CONTAMINATION_STATUSES

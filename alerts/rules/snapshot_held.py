@@ -11,7 +11,7 @@ import pandas as pd
 
 from alerts.config import RuleSettings
 from alerts.records import RESOLVED, Condition, to_utc
-from alerts.rules.base import AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, require, sql_literal, text
+from alerts.rules.base import AlertKind, AlertRule, RuleOutput, make_labels, require, sql_literal, text
 from alerts.text import clean, day
 
 SNAPSHOT_HELD = "snapshot_held"
