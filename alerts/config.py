@@ -8,25 +8,23 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Mapping
 
-# --- Alert kinds (the `kind` label) ----------------------------------------------------------
-SATURATION_BIN_CHANGED = "saturation_bin_changed"
-CONTAMINATION_SUSPECT = "contamination_suspect"
-SOURCE_FAILING = "source_failing"
-SOURCE_STALE = "source_stale"
-NEW_FRONTIER = "new_frontier"
-# A source's newest snapshot was held by the shrink guard (storage/ingest.py): it dropped more
-# than half of a benchmark's rows, so it is kept out of the analysis until confirmed or accepted.
-SNAPSHOT_HELD = "snapshot_held"
+# --- Alert kinds ----------------------------------------------------------------------------------
+# Each kind is declared by its rule module (alerts/rules/<rule>.py) and registered in
+# alerts.rules.RULES; ALL_KINDS, INFO_KINDS, SOURCE_HEALTH_KINDS and the kind names
+# (SATURATION_BIN_CHANGED, ...) are read from that registry on access (see __getattr__ below).
+_FROM_REGISTRY = {"ALL_KINDS": "all_kinds", "INFO_KINDS": "info_kinds", "SOURCE_HEALTH_KINDS": "source_health_kinds"}
+_KIND_NAMES = ("SATURATION_BIN_CHANGED", "CONTAMINATION_SUSPECT", "SOURCE_FAILING", "SOURCE_STALE", "NEW_FRONTIER",
+               "SNAPSHOT_HELD")
 
-ALL_KINDS: tuple[str, ...] = (SATURATION_BIN_CHANGED, CONTAMINATION_SUSPECT, SOURCE_FAILING,
-                              SOURCE_STALE, NEW_FRONTIER, SNAPSHOT_HELD)
-# A firing alert of these kinds inhibits every derived alert whose `source` label is its source
-# (METHODS iii.4: a stale or failing source makes the alerts computed from its data unreliable).
-SOURCE_HEALTH_KINDS: tuple[str, ...] = (SOURCE_FAILING, SOURCE_STALE)
-# Info kinds are evaluated only when enabled (RuleSettings.enabled_info_kinds).
-INFO_KINDS: tuple[str, ...] = (NEW_FRONTIER,)
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_REGISTRY or name in _KIND_NAMES:
+        from alerts import rules   # the rules import this module: read the registry lazily
+        return getattr(rules, _FROM_REGISTRY[name])() if name in _FROM_REGISTRY else getattr(rules, name)
+    raise AttributeError(f"module 'alerts.config' has no attribute {name!r}")
+
 
 # Label keys every alert carries ('' when a key does not apply to the kind); the fingerprint
 # is a hash of all of them, sorted.
@@ -70,16 +68,18 @@ class RuleSettings:
 
     source_failing_runs: int = SOURCE_FAILING_RUNS
     source_stale_days: float = SOURCE_STALE_DAYS
-    enabled_info_kinds: frozenset[str] = frozenset()   # e.g. frozenset({NEW_FRONTIER})
+    enabled_info_kinds: frozenset[str] = frozenset()   # e.g. frozenset({'new_frontier'})
 
     def __post_init__(self) -> None:
         if self.source_failing_runs < 1:
             raise ValueError(f"source_failing_runs must be >= 1, got {self.source_failing_runs}")
         if self.source_stale_days <= 0:
             raise ValueError(f"source_stale_days must be > 0, got {self.source_stale_days}")
-        unknown = set(self.enabled_info_kinds) - set(INFO_KINDS)
-        if unknown:
-            raise ValueError(f"enabled_info_kinds: {sorted(unknown)} are not info kinds {INFO_KINDS}")
+        if self.enabled_info_kinds:
+            from alerts.rules import info_kinds
+            unknown = set(self.enabled_info_kinds) - set(info_kinds())
+            if unknown:
+                raise ValueError(f"enabled_info_kinds: {sorted(unknown)} are not info kinds {info_kinds()}")
 
 
 # --- HTML report link -----------------------------------------------------------------------------

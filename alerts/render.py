@@ -21,19 +21,9 @@ from datetime import datetime
 from typing import Any, Mapping, Sequence
 
 from alerts import config
-from alerts.config import (
-    CONTAMINATION_SUSPECT,
-    NEW_FRONTIER,
-    SATURATION_BIN_CHANGED,
-    SNAPSHOT_HELD,
-    SOURCE_FAILING,
-    SOURCE_STALE,
-)
-from alerts.rules import FIRING, RESOLVED, Notification
-
-_KIND_ORDER = (SOURCE_FAILING, SOURCE_STALE, SNAPSHOT_HELD, SATURATION_BIN_CHANGED, CONTAMINATION_SUSPECT,
-               NEW_FRONTIER)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+from alerts import rules as registry
+from alerts.records import FIRING, RESOLVED, Notification
+from alerts.text import clean as _clean
 _PARTIAL_ENTITY = re.compile(r"&[a-z]{0,4}$")
 
 
@@ -71,12 +61,6 @@ def escape(text: Any) -> str:
     return _HOST.sub(".\u2060", out)
 
 
-def _clean(text: Any, limit: int = config.MAX_NAME_CHARS) -> str:
-    """Scraped text on one line, without control characters, at most `limit` characters."""
-    flat = " ".join(_CONTROL.sub(" ", str(text)).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def _fit(mrkdwn: str, limit: int) -> str:
     """Cut escaped text to `limit` characters without leaving half an entity (`&am`)."""
     if len(mrkdwn) <= limit:
@@ -84,26 +68,7 @@ def _fit(mrkdwn: str, limit: int) -> str:
     return _PARTIAL_ENTITY.sub("", mrkdwn[: limit - 1]) + "…"
 
 
-def _f(value: Any, digits: int = 2) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def _g(value: Any) -> str:
-    return "n/a" if value is None else f"{value:g}"
-
-
-def _pp(value: Any, signed: bool = False) -> str:
-    """A proportion difference in percentage points."""
-    if value is None:
-        return "n/a"
-    return f"{value * 100:+.1f} pp" if signed else f"{value * 100:.1f} pp"
-
-
-def _date(iso: Any) -> str:
-    return str(iso)[:10] if iso else "n/a"
-
-
-# --- per kind: what changed, the numbers -----------------------------------------------------
+# --- per kind: what changed, the numbers (written by each rule module) ---------------------
 
 def title(n: Notification) -> str:
     """What changed, in plain (unescaped) text."""
@@ -111,107 +76,26 @@ def title(n: Notification) -> str:
 
 
 def headline(kind: str, transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) -> str:
-    """One line saying what an alert is about (also used by `benchwatch alerts`)."""
-    scope_label = str(labels.get("scope") or "")
-    scope_label = scope_label[len("all:"):] if scope_label.startswith("all:") else scope_label  # all:systems -> systems
-    scope = f" [{scope_label}]" if scope_label and scope_label != "all" else ""
-    if kind == SATURATION_BIN_CHANGED:
-        name = _clean(a.get("benchmark_name") or labels["benchmark"]) + scope
-        if transition == RESOLVED:
-            return f"{name}: saturation no longer {labels['level']}"
-        own = " (own scale, not comparable)" if a.get("comparable") is False else ""
-        if a.get("from_level"):
-            return f"{name}: saturation {a['from_level']} → {labels['level']}{own}"
-        return f"{name}: saturation {labels['level']}{own}"
-    if kind == CONTAMINATION_SUSPECT:
-        who = f"{_clean(a.get('model_name') or labels['model'])} on {_clean(a.get('benchmark_name') or labels['benchmark'])}"
-        if transition == RESOLVED:
-            return f"{who}: contamination suspicion cleared"
-        return f"{who}: contamination suspect ({a.get('status', 'suspect')})"
-    if kind == SOURCE_FAILING:
-        source = _clean(labels["source"])
-        if transition == RESOLVED:
-            return f"{source}: source recovered"
-        return f"{source}: source failing ({a.get('consecutive_failures')} runs in a row)"
-    if kind == SOURCE_STALE:
-        source = _clean(labels["source"])
-        if transition == RESOLVED:
-            return f"{source}: new snapshot again"
-        return f"{source}: no new snapshot for {a.get('age_days')} days"
-    if kind == SNAPSHOT_HELD:
-        source = _clean(labels["source"])
-        if transition == RESOLVED:
-            return f"{source}: held snapshot released or superseded"
-        return f"{source}: snapshot {a.get('snapshot_id')} held (dropped half or more of the rows)"
-    if kind == NEW_FRONTIER:
-        name = _clean(a.get("benchmark_name") or labels["benchmark"]) + scope
-        model = _clean(a.get("model_name") or labels["model"])
-        if transition == RESOLVED:
-            return f"{name}: {model} no longer holds the record"
-        before = f" (was {_clean(a['from_model_name'])})" if a.get("from_model_name") else ""
-        return f"{name}: new frontier {model}{before}"
-    return f"{kind}: {transition}"
+    """One line saying what an alert is about (also used by `benchwatch alerts`); the kind's
+    rule module writes it (AlertKind.headline)."""
+    spec = registry.kind(kind)
+    return f"{kind}: {transition}" if spec is None else spec.headline(transition, labels, a)
 
 
 def numbers(n: Notification) -> list[str]:
-    """The numbers with their uncertainty, one plain-text line each (scraped parts unescaped)."""
-    a = n.annotations
-    if n.kind == SATURATION_BIN_CHANGED:
-        x = a.get("numbers", {})
-        s_index = f"S_index {_f(x.get('s_index'))}"
-        if x.get("bin_hold_prob") is not None:
-            draws = f", {x['resample_draws']:.0f} draws" if x.get("resample_draws") is not None else ""
-            noise = _clean(a.get("resample_noise") or "re-evaluation noise", 60)
-            s_index += f" (P(bin holds) {x['bin_hold_prob']:.2f} under {noise}{draws})"
-        n_items = "n/a" if x.get("n_items") is None else f"{x['n_items']:.0f}"
-        models = f", {x['n_models']:.0f} models" if x.get("n_models") is not None else ""
-        lines = [f"{s_index} · R_norm {_f(x.get('r_norm'))} · SE_Δ {_f(x.get('se_delta'), 3)} "
-                 f"· k={_g(x.get('k'))}, α={_g(x.get('alpha'))}, n={n_items}{models} "
-                 f"· as of {_date(a.get('as_of'))}"]
-        if a.get("comparable") is False:
-            lines.append(f"Not comparable: S here uses {_clean(a.get('scale') or 'another scale', 40)}, not the "
-                         "paper's binomial SE at a known n; its bin is not on the same scale as other benchmarks")
-        return lines
-    if n.kind == CONTAMINATION_SUSPECT:
-        lines = []
-        for s in a.get("signals", []):
-            name = _clean(s.get("signal"), 40) + (f" ({_clean(s['detail'], 80)})" if s.get("detail") else "")
-            parts = [f"{name}: effect {_pp(s.get('effect'), signed=True)}"]
-            if s.get("se") is not None:
-                parts[0] += f" ± {_pp(s['se'])}"
-            if s.get("ci_low") is not None and s.get("ci_high") is not None:
-                parts.append(f"95% CI {_pp(s['ci_low'], True)} to {_pp(s['ci_high'], True)}")
-            if s.get("p_value") is not None:
-                parts.append(f"p={s['p_value']:.2g}")
-            parts.append(f"q={_f(s.get('q_value'), 3)}")
-            if s.get("n_pre") is not None or s.get("n_post") is not None:
-                parts.append(f"n {s.get('n_pre') or 'n/a'} pre / {s.get('n_post') or 'n/a'} post")
-            if s.get("n_ref") is not None:
-                parts.append(f"reference set {s['n_ref']} models")
-            parts.append(_clean(s.get("status", "suspect"), 20))
-            lines.append(" · ".join(parts))
-        lines.append(f"status {a.get('status', 'suspect')} (a suspicion, not a finding) · as of {_date(a.get('as_of'))}")
-        return lines
-    if n.kind in (SOURCE_FAILING, SOURCE_STALE):
-        line = (f"{a.get('consecutive_failures')} failed runs in a row · last new snapshot "
-                f"{_date(a.get('last_new_snapshot_at'))}")
-        if a.get("last_error"):
-            line += f" · last error: {_clean(a['last_error'], 300)}"
-        return [line]
-    if n.kind == SNAPSHOT_HELD:
-        return [f"observed {_date(a.get('observed_at'))} · {_clean(a.get('held_reason'), 300)}"]
-    if n.kind == NEW_FRONTIER:
-        x = a.get("numbers", {})
-        score = _f(x.get("score"), 3) + (f" ± {_f(x['stderr'], 3)}" if x.get("stderr") is not None else "")
-        return [f"score {score} · as of {_date(a.get('as_of'))}"]
-    return []
+    """The numbers with their uncertainty, one plain-text line each (scraped parts unescaped);
+    the kind's rule module writes them (AlertKind.numbers)."""
+    spec = registry.kind(n.kind)
+    return [] if spec is None else spec.numbers(n.labels, n.annotations)
 
 
 # --- the digest ----------------------------------------------------------------------------------
 
 def _ordered(notifications: Sequence[Notification]) -> list[Notification]:
+    order = registry.all_kinds()   # the order of alerts.rules.RULES
+
     def key(n: Notification) -> tuple:
-        kind = _KIND_ORDER.index(n.kind) if n.kind in _KIND_ORDER else len(_KIND_ORDER)
+        kind = order.index(n.kind) if n.kind in order else len(order)
         return (n.transition != FIRING, kind, n.created_at, n.fingerprint)
     return sorted(notifications, key=key)
 

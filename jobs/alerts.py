@@ -2,8 +2,8 @@
 
 Three steps; the database is held only for the two short writes, never while Slack is called:
 
-1. One transaction: read the rule inputs (saturation series, contamination signals, source
-   health, silences) and the previous alert states, evaluate, write the new states, the
+1. One transaction: read the rule inputs (each rule of alerts.rules.RULES reads its own frame;
+   silences) and the previous alert states, evaluate, write the new states, the
    events and the new notifications, and claim every undelivered notification (new ones and
    those a previous run failed to deliver) with a lease. The connection is closed.
 2. Render one digest of the claimed notifications (split only when Block Kit limits demand
@@ -26,15 +26,15 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from alerts.config import NEW_FRONTIER, RuleSettings, report_url_from_env, rule_settings_from_env
+from alerts import rules as registry
+from alerts.config import RuleSettings, report_url_from_env, rule_settings_from_env
+from alerts.engine import evaluate
+from alerts.records import FIRING, PENDING, to_utc
 from alerts.redact import one_line
 from alerts.render import render_digest, title
-from alerts.rules import FIRING, PENDING, evaluate, to_utc
 from alerts.slack import Notifier, load_settings, make_notifier
-from analysis.constants import SATURATION_ALPHA, SATURATION_K
 from storage import alerts as store
 from storage import db
-from storage.status import held_snapshots
 
 log = logging.getLogger("benchwatch.alerts")
 
@@ -91,14 +91,8 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
     # 1. evaluate and claim, in one transaction
     with db.connect(db_path) as con:
         with db.transaction(con):
-            evaluation = evaluate(
-                now=now, previous=store.read_states(con),
-                saturation=store.read_saturation_series(con, k=SATURATION_K, alpha=SATURATION_ALPHA),
-                suspects=store.read_suspects(con), source_health=store.read_source_health(con),
-                frontier=(store.read_frontier_holders(con, k=SATURATION_K)
-                          if NEW_FRONTIER in rules.enabled_info_kinds else None),
-                held_snapshots=held_snapshots(con, pending_only=True),
-                silences=store.read_silences(con), settings=rules)
+            evaluation = evaluate(now=now, previous=store.read_states(con), silences=store.read_silences(con),
+                                  settings=rules, **read_rule_inputs(con, rules))
             enqueued = store.write_evaluation(con, evaluation, recorded_at=now)
             claimed = store.claim_undelivered(con, now=now, lease=lease)
     summary = NotifySummary(
@@ -131,6 +125,12 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
     level = logging.INFO if result.ok else logging.WARNING
     log.log(level, "[alerts] %s", str(summary).splitlines()[0])
     return summary
+
+
+def read_rule_inputs(con, settings: RuleSettings) -> dict:
+    """Each enabled rule's input frame (AlertRule.read), keyed by the rule's `input`."""
+    return {rule.input: rule.read(con, settings) for rule in registry.RULES
+            if rule.read is not None and rule.enabled(settings)}
 
 
 def _finish(db_path: str | os.PathLike | None, *, delivered: list[int | None], failed: list[int | None],

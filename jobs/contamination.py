@@ -1,8 +1,9 @@
-"""The post-cutoff and contamination part of `benchwatch analyze`, and `benchwatch calibrate`.
+"""The contamination part of `benchwatch analyze` (model dates, post-cutoff slices and scores,
+the registered contamination signals), and `benchwatch calibrate`.
 
 Glue only: reads through storage.contamination, statistics in analysis.cutoffs and
-analysis.contamination (and analysis.saturation for the post-cutoff scope), writes through
-storage.contamination.
+analysis.contamination, writes through storage.contamination. The saturation index of the
+post-cutoff scope is the saturation job's (jobs/saturation.py), on the slices of `model_slices`.
 """
 
 from __future__ import annotations
@@ -15,19 +16,13 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analysis.constants import CALIBRATION_TRIALS, SATURATION_ALPHA, SATURATION_K, SATURATION_Z
+from analysis.constants import CALIBRATION_TRIALS
 from analysis.contamination import Thresholds, calibrate, run_signals
-from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_cutoff_scope, post_cutoff_scores, \
-    resolve_model_dates
-from analysis.saturation import saturation_table
+from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_cutoff_scores, resolve_model_dates
 from storage import contamination as store
 from storage import reads
-from storage.saturation import store_scope_saturation
 
 log = logging.getLogger("benchwatch.flows.contamination")
-
-POST_CUTOFF_SCOPE = "post_cutoff"
-
 
 def _utc_naive(when: datetime | str) -> pd.Timestamp:
     ts = pd.Timestamp(when)
@@ -56,38 +51,36 @@ def with_item_dates(benchmarks: pd.DataFrame, items: pd.DataFrame) -> pd.DataFra
     return out
 
 
-def _inputs(con: duckdb.DuckDBPyConnection) -> dict:
+def slice_inputs(con: duckdb.DuckDBPyConnection) -> dict:
+    """Latest scores, dated items, resolved model dates and benchmarks (with their items' dates)."""
     latest = reads.read_latest_scores(con)
     items = store.read_item_results(con)
     claims = reads.read_model_date_claims(con)
     return {
-        "latest": latest, "items": items, "history": store.read_score_history(con),
-        "cutoffs": resolve_model_dates(claims),
+        "latest": latest, "items": items, "cutoffs": resolve_model_dates(claims),
         "benchmarks": with_item_dates(reads.read_benchmarks(con).rename(columns={"id": "benchmark"}), items),
     }
 
 
-def post_cutoff_saturation(latest: pd.DataFrame, slices: pd.DataFrame, registry: pd.DataFrame, *,
-                           k: int = SATURATION_K, alpha: float = SATURATION_ALPHA,
-                           z: float = SATURATION_Z) -> pd.DataFrame:
-    """Saturation on the clean scope: per benchmark, only models for which it is post-cutoff."""
-    scoped = post_cutoff_scope(latest, slices)
-    sat = saturation_table(scoped, registry, k=k, alpha=alpha, z=z, scope=POST_CUTOFF_SCOPE)
-    # An empty clean scope (e.g. one source whose models all predate nothing) still yields one row
-    # per benchmark with a reason; its as_of is NaT, typed as a timestamp either way.
-    observed = pd.to_datetime(scoped["observed_at"]).astype("datetime64[us]")
-    last = observed.groupby(scoped["benchmark"]).max()
-    # reindex, not Series.map: mapping through an empty datetime Series raises in pandas 3
-    sat["as_of"] = pd.Series(last.reindex(sat["benchmark"]).to_numpy(), index=sat.index, dtype="datetime64[us]")
-    return sat
+def _inputs(con: duckdb.DuckDBPyConnection) -> dict:
+    return {**slice_inputs(con), "history": store.read_score_history(con)}
+
+
+def model_slices(latest: pd.DataFrame, benchmarks: pd.DataFrame, cutoffs: pd.DataFrame, *,
+                 guard_days: int) -> pd.DataFrame:
+    """Pre/post-cutoff status of every scored (benchmark, model) (analysis.cutoffs.benchmark_slices)."""
+    if not len(cutoffs):
+        return pd.DataFrame(columns=store.SLICE_COLUMNS)
+    scored_pairs = latest[["benchmark", "model"]].drop_duplicates()
+    return benchmark_slices(benchmarks, cutoffs, guard_days=guard_days).merge(scored_pairs, on=["benchmark", "model"],
+                                                                               how="inner")
 
 
 def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, seed: int = 0,
                       th: Thresholds = Thresholds()) -> pd.DataFrame:
     """Resolve model dates, compute post-cutoff slices and every contamination signal, store the run.
 
-    Also stores the saturation index of scope `post_cutoff`. Returns the signal tests
-    (analysis.contamination.run_signals' frame).
+    Returns the signal tests (analysis.contamination.run_signals' frame).
     """
     now_ts = _utc_naive(now)
     data = _inputs(con)
@@ -96,10 +89,7 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
     parameters = asdict(th)
     run_id = store.run_key(snapshot_ids, parameters, seed)
 
-    scored_pairs = latest[["benchmark", "model"]].drop_duplicates()
-    slices = (benchmark_slices(data["benchmarks"], cutoffs, guard_days=th.guard_days)
-              .merge(scored_pairs, on=["benchmark", "model"], how="inner")
-              if len(cutoffs) else pd.DataFrame(columns=store.SLICE_COLUMNS))
+    slices = model_slices(latest, data["benchmarks"], cutoffs, guard_days=th.guard_days)
     post = post_cutoff_scores(items, cutoffs, now=now_ts, guard_days=th.guard_days) if len(items) else \
         pd.DataFrame(columns=store.POST_COLUMNS)
     signals = run_signals(latest, items, cutoffs, data["benchmarks"], store.read_previous_flags(con, run_id),
@@ -111,9 +101,6 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
     store.store_contamination_run(con, run_id=run_id, run_at=run_at, as_of=as_of, snapshot_ids=snapshot_ids,
                                   seed=seed, parameters=parameters, cutoffs=cutoffs, slices=slices,
                                   post_scores=post, signals=signals)
-    if len(slices):
-        sat = post_cutoff_saturation(latest, slices, reads.read_benchmarks(con))
-        store_scope_saturation(con, sat, scope=POST_CUTOFF_SCOPE, run_at=run_at)
     return signals
 
 

@@ -1,7 +1,9 @@
 """The saturation part of `benchwatch analyze`: read the history, compute, store, summarize.
 
-Glue only: the statistics are analysis.saturation / analysis.trends, the SQL is
-storage.saturation, model dates are resolved by analysis.cutoffs.
+Two scopes: `all` (every model; snapshot, trajectory, frontier, trends) and `post_cutoff` (per
+benchmark only the models for which it is post-cutoff, on the slices of
+jobs.contamination.model_slices). Glue only: the statistics are analysis.saturation /
+analysis.trends, the SQL is storage.saturation, model dates are resolved by analysis.cutoffs.
 """
 
 from __future__ import annotations
@@ -13,16 +15,18 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analysis.constants import SATURATION_ALPHA, SATURATION_K, SATURATION_Z
-from analysis.cutoffs import resolve_model_dates
+from analysis.constants import GUARD_BAND_DAYS, SATURATION_ALPHA, SATURATION_K, SATURATION_Z
+from analysis.cutoffs import post_cutoff_scope, resolve_model_dates
 from analysis.saturation import saturation_table, saturation_trajectory
 from analysis.trends import frontier_history, trends_table
+from jobs.contamination import model_slices, slice_inputs
 from storage import reads
 from storage import saturation as store
 
 log = logging.getLogger("benchwatch.flows.saturation")
 
 SCOPE = "all"
+POST_CUTOFF_SCOPE = "post_cutoff"
 SUMMARY_COLUMNS = ["benchmark", "scope", "population", "as_of", "s_index", "bin", "r_norm", "se_delta", "n_items", "n_models",
                    "uncertainty", "stagnation", "reason", "trajectory_points", "frontier", "slope_per_month",
                    "stalled", "forecast_status", "forecast_date"]
@@ -80,7 +84,8 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
                    alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z) -> pd.DataFrame:
     """Compute and store snapshot-level saturation, its calendar-time trajectory, frontier and trends.
 
-    Returns one summary row per benchmark with scores.
+    Also stores scope `post_cutoff` (`run_post_cutoff_saturation`). Returns one summary row per
+    benchmark with scores (scope all).
     """
     now_ts = _utc_naive(now)
     latest = reads.read_latest_scores(con)
@@ -111,6 +116,7 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
 
     store.store_saturation_run(con, saturation=snap, trajectory=trajectory, frontier=frontier, trends=trends,
                                scope=SCOPE, k=k, alpha=alpha, run_at=now_ts.tz_localize("UTC").to_pydatetime())
+    run_post_cutoff_saturation(con, now=now_ts, k=k, alpha=alpha, z=z)
     summary = snap.merge(trajectory.groupby(["benchmark", "population"]).size().rename("trajectory_points"),
                          left_on=["benchmark", "population"], right_index=True, how="left")
     summary = summary.merge(trends[["benchmark", "population", "frontier", "slope_per_month", "stalled",
@@ -119,3 +125,33 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     for col in ("as_of", "forecast_date"):
         summary[col] = pd.to_datetime(summary[col]).dt.strftime("%Y-%m-%d").where(summary[col].notna(), None)
     return summary[SUMMARY_COLUMNS]
+
+
+def post_cutoff_saturation(latest: pd.DataFrame, slices: pd.DataFrame, registry: pd.DataFrame, *,
+                           k: int = SATURATION_K, alpha: float = SATURATION_ALPHA,
+                           z: float = SATURATION_Z) -> pd.DataFrame:
+    """Saturation on the clean scope: per benchmark, only models for which it is post-cutoff."""
+    scoped = post_cutoff_scope(latest, slices)
+    sat = saturation_table(scoped, registry, k=k, alpha=alpha, z=z, scope=POST_CUTOFF_SCOPE)
+    # An empty clean scope (e.g. one source whose models all predate nothing) still yields one row
+    # per benchmark with a reason; its as_of is NaT, typed as a timestamp either way.
+    observed = pd.to_datetime(scoped["observed_at"]).astype("datetime64[us]")
+    last = observed.groupby(scoped["benchmark"]).max()
+    # reindex, not Series.map: mapping through an empty datetime Series raises in pandas 3
+    sat["as_of"] = pd.Series(last.reindex(sat["benchmark"]).to_numpy(), index=sat.index, dtype="datetime64[us]")
+    return sat
+
+
+def run_post_cutoff_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int = SATURATION_K,
+                               alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z,
+                               guard_days: int = GUARD_BAND_DAYS) -> pd.DataFrame | None:
+    """Compute and store the saturation index of scope `post_cutoff`; None when no model has a
+    resolved cutoff (no slices: nothing stored, as before)."""
+    data = slice_inputs(con)
+    slices = model_slices(data["latest"], data["benchmarks"], data["cutoffs"], guard_days=guard_days)
+    if not len(slices):
+        return None
+    sat = post_cutoff_saturation(data["latest"], slices, reads.read_benchmarks(con), k=k, alpha=alpha, z=z)
+    store.store_scope_saturation(con, sat, scope=POST_CUTOFF_SCOPE,
+                                 run_at=_utc_naive(now).tz_localize("UTC").to_pydatetime())
+    return sat

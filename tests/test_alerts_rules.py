@@ -1,4 +1,4 @@
-"""Alert rules and the state machine (alerts/rules.py): pure, no DB, no Slack."""
+"""Alert rules (alerts/rules/) and the state machine (alerts/engine.py): pure, no DB, no Slack."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ import pytest
 
 from cli import main as cli
 from jobs.contamination import run_contamination
+from jobs.saturation import run_saturation
 from scrapers.base import ITEM_COLUMNS, MODEL_COLUMNS, SCORE_COLUMNS, ParsedSnapshot, conform
 from storage import db
 from storage.ingest import Response, store_snapshot
@@ -57,6 +58,9 @@ def test_run_is_stored_idempotent_and_flags_persist(tmp_path):
                           "FROM suspects").df().set_index("model")
         post = con.execute("SELECT model, benchmark, score, n_items, stderr, window_start, window_end, low_n "
                            "FROM post_cutoff_scores").df().set_index("model")
+        # the post-cutoff scope's saturation is the saturation job's, on the same slices
+        assert not con.execute("SELECT count(*) FROM saturation_latest WHERE scope = 'post_cutoff'").fetchone()[0]
+        run_saturation(con, now="2024-06-03T00:00:00Z")
         sat = con.execute("SELECT scope, n_models FROM saturation_latest WHERE benchmark = 'synth'").df()
     assert runs == 1 and n_signals == len(first) == len(again) == 6
     assert first["effect"].tolist() == again["effect"].tolist()
@@ -164,7 +168,8 @@ def test_analyze_survives_a_single_source(tmp_path, monkeypatch, capsys, source)
 
 
 def test_post_cutoff_saturation_on_an_empty_scope():
-    from jobs.contamination import post_cutoff_saturation, with_item_dates
+    from jobs.contamination import with_item_dates
+    from jobs.saturation import post_cutoff_saturation
     latest = pd.DataFrame({"source": "s", "benchmark": "b", "model": ["m1", "m2"], "score": [0.5, 0.6],
                            "n_items": 100, "stderr": np.nan, "metric": "proportion", "snapshot_id": 1,
                            "observed_at": pd.Timestamp("2025-01-01")})

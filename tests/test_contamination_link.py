@@ -80,7 +80,7 @@ def test_a1_bootstrap_has_no_per_sample_loop(monkeypatch):
 
     def loop(*_a, **_k):
         raise AssertionError("per-sample isotonic loop called")
-    monkeypatch.setattr(contamination, "_isotonic_predict", loop)
+    monkeypatch.setattr(contamination.numerics, "_isotonic_predict", loop)
     res = run_signals(scores, None, NO_CUTOFFS, benches, None, rng=np.random.default_rng(4), now=NOW,
                       th=Thresholds(bootstrap_b=500)).set_index("model")
     assert res.loc["m9", "evidence"]["link"] == "isotonic" and res.loc["m9", "flagged"]

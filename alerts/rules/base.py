@@ -1,0 +1,171 @@
+"""What an alert rule plug-in declares (AlertRule, AlertKind) and the helpers rules share.
+
+A rule module (alerts/rules/<name>.py) exposes `RULE = AlertRule(...)`; `alerts.rules.RULES`
+lists them. The engine (alerts/engine.py), the renderer (alerts/render.py) and the settings
+(alerts/config.py) iterate that tuple and ask each rule or kind what they need; none of them
+names a kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from alerts.config import LABEL_KEYS, RuleSettings
+from alerts.records import AlertEvent, AlertState, Condition
+
+WARNING, INFO = "warning", "info"
+SEVERITIES: tuple[str, ...] = (WARNING, INFO)
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    """What a rule may use besides its frame: the evaluation time and the settings."""
+
+    now: datetime
+    settings: RuleSettings
+
+
+@dataclass(frozen=True)
+class RuleOutput:
+    """What one rule found in its frame.
+
+    `covered`: the data scopes the frame carried (`AlertKind.scope_of` keys); an alert whose
+    scope is not covered keeps its state (no data is not resolved).
+    """
+
+    conditions: list[Condition]
+    covered: set[tuple[str, ...]]
+    events: list[AlertEvent] = field(default_factory=list)
+
+
+def _no_numbers(labels: Mapping[str, str], annotations: Mapping[str, Any]) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class AlertKind:
+    """One value of the `kind` label: identity, grouping and how it reads in a message.
+
+    - `scope_keys`: labels that say which part of the input an alert is about; the alert has
+      data this evaluation when (kind, *those label values) is in the rule's `covered`. () =
+      the whole frame.
+    - `group_keys`: labels of an exclusive group (one firing member at a time; a member
+      entering firing folds the resolution of the one it replaces, `replaced`). () = none.
+    - `inhibits_sources`: while firing, mutes every other alert whose `source` label (or
+      annotation `sources`) is this alert's source.
+    - `headline(transition, labels, annotations)` and `numbers(labels, annotations)`: plain
+      text, escaped by the renderer.
+    """
+
+    name: str
+    headline: Callable[[str, Mapping[str, str], Mapping[str, Any]], str]
+    numbers: Callable[[Mapping[str, str], Mapping[str, Any]], list[str]] = _no_numbers
+    severity: str = WARNING
+    scope_keys: tuple[str, ...] = ()
+    group_keys: tuple[str, ...] = ()
+    inhibits_sources: bool = False
+    replaced: Callable[[AlertState], dict[str, Any]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"kind {self.name}: severity {self.severity!r} not in {SEVERITIES}")
+        unknown = (set(self.scope_keys) | set(self.group_keys)) - set(LABEL_KEYS)
+        if unknown:
+            raise ValueError(f"kind {self.name}: unknown label(s) {sorted(unknown)}; labels are {LABEL_KEYS}")
+
+    def scope_of(self, labels: Mapping[str, str]) -> tuple[str, ...]:
+        """The data scope of an alert of this kind (see `RuleOutput.covered`)."""
+        group = self.group_of(labels)
+        if group is not None:
+            return group
+        return (self.name, *(labels[k] for k in self.scope_keys))
+
+    def group_of(self, labels: Mapping[str, str]) -> tuple[str, ...] | None:
+        """The exclusive group of an alert of this kind, or None."""
+        if not self.group_keys:
+            return None
+        return (self.name, *(labels[k] for k in self.group_keys))
+
+
+@dataclass(frozen=True)
+class AlertRule:
+    """One rule: the frame it reads (`input`, also the keyword of `engine.evaluate`), the kinds
+    it raises, and `conditions(frame, context)`. `read(con, settings)` loads its frame from the
+    database for `benchwatch notify` (None = no data this time)."""
+
+    name: str
+    input: str
+    kinds: tuple[AlertKind, ...]
+    conditions: Callable[[pd.DataFrame, RuleContext], RuleOutput]
+    read: Callable[[Any, RuleSettings], pd.DataFrame | None] | None = None
+
+    @property
+    def info_only(self) -> bool:
+        """Info rules are evaluated only when one of their kinds is enabled (RuleSettings)."""
+        return all(k.severity == INFO for k in self.kinds)
+
+    def enabled(self, settings: RuleSettings) -> bool:
+        return not self.info_only or any(k.name in settings.enabled_info_kinds for k in self.kinds)
+
+
+# --- helpers shared by the rules ---------------------------------------------------------------
+
+def make_labels(kind: str, **labels: Any) -> dict[str, str]:
+    """The full label set of an alert: every key of LABEL_KEYS, '' where it does not apply."""
+    from alerts.rules import all_kinds   # the registry imports the rule modules that import this
+    known = all_kinds()
+    if kind not in known:
+        raise ValueError(f"unknown alert kind {kind!r}; known: {known}")
+    unknown = set(labels) - set(LABEL_KEYS)
+    if unknown:
+        raise ValueError(f"unknown alert label(s) {sorted(unknown)}; known: {LABEL_KEYS}")
+    out = {key: "" for key in LABEL_KEYS}
+    out["kind"] = kind
+    for key, value in labels.items():
+        out[key] = "" if missing(value) else str(value)
+    return out
+
+
+def sql_literal(text: str) -> str:
+    """A SQL string literal for the 'where to look' queries shown to people (not executed here)."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def missing(value: Any) -> bool:
+    """None, NaN, NA or NaT (a scalar); containers are never missing."""
+    if value is None:
+        return True
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # list-likes
+        return False
+
+
+def num(value: Any) -> float | int | bool | None:
+    """JSON-safe number: NaN/NA/non-numbers -> None, numpy scalars -> Python scalars."""
+    if missing(value) or isinstance(value, (str, list, dict, tuple)):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def text(row: Mapping[str, Any], key: str, default: str = "") -> str:
+    value = row.get(key, default)
+    return default if missing(value) else str(value)
+
+
+def require(frame: pd.DataFrame, columns: Sequence[str], name: str) -> None:
+    absent = [c for c in columns if c not in frame.columns]
+    if absent:
+        raise ValueError(f"{name} frame lacks column(s) {absent}; it has {list(frame.columns)}")

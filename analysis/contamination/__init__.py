@@ -1,0 +1,96 @@
+"""Contamination-suspect signals A1, A2, A3 with false-positive control (DESIGN §5, METHODS A).
+
+Every result is a *suspect*, never a verdict: a flag means the data are hard to explain
+without contamination, and it carries its evidence (effect, CI, p, q, n per side, reference
+models, parameters, snapshot ids).
+
+- A3 (item-level, dated items): E_m = G_m - G_ref, G = mean pass before minus after the
+  cutoff, G_ref = the same gap of clean reference models (cutoff + g before every item of the
+  pre window, cutoff trust 'stated' or 'inferred', never a placeholder date), ability-matched,
+  which removes difficulty drift (LCB's later releases are harder); contest-clustered z,
+  referred to the null scale of the references' own placebo z's (t with R df).
+- A1 (aggregate, ConStat analogue): δ = s_{m,b} - σ(f_b(x_m)), x_m = mean logit score on b's
+  reference benchmarks, f_b a monotone link fitted on >= 8 reference models, never predicting
+  below b's chance level (chance is a floor, not a point of the link); prediction-scale t test.
+- A2 (jump): J = Δ - Δ̂ for a model over its predecessor or between two snapshots,
+  z_J = J / sqrt(SE_new² + SE_old² + σ_f²).
+
+False-positive control: effect >= 5 pp and >= 2·SE, Benjamini–Hochberg q <= 0.05 within
+each signal's family (A1, A2, A3 separately), data floors, and a status that says whether the flag persisted
+over two snapshots or is corroborated by a second signal or source.
+
+Pure: DataFrames in, DataFrames out; randomness only from the `rng` passed in.
+
+Layout (signals as plug-ins, the pattern of `scrapers.SOURCES`): `base` (thresholds, the test
+record and its one builder, the `Signal` declaration, the inputs and the one preparation of
+scores), `numerics` (links, BH, CIs), `link` (the A1/A2 link data and reference pools), one
+module per signal (`a1`, `a2`, `a3`) exposing `SIGNAL`, `families` (BH per family, flags,
+status) and `run` (`run_signals`, `calibrate`), which iterate `SIGNALS` below. Adding a
+statistic: README "Add a statistic".
+"""
+
+from __future__ import annotations
+
+from analysis.contamination import a1, a2, a3
+from analysis.contamination.a1 import a1_a2_placebo, a1_one, a1_tests, link_placebo
+from analysis.contamination.a2 import a2_one, a2_predecessor_tests, a2_snapshot_tests
+from analysis.contamination.a3 import (
+    a3_core,
+    a3_one,
+    a3_placebo,
+    a3_tests,
+    ability_weights,
+    did_test,
+    reference_cutoffs,
+    reference_placebo_p,
+    smoother_weights,
+)
+from analysis.contamination.base import (
+    PLACEBO_COLUMNS,
+    RESULT_COLUMNS,
+    STATUSES,
+    Prepared,
+    Signal,
+    SignalInputs,
+    SignalTest,
+    Thresholds,
+    prepare,
+    prepare_benchmarks,
+    prepare_scores,
+    signal_test,
+)
+from analysis.contamination.families import family_q_values, finalize
+from analysis.contamination.numerics import (  # noqa: F401  (tests patch and call these)
+    _isotonic_predict,
+    _isotonic_predict_batch,
+    _link_predict,
+    benjamini_hochberg,
+    isotonic_fit_batch,
+    jsonable,
+    pava,
+)
+from analysis.contamination.run import calibrate, run_signals, summarize_placebo
+
+# One line per signal. Adding a statistic: write analysis/contamination/<name>.py exposing SIGNAL,
+# add it here. The order is the order placebos draw from the shared rng (A3 first, as before the
+# split, so seeded calibrations are unchanged).
+SIGNALS: tuple[Signal, ...] = (
+    a3.SIGNAL,
+    a1.SIGNAL,
+    a2.SIGNAL,
+)
+
+
+def signal_names() -> tuple[str, ...]:
+    """The registered signals' names, sorted (A1, A2, A3)."""
+    return tuple(sorted(s.name for s in SIGNALS))
+
+
+__all__ = [
+    "SIGNALS", "STATUSES", "RESULT_COLUMNS", "PLACEBO_COLUMNS", "Signal", "SignalInputs", "SignalTest", "Thresholds",
+    "Prepared", "prepare", "prepare_benchmarks", "prepare_scores", "signal_test", "run_signals", "calibrate",
+    "summarize_placebo", "finalize", "family_q_values", "benjamini_hochberg", "jsonable", "pava",
+    "isotonic_fit_batch", "a1_tests", "a1_one", "a1_a2_placebo", "link_placebo", "a2_one", "a2_predecessor_tests",
+    "a2_snapshot_tests", "a3_core", "a3_one", "a3_tests", "a3_placebo", "ability_weights", "did_test",
+    "reference_cutoffs", "reference_placebo_p", "smoother_weights", "signal_names",
+]

@@ -1,0 +1,201 @@
+"""A1 (aggregate, ConStat analogue): δ = s_{m,b} - σ(f_b(x_m)) against a prediction scale, with the
+per-model robust-z gate. docs/statistics.md, A1."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis.constants import A1_MIN_TAIL_COUNT
+from analysis.contamination.base import (
+    _a1_pairs_to_skip,
+    log,
+    PLACEBO_COLUMNS,
+    prepare,
+    Prepared,
+    Signal,
+    signal_test,
+    SignalInputs,
+    SignalTest,
+    Thresholds,
+)
+from analysis.contamination.link import (
+    _link_data,
+    _LinkData,
+    _loo_residuals,
+    _reference_pool,
+    _resample_refs,
+    _with_anchor,
+    _xy,
+)
+from analysis.contamination.numerics import _link_predict, _sigmoid
+
+
+def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs: np.ndarray,
+           *, rng: np.random.Generator, th: Thresholds, n_boot: int | None = None) -> dict:
+    """δ = s_{m,b} - σ(f_b(x_m)), tested against a prediction scale (docs/statistics.md, A1).
+
+    Fit uncertainty: each bootstrap replicate resamples M_ref with replacement (>= 5 distinct),
+    redraws every score as Binomial(n, s)/n (m's own included), refits f_b and recomputes δ*;
+    SE_boot = sd(δ*) (kept in the evidence with its count p-value, `p_bootstrap`).
+    Prediction scale: s_LOO² = mean over references of their leave-one-out residual² (how far
+    a model not involved in the fit falls from it). SE = sqrt(SE_boot² + s_LOO²) (conservative:
+    the fit error is in both terms); p = P(t_{R-1} > δ / SE); CI = δ ± t_{R-1, .975} SE.
+    """
+    n_boot = n_boot or th.bootstrap_b
+    s_all = np.vstack([link.s_ref, np.concatenate([[model_row["score"]], s_m_refs])])
+    n_all = np.vstack([link.n_ref, np.concatenate([[model_row["n"]], n_m_refs])])
+    n_int = np.maximum(np.rint(n_all).astype(np.int64), 1)
+    x, y = _xy(s_all, n_all)
+    r = len(link.refs)
+    xa, ya = _with_anchor(x[:r], y[:r], link.anchor)
+    pred = float(_sigmoid(_link_predict(xa, ya, x[None, r:], isotonic=link.isotonic, floor=link.floor))[0, 0])
+    delta = float(model_row["score"]) - pred
+
+    sb = rng.binomial(n_int, s_all, size=(n_boot,) + s_all.shape) / n_int
+    xb, yb = _xy(sb, n_all)
+    idx = _resample_refs(rng, r, n_boot, th.a1_min_unique)
+    xr, yr = _with_anchor(np.take_along_axis(xb[:, :r], idx, axis=1),
+                          np.take_along_axis(yb[:, :r], idx, axis=1), link.anchor)
+    pb = _sigmoid(_link_predict(xr, yr, xb[:, r:r + 1], isotonic=link.isotonic, floor=link.floor))[:, 0]
+    deltas = sb[:, r, 0] - pb
+    se_boot = float(np.std(deltas, ddof=1))
+    crossing = int((deltas <= 0).sum())
+    if crossing >= A1_MIN_TAIL_COUNT or se_boot <= 0:
+        p_boot, p_method = (1 + crossing) / (n_boot + 1), "bootstrap_count"
+    else:
+        p_boot, p_method = float(stats.norm.sf(delta / se_boot)), "bootstrap_normal_tail"
+    # Prediction scale: how far clean-looking reference models fall from a link fitted without
+    # them (ceiling effects, model idiosyncrasy). The bootstrap alone is the uncertainty of the
+    # fit, not of a new model's position around it: on a saturated benchmark it called
+    # idiosyncratic +14 pp residuals contamination.
+    loo = _loo_residuals(x[:r], y[:r], link)
+    s_loo = float(np.sqrt(np.mean(loo ** 2))) if len(loo) else float("nan")
+    se = float(np.sqrt(se_boot ** 2 + s_loo ** 2))
+    df = max(r - 1, 1)
+    p_value = float(stats.t.sf(delta / se, df)) if se > 0 else float("nan")
+    t_crit = float(stats.t.ppf(0.975, df))
+    fitted = _sigmoid(_link_predict(xa, ya, x[None, :r], isotonic=link.isotonic, floor=link.floor))[0]
+    return {
+        "effect": delta, "se": se, "p_value": p_value, "ci_low": delta - t_crit * se, "ci_high": delta + t_crit * se,
+        "method": "prediction_t", "se_bootstrap": se_boot, "loo_scale": s_loo, "p_bootstrap": p_boot,
+        "null_df": df, "bootstrap_ci": [float(v) for v in np.percentile(deltas, [2.5, 97.5])],
+        "score": float(model_row["score"]), "predicted": pred, "n_items": float(model_row["n"]),
+        "se_binomial": float(np.sqrt(model_row["score"] * (1 - model_row["score"]) / model_row["n"])),
+        "x_model": float(x[r]), "reference_models": link.refs, "reference_benchmarks": link.ref_benchmarks,
+        "n_reference_models": r, "link": "isotonic" if link.isotonic else "logit_linear",
+        "chance_anchor": link.anchor, "chance_floor": _sigmoid(link.floor) if link.floor is not None else None,
+        "chance_link": th.chance_link, "bootstrap_b": n_boot, "p_method": p_method,
+        "bootstrap_crossing_zero": crossing,
+        "reference_fit_residual_sd": float(np.std(link.s_ref[:, 0] - fitted, ddof=1)),
+    }
+
+
+def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.Generator,
+             slices: pd.DataFrame | None = None, th: Thresholds = Thresholds(),
+             only: Callable[[str, str], bool] | None = None, prepared: Prepared | None = None) -> list[SignalTest]:
+    """A1 for every (source, b, m) where b has reference benchmarks and b is not post-cutoff for m.
+
+    Pairs whose benchmark is post-cutoff for the model cannot be contaminated by it; they are
+    the placebo set of `calibrate`. `only(model, benchmark)` restricts the tested pairs.
+    """
+    p = prepared or prepare(scores, benchmarks)
+    bench, s, table = p.bench, p.scores, p.table
+    skip = _a1_pairs_to_skip(slices)
+    tests = []
+    for (source, b), rows in s.groupby(["source", "benchmark"], sort=True):
+        refs_b = p.reference_benchmarks(b)
+        if not refs_b:
+            continue
+        for _, row in rows.iterrows():
+            m = row["model"]
+            if (m, b) in skip or (only is not None and not only(m, b)):
+                continue
+            mine = [r for r in refs_b if m in table.score.index and pd.notna(table.score.at[m, r])]
+            link, why = _link_data(b, rows, table, bench, mine, {m}, th)
+            if link is None:
+                log.debug("[contamination] A1 %s/%s %s not tested: %s", source or "-", b, m, why)
+                continue
+            res = a1_one(row, link, table.score.loc[m, mine].to_numpy(float),
+                         table.n.loc[m, mine].to_numpy(float), rng=rng, th=th)
+            snaps = set(link.snapshot_ids)
+            if "snapshot_id" in row and pd.notna(row["snapshot_id"]):
+                snaps.add(int(row["snapshot_id"]))
+            tests.append(signal_test("A1", m, b, source, res, snapshot_ids=snaps))
+    _a1_self_consistency(tests, th)
+    return tests
+
+
+def _a1_self_consistency(tests: list[SignalTest], th: Thresholds) -> None:
+    """Modified z of each residual within its model's A1 profile (Iglewicz–Hoaglin, METHODS A1.6).
+
+    z̃ = 0.6745 (δ - med δ) / MAD; with MAD = 0 the mean absolute deviation × 1.2533 stands in.
+    The gate z̃ >= 3.5 applies when the model has residuals on >= 5 benchmarks.
+    """
+    by_model: dict[str, list[SignalTest]] = {}
+    for t in tests:
+        by_model.setdefault(t.model, []).append(t)
+    for model_tests in by_model.values():
+        d = np.array([t.effect for t in model_tests])
+        if len(d) < th.a1_robust_z_min_benchmarks:
+            for t in model_tests:
+                t.evidence["robust_z"] = None
+            continue
+        med = np.median(d)
+        mad = np.median(np.abs(d - med))
+        scale = mad / 0.6745 if mad > 0 else 1.2533 * np.mean(np.abs(d - med))
+        for t, di in zip(model_tests, d):
+            z = (di - med) / scale if scale > 0 else (np.inf if di > med else 0.0)
+            t.evidence["robust_z"] = float(z)
+            t.gate = bool(z >= th.a1_robust_z)
+
+
+def a1_a2_placebo(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.Generator, trials: int,
+                  th: Thresholds = Thresholds()) -> pd.DataFrame:
+    """Real-data placebos of A1 and A2 (leave-one-reference-out).
+
+    A1: per trial and benchmark, one random model of the reference pool is tested as if new,
+    against the others (it is never its own reference). A2: one random ordered pair of pool
+    models as a fake predecessor relation. Both ask whether the test's p-values are uniform on
+    the population it assumes as null; a contaminated model in the pool can only push the rates
+    up, so the figures bound the false-flag rate from above.
+    """
+    from analysis.contamination.a2 import a2_predecessor_tests   # a2 imports this module
+    prepared = prepare(scores, benchmarks)
+    pools = _reference_pool(scores, benchmarks, th, prepared=prepared)
+    frames = []
+    for trial in range(trials):
+        picks, pairs = set(), set()
+        for _, b, models in pools:
+            picks.add((models[rng.integers(len(models))], b))
+            i, j = rng.choice(len(models), size=2, replace=False)
+            pairs.add((models[i], models[j], b))
+        tests = a1_tests(scores, benchmarks, rng=rng, th=th, only=lambda m, b: (m, b) in picks, prepared=prepared)
+        tests += a2_predecessor_tests(scores, benchmarks, pd.DataFrame(), th=th, pairs=pairs, prepared=prepared)
+        frames.append(pd.DataFrame([{"trial": trial, "signal": t.signal, "source": t.source, "benchmark": t.benchmark,
+                                     "model": t.model, "effect": t.effect, "se": t.se, "p_value": t.p_value,
+                                     "gate": True if t.signal == "A1" else t.gate} for t in tests],
+                                   columns=PLACEBO_COLUMNS))
+    frames = [f for f in frames if len(f)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=PLACEBO_COLUMNS)
+
+
+def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
+    if not inputs.has_scores:
+        return []
+    return a1_tests(inputs.scores, inputs.benchmarks, rng=inputs.rng, slices=inputs.slices, th=th,
+                    prepared=inputs.prepared)
+
+
+def link_placebo(inputs: SignalInputs, th: Thresholds, trials: int) -> pd.DataFrame:
+    """The placebo A1 and A2 share (one draw of pools per trial): `a1_a2_placebo`."""
+    if not inputs.has_scores:
+        return pd.DataFrame(columns=PLACEBO_COLUMNS)
+    return a1_a2_placebo(inputs.scores, inputs.benchmarks, rng=inputs.rng, trials=trials, th=th)
+
+
+SIGNAL = Signal(name="A1", tests=_tests, placebo=link_placebo,
+                floors=("a1_min_ref_models", "a1_min_unique", "a1_robust_z_min_benchmarks"))

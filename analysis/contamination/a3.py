@@ -1,0 +1,409 @@
+"""A3 (item-level, dated items): the pre/post-cutoff gap of a model minus the ability-matched gap of
+clean reference models (difference in differences), contest-clustered, referred to the references'
+own placebo z's. docs/statistics.md, A3."""
+
+from __future__ import annotations
+
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis.constants import A3_MIN_REF_COVERAGE, A3_REFS_PER_PARAMETER, FISHER_MIN_EXPECTED, REFERENCE_TRUST
+from analysis.contamination.base import (
+    log,
+    PLACEBO_COLUMNS,
+    Signal,
+    signal_test,
+    SignalInputs,
+    SignalTest,
+    Thresholds,
+)
+from analysis.contamination.numerics import _Z95, _logit
+from analysis.cutoffs import guard, prepare_items
+
+
+def ability_weights(z_refs: np.ndarray, z_model: float) -> tuple[np.ndarray, bool]:
+    """Weights w (Σ w = 1) such that Σ w_r G_r is a polynomial fit of the references' gaps
+    G_r on their ability z_r, evaluated at the model's ability z_m (a linear smoother).
+
+    z = logit of post-window accuracy. The degree keeps >= `A3_REFS_PER_PARAMETER` (3)
+    references per fitted coefficient: 2 (the null gap of a Rasch-like item set is hump-shaped
+    in ability) from 9 references, 1 from 6, else 0 (the plain mean) — a quadratic through 5
+    points follows their noise. z_m outside the references' range is clamped to it (no
+    extrapolation); the flag says so. One problem of `smoother_weights`.
+    """
+    z_refs = np.asarray(z_refs, dtype=float)
+    w, clamped = smoother_weights(z_refs[None, :], np.ones((1, len(z_refs)), dtype=bool), np.array([[z_model]]))
+    return w[0, 0], bool(clamped[0, 0])
+
+
+def did_test(y_pre: np.ndarray, y_post: np.ndarray, a_pre: np.ndarray, a_post: np.ndarray, *,
+             fisher_min_expected: float = FISHER_MIN_EXPECTED) -> dict:
+    """One-sided test of E = (ȳ_pre - ȳ_post) - G_ref > 0, with items as the sampled units.
+
+    a_i = Σ_r w_r p_ir is the ability-matched clean reference on item i, so that
+    G_ref = mean_pre a - mean_post a. Per-item pass fractions are means of ~10 samples of the
+    *same* problem; those samples are not independent draws, so counts are never items ×
+    samples. Instead:
+
+    - SE(E) is item-clustered and paired: u_i = y_i - a_i, SE² = var(u_pre)/n_pre +
+      var(u_post)/n_post. Pairing on the item removes the shared difficulty, and the
+      reference's own sampling noise is inside var(u).
+    - Effective counts (Rao–Scott design effect): deff = SE² / V_bin, V_bin the binomial
+      variance of the two windows with one trial per item; ñ_w = n_w / deff trials, x_w =
+      p_w · ñ_w successes, where the post rate is shifted by the reference gap, p*_post =
+      ȳ_post + G_ref (what m would score post-cutoff at pre-cutoff difficulty). The binomial
+      variance of that 2×2 table equals the item-clustered variance of E.
+    - Test: two-proportion z = E / SE; when an expected cell of the effective table is below
+      `fisher_min_expected`, one-sided Fisher exact on the rounded effective table instead
+      (G_ref enters there as a fixed shift).
+    """
+    n_pre, n_post = len(y_pre), len(y_post)
+    p_pre, p_post = float(np.mean(y_pre)), float(np.mean(y_post))
+    g_ref = float(np.mean(a_pre) - np.mean(a_post))
+    effect = (p_pre - p_post) - g_ref
+    u_pre, u_post = y_pre - a_pre, y_post - a_post
+    se = float(np.sqrt(np.var(u_pre, ddof=1) / n_pre + np.var(u_post, ddof=1) / n_post))
+    p_star = float(np.clip(p_post + g_ref, 0.0, 1.0))
+    v_bin = p_pre * (1 - p_pre) / n_pre + p_star * (1 - p_star) / n_post
+    deff = se ** 2 / v_bin if v_bin > 0 and se > 0 else 1.0
+    ne_pre, ne_post = n_pre / deff, n_post / deff
+    x_pre, x_post = p_pre * ne_pre, p_star * ne_post
+    pooled = (x_pre + x_post) / (ne_pre + ne_post)
+    expected = min(ne_pre * pooled, ne_pre * (1 - pooled), ne_post * pooled, ne_post * (1 - pooled))
+    counts = {"n_eff_pre": ne_pre, "n_eff_post": ne_post, "x_eff_pre": x_pre, "x_eff_post": x_post,
+              "design_effect": deff, "min_expected_cell": expected}
+    if expected < fisher_min_expected:
+        table = np.maximum(np.rint([[x_pre, ne_pre - x_pre], [x_post, ne_post - x_post]]).astype(int), 0)
+        p_value = float(stats.fisher_exact(table, alternative="greater").pvalue)
+        method = "fisher_exact_effective_counts"
+        counts["table"] = table.tolist()
+    elif se > 0:
+        p_value = float(stats.norm.sf(effect / se))
+        method = "two_proportion_z_item_clustered"
+    else:
+        p_value, method = float("nan"), "degenerate"
+    return {"effect": effect, "se": se, "p_value": p_value, "method": method, "p_pre": p_pre,
+            "p_post": p_post, "gap_model": p_pre - p_post, "gap_ref": g_ref,
+            "n_pre": n_pre, "n_post": n_post, **counts}
+
+
+def smoother_weights(z: np.ndarray, masks: np.ndarray, z0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`ability_weights` for a batch: z (T, M) abilities of M models in T windows, masks (P, M)
+    the references of P problems, z0 (T, P) the tested abilities -> weights (T, P, M), clamped (T, P).
+
+    w = e0' (X'X)^+ X' with X the masked Vandermonde rows (1, z - z0, (z - z0)^2) up to the degree
+    the problem's reference count allows (`ability_weights`); z0 clamped to the range.
+    """
+    z = np.atleast_2d(np.asarray(z, dtype=float))
+    masks = np.asarray(masks, dtype=bool)
+    cnt = masks.sum(axis=-1)
+    deg = np.clip(cnt // A3_REFS_PER_PARAMETER - 1, 0, 2)
+    zm = np.where(masks[None], z[:, None, :], np.nan)
+    lo, hi = np.nanmin(zm, axis=-1), np.nanmax(zm, axis=-1)
+    clamped = (z0 < lo) | (z0 > hi)
+    d = z[:, None, :] - np.clip(z0, lo, hi)[..., None]
+    basis = (np.arange(3)[None, :] <= deg[:, None]).astype(float)          # (P, 3)
+    x = np.stack([np.ones_like(d), d, d * d], axis=-1) * masks[None, :, :, None] * basis[None, :, None, :]
+    xtx = np.einsum("tpmi,tpmj->tpij", x, x)
+    w = np.einsum("tpi,tpmi->tpm", np.linalg.pinv(xtx)[..., 0, :], x)
+    return w, clamped
+
+
+def _cluster_var(u: np.ndarray, window: np.ndarray, onehot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and contest-clustered variance of the mean of u (n, T, P) over window (n, T).
+
+    V = C/(C-1) * sum_c (sum_{i in c} (u_i - ū))^2 / n^2 (CR1 sandwich for a mean; C = clusters
+    with an item in the window). With one item per cluster it is var(u, ddof=1) / n.
+    """
+    wk = window[:, :, None].astype(float)
+    cnt = window.sum(axis=0).astype(float)                                  # (T,)
+    mean = (u * wk).sum(axis=0) / cnt[:, None]
+    dev = (u - mean[None]) * wk
+    n, t, p = u.shape
+    sums = onehot @ dev.reshape(n, t * p)                                   # (C, T*P)
+    c_eff = (onehot @ window.astype(float) > 0).sum(axis=0).astype(float)   # (T,)
+    corr = np.where(c_eff > 1, c_eff / np.maximum(c_eff - 1, 1), np.nan)
+    var = (sums ** 2).sum(axis=0).reshape(t, p) / cnt[:, None] ** 2 * corr[:, None]
+    return mean, var
+
+
+def a3_core(y: np.ndarray, pre: np.ndarray, post: np.ndarray, clusters: np.ndarray, targets: np.ndarray,
+            ref_masks: np.ndarray) -> dict[str, np.ndarray]:
+    """The A3 difference-in-differences for a batch of problems, vectorized over windows and problems.
+
+    y (n, M): item pass fractions of M models on n items (complete); pre, post (n, T): T pairs
+    of windows; clusters (n,): the item's contest (its date); targets (P,) the tested model of each
+    problem and ref_masks (P, M) its references. For each (window, problem): u_i = y_i - a_i with
+    a_i = Σ_r w_r y_ir the ability-matched reference (`smoother_weights`, ability = logit of the
+    post-window accuracy), E = mean_pre u - mean_post u, SE² = the contest-clustered variances
+    of the two means (items of one contest share a date and are not independent), z = E / SE.
+    """
+    y = np.asarray(y, dtype=float)
+    pre, post = np.asarray(pre, dtype=bool), np.asarray(post, dtype=bool)
+    n_pre, n_post = pre.sum(axis=0), post.sum(axis=0)
+    ability = _logit((post.T.astype(float) @ y) / n_post[:, None], n_post[:, None])   # (T, M)
+    w, clamped = smoother_weights(ability, ref_masks, ability[:, targets])
+    a = np.einsum("nm,tpm->ntp", y, w)
+    u = y[:, targets][:, None, :] - a
+    _, codes = np.unique(clusters, return_inverse=True)
+    onehot = np.zeros((codes.max() + 1, len(codes)))
+    onehot[codes, np.arange(len(codes))] = 1.0
+    m_pre, v_pre = _cluster_var(u, pre, onehot)
+    m_post, v_post = _cluster_var(u, post, onehot)
+    effect = m_pre - m_post
+    se = np.sqrt(v_pre + v_post)
+    gap_model = (pre.T.astype(float) @ y[:, targets]) / n_pre[:, None] - (post.T.astype(float) @ y[:, targets]) / n_post[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(se > 0, effect / se, np.nan)
+    return {"effect": effect, "se": se, "z": z, "gap_model": gap_model, "gap_ref": gap_model - effect,
+            "weights": w, "clamped": clamped, "n_pre": n_pre, "n_post": n_post}
+
+
+def reference_placebo_p(z_model: np.ndarray, z_refs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One-sided p of z_model against the null scale the clean references show.
+
+    Each reference r, tested with the same windows against the other references (never the
+    tested model), gives a placebo z_r: what this statistic looks like on a model that cannot be
+    contaminated. σ̂² = mean z_r² (over-dispersion from item dependence, smoother bias and
+    extrapolation; centred at 0, so a shared bias counts too); the scale used is max(1, σ̂), and
+    p = P(t_R > z / max(1, σ̂)) with R placebo references (σ̂² estimated from R values).
+    z_model (...,), z_refs (..., R) -> (p, scale, R).
+    """
+    ok = np.isfinite(z_refs)
+    r = ok.sum(axis=-1)
+    sigma = np.sqrt(np.where(ok, z_refs ** 2, 0.0).sum(axis=-1) / np.maximum(r, 1))
+    scale = np.maximum(sigma, 1.0)
+    with np.errstate(invalid="ignore"):
+        p = np.where(r >= 2, stats.t.sf(z_model / scale, np.maximum(r, 1)), np.nan)
+    return p, sigma, r
+
+
+def _a3_p(z: np.ndarray, z_placebo: np.ndarray, se: np.ndarray,
+          th: Thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(p, scale, df, calibrated SE) of A3 from z (...), the references' placebo z (..., R) and SE (...).
+
+    'reference_placebo': `reference_placebo_p`, SE × max(1, σ̂), df = R. 'item_normal' (the former,
+    anti-conservative test): p = Φ(-z) with items as independent units, scale 1, df = inf.
+    """
+    if th.a3_null == "item_normal":
+        return stats.norm.sf(z), np.ones_like(z), np.full_like(z, np.inf), se
+    p, sigma, r = reference_placebo_p(z, z_placebo)
+    scale = np.maximum(sigma, 1.0)
+    return p, scale, r.astype(float), se * scale
+
+
+def a3_one(matrix: pd.DataFrame, dates: pd.Series, model: str, c_lo: pd.Timestamp, c_hi: pd.Timestamp,
+           reference_cutoffs: pd.Series, *, th: Thresholds) -> tuple[dict | None, str]:
+    """A3 for one model on one item matrix (items × models). Returns (result, reason-if-skipped).
+
+    Windows (METHODS A3): I_pre = {d <= c_lo - g}, I_post = {d > c_hi + g}. Clean references:
+    c_hi(r) + g < min(d over I_pre), scored on every kept item (items a reference lacks are
+    dropped; references missing > 10 % of the model's window items are left out first).
+
+    The reference gap is ability-matched (`ability_weights`) instead of METHODS' plain median
+    of the references' gaps: under difficulty drift (LCB's later problems are harder) the
+    null gap depends on ability — hump-shaped in logit accuracy — so a strong or weak model
+    compared with the median reference shows a spurious gap. The median gap stays in the evidence.
+
+    Inference (`a3_core`, `reference_placebo_p`): SE is contest-clustered (items of one date),
+    and the null scale comes from the references themselves, each tested as a placebo with the
+    same windows; the reported SE is the clustered SE times that scale, the CI uses t_R. A
+    matched gap extrapolated to the strongest model, or a reference that is not quite clean,
+    widens the placebo z's and so the test, instead of producing a flag.
+    """
+    g = guard(th.guard_days)
+    y = matrix[model]
+    pre0 = y.notna() & (dates <= c_lo - g)
+    post0 = y.notna() & (dates > c_hi + g)
+    if pre0.sum() < th.a3_min_items or post0.sum() < th.a3_min_items:
+        return None, f"window below floor (pre {int(pre0.sum())}, post {int(post0.sum())} items)"
+    first_pre = dates[pre0].min()
+    window = pre0 | post0
+    refs = [r for r, c in reference_cutoffs.items()
+            if r != model and r in matrix.columns and pd.notna(c) and c + g < first_pre
+            and matrix.loc[window, r].notna().mean() >= A3_MIN_REF_COVERAGE]
+    if len(refs) < th.a3_min_ref_models:
+        return None, f"{len(refs)} clean reference model(s) < {th.a3_min_ref_models}"
+    ref = matrix[refs]
+    complete = ref.notna().all(axis=1)
+    pre, post = pre0 & complete, post0 & complete
+    if pre.sum() < th.a3_min_items or post.sum() < th.a3_min_items:
+        return None, "window below floor after matching reference items"
+    keep = pre | post
+    y_all = matrix.loc[keep, [model] + refs].to_numpy(float)
+    pre_m, post_m = pre[keep].to_numpy()[:, None], post[keep].to_numpy()[:, None]
+    r = len(refs)
+    targets = np.arange(r + 1)
+    masks = np.zeros((r + 1, r + 1), dtype=bool)
+    masks[0, 1:] = True                                   # the tested model against every reference
+    for j in range(1, r + 1):                             # each reference against the others (placebo)
+        masks[j, 1:] = True
+        masks[j, j] = False
+    item_normal = th.a3_null == "item_normal"
+    clusters = np.arange(int(keep.sum())) if item_normal else dates[keep].to_numpy()
+    core = a3_core(y_all, pre_m, post_m, clusters, targets, masks)
+    effect, se_item, z = float(core["effect"][0, 0]), float(core["se"][0, 0]), float(core["z"][0, 0])
+    z_placebo = core["z"][0, 1:]
+    p_value, scale, df, se = _a3_p(np.array([[z]]), z_placebo[None, None, :], np.array([[se_item]]), th)
+    p_value, scale, df, se = float(p_value[0, 0]), float(scale[0, 0]), float(df[0, 0]), float(se[0, 0])
+    r_pre, r_post = y_all[pre_m[:, 0], 1:], y_all[post_m[:, 0], 1:]
+    gaps = r_pre.mean(axis=0) - r_post.mean(axis=0)
+    t_crit = float(stats.t.ppf(0.975, df)) if np.isfinite(df) and df >= 1 else _Z95
+    df = int(df) if np.isfinite(df) else None
+    w = core["weights"][0, 0, 1:]
+    res = {"effect": effect, "se": se, "p_value": p_value, "ci_low": effect - t_crit * se,
+           "ci_high": effect + t_crit * se, "method": th.a3_null,
+           "z_clustered": z, "se_clustered": se_item, "null_scale": scale,
+           "null_scale_raw": float(np.sqrt(np.nanmean(z_placebo ** 2))) if np.isfinite(z_placebo).any() else None,
+           "placebo_z": dict(zip(refs, z_placebo.tolist())), "null_df": df,
+           "p_pre": float(y_all[pre_m[:, 0], 0].mean()), "p_post": float(y_all[post_m[:, 0], 0].mean()),
+           "gap_model": float(core["gap_model"][0, 0]), "gap_ref": float(core["gap_ref"][0, 0]),
+           "n_pre": int(core["n_pre"][0]), "n_post": int(core["n_post"][0]),
+           "n_contests_pre": int(dates[pre].nunique()), "n_contests_post": int(dates[post].nunique()),
+           "gap_ref_median": float(np.median(gaps)),
+           "effect_vs_median_gap": float(core["gap_model"][0, 0]) - float(np.median(gaps)),
+           "reference_models": refs, "reference_gaps": dict(zip(refs, gaps.tolist())),
+           "reference_weights": dict(zip(refs, w.tolist())), "ability_clamped": bool(core["clamped"][0, 0]),
+           "pre_window": [None, (c_lo - g)], "post_window": [(c_hi + g), dates[post].max()],
+           "c_lo": c_lo, "c_hi": c_hi}
+    return res, ""
+
+
+def _a3_frame(items: pd.DataFrame, now: pd.Timestamp) -> dict[tuple[str, str], tuple[pd.DataFrame, pd.Series, tuple]]:
+    """(source, benchmark) -> (items × models matrix, item dates, snapshot ids)."""
+    it = prepare_items(items)
+    it = it[it["item_date"].notna() & (it["item_date"] <= pd.Timestamp(now))]
+    out = {}
+    for (source, bench), b in it.groupby(["source", "benchmark"], sort=True):
+        matrix = b.pivot(index="item_id", columns="model", values="score")
+        per_item = b.groupby("item_id")["item_date"]
+        spread = per_item.max() - per_item.min()
+        if (spread > pd.Timedelta(days=1)).any():
+            log.warning("[contamination] %s/%s: %d item(s) carry different dates per model; earliest used",
+                        source or "-", bench, int((spread > pd.Timedelta(days=1)).sum()))
+        snaps = tuple(sorted(int(s) for s in b["snapshot_id"].dropna().unique())) if "snapshot_id" in b else ()
+        out[(source, bench)] = (matrix, per_item.min().reindex(matrix.index), snaps)
+    return out
+
+
+def reference_cutoffs(cutoffs: pd.DataFrame) -> pd.Series:
+    """model -> c_hi of the models whose cutoff may make them clean references: trust in
+    `REFERENCE_TRUST` (a placeholder date never qualifies). Frames without `cutoff_trust` (built
+    by hand) count as stated."""
+    c = cutoffs.set_index("model")
+    if "cutoff_trust" in c.columns:
+        c = c[c["cutoff_trust"].isin(REFERENCE_TRUST)]
+    return c["c_hi"]
+
+
+def a3_tests(items: pd.DataFrame, cutoffs: pd.DataFrame, *, now: pd.Timestamp,
+             th: Thresholds = Thresholds()) -> list[SignalTest]:
+    """A3 for every (source, benchmark, model) with dated items and a resolved cutoff interval."""
+    cut = cutoffs.set_index("model")
+    tests = []
+    for (source, bench), (matrix, dates, snaps) in _a3_frame(items, now).items():
+        for model in matrix.columns:
+            if model not in cut.index or pd.isna(cut.at[model, "c_hi"]) or pd.isna(cut.at[model, "c_lo"]):
+                continue
+            res, why = a3_one(matrix, dates, model, cut.at[model, "c_lo"], cut.at[model, "c_hi"],
+                              reference_cutoffs(cutoffs), th=th)
+            if res is None:
+                log.debug("[contamination] A3 %s/%s %s not tested: %s", source or "-", bench, model, why)
+                continue
+            tests.append(signal_test("A3", model, bench, source, res, snapshot_ids=snaps))
+    return tests
+
+
+def _a3_placebo_frame(matrix: pd.DataFrame, dates: pd.Series, clean: list[str], fakes: np.ndarray,
+                      th: Thresholds) -> dict[str, np.ndarray]:
+    """A3 with fake cutoffs `fakes` (T,) on every clean model at once, vectorized over trials.
+
+    Each clean model is tested with the other clean models as references; its null scale comes
+    from each reference tested against the rest (never the tested model), as in `a3_one`.
+    Returns arrays (T, M): effect, se (calibrated), p_value.
+    """
+    g = guard(th.guard_days)
+    ok = matrix[clean].notna().all(axis=1) & dates.notna()
+    y = matrix.loc[ok, clean].to_numpy(float)
+    d = dates[ok].to_numpy()
+    clusters = np.arange(len(d)) if th.a3_null == "item_normal" else d
+    m = len(clean)
+    targets, masks, owner = [], [], []
+    for j in range(m):                   # problem (j, j): j tested; (j, r): placebo r without j
+        for r in range(m):
+            mask = np.ones(m, dtype=bool)
+            mask[[j, r]] = False
+            targets.append(r)
+            masks.append(mask)
+            owner.append(j)
+    targets, masks = np.array(targets), np.array(masks)
+    t_all = len(fakes)
+    out = {k: np.full((t_all, m), np.nan) for k in ("effect", "se", "p_value")}
+    chunk = max(1, int(4e6 // max(1, len(d) * len(targets))))
+    for lo in range(0, t_all, chunk):
+        f = fakes[lo:lo + chunk]
+        pre = d[:, None] <= (f - g)[None, :]
+        post = d[:, None] > (f + g)[None, :]
+        good = (pre.sum(axis=0) >= th.a3_min_items) & (post.sum(axis=0) >= th.a3_min_items)
+        if not good.any():
+            continue
+        core = a3_core(y, pre[:, good], post[:, good], clusters, targets, masks)
+        z = core["z"].reshape(-1, m, m)                 # (T, j, r)
+        eye = np.eye(m, dtype=bool)
+        z_main = z[:, eye]                               # (T, m)
+        z_plac = z[:, ~eye].reshape(-1, m, m - 1)
+        se_main = core["se"].reshape(-1, m, m)[:, eye]
+        p, _, _, se = _a3_p(z_main, z_plac, se_main, th)
+        rows = np.arange(lo, lo + len(f))[good]
+        out["effect"][rows] = core["effect"].reshape(-1, m, m)[:, eye]
+        out["se"][rows] = se
+        out["p_value"][rows] = p
+    return out
+
+
+def a3_placebo(items: pd.DataFrame, cutoffs: pd.DataFrame, *, rng: np.random.Generator, now: pd.Timestamp,
+               trials: int, th: Thresholds = Thresholds()) -> pd.DataFrame:
+    """Placebo A3 tests on real item data: models whose trusted cutoff (+ g) precedes every item
+    are clean; each trial draws one fake cutoff per benchmark (uniform over the dates that leave
+    `a3_min_items` on both sides) and tests every clean model against the others."""
+    g = guard(th.guard_days)
+    ref_cut = reference_cutoffs(cutoffs)
+    frames = []
+    for (source, bench), (matrix, dates, _) in _a3_frame(items, now).items():
+        first = dates.min()
+        clean = [mdl for mdl in matrix.columns if mdl in ref_cut.index and pd.notna(ref_cut[mdl])
+                 and ref_cut[mdl] + g < first and matrix[mdl].notna().mean() >= A3_MIN_REF_COVERAGE]
+        d = np.sort(dates.dropna().to_numpy())
+        k = th.a3_min_items
+        if len(clean) < th.a3_min_ref_models + 1 or len(d) < 2 * k:
+            continue
+        lo = pd.Timestamp(d[k - 1]) + g
+        hi = pd.Timestamp(d[-k]) - g - pd.Timedelta(days=1)
+        if lo > hi:
+            continue
+        fakes = (lo + pd.to_timedelta(rng.integers(0, (hi - lo).days + 1, size=trials), unit="D")).to_numpy()
+        res = _a3_placebo_frame(matrix, dates, clean, fakes, th)
+        frames.append(pd.DataFrame({
+            "trial": np.repeat(np.arange(trials), len(clean)), "signal": "A3", "source": source, "benchmark": bench,
+            "model": np.tile(clean, trials), "effect": res["effect"].ravel(), "se": res["se"].ravel(),
+            "p_value": res["p_value"].ravel(), "gate": True}))
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=PLACEBO_COLUMNS)
+    return out[out["p_value"].notna()] if len(out) else out
+
+
+def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
+    if not inputs.has_items:
+        return []
+    return a3_tests(inputs.items, inputs.cutoffs, now=inputs.now, th=th)
+
+
+def _placebo(inputs: SignalInputs, th: Thresholds, trials: int) -> pd.DataFrame:
+    if not inputs.has_items:
+        return pd.DataFrame(columns=PLACEBO_COLUMNS)
+    return a3_placebo(inputs.items, inputs.cutoffs, rng=inputs.rng, now=inputs.now, trials=trials, th=th)
+
+
+SIGNAL = Signal(name="A3", tests=_tests, placebo=_placebo,
+                floors=("a3_min_items", "a3_min_ref_models", "guard_days"))

@@ -1,0 +1,120 @@
+"""The A1/A2 link f_b: reference-model data of one fit, the leave-one-out prediction scale, and the
+reference pools and placebo draws A1 and A2 share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analysis.contamination.base import _RefTable, prepare, Prepared, Thresholds
+from analysis.contamination.numerics import _link_predict, _logit, _sigmoid
+
+
+@dataclass
+
+
+class _LinkData:
+    """The data of one A1/A2 fit: reference models' (x, y) and the benchmark set used."""
+
+    refs: list[str]
+    ref_benchmarks: list[str]
+    s_ref: np.ndarray          # (R, 1 + J): score on b, then on each reference benchmark
+    n_ref: np.ndarray
+    anchor: tuple[float, float] | None
+    isotonic: bool
+    snapshot_ids: tuple
+    floor: float | None = None  # logit of b's chance level: predictions never go below it
+
+
+def _link_data(b: str, source_rows: pd.DataFrame, table: _RefTable, bench: pd.DataFrame,
+               ref_benchmarks: list[str], exclude: set[str], th: Thresholds) -> tuple[_LinkData | None, str]:
+    """Reference models for b from one source: score on b (that source) and on all of R'."""
+    if not ref_benchmarks:
+        return None, "tested model has no score on any reference benchmark"
+    have = table.score.reindex(columns=ref_benchmarks).notna().all(axis=1)
+    candidates = source_rows[~source_rows["model"].isin(exclude)]
+    refs = [m for m in candidates["model"] if m in have.index and have[m]]
+    if len(refs) < th.a1_min_ref_models:
+        return None, f"|M_ref| = {len(refs)} < {th.a1_min_ref_models}"
+    rows = candidates.set_index("model").loc[refs]
+    s_ref = np.column_stack([rows["score"].to_numpy(float),
+                             table.score.loc[refs, ref_benchmarks].to_numpy(float)])
+    n_ref = np.column_stack([rows["n"].to_numpy(float), table.n.loc[refs, ref_benchmarks].to_numpy(float)])
+    chance_b = bench["chance"].get(b, np.nan)
+    chance_r = bench["chance"].reindex(ref_benchmarks).to_numpy(float)
+    anchor, floor = None, None
+    big = 1e6   # chance is exact, not a sample
+    if th.chance_link == "anchor":
+        if np.isfinite(chance_b) and chance_b > 0 and np.all(np.isfinite(chance_r)) and np.all(chance_r > 0):
+            anchor = (float(np.mean(_logit(chance_r, big))), float(_logit(np.array(chance_b), big)))
+    elif np.isfinite(chance_b) and chance_b > 0:
+        floor = float(_logit(np.array(chance_b), big))
+    snaps = set(rows["snapshot_id"].dropna().astype(int)) if "snapshot_id" in rows else set()
+    snaps |= {int(v) for v in table.snapshots.loc[refs, ref_benchmarks].stack().dropna()}
+    return _LinkData(refs, list(ref_benchmarks), s_ref, n_ref, anchor,
+                     len(refs) >= th.a1_isotonic_min_ref, tuple(sorted(snaps)), floor), ""
+
+
+def _xy(s: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x = mean logit over reference benchmarks (columns 1..), y = logit on b (column 0)."""
+    lg = _logit(s, n)
+    return lg[..., 1:].mean(axis=-1), lg[..., 0]
+
+
+def _with_anchor(x: np.ndarray, y: np.ndarray, anchor: tuple[float, float] | None) -> tuple[np.ndarray, np.ndarray]:
+    if anchor is None:
+        return x, y
+    shape = x.shape[:-1] + (1,)
+    return (np.concatenate([x, np.full(shape, anchor[0])], axis=-1),
+            np.concatenate([y, np.full(shape, anchor[1])], axis=-1))
+
+
+def _resample_refs(rng: np.random.Generator, r: int, b: int, min_unique: int) -> np.ndarray:
+    """(b, r) indices drawn with replacement, each row with >= min_unique distinct models."""
+    idx = rng.integers(0, r, size=(b, r))
+    need = min(min_unique, r)
+    for _ in range(1000):
+        srt = np.sort(idx, axis=1)
+        uniq = 1 + (np.diff(srt, axis=1) != 0).sum(axis=1)
+        bad = uniq < need
+        if not bad.any():
+            return idx
+        idx[bad] = rng.integers(0, r, size=(int(bad.sum()), r))
+    raise RuntimeError("could not draw reference resamples with enough distinct models")
+
+
+def _loo_residuals(x: np.ndarray, y: np.ndarray, link: _LinkData) -> np.ndarray:
+    """Proportion residual s_r - σ(f_{-r}(x_r)) of each reference model r against the link fitted
+    on the other references (plus the chance anchor): the A1 null population of residuals."""
+    r = len(x)
+    if r < 3:
+        return np.array([])
+    keep = ~np.eye(r, dtype=bool)
+    xs, ys = x[None, :].repeat(r, 0)[keep].reshape(r, r - 1), y[None, :].repeat(r, 0)[keep].reshape(r, r - 1)
+    xs, ys = _with_anchor(xs, ys, link.anchor)
+    pred = _sigmoid(_link_predict(xs, ys, x[:, None], isotonic=link.isotonic, floor=link.floor))[:, 0]
+    return link.s_ref[:, 0] - pred
+
+
+def _x_of(table: _RefTable, model: str, refs: list[str]) -> float:
+    return float(_logit(table.score.loc[model, refs].to_numpy(float), table.n.loc[model, refs].to_numpy(float)).mean())
+
+
+def _reference_pool(scores: pd.DataFrame, benchmarks: pd.DataFrame, th: Thresholds, *,
+                    prepared: Prepared | None = None) -> list[tuple[str, str, list[str]]]:
+    """(source, benchmark, models) for every benchmark A1 can test: models with b's score (that
+    source) and scores on all of b's reference benchmarks they are tested on (A1's own rule)."""
+    p = prepared or prepare(scores, benchmarks)
+    s, table = p.scores, p.table
+    pools = []
+    for (source, b), rows in s.groupby(["source", "benchmark"], sort=True):
+        refs_b = p.reference_benchmarks(b)
+        if not refs_b:
+            continue
+        have = table.score.reindex(index=rows["model"], columns=refs_b).notna().all(axis=1)
+        models = [m for m in rows["model"] if have.get(m, False)]
+        if len(models) >= th.a1_min_ref_models + 2:
+            pools.append((source, b, models))
+    return pools

@@ -1,0 +1,186 @@
+"""Shared numerics of the signals: logit/sigmoid, isotonic and linear links, BH, CIs, JSON-safe values."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any, Iterable
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+_Z95 = stats.norm.ppf(0.975)
+
+
+def jsonable(value: Any) -> Any:
+    """Evidence values as plain JSON types (numpy scalars, dates, NaN -> null)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, np.ndarray, pd.Index)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    if value is None or value is pd.NaT:
+        return None
+    if isinstance(value, (pd.Timestamp, datetime, date)):
+        return value.date().isoformat() if isinstance(value, datetime) else value.isoformat()
+    return value
+
+
+def _logit(p: np.ndarray, n: np.ndarray | float) -> np.ndarray:
+    """logit with the continuity clip p in [0.5/n, 1 - 0.5/n], so 0 % and 100 % stay finite."""
+    eps = 0.5 / np.asarray(n, dtype=float)
+    q = np.clip(p, eps, 1 - eps)
+    return np.log(q) - np.log1p(-q)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def pava(y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
+    """Pool-adjacent-violators: the non-decreasing fit to y (already ordered by x), weighted."""
+    y = np.asarray(y, dtype=float)
+    w = np.ones_like(y) if w is None else np.asarray(w, dtype=float)
+    vals: list[float] = []
+    wts: list[float] = []
+    cnts: list[int] = []
+    for yi, wi in zip(y, w):
+        vals.append(yi)
+        wts.append(wi)
+        cnts.append(1)
+        while len(vals) > 1 and vals[-2] > vals[-1]:
+            wsum = wts[-2] + wts[-1]
+            merged = (vals[-2] * wts[-2] + vals[-1] * wts[-1]) / wsum
+            cnt = cnts[-2] + cnts[-1]
+            del vals[-1], wts[-1], cnts[-1]
+            vals[-1], wts[-1], cnts[-1] = merged, wsum, cnt
+    return np.repeat(vals, cnts)
+
+
+def _linear_coef(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise least squares y = a + b x with b clipped at 0 (a monotone non-decreasing link)."""
+    xm = x.mean(axis=-1, keepdims=True)
+    ym = y.mean(axis=-1, keepdims=True)
+    sxx = ((x - xm) ** 2).sum(axis=-1)
+    sxy = ((x - xm) * (y - ym)).sum(axis=-1)
+    slope = np.where(sxx > 0, sxy / np.where(sxx > 0, sxx, 1.0), 0.0)
+    slope = np.maximum(slope, 0.0)
+    return ym[..., 0] - slope * xm[..., 0], slope
+
+
+def _isotonic_predict(x: np.ndarray, y: np.ndarray, x_new: np.ndarray) -> np.ndarray:
+    """Isotonic fit of y on x, linearly interpolated; beyond the data, the logit-linear slope.
+
+    Flat extrapolation would call every model better than all references "above prediction";
+    continuing with the (non-negative) least-squares slope keeps the frontier honest.
+    """
+    order = np.argsort(x, kind="stable")
+    xs, ys = x[order], y[order]
+    xu, inv, counts = np.unique(xs, return_inverse=True, return_counts=True)
+    yu = np.bincount(inv, weights=ys) / counts
+    fit = pava(yu, counts)
+    _, slope = _linear_coef(x, y)
+    x_new = np.asarray(x_new, dtype=float)
+    out = np.interp(x_new, xu, fit)
+    out = np.where(x_new < xu[0], fit[0] + slope * (x_new - xu[0]), out)
+    return np.where(x_new > xu[-1], fit[-1] + slope * (x_new - xu[-1]), out)
+
+
+def isotonic_fit_batch(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Isotonic (non-decreasing) least-squares fits of B rows at once, without a Python loop.
+
+    x, y: (B, n). Returns (xs, fit), each row sorted by x, fit the isotonic regression of y on
+    x with tied x pooled (the same fit as `pava` on the tie-group means weighted by counts).
+    Uses the min-max formula of isotonic regression, fit_i = max_{j <= i} min_{k >= i}
+    mean(y_j..y_k), with j restricted to the first and k to the last index of a tie group:
+    O(n^2) numbers per row, vectorized over the batch (n is a few dozen reference models).
+    """
+    x, y = np.atleast_2d(np.asarray(x, dtype=float)), np.atleast_2d(np.asarray(y, dtype=float))
+    b, n = x.shape
+    order = np.argsort(x, axis=1, kind="stable")
+    xs, ys = np.take_along_axis(x, order, axis=1), np.take_along_axis(y, order, axis=1)
+    starts = np.ones((b, n), dtype=bool)
+    starts[:, 1:] = xs[:, 1:] != xs[:, :-1]
+    ends = np.ones((b, n), dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    cum = np.concatenate([np.zeros((b, 1)), np.cumsum(ys, axis=1)], axis=1)
+    j, k = np.arange(n)[:, None], np.arange(n)[None, :]
+    upper = k >= j                                                     # (j, k): block j..k
+    means = (cum[:, None, 1:] - cum[:, :-1, None]) / np.where(upper, k + 1 - j, 1)
+    means = np.where(upper[None] & ends[:, None, :], means, np.inf)
+    tail_min = np.minimum.accumulate(means[:, :, ::-1], axis=2)[:, :, ::-1]   # min over k >= i
+    tail_min = np.where(upper[None] & starts[:, :, None], tail_min, -np.inf)
+    return xs, tail_min.max(axis=1)
+
+
+def _isotonic_predict_batch(x: np.ndarray, y: np.ndarray, x_new: np.ndarray) -> np.ndarray:
+    """`_isotonic_predict` for B rows at once: x, y (B, n), x_new (B, K) -> (B, K)."""
+    xs, fit = isotonic_fit_batch(x, y)
+    _, slope = _linear_coef(x, y)
+    q = np.broadcast_to(np.asarray(x_new, dtype=float), (xs.shape[0], np.shape(x_new)[-1]))
+    n = xs.shape[1]
+    pos = (xs[:, None, :] <= q[:, :, None]).sum(axis=-1)              # (B, K): points <= q
+    left, right = np.clip(pos - 1, 0, n - 1), np.clip(pos, 0, n - 1)
+    xl, xr = np.take_along_axis(xs, left, axis=1), np.take_along_axis(xs, right, axis=1)
+    fl, fr = np.take_along_axis(fit, left, axis=1), np.take_along_axis(fit, right, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.where(xr > xl, (q - xl) / np.where(xr > xl, xr - xl, 1.0), 0.0)
+    out = fl + t * (fr - fl)
+    out = np.where(q < xs[:, :1], fit[:, :1] + slope[:, None] * (q - xs[:, :1]), out)
+    out = np.where(q > xs[:, -1:], fit[:, -1:] + slope[:, None] * (q - xs[:, -1:]), out)
+    return np.where(np.isnan(q), np.nan, out)
+
+
+def _link_predict(x: np.ndarray, y: np.ndarray, x_new: np.ndarray, *, isotonic: bool,
+                  floor: float | None = None) -> np.ndarray:
+    """Monotone link f: x -> y fitted per row. x, y: (B, R) points of B fits; x_new: (B, K) -> (B, K).
+
+    `floor` (logit of b's chance level) bounds the prediction from below: a model is never
+    predicted below chance, but chance is not a point of the link (docs/statistics.md, A1).
+    """
+    x, y, x_new = np.atleast_2d(x), np.atleast_2d(y), np.atleast_2d(np.asarray(x_new, dtype=float))
+    if not isotonic:
+        a, b = _linear_coef(x, y)
+        out = a[:, None] + b[:, None] * x_new
+    else:
+        out = _isotonic_predict_batch(x, y, x_new)
+    return out if floor is None else np.maximum(out, floor)
+
+
+def benjamini_hochberg(p_values: Iterable[float]) -> np.ndarray:
+    """BH-adjusted q-values (`scipy.stats.false_discovery_control`); NaN p stays NaN."""
+    p = np.asarray(list(p_values), dtype=float)
+    q = np.full_like(p, np.nan)
+    ok = np.isfinite(p)
+    if ok.any():
+        q[ok] = stats.false_discovery_control(np.clip(p[ok], 0.0, 1.0), method="bh")
+    return q
+
+
+def _share_ci(hits: np.ndarray, n: np.ndarray, z: float = _Z95) -> tuple[float, float, float]:
+    """Share Σhits/Σn with a CI that treats trials as clusters (tests of one trial share data):
+    the larger of the cluster-robust ratio variance and the binomial one."""
+    tot = n.sum()
+    if tot == 0:
+        return float("nan"), float("nan"), float("nan")
+    p = hits.sum() / tot
+    t = len(n)
+    v_cl = ((hits - p * n) ** 2).sum() / tot ** 2 * (t / (t - 1)) if t > 1 else 0.0
+    v_bin = p * (1 - p) / tot
+    half = z * np.sqrt(max(v_cl, v_bin))
+    return float(p), float(max(0.0, p - half)), float(min(1.0, p + half))
+
+
+def _wilson(k: int, n: int, z: float = _Z95) -> tuple[float, float, float]:
+    if n == 0:
+        return float("nan"), float("nan"), float("nan")
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return float(p), float(max(0.0, mid - half)), float(min(1.0, mid + half))

@@ -1,0 +1,126 @@
+"""Running the registered signals (`run_signals`) and calibrating them on placebos (`calibrate`,
+`summarize_placebo`). Both iterate `analysis.contamination.SIGNALS`."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from analysis.constants import CALIBRATION_TRIALS
+from analysis.contamination.base import log, PLACEBO_COLUMNS, Signal, SignalInputs, SignalTest, Thresholds
+from analysis.contamination.families import finalize
+from analysis.contamination.numerics import _share_ci, _wilson, benjamini_hochberg
+from analysis.cutoffs import benchmark_slices
+
+
+def registered() -> tuple[Signal, ...]:
+    """The registered signals, read at call time (a test may extend the tuple)."""
+    from analysis import contamination   # the package imports this module
+    return contamination.SIGNALS
+
+
+def _slices_or_none(benchmarks: pd.DataFrame | None, cutoffs: pd.DataFrame, th: Thresholds) -> pd.DataFrame | None:
+    if benchmarks is None or "material_date" not in benchmarks.columns or cutoffs.empty:
+        return None
+    return benchmark_slices(benchmarks, cutoffs, guard_days=th.guard_days)
+
+
+def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs: pd.DataFrame,
+                benchmarks: pd.DataFrame | None, previous_flags: pd.DataFrame | None, *,
+                rng: np.random.Generator, now: pd.Timestamp, history: pd.DataFrame | None = None,
+                predecessors: pd.DataFrame | None = None, th: Thresholds = Thresholds()) -> pd.DataFrame:
+    """Every registered signal (`analysis.contamination.SIGNALS`) the data allow, one BH family per
+    signal, flags and statuses.
+
+    scores: latest scores (source, benchmark, model, score, n_items, stderr, metric, snapshot_id);
+    items: dated item results (source, benchmark, model, item_id, item_date, score, snapshot_id);
+    cutoffs: `analysis.cutoffs.resolve_model_dates` output; benchmarks: benchmark,
+    reference_benchmarks, n_items, chance, material_date[, material_start]; previous_flags: the
+    previous run's output (model, benchmark, signal, source, status, evidence); history: all
+    snapshots' scores (+ observed_at, setting) for A2 re-score jumps; predecessors: (model,
+    predecessor) for A2 family jumps.
+
+    Returns one row per test: model, benchmark, source, signal, detail, effect, se, ci_low, ci_high,
+    p_value, q_value, flagged, status, evidence (JSON-serializable dict).
+    """
+    inputs = SignalInputs(scores=scores, items=items, cutoffs=cutoffs, benchmarks=benchmarks, now=now, rng=rng,
+                          history=history, predecessors=predecessors,
+                          slices=_slices_or_none(benchmarks, cutoffs, th))
+    signals = registered()
+    tests: list[SignalTest] = []
+    for signal in signals:
+        tests += signal.tests(inputs, th)
+    out = finalize(tests, previous_flags, th, families={s.name: s.family for s in signals})
+    counts = out.groupby("signal")["flagged"].agg(["size", "sum"]) if not out.empty else None
+    log.info("[contamination] %d test(s); flagged per signal: %s", len(out),
+             {} if counts is None else {s: f"{int(r['sum'])}/{int(r['size'])}" for s, r in counts.iterrows()})
+    return out
+
+
+def summarize_placebo(placebo: pd.DataFrame, trials: int, th: Thresholds = Thresholds(),
+                      signals: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per signal: share of placebo p below 0.01 and 0.05 (CI), the family-wise false-flag
+    rate per trial after BH alone (q <= fdr_q within the signal's family) and after the full
+    flag rule, each with a 95 % CI. `ok` is False when a share or the BH-only rate exceeds its
+    nominal level (0.01, 0.05, fdr_q) beyond its CI (the CI's lower bound is above it).
+    One row per signal (default: the registered ones), ordered by name."""
+    rows = []
+    for signal in sorted(signals if signals is not None else [s.name for s in registered()]):
+        sub = placebo[placebo["signal"] == signal] if len(placebo) else placebo
+        row: dict[str, Any] = {"signal": signal, "trials": trials, "tests": len(sub)}
+        if len(sub) == 0:
+            rows.append({**row, "ok": None})
+            continue
+        per_trial = sub.groupby("trial")
+        n = per_trial.size().to_numpy(float)
+        for level, name in ((0.01, "p01"), (0.05, "p05")):
+            hits = per_trial["p_value"].apply(lambda p: float((p < level).sum())).to_numpy(float)
+            row[name], row[f"{name}_lo"], row[f"{name}_hi"] = _share_ci(hits, n)
+        any_bh, any_rule = 0, 0
+        for _, t in per_trial:
+            q = benjamini_hochberg(t["p_value"])
+            bh = np.isfinite(q) & (q <= th.fdr_q)
+            rule = bh & (t["effect"].to_numpy() >= th.min_effect) & \
+                (t["effect"].to_numpy() >= th.min_effect_se * t["se"].to_numpy()) & t["gate"].to_numpy(bool)
+            any_bh += int(bh.any())
+            any_rule += int(rule.any())
+        k = per_trial.ngroups
+        row["trials_tested"] = k
+        row["fw_bh"], row["fw_bh_lo"], row["fw_bh_hi"] = _wilson(any_bh, k)
+        row["fw_rule"], row["fw_rule_lo"], row["fw_rule_hi"] = _wilson(any_rule, k)
+        row["ok"] = bool(row["p01_lo"] <= 0.01 and row["p05_lo"] <= 0.05 and row["fw_bh_lo"] <= th.fdr_q)
+        rows.append(row)
+    cols = ["signal", "trials", "trials_tested", "tests", "p01", "p01_lo", "p01_hi", "p05", "p05_lo", "p05_hi",
+            "fw_bh", "fw_bh_lo", "fw_bh_hi", "fw_rule", "fw_rule_lo", "fw_rule_hi", "ok"]
+    return pd.DataFrame(rows).reindex(columns=cols)
+
+
+def calibrate(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs: pd.DataFrame,
+              benchmarks: pd.DataFrame | None, *, rng: np.random.Generator, now: pd.Timestamp,
+              trials: int = CALIBRATION_TRIALS, th: Thresholds = Thresholds(),
+              bootstrap_b: int | None = None) -> pd.DataFrame:
+    """Placebo calibration of every registered signal (`Signal.placebo`, `summarize_placebo`).
+
+    Every placebo test is a false positive by construction; the summary says whether the
+    p-values are as uniform as they claim (share below 0.01 and 0.05) and how often a trial's
+    family would raise at least one flag. Placebos run in the order of SIGNALS (they share
+    `rng`); a placebo function shared by several signals (A1 and A2) runs once.
+    """
+    th_run = Thresholds(**{**asdict(th), "bootstrap_b": bootstrap_b or th.bootstrap_b})
+    inputs = SignalInputs(scores=scores, items=items, cutoffs=cutoffs, benchmarks=benchmarks, now=now, rng=rng)
+    signals = registered()
+    frames, done = [], []
+    for signal in signals:
+        if signal.placebo is None or any(signal.placebo is f for f in done):
+            continue
+        done.append(signal.placebo)
+        frames.append(signal.placebo(inputs, th_run, trials))
+    frames = [f for f in frames if len(f)]
+    placebo = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=PLACEBO_COLUMNS)
+    out = summarize_placebo(placebo, trials, th, signals=[s.name for s in signals])
+    log.info("[contamination] placebo calibration over %d trial(s): %s", trials,
+             out[["signal", "tests", "p05", "fw_bh", "ok"]].to_dict("records"))
+    return out
