@@ -32,14 +32,13 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:                 # `python docs/figures.py` from a clone
     sys.path.insert(0, str(REPO))
 
-import numpy as np   # noqa: E402
 import pandas as pd  # noqa: E402
 
 DOC = REPO / "docs" / "statistics.md"
@@ -165,7 +164,8 @@ def block_scales(db: Path) -> str:
         return "OTIS Mock AIME: no index in this history"
     published = float(row["s_index"].iloc[0])
     binomial = saturation_index(list(row["top_scores"].iloc[0]), OTIS_ITEMS).s_index
-    return f"S = {published:.2f} from Epoch's published SEs and {binomial:.2f} with the paper's binomial at n = {OTIS_ITEMS}"
+    return (f"S = {published:.2f} from Epoch's published SEs and {binomial:.2f} with the paper's binomial "
+            f"at n = {OTIS_ITEMS}")
 
 
 def block_trends(db: Path) -> str:
@@ -215,12 +215,14 @@ def block_placeholders(db: Path) -> str:
 def block_suspects(db: Path) -> str:
     sus = q(db, "SELECT model, benchmark, signal, effect, ci_low, ci_high, p_value, q_value, status, evidence "
                 "FROM suspects ORDER BY signal, q_value, model")
-    per = sus.groupby("signal").agg(tests=("model", "size"), flagged=("status", lambda s: int((s != "not_flagged").sum())))
+    per = sus.groupby("signal").agg(tests=("model", "size"),
+                                    flagged=("status", lambda s: int((s != "not_flagged").sum())))
     rows = []
     for r in sus[sus["status"] != "not_flagged"].itertuples():
         ev = json.loads(r.evidence) if isinstance(r.evidence, str) else (r.evidence or {})
         refs = ev.get("reference_models") or []
-        rows.append([r.model, r.benchmark, r.signal, f"{100 * r.effect:+.1f} pp [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}]",
+        effect = f"{100 * r.effect:+.1f} pp [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}]"
+        rows.append([r.model, r.benchmark, r.signal, effect,
                      f"{r.p_value:.2g}", f"{r.q_value:.2g}", len(refs), r.status])
     head = "Tests per signal family: " + ", ".join(f"{s} {int(x.tests)} ({int(x.flagged)} flagged)"
                                                   for s, x in per.iterrows())
@@ -236,9 +238,11 @@ def block_a3(db: Path) -> str:
     ev = [json.loads(e) if isinstance(e, str) else e for e in sus["evidence"]]
     refs = sorted({m for e in ev for m in (e.get("reference_models") or [])})
     flagged = sus.loc[sus["status"] != "not_flagged", "model"].tolist()
-    clean = [f"{m} (q = {qv:.2g})" for m, s, qv in zip(sus["model"], sus["status"], sus["q_value"]) if s == "not_flagged"]
+    clean = [f"{m} (q = {qv:.2g})" for m, s, qv in zip(sus["model"], sus["status"], sus["q_value"])
+             if s == "not_flagged"]
     ids = sorted({int(i) for e in ev for i in (e.get("snapshot_ids") or [])})
-    obs = q(db, f"SELECT max(observed_at) AS t FROM snapshots WHERE id IN ({', '.join(map(str, ids)) or 'NULL'})")["t"].iloc[0]
+    id_list = ", ".join(map(str, ids)) or "NULL"
+    obs = q(db, f"SELECT max(observed_at) AS t FROM snapshots WHERE id IN ({id_list})")["t"].iloc[0]
     shown, shown_model = next(((e, m) for e, m in zip(ev, sus["model"]) if m in flagged), (ev[0], sus["model"].iloc[0]))
     return (f"LiveCodeBench items of the snapshot of {pd.Timestamp(obs):%Y-%m-%d}: {len(sus)} model(s) tested; "
             f"for {shown_model} (cutoff {shown['c_hi']}), {shown['n_pre']} items before the pre window's end and "

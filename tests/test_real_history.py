@@ -117,7 +117,8 @@ def test_populations_are_never_mixed_and_each_top_k_names_distinct_entities(hist
 
 
 def test_only_a_proportion_with_a_known_n_is_comparable(history):
-    rows = q(history, "SELECT benchmark, uncertainty, scale, comparable FROM saturation_latest WHERE s_index IS NOT NULL")
+    rows = q(history, "SELECT benchmark, uncertainty, scale, comparable FROM saturation_latest "
+                      "WHERE s_index IS NOT NULL")
     for r in rows.itertuples():
         assert bool(r.comparable) == (r.scale == "paper_binomial"), r
         if r.uncertainty in ("assumed", "published_stderr"):
@@ -126,7 +127,8 @@ def test_only_a_proportion_with_a_known_n_is_comparable(history):
                        "WHERE s_index IS NOT NULL AND bin_hold_prob IS NOT NULL")
     names = [name for _, name in BINS]
     for r in probs.itertuples():
-        assert sum(r.bin_probs) == pytest.approx(1.0) and r.bin_hold_prob == pytest.approx(r.bin_probs[names.index(r.bin)])
+        assert sum(r.bin_probs) == pytest.approx(1.0)
+        assert r.bin_hold_prob == pytest.approx(r.bin_probs[names.index(r.bin)])
 
 
 def test_no_flag_without_its_evidence_and_q_within_its_family(history):
@@ -143,7 +145,8 @@ def test_no_flag_without_its_evidence_and_q_within_its_family(history):
     for r in sus[sus["status"] != "not_flagged"].itertuples():
         ev = json.loads(r.evidence) if isinstance(r.evidence, str) else r.evidence
         assert r.q_value <= FDR_Q and r.effect >= MIN_EFFECT and r.effect >= MIN_EFFECT_SE * r.se, r
-        assert ev["signal"] == r.signal and ev["q_value"] == pytest.approx(r.q_value) and ev["ci"][0] <= r.effect <= ev["ci"][1]
+        assert ev["signal"] == r.signal and ev["q_value"] == pytest.approx(r.q_value)
+        assert ev["ci"][0] <= r.effect <= ev["ci"][1]
         assert ev.get("label") == "suspect, not a verdict"
     # A3's clean references: trusted cutoffs only (never a placeholder date), never the tested model
     trust = dict(q(history, "SELECT model, cutoff_trust FROM resolved_cutoffs").itertuples(index=False))
@@ -156,7 +159,8 @@ def test_no_flag_without_its_evidence_and_q_within_its_family(history):
 
 def test_a2_compares_only_registry_successors_with_their_predecessors(history):
     a2 = q(history, "SELECT model, detail FROM suspects WHERE signal = 'A2' AND detail LIKE 'predecessor %'")
-    registry = set(q(history, "SELECT id, predecessor FROM models WHERE predecessor IS NOT NULL").itertuples(index=False))
+    registry = set(q(history, "SELECT id, predecessor FROM models WHERE predecessor IS NOT NULL")
+                   .itertuples(index=False))
     for r in a2.itertuples():
         assert (r.model, r.detail.removeprefix("predecessor ")) in registry, r
 
