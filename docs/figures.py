@@ -1,0 +1,334 @@
+"""Regenerate the figures docs/statistics.md quotes about the real snapshot history.
+
+    python docs/figures.py [--snapshots ../shared/snapshots] [--db FILE] [--check]
+
+Every number docs/statistics.md states about real leaderboards sits between markers
+`<!-- figures:NAME -->` … `<!-- /figures:NAME -->`; this script recomputes each block with the
+project's own code and rewrites it:
+
+1. backfill the dated leaderboard copies of --snapshots into a temporary database (the
+   project's backfill: `benchwatch backfill DIR` where that command exists, else
+   scripts/backfill_snapshots.py — both are called as a user would);
+2. `analyze` with "now" = the newest observation of the history (not the wall clock, so the
+   figures depend on the data alone);
+3. placebo calibration (`benchwatch calibrate`'s function) with the current thresholds and
+   with the former inference, and a few direct calls (plateau test, scale comparison);
+4. rewrite (or, with --check, compare) each block.
+
+--check exits 1 when a block differs from what the code produces now (the doc is stale),
+2 when the snapshots folder is missing or the doc lacks a block the script produces.
+Numbers are rounded for reading; Monte Carlo figures use fixed seeds, so a rerun of the same
+code on the same files reproduces them exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:                 # `python docs/figures.py` from a clone
+    sys.path.insert(0, str(REPO))
+
+import pandas as pd  # noqa: E402
+
+DOC = REPO / "docs" / "statistics.md"
+DEFAULT_SNAPSHOTS = REPO.parent / "shared" / "snapshots"
+BLOCK = re.compile(r"(<!-- figures:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /figures:(?P=name) -->)", re.S)
+
+CALIBRATION_TRIALS = 100     # placebo trials per calibrate run (as documented with the table)
+CALIBRATION_BOOTSTRAP = 200  # A1 bootstrap replicates per placebo test
+CALIBRATION_SEED = 0
+OTIS_ITEMS = 45              # OTIS Mock AIME 2024-2025: 45 problems (Epoch's description; not in its data file)
+
+
+# --- running the pipeline -------------------------------------------------------------------
+
+def backfill(root: Path, db: Path) -> None:
+    """Ingest every dated copy under `root` into `db` through the project's backfill command."""
+    from cli.commands import COMMANDS
+    if "backfill" in COMMANDS:
+        cmd = [sys.executable, "-m", "cli", "backfill", str(root), "--db", str(db)]
+    else:
+        cmd = [sys.executable, str(REPO / "scripts" / "backfill_snapshots.py"), str(root), "--db", str(db)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"figures: backfill failed ({' '.join(cmd[1:3])}):\n{done.stderr[-2000:]}")
+
+
+def q(db: Path, sql: str) -> pd.DataFrame:
+    from storage.query import run_query
+    return run_query(sql, db, threads=1)
+
+
+def history_now(db: Path) -> datetime:
+    """The newest observation of the history: the analysis' "now"."""
+    t = pd.Timestamp(q(db, "SELECT max(observed_at) AS t FROM snapshots")["t"].iloc[0])
+    t = t.tz_localize("UTC") if t.tzinfo is None else t.tz_convert("UTC")
+    return t.to_pydatetime()
+
+
+def calibration(db: Path, now: datetime) -> dict[str, pd.DataFrame]:
+    """Placebo tables: the current thresholds and the former inference (anchored link, items independent)."""
+    from analysis.contamination import Thresholds
+    from jobs.contamination import run_calibration
+    from storage.db import connect
+    out = {}
+    for label, th in (("current", Thresholds()),
+                      ("former", replace(Thresholds(), chance_link="anchor", a3_null="item_normal"))):
+        with connect(db, read_only=True) as con:
+            out[label] = run_calibration(con, now=now, trials=CALIBRATION_TRIALS, seed=CALIBRATION_SEED,
+                                         bootstrap_b=CALIBRATION_BOOTSTRAP, th=th)
+    return out
+
+
+# --- formatting -----------------------------------------------------------------------------
+
+def pct(v: float) -> str:
+    return "n/a" if v is None or pd.isna(v) else f"{100 * v:.1f} %"
+
+
+def pct_ci(row: pd.Series, name: str) -> str:
+    if pd.isna(row.get(name)):
+        return "n/a"
+    lo, hi = row.get(f"{name}_lo"), row.get(f"{name}_hi")
+    if pd.isna(lo) or (lo == row[name] == hi):
+        return pct(row[name])
+    return f"{100 * row[name]:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def f3(v) -> str:
+    return "—" if v is None or pd.isna(v) else f"{float(v):.3f}"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+# --- the blocks -----------------------------------------------------------------------------
+
+def block_history(db: Path, now: datetime) -> str:
+    snaps = q(db, "SELECT source, count(*) AS n, min(observed_at) AS first, max(observed_at) AS last "
+                  "FROM snapshots GROUP BY source ORDER BY source")
+    per = ", ".join(f"{r.source} {r.n}" for r in snaps.itertuples())
+    return (f"{int(snaps['n'].sum())} dated files of {len(snaps)} sources ({per}), observed "
+            f"{pd.Timestamp(snaps['first'].min()):%Y-%m-%d} to {pd.Timestamp(snaps['last'].max()):%Y-%m-%d}; "
+            f"analyzed with now = {now:%Y-%m-%d} (the newest observation)")
+
+
+def _levels(db: Path) -> pd.DataFrame:
+    return q(db, "SELECT benchmark, scope, population, n_items, n_models, s_index, bin, bin_hold_prob, scale, "
+                 "comparable, stagnation, top_models FROM saturation_latest WHERE s_index IS NOT NULL "
+                 "ORDER BY scope, comparable DESC, s_index DESC, benchmark, population")
+
+
+def block_saturation(db: Path) -> str:
+    lv = _levels(db)
+    rows = []
+    for r in lv.itertuples():
+        rows.append([r.benchmark, r.scope, r.population, "" if pd.isna(r.n_items) else int(r.n_items), r.n_models,
+                     f3(r.s_index), r.bin + (" (stagnation)" if r.stagnation is True else ""), f3(r.bin_hold_prob),
+                     r.scale + ("" if r.comparable else ", not comparable"), ", ".join(list(r.top_models))])
+    missing = q(db, "SELECT count(*) AS n FROM saturation_latest WHERE s_index IS NULL")["n"].iloc[0]
+    return (table(["benchmark", "scope", "population", "n", "models", "S", "bin", "P(bin holds)", "scale",
+                   "top models (rank order)"], rows)
+            + f"\n\n{len(lv)} rows with an index; {int(missing)} benchmark/scope/population rows without one "
+              "(the reason is stored).")
+
+
+def block_bin_hold(db: Path) -> str:
+    lv = _levels(db)
+    sat = lv[(lv["scope"] == "all") & lv["comparable"].astype(bool) & lv["bin"].isin(["high", "very high"])]
+    parts = [f"{r.benchmark}{'' if r.population == 'models' else f' ({r.population})'} {r.bin} {f3(r.bin_hold_prob)}"
+             for r in sat.sort_values("bin_hold_prob", ascending=False).itertuples()]
+    return "; ".join(parts)
+
+
+def block_scales(db: Path) -> str:
+    from analysis.saturation import saturation_index
+    row = q(db, "SELECT s_index, top_scores FROM saturation_latest WHERE benchmark = 'otis_mock_aime_2024_2025' "
+                "AND scope = 'all' AND population = 'models'")
+    if not len(row) or pd.isna(row["s_index"].iloc[0]):
+        return "OTIS Mock AIME: no index in this history"
+    published = float(row["s_index"].iloc[0])
+    binomial = saturation_index(list(row["top_scores"].iloc[0]), OTIS_ITEMS).s_index
+    return (f"S = {published:.2f} from Epoch's published SEs and {binomial:.2f} with the paper's binomial "
+            f"at n = {OTIS_ITEMS}")
+
+
+def block_trends(db: Path) -> str:
+    tr = q(db, "SELECT trend_status, slope_ci_low, slope_ci_high, stale_days, forecast_status FROM trends")
+    counts = tr["trend_status"].value_counts()
+    zero = int(((tr["slope_ci_low"] == 0) & (tr["slope_ci_high"] == 0)).sum())
+    fc = tr["forecast_status"].value_counts()
+    return (f"{len(tr)} benchmark trends: " + ", ".join(f"{k} {counts[k]}" for k in sorted(counts.index))
+            + f"; slope CIs of exactly [0, 0]: {zero}; median staleness {int(tr['stale_days'].median())} days; "
+            + "forecasts: " + ", ".join(f"{k} {fc[k]}" for k in sorted(fc.index)))
+
+
+def block_plateau(db: Path) -> str:
+    """The plateau F-test on every benchmark whose logistic fit left L below the threshold."""
+    from analysis.constants import FORECAST_PROGRESS
+    from analysis.trends import fit_logistic, plateau_test
+    tr = q(db, "SELECT t.benchmark, t.population, t.n_records, t.logistic_L, t.forecast_status, t.plateau_p, "
+               "b.chance, b.ceiling FROM trends t JOIN benchmarks b ON b.id = t.benchmark "
+               "WHERE t.logistic_L IS NOT NULL AND t.forecast_status <> 'reached' ORDER BY t.benchmark")
+    fr = q(db, "SELECT benchmark, as_of, frontier FROM frontier WHERE is_record ORDER BY benchmark, as_of")
+    rows = []
+    for r in tr.itertuples():
+        floor, ceiling = float(r.chance or 0.0), float(r.ceiling if pd.notna(r.ceiling) else 1.0)
+        target = floor + FORECAST_PROGRESS * (ceiling - floor)
+        if not r.logistic_L < target:
+            continue
+        rec = fr[fr["benchmark"] == r.benchmark]
+        t = ((pd.to_datetime(rec["as_of"]) - pd.to_datetime(rec["as_of"]).iloc[0]).dt.total_seconds()
+             .to_numpy() / 86_400 / 365.25)
+        y = rec["frontier"].to_numpy(dtype="float64")
+        p, df2 = plateau_test(t, y, fit_logistic(t, y, floor=floor, ceiling=ceiling), target, floor=floor)
+        rows.append([r.benchmark, len(rec), f"{r.logistic_L:.3f}", f"{target:.2f}",
+                     "—" if p is None else f"{p:.2g}", df2, r.forecast_status])
+    return table(["benchmark", "records", "fitted L", "threshold y", "F-test p (L = y)", "residual df", "forecast"],
+                 rows)
+
+
+def block_placeholders(db: Path) -> str:
+    ph = q(db, "SELECT cutoff_source, knowledge_cutoff, count(*) AS n FROM resolved_cutoffs "
+               "WHERE cutoff_trust = 'placeholder' GROUP BY ALL ORDER BY cutoff_source, knowledge_cutoff")
+    trust = q(db, "SELECT cutoff_trust, count(*) AS n FROM resolved_cutoffs GROUP BY ALL ORDER BY cutoff_trust")
+    return (table(["source of the date", "placeholder cutoff", "models"],
+                  [[r.cutoff_source, f"{pd.Timestamp(r.knowledge_cutoff):%Y-%m-%d}", r.n] for r in ph.itertuples()])
+            + "\n\nResolved cutoffs by trust: " + ", ".join(f"{r.cutoff_trust} {r.n}" for r in trust.itertuples()))
+
+
+def block_suspects(db: Path) -> str:
+    sus = q(db, "SELECT model, benchmark, signal, effect, ci_low, ci_high, p_value, q_value, status, evidence "
+                "FROM suspects ORDER BY signal, q_value, model")
+    per = sus.groupby("signal").agg(tests=("model", "size"),
+                                    flagged=("status", lambda s: int((s != "not_flagged").sum())))
+    rows = []
+    for r in sus[sus["status"] != "not_flagged"].itertuples():
+        ev = json.loads(r.evidence) if isinstance(r.evidence, str) else (r.evidence or {})
+        refs = ev.get("reference_models") or []
+        effect = f"{100 * r.effect:+.1f} pp [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}]"
+        rows.append([r.model, r.benchmark, r.signal, effect,
+                     f"{r.p_value:.2g}", f"{r.q_value:.2g}", len(refs), r.status])
+    head = "Tests per signal family: " + ", ".join(f"{s} {int(x.tests)} ({int(x.flagged)} flagged)"
+                                                  for s, x in per.iterrows())
+    return head + "\n\n" + table(["model", "benchmark", "signal", "effect [95 % CI]", "p", "q (BH in family)",
+                                  "references", "status"], rows)
+
+
+def block_a3(db: Path) -> str:
+    """The A3 setting on the history's LiveCodeBench items: windows, references, who is (not) flagged."""
+    sus = q(db, "SELECT model, status, q_value, evidence FROM suspects WHERE signal = 'A3' ORDER BY model")
+    if not len(sus):
+        return "no A3 test in this history"
+    ev = [json.loads(e) if isinstance(e, str) else e for e in sus["evidence"]]
+    refs = sorted({m for e in ev for m in (e.get("reference_models") or [])})
+    flagged = sus.loc[sus["status"] != "not_flagged", "model"].tolist()
+    clean = [f"{m} (q = {qv:.2g})" for m, s, qv in zip(sus["model"], sus["status"], sus["q_value"])
+             if s == "not_flagged"]
+    ids = sorted({int(i) for e in ev for i in (e.get("snapshot_ids") or [])})
+    id_list = ", ".join(map(str, ids)) or "NULL"
+    obs = q(db, f"SELECT max(observed_at) AS t FROM snapshots WHERE id IN ({id_list})")["t"].iloc[0]
+    shown, shown_model = next(((e, m) for e, m in zip(ev, sus["model"]) if m in flagged), (ev[0], sus["model"].iloc[0]))
+    return (f"LiveCodeBench items of the snapshot of {pd.Timestamp(obs):%Y-%m-%d}: {len(sus)} model(s) tested; "
+            f"for {shown_model} (cutoff {shown['c_hi']}), {shown['n_pre']} items before the pre window's end and "
+            f"{shown['n_post']} after the guard band; {len(refs)} trusted clean reference models ({', '.join(refs)}). "
+            f"Flagged: {', '.join(flagged) or 'none'}. Not flagged: {', '.join(clean) or 'none'}.")
+
+
+def block_calibrate(cal: dict[str, pd.DataFrame]) -> str:
+    rows = []
+    for label, name in (("former", "former inference (anchored link, items independent)"), ("current", "current")):
+        for r in cal[label].itertuples(index=False):
+            s = pd.Series(r._asdict())
+            ok = "n/a" if s["ok"] is None or pd.isna(s["ok"]) else ("yes" if s["ok"] else "**NO**")
+            rows.append([s["signal"], name, int(s["tests"]), pct_ci(s, "p01"), pct_ci(s, "p05"), pct_ci(s, "fw_bh"),
+                         pct_ci(s, "fw_rule"), ok])
+    return (f"{CALIBRATION_TRIALS} trials, seed {CALIBRATION_SEED}, A1 bootstrap {CALIBRATION_BOOTSTRAP}:\n\n"
+            + table(["signal", "test", "placebo tests", "P(p < 0.01)", "P(p < 0.05)", "trials with a BH flag",
+                     "trials with a flag (full rule)", "ok"], rows))
+
+
+def generate(snapshots: Path, db: Path | None = None) -> dict[str, str]:
+    """Every block's text, computed from a fresh backfill of `snapshots` (into `db` or a temporary file)."""
+    from jobs.cycle import analyze
+    with tempfile.TemporaryDirectory(prefix="benchwatch-figures-") as tmp:
+        path = Path(db) if db else Path(tmp) / "history.duckdb"
+        if path.exists():
+            path.unlink()
+        backfill(snapshots, path)
+        now = history_now(path)
+        analyze(path, now=now)
+        cal = calibration(path, now)
+        return {"history": block_history(path, now), "saturation": block_saturation(path),
+                "bin-hold": block_bin_hold(path), "scales": block_scales(path), "trends": block_trends(path),
+                "plateau": block_plateau(path), "placeholders": block_placeholders(path),
+                "suspects": block_suspects(path), "a3": block_a3(path), "calibrate": block_calibrate(cal)}
+
+
+def render(doc: str, blocks: dict[str, str]) -> tuple[str, list[str]]:
+    """`doc` with each block replaced; the names of blocks the doc lacks."""
+    seen = set()
+
+    def sub(m: re.Match) -> str:
+        name = m["name"]
+        if name not in blocks:
+            return m[0]
+        seen.add(name)
+        body = blocks[name]
+        inline = "\n" not in m["body"] and "\n" not in body
+        return m[1] + (body if inline else f"\n{body}\n") + m[4]
+
+    return BLOCK.sub(sub, doc), sorted(set(blocks) - seen)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--snapshots", type=Path, default=DEFAULT_SNAPSHOTS,
+                    help="folder of dated leaderboard copies (default ../shared/snapshots beside the repository)")
+    ap.add_argument("--db", type=Path, default=None, help="keep the backfilled database here (overwritten)")
+    ap.add_argument("--doc", type=Path, default=DOC, help="the document to rewrite (default docs/statistics.md)")
+    ap.add_argument("--check", action="store_true", help="do not write; exit 1 when the document is stale")
+    args = ap.parse_args(argv)
+    if not args.snapshots.is_dir():
+        print(f"figures: snapshots folder {args.snapshots} not found", file=sys.stderr)
+        return 2
+    old = args.doc.read_text(encoding="utf-8")
+    new, missing = render(old, generate(args.snapshots, args.db))
+    if missing:
+        print(f"figures: {args.doc} lacks the block(s) {', '.join(missing)}", file=sys.stderr)
+        return 2
+    if args.check:
+        if new != old:
+            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                                       str(args.doc), "regenerated"))
+            print(f"figures: {args.doc} differs from what the code produces now; run python docs/figures.py",
+                  file=sys.stderr)
+            return 1
+        print(f"figures: {args.doc} is up to date")
+        return 0
+    if new != old:
+        args.doc.write_text(new, encoding="utf-8")
+        print(f"figures: rewrote {args.doc}")
+    else:
+        print(f"figures: {args.doc} already up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""docs/statistics.md's figures about the real history are what the code produces now.
+
+The slow test runs `python docs/figures.py --check` on ../shared/snapshots (skipped, with the
+reason shown, when the folder is absent). The fast tests check the block rewriting and that
+--check fails on a stale document.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAPSHOTS = ROOT.parent / "shared" / "snapshots"
+
+
+def figures():
+    spec = importlib.util.spec_from_file_location("docs_figures", ROOT / "docs" / "figures.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_blocks_are_rewritten_in_place_and_missing_ones_named():
+    f = figures()
+    doc = ("a <!-- figures:x -->old<!-- /figures:x --> b\n<!-- figures:t -->\n| old |\n<!-- /figures:t -->\n"
+           "<!-- figures:kept -->untouched<!-- /figures:kept -->")
+    new, missing = f.render(doc, {"x": "1.5", "t": "| new |\n| row |", "absent": "z"})
+    assert new == ("a <!-- figures:x -->1.5<!-- /figures:x --> b\n<!-- figures:t -->\n| new |\n| row |\n"
+                   "<!-- /figures:t -->\n<!-- figures:kept -->untouched<!-- /figures:kept -->")
+    assert missing == ["absent"]
+    assert f.render(new, {"x": "1.5", "t": "| new |\n| row |"})[0] == new      # idempotent
+
+
+def test_check_fails_on_a_stale_document_and_passes_on_a_fresh_one(tmp_path, monkeypatch, capsys):
+    f = figures()
+    monkeypatch.setattr(f, "generate", lambda snapshots, db=None: {"x": "0.23"})
+    doc = tmp_path / "statistics.md"
+    doc.write_text("q = <!-- figures:x -->0.3<!-- /figures:x -->\n")
+    args = ["--snapshots", str(tmp_path), "--doc", str(doc)]
+    assert f.main(args + ["--check"]) == 1 and "0.23" in capsys.readouterr().out
+    assert doc.read_text() == "q = <!-- figures:x -->0.3<!-- /figures:x -->\n"       # --check never writes
+    assert f.main(args) == 0 and "0.23" in doc.read_text()
+    assert f.main(args + ["--check"]) == 0
+    doc.write_text("no block here\n")
+    assert f.main(args + ["--check"]) == 2                     # a block the doc lacks is an error
+
+
+def test_every_real_history_number_of_the_doc_sits_in_a_block():
+    # the blocks the generator writes all exist in docs/statistics.md
+    f = figures()
+    text = f.DOC.read_text(encoding="utf-8")
+    names = {m["name"] for m in f.BLOCK.finditer(text)}
+    assert {"history", "saturation", "bin-hold", "scales", "trends", "plateau", "placeholders", "suspects", "a3",
+            "calibrate"} <= names
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SNAPSHOTS.is_dir(), reason=f"real snapshot history {SNAPSHOTS} not present")
+def test_docs_statistics_figures_are_current():
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, str(ROOT / "docs" / "figures.py"), "--snapshots", str(SNAPSHOTS),
+                           "--check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
