@@ -518,7 +518,9 @@ def _history_rows(df: pd.DataFrame, group_cols: Sequence[str]) -> pd.DataFrame:
         log.warning("[saturation] history: %d row(s) without score, model or date left out "
                     "(benchmarks: %s)", int(dropped.sum()), sorted(d.loc[dropped, "benchmark"].astype(str).unique()))
         d = d[~dropped]
-    return d.sort_values([*group_cols, "date"], kind="stable").reset_index(drop=True)
+    d = d.sort_values([*group_cols, "date"], kind="stable").reset_index(drop=True)
+    d["model_code"] = pd.factorize(d["model"])[0]
+    return d
 
 
 def _topk_scan(d: pd.DataFrame, group_cols: Sequence[str], k: int) -> dict[str, np.ndarray]:
@@ -540,9 +542,12 @@ def _topk_scan(d: pd.DataFrame, group_cols: Sequence[str], k: int) -> dict[str, 
     if n == 0:
         return {"end": np.zeros(0, dtype="int64"), "n_models": np.zeros(0, dtype="int64"),
                 "top": np.zeros((0, k), dtype="int64")}
-    group = (d.groupby(list(group_cols), sort=False).ngroup().to_numpy() if len(group_cols)
-             else np.zeros(n, dtype="int64"))
-    model = pd.factorize(d["model"])[0]
+    change = np.zeros(n, dtype=bool)          # rows are sorted by group: a group starts where a key changes
+    for col in group_cols:
+        codes = pd.factorize(d[col])[0]
+        change[1:] |= codes[1:] != codes[:-1]
+    group = np.cumsum(change)
+    model = d["model_code"].to_numpy() if "model_code" in d.columns else pd.factorize(d["model"])[0]
     g_list, m_list, s_list = group.tolist(), model.tolist(), d["score"].to_numpy().tolist()
     change_pos: list[int] = []
     change_top: list[list[int]] = []
@@ -584,6 +589,18 @@ def _topk_scan(d: pd.DataFrame, group_cols: Sequence[str], k: int) -> dict[str, 
     state = np.searchsorted(np.asarray(change_pos, dtype="int64"), end, side="right") - 1
     tops = np.asarray(change_top, dtype="int64").reshape(len(change_top), k)[state]
     return {"end": end, "n_models": n_models.astype("int64"), "top": tops}
+
+
+def _names(col: pd.Series, codes: np.ndarray | None) -> np.ndarray:
+    """str(value) per row as an object array, each distinct value converted once."""
+    if codes is None:
+        codes, uniques = pd.factorize(col, use_na_sentinel=False)
+    else:
+        uniques = pd.unique(col)               # in order of first appearance: the factorize codes
+    names = np.asarray(uniques, dtype=object)
+    if pd.api.types.infer_dtype(names, skipna=False) != "string":
+        names = np.array([str(u) for u in names], dtype=object)
+    return names[codes]
 
 
 def _take(values: np.ndarray, idx: np.ndarray, fill) -> np.ndarray:
@@ -660,13 +677,14 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     end, idx, n_models = scan["end"][keep], scan["top"][keep], scan["n_models"][keep]
     if len(end) == 0:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in TRAJECTORY_COLUMNS})
-    bench = d["benchmark"].to_numpy(dtype=object)[end]
+    bench_code, bench_names = pd.factorize(d["benchmark"].to_numpy(dtype=object)[end])
+    bench_names = np.asarray(bench_names, dtype=object)
+    bench = bench_names[bench_code]
     if isinstance(n_items, Mapping):
-        n_of = {b: _check_n(n_items.get(b)) for b in pd.unique(bench)}
+        n_per = [_check_n(n_items.get(b)) for b in bench_names]
     else:
-        n_val = _check_n(n_items)
-        n_of = {b: n_val for b in pd.unique(bench)}
-    n = pd.Series(bench).map(n_of).astype("float64").to_numpy()
+        n_per = [_check_n(n_items)] * len(bench_names)
+    n = np.array([np.nan if v is None else v for v in n_per], dtype="float64")[bench_code]
     tops = d["score"].to_numpy(dtype="float64")[idx]
     tse = d["se"].to_numpy(dtype="float64")[idx]
     s1, sk = tops[:, 0], tops[:, k - 1]
@@ -679,7 +697,7 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     if (~ok).any():
         log.info("[saturation] trajectory: no n and no published SE for %s; left out", sorted(set(bench[~ok])))
     out = index_arrays(s1, sk, se1, sek, z)
-    assumed = pd.Series(bench).map(lambda b: bool((n_assumed or {}).get(b, False))).to_numpy(dtype=bool)
+    assumed = np.array([bool((n_assumed or {}).get(b, False)) for b in bench_names], dtype=bool)[bench_code]
     labels = np.array([uncertainty_label(bool(c & 4), bool(c & 2), bool(c & 1) and (c & 6) != 6)
                        for c in range(8)], dtype=object)
     uncertainty = labels[pub1.astype(int) * 4 + pubk.astype(int) * 2 + assumed.astype(int)]
@@ -688,8 +706,8 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
         "as_of": pd.to_datetime(pd.Series(d["date"].to_numpy()[end], dtype="datetime64[ns]")),
         "population": d["population"].to_numpy(dtype=object)[end],
         "n_models": pd.Series(n_models, dtype="int64"), "top_scores": tops.tolist(),
-        "top_models": d["model"].astype(str).to_numpy(dtype=object)[idx].tolist(),
-        "top_variants": d["variant"].astype(str).to_numpy(dtype=object)[idx].tolist(),
+        "top_models": _names(d["model"], d["model_code"].to_numpy())[idx].tolist(),
+        "top_variants": _names(d["variant"], None)[idx].tolist(),
         "s1": s1, "sk": sk, "se_delta": out["se_delta"],
         "r_norm": out["r_norm"], "s_index": out["s_index"], "bin": out["bin"],
         "statistically_similar": out["statistically_similar"], "n_items": n, "k": int(k), "alpha": float(alpha),
