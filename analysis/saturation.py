@@ -499,70 +499,152 @@ def _benchmark_n(bench: str, n_col: pd.Series, info: Mapping) -> tuple[float | N
 
 # --- history reconstructed from model dates ------------------------------------------------
 
+def _history_rows(df: pd.DataFrame, group_cols: Sequence[str]) -> pd.DataFrame:
+    """The usable rows of a history frame (score, model and date present), sorted by group then date.
+
+    Columns: the group columns, model, score (float), date, se, variant. Rows lacking a score,
+    model or date are left out with a warning naming their benchmarks.
+    """
+    need = {"benchmark", "model", "score", "date"} - set(df.columns)
+    if need:
+        raise ValueError(f"history frame lacks column(s) {sorted(need)}")
+    d = df[[*dict.fromkeys([*group_cols, "benchmark", "model", "score", "date"])]].copy()
+    d["se"] = df["se"].to_numpy(dtype="float64") if "se" in df.columns else np.nan
+    d["variant"] = df["entity_variant"].to_numpy() if "entity_variant" in df.columns else d["model"].to_numpy()
+    d["date"] = pd.to_datetime(d["date"])
+    d["score"] = pd.to_numeric(d["score"], errors="coerce").astype("float64")
+    dropped = d["score"].isna() | d["date"].isna() | d["model"].isna()
+    if dropped.any():
+        log.warning("[saturation] history: %d row(s) without score, model or date left out "
+                    "(benchmarks: %s)", int(dropped.sum()), sorted(d.loc[dropped, "benchmark"].astype(str).unique()))
+        d = d[~dropped]
+    d = d.sort_values([*group_cols, "date"], kind="stable").reset_index(drop=True)
+    d["model_code"] = pd.factorize(d["model"])[0]
+    return d
+
+
+def _topk_scan(d: pd.DataFrame, group_cols: Sequence[str], k: int) -> dict[str, np.ndarray]:
+    """The running top k of the sorted rows `d` (see `_history_rows`), as arrays.
+
+    One pass over the rows keeps the current top k per group in a dict (model -> (score,
+    row)); a row at or below the k-th score of a full top k cannot change it and is skipped
+    with one comparison, so only the rows that change the top k cost a sort of k entries.
+    Each change records the top k (row numbers, best first); the state at the end of each
+    (group, date) is then looked up with one `searchsorted`. O(N log N) for the sort, O(N)
+    comparisons, O(changes * k log k) for the rest. Ties keep the earlier row (as a stable
+    sort would): a model's value is replaced only by a strictly better score, and the weakest
+    of the top k (the earliest entered among equals) only by a strictly better one.
+
+    Returns `end` (row number of the last row of each (group, date)), `n_models` (distinct
+    models dated <= that date in the group) and `top` (len(end) x k row numbers, -1 padded).
+    """
+    n = len(d)
+    if n == 0:
+        return {"end": np.zeros(0, dtype="int64"), "n_models": np.zeros(0, dtype="int64"),
+                "top": np.zeros((0, k), dtype="int64")}
+    change = np.zeros(n, dtype=bool)          # rows are sorted by group: a group starts where a key changes
+    for col in group_cols:
+        codes = pd.factorize(d[col])[0]
+        change[1:] |= codes[1:] != codes[:-1]
+    group = np.cumsum(change)
+    model = d["model_code"].to_numpy() if "model_code" in d.columns else pd.factorize(d["model"])[0]
+    g_list, m_list, s_list = group.tolist(), model.tolist(), d["score"].to_numpy().tolist()
+    change_pos: list[int] = []
+    change_top: list[list[int]] = []
+    top: dict = {}
+    full, kth, prev = False, 0.0, None
+    for i in range(n):
+        g = g_list[i]
+        if g != prev:
+            top, full, prev = {}, False, g
+        sc = s_list[i]
+        if full and sc <= kth:          # cannot enter, cannot improve a member (members are >= kth)
+            continue
+        m = m_list[i]
+        cur = top.get(m)
+        if cur is not None:
+            if not sc > cur[0]:
+                continue
+            top[m] = (sc, i)
+        elif not full:
+            top[m] = (sc, i)
+        else:
+            low = min(top, key=lambda key: top[key][0])
+            del top[low]
+            top[m] = (sc, i)
+        ranked = sorted(top.values(), key=lambda v: -v[0])
+        full = len(ranked) == k
+        kth = ranked[-1][0]
+        change_pos.append(i)
+        change_top.append([v[1] for v in ranked] + [-1] * (k - len(ranked)))
+    dates = d["date"].to_numpy()
+    last = np.ones(n, dtype=bool)
+    last[:-1] = (group[1:] != group[:-1]) | (dates[1:] != dates[:-1])
+    end = np.flatnonzero(last)
+    first_seen = ~pd.DataFrame({"g": group, "m": model}).duplicated().to_numpy()
+    cum = np.cumsum(first_seen)
+    start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    before = (cum - first_seen)[start]                     # distinct models before each group's first row
+    n_models = cum[end] - before[np.searchsorted(start, end, side="right") - 1]
+    state = np.searchsorted(np.asarray(change_pos, dtype="int64"), end, side="right") - 1
+    tops = np.asarray(change_top, dtype="int64").reshape(len(change_top), k)[state]
+    return {"end": end, "n_models": n_models.astype("int64"), "top": tops}
+
+
+def _names(col: pd.Series, codes: np.ndarray | None) -> np.ndarray:
+    """str(value) per row as an object array, each distinct value converted once."""
+    if codes is None:
+        codes, uniques = pd.factorize(col, use_na_sentinel=False)
+    else:
+        uniques = pd.unique(col)               # in order of first appearance: the factorize codes
+    names = np.asarray(uniques, dtype=object)
+    if pd.api.types.infer_dtype(names, skipna=False) != "string":
+        names = np.array([str(u) for u in names], dtype=object)
+    return names[codes]
+
+
+def _take(values: np.ndarray, idx: np.ndarray, fill) -> np.ndarray:
+    """values[idx] with `fill` where idx is -1 (the padding of a top k not yet full)."""
+    out = values[np.where(idx >= 0, idx, 0)]
+    if (idx < 0).any():
+        out = out.astype(object) if out.dtype == object else out
+        out[idx < 0] = fill
+    return out
+
+
+def _trim(rows: list[list], lengths: np.ndarray, k: int) -> list[list]:
+    """Each row cut to its length (only rows of a top k that is not full yet are shorter than k)."""
+    for i in np.flatnonzero(lengths < k).tolist():
+        rows[i] = rows[i][:lengths[i]]
+    return rows
+
+
 def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
     """For each benchmark and each distinct date: the top-k models among those dated <= that date.
 
     `df`: benchmark, model, score, date, optionally se (a published SE per row) and
     entity_variant (the page row, reported in `top_variants`). A model's value at a date is
     its best score among its rows dated <= that date (its best variant). One sort of the
-    whole frame, then one pass per benchmark keeping only the current top k (a model outside
-    the top k can only enter it through a new row), so the cost is O(N log N + N k).
+    whole frame, then one pass over the rows in which only the rows that change the top k do
+    any work (`_topk_scan`): O(N log N + N + changes * k log k); the output is built from
+    arrays. Ties keep the earlier row.
 
     Returns benchmark, as_of, n_models (distinct models dated <= as_of), top_scores,
     top_se, top_models, top_variants (lists of length min(k, n_models), best first).
     """
-    need = {"benchmark", "model", "score", "date"} - set(df.columns)
-    if need:
-        raise ValueError(f"history frame lacks column(s) {sorted(need)}")
-    d = df[["benchmark", "model", "score", "date"]].copy()
-    d["se"] = df["se"].to_numpy(dtype="float64") if "se" in df.columns else np.nan
-    d["variant"] = df["entity_variant"].to_numpy() if "entity_variant" in df.columns else d["model"].to_numpy()
-    d["date"] = pd.to_datetime(d["date"])
-    d["score"] = pd.to_numeric(d["score"], errors="coerce")
-    dropped = d["score"].isna() | d["date"].isna() | d["model"].isna()
-    if dropped.any():
-        log.warning("[saturation] history: %d row(s) without score, model or date left out "
-                    "(benchmarks: %s)", int(dropped.sum()), sorted(d.loc[dropped, "benchmark"].astype(str).unique()))
-        d = d[~dropped]
-    d = d.sort_values(["benchmark", "date"], kind="stable")
-    bench = d["benchmark"].to_numpy()
-    dates = d["date"].to_numpy()
-    models = d["model"].to_numpy()
-    scores = d["score"].to_numpy(dtype="float64")
-    ses = d["se"].to_numpy(dtype="float64")
-    variants = d["variant"].to_numpy()
-    out_b, out_t, out_n, out_s, out_e, out_m, out_v = [], [], [], [], [], [], []
-    n_rows = len(d)
-    top: dict = {}        # model -> (score, se) of the current top k
-    seen: set = set()
-    for i in range(n_rows):
-        if i == 0 or bench[i] != bench[i - 1]:
-            top, seen = {}, set()
-        m, sc = models[i], scores[i]
-        seen.add(m)
-        if m in top:
-            if sc > top[m][0]:
-                top[m] = (sc, ses[i], variants[i])
-        elif len(top) < k:
-            top[m] = (sc, ses[i], variants[i])
-        else:
-            low = min(top, key=lambda key: top[key][0])
-            if sc > top[low][0]:
-                del top[low]
-                top[m] = (sc, ses[i], variants[i])
-        if i + 1 == n_rows or bench[i + 1] != bench[i] or dates[i + 1] != dates[i]:
-            ranked = sorted(top.items(), key=lambda kv: -kv[1][0])
-            out_b.append(bench[i])
-            out_t.append(dates[i])
-            out_n.append(len(seen))
-            out_s.append([v[0] for _, v in ranked])
-            out_e.append([float(v[1]) for _, v in ranked])
-            out_m.append([key for key, _ in ranked])
-            out_v.append([str(v[2]) for _, v in ranked])
-    return pd.DataFrame({"benchmark": pd.Series(out_b, dtype="str"),
-                         "as_of": pd.to_datetime(pd.Series(out_t, dtype="datetime64[ns]")),
-                         "n_models": pd.Series(out_n, dtype="int64"), "top_scores": out_s, "top_se": out_e,
-                         "top_models": out_m, "top_variants": out_v})
+    d = _history_rows(df, ["benchmark"])
+    scan = _topk_scan(d, ["benchmark"], k)
+    end, idx = scan["end"], scan["top"]
+    length = np.minimum(scan["n_models"], k)
+    scores = _take(d["score"].to_numpy(dtype="float64"), idx, np.nan).tolist()
+    ses = _take(d["se"].to_numpy(dtype="float64"), idx, np.nan).tolist()
+    models = _take(d["model"].to_numpy(dtype=object), idx, None).tolist()
+    variants = _take(d["variant"].astype(str).to_numpy(dtype=object), idx, None).tolist()
+    return pd.DataFrame({"benchmark": pd.Series(d["benchmark"].to_numpy()[end], dtype="str"),
+                         "as_of": pd.to_datetime(pd.Series(d["date"].to_numpy()[end], dtype="datetime64[ns]")),
+                         "n_models": pd.Series(scan["n_models"], dtype="int64"),
+                         "top_scores": _trim(scores, length, k), "top_se": _trim(ses, length, k),
+                         "top_models": _trim(models, length, k), "top_variants": _trim(variants, length, k)})
 
 
 TRAJECTORY_COLUMNS = ["benchmark", "as_of", "population", "n_models", "top_scores", "top_models", "top_variants",
@@ -580,30 +662,31 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     setting). `n_items`: one n for all benchmarks or a mapping benchmark -> n. The top k at
     `as_of` are the best models among results dated <= as_of, each model once (its best
     variant), per population as in `saturation_table`. Benchmarks with neither n nor
-    published SEs for the models needed are left out (logged).
+    published SEs for the models needed are left out (logged). The running top k is the one
+    of `running_topk` (`_topk_scan`), computed for every (population, benchmark) in one pass;
+    the index is then computed on arrays.
     """
     _check_params(k, alpha, z)
     h = with_populations(df)
     h["se"] = published_se(h["stderr"] if "stderr" in h.columns else np.full(len(h), np.nan),
                            h["ci_low"] if "ci_low" in h.columns else None,
                            h["ci_high"] if "ci_high" in h.columns else None)
-    runs = []
-    for population, g in h.groupby("population", sort=True):
-        r = running_topk(g, k)
-        r.insert(2, "population", population)
-        runs.append(r)
-    run = pd.concat(runs, ignore_index=True) if runs else running_topk(h, k).assign(population=POPULATION_MODELS)
-    run = run[run["n_models"] >= k].reset_index(drop=True)
-    if run.empty:
+    d = _history_rows(h, ["population", "benchmark"])
+    scan = _topk_scan(d, ["population", "benchmark"], k)
+    keep = scan["n_models"] >= k
+    end, idx, n_models = scan["end"][keep], scan["top"][keep], scan["n_models"][keep]
+    if len(end) == 0:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in TRAJECTORY_COLUMNS})
+    bench_code, bench_names = pd.factorize(d["benchmark"].to_numpy(dtype=object)[end])
+    bench_names = np.asarray(bench_names, dtype=object)
+    bench = bench_names[bench_code]
     if isinstance(n_items, Mapping):
-        n_of = {b: _check_n(n_items.get(b)) for b in run["benchmark"].unique()}
+        n_per = [_check_n(n_items.get(b)) for b in bench_names]
     else:
-        n_val = _check_n(n_items)
-        n_of = {b: n_val for b in run["benchmark"].unique()}
-    n = run["benchmark"].map(n_of).astype("float64").to_numpy()
-    tops = np.array([row[:k] for row in run["top_scores"]], dtype="float64").reshape(len(run), k)
-    tse = np.array([row[:k] for row in run["top_se"]], dtype="float64").reshape(len(run), k)
+        n_per = [_check_n(n_items)] * len(bench_names)
+    n = np.array([np.nan if v is None else v for v in n_per], dtype="float64")[bench_code]
+    tops = d["score"].to_numpy(dtype="float64")[idx]
+    tse = d["se"].to_numpy(dtype="float64")[idx]
     s1, sk = tops[:, 0], tops[:, k - 1]
     n_eff = n ** alpha
     # as saturation_index: published SEs only where n is unknown (the paper's n^alpha otherwise)
@@ -612,18 +695,22 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     sek = np.where(pubk, tse[:, k - 1], binomial_se(sk, n_eff))
     ok = np.isfinite(se1) & np.isfinite(sek)
     if (~ok).any():
-        log.info("[saturation] trajectory: no n and no published SE for %s; left out",
-                    sorted(run.loc[~ok, "benchmark"].unique()))
+        log.info("[saturation] trajectory: no n and no published SE for %s; left out", sorted(set(bench[~ok])))
     out = index_arrays(s1, sk, se1, sek, z)
-    assumed = run["benchmark"].map(lambda b: bool((n_assumed or {}).get(b, False))).to_numpy()
+    assumed = np.array([bool((n_assumed or {}).get(b, False)) for b in bench_names], dtype=bool)[bench_code]
+    labels = np.array([uncertainty_label(bool(c & 4), bool(c & 2), bool(c & 1) and (c & 6) != 6)
+                       for c in range(8)], dtype=object)
+    uncertainty = labels[pub1.astype(int) * 4 + pubk.astype(int) * 2 + assumed.astype(int)]
     res = pd.DataFrame({
-        "benchmark": run["benchmark"], "as_of": run["as_of"], "population": run["population"],
-        "n_models": run["n_models"], "top_scores": [list(t) for t in tops],
-        "top_models": [[str(m) for m in row[:k]] for row in run["top_models"]],
-        "top_variants": [[str(v) for v in row[:k]] for row in run["top_variants"]], "s1": s1, "sk": sk, "se_delta": out["se_delta"],
+        "benchmark": pd.Series(bench, dtype="str"),
+        "as_of": pd.to_datetime(pd.Series(d["date"].to_numpy()[end], dtype="datetime64[ns]")),
+        "population": d["population"].to_numpy(dtype=object)[end],
+        "n_models": pd.Series(n_models, dtype="int64"), "top_scores": tops.tolist(),
+        "top_models": _names(d["model"], d["model_code"].to_numpy())[idx].tolist(),
+        "top_variants": _names(d["variant"], None)[idx].tolist(),
+        "s1": s1, "sk": sk, "se_delta": out["se_delta"],
         "r_norm": out["r_norm"], "s_index": out["s_index"], "bin": out["bin"],
         "statistically_similar": out["statistically_similar"], "n_items": n, "k": int(k), "alpha": float(alpha),
-        "z": float(z),
-        "uncertainty": [uncertainty_label(a, b, c and not (a and b)) for a, b, c in zip(pub1, pubk, assumed)],
+        "z": float(z), "uncertainty": uncertainty,
     })
     return res[ok].reset_index(drop=True)[TRAJECTORY_COLUMNS]

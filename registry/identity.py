@@ -50,6 +50,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
+import numpy as np
 import pandas as pd
 
 from registry import alias_key
@@ -204,14 +205,16 @@ def identify_frame(rows: pd.DataFrame, alias_table: Mapping[str, str]) -> pd.Dat
     snaps = rows["snapshot_id"] if "snapshot_id" in rows.columns else none
     evidence = {ctx: _bare_evidence(g) for ctx, g in
                 rows["model_raw"].groupby([rows["source"], snaps.fillna(-1)], sort=False)}
-    cache: dict[tuple, Identity] = {}
-    out = []
-    for src, bench, raw, tag, snap in zip(rows["source"], rows["benchmark"], rows["model_raw"], tags, snaps.fillna(-1)):
-        tag = tag if isinstance(tag, str) else None
-        key = (src, bench, raw, tag, snap)
-        if key not in cache:
-            cache[key] = identify(src, bench, raw, tag, resolve, evidence.get((src, snap)))
-        out.append(cache[key])
-    return pd.DataFrame({"model": [i.model for i in out], "variant": [i.variant for i in out],
-                         "population": [i.population for i in out], "underlying": [i.underlying for i in out]},
-                        index=rows.index)
+    # identify once per distinct (source, benchmark, name, tag, snapshot), then broadcast by code
+    keys = pd.DataFrame({"src": rows["source"].to_numpy(dtype=object), "bench": rows["benchmark"].to_numpy(dtype=object),
+                         "raw": rows["model_raw"].to_numpy(dtype=object),
+                         "tag": [t if isinstance(t, str) else None for t in tags.tolist()],
+                         "snap": snaps.fillna(-1).to_numpy(dtype=object)})
+    codes = keys.groupby(list(keys.columns), sort=False, dropna=False).ngroup().to_numpy()
+    first = keys.drop_duplicates(keep="first")
+    out = [identify(src, bench, raw, tag, resolve, evidence.get((src, snap)))
+           for src, bench, raw, tag, snap in first.itertuples(index=False, name=None)]
+    cols = {name: np.array([getattr(i, name) for i in out] or [None], dtype=object)[codes] if len(codes) else []
+            for name in ("model", "variant", "population", "underlying")}
+    return pd.DataFrame({"model": cols["model"], "variant": cols["variant"], "population": cols["population"],
+                         "underlying": cols["underlying"]}, index=rows.index)

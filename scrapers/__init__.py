@@ -7,8 +7,10 @@ argument, the replay sub-directory and the log prefix.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
-from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
+if TYPE_CHECKING:  # imported on first use: `SOURCES` alone (the CLI's help) needs no pandas
+    from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
 
 # One line per source. Adding a leaderboard: write scrapers/<name>.py, add its name here.
 SOURCES: tuple[str, ...] = (
@@ -31,6 +33,7 @@ SOURCES: tuple[str, ...] = (
 
 def get(name: str) -> Scraper:
     """The scraper instance for a source name, or a ScrapeError listing the known ones."""
+    from scrapers.base import Scraper, ScrapeError
     if name not in SOURCES:
         raise ScrapeError(name, f"unknown source; known sources: {', '.join(SOURCES)}")
     module = importlib.import_module(f"scrapers.{name}")
@@ -44,6 +47,14 @@ def get(name: str) -> Scraper:
 def enabled_sources() -> list[str]:
     """Sources collected live by `benchwatch run` (those with production URLs)."""
     return [n for n in SOURCES if get(n).enabled and get(n).urls]
+
+
+def __getattr__(name: str):
+    """`scrapers.Scraper`, `ScrapeError`, `ParsedSnapshot`: imported from scrapers.base on first use."""
+    if name in ("ParsedSnapshot", "Scraper", "ScrapeError"):
+        import scrapers.base as base
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["SOURCES", "get", "enabled_sources", "Scraper", "ScrapeError", "ParsedSnapshot"]

@@ -28,6 +28,12 @@ UNDECLARED_SCALE = {"", "accuracy", "pass@1", "resolved", "win_rate"}
 ACCURACY_METRICS = UNDECLARED_SCALE | {"proportion", "percent"}
 
 
+def _clean_names(names: pd.Series) -> pd.Series:
+    """`clean_name` of each cell, computed once per distinct name (names repeat across rows)."""
+    cleaned = {n: clean_name(n) for n in pd.unique(names)}
+    return names.map(cleaned)
+
+
 class CsvScraper(Scraper):
     name = "csv"
     urls = ()          # local files only: `benchwatch ingest csv FILE`
@@ -51,7 +57,7 @@ class CsvScraper(Scraper):
         stderr = (pd.to_numeric(df["stderr"], errors="coerce") if "stderr" in df.columns
                   else pd.Series(float("nan"), index=df.index)).astype("float64")
         score = raw.copy()
-        benchmark = df["benchmark"].map(clean_name)
+        benchmark = _clean_names(df["benchmark"])
         signs = df["score"].str.contains("%", regex=False)
         percent = (metric.eq("percent") | signs) & accuracy
         units: dict[str, str] = {}
@@ -69,7 +75,7 @@ class CsvScraper(Scraper):
         parsed.meta["accuracy_unit"] = units
         out = pd.DataFrame({
             "benchmark": benchmark,
-            "model": df["model"].map(clean_name),
+            "model": _clean_names(df["model"]),
             "setting": df["setting"].str.strip() if "setting" in df.columns else "",
             "score": score,
             "raw_value": df["score"],

@@ -19,10 +19,12 @@ import os
 import re
 import threading
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import duckdb
-import pandas as pd
+
+if TYPE_CHECKING:       # the frame comes from duckdb's .df(); no pandas import at CLI start
+    import pandas as pd
 
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError, open_connection
 

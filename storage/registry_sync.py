@@ -42,7 +42,9 @@ class NameMapper:
 
     def map(self, kind: str, names: pd.Series) -> pd.Series:
         table = self._maps[kind]
-        return names.map(lambda n: table.get(registry.alias_key(n), n) if isinstance(n, str) else n)
+        # once per distinct name (a file repeats each name many times), then broadcast
+        uniq = {n: table.get(registry.alias_key(n), n) for n in pd.unique(names.dropna()) if isinstance(n, str)}
+        return names.map(lambda n: uniq.get(n, n) if isinstance(n, str) else n)
 
     def identify(self, rows: pd.DataFrame) -> pd.DataFrame:
         """registry.identity over score rows (source, benchmark, model_raw, model_tag, snapshot_id):

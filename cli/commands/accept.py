@@ -9,7 +9,6 @@ from pathlib import Path
 from cli.main import add_db_argument
 from storage import db
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError
-from storage.ingest import IngestRefused, accept_snapshot
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from storage.ingest import IngestRefused, accept_snapshot
+
     path = args.db or db.default_path()
     if not Path(path).exists():
         print(f"benchwatch: database {path} does not exist", file=sys.stderr)

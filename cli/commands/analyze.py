@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-import pandas as pd
-
 from cli.main import add_db_argument
 
 
@@ -21,6 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from jobs.cycle import analyze, flagged_suspects
     from storage.db import StorageError
     try:

@@ -17,11 +17,13 @@ no placebo test: "n/a"); 1 when one exceeds it beyond its CI (the CI's lower bou
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 import sys
 
-import pandas as pd
-
 from analysis.constants import CALIBRATION_TRIALS, FDR_Q
+if TYPE_CHECKING:
+    import pandas as pd
+
 from cli.main import add_db_argument, open_read_only
 from storage.db import DEFAULT_WAIT_SECONDS
 
@@ -46,12 +48,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _ci(row: pd.Series, name: str) -> str:
+    import pandas as pd
+
     if pd.isna(row.get(name)):
         return "n/a"
     return f"{row[name]:.2%} [{row[f'{name}_lo']:.2%}, {row[f'{name}_hi']:.2%}]"
 
 
 def render(table: pd.DataFrame) -> str:
+    import pandas as pd
+
     shown = pd.DataFrame({
         "signal": table["signal"], "tests": table["tests"],
         "p<0.01 (nominal 1%)": [_ci(r, "p01") for _, r in table.iterrows()],
@@ -65,6 +71,8 @@ def render(table: pd.DataFrame) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from jobs.contamination import run_calibration
     from jobs.cycle import utcnow
     if args.trials < 2:

@@ -7,10 +7,6 @@ import sys
 
 import scrapers
 from cli.main import add_db_argument
-from jobs.cycle import ingest_file
-from scrapers.base import ScrapeError
-from storage.db import StorageError
-from storage.ingest import IngestRefused
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,6 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from jobs.cycle import ingest_file
+    from scrapers.base import ScrapeError
+    from storage.db import StorageError
+    from storage.ingest import IngestRefused
     try:
         result = ingest_file(args.db, args.source, args.path, aux_paths=args.aux, observed_at=args.observed_at)
     except ScrapeError as exc:

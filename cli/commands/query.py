@@ -6,12 +6,9 @@ import argparse
 import re
 import sys
 
-import pandas as pd
-
 from cli.main import add_db_argument
-from storage.db import DEFAULT_WAIT_SECONDS, StorageError
-from storage.query import (DEFAULT_MEMORY_LIMIT, QueryCutOff, DEFAULT_THREADS, DEFAULT_TIMEOUT_SECONDS, parse_memory_limit,
-                           run_query)
+from storage.db import DEFAULT_WAIT_SECONDS
+from storage.query import DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS, DEFAULT_TIMEOUT_SECONDS, parse_memory_limit
 
 # Characters a terminal acts on (C0 controls, DEL, C1 controls such as CSI): shown as \xNN in
 # table and CSV output, so a scraped name cannot move the cursor, retitle the window or hide text.
@@ -80,7 +77,9 @@ def inert_csv(value: object) -> object:
     return value
 
 
-def _neutralised(df: pd.DataFrame, cell) -> pd.DataFrame:
+def _neutralised(df, cell):
+    import pandas as pd
+
     """Text columns through `cell`; column names too (they can be crafted with AS "…")."""
     out = df.copy()
     for col in out.columns:
@@ -91,6 +90,11 @@ def _neutralised(df: pd.DataFrame, cell) -> pd.DataFrame:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from storage.db import StorageError
+    from storage.query import QueryCutOff, run_query
+
     try:
         df = run_query(args.sql, args.db, wait=args.wait, on_wait=lambda m: print(f"benchwatch: {m}", file=sys.stderr),
                        timeout=args.timeout, memory_limit=args.memory, threads=args.threads)

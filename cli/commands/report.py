@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from cli.main import add_db_argument, open_read_only
 from storage.db import DEFAULT_WAIT_SECONDS
-from jobs.report_html import trend_text, write_atomic
-from storage.report import read_report
 
 LEVEL_COLUMNS = {"name": "benchmark", "scope": "scope", "population": "population", "S": "S_index", "bin": "bin",
                  "hold": "P(bin holds)", "scale": "scale", "n": "n",
@@ -43,6 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _levels_table(levels: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
+    from jobs.report_html import trend_text
+
     def trend(r) -> str:
         return trend_text(r.trend_status, r.slope_per_month, r.slope_ci_low, r.slope_ci_high, r.stalled,
                           r.trend_end, r.stale_days)
@@ -78,6 +82,8 @@ def _top(models) -> str:
 
 
 def _suspects_table(suspects: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame({
         "model": suspects["model"], "benchmark": suspects["benchmark"], "signal": suspects["signal"],
         "effect": [f"{e * 100:+.1f} pp" + ("" if pd.isna(se) else f" ± {se * 100:.1f}")
@@ -87,6 +93,10 @@ def _suspects_table(suspects: pd.DataFrame) -> pd.DataFrame:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from storage.report import read_report
+
     con = open_read_only(args)
     if con is None:
         return 1
@@ -109,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _emit(text: str, out: str | None) -> int:
+    from jobs.report_html import write_atomic
+
     """Print, or write to `out` (UTF-8, replaced atomically so a served file is never half written)."""
     if out is None:
         print(text)
@@ -119,8 +131,18 @@ def _emit(text: str, out: str | None) -> int:
 
 
 def _text(sections, now: datetime) -> str:
+    import pandas as pd
+
     out = [f"benchwatch report, {now:%Y-%m-%d %H:%M} UTC"]
     with pd.option_context("display.width", 220, "display.max_rows", 1000, "display.max_colwidth", 50):
         for title, frame in sections:
             out += ["", title, "-" * len(title), frame.to_string(index=False) if len(frame) else "(none)"]
     return "\n".join(out)
+
+
+def __getattr__(name: str):
+    """`trend_text` and `write_atomic` (jobs.report_html) on first use: the CLI starts without them."""
+    if name in ("trend_text", "write_atomic"):
+        import jobs.report_html as html
+        return getattr(html, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,11 +10,7 @@ import argparse
 import json
 import sys
 
-import pandas as pd
-
 from analysis.constants import SATURATION_ALPHA, SATURATION_K, SATURATION_Z
-from analysis.saturation import saturation_index
-from scrapers.normalize import proportions_from
 
 
 def register(subparsers) -> None:
@@ -35,6 +31,11 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from analysis.saturation import saturation_index
+    from scrapers.normalize import proportions_from
+
     values = proportions_from(pd.Series(args.scores, dtype="float64"))
     try:
         res = saturation_index(values.tolist(), args.n_items, args.k, args.alpha, args.z)

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
-
 from cli.main import add_db_argument, open_read_only
 from storage.db import DEFAULT_WAIT_SECONDS
-from storage import status
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,6 +19,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from storage import status
+
     con = open_read_only(args)
     if con is None:
         return 1

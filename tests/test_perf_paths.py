@@ -1,0 +1,249 @@
+"""Correctness of the fast paths (issue 12) against slow references: identical output.
+
+Speed is measured by bench/run.py, never here. The references are the plain implementations
+the fast paths replaced (kept verbatim below), and the plain-list definition of the running
+top k: for each date, sort every score seen so far and take the first k.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.constants import SATURATION_ALPHA, SATURATION_K, SATURATION_Z
+from analysis.saturation import (POPULATION_MODELS, TRAJECTORY_COLUMNS, _check_n, _check_params, binomial_se,
+                                 index_arrays, published_se, running_topk, saturation_trajectory,
+                                 uncertainty_label, with_populations)
+
+log = logging.getLogger("test")
+
+
+# --- references: the previous one-dict-per-row implementation ------------------------------
+
+def reference_running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
+    """For each benchmark and each distinct date: the top-k models among those dated <= that date.
+
+    `df`: benchmark, model, score, date, optionally se (a published SE per row) and
+    entity_variant (the page row, reported in `top_variants`). A model's value at a date is
+    its best score among its rows dated <= that date (its best variant). One sort of the
+    whole frame, then one pass per benchmark keeping only the current top k (a model outside
+    the top k can only enter it through a new row), so the cost is O(N log N + N k).
+
+    Returns benchmark, as_of, n_models (distinct models dated <= as_of), top_scores,
+    top_se, top_models, top_variants (lists of length min(k, n_models), best first).
+    """
+    need = {"benchmark", "model", "score", "date"} - set(df.columns)
+    if need:
+        raise ValueError(f"history frame lacks column(s) {sorted(need)}")
+    d = df[["benchmark", "model", "score", "date"]].copy()
+    d["se"] = df["se"].to_numpy(dtype="float64") if "se" in df.columns else np.nan
+    d["variant"] = df["entity_variant"].to_numpy() if "entity_variant" in df.columns else d["model"].to_numpy()
+    d["date"] = pd.to_datetime(d["date"])
+    d["score"] = pd.to_numeric(d["score"], errors="coerce")
+    dropped = d["score"].isna() | d["date"].isna() | d["model"].isna()
+    if dropped.any():
+        log.warning("[saturation] history: %d row(s) without score, model or date left out "
+                    "(benchmarks: %s)", int(dropped.sum()), sorted(d.loc[dropped, "benchmark"].astype(str).unique()))
+        d = d[~dropped]
+    d = d.sort_values(["benchmark", "date"], kind="stable")
+    bench = d["benchmark"].to_numpy()
+    dates = d["date"].to_numpy()
+    models = d["model"].to_numpy()
+    scores = d["score"].to_numpy(dtype="float64")
+    ses = d["se"].to_numpy(dtype="float64")
+    variants = d["variant"].to_numpy()
+    out_b, out_t, out_n, out_s, out_e, out_m, out_v = [], [], [], [], [], [], []
+    n_rows = len(d)
+    top: dict = {}        # model -> (score, se) of the current top k
+    seen: set = set()
+    for i in range(n_rows):
+        if i == 0 or bench[i] != bench[i - 1]:
+            top, seen = {}, set()
+        m, sc = models[i], scores[i]
+        seen.add(m)
+        if m in top:
+            if sc > top[m][0]:
+                top[m] = (sc, ses[i], variants[i])
+        elif len(top) < k:
+            top[m] = (sc, ses[i], variants[i])
+        else:
+            low = min(top, key=lambda key: top[key][0])
+            if sc > top[low][0]:
+                del top[low]
+                top[m] = (sc, ses[i], variants[i])
+        if i + 1 == n_rows or bench[i + 1] != bench[i] or dates[i + 1] != dates[i]:
+            ranked = sorted(top.items(), key=lambda kv: -kv[1][0])
+            out_b.append(bench[i])
+            out_t.append(dates[i])
+            out_n.append(len(seen))
+            out_s.append([v[0] for _, v in ranked])
+            out_e.append([float(v[1]) for _, v in ranked])
+            out_m.append([key for key, _ in ranked])
+            out_v.append([str(v[2]) for _, v in ranked])
+    return pd.DataFrame({"benchmark": pd.Series(out_b, dtype="str"),
+                         "as_of": pd.to_datetime(pd.Series(out_t, dtype="datetime64[ns]")),
+                         "n_models": pd.Series(out_n, dtype="int64"), "top_scores": out_s, "top_se": out_e,
+                         "top_models": out_m, "top_variants": out_v})
+
+
+
+
+def reference_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float] | None, k: int = SATURATION_K,
+                          alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z, *,
+                          n_assumed: Mapping[str, bool] | None = None) -> pd.DataFrame:
+    """S_index in calendar time: one row per (benchmark, as_of) for each distinct model date with >= k models.
+
+    `df`: benchmark, model, score, date (the result's date), optionally stderr/ci_low/ci_high
+    and the identity columns of `saturation_table` (population, underlying, model_raw,
+    setting). `n_items`: one n for all benchmarks or a mapping benchmark -> n. The top k at
+    `as_of` are the best models among results dated <= as_of, each model once (its best
+    variant), per population as in `saturation_table`. Benchmarks with neither n nor
+    published SEs for the models needed are left out (logged).
+    """
+    _check_params(k, alpha, z)
+    h = with_populations(df)
+    h["se"] = published_se(h["stderr"] if "stderr" in h.columns else np.full(len(h), np.nan),
+                           h["ci_low"] if "ci_low" in h.columns else None,
+                           h["ci_high"] if "ci_high" in h.columns else None)
+    runs = []
+    for population, g in h.groupby("population", sort=True):
+        r = reference_running_topk(g, k)
+        r.insert(2, "population", population)
+        runs.append(r)
+    run = pd.concat(runs, ignore_index=True) if runs else reference_running_topk(h, k).assign(population=POPULATION_MODELS)
+    run = run[run["n_models"] >= k].reset_index(drop=True)
+    if run.empty:
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in TRAJECTORY_COLUMNS})
+    if isinstance(n_items, Mapping):
+        n_of = {b: _check_n(n_items.get(b)) for b in run["benchmark"].unique()}
+    else:
+        n_val = _check_n(n_items)
+        n_of = {b: n_val for b in run["benchmark"].unique()}
+    n = run["benchmark"].map(n_of).astype("float64").to_numpy()
+    tops = np.array([row[:k] for row in run["top_scores"]], dtype="float64").reshape(len(run), k)
+    tse = np.array([row[:k] for row in run["top_se"]], dtype="float64").reshape(len(run), k)
+    s1, sk = tops[:, 0], tops[:, k - 1]
+    n_eff = n ** alpha
+    # as saturation_index: published SEs only where n is unknown (the paper's n^alpha otherwise)
+    pub1, pubk = np.isfinite(tse[:, 0]) & ~np.isfinite(n), np.isfinite(tse[:, k - 1]) & ~np.isfinite(n)
+    se1 = np.where(pub1, tse[:, 0], binomial_se(s1, n_eff))
+    sek = np.where(pubk, tse[:, k - 1], binomial_se(sk, n_eff))
+    ok = np.isfinite(se1) & np.isfinite(sek)
+    if (~ok).any():
+        log.info("[saturation] trajectory: no n and no published SE for %s; left out",
+                    sorted(run.loc[~ok, "benchmark"].unique()))
+    out = index_arrays(s1, sk, se1, sek, z)
+    assumed = run["benchmark"].map(lambda b: bool((n_assumed or {}).get(b, False))).to_numpy()
+    res = pd.DataFrame({
+        "benchmark": run["benchmark"], "as_of": run["as_of"], "population": run["population"],
+        "n_models": run["n_models"], "top_scores": [list(t) for t in tops],
+        "top_models": [[str(m) for m in row[:k]] for row in run["top_models"]],
+        "top_variants": [[str(v) for v in row[:k]] for row in run["top_variants"]], "s1": s1, "sk": sk, "se_delta": out["se_delta"],
+        "r_norm": out["r_norm"], "s_index": out["s_index"], "bin": out["bin"],
+        "statistically_similar": out["statistically_similar"], "n_items": n, "k": int(k), "alpha": float(alpha),
+        "z": float(z),
+        "uncertainty": [uncertainty_label(a, b, c and not (a and b)) for a, b, c in zip(pub1, pubk, assumed)],
+    })
+    return res[ok].reset_index(drop=True)[TRAJECTORY_COLUMNS]
+
+
+
+def plain_list_topk(df: pd.DataFrame, k: int) -> list[tuple[str, pd.Timestamp, list[float]]]:
+    """For each benchmark and date: sort the best score of every model seen so far, take k."""
+    out = []
+    for bench, g in df.groupby("benchmark", sort=True):
+        best: dict = {}
+        for t, rows in g.sort_values("date", kind="stable").groupby("date", sort=True):
+            for m, s in zip(rows["model"], rows["score"]):
+                best[m] = max(best.get(m, -np.inf), s)
+            out.append((bench, pd.Timestamp(t), sorted(best.values(), reverse=True)[:k]))
+    return out
+
+
+def _history(seed: int, n: int = 3000, n_models: int = 400, n_dates: int = 300, ties: bool = False,
+             populations: bool = False, holes: bool = False) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    score = rng.uniform(0, 1, n)
+    if ties:                                     # few distinct values: ties everywhere
+        score = np.round(score * 8) / 8
+    df = pd.DataFrame({"benchmark": rng.choice(["a", "b", "c"], n),
+                       "model": rng.integers(0, n_models, n).astype(str), "score": score,
+                       "date": pd.Timestamp("2023-01-01") + pd.to_timedelta(rng.integers(0, n_dates, n), unit="D"),
+                       "stderr": np.where(rng.random(n) < 0.3, rng.uniform(0.005, 0.03, n), np.nan),
+                       "model_raw": [f"raw{i}" for i in range(n)]})
+    if populations:
+        df["population"] = np.where(rng.random(n) < 0.3, "systems", "models")
+        df["underlying"] = np.where(df["population"].eq("systems") & (rng.random(n) < 0.7),
+                                    "u" + rng.integers(0, 30, n).astype(str), None)
+    if holes:
+        df.loc[rng.random(n) < 0.02, "score"] = np.nan
+        df.loc[rng.random(n) < 0.02, "date"] = pd.NaT
+    return df
+
+
+CASES = [dict(seed=0), dict(seed=1, ties=True), dict(seed=2, populations=True), dict(seed=3, holes=True),
+         dict(seed=4, ties=True, populations=True, holes=True), dict(seed=5, n=200, n_models=30, n_dates=5)]
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("k", [2, 5])
+def test_running_topk_identical_to_reference(case, k):
+    df = _history(**case)
+    if "population" in df:
+        df = with_populations(df)
+    got = running_topk(df, k)
+    want = reference_running_topk(df, k)
+    pd.testing.assert_frame_equal(got, want)
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("k", [2, 5])
+def test_trajectory_identical_to_reference(case, k):
+    df = _history(**case)
+    n_items = {"a": 500, "b": None, "c": 80}
+    assumed = {"c": True}
+    got = saturation_trajectory(df, n_items, k, n_assumed=assumed)
+    want = reference_trajectory(df, n_items, k, n_assumed=assumed)
+    assert len(got) > 0
+    pd.testing.assert_frame_equal(got, want)
+
+
+def test_running_topk_equals_plain_list_definition():
+    df = _history(7, n=4000, n_models=600, n_dates=800)
+    got = running_topk(df.drop(columns=["stderr"]), 5)
+    want = plain_list_topk(df, 5)
+    assert [(b, t) for b, t, _ in want] == list(zip(got["benchmark"], got["as_of"]))
+    assert [s for _, _, s in want] == got["top_scores"].tolist()
+
+
+def test_running_topk_empty_and_one_row():
+    empty = pd.DataFrame({"benchmark": [], "model": [], "score": [], "date": pd.to_datetime([])})
+    assert running_topk(empty, 5).empty
+    one = pd.DataFrame({"benchmark": ["a"], "model": ["m"], "score": [0.5], "date": [pd.Timestamp("2024-01-01")]})
+    r = running_topk(one, 5)
+    assert r["top_scores"].tolist() == [[0.5]] and r["n_models"].tolist() == [1]
+    assert saturation_trajectory(one, 100).empty
+
+
+def test_identify_frame_identical_to_per_row_identify():
+    """identify_frame (once per distinct key, broadcast) = identify called on every row."""
+    from registry import alias_key
+    from registry.identity import _bare_evidence, identify, identify_frame
+    rng = np.random.default_rng(3)
+    names = ["gpt-4o", "GPT-4o (high)", "o3", "O3", "claude-3.5-sonnet", "SWE-agent + gpt-4o", "o3 [medium]", "x"]
+    n = 400
+    rows = pd.DataFrame({"source": rng.choice(["swebench", "aider_polyglot"], n), "benchmark": rng.choice(["b1", "b2"], n),
+                         "model_raw": rng.choice(names, n), "model_tag": rng.choice([None, "agent", "model"], n),
+                         "snapshot_id": rng.choice([1, 2, np.nan], n)})
+    table = {alias_key("gpt-4o"): "gpt-4o", alias_key("o3"): "o3"}
+    got = identify_frame(rows, table)
+    snaps = rows["snapshot_id"].fillna(-1)
+    evidence = {ctx: _bare_evidence(g) for ctx, g in rows["model_raw"].groupby([rows["source"], snaps], sort=False)}
+    want = [identify(s, b, r, t if isinstance(t, str) else None, lambda x: table.get(alias_key(x)), evidence.get((s, sn)))
+            for s, b, r, t, sn in zip(rows["source"], rows["benchmark"], rows["model_raw"], rows["model_tag"], snaps)]
+    for col in ("model", "variant", "population", "underlying"):
+        assert got[col].tolist() == [getattr(i, col) for i in want], col
