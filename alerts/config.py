@@ -23,7 +23,7 @@ SNAPSHOT_HELD = "snapshot_held"
 ALL_KINDS: tuple[str, ...] = (SATURATION_BIN_CHANGED, CONTAMINATION_SUSPECT, SOURCE_FAILING,
                               SOURCE_STALE, NEW_FRONTIER, SNAPSHOT_HELD)
 # A firing alert of these kinds inhibits every derived alert whose `source` label is its source
-# (METHODS iii.4: a stale or failing source makes the alerts computed from its data unreliable).
+# (docs/architecture.md, "Alerts": a stale or failing source makes the alerts computed from its data unreliable).
 SOURCE_HEALTH_KINDS: tuple[str, ...] = (SOURCE_FAILING, SOURCE_STALE)
 # Info kinds are evaluated only when enabled (RuleSettings.enabled_info_kinds).
 INFO_KINDS: tuple[str, ...] = (NEW_FRONTIER,)
@@ -46,7 +46,7 @@ SLACK_CONNECTION_RETRIES = 2      # dropped connections / resets
 SLACK_SERVER_ERROR_RETRIES = 2    # 500 / 503
 SLACK_TIMEOUT_SECONDS = 30
 
-# Block Kit limits (ENGINEERING-NOTES §3.3, docs.slack.dev/reference/block-kit/blocks).
+# Block Kit limits (docs/architecture.md, "Prefect and Slack facts"; docs.slack.dev/reference/block-kit/blocks).
 SLACK_MAX_BLOCKS = 50
 SLACK_MAX_SECTION_TEXT = 3000
 SLACK_MAX_HEADER_TEXT = 150

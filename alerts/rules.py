@@ -1,6 +1,6 @@
 """Alert rules and the alert state machine (pure: frames and states in, states and messages out).
 
-Modelled on Prometheus Alertmanager for a snapshot-based service (DESIGN §6, METHODS iii):
+Modelled on Prometheus Alertmanager for a snapshot-based service (docs/architecture.md, "Alerts"):
 
 - **Identity.** An alert is its label set (`config.LABEL_KEYS`); `fingerprint(labels)` is a
   stable hash of the sorted labels. Re-evaluating the same data re-asserts the same alerts.
@@ -9,7 +9,7 @@ Modelled on Prometheus Alertmanager for a snapshot-based service (DESIGN §6, ME
   runs, so re-running over the same data never advances an alert.
 - **Kinds.**
   - `saturation_bin_changed{benchmark, scope, level}`: a level alert per (benchmark, scope,
-    level), firing while the *committed* hysteresis bin (METHODS D) is `level`, pending while
+    level), firing while the *committed* hysteresis bin (docs/statistics.md, "Bin changes without flapping") is `level`, pending while
     the hysteresis proposes a move to `level` that is not committed yet. The first observation
     of a (benchmark, scope) sets its level without a message. When a move is committed the
     new level fires ("moderate → high"); the old level resolves in the same evaluation and its
@@ -43,7 +43,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -65,13 +65,25 @@ from alerts.config import (
 from analysis import hysteresis
 from analysis.contamination import STATUSES as CONTAMINATION_STATUSES
 from analysis.constants import SATURATION_BINS
+from common.jsonsafe import decoded as _evidence
+from common.jsonsafe import is_missing as _missing
+from common.jsonsafe import number as _num
+from common.time import to_utc
+from storage.alert_records import (  # the records are the alert tables' rows (storage); re-exported
+    NOTIFIED_BASELINE,
+    NOTIFIED_MUTED,
+    NOTIFIED_NONE,
+    NOTIFIED_QUEUED,
+    AlertEvent,
+    AlertState,
+    Evaluation,
+    Notification,
+    Silence,
+)
 
 PENDING, FIRING, RESOLVED, INACTIVE = "pending", "firing", "resolved", "inactive"
 STATES: tuple[str, ...] = (PENDING, FIRING, RESOLVED, INACTIVE)
 TRANSITIONS: tuple[str, ...] = (FIRING, RESOLVED)
-
-# AlertState.notified: what happened to the firing notification of the current episode
-NOTIFIED_NONE, NOTIFIED_QUEUED, NOTIFIED_MUTED, NOTIFIED_BASELINE = "none", "queued", "muted", "baseline"
 
 # contamination statuses of analysis.contamination (strongest first): a flag is a suspicion,
 # never a verdict; `suspect` = flagged on one snapshot, not yet persisted or corroborated
@@ -101,85 +113,6 @@ def fingerprint(labels: Mapping[str, str]) -> str:
     """Stable identity of an alert: SHA-256 of its sorted labels (empty labels ignored), 16 hex."""
     items = sorted((str(k), str(v)) for k, v in labels.items() if v not in ("", None))
     return hashlib.sha256(json.dumps(items, separators=(",", ":")).encode()).hexdigest()[:16]
-
-
-# --- records -------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class AlertState:
-    """The stored state of one alert (one row of the `alerts` table)."""
-
-    fingerprint: str
-    labels: dict[str, str]
-    state: str
-    since: datetime                  # when it entered `state`
-    last_evaluated: datetime
-    annotations: dict[str, Any] = field(default_factory=dict)
-    fired_at: datetime | None = None  # start of the current/last firing episode (outbox key)
-    pending_count: int = 0           # distinct data versions seen while pending
-    data_as_of: datetime | None = None  # newest data version that was counted
-    notified: str = NOTIFIED_NONE    # firing notification of the episode: none|queued|muted|baseline
-    muted_by: str = ""               # why notifications are muted now ('' = not muted)
-
-    @property
-    def kind(self) -> str:
-        return self.labels["kind"]
-
-
-@dataclass(frozen=True)
-class Notification:
-    """One outbox entry: a firing or resolved transition to deliver exactly once."""
-
-    fingerprint: str
-    kind: str
-    transition: str                  # firing | resolved
-    episode: datetime                # fired_at of the firing episode: (fingerprint, transition, episode) is unique
-    labels: dict[str, str]
-    annotations: dict[str, Any]
-    created_at: datetime
-    id: int | None = None            # assigned by storage
-
-
-@dataclass(frozen=True)
-class AlertEvent:
-    """An immutable audit entry (state transitions, committed bin moves). `key` is unique."""
-
-    key: str
-    at: datetime
-    kind: str
-    event: str
-    fingerprint: str
-    detail: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Silence:
-    """Mutes delivery of alerts whose labels match every matcher, between starts_at and ends_at."""
-
-    id: int
-    matchers: dict[str, str]
-    starts_at: datetime
-    ends_at: datetime
-    author: str = ""
-    comment: str = ""
-    expired_at: datetime | None = None
-
-    def is_active(self, now: datetime) -> bool:
-        now = to_utc(now)
-        end = self.ends_at if self.expired_at is None else min(self.ends_at, self.expired_at)
-        return to_utc(self.starts_at) <= now < to_utc(end)
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        return all(labels.get(key, "") == value for key, value in self.matchers.items())
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """The result of one evaluation: every alert state, and what to record and enqueue."""
-
-    states: list[AlertState]
-    notifications: list[Notification]
-    events: list[AlertEvent]
 
 
 # --- helpers shared with the CLI -------------------------------------------------------------------
@@ -215,15 +148,6 @@ def parse_duration(text: str) -> timedelta:
     return timedelta(seconds=float(m[1]) * _DURATION_UNITS[m[2]])
 
 
-def to_utc(value: Any) -> datetime:
-    """A tz-aware UTC datetime; naive values are taken as UTC (DataFrames hold naive UTC)."""
-    ts = pd.Timestamp(value)
-    if pd.isna(ts):
-        raise ValueError(f"expected a timestamp, got {value!r}")
-    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
-    return ts.to_pydatetime()
-
-
 def sql_literal(text: str) -> str:
     """A SQL string literal for the 'where to look' queries shown to people (not executed here)."""
     return "'" + str(text).replace("'", "''") + "'"
@@ -242,30 +166,6 @@ class Condition:
     # its input confirms it (a hysteresis proposal that is not committed yet)
     fire_after: int | None = 1
     group: tuple[str, ...] | None = None    # exclusive group (one firing member at a time)
-
-
-def _missing(value: Any) -> bool:
-    """None, NaN, NA or NaT (a scalar); containers are never missing."""
-    if value is None:
-        return True
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):  # list-likes
-        return False
-
-
-def _num(value: Any) -> float | int | bool | None:
-    """JSON-safe number: NaN/NA/non-numbers -> None, numpy scalars -> Python scalars."""
-    if _missing(value) or isinstance(value, (str, list, dict, tuple)):
-        return None
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def _text(row: Mapping[str, Any], key: str, default: str = "") -> str:
@@ -460,19 +360,6 @@ def contamination_conditions(suspects: pd.DataFrame, now: datetime) -> list[Cond
             data_as_of=as_of,
             fire_after=None if status == SUSPECT else 1))
     return conditions
-
-
-def _evidence(value: Any) -> Any:
-    """Evidence as JSON-ready data (a JSON string is decoded; anything else kept as text)."""
-    if _missing(value):
-        return None
-    if isinstance(value, (dict, list)):
-        return json.loads(json.dumps(value, default=str))
-    text = str(value)
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def source_conditions(health: pd.DataFrame, now: datetime, settings: RuleSettings) -> list[Condition]:

@@ -1,4 +1,4 @@
-"""Contamination-suspect signals A1, A2, A3 with false-positive control (DESIGN §5, METHODS A).
+"""Contamination-suspect signals A1, A2, A3 with false-positive control (docs/statistics.md, "Contamination-suspect signals").
 
 Every result is a *suspect*, never a verdict: a flag means the data are hard to explain
 without contamination, and it carries its evidence (effect, CI, p, q, n per side, reference
@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import asdict, dataclass, field
-from datetime import date, datetime
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -63,6 +62,8 @@ from analysis.cutoffs import (
     prepare_items,
     require_columns,
 )
+from common.jsonsafe import jsonable
+from common.refs import parse_refs
 
 log = logging.getLogger("benchwatch.analysis.contamination")
 
@@ -119,25 +120,6 @@ class SignalTest:
     gate: bool = True
     evidence: dict = field(default_factory=dict)
     detail: str = ""       # tells apart two tests of one signal on one (model, benchmark, source)
-
-
-def jsonable(value: Any) -> Any:
-    """Evidence values as plain JSON types (numpy scalars, dates, NaN -> null)."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, np.ndarray, pd.Index)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value) if np.isfinite(value) else None
-    if value is None or value is pd.NaT:
-        return None
-    if isinstance(value, (pd.Timestamp, datetime, date)):
-        return value.date().isoformat() if isinstance(value, datetime) else value.isoformat()
-    return value
 
 
 # --- shared numerics -------------------------------------------------------------------------
@@ -450,11 +432,11 @@ def a3_one(matrix: pd.DataFrame, dates: pd.Series, model: str, c_lo: pd.Timestam
            reference_cutoffs: pd.Series, *, th: Thresholds) -> tuple[dict | None, str]:
     """A3 for one model on one item matrix (items × models). Returns (result, reason-if-skipped).
 
-    Windows (METHODS A3): I_pre = {d <= c_lo - g}, I_post = {d > c_hi + g}. Clean references:
+    Windows (docs/statistics.md, "The signals", A3): I_pre = {d <= c_lo - g}, I_post = {d > c_hi + g}. Clean references:
     c_hi(r) + g < min(d over I_pre), scored on every kept item (items a reference lacks are
     dropped; references missing > 10 % of the model's window items are left out first).
 
-    The reference gap is ability-matched (`ability_weights`) instead of METHODS' plain median
+    The reference gap is ability-matched (`ability_weights`) instead of a plain median
     of the references' gaps: under difficulty drift (LCB's later problems are harder) the
     null gap depends on ability — hump-shaped in logit accuracy — so a strong or weak model
     compared with the median reference shows a spurious gap. The median gap stays in the evidence.
@@ -573,21 +555,13 @@ def a3_tests(items: pd.DataFrame, cutoffs: pd.DataFrame, *, now: pd.Timestamp,
 
 # --- scores and reference benchmarks (A1, A2) -----------------------------------------------
 
-def _ref_list(value: Any) -> tuple[str, ...]:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ()
-    if isinstance(value, str):
-        return tuple(v.strip() for v in value.replace("|", ";").replace(",", ";").split(";") if v.strip())
-    return tuple(str(v) for v in value if v is not None and str(v).strip())
-
-
 def prepare_benchmarks(benchmarks: pd.DataFrame) -> pd.DataFrame:
     """benchmark -> reference_benchmarks (tuple), n_items, chance (indexed by benchmark)."""
     require_columns(benchmarks, ("benchmark",), "benchmarks")
     b = benchmarks.drop_duplicates("benchmark").set_index("benchmark")
     out = pd.DataFrame(index=b.index)
     refs = b["reference_benchmarks"] if "reference_benchmarks" in b.columns else pd.Series(None, index=b.index)
-    out["reference_benchmarks"] = [_ref_list(v) for v in refs]
+    out["reference_benchmarks"] = [parse_refs(v) for v in refs]
     out["n_items"] = pd.to_numeric(b["n_items"], errors="coerce") if "n_items" in b.columns else np.nan
     out["chance"] = pd.to_numeric(b["chance"], errors="coerce") if "chance" in b.columns else np.nan
     return out
@@ -599,7 +573,7 @@ def prepare_scores(scores: pd.DataFrame, bench: pd.DataFrame, what: str = "score
 
     Several settings of one model (edit formats, prompts) collapse to the best one, as the
     leaderboards rank them (unless `by_setting`). n = the row's n_items, else the registry's, else s(1-s)/stderr²;
-    SE = stderr, else sqrt(s(1-s)/n) (n_eff = n items, METHODS "Standard errors").
+    SE = stderr, else sqrt(s(1-s)/n) (n_eff = n items; docs/statistics.md, "The signals").
     """
     require_columns(scores, ("benchmark", "model", "score"), what)
     s = scores.copy()
@@ -837,7 +811,7 @@ def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.G
 
 
 def _a1_self_consistency(tests: list[SignalTest], th: Thresholds) -> None:
-    """Modified z of each residual within its model's A1 profile (Iglewicz–Hoaglin, METHODS A1.6).
+    """Modified z of each residual within its model's A1 profile (Iglewicz–Hoaglin; docs/statistics.md, "The signals", A1).
 
     z̃ = 0.6745 (δ - med δ) / MAD; with MAD = 0 the mean absolute deviation × 1.2533 stands in.
     The gate z̃ >= 3.5 applies when the model has residuals on >= 5 benchmarks.

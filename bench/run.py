@@ -23,6 +23,7 @@ from analysis.saturation import saturation_index, saturation_trajectory
 from scrapers.base import ParsedSnapshot, validate
 from storage import db
 from storage.ingest import Response, store_snapshot
+from storage.registry_sync import connect_synced
 
 
 def timed(fn, repeat: int = 3) -> float:
@@ -82,7 +83,7 @@ def bench_ingest(quick: bool) -> None:
         def bulk():
             parsed = validate("livecodebench", ParsedSnapshot("livecodebench", scores=scores.copy(), items=items.copy()),
                               min_rows=1, produces="scores")
-            with db.connect(path) as con:
+            with connect_synced(path) as con:
                 store_snapshot(con, parsed, [Response("x.json", str(time.perf_counter_ns()).encode())],
                                observed_at=now, origin="ingest", parser_version=1)
 

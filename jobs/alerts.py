@@ -27,13 +27,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from alerts.config import NEW_FRONTIER, RuleSettings, report_url_from_env, rule_settings_from_env
-from alerts.redact import one_line
 from alerts.render import render_digest, title
-from alerts.rules import FIRING, PENDING, evaluate, to_utc
+from alerts.rules import FIRING, PENDING, evaluate
 from alerts.slack import Notifier, load_settings, make_notifier
 from analysis.constants import SATURATION_ALPHA, SATURATION_K
+from common.redact import one_line
+from common.time import to_utc
 from storage import alerts as store
 from storage import db
+from storage.registry_sync import connect_synced
 from storage.status import held_snapshots
 
 log = logging.getLogger("benchwatch.alerts")
@@ -88,8 +90,8 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
         settings = load_settings()
         notifier = make_notifier(settings, console_write=console_lines.append)
 
-    # 1. evaluate and claim, in one transaction
-    with db.connect(db_path) as con:
+    # 1. evaluate and claim, in one transaction (benchmark/model names come from the registry)
+    with connect_synced(db_path) as con:
         with db.transaction(con):
             evaluation = evaluate(
                 now=now, previous=store.read_states(con),

@@ -21,17 +21,13 @@ from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_c
     resolve_model_dates
 from analysis.saturation import saturation_table
 from storage import contamination as store
+from common.time import naive_utc
 from storage import reads
 from storage.saturation import store_scope_saturation
 
 log = logging.getLogger("benchwatch.flows.contamination")
 
 POST_CUTOFF_SCOPE = "post_cutoff"
-
-
-def _utc_naive(when: datetime | str) -> pd.Timestamp:
-    ts = pd.Timestamp(when)
-    return ts.tz_convert("UTC").tz_localize(None) if ts.tzinfo is not None else ts
 
 
 def with_item_dates(benchmarks: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
@@ -89,7 +85,7 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
     Also stores the saturation index of scope `post_cutoff`. Returns the signal tests
     (analysis.contamination.run_signals' frame).
     """
-    now_ts = _utc_naive(now)
+    now_ts = naive_utc(now)
     data = _inputs(con)
     latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
     snapshot_ids = sorted({int(s) for s in pd.concat([latest["snapshot_id"], items["snapshot_id"]]).dropna()})
@@ -122,5 +118,5 @@ def run_calibration(con: duckdb.DuckDBPyConnection, *, now: datetime | str, tria
     """Placebo false-flag rate per signal on the database's data (read only)."""
     data = _inputs(con)
     return calibrate(data["latest"], data["items"], data["cutoffs"], data["benchmarks"],
-                     rng=np.random.default_rng(seed), now=_utc_naive(now), trials=trials, th=th,
+                     rng=np.random.default_rng(seed), now=naive_utc(now), trials=trials, th=th,
                      bootstrap_b=bootstrap_b)

@@ -17,6 +17,7 @@ from analysis.constants import SATURATION_ALPHA, SATURATION_K, SATURATION_Z
 from analysis.cutoffs import resolve_model_dates
 from analysis.saturation import saturation_table, saturation_trajectory
 from analysis.trends import frontier_history, trends_table
+from common.time import naive_utc
 from storage import reads
 from storage import saturation as store
 
@@ -26,11 +27,6 @@ SCOPE = "all"
 SUMMARY_COLUMNS = ["benchmark", "scope", "population", "as_of", "s_index", "bin", "r_norm", "se_delta", "n_items", "n_models",
                    "uncertainty", "stagnation", "reason", "trajectory_points", "frontier", "slope_per_month",
                    "stalled", "forecast_status", "forecast_date"]
-
-
-def _utc_naive(when: datetime | str) -> pd.Timestamp:
-    ts = pd.Timestamp(when)
-    return ts.tz_convert("UTC").tz_localize(None) if ts.tzinfo is not None else ts
 
 
 def dated_history(history: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
@@ -82,7 +78,7 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
 
     Returns one summary row per benchmark with scores.
     """
-    now_ts = _utc_naive(now)
+    now_ts = naive_utc(now)
     latest = reads.read_latest_scores(con)
     if latest.empty:
         log.info("[saturation] no scores stored yet; nothing to compute")

@@ -14,7 +14,7 @@ import pandas as pd
 
 from analysis.constants import SATURATION_ALPHA, SATURATION_K, SATURATION_Z
 from analysis.saturation import saturation_index
-from scrapers.normalize import proportions_from
+from common.units import proportions_from
 
 
 def register(subparsers) -> None:
