@@ -14,16 +14,6 @@ from typing import Any, Mapping
 # Each kind is declared by its rule module (alerts/rules/<rule>.py) and registered in
 # alerts.rules.RULES; ALL_KINDS, INFO_KINDS, SOURCE_HEALTH_KINDS and the kind names
 # (SATURATION_BIN_CHANGED, ...) are read from that registry on access (see __getattr__ below).
-_FROM_REGISTRY = {"ALL_KINDS": "all_kinds", "INFO_KINDS": "info_kinds", "SOURCE_HEALTH_KINDS": "source_health_kinds"}
-_KIND_NAMES = ("SATURATION_BIN_CHANGED", "CONTAMINATION_SUSPECT", "SOURCE_FAILING", "SOURCE_STALE", "NEW_FRONTIER",
-               "SNAPSHOT_HELD")
-
-
-def __getattr__(name: str) -> Any:
-    if name in _FROM_REGISTRY or name in _KIND_NAMES:
-        from alerts import rules   # the rules import this module: read the registry lazily
-        return getattr(rules, _FROM_REGISTRY[name])() if name in _FROM_REGISTRY else getattr(rules, name)
-    raise AttributeError(f"module 'alerts.config' has no attribute {name!r}")
 
 
 # Label keys every alert carries ('' when a key does not apply to the kind); the fingerprint
@@ -44,7 +34,7 @@ SLACK_CONNECTION_RETRIES = 2      # dropped connections / resets
 SLACK_SERVER_ERROR_RETRIES = 2    # 500 / 503
 SLACK_TIMEOUT_SECONDS = 30
 
-# Block Kit limits (ENGINEERING-NOTES §3.3, docs.slack.dev/reference/block-kit/blocks).
+# Block Kit limits (docs/architecture.md, "Prefect and Slack facts"; docs.slack.dev/reference/block-kit/blocks).
 SLACK_MAX_BLOCKS = 50
 SLACK_MAX_SECTION_TEXT = 3000
 SLACK_MAX_HEADER_TEXT = 150
@@ -75,11 +65,6 @@ class RuleSettings:
             raise ValueError(f"source_failing_runs must be >= 1, got {self.source_failing_runs}")
         if self.source_stale_days <= 0:
             raise ValueError(f"source_stale_days must be > 0, got {self.source_stale_days}")
-        if self.enabled_info_kinds:
-            from alerts.rules import info_kinds
-            unknown = set(self.enabled_info_kinds) - set(info_kinds())
-            if unknown:
-                raise ValueError(f"enabled_info_kinds: {sorted(unknown)} are not info kinds {info_kinds()}")
 
 
 # --- HTML report link -----------------------------------------------------------------------------

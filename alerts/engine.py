@@ -68,6 +68,9 @@ def evaluate(*, now: datetime, previous: Iterable[AlertState], silences: Iterabl
     """
     now = to_utc(now)
     rules = registry.RULES
+    not_info = set(settings.enabled_info_kinds) - set(registry.info_kinds())
+    if not_info:
+        raise ValueError(f"enabled_info_kinds: {sorted(not_info)} are not info kinds {registry.info_kinds()}")
     unknown = set(frames) - {rule.input for rule in rules}
     if unknown:
         raise TypeError(f"evaluate() got frame(s) {sorted(unknown)} no rule reads; "

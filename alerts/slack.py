@@ -9,10 +9,11 @@ Settings, first match wins:
    or the Prefect Variable `benchwatch_slack_channel`);
 4. otherwise the console/log, with a warning saying why.
 
-Every secret found is registered with `alerts.redact`, whose filter is installed on the package
-loggers, so neither the webhook URL nor a token reaches a log, an error or the CLI.
+Every secret found is registered with `common.redact`, which redacts every record of the
+`benchwatch` and `slack_sdk` logger hierarchies, so neither the webhook URL nor a token reaches
+a log, an error or the CLI.
 
-slack_sdk facts this relies on (ENGINEERING-NOTES §3): `WebhookClient.send` does not raise on
+slack_sdk facts this relies on (docs/architecture.md, "Slack delivery"): `WebhookClient.send` does not raise on
 HTTP errors, it returns the status; `WebClient` raises `SlackApiError`; 429 retries are opt-in
 (`RateLimitErrorRetryHandler` sleeps Retry-After + up to 1 s jitter); the default handlers
 only retry one dropped connection. Both notifiers therefore install rate-limit, connection and
@@ -39,9 +40,10 @@ from slack_sdk.http_retry.builtin_handlers import (
 from slack_sdk.web import WebClient
 from slack_sdk.webhook import WebhookClient
 
-from alerts import config, redact
+from alerts import config
+from common import redact
 from alerts.render import SlackMessage, render_plain
-from alerts.rules import Notification
+from storage.alert_records import Notification
 
 log = logging.getLogger("benchwatch.alerts")
 

@@ -1,16 +1,16 @@
 """Every statistical threshold and default of benchwatch, in one place.
 
-Each constant names where it comes from (DESIGN.md / METHODS.md section or paper).
+Each constant names where it comes from (a docs/statistics.md section, or the paper).
 """
 
-# --- Saturation index (Akhtar, Reuel et al. 2026, §2.2; DESIGN §4) ---------------------
+# --- Saturation index (Akhtar, Reuel et al. 2026, §2.2; docs/statistics.md, "Saturation index") ---------------------
 SATURATION_K = 5                 # top-k models compared (paper: top-5)
 SATURATION_ALPHA = 0.5           # n_eff = n ** alpha (paper default: sqrt(n))
 SATURATION_Z = 1.96              # "statistically similar": s1 - sk <= z * SE_delta
 # Bin edges on S_index: very low < 0.01 <= low < 0.3 <= moderate < 0.7 <= high < 0.9 <= very high
 SATURATION_BIN_EDGES = (0.01, 0.3, 0.7, 0.9)
 SATURATION_BINS = ("very low", "low", "moderate", "high", "very high")
-SATURATED_BINS = ("high", "very high")   # DESIGN §4: saturated = high or very high
+SATURATED_BINS = ("high", "very high")   # docs/statistics.md: saturated = high or very high
 # SE_delta is 0 only when s1 and sk are both in {0, 1} (the analyzer sets SE(0) = SE(1) = 0).
 # R_norm = (s1 - sk) / max(SE_delta, eps): 0 when s1 == sk (as the analyzer), huge when 1 vs 0.
 SE_DELTA_EPSILON = 1e-12
@@ -26,7 +26,7 @@ SATURATION_RESAMPLE_DRAWS = 2000  # Monte Carlo error of a probability <= 0.5/sq
 PUBLISHED_CI_Z = 1.96
 
 
-# --- Trends and forecasts (DESIGN §4, METHODS C2/C3) --------------------------------------
+# --- Trends and forecasts (docs/statistics.md, "Trends and forecasts") --------------------------------------
 TREND_WINDOW_DAYS = 365          # slope of the frontier over the year ending at the benchmark's last result
 TREND_MIN_DATES = 2              # fewer distinct model dates in that window: "no data in window" (NULL slope)
 TREND_MIN_POINTS = 3             # fewer distinct frontier points (changes + window ends): slope without a CI
@@ -45,7 +45,7 @@ LOGISTIC_T0_SPAN_YEARS = 30.0    # t0 bounded to [first record - span, last reco
 LOGISTIC_L_BOUND_TOL = 1e-6      # L within this share of (ceiling - floor) of max F: pinned at its bound
 
 
-# --- Bin hysteresis (DESIGN §6, METHODS D) ------------------------------------------------
+# --- Bin hysteresis (docs/statistics.md, "Bin changes without flapping") ------------------------------------------------
 HYSTERESIS_MIN_MARGIN = 0.05     # h: S must clear an edge by 0.05 (capped per edge, below)
 # A proposed move counts only when at least this share of the re-evaluation draws of S (see
 # SATURATION_RESAMPLE_DRAWS) lies beyond the crossed edge on the side of the move (a move the
@@ -57,11 +57,11 @@ HYSTERESIS_PENDING = 2           # consecutive snapshots proposing a move before
 HYSTERESIS_EDGE_CAP = 0.5
 
 
-# --- Post-cutoff slices and contamination (DESIGN §5, METHODS A/B) -------------------------
+# --- Post-cutoff slices and contamination (docs/statistics.md, "Model dates and post-cutoff slices", "Contamination-suspect signals") -------------------------
 GUARD_BAND_DAYS = 30             # g: margin around cutoffs (staged rollouts, post-training data)
 UNKNOWN_CUTOFF_LOOKBACK_MONTHS = 12   # unknown cutoff: c_lo = release - 12 months, c_hi = release
 DATE_CONFLICT_DAYS = 31          # two claims further apart than this are a visible conflict
-# Which claim about a model's dates wins (METHODS "Model dates"): most authoritative first.
+# Which claim about a model's dates wins (docs/statistics.md, "Trust of a cutoff claim"): most authoritative first.
 # 'registry' = a curated registry row without a finer provenance. Unknown provenances rank last.
 PROVENANCE_PRIORITY = ("vendor_doc", "model_card", "registry", "leaderboard", "listing", "inferred")
 # Tie-break between sources of equal provenance; sources not listed follow, alphabetically.

@@ -1,4 +1,4 @@
-"""Model dates and post-cutoff slices (DESIGN §5; METHODS "Model dates", B1, B2).
+"""Model dates and post-cutoff slices (docs/statistics.md, "Model dates and post-cutoff slices").
 
 A model's knowledge cutoff is an interval [c_lo, c_hi]: a stated cutoff gives c_lo = c_hi;
 an unknown one is bounded above by the release date (training data cannot post-date release,
@@ -27,7 +27,7 @@ from analysis.constants import (
     PROVENANCE_PRIORITY,
     UNKNOWN_CUTOFF_LOOKBACK_MONTHS,
 )
-from scrapers.normalize import is_missing, parse_date
+from common.units import is_missing, parse_date
 
 log = logging.getLogger("benchwatch.analysis.cutoffs")
 
@@ -48,7 +48,7 @@ def require_columns(frame: pd.DataFrame, columns: Iterable[str], what: str) -> N
 
 
 def as_dates(values: pd.Series, what: str) -> pd.Series:
-    """A date column as naive-UTC datetime64; strings go through `normalize.parse_date`.
+    """A date column as naive-UTC datetime64; strings go through `common.units.parse_date`.
 
     A non-missing value that is not a date is bad input: ValueError naming the column.
     """
@@ -219,7 +219,7 @@ def _cutoff_lookup(cutoffs: pd.DataFrame) -> pd.DataFrame:
 def material_dates_from_items(items: pd.DataFrame) -> pd.DataFrame:
     """Per benchmark, the span of its dated items: material_start (earliest), material_date (latest).
 
-    R_b is the latest source-material date (METHODS notation); the earliest one lets the
+    R_b is the latest source-material date (docs/statistics.md notation); the earliest one lets the
     benchmark-level slice call a benchmark `post` only when *all* of its items postdate a cutoff.
     """
     require_columns(items, ("benchmark", "item_date"), "items")
@@ -230,11 +230,11 @@ def material_dates_from_items(items: pd.DataFrame) -> pd.DataFrame:
 
 def benchmark_slices(benchmarks: pd.DataFrame, cutoffs: pd.DataFrame, *,
                      guard_days: int = GUARD_BAND_DAYS) -> pd.DataFrame:
-    """status(b, m) for every benchmark x resolved model (METHODS B1):
+    """status(b, m) for every benchmark x resolved model (docs/statistics.md, "Model dates and post-cutoff slices"):
 
     post if R_start > c_hi + g; pre if R_b <= c_lo; ambiguous otherwise; unknown if a date is
     missing. R_b = `material_date` (latest source material); R_start = `material_start` when
-    given (earliest material of a dated benchmark), else R_b — which is METHODS' rule exactly.
+    given (earliest material of a dated benchmark), else R_b — the documented rule exactly.
     """
     require_columns(benchmarks, ("benchmark", "material_date"), "benchmarks")
     b = benchmarks[["benchmark"]].copy()
@@ -292,7 +292,7 @@ def _window_stats(scores: pd.Series) -> tuple[float, int, float]:
 
 def post_cutoff_scores(items: pd.DataFrame, cutoffs: pd.DataFrame, *, now: pd.Timestamp,
                        guard_days: int = GUARD_BAND_DAYS, low_n: int = LOW_N_ITEMS) -> pd.DataFrame:
-    """S_post and S_pre per (source, benchmark, model) with n, SE and a low-n warning (METHODS B2).
+    """S_post and S_pre per (source, benchmark, model) with n, SE and a low-n warning (docs/statistics.md, "Model dates and post-cutoff slices").
 
     S_post(m; T) = mean p_i over {i : c_hi + g < d_i <= T} (T = `now`); window_start = c_hi + g
     (exclusive), window_end = T. S_pre = mean over {i : d_i <= c_lo}. SE = sd_i / sqrt(n).
@@ -351,7 +351,7 @@ def fair_window(cutoffs: pd.DataFrame, models: Iterable[str], *, now: pd.Timesta
                 guard_days: int = GUARD_BAND_DAYS) -> tuple[pd.Timestamp, pd.Timestamp]:
     """The ranking window in which no model of the set is contaminated: (max c_hi + g, now].
 
-    LCB's "contaminated => unranked" rule turned around (METHODS B2).
+    LCB's "contaminated => unranked" rule turned around (docs/statistics.md, "Model dates and post-cutoff slices").
     """
     cut = _cutoff_lookup(cutoffs)
     models = list(models)

@@ -3,7 +3,7 @@
 In calendar time reconstructed from model dates (docs/statistics.md, "Trends and forecasts"):
 
 - Frontier F(t) = best score among models dated <= t: the running maximum, or the running
-  minimum for a lower-is-better metric kind (costs; `scrapers.normalize.METRIC_DIRECTIONS`).
+  minimum for a lower-is-better metric kind (costs; `common.units.METRIC_DIRECTIONS`).
   Top-k mean; CV of the top k (sd / mean, population sd), and its mean over a trailing 90-day
   window. A falling CV with a rising S_index means the top models are bunching.
 - Trend: over the 365 days ending at the benchmark's last dated result `trend_end` (never the
@@ -69,7 +69,7 @@ from analysis.constants import (
     TREND_WINDOW_DAYS,
 )
 from analysis.saturation import PROPORTION, running_topk
-from scrapers.normalize import lower_is_better
+from common.units import lower_is_better
 
 log = logging.getLogger("benchwatch.analysis.trends")
 

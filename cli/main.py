@@ -69,9 +69,10 @@ def open_read_only(args: argparse.Namespace):
     """A read-only connection for a command (`args.db`, `args.wait`), saying on stderr while it
     waits for a writer; None, after printing why, when the database cannot be opened."""
     from storage.db import StorageError, migrate_if_behind, open_connection
+    from storage.registry_sync import sync_registry
     say = lambda m: print(f"benchwatch: {m}", file=sys.stderr)  # noqa: E731
-    try:
-        migrate_if_behind(args.db, wait=args.wait, on_wait=say)   # a file an older benchwatch wrote
+    try:   # a file an older benchwatch wrote: new schema, and the registry columns it adds filled
+        migrate_if_behind(args.db, wait=args.wait, on_wait=say, then=sync_registry)
         return open_connection(args.db, read_only=True, wait=args.wait, on_wait=say)
     except StorageError as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)
@@ -89,6 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def setup_logging(verbosity: int) -> None:
+    """One `benchwatch` logger hierarchy at the chosen level, redacted once at its root
+    (`common.redact.install`: every record under `benchwatch`, `slack_sdk`, `urllib3`)."""
+    from common import redact
+    redact.install()
     level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     logging.getLogger("benchwatch").setLevel(level)
@@ -97,7 +102,7 @@ def setup_logging(verbosity: int) -> None:
 def quiet_prefect_defaults() -> None:
     """Defaults for Prefect's embedded (ephemeral) server when run from the CLI, unless set:
     its telemetry heartbeat fails offline with a SQLite 'database is locked' traceback
-    (ENGINEERING-NOTES §2.3). Set the variables yourself to override."""
+    (docs/architecture.md, "Prefect and Slack facts"). Set the variables yourself to override."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 
@@ -127,7 +132,7 @@ def report_failure(command: str, exc: BaseException, verbose: int) -> int:
     """One line on stderr for an exception a command did not handle; the exit code that says which kind."""
     import duckdb
 
-    from alerts.redact import one_line, redact
+    from common.redact import one_line, redact
     from storage.db import StorageError, is_corruption
     if isinstance(exc, StorageError):
         print(f"benchwatch {command}: {one_line(exc, 500)}", file=sys.stderr)

@@ -49,6 +49,7 @@ from prefect.settings import get_current_settings
 from prefect.states import Failed, State
 
 import scrapers
+from common import redact
 from jobs import cycle as jobs
 from jobs.cycle import CycleReport, SourceOutcome
 from storage.db import DatabaseLocked
@@ -373,6 +374,7 @@ def _show_package_logs() -> None:
     """Let benchwatch's INFO records through in worker and served runs: Prefect attaches its
     handlers to the `benchwatch` logger (PREFECT_LOGGING_EXTRA_LOGGERS) but leaves its level at
     the root's WARNING. A level the CLI set (`benchwatch -v run`) is kept."""
+    redact.install()       # worker processes do not go through the CLI's logging setup
     package = logging.getLogger("benchwatch")
     if package.level == logging.NOTSET:
         package.setLevel(logging.INFO)

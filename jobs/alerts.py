@@ -30,11 +30,12 @@ from alerts import rules as registry
 from alerts.config import RuleSettings, report_url_from_env, rule_settings_from_env
 from alerts.engine import evaluate
 from alerts.records import FIRING, PENDING, to_utc
-from alerts.redact import one_line
+from common.redact import one_line
 from alerts.render import render_digest, title
 from alerts.slack import Notifier, load_settings, make_notifier
 from storage import alerts as store
 from storage import db
+from storage.registry_sync import connect_synced
 
 log = logging.getLogger("benchwatch.alerts")
 
@@ -88,8 +89,8 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
         settings = load_settings()
         notifier = make_notifier(settings, console_write=console_lines.append)
 
-    # 1. evaluate and claim, in one transaction
-    with db.connect(db_path) as con:
+    # 1. evaluate and claim, in one transaction (benchmark/model names come from the registry)
+    with connect_synced(db_path) as con:
         with db.transaction(con):
             evaluation = evaluate(now=now, previous=store.read_states(con), silences=store.read_silences(con),
                                   settings=rules, **read_rule_inputs(con, rules))

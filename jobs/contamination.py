@@ -20,13 +20,11 @@ from analysis.constants import CALIBRATION_TRIALS
 from analysis.contamination import Thresholds, calibrate, run_signals
 from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_cutoff_scores, resolve_model_dates
 from storage import contamination as store
+from common.time import naive_utc
 from storage import reads
 
 log = logging.getLogger("benchwatch.flows.contamination")
 
-def _utc_naive(when: datetime | str) -> pd.Timestamp:
-    ts = pd.Timestamp(when)
-    return ts.tz_convert("UTC").tz_localize(None) if ts.tzinfo is not None else ts
 
 
 def with_item_dates(benchmarks: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
@@ -82,7 +80,7 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
 
     Returns the signal tests (analysis.contamination.run_signals' frame).
     """
-    now_ts = _utc_naive(now)
+    now_ts = naive_utc(now)
     data = _inputs(con)
     latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
     snapshot_ids = sorted({int(s) for s in pd.concat([latest["snapshot_id"], items["snapshot_id"]]).dropna()})
@@ -109,5 +107,5 @@ def run_calibration(con: duckdb.DuckDBPyConnection, *, now: datetime | str, tria
     """Placebo false-flag rate per signal on the database's data (read only)."""
     data = _inputs(con)
     return calibrate(data["latest"], data["items"], data["cutoffs"], data["benchmarks"],
-                     rng=np.random.default_rng(seed), now=_utc_naive(now), trials=trials, th=th,
+                     rng=np.random.default_rng(seed), now=naive_utc(now), trials=trials, th=th,
                      bootstrap_b=bootstrap_b)

@@ -9,38 +9,28 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Sequence
 
 import pandas as pd
 
 import scrapers
+from common.time import utcnow
 from scrapers.base import ScrapeError
 from scrapers.http import FetchResult, Fetcher, FileRefused, ReplayFetcher, fetch_source, read_capped
 from storage import db
 from storage.ingest import IngestResult, Response, parse_observed_at, record_fetches, store_blobs, store_snapshot
+from storage.reads import previous_validators
+from storage.registry_sync import connect_synced
 
 log = logging.getLogger("benchwatch.flows")
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def new_run_id() -> str:
     """Groups the fetches of one collection (Prefect runs pass their flow-run id instead)."""
     import uuid
     return f"local-{uuid.uuid4()}"
-
-
-def as_utc(value: datetime | str | None) -> datetime:
-    """An ISO string or datetime as an aware UTC datetime (naive input is taken as UTC)."""
-    if value is None:
-        return utcnow()
-    ts = pd.Timestamp(value)
-    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
-    return ts.to_pydatetime()
 
 
 def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.PathLike, *,
@@ -62,7 +52,7 @@ def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.P
     parsed = scraper.parse_checked(responses[0].content, fetched_at=when,
                                    aux={r.file_name: r.content for r in responses[1:]},
                                    filename=responses[0].file_name)
-    with db.connect(db_path) as con:
+    with connect_synced(db_path) as con:
         result = store_snapshot(con, parsed, responses, observed_at=when, origin="ingest",
                                 parser_version=scraper.parser_version)
         if result.status == "new":
@@ -110,15 +100,6 @@ class SourceOutcome:
         return f"{self.source:<18} {self.status:<10} {self.detail}"
 
 
-def _previous_validators(con, source: str, primary_url: str) -> dict[str, tuple[str | None, str | None]]:
-    """ETag/Last-Modified of the primary URL's last stored response. Aux URLs are always
-    fetched in full, so a changed primary is always parsed with its aux responses."""
-    row = con.execute(
-        """SELECT arg_max(etag, started_at), arg_max(last_modified, started_at) FROM fetches
-           WHERE source = ? AND url = ? AND status = 'ok' AND sha256 IS NOT NULL""", [source, primary_url]).fetchone()
-    return {} if row is None or row == (None, None) else {primary_url: (row[0], row[1])}
-
-
 def _attempt_rows(run_id: str, source: str, results: list[FetchResult], final_status: dict[str, str],
                   error: dict[str, str]) -> pd.DataFrame:
     rows = []
@@ -142,7 +123,7 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
     run_id = run_id or new_run_id()
     with db.connect(db_path) as con:
         previous = ({} if replay_dir is not None or not scraper.plan()
-                    else _previous_validators(con, source, scraper.plan()[0]))
+                    else previous_validators(con, source, scraper.plan()[0]))
     own = fetcher is None
     fetcher = ReplayFetcher(replay_dir) if replay_dir is not None else (fetcher or Fetcher())
     try:
@@ -176,7 +157,7 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
             final_status[primary.url] = "parse_error"
             errors[primary.url] = exc.reason
             outcome = SourceOutcome(source, "failed", f"{exc.reason} (raw response kept for re-parsing)")
-    with db.connect(db_path) as con:
+    with connect_synced(db_path) as con:
         with db.transaction(con):
             if outcome.status == "failed" and responses:
                 store_blobs(con, responses)
@@ -222,7 +203,7 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None) -
     from jobs.saturation import run_saturation
     now = now or utcnow()
     from storage.saturation import read_saturation_latest
-    with db.connect(db_path) as con:
+    with connect_synced(db_path) as con:
         saturation = run_saturation(con, now=now)
         suspects = run_contamination(con, now=now)
         levels = read_saturation_latest(con)
@@ -299,7 +280,7 @@ def reparse(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
     """Parse again the raw responses kept after parse failures (after a parser fix); no refetch."""
     from storage.ingest import load_blob, unparsed_responses
     outcomes = []
-    with db.connect(db_path) as con:
+    with connect_synced(db_path) as con:
         pending = unparsed_responses(con, sources)
         for (source, run_id), group in pending.groupby(["source", "run_id"], sort=False):
             scraper = scrapers.get(source)

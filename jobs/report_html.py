@@ -19,7 +19,6 @@ are slugs of [a-z0-9_-] only (`#bench-<slug>`), made unique on the page.
 from __future__ import annotations
 
 import html
-import json
 import os
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,6 +28,8 @@ import pandas as pd
 
 from alerts.render import report_anchor
 from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
+from common.jsonsafe import decoded
+from common.jsonsafe import is_missing as _missing
 from jobs.svg import TimeChart
 
 # Display choices (not statistics): how many lines one post-cutoff chart draws, and the fewest
@@ -66,18 +67,6 @@ def write_atomic(path: Path, text: str) -> None:
 def esc(value: Any) -> str:
     """Escaped text of a cell; empty for None/NaN."""
     return "" if _missing(value) else html.escape(str(value), quote=True)
-
-
-def _missing(value: Any) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, (list, tuple, dict)) or hasattr(value, "__array__") and not isinstance(value, str) \
-            and getattr(value, "ndim", 0) > 0:
-        return False
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
 
 
 def slugs(ids: Iterable[str]) -> dict[str, str]:
@@ -463,15 +452,9 @@ def _post_cutoff(item_months: pd.DataFrame, cutoffs: pd.DataFrame, signals: pd.D
 
 
 def _evidence(value: Any) -> dict:
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-            return parsed if isinstance(parsed, dict) else {}
-        except ValueError:
-            return {}
-    return {}
+    """The evidence of a test as a dict ({} when absent or not a JSON object)."""
+    ev = decoded(value)
+    return ev if isinstance(ev, dict) else {}
 
 
 def _gap_table(a3: pd.DataFrame, post_cutoff: pd.DataFrame, bench: str) -> str:

@@ -20,6 +20,7 @@ from analysis.cutoffs import post_cutoff_scope, resolve_model_dates
 from analysis.saturation import saturation_table, saturation_trajectory
 from analysis.trends import frontier_history, trends_table
 from jobs.contamination import model_slices, slice_inputs
+from common.time import naive_utc
 from storage import reads
 from storage import saturation as store
 
@@ -30,11 +31,6 @@ POST_CUTOFF_SCOPE = "post_cutoff"
 SUMMARY_COLUMNS = ["benchmark", "scope", "population", "as_of", "s_index", "bin", "r_norm", "se_delta", "n_items", "n_models",
                    "uncertainty", "stagnation", "reason", "trajectory_points", "frontier", "slope_per_month",
                    "stalled", "forecast_status", "forecast_date"]
-
-
-def _utc_naive(when: datetime | str) -> pd.Timestamp:
-    ts = pd.Timestamp(when)
-    return ts.tz_convert("UTC").tz_localize(None) if ts.tzinfo is not None else ts
 
 
 def dated_history(history: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
@@ -87,7 +83,7 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     Also stores scope `post_cutoff` (`run_post_cutoff_saturation`). Returns one summary row per
     benchmark with scores (scope all).
     """
-    now_ts = _utc_naive(now)
+    now_ts = naive_utc(now)
     latest = reads.read_latest_scores(con)
     if latest.empty:
         log.info("[saturation] no scores stored yet; nothing to compute")
@@ -153,5 +149,5 @@ def run_post_cutoff_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime 
         return None
     sat = post_cutoff_saturation(data["latest"], slices, reads.read_benchmarks(con), k=k, alpha=alpha, z=z)
     store.store_scope_saturation(con, sat, scope=POST_CUTOFF_SCOPE,
-                                 run_at=_utc_naive(now).tz_localize("UTC").to_pydatetime())
+                                 run_at=naive_utc(now).tz_localize("UTC").to_pydatetime())
     return sat

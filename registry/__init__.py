@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from scrapers.normalize import METRIC_RANGES
+from common.refs import parse_refs
+from common.units import METRIC_RANGES
 
 __all__ = [
     "ALIAS_KINDS", "CUTOFF_PROVENANCES", "SKILLS",
@@ -37,7 +38,7 @@ ALIAS_COLUMNS = ("kind", "alias", "canonical")
 ALIAS_KINDS = ("model", "benchmark")
 # Same vocabulary as scrapers.base.MODEL_COLUMNS["provenance"]; strongest first.
 CUTOFF_PROVENANCES = ("vendor_doc", "model_card", "leaderboard", "listing", "inferred")
-# Skill families used to pick A1 reference benchmarks (METHODS.md A1: "same skill family").
+# Skill families used to pick A1 reference benchmarks (docs/statistics.md, "The signals", A1: "same skill family").
 SKILLS = frozenset({
     "agentic_coding", "chat", "coding", "commonsense", "composite", "data_analysis", "factuality", "image_generation",
     "instruction_following", "knowledge", "language_modeling", "language_understanding", "legal", "math", "medical",
@@ -151,7 +152,7 @@ def _benchmarks(directory: str | None) -> pd.DataFrame:
         "dynamic": raw["dynamic"].eq("yes").astype(bool),
         "skill": raw["skill"],
         # tuples in the cache; load_benchmarks hands out fresh lists
-        "reference_benchmarks": [tuple(r for r in refs.split(";") if r) for refs in raw["reference_benchmarks"]],
+        "reference_benchmarks": [parse_refs(refs) for refs in raw["reference_benchmarks"]],
         "notes": raw["notes"],
     })
     _check_benchmark_rows(out, name)

@@ -31,6 +31,9 @@ from urllib.parse import urlsplit
 import requests
 import urllib3
 
+from common import redact
+from common.redact import redact_url
+from common.time import utcnow
 from scrapers.base import Scraper, ScrapeError
 
 log = logging.getLogger("benchwatch.scrapers.http")
@@ -49,9 +52,6 @@ DEFAULT_POLITENESS_DELAY = 1.0      # minimum gap between two requests to the sa
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 CHUNK_SIZE = 64 * 1024
 RETRYABLE_STATUS = frozenset({408, 429}) | frozenset(range(500, 600))
-# Query parameters whose values never reach a log line or an error message: group 1 is "?name=".
-_SECRET_QUERY = re.compile(r"([?&](?:[\w.-]*(?:token|key|secret|password|passwd|signature)|sig|auth)=)[^&#\s\"']*",
-                           re.IGNORECASE)
 
 
 def _package_version() -> str:
@@ -69,10 +69,6 @@ def user_agent() -> str:
 
 
 USER_AGENT = user_agent()
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -114,23 +110,9 @@ class FetchResult:
         return self.status == "ok"
 
 
-def redact_url(text: str) -> str:
-    """A URL (or any text containing URLs) with credential-like query values (token=, key=...) hidden."""
-    return _SECRET_QUERY.sub(r"\1REDACTED", text)
-
-
-class _RedactingFilter(logging.Filter):
-    """urllib3 logs every request line with its query string at DEBUG; hide credentials there too."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        redacted = redact_url(message)
-        if redacted != message:
-            record.msg, record.args = redacted, ()
-        return True
-
-
-logging.getLogger("urllib3.connectionpool").addFilter(_RedactingFilter())
+# urllib3 logs every request line with its query string at DEBUG: its records are redacted
+# (common.redact covers the urllib3 hierarchy), from the moment this module is used.
+redact.install()
 
 
 def parse_retry_after(value: str | None, now: datetime) -> float | None:

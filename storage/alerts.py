@@ -1,6 +1,6 @@
 """Reads and writes of the alert tables (migration 004) and the inputs of the alert rules.
 
-Outbox discipline (DESIGN §6): an evaluation's states, events and notifications are written
+Outbox discipline (docs/architecture.md, "Alerts"): an evaluation's states, events and notifications are written
 together (`write_evaluation`, inside the caller's transaction); undelivered notifications are
 claimed for one notify run with a short lease (`claim_undelivered`), then marked delivered
 (`mark_delivered`) or released with the redacted error (`release_failed`). A notification is
@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import logging
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import duckdb
 import pandas as pd
 
-from alerts.rules import AlertState, Evaluation, Notification, Silence
+from common.time import to_utc_or_none, utc_columns
+from storage.alert_records import AlertState, Evaluation, Notification, Silence
+from storage.db import insert_frame
 from storage.contamination import read_suspects as read_contamination_suspects
 from storage.saturation import read_saturation
 
@@ -39,16 +41,6 @@ def _relation_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     return sum(r[0] for r in row) > 0
 
 
-def _utc(df: pd.DataFrame, *columns: str) -> pd.DataFrame:
-    for col in columns:
-        df[col] = pd.to_datetime(df[col], utc=True)
-    return df
-
-
-def _dt(value: Any) -> datetime | None:
-    return None if value is None or pd.isna(value) else pd.Timestamp(value).tz_convert("UTC").to_pydatetime()
-
-
 def _with_names(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> pd.DataFrame:
     """Add benchmark_name (and model_name) from the registry, falling back to the id."""
     benchmarks = dict(con.execute("SELECT id, name FROM benchmarks WHERE name IS NOT NULL").fetchall())
@@ -65,17 +57,17 @@ def read_states(con: duckdb.DuckDBPyConnection) -> list[AlertState]:
     rows = con.execute("""SELECT fingerprint, labels, state, since, last_evaluated, annotations, fired_at,
                                  pending_count, data_as_of, notified, muted_by
                           FROM alerts ORDER BY fingerprint""").fetchall()
-    return [AlertState(fingerprint=r[0], labels=json.loads(r[1]), state=r[2], since=_dt(r[3]),
-                       last_evaluated=_dt(r[4]), annotations=json.loads(r[5]), fired_at=_dt(r[6]),
-                       pending_count=int(r[7]), data_as_of=_dt(r[8]), notified=r[9], muted_by=r[10])
+    return [AlertState(fingerprint=r[0], labels=json.loads(r[1]), state=r[2], since=to_utc_or_none(r[3]),
+                       last_evaluated=to_utc_or_none(r[4]), annotations=json.loads(r[5]), fired_at=to_utc_or_none(r[6]),
+                       pending_count=int(r[7]), data_as_of=to_utc_or_none(r[8]), notified=r[9], muted_by=r[10])
             for r in rows]
 
 
 def read_silences(con: duckdb.DuckDBPyConnection) -> list[Silence]:
     rows = con.execute("""SELECT id, matchers, starts_at, ends_at, author, comment, expired_at
                           FROM silences ORDER BY id""").fetchall()
-    return [Silence(id=int(r[0]), matchers=json.loads(r[1]), starts_at=_dt(r[2]), ends_at=_dt(r[3]),
-                    author=r[4], comment=r[5], expired_at=_dt(r[6])) for r in rows]
+    return [Silence(id=int(r[0]), matchers=json.loads(r[1]), starts_at=to_utc_or_none(r[2]), ends_at=to_utc_or_none(r[3]),
+                    author=r[4], comment=r[5], expired_at=to_utc_or_none(r[6])) for r in rows]
 
 
 def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: float) -> pd.DataFrame | None:
@@ -121,7 +113,7 @@ def read_source_health(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     A run is the fetches of one run id (attempts without one are grouped by RUN_SESSION_GAP);
     it failed when the final attempt of any of its URLs is an error or a parse error.
     """
-    return _utc(con.execute("""
+    return utc_columns(con.execute("""
         WITH f AS (
             SELECT id, source, url, status, error, started_at, nullif(run_id, '') AS run_id FROM fetches),
         gaps AS (
@@ -169,7 +161,7 @@ def _states_frame(states: Sequence[AlertState]) -> pd.DataFrame:
         "pending_count": s.pending_count, "data_as_of": s.data_as_of, "notified": s.notified,
         "muted_by": s.muted_by, "annotations": json.dumps(s.annotations, sort_keys=True, default=str),
     } for s in states])
-    return _utc(frame, *_TIME_COLUMNS)
+    return utc_columns(frame, *_TIME_COLUMNS)
 
 
 def _payload(n: Notification) -> str:
@@ -183,24 +175,22 @@ def write_evaluation(con: duckdb.DuckDBPyConnection, evaluation: Evaluation, *, 
     whole evaluation or none of it.
     """
     if evaluation.states:
-        states = _states_frame(evaluation.states)  # read by the SQL below
-        con.execute("INSERT OR REPLACE INTO alerts BY NAME SELECT * FROM states")
+        insert_frame(con, "alerts", _states_frame(evaluation.states), or_replace=True)
     if evaluation.events:
-        events = _utc(pd.DataFrame([{
+        events = utc_columns(pd.DataFrame([{
             "key": e.key, "occurred_at": e.at, "kind": e.kind, "event": e.event, "fingerprint": e.fingerprint,
             "detail": json.dumps(e.detail, sort_keys=True, default=str), "recorded_at": recorded_at,
         } for e in evaluation.events]), "occurred_at", "recorded_at")
-        con.execute("INSERT INTO alert_events BY NAME SELECT * FROM events ON CONFLICT (key) DO NOTHING")
+        insert_frame(con, "alert_events", events, ignore_conflicts=["key"])
     if not evaluation.notifications:
         return 0
-    outbox = _utc(pd.DataFrame([{
+    outbox = utc_columns(pd.DataFrame([{
         "fingerprint": n.fingerprint, "kind": n.kind, "transition": n.transition, "episode": n.episode,
         "payload": _payload(n), "created_at": n.created_at,
     } for n in evaluation.notifications]), "episode", "created_at")
-    inserted = con.execute("""INSERT INTO notifications (fingerprint, kind, transition, episode, payload, created_at)
-                              SELECT fingerprint, kind, transition, episode, payload, created_at FROM outbox
-                              ON CONFLICT (fingerprint, transition, episode) DO NOTHING
-                              RETURNING id""").fetchall()
+    inserted = insert_frame(con, "notifications", outbox,
+                            columns=["fingerprint", "kind", "transition", "episode", "payload", "created_at"],
+                            ignore_conflicts=["fingerprint", "transition", "episode"], returning=["id"])
     return len(inserted)
 
 
@@ -213,8 +203,8 @@ def claim_undelivered(con: duckdb.DuckDBPyConnection, *, now: datetime, lease: t
     out = []
     for r in sorted(rows):
         payload = json.loads(r[5])
-        out.append(Notification(id=int(r[0]), fingerprint=r[1], kind=r[2], transition=r[3], episode=_dt(r[4]),
-                                labels=payload["labels"], annotations=payload["annotations"], created_at=_dt(r[6])))
+        out.append(Notification(id=int(r[0]), fingerprint=r[1], kind=r[2], transition=r[3], episode=to_utc_or_none(r[4]),
+                                labels=payload["labels"], annotations=payload["annotations"], created_at=to_utc_or_none(r[6])))
     return out
 
 
@@ -245,7 +235,7 @@ def alerts_frame(con: duckdb.DuckDBPyConnection, *, state: str | None = None) ->
                         [state, state]).df()
     frame["labels"] = frame["labels"].map(json.loads)
     frame["annotations"] = frame["annotations"].map(json.loads)
-    return _utc(frame, "since", "last_evaluated", "fired_at")
+    return utc_columns(frame, "since", "last_evaluated", "fired_at")
 
 
 def add_silence(con: duckdb.DuckDBPyConnection, *, matchers: Mapping[str, str], starts_at: datetime,
@@ -270,7 +260,7 @@ def silences_frame(con: duckdb.DuckDBPyConnection, *, now: datetime, include_exp
     if not include_expired:
         frame = frame.loc[frame["status"].isin(["active", "scheduled"])].reset_index(drop=True)
     frame["matchers"] = frame["matchers"].map(json.loads)
-    return _utc(frame, "starts_at", "ends_at", "created_at", "expired_at")
+    return utc_columns(frame, "starts_at", "ends_at", "created_at", "expired_at")
 
 
 def expire_silence(con: duckdb.DuckDBPyConnection, silence_id: int, *, at: datetime) -> str:
@@ -280,7 +270,7 @@ def expire_silence(con: duckdb.DuckDBPyConnection, silence_id: int, *, at: datet
         return "unknown"
     if row[1] is not None:
         return "already expired"
-    if _dt(row[0]) <= at:
+    if to_utc_or_none(row[0]) <= at:
         return "already ended"
     con.execute("UPDATE silences SET expired_at = ? WHERE id = ?", [at, silence_id])
     return "expired"

@@ -13,15 +13,13 @@ import hashlib
 import json
 import logging
 from datetime import datetime
-from typing import Any
 
 import duckdb
-import numpy as np
 import pandas as pd
 
-from storage.reads import naive_utc
-
-from storage.db import quote_ident, transaction
+from common.jsonsafe import dumps_or_none
+from common.time import naive_utc_columns
+from storage.db import insert_frame, quote_ident, transaction
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -45,7 +43,7 @@ def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                         FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
                         WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'
                         ORDER BY sn.observed_at, sc.snapshot_id""").df()
-    return naive_utc(df, "observed_at")
+    return naive_utc_columns(df, "observed_at")
 
 
 def read_item_results(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -53,7 +51,7 @@ def read_item_results(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     df = con.execute("""SELECT i.source, i.benchmark, i.model, i.item_id, i.item_date, i.difficulty, i.platform,
                                i.score, i.snapshot_id, sn.observed_at
                         FROM latest_item_results i JOIN snapshots sn ON sn.id = i.snapshot_id""").df()
-    return naive_utc(df, "item_date", "observed_at")
+    return naive_utc_columns(df, "item_date", "observed_at")
 
 
 def read_previous_flags(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
@@ -95,23 +93,17 @@ def _frame(df: pd.DataFrame, columns: list[str], run_id: str, where: str) -> pd.
     return out
 
 
-def _json(value: Any) -> str | None:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return None
-    return value if isinstance(value, str) else json.dumps(value)
-
-
 def store_contamination_run(con: duckdb.DuckDBPyConnection, *, run_id: str, run_at: datetime,
                             as_of: datetime | None, snapshot_ids: list[int], seed: int, parameters: dict,
                             cutoffs: pd.DataFrame, slices: pd.DataFrame, post_scores: pd.DataFrame,
                             signals: pd.DataFrame) -> None:
     """Write one run (replacing an earlier run with the same key) in one transaction."""
     cut = _frame(cutoffs, CUTOFF_COLUMNS, run_id, "cutoff_resolutions")
-    cut["conflicts"] = cut["conflicts"].map(_json)
+    cut["conflicts"] = cut["conflicts"].map(dumps_or_none)
     sl = _frame(slices, SLICE_COLUMNS, run_id, "benchmark_slices")
     post = _frame(post_scores, POST_COLUMNS, run_id, "post_cutoff_slices")
     sig = _frame(signals, SIGNAL_COLUMNS, run_id, "contamination_signals")
-    sig["evidence"] = sig["evidence"].map(_json)
+    sig["evidence"] = sig["evidence"].map(dumps_or_none)
     run = pd.DataFrame([{"run_id": run_id, "run_at": run_at, "as_of": as_of,
                          "snapshot_ids": sorted(int(s) for s in snapshot_ids), "seed": int(seed),
                          "parameters": json.dumps(parameters, default=str), "n_tests": len(sig),
@@ -122,13 +114,9 @@ def store_contamination_run(con: duckdb.DuckDBPyConnection, *, run_id: str, run_
         for table in _RUN_TABLES:
             con.execute(f"DELETE FROM {quote_ident(table)} WHERE run_id = ?", [run_id])
         con.execute("DELETE FROM contamination_runs WHERE run_id = ?", [run_id])
-        con.execute("INSERT INTO contamination_runs BY NAME SELECT * FROM run")
+        insert_frame(con, "contamination_runs", run)
         for table, frame in frames.items():
             if len(frame):
-                con.register("_contamination_rows", frame)
-                try:
-                    con.execute(f"INSERT INTO {quote_ident(table)} BY NAME SELECT * FROM _contamination_rows")
-                finally:
-                    con.unregister("_contamination_rows")
+                insert_frame(con, table, frame)
     log.info("[contamination] stored run %s: %d model date(s), %d slice(s), %d post-cutoff score(s), %d test(s), "
              "%d flagged", run_id, len(cut), len(sl), len(post), len(sig), int(run.at[0, "n_flagged"]))

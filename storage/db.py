@@ -7,6 +7,7 @@ and every opener retries on the lock for up to `wait` seconds, saying that it wa
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
@@ -14,9 +15,10 @@ import time
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import duckdb
+import pandas as pd
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -43,7 +45,11 @@ class SchemaTooNew(StorageError):
 
 # Never install or load DuckDB extensions behind the user's back: a SQLite (or Parquet, …) file
 # given as --db would otherwise make DuckDB download the matching extension from the network.
-BASE_CONFIG: dict[str, object] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+# Never let SQL read a Python variable by its name (DuckDB's "replacement scan"): a DataFrame
+# reaches SQL only through `registered_frame`/`insert_frame`, so renaming a local cannot change
+# what a statement reads, and an ad hoc query cannot read the process's variables.
+BASE_CONFIG: dict[str, object] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
+                                  "python_enable_replacements": False}
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -54,6 +60,63 @@ def default_path() -> str:
 def quote_ident(name: str) -> str:
     """The single identifier-quoting helper; values always go through bound parameters."""
     return '"' + str(name).replace('"', '""') + '"'
+
+
+_FRAME_NAMES = itertools.count(1)
+
+
+@contextmanager
+def registered_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> Iterator[str]:
+    """`with registered_frame(con, df) as rel:` — the frame as a relation under a fresh unique name
+    (`rel` is the quoted name to put in SQL), unregistered afterwards.
+
+    The one way SQL reads a DataFrame: never DuckDB's scan of a Python local by its variable
+    name, which a rename breaks silently (or, worse, binds to another variable of that name).
+    """
+    name = f"_benchwatch_frame_{os.getpid()}_{next(_FRAME_NAMES)}"
+    # DuckDB 2.0 refuses register/unregister while a result of execute() is half read (a
+    # `fetchone()` of a nextval or count before); `complete()` runs it to its end, as the next
+    # execute() would have done anyway.
+    con.complete()
+    con.register(name, frame)
+    try:
+        yield quote_ident(name)
+    except BaseException:
+        try:
+            con.unregister(name)
+        except duckdb.Error:   # an aborted transaction refuses it; the name is unique and dies with the connection
+            pass
+        raise
+    con.complete()
+    con.unregister(name)
+
+
+def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame, *,
+                 columns: Sequence[str] | None = None, or_replace: bool = False,
+                 ignore_conflicts: Sequence[str] | None = None, skip_existing: str | None = None,
+                 returning: Sequence[str] | None = None) -> list[tuple]:
+    """The bulk write of every storage module: the rows of `frame` into `table`, columns matched
+    BY NAME (table columns the frame lacks take their defaults). Returns the `returning` rows.
+
+    `columns`: only these frame columns; `or_replace`: INSERT OR REPLACE (upsert on the primary
+    key); `ignore_conflicts`: ON CONFLICT (these columns) DO NOTHING; `skip_existing`: leave out
+    rows whose value of this key column the table already holds (duplicates *within* the frame
+    are the caller's to drop).
+    """
+    select = ", ".join(quote_ident(c) for c in columns) if columns else "*"
+    t = quote_ident(table)
+    with registered_frame(con, frame) as rel:
+        sql = f"INSERT {'OR REPLACE ' if or_replace else ''}INTO {t} BY NAME SELECT {select} FROM {rel}"
+        if skip_existing:
+            k = quote_ident(skip_existing)
+            sql += f" WHERE {k} NOT IN (SELECT {k} FROM {t})"
+        if ignore_conflicts:
+            sql += f" ON CONFLICT ({', '.join(quote_ident(c) for c in ignore_conflicts)}) DO NOTHING"
+        if returning:
+            sql += f" RETURNING {', '.join(quote_ident(c) for c in returning)}"
+            return con.execute(sql).fetchall()
+        con.execute(sql)
+        return []
 
 
 def _is_lock_error(exc: Exception) -> bool:
@@ -146,7 +209,10 @@ def is_corruption(exc: BaseException) -> bool:
 def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
             wait: float = DEFAULT_WAIT_SECONDS,
             on_wait: Callable[[str], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """`with connect(path) as con:` — a short-lived connection; write connections are migrated."""
+    """`with connect(path) as con:` — a short-lived connection; write connections are migrated.
+
+    The schema only: the registry tables are filled by `storage.registry_sync.sync_registry`,
+    which the jobs that need them call explicitly (`registry_sync.connect_synced`)."""
     con = open_connection(path, read_only=read_only, wait=wait, on_wait=on_wait)
     try:
         if not read_only:
@@ -189,7 +255,7 @@ def migrations() -> list[tuple[int, str, str]]:
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
-    """Apply the migrations this file has not seen, each in its own transaction; then sync the registry."""
+    """Apply the migrations this file has not seen, each in its own transaction."""
     con.execute("""CREATE TABLE IF NOT EXISTS schema_migrations (
         version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)""")
     done = {r[0] for r in con.execute("SELECT version FROM schema_migrations").fetchall()}
@@ -208,8 +274,6 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
             con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
         log.info("[storage] applied migration %03d_%s", version, name)
         applied.append(version)
-    from storage.registry_sync import sync_registry  # late import: registry sync needs the tables
-    sync_registry(con)
     return applied
 
 
@@ -224,10 +288,13 @@ def latest_version() -> int:
 
 
 def migrate_if_behind(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
-                      on_wait: Callable[[str], None] | None = None) -> bool:
+                      on_wait: Callable[[str], None] | None = None,
+                      then: Callable[[duckdb.DuckDBPyConnection], object] | None = None) -> bool:
     """Bring a file an older benchwatch wrote up to this code's schema before a read-only command
     reads it (views and columns must match the code). A short write connection, only when the
-    file is behind; True when it migrated. A missing file is left to the caller."""
+    file is behind; True when it migrated. `then(con)` runs on that connection after the
+    migrations (the CLI passes the registry sync, so new columns are filled). A missing file is
+    left to the caller."""
     path = str(path or default_path())
     if not Path(path).exists():
         return False
@@ -239,7 +306,8 @@ def migrate_if_behind(path: str | os.PathLike | None = None, *, wait: float = DE
     finally:
         con.close()
     if behind:
-        with connect(path, wait=wait, on_wait=on_wait):
-            pass
+        with connect(path, wait=wait, on_wait=on_wait) as con:
+            if then is not None:
+                then(con)
         log.info("[storage] %s migrated to schema %d for a read-only command", path, latest_version())
     return behind

@@ -37,7 +37,7 @@ import duckdb
 import pandas as pd
 
 from scrapers.base import ParsedSnapshot
-from storage.db import transaction
+from storage.db import insert_frame, transaction
 from storage.registry_sync import NameMapper
 
 log = logging.getLogger("benchwatch.storage")
@@ -198,7 +198,7 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
             "evaluated_at": scores["evaluated_at"].dt.tz_localize("UTC"), "excluded_reason": excluded,
         })
         if len(sc):
-            con.execute("INSERT INTO scores BY NAME SELECT * FROM sc")
+            insert_frame(con, "scores", sc)
 
         items = parsed.items
         if len(items):
@@ -208,18 +208,18 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
                 "item_id": items["item_id"], "item_date": items["item_date"], "difficulty": items["difficulty"],
                 "platform": items["platform"], "score": items["score"],
             })
-            con.execute("INSERT INTO item_results BY NAME SELECT * FROM it")
+            insert_frame(con, "item_results", it)
 
         claims = _date_claims(parsed, mapper, source, snapshot_id, observed_at)
         if len(claims):
-            con.execute("INSERT INTO model_dates BY NAME SELECT * FROM claims")
+            insert_frame(con, "model_dates", claims)
 
         rejects = parsed.rejects
         if len(rejects):
             rj = pd.DataFrame({"snapshot_id": snapshot_id, "source": source,
                                "file_name": responses[0].file_name, "row_json": rejects["row"],
                                "reason": rejects["reason"], "created_at": now})
-            con.execute("INSERT INTO rejects BY NAME SELECT * FROM rj")
+            insert_frame(con, "rejects", rj)
 
         held_reason = shrink_reason(con, source, snapshot_id, observed_at)
         all_warnings = list(parsed.warnings) + warnings
@@ -351,13 +351,13 @@ def store_blobs(con: duckdb.DuckDBPyConnection, responses: Sequence[Response], n
         "content": [zlib.compress(r.content, 6) for r in responses],
         "first_seen": now or datetime.now(timezone.utc),
     }).drop_duplicates("sha256")
-    con.execute("INSERT INTO blobs BY NAME SELECT * FROM blob_df WHERE sha256 NOT IN (SELECT sha256 FROM blobs)")
+    insert_frame(con, "blobs", blob_df, skip_existing="sha256")
 
 
 def record_fetches(con: duckdb.DuckDBPyConnection, rows: pd.DataFrame) -> None:
     """Append fetch attempts (one row per HTTP attempt, replay read or ingested file)."""
     if len(rows):
-        con.execute("INSERT INTO fetches BY NAME SELECT * FROM rows")
+        insert_frame(con, "fetches", rows)
 
 
 def load_blob(con: duckdb.DuckDBPyConnection, sha256: str) -> bytes | None:

@@ -1,21 +1,17 @@
-"""Reads shared by the analysis jobs, in the analysis' conventions (naive UTC datetimes).
+"""Reads shared by the jobs, in the analysis' conventions (naive UTC datetimes).
 
 One place owns each read, so saturation, contamination and alerts see the same latest
-scores, the same registry facts and the same model-date claims.
+scores, the same registry facts and the same model-date claims; collection reads the
+validators of its conditional requests here too.
 """
 
 from __future__ import annotations
 
 import duckdb
-import numpy as np
 import pandas as pd
 
-
-def naive_utc(df: pd.DataFrame, *columns: str) -> pd.DataFrame:
-    """TIMESTAMPTZ/DATE columns as naive UTC datetime64 (the analysis' convention)."""
-    for col in columns:
-        df[col] = pd.to_datetime(df[col], utc=True).dt.tz_localize(None)
-    return df
+from common.refs import parse_refs
+from common.time import naive_utc_columns
 
 
 def read_latest_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -23,7 +19,7 @@ def read_latest_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     df = con.execute("""SELECT source, benchmark, model, setting, score, metric, stderr, ci_low, ci_high, n_items,
                                snapshot_id, observed_at, model_raw, variant, population, underlying
                         FROM latest_scores""").df()
-    return naive_utc(df, "observed_at")
+    return naive_utc_columns(df, "observed_at")
 
 
 def read_benchmarks(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -32,8 +28,7 @@ def read_benchmarks(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                                reference_benchmarks
                         FROM benchmarks""").df()
     df["material_date"] = pd.to_datetime(df["material_date"])
-    df["reference_benchmarks"] = [tuple(v) if isinstance(v, (list, tuple, np.ndarray)) else ()
-                                  for v in df["reference_benchmarks"]]
+    df["reference_benchmarks"] = [parse_refs(v) for v in df["reference_benchmarks"]]
     return df
 
 
@@ -43,10 +38,21 @@ def read_model_date_claims(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     df = con.execute("""SELECT model, release_date, knowledge_cutoff, provenance, source,
                                last_observed_at AS observed_at
                         FROM model_cutoffs""").df()
-    return naive_utc(df, "observed_at")
+    return naive_utc_columns(df, "observed_at")
 
 
 def read_predecessors(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """(model, predecessor) pairs of the registry, for A2 jumps over a predecessor."""
     return con.execute("""SELECT id AS model, predecessor FROM models
                           WHERE predecessor IS NOT NULL AND predecessor <> '' ORDER BY id""").df()
+
+
+def previous_validators(con: duckdb.DuckDBPyConnection, source: str,
+                        primary_url: str) -> dict[str, tuple[str | None, str | None]]:
+    """ETag/Last-Modified of the primary URL's last stored response ({} when none), for a
+    conditional GET. Aux URLs are always fetched in full, so a changed primary is always
+    parsed with its aux responses."""
+    row = con.execute(
+        """SELECT arg_max(etag, started_at), arg_max(last_modified, started_at) FROM fetches
+           WHERE source = ? AND url = ? AND status = 'ok' AND sha256 IS NOT NULL""", [source, primary_url]).fetchone()
+    return {} if row is None or row == (None, None) else {primary_url: (row[0], row[1])}

@@ -1,6 +1,8 @@
 """Keep the database's registry tables equal to the shipped `registry/` files.
 
-Runs on every write connection; does work only when the registry content changed. Scraped
+Called explicitly by the jobs that read or write registry-dependent rows (ingest, collect,
+reparse, analyze, notify: `connect_synced`) and by the CLI after migrating an older file;
+never hidden inside `db.connect`. Does work only when the registry content changed. Scraped
 rows keep their raw names, so a new alias re-maps history without re-ingesting anything.
 """
 
@@ -8,12 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 import duckdb
 import pandas as pd
 
 import registry
+from common.refs import parse_refs
 from registry.identity import identify_frame
+from storage.db import DEFAULT_WAIT_SECONDS, connect, insert_frame, quote_ident, registered_frame, transaction
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -68,7 +75,7 @@ def sync_registry(con: duckdb.DuckDBPyConnection) -> bool:
         return False
     b = benchmarks.copy()
     if "reference_benchmarks" in b.columns:
-        b["reference_benchmarks"] = b["reference_benchmarks"].map(_as_list)
+        b["reference_benchmarks"] = b["reference_benchmarks"].map(lambda v: list(parse_refs(v)))
     a = aliases.copy()
     a["alias_key"] = a["alias"].map(registry.alias_key)
     a = a.drop_duplicates(["kind", "alias_key"], keep="first")
@@ -80,15 +87,14 @@ def sync_registry(con: duckdb.DuckDBPyConnection) -> bool:
         "observed_at": pd.Timestamp.now(tz="UTC"),
     })
     claims = claims[claims["release_date"].notna() | claims["knowledge_cutoff"].notna()]
-    from storage.db import quote_ident, transaction
     with transaction(con):
         for table in ("benchmarks", "models", "aliases"):
             con.execute(f"DELETE FROM {quote_ident(table)}")
-        con.execute("INSERT INTO benchmarks BY NAME SELECT * FROM b")
-        con.execute("INSERT INTO models BY NAME SELECT * FROM m")
-        con.execute("INSERT INTO aliases BY NAME SELECT kind, alias_key, alias, canonical FROM a")
+        insert_frame(con, "benchmarks", b)
+        insert_frame(con, "models", m)
+        insert_frame(con, "aliases", a, columns=["kind", "alias_key", "alias", "canonical"])
         con.execute("DELETE FROM model_dates WHERE source = 'registry'")
-        con.execute("INSERT INTO model_dates BY NAME SELECT * FROM claims")
+        insert_frame(con, "model_dates", claims)
         _remap(con, NameMapper(aliases, b["id"], m["id"]))
         con.execute("INSERT OR REPLACE INTO meta VALUES ('registry_sha256', ?)", [digest])
     log.info("[storage] registry synced: %d benchmarks, %d models, %d aliases", len(b), len(m), len(a))
@@ -96,7 +102,6 @@ def sync_registry(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def _remap(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
-    from storage.db import quote_ident
     for table, kind, raw_col, col in (("scores", "benchmark", "benchmark_raw", "benchmark"),
                                       ("item_results", "model", "model_raw", "model"),
                                       ("model_dates", "model", "model_raw", "model")):
@@ -105,8 +110,9 @@ def _remap(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
         if raw.empty:
             continue
         raw["mapped"] = mapper.map(kind, raw["raw"])
-        con.execute(f"UPDATE {t} SET {c} = raw.mapped FROM raw "
-                    f"WHERE {t}.{rc} = raw.raw AND {t}.{c} <> raw.mapped")
+        with registered_frame(con, raw) as rel:
+            con.execute(f"UPDATE {t} SET {c} = raw.mapped FROM {rel} AS raw "
+                        f"WHERE {t}.{rc} = raw.raw AND {t}.{c} <> raw.mapped")
     _reidentify(con, mapper)
 
 
@@ -116,20 +122,23 @@ def _reidentify(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
     if keys.empty:
         return
     ident = pd.concat([keys, mapper.identify(keys)], axis=1)
-    con.execute("""UPDATE scores SET model = i.model, variant = i.variant, population = i.population,
-                                     underlying = i.underlying
-                   FROM ident i
-                   WHERE scores.source = i.source AND scores.snapshot_id = i.snapshot_id
-                     AND scores.benchmark = i.benchmark AND scores.model_raw = i.model_raw
-                     AND scores.model_tag IS NOT DISTINCT FROM i.model_tag
-                     AND (scores.model IS DISTINCT FROM i.model OR scores.variant IS DISTINCT FROM i.variant
-                          OR scores.population IS DISTINCT FROM i.population
-                          OR scores.underlying IS DISTINCT FROM i.underlying)""")
+    with registered_frame(con, ident) as rel:
+        con.execute(f"""UPDATE scores SET model = i.model, variant = i.variant, population = i.population,
+                                          underlying = i.underlying
+                       FROM {rel} i
+                       WHERE scores.source = i.source AND scores.snapshot_id = i.snapshot_id
+                         AND scores.benchmark = i.benchmark AND scores.model_raw = i.model_raw
+                         AND scores.model_tag IS NOT DISTINCT FROM i.model_tag
+                         AND (scores.model IS DISTINCT FROM i.model OR scores.variant IS DISTINCT FROM i.variant
+                              OR scores.population IS DISTINCT FROM i.population
+                              OR scores.underlying IS DISTINCT FROM i.underlying)""")
 
 
-def _as_list(value) -> list[str]:
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in value if str(v)]
-    if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
-        return []
-    return [v.strip() for v in str(value).split(";") if v.strip()]
+@contextmanager
+def connect_synced(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
+                   on_wait: Callable[[str], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """`with connect_synced(path) as con:` — a write connection (`db.connect`: migrated) whose
+    registry tables equal the shipped registry files: what ingest and analysis read."""
+    with connect(path, wait=wait, on_wait=on_wait) as con:
+        sync_registry(con)
+        yield con

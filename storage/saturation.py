@@ -14,9 +14,8 @@ from datetime import datetime
 import duckdb
 import pandas as pd
 
-from storage.reads import naive_utc
-
-from storage.db import transaction
+from common.time import naive_utc_columns
+from storage.db import insert_frame, registered_frame, transaction
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -65,7 +64,7 @@ def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         QUALIFY row_number() OVER (PARTITION BY source, benchmark, model_raw, setting, score
                                    ORDER BY observed_at, snapshot_id) = 1
         ORDER BY benchmark, model, source, setting, first_observed_at""").df()
-    return naive_utc(df, "evaluated_at", "first_observed_at", "observed_at")
+    return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at")
 
 
 def read_saturation(con: duckdb.DuckDBPyConnection, *, scope: str = "all", k: int | None = None,
@@ -74,15 +73,15 @@ def read_saturation(con: duckdb.DuckDBPyConnection, *, scope: str = "all", k: in
     df = con.execute("""SELECT * FROM saturation
                         WHERE scope = ? AND (? IS NULL OR k = ?) AND (? IS NULL OR alpha = ?)
                         ORDER BY benchmark, as_of""", [scope, k, k, alpha, alpha]).df()
-    return naive_utc(df, "as_of", "run_at")
+    return naive_utc_columns(df, "as_of", "run_at")
 
 
 def read_saturation_latest(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    return naive_utc(con.execute("SELECT * FROM saturation_latest ORDER BY benchmark").df(), "as_of", "run_at")
+    return naive_utc_columns(con.execute("SELECT * FROM saturation_latest ORDER BY benchmark").df(), "as_of", "run_at")
 
 
 def read_saturation_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    return naive_utc(con.execute("SELECT * FROM saturation_history ORDER BY benchmark, as_of").df(), "as_of")
+    return naive_utc_columns(con.execute("SELECT * FROM saturation_history ORDER BY benchmark, as_of").df(), "as_of")
 
 
 def read_trends(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -102,12 +101,13 @@ def _frame(df: pd.DataFrame, columns: list[str], run_at: datetime, where: str) -
 
 def _upsert_saturation(con: duckdb.DuckDBPyConnection, sat: pd.DataFrame) -> int:
     """Replace snapshot-level rows on their key (benchmark, as_of, scope, population, k, alpha); returns new keys."""
-    new = con.execute("""SELECT count(*) FROM sat s WHERE NOT EXISTS (
-                             SELECT 1 FROM saturation t WHERE t.benchmark = s.benchmark AND t.as_of = s.as_of
-                             AND t.scope = s.scope AND t.population = s.population AND t.k = s.k
-                             AND t.alpha = s.alpha)""").fetchone()[0]
+    with registered_frame(con, sat) as rel:
+        new = con.execute(f"""SELECT count(*) FROM {rel} s WHERE NOT EXISTS (
+                                  SELECT 1 FROM saturation t WHERE t.benchmark = s.benchmark AND t.as_of = s.as_of
+                                  AND t.scope = s.scope AND t.population = s.population AND t.k = s.k
+                                  AND t.alpha = s.alpha)""").fetchone()[0]
     if len(sat):
-        con.execute("INSERT OR REPLACE INTO saturation BY NAME SELECT * FROM sat")
+        insert_frame(con, "saturation", sat, or_replace=True)
     return int(new)
 
 
@@ -129,13 +129,13 @@ def store_saturation_run(con: duckdb.DuckDBPyConnection, *, saturation: pd.DataF
         new = _upsert_saturation(con, sat)
         con.execute("DELETE FROM saturation_trajectory WHERE scope = ? AND k = ? AND alpha = ?", [scope, k, alpha])
         if len(traj):
-            con.execute("INSERT INTO saturation_trajectory BY NAME SELECT * FROM traj")
+            insert_frame(con, "saturation_trajectory", traj)
         con.execute("DELETE FROM frontier WHERE k = ?", [k])
         if len(front):
-            con.execute("INSERT INTO frontier BY NAME SELECT * FROM front")
+            insert_frame(con, "frontier", front)
         con.execute("DELETE FROM trends WHERE k = ?", [k])
         if len(tr):
-            con.execute("INSERT INTO trends BY NAME SELECT * FROM tr")
+            insert_frame(con, "trends", tr)
     log.info("[saturation] stored %d snapshot-level row(s) (%d new), %d trajectory point(s), %d frontier point(s), "
              "%d trend row(s)", len(sat), new, len(traj), len(front), len(tr))
     return int(new)

@@ -9,7 +9,8 @@ import pandas as pd
 from slack_sdk.models.blocks import Block
 
 from alerts.render import _fit, escape, query_command, render_digest, render_plain
-from alerts.rules import Notification, evaluate, fingerprint, make_labels
+from alerts.engine import evaluate
+from alerts.rules import Notification, fingerprint, make_labels
 
 NOW = datetime(2026, 3, 2, 9, 30, tzinfo=timezone.utc)
 NASTY = "<!channel> <@U123> <http://evil.example|click> & co"

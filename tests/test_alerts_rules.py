@@ -9,13 +9,13 @@ import pytest
 
 from alerts.config import RuleSettings
 from alerts.render import title
+from alerts.engine import evaluate
 from alerts.rules import (
     FIRING,
     INACTIVE,
     PENDING,
     RESOLVED,
     Silence,
-    evaluate,
     fingerprint,
     make_labels,
     parse_duration,
@@ -295,5 +295,5 @@ def test_new_frontier_is_off_by_default_and_notifies_takeovers_when_enabled():
     assert ev.notifications == []  # first observation
     ev = evaluate(now=day(2), previous=ev.states, frontier=frontier("b", day(2)), settings=on)
     assert [title(n) for n in ev.notifications] == ["gpqa_diamond: new frontier b (was a)"]
-    with pytest.raises(ValueError, match="not info kinds"):
-        RuleSettings(enabled_info_kinds=frozenset({"source_failing"}))
+    with pytest.raises(ValueError, match="not info kinds"):   # checked against the rule registry
+        evaluate(now=day(3), previous=[], settings=RuleSettings(enabled_info_kinds=frozenset({"source_failing"})))

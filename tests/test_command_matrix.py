@@ -150,7 +150,8 @@ def test_a_sqlite_file_as_db_is_named_and_no_extension_is_fetched(tmp_path, caps
     for argv in (["status"], ["analyze"], ["query", "SELECT 1"]):
         assert main([*argv, "--db", str(path)]) == 1
         assert "is a SQLite file, not a benchwatch DuckDB database" in _one_line(capsys)
-    assert storage_db.BASE_CONFIG == {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+    assert storage_db.BASE_CONFIG["autoinstall_known_extensions"] is False
+    assert storage_db.BASE_CONFIG["autoload_known_extensions"] is False
 
 
 def test_a_sqlite_file_is_never_opened_through_an_extension(tmp_path):

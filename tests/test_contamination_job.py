@@ -15,7 +15,7 @@ from cli import main as cli
 from jobs.contamination import run_contamination
 from jobs.saturation import run_saturation
 from scrapers.base import ITEM_COLUMNS, MODEL_COLUMNS, SCORE_COLUMNS, ParsedSnapshot, conform
-from storage import db
+from storage.registry_sync import connect_synced
 from storage.ingest import Response, store_snapshot
 from test_contamination import synth_items
 
@@ -40,7 +40,7 @@ def synthetic_snapshot(seed: int, **synth) -> tuple[ParsedSnapshot, list[Respons
 
 def ingest(path, seed: int, observed: str, **synth) -> None:
     parsed, responses = synthetic_snapshot(seed, **synth)
-    with db.connect(path) as con:
+    with connect_synced(path) as con:
         store_snapshot(con, parsed, responses, observed_at=datetime.fromisoformat(observed).replace(tzinfo=timezone.utc),
                        origin="ingest", parser_version=1)
 
@@ -49,7 +49,7 @@ def test_run_is_stored_idempotent_and_flags_persist(tmp_path):
     path = tmp_path / "bw.duckdb"
     # seeds whose null models draw no chance flag (seed 11's test3 does, z = 3.1: the ~0.5 % null rate)
     ingest(path, 12, "2024-06-01")
-    with db.connect(path) as con:
+    with connect_synced(path) as con:
         first = run_contamination(con, now="2024-06-02T00:00:00Z")
         again = run_contamination(con, now="2024-06-03T00:00:00Z")      # same data: same run, replaced
         runs = con.execute("SELECT count(*) FROM contamination_runs").fetchone()[0]
@@ -78,7 +78,7 @@ def test_run_is_stored_idempotent_and_flags_persist(tmp_path):
     assert sat.set_index("scope").at["post_cutoff", "n_models"] == 8
 
     ingest(path, 5, "2024-07-01")                                         # new data, same models
-    with db.connect(path) as con:
+    with connect_synced(path) as con:
         third = run_contamination(con, now="2024-07-02T00:00:00Z").set_index("model")
         runs = con.execute("SELECT count(*) FROM contamination_runs").fetchone()[0]
     assert runs == 2
@@ -120,10 +120,10 @@ def test_livecodebench_snapshots_end_to_end(tmp_path):
     from jobs.cycle import ingest_file
     path = tmp_path / "bw.duckdb"
     ingest_file(path, "livecodebench", LCB / "livecodebench_generation_2024-02-26.json", observed_at="2024-02-26")
-    with db.connect(path) as con:
+    with connect_synced(path) as con:
         first = run_contamination(con, now="2024-02-27T00:00:00Z")
     ingest_file(path, "livecodebench", LCB / "livecodebench_generation_2024-03-17.json", observed_at="2024-03-17")
-    with db.connect(path) as con:
+    with connect_synced(path) as con:
         second = run_contamination(con, now="2024-03-18T00:00:00Z")
         sus = con.execute("SELECT * FROM suspects").df()
     flagged_first = set(first.loc[first["flagged"], "model"])
@@ -159,7 +159,7 @@ def test_analyze_survives_a_single_source(tmp_path, monkeypatch, capsys, source)
     ingest_file(path, source, FIXTURES / primary, aux_paths=[FIXTURES / a for a in aux], observed_at="2025-12-01")
     assert cli.main(["analyze", "--db", str(path)]) == 0
     assert "contamination signals:" in capsys.readouterr().out
-    with db.connect(path) as con:
+    with connect_synced(path) as con:
         runs = con.execute("SELECT count(*) FROM contamination_runs").fetchone()[0]
         scoped = con.execute("SELECT count(*), count(s_index) FROM saturation_latest WHERE scope = 'post_cutoff'"
                              ).fetchone()

@@ -246,7 +246,8 @@ def test_pipeline_deployment_on_a_process_worker(server, fake_slack_process, tmp
                                                                                   "collect_only": False})]
     run_id = runs[0]["id"]
     keys = {a["key"]: a["type"] for a in api.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [run_id]}}})}
-    assert keys == {"benchwatch-saturation": "table", "benchwatch-pipeline-summary": "markdown"}
+    assert keys == {"benchwatch-saturation": "table", "benchwatch-pipeline-summary": "markdown",
+                    "benchwatch-report-overview": "table", "benchwatch-report": "markdown"}
     # benchwatch's own log records reach the UI (PREFECT_LOGGING_EXTRA_LOGGERS in prefect.yaml)
     logs = api.post("/logs/filter", {"logs": {"flow_run_id": {"any_": [run_id]}}, "sort": "TIMESTAMP_ASC",
                                      "limit": 200})

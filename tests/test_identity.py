@@ -14,7 +14,7 @@ from analysis.saturation import saturation_table, saturation_trajectory
 from jobs.saturation import dated_history
 from registry.identity import identify_frame, split_variant
 from scrapers.base import ParsedSnapshot, SCORE_COLUMNS, conform
-from storage.db import connect
+from storage.registry_sync import connect_synced as connect   # what the jobs open (migrated + registry)
 from storage.ingest import Response, store_snapshot
 
 ALIASES = registry.alias_map("model")

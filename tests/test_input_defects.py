@@ -17,7 +17,7 @@ from jobs.cycle import collect_source, ingest_file
 from scrapers import http
 from scrapers.base import ScrapeError
 from scrapers.normalize import AmbiguousScale, percent_scale, proportions_from
-from storage import db
+from storage.registry_sync import connect_synced
 from storage.ingest import IngestRefused, parse_observed_at
 from storage.query import run_query
 
@@ -33,7 +33,7 @@ def dbpath(tmp_path):
 def counts(path: str) -> dict[str, int]:
     if not Path(path).exists():
         return {}
-    with db.connect(path) as con:
+    with connect_synced(path) as con:
         from storage.status import table_counts
         return table_counts(con)
 

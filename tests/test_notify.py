@@ -19,6 +19,7 @@ from fake_slack import Reply
 from cli import main as cli
 from jobs.alerts import NOTIFY_CLAIM_LEASE, run_notify
 from storage import alerts as store
+from storage.registry_sync import connect_synced
 from storage import db
 from storage.ingest import record_fetches
 
@@ -42,7 +43,7 @@ def _restore_log_level():
 @pytest.fixture
 def db_path(tmp_path):
     path = tmp_path / "bw.duckdb"
-    with db.connect(path):
+    with connect_synced(path):     # migrated, registry loaded: as after any job
         pass
     return str(path)
 
@@ -52,7 +53,7 @@ def add_saturation(path, as_of, s_index, bench="swebench_verified", scope="all")
                          "metric": "proportion", "n_items": 500, "n_models": 30, "s1": 0.8, "sk": 0.78,
                          "se_delta": 0.0213, "r_norm": 0.5, "s_index": s_index, "run_at": as_of}])
     with db.connect(path) as con:
-        con.execute("INSERT INTO saturation BY NAME SELECT * FROM row")
+        db.insert_frame(con, "saturation", row)
 
 
 _runs = iter(range(1, 10_000))
@@ -70,8 +71,8 @@ def add_suspect(path, status, model="gpt-x", bench="gpqa_diamond", source="epoch
                             "flagged": status != "not_flagged", "status": status,
                             "evidence": json.dumps({"n_ref": 12})}])
     with db.connect(path) as con:
-        con.execute("INSERT INTO contamination_runs BY NAME SELECT * FROM run")
-        con.execute("INSERT INTO contamination_signals BY NAME SELECT * FROM signal")
+        db.insert_frame(con, "contamination_runs", run)
+        db.insert_frame(con, "contamination_signals", signal)
 
 
 def add_fetch_runs(path, source, statuses, start):
@@ -301,7 +302,7 @@ def test_new_frontier_info_alert_when_enabled(db_path, fake_slack, slack):
         row = pd.DataFrame([{"benchmark": "gpqa_diamond", "as_of": as_of, "k": 5, "n_models": 9, "frontier": score,
                              "frontier_model": model, "is_record": True, "run_at": as_of}])
         with db.connect(db_path) as con:
-            con.execute("INSERT INTO frontier BY NAME SELECT * FROM row")
+            db.insert_frame(con, "frontier", row)
 
     record(day(0), "model-a", 0.71)
     assert run_notify(db_path, now=day(0.1), notifier=slack).to_deliver == 0          # off by default

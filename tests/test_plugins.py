@@ -69,7 +69,7 @@ def test_a_frame_no_rule_reads_is_refused():
 
 
 def test_toy_rule_is_evaluated_rendered_and_configured_without_engine_changes(toy_rule):
-    assert TOY_KIND in config.ALL_KINDS and TOY_KIND not in config.INFO_KINDS
+    assert TOY_KIND in alert_registry.all_kinds() and TOY_KIND not in alert_registry.info_kinds()
     frame = pd.DataFrame({"benchmark": ["tiny", "big"], "rows": [3, 500]})
     first = evaluate(now=T0, previous=[], toy_rows=frame)
     [state] = first.states

@@ -10,7 +10,7 @@ import pytest
 from analysis.saturation import saturation_index
 from jobs.cycle import ingest_file
 from jobs.saturation import run_saturation
-from storage import db
+from storage.registry_sync import connect_synced
 from storage.saturation import read_saturation
 
 HEADER = "model,benchmark,score,n_items,stderr,metric,model_release_date\n"
@@ -55,7 +55,7 @@ def _count(con, table: str) -> int:
 
 
 def test_run_saturation_stores_snapshot_history_and_trends(dbpath, tmp_path):
-    with db.connect(dbpath) as con:
+    with connect_synced(dbpath) as con:
         summary = run_saturation(con, now="2025-01-02T00:00:00Z").set_index("benchmark")
         assert summary.loc["math_500", "s_index"] == pytest.approx(0.916397111, abs=1e-9)
         assert summary.loc["math_500", "n_items"] == 500          # from the registry
@@ -89,7 +89,7 @@ def test_run_saturation_stores_snapshot_history_and_trends(dbpath, tmp_path):
         assert {t: _count(con, t) for t in before} == before
 
     ingest_file(dbpath, "csv", tmp_path / "second.csv", observed_at="2025-02-01")
-    with db.connect(dbpath) as con:
+    with connect_synced(dbpath) as con:
         summary = run_saturation(con, now="2025-02-02T00:00:00Z").set_index("benchmark")
         want = saturation_index([0.996, 0.992, 0.99, 0.983, 0.982, 0.982], 500)
         assert summary.loc["math_500", "s_index"] == pytest.approx(want.s_index)

@@ -10,12 +10,13 @@ import pytest
 
 import scrapers
 
-from alerts.config import SNAPSHOT_HELD
+from alerts.rules import SNAPSHOT_HELD
 from alerts.render import render_plain
-from alerts.rules import FIRING, RESOLVED, evaluate
+from alerts.engine import evaluate
+from alerts.rules import FIRING, RESOLVED
 from cli.main import main
 from jobs.cycle import collect_source, ingest_file
-from storage import db
+from storage.registry_sync import connect_synced
 from storage.ingest import SHRINK_HOLD_FRACTION
 from storage.query import run_query
 from storage.status import held_snapshots
@@ -72,7 +73,7 @@ def test_held_snapshot_is_out_of_the_analysis_history(dbpath, tmp_path):
     (tmp_path / "b.csv").write_text(board(3).replace("0.500", "0.999"))
     ingest_file(dbpath, "csv", tmp_path / "a.csv", observed_at="2025-01-01")
     ingest_file(dbpath, "csv", tmp_path / "b.csv", observed_at="2025-02-01")
-    with db.connect(dbpath) as con:
+    with connect_synced(dbpath) as con:
         hist = read_score_history(con)
     assert 0.999 not in set(hist["score"]) and len(hist) == 10
 
@@ -98,7 +99,7 @@ def test_accept_releases_and_status_and_alert_show_it(dbpath, tmp_path, capsys):
     assert "held snapshots (1)" in out and "benchwatch accept" in out
 
     now = datetime(2025, 2, 2, tzinfo=timezone.utc)
-    with db.connect(dbpath) as con:
+    with connect_synced(dbpath) as con:
         held = held_snapshots(con, pending_only=True)
     assert held["snapshot_id"].tolist() == [2]
     ev = evaluate(now=now, previous=[], held_snapshots=held)
@@ -109,7 +110,7 @@ def test_accept_releases_and_status_and_alert_show_it(dbpath, tmp_path, capsys):
     assert main(["accept", "2", "--db", dbpath]) == 0
     assert "accepted" in capsys.readouterr().out
     assert latest_models(dbpath) == {"model-0", "model-1"}
-    with db.connect(dbpath) as con:
+    with connect_synced(dbpath) as con:
         held = held_snapshots(con, pending_only=True)
     assert len(held) == 0
     ev2 = evaluate(now=now, previous=ev.states, held_snapshots=held)

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from alerts import redact
+from common import redact
 from alerts.render import render_digest
 from alerts.rules import Notification, fingerprint, make_labels
 from alerts.slack import (

@@ -16,6 +16,7 @@ from jobs.cycle import ingest_file
 from scrapers.base import ScrapeError
 from storage import db
 from storage.query import ReadOnlyViolation, run_query
+from storage.registry_sync import connect_synced
 
 FIX = Path(__file__).parent / "fixtures" / "csv"
 DATA_TABLES = ("snapshots", "blobs", "scores", "item_results", "model_dates", "rejects", "fetches")
@@ -175,7 +176,10 @@ def test_migrations_apply_to_an_existing_file(dbpath, upto):
         raw.execute("""INSERT INTO saturation (benchmark, as_of, scope, k, alpha, z, s_index, bin, run_at)
                        VALUES ('mmlu', '2025-01-01', 'all', 5, 0.5, 1.96, 0.5, 'moderate', '2025-01-01')""")
     raw.close()
-    with db.connect(dbpath) as con:
+    with db.connect(dbpath) as con:      # the schema alone: the registry is synced explicitly
+        assert db.schema_version(con) == max(v for v, _, _ in db.migrations())
+        assert con.execute("SELECT count(*) FROM benchmarks").fetchone()[0] == 0
+    with connect_synced(dbpath) as con:
         assert db.schema_version(con) == max(v for v, _, _ in db.migrations())
         assert con.execute("SELECT count(*) FROM scores").fetchone()[0] == 1
         assert con.execute("SELECT model, population FROM latest_scores").fetchall() == [("o3-2025-04-16", "models")]  # re-identified
@@ -230,7 +234,10 @@ def test_a_new_alias_remaps_stored_history_without_reingesting(dbpath, tmp_path,
     aliases = registry.load_aliases()
     extra = pd.DataFrame({"kind": ["model"], "alias": ["OpenAI o3 (April)"], "canonical": ["o3-2025-04-16"]})
     monkeypatch.setattr(registry, "load_aliases", lambda: pd.concat([aliases, extra], ignore_index=True))
-    with db.connect(dbpath):        # a write connection syncs the changed registry
+    with db.connect(dbpath):        # a plain write connection leaves the registry alone …
+        pass
+    assert run_query("SELECT model FROM scores", dbpath)["model"][0] == "OpenAI o3 (April)"
+    with connect_synced(dbpath):    # … the jobs' connection syncs the changed registry
         pass
     row = run_query("SELECT model, model_raw FROM scores", dbpath).iloc[0]
     assert (row["model"], row["model_raw"]) == ("o3-2025-04-16", "OpenAI o3 (April)")

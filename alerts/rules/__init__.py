@@ -91,11 +91,3 @@ def source_health_kinds() -> tuple[str, ...]:
 
 def kind(name: str) -> AlertKind | None:
     return kinds().get(name)
-
-
-def __getattr__(name: str) -> Any:
-    # the engine imports this registry; it is re-exported lazily so both import orders work
-    if name == "evaluate":
-        from alerts.engine import evaluate
-        return evaluate
-    raise AttributeError(f"module 'alerts.rules' has no attribute {name!r}")

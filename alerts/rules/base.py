@@ -17,6 +17,8 @@ import pandas as pd
 
 from alerts.config import LABEL_KEYS, RuleSettings
 from alerts.records import AlertEvent, AlertState, Condition
+from common.jsonsafe import is_missing as missing  # noqa: F401 - the rules' helpers
+from common.jsonsafe import number as num  # noqa: F401
 
 WARNING, INFO = "warning", "info"
 SEVERITIES: tuple[str, ...] = (WARNING, INFO)
@@ -92,6 +94,11 @@ class AlertKind:
         return (self.name, *(labels[k] for k in self.group_keys))
 
 
+# Every kind an AlertRule declares (a rule module declares its kinds when it is imported); the
+# registry of rules in use is alerts.rules.RULES.
+_DECLARED_KINDS: set[str] = set()
+
+
 @dataclass(frozen=True)
 class AlertRule:
     """One rule: the frame it reads (`input`, also the keyword of `engine.evaluate`), the kinds
@@ -103,6 +110,9 @@ class AlertRule:
     kinds: tuple[AlertKind, ...]
     conditions: Callable[[pd.DataFrame, RuleContext], RuleOutput]
     read: Callable[[Any, RuleSettings], pd.DataFrame | None] | None = None
+
+    def __post_init__(self) -> None:
+        _DECLARED_KINDS.update(k.name for k in self.kinds)
 
     @property
     def info_only(self) -> bool:
@@ -117,10 +127,8 @@ class AlertRule:
 
 def make_labels(kind: str, **labels: Any) -> dict[str, str]:
     """The full label set of an alert: every key of LABEL_KEYS, '' where it does not apply."""
-    from alerts.rules import all_kinds   # the registry imports the rule modules that import this
-    known = all_kinds()
-    if kind not in known:
-        raise ValueError(f"unknown alert kind {kind!r}; known: {known}")
+    if kind not in _DECLARED_KINDS:
+        raise ValueError(f"unknown alert kind {kind!r}; known: {tuple(sorted(_DECLARED_KINDS))}")
     unknown = set(labels) - set(LABEL_KEYS)
     if unknown:
         raise ValueError(f"unknown alert label(s) {sorted(unknown)}; known: {LABEL_KEYS}")
@@ -134,30 +142,6 @@ def make_labels(kind: str, **labels: Any) -> dict[str, str]:
 def sql_literal(text: str) -> str:
     """A SQL string literal for the 'where to look' queries shown to people (not executed here)."""
     return "'" + str(text).replace("'", "''") + "'"
-
-
-def missing(value: Any) -> bool:
-    """None, NaN, NA or NaT (a scalar); containers are never missing."""
-    if value is None:
-        return True
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):  # list-likes
-        return False
-
-
-def num(value: Any) -> float | int | bool | None:
-    """JSON-safe number: NaN/NA/non-numbers -> None, numpy scalars -> Python scalars."""
-    if missing(value) or isinstance(value, (str, list, dict, tuple)):
-        return None
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def text(row: Mapping[str, Any], key: str, default: str = "") -> str:

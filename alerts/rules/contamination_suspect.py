@@ -17,6 +17,7 @@ from alerts.rules.base import AlertKind, AlertRule, RuleOutput, make_labels, mis
     require, sql_literal, text
 from alerts.text import clean, day, fixed, pp
 from analysis.contamination import STATUSES as CONTAMINATION_STATUSES
+from common.jsonsafe import decoded as _evidence
 
 CONTAMINATION_SUSPECT = "contamination_suspect"
 
@@ -73,19 +74,6 @@ def contamination_conditions(suspects: pd.DataFrame, now: datetime) -> list[Cond
             data_as_of=as_of,
             fire_after=None if status == SUSPECT else 1))
     return conditions
-
-
-def _evidence(value: Any) -> Any:
-    """Evidence as JSON-ready data (a JSON string is decoded; anything else kept as text)."""
-    if missing(value):
-        return None
-    if isinstance(value, (dict, list)):
-        return json.loads(json.dumps(value, default=str))
-    text = str(value)
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def _headline(transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) -> str:

@@ -1,4 +1,4 @@
-"""Contamination-suspect signals A1, A2, A3 with false-positive control (DESIGN §5, METHODS A).
+"""Contamination-suspect signals A1, A2, A3 with false-positive control (docs/statistics.md, "Contamination-suspect signals").
 
 Every result is a *suspect*, never a verdict: a flag means the data are hard to explain
 without contamination, and it carries its evidence (effect, CI, p, q, n per side, reference
@@ -31,9 +31,13 @@ statistic: README "Add a statistic".
 
 from __future__ import annotations
 
+from typing import Any
+
+import pandas as pd
+
 from analysis.contamination import a1, a2, a3
-from analysis.contamination.a1 import a1_a2_placebo, a1_one, a1_tests, link_placebo
-from analysis.contamination.a2 import a2_one, a2_predecessor_tests, a2_snapshot_tests
+from analysis.contamination.a1 import a1_a2_placebo, a1_one, a1_tests
+from analysis.contamination.a2 import a2_one, a2_predecessor_tests, a2_snapshot_tests, link_placebo
 from analysis.contamination.a3 import (
     a3_core,
     a3_one,
@@ -69,7 +73,7 @@ from analysis.contamination.numerics import (  # noqa: F401  (tests patch and ca
     jsonable,
     pava,
 )
-from analysis.contamination.run import calibrate, run_signals, summarize_placebo
+from analysis.contamination import run as _run
 
 # One line per signal. Adding a statistic: write analysis/contamination/<name>.py exposing SIGNAL,
 # add it here. The order is the order placebos draw from the shared rng (A3 first, as before the
@@ -79,6 +83,22 @@ SIGNALS: tuple[Signal, ...] = (
     a1.SIGNAL,
     a2.SIGNAL,
 )
+
+
+def run_signals(*args: Any, **kwargs: Any) -> pd.DataFrame:
+    """`run.run_signals` over the registered SIGNALS (read at call time: a test may extend them)."""
+    return _run.run_signals(*args, signals=SIGNALS, **kwargs)
+
+
+def calibrate(*args: Any, **kwargs: Any) -> pd.DataFrame:
+    """`run.calibrate` over the registered SIGNALS (read at call time)."""
+    return _run.calibrate(*args, signals=SIGNALS, **kwargs)
+
+
+def summarize_placebo(placebo: pd.DataFrame, trials: int, th: Thresholds = Thresholds(),
+                      signals: Any = None) -> pd.DataFrame:
+    """`run.summarize_placebo`, one row per registered signal by default."""
+    return _run.summarize_placebo(placebo, trials, th, signals=signal_names() if signals is None else signals)
 
 
 def signal_names() -> tuple[str, ...]:

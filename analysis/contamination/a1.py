@@ -130,7 +130,7 @@ def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.G
 
 
 def _a1_self_consistency(tests: list[SignalTest], th: Thresholds) -> None:
-    """Modified z of each residual within its model's A1 profile (Iglewicz–Hoaglin, METHODS A1.6).
+    """Modified z of each residual within its model's A1 profile (Iglewicz–Hoaglin; docs/statistics.md, "The signals", A1).
 
     z̃ = 0.6745 (δ - med δ) / MAD; with MAD = 0 the mean absolute deviation × 1.2533 stands in.
     The gate z̃ >= 3.5 applies when the model has residuals on >= 5 benchmarks.
@@ -154,16 +154,17 @@ def _a1_self_consistency(tests: list[SignalTest], th: Thresholds) -> None:
 
 
 def a1_a2_placebo(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.Generator, trials: int,
-                  th: Thresholds = Thresholds()) -> pd.DataFrame:
+                  th: Thresholds = Thresholds(), pair_tests: Callable[..., list[SignalTest]]) -> pd.DataFrame:
     """Real-data placebos of A1 and A2 (leave-one-reference-out).
 
     A1: per trial and benchmark, one random model of the reference pool is tested as if new,
     against the others (it is never its own reference). A2: one random ordered pair of pool
     models as a fake predecessor relation. Both ask whether the test's p-values are uniform on
     the population it assumes as null; a contaminated model in the pool can only push the rates
-    up, so the figures bound the false-flag rate from above.
+    up, so the figures bound the false-flag rate from above. `pair_tests` is A2's test of given
+    (model, predecessor, benchmark) pairs (`a2.a2_predecessor_tests`; passed in because A2 builds
+    on this module).
     """
-    from analysis.contamination.a2 import a2_predecessor_tests   # a2 imports this module
     prepared = prepare(scores, benchmarks)
     pools = _reference_pool(scores, benchmarks, th, prepared=prepared)
     frames = []
@@ -174,7 +175,7 @@ def a1_a2_placebo(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.ran
             i, j = rng.choice(len(models), size=2, replace=False)
             pairs.add((models[i], models[j], b))
         tests = a1_tests(scores, benchmarks, rng=rng, th=th, only=lambda m, b: (m, b) in picks, prepared=prepared)
-        tests += a2_predecessor_tests(scores, benchmarks, pd.DataFrame(), th=th, pairs=pairs, prepared=prepared)
+        tests += pair_tests(scores, benchmarks, pd.DataFrame(), th=th, pairs=pairs, prepared=prepared)
         frames.append(pd.DataFrame([{"trial": trial, "signal": t.signal, "source": t.source, "benchmark": t.benchmark,
                                      "model": t.model, "effect": t.effect, "se": t.se, "p_value": t.p_value,
                                      "gate": True if t.signal == "A1" else t.gate} for t in tests],
@@ -190,12 +191,5 @@ def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
                     prepared=inputs.prepared)
 
 
-def link_placebo(inputs: SignalInputs, th: Thresholds, trials: int) -> pd.DataFrame:
-    """The placebo A1 and A2 share (one draw of pools per trial): `a1_a2_placebo`."""
-    if not inputs.has_scores:
-        return pd.DataFrame(columns=PLACEBO_COLUMNS)
-    return a1_a2_placebo(inputs.scores, inputs.benchmarks, rng=inputs.rng, trials=trials, th=th)
-
-
-SIGNAL = Signal(name="A1", tests=_tests, placebo=link_placebo,
+SIGNAL = Signal(name="A1", tests=_tests, placebo=None,   # drawn jointly with A2: a2.link_placebo
                 floors=("a1_min_ref_models", "a1_min_unique", "a1_robust_z_min_benchmarks"))

@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.contamination.a1 import link_placebo
+from analysis.contamination.a1 import a1_a2_placebo
 from analysis.contamination.base import (
     _a1_pairs_to_skip,
     log,
+    PLACEBO_COLUMNS,
     prepare,
     prepare_scores,
     Prepared,
@@ -180,4 +181,13 @@ def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
 
 # A2's placebo is drawn together with A1's (the same reference pools): the same function object,
 # so `calibrate` runs it once.
+def link_placebo(inputs: SignalInputs, th: Thresholds, trials: int) -> pd.DataFrame:
+    """The placebo A1 and A2 share (one draw of reference pools per trial; `a1.a1_a2_placebo`):
+    its frame holds both signals' placebo tests, so A1 declares none of its own."""
+    if not inputs.has_scores:
+        return pd.DataFrame(columns=PLACEBO_COLUMNS)
+    return a1_a2_placebo(inputs.scores, inputs.benchmarks, rng=inputs.rng, trials=trials, th=th,
+                         pair_tests=a2_predecessor_tests)
+
+
 SIGNAL = Signal(name="A2", tests=_tests, placebo=link_placebo, floors=("a1_min_ref_models",))

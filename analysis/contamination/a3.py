@@ -198,11 +198,11 @@ def a3_one(matrix: pd.DataFrame, dates: pd.Series, model: str, c_lo: pd.Timestam
            reference_cutoffs: pd.Series, *, th: Thresholds) -> tuple[dict | None, str]:
     """A3 for one model on one item matrix (items × models). Returns (result, reason-if-skipped).
 
-    Windows (METHODS A3): I_pre = {d <= c_lo - g}, I_post = {d > c_hi + g}. Clean references:
+    Windows (docs/statistics.md, "The signals", A3): I_pre = {d <= c_lo - g}, I_post = {d > c_hi + g}. Clean references:
     c_hi(r) + g < min(d over I_pre), scored on every kept item (items a reference lacks are
     dropped; references missing > 10 % of the model's window items are left out first).
 
-    The reference gap is ability-matched (`ability_weights`) instead of METHODS' plain median
+    The reference gap is ability-matched (`ability_weights`) instead of a plain median
     of the references' gaps: under difficulty drift (LCB's later problems are harder) the
     null gap depends on ability — hump-shaped in logit accuracy — so a strong or weak model
     compared with the median reference shows a spurious gap. The median gap stays in the evidence.

@@ -28,6 +28,7 @@ from analysis.constants import (
     MIN_EFFECT_SE,
 )
 from analysis.cutoffs import check_proportions, require_columns
+from common.refs import parse_refs
 
 log = logging.getLogger("benchwatch.analysis.contamination")
 
@@ -184,21 +185,13 @@ def prepare(scores: pd.DataFrame, benchmarks: pd.DataFrame) -> Prepared:
     return Prepared(bench, s, _RefTable.build(s))
 
 
-def _ref_list(value: Any) -> tuple[str, ...]:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ()
-    if isinstance(value, str):
-        return tuple(v.strip() for v in value.replace("|", ";").replace(",", ";").split(";") if v.strip())
-    return tuple(str(v) for v in value if v is not None and str(v).strip())
-
-
 def prepare_benchmarks(benchmarks: pd.DataFrame) -> pd.DataFrame:
     """benchmark -> reference_benchmarks (tuple), n_items, chance (indexed by benchmark)."""
     require_columns(benchmarks, ("benchmark",), "benchmarks")
     b = benchmarks.drop_duplicates("benchmark").set_index("benchmark")
     out = pd.DataFrame(index=b.index)
     refs = b["reference_benchmarks"] if "reference_benchmarks" in b.columns else pd.Series(None, index=b.index)
-    out["reference_benchmarks"] = [_ref_list(v) for v in refs]
+    out["reference_benchmarks"] = [parse_refs(v) for v in refs]
     out["n_items"] = pd.to_numeric(b["n_items"], errors="coerce") if "n_items" in b.columns else np.nan
     out["chance"] = pd.to_numeric(b["chance"], errors="coerce") if "chance" in b.columns else np.nan
     return out
@@ -210,7 +203,7 @@ def prepare_scores(scores: pd.DataFrame, bench: pd.DataFrame, what: str = "score
 
     Several settings of one model (edit formats, prompts) collapse to the best one, as the
     leaderboards rank them (unless `by_setting`). n = the row's n_items, else the registry's, else s(1-s)/stderr²;
-    SE = stderr, else sqrt(s(1-s)/n) (n_eff = n items, METHODS "Standard errors").
+    SE = stderr, else sqrt(s(1-s)/n) (n_eff = n items; docs/statistics.md, "The signals").
     """
     require_columns(scores, ("benchmark", "model", "score"), what)
     s = scores.copy()

@@ -9,26 +9,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from common.jsonsafe import jsonable  # noqa: F401 - the signals' evidence goes through it
+
 _Z95 = stats.norm.ppf(0.975)
-
-
-def jsonable(value: Any) -> Any:
-    """Evidence values as plain JSON types (numpy scalars, dates, NaN -> null)."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, np.ndarray, pd.Index)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value) if np.isfinite(value) else None
-    if value is None or value is pd.NaT:
-        return None
-    if isinstance(value, (pd.Timestamp, datetime, date)):
-        return value.date().isoformat() if isinstance(value, datetime) else value.isoformat()
-    return value
 
 
 def _logit(p: np.ndarray, n: np.ndarray | float) -> np.ndarray:

@@ -1,5 +1,6 @@
 """Running the registered signals (`run_signals`) and calibrating them on placebos (`calibrate`,
-`summarize_placebo`). Both iterate `analysis.contamination.SIGNALS`."""
+`summarize_placebo`). Both iterate the signals they are given: the package's registry
+(`analysis.contamination.SIGNALS`, read at call time by its wrappers)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,6 @@ from analysis.contamination.numerics import _share_ci, _wilson, benjamini_hochbe
 from analysis.cutoffs import benchmark_slices
 
 
-def registered() -> tuple[Signal, ...]:
-    """The registered signals, read at call time (a test may extend the tuple)."""
-    from analysis import contamination   # the package imports this module
-    return contamination.SIGNALS
-
-
 def _slices_or_none(benchmarks: pd.DataFrame | None, cutoffs: pd.DataFrame, th: Thresholds) -> pd.DataFrame | None:
     if benchmarks is None or "material_date" not in benchmarks.columns or cutoffs.empty:
         return None
@@ -31,9 +26,10 @@ def _slices_or_none(benchmarks: pd.DataFrame | None, cutoffs: pd.DataFrame, th: 
 def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs: pd.DataFrame,
                 benchmarks: pd.DataFrame | None, previous_flags: pd.DataFrame | None, *,
                 rng: np.random.Generator, now: pd.Timestamp, history: pd.DataFrame | None = None,
-                predecessors: pd.DataFrame | None = None, th: Thresholds = Thresholds()) -> pd.DataFrame:
-    """Every registered signal (`analysis.contamination.SIGNALS`) the data allow, one BH family per
-    signal, flags and statuses.
+                predecessors: pd.DataFrame | None = None, th: Thresholds = Thresholds(),
+                signals: Sequence[Signal] = ()) -> pd.DataFrame:
+    """Every signal of `signals` (the package passes its registry, `analysis.contamination.SIGNALS`)
+    the data allow, one BH family per signal, flags and statuses.
 
     scores: latest scores (source, benchmark, model, score, n_items, stderr, metric, snapshot_id);
     items: dated item results (source, benchmark, model, item_id, item_date, score, snapshot_id);
@@ -49,7 +45,6 @@ def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs
     inputs = SignalInputs(scores=scores, items=items, cutoffs=cutoffs, benchmarks=benchmarks, now=now, rng=rng,
                           history=history, predecessors=predecessors,
                           slices=_slices_or_none(benchmarks, cutoffs, th))
-    signals = registered()
     tests: list[SignalTest] = []
     for signal in signals:
         tests += signal.tests(inputs, th)
@@ -66,9 +61,11 @@ def summarize_placebo(placebo: pd.DataFrame, trials: int, th: Thresholds = Thres
     rate per trial after BH alone (q <= fdr_q within the signal's family) and after the full
     flag rule, each with a 95 % CI. `ok` is False when a share or the BH-only rate exceeds its
     nominal level (0.01, 0.05, fdr_q) beyond its CI (the CI's lower bound is above it).
-    One row per signal (default: the registered ones), ordered by name."""
+    One row per signal name of `signals` (default: those present in `placebo`), ordered by name."""
     rows = []
-    for signal in sorted(signals if signals is not None else [s.name for s in registered()]):
+    if signals is None:
+        signals = sorted(set(placebo["signal"])) if len(placebo) else []
+    for signal in sorted(signals):
         sub = placebo[placebo["signal"] == signal] if len(placebo) else placebo
         row: dict[str, Any] = {"signal": signal, "trials": trials, "tests": len(sub)}
         if len(sub) == 0:
@@ -101,8 +98,8 @@ def summarize_placebo(placebo: pd.DataFrame, trials: int, th: Thresholds = Thres
 def calibrate(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs: pd.DataFrame,
               benchmarks: pd.DataFrame | None, *, rng: np.random.Generator, now: pd.Timestamp,
               trials: int = CALIBRATION_TRIALS, th: Thresholds = Thresholds(),
-              bootstrap_b: int | None = None) -> pd.DataFrame:
-    """Placebo calibration of every registered signal (`Signal.placebo`, `summarize_placebo`).
+              bootstrap_b: int | None = None, signals: Sequence[Signal] = ()) -> pd.DataFrame:
+    """Placebo calibration of every signal of `signals` (the package passes its registry) (`Signal.placebo`, `summarize_placebo`).
 
     Every placebo test is a false positive by construction; the summary says whether the
     p-values are as uniform as they claim (share below 0.01 and 0.05) and how often a trial's
@@ -111,7 +108,6 @@ def calibrate(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs: 
     """
     th_run = Thresholds(**{**asdict(th), "bootstrap_b": bootstrap_b or th.bootstrap_b})
     inputs = SignalInputs(scores=scores, items=items, cutoffs=cutoffs, benchmarks=benchmarks, now=now, rng=rng)
-    signals = registered()
     frames, done = [], []
     for signal in signals:
         if signal.placebo is None or any(signal.placebo is f for f in done):

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from jobs.contamination import run_calibration
-    from jobs.cycle import utcnow
+    from common.time import utcnow
     if args.trials < 2:
         print("benchwatch calibrate: --trials must be at least 2", file=sys.stderr)
         return EXIT_USAGE

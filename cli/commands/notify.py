@@ -28,10 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from alerts.redact import one_line
+    from common.redact import one_line
     from alerts.slack import load_settings, make_notifier
     from jobs.alerts import run_notify
-    from jobs.cycle import utcnow
+    from common.time import utcnow
     from storage.db import StorageError
     try:
         notifier = make_notifier(load_settings(), console_write=print)
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _say_what_waits(db_path: str | None) -> None:
     """Notifications claimed by another notify run (still delivering, or dead) are not "nothing"."""
-    from jobs.cycle import utcnow
+    from common.time import utcnow
     from storage.db import connect
     from storage.query import claimed_elsewhere
     with connect(db_path, read_only=True) as con:

@@ -55,7 +55,7 @@ def _author() -> str:
 
 def run_add(args: argparse.Namespace) -> int:
     from alerts.rules import parse_duration, parse_matchers
-    from jobs.cycle import utcnow
+    from common.time import utcnow
     from storage import alerts as store
     from storage.db import StorageError, connect
     try:
@@ -91,7 +91,7 @@ def run_add(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from jobs.cycle import utcnow
+    from common.time import utcnow
     from storage import alerts as store
     from storage.db import StorageError, connect
     try:
@@ -116,7 +116,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_expire(args: argparse.Namespace) -> int:
-    from jobs.cycle import utcnow
+    from common.time import utcnow
     from storage import alerts as store
     from storage.db import StorageError, connect
     try:

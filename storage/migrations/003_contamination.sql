@@ -1,4 +1,4 @@
--- 003: post-cutoff slices and contamination-suspect signals (DESIGN §5, METHODS A/B).
+-- 003: post-cutoff slices and contamination-suspect signals (docs/statistics.md, "Model dates and post-cutoff slices", "Contamination-suspect signals").
 -- Written by storage/contamination.py only; computed by analysis/cutoffs.py and
 -- analysis/contamination.py. One run = one evaluation of the stored data; run_id is a hash
 -- of what the run read (snapshot ids, parameters, seed), so re-running on the same data
@@ -34,7 +34,7 @@ CREATE TABLE IF NOT EXISTS cutoff_resolutions (
     PRIMARY KEY (run_id, model)
 );
 
--- Benchmark-level slice (METHODS B1) for every (benchmark, model) with a latest score.
+-- Benchmark-level slice (docs/statistics.md, "Model dates and post-cutoff slices") for every (benchmark, model) with a latest score.
 CREATE TABLE IF NOT EXISTS benchmark_slices (
     run_id         VARCHAR NOT NULL,
     benchmark      VARCHAR NOT NULL,
@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS benchmark_slices (
     PRIMARY KEY (run_id, benchmark, model)
 );
 
--- Item-level slice (METHODS B2): S_post over items dated in (c_hi + g, window_end], S_pre over items <= c_lo.
+-- Item-level slice (docs/statistics.md, "Model dates and post-cutoff slices"): S_post over items dated in (c_hi + g, window_end], S_pre over items <= c_lo.
 CREATE TABLE IF NOT EXISTS post_cutoff_slices (
     run_id         VARCHAR NOT NULL,
     source         VARCHAR NOT NULL,

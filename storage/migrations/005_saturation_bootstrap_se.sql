@@ -1,5 +1,5 @@
 -- 005: the parametric-bootstrap SE of S_index, which sets the hysteresis margin of bin changes
--- (h = max(0.05, s_index_se), DESIGN §6). NULL for rows computed before this migration.
+-- (h = max(0.05, s_index_se), docs/statistics.md, "Bin changes without flapping"). NULL for rows computed before this migration.
 ALTER TABLE saturation ADD COLUMN IF NOT EXISTS s_index_se DOUBLE;
 
 CREATE OR REPLACE VIEW saturation_latest AS

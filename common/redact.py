@@ -1,0 +1,132 @@
+"""The one redaction of secrets: log records, stored errors and CLI output.
+
+Secrets reach text in several ways: a Slack webhook URL or bot token (bearer credentials:
+anyone holding them can post to the channel) in our own messages or in slack_sdk's request
+logs; a credential in a URL's query string (`?token=`, `&api_key=`) in urllib3's request line
+or in a fetch error. `redact` removes the secrets registered when the settings were loaded,
+plus anything that looks like one:
+
+- `https://hooks.slack.com/services/T…/B…/…` and any other `/services/T…/B…/…` webhook path,
+- Slack tokens `xoxb-…`, `xoxp-…`, `xoxa-…`, `xoxr-…`, `xoxs-…`, `xoxe-…`, `xapp-…`,
+- `Authorization: Bearer …` header values,
+- the value of a credential-like query parameter (`redact_url`: names ending in token, key,
+  secret, password, passwd, signature; `sig`, `auth`).
+
+Logging: a `logging.Filter` on a logger only sees records created on that very logger, not
+those propagated from its children, so a filter on `benchwatch` alone would miss
+`benchwatch.storage`, and a list of logger names drifts. `install()` therefore wraps the log
+record factory once: every record created under a logger of `HIERARCHIES` (the `benchwatch`
+hierarchy, and the two libraries that log our URLs: slack_sdk, urllib3) is redacted when it
+is created, before any handler sees it (ours, Prefect's API handler, pytest's).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from typing import Callable
+
+REDACTED = "[REDACTED]"
+
+# Root loggers whose whole hierarchy is redacted. Every benchwatch logger is `benchwatch.<part>`.
+HIERARCHIES: tuple[str, ...] = ("benchwatch", "slack_sdk", "urllib3")
+
+# Query parameters whose values never reach a log line or an error message: group 1 is "?name=".
+_SECRET_QUERY = re.compile(r"([?&](?:[\w.-]*(?:token|key|secret|password|passwd|signature)|sig|auth)=)[^&#\s\"']*",
+                           re.IGNORECASE)
+
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # the secret part of a webhook URL is the path after /services/
+    (re.compile(r"(/services/)T[A-Za-z0-9_-]*/B[A-Za-z0-9_-]*/[^\s\"'<>|)\]]+"), r"\1" + REDACTED),
+    (re.compile(r"\bx(?:ox[abprse]|app)-[A-Za-z0-9-]+"), "xox?-" + REDACTED),
+    (re.compile(r"(?i)(bearer\s+)[^\s\"',}]+"), r"\1" + REDACTED),
+    (_SECRET_QUERY, r"\1REDACTED"),
+)
+
+_lock = threading.Lock()
+_secrets: set[str] = set()
+
+# The logger handed to slack_sdk clients (`logger=`), so their records are in our hierarchy.
+SDK_LOGGER = logging.getLogger("benchwatch.alerts.slack_sdk")
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a configured secret so that every later `redact` call removes it verbatim."""
+    if value and len(value) >= 8:  # shorter values would redact ordinary words
+        with _lock:
+            _secrets.add(value)
+
+
+def redact_url(text: str) -> str:
+    """A URL (or any text containing URLs) with credential-like query values (token=, key=...) hidden."""
+    return _SECRET_QUERY.sub(r"\1REDACTED", text)
+
+
+def redact(text: object) -> str:
+    """`text` as a string with every registered secret and secret-looking pattern replaced."""
+    out = str(text)
+    with _lock:
+        secrets = sorted(_secrets, key=len, reverse=True)
+    for secret in secrets:
+        if secret in out:
+            out = out.replace(secret, REDACTED)
+    for pattern, replacement in _PATTERNS:
+        out = pattern.sub(replacement, out)
+    return out
+
+
+def one_line(text: object, limit: int = 300) -> str:
+    """A redacted, single-line, length-capped reason for stored errors and CLI output."""
+    flat = " ".join(redact(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def redact_record(record: logging.LogRecord) -> logging.LogRecord:
+    """Rewrite a record's message (with its args), exception and stack text through `redact`."""
+    try:
+        message = record.getMessage()
+    except Exception:  # a malformed record: leave it to the handler to report
+        return record
+    record.msg = redact(message)
+    record.args = None
+    if record.exc_info and record.exc_info[0] is not None:
+        # the Formatter reuses exc_text when set, so the traceback is redacted once here
+        record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+        record.exc_info = None
+    if record.stack_info:
+        record.stack_info = redact(record.stack_info)
+    return record
+
+
+class RedactingFilter(logging.Filter):
+    """`redact_record` as a filter, for a handler or logger outside the redacted hierarchies."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        redact_record(record)
+        return True
+
+
+def in_hierarchy(name: str, roots: tuple[str, ...] = HIERARCHIES) -> bool:
+    """Whether logger `name` is one of `roots` or below one of them."""
+    return any(name == root or name.startswith(root + ".") for root in roots)
+
+
+_installed: Callable[..., logging.LogRecord] | None = None
+
+
+def install() -> None:
+    """Redact every record created under `HIERARCHIES` from now on (idempotent, thread-safe)."""
+    global _installed
+    with _lock:
+        current = logging.getLogRecordFactory()
+        if _installed is not None and current is _installed:
+            return
+        previous = current
+
+        def factory(*args, **kwargs) -> logging.LogRecord:
+            record = previous(*args, **kwargs)
+            return redact_record(record) if in_hierarchy(record.name) else record
+
+        logging.setLogRecordFactory(factory)
+        _installed = factory

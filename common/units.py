@@ -1,0 +1,170 @@
+"""Units and cells that scrapers, the registry and the analysis share: metric kinds (their
+ranges and directions), missing cells, numbers, percent vs proportion, leaderboard dates.
+
+Scores are converted once, at parse time (scrapers): accuracy-like metrics become proportions
+in [0, 1]; other metric kinds keep their own unit (see `METRIC_RANGES`). The registry checks
+its chance/ceiling values against the same ranges; the analysis reads directions and dates
+through the same functions (docs/architecture.md, "Units").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# metric kind -> closed range of valid values. A value outside is a rejected row, never clipped.
+METRIC_RANGES: dict[str, tuple[float, float]] = {
+    "proportion": (0.0, 1.0),     # accuracy, pass@1, % resolved, win rate: stored as a proportion
+    "elo": (0.0, 4000.0),         # arena ratings
+    "score_10": (0.0, 10.0),      # MT-bench style 1-10 judge scores
+    "index": (-1000.0, 1000.0),   # composite indices such as Epoch's ECI
+    "cost_usd": (0.0, 1e7),       # dollars
+}
+
+# metric kind -> which way is better. The frontier of a lower-is-better kind is the running
+# minimum (cheapest so far), not the maximum. The one place a direction is decided: every
+# kind of METRIC_RANGES has one (tests/test_trends.py checks it).
+METRIC_DIRECTIONS: dict[str, str] = {
+    "proportion": "higher",
+    "elo": "higher",
+    "score_10": "higher",
+    "index": "higher",
+    "cost_usd": "lower",
+}
+
+
+def lower_is_better(metric: str | None) -> bool:
+    """True for a metric kind whose best value is its smallest (costs); unknown kinds are higher-is-better."""
+    return METRIC_DIRECTIONS.get(metric or "", "higher") == "lower"
+
+
+MISSING_TOKENS = {"", "-", "—", "–", "n/a", "na", "none", "null", "nan", "unknown", "?", "tbd", "tba"}
+FOOTNOTE = re.compile(r"\[\^?[^\]]*\]|\*+|†|‡|¹|²|³")
+
+
+def is_missing(value: Any) -> bool:
+    """An empty leaderboard cell: None, NaN, NA, NaT or a missing token ('-', 'n/a', 'TBD', …)."""
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    if value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, str) and value.strip().lower() in MISSING_TOKENS
+
+
+def parse_number(value: Any) -> float | None:
+    """'62.19%', ' 07.6 ', '88.7 [^3]', '**`92.4`**', 'n/a', 1.5 -> float or None. Raises on garbage."""
+    if is_missing(value):
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"not a number: {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = FOOTNOTE.sub("", str(value)).replace("%", "").replace(",", "").replace("`", "").strip()
+    if text.lower() in MISSING_TOKENS:
+        return None
+    return float(text)
+
+
+def percent_to_proportion(value: Any) -> float | None:
+    """A percent cell (0-100) as a proportion; None if missing."""
+    x = parse_number(value)
+    return None if x is None else x / 100.0
+
+
+class AmbiguousScale(ValueError):
+    """A column whose valid values fit both percent (0-100) and proportion (0-1) readings."""
+
+
+def percent_scale(values: pd.Series, *, percent_signs: bool = False) -> bool:
+    """Whether an accuracy-like column is in percent (True) or proportion (False). Raises AmbiguousScale.
+
+    Decided from the column's *valid* values only, so one bad cell (``inf``, ``101``, ``-3``),
+    which is rejected later anyway, can never rescale the good ones:
+
+    - candidates are finite values in [0, 100] (valid under the percent reading);
+      P = those in (1, 100] (valid only as percent), Q = those in (0, 1] (valid either way;
+      0 says nothing);
+    - a '%' sign in any cell (``percent_signs``) -> percent;
+    - P empty -> proportion (every valid value is a proportion);
+    - len(P) >= len(Q) -> percent (the values <= 1 are low scorers, e.g. 0.4 %);
+    - otherwise ambiguous: most values read as proportions but some only as percents
+      (typos in a proportion column, or a percent column where most models score <= 1 %).
+      The caller turns this into a ScrapeError naming source and column; declaring the
+      metric ('proportion' or 'percent') removes the guess.
+    """
+    x = pd.to_numeric(values, errors="coerce").astype("float64")
+    valid = x[np.isfinite(x) & (x >= 0.0) & (x <= 100.0)]
+    if percent_signs:
+        return True
+    above = int((valid > 1.0).sum())
+    below = int(((valid > 0.0) & (valid <= 1.0)).sum())
+    if above == 0:
+        return False
+    if above >= below:
+        return True
+    raise AmbiguousScale(f"cannot tell percent from proportion: {above} value(s) in (1, 100] "
+                         f"(percent only) but {below} in (0, 1]")
+
+
+def proportions_from(values: pd.Series, *, percent_signs: bool = False) -> pd.Series:
+    """A column that may be proportions (0-1) or percents (0-100), as proportions (see `percent_scale`).
+
+    Invalid cells keep their (scaled) value so that `validate` rejects them with the raw cell.
+    """
+    x = pd.to_numeric(values, errors="coerce").astype("float64")
+    return x / 100.0 if percent_scale(x, percent_signs=percent_signs) else x
+
+
+_MONTHS = {m: i for i, m in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+
+
+def parse_date(value: Any) -> datetime | None:
+    """Dates as leaderboards write them -> naive UTC datetime (None if missing/unparseable).
+
+    Handles epoch seconds/milliseconds, ISO dates and timestamps, 'YYYY/M', 'YYYY.MM',
+    'YYYY.MM.DD', 'YYYY-MM', 'YYYY', 'Sep 2023', 'September 2023', 'early/mid/late/end of 2023'.
+    Month-only dates resolve to the first of the month.
+    """
+    if is_missing(value):
+        return None
+    if isinstance(value, datetime):
+        return value.astimezone(timezone.utc).replace(tzinfo=None) if value.tzinfo else value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = value / 1000.0 if value > 1e11 else float(value)
+        return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(tzinfo=None)
+    text = FOOTNOTE.sub("", str(value)).strip()
+    if not text or text.lower() in MISSING_TOKENS:
+        return None
+    m = re.fullmatch(r"(\d{4})[./-](\d{1,2})(?:[./-](\d{1,2}))?", text)
+    if m:
+        y, mo, d = int(m[1]), int(m[2]), int(m[3] or 1)
+        try:
+            return datetime(y, mo, d)
+        except ValueError:
+            return None
+    m = re.fullmatch(r"(\d{4})", text)
+    if m:
+        return datetime(int(m[1]), 1, 1)
+    m = re.fullmatch(r"(early|mid|late|end of)[- ](\d{4})", text, re.I)
+    if m:
+        return datetime(int(m[2]), {"early": 1, "mid": 6, "late": 10, "end of": 12}[m[1].lower()], 1)
+    m = re.fullmatch(r"([A-Za-z]{3})[a-z]*\.?,? (\d{4})", text)
+    if m and m[1].lower() in _MONTHS:
+        return datetime(int(m[2]), _MONTHS[m[1].lower()], 1)
+    try:
+        ts = pd.Timestamp(text)
+    except (ValueError, TypeError):
+        return None
+    if ts is pd.NaT:
+        return None
+    if ts.tzinfo is not None:
+        ts = ts.tz_convert("UTC").tz_localize(None)
+    return ts.to_pydatetime()

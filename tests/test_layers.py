@@ -1,0 +1,263 @@
+"""The layering rule of docs/architecture.md, checked over the AST import graph.
+
+The layers are declared once, in the ```layers block of docs/architecture.md (top line = top
+layer). A module may import modules of its own package and of packages on a lower line;
+packages on one line are siblings that never import each other. Every import counts:
+module-level, function-level and `if TYPE_CHECKING:` ones (a late import is still a
+dependency). Besides pointing down, the graph of modules must have no cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+NOT_PACKAGES = {"tests", "docs"}
+
+
+# --- the declaration -------------------------------------------------------------------------------
+
+def parse_layers(text: str) -> dict[str, tuple[int, int]]:
+    """package -> (layer, sibling group) from the ```layers block (first line = highest layer).
+
+    A line lists packages separated by `|` (siblings) and may end in a `#` comment.
+    """
+    m = re.search(r"```layers\n(.*?)```", text, re.S)
+    if not m:
+        raise AssertionError("docs/architecture.md has no ```layers block")
+    lines = [line.split("#", 1)[0].strip() for line in m[1].splitlines()]
+    lines = [line for line in lines if line]
+    out: dict[str, tuple[int, int]] = {}
+    for depth, line in enumerate(lines):
+        layer = len(lines) - 1 - depth
+        for group, name in enumerate(p.strip() for p in line.split("|")):
+            if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+                raise AssertionError(f"layers block: {name!r} is not a package name")
+            if name in out:
+                raise AssertionError(f"layers block: {name} declared twice")
+            out[name] = (layer, group)
+    return out
+
+
+# --- the graph -------------------------------------------------------------------------------------
+
+def project_modules(root: Path) -> dict[str, Path]:
+    """Dotted module name -> file, for every .py file of every top-level package/folder of code."""
+    out: dict[str, Path] = {}
+    for top in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
+        if top.name in NOT_PACKAGES:
+            continue
+        for path in sorted(top.rglob("*.py")):
+            rel = path.relative_to(root).with_suffix("")
+            parts = list(rel.parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = path
+    return out
+
+
+def _resolve(name: str, modules: dict[str, Path]) -> str | None:
+    """The longest prefix of `name` that is a project module (None for third-party names)."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        candidate = ".".join(parts[:i])
+        if candidate in modules:
+            return candidate
+    return None
+
+
+def imports_of(module: str, source: str, modules: dict[str, Path]) -> set[str]:
+    """Project modules `module` imports anywhere in its source (`from p import m` -> p.m if m is a module)."""
+    is_package = modules[module].name == "__init__.py"
+    package = module if is_package else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                target = _resolve(alias.name, modules)
+                if target:
+                    found.add(target)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = package.split(".")
+                base_parts = base_parts[: len(base_parts) - (node.level - 1)]
+                base = ".".join(base_parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            for alias in node.names:
+                target = _resolve(f"{base}.{alias.name}", modules) or _resolve(base, modules)
+                if target:
+                    found.add(target)
+    found.discard(module)
+    return found
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    modules = project_modules(root)
+    return {m: imports_of(m, path.read_text(encoding="utf-8"), modules) for m, path in modules.items()}
+
+
+def layer_violations(graph: dict[str, set[str]], layers: dict[str, tuple[int, int]]) -> list[str]:
+    """Every edge that points up or sideways between sibling packages, and every undeclared package."""
+    problems = []
+    for module, targets in sorted(graph.items()):
+        top = module.split(".")[0]
+        if top not in layers:
+            problems.append(f"{module}: package {top!r} is not in the layers block of docs/architecture.md")
+            continue
+        for target in sorted(targets):
+            other = target.split(".")[0]
+            if other == top or other not in layers:
+                continue
+            lm, lt = layers[top][0], layers[other][0]
+            if lt > lm:
+                problems.append(f"{module} -> {target}: {top} (layer {lm}) imports {other} (layer {lt}), a higher layer")
+            elif lt == lm:
+                problems.append(f"{module} -> {target}: {top} and {other} are siblings of layer {lm}")
+    return problems
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each strongly connected component of more than one module, as one cycle through it (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:   # the project graph is small: recursion depth is fine
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                components.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return [_cycle_in(comp, graph) for comp in components]
+
+
+def _cycle_in(component: list[str], graph: dict[str, set[str]]) -> list[str]:
+    """A closed path start -> … -> start inside one strongly connected component (breadth-first)."""
+    members = set(component)
+    start = component[0]
+    previous: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in sorted(graph[v] & members):
+                if w == start:
+                    path = [v]
+                    while path[-1] != start:
+                        path.append(previous[path[-1]])
+                    return path[::-1] + [start]
+                if w not in previous:
+                    previous[w] = v
+                    nxt.append(w)
+        frontier = nxt
+    return component
+
+
+# --- the rule on this repository ----------------------------------------------------------------
+
+def test_every_import_points_down_a_layer():
+    layers = parse_layers(ARCHITECTURE.read_text(encoding="utf-8"))
+    problems = layer_violations(import_graph(ROOT), layers)
+    assert not problems, "imports against docs/architecture.md's layers:\n" + "\n".join(problems)
+
+
+def test_no_import_cycle_between_modules():
+    cycles = find_cycles(import_graph(ROOT))
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_graph_sees_the_whole_project():
+    """The checks above mean something only if the walk finds the modules and their edges."""
+    graph = import_graph(ROOT)
+    layers = parse_layers(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert {"common", "storage", "analysis", "jobs", "flows", "cli"} <= set(layers)
+    assert "storage.db" in graph and "cli.main" in graph
+    assert "storage.db" in graph["storage.registry_sync"]          # a module-level edge
+    assert "jobs.cycle" in graph["cli.commands.analyze"]            # a function-level edge
+    assert sum(len(t) for t in graph.values()) > 100
+
+
+# --- the checks can fail ----------------------------------------------------------------------------
+
+LAYERS_DOC = """
+```layers
+top              # may import anything below
+middle | side    # siblings
+base
+```
+"""
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_a_synthetic_back_edge_is_reported(tmp_path):
+    root = _write(tmp_path, {
+        "base/__init__.py": "",
+        "base/util.py": "def late():\n    from top.app import run  # a function-level back-edge\n",
+        "middle/__init__.py": "from base import util\n",
+        "side/__init__.py": "import middle\n",
+        "top/__init__.py": "",
+        "top/app.py": "from middle import *\nfrom base.util import late\n\ndef run():\n    pass\n",
+    })
+    problems = layer_violations(import_graph(root), parse_layers(LAYERS_DOC))
+    assert any(p.startswith("base.util -> top.app") and "higher layer" in p for p in problems), problems
+    assert any(p.startswith("side -> middle") and "siblings" in p for p in problems), problems
+    assert not any(p.startswith(("top.", "middle ")) for p in problems), problems
+
+
+def test_a_synthetic_cycle_is_reported_with_its_path(tmp_path):
+    root = _write(tmp_path, {
+        "base/__init__.py": "",
+        "base/a.py": "from base import b\n",
+        "base/b.py": "def f():\n    from . import c\n",
+        "base/c.py": "import base.a\n",
+        "base/d.py": "import base.a\n",
+    })
+    cycles = find_cycles(import_graph(root))
+    assert cycles == [["base.a", "base.b", "base.c", "base.a"]]
+
+
+def test_an_undeclared_package_is_reported(tmp_path):
+    root = _write(tmp_path, {"base/__init__.py": "", "extra/__init__.py": "import base\n"})
+    problems = layer_violations(import_graph(root), parse_layers(LAYERS_DOC))
+    assert problems == ["extra: package 'extra' is not in the layers block of docs/architecture.md"]
+
+
+def test_the_layers_block_is_well_formed():
+    with pytest.raises(AssertionError, match="declared twice"):
+        parse_layers("```layers\na\nb | a\n```")
+    assert parse_layers(LAYERS_DOC) == {"top": (2, 0), "middle": (1, 0), "side": (1, 1), "base": (0, 0)}
