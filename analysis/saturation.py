@@ -397,7 +397,10 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
                                        f"{sorted(map(str, metrics))}; not comparable"), "population": population})
             continue
         metric = str(metrics[0])
-        best = g.sort_values("score", ascending=False, kind="stable").drop_duplicates("model", keep="first")
+        # Best variant per model; ties broken by name so the ranking never depends on read order.
+        order = ["score", "model"] + (["entity_variant"] if "entity_variant" in g.columns else [])
+        best = g.sort_values(order, ascending=[False] + [True] * (len(order) - 1), kind="stable") \
+                .drop_duplicates("model", keep="first")
         n, n_assumed = _benchmark_n(bench, g["n_items"], info)
         res = saturation_index(best["score"].to_numpy(), n, k, alpha, z, stderrs=best["se_published"].to_numpy(),
                                metric=metric, ceiling=info.get("ceiling"), chance=info.get("chance"),
