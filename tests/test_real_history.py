@@ -5,14 +5,13 @@ Skipped when the folder is absent. Figures were checked by hand (see docs/statis
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from jobs.backfill import plan_backfill
 from jobs.cycle import analyze, ingest_file
 from storage.query import run_query
 
@@ -20,22 +19,13 @@ SNAPSHOTS = Path(__file__).resolve().parents[2] / "shared" / "snapshots"
 pytestmark = pytest.mark.skipif(not SNAPSHOTS.is_dir(), reason="../shared/snapshots not present")
 
 
-def backfill_module():
-    path = Path(__file__).resolve().parents[1] / "scripts" / "backfill_snapshots.py"
-    spec = importlib.util.spec_from_file_location("backfill_snapshots", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def history(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("real") / "history.duckdb"
-    jobs = backfill_module().plan(SNAPSHOTS)
-    assert len(jobs) >= 45
-    for source, path, aux, date in jobs:
-        ingest_file(db, source, path, aux_paths=aux, observed_at=date)   # raises on any failure
+    planned = plan_backfill(SNAPSHOTS)
+    assert len(planned) >= 45
+    for f in planned:
+        ingest_file(db, f.source, f.path, aux_paths=f.aux, observed_at=f.date)   # raises on any failure
     analyze(db, now=datetime(2026, 11, 29, tzinfo=timezone.utc))
     return db
 
@@ -61,7 +51,7 @@ def test_every_snapshot_file_is_stored_once(history):
     per_source = dict(run_query("SELECT source, count(*) FROM snapshots GROUP BY source", history)
                       .itertuples(index=False))
     assert per_source["swebench"] == 5 and per_source["livecodebench"] == 4 and per_source["epoch"] == 6
-    assert run_query("SELECT count(*) n FROM snapshots", history)["n"][0] == len(backfill_module().plan(SNAPSHOTS))
+    assert run_query("SELECT count(*) n FROM snapshots", history)["n"][0] == len(plan_backfill(SNAPSHOTS))
     # the newest SWE-bench board: 2025-11-24 JSON (the 2025-11-18 HTML page is older)
     latest = run_query("SELECT DISTINCT observed_at FROM latest_scores WHERE source = 'swebench' "
                        "AND benchmark = 'swebench_verified'", history)
