@@ -39,8 +39,9 @@ from analysis.contamination import (
     summarize_placebo,
 )
 from analysis.cutoffs import resolve_model_dates
+from helpers import SNAPSHOTS, needs
 
-LCB = Path(__file__).resolve().parents[2] / "shared" / "snapshots" / "livecodebench"
+LCB = SNAPSHOTS / "livecodebench"
 NOW = pd.Timestamp("2024-06-01")
 START, END = pd.Timestamp("2023-05-01"), pd.Timestamp("2024-03-01")
 CLEAN_CUT, TEST_CUT = pd.Timestamp("2022-12-01"), pd.Timestamp("2023-09-15")
@@ -451,7 +452,7 @@ def load_lcb(name: str):
     return items, resolve_model_dates(claims), models
 
 
-@pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-03-17.json").exists(), reason="shared snapshot absent")
+@needs(LCB / "livecodebench_generation_2024-03-17.json")
 def test_livecodebench_2024_03_17_deepseek_flagged_gpt_claude_not():
     items, cut, models = load_lcb("livecodebench_generation_2024-03-17.json")
     res = run_signals(None, items, cut, None, None, rng=np.random.default_rng(0),
@@ -480,7 +481,7 @@ def test_livecodebench_2024_03_17_deepseek_flagged_gpt_claude_not():
     assert "GPT-4-Turbo-1106" not in ev["reference_models"]     # cutoff 2023-04-30 + 30 d > first pre item
 
 
-@pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-02-26.json").exists(), reason="shared snapshot absent")
+@needs(LCB / "livecodebench_generation_2024-02-26.json")
 def test_livecodebench_2024_02_26_and_placebo():
     items, cut, _ = load_lcb("livecodebench_generation_2024-02-26.json")
     res = run_signals(None, items, cut, None, None, rng=np.random.default_rng(0),
@@ -496,7 +497,7 @@ def test_livecodebench_2024_02_26_and_placebo():
     assert a3["p01_lo"] <= 0.01 and a3["p05_lo"] <= 0.05 and a3["fw_bh_lo"] <= 0.05
 
 
-@pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-03-17.json").exists(), reason="shared snapshot absent")
+@needs(LCB / "livecodebench_generation_2024-03-17.json")
 def test_livecodebench_placebo_old_test_fails_new_test_passes():
     """Fake cutoffs on the clean models of the 2024-03-17 snapshot. The former test (placeholder-dated
     references, items independent) gave P(p < .01) = 4.8 % and a BH flag in 49 % of trials; with

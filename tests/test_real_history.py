@@ -14,9 +14,9 @@ import pytest
 from jobs.backfill import plan_backfill
 from jobs.cycle import analyze, ingest_file
 from storage.query import run_query
+from helpers import SNAPSHOTS, needs
 
-SNAPSHOTS = Path(__file__).resolve().parents[2] / "shared" / "snapshots"
-pytestmark = pytest.mark.skipif(not SNAPSHOTS.is_dir(), reason="../shared/snapshots not present")
+pytestmark = [needs(SNAPSHOTS), pytest.mark.slow]   # a real-history backfill: every snapshot file, then analyze
 
 
 @pytest.fixture(scope="module")

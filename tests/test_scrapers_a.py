@@ -15,11 +15,10 @@ import pandas as pd
 import pytest
 
 import scrapers
-from helpers import fixture_scraper as scraper, one
+from helpers import SNAPSHOTS, absent_reason, fixture_scraper as scraper, one, require
 from scrapers.base import ParsedSnapshot, ScrapeError
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SNAPSHOTS = Path(__file__).resolve().parents[2] / "shared" / "snapshots"
 AT = datetime(2026, 1, 1)
 MY_SOURCES = ("swebench", "aider_polyglot", "aider_edit", "livecodebench", "livebench")
 
@@ -389,7 +388,7 @@ def snapshot_params() -> list:
 
 def snapshot_parse(source: str, path: Path | None) -> ParsedSnapshot:
     if path is None:
-        pytest.skip(f"{SNAPSHOTS / source} not present")
+        pytest.skip(absent_reason(SNAPSHOTS / source))
     aux = None
     if source == "livebench":
         release = re.search(r"table_(\d{4}_\d{2}_\d{2})", path.name).group(1)
@@ -483,17 +482,14 @@ def test_every_snapshot_parses(source, path):
 
 
 def test_swebench_html_script_matches_json_of_same_day():
-    html, js = SNAPSHOTS / "swebench" / "swebench_index_2025-11-18.html", SNAPSHOTS / "swebench" / "swebench_2025-11-18.json"
-    if not (html.exists() and js.exists()):
-        pytest.skip("swebench snapshots not present")
+    html = require(SNAPSHOTS / "swebench" / "swebench_index_2025-11-18.html")
+    js = require(SNAPSHOTS / "swebench" / "swebench_2025-11-18.json")
     a, b = snapshot_parse("swebench", html), snapshot_parse("swebench", js)
     pd.testing.assert_frame_equal(a.scores, b.scores)
 
 
 def test_livecodebench_snapshot_items_dates_and_models():
-    path = SNAPSHOTS / "livecodebench" / "livecodebench_generation_2024-03-17.json"
-    if not path.exists():
-        pytest.skip("livecodebench snapshots not present")
+    path = require(SNAPSHOTS / "livecodebench" / "livecodebench_generation_2024-03-17.json")
     p = snapshot_parse("livecodebench", path)
     assert p.items.item_id.nunique() == 400 and len(p.models) == 30
     assert one(p.items, model="DSCoder-33b-Ins", item_id="1873_B").score == pytest.approx(0.1)

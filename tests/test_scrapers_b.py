@@ -16,11 +16,10 @@ import pandas as pd
 import pytest
 
 import scrapers
-from helpers import fixture_scraper as scraper, one
+from helpers import SNAPSHOTS, absent_reason, fixture_scraper as scraper, one, require
 from scrapers.base import ParsedSnapshot, ScrapeError
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SNAPSHOTS = Path(__file__).resolve().parents[2] / "shared" / "snapshots"
 AT = datetime(2026, 1, 1)
 MY_SOURCES = ("evalplus", "simple_evals", "lmarena", "bfcl", "epoch", "alpacaeval", "openrouter", "knowledge_cutoffs")
 HTML_ERROR = b"<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body>busy</body></html>"
@@ -502,7 +501,7 @@ EPOCH_SPOTS = {"epoch/epoch_otis_mock_aime_2024_2025_2026-04-19.csv": ("otis_moc
 def _snapshot(rel: str) -> Path:
     path = SNAPSHOTS / rel
     if not path.parent.is_dir():
-        pytest.skip(f"snapshot folder {path.parent} not present")
+        pytest.skip(absent_reason(path.parent))
     assert path.exists(), f"{rel} listed but missing"
     return path
 
@@ -527,7 +526,7 @@ def test_snapshot_folders_have_no_unlisted_files():
     """Every file of my sources' snapshot folders is covered by a parametrized test."""
     for folder in ("evalplus", "simple_evals", "lmarena", "bfcl", "epoch", "alpacaeval"):
         if not (SNAPSHOTS / folder).is_dir():
-            pytest.skip("snapshots not present")
+            pytest.skip(absent_reason(SNAPSHOTS / folder))
         for f in (SNAPSHOTS / folder).iterdir():
             assert f"{folder}/{f.name}" in SNAPSHOT_SCORES, f"unlisted snapshot {folder}/{f.name}"
 
