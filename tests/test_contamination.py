@@ -204,6 +204,7 @@ def test_did_test_uses_fisher_when_cells_are_small():
 
 # --- A3 on seeded synthetic data ----------------------------------------------------------------
 
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
 def test_a3_power_and_null_rate_on_seeded_synthetic_data():
     """test0 is contaminated (0.5 logit on pre items); test1..5 are null models."""
     hits, null_tests, null_flags, null_p05, effects = 0, 0, 0, 0, []
@@ -250,6 +251,7 @@ def test_calibrate_on_synthetic_null_data():
     assert out.loc["A1", "tests"] == 0 and out.loc["A1", "ok"] is None
 
 
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
 def test_calibrate_fails_the_former_item_level_test_and_passes_the_new_one():
     """Contest-level dependence (4 items per contest, a 0.6-logit model × contest effect): the
     former item-independent A3 test is anti-conservative and `calibrate` must say so; the
@@ -292,6 +294,7 @@ def test_bh_is_per_signal_family():
 
 # --- A1 and A2 on seeded synthetic data ----------------------------------------------------------
 
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
 def test_a1_power_and_null_rate():
     th = Thresholds(bootstrap_b=300)
     seeds, hits, null_tests, null_flags, null_p = 100, 0, 0, 0, []
@@ -337,6 +340,7 @@ def test_a1_isotonic_link_with_many_reference_models():
     assert res.drop(index="m9")["flagged"].sum() == 0
 
 
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
 def test_post_cutoff_pairs_are_not_tested_but_are_the_placebo_set():
     scores, benches = synth_scores(5)
     benches = benches.assign(material_date=pd.Timestamp("2024-06-01"))
@@ -353,6 +357,7 @@ def test_post_cutoff_pairs_are_not_tested_but_are_the_placebo_set():
     assert out.at["A1", "ok"] and out.at["A2", "ok"]
 
 
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
 def test_a2_predecessor_power_and_null_rate():
     th = Thresholds()
     preds = pd.DataFrame({"model": [f"m{i + 1}" for i in range(13)], "predecessor": [f"m{i}" for i in range(13)]})
@@ -497,6 +502,7 @@ def test_livecodebench_2024_02_26_and_placebo():
     assert a3["p01_lo"] <= 0.01 and a3["p05_lo"] <= 0.05 and a3["fw_bh_lo"] <= 0.05
 
 
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
 @needs(LCB / "livecodebench_generation_2024-03-17.json")
 def test_livecodebench_placebo_old_test_fails_new_test_passes():
     """Fake cutoffs on the clean models of the 2024-03-17 snapshot. The former test (placeholder-dated
