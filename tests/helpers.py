@@ -39,6 +39,12 @@ def require(path: Path) -> Path:
     return path
 
 
+def lane(values, fast) -> list:
+    """Values of one axis of a test matrix: those in `fast` run in the fast lane, the others are
+    marked `slow` (run by the full suite). Keeps a representative slice of every matrix fast."""
+    return [v if v in fast else pytest.param(v, marks=pytest.mark.slow) for v in values]
+
+
 def one(df: pd.DataFrame, **where) -> pd.Series:
     """The single row matching every column=value; fails the test if there are 0 or several."""
     mask = pd.Series(True, index=df.index)

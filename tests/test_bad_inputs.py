@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 import scrapers
+from helpers import lane
 from jobs.cycle import ingest_file
 from scrapers import http
 from scrapers.base import ScrapeError
@@ -49,6 +50,8 @@ def source_files(source: str) -> tuple[Path, list[Path]]:
 
 SOURCES = list(scrapers.SOURCES)
 SCORE_SOURCES = [s for s in SOURCES if scrapers.get(s).produces == "scores"]
+# the fast lane's slice of each source axis: one JSON, one CSV, one YAML, one Markdown source
+FAST_SOURCES = ("swebench", "bfcl", "aider_polyglot", "simple_evals")
 
 
 def fmt(path: Path) -> str:
@@ -165,7 +168,7 @@ def write_broken(tmp_path: Path, primary: Path, content: bytes) -> Path:
 
 
 @pytest.mark.parametrize("mutation", list(STRUCTURAL))
-@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("source", lane(SOURCES, FAST_SOURCES))
 def test_structural_breakage_is_one_line_and_changes_nothing(source, mutation, fresh, tmp_path):
     primary, aux = source_files(source)
     kind = fmt(primary)
@@ -181,7 +184,7 @@ def test_structural_breakage_is_one_line_and_changes_nothing(source, mutation, f
     assert state(dbp) == before
 
 
-@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("source", lane(SOURCES, FAST_SOURCES))
 def test_over_the_size_cap_changes_nothing(source, fresh, tmp_path, monkeypatch):
     primary, aux = source_files(source)
     dbp = fresh(source)
@@ -250,7 +253,7 @@ VALUE_SOURCES = [s for s in SCORE_SOURCES if fmt(source_files(s)[0]) != "zip"]
 
 
 @pytest.mark.parametrize("bad", list(BAD_VALUES))
-@pytest.mark.parametrize("source", VALUE_SOURCES)
+@pytest.mark.parametrize("source", lane(VALUE_SOURCES, FAST_SOURCES))
 def test_value_breakage_rejects_the_row_and_keeps_the_rest(source, bad, fresh, tmp_path):
     primary, aux = source_files(source)
     kind = fmt(primary)

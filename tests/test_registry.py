@@ -166,6 +166,7 @@ SCORE_SOURCES = ("swebench", "aider_polyglot", "aider_edit", "livecodebench", "l
                  "lmarena", "bfcl", "epoch", "alpacaeval")
 
 
+@pytest.mark.slow   # parses every real snapshot file
 @needs_snapshots
 def test_every_id_the_scrapers_emit_on_the_snapshots_is_registered():
     """The registry <-> scraper contract, on real data: parse every snapshot file, resolve every benchmark id."""

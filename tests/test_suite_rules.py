@@ -58,3 +58,19 @@ def test_test_modules_import_nothing_heavy_at_module_level():
                 names = [node.module]
             offenders += [f"{path.name}:{node.lineno} {n}" for n in names if n.split(".")[0] in HEAVY_AT_IMPORT]
     assert not offenders, f"import these inside the tests that need them: {offenders}"
+
+
+def test_every_test_that_starts_a_prefect_server_is_slow():
+    """`prefect_test_harness` starts a server subprocess: such tests are `slow` (by decorator, or
+    through the `harness` fixture, which tests/conftest.py marks)."""
+    from conftest import SLOW_FIXTURES
+
+    unmarked = []
+    for path in TESTS:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.FunctionDef) or node.name in SLOW_FIXTURES:
+                continue
+            if any(True for _ in _calls(node, "prefect_test_harness")) \
+                    and not any("slow" in ast.unparse(d) for d in node.decorator_list):
+                unmarked.append(f"{path.name}:{node.lineno} {node.name}")
+    assert not unmarked, f"mark these @pytest.mark.slow: {unmarked}"
