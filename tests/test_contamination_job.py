@@ -95,6 +95,7 @@ def test_calibrate_command(tmp_path, capsys):
     assert cli.main(["calibrate", "--db", str(path), "--trials", "1"]) == 2
 
 
+@pytest.mark.slow   # placebo calibration runs, several times
 def test_calibrate_exit_code_contract(tmp_path, monkeypatch, capsys):
     """Exit 1 when a signal's placebo p-values exceed nominal beyond their CI: the former
     item-independent A3 test on contest-dependent data must fail; the current one passes."""

@@ -454,6 +454,7 @@ def test_ephemeral_start_up_timeout_defaults_longer_than_prefects(monkeypatch):
     assert pl.startup_timeout() == 45
 
 
+@pytest.mark.slow   # imports Prefect's server and runs the CLI cycle
 def test_an_ephemeral_server_that_does_not_start_is_one_line(monkeypatch, tmp_path, capsys):
     """Before: Prefect's RuntimeError reached the terminal as a traceback."""
     from flows import pipeline as pl

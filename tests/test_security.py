@@ -58,6 +58,7 @@ def text_cells(path: str) -> list[str]:
         con.close()
 
 
+@pytest.mark.slow   # a full replay cycle + notify through a fake Slack outage
 def test_secrets_never_reach_logs_output_the_database_or_artifacts(tmp_path, monkeypatch, caplog, capsys):
     path = str(tmp_path / "bw.duckdb")
     with FakeSlack() as slack:

@@ -124,6 +124,7 @@ HOLDER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow   # a writer subprocess held for seconds
 def test_query_waits_for_a_writer_in_another_process(dbpath, capsys):
     ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(dbpath), "3"], stdout=subprocess.PIPE, text=True)
