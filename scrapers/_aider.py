@@ -14,7 +14,6 @@ from datetime import datetime
 from typing import ClassVar, Mapping
 
 import pandas as pd
-import yaml
 
 from scrapers._cells import percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
@@ -33,11 +32,7 @@ class AiderScraper(Scraper):
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
-        self.reject_html(content)
-        try:
-            runs = yaml.safe_load(self.text(content))
-        except yaml.YAMLError as exc:
-            raise self.error(f"malformed YAML: {exc}") from exc
+        runs = self.yaml(content)
         if not isinstance(runs, list):
             raise self.error(f"expected a YAML list of runs, got {type(runs).__name__}")
         runs = [r for r in runs if isinstance(r, dict)]

@@ -25,7 +25,6 @@ not on the public leaderboard).
 
 from __future__ import annotations
 
-import io
 from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Mapping
@@ -88,13 +87,7 @@ class AlpacaevalScraper(Scraper):
         return "v2"
 
     def _file(self, content: bytes, version: str, where: str, parsed: ParsedSnapshot) -> pd.DataFrame:
-        self.reject_html(content)
-        try:
-            df = pd.read_csv(io.StringIO(self.text(content)), dtype=str, keep_default_na=False)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-            raise self.error(f"{where}: malformed CSV: {exc}") from exc
-        if df.empty:
-            raise self.error(f"{where}: CSV has a header but no rows")
+        df = self.csv(content, where=where)
         columns = {str(c).strip().lower(): c for c in df.columns}
         model_col = next((columns[n] for n in ("name", "model") if n in columns), None)
         if model_col is None:   # the package CSV's model key is the unnamed index column

@@ -8,10 +8,13 @@ HTTP lives in `scrapers.http`; the scraper modules never touch the network or Du
 
 from __future__ import annotations
 
+import csv as _csv
+import io
+import json as _json
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Literal, Mapping, TypeVar, overload
 from urllib.parse import urlparse
 
 import numpy as np
@@ -20,6 +23,7 @@ import pandas as pd
 from scrapers.normalize import METRIC_RANGES
 
 log = logging.getLogger("benchwatch.scrapers")
+T = TypeVar("T")
 
 # Columns of ParsedSnapshot.scores. Mandatory ones must be non-null on every kept row.
 SCORE_COLUMNS: dict[str, str] = {
@@ -175,6 +179,97 @@ class Scraper:
         head = content[:512].lstrip().lower()
         if head.startswith(b"<!doctype html") or head.startswith(b"<html"):
             raise self.error("expected data but got an HTML page (error page or changed URL)")
+
+    # --- decoding: one error path for every format ---------------------------------------
+    # Each helper takes the response bytes (an HTML page is rejected, then the bytes are
+    # decoded by `text`) or text a parser already holds (a sniffed or embedded document).
+    # A failure is one `ScrapeError` line "[source] <where>: malformed <FORMAT>: <reason>";
+    # with `fatal=False` (an optional part of a response) it is a warning and None instead,
+    # after yt-dlp's `_parse_json(..., fatal=...)`. The warning goes to `parsed.warnings`
+    # when given, else to the snapshot's warnings through `parse_checked`.
+    def data_text(self, content: bytes | str) -> str:
+        """The text of a data response; an HTML page (error page, login wall) is an error."""
+        if isinstance(content, str):
+            return content
+        self.reject_html(content)
+        return self.text(content)
+
+    def json(self, content: bytes | str, *, where: str | None = None, fatal: bool = True,
+             parsed: ParsedSnapshot | None = None) -> Any:
+        """Decoded JSON (any top-level type; the caller checks the shape it needs)."""
+        return self._decode(content, "JSON", _json.loads, where=where, fatal=fatal, parsed=parsed)
+
+    def yaml(self, content: bytes | str, *, where: str | None = None, fatal: bool = True,
+             parsed: ParsedSnapshot | None = None) -> Any:
+        """Decoded YAML with the safe loader (no object construction from scraped bytes)."""
+        import yaml   # imported here: only the Aider sources read YAML
+
+        def read(text: str) -> Any:
+            try:
+                return yaml.safe_load(text)
+            except yaml.YAMLError as exc:   # one error path: a parser's own error becomes a ValueError
+                raise ValueError(str(exc)) from exc
+
+        return self._decode(content, "YAML", read, where=where, fatal=fatal, parsed=parsed)
+
+    @overload
+    def csv(self, content: bytes | str, *, where: str | None = ..., fatal: Literal[True] = ...,
+            parsed: ParsedSnapshot | None = ...) -> pd.DataFrame: ...
+    @overload
+    def csv(self, content: bytes | str, *, where: str | None = ..., fatal: bool,
+            parsed: ParsedSnapshot | None = ...) -> pd.DataFrame | None: ...
+
+    def csv(self, content: bytes | str, *, where: str | None = None, fatal: bool = True,
+            parsed: ParsedSnapshot | None = None) -> pd.DataFrame | None:
+        """A CSV with a header as a DataFrame of strings (no NA guessing: cells stay as written).
+
+        A file with a header and no rows is an error too: a leaderboard CSV without rows is a
+        truncated or changed file, and the caller would otherwise fail later with a vaguer reason.
+        """
+        def read(text: str) -> pd.DataFrame:
+            df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+            if df.empty:
+                raise ValueError("the CSV has a header but no rows")
+            return df
+
+        return self._decode(content, "CSV", read, where=where, fatal=fatal, parsed=parsed)
+
+    @overload
+    def csv_rows(self, content: bytes | str, *, where: str | None = ..., fatal: Literal[True] = ...,
+                 parsed: ParsedSnapshot | None = ...) -> list[list[str]]: ...
+    @overload
+    def csv_rows(self, content: bytes | str, *, where: str | None = ..., fatal: bool,
+                 parsed: ParsedSnapshot | None = ...) -> list[list[str]] | None: ...
+
+    def csv_rows(self, content: bytes | str, *, where: str | None = None, fatal: bool = True,
+                 parsed: ParsedSnapshot | None = None) -> list[list[str]] | None:
+        """A CSV as lists of cells, blank lines dropped, for files whose header does not match
+        their rows (the caller realigns or rejects rows itself). No rows at all is an error."""
+        def read(text: str) -> list[list[str]]:
+            rows = [r for r in _csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
+            if not rows:
+                raise ValueError("empty CSV (no header, no rows)")
+            return rows
+
+        return self._decode(content, "CSV", read, where=where, fatal=fatal, parsed=parsed)
+
+    def _decode(self, content: bytes | str, kind: str, read: Callable[[str], T], *, where: str | None,
+                fatal: bool, parsed: ParsedSnapshot | None) -> T | None:
+        text = self.data_text(content)
+        try:
+            return read(text)
+        except (ValueError, _csv.Error) as exc:   # JSONDecodeError, pandas' ParserError/EmptyDataError are ValueErrors
+            reason = f"{where + ': ' if where else ''}malformed {kind}: {exc}"
+            cause = exc
+        if fatal:
+            raise self.error(reason) from cause
+        reason = " ".join(reason.split())
+        if parsed is not None:
+            self.warn(parsed, reason)
+        else:
+            log.warning("[%s] %s", self.name, reason)
+            self.__dict__.setdefault("_text_warnings", []).append(reason)
+        return None
 
     # --- the checked entry point used by storage and the CLI ---------------------------
     def parse_checked(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,

@@ -25,8 +25,6 @@ names are assigned to fields of their type in order; one unnamed URL field becom
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections import Counter
 from datetime import datetime
@@ -89,9 +87,8 @@ class BfclScraper(Scraper):
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
-        self.reject_html(content)
+        rows = self.csv_rows(content)
         parsed = ParsedSnapshot(source=self.name)
-        rows = [r for r in csv.reader(io.StringIO(self.text(content))) if any(c.strip() for c in r)]
         if len(rows) < 2:
             raise self.error("CSV has no data rows")
         header, body = [h.strip() for h in rows[0]], rows[1:]

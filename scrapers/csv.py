@@ -13,7 +13,6 @@ fails the whole file with a ScrapeError naming the column and benchmark. Other m
 
 from __future__ import annotations
 
-import io
 from datetime import datetime
 from typing import Mapping
 
@@ -41,11 +40,7 @@ class CsvScraper(Scraper):
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
-        self.reject_html(content)
-        try:
-            df = pd.read_csv(io.StringIO(self.text(content)), dtype=str, keep_default_na=False)
-        except pd.errors.ParserError as exc:
-            raise self.error(f"malformed CSV: {exc}") from exc
+        df = self.csv(content)
         df.columns = [c.strip().lower() for c in df.columns]
         missing = [c for c in REQUIRED if c not in df.columns]
         if missing:

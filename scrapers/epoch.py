@@ -32,7 +32,7 @@ from typing import Mapping
 import pandas as pd
 
 from scrapers._cells import number_cells, raw_text
-from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
+from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing, parse_date
 
 # Epoch's file stem -> canonical benchmark id, where they differ.
@@ -82,13 +82,7 @@ class EpochScraper(Scraper):
         return parsed
 
     def _read(self, content: bytes, *, where: str) -> pd.DataFrame:
-        try:
-            df = pd.read_csv(io.BytesIO(content), dtype=str, keep_default_na=False, encoding="utf-8-sig")
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-            raise self.error(f"{where}: malformed CSV: {exc}") from exc
-        if df.empty:
-            raise self.error(f"{where}: CSV has a header but no rows")
-        return df
+        return self.csv(content, where=where)
 
     def _zip(self, content: bytes, parsed: ParsedSnapshot) -> pd.DataFrame:
         try:
@@ -99,10 +93,9 @@ class EpochScraper(Scraper):
         with archive:
             members = [m for m in archive.namelist() if m.lower().endswith(".csv") and not m.startswith("__MACOSX")]
             for member in members:
-                try:
-                    df = self._read(archive.read(member), where=member)
-                except ScrapeError as exc:   # one broken member must not hide the other benchmarks
-                    self.warn(parsed, exc.reason)
+                # one broken member must not hide the other benchmarks: a warning, not an error
+                df = self.csv(archive.read(member), where=member, fatal=False, parsed=parsed)
+                if df is None:
                     skipped.append(member)
                     continue
                 bench = ECI_BENCHMARK if _column(df, "eci score") is not None else benchmark_from_filename(member)

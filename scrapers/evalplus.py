@@ -18,8 +18,6 @@ older `pass@1_base/_plus` files used is not stated, so their MBPP n_items stay N
 
 from __future__ import annotations
 
-import io
-import json
 from datetime import datetime
 from typing import Any, Mapping
 
@@ -46,9 +44,8 @@ class EvalplusScraper(Scraper):
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
-        self.reject_html(content)
         parsed = ParsedSnapshot(source=self.name)
-        text = self.text(content).lstrip()
+        text = self.data_text(content).lstrip()
         if text.startswith("{"):
             parsed.scores = self._from_json(text, parsed)
         else:
@@ -56,10 +53,7 @@ class EvalplusScraper(Scraper):
         return parsed
 
     def _from_json(self, text: str, parsed: ParsedSnapshot) -> pd.DataFrame:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise self.error(f"malformed results.json: {exc}") from exc
+        data = self.json(text, where="results.json")
         entries = {k: v for k, v in data.items() if isinstance(v, dict)}
         if not entries:
             raise self.error("results.json has no model entries")
@@ -85,10 +79,7 @@ class EvalplusScraper(Scraper):
         return self._frame(cells, sizes, parsed)
 
     def _from_csv(self, text: str, parsed: ParsedSnapshot) -> pd.DataFrame:
-        try:
-            df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-            raise self.error(f"malformed humaneval.csv: {exc}") from exc
+        df = self.csv(text, where="humaneval.csv")
         lower = {c.strip().lower(): c for c in df.columns}
         missing = [c for c in ("model", *CSV_COLUMNS) if c not in lower]
         if missing:

@@ -92,9 +92,8 @@ class KnowledgeCutoffsScraper(Scraper):
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
-        self.reject_html(content)
         parsed = ParsedSnapshot(source=self.name)
-        found = [t for t in tables(self.text(content)) if self._columns(t) is not None]
+        found = [t for t in tables(self.data_text(content)) if self._columns(t) is not None]
         if not found:
             raise self.error("no markdown table with a 'Model Name' and a 'Cut-off' column in the README")
         rows, undated = [], []

@@ -11,9 +11,6 @@ Emitted benchmark ids: `livebench_task_<task>`, `livebench_<category slug>`, `li
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import re
 from datetime import datetime
 from typing import Mapping
@@ -51,7 +48,6 @@ class LivebenchScraper(Scraper):
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
-        self.reject_html(content)
         parsed = ParsedSnapshot(source=self.name)
         release = self._release(filename)
         parsed.meta["release"] = release
@@ -91,13 +87,7 @@ class LivebenchScraper(Scraper):
     def _table(self, content: bytes, parsed: ParsedSnapshot) -> pd.DataFrame:
         """The CSV as strings. A row whose field count differs from the header's is rejected:
         which columns it lacks cannot be told (2026_01_08 has a 21-field row under 24 headers)."""
-        try:
-            lines = list(csv.reader(io.StringIO(self.text(content))))
-        except csv.Error as exc:
-            raise self.error(f"malformed CSV: {exc}") from exc
-        lines = [line for line in lines if any(cell.strip() for cell in line)]
-        if not lines:
-            raise self.error("empty CSV")
+        lines = self.csv_rows(content)
         header = [c.strip() for c in lines[0]]
         if "model" not in header:
             raise self.error(f"no 'model' column; found {', '.join(header[:10])}")
@@ -140,11 +130,7 @@ class LivebenchScraper(Scraper):
         if len(candidates) > 1:
             raise self.error(f"several categories files for one table: {sorted(candidates)}")
         key, content = next(iter(candidates.items()))
-        self.reject_html(content)
-        try:
-            data = json.loads(self.text(content))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise self.error(f"malformed categories JSON {key}: {exc}") from exc
+        data = self.json(content, where=f"categories file {key}")
         if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
             raise self.error(f"categories JSON {key} is not an object of category -> task list")
         parsed.meta["categories"] = key

@@ -13,7 +13,6 @@ model's contamination cutoff, so it is stored as a leaderboard-provenance knowle
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Mapping
 
@@ -41,11 +40,7 @@ class LivecodebenchScraper(Scraper):
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
-        self.reject_html(content)
-        try:
-            data = json.loads(self.text(content))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise self.error(f"malformed JSON: {exc}") from exc
+        data = self.json(content)
         if not isinstance(data, dict) or not isinstance(data.get("performances"), list):
             found = sorted(data)[:10] if isinstance(data, dict) else type(data).__name__
             raise self.error(f"expected an object with a 'performances' list; found {found}")

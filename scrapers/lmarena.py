@@ -24,8 +24,6 @@ auxiliary one; any of the three kinds can also be ingested as a file.
 
 from __future__ import annotations
 
-import io
-import json
 import re
 from datetime import datetime
 from typing import Mapping
@@ -69,18 +67,12 @@ class LmarenaScraper(Scraper):
 
     def _file(self, content: bytes, where: str, parsed: ParsedSnapshot) -> pd.DataFrame:
         """One response, whichever of the three kinds it is."""
-        self.reject_html(content)
-        text = self.text(content).lstrip()
+        text = self.data_text(content).lstrip()
         kinds = parsed.meta.setdefault("kinds", {})
         if text.startswith(("[", "{")):
             kinds[where] = "elo_max_derived"
             return self._elo_max(text, parsed)
-        try:
-            df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-            raise self.error(f"{where}: malformed CSV: {exc}") from exc
-        if df.empty:
-            raise self.error(f"{where}: CSV has a header but no rows")
+        df = self.csv(text, where=where)
         df.columns = [str(c).strip() for c in df.columns]
         dup = df.duplicated()
         if dup.any():   # e.g. yi-34b-chat listed twice, identically, in 20250511
@@ -172,10 +164,7 @@ class LmarenaScraper(Scraper):
 
     # --- elo_data.json (elo_max_derived) ---------------------------------------------------
     def _elo_max(self, text: str, parsed: ParsedSnapshot) -> pd.DataFrame:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise self.error(f"malformed JSON: {exc}") from exc
+        data = self.json(text)
         if not isinstance(data, list) or not data:
             raise self.error(f"expected a non-empty JSON list of {{date, category, max_elo, max_model}}, "
                              f"got {type(data).__name__}")

@@ -17,7 +17,6 @@ model listed only as a variant keeps the variant's dates under the base id).
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any, Mapping
 
@@ -44,11 +43,7 @@ class OpenrouterScraper(Scraper):
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
-        self.reject_html(content)
-        try:
-            data = json.loads(self.text(content))
-        except json.JSONDecodeError as exc:
-            raise self.error(f"malformed JSON: {exc}") from exc
+        data = self.json(content)
         if not isinstance(data, dict) or not isinstance(data.get("data"), list):
             raise self.error("expected {\"data\": [...]} (the /api/v1/models response)")
         entries = [e for e in data["data"] if isinstance(e, dict)]

@@ -78,8 +78,7 @@ class SimpleEvalsScraper(Scraper):
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
-        self.reject_html(content)
-        text = self.text(content)
+        text = self.data_text(content)
         notes = footnotes(text)
         candidates = [t for t in tables(text) if any(_header_name(h) == "model" for h in t.header)]
         if not candidates:

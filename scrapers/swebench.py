@@ -15,7 +15,6 @@ per-model view (and, on the bash-only board, as the model itself).
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from typing import Any, Mapping
@@ -89,10 +88,7 @@ class SwebenchScraper(Scraper):
 
     # --- layouts -> [(board name, list of result dicts)] ---------------------------------
     def _boards_from_json(self, text: str, *, where: str) -> list[tuple[str, list[dict]]]:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise self.error(f"malformed JSON in {where}: {exc}") from exc
+        data = self.json(text, where=where)
         if isinstance(data, dict):
             if "leaderboards" not in data:
                 raise self.error(f"{where} has no 'leaderboards' key; found keys {sorted(data)[:10]}")

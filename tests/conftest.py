@@ -1,8 +1,25 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures and the suite's lanes.
+
+Lanes: `python -m pytest` (the README's and .ci/run's command) runs everything; the fast lane
+`python -m pytest -m "not slow and not e2e"` leaves out the heavy tests. `slow` is set by hand
+on Monte Carlo power studies, the browser test, command matrices, kill faults and real-history
+backfills, and here on every test that starts Prefect's test server (the `harness` fixture),
+so a new flow test cannot land in the fast lane by accident. Test modules import nothing
+heavy at module level (Prefect is imported inside the tests that need it), so collecting the
+fast lane stays cheap.
+"""
 
 from __future__ import annotations
 
 import pytest
+
+SLOW_FIXTURES = ("harness",)   # fixtures that start a Prefect test server (seconds, a subprocess)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if any(f in getattr(item, "fixturenames", ()) for f in SLOW_FIXTURES):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture

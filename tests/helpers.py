@@ -1,10 +1,48 @@
-"""Small helpers shared by the test modules."""
+"""Small helpers shared by the test modules, and where the real data lives.
+
+Real leaderboard copies and the paper's table are not part of the repository: they sit in
+`../shared` beside it (as in CI). Tests find them through `SHARED` only (never an absolute
+path) and, where they are absent (a plain clone), skip with a reason `-ra` shows.
+"""
 
 from __future__ import annotations
 
-import pandas as pd
+from pathlib import Path
 
-import scrapers
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]          # the repository
+SHARED = ROOT.parent / "shared"                     # real data beside it, absent in a plain clone
+SNAPSHOTS = SHARED / "snapshots"                    # dated copies of the real leaderboards
+PAPER_DATA = SHARED / "data"                        # the saturation paper's 60 benchmarks
+
+
+def absent_reason(path: Path) -> str:
+    """The skip reason of a test that needs `path` from ../shared."""
+    try:
+        shown = f"../{path.relative_to(ROOT.parent)}"
+    except ValueError:
+        shown = str(path)
+    return f"real data {shown} not present (../shared beside the repository; absent in a plain clone)"
+
+
+def needs(path: Path) -> pytest.MarkDecorator:
+    """Skip the test (with a visible reason) unless `path` exists."""
+    return pytest.mark.skipif(not path.exists(), reason=absent_reason(path))
+
+
+def require(path: Path) -> Path:
+    """`path`, or skip the running test with a visible reason when it is absent."""
+    if not path.exists():
+        pytest.skip(absent_reason(path))
+    return path
+
+
+def lane(values, fast) -> list:
+    """Values of one axis of a test matrix: those in `fast` run in the fast lane, the others are
+    marked `slow` (run by the full suite). Keeps a representative slice of every matrix fast."""
+    return [v if v in fast else pytest.param(v, marks=pytest.mark.slow) for v in values]
 
 
 def one(df: pd.DataFrame, **where) -> pd.Series:
@@ -19,6 +57,8 @@ def one(df: pd.DataFrame, **where) -> pd.Series:
 def fixture_scraper(source: str, *, floor: int | None = 1):
     """The source's scraper with its row floor lowered to `floor`: fixtures hold a few rows
     (the real floors are tested on the snapshot files)."""
+    import scrapers
+
     s = scrapers.get(source)
     if floor is not None:
         s.min_rows = floor

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 import scrapers
+from helpers import lane
 from jobs.cycle import ingest_file
 from scrapers import http
 from scrapers.base import ScrapeError
@@ -49,6 +50,8 @@ def source_files(source: str) -> tuple[Path, list[Path]]:
 
 SOURCES = list(scrapers.SOURCES)
 SCORE_SOURCES = [s for s in SOURCES if scrapers.get(s).produces == "scores"]
+# the fast lane's slice of each source axis: one JSON and one CSV source (the full suite: all)
+FAST_SOURCES = ("swebench", "bfcl")
 
 
 def fmt(path: Path) -> str:
@@ -165,7 +168,7 @@ def write_broken(tmp_path: Path, primary: Path, content: bytes) -> Path:
 
 
 @pytest.mark.parametrize("mutation", list(STRUCTURAL))
-@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("source", lane(SOURCES, FAST_SOURCES))
 def test_structural_breakage_is_one_line_and_changes_nothing(source, mutation, fresh, tmp_path):
     primary, aux = source_files(source)
     kind = fmt(primary)
@@ -181,7 +184,7 @@ def test_structural_breakage_is_one_line_and_changes_nothing(source, mutation, f
     assert state(dbp) == before
 
 
-@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("source", lane(SOURCES, FAST_SOURCES))
 def test_over_the_size_cap_changes_nothing(source, fresh, tmp_path, monkeypatch):
     primary, aux = source_files(source)
     dbp = fresh(source)
@@ -193,7 +196,8 @@ def test_over_the_size_cap_changes_nothing(source, fresh, tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("fraction", [0.5, 0.25])
-@pytest.mark.parametrize("source", [s for s in SCORE_SOURCES if fmt(source_files(s)[0]) in ("csv", "md", "yaml")])
+@pytest.mark.parametrize("source", lane([s for s in SCORE_SOURCES if fmt(source_files(s)[0]) in ("csv", "md", "yaml")],
+                                         FAST_SOURCES))
 def test_line_boundary_truncation(source, fraction, fresh, tmp_path):
     """Cut at a line boundary: refused, or stored and held exactly when some benchmark kept at most
     half of its rows (counted here independently); a held snapshot leaves latest_scores unchanged."""
@@ -250,7 +254,7 @@ VALUE_SOURCES = [s for s in SCORE_SOURCES if fmt(source_files(s)[0]) != "zip"]
 
 
 @pytest.mark.parametrize("bad", list(BAD_VALUES))
-@pytest.mark.parametrize("source", VALUE_SOURCES)
+@pytest.mark.parametrize("source", lane(VALUE_SOURCES, FAST_SOURCES))
 def test_value_breakage_rejects_the_row_and_keeps_the_rest(source, bad, fresh, tmp_path):
     primary, aux = source_files(source)
     kind = fmt(primary)
@@ -276,7 +280,8 @@ def test_value_breakage_rejects_the_row_and_keeps_the_rest(source, bad, fresh, t
         assert res.n_rejects >= 1 and reasons.str.contains("outside the range|missing").any()
 
 
-@pytest.mark.parametrize("source", [s for s in VALUE_SOURCES if fmt(source_files(s)[0]) in ("csv", "md")])
+@pytest.mark.parametrize("source", lane([s for s in VALUE_SOURCES if fmt(source_files(s)[0]) in ("csv", "md")],
+                                         FAST_SOURCES))
 def test_duplicated_row_is_rejected_once(source, tmp_path):
     primary, aux = source_files(source)
     raw, content = target_cell(source)
@@ -292,7 +297,7 @@ def test_duplicated_row_is_rejected_once(source, tmp_path):
     assert reasons.str.contains("duplicate").sum() + sum("duplicate" in w for w in res.warnings) >= 1
 
 
-@pytest.mark.parametrize("source", [s for s in SOURCES if fmt(source_files(s)[0]) != "zip"])
+@pytest.mark.parametrize("source", lane([s for s in SOURCES if fmt(source_files(s)[0]) != "zip"], FAST_SOURCES))
 def test_non_utf8_is_decoded_as_cp1252_or_refused_never_stored_as_control_chars(source, tmp_path):
     primary, aux = source_files(source)
     text = primary.read_bytes().decode("utf-8")

@@ -17,6 +17,7 @@ import pytest
 
 import scrapers
 from jobs import cycle as jobs
+from helpers import lane
 from cli.main import EXIT_BUG, main
 from storage import db as storage_db
 
@@ -111,11 +112,11 @@ def _check(code: int, out: str, err: str, state: str, command: str) -> None:
         assert lines, f"{where}: exit 1 without saying why: {err!r} / {out[-500:]!r}"
 
 
-FAST_STATES = ["missing", "empty", "previous_schema", "metadata_only", "item_data_only"]
+BASIC_STATES = ["missing", "empty", "previous_schema", "metadata_only", "item_data_only"]
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
-@pytest.mark.parametrize("state", FAST_STATES)
+@pytest.mark.parametrize("state", lane(BASIC_STATES, ("missing", "previous_schema")))
 def test_every_command_survives_the_basic_states(templates, tmp_path, capsys, state, command):
     code, out, err = _run(templates, tmp_path, capsys, state, command)
     _check(code, out, err, state, command)

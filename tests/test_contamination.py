@@ -39,8 +39,9 @@ from analysis.contamination import (
     summarize_placebo,
 )
 from analysis.cutoffs import resolve_model_dates
+from helpers import SNAPSHOTS, needs
 
-LCB = Path(__file__).resolve().parents[2] / "shared" / "snapshots" / "livecodebench"
+LCB = SNAPSHOTS / "livecodebench"
 NOW = pd.Timestamp("2024-06-01")
 START, END = pd.Timestamp("2023-05-01"), pd.Timestamp("2024-03-01")
 CLEAN_CUT, TEST_CUT = pd.Timestamp("2022-12-01"), pd.Timestamp("2023-09-15")
@@ -203,6 +204,7 @@ def test_did_test_uses_fisher_when_cells_are_small():
 
 # --- A3 on seeded synthetic data ----------------------------------------------------------------
 
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
 def test_a3_power_and_null_rate_on_seeded_synthetic_data():
     """test0 is contaminated (0.5 logit on pre items); test1..5 are null models."""
     hits, null_tests, null_flags, null_p05, effects = 0, 0, 0, 0, []
@@ -249,6 +251,7 @@ def test_calibrate_on_synthetic_null_data():
     assert out.loc["A1", "tests"] == 0 and out.loc["A1", "ok"] is None
 
 
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
 def test_calibrate_fails_the_former_item_level_test_and_passes_the_new_one():
     """Contest-level dependence (4 items per contest, a 0.6-logit model × contest effect): the
     former item-independent A3 test is anti-conservative and `calibrate` must say so; the
@@ -291,6 +294,7 @@ def test_bh_is_per_signal_family():
 
 # --- A1 and A2 on seeded synthetic data ----------------------------------------------------------
 
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
 def test_a1_power_and_null_rate():
     th = Thresholds(bootstrap_b=300)
     seeds, hits, null_tests, null_flags, null_p = 100, 0, 0, 0, []
@@ -336,6 +340,7 @@ def test_a1_isotonic_link_with_many_reference_models():
     assert res.drop(index="m9")["flagged"].sum() == 0
 
 
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
 def test_post_cutoff_pairs_are_not_tested_but_are_the_placebo_set():
     scores, benches = synth_scores(5)
     benches = benches.assign(material_date=pd.Timestamp("2024-06-01"))
@@ -352,6 +357,7 @@ def test_post_cutoff_pairs_are_not_tested_but_are_the_placebo_set():
     assert out.at["A1", "ok"] and out.at["A2", "ok"]
 
 
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
 def test_a2_predecessor_power_and_null_rate():
     th = Thresholds()
     preds = pd.DataFrame({"model": [f"m{i + 1}" for i in range(13)], "predecessor": [f"m{i}" for i in range(13)]})
@@ -451,7 +457,7 @@ def load_lcb(name: str):
     return items, resolve_model_dates(claims), models
 
 
-@pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-03-17.json").exists(), reason="shared snapshot absent")
+@needs(LCB / "livecodebench_generation_2024-03-17.json")
 def test_livecodebench_2024_03_17_deepseek_flagged_gpt_claude_not():
     items, cut, models = load_lcb("livecodebench_generation_2024-03-17.json")
     res = run_signals(None, items, cut, None, None, rng=np.random.default_rng(0),
@@ -480,7 +486,7 @@ def test_livecodebench_2024_03_17_deepseek_flagged_gpt_claude_not():
     assert "GPT-4-Turbo-1106" not in ev["reference_models"]     # cutoff 2023-04-30 + 30 d > first pre item
 
 
-@pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-02-26.json").exists(), reason="shared snapshot absent")
+@needs(LCB / "livecodebench_generation_2024-02-26.json")
 def test_livecodebench_2024_02_26_and_placebo():
     items, cut, _ = load_lcb("livecodebench_generation_2024-02-26.json")
     res = run_signals(None, items, cut, None, None, rng=np.random.default_rng(0),
@@ -496,7 +502,8 @@ def test_livecodebench_2024_02_26_and_placebo():
     assert a3["p01_lo"] <= 0.01 and a3["p05_lo"] <= 0.05 and a3["fw_bh_lo"] <= 0.05
 
 
-@pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-03-17.json").exists(), reason="shared snapshot absent")
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
+@needs(LCB / "livecodebench_generation_2024-03-17.json")
 def test_livecodebench_placebo_old_test_fails_new_test_passes():
     """Fake cutoffs on the clean models of the 2024-03-17 snapshot. The former test (placeholder-dated
     references, items independent) gave P(p < .01) = 4.8 % and a BH flag in 49 % of trials; with

@@ -18,8 +18,9 @@ from scrapers.base import ITEM_COLUMNS, MODEL_COLUMNS, SCORE_COLUMNS, ParsedSnap
 from storage.registry_sync import connect_synced
 from storage.ingest import Response, store_snapshot
 from test_contamination import synth_items
+from helpers import SNAPSHOTS, needs
 
-LCB = Path(__file__).resolve().parents[2] / "shared" / "snapshots" / "livecodebench"
+LCB = SNAPSHOTS / "livecodebench"
 
 
 def synthetic_snapshot(seed: int, **synth) -> tuple[ParsedSnapshot, list[Response]]:
@@ -98,6 +99,7 @@ def test_calibrate_command(tmp_path, capsys):
     assert cli.main(["calibrate", "--db", str(path), "--trials", "1"]) == 2
 
 
+@pytest.mark.slow   # placebo calibration runs, several times
 def test_calibrate_exit_code_contract(tmp_path, monkeypatch, capsys):
     """Exit 1 when a signal's placebo p-values exceed nominal beyond their CI: the former
     item-independent A3 test on contest-dependent data must fail; the current one passes."""
@@ -115,7 +117,8 @@ def test_calibrate_exit_code_contract(tmp_path, monkeypatch, capsys):
     assert "NO" in captured.out.splitlines()[-1]
 
 
-@pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-03-17.json").exists(), reason="shared snapshot absent")
+@needs(LCB / "livecodebench_generation_2024-02-26.json")
+@needs(LCB / "livecodebench_generation_2024-03-17.json")
 def test_livecodebench_snapshots_end_to_end(tmp_path):
     from jobs.cycle import ingest_file
     path = tmp_path / "bw.duckdb"

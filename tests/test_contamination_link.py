@@ -113,6 +113,7 @@ def all_pairs_p(scores: pd.DataFrame, benches: pd.DataFrame, th: Thresholds) -> 
     return np.array([t.p_value for t in a2_predecessor_tests(scores, benches, pd.DataFrame(), th=th, pairs=pairs)])
 
 
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
 def test_a2_null_rate_with_a_hard_reference_benchmark():
     """Seeded null data where weak models sit at chance on the reference: the floored link keeps
     A2's random-pair placebo near nominal (measured 2.2 % p < .01, 5.4 % p < .05 over 10 seeds x
@@ -142,6 +143,7 @@ def fixture_inputs() -> tuple[pd.DataFrame, pd.DataFrame]:
     return scores, benches
 
 
+@pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
 def test_real_rows_old_link_fails_calibrate_new_link_passes():
     scores, benches = fixture_inputs()
     assert scores["model"].nunique() == 24

@@ -17,8 +17,9 @@ from analysis.cutoffs import (
     post_cutoff_scores,
     resolve_model_dates,
 )
+from helpers import SNAPSHOTS, needs
 
-LCB = Path(__file__).resolve().parents[2] / "shared" / "snapshots" / "livecodebench"
+LCB = SNAPSHOTS / "livecodebench"
 T = pd.Timestamp
 
 
@@ -163,7 +164,7 @@ def test_fair_window_and_material_dates():
     assert md["material_start"] == T("2023-05-08") and md["material_date"] == T("2024-03-03")
 
 
-@pytest.mark.skipif(not (LCB / "livecodebench_generation_2024-03-17.json").exists(), reason="shared snapshot absent")
+@needs(LCB / "livecodebench_generation_2024-03-17.json")
 def test_post_cutoff_scores_on_real_livecodebench_equal_hand_loop():
     """S_post of every model equals a plain-Python loop over the site's JSON."""
     data = json.loads((LCB / "livecodebench_generation_2024-03-17.json").read_text())

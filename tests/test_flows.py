@@ -18,17 +18,14 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
-from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
-from prefect.concurrency.sync import concurrency
-from prefect.exceptions import ParameterTypeError
-from prefect.settings import PREFECT_API_URL, PREFECT_RESULTS_LOCAL_STORAGE_PATH, temporary_settings
-from prefect.testing.utilities import prefect_test_harness
 
 import scrapers
 from jobs import cycle as jobs
-from flows import pipeline as pl
 from jobs.cycle import CycleReport, SourceOutcome
+
+# Prefect and flows.pipeline are imported inside the tests: importing Prefect costs seconds, and
+# collection (the fast lane's included) must not pay it. Tests under the harness are `slow`
+# (tests/conftest.py marks every test that uses the `harness` fixture).
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
@@ -38,6 +35,9 @@ ANALYSIS_READY = all(importlib.util.find_spec(m) for m in (
 
 @pytest.fixture(scope="module")
 def harness(tmp_path_factory):
+    from prefect.settings import temporary_settings
+    from prefect.settings import PREFECT_RESULTS_LOCAL_STORAGE_PATH
+    from prefect.testing.utilities import prefect_test_harness
     storage = tmp_path_factory.mktemp("prefect-results")
     with temporary_settings({PREFECT_RESULTS_LOCAL_STORAGE_PATH: storage}):
         with prefect_test_harness(server_startup_timeout=60):
@@ -51,6 +51,8 @@ def db_path(tmp_path) -> str:
 
 def artifacts_of(state) -> dict[str, object]:
     """{key: artifact} of the flow run behind a final state."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
     run_id = state.state_details.flow_run_id
     with get_client(sync_client=True) as client:
         found = client.read_artifacts(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[run_id])))
@@ -87,6 +89,7 @@ def test_replay_covers_every_enabled_source():
 
 
 def test_prefect_yaml_declares_one_deployment_per_flow_with_the_code_schedules():
+    from flows import pipeline as pl
     spec = yaml.safe_load((ROOT / "prefect.yaml").read_text())
     deployments = {d["entrypoint"]: d for d in spec["deployments"]}
     assert set(deployments) == {f"flows/pipeline.py:{f}" for f in ("pipeline", "collect", "analyze", "notify")}
@@ -116,6 +119,7 @@ def test_prefect_yaml_declares_one_deployment_per_flow_with_the_code_schedules()
 # --- pure helpers ------------------------------------------------------------------------------------
 
 def test_summary_lists_failed_sources_and_errors_with_pipes_escaped():
+    from flows import pipeline as pl
     report = CycleReport([SourceOutcome("swebench", "new", "64 scores"),
                           SourceOutcome("lmarena", "failed", "HTTP 503 | Service Unavailable"),
                           SourceOutcome("bfcl", "unchanged", "same content as snapshot 3")],
@@ -128,6 +132,7 @@ def test_summary_lists_failed_sources_and_errors_with_pipes_escaped():
 
 
 def test_saturation_rows_keep_indexed_benchmarks_best_first_and_json_safe():
+    from flows import pipeline as pl
     import pandas as pd
     frame = pd.DataFrame({"benchmark": ["a", "b", "c"], "bin": ["low", None, "high"],
                           "s_index": [0.2, math.nan, 0.81234], "se_delta": [0.1, math.nan, 0.05],
@@ -145,6 +150,8 @@ def test_saturation_rows_keep_indexed_benchmarks_best_first_and_json_safe():
 
 
 def test_serve_refuses_without_a_server(capsys):
+    from prefect.settings import temporary_settings
+    from prefect.settings import PREFECT_API_URL
     import argparse
     from cli.commands import serve
     with temporary_settings(restore_defaults={PREFECT_API_URL}):
@@ -156,6 +163,7 @@ def test_serve_refuses_without_a_server(capsys):
 # --- flows under the harness ---------------------------------------------------------------------------
 
 def test_collect_replays_sources_into_duckdb_and_publishes_a_summary(harness, db_path):
+    from flows import pipeline as pl
     state = pl.collect(db_path=db_path, sources=["swebench", "livebench", "simple_evals"], replay_dir=str(REPLAY),
                        return_state=True)
     assert state.is_completed(), state.message
@@ -173,6 +181,7 @@ def test_collect_replays_sources_into_duckdb_and_publishes_a_summary(harness, db
 
 
 def test_a_failing_source_is_reported_and_the_run_completes(harness, db_path, tmp_path):
+    from flows import pipeline as pl
     partial = tmp_path / "replay"
     shutil.copytree(REPLAY / "simple_evals", partial / "simple_evals")
     state = pl.collect(db_path=db_path, sources=["lmarena", "simple_evals"], replay_dir=str(partial),
@@ -187,6 +196,7 @@ def test_a_failing_source_is_reported_and_the_run_completes(harness, db_path, tm
 
 
 def test_every_source_failing_fails_the_run_but_the_cli_still_gets_its_report(harness, db_path, tmp_path):
+    from flows import pipeline as pl
     empty = tmp_path / "empty"
     empty.mkdir()
     state = pl.collect(db_path=db_path, sources=["swebench", "lmarena"], replay_dir=str(empty), return_state=True)
@@ -205,6 +215,8 @@ def test_every_source_failing_fails_the_run_but_the_cli_still_gets_its_report(ha
     ({"db_path": ""}, "db_path: String should have at least 1 character"),
 ])
 def test_bad_parameters_are_rejected_with_the_field_named(harness, db_path, params, message):
+    from prefect.exceptions import ParameterTypeError
+    from flows import pipeline as pl
     with pytest.raises(ParameterTypeError, match="invalid parameters") as err:
         pl.collect(**{"db_path": db_path, **params})
     assert message in str(err.value)
@@ -212,6 +224,7 @@ def test_bad_parameters_are_rejected_with_the_field_named(harness, db_path, para
 
 @pytest.fixture
 def fast_retries(monkeypatch):
+    from flows import pipeline as pl
     monkeypatch.setattr(pl, "collect_source_task", pl.collect_source_task.with_options(retry_delay_seconds=0))
 
 
@@ -229,6 +242,7 @@ def _fake_collect(results: dict[str, list]):
 
 
 def test_an_unreachable_live_source_is_retried_and_a_parse_error_is_not(harness, db_path, monkeypatch, fast_retries):
+    from flows import pipeline as pl
     unreachable = SourceOutcome("swebench", "failed", "GET … failed after 4 attempts: connection failed",
                                 unreachable=True)
     fake, calls = _fake_collect({
@@ -242,6 +256,7 @@ def test_an_unreachable_live_source_is_retried_and_a_parse_error_is_not(harness,
 
 
 def test_a_source_still_unreachable_after_the_retries_keeps_its_reason(harness, db_path, monkeypatch, fast_retries):
+    from flows import pipeline as pl
     down = SourceOutcome("lmarena", "failed", "HTTP 503 Service Unavailable", unreachable=True)
     fake, calls = _fake_collect({"lmarena": [down, down, down],
                                  "simple_evals": [SourceOutcome("simple_evals", "new", "")]})
@@ -252,6 +267,7 @@ def test_a_source_still_unreachable_after_the_retries_keeps_its_reason(harness, 
 
 
 def test_a_crashing_source_does_not_stop_the_others(harness, db_path, monkeypatch, fast_retries):
+    from flows import pipeline as pl
     fake, calls = _fake_collect({"lmarena": [RuntimeError("parser bug")],
                                  "simple_evals": [SourceOutcome("simple_evals", "new", "61 scores")]})
     monkeypatch.setattr(jobs, "collect_source", fake)
@@ -262,12 +278,15 @@ def test_a_crashing_source_does_not_stop_the_others(harness, db_path, monkeypatc
 
 
 def _active_writer_slots() -> tuple[int, int]:
+    from prefect.client.orchestration import get_client
+    from flows import pipeline as pl
     with get_client(sync_client=True) as client:
         limit = client.read_global_concurrency_limit_by_name(pl.WRITER_LIMIT)
     return limit.limit, limit.active_slots
 
 
 def test_the_run_holds_the_single_writer_slot(harness, db_path, monkeypatch):
+    from flows import pipeline as pl
     seen = []
 
     def fake(db_path, source, *, replay_dir=None, run_id="", fetcher=None):
@@ -280,6 +299,8 @@ def test_the_run_holds_the_single_writer_slot(harness, db_path, monkeypatch):
 
 
 def test_a_second_writer_waits_for_the_slot_and_gives_up_after_the_wait(harness, db_path, monkeypatch):
+    from prefect.concurrency.sync import concurrency
+    from flows import pipeline as pl
     monkeypatch.setattr(pl, "WRITER_WAIT_SECONDS", 2)
     pl.ensure_writer_limit()
     with concurrency(pl.WRITER_LIMIT, occupy=1, strict=True):      # another run is writing
@@ -289,6 +310,7 @@ def test_a_second_writer_waits_for_the_slot_and_gives_up_after_the_wait(harness,
 
 
 def test_notify_runs_after_a_failed_analyze_and_the_run_fails(harness, db_path, monkeypatch):
+    from flows import pipeline as pl
     def broken_analyze(db_path, *, now=None):
         raise ValueError("saturation table is inconsistent")
     monkeypatch.setattr(jobs, "analyze", broken_analyze)
@@ -305,6 +327,7 @@ def test_notify_runs_after_a_failed_analyze_and_the_run_fails(harness, db_path, 
 
 @pytest.mark.skipif(not ANALYSIS_READY, reason="analyze/notify jobs not in this tree yet")
 def test_pipeline_full_cycle_publishes_the_saturation_table(harness, db_path, monkeypatch):
+    from flows import pipeline as pl
     monkeypatch.delenv("SLACK_WEBHOOK_URL", raising=False)
     monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
     state = pl.pipeline(db_path=db_path, replay_dir=str(REPLAY), return_state=True)
@@ -325,6 +348,7 @@ def test_pipeline_full_cycle_publishes_the_saturation_table(harness, db_path, mo
 
 
 def test_a_digest_slack_refused_fails_the_run(harness, db_path, monkeypatch):
+    from flows import pipeline as pl
     class Undelivered:
         ok = False
 
@@ -339,6 +363,7 @@ def test_a_digest_slack_refused_fails_the_run(harness, db_path, monkeypatch):
 
 
 def test_a_source_that_hangs_is_cut_off_by_the_task_timeout(harness, db_path, monkeypatch):
+    from flows import pipeline as pl
     import time as _time
 
     def fake(db_path, source, *, replay_dir=None, run_id="", fetcher=None):
@@ -355,6 +380,7 @@ def test_a_source_that_hangs_is_cut_off_by_the_task_timeout(harness, db_path, mo
 
 
 def test_summary_markdown_keeps_scraped_text_inert():
+    from flows import pipeline as pl
     from jobs.cycle import SourceOutcome
     evil = "bad cell <img src=x onerror=alert(1)> [click](http://evil.example) `code` | pipe"
     md = pl.summary_markdown(CycleReport([SourceOutcome("bfcl", "failed", evil)]), "collect")
@@ -370,6 +396,7 @@ def test_a_failed_run_carries_an_exception_prefect_can_raise_and_the_report(harn
     """Before: the Failed state's data was the CycleReport itself, and Prefect (a worker resolving
     the state, or a direct call of the flow) failed with its own "Unexpected result for failed
     state: CycleReport(...) cannot be resolved into an exception"."""
+    from flows import pipeline as pl
     from prefect.states import get_state_exception
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -385,6 +412,7 @@ def test_a_failed_run_carries_an_exception_prefect_can_raise_and_the_report(harn
 
 
 def test_a_failed_analyze_is_an_exception_with_the_report(harness, db_path, monkeypatch):
+    from flows import pipeline as pl
     from prefect.states import get_state_exception
 
     def broken(db_path, *, now=None):
@@ -398,6 +426,7 @@ def test_a_failed_analyze_is_an_exception_with_the_report(harness, db_path, monk
 
 def test_only_lock_contention_is_retried_not_a_permanent_storage_error(harness, db_path, monkeypatch, fast_retries):
     """Before: every StorageError was retried (60 s, 300 s per source: > 400 s for an unwritable file)."""
+    from flows import pipeline as pl
     from storage.db import DatabaseLocked, StorageError
     fake, calls = _fake_collect({
         "swebench": [StorageError("cannot open database /ro/bw.duckdb: Permission denied")],
@@ -411,19 +440,24 @@ def test_only_lock_contention_is_retried_not_a_permanent_storage_error(harness, 
 
 
 def test_an_empty_replay_dir_is_refused_not_taken_as_live(harness, db_path):
+    from prefect.exceptions import ParameterTypeError
+    from flows import pipeline as pl
     with pytest.raises(ParameterTypeError, match="replay_dir is empty"):
         pl.collect(db_path=db_path, replay_dir="")
 
 
 def test_ephemeral_start_up_timeout_defaults_longer_than_prefects(monkeypatch):
+    from flows import pipeline as pl
     monkeypatch.delenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", raising=False)
     assert pl.startup_timeout() == pl.EPHEMERAL_STARTUP_TIMEOUT_SECONDS > 20
     monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "45")
     assert pl.startup_timeout() == 45
 
 
+@pytest.mark.slow   # imports Prefect's server and runs the CLI cycle
 def test_an_ephemeral_server_that_does_not_start_is_one_line(monkeypatch, tmp_path, capsys):
     """Before: Prefect's RuntimeError reached the terminal as a traceback."""
+    from flows import pipeline as pl
     import prefect.server.api.server as server_module
     from cli.main import main
     monkeypatch.setattr(pl, "_server_configured", lambda: False)

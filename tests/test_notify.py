@@ -134,6 +134,7 @@ def test_bin_crossing_sends_exactly_one_message_after_the_pending_period(db_path
     assert moves == [("moderate", "high")]
 
 
+@pytest.mark.slow   # several full runs against a fake Slack
 def test_slack_outage_over_several_runs_loses_nothing_and_delivers_each_once(db_path, fake_slack, slack):
     fake_slack.outage(503)
     add_saturation(db_path, day(0), 0.50)

@@ -20,10 +20,10 @@ import pytest
 from analysis.constants import FDR_Q, MIN_EFFECT, MIN_EFFECT_SE, REFERENCE_TRUST
 from jobs.cycle import analyze
 from storage.query import run_query
+from helpers import SNAPSHOTS, needs
 
 ROOT = Path(__file__).resolve().parents[1]
-SNAPSHOTS = ROOT.parent / "shared" / "snapshots"
-pytestmark = pytest.mark.skipif(not SNAPSHOTS.is_dir(), reason=f"real snapshot history {SNAPSHOTS} not present")
+pytestmark = [needs(SNAPSHOTS), pytest.mark.slow]   # a real-history backfill: every snapshot file, then analyze
 BINS = [(0.01, "very low"), (0.3, "low"), (0.7, "moderate"), (0.9, "high"), (np.inf, "very high")]
 
 

@@ -16,13 +16,12 @@ import pytest
 import registry
 from registry import alias_key, load_aliases, load_benchmarks, load_models, resolve
 from scrapers.normalize import slug
+from helpers import PAPER_DATA, ROOT, SNAPSHOTS, needs
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-PAPER_CSV = SHARED / "data" / "paper2026_benchmarks.csv"
-SNAPSHOTS = SHARED / "snapshots"
-needs_paper = pytest.mark.skipif(not PAPER_CSV.exists(), reason="../shared/data not present")
-needs_snapshots = pytest.mark.skipif(not SNAPSHOTS.exists(), reason="../shared/snapshots not present")
+REPO = ROOT
+PAPER_CSV = PAPER_DATA / "paper2026_benchmarks.csv"
+needs_paper = needs(PAPER_CSV)
+needs_snapshots = needs(SNAPSHOTS)
 
 # Paper rows whose n_items differs from the size of the set the tracked scores are computed on;
 # benchmarks.csv explains each in notes ("paper2026 n_items=<paper value> ...").
@@ -167,6 +166,7 @@ SCORE_SOURCES = ("swebench", "aider_polyglot", "aider_edit", "livecodebench", "l
                  "lmarena", "bfcl", "epoch", "alpacaeval")
 
 
+@pytest.mark.slow   # parses every real snapshot file
 @needs_snapshots
 def test_every_id_the_scrapers_emit_on_the_snapshots_is_registered():
     """The registry <-> scraper contract, on real data: parse every snapshot file, resolve every benchmark id."""

@@ -28,10 +28,11 @@ from cli.main import main
 from jobs.cycle import analyze, collect, ingest_file
 from jobs.report_html import overview_markdown, overview_rows, render_report, slugs
 from storage.report import read_html_report
+from helpers import SNAPSHOTS, needs
 
 ROOT = Path(__file__).resolve().parents[1]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
-LCB = Path(__file__).resolve().parents[2] / "shared" / "snapshots" / "livecodebench"
+LCB = SNAPSHOTS / "livecodebench"
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
 # Payloads that survive scrapers.normalize.clean_name (it strips complete <...> tags).
@@ -178,7 +179,7 @@ def test_source_health_lists_every_source_with_its_rows(frames, page):
         assert f"{int(r.rows_scores)} scores" in text, name
 
 
-@pytest.mark.skipif(not LCB.is_dir(), reason="../shared/snapshots/livecodebench not present: real item-level data")
+@needs(LCB)
 def test_post_cutoff_view_matches_a_brute_force_mean_of_the_items(db, frames, page):
     con = duckdb.connect(str(db), read_only=True)
     items = con.execute("SELECT model, item_date, score FROM latest_item_results WHERE benchmark = 'livecodebench'").df()

@@ -22,8 +22,9 @@ from analysis.saturation import (
     saturation_trajectory,
 )
 from cli.main import main as cli_main
+from helpers import PAPER_DATA, needs
 
-PAPER_TABLE = Path("/work/shared/data/paper2026_saturation.csv")
+PAPER_TABLE = PAPER_DATA / "paper2026_saturation.csv"
 
 
 # --- the paper --------------------------------------------------------------------------
@@ -34,7 +35,7 @@ def _tolerance(printed: str) -> float:
     return 0.5 * 10.0 ** exp
 
 
-@pytest.mark.skipif(not PAPER_TABLE.exists(), reason="shared paper data not present")
+@needs(PAPER_TABLE)
 def test_reproduces_all_60_rows_of_the_papers_table():
     raw = pd.read_csv(PAPER_TABLE, dtype=str)
     assert len(raw) == 60

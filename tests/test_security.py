@@ -19,7 +19,6 @@ import pytest
 from alerts.render import escape
 from fake_slack import FakeSlack
 from jobs import cycle as jobs
-from flows import pipeline as pl
 from cli.main import main
 from storage import db as storage_db
 
@@ -59,6 +58,7 @@ def text_cells(path: str) -> list[str]:
         con.close()
 
 
+@pytest.mark.slow   # a full replay cycle + notify through a fake Slack outage
 def test_secrets_never_reach_logs_output_the_database_or_artifacts(tmp_path, monkeypatch, caplog, capsys):
     path = str(tmp_path / "bw.duckdb")
     with FakeSlack() as slack:
@@ -86,6 +86,7 @@ def test_secrets_never_reach_logs_output_the_database_or_artifacts(tmp_path, mon
         assert slack.requests, "Slack was never called: the scan would prove nothing"
     out = capsys.readouterr()
     logs = "\n".join(r.getMessage() + (r.exc_text or "") for r in caplog.records)
+    from flows import pipeline as pl   # here, not at module level: importing Prefect costs seconds at collection
     artifacts = pl.summary_markdown(report, "pipeline") + json.dumps(
         pl.saturation_rows(report.analysis["saturation"]), default=str)
     places = {"stdout": out.out, "stderr": out.err, "logs": logs, "artifacts": artifacts,

@@ -9,6 +9,8 @@ from datetime import datetime, timezone
 
 import pytest
 
+from helpers import lane
+
 from common import redact
 from alerts.render import render_digest
 from alerts.rules import Notification, fingerprint, make_labels
@@ -82,8 +84,9 @@ def test_429_is_retried_after_retry_after(fake_slack, client, request):
     assert len(fake_slack.messages()) == 1
 
 
-@pytest.mark.parametrize("client", ["webhook", "web"])
-@pytest.mark.parametrize("failure", [Reply(500), Reply(503), Reply(drop=True)], ids=["500", "503", "drop"])
+@pytest.mark.parametrize("client", lane(["webhook", "web"], ("webhook",)))
+@pytest.mark.parametrize("failure", [Reply(500), pytest.param(Reply(503), marks=pytest.mark.slow),
+                                     pytest.param(Reply(drop=True), marks=pytest.mark.slow)], ids=["500", "503", "drop"])
 def test_server_errors_and_dropped_connections_are_retried(fake_slack, client, failure, request):
     notifier = request.getfixturevalue(client)
     fake_slack.script(failure)
@@ -93,6 +96,7 @@ def test_server_errors_and_dropped_connections_are_retried(fake_slack, client, f
     assert len(fake_slack.messages()) == 1
 
 
+@pytest.mark.slow   # real retry back-off against a fake Slack outage
 @pytest.mark.parametrize("client", ["webhook", "web"])
 def test_outage_returns_failed_without_raising(fake_slack, client, request):
     notifier = request.getfixturevalue(client)
@@ -117,6 +121,7 @@ def test_slack_rejections_are_reported(fake_slack, web):
     assert not result.ok and "channel_not_found" in result.error
 
 
+@pytest.mark.slow   # real retry back-off against a closed port
 def test_unreachable_slack_fails_soft():
     with socket.socket() as s:        # a port nothing listens on
         s.bind(("127.0.0.1", 0))
@@ -136,6 +141,7 @@ def test_channel_mention_in_a_model_name_arrives_escaped(fake_slack, webhook):
     assert section.startswith(":rotating_light: *&lt;!channel&gt; &lt;@U123&gt;")
 
 
+@pytest.mark.slow   # every delivery path with retries, seconds of back-off
 def test_secrets_never_reach_logs_output_or_errors(fake_slack, caplog, capsys, monkeypatch):
     caplog.set_level(logging.DEBUG)
     caplog.set_level(logging.DEBUG, logger="benchwatch")  # whatever an earlier CLI test left there
@@ -214,6 +220,7 @@ def test_real_prefect_lookup_without_an_api_falls_back_to_console(monkeypatch):
     assert settings.mode == CONSOLE and "no Prefect API configured" in settings.reason
 
 
+@pytest.mark.slow   # starts Prefect's test server
 def test_webhook_from_a_prefect_secret_block(fake_slack, monkeypatch, tmp_path):
     """The real Prefect path: a Secret block on a (temporary) Prefect server, env unset."""
     from prefect.blocks.system import Secret

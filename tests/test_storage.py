@@ -125,6 +125,7 @@ HOLDER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow   # a writer subprocess held for seconds
 def test_query_waits_for_a_writer_in_another_process(dbpath, capsys):
     ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(dbpath), "3"], stdout=subprocess.PIPE, text=True)
@@ -195,15 +196,44 @@ def test_connections_are_utc(dbpath):
         assert con.execute("SELECT current_setting('TimeZone')").fetchone()[0] == "UTC"
 
 
+NO_DATABASE = {"saturation"}   # commands that never open the database (no --db)
+
+
+def _leaf_parsers(parser, path=()):
+    """(command path, parser) of every runnable (sub)command, from the parsers argparse built."""
+    import argparse
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield path, parser
+    for action in subs:
+        for name, child in action.choices.items():
+            yield from _leaf_parsers(child, path + (name,))
+
+
 def test_help_texts(capsys):
-    with pytest.raises(SystemExit):
+    """Every command of the CLI's registry (cli.commands.COMMANDS) is listed by --help, has its own
+    --help with a description, and takes --db unless it never opens the database."""
+    from cli.commands import COMMANDS
+    from cli.main import build_parser
+
+    with pytest.raises(SystemExit) as top:
         main(["--help"])
     out = capsys.readouterr().out
-    for cmd in ("ingest", "query", "status", "run"):
-        assert cmd in out
-        with pytest.raises(SystemExit):
-            main([cmd, "--help"])
-        assert "--db" in capsys.readouterr().out
+    assert top.value.code == 0
+    leaves = list(_leaf_parsers(build_parser()))
+    assert {path[0] for path, _ in leaves} == set(COMMANDS)      # every registered command is reachable
+    for cmd in COMMANDS:
+        assert f"\n    {cmd} " in out or f"\n    {cmd}\n" in out, f"{cmd} missing from benchwatch --help"
+    for path, parser in leaves:
+        with pytest.raises(SystemExit) as info:
+            main([*path, "--help"])
+        text = capsys.readouterr().out
+        assert info.value.code == 0, path
+        assert text.startswith(f"usage: benchwatch {' '.join(path)}"), path
+        assert parser.description or parser.format_help().count("\n") > 3, f"{path}: no description"
+        if path[0] not in NO_DATABASE:
+            assert "--db" in text, f"benchwatch {' '.join(path)} has no --db"
+    assert len(leaves) >= len(COMMANDS)
 
 
 def test_status_lists_sources_and_unknown_names(dbpath, tmp_path, capsys):

@@ -271,6 +271,7 @@ DAYS_PER_MONTH = 365.25 / 12
 
 @pytest.mark.parametrize("regime", [(0.5, 0.5, 0.05), (0.3, 2.0, 0.05), (2.0, 1.0, 0.02)],
                          ids=["rare-records", "slow-drift", "fast-drift"])
+@pytest.mark.slow   # simulation study (null rate / coverage / power over many seeds)
 def test_slope_ci_covers_the_true_drift_of_step_frontiers(regime):
     from analysis.trends import frontier_trend
     rng = np.random.default_rng(20260)
@@ -303,6 +304,7 @@ def _logistic_models(rng, L, years, k, t0, per_year, sd):
     return _frame(np.round(s, 3), ORIGIN + pd.to_timedelta(t * 365.25, unit="D")), ORIGIN + pd.Timedelta(days=years * 365.25)
 
 
+@pytest.mark.slow   # simulation study (null rate / coverage / power over many seeds)
 def test_stalled_is_rarely_called_on_a_rising_frontier_and_usually_on_a_flat_one():
     # (trends_table's `stalled` is is_stalled of this fit and the last record)
     from analysis.trends import frontier_trend, is_stalled
@@ -323,6 +325,7 @@ def test_stalled_is_rarely_called_on_a_rising_frontier_and_usually_on_a_flat_one
     assert flat / 200 >= 0.5, flat / 200
 
 
+@pytest.mark.slow   # simulation study (null rate / coverage / power over many seeds)
 def test_plateau_calls_keep_their_null_rate_and_have_power():
     # Null: the latent frontier tends to L = .95 above the .9 threshold (sparse models, so the plateau test
     # is reached); a plateau call is a false claim. Alternative: L = .70, flat for its last 2.5 years.

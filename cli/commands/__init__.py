@@ -6,6 +6,7 @@ Adding a command: write cli/commands/<name>.py and add its name here.
 
 COMMANDS: tuple[str, ...] = (
     "ingest",
+    "backfill",
     "query",
     "status",
     "run",

@@ -1,0 +1,50 @@
+"""`benchwatch backfill DIR`: ingest a folder of dated leaderboard copies (jobs/backfill.py)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from cli.main import add_db_argument
+from jobs.backfill import BackfillFile, backfill, plan_backfill
+from storage.db import StorageError
+from storage.ingest import IngestResult
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("backfill", help="ingest a folder of dated leaderboard copies, oldest first",
+                       description="Ingest every file DIR/<source>/<source>[_<variant>]_<YYYY-MM-DD>.<ext> "
+                                   "as a snapshot of that source observed on that date, oldest first "
+                                   "(LiveBench tables with the categories file of their release). "
+                                   "The same content again adds nothing, so a backfill can be repeated. "
+                                   "A file that cannot be parsed is reported and skipped; the exit status "
+                                   "is then 1. DIR without a dated file of a known source is a usage error (2).")
+    p.add_argument("root", metavar="DIR", help="the folder of dated copies, e.g. a snapshots archive")
+    add_db_argument(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.root)
+    if not root.is_dir():
+        print(f"benchwatch backfill: {root} is not a directory", file=sys.stderr)
+        return 2
+    if not plan_backfill(root):
+        print(f"benchwatch backfill: {root} holds no <source>/<name>_<YYYY-MM-DD>.<ext> file of a known source",
+              file=sys.stderr)
+        return 2
+
+    def show(item: BackfillFile, result: IngestResult | None, error: str | None) -> None:
+        if result is not None:
+            print(f"{item.date} {item.path.name}: {result.summary()}", flush=True)
+        else:
+            print(f"{item.date} {item.path.name}: FAILED {error}", file=sys.stderr, flush=True)
+
+    try:
+        report = backfill(args.db, root, on_file=show)
+    except StorageError as exc:
+        print(f"benchwatch: {exc}", file=sys.stderr)
+        return 1
+    print(report.summary())
+    return 1 if report.failed else 0

@@ -1,0 +1,85 @@
+"""`benchwatch backfill DIR`: a folder of dated copies becomes one snapshot per file, observed on
+the file's date, oldest first; failures are reported and skipped; a second run adds nothing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from jobs.backfill import plan_backfill
+from storage.query import run_query
+
+REPLAY = Path(__file__).parent / "fixtures" / "replay"
+
+
+@pytest.fixture
+def archive(tmp_path) -> Path:
+    """A small archive in the documented layout, from the replay copies (real rows)."""
+    root = tmp_path / "archive"
+    files = {   # replay file -> archive name (dates deliberately not in path order)
+        "aider_polyglot/polyglot_leaderboard.yml": "aider_polyglot/aider_polyglot_2025-10-04.yml",
+        "evalplus/results.json": "evalplus/evalplus_2024-12-26.json",
+        "livebench/table_2026_01_08.csv": "livebench/livebench_table_2026_01_08_2026-01-20.csv",
+        "livebench/categories_2026_01_08.json": "livebench/livebench_categories_2026_01_08_2026-01-19.json",
+        "knowledge_cutoffs/README.md": "model_metadata/model_metadata_cutoff_dates_readme_2026-05-04.md",
+    }
+    for src, dst in files.items():
+        (root / dst).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPLAY / src, root / dst)
+    (root / "notes").mkdir()
+    (root / "notes" / "notes_2025-01-01.txt").write_text("not a source folder\n")
+    (root / "evalplus" / "README.md").write_text("no date in the name: not planned\n")
+    (root / "model_metadata" / "model_metadata_modelsdev_firstparty_2025-08-31.csv").write_text("a,b\n1,2\n")
+    return root
+
+
+def test_plan_routes_dates_and_livebench_categories(archive):
+    planned = plan_backfill(archive)
+    assert [f.date for f in planned] == sorted(f.date for f in planned)
+    assert {f.source: f.date for f in planned} == {"evalplus": "2024-12-26", "aider_polyglot": "2025-10-04",
+                                                  "livebench": "2026-01-20", "knowledge_cutoffs": "2026-05-04"}
+    lb = next(f for f in planned if f.source == "livebench")
+    assert [p.name for p in lb.aux] == ["livebench_categories_2026_01_08_2026-01-19.json"]
+    assert all(not f.aux for f in planned if f.source != "livebench")
+
+
+def test_backfill_stores_each_file_on_its_date_and_is_idempotent(archive, tmp_path, capsys):
+    db = tmp_path / "h.duckdb"
+    assert main(["backfill", str(archive), "--db", str(db)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == "backfill: 4 file(s): 4 new snapshot(s), 0 unchanged, 0 failed"
+    assert [line.split()[0] for line in out[:-1]] == ["2024-12-26", "2025-10-04", "2026-01-20", "2026-05-04"]
+    snaps = run_query("SELECT source, strftime(observed_at, '%Y-%m-%d') d FROM snapshots ORDER BY source", db)
+    assert dict(zip(snaps.source, snaps.d)) == {"aider_polyglot": "2025-10-04", "evalplus": "2024-12-26",
+                                               "knowledge_cutoffs": "2026-05-04", "livebench": "2026-01-20"}
+    # the categories file was used: LiveBench category means exist, not only task scores
+    n = run_query("SELECT count(*) n FROM scores WHERE source = 'livebench' AND benchmark = 'livebench'", db)["n"][0]
+    assert n > 0
+    assert main(["backfill", str(archive), "--db", str(db)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == \
+        "backfill: 4 file(s): 0 new snapshot(s), 4 unchanged, 0 failed"
+    assert run_query("SELECT count(*) n FROM snapshots", db)["n"][0] == 4
+
+
+def test_a_broken_file_is_reported_and_the_others_stored(archive, tmp_path, capsys):
+    (archive / "aider_polyglot" / "aider_polyglot_2025-10-04.yml").write_text("- model: [unterminated\n")
+    db = tmp_path / "h.duckdb"
+    assert main(["backfill", str(archive), "--db", str(db)]) == 1
+    captured = capsys.readouterr()
+    assert "2025-10-04 aider_polyglot_2025-10-04.yml: FAILED [aider_polyglot] malformed YAML" in captured.err
+    assert captured.out.splitlines()[-1].endswith("3 new snapshot(s), 0 unchanged, 1 failed")
+    assert run_query("SELECT count(*) n FROM snapshots", db)["n"][0] == 3
+
+
+@pytest.mark.parametrize("make", ["missing", "empty"])
+def test_a_folder_without_dated_copies_is_a_usage_error(tmp_path, capsys, make):
+    root = tmp_path / "dir"
+    if make == "empty":
+        (root / "swebench").mkdir(parents=True)
+        (root / "swebench" / "leaderboards.json").write_text("{}")   # no date: nothing planned
+    assert main(["backfill", str(root), "--db", str(tmp_path / "h.duckdb")]) == 2
+    assert "benchwatch backfill:" in capsys.readouterr().err
+    assert not (tmp_path / "h.duckdb").exists()

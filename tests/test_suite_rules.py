@@ -1,0 +1,76 @@
+"""Rules of the test suite itself: real data found relative to the repository, every skip says
+why, and no test module imports Prefect at collection (the fast lane's collection stays cheap)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from helpers import ROOT, SHARED
+
+TESTS = sorted((ROOT / "tests").glob("*.py"))
+HEAVY_AT_IMPORT = ("prefect", "flows")   # seconds to import: only inside the tests that need them
+
+
+def _calls(tree: ast.AST, name: str):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            if (isinstance(f, ast.Attribute) and f.attr == name) or (isinstance(f, ast.Name) and f.id == name):
+                yield node
+
+
+def test_shared_is_beside_the_repository():
+    assert SHARED == ROOT.parent / "shared"
+
+
+def test_no_test_reaches_real_data_by_an_absolute_or_own_path():
+    offenders = []
+    for path in TESTS:
+        text = path.read_text()
+        if path.name not in ("helpers.py", Path(__file__).name) and ('"/work/' in text or '/ "shared"' in text or "'shared'" in text):
+            offenders.append(path.name)
+    assert not offenders, f"use helpers.SHARED / SNAPSHOTS / PAPER_DATA in {offenders}"
+
+
+def test_every_skip_has_a_reason():
+    missing = []
+    for path in TESTS:
+        tree = ast.parse(path.read_text())
+        for call in _calls(tree, "skipif"):
+            if not any(k.arg == "reason" for k in call.keywords):
+                missing.append(f"{path.name}:{call.lineno} skipif without reason")
+        for call in _calls(tree, "skip"):
+            if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+                    and call.func.value.id == "pytest" and not (call.args or call.keywords):
+                missing.append(f"{path.name}:{call.lineno} pytest.skip() without reason")
+    assert not missing, missing
+
+
+def test_test_modules_import_nothing_heavy_at_module_level():
+    offenders = []
+    for path in TESTS:
+        for node in ast.parse(path.read_text()).body:
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offenders += [f"{path.name}:{node.lineno} {n}" for n in names if n.split(".")[0] in HEAVY_AT_IMPORT]
+    assert not offenders, f"import these inside the tests that need them: {offenders}"
+
+
+def test_every_test_that_starts_a_prefect_server_is_slow():
+    """`prefect_test_harness` starts a server subprocess: such tests are `slow` (by decorator, or
+    through the `harness` fixture, which tests/conftest.py marks)."""
+    from conftest import SLOW_FIXTURES
+
+    unmarked = []
+    for path in TESTS:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.FunctionDef) or node.name in SLOW_FIXTURES:
+                continue
+            if any(True for _ in _calls(node, "prefect_test_harness")) \
+                    and not any("slow" in ast.unparse(d) for d in node.decorator_list):
+                unmarked.append(f"{path.name}:{node.lineno} {node.name}")
+    assert not unmarked, f"mark these @pytest.mark.slow: {unmarked}"
