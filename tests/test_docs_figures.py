@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from helpers import SNAPSHOTS, needs
+
 ROOT = Path(__file__).resolve().parents[1]
-SNAPSHOTS = ROOT.parent / "shared" / "snapshots"
 
 
 def figures():
@@ -62,7 +63,7 @@ def test_every_real_history_number_of_the_doc_sits_in_a_block():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not SNAPSHOTS.is_dir(), reason=f"real snapshot history {SNAPSHOTS} not present")
+@needs(SNAPSHOTS)
 def test_docs_statistics_figures_are_current():
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     done = subprocess.run([sys.executable, str(ROOT / "docs" / "figures.py"), "--snapshots", str(SNAPSHOTS),
