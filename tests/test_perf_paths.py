@@ -354,3 +354,53 @@ def test_a2_snapshot_tests_identical_to_reference(seed):
         [(t.source, t.benchmark, t.model, t.detail) for t in want]
     for g, w in zip(got, want):
         assert g == w
+
+
+# --- bin stability: the k best of each draw by a partition (was a full sort of every draw) ---
+
+def reference_binomial_top(s: np.ndarray, n: int, k: int, draws: int, seed: int) -> np.ndarray:
+    """The previous selection: every draw fully sorted, its first k columns (best first)."""
+    rng = np.random.default_rng(seed)
+    redrawn = rng.binomial(n, np.clip(s, 0.0, 1.0), size=(draws, len(s))) / n
+    return -np.sort(-redrawn, axis=1)[:, :k]
+
+
+@pytest.mark.parametrize("n_models,n_items", [(5, 40), (6, 50), (300, 30), (2000, 500)])
+def test_bin_stability_identical_to_full_sort(n_models, n_items):
+    from analysis.saturation import (SATURATION_BINS, bin_index, bin_stability, binomial_se, index_arrays,
+                                     saturation_index)
+    rng = np.random.default_rng(n_models)
+    s = np.round(rng.uniform(0.3, 0.95, n_models), 3)
+    s[:3] = s.max()                                   # ties at the top
+    seed, k, draws = 7, SATURATION_K, 500
+    got = bin_stability(s, n_items, k, seed=seed, draws=draws)
+    top = reference_binomial_top(s, n_items, k, draws, seed)
+    n_eff = n_items ** SATURATION_ALPHA
+    s_star = index_arrays(top[:, 0], top[:, k - 1], binomial_se(top[:, 0], n_eff), binomial_se(top[:, k - 1], n_eff))
+    probs = np.bincount(bin_index(s_star["s_index"]), minlength=len(SATURATION_BINS)) / draws
+    assert saturation_index(list(s), n_items, k).s_index is not None
+    assert got.bin_probs == tuple(float(p) for p in probs)
+
+
+# --- dated_history: release dates mapped per model (was a Python list over every row) ------
+
+def test_dated_history_release_map_identical():
+    from jobs.saturation import dated_history
+    rng = np.random.default_rng(5)
+    n = 500
+    models = rng.choice(["a", "b", "c", "d", None], n)
+    first = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 300, n), "D")
+    history = pd.DataFrame({"model": models, "evaluated_at": pd.Series(pd.NaT, index=range(n), dtype="datetime64[us]"),
+                            "first_observed_at": first.astype("datetime64[us]")})
+    history.loc[::7, "evaluated_at"] = pd.Timestamp("2024-03-01")
+    claims = pd.DataFrame({"model": ["a", "b", "c"], "release_date": pd.to_datetime(["2024-05-01", "2023-01-01", None]),
+                           "knowledge_cutoff": pd.NaT, "provenance": "vendor_doc", "source": "x"})
+    got = dated_history(history, claims)
+    from analysis.cutoffs import resolve_model_dates
+    release_of = {m: d for m, d in resolve_model_dates(claims).set_index("model")["release_date"].items() if pd.notna(d)}
+    want = pd.to_datetime(pd.Series([release_of.get(m) for m in history["model"]], index=history.index, dtype="object"),
+                          errors="coerce")
+    pd.testing.assert_series_equal(got["release_date"], want, check_names=False)
+    assert (got["date_source"] == "release_date").sum() > 0
+    empty = dated_history(history, claims.iloc[:0])
+    assert empty["release_date"].isna().all() and (empty["date_source"] != "release_date").all()
