@@ -404,3 +404,38 @@ def test_dated_history_release_map_identical():
     assert (got["date_source"] == "release_date").sum() > 0
     empty = dated_history(history, claims.iloc[:0])
     assert empty["release_date"].isna().all() and (empty["date_source"] != "release_date").all()
+
+
+# --- query's table format without pandas: identical to pandas' to_string -------------------
+
+def _pandas_table(con, sql: str, max_rows: int = 200) -> str:
+    """The table format of `benchwatch query` through pandas (cli/commands/query.py's fallback)."""
+    from cli.commands.query import _neutralised, inert_text
+    df = _neutralised(con.execute(sql).df(), inert_text)
+    with pd.option_context("display.max_rows", max_rows, "display.max_columns", None,
+                           "display.width", 200, "display.max_colwidth", 60):
+        return df.to_string(index=False, max_rows=max_rows) if len(df) else "(no rows)"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_plain_table_identical_to_pandas(seed):
+    import duckdb
+    from cli.commands.query import _fetch_table
+    rng = np.random.default_rng(seed)
+    con = duckdb.connect()
+    words = ["", " ", "a", "x y", "long-ish name (variant)", "tab\there", "esc\x1b[31m", "=1+2", "-3", "True"]
+    n = int(rng.integers(0, 12))
+    cols = {"i": rng.integers(-10**6, 10**6, n).tolist(), "big": rng.integers(0, 2**62, n).tolist(),
+            "small": rng.integers(-5, 5, n).tolist(), "t": [words[j] for j in rng.integers(0, len(words), n)],
+            "b": rng.random(n).round().astype(bool).tolist()}
+    frame = pd.DataFrame(cols).astype({"i": "int32", "small": "int8"})   # noqa: F841 (read by DuckDB)
+    con.execute("CREATE TABLE t AS SELECT * FROM frame")
+    for sql in ["SELECT * FROM t", "SELECT t AS \"a long column name\", small FROM t",
+                "SELECT 1", "SELECT i AS \"x\x07\" FROM t", "SELECT * FROM t WHERE false"]:
+        got = _fetch_table(200)(con, sql)
+        assert isinstance(got, str), sql
+        assert got == _pandas_table(con, sql), sql
+    # NULLs, floats, dates and more rows than shown go to pandas
+    for sql in ["SELECT NULL::INT AS n", "SELECT 0.5 AS f", "SELECT DATE '2024-01-01' AS d",
+                "SELECT * FROM range(300)"]:
+        assert not isinstance(_fetch_table(200)(con, sql), str), sql
