@@ -236,19 +236,19 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None,
     now = now or utcnow()
     with db.connect(db_path) as con:
         key = fp.input_fingerprint(con, _analysis_parameters(now))
-        if skip_unchanged and fp.stored_fingerprint(con) == key:
+        summary = fp.stored_summary(con) if skip_unchanged and fp.stored_fingerprint(con) == key else None
+        if summary is not None:
             from storage.contamination import read_suspects
-            levels = read_saturation_latest(con)
             log.info("[analyze] inputs unchanged since the last analysis: stored results kept")
-            return {"saturation": levels[levels["scope"] == "all"], "suspects": read_suspects(con),
-                    "levels": levels, "skipped": True}
+            return {"saturation": pd.DataFrame(summary), "suspects": read_suspects(con),
+                    "levels": read_saturation_latest(con), "skipped": True}
         from jobs.contamination import run_contamination   # scipy and the analysis: only when computing
         from jobs.saturation import run_saturation
         fp.clear_fingerprint(con)
         saturation = run_saturation(con, now=now)
         suspects = run_contamination(con, now=now)
         levels = read_saturation_latest(con)
-        fp.store_fingerprint(con, key, utcnow())
+        fp.store_fingerprint(con, key, utcnow(), summary=saturation.to_dict(orient="records"))
     return {"saturation": saturation, "suspects": suspects, "levels": levels, "skipped": False}
 
 

@@ -46,9 +46,16 @@ def stored_fingerprint(con: duckdb.DuckDBPyConnection, part: str = "analyze") ->
     return None if row is None else str(row[0])
 
 
+def stored_summary(con: duckdb.DuckDBPyConnection, part: str = "analyze") -> list[dict] | None:
+    """The summary records stored with the fingerprint (None if there are none)."""
+    row = con.execute("SELECT summary FROM analysis_inputs WHERE part = ?", [part]).fetchone()
+    return None if row is None or row[0] is None else json.loads(row[0])
+
+
 def store_fingerprint(con: duckdb.DuckDBPyConnection, fingerprint: str, computed_at: datetime,
-                      part: str = "analyze") -> None:
-    con.execute("INSERT OR REPLACE INTO analysis_inputs VALUES (?, ?, ?)", [part, fingerprint, computed_at])
+                      summary: list[dict] | None = None, part: str = "analyze") -> None:
+    con.execute("INSERT OR REPLACE INTO analysis_inputs VALUES (?, ?, ?, ?)",
+                [part, fingerprint, computed_at, None if summary is None else json.dumps(summary, default=str)])
 
 
 def clear_fingerprint(con: duckdb.DuckDBPyConnection, part: str = "analyze") -> None:

@@ -42,7 +42,10 @@ def test_second_cycle_skips_parse_and_analysis_and_a_change_recomputes(tmp_path,
     assert [o.status for o in second.outcomes] == ["unchanged", "unchanged"], second.text()
     assert second.analysis["skipped"] and calls["analysis"] == 0
     assert "inputs unchanged" in second.text()
-    assert len(second.analysis["saturation"]) == len(first.analysis["saturation"])
+    kept, computed = second.analysis["saturation"], first.analysis["saturation"]
+    assert list(kept.columns) == list(computed.columns) and len(kept) == len(computed) > 0
+    assert kept["benchmark"].tolist() == computed["benchmark"].tolist()
+    assert kept["s_index"].astype(float).round(12).equals(computed["s_index"].astype(float).round(12))
 
     with db.connect(path) as con:   # an input changes: one score row less
         before = fp.stored_fingerprint(con)

@@ -4,5 +4,6 @@
 CREATE TABLE IF NOT EXISTS analysis_inputs (
     part        VARCHAR PRIMARY KEY,        -- 'analyze'
     fingerprint VARCHAR NOT NULL,           -- sha256 hex of the inputs (storage/fingerprint.py)
-    computed_at TIMESTAMPTZ NOT NULL        -- when the analysis of these inputs finished (UTC)
+    computed_at TIMESTAMPTZ NOT NULL,       -- when the analysis of these inputs finished (UTC)
+    summary     VARCHAR                     -- its per-benchmark summary (JSON records), reported when skipped
 );
