@@ -16,11 +16,12 @@ from typing import Sequence
 import pandas as pd
 
 import scrapers
-from common.time import utcnow
+from common.time import to_utc, utcnow
 from scrapers.base import ScrapeError
 from scrapers.http import FetchResult, Fetcher, FileRefused, ReplayFetcher, fetch_source, read_capped
 from storage import db
-from storage.ingest import IngestResult, Response, parse_observed_at, record_fetches, store_blobs, store_snapshot
+from storage.ingest import (IngestResult, known_snapshot, parse_observed_at, record_fetches, Response,
+                            store_blobs, store_snapshot)
 from storage.reads import previous_validators
 from storage.registry_sync import connect_synced
 
@@ -137,7 +138,7 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
     failed = [r for r in results if r.status == "error"]
     final_status: dict[str, str] = {}
     errors: dict[str, str] = {}
-    outcome: SourceOutcome
+    outcome: SourceOutcome | None = None
     parsed = None
     responses = []
     if failed:
@@ -148,16 +149,22 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
         outcome = SourceOutcome(source, "unchanged", "not modified (HTTP 304)")
     else:
         responses = [Response(r.file_name, r.content or b"") for r in results]
-        try:
-            parsed = scraper.parse_checked(responses[0].content, fetched_at=primary.finished_at,
-                                           aux={r.file_name: r.content for r in responses[1:]},
-                                           filename=responses[0].file_name)
-            outcome = SourceOutcome(source, "new", "")
-        except ScrapeError as exc:
-            final_status[primary.url] = "parse_error"
-            errors[primary.url] = exc.reason
-            outcome = SourceOutcome(source, "failed", f"{exc.reason} (raw response kept for re-parsing)")
     with connect_synced(db_path) as con:
+        known = None if outcome is not None else \
+            known_snapshot(con, source, responses, origin="replay" if replay_dir is not None else "fetch")
+        if known is not None:   # content already stored: nothing to parse
+            outcome = SourceOutcome(source, "unchanged", f"same content as snapshot {known.snapshot_id}",
+                                    snapshot_id=known.snapshot_id)
+        elif outcome is None:
+            try:
+                parsed = scraper.parse_checked(responses[0].content, fetched_at=primary.finished_at,
+                                               aux={r.file_name: r.content for r in responses[1:]},
+                                               filename=responses[0].file_name)
+                outcome = SourceOutcome(source, "new", "")
+            except ScrapeError as exc:
+                final_status[primary.url] = "parse_error"
+                errors[primary.url] = exc.reason
+                outcome = SourceOutcome(source, "failed", f"{exc.reason} (raw response kept for re-parsing)")
         with db.transaction(con):
             if outcome.status == "failed" and responses:
                 store_blobs(con, responses)
@@ -197,17 +204,47 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
     return outcomes
 
 
-def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None) -> dict:
-    """Recompute saturation (history, trends) and contamination signals from the stored data."""
-    from jobs.contamination import run_contamination
-    from jobs.saturation import run_saturation
-    now = now or utcnow()
+def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None,
+            skip_unchanged: bool = False) -> dict:
+    """Recompute saturation (history, trends) and contamination signals from the stored data.
+
+    With `skip_unchanged` (the cycle's `run`), an analysis whose inputs hash to the fingerprint of
+    the last completed one (storage.fingerprint: stored data, registry, analysis code and
+    constants, the UTC day) is not recomputed: the stored results are returned ("skipped": True).
+    """
+    from storage import fingerprint as fp
     from storage.saturation import read_saturation_latest
+    now = now or utcnow()
     with connect_synced(db_path) as con:
+        key = fp.input_fingerprint(con, _analysis_parameters(now))
+        summary = fp.stored_summary(con) if skip_unchanged and fp.stored_fingerprint(con) == key else None
+        if summary is not None:
+            from storage.contamination import read_suspects
+            log.info("[analyze] inputs unchanged since the last analysis: stored results kept")
+            return {"saturation": pd.DataFrame(summary), "suspects": read_suspects(con),
+                    "levels": read_saturation_latest(con), "skipped": True}
+        from jobs.contamination import run_contamination   # scipy and the analysis: only when computing
+        from jobs.saturation import run_saturation
+        fp.clear_fingerprint(con)
         saturation = run_saturation(con, now=now)
         suspects = run_contamination(con, now=now)
         levels = read_saturation_latest(con)
-    return {"saturation": saturation, "suspects": suspects, "levels": levels}
+        fp.store_fingerprint(con, key, utcnow(), summary=saturation.to_dict(orient="records"))
+    return {"saturation": saturation, "suspects": suspects, "levels": levels, "skipped": False}
+
+
+def _analysis_parameters(now: datetime) -> dict:
+    """What an analysis depends on besides stored data: its code, its constants, the UTC day."""
+    import hashlib
+    import analysis
+    import storage
+    from analysis import constants
+    code = hashlib.sha256()
+    roots = [Path(analysis.__file__).parent, Path(__file__).parent, Path(storage.__file__).parent]
+    for path in sorted(p for root in roots for p in root.rglob("*.py")):
+        code.update(path.read_bytes())
+    consts = {k: v for k, v in vars(constants).items() if k.isupper()}
+    return {"code": code.hexdigest(), "constants": consts, "day": to_utc(now).date().isoformat()}
 
 
 def notify(db_path: str | os.PathLike | None, *, now: datetime | None = None):
@@ -248,8 +285,9 @@ class CycleReport:
         if self.analysis is not None:
             sat = self.analysis.get("saturation")
             flagged = flagged_suspects(self.analysis.get("suspects"))
+            kept = " (inputs unchanged: stored results kept)" if self.analysis.get("skipped") else ""
             lines.append(f"analyze: saturation for {0 if sat is None else len(sat)} benchmark(s); "
-                         f"{len(flagged)} contamination-suspect flag(s)")
+                         f"{len(flagged)} contamination-suspect flag(s){kept}")
         if self.notification is not None:
             lines.append(f"notify: {self.notification}")
         lines += [f"error: {e}" for e in self.errors]
@@ -264,7 +302,7 @@ def run_cycle(db_path: str | os.PathLike | None, sources: Sequence[str] | None =
     if collect_only:
         return report
     try:
-        report.analysis = analyze(db_path)
+        report.analysis = analyze(db_path, skip_unchanged=True)
     except Exception as exc:  # noqa: BLE001 - reported, and notify still runs for source alerts
         log.exception("[analyze] failed")
         report.errors.append(f"analyze failed: {type(exc).__name__}: {exc}")

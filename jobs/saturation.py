@@ -49,8 +49,9 @@ def dated_history(history: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
         resolved = resolve_model_dates(claims)
         release = resolved.set_index("model")["release_date"]
     release_of = {m: d for m, d in release.items() if pd.notna(d)}
-    h["release_date"] = pd.to_datetime(pd.Series([release_of.get(m) for m in h["model"]], index=h.index,
-                                                 dtype="object"), errors="coerce")
+    release_dates = pd.to_datetime(pd.Series(release_of, dtype="object"), errors="coerce")
+    mapped = h["model"].map(release_dates) if len(release_dates) else pd.Series(None, index=h.index, dtype="object")
+    h["release_date"] = pd.to_datetime(mapped, errors="coerce")
     own = pd.to_datetime(h["evaluated_at"]).fillna(pd.to_datetime(h["first_observed_at"]))
     own_source = np.where(h["evaluated_at"].notna(), "evaluated_at", "first_observed_at")
     bounded = h["release_date"].notna() & (h["release_date"] > own)
@@ -119,7 +120,9 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
                                     "forecast_status", "forecast_date"]], on=["benchmark", "population"], how="left")
     summary["trajectory_points"] = summary["trajectory_points"].fillna(0).astype("int64")
     for col in ("as_of", "forecast_date"):
-        summary[col] = pd.to_datetime(summary[col]).dt.strftime("%Y-%m-%d").where(summary[col].notna(), None)
+        # per value: a forecast date may lie beyond pandas' nanosecond range (year 2262)
+        summary[col] = pd.Series([None if pd.isna(v) else (v if hasattr(v, "strftime") else pd.Timestamp(v))
+                                  .strftime("%Y-%m-%d") for v in summary[col]], index=summary.index, dtype="object")
     return summary[SUMMARY_COLUMNS]
 
 

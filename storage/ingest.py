@@ -158,6 +158,22 @@ def mark_seen(con: duckdb.DuckDBPyConnection, snapshot_id: int, seen_at: datetim
     con.execute("UPDATE snapshots SET last_seen = greatest(last_seen, ?) WHERE id = ?", [seen_at, snapshot_id])
 
 
+def known_snapshot(con: duckdb.DuckDBPyConnection, source: str, responses: Sequence[Response], *, origin: str,
+                   now: datetime | None = None) -> IngestResult | None:
+    """The stored snapshot of this exact content (by content hash), marked as seen again, or None.
+
+    Called before parsing: content already stored needs no parse (an unchanged cycle).
+    """
+    sha = snapshot_hash(responses)
+    existing = find_snapshot(con, source, sha)
+    if existing is None:
+        return None
+    now = now or datetime.now(timezone.utc)
+    mark_seen(con, existing, now)
+    confirmed = origin in ("fetch", "replay") and _confirm_held(con, existing, now)
+    return IngestResult(source, "unchanged", existing, sha, confirmed=confirmed)
+
+
 def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, responses: Sequence[Response], *,
                    observed_at: datetime, origin: str, parser_version: int) -> IngestResult:
     """Write a parsed snapshot (or note that its content is already stored)."""
@@ -165,11 +181,9 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
     sha = snapshot_hash(responses)
     now = datetime.now(timezone.utc)
     observed_at = parse_observed_at(observed_at, now=now)
-    existing = find_snapshot(con, source, sha)
-    if existing is not None:
-        mark_seen(con, existing, now)
-        confirmed = origin in ("fetch", "replay") and _confirm_held(con, existing, now)
-        return IngestResult(source, "unchanged", existing, sha, confirmed=confirmed)
+    known = known_snapshot(con, source, responses, origin=origin, now=now)
+    if known is not None:
+        return known
 
     mapper = NameMapper.from_db(con)
     scores = parsed.scores

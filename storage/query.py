@@ -127,8 +127,12 @@ def _wait_uninterrupted(event: threading.Event, seconds: float) -> None:
 
 def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
               on_wait: Callable[[str], None] | None = None, timeout: float = DEFAULT_TIMEOUT_SECONDS,
-              memory_limit: str = DEFAULT_MEMORY_LIMIT, threads: int = DEFAULT_THREADS) -> pd.DataFrame:
+              memory_limit: str = DEFAULT_MEMORY_LIMIT, threads: int = DEFAULT_THREADS,
+              fetch: Callable[[duckdb.DuckDBPyConnection, str], object] | None = None) -> pd.DataFrame:
     """Run read-only SQL within `timeout` seconds and `memory_limit`; the last statement's result.
+
+    `fetch(con, last_statement)` runs the last statement and returns its result (default: as a
+    DataFrame); the CLI passes one that prints plain results without importing pandas.
 
     Raises ReadOnlyViolation before opening anything, QueryCutOff when a bound (or Ctrl-C) stops
     the query, StorageError for SQL errors and an unopenable database.
@@ -141,10 +145,14 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
 
     def work() -> None:
         try:
-            result = None
-            for st in duckdb.extract_statements(sql):
-                result = con.execute(st)
-            outcome["frame"] = result.df()
+            statements = duckdb.extract_statements(sql)
+            for st in statements[:-1]:
+                con.execute(st)
+            if fetch is not None and statements:
+                outcome["frame"] = fetch(con, statements[-1])
+            else:
+                result = con.execute(statements[-1]) if statements else None
+                outcome["frame"] = result.df()
         except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
             outcome["error"] = exc
         finally:

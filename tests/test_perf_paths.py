@@ -247,3 +247,195 @@ def test_identify_frame_identical_to_per_row_identify():
             for s, b, r, t, sn in zip(rows["source"], rows["benchmark"], rows["model_raw"], rows["model_tag"], snaps)]
     for col in ("model", "variant", "population", "underlying"):
         assert got[col].tolist() == [getattr(i, col) for i in want], col
+
+
+# --- A2 re-scored entries: the per-series filters of the whole history (quadratic) ----------
+
+from analysis.contamination import Thresholds, a2_snapshot_tests  # noqa: E402
+from analysis.contamination.a2 import a2_one  # noqa: E402
+from analysis.contamination.base import (Prepared, _a1_pairs_to_skip, prepare, prepare_scores,  # noqa: E402
+                                         signal_test, SignalTest)
+from analysis.contamination.link import _link_data  # noqa: E402
+from analysis.contamination.numerics import _logit  # noqa: E402
+from analysis.cutoffs import as_dates, require_columns  # noqa: E402
+
+REF_LOG = logging.getLogger("test.a2")
+
+
+def reference_a2_snapshot_tests(history: pd.DataFrame, scores: pd.DataFrame, benchmarks: pd.DataFrame, *,
+                      slices: pd.DataFrame | None = None, th: Thresholds = Thresholds(),
+                      prepared: Prepared | None = None) -> list[SignalTest]:
+    """A2 for re-scored entries: the newest change of a (source, benchmark, model, setting) series.
+
+    x_old / x_new are the model's reference-benchmark scores as of each snapshot's time (latest
+    score observed by then, any source), so an unchanged model has Δ̂ = 0. Entries whose setting
+    (harness, prompt, edit format) differs are different series and never compared.
+    """
+    require_columns(history, ("snapshot_id", "observed_at", "benchmark", "model", "score"), "score history")
+    p = prepared or prepare(scores, benchmarks)
+    bench, s, table = p.bench, p.scores, p.table
+    h = history.copy()
+    h["observed_at"] = as_dates(h["observed_at"], "score history: observed_at")
+    hs = prepare_scores(h, bench, "score history", by_setting=True)
+    skip = _a1_pairs_to_skip(slices)
+    tests = []
+    hs = hs.sort_values(["observed_at", "snapshot_id"])
+    for (source, b, m, setting), series in hs.groupby(["source", "benchmark", "model", "setting"], sort=True):
+        series = series.drop_duplicates("snapshot_id", keep="last")
+        if len(series) < 2 or (m, b) in skip:
+            continue
+        new, old = series.iloc[-1], series.iloc[-2]
+        if new["score"] == old["score"]:
+            continue
+        refs_b = [r for r in bench["reference_benchmarks"].get(b, ()) if r != b]
+        asof = {}
+        for label, t in (("new", new["observed_at"]), ("old", old["observed_at"])):
+            seen = hs[(hs["model"] == m) & hs["benchmark"].isin(refs_b) & (hs["observed_at"] <= t)]
+            latest = seen.sort_values(["observed_at", "score"]).groupby("benchmark").tail(1)
+            asof[label] = latest.set_index("benchmark")
+        both = [r for r in refs_b if r in asof["new"].index and r in asof["old"].index and r in table.score.columns]
+        rows = s[(s["source"] == source) & (s["benchmark"] == b)]
+        link, why = _link_data(b, rows, table, bench, both, {m}, th)
+        if link is None:
+            REF_LOG.debug("[contamination] A2 %s/%s %s snapshot jump not tested: %s", source or "-", b, m, why)
+            continue
+        x = {k: float(_logit(v.loc[both, "score"].to_numpy(float), v.loc[both, "n"].to_numpy(float)).mean())
+             for k, v in asof.items()}
+        res = a2_one(float(new["score"]), float(new["se"]), float(old["score"]), float(old["se"]),
+                     x["new"], x["old"], link, kind="rescore")
+        res.update({"kind": "snapshot", "setting": setting, "snapshot_new": int(new["snapshot_id"]),
+                    "snapshot_old": int(old["snapshot_id"]), "observed_new": new["observed_at"],
+                    "observed_old": old["observed_at"]})
+        snaps = set(link.snapshot_ids) | {int(new["snapshot_id"]), int(old["snapshot_id"])}
+        tests.append(signal_test("A2", m, b, source, res, snapshot_ids=snaps, detail=f"rescore {setting}".rstrip(),
+                                 gate=bool(np.isfinite(res["z"]) and res["z"] >= th.a2_min_z)))
+    return tests
+
+
+def _a2_history(seed: int, n_models: int = 30, n_snaps: int = 6) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """A history of two sources, settings, repeated rows within a snapshot, equal times of two
+    snapshots, unchanged and re-scored entries; benchmarks with and without references."""
+    rng = np.random.default_rng(seed)
+    benches = ["t1", "t2", "r1", "r2", "r3"]
+    theta = rng.normal(0, 1, n_models)
+    times = pd.to_datetime("2024-01-01") + pd.to_timedelta(np.sort(rng.choice(np.arange(0, 200, 7), n_snaps)), "D")
+    frames = []
+    for snap in range(n_snaps):
+        for src in ("s1", "s2"):
+            for b in benches:
+                keep = rng.random(n_models) < 0.8
+                p = 1 / (1 + np.exp(-(theta + rng.normal(0, 0.05 if snap < n_snaps - 1 else 0.4, n_models))))
+                score = np.round(p, 2)              # rounded: many unchanged entries and ties
+                frames.append(pd.DataFrame({
+                    "source": src, "benchmark": b, "model": [f"m{i}" for i in range(n_models)],
+                    "setting": rng.choice(["", "whole", "diff"], n_models), "score": score,
+                    "n_items": rng.choice([200, 400, np.nan], n_models), "stderr": np.nan,
+                    "metric": rng.choice(["proportion", "proportion", None, "elo"], n_models),
+                    "snapshot_id": snap + 1 + (10 if src == "s2" else 0), "observed_at": times[snap]})[keep])
+    history = pd.concat(frames, ignore_index=True)
+    dup = history.sample(frac=0.1, random_state=seed).assign(score=lambda d: (d["score"] - 0.03).clip(0, 1))
+    history = pd.concat([history, dup], ignore_index=True).sample(frac=1.0, random_state=seed)
+    last = history["snapshot_id"].isin([n_snaps, n_snaps + 10])
+    scores = history[last].drop(columns=["observed_at"])
+    benchmarks = pd.DataFrame({"benchmark": benches, "reference_benchmarks": ["r1;r2;r3", "r1", "", "r1", None],
+                               "n_items": [300, 300, 300, 300, 300]})
+    return history, scores, benchmarks
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a2_snapshot_tests_identical_to_reference(seed):
+    history, scores, benchmarks = _a2_history(seed)
+    slices = pd.DataFrame({"model": ["m1", "m2"], "benchmark": ["t1", "r1"], "status": ["post", "post"]})
+    th = Thresholds(a1_min_ref_models=5)
+    got = a2_snapshot_tests(history, scores, benchmarks, slices=slices, th=th)
+    want = reference_a2_snapshot_tests(history, scores, benchmarks, slices=slices, th=th)
+    assert len(want) > 5                        # the comparison covers tested series
+    assert [(t.source, t.benchmark, t.model, t.detail) for t in got] == \
+        [(t.source, t.benchmark, t.model, t.detail) for t in want]
+    for g, w in zip(got, want):
+        assert g == w
+
+
+# --- bin stability: the k best of each draw by a partition (was a full sort of every draw) ---
+
+def reference_binomial_top(s: np.ndarray, n: int, k: int, draws: int, seed: int) -> np.ndarray:
+    """The previous selection: every draw fully sorted, its first k columns (best first)."""
+    rng = np.random.default_rng(seed)
+    redrawn = rng.binomial(n, np.clip(s, 0.0, 1.0), size=(draws, len(s))) / n
+    return -np.sort(-redrawn, axis=1)[:, :k]
+
+
+@pytest.mark.parametrize("n_models,n_items", [(5, 40), (6, 50), (300, 30), (2000, 500)])
+def test_bin_stability_identical_to_full_sort(n_models, n_items):
+    from analysis.saturation import (SATURATION_BINS, bin_index, bin_stability, binomial_se, index_arrays,
+                                     saturation_index)
+    rng = np.random.default_rng(n_models)
+    s = np.round(rng.uniform(0.3, 0.95, n_models), 3)
+    s[:3] = s.max()                                   # ties at the top
+    seed, k, draws = 7, SATURATION_K, 500
+    got = bin_stability(s, n_items, k, seed=seed, draws=draws)
+    top = reference_binomial_top(s, n_items, k, draws, seed)
+    n_eff = n_items ** SATURATION_ALPHA
+    s_star = index_arrays(top[:, 0], top[:, k - 1], binomial_se(top[:, 0], n_eff), binomial_se(top[:, k - 1], n_eff))
+    probs = np.bincount(bin_index(s_star["s_index"]), minlength=len(SATURATION_BINS)) / draws
+    assert saturation_index(list(s), n_items, k).s_index is not None
+    assert got.bin_probs == tuple(float(p) for p in probs)
+
+
+# --- dated_history: release dates mapped per model (was a Python list over every row) ------
+
+def test_dated_history_release_map_identical():
+    from jobs.saturation import dated_history
+    rng = np.random.default_rng(5)
+    n = 500
+    models = rng.choice(["a", "b", "c", "d", None], n)
+    first = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 300, n), "D")
+    history = pd.DataFrame({"model": models, "evaluated_at": pd.Series(pd.NaT, index=range(n), dtype="datetime64[us]"),
+                            "first_observed_at": first.astype("datetime64[us]")})
+    history.loc[::7, "evaluated_at"] = pd.Timestamp("2024-03-01")
+    claims = pd.DataFrame({"model": ["a", "b", "c"], "release_date": pd.to_datetime(["2024-05-01", "2023-01-01", None]),
+                           "knowledge_cutoff": pd.NaT, "provenance": "vendor_doc", "source": "x"})
+    got = dated_history(history, claims)
+    from analysis.cutoffs import resolve_model_dates
+    release_of = {m: d for m, d in resolve_model_dates(claims).set_index("model")["release_date"].items() if pd.notna(d)}
+    want = pd.to_datetime(pd.Series([release_of.get(m) for m in history["model"]], index=history.index, dtype="object"),
+                          errors="coerce")
+    pd.testing.assert_series_equal(got["release_date"], want, check_names=False)
+    assert (got["date_source"] == "release_date").sum() > 0
+    empty = dated_history(history, claims.iloc[:0])
+    assert empty["release_date"].isna().all() and (empty["date_source"] != "release_date").all()
+
+
+# --- query's table format without pandas: identical to pandas' to_string -------------------
+
+def _pandas_table(con, sql: str, max_rows: int = 200) -> str:
+    """The table format of `benchwatch query` through pandas (cli/commands/query.py's fallback)."""
+    from cli.commands.query import _neutralised, inert_text
+    df = _neutralised(con.execute(sql).df(), inert_text)
+    with pd.option_context("display.max_rows", max_rows, "display.max_columns", None,
+                           "display.width", 200, "display.max_colwidth", 60):
+        return df.to_string(index=False, max_rows=max_rows) if len(df) else "(no rows)"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_plain_table_identical_to_pandas(seed):
+    import duckdb
+    from cli.commands.query import _fetch_table
+    rng = np.random.default_rng(seed)
+    con = duckdb.connect()
+    words = ["", " ", "a", "x y", "long-ish name (variant)", "tab\there", "esc\x1b[31m", "=1+2", "-3", "True"]
+    n = int(rng.integers(0, 12))
+    cols = {"i": rng.integers(-10**6, 10**6, n).tolist(), "big": rng.integers(0, 2**62, n).tolist(),
+            "small": rng.integers(-5, 5, n).tolist(), "t": [words[j] for j in rng.integers(0, len(words), n)],
+            "b": rng.random(n).round().astype(bool).tolist()}
+    frame = pd.DataFrame(cols).astype({"i": "int32", "small": "int8"})   # noqa: F841 (read by DuckDB)
+    con.execute("CREATE TABLE t AS SELECT * FROM frame")
+    for sql in ["SELECT * FROM t", "SELECT t AS \"a long column name\", small FROM t",
+                "SELECT 1", "SELECT i AS \"x\x07\" FROM t", "SELECT * FROM t WHERE false"]:
+        got = _fetch_table(200)(con, sql)
+        assert isinstance(got, str), sql
+        assert got == _pandas_table(con, sql), sql
+    # NULLs, floats, dates and more rows than shown go to pandas
+    for sql in ["SELECT NULL::INT AS n", "SELECT 0.5 AS f", "SELECT DATE '2024-01-01' AS d",
+                "SELECT * FROM range(300)"]:
+        assert not isinstance(_fetch_table(200)(con, sql), str), sql

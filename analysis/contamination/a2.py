@@ -124,46 +124,91 @@ def a2_snapshot_tests(history: pd.DataFrame, scores: pd.DataFrame, benchmarks: p
     x_old / x_new are the model's reference-benchmark scores as of each snapshot's time (latest
     score observed by then, any source), so an unchanged model has Δ̂ = 0. Entries whose setting
     (harness, prompt, edit format) differs are different series and never compared.
+
+    Cost O(N log N) in the history's rows: the last two snapshots of every series come from one
+    sort, and the as-of reference scores from one sorted (model, benchmark, time) index searched
+    per tested series (not a filter of the whole history per series).
     """
     require_columns(history, ("snapshot_id", "observed_at", "benchmark", "model", "score"), "score history")
     p = prepared or prepare(scores, benchmarks)
     bench, s, table = p.bench, p.scores, p.table
-    h = history.copy()
-    h["observed_at"] = as_dates(h["observed_at"], "score history: observed_at")
+    h = history.assign(observed_at=as_dates(history["observed_at"], "score history: observed_at"))
     hs = prepare_scores(h, bench, "score history", by_setting=True)
     skip = _a1_pairs_to_skip(slices)
-    tests = []
+    keys = ["source", "benchmark", "model", "setting"]
     hs = hs.sort_values(["observed_at", "snapshot_id"])
-    for (source, b, m, setting), series in hs.groupby(["source", "benchmark", "model", "setting"], sort=True):
-        series = series.drop_duplicates("snapshot_id", keep="last")
-        if len(series) < 2 or (m, b) in skip:
-            continue
-        new, old = series.iloc[-1], series.iloc[-2]
-        if new["score"] == old["score"]:
-            continue
-        refs_b = [r for r in bench["reference_benchmarks"].get(b, ()) if r != b]
-        asof = {}
-        for label, t in (("new", new["observed_at"]), ("old", old["observed_at"])):
-            seen = hs[(hs["model"] == m) & hs["benchmark"].isin(refs_b) & (hs["observed_at"] <= t)]
-            latest = seen.sort_values(["observed_at", "score"]).groupby("benchmark").tail(1)
-            asof[label] = latest.set_index("benchmark")
-        both = [r for r in refs_b if r in asof["new"].index and r in asof["old"].index and r in table.score.columns]
-        rows = s[(s["source"] == source) & (s["benchmark"] == b)]
-        link, why = _link_data(b, rows, table, bench, both, {m}, th)
+    # every series in key order, its snapshots in time order (one row each: the last of a snapshot)
+    ser = hs.dropna(subset=keys).drop_duplicates(keys + ["snapshot_id"], keep="last")
+    ser = ser.sort_values(keys, kind="stable").reset_index(drop=True)
+    from_end = ser.groupby(keys, sort=False).cumcount(ascending=False).to_numpy()
+    old_i = np.flatnonzero(from_end == 1)
+    new_i = old_i + 1
+    score = ser["score"].to_numpy(float)
+    models, benches = ser["model"].to_numpy(object), ser["benchmark"].to_numpy(object)
+    keep = (score[new_i] != score[old_i]) & np.array([(m, b) not in skip for m, b in
+                                                      zip(models[new_i], benches[new_i])], dtype=bool)
+    old_i, new_i = old_i[keep], new_i[keep]
+    refs_of = {b: [r for r in bench["reference_benchmarks"].get(b, ()) if r != b] for b in set(benches[new_i])}
+    asof = _AsOf(hs, {r for refs in refs_of.values() for r in refs})
+    rows_of = {k: g for k, g in s.groupby(["source", "benchmark"], sort=False)}
+    no_rows = s.iloc[:0]
+    col = {c: ser[c].to_numpy(object) for c in ("source", "setting", "observed_at", "snapshot_id")}
+    se = ser["se"].to_numpy(float)
+    tests = []
+    for io, inew in zip(old_i.tolist(), new_i.tolist()):
+        source, b, m, setting = col["source"][inew], benches[inew], models[inew], col["setting"][inew]
+        refs_b = refs_of[b]
+        t_new, t_old = pd.Timestamp(col["observed_at"][inew]), pd.Timestamp(col["observed_at"][io])
+        seen = {"new": asof.latest(m, refs_b, t_new), "old": asof.latest(m, refs_b, t_old)} if refs_b else {}
+        both = [r for r in refs_b if r in seen["new"] and r in seen["old"] and r in table.score.columns]
+        link, why = _link_data(b, rows_of.get((source, b), no_rows), table, bench, both, {m}, th)
         if link is None:
             log.debug("[contamination] A2 %s/%s %s snapshot jump not tested: %s", source or "-", b, m, why)
             continue
-        x = {k: float(_logit(v.loc[both, "score"].to_numpy(float), v.loc[both, "n"].to_numpy(float)).mean())
-             for k, v in asof.items()}
-        res = a2_one(float(new["score"]), float(new["se"]), float(old["score"]), float(old["se"]),
+        x = {}
+        for label, v in seen.items():
+            sn = np.array([v[r] for r in both], dtype=float).reshape(-1, 2)
+            x[label] = float(_logit(sn[:, 0], sn[:, 1]).mean())
+        res = a2_one(float(score[inew]), float(se[inew]), float(score[io]), float(se[io]),
                      x["new"], x["old"], link, kind="rescore")
-        res.update({"kind": "snapshot", "setting": setting, "snapshot_new": int(new["snapshot_id"]),
-                    "snapshot_old": int(old["snapshot_id"]), "observed_new": new["observed_at"],
-                    "observed_old": old["observed_at"]})
-        snaps = set(link.snapshot_ids) | {int(new["snapshot_id"]), int(old["snapshot_id"])}
+        snap_new, snap_old = int(col["snapshot_id"][inew]), int(col["snapshot_id"][io])
+        res.update({"kind": "snapshot", "setting": setting, "snapshot_new": snap_new, "snapshot_old": snap_old,
+                    "observed_new": t_new, "observed_old": t_old})
+        snaps = set(link.snapshot_ids) | {snap_new, snap_old}
         tests.append(signal_test("A2", m, b, source, res, snapshot_ids=snaps, detail=f"rescore {setting}".rstrip(),
                                  gate=bool(np.isfinite(res["z"]) and res["z"] >= th.a2_min_z)))
     return tests
+
+
+class _AsOf:
+    """A model's latest score (and n) on a benchmark as of a time, any source or setting: the
+    history rows of `benchmarks` sorted by (model, benchmark, observed_at, score), searched by time.
+    Among rows of one time the highest score wins (then the later row)."""
+
+    def __init__(self, hs: pd.DataFrame, benchmarks: set[str]) -> None:
+        d = hs[hs["benchmark"].isin(list(benchmarks)) & hs["observed_at"].notna() & hs["model"].notna()]
+        d = d.sort_values(["model", "benchmark", "observed_at", "score"], kind="stable")
+        self.t = d["observed_at"].to_numpy()
+        self.score, self.n = d["score"].to_numpy(float), d["n"].to_numpy(float)
+        m, b = d["model"].to_numpy(object), d["benchmark"].to_numpy(object)
+        starts = np.flatnonzero(np.r_[True, (m[1:] != m[:-1]) | (b[1:] != b[:-1])]) if len(d) else np.array([], int)
+        ends = np.r_[starts[1:], len(d)]
+        self.span = {(m[i], b[i]): (i, j) for i, j in zip(starts.tolist(), ends.tolist())}
+
+    def latest(self, model: str, benchmarks: list[str], t: pd.Timestamp) -> dict[str, tuple[float, float]]:
+        """benchmark -> (score, n) of the model's latest row observed at or before t."""
+        out = {}
+        if pd.isna(t):
+            return out
+        t64 = np.datetime64(t).astype(self.t.dtype) if len(self.t) else None
+        for r in benchmarks:
+            span = self.span.get((model, r))
+            if span is None:
+                continue
+            i = span[0] + int(np.searchsorted(self.t[span[0]:span[1]], t64, side="right")) - 1
+            if i >= span[0]:
+                out[r] = (self.score[i], self.n[i])
+        return out
 
 
 def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:

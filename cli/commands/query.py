@@ -89,18 +89,71 @@ def _neutralised(df, cell):
     return out
 
 
-def run(args: argparse.Namespace) -> int:
-    import pandas as pd
+# Column types whose table cells `plain_table` writes exactly as pandas' to_string(index=False) does
+_PLAIN_TYPES = frozenset({"BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT",
+                          "UINTEGER", "UBIGINT", "VARCHAR"})
+_PLAIN_MAX_TEXT = 50    # longer text: pandas' max_colwidth truncation applies, left to pandas
 
+
+def plain_table(names: list[str], types: list[str], rows: list[tuple], max_rows: int) -> str | None:
+    """The table format of `rows` (integers, booleans, text) without pandas, or None when
+    pandas must format it (NULLs, more than max_rows rows, long or non-ASCII text).
+
+    pandas' to_string(index=False): cells as str(v), a numeric (or boolean) column's name after one
+    space, every cell right-justified to the column's widest cell or name, columns one space apart.
+    """
+    if not rows:
+        return "(no rows)"
+    if len(rows) > max_rows:
+        return None
+    cols = []
+    for j, (name, typ) in enumerate(zip(names, types)):
+        cells = []
+        for row in rows:
+            v = inert_text(row[j])
+            if isinstance(v, str) and (len(v) > _PLAIN_MAX_TEXT or not v.isascii()):
+                return None
+            if not isinstance(v, (bool, int, str)):
+                return None
+            cells.append(str(v))
+        header = str(inert_text(str(name)))
+        if len(header) > _PLAIN_MAX_TEXT or not header.isascii():
+            return None
+        header = header if typ == "VARCHAR" else " " + header
+        width = max(len(header), *(len(c) for c in cells))
+        cols.append([header.rjust(width)] + [c.rjust(width) for c in cells])
+    return "\n".join(" ".join(parts) for parts in zip(*cols))
+
+
+def _fetch_table(max_rows: int):
+    """A run_query `fetch`: plain results as text (no pandas import), anything else as a DataFrame."""
+    def fetch(con, statement: str) -> object:
+        result = con.execute(statement)
+        description = result.description or []
+        if not description or not all(str(d[1]) in _PLAIN_TYPES for d in description):
+            return result.df()
+        text = plain_table([d[0] for d in description], [str(d[1]) for d in description],
+                           result.fetchmany(max_rows + 1), max_rows)
+        return text if text is not None else con.execute(statement).df()   # rows consumed: run it again
+    return fetch
+
+
+def run(args: argparse.Namespace) -> int:
     from storage.db import StorageError
     from storage.query import QueryCutOff, run_query
 
     try:
         df = run_query(args.sql, args.db, wait=args.wait, on_wait=lambda m: print(f"benchwatch: {m}", file=sys.stderr),
-                       timeout=args.timeout, memory_limit=args.memory, threads=args.threads)
+                       timeout=args.timeout, memory_limit=args.memory, threads=args.threads,
+                       fetch=_fetch_table(args.max_rows) if args.format == "table" else None)
     except StorageError as exc:
         print(f"benchwatch: {inert_text(str(exc))}", file=sys.stderr)
         return 130 if isinstance(exc, QueryCutOff) and exc.interrupted else 1
+    if isinstance(df, str):
+        print(df)
+        return 0
+    import pandas as pd
+
     if args.format == "csv":
         _neutralised(df, inert_csv).to_csv(sys.stdout, index=False)
     elif args.format == "json":  # exact: JSON escapes control characters itself, and nobody evaluates it

@@ -1,0 +1,75 @@
+"""The unchanged cycle (issue 12): a second `run` over identical responses parses nothing and
+does not recompute the analysis (storage.fingerprint, migration 014); any change of its inputs
+makes the next cycle recompute."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import jobs.cycle as cycle
+import jobs.saturation
+import scrapers
+from storage import db
+from storage import fingerprint as fp
+
+REPLAY = Path(__file__).resolve().parent / "fixtures" / "replay"
+SOURCES = ["aider_polyglot", "knowledge_cutoffs"]
+
+
+def _boom(*args, **kwargs):
+    raise AssertionError("called on an unchanged cycle")
+
+
+def test_second_cycle_skips_parse_and_analysis_and_a_change_recomputes(tmp_path, monkeypatch):
+    path = tmp_path / "c.duckdb"
+    first = cycle.run_cycle(path, SOURCES, replay_dir=REPLAY)
+    assert first.analysis is not None and not first.analysis["skipped"], first.text()
+    assert {o.status for o in first.outcomes} == {"new"}
+
+    calls = {"analysis": 0}
+    real = jobs.saturation.run_saturation
+
+    def counted(*args, **kwargs):
+        calls["analysis"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(jobs.saturation, "run_saturation", counted)
+    for name in SOURCES:   # an unchanged cycle must not parse
+        monkeypatch.setattr(type(scrapers.get(name)), "parse_checked", _boom)
+    second = cycle.run_cycle(path, SOURCES, replay_dir=REPLAY)
+    assert [o.status for o in second.outcomes] == ["unchanged", "unchanged"], second.text()
+    assert second.analysis["skipped"] and calls["analysis"] == 0
+    assert "inputs unchanged" in second.text()
+    kept, computed = second.analysis["saturation"], first.analysis["saturation"]
+    assert list(kept.columns) == list(computed.columns) and len(kept) == len(computed) > 0
+    assert kept["benchmark"].tolist() == computed["benchmark"].tolist()
+    assert kept["s_index"].astype(float).round(12).equals(computed["s_index"].astype(float).round(12))
+
+    with db.connect(path) as con:   # an input changes: one score row less
+        before = fp.stored_fingerprint(con)
+        con.execute("DELETE FROM scores WHERE rowid = (SELECT min(rowid) FROM scores)")
+    third = cycle.run_cycle(path, SOURCES, replay_dir=REPLAY)
+    assert not third.analysis["skipped"] and calls["analysis"] == 1
+    with db.connect(path) as con:
+        assert fp.stored_fingerprint(con) not in (None, before)
+
+
+@pytest.mark.parametrize("change", [
+    "UPDATE snapshots SET status = 'held' WHERE id = (SELECT min(id) FROM snapshots)",
+    "UPDATE scores SET score = score / 2 WHERE rowid = (SELECT min(rowid) FROM scores)",
+    "DELETE FROM model_dates WHERE rowid = (SELECT min(rowid) FROM model_dates)",
+    "UPDATE benchmarks SET n_items = coalesce(n_items, 0) + 1 WHERE id = (SELECT min(id) FROM benchmarks)",
+])
+def test_fingerprint_sees_every_input_change_but_not_last_seen(tmp_path, change):
+    path = tmp_path / "f.duckdb"
+    cycle.collect(path, SOURCES, replay_dir=REPLAY)
+    params = {"day": "2025-01-01"}
+    with db.connect(path) as con:
+        base = fp.input_fingerprint(con, params)
+        con.execute("UPDATE snapshots SET last_seen = last_seen + INTERVAL 1 DAY")   # seen again: no change
+        assert fp.input_fingerprint(con, params) == base
+        assert fp.input_fingerprint(con, {"day": "2025-01-02"}) != base
+        con.execute(change)
+        assert fp.input_fingerprint(con, params) != base
