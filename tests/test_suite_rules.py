@@ -74,3 +74,15 @@ def test_every_test_that_starts_a_prefect_server_is_slow():
                     and not any("slow" in ast.unparse(d) for d in node.decorator_list):
                 unmarked.append(f"{path.name}:{node.lineno} {node.name}")
     assert not unmarked, f"mark these @pytest.mark.slow: {unmarked}"
+
+
+def test_every_package_is_installed():
+    """A package missing from pyproject's list works from the checkout (cwd on sys.path) but not
+    for an installed benchwatch: the worker's subprocesses, `benchwatch` from another folder."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(root).parts) for p in root.glob("*/**/__init__.py")
+             if p.parent.relative_to(root).parts[0] not in ("tests", "build")}
+    assert found - listed == set(), f"add to [tool.setuptools] packages in pyproject.toml: {sorted(found - listed)}"
