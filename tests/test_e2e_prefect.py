@@ -265,7 +265,9 @@ def test_pipeline_deployment_on_a_process_worker(server, fake_slack_process, tmp
                                  "QUALIFY row_number() OVER (PARTITION BY source ORDER BY id DESC) = 1")) == {
         "swebench": 64, "simple_evals": 103, "livebench": 372}
     mgsm = db_rows(db_path, "SELECT bin FROM saturation WHERE benchmark = 'mgsm' AND scope = 'all' ORDER BY as_of")
-    assert [b for (b,) in mgsm] == ["low", "very high", "high"]
+    # 2025-07-09: o3 and o3-high are one model (its best row counts once): top 5 = .923 .916 .916
+    # .908 .903 -> S 0.876, high (it read "very high" while the effort variant took a second seat)
+    assert [b for (b,) in mgsm] == ["low", "high", "high"]
 
     # Slack: one digest, with the committed move.
     messages = slack_messages(fake_slack_process["record"])
