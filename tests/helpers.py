@@ -63,3 +63,15 @@ def fixture_scraper(source: str, *, floor: int | None = 1):
     if floor is not None:
         s.min_rows = floor
     return s
+
+
+def docs_figures():
+    """docs/figures.py (a script, not a package module) loaded as a module for its tests."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("docs_figures", ROOT / "docs" / "figures.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -7,7 +7,6 @@ reason shown, when the folder is absent). The fast tests check the block rewriti
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -16,16 +15,9 @@ from pathlib import Path
 import pytest
 
 from helpers import SNAPSHOTS, needs
+from helpers import docs_figures as figures
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def figures():
-    spec = importlib.util.spec_from_file_location("docs_figures", ROOT / "docs" / "figures.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_blocks_are_rewritten_in_place_and_missing_ones_named():

@@ -20,27 +20,17 @@ import pytest
 from analysis.constants import FDR_Q, MIN_EFFECT, MIN_EFFECT_SE, REFERENCE_TRUST
 from jobs.cycle import analyze
 from storage.query import run_query
-from helpers import SNAPSHOTS, needs
+from helpers import SNAPSHOTS, docs_figures, needs
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = [needs(SNAPSHOTS), pytest.mark.slow]   # a real-history backfill: every snapshot file, then analyze
 BINS = [(0.01, "very low"), (0.3, "low"), (0.7, "moderate"), (0.9, "high"), (np.inf, "very high")]
 
 
-def figures_module():
-    import importlib.util
-    import sys
-    spec = importlib.util.spec_from_file_location("docs_figures", ROOT / "docs" / "figures.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def history(tmp_path_factory) -> Path:
     """The history backfilled the way a user does it (docs/figures.py calls the project's backfill)."""
-    figures = figures_module()
+    figures = docs_figures()
     db = tmp_path_factory.mktemp("real") / "history.duckdb"
     figures.backfill(SNAPSHOTS, db)                  # raises on any failed file
     analyze(db, now=figures.history_now(db))

@@ -138,11 +138,3 @@ def _text(sections, now: datetime) -> str:
         for title, frame in sections:
             out += ["", title, "-" * len(title), frame.to_string(index=False) if len(frame) else "(none)"]
     return "\n".join(out)
-
-
-def __getattr__(name: str):
-    """`trend_text` and `write_atomic` (jobs.report_html) on first use: the CLI starts without them."""
-    if name in ("trend_text", "write_atomic"):
-        import jobs.report_html as html
-        return getattr(html, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
