@@ -12,8 +12,8 @@ from typing import Any, Mapping
 
 # --- Alert kinds ----------------------------------------------------------------------------------
 # Each kind is declared by its rule module (alerts/rules/<rule>.py) and registered in
-# alerts.rules.RULES; ALL_KINDS, INFO_KINDS, SOURCE_HEALTH_KINDS and the kind names
-# (SATURATION_BIN_CHANGED, ...) are read from that registry on access (see __getattr__ below).
+# alerts.rules.RULES; the kind lists (all_kinds, info_kinds, source_health_kinds) and the kind
+# names (SATURATION_BIN_CHANGED, ...) are read from that registry, never declared here.
 
 
 # Label keys every alert carries ('' when a key does not apply to the kind); the fingerprint

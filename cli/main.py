@@ -41,7 +41,7 @@ EXIT_USAGE = 2
 EXIT_BUG = 70          # sysexits.h EX_SOFTWARE
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
-_PACKAGES = ("cli", "flows", "jobs", "storage", "scrapers", "analysis", "alerts", "registry")
+_PACKAGES = ("cli", "flows", "jobs", "storage", "scrapers", "analysis", "alerts", "registry", "common")
 
 
 def add_db_argument(parser: argparse.ArgumentParser) -> None:

@@ -86,3 +86,15 @@ def test_every_package_is_installed():
     found = {".".join(p.parent.relative_to(root).parts) for p in root.glob("*/**/__init__.py")
              if p.parent.relative_to(root).parts[0] not in ("tests", "build")}
     assert found - listed == set(), f"add to [tool.setuptools] packages in pyproject.toml: {sorted(found - listed)}"
+
+
+def test_the_crash_locator_knows_every_top_level_package():
+    """`benchwatch` names the innermost frame of the project's own code on a crash (cli.main.where):
+    its package list must follow pyproject's."""
+    import tomllib
+
+    from cli.main import _PACKAGES
+
+    root = Path(__file__).resolve().parents[1]
+    listed = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    assert set(_PACKAGES) == {p.split(".")[0] for p in listed}
