@@ -149,13 +149,13 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
         outcome = SourceOutcome(source, "unchanged", "not modified (HTTP 304)")
     else:
         responses = [Response(r.file_name, r.content or b"") for r in results]
-    with connect_synced(db_path) as con:
-        known = None if outcome is not None else \
-            known_snapshot(con, source, responses, origin="replay" if replay_dir is not None else "fetch")
-        if known is not None:   # content already stored: nothing to parse
+    if outcome is None:
+        with db.connect(db_path) as con:   # content already stored needs no parse (and marks it seen)
+            known = known_snapshot(con, source, responses, origin="replay" if replay_dir is not None else "fetch")
+        if known is not None:
             outcome = SourceOutcome(source, "unchanged", f"same content as snapshot {known.snapshot_id}",
                                     snapshot_id=known.snapshot_id)
-        elif outcome is None:
+        else:   # parsed with no database connection open: the writer lock is held only to write
             try:
                 parsed = scraper.parse_checked(responses[0].content, fetched_at=primary.finished_at,
                                                aux={r.file_name: r.content for r in responses[1:]},
@@ -165,6 +165,7 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
                 final_status[primary.url] = "parse_error"
                 errors[primary.url] = exc.reason
                 outcome = SourceOutcome(source, "failed", f"{exc.reason} (raw response kept for re-parsing)")
+    with connect_synced(db_path) as con:
         with db.transaction(con):
             if outcome.status == "failed" and responses:
                 store_blobs(con, responses)
