@@ -65,6 +65,12 @@ def quote_ident(name: str) -> str:
 _FRAME_NAMES = itertools.count(1)
 
 
+def _complete(con: duckdb.DuckDBPyConnection) -> None:
+    complete = getattr(con, "complete", None)
+    if complete is not None:
+        complete()
+
+
 @contextmanager
 def registered_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> Iterator[str]:
     """`with registered_frame(con, df) as rel:` — the frame as a relation under a fresh unique name
@@ -76,8 +82,8 @@ def registered_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> Ite
     name = f"_benchwatch_frame_{os.getpid()}_{next(_FRAME_NAMES)}"
     # DuckDB 2.0 refuses register/unregister while a result of execute() is half read (a
     # `fetchone()` of a nextval or count before); `complete()` runs it to its end, as the next
-    # execute() would have done anyway.
-    con.complete()
+    # execute() would have done anyway. (DuckDB 1.5 has no `complete()` and no such refusal.)
+    _complete(con)
     con.register(name, frame)
     try:
         yield quote_ident(name)
@@ -87,7 +93,7 @@ def registered_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> Ite
         except duckdb.Error:   # an aborted transaction refuses it; the name is unique and dies with the connection
             pass
         raise
-    con.complete()
+    _complete(con)
     con.unregister(name)
 
 

@@ -194,7 +194,7 @@ def test_silence_mutes_delivery_but_the_alert_is_recorded(db_path, fake_slack, s
     with db.connect(db_path, read_only=True) as con:
         firing = store.alerts_frame(con, state="firing")
         muted_events = con.execute("""SELECT detail->'labels'->>'level', detail->>'baseline' FROM alert_events
-                                      WHERE event = 'AlertFiring' AND detail->>'muted_by' = 'silence 1'
+                                      WHERE event = 'AlertFiring' AND (detail->>'muted_by') = 'silence 1'
                                       ORDER BY occurred_at""").fetchall()
     assert firing["muted_by"].tolist() == ["silence 1"]
     assert firing["labels"].iloc[0]["level"] == "high"
