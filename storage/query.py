@@ -114,10 +114,15 @@ def _first_line(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
-def _wait_uninterrupted(event: threading.Event, seconds: float) -> None:
-    """Wait for the interrupted worker to let go of the connection, a second Ctrl-C notwithstanding."""
+def _wait_uninterrupted(event: threading.Event, seconds: float, interrupt: Callable[[], None]) -> None:
+    """Interrupt the worker until it lets go of the connection, a second Ctrl-C notwithstanding.
+
+    The interrupt is repeated at every tick: one sent before the worker's statement started
+    (Ctrl-C right after start-up) is a no-op in DuckDB, and the query would then run to its end.
+    """
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
+        interrupt()
         try:
             if event.wait(0.1):
                 return
@@ -171,8 +176,7 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
         except KeyboardInterrupt:
             cut = "query interrupted (Ctrl-C)"
         if cut:
-            con.interrupt()
-            _wait_uninterrupted(done, 10)
+            _wait_uninterrupted(done, 10, con.interrupt)
             raise QueryCutOff(cut, interrupted=cut.endswith("(Ctrl-C)"))
     finally:
         if done.is_set():

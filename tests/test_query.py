@@ -183,3 +183,25 @@ def test_namespace_defaults_are_sane():
     args = build_parser().parse_args(["query", "SELECT 1"])
     assert isinstance(args, argparse.Namespace)
     assert (args.timeout, args.memory, args.threads) == (60.0, "1GB", 2)
+
+
+def test_ctrl_c_before_the_statement_starts_still_stops_it(db):
+    """A Ctrl-C that lands before the worker's statement has begun (DuckDB ignores an interrupt
+    with nothing running) must still stop the query once it starts, not leave it running."""
+    import _thread
+    import threading
+    seen: list[str] = []
+
+    def late_fetch(con, statement):
+        time.sleep(0.5)                            # the interrupt arrives in this gap
+        try:
+            return con.execute(SLOW_SQL).fetchall()
+        except duckdb.InterruptException:
+            seen.append("interrupted")
+            raise
+
+    threading.Timer(0.1, _thread.interrupt_main).start()
+    with pytest.raises(QueryCutOff) as cut:
+        run_query("SELECT 1", db, fetch=late_fetch, threads=1)
+    assert cut.value.interrupted
+    assert seen == ["interrupted"]                 # the statement itself was stopped, not abandoned
