@@ -77,8 +77,10 @@ def is_lake_url(target: object) -> bool:
     return isinstance(target, str) and target.startswith(PREFIX)
 
 
-def parse(target: str, data_path: str | None = None) -> LakeTarget:
-    """`ducklake:postgres:<conninfo>` + data path (argument, else $BENCHWATCH_DATA_PATH)."""
+def parse(target: str, data_path: str | None = None, *, need_data_path: bool = True) -> LakeTarget:
+    """`ducklake:postgres:<conninfo>` + data path (argument, else $BENCHWATCH_DATA_PATH).
+
+    Readers may leave the data path out: an existing catalog records where its files are."""
     if not is_lake_url(target):
         raise LakeError(f"not a DuckLake URL: {target!r}")
     catalog = target[len(PREFIX):]
@@ -89,6 +91,8 @@ def parse(target: str, data_path: str | None = None) -> LakeTarget:
     if not conninfo:
         raise LakeError("ducklake:postgres: needs a libpq conninfo (dbname=… host=… user=…)")
     data_path = data_path or os.environ.get(DATA_PATH_ENV, "")
+    if not data_path and not need_data_path:
+        return LakeTarget(catalog=catalog, conninfo=conninfo, data_path="")
     if not data_path:
         raise LakeError(f"a DuckLake store needs its data location: set {DATA_PATH_ENV} "
                         "(a directory shared by every worker, or an s3:// prefix)")
@@ -204,16 +208,21 @@ def open_lake(target: LakeTarget, *, read_only: bool, config: dict[str, object],
         if not read_only:
             lock = WriterLock(target.conninfo, wait=wait, on_wait=on_wait, what=target.redacted())
         # ATTACH takes no bound parameters: the two strings are quoted as SQL literals.
-        options = f"DATA_PATH {_literal(target.data_path)}" + (", READ_ONLY" if read_only else "")
+        options = ", ".join(([f"DATA_PATH {_literal(target.data_path)}"] if target.data_path else [])
+                            + (["READ_ONLY"] if read_only else []))
         try:
-            con.execute(f"ATTACH {_literal(target.url)} AS {CATALOG_ALIAS} ({options})")
+            con.execute(f"ATTACH {_literal(target.url)} AS {CATALOG_ALIAS}" + (f" ({options})" if options else ""))
         except duckdb.Error as exc:
+            if read_only and "does not exist" in str(exc) and "creating a new DuckLake" in str(exc):
+                raise LakeError(f"DuckLake catalog {target.redacted()} holds no benchwatch store yet "
+                                "(run `benchwatch run` or `benchwatch ingest` first)") from exc
             raise LakeError(f"cannot attach {target.redacted()}: {_first_line(exc)}") from exc
         con.execute(f"USE {CATALOG_ALIAS}")
         if sandbox.get("enable_external_access") is False:
             # The lake's own data files stay readable; nothing else on disk or the network is.
-            if "://" not in target.data_path:
-                con.execute("SET allowed_directories = [?]", [target.data_path])
+            data_path = target.data_path or _recorded_data_path(con)
+            if data_path and "://" not in data_path:
+                con.execute("SET allowed_directories = [?]", [data_path])
             con.execute("SET enable_external_access = false")
     except BaseException:
         if lock is not None:
@@ -225,6 +234,12 @@ def open_lake(target: LakeTarget, *, read_only: bool, config: dict[str, object],
         _writer_locks[con] = lock
         weakref.finalize(con, lock.release)
     return con
+
+
+def _recorded_data_path(con: duckdb.DuckDBPyConnection) -> str:
+    """The data path the catalog records (a reader that was not told it)."""
+    row = con.execute(f"SELECT value FROM {CATALOG_ALIAS}.options() WHERE option_name = 'data_path'").fetchone()
+    return str(row[0]) if row and row[0] else ""
 
 
 def is_lake(con: duckdb.DuckDBPyConnection) -> bool:

@@ -263,7 +263,9 @@ def test_concurrent_ingests_store_each_snapshot_once_with_no_lost_rows(lake_url,
 
 
 @pytest.mark.slow
-def test_a_reader_does_not_wait_for_an_open_writer(lake_url):
+def test_a_reader_does_not_wait_for_an_open_writer(lake_url, monkeypatch):
+    with pytest.raises(db.StorageError, match="holds no benchwatch store yet"):
+        db.open_connection(lake_url, read_only=True)            # a reader never creates the catalog
     with db.connect(lake_url) as writer:
         writer.execute("INSERT INTO meta VALUES ('probe', 'uncommitted?')")   # autocommit: committed
         writer.execute("BEGIN TRANSACTION")
@@ -281,3 +283,6 @@ def test_a_reader_does_not_wait_for_an_open_writer(lake_url):
     assert waited < 15
     with db.connect(lake_url, wait=0):       # the lock was given back on close
         pass
+    monkeypatch.delenv(lake.DATA_PATH_ENV)   # a reader finds the data files through the catalog
+    with db.connect(lake_url, read_only=True) as reader:
+        assert reader.execute("SELECT count(*) FROM meta WHERE key LIKE 'probe%'").fetchone()[0] == 2
