@@ -130,7 +130,7 @@ def _table(target: str, sql: str) -> pd.DataFrame:
 
 # as_of is the replayed fetch's time and run_at the analysis's: they differ between the two runs.
 SATURATION_SQL = """SELECT * EXCLUDE (run_at, as_of) FROM saturation
-                    ORDER BY benchmark, scope, population, k, alpha"""
+                    ORDER BY benchmark, scope, population, k, alpha, as_of"""
 
 
 @pytest.mark.slow
