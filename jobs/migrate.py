@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from storage import db, lake
+from storage import db, lake, lake_copy
 
 log = logging.getLogger("benchwatch.jobs")
 
@@ -42,7 +42,7 @@ def migrate_to_lake(source: str | os.PathLike, target: str, *, replace: bool = F
     report = MigrateReport(source, lake.parse(target).redacted())
     with db.connect(target, wait=wait, on_wait=on_wait) as con:
         try:
-            report.counts = lake.copy_file_into(con, source, replace=replace)
+            report.counts = lake_copy.copy_file_into(con, source, replace=replace)
         except lake.LakeError as exc:
             raise db.StorageError(str(exc)) from exc
     log.info("[migrate] %s -> %s: %d table(s), %d row(s), %d mismatch(es)", source, report.target,

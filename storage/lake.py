@@ -208,10 +208,10 @@ def open_lake(target: LakeTarget, *, read_only: bool, config: dict[str, object],
         if not read_only:
             lock = WriterLock(target.conninfo, wait=wait, on_wait=on_wait, what=target.redacted())
         # ATTACH takes no bound parameters: the two strings are quoted as SQL literals.
-        options = ", ".join(([f"DATA_PATH {_literal(target.data_path)}"] if target.data_path else [])
+        options = ", ".join(([f"DATA_PATH {literal(target.data_path)}"] if target.data_path else [])
                             + (["READ_ONLY"] if read_only else []))
         try:
-            con.execute(f"ATTACH {_literal(target.url)} AS {CATALOG_ALIAS}" + (f" ({options})" if options else ""))
+            con.execute(f"ATTACH {literal(target.url)} AS {CATALOG_ALIAS}" + (f" ({options})" if options else ""))
         except duckdb.Error as exc:
             if read_only and "does not exist" in str(exc) and "creating a new DuckLake" in str(exc):
                 raise LakeError(f"DuckLake catalog {target.redacted()} holds no benchwatch store yet "
@@ -277,55 +277,8 @@ def translate_ddl(sql: str) -> str:
     return out
 
 
-# --- copying a DuckDB file into a lake (benchwatch migrate) -----------------------------------
-
-def copy_file_into(con: duckdb.DuckDBPyConnection, source_path: str, *, replace: bool = False) -> dict[str, tuple[int, int]]:
-    """Copy every table of a benchwatch DuckDB file into this (migrated, write-locked) lake session,
-    in one transaction; returns {table: (rows in the file, rows in the lake)} after the copy.
-
-    Refuses a lake that already holds snapshots unless `replace` (then each table is emptied
-    first). schema_migrations is the lake's own; the file must be at the same schema version.
-    """
-    from storage.db import quote_ident, transaction   # storage.db imports this module
-
-    if not is_lake(con):
-        raise LakeError("copy_file_into needs a DuckLake session")
-    con.execute(f"ATTACH {_literal(str(source_path))} AS bw_source (READ_ONLY)")
-    try:
-        src_version = con.execute("SELECT coalesce(max(version), 0) FROM bw_source.schema_migrations").fetchone()[0]
-        dst_version = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
-        if src_version != dst_version:
-            raise LakeError(f"{source_path} has schema version {src_version}, the lake {dst_version}: "
-                            "open the file with this benchwatch once (it migrates) and retry")
-        tables = [r[0] for r in con.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE database_name = 'bw_source' AND schema_name = 'main' "
-            "AND table_name <> 'schema_migrations' ORDER BY table_name").fetchall()]
-        lake_tables = {r[0] for r in con.execute(
-            f"SELECT table_name FROM duckdb_tables() WHERE database_name = {_literal(CATALOG_ALIAS)}").fetchall()}
-        missing = [t for t in tables if t not in lake_tables]
-        if missing:
-            raise LakeError(f"the lake lacks table(s) {missing} of {source_path}")
-        held = con.execute("SELECT count(*) FROM snapshots").fetchone()[0]
-        if held and not replace:
-            raise LakeError(f"the lake already holds {held} snapshot(s); refusing to mix histories "
-                            "(copy into an empty catalog)")
-        with transaction(con):
-            for table in tables:
-                ident = quote_ident(table)
-                # Registry tables are filled by every migration run: the file's rows replace them.
-                con.execute(f"DELETE FROM {ident}")
-                con.execute(f"INSERT INTO {ident} BY NAME SELECT * FROM bw_source.main.{ident}")
-        counts = {}
-        for table in tables:
-            ident = quote_ident(table)
-            counts[table] = (int(con.execute(f"SELECT count(*) FROM bw_source.main.{ident}").fetchone()[0]),
-                             int(con.execute(f"SELECT count(*) FROM {ident}").fetchone()[0]))
-        return counts
-    finally:
-        con.execute("DETACH bw_source")
-
-
-def _literal(text: str) -> str:
+def literal(text: str) -> str:
+    """A string as an SQL literal (ATTACH takes no bound parameters)."""
     return "'" + text.replace("'", "''") + "'"
 
 
