@@ -9,6 +9,7 @@ either, these tests skip with the reason.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -27,10 +28,12 @@ import pg
 ROOT = Path(__file__).resolve().parents[1]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+READER_DEADLOCK_TIMEOUT = 120   # seconds; only ends a reader that waits for a writer forever
 SOURCES = ["aider_polyglot", "livecodebench", "swebench", "lmarena"]
-HISTORY_TABLES = ["snapshots", "scores", "item_results", "model_dates", "rejects", "blobs", "fetches",
+# Tables the replayed cycle fills (the comparisons below count every table of the store).
+HISTORY_TABLES = ["snapshots", "scores", "item_results", "model_dates", "blobs", "fetches",
                   "saturation", "saturation_trajectory", "frontier", "trends", "contamination_runs",
-                  "contamination_signals", "alerts", "alert_events", "notifications", "silences"]
+                  "alerts", "alert_events", "analysis_inputs"]
 
 
 # --- no server needed ----------------------------------------------------------------------------
@@ -58,6 +61,25 @@ def test_translated_migrations_give_the_same_tables_without_keys_or_sequences():
     assert plain.execute("SELECT count(*) FROM duckdb_sequences()").fetchone()[0] > 0   # the check can fail
     defaults = translated.execute("SELECT count(*) FROM duckdb_columns() WHERE column_default ILIKE '%nextval%'")
     assert defaults.fetchone()[0] == 0
+
+
+def test_sequence_ids_are_the_migrations_nextval_defaults():
+    """storage.db.SEQUENCE_IDS (where next_ids allocates on a lake) lists exactly the columns a
+    sequence fills on a file, so no table loses its ids on DuckLake."""
+    con = duckdb.connect()
+    db.migrate(con)
+    rows = con.execute("SELECT table_name, column_name, column_default FROM duckdb_columns() "
+                       "WHERE column_default ILIKE 'nextval%'").fetchall()
+    found = {(t, c, re.search(r"nextval\('([^']+)'", d)[1]) for t, c, d in rows}
+    assert found == {(t, c, q) for t, (c, q) in db.SEQUENCE_IDS.items()}
+
+
+def test_a_translated_primary_key_column_is_not_null():
+    out = lake.translate_ddl("CREATE TABLE t (id BIGINT PRIMARY KEY DEFAULT nextval('s'), k VARCHAR, UNIQUE (k));")
+    con = duckdb.connect()
+    con.execute(out)
+    with pytest.raises(duckdb.ConstraintException):
+        con.execute("INSERT INTO t (k) VALUES ('a')")
 
 
 def test_lake_url_needs_postgres_and_a_data_path(monkeypatch):
@@ -119,13 +141,59 @@ def _cycle(target: str) -> None:
 
 
 def _counts(target: str) -> dict[str, int]:
+    """Rows of every table of the store (schema_migrations aside: its times differ)."""
     with db.connect(target, read_only=True) as con:
-        return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in HISTORY_TABLES}
+        tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() "
+                                            "WHERE database_name = current_database() AND schema_name = 'main' "
+                                            "AND table_name <> 'schema_migrations'").fetchall()]
+        return {t: con.execute(f"SELECT count(*) FROM {db.quote_ident(t)}").fetchone()[0] for t in sorted(tables)}
 
 
 def _table(target: str, sql: str) -> pd.DataFrame:
     with db.connect(target, read_only=True) as con:
         return con.execute(sql).df()
+
+
+def _frames() -> dict[str, pd.DataFrame]:
+    t = pd.Timestamp("2026-11-01", tz="UTC")
+    return {
+        "meta": pd.DataFrame({"key": ["a", "b"], "value": ["1", "2"]}),
+        "blobs": pd.DataFrame({"sha256": ["x", "y"], "size": [1, 2], "compression": "zlib",
+                               "content": [b"1", b"2"], "first_seen": [t, t]}),
+        "notifications": pd.DataFrame({"fingerprint": ["f", "f", "g"], "kind": "k", "transition": "firing",
+                                       "episode": [t, t, t], "payload": "{}", "created_at": [t, t, t]}),
+        "fetches": pd.DataFrame({"source": ["s", "s"], "url": "u", "started_at": [t, t], "status": "ok"}),
+    }
+
+
+def _insert_twice(target: str) -> tuple[list[list[tuple]], dict[str, list[tuple]]]:
+    """Every insert_frame option, twice (the second time everything conflicts or is replaced)."""
+    returned = []
+    with db.connect(target) as con:
+        for round_ in range(2):
+            f = _frames()
+            f["meta"]["value"] = [f"{v}.{round_}" for v in f["meta"]["value"]]
+            db.insert_frame(con, "meta", f["meta"], or_replace=["key"])
+            db.insert_frame(con, "blobs", f["blobs"], skip_existing="sha256")
+            returned.append(db.insert_frame(
+                con, "notifications", f["notifications"], ignore_conflicts=["fingerprint", "transition", "episode"],
+                columns=["fingerprint", "kind", "transition", "episode", "payload", "created_at"], returning=["id"]))
+            db.insert_frame(con, "fetches", f["fetches"])
+        rows = {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+                for t in ("meta", "blobs", "notifications", "fetches")}
+    return returned, rows
+
+
+@pytest.mark.slow
+def test_insert_frame_writes_the_same_rows_on_a_lake_as_on_a_file(lake_url, tmp_path):
+    """One verb for both stores: upsert on the named key, conflicts skipped (one row per key of
+    the frame too), RETURNING ids, sequence ids allocated on the lake."""
+    on_file, on_lake = _insert_twice(str(tmp_path / "f.duckdb")), _insert_twice(lake_url)
+    assert on_lake == on_file
+    returned, rows = on_lake
+    assert returned == [[(1,), (2,)], []]
+    assert [r[1] for r in rows["meta"] if r[0] in ("a", "b")] == ["1.1", "2.1"]
+    assert len(rows["blobs"]) == 2 and [r[0] for r in rows["fetches"]] == [1, 2, 3, 4]
 
 
 # as_of is the replayed fetch's time and run_at the analysis's: they differ between the two runs.
@@ -140,7 +208,8 @@ def test_collect_analyze_notify_on_a_lake_equals_a_file(lake_url, tmp_path, monk
     _cycle(lake_url)
     file_counts, lake_counts = _counts(file_db), _counts(lake_url)
     assert lake_counts == file_counts
-    assert file_counts["snapshots"] == len(SOURCES) and file_counts["saturation"] > 0
+    assert file_counts["snapshots"] == len(SOURCES)
+    assert [t for t in HISTORY_TABLES if not file_counts[t]] == []
     pd.testing.assert_frame_equal(_table(lake_url, SATURATION_SQL), _table(file_db, SATURATION_SQL))
     latest = "SELECT * FROM latest_scores ORDER BY source, benchmark, model, setting, model_raw"
     pd.testing.assert_frame_equal(_table(lake_url, latest).drop(columns="observed_at"),
@@ -253,10 +322,9 @@ def test_concurrent_ingests_store_each_snapshot_once_with_no_lost_rows(lake_url,
     assert (dup_ids, dup_content, dup_scores, orphans) == (0, 0, 0, 0)
     assert got["snapshots"] == len(distinct) + 1
     assert answers, "the reader never answered"
-    slowest = max(a[0] for a in answers)
+    slowest = max(a[0] for a in answers)                # reported, not asserted (no timed tests)
     counts_seen = [a[1] for a in answers]
     assert counts_seen == sorted(counts_seen)           # snapshots only grow, no half-written state seen
-    assert slowest < 20, f"a read waited {slowest:.1f} s"
     print(f"\n[ducklake] {len(procs)} concurrent ingests ({len(distinct)} distinct, {N_SAME} same file) in "
           f"{elapsed:.1f} s: {got['snapshots']} snapshots, {got['scores']} scores (serial file: "
           f"{expected['scores']}); {len(answers)} reads meanwhile, slowest {slowest:.2f} s")
@@ -266,21 +334,28 @@ def test_concurrent_ingests_store_each_snapshot_once_with_no_lost_rows(lake_url,
 def test_a_reader_does_not_wait_for_an_open_writer(lake_url, monkeypatch):
     with pytest.raises(db.StorageError, match="holds no benchwatch store yet"):
         db.open_connection(lake_url, read_only=True)            # a reader never creates the catalog
+    seen: dict[str, str] = {}
+
+    def read() -> None:
+        with db.connect(lake_url, read_only=True, wait=0) as reader:
+            seen.update(reader.execute("SELECT key, value FROM meta WHERE key LIKE 'probe%'").fetchall())
+
     with db.connect(lake_url) as writer:
-        writer.execute("INSERT INTO meta VALUES ('probe', 'uncommitted?')")   # autocommit: committed
+        writer.execute("INSERT INTO meta VALUES ('probe', 'committed')")   # autocommit
         writer.execute("BEGIN TRANSACTION")
         writer.execute("INSERT INTO meta VALUES ('probe2', 'not yet')")
-        t0 = time.monotonic()
-        with db.connect(lake_url, read_only=True, wait=0) as reader:
-            seen = dict(reader.execute("SELECT key, value FROM meta WHERE key LIKE 'probe%'").fetchall())
-        waited = time.monotonic() - t0
+        # The writer holds its lock and an open transaction until the reader is done: a reader
+        # that waited for either would never finish (the timeout only ends such a deadlock).
+        reader = threading.Thread(target=read)
+        reader.start()
+        reader.join(timeout=READER_DEADLOCK_TIMEOUT)
+        assert not reader.is_alive(), "the reader waited for the open writer"
         writer.execute("COMMIT")
         # A second writer is refused while the first holds the writer lock (wait=0).
         with pytest.raises(db.DatabaseLocked):
             with db.connect(lake_url, wait=0):
                 pass
-    assert seen == {"probe": "uncommitted?"}
-    assert waited < 15
+    assert seen == {"probe": "committed"}
     with db.connect(lake_url, wait=0):       # the lock was given back on close
         pass
     monkeypatch.delenv(lake.DATA_PATH_ENV)   # a reader finds the data files through the catalog
