@@ -267,11 +267,13 @@ def _open_lake(path: str, *, read_only: bool, config: dict[str, object], wait: f
                on_wait: Callable[[str], None] | None, sandboxed: bool) -> duckdb.DuckDBPyConnection:
     """A DuckLake catalog (storage/lake.py): a lock timeout is DatabaseLocked, the rest StorageError."""
     try:
-        con = lake.open_lake(lake.parse(path, need_data_path=not read_only), read_only=read_only, config=config, wait=wait, on_wait=on_wait)
+        con = lake.open_lake(lake.parse(path, need_data_path=not read_only), read_only=read_only, config=config,
+                             wait=wait, on_wait=on_wait)
     except TimeoutError as exc:
         raise DatabaseLocked(f"{exc} — retry later or raise --wait") from exc
     except (lake.LakeError, duckdb.Error) as exc:
-        raise StorageError(str(exc) if isinstance(exc, lake.LakeError) else f"cannot open {path}: {_first_line(exc)}") from exc
+        raise StorageError(str(exc) if isinstance(exc, lake.LakeError)
+                           else f"cannot open {lake.parse(path, need_data_path=False).redacted()}: {_first_line(exc)}") from exc
     try:
         con.execute("SET TimeZone = 'UTC'")
         if sandboxed:

@@ -170,6 +170,8 @@ def _insert_twice(target: str) -> tuple[list[list[tuple]], dict[str, list[tuple]
     """Every insert_frame option, twice (the second time everything conflicts or is replaced)."""
     returned = []
     with db.connect(target) as con:
+        # Replacement scans are off on a lake session too: a frame reaches SQL only by registration.
+        assert con.execute("SELECT current_setting('python_enable_replacements')").fetchone()[0] is False
         for round_ in range(2):
             f = _frames()
             f["meta"]["value"] = [f"{v}.{round_}" for v in f["meta"]["value"]]
