@@ -119,7 +119,8 @@ def next_ids(con: duckdb.DuckDBPyConnection, table: str, n: int = 1) -> list[int
         return []
     if not lake.is_lake(con):
         return [int(r[0]) for r in con.execute("SELECT nextval(?) FROM range(?)", [sequence, n]).fetchall()]
-    start = int(con.execute(f"SELECT coalesce(max({quote_ident(column)}), 0) FROM {quote_ident(table)}").fetchone()[0])
+    row = con.execute(f"SELECT coalesce(max({quote_ident(column)}), 0) FROM {quote_ident(table)}").fetchone()
+    start = int(row[0]) if row else 0
     return list(range(start + 1, start + 1 + n))
 
 

@@ -36,7 +36,7 @@ import weakref
 from dataclasses import dataclass
 from importlib import util as importlib_util
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import duckdb
 
@@ -49,7 +49,7 @@ DATA_PATH_ENV = "BENCHWATCH_DATA_PATH"
 WRITER_LOCK_KEY = 0x6277_7772_6974_6572 & 0x7FFF_FFFF_FFFF_FFFF
 
 _lake_connections: "weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, LakeTarget]" = weakref.WeakKeyDictionary()
-_writer_locks: "weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, object]" = weakref.WeakKeyDictionary()
+_writer_locks: "weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, WriterLock]" = weakref.WeakKeyDictionary()
 
 
 class LakeError(Exception):
@@ -172,8 +172,8 @@ class WriterLock:
         deadline = time.monotonic() + max(wait, 0.0)
         told, delay = False, 0.05
         while True:
-            got = self._pg.execute("SELECT pg_try_advisory_lock(%s)", [WRITER_LOCK_KEY]).fetchone()[0]
-            if got:
+            got = self._pg.execute("SELECT pg_try_advisory_lock(%s)", [WRITER_LOCK_KEY]).fetchone()
+            if got and got[0]:
                 return
             if time.monotonic() >= deadline:
                 self._pg.close()
@@ -194,7 +194,7 @@ class WriterLock:
 
 # --- opening -----------------------------------------------------------------------------------
 
-def open_lake(target: LakeTarget, *, read_only: bool, config: dict[str, object], wait: float,
+def open_lake(target: LakeTarget, *, read_only: bool, config: dict[str, Any], wait: float,
               on_wait: Callable[[str], None] | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB session with the catalog attached as `lake` (the default database).
 

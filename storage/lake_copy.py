@@ -21,8 +21,8 @@ def copy_file_into(con: duckdb.DuckDBPyConnection, source_path: str, *, replace:
         raise lake.LakeError("copy_file_into needs a DuckLake session")
     con.execute(f"ATTACH {lake.literal(str(source_path))} AS bw_source (READ_ONLY)")
     try:
-        src_version = con.execute("SELECT coalesce(max(version), 0) FROM bw_source.schema_migrations").fetchone()[0]
-        dst_version = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
+        src_version = _scalar(con, "SELECT coalesce(max(version), 0) FROM bw_source.schema_migrations")
+        dst_version = _scalar(con, "SELECT coalesce(max(version), 0) FROM schema_migrations")
         if src_version != dst_version:
             raise lake.LakeError(f"{source_path} has schema version {src_version}, the lake {dst_version}: "
                                  "open the file with this benchwatch once (it migrates) and retry")
@@ -34,7 +34,7 @@ def copy_file_into(con: duckdb.DuckDBPyConnection, source_path: str, *, replace:
         missing = [t for t in tables if t not in lake_tables]
         if missing:
             raise lake.LakeError(f"the lake lacks table(s) {missing} of {source_path}")
-        held = con.execute("SELECT count(*) FROM snapshots").fetchone()[0]
+        held = _scalar(con, "SELECT count(*) FROM snapshots")
         if held and not replace:
             raise lake.LakeError(f"the lake already holds {held} snapshot(s); refusing to mix histories "
                                  "(copy into an empty catalog)")
@@ -47,8 +47,13 @@ def copy_file_into(con: duckdb.DuckDBPyConnection, source_path: str, *, replace:
         counts = {}
         for table in tables:
             ident = quote_ident(table)
-            counts[table] = (int(con.execute(f"SELECT count(*) FROM bw_source.main.{ident}").fetchone()[0]),
-                             int(con.execute(f"SELECT count(*) FROM {ident}").fetchone()[0]))
+            counts[table] = (_scalar(con, f"SELECT count(*) FROM bw_source.main.{ident}"),
+                             _scalar(con, f"SELECT count(*) FROM {ident}"))
         return counts
     finally:
         con.execute("DETACH bw_source")
+
+
+def _scalar(con: duckdb.DuckDBPyConnection, sql: str) -> int:
+    row = con.execute(sql).fetchone()
+    return int(row[0]) if row else 0
