@@ -47,7 +47,8 @@ _PACKAGES = ("cli", "flows", "jobs", "storage", "scrapers", "analysis", "alerts"
 def add_db_argument(parser: argparse.ArgumentParser) -> None:
     """The common --db option (default $BENCHWATCH_DB or ./benchwatch.duckdb)."""
     parser.add_argument("--db", metavar="PATH", default=None,
-                        help="DuckDB file (default: $BENCHWATCH_DB or ./benchwatch.duckdb)")
+                        help="DuckDB file, or ducklake:postgres:<libpq conninfo> with $BENCHWATCH_DATA_PATH "
+                             "(default: $BENCHWATCH_DB or ./benchwatch.duckdb)")
 
 
 def source_list(text: str) -> list[str]:

@@ -385,7 +385,7 @@ def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: Repl
     """Collect sources into DuckDB.
 
     Args:
-        db_path: DuckDB file; default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
+        db_path: DuckDB file or ducklake:postgres:<conninfo> (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
         sources: Sources to collect; default every enabled source.
         replay_dir: Read responses from REPLAY_DIR/<source>/<last URL segment> instead of the network.
     """
@@ -400,7 +400,7 @@ def analyze(db_path: DbPath = None) -> CycleReport:
     """Recompute the analysis tables.
 
     Args:
-        db_path: DuckDB file; default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
+        db_path: DuckDB file or ducklake:postgres:<conninfo> (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
     """
     _show_package_logs()
     report = CycleReport([])
@@ -414,7 +414,7 @@ def notify(db_path: DbPath = None) -> CycleReport:
     """Evaluate alerts and deliver them.
 
     Args:
-        db_path: DuckDB file; default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
+        db_path: DuckDB file or ducklake:postgres:<conninfo> (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
     """
     _show_package_logs()
     report = CycleReport([])
@@ -429,7 +429,7 @@ def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: Rep
     """One full cycle.
 
     Args:
-        db_path: DuckDB file; default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
+        db_path: DuckDB file or ducklake:postgres:<conninfo> (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
         sources: Sources to collect; default every enabled source.
         replay_dir: Read responses from REPLAY_DIR/<source>/<last URL segment> instead of the network.
         collect_only: Stop after collecting (no analysis, no alerts).

@@ -19,7 +19,7 @@ import pandas as pd
 
 from common.time import to_utc_or_none, utc_columns
 from storage.alert_records import AlertState, Evaluation, Notification, Silence
-from storage.db import insert_frame
+from storage.db import insert_frame, next_ids
 from storage.contamination import read_suspects as read_contamination_suspects
 from storage.saturation import read_saturation
 
@@ -175,7 +175,7 @@ def write_evaluation(con: duckdb.DuckDBPyConnection, evaluation: Evaluation, *, 
     whole evaluation or none of it.
     """
     if evaluation.states:
-        insert_frame(con, "alerts", _states_frame(evaluation.states), or_replace=True)
+        insert_frame(con, "alerts", _states_frame(evaluation.states), or_replace=["fingerprint"])
     if evaluation.events:
         events = utc_columns(pd.DataFrame([{
             "key": e.key, "occurred_at": e.at, "kind": e.kind, "event": e.event, "fingerprint": e.fingerprint,
@@ -195,11 +195,18 @@ def write_evaluation(con: duckdb.DuckDBPyConnection, evaluation: Evaluation, *, 
 
 
 def claim_undelivered(con: duckdb.DuckDBPyConnection, *, now: datetime, lease: timedelta) -> list[Notification]:
-    """Every undelivered notification not claimed by another run, oldest first, now claimed until now + lease."""
-    rows = con.execute("""UPDATE notifications SET claimed_until = ?
-                          WHERE delivered_at IS NULL AND (claimed_until IS NULL OR claimed_until <= ?)
-                          RETURNING id, fingerprint, kind, transition, episode, payload, created_at""",
-                       [now + lease, now]).fetchall()
+    """Every undelivered notification not claimed by another run, oldest first, now claimed until now + lease.
+
+    Read, then claim (a DuckLake store has no UPDATE … RETURNING): call inside the caller's
+    transaction, where a concurrent claim of the same rows conflicts on a DuckDB file and waits
+    for the writer lock on a DuckLake store (storage/lake.py), so no row is claimed twice.
+    """
+    rows = con.execute("""SELECT id, fingerprint, kind, transition, episode, payload, created_at FROM notifications
+                          WHERE delivered_at IS NULL AND (claimed_until IS NULL OR claimed_until <= ?)""",
+                       [now]).fetchall()
+    if rows:
+        con.execute("UPDATE notifications SET claimed_until = ? WHERE list_contains(?, id)",
+                    [now + lease, [int(r[0]) for r in rows]])
     out = []
     for r in sorted(rows):
         payload = json.loads(r[5])
@@ -242,11 +249,11 @@ def add_silence(con: duckdb.DuckDBPyConnection, *, matchers: Mapping[str, str], 
                 ends_at: datetime, author: str, comment: str, created_at: datetime) -> int:
     if ends_at <= starts_at:
         raise ValueError(f"a silence must end after it starts ({starts_at:%Y-%m-%d %H:%M} → {ends_at:%Y-%m-%d %H:%M})")
-    row = con.execute("""INSERT INTO silences (matchers, starts_at, ends_at, author, comment, created_at)
-                         VALUES (?, ?, ?, ?, ?, ?) RETURNING id""",
-                      [json.dumps(dict(matchers), sort_keys=True), starts_at, ends_at, author, comment,
-                       created_at]).fetchone()
-    return int(row[0])
+    new_id = next_ids(con, "silences")[0]   # no RETURNING on a DuckLake store
+    con.execute("""INSERT INTO silences (id, matchers, starts_at, ends_at, author, comment, created_at)
+                   VALUES (?, ?, ?, ?, ?, ?, ?)""",
+                [new_id, json.dumps(dict(matchers), sort_keys=True), starts_at, ends_at, author, comment, created_at])
+    return new_id
 
 
 def silences_frame(con: duckdb.DuckDBPyConnection, *, now: datetime, include_expired: bool = False) -> pd.DataFrame:

@@ -20,6 +20,8 @@ from typing import Callable, Iterator, Sequence
 import duckdb
 import pandas as pd
 
+from storage import lake
+
 log = logging.getLogger("benchwatch.storage")
 
 DEFAULT_DB = "benchwatch.duckdb"
@@ -97,18 +99,56 @@ def registered_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> Ite
     con.unregister(name)
 
 
+# Tables whose id a sequence fills on a DuckDB file (the migrations' `DEFAULT nextval(...)`); a
+# DuckLake store has no sequences, so `next_ids` allocates there (tests/test_ducklake.py checks
+# this against the migrations).
+SEQUENCE_IDS: dict[str, tuple[str, str]] = {   # table: (id column, sequence)
+    "fetches": ("id", "fetch_id_seq"),
+    "snapshots": ("id", "snapshot_id_seq"),
+    "notifications": ("id", "notification_id_seq"),
+    "silences": ("id", "silence_id_seq"),
+}
+
+
+def next_ids(con: duckdb.DuckDBPyConnection, table: str, n: int = 1) -> list[int]:
+    """n fresh ids for `table` (one of SEQUENCE_IDS): nextval of its sequence on a file; on a
+    DuckLake store max(id) + 1 … — safe because a lake writer holds the writer lock
+    (storage/lake.py), so no other process allocates meanwhile."""
+    column, sequence = SEQUENCE_IDS[table]
+    if n <= 0:
+        return []
+    if not lake.is_lake(con):
+        return [int(r[0]) for r in con.execute("SELECT nextval(?) FROM range(?)", [sequence, n]).fetchall()]
+    row = con.execute(f"SELECT coalesce(max({quote_ident(column)}), 0) FROM {quote_ident(table)}").fetchone()
+    start = int(row[0]) if row else 0
+    return list(range(start + 1, start + 1 + n))
+
+
+def _match(keys: Sequence[str], left: str, right: str) -> str:
+    return " AND ".join(f"{left}.{quote_ident(k)} = {right}.{quote_ident(k)}" for k in keys)
+
+
 def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame, *,
-                 columns: Sequence[str] | None = None, or_replace: bool = False,
+                 columns: Sequence[str] | None = None, or_replace: Sequence[str] | None = None,
                  ignore_conflicts: Sequence[str] | None = None, skip_existing: str | None = None,
                  returning: Sequence[str] | None = None) -> list[tuple]:
     """The bulk write of every storage module: the rows of `frame` into `table`, columns matched
     BY NAME (table columns the frame lacks take their defaults). Returns the `returning` rows.
 
-    `columns`: only these frame columns; `or_replace`: INSERT OR REPLACE (upsert on the primary
-    key); `ignore_conflicts`: ON CONFLICT (these columns) DO NOTHING; `skip_existing`: leave out
-    rows whose value of this key column the table already holds (duplicates *within* the frame
-    are the caller's to drop).
+    `columns`: only these frame columns; `or_replace`: upsert on these key columns (the table's
+    primary key); `ignore_conflicts`: leave out rows whose values of these (unique) columns the
+    table already holds; `skip_existing`: leave out rows whose value of this key column the
+    table already holds (duplicates *within* the frame are the caller's to drop).
+
+    On a DuckDB file these are INSERT OR REPLACE / ON CONFLICT DO NOTHING / RETURNING against
+    the table's constraints. A DuckLake store has no constraints, sequences or RETURNING
+    (storage/lake.py), so there the named keys are matched explicitly — delete-then-insert, an
+    anti-join that also keeps one row per key of the frame — and ids of SEQUENCE_IDS tables come
+    from `next_ids`; the writer lock makes that as safe as the constraints.
     """
+    if lake.is_lake(con):
+        return _insert_frame_lake(con, table, frame, columns=columns, or_replace=or_replace,
+                                  ignore_conflicts=ignore_conflicts, skip_existing=skip_existing, returning=returning)
     select = ", ".join(quote_ident(c) for c in columns) if columns else "*"
     t = quote_ident(table)
     with registered_frame(con, frame) as rel:
@@ -123,6 +163,41 @@ def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame
             return con.execute(sql).fetchall()
         con.execute(sql)
         return []
+
+
+def _insert_frame_lake(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame, *,
+                       columns: Sequence[str] | None, or_replace: Sequence[str] | None,
+                       ignore_conflicts: Sequence[str] | None, skip_existing: str | None,
+                       returning: Sequence[str] | None) -> list[tuple]:
+    """insert_frame on a DuckLake store (see there)."""
+    t = quote_ident(table)
+    select = ", ".join(f"f.{quote_ident(c)}" for c in columns) if columns else "f.*"
+    id_column = SEQUENCE_IDS.get(table, (None, None))[0]
+    needs_ids = id_column is not None and id_column not in (columns or frame.columns)
+    with registered_frame(con, frame) as rel:
+        where = []
+        if skip_existing:
+            k = quote_ident(skip_existing)
+            where.append(f"f.{k} NOT IN (SELECT {k} FROM {t})")
+        if ignore_conflicts:
+            where.append(f"NOT EXISTS (SELECT 1 FROM {t} t WHERE {_match(ignore_conflicts, 't', 'f')})")
+        rows = f"SELECT {select} FROM {rel} f" + (f" WHERE {' AND '.join(where)}" if where else "")
+        if ignore_conflicts:
+            rows += f" QUALIFY row_number() OVER (PARTITION BY {', '.join(f'f.{quote_ident(c)}' for c in ignore_conflicts)}) = 1"
+        if or_replace:
+            con.execute(f"DELETE FROM {t} t WHERE EXISTS (SELECT 1 FROM {rel} f WHERE {_match(or_replace, 't', 'f')})")
+        if not needs_ids and not returning:
+            con.execute(f"INSERT INTO {t} BY NAME {rows}")
+            return []
+        fresh = con.execute(rows).df()
+    if needs_ids:
+        fresh[id_column] = next_ids(con, table, len(fresh))
+    if len(fresh):
+        insert_frame(con, table, fresh)
+    if not returning:
+        return []
+    with registered_frame(con, fresh[list(returning)]) as rel:   # the Python types RETURNING gives
+        return con.execute(f"SELECT * FROM {rel}").fetchall()
 
 
 def _is_lock_error(exc: Exception) -> bool:
@@ -149,6 +224,8 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
         if threads:
             config["threads"] = int(threads)
     path = str(path or default_path())
+    if lake.is_lake_url(path):
+        return _open_lake(path, read_only=read_only, config=config, wait=wait, on_wait=on_wait, sandboxed=sandboxed)
     if read_only and not Path(path).exists():
         raise StorageError(f"database {path} does not exist (run `benchwatch run` or `benchwatch ingest` first)")
     _refuse_foreign_file(path)
@@ -182,6 +259,28 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
         if sandboxed:
             con.execute("SET lock_configuration = true")
     except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _open_lake(path: str, *, read_only: bool, config: dict[str, object], wait: float,
+               on_wait: Callable[[str], None] | None, sandboxed: bool) -> duckdb.DuckDBPyConnection:
+    """A DuckLake catalog (storage/lake.py): a lock timeout is DatabaseLocked, the rest StorageError."""
+    try:
+        con = lake.open_lake(lake.parse(path, need_data_path=not read_only), read_only=read_only, config=config,
+                             wait=wait, on_wait=on_wait)
+    except TimeoutError as exc:
+        raise DatabaseLocked(f"{exc} — retry later or raise --wait") from exc
+    except (lake.LakeError, duckdb.Error) as exc:
+        raise StorageError(str(exc) if isinstance(exc, lake.LakeError)
+                           else f"cannot open {lake.parse(path, need_data_path=False).redacted()}: {_first_line(exc)}") from exc
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        if sandboxed:
+            con.execute("SET lock_configuration = true")
+    except BaseException:
+        lake.release(con)
         con.close()
         raise
     return con
@@ -231,6 +330,7 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
         yield con
     finally:
         con.close()
+        lake.release(con)
 
 
 @contextmanager
@@ -261,9 +361,12 @@ def migrations() -> list[tuple[int, str, str]]:
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
-    """Apply the migrations this file has not seen, each in its own transaction."""
-    con.execute("""CREATE TABLE IF NOT EXISTS schema_migrations (
-        version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)""")
+    """Apply the migrations this file has not seen, each in its own transaction (translated for a
+    DuckLake store: storage/lake.py)."""
+    on_lake = lake.is_lake(con)
+    ddl = lake.translate_ddl if on_lake else (lambda text: text)
+    con.execute(ddl("""CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)"""))
     done = {r[0] for r in con.execute("SELECT version FROM schema_migrations").fetchall()}
     shipped = migrations()
     known = max((v for v, _, _ in shipped), default=0)
@@ -276,7 +379,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
         if version in done:
             continue
         with transaction(con):
-            con.execute(sql)
+            con.execute(ddl(sql))
             con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
         log.info("[storage] applied migration %03d_%s", version, name)
         applied.append(version)
@@ -302,7 +405,7 @@ def migrate_if_behind(path: str | os.PathLike | None = None, *, wait: float = DE
     migrations (the CLI passes the registry sync, so new columns are filled). A missing file is
     left to the caller."""
     path = str(path or default_path())
-    if not Path(path).exists():
+    if not lake.is_lake_url(path) and not Path(path).exists():
         return False
     con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
     try:

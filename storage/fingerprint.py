@@ -16,6 +16,9 @@ from datetime import datetime
 from typing import Any
 
 import duckdb
+import pandas as pd
+
+from storage.db import insert_frame
 
 # (table, columns left out): what `benchwatch analyze` reads (views derive from these)
 INPUT_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -54,8 +57,10 @@ def stored_summary(con: duckdb.DuckDBPyConnection, part: str = "analyze") -> lis
 
 def store_fingerprint(con: duckdb.DuckDBPyConnection, fingerprint: str, computed_at: datetime,
                       summary: list[dict] | None = None, part: str = "analyze") -> None:
-    con.execute("INSERT OR REPLACE INTO analysis_inputs VALUES (?, ?, ?, ?)",
-                [part, fingerprint, computed_at, None if summary is None else json.dumps(summary, default=str)])
+    row = pd.DataFrame({"part": [part], "fingerprint": [fingerprint], "computed_at": [computed_at],
+                        "summary": pd.Series([None if summary is None else json.dumps(summary, default=str)],
+                                             dtype="object")})
+    insert_frame(con, "analysis_inputs", row, or_replace=["part"])
 
 
 def clear_fingerprint(con: duckdb.DuckDBPyConnection, part: str = "analyze") -> None:

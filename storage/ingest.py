@@ -37,7 +37,7 @@ import duckdb
 import pandas as pd
 
 from scrapers.base import ParsedSnapshot
-from storage.db import insert_frame, transaction
+from storage.db import insert_frame, next_ids, transaction
 from storage.registry_sync import NameMapper
 
 log = logging.getLogger("benchwatch.storage")
@@ -193,7 +193,7 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
                                                           if len(parsed.items) else []), observed_at)
     excluded, warnings = _canonical_duplicates(scores, benchmarks, models)
     with transaction(con):
-        snapshot_id = int(con.execute("SELECT nextval('snapshot_id_seq')").fetchone()[0])
+        snapshot_id = next_ids(con, "snapshots")[0]
         store_blobs(con, responses, now)
 
         tags = scores["model_tag"] if "model_tag" in scores.columns else pd.Series(None, index=scores.index, dtype="object")

@@ -96,7 +96,7 @@ def sync_registry(con: duckdb.DuckDBPyConnection) -> bool:
         con.execute("DELETE FROM model_dates WHERE source = 'registry'")
         insert_frame(con, "model_dates", claims)
         _remap(con, NameMapper(aliases, b["id"], m["id"]))
-        con.execute("INSERT OR REPLACE INTO meta VALUES ('registry_sha256', ?)", [digest])
+        insert_frame(con, "meta", pd.DataFrame({"key": ["registry_sha256"], "value": [digest]}), or_replace=["key"])
     log.info("[storage] registry synced: %d benchmarks, %d models, %d aliases", len(b), len(m), len(a))
     return True
 

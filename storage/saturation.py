@@ -107,7 +107,7 @@ def _upsert_saturation(con: duckdb.DuckDBPyConnection, sat: pd.DataFrame) -> int
                                   AND t.scope = s.scope AND t.population = s.population AND t.k = s.k
                                   AND t.alpha = s.alpha)""").fetchone()[0]
     if len(sat):
-        insert_frame(con, "saturation", sat, or_replace=True)
+        insert_frame(con, "saturation", sat, or_replace=["benchmark", "as_of", "scope", "population", "k", "alpha"])
     return int(new)
 
 

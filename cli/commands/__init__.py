@@ -20,4 +20,5 @@ COMMANDS: tuple[str, ...] = (
     "silence",
     "calibrate",
     "accept",
+    "migrate",
 )

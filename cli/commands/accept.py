@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from cli.main import add_db_argument
-from storage import db
+from storage import db, lake
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError
 
 
@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from storage.ingest import IngestRefused, accept_snapshot
 
     path = args.db or db.default_path()
-    if not Path(path).exists():
+    if not lake.is_lake_url(path) and not Path(path).exists():
         print(f"benchwatch: database {path} does not exist", file=sys.stderr)
         return 1
     try:

@@ -1,0 +1,287 @@
+"""DuckLake on PostgreSQL: one shared store for several writing processes and many readers.
+
+`--db ducklake:postgres:<libpq conninfo>` (data files in `$BENCHWATCH_DATA_PATH`) opens an
+in-memory DuckDB session, loads the `ducklake` and `postgres` extensions and attaches the
+catalog as `lake` (USE lake), so every statement of storage/ runs unchanged on it — except
+what DuckLake lacks (docs/deploy.md):
+
+* no PRIMARY KEY / UNIQUE / indexes / sequences: `translate_ddl` drops them from the
+  migrations; ids come from `storage.db.next_ids` (max(id) + 1, safe because of the next point);
+* no RETURNING, ON CONFLICT or INSERT OR REPLACE: `storage.db.insert_frame` takes the key
+  columns and, on a lake (`is_lake(con)`), writes the same rows with an anti-join or
+  delete-then-insert on them; the outbox claim reads then updates inside its transaction;
+* no cross-process locking of its own beyond optimistic commits: every *write* connection
+  holds a PostgreSQL advisory lock (`WRITER_LOCK_KEY`, session-level, on its own small psycopg
+  connection to the catalog database) from open to close. Writers therefore run one at a time,
+  exactly as on a DuckDB file, which keeps the content-hash idempotence of snapshots and the
+  alert outbox's exactly-once without unique constraints. Readers take no lock: a DuckLake
+  read sees the snapshot committed when its transaction began and never waits for a writer.
+  The advisory lock dies with the connection, so a killed writer never leaves it behind.
+
+Extensions: a normal machine runs `INSTALL ducklake; INSTALL postgres` from DuckDB's repository
+(once, cached in ~/.duckdb). Offline (CI, these machines) they come from the PyPI wheels
+`duckdb-extension-ducklake` / `duckdb-extension-postgres` of the same DuckDB version: the
+extra `benchwatch[ducklake]` installs them and `load_extensions` loads the files directly.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import tempfile
+import time
+import weakref
+from dataclasses import dataclass
+from importlib import util as importlib_util
+from pathlib import Path
+from typing import Any, Callable
+
+import duckdb
+
+log = logging.getLogger("benchwatch.storage")
+
+PREFIX = "ducklake:"
+CATALOG_ALIAS = "lake"
+DATA_PATH_ENV = "BENCHWATCH_DATA_PATH"
+# pg_advisory_lock key of the writer section (one per catalog database): "bw" + "writer".
+WRITER_LOCK_KEY = 0x6277_7772_6974_6572 & 0x7FFF_FFFF_FFFF_FFFF
+
+_lake_connections: "weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, LakeTarget]" = weakref.WeakKeyDictionary()
+_writer_locks: "weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, WriterLock]" = weakref.WeakKeyDictionary()
+
+
+class LakeError(Exception):
+    """A DuckLake set-up problem stated for a person (re-raised as StorageError by storage.db)."""
+
+
+@dataclass(frozen=True)
+class LakeTarget:
+    """A parsed `ducklake:postgres:<conninfo>` with its data location."""
+
+    catalog: str          # postgres:<conninfo>
+    conninfo: str         # libpq key=value string of the catalog database
+    data_path: str        # directory or s3:// prefix of the Parquet data files
+
+    @property
+    def url(self) -> str:
+        return PREFIX + self.catalog
+
+    def redacted(self) -> str:
+        """The URL without a password, for messages."""
+        return PREFIX + re.sub(r"(password\s*=\s*)(\S+)", r"\1***", self.catalog)
+
+
+def is_lake_url(target: object) -> bool:
+    return isinstance(target, str) and target.startswith(PREFIX)
+
+
+def parse(target: str, data_path: str | None = None, *, need_data_path: bool = True) -> LakeTarget:
+    """`ducklake:postgres:<conninfo>` + data path (argument, else $BENCHWATCH_DATA_PATH).
+
+    Readers may leave the data path out: an existing catalog records where its files are."""
+    if not is_lake_url(target):
+        raise LakeError(f"not a DuckLake URL: {target!r}")
+    catalog = target[len(PREFIX):]
+    if not catalog.startswith("postgres:"):
+        raise LakeError("only a PostgreSQL catalog is supported: ducklake:postgres:<libpq conninfo> "
+                        "(e.g. ducklake:postgres:dbname=benchwatch host=db.internal user=bw)")
+    conninfo = catalog[len("postgres:"):].strip()
+    if not conninfo:
+        raise LakeError("ducklake:postgres: needs a libpq conninfo (dbname=… host=… user=…)")
+    data_path = data_path or os.environ.get(DATA_PATH_ENV, "")
+    if not data_path and not need_data_path:
+        return LakeTarget(catalog=catalog, conninfo=conninfo, data_path="")
+    if not data_path:
+        raise LakeError(f"a DuckLake store needs its data location: set {DATA_PATH_ENV} "
+                        "(a directory shared by every worker, or an s3:// prefix)")
+    if "://" not in data_path:
+        data_path = str(Path(data_path).resolve())
+    if not data_path.endswith("/"):
+        data_path += "/"
+    return LakeTarget(catalog=catalog, conninfo=conninfo, data_path=data_path)
+
+
+# --- extensions --------------------------------------------------------------------------------
+
+def _wheel_file(package: str, name: str) -> Path | None:
+    spec = importlib_util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(list(spec.submodule_search_locations)[0]) / "extensions" / f"v{duckdb.__version__}"
+    path = root / f"{name}.duckdb_extension"
+    return path if path.is_file() else None
+
+
+def _extension_files() -> dict[str, Path] | None:
+    """The wheel files for this DuckDB version, the postgres one under the name DuckDB expects
+    (it derives the entry point from the file name: postgres_scanner)."""
+    ducklake = _wheel_file("duckdb_extension_ducklake", "ducklake")
+    postgres = _wheel_file("duckdb_extension_postgres", "postgres")
+    if ducklake is None or postgres is None:
+        return None
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "benchwatch" / "extensions" / \
+        f"v{duckdb.__version__}"
+    target = cache / "postgres_scanner.duckdb_extension"
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        if not target.exists() or target.stat().st_size != postgres.stat().st_size:
+            tmp = Path(tempfile.mkstemp(dir=cache, suffix=".part")[1])
+            shutil.copyfile(postgres, tmp)
+            os.replace(tmp, target)
+    except OSError as exc:
+        raise LakeError(f"cannot prepare the postgres extension in {cache}: {exc.strerror}") from exc
+    return {"ducklake": ducklake, "postgres_scanner": target}
+
+
+def load_extensions(con: duckdb.DuckDBPyConnection) -> str:
+    """Load ducklake + postgres: from the wheels when installed, else INSTALL from DuckDB's repository."""
+    files = _extension_files()
+    if files is not None:
+        for path in files.values():
+            con.execute(f"LOAD '{path}'")
+        return "wheels"
+    try:
+        for name in ("ducklake", "postgres"):
+            con.execute(f"INSTALL {name}")
+            con.execute(f"LOAD {name}")
+    except duckdb.Error as exc:
+        raise LakeError(
+            f"cannot load the DuckLake extensions for DuckDB {duckdb.__version__}: {_first_line(exc)} — "
+            "offline, install `benchwatch[ducklake]` (the duckdb-extension-ducklake/-postgres wheels of "
+            "this DuckDB version)") from exc
+    return "repository"
+
+
+# --- the writer lock ---------------------------------------------------------------------------
+
+class WriterLock:
+    """A session-level pg_advisory_lock on the catalog database, held until release()."""
+
+    def __init__(self, conninfo: str, *, wait: float, on_wait: Callable[[str], None] | None, what: str) -> None:
+        try:
+            import psycopg
+        except ImportError as exc:
+            raise LakeError("writing to a DuckLake store needs psycopg (pip install 'benchwatch[ducklake]')") from exc
+        try:
+            self._pg = psycopg.connect(conninfo, autocommit=True, connect_timeout=10,
+                                       application_name="benchwatch-writer")
+        except psycopg.Error as exc:
+            raise LakeError(f"cannot connect to the DuckLake catalog {what}: {_first_line(exc)}") from exc
+        deadline = time.monotonic() + max(wait, 0.0)
+        told, delay = False, 0.05
+        while True:
+            got = self._pg.execute("SELECT pg_try_advisory_lock(%s)", [WRITER_LOCK_KEY]).fetchone()
+            if got and got[0]:
+                return
+            if time.monotonic() >= deadline:
+                self._pg.close()
+                raise TimeoutError(f"DuckLake store {what} has another writer; gave up after {wait:.0f} s")
+            if not told:
+                (on_wait or log.warning)(f"DuckLake store {what} has another writer; waiting up to {wait:.0f} s")
+                told = True
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.5)
+
+    def release(self) -> None:
+        if not self._pg.closed:
+            try:
+                self._pg.execute("SELECT pg_advisory_unlock(%s)", [WRITER_LOCK_KEY])
+            finally:
+                self._pg.close()
+
+
+# --- opening -----------------------------------------------------------------------------------
+
+def open_lake(target: LakeTarget, *, read_only: bool, config: dict[str, Any], wait: float,
+              on_wait: Callable[[str], None] | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB session with the catalog attached as `lake` (the default database).
+
+    A write session holds the writer lock until `close(con)`; a read-only one attaches READ_ONLY.
+    """
+    sandbox = {k: config.pop(k) for k in ("enable_external_access", "temp_directory") if k in config}
+    con = duckdb.connect(":memory:", config=config)
+    lock = None
+    try:
+        load_extensions(con)
+        if not read_only:
+            lock = WriterLock(target.conninfo, wait=wait, on_wait=on_wait, what=target.redacted())
+        # ATTACH takes no bound parameters: the two strings are quoted as SQL literals.
+        options = ", ".join(([f"DATA_PATH {literal(target.data_path)}"] if target.data_path else [])
+                            + (["READ_ONLY"] if read_only else []))
+        try:
+            con.execute(f"ATTACH {literal(target.url)} AS {CATALOG_ALIAS}" + (f" ({options})" if options else ""))
+        except duckdb.Error as exc:
+            if read_only and "does not exist" in str(exc) and "creating a new DuckLake" in str(exc):
+                raise LakeError(f"DuckLake catalog {target.redacted()} holds no benchwatch store yet "
+                                "(run `benchwatch run` or `benchwatch ingest` first)") from exc
+            raise LakeError(f"cannot attach {target.redacted()}: {_first_line(exc)}") from exc
+        con.execute(f"USE {CATALOG_ALIAS}")
+        if sandbox.get("enable_external_access") is False:
+            # The lake's own data files stay readable; nothing else on disk or the network is.
+            data_path = target.data_path or _recorded_data_path(con)
+            if data_path and "://" not in data_path:
+                con.execute("SET allowed_directories = [?]", [data_path])
+            con.execute("SET enable_external_access = false")
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        con.close()
+        raise
+    _lake_connections[con] = target
+    if lock is not None:
+        _writer_locks[con] = lock
+        weakref.finalize(con, lock.release)
+    return con
+
+
+def _recorded_data_path(con: duckdb.DuckDBPyConnection) -> str:
+    """The data path the catalog records (a reader that was not told it)."""
+    row = con.execute(f"SELECT value FROM {CATALOG_ALIAS}.options() WHERE option_name = 'data_path'").fetchone()
+    return str(row[0]) if row and row[0] else ""
+
+
+def is_lake(con: duckdb.DuckDBPyConnection) -> bool:
+    """True for a session opened by open_lake (storage/ takes its lake branch)."""
+    return con in _lake_connections
+
+
+def release(con: duckdb.DuckDBPyConnection) -> None:
+    """Give the writer lock back (storage.db.connect calls this after closing a write session)."""
+    lock = _writer_locks.pop(con, None)
+    if lock is not None:
+        lock.release()
+
+
+# --- dialect -----------------------------------------------------------------------------------
+
+_SEQUENCE = re.compile(r"^\s*CREATE\s+SEQUENCE\b[^;]*;", re.IGNORECASE | re.MULTILINE)
+_TABLE_CONSTRAINT = re.compile(r",\s*(?:--[^\n]*\n\s*)*(?:PRIMARY\s+KEY|UNIQUE)\s*\([^)]*\)", re.IGNORECASE)
+_COLUMN_PK = re.compile(r"\s+PRIMARY\s+KEY\b", re.IGNORECASE)
+_NEXTVAL_DEFAULT = re.compile(r"\s+DEFAULT\s+nextval\s*\(\s*'[^']*'\s*\)", re.IGNORECASE)
+
+
+def translate_ddl(sql: str) -> str:
+    """A migration for DuckLake: the same tables and views without sequences, PRIMARY KEY /
+    UNIQUE constraints or nextval defaults (DuckLake has none of them; storage.db.next_ids and
+    the writer lock take their place). A column's PRIMARY KEY becomes NOT NULL; other
+    constraints, defaults, views and ALTERs are kept."""
+    if re.search(r"\bCREATE\s+(UNIQUE\s+)?INDEX\b", sql, re.IGNORECASE):
+        raise LakeError("a migration creates an index, which DuckLake does not support; "
+                        "make it conditional on the file store")
+    out = _SEQUENCE.sub("", sql)
+    out = _TABLE_CONSTRAINT.sub("", out)
+    out = _NEXTVAL_DEFAULT.sub("", out)
+    out = _COLUMN_PK.sub(" NOT NULL", out)   # a missing id fails loudly instead of storing NULL
+    return out
+
+
+def literal(text: str) -> str:
+    """A string as an SQL literal (ATTACH takes no bound parameters)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
