@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import sys
 from dataclasses import dataclass
 from http.client import HTTPException
+from pathlib import Path
 from typing import Callable, Mapping, Protocol, Sequence
 from urllib.parse import urlsplit
 
@@ -136,7 +139,10 @@ def _prefect_lookup() -> tuple[str | None, str | None, str | None]:
 
     Prefect is imported only here (it costs seconds), and only used when an API URL is
     configured: without one, a lookup would start a throwaway local server just to find nothing.
+    Nor is it imported to find that out when nothing points at an API (`_prefect_api_hinted`).
     """
+    if not _prefect_api_hinted(os.environ):
+        raise RuntimeError("no Prefect API configured (PREFECT_API_URL unset)")
     from prefect.settings import get_current_settings
 
     if not get_current_settings().api.url:
@@ -154,6 +160,31 @@ def _prefect_lookup() -> tuple[str | None, str | None, str | None]:
     token = None if webhook else secret(config.SECRET_BLOCK_BOT_TOKEN)
     channel = Variable.get(config.VARIABLE_CHANNEL, default=None) if token else None
     return webhook, token, (str(channel) if channel else None)
+
+
+# Prefect settings files that can set an API URL (besides PREFECT_API_URL in the environment):
+# the profiles file, and the working directory's .env, prefect.toml and pyproject.toml.
+_PREFECT_LOCAL_SETTINGS = (".env", "prefect.toml", "pyproject.toml")
+_PREFECT_API_SETTING = re.compile(r"PREFECT_API_URL|^\s*\[(?:tool\.prefect\.)?api\]|^\s*api\.url\s*=", re.MULTILINE)
+
+
+def _prefect_api_hinted(env: Mapping[str, str]) -> bool:
+    """Whether Prefect may have an API configured, without importing Prefect (seconds): already
+    imported (a flow run, a test harness: asking costs nothing), PREFECT_API_URL set, or a Prefect
+    settings file that mentions an API URL. False means no Secret block can be reached."""
+    if "prefect" in sys.modules or (env.get("PREFECT_API_URL") or "").strip():
+        return True
+    home = Path(env.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+    files = [Path(env.get("PREFECT_PROFILES_PATH") or home / "profiles.toml").expanduser(),
+             *(Path(name) for name in _PREFECT_LOCAL_SETTINGS)]
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if _PREFECT_API_SETTING.search(text):
+            return True
+    return False
 
 
 # --- notifiers -------------------------------------------------------------------------------------

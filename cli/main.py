@@ -68,12 +68,15 @@ def add_sources_argument(parser: argparse.ArgumentParser, help: str) -> None:
 def open_read_only(args: argparse.Namespace):
     """A read-only connection for a command (`args.db`, `args.wait`), saying on stderr while it
     waits for a writer; None, after printing why, when the database cannot be opened."""
-    from storage.db import StorageError, migrate_if_behind, open_connection
-    from storage.registry_sync import sync_registry
+    from storage.db import StorageError, open_current
     say = lambda m: print(f"benchwatch: {m}", file=sys.stderr)  # noqa: E731
+
+    def sync_registry(con) -> None:   # the registry loaders (pandas) only for a file that is behind
+        from storage.registry_sync import sync_registry
+        sync_registry(con)
+
     try:   # a file an older benchwatch wrote: new schema, and the registry columns it adds filled
-        migrate_if_behind(args.db, wait=args.wait, on_wait=say, then=sync_registry)
-        return open_connection(args.db, read_only=True, wait=args.wait, on_wait=say)
+        return open_current(args.db, wait=args.wait, on_wait=say, then=sync_registry)
     except StorageError as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)
         return None

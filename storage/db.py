@@ -13,12 +13,15 @@ import os
 import re
 import time
 from contextlib import contextmanager
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 import duckdb
-import pandas as pd
+
+if TYPE_CHECKING:  # annotations only: `query`/`status` open connections without importing pandas
+    import pandas as pd
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -246,8 +249,10 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
         con.execute("COMMIT")
 
 
-def migrations() -> list[tuple[int, str, str]]:
-    """(version, name, sql) of every numbered migration shipped in storage/migrations/."""
+@lru_cache(maxsize=1)
+def migrations() -> tuple[tuple[int, str, str], ...]:
+    """(version, name, sql) of every numbered migration shipped in storage/migrations/ (read
+    once per process: every connection checks them)."""
     found = []
     for entry in resources.files("storage.migrations").iterdir():
         m = _MIGRATION_NAME.match(entry.name)
@@ -257,7 +262,7 @@ def migrations() -> list[tuple[int, str, str]]:
     versions = [v for v, _, _ in found]
     if len(versions) != len(set(versions)):
         raise StorageError(f"two migrations share a number: {versions}")
-    return found
+    return tuple(found)
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
@@ -306,14 +311,41 @@ def migrate_if_behind(path: str | os.PathLike | None = None, *, wait: float = DE
         return False
     con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
     try:
-        known = con.execute("SELECT count(*) FROM information_schema.tables "
-                            "WHERE table_name = 'schema_migrations'").fetchone()[0]
-        behind = not known or schema_version(con) < latest_version()
+        behind = _behind(con)
     finally:
         con.close()
     if behind:
-        with connect(path, wait=wait, on_wait=on_wait) as con:
-            if then is not None:
-                then(con)
-        log.info("[storage] %s migrated to schema %d for a read-only command", path, latest_version())
+        _migrate_for_reading(path, wait=wait, on_wait=on_wait, then=then)
     return behind
+
+
+def open_current(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
+                 on_wait: Callable[[str], None] | None = None,
+                 then: Callable[[duckdb.DuckDBPyConnection], object] | None = None) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to a file at this code's schema (`migrate_if_behind`), opened once
+    when the file is current (the usual case: a read-only command's start-up costs one connect)."""
+    path = str(path or default_path())
+    con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
+    try:
+        if not _behind(con):
+            return con
+    except BaseException:
+        con.close()
+        raise
+    con.close()
+    _migrate_for_reading(path, wait=wait, on_wait=on_wait, then=then)
+    return open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
+
+
+def _behind(con: duckdb.DuckDBPyConnection) -> bool:
+    known = con.execute("SELECT count(*) FROM information_schema.tables "
+                        "WHERE table_name = 'schema_migrations'").fetchone()[0]
+    return not known or schema_version(con) < latest_version()
+
+
+def _migrate_for_reading(path: str, *, wait: float, on_wait: Callable[[str], None] | None,
+                         then: Callable[[duckdb.DuckDBPyConnection], object] | None) -> None:
+    with connect(path, wait=wait, on_wait=on_wait) as con:
+        if then is not None:
+            then(con)
+    log.info("[storage] %s migrated to schema %d for a read-only command", path, latest_version())

@@ -12,6 +12,7 @@ import hashlib
 import logging
 import os
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Callable, Iterator
 
 import duckdb
@@ -25,6 +26,11 @@ from storage.db import DEFAULT_WAIT_SECONDS, connect, insert_frame, quote_ident,
 log = logging.getLogger("benchwatch.storage")
 
 
+# The files the loaders read; their (mtime, size) key the per-process digest cache.
+REGISTRY_FILES = ("benchmarks.csv", "models.csv", "aliases.csv")
+_digests: dict[tuple, str] = {}
+
+
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return registry.load_benchmarks(), registry.load_models(), registry.load_aliases()
 
@@ -34,6 +40,29 @@ def _digest(*frames: pd.DataFrame) -> str:
     for f in frames:
         h.update(f.to_csv(index=False).encode())
     return h.hexdigest()
+
+
+def _cache_key() -> tuple | None:
+    """The loaders (a test may swap one) and the stat of the files they read; None when a file
+    cannot be stat-ed (a zipped install): then the digest is computed every time."""
+    folder = Path(registry.__file__).parent
+    try:
+        stats = tuple((n, st.st_mtime_ns, st.st_size) for n in REGISTRY_FILES for st in [(folder / n).stat()])
+    except OSError:
+        return None
+    return (registry.load_benchmarks, registry.load_models, registry.load_aliases, stats)
+
+
+def registry_digest() -> str:
+    """sha256 of the loaded registry (what `sync_registry` stores), computed once per process
+    while the files and loaders stay the same: each job's connection asks for it."""
+    key = _cache_key()
+    if key is None or key not in _digests:
+        digest = _digest(*_frames())
+        if key is None:
+            return digest
+        _digests[key] = digest
+    return _digests[key]
 
 
 class NameMapper:
@@ -68,11 +97,11 @@ class NameMapper:
 
 def sync_registry(con: duckdb.DuckDBPyConnection) -> bool:
     """Reload registry tables and re-map stored names if the shipped registry changed."""
-    benchmarks, models, aliases = _frames()
-    digest = _digest(benchmarks, models, aliases)
+    digest = registry_digest()
     row = con.execute("SELECT value FROM meta WHERE key = 'registry_sha256'").fetchone()
     if row and row[0] == digest:
         return False
+    benchmarks, models, aliases = _frames()
     b = benchmarks.copy()
     if "reference_benchmarks" in b.columns:
         b["reference_benchmarks"] = b["reference_benchmarks"].map(lambda v: list(parse_refs(v)))
