@@ -12,6 +12,7 @@ import hashlib
 import logging
 import os
 from contextlib import contextmanager
+from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -26,8 +27,9 @@ from storage.db import DEFAULT_WAIT_SECONDS, connect, insert_frame, quote_ident,
 log = logging.getLogger("benchwatch.storage")
 
 
-# The files the loaders read; their (mtime, size) key the per-process digest cache.
-REGISTRY_FILES = ("benchmarks.csv", "models.csv", "aliases.csv")
+# What the registry tables are made of: the curated files and the code that loads and applies
+# them (loaders and checks, identity rules). Their bytes are the registry's digest.
+REGISTRY_FILES = ("benchmarks.csv", "models.csv", "aliases.csv", "__init__.py", "identity.py")
 _digests: dict[tuple, str] = {}
 
 
@@ -35,34 +37,28 @@ def _frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return registry.load_benchmarks(), registry.load_models(), registry.load_aliases()
 
 
-def _digest(*frames: pd.DataFrame) -> str:
-    h = hashlib.sha256()
-    for f in frames:
-        h.update(f.to_csv(index=False).encode())
-    return h.hexdigest()
-
-
-def _cache_key() -> tuple | None:
-    """The loaders (a test may swap one) and the stat of the files they read; None when a file
-    cannot be stat-ed (a zipped install): then the digest is computed every time."""
-    folder = Path(registry.__file__).parent
+def registry_digest(folder: str | os.PathLike | None = None) -> str:
+    """sha256 of the registry files (`REGISTRY_FILES` of the shipped package, or of `folder`),
+    read as bytes: no loading (pandas, checks) to find that nothing changed. Computed once per
+    process while the files keep their (mtime, size): every job's connection asks for it."""
+    root = Path(folder) if folder is not None else Path(registry.__file__).parent
+    paths = [root / name for name in REGISTRY_FILES]
     try:
-        stats = tuple((n, st.st_mtime_ns, st.st_size) for n in REGISTRY_FILES for st in [(folder / n).stat()])
-    except OSError:
-        return None
-    return (registry.load_benchmarks, registry.load_models, registry.load_aliases, stats)
-
-
-def registry_digest() -> str:
-    """sha256 of the loaded registry (what `sync_registry` stores), computed once per process
-    while the files and loaders stay the same: each job's connection asks for it."""
-    key = _cache_key()
-    if key is None or key not in _digests:
-        digest = _digest(*_frames())
-        if key is None:
-            return digest
+        key: tuple | None = (str(root), tuple((st.st_mtime_ns, st.st_size) for st in (p.stat() for p in paths)))
+    except OSError:    # not plain files (a zipped install): read through importlib.resources, uncached
+        key = None
+    if key is not None and key in _digests:
+        return _digests[key]
+    h = hashlib.sha256()
+    for path in paths:
+        data = (path.read_bytes() if key is not None
+                else resources.files("registry").joinpath(path.name).read_bytes())
+        h.update(f"{path.name}\0{len(data)}\0".encode())
+        h.update(data)
+    digest = h.hexdigest()
+    if key is not None:
         _digests[key] = digest
-    return _digests[key]
+    return digest
 
 
 class NameMapper:

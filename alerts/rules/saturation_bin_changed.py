@@ -76,8 +76,12 @@ def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[
     conditions: list[Condition] = []
     events: list[AlertEvent] = []
     groups: set[tuple[str, ...]] = set()
-    for (bench, scope), rows in frame.groupby(["benchmark", "scope"], sort=False):
-        records = [r for r in rows.to_dict("records") if r["committed_bin"] is not None]
+    by_group: dict[tuple[Any, Any], list[dict]] = {}   # one to_dict, not one per group (it was most of notify)
+    for r in frame.to_dict("records"):
+        if not (missing(r["benchmark"]) or missing(r["scope"])):   # as groupby: no group of a missing key
+            by_group.setdefault((r["benchmark"], r["scope"]), []).append(r)
+    for (bench, scope), rows in by_group.items():
+        records = [r for r in rows if r["committed_bin"] is not None]
         if not records:
             continue  # no S_index yet: no data
         group = (SATURATION_BIN_CHANGED, str(bench), str(scope))
