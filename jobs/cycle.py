@@ -178,15 +178,29 @@ def _parse(c: _Collection) -> None:
         c.outcome = SourceOutcome(c.source, "failed", f"{exc.reason} (raw response kept for re-parsing)")
 
 
+def _record_fetches(con, collections: Sequence[_Collection], run_id: str) -> None:
+    """The fetch attempts of these collections in one write, and the raw responses of those
+    that failed (kept for `reparse`)."""
+    with db.transaction(con):
+        for c in collections:
+            if c.outcome is not None and c.outcome.status == "failed" and c.responses:
+                store_blobs(con, c.responses)
+        record_fetches(con, pd.concat([_attempt_rows(run_id, c.source, c.results, c.final_status, c.errors)
+                                       for c in collections], ignore_index=True))
+
+
+def _log(outcome: SourceOutcome) -> SourceOutcome:
+    level = logging.WARNING if outcome.status == "failed" else logging.INFO
+    log.log(level, "[%s] %s: %s", outcome.source, outcome.status, outcome.detail)
+    return outcome
+
+
 def _record(con, c: _Collection, run_id: str) -> SourceOutcome:
     """The fetch attempts, the raw responses of a failed parse, and a new snapshot (`con` is
     registry-synced when there is one: `connect_synced`)."""
     outcome = c.outcome
     assert outcome is not None
-    with db.transaction(con):
-        if outcome.status == "failed" and c.responses:
-            store_blobs(con, c.responses)
-        record_fetches(con, _attempt_rows(run_id, c.source, c.results, c.final_status, c.errors))
+    _record_fetches(con, [c], run_id)
     if c.parsed is not None:
         result = store_snapshot(con, c.parsed, c.responses, observed_at=c.results[0].finished_at,
                                 origin=c.origin, parser_version=c.scraper.parser_version)
@@ -197,9 +211,7 @@ def _record(con, c: _Collection, run_id: str) -> SourceOutcome:
             outcome.detail = result.summary().split(": ", 1)[1]
             outcome.counts = {"scores": result.n_scores, "items": result.n_items, "models": result.n_models,
                               "rejects": result.n_rejects}
-    level = logging.WARNING if outcome.status == "failed" else logging.INFO
-    log.log(level, "[%s] %s: %s", c.source, outcome.status, outcome.detail)
-    return outcome
+    return _log(outcome)
 
 
 def _parse_and_store(db_path: str | os.PathLike | None, c: _Collection, run_id: str) -> SourceOutcome:
@@ -262,14 +274,19 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
         fetched = [_fetch(n, s, fetcher, previous.get(n, {}), origin) for n, s in planned.items()]
     finally:
         fetcher.close()
-    pending = []
+    pending, settled = [], []
     with db.connect(db_path) as con:
         for c in fetched:
             _settle_known(con, c)
-            if c.outcome is not None:
-                outcomes[c.source] = _record(con, c, run_id) if c.results else c.outcome
-            else:
+            if c.outcome is None:
                 pending.append(c)
+            elif c.results:
+                settled.append(c)
+            else:                     # nothing fetched (the plan failed): nothing to record
+                outcomes[c.source] = c.outcome
+        if settled:
+            _record_fetches(con, settled, run_id)
+    outcomes.update((c.source, _log(c.outcome)) for c in settled if c.outcome is not None)
     for c in pending:
         try:
             outcomes[c.source] = _parse_and_store(db_path, c, run_id)
