@@ -293,9 +293,11 @@ def schema_version(con: duckdb.DuckDBPyConnection) -> int:
     return int(row[0])
 
 
+@lru_cache(maxsize=1)
 def latest_version() -> int:
-    """The newest migration this code ships."""
-    return max((v for v, _, _ in migrations()), default=0)
+    """The newest migration this code ships (from the file names: nothing read)."""
+    return max((int(m[1]) for entry in resources.files("storage.migrations").iterdir()
+                if (m := _MIGRATION_NAME.match(entry.name))), default=0)
 
 
 def migrate_if_behind(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
@@ -338,9 +340,11 @@ def open_current(path: str | os.PathLike | None = None, *, wait: float = DEFAULT
 
 
 def _behind(con: duckdb.DuckDBPyConnection) -> bool:
-    known = con.execute("SELECT count(*) FROM information_schema.tables "
-                        "WHERE table_name = 'schema_migrations'").fetchone()[0]
-    return not known or schema_version(con) < latest_version()
+    """The file's schema is older than this code's (or it has none yet): one statement."""
+    try:
+        return schema_version(con) < latest_version()
+    except duckdb.CatalogException:   # no schema_migrations table
+        return True
 
 
 def _migrate_for_reading(path: str, *, wait: float, on_wait: Callable[[str], None] | None,

@@ -98,7 +98,11 @@ def unknown_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
 def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     names = [r[0] for r in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY table_name").fetchall()]
-    return {n: int(con.execute(f"SELECT count(*) FROM {quote_ident(n)}").fetchone()[0]) for n in names}
+    if not names:
+        return {}
+    counts = " UNION ALL ".join(f"SELECT {i} AS i, count(*) AS n FROM {quote_ident(n)}" for i, n in enumerate(names))
+    by_index = dict(con.execute(counts).fetchall())     # one statement, not one per table
+    return {n: int(by_index[i]) for i, n in enumerate(names)}
 
 
 __all__ = ["Table", "source_status", "held_snapshots", "held_table", "unknown_names", "unknown_counts", "table_counts", "schema_version"]
