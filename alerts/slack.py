@@ -30,23 +30,16 @@ import sys
 from dataclasses import dataclass
 from http.client import HTTPException
 from pathlib import Path
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
 from urllib.parse import urlsplit
-
-from slack_sdk.errors import SlackApiError, SlackClientError
-from slack_sdk.http_retry import RetryHandler
-from slack_sdk.http_retry.builtin_handlers import (
-    ConnectionErrorRetryHandler,
-    RateLimitErrorRetryHandler,
-    ServerErrorRetryHandler,
-)
-from slack_sdk.web import WebClient
-from slack_sdk.webhook import WebhookClient
 
 from alerts import config
 from common import redact
 from alerts.render import SlackMessage, render_plain
 from storage.alert_records import Notification
+
+if TYPE_CHECKING:   # slack_sdk is imported by the Slack notifiers: console delivery needs none of it
+    from slack_sdk.http_retry import RetryHandler
 
 log = logging.getLogger("benchwatch.alerts")
 
@@ -191,6 +184,11 @@ def _prefect_api_hinted(env: Mapping[str, str]) -> bool:
 
 def retry_handlers() -> list[RetryHandler]:
     """Rate limits (Retry-After), dropped connections, and 500/503, each a few times."""
+    from slack_sdk.http_retry.builtin_handlers import (
+        ConnectionErrorRetryHandler,
+        RateLimitErrorRetryHandler,
+        ServerErrorRetryHandler,
+    )
     return [
         RateLimitErrorRetryHandler(max_retry_count=config.SLACK_RATE_LIMIT_RETRIES),
         ConnectionErrorRetryHandler(max_retry_count=config.SLACK_CONNECTION_RETRIES),
@@ -198,8 +196,10 @@ def retry_handlers() -> list[RetryHandler]:
     ]
 
 
-# Exceptions that mean "Slack or the network failed", as opposed to a bug of ours.
-_DELIVERY_ERRORS = (SlackClientError, OSError, HTTPException)
+def _delivery_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean "Slack or the network failed", as opposed to a bug of ours."""
+    from slack_sdk.errors import SlackClientError
+    return (SlackClientError, OSError, HTTPException)
 
 
 class _SlackNotifier:
@@ -214,7 +214,7 @@ class _SlackNotifier:
         for i, message in enumerate(messages):
             try:
                 reason = self._post(message)
-            except _DELIVERY_ERRORS as exc:
+            except _delivery_errors() as exc:
                 reason = f"{type(exc).__name__}: {exc}"
             if reason is not None:
                 reason = redact.one_line(reason)
@@ -234,6 +234,7 @@ class SlackWebhookNotifier(_SlackNotifier):
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError(f"the Slack webhook URL is not an http(s) URL: {redact.redact(url)}")
+        from slack_sdk.webhook import WebhookClient
         self.receiver = WEBHOOK
         self._client = WebhookClient(url, timeout=int(timeout), logger=redact.SDK_LOGGER,
                                      retry_handlers=retry_handlers() if handlers is None else handlers)
@@ -257,6 +258,7 @@ class SlackWebNotifier(_SlackNotifier):
         redact.register_secret(token)
         self.receiver = f"{WEB_API}:{channel}"
         self.channel = channel
+        from slack_sdk.web import WebClient
         kwargs = {"base_url": base_url} if base_url else {}
         self._client = WebClient(token=token, timeout=int(timeout), logger=redact.SDK_LOGGER,
                                  retry_handlers=retry_handlers() if handlers is None else handlers, **kwargs)
@@ -265,6 +267,7 @@ class SlackWebNotifier(_SlackNotifier):
         return f"SlackWebNotifier(channel={self.channel!r}, token=***)"
 
     def _post(self, message: SlackMessage) -> str | None:
+        from slack_sdk.errors import SlackApiError
         try:
             response = self._client.chat_postMessage(channel=self.channel, text=message.text,
                                                      blocks=message.blocks)

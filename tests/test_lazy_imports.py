@@ -1,6 +1,6 @@
 """What the fast paths do not import (issue 12): `query`, `status` and `--help` start without
-Prefect, scipy, pandas, slack_sdk, requests or bs4; an unchanged cycle's notify without Prefect
-or scipy. Behaviour, not timing (bench/run.py measures the time): each check runs in a fresh
+Prefect, scipy, pandas, slack_sdk, requests or bs4; an unchanged cycle's notify (console
+delivery) without Prefect, scipy, slack_sdk or requests. Behaviour, not timing (bench/run.py measures the time): each check runs in a fresh
 interpreter and lists the heavy modules present in `sys.modules` afterwards."""
 
 from __future__ import annotations
@@ -68,14 +68,14 @@ def test_building_the_parser_imports_no_command_implementation(tmp_path):
     assert got["heavy"] == [] and got["out"] == []
 
 
-def test_notify_path_imports_neither_prefect_nor_scipy_without_a_prefect_api(tmp_path):
+def test_notify_path_imports_no_prefect_scipy_or_slack_sdk_without_slack_or_prefect_settings(tmp_path):
     got = _loaded_after("""
         import jobs.alerts
         from alerts.slack import load_settings
         settings = load_settings({})
         out = [settings.mode, settings.reason]
     """, tmp_path)
-    assert "prefect" not in got["heavy"] and "scipy" not in got["heavy"]
+    assert not {"prefect", "scipy", "slack_sdk", "requests"} & set(got["heavy"]), got["heavy"]
     assert got["out"][0] == "console" and "no Prefect API configured" in got["out"][1]
 
 
