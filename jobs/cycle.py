@@ -179,14 +179,13 @@ def _parse(c: _Collection) -> None:
 
 
 def _record_fetches(con, collections: Sequence[_Collection], run_id: str) -> None:
-    """The fetch attempts of these collections in one write, and the raw responses of those
-    that failed (kept for `reparse`)."""
-    with db.transaction(con):
-        for c in collections:
-            if c.outcome is not None and c.outcome.status == "failed" and c.responses:
-                store_blobs(con, c.responses)
-        record_fetches(con, pd.concat([_attempt_rows(run_id, c.source, c.results, c.final_status, c.errors)
-                                       for c in collections], ignore_index=True))
+    """The fetch attempts of these collections in one insert, and the raw responses of those
+    that failed (kept for `reparse`); in the caller's transaction."""
+    for c in collections:
+        if c.outcome is not None and c.outcome.status == "failed" and c.responses:
+            store_blobs(con, c.responses)
+    record_fetches(con, pd.concat([_attempt_rows(run_id, c.source, c.results, c.final_status, c.errors)
+                                   for c in collections], ignore_index=True))
 
 
 def _log(outcome: SourceOutcome) -> SourceOutcome:
@@ -200,7 +199,8 @@ def _record(con, c: _Collection, run_id: str) -> SourceOutcome:
     registry-synced when there is one: `connect_synced`)."""
     outcome = c.outcome
     assert outcome is not None
-    _record_fetches(con, [c], run_id)
+    with db.transaction(con):
+        _record_fetches(con, [c], run_id)
     if c.parsed is not None:
         result = store_snapshot(con, c.parsed, c.responses, observed_at=c.results[0].finished_at,
                                 origin=c.origin, parser_version=c.scraper.parser_version)
@@ -240,10 +240,12 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
             fetcher.close()
     if c.outcome is not None and not c.results:     # nothing fetched (the plan failed): nothing to record
         return c.outcome
-    with db.connect(db_path) as con:    # unchanged content is settled and recorded in one connection
+    with db.connect(db_path) as con, db.transaction(con):   # unchanged content: settled and recorded at once
         _settle_known(con, c)
         if c.outcome is not None:
-            return _record(con, c, run_id)
+            _record_fetches(con, [c], run_id)
+    if c.outcome is not None:
+        return _log(c.outcome)
     return _parse_and_store(db_path, c, run_id)
 
 
@@ -275,7 +277,7 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
     finally:
         fetcher.close()
     pending, settled = [], []
-    with db.connect(db_path) as con:
+    with db.connect(db_path) as con, db.transaction(con):   # one commit for every unchanged source
         for c in fetched:
             _settle_known(con, c)
             if c.outcome is None:
