@@ -28,7 +28,6 @@ import os
 import re
 import sys
 from dataclasses import dataclass
-from http.client import HTTPException
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
 from urllib.parse import urlsplit
@@ -198,6 +197,8 @@ def retry_handlers() -> list[RetryHandler]:
 
 def _delivery_errors() -> tuple[type[BaseException], ...]:
     """Exceptions that mean "Slack or the network failed", as opposed to a bug of ours."""
+    from http.client import HTTPException   # imports ssl: only when delivering to Slack
+
     from slack_sdk.errors import SlackClientError
     return (SlackClientError, OSError, HTTPException)
 
