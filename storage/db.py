@@ -300,32 +300,14 @@ def latest_version() -> int:
                 if (m := _MIGRATION_NAME.match(entry.name))), default=0)
 
 
-def migrate_if_behind(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
-                      on_wait: Callable[[str], None] | None = None,
-                      then: Callable[[duckdb.DuckDBPyConnection], object] | None = None) -> bool:
-    """Bring a file an older benchwatch wrote up to this code's schema before a read-only command
-    reads it (views and columns must match the code). A short write connection, only when the
-    file is behind; True when it migrated. `then(con)` runs on that connection after the
-    migrations (the CLI passes the registry sync, so new columns are filled). A missing file is
-    left to the caller."""
-    path = str(path or default_path())
-    if not Path(path).exists():
-        return False
-    con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
-    try:
-        behind = _behind(con)
-    finally:
-        con.close()
-    if behind:
-        _migrate_for_reading(path, wait=wait, on_wait=on_wait, then=then)
-    return behind
-
-
 def open_current(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
                  on_wait: Callable[[str], None] | None = None,
                  then: Callable[[duckdb.DuckDBPyConnection], object] | None = None) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to a file at this code's schema (`migrate_if_behind`), opened once
-    when the file is current (the usual case: a read-only command's start-up costs one connect)."""
+    """A read-only connection to a file at this code's schema, for a read-only command (views and
+    columns must match the code): one connect when the file is current, the usual case. A file an
+    older benchwatch wrote is first migrated on a short write connection, on which `then(con)`
+    runs after the migrations (the CLI passes the registry sync, so new columns are filled).
+    A missing file is a StorageError (`open_connection`)."""
     path = str(path or default_path())
     con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
     try:
@@ -335,7 +317,10 @@ def open_current(path: str | os.PathLike | None = None, *, wait: float = DEFAULT
         con.close()
         raise
     con.close()
-    _migrate_for_reading(path, wait=wait, on_wait=on_wait, then=then)
+    with connect(path, wait=wait, on_wait=on_wait) as con:
+        if then is not None:
+            then(con)
+    log.info("[storage] %s migrated to schema %d for a read-only command", path, latest_version())
     return open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
 
 
@@ -346,10 +331,3 @@ def _behind(con: duckdb.DuckDBPyConnection) -> bool:
     except duckdb.CatalogException:   # no schema_migrations table
         return True
 
-
-def _migrate_for_reading(path: str, *, wait: float, on_wait: Callable[[str], None] | None,
-                         then: Callable[[duckdb.DuckDBPyConnection], object] | None) -> None:
-    with connect(path, wait=wait, on_wait=on_wait) as con:
-        if then is not None:
-            then(con)
-    log.info("[storage] %s migrated to schema %d for a read-only command", path, latest_version())

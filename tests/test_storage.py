@@ -287,3 +287,19 @@ def test_registry_digest_follows_the_bytes_of_every_registry_file(tmp_path):
         with open(tmp_path / name, "ab") as fh:     # a longer file: (mtime, size) key a new digest
             fh.write(b"\n")
         assert registry_sync.registry_digest(tmp_path) != before, name
+
+
+def test_a_read_only_command_brings_an_older_file_up_to_date_first(dbpath, capsys):
+    """`status` on a file an older benchwatch wrote: migrated (and the registry synced) on a short
+    write connection, then read."""
+    with db.connect(dbpath) as con:      # as an older benchwatch left it: without the newest migration
+        newest = db.latest_version()
+        con.execute("DROP TABLE analysis_inputs")
+        con.execute("DELETE FROM schema_migrations WHERE version = ?", [newest])
+        assert con.execute("SELECT count(*) FROM meta WHERE key = 'registry_sha256'").fetchone()[0] == 0
+    assert main(["status", "--db", str(dbpath)]) == 0
+    assert f"schema version: {newest}" in capsys.readouterr().out
+    with db.connect(dbpath, read_only=True) as con:
+        assert db.schema_version(con) == newest
+        assert con.execute("SELECT count(*) FROM analysis_inputs").fetchone()[0] == 0
+        assert con.execute("SELECT count(*) FROM meta WHERE key = 'registry_sha256'").fetchone()[0] == 1
