@@ -3,6 +3,7 @@
     python bench/run.py                # the whole suite (a few minutes on 2 cores)
     python bench/run.py --quick        # smaller sizes, for a smoke test
     python bench/run.py --only trajectory,cold
+    python bench/run.py --no-bytecode  # children keep PYTHONDONTWRITEBYTECODE (compile every time)
 
 These machines are noisy, so every figure is a ratio to a reference measured in the same run
 (best of a few repeats), never an absolute time, and never a unit test. Each measure is run
