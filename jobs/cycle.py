@@ -17,7 +17,7 @@ import pandas as pd
 
 import scrapers
 from common.time import to_utc, utcnow
-from scrapers.base import ScrapeError
+from scrapers.base import ParsedSnapshot, ScrapeError
 from scrapers.http import FetchResult, Fetcher, FileRefused, ReplayFetcher, fetch_source, read_capped
 from storage import db
 from storage.ingest import (IngestResult, known_snapshot, parse_observed_at, record_fetches, Response,
@@ -128,12 +128,13 @@ class _Collection:
     results: list[FetchResult] = field(default_factory=list)
     responses: list[Response] = field(default_factory=list)
     outcome: SourceOutcome | None = None
-    parsed: object | None = None         # a ParsedSnapshot when there is something new to store
+    parsed: ParsedSnapshot | None = None   # when there is something new to store
     final_status: dict[str, str] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
 
 
-def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher, previous: dict, origin: str) -> _Collection:
+def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher | ReplayFetcher, previous: dict,
+           origin: str) -> _Collection:
     c = _Collection(source, scraper, origin)
     try:
         c.results = fetch_source(scraper, fetcher, previous)
@@ -232,12 +233,13 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
         with db.connect(db_path) as con:
             previous = previous_validators(con, source, scraper.plan()[0])
     own = fetcher is None
-    fetcher = ReplayFetcher(replay_dir) if replay_dir is not None else (fetcher or Fetcher())
+    using: Fetcher | ReplayFetcher = (ReplayFetcher(Path(replay_dir)) if replay_dir is not None
+                                      else (fetcher or Fetcher()))
     try:
-        c = _fetch(source, scraper, fetcher, previous, "replay" if replay_dir is not None else "fetch")
+        c = _fetch(source, scraper, using, previous, "replay" if replay_dir is not None else "fetch")
     finally:
         if own:
-            fetcher.close()
+            using.close()
     if c.outcome is not None and not c.results:     # nothing fetched (the plan failed): nothing to record
         return c.outcome
     with db.connect(db_path) as con, db.transaction(con):   # unchanged content: settled and recorded at once
@@ -271,7 +273,7 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
     if replay_dir is None:
         with db.connect(db_path) as con:   # conditional-GET validators of every source, then no connection
             previous = {n: previous_validators(con, n, s.plan()[0]) for n, s in planned.items() if s.plan()}
-    fetcher = ReplayFetcher(replay_dir) if replay_dir is not None else Fetcher()
+    fetcher: Fetcher | ReplayFetcher = ReplayFetcher(Path(replay_dir)) if replay_dir is not None else Fetcher()
     try:
         fetched = [_fetch(n, s, fetcher, previous.get(n, {}), origin) for n, s in planned.items()]
     finally:
