@@ -25,25 +25,20 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import sys
 from dataclasses import dataclass
-from http.client import HTTPException
-from typing import Callable, Mapping, Protocol, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
 from urllib.parse import urlsplit
-
-from slack_sdk.errors import SlackApiError, SlackClientError
-from slack_sdk.http_retry import RetryHandler
-from slack_sdk.http_retry.builtin_handlers import (
-    ConnectionErrorRetryHandler,
-    RateLimitErrorRetryHandler,
-    ServerErrorRetryHandler,
-)
-from slack_sdk.web import WebClient
-from slack_sdk.webhook import WebhookClient
 
 from alerts import config
 from common import redact
 from alerts.render import SlackMessage, render_plain
 from storage.alert_records import Notification
+
+if TYPE_CHECKING:   # slack_sdk is imported by the Slack notifiers: console delivery needs none of it
+    from slack_sdk.http_retry import RetryHandler
 
 log = logging.getLogger("benchwatch.alerts")
 
@@ -136,7 +131,10 @@ def _prefect_lookup() -> tuple[str | None, str | None, str | None]:
 
     Prefect is imported only here (it costs seconds), and only used when an API URL is
     configured: without one, a lookup would start a throwaway local server just to find nothing.
+    Nor is it imported to find that out when nothing points at an API (`_prefect_api_hinted`).
     """
+    if not _prefect_api_hinted(os.environ):
+        raise RuntimeError("no Prefect API configured (PREFECT_API_URL unset)")
     from prefect.settings import get_current_settings
 
     if not get_current_settings().api.url:
@@ -156,10 +154,40 @@ def _prefect_lookup() -> tuple[str | None, str | None, str | None]:
     return webhook, token, (str(channel) if channel else None)
 
 
+# Prefect settings files that can set an API URL (besides PREFECT_API_URL in the environment):
+# the profiles file, and the working directory's .env, prefect.toml and pyproject.toml.
+_PREFECT_LOCAL_SETTINGS = (".env", "prefect.toml", "pyproject.toml")
+_PREFECT_API_SETTING = re.compile(r"PREFECT_API_URL|^\s*\[(?:tool\.prefect\.)?api\]|^\s*api\.url\s*=", re.MULTILINE)
+
+
+def _prefect_api_hinted(env: Mapping[str, str]) -> bool:
+    """Whether Prefect may have an API configured, without importing Prefect (seconds): already
+    imported (a flow run, a test harness: asking costs nothing), PREFECT_API_URL set, or a Prefect
+    settings file that mentions an API URL. False means no Secret block can be reached."""
+    if "prefect" in sys.modules or (env.get("PREFECT_API_URL") or "").strip():
+        return True
+    home = Path(env.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+    files = [Path(env.get("PREFECT_PROFILES_PATH") or home / "profiles.toml").expanduser(),
+             *(Path(name) for name in _PREFECT_LOCAL_SETTINGS)]
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if _PREFECT_API_SETTING.search(text):
+            return True
+    return False
+
+
 # --- notifiers -------------------------------------------------------------------------------------
 
 def retry_handlers() -> list[RetryHandler]:
     """Rate limits (Retry-After), dropped connections, and 500/503, each a few times."""
+    from slack_sdk.http_retry.builtin_handlers import (
+        ConnectionErrorRetryHandler,
+        RateLimitErrorRetryHandler,
+        ServerErrorRetryHandler,
+    )
     return [
         RateLimitErrorRetryHandler(max_retry_count=config.SLACK_RATE_LIMIT_RETRIES),
         ConnectionErrorRetryHandler(max_retry_count=config.SLACK_CONNECTION_RETRIES),
@@ -167,8 +195,12 @@ def retry_handlers() -> list[RetryHandler]:
     ]
 
 
-# Exceptions that mean "Slack or the network failed", as opposed to a bug of ours.
-_DELIVERY_ERRORS = (SlackClientError, OSError, HTTPException)
+def _delivery_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean "Slack or the network failed", as opposed to a bug of ours."""
+    from http.client import HTTPException   # imports ssl: only when delivering to Slack
+
+    from slack_sdk.errors import SlackClientError
+    return (SlackClientError, OSError, HTTPException)
 
 
 class _SlackNotifier:
@@ -183,7 +215,7 @@ class _SlackNotifier:
         for i, message in enumerate(messages):
             try:
                 reason = self._post(message)
-            except _DELIVERY_ERRORS as exc:
+            except _delivery_errors() as exc:
                 reason = f"{type(exc).__name__}: {exc}"
             if reason is not None:
                 reason = redact.one_line(reason)
@@ -203,6 +235,7 @@ class SlackWebhookNotifier(_SlackNotifier):
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError(f"the Slack webhook URL is not an http(s) URL: {redact.redact(url)}")
+        from slack_sdk.webhook import WebhookClient
         self.receiver = WEBHOOK
         self._client = WebhookClient(url, timeout=int(timeout), logger=redact.SDK_LOGGER,
                                      retry_handlers=retry_handlers() if handlers is None else handlers)
@@ -226,6 +259,7 @@ class SlackWebNotifier(_SlackNotifier):
         redact.register_secret(token)
         self.receiver = f"{WEB_API}:{channel}"
         self.channel = channel
+        from slack_sdk.web import WebClient
         kwargs = {"base_url": base_url} if base_url else {}
         self._client = WebClient(token=token, timeout=int(timeout), logger=redact.SDK_LOGGER,
                                  retry_handlers=retry_handlers() if handlers is None else handlers, **kwargs)
@@ -234,6 +268,7 @@ class SlackWebNotifier(_SlackNotifier):
         return f"SlackWebNotifier(channel={self.channel!r}, token=***)"
 
     def _post(self, message: SlackMessage) -> str | None:
+        from slack_sdk.errors import SlackApiError
         try:
             response = self._client.chat_postMessage(channel=self.channel, text=message.text,
                                                      blocks=message.blocks)

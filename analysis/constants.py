@@ -79,6 +79,9 @@ LOW_N_ITEMS = 100                # LCB's "We recommend a larger time-window" thr
 MIN_EFFECT = 0.05                # practical significance: effect >= 5 pp ...
 MIN_EFFECT_SE = 2.0              # ... and >= 2 standard errors of the effect
 FDR_Q = 0.05                     # Benjamini-Hochberg level over every test of a run
+# The status of a contamination test, strongest first (families.finalize); the alert rule checks
+# against it without importing the signals (and scipy).
+CONTAMINATION_STATUSES = ("corroborated", "persisted", "suspect", "not_flagged")
 A3_MIN_ITEMS_PER_SIDE = 50       # A3 floor: items in each of the pre and post windows
 A3_MIN_REF_MODELS = 3            # A3: clean reference models needed for the drift control (our floor)
 A3_REFS_PER_PARAMETER = 3        # A3 ability smoother: degree 2 from 9 references, 1 from 6, else the mean

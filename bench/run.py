@@ -3,6 +3,7 @@
     python bench/run.py                # the whole suite (a few minutes on 2 cores)
     python bench/run.py --quick        # smaller sizes, for a smoke test
     python bench/run.py --only trajectory,cold
+    python bench/run.py --no-bytecode  # children keep PYTHONDONTWRITEBYTECODE (compile every time)
 
 These machines are noisy, so every figure is a ratio to a reference measured in the same run
 (best of a few repeats), never an absolute time, and never a unit test. Each measure is run
@@ -38,6 +39,8 @@ sys.path.insert(0, str(REPO))
 ENV = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
        "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 ENV.pop("BENCHWATCH_DB", None)
+# Imported once before measuring, so that each module's bytecode is written (see --no-bytecode).
+WARM_UP = "import cli.main, jobs.cycle, jobs.alerts, jobs.saturation, jobs.contamination, storage.query, storage.status"
 
 
 def best_of(fn, repeat: int) -> float:
@@ -315,12 +318,20 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="smaller sizes (a smoke test of the suite)")
     ap.add_argument("--only", default="trajectory,ingest,analyze,cycle,cold",
                     help="comma-separated measures (default: all)")
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help="keep PYTHONDONTWRITEBYTECODE from the environment (default: child processes cache bytecode)")
     args = ap.parse_args()
+    if not args.no_bytecode:
+        # Bytecode as an installed package has it: with PYTHONDONTWRITEBYTECODE set (some shells, CI
+        # images), every child would compile benchwatch's modules again while `import duckdb` loads
+        # its site-packages bytecode, which is not what a user's commands cost.
+        ENV.pop("PYTHONDONTWRITEBYTECODE", None)
     only = set(args.only.split(","))
     fracs = [0.1, 0.5, 1.0]
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="benchwatch-bench-") as tmp:
         tmp = Path(tmp)
+        proc([sys.executable, "-c", WARM_UP])   # writes the bytecode of every module measured below
         if "trajectory" in only:
             bench_trajectory(fracs, args.quick)
         if "cold" in only:

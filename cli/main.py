@@ -69,25 +69,45 @@ def add_sources_argument(parser: argparse.ArgumentParser, help: str) -> None:
 def open_read_only(args: argparse.Namespace):
     """A read-only connection for a command (`args.db`, `args.wait`), saying on stderr while it
     waits for a writer; None, after printing why, when the database cannot be opened."""
-    from storage.db import StorageError, migrate_if_behind, open_connection
-    from storage.registry_sync import sync_registry
+    from storage.db import StorageError, open_current
     say = lambda m: print(f"benchwatch: {m}", file=sys.stderr)  # noqa: E731
+
+    def sync_registry(con) -> None:   # the registry loaders (pandas) only for a file that is behind
+        from storage.registry_sync import sync_registry
+        sync_registry(con)
+
     try:   # a file an older benchwatch wrote: new schema, and the registry columns it adds filled
-        migrate_if_behind(args.db, wait=args.wait, on_wait=say, then=sync_registry)
-        return open_connection(args.db, read_only=True, wait=args.wait, on_wait=say)
+        return open_current(args.db, wait=args.wait, on_wait=say, then=sync_registry)
     except StorageError as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)
         return None
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `command` (the one `argv` runs, `chosen_command`) only that
+    command's module is imported and its options registered, the others are bare names: a
+    command's start-up does not pay for the other fourteen."""
     parser = argparse.ArgumentParser(prog="benchwatch", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"cli.commands.{name}").register(sub)
+        if command in (None, name):
+            importlib.import_module(f"cli.commands.{name}").register(sub)
+        else:
+            sub.add_parser(name)
     return parser
+
+
+def chosen_command(argv: list[str]) -> str | None:
+    """The command `argv` runs (its first word, after the global options), or None when the top
+    level parses it (no command, an unknown one, or -h/--help before it: the full listing)."""
+    for token in argv:
+        if token in ("-h", "--help"):
+            return None
+        if not token.startswith("-"):
+            return token if token in COMMANDS else None
+    return None
 
 
 def setup_logging(verbosity: int) -> None:
@@ -154,7 +174,8 @@ def report_failure(command: str, exc: BaseException, verbose: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     quiet_prefect_defaults()
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(chosen_command(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -17,7 +17,7 @@ import pandas as pd
 
 import scrapers
 from common.time import to_utc, utcnow
-from scrapers.base import ScrapeError
+from scrapers.base import ParsedSnapshot, ScrapeError
 from scrapers.http import FetchResult, Fetcher, FileRefused, ReplayFetcher, fetch_source, read_capped
 from storage import db
 from storage.ingest import (IngestResult, known_snapshot, parse_observed_at, record_fetches, Response,
@@ -117,92 +117,187 @@ def _attempt_rows(run_id: str, source: str, results: list[FetchResult], final_st
     return pd.DataFrame(rows)
 
 
+@dataclass
+class _Collection:
+    """One source's collection in progress: fetched with no database connection open, then
+    settled (content already stored), parsed (still with none open) and recorded."""
+
+    source: str
+    scraper: scrapers.Scraper
+    origin: str                          # "replay" | "fetch"
+    results: list[FetchResult] = field(default_factory=list)
+    responses: list[Response] = field(default_factory=list)
+    outcome: SourceOutcome | None = None
+    parsed: ParsedSnapshot | None = None   # when there is something new to store
+    final_status: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher | ReplayFetcher, previous: dict,
+           origin: str) -> _Collection:
+    c = _Collection(source, scraper, origin)
+    try:
+        c.results = fetch_source(scraper, fetcher, previous)
+    except ScrapeError as exc:
+        c.outcome = SourceOutcome(source, "failed", exc.reason)
+        return c
+    failed = [r for r in c.results if r.status == "error"]
+    if failed:
+        c.outcome = SourceOutcome(source, "failed", "; ".join(r.error or "fetch failed" for r in failed),
+                                  unreachable=all(r.http_status is None for r in failed),
+                                  offline=all(r.unresolved for r in failed))
+    elif c.results[0].status == "not_modified":
+        c.outcome = SourceOutcome(source, "unchanged", "not modified (HTTP 304)")
+    else:
+        c.responses = [Response(r.file_name, r.content or b"") for r in c.results]
+    return c
+
+
+def _settle_known(con, c: _Collection) -> None:
+    """Content already stored needs no parse: 'unchanged' (and the snapshot marked as seen)."""
+    if c.outcome is not None:
+        return
+    known = known_snapshot(con, c.source, c.responses, origin=c.origin)
+    if known is not None:
+        c.outcome = SourceOutcome(c.source, "unchanged", f"same content as snapshot {known.snapshot_id}",
+                                  snapshot_id=known.snapshot_id)
+
+
+def _parse(c: _Collection) -> None:
+    """Parse new content, with no database connection open (the writer lock is held only to write)."""
+    if c.outcome is not None:
+        return
+    primary = c.results[0]
+    try:
+        c.parsed = c.scraper.parse_checked(c.responses[0].content, fetched_at=primary.finished_at,
+                                           aux={r.file_name: r.content for r in c.responses[1:]},
+                                           filename=c.responses[0].file_name)
+        c.outcome = SourceOutcome(c.source, "new", "")
+    except ScrapeError as exc:
+        c.final_status[primary.url] = "parse_error"
+        c.errors[primary.url] = exc.reason
+        c.outcome = SourceOutcome(c.source, "failed", f"{exc.reason} (raw response kept for re-parsing)")
+
+
+def _record_fetches(con, collections: Sequence[_Collection], run_id: str) -> None:
+    """The fetch attempts of these collections in one insert, and the raw responses of those
+    that failed (kept for `reparse`); in the caller's transaction."""
+    for c in collections:
+        if c.outcome is not None and c.outcome.status == "failed" and c.responses:
+            store_blobs(con, c.responses)
+    record_fetches(con, pd.concat([_attempt_rows(run_id, c.source, c.results, c.final_status, c.errors)
+                                   for c in collections], ignore_index=True))
+
+
+def _log(outcome: SourceOutcome) -> SourceOutcome:
+    level = logging.WARNING if outcome.status == "failed" else logging.INFO
+    log.log(level, "[%s] %s: %s", outcome.source, outcome.status, outcome.detail)
+    return outcome
+
+
+def _record(con, c: _Collection, run_id: str) -> SourceOutcome:
+    """The fetch attempts, the raw responses of a failed parse, and a new snapshot (`con` is
+    registry-synced when there is one: `connect_synced`)."""
+    outcome = c.outcome
+    assert outcome is not None
+    with db.transaction(con):
+        _record_fetches(con, [c], run_id)
+    if c.parsed is not None:
+        result = store_snapshot(con, c.parsed, c.responses, observed_at=c.results[0].finished_at,
+                                origin=c.origin, parser_version=c.scraper.parser_version)
+        outcome.snapshot_id = result.snapshot_id
+        if result.status == "unchanged":
+            outcome.status, outcome.detail = "unchanged", f"same content as snapshot {result.snapshot_id}"
+        else:
+            outcome.detail = result.summary().split(": ", 1)[1]
+            outcome.counts = {"scores": result.n_scores, "items": result.n_items, "models": result.n_models,
+                              "rejects": result.n_rejects}
+    return _log(outcome)
+
+
+def _parse_and_store(db_path: str | os.PathLike | None, c: _Collection, run_id: str) -> SourceOutcome:
+    """The rest of a collection whose content is not stored yet: parse, then one write connection
+    (registry-synced only when there is a snapshot to store)."""
+    _parse(c)
+    with (connect_synced if c.parsed is not None else db.connect)(db_path) as con:
+        return _record(con, c, run_id)
+
+
 def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir: str | os.PathLike | None = None,
                    run_id: str = "", fetcher: Fetcher | None = None) -> SourceOutcome:
     """Fetch one source (live or replayed), store a new snapshot if its content changed."""
     scraper = scrapers.get(source)
     run_id = run_id or new_run_id()
-    with db.connect(db_path) as con:
-        previous = ({} if replay_dir is not None or not scraper.plan()
-                    else previous_validators(con, source, scraper.plan()[0]))
+    previous: dict = {}
+    if replay_dir is None and scraper.plan():
+        with db.connect(db_path) as con:
+            previous = previous_validators(con, source, scraper.plan()[0])
     own = fetcher is None
-    fetcher = ReplayFetcher(replay_dir) if replay_dir is not None else (fetcher or Fetcher())
+    using: Fetcher | ReplayFetcher = (ReplayFetcher(Path(replay_dir)) if replay_dir is not None
+                                      else (fetcher or Fetcher()))
     try:
-        results = fetch_source(scraper, fetcher, previous)
-    except ScrapeError as exc:
-        return SourceOutcome(source, "failed", exc.reason)
+        c = _fetch(source, scraper, using, previous, "replay" if replay_dir is not None else "fetch")
     finally:
         if own:
-            fetcher.close()
-    primary = results[0]
-    failed = [r for r in results if r.status == "error"]
-    final_status: dict[str, str] = {}
-    errors: dict[str, str] = {}
-    outcome: SourceOutcome | None = None
-    parsed = None
-    responses = []
-    if failed:
-        outcome = SourceOutcome(source, "failed", "; ".join(r.error or "fetch failed" for r in failed),
-                                unreachable=all(r.http_status is None for r in failed),
-                                offline=all(r.unresolved for r in failed))
-    elif primary.status == "not_modified":
-        outcome = SourceOutcome(source, "unchanged", "not modified (HTTP 304)")
-    else:
-        responses = [Response(r.file_name, r.content or b"") for r in results]
-    if outcome is None:
-        with db.connect(db_path) as con:   # content already stored needs no parse (and marks it seen)
-            known = known_snapshot(con, source, responses, origin="replay" if replay_dir is not None else "fetch")
-        if known is not None:
-            outcome = SourceOutcome(source, "unchanged", f"same content as snapshot {known.snapshot_id}",
-                                    snapshot_id=known.snapshot_id)
-        else:   # parsed with no database connection open: the writer lock is held only to write
-            try:
-                parsed = scraper.parse_checked(responses[0].content, fetched_at=primary.finished_at,
-                                               aux={r.file_name: r.content for r in responses[1:]},
-                                               filename=responses[0].file_name)
-                outcome = SourceOutcome(source, "new", "")
-            except ScrapeError as exc:
-                final_status[primary.url] = "parse_error"
-                errors[primary.url] = exc.reason
-                outcome = SourceOutcome(source, "failed", f"{exc.reason} (raw response kept for re-parsing)")
-    with connect_synced(db_path) as con:
-        with db.transaction(con):
-            if outcome.status == "failed" and responses:
-                store_blobs(con, responses)
-            record_fetches(con, _attempt_rows(run_id, source, results, final_status, errors))
-        if parsed is not None:
-            result = store_snapshot(con, parsed, responses, observed_at=primary.finished_at,
-                                    origin="replay" if replay_dir is not None else "fetch",
-                                    parser_version=scraper.parser_version)
-            outcome.snapshot_id = result.snapshot_id
-            if result.status == "unchanged":
-                outcome.status, outcome.detail = "unchanged", f"same content as snapshot {result.snapshot_id}"
-            else:
-                outcome.detail = result.summary().split(": ", 1)[1]
-                outcome.counts = {"scores": result.n_scores, "items": result.n_items, "models": result.n_models,
-                                  "rejects": result.n_rejects}
-    level = logging.WARNING if outcome.status == "failed" else logging.INFO
-    log.log(level, "[%s] %s: %s", source, outcome.status, outcome.detail)
-    return outcome
+            using.close()
+    if c.outcome is not None and not c.results:     # nothing fetched (the plan failed): nothing to record
+        return c.outcome
+    with db.connect(db_path) as con, db.transaction(con):   # unchanged content: settled and recorded at once
+        _settle_known(con, c)
+        if c.outcome is not None:
+            _record_fetches(con, [c], run_id)
+    if c.outcome is not None:
+        return _log(c.outcome)
+    return _parse_and_store(db_path, c, run_id)
 
 
 def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = None, *,
             replay_dir: str | os.PathLike | None = None, run_id: str = "") -> list[SourceOutcome]:
-    """Collect every requested source; one failing source never stops the others."""
+    """Collect every requested source; one failing source never stops the others.
+
+    Every source is fetched first with no connection open; one write connection then settles
+    and records all that is unchanged or failed (an unchanged cycle opens the file once), and
+    each source with new content is parsed with none open and stored in a connection of its own.
+    """
     names = list(sources) if sources else scrapers.enabled_sources()
     run_id = run_id or new_run_id()
-    outcomes = []
-    fetcher = None if replay_dir is not None else Fetcher()
+    origin = "replay" if replay_dir is not None else "fetch"
+    outcomes: dict[str, SourceOutcome] = {}
+    planned: dict[str, scrapers.Scraper] = {}
+    for name in names:
+        try:
+            planned[name] = scrapers.get(name)
+        except ScrapeError as exc:
+            outcomes[name] = SourceOutcome(name, "failed", exc.reason)
+    previous: dict[str, dict] = {}
+    if replay_dir is None:
+        with db.connect(db_path) as con:   # conditional-GET validators of every source, then no connection
+            previous = {n: previous_validators(con, n, s.plan()[0]) for n, s in planned.items() if s.plan()}
+    fetcher: Fetcher | ReplayFetcher = ReplayFetcher(Path(replay_dir)) if replay_dir is not None else Fetcher()
     try:
-        for name in names:
-            try:
-                outcomes.append(collect_source(db_path, name, replay_dir=replay_dir, run_id=run_id, fetcher=fetcher))
-            except ScrapeError as exc:
-                outcomes.append(SourceOutcome(name, "failed", exc.reason))
+        fetched = [_fetch(n, s, fetcher, previous.get(n, {}), origin) for n, s in planned.items()]
     finally:
-        if fetcher is not None:
-            fetcher.close()
-    return outcomes
+        fetcher.close()
+    pending, settled = [], []
+    with db.connect(db_path) as con, db.transaction(con):   # one commit for every unchanged source
+        for c in fetched:
+            _settle_known(con, c)
+            if c.outcome is None:
+                pending.append(c)
+            elif c.results:
+                settled.append(c)
+            else:                     # nothing fetched (the plan failed): nothing to record
+                outcomes[c.source] = c.outcome
+        if settled:
+            _record_fetches(con, settled, run_id)
+    outcomes.update((c.source, _log(c.outcome)) for c in settled if c.outcome is not None)
+    for c in pending:
+        try:
+            outcomes[c.source] = _parse_and_store(db_path, c, run_id)
+        except ScrapeError as exc:
+            outcomes[c.source] = SourceOutcome(c.source, "failed", exc.reason)
+        c.responses = []     # the bodies are not needed any longer
+    return [outcomes[n] for n in names]
 
 
 def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None,

@@ -38,7 +38,7 @@ def migrate_to_lake(source: str | os.PathLike, target: str, *, replace: bool = F
         raise db.StorageError(f"migrate copies a DuckDB file: {source} is not one")
     if not lake.is_lake_url(target):
         raise db.StorageError("migrate --to needs a DuckLake URL: ducklake:postgres:<libpq conninfo>")
-    db.migrate_if_behind(source, wait=wait, on_wait=on_wait)
+    db.open_current(source, wait=wait, on_wait=on_wait).close()   # migrates an older file first
     report = MigrateReport(source, lake.parse(target).redacted())
     with db.connect(target, wait=wait, on_wait=on_wait) as con:
         try:

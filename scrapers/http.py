@@ -25,16 +25,16 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Callable, Literal, Mapping
 from urllib.parse import urlsplit
-
-import requests
-import urllib3
 
 from common import redact
 from common.redact import redact_url
 from common.time import utcnow
 from scrapers.base import Scraper, ScrapeError
+
+if TYPE_CHECKING:   # imported where a live fetch uses them: a replay (and `benchwatch run`'s start) needs neither
+    import requests
 
 log = logging.getLogger("benchwatch.scrapers.http")
 
@@ -237,6 +237,7 @@ class Fetcher:
             raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
         if max_bytes < 1:
             raise ValueError(f"max_bytes must be >= 1, got {max_bytes}")
+        import requests
         self.timeout = (connect_timeout, read_timeout)
         self.max_attempts = max_attempts
         self.backoff_base = backoff_base
@@ -315,6 +316,7 @@ class Fetcher:
     # --- one attempt ----------------------------------------------------------------------
     def _attempt(self, url: str, headers: Mapping[str, str]) -> tuple[int, bytes, str | None, str | None]:
         """One GET: (status, body, etag, last_modified), or `_AttemptFailed`."""
+        import requests
         try:
             resp = self.session.get(url, headers=dict(headers), timeout=self.timeout, stream=True)
         except requests.exceptions.RequestException as exc:
@@ -340,6 +342,7 @@ class Fetcher:
 
     def _read_body(self, resp: requests.Response) -> bytes:
         """The body, streamed: stops past `max_bytes`; a short read is a retryable error."""
+        import requests
         declared = resp.headers.get("Content-Length")
         expected = int(declared) if declared and declared.strip().isdigit() else None
         status = resp.status_code
@@ -369,6 +372,8 @@ class Fetcher:
         return b"".join(chunks)
 
     def _describe(self, exc: BaseException) -> str:
+        import requests
+        import urllib3
         if isinstance(exc, requests.exceptions.ConnectTimeout):
             return f"connect timed out after {self.timeout[0]:g} s"
         if isinstance(exc, requests.exceptions.ReadTimeout) or (
@@ -382,6 +387,7 @@ class Fetcher:
 
     @staticmethod
     def _retryable(exc: BaseException) -> bool:
+        import requests
         return isinstance(exc, (requests.exceptions.ConnectionError, requests.exceptions.Timeout,
                                 requests.exceptions.ChunkedEncodingError)) and not isinstance(
             exc, (requests.exceptions.SSLError, requests.exceptions.TooManyRedirects)) \
@@ -437,6 +443,7 @@ def _innermost(exc: BaseException) -> BaseException:
 
 def is_name_resolution_failure(exc: BaseException) -> bool:
     """The host name did not resolve: offline or DNS down, which retrying within seconds won't fix."""
+    import urllib3
     return isinstance(_innermost(exc), urllib3.exceptions.NameResolutionError)
 
 

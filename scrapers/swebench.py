@@ -20,7 +20,6 @@ from datetime import datetime
 from typing import Any, Mapping
 
 import pandas as pd
-from bs4 import BeautifulSoup
 
 from scrapers._cells import percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
@@ -103,6 +102,8 @@ class SwebenchScraper(Scraper):
         return boards
 
     def _boards_from_tables(self, text: str, parsed: ParsedSnapshot) -> list[tuple[str, list[dict]]]:
+        from bs4 import BeautifulSoup   # here: a JSON board or an unchanged run needs no bs4
+
         soup = BeautifulSoup(text, "html.parser")
         boards = []
         for table in soup.find_all("table"):

@@ -13,12 +13,15 @@ import os
 import re
 import time
 from contextlib import contextmanager
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 import duckdb
-import pandas as pd
+
+if TYPE_CHECKING:  # annotations only: `query`/`status` open connections without importing pandas
+    import pandas as pd
 
 from storage import lake
 
@@ -346,8 +349,10 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
         con.execute("COMMIT")
 
 
-def migrations() -> list[tuple[int, str, str]]:
-    """(version, name, sql) of every numbered migration shipped in storage/migrations/."""
+@lru_cache(maxsize=1)
+def migrations() -> tuple[tuple[int, str, str], ...]:
+    """(version, name, sql) of every numbered migration shipped in storage/migrations/ (read
+    once per process: every connection checks them)."""
     found = []
     for entry in resources.files("storage.migrations").iterdir():
         m = _MIGRATION_NAME.match(entry.name)
@@ -357,7 +362,7 @@ def migrations() -> list[tuple[int, str, str]]:
     versions = [v for v, _, _ in found]
     if len(versions) != len(set(versions)):
         raise StorageError(f"two migrations share a number: {versions}")
-    return found
+    return tuple(found)
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
@@ -391,32 +396,41 @@ def schema_version(con: duckdb.DuckDBPyConnection) -> int:
     return int(row[0])
 
 
+@lru_cache(maxsize=1)
 def latest_version() -> int:
-    """The newest migration this code ships."""
-    return max((v for v, _, _ in migrations()), default=0)
+    """The newest migration this code ships (from the file names: nothing read)."""
+    return max((int(m[1]) for entry in resources.files("storage.migrations").iterdir()
+                if (m := _MIGRATION_NAME.match(entry.name))), default=0)
 
 
-def migrate_if_behind(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
-                      on_wait: Callable[[str], None] | None = None,
-                      then: Callable[[duckdb.DuckDBPyConnection], object] | None = None) -> bool:
-    """Bring a file an older benchwatch wrote up to this code's schema before a read-only command
-    reads it (views and columns must match the code). A short write connection, only when the
-    file is behind; True when it migrated. `then(con)` runs on that connection after the
-    migrations (the CLI passes the registry sync, so new columns are filled). A missing file is
-    left to the caller."""
+def open_current(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
+                 on_wait: Callable[[str], None] | None = None,
+                 then: Callable[[duckdb.DuckDBPyConnection], object] | None = None) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to a file at this code's schema, for a read-only command (views and
+    columns must match the code): one connect when the file is current, the usual case. A file an
+    older benchwatch wrote is first migrated on a short write connection, on which `then(con)`
+    runs after the migrations (the CLI passes the registry sync, so new columns are filled).
+    A missing file is a StorageError (`open_connection`)."""
     path = str(path or default_path())
-    if not lake.is_lake_url(path) and not Path(path).exists():
-        return False
     con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
     try:
-        known = con.execute("SELECT count(*) FROM information_schema.tables "
-                            "WHERE table_name = 'schema_migrations'").fetchone()[0]
-        behind = not known or schema_version(con) < latest_version()
-    finally:
+        if not _behind(con):
+            return con
+    except BaseException:
         con.close()
-    if behind:
-        with connect(path, wait=wait, on_wait=on_wait) as con:
-            if then is not None:
-                then(con)
-        log.info("[storage] %s migrated to schema %d for a read-only command", path, latest_version())
-    return behind
+        raise
+    con.close()
+    with connect(path, wait=wait, on_wait=on_wait) as con:
+        if then is not None:
+            then(con)
+    log.info("[storage] %s migrated to schema %d for a read-only command", path, latest_version())
+    return open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
+
+
+def _behind(con: duckdb.DuckDBPyConnection) -> bool:
+    """The file's schema is older than this code's (or it has none yet): one statement."""
+    try:
+        return schema_version(con) < latest_version()
+    except duckdb.CatalogException:   # no schema_migrations table
+        return True
+

@@ -12,6 +12,8 @@ import hashlib
 import logging
 import os
 from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
 from typing import Callable, Iterator
 
 import duckdb
@@ -25,15 +27,38 @@ from storage.db import DEFAULT_WAIT_SECONDS, connect, insert_frame, quote_ident,
 log = logging.getLogger("benchwatch.storage")
 
 
+# What the registry tables are made of: the curated files and the code that loads and applies
+# them (loaders and checks, identity rules). Their bytes are the registry's digest.
+REGISTRY_FILES = ("benchmarks.csv", "models.csv", "aliases.csv", "__init__.py", "identity.py")
+_digests: dict[tuple, str] = {}
+
+
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return registry.load_benchmarks(), registry.load_models(), registry.load_aliases()
 
 
-def _digest(*frames: pd.DataFrame) -> str:
+def registry_digest(folder: str | os.PathLike | None = None) -> str:
+    """sha256 of the registry files (`REGISTRY_FILES` of the shipped package, or of `folder`),
+    read as bytes: no loading (pandas, checks) to find that nothing changed. Computed once per
+    process while the files keep their (mtime, size): every job's connection asks for it."""
+    root = Path(folder) if folder is not None else Path(registry.__file__).parent
+    paths = [root / name for name in REGISTRY_FILES]
+    try:
+        key: tuple | None = (str(root), tuple((st.st_mtime_ns, st.st_size) for st in (p.stat() for p in paths)))
+    except OSError:    # not plain files (a zipped install): read through importlib.resources, uncached
+        key = None
+    if key is not None and key in _digests:
+        return _digests[key]
     h = hashlib.sha256()
-    for f in frames:
-        h.update(f.to_csv(index=False).encode())
-    return h.hexdigest()
+    for path in paths:
+        data = (path.read_bytes() if key is not None
+                else resources.files("registry").joinpath(path.name).read_bytes())
+        h.update(f"{path.name}\0{len(data)}\0".encode())
+        h.update(data)
+    digest = h.hexdigest()
+    if key is not None:
+        _digests[key] = digest
+    return digest
 
 
 class NameMapper:
@@ -68,11 +93,11 @@ class NameMapper:
 
 def sync_registry(con: duckdb.DuckDBPyConnection) -> bool:
     """Reload registry tables and re-map stored names if the shipped registry changed."""
-    benchmarks, models, aliases = _frames()
-    digest = _digest(benchmarks, models, aliases)
+    digest = registry_digest()
     row = con.execute("SELECT value FROM meta WHERE key = 'registry_sha256'").fetchone()
     if row and row[0] == digest:
         return False
+    benchmarks, models, aliases = _frames()
     b = benchmarks.copy()
     if "reference_benchmarks" in b.columns:
         b["reference_benchmarks"] = b["reference_benchmarks"].map(lambda v: list(parse_refs(v)))

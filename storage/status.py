@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, NamedTuple
+
 import duckdb
-import pandas as pd
 
 from storage.db import quote_ident, schema_version
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def source_status(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+
+class Table(NamedTuple):
+    """Rows for people (`benchwatch status` prints them without importing pandas): column names
+    and tuples; times are naive UTC (`::TIMESTAMP` under the session's UTC: no time-zone objects)."""
+
+    columns: list[str]
+    rows: list[tuple]
+
+
+def _table(con: duckdb.DuckDBPyConnection, sql: str) -> Table:
+    """No bound parameters here: DuckDB imports pandas to bind any (half a second of `status`)."""
+    result = con.execute(sql)
+    return Table([d[0] for d in result.description], result.fetchall())
+
+
+def source_status(con: duckdb.DuckDBPyConnection) -> Table:
     """Per source: last fetch attempt and outcome, last new snapshot, snapshot and score counts."""
-    return con.execute("""
+    return _table(con, """
         WITH f AS (
             SELECT source, max(started_at) AS last_fetch, arg_max(status, started_at) AS last_fetch_status,
                    arg_max(error, started_at) AS last_error
@@ -21,13 +39,25 @@ def source_status(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
             FROM snapshots GROUP BY source),
         c AS (SELECT source, count(*) AS scores FROM scores GROUP BY source),
         i AS (SELECT source, count(*) AS item_results FROM item_results GROUP BY source)
-        SELECT coalesce(s.source, f.source) AS source, s.snapshots, s.held, s.newest_observed, s.last_new_snapshot,
-               f.last_fetch, f.last_fetch_status, f.last_error, coalesce(c.scores, 0) AS scores,
-               coalesce(i.item_results, 0) AS item_results
+        SELECT coalesce(s.source, f.source) AS source, s.snapshots, s.held,
+               s.newest_observed::TIMESTAMP AS newest_observed, s.last_new_snapshot::TIMESTAMP AS last_new_snapshot,
+               f.last_fetch::TIMESTAMP AS last_fetch, f.last_fetch_status, f.last_error,
+               coalesce(c.scores, 0) AS scores, coalesce(i.item_results, 0) AS item_results
         FROM s FULL JOIN f ON f.source = s.source
         LEFT JOIN c ON c.source = coalesce(s.source, f.source)
         LEFT JOIN i ON i.source = coalesce(s.source, f.source)
-        ORDER BY source""").df()
+        ORDER BY source""")
+
+
+_HELD_SQL = """
+        WITH usable AS (
+            SELECT source, max(observed_at) AS newest_usable FROM snapshots
+            WHERE status IS DISTINCT FROM 'held' GROUP BY source)
+        SELECT sn.id AS snapshot_id, sn.source, sn.observed_at, sn.first_seen, sn.n_scores, sn.n_items,
+               sn.held_reason, (u.newest_usable IS NULL OR sn.observed_at >= u.newest_usable) AS pending
+        FROM snapshots sn LEFT JOIN usable u USING (source)
+        WHERE sn.status = 'held'"""
+_HELD_ORDER = " ORDER BY source, observed_at, snapshot_id"
 
 
 def held_snapshots(con: duckdb.DuckDBPyConnection, *, pending_only: bool = False) -> pd.DataFrame:
@@ -36,27 +66,25 @@ def held_snapshots(con: duckdb.DuckDBPyConnection, *, pending_only: bool = False
     `pending` = newer than every usable snapshot of its source, i.e. it would be the latest if it
     were released (an older held snapshot is already superseded and only kept for the record).
     """
-    df = con.execute("""
-        WITH usable AS (
-            SELECT source, max(observed_at) AS newest_usable FROM snapshots
-            WHERE status IS DISTINCT FROM 'held' GROUP BY source)
-        SELECT sn.id AS snapshot_id, sn.source, sn.observed_at, sn.first_seen, sn.n_scores, sn.n_items,
-               sn.held_reason, (u.newest_usable IS NULL OR sn.observed_at >= u.newest_usable) AS pending
-        FROM snapshots sn LEFT JOIN usable u USING (source)
-        WHERE sn.status = 'held'
-        ORDER BY sn.source, sn.observed_at, sn.id""").df()
+    df = con.execute(_HELD_SQL + _HELD_ORDER).df()
     return df[df["pending"]].reset_index(drop=True) if pending_only else df
 
 
-def unknown_names(con: duckdb.DuckDBPyConnection, limit: int = 50) -> pd.DataFrame:
+def held_table(con: duckdb.DuckDBPyConnection) -> Table:
+    """`held_snapshots` for people (every held snapshot, times as naive UTC)."""
+    return _table(con, "SELECT * REPLACE (observed_at::TIMESTAMP AS observed_at, first_seen::TIMESTAMP AS first_seen) "
+                       f"FROM ({_HELD_SQL}){_HELD_ORDER}")
+
+
+def unknown_names(con: duckdb.DuckDBPyConnection, limit: int = 50) -> Table:
     """Benchmark and model names in the data that no registry entry or alias maps (add an alias)."""
-    return con.execute("""
+    return _table(con, """
         SELECT 'benchmark' AS kind, benchmark AS name, list(DISTINCT source) AS sources, count(*) AS rows
         FROM scores WHERE benchmark NOT IN (SELECT id FROM benchmarks) GROUP BY benchmark
         UNION ALL
         SELECT 'model', model, list(DISTINCT source), count(*)
         FROM scores WHERE model NOT IN (SELECT id FROM models) GROUP BY model
-        ORDER BY kind, rows DESC LIMIT ?""", [limit]).df()
+        ORDER BY kind, rows DESC LIMIT """ + str(int(limit)))   # an int literal: see _table
 
 
 def unknown_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
@@ -70,7 +98,11 @@ def unknown_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
 def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     names = [r[0] for r in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY table_name").fetchall()]
-    return {n: int(con.execute(f"SELECT count(*) FROM {quote_ident(n)}").fetchone()[0]) for n in names}
+    if not names:
+        return {}
+    counts = " UNION ALL ".join(f"SELECT {i} AS i, count(*) AS n FROM {quote_ident(n)}" for i, n in enumerate(names))
+    by_index = dict(con.execute(counts).fetchall())     # one statement, not one per table
+    return {n: int(by_index[i]) for i, n in enumerate(names)}
 
 
-__all__ = ["source_status", "held_snapshots", "unknown_names", "unknown_counts", "table_counts", "schema_version"]
+__all__ = ["Table", "source_status", "held_snapshots", "held_table", "unknown_names", "unknown_counts", "table_counts", "schema_version"]

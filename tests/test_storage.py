@@ -14,7 +14,7 @@ import pytest
 from cli.main import main
 from jobs.cycle import ingest_file
 from scrapers.base import ScrapeError
-from storage import db
+from storage import db, registry_sync
 from storage.query import ReadOnlyViolation, run_query
 from storage.registry_sync import connect_synced
 
@@ -264,6 +264,8 @@ def test_a_new_alias_remaps_stored_history_without_reingesting(dbpath, tmp_path,
     aliases = registry.load_aliases()
     extra = pd.DataFrame({"kind": ["model"], "alias": ["OpenAI o3 (April)"], "canonical": ["o3-2025-04-16"]})
     monkeypatch.setattr(registry, "load_aliases", lambda: pd.concat([aliases, extra], ignore_index=True))
+    # the digest is of the registry files' bytes: an edited aliases.csv, as far as the sync can tell
+    monkeypatch.setattr(registry_sync, "registry_digest", lambda: "aliases.csv edited")
     with db.connect(dbpath):        # a plain write connection leaves the registry alone …
         pass
     assert run_query("SELECT model FROM scores", dbpath)["model"][0] == "OpenAI o3 (April)"
@@ -271,3 +273,33 @@ def test_a_new_alias_remaps_stored_history_without_reingesting(dbpath, tmp_path,
         pass
     row = run_query("SELECT model, model_raw FROM scores", dbpath).iloc[0]
     assert (row["model"], row["model_raw"]) == ("o3-2025-04-16", "OpenAI o3 (April)")
+
+
+def test_registry_digest_follows_the_bytes_of_every_registry_file(tmp_path):
+    import shutil
+    import registry
+    shipped = Path(registry.__file__).parent
+    for name in registry_sync.REGISTRY_FILES:
+        shutil.copy(shipped / name, tmp_path / name)
+    assert registry_sync.registry_digest(tmp_path) == registry_sync.registry_digest()
+    for name in registry_sync.REGISTRY_FILES:
+        before = registry_sync.registry_digest(tmp_path)
+        with open(tmp_path / name, "ab") as fh:     # a longer file: (mtime, size) key a new digest
+            fh.write(b"\n")
+        assert registry_sync.registry_digest(tmp_path) != before, name
+
+
+def test_a_read_only_command_brings_an_older_file_up_to_date_first(dbpath, capsys):
+    """`status` on a file an older benchwatch wrote: migrated (and the registry synced) on a short
+    write connection, then read."""
+    with db.connect(dbpath) as con:      # as an older benchwatch left it: without the newest migration
+        newest = db.latest_version()
+        con.execute("DROP TABLE analysis_inputs")
+        con.execute("DELETE FROM schema_migrations WHERE version = ?", [newest])
+        assert con.execute("SELECT count(*) FROM meta WHERE key = 'registry_sha256'").fetchone()[0] == 0
+    assert main(["status", "--db", str(dbpath)]) == 0
+    assert f"schema version: {newest}" in capsys.readouterr().out
+    with db.connect(dbpath, read_only=True) as con:
+        assert db.schema_version(con) == newest
+        assert con.execute("SELECT count(*) FROM analysis_inputs").fetchone()[0] == 0
+        assert con.execute("SELECT count(*) FROM meta WHERE key = 'registry_sha256'").fetchone()[0] == 1

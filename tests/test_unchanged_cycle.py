@@ -73,3 +73,37 @@ def test_fingerprint_sees_every_input_change_but_not_last_seen(tmp_path, change)
         assert fp.input_fingerprint(con, {"day": "2025-01-02"}) != base
         con.execute(change)
         assert fp.input_fingerprint(con, params) != base
+
+
+def test_a_changed_response_beside_unchanged_ones_is_parsed_and_reanalysed(tmp_path, monkeypatch):
+    """collect settles every unchanged source in one connection: the changed one must still be
+    parsed (and only it), stored as a new snapshot, and the analysis recomputed."""
+    import shutil
+    replay = tmp_path / "replay"
+    for name in SOURCES:
+        shutil.copytree(REPLAY / name, replay / name)
+    path = tmp_path / "c.duckdb"
+    first = cycle.run_cycle(path, SOURCES, replay_dir=replay)
+    assert {o.status for o in first.outcomes} == {"new"}, first.text()
+
+    board = replay / "aider_polyglot" / "polyglot_leaderboard.yml"
+    text = board.read_text()
+    assert "pass_rate_2: 35.6" in text
+    board.write_text(text.replace("pass_rate_2: 35.6", "pass_rate_2: 45.6", 1))
+    parsed = []
+    aider = type(scrapers.get("aider_polyglot"))
+    real_parse = aider.parse_checked
+
+    def counted(self, *args, **kwargs):
+        parsed.append(self.name)
+        return real_parse(self, *args, **kwargs)
+
+    monkeypatch.setattr(aider, "parse_checked", counted)
+    monkeypatch.setattr(type(scrapers.get("knowledge_cutoffs")), "parse_checked", _boom)
+    second = cycle.run_cycle(path, SOURCES, replay_dir=replay)
+    assert [o.status for o in second.outcomes] == ["new", "unchanged"], second.text()
+    assert parsed == ["aider_polyglot"] and not second.analysis["skipped"]
+    with db.connect(path) as con:
+        assert con.execute("SELECT count(*) FROM snapshots WHERE source = 'aider_polyglot'").fetchone()[0] == 2
+        per_run = con.execute("SELECT count(DISTINCT source) FROM fetches GROUP BY run_id").fetchall()
+        assert sorted(per_run) == [(2,), (2,)]    # each cycle recorded both sources' fetches

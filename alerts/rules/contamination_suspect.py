@@ -16,7 +16,7 @@ from alerts.records import RESOLVED, Condition, to_utc
 from alerts.rules.base import AlertKind, AlertRule, RuleOutput, make_labels, missing, num, \
     require, sql_literal, text
 from alerts.text import clean, day, fixed, pp
-from analysis.contamination import STATUSES as CONTAMINATION_STATUSES
+from analysis.constants import CONTAMINATION_STATUSES
 from common.jsonsafe import decoded as _evidence
 
 CONTAMINATION_SUSPECT = "contamination_suspect"

@@ -49,15 +49,21 @@ def saturation_bin_series(history: pd.DataFrame) -> pd.DataFrame:
     frame = frame.sort_values(["benchmark", "scope", "as_of"], kind="stable").reset_index(drop=True)
     committed: list[str | None] = []
     proposed: list[str | None] = []
-    for _, rows in frame.groupby(["benchmark", "scope"], sort=False):
-        values = rows["s_index"].tolist()
-        probs = rows["bin_probs"].tolist() if "bin_probs" in rows.columns else [None] * len(values)
+    all_values = frame["s_index"].tolist()
+    all_probs = frame["bin_probs"].tolist() if "bin_probs" in frame.columns else [None] * len(frame)
+    keys = list(zip(frame["benchmark"].tolist(), frame["scope"].tolist()))
+    start = 0
+    for end in range(1, len(keys) + 1):   # sorted by key: a series is one run of rows (no groupby per series)
+        if end < len(keys) and keys[end] == keys[start]:
+            continue
+        values, probs = all_values[start:end], all_probs[start:end]
         for x, p, st in zip(values, probs, hysteresis.states(values, probs)):
             committed.append(None if st.committed is None else SATURATION_BINS[st.committed])
             if st.pending_count and st.committed is not None:
                 proposed.append(SATURATION_BINS[hysteresis.proposal(st.committed, float(x), probs=p)])
             else:
                 proposed.append(None)
+        start = end
     frame["committed_bin"] = pd.Series(committed, dtype="object")
     frame["proposed_bin"] = pd.Series(proposed, dtype="object")
     return frame
@@ -76,8 +82,12 @@ def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[
     conditions: list[Condition] = []
     events: list[AlertEvent] = []
     groups: set[tuple[str, ...]] = set()
-    for (bench, scope), rows in frame.groupby(["benchmark", "scope"], sort=False):
-        records = [r for r in rows.to_dict("records") if r["committed_bin"] is not None]
+    by_group: dict[tuple[Any, Any], list[dict]] = {}   # one to_dict, not one per group (it was most of notify)
+    for r in frame.to_dict("records"):
+        if not (missing(r["benchmark"]) or missing(r["scope"])):   # as groupby: no group of a missing key
+            by_group.setdefault((r["benchmark"], r["scope"]), []).append(r)
+    for (bench, scope), rows in by_group.items():
+        records = [r for r in rows if r["committed_bin"] is not None]
         if not records:
             continue  # no S_index yet: no data
         group = (SATURATION_BIN_CHANGED, str(bench), str(scope))

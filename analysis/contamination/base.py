@@ -21,6 +21,7 @@ from analysis.constants import (
     A2_MIN_Z,
     A3_MIN_ITEMS_PER_SIDE,
     A3_MIN_REF_MODELS,
+    CONTAMINATION_STATUSES,
     FDR_Q,
     FISHER_MIN_EXPECTED,
     GUARD_BAND_DAYS,
@@ -32,7 +33,7 @@ from common.refs import parse_refs
 
 log = logging.getLogger("benchwatch.analysis.contamination")
 
-STATUSES = ("corroborated", "persisted", "suspect", "not_flagged")
+STATUSES = CONTAMINATION_STATUSES
 
 RESULT_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "effect", "se", "ci_low", "ci_high",
                   "p_value", "q_value", "flagged", "status", "evidence"]

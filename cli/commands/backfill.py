@@ -6,10 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from cli.main import add_db_argument
-from jobs.backfill import BackfillFile, backfill, plan_backfill
-from storage.db import StorageError
-from storage.ingest import IngestResult
+
+if TYPE_CHECKING:
+    from jobs.backfill import BackfillFile
+    from storage.ingest import IngestResult
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from jobs.backfill import backfill, plan_backfill
+    from storage.db import StorageError
+
     root = Path(args.root)
     if not root.is_dir():
         print(f"benchwatch backfill: {root} is not a directory", file=sys.stderr)

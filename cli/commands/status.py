@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from cli.main import add_db_argument, open_read_only
 from storage.db import DEFAULT_WAIT_SECONDS
+
+if TYPE_CHECKING:
+    from storage.status import Table
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,9 +23,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    import pandas as pd
+# Text cells wider than this are cut (a long fetch error would push every column off screen).
+MAX_CELL = 50
 
+
+def _cell(value: object) -> str:
+    """A value as status shows it: times to the second, lists comma-separated, no terminal controls."""
+    from cli.commands.query import inert_text
+    if value is None:
+        return "-"
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ", timespec="seconds")
+    if isinstance(value, (list, tuple)):
+        value = ", ".join(str(v) for v in value)
+    text = str(inert_text(str(value)))
+    return text if len(text) <= MAX_CELL else text[:MAX_CELL - 1] + "…"
+
+
+def text_table(table: Table) -> str:
+    """Right-aligned columns one space apart under their names (no pandas: status starts fast)."""
+    cells = [[_cell(v) for v in row] for row in table.rows]
+    widths = [max([len(c)] + [len(r[j]) for r in cells]) for j, c in enumerate(table.columns)]
+    lines = [" ".join(c.rjust(w) for c, w in zip(table.columns, widths))]
+    lines += [" ".join(v.rjust(w) for v, w in zip(r, widths)) for r in cells]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
     from storage import status
 
     con = open_read_only(args)
@@ -29,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         version = status.schema_version(con)
         sources = status.source_status(con)
-        held = status.held_snapshots(con)
+        held = status.held_table(con)
         unknown = status.unknown_names(con)
         counts = status.unknown_counts(con)
         tables = status.table_counts(con)
@@ -37,19 +66,18 @@ def run(args: argparse.Namespace) -> int:
         con.close()
     print(f"database: {args.db or 'default'}   schema version: {version}")
     print()
-    with pd.option_context("display.width", 200, "display.max_columns", None, "display.max_colwidth", 50):
-        print("sources:")
-        print(sources.to_string(index=False) if len(sources) else "  (nothing collected yet: run `benchwatch run`)")
+    print("sources (times UTC):")
+    print(text_table(sources) if sources.rows else "  (nothing collected yet: run `benchwatch run`)")
+    print()
+    if held.rows:
+        print(f"held snapshots ({len(held.rows)}): dropped half or more of a benchmark's rows, kept out of "
+              "latest_scores and the analysis; release one with `benchwatch accept SNAPSHOT`")
+        print(text_table(held))
         print()
-        if len(held):
-            print(f"held snapshots ({len(held)}): dropped half or more of a benchmark's rows, kept out of "
-                  "latest_scores and the analysis; release one with `benchwatch accept SNAPSHOT`")
-            print(held.to_string(index=False))
-            print()
-        print("rows: " + ", ".join(f"{k}={v}" for k, v in tables.items() if k != "schema_migrations"))
-        print()
-        print(f"unknown names: {counts['benchmarks']} benchmark(s), {counts['models']} model(s) "
-              "not in the registry (add aliases in registry/aliases.csv)")
-        if len(unknown):
-            print(unknown.to_string(index=False))
+    print("rows: " + ", ".join(f"{k}={v}" for k, v in tables.items() if k != "schema_migrations"))
+    print()
+    print(f"unknown names: {counts['benchmarks']} benchmark(s), {counts['models']} model(s) "
+          "not in the registry (add aliases in registry/aliases.csv)")
+    if unknown.rows:
+        print(text_table(unknown))
     return 0
