@@ -46,6 +46,8 @@ from alerts.render import SlackMessage, render_plain
 from storage.alert_records import Notification
 
 log = logging.getLogger("benchwatch.alerts")
+# Handed to the slack_sdk clients (`logger=`): their request logs land in our redacted hierarchy.
+SDK_LOG = logging.getLogger("benchwatch.alerts.slack_sdk")
 
 WEBHOOK, WEB_API, CONSOLE = "slack-webhook", "slack-web", "console"
 
@@ -204,7 +206,7 @@ class SlackWebhookNotifier(_SlackNotifier):
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError(f"the Slack webhook URL is not an http(s) URL: {redact.redact(url)}")
         self.receiver = WEBHOOK
-        self._client = WebhookClient(url, timeout=int(timeout), logger=redact.SDK_LOGGER,
+        self._client = WebhookClient(url, timeout=int(timeout), logger=SDK_LOG,
                                      retry_handlers=retry_handlers() if handlers is None else handlers)
 
     def __repr__(self) -> str:
@@ -227,7 +229,7 @@ class SlackWebNotifier(_SlackNotifier):
         self.receiver = f"{WEB_API}:{channel}"
         self.channel = channel
         kwargs = {"base_url": base_url} if base_url else {}
-        self._client = WebClient(token=token, timeout=int(timeout), logger=redact.SDK_LOGGER,
+        self._client = WebClient(token=token, timeout=int(timeout), logger=SDK_LOG,
                                  retry_handlers=retry_handlers() if handlers is None else handlers, **kwargs)
 
     def __repr__(self) -> str:

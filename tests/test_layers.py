@@ -205,6 +205,30 @@ def test_the_graph_sees_the_whole_project():
     assert sum(len(t) for t in graph.values()) > 100
 
 
+def logger_names(source: str) -> list[str]:
+    """The constant names passed to `logging.getLogger(...)` in a module's source."""
+    return [node.args[0].value for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "getLogger"
+            and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)]
+
+
+def misnamed_loggers(root: Path) -> list[str]:
+    """Loggers not named after their module's layer: a module of package P logs as `benchwatch.P`
+    or below it (`benchwatch` alone only configures the hierarchy), so a log line says its layer."""
+    problems = []
+    for module, path in project_modules(root).items():
+        top = module.split(".")[0]
+        for name in logger_names(path.read_text(encoding="utf-8")):
+            if name != "benchwatch" and name != f"benchwatch.{top}" and not name.startswith(f"benchwatch.{top}."):
+                problems.append(f"{module}: logger {name!r} (expected benchwatch.{top}[.<part>])")
+    return problems
+
+
+def test_every_logger_is_named_after_its_layer():
+    assert not misnamed_loggers(ROOT), "\n".join(misnamed_loggers(ROOT))
+    assert "benchwatch.jobs" in logger_names((ROOT / "jobs" / "cycle.py").read_text(encoding="utf-8"))
+
+
 # --- the checks can fail ----------------------------------------------------------------------------
 
 LAYERS_DOC = """
@@ -261,3 +285,13 @@ def test_the_layers_block_is_well_formed():
     with pytest.raises(AssertionError, match="declared twice"):
         parse_layers("```layers\na\nb | a\n```")
     assert parse_layers(LAYERS_DOC) == {"top": (2, 0), "middle": (1, 0), "side": (1, 1), "base": (0, 0)}
+
+
+def test_a_logger_named_after_another_layer_is_reported(tmp_path):
+    root = _write(tmp_path, {
+        "jobs/__init__.py": "",
+        "jobs/run.py": "import logging\nlog = logging.getLogger('benchwatch.flows')\n"
+                       "ok = logging.getLogger('benchwatch.jobs.run')\n",
+        "flows/__init__.py": "import logging\nlogging.getLogger('benchwatch').setLevel(10)\n",
+    })
+    assert misnamed_loggers(root) == ["jobs.run: logger 'benchwatch.flows' (expected benchwatch.jobs[.<part>])"]
