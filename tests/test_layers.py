@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -71,12 +72,18 @@ def _resolve(name: str, modules: dict[str, Path]) -> str | None:
     return None
 
 
+@lru_cache(maxsize=None)
+def _parse(source: str) -> ast.Module:
+    """A module's syntax tree, parsed once for the import graph and the logger names."""
+    return ast.parse(source)
+
+
 def imports_of(module: str, source: str, modules: dict[str, Path]) -> set[str]:
     """Project modules `module` imports anywhere in its source (`from p import m` -> p.m if m is a module)."""
     is_package = modules[module].name == "__init__.py"
     package = module if is_package else module.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(_parse(source)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 target = _resolve(alias.name, modules)
@@ -183,20 +190,26 @@ def _cycle_in(component: list[str], graph: dict[str, set[str]]) -> list[str]:
 
 # --- the rule on this repository ----------------------------------------------------------------
 
-def test_every_import_points_down_a_layer():
+@pytest.fixture(scope="module")
+def project_graph() -> dict[str, set[str]]:
+    """This repository's import graph, parsed once for the tests below."""
+    return import_graph(ROOT)
+
+
+def test_every_import_points_down_a_layer(project_graph):
     layers = parse_layers(ARCHITECTURE.read_text(encoding="utf-8"))
-    problems = layer_violations(import_graph(ROOT), layers)
+    problems = layer_violations(project_graph, layers)
     assert not problems, "imports against docs/architecture.md's layers:\n" + "\n".join(problems)
 
 
-def test_no_import_cycle_between_modules():
-    cycles = find_cycles(import_graph(ROOT))
+def test_no_import_cycle_between_modules(project_graph):
+    cycles = find_cycles(project_graph)
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
-def test_the_graph_sees_the_whole_project():
+def test_the_graph_sees_the_whole_project(project_graph):
     """The checks above mean something only if the walk finds the modules and their edges."""
-    graph = import_graph(ROOT)
+    graph = project_graph
     layers = parse_layers(ARCHITECTURE.read_text(encoding="utf-8"))
     assert {"common", "storage", "analysis", "jobs", "flows", "cli"} <= set(layers)
     assert "storage.db" in graph and "cli.main" in graph
@@ -207,7 +220,7 @@ def test_the_graph_sees_the_whole_project():
 
 def logger_names(source: str) -> list[str]:
     """The constant names passed to `logging.getLogger(...)` in a module's source."""
-    return [node.args[0].value for node in ast.walk(ast.parse(source))
+    return [node.args[0].value for node in ast.walk(_parse(source))
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "getLogger"
             and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)]
 
@@ -225,7 +238,8 @@ def misnamed_loggers(root: Path) -> list[str]:
 
 
 def test_every_logger_is_named_after_its_layer():
-    assert not misnamed_loggers(ROOT), "\n".join(misnamed_loggers(ROOT))
+    problems = misnamed_loggers(ROOT)
+    assert not problems, "\n".join(problems)
     assert "benchwatch.jobs" in logger_names((ROOT / "jobs" / "cycle.py").read_text(encoding="utf-8"))
 
 

@@ -4,12 +4,19 @@ why, and no test module imports Prefect at collection (the fast lane's collectio
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 from helpers import ROOT, SHARED
 
 TESTS = sorted((ROOT / "tests").glob("*.py"))
 HEAVY_AT_IMPORT = ("prefect", "flows")   # seconds to import: only inside the tests that need them
+
+
+@lru_cache(maxsize=None)
+def _tree(path: Path) -> ast.Module:
+    """A test module's syntax tree, parsed once for all the rules below."""
+    return ast.parse(path.read_text())
 
 
 def _calls(tree: ast.AST, name: str):
@@ -36,7 +43,7 @@ def test_no_test_reaches_real_data_by_an_absolute_or_own_path():
 def test_every_skip_has_a_reason():
     missing = []
     for path in TESTS:
-        tree = ast.parse(path.read_text())
+        tree = _tree(path)
         for call in _calls(tree, "skipif"):
             if not any(k.arg == "reason" for k in call.keywords):
                 missing.append(f"{path.name}:{call.lineno} skipif without reason")
@@ -50,7 +57,7 @@ def test_every_skip_has_a_reason():
 def test_test_modules_import_nothing_heavy_at_module_level():
     offenders = []
     for path in TESTS:
-        for node in ast.parse(path.read_text()).body:
+        for node in _tree(path).body:
             names = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
@@ -67,7 +74,7 @@ def test_every_test_that_starts_a_prefect_server_is_slow():
 
     unmarked = []
     for path in TESTS:
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if not isinstance(node, ast.FunctionDef) or node.name in SLOW_FIXTURES:
                 continue
             if any(True for _ in _calls(node, "prefect_test_harness")) \
