@@ -2,8 +2,10 @@
 
 Lanes: `python -m pytest` (the README's and .ci/run's command) runs everything; the fast lane
 `python -m pytest -m "not slow and not e2e"` leaves out the heavy tests. `slow` is set by hand
-on Monte Carlo power studies, the browser test, command matrices, kill faults and real-history
-backfills, and here on every test that starts Prefect's test server (the `harness` fixture),
+on Monte Carlo power studies, the browser test, command matrices, kill faults, real-history
+backfills, Prefect imports and the repeats of a parametrised check beyond the slice the fast
+lane keeps (each says which fast test keeps the capability), and here on every test that
+starts Prefect's test server (the `harness` fixture),
 so a new flow test cannot land in the fast lane by accident. Test modules import nothing
 heavy at module level (Prefect is imported inside the tests that need it), so collecting the
 fast lane stays cheap.

@@ -333,6 +333,8 @@ def test_the_page_in_headless_chromium_has_no_errors_and_fetches_nothing(page, t
         browser.close()
 
 
+@pytest.mark.slow   # imports Prefect (seconds); the fast lane keeps the artifacts' content (overview rows and
+#                     markdown: test_overview_shows_every_index_with_its_parameters) and the page file (CLI --out)
 def test_pipeline_publishes_the_overview_and_writes_the_page_to_the_report_dir(db, tmp_path, monkeypatch):
     from flows import pipeline
     published = {}

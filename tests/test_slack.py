@@ -246,6 +246,7 @@ def test_console_notifier_writes_plain_text():
     assert lines[0].split("\n")[1] == "FIRING   <b> on gpqa_diamond: contamination suspect (persisted)"
 
 
+@pytest.mark.slow   # a subprocess; only the e2e test (slow as well) runs the fake as its own process
 def test_fake_slack_as_a_subprocess(tmp_path):
     """The mode the Prefect end-to-end test uses: separate process, URL on stdout, JSONL record."""
     import subprocess
