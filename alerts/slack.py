@@ -41,6 +41,8 @@ if TYPE_CHECKING:   # slack_sdk is imported by the Slack notifiers: console deli
     from slack_sdk.http_retry import RetryHandler
 
 log = logging.getLogger("benchwatch.alerts")
+# Handed to the slack_sdk clients (`logger=`): their request logs land in our redacted hierarchy.
+SDK_LOG = logging.getLogger("benchwatch.alerts.slack_sdk")
 
 WEBHOOK, WEB_API, CONSOLE = "slack-webhook", "slack-web", "console"
 
@@ -237,7 +239,7 @@ class SlackWebhookNotifier(_SlackNotifier):
             raise ValueError(f"the Slack webhook URL is not an http(s) URL: {redact.redact(url)}")
         from slack_sdk.webhook import WebhookClient
         self.receiver = WEBHOOK
-        self._client = WebhookClient(url, timeout=int(timeout), logger=redact.SDK_LOGGER,
+        self._client = WebhookClient(url, timeout=int(timeout), logger=SDK_LOG,
                                      retry_handlers=retry_handlers() if handlers is None else handlers)
 
     def __repr__(self) -> str:
@@ -261,7 +263,7 @@ class SlackWebNotifier(_SlackNotifier):
         self.channel = channel
         from slack_sdk.web import WebClient
         kwargs = {"base_url": base_url} if base_url else {}
-        self._client = WebClient(token=token, timeout=int(timeout), logger=redact.SDK_LOGGER,
+        self._client = WebClient(token=token, timeout=int(timeout), logger=SDK_LOG,
                                  retry_handlers=retry_handlers() if handlers is None else handlers, **kwargs)
 
     def __repr__(self) -> str:

@@ -42,6 +42,7 @@ EXIT_BUG = 70          # sysexits.h EX_SOFTWARE
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 _PACKAGES = ("cli", "flows", "jobs", "storage", "scrapers", "analysis", "alerts", "registry", "common")
+_HOME = Path(__file__).resolve().parents[1]     # the directory holding benchwatch's packages
 
 
 def add_db_argument(parser: argparse.ArgumentParser) -> None:
@@ -172,7 +173,34 @@ def report_failure(command: str, exc: BaseException, verbose: int) -> int:
     return EXIT_BUG
 
 
+def foreign_packages(packages: tuple[str, ...] = _PACKAGES, home: Path = _HOME) -> list[str]:
+    """The top-level packages benchwatch installs that Python imports from somewhere else.
+
+    The names are generic (`storage`, `common`, `cli`, …; docs/architecture.md says why they
+    stay): a distribution that installs one of them earlier on the path would shadow ours and
+    break benchwatch in confusing ways. Cheap (a path lookup per name, nothing imported)."""
+    import importlib.util
+
+    found = []
+    for name in packages:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        places = list(spec.submodule_search_locations or []) if spec else []
+        if not any(Path(p).resolve() == home / name for p in places):
+            where = places[0] if places else (spec.origin if spec else "nowhere")
+            found.append(f"{name!r} from {where}")
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
+    foreign = foreign_packages()
+    if foreign:
+        print(f"benchwatch: top-level package(s) {', '.join(foreign)}, not from this benchwatch ({_HOME}): "
+              "another installed distribution uses the same name; uninstall it or use a separate "
+              "virtual environment", file=sys.stderr)
+        return EXIT_FAILED
     quiet_prefect_defaults()
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(chosen_command(argv))

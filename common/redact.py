@@ -47,10 +47,6 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 _lock = threading.Lock()
 _secrets: set[str] = set()
 
-# The logger handed to slack_sdk clients (`logger=`), so their records are in our hierarchy.
-SDK_LOGGER = logging.getLogger("benchwatch.alerts.slack_sdk")
-
-
 def register_secret(value: str | None) -> None:
     """Remember a configured secret so that every later `redact` call removes it verbatim."""
     if value and len(value) >= 8:  # shorter values would redact ordinary words

@@ -37,7 +37,7 @@ from storage import alerts as store
 from storage import db
 from storage.registry_sync import connect_synced
 
-log = logging.getLogger("benchwatch.alerts")
+log = logging.getLogger("benchwatch.jobs.alerts")
 
 # How long a notify run owns the notifications it is delivering; a run that dies is retried
 # after this. Longer than a slow delivery (3 rate-limit retries of Slack's Retry-After).

@@ -23,7 +23,7 @@ from storage import contamination as store
 from common.time import naive_utc
 from storage import reads
 
-log = logging.getLogger("benchwatch.flows.contamination")
+log = logging.getLogger("benchwatch.jobs.contamination")
 
 
 

@@ -25,7 +25,7 @@ from storage.ingest import (IngestResult, known_snapshot, parse_observed_at, rec
 from storage.reads import previous_validators
 from storage.registry_sync import connect_synced
 
-log = logging.getLogger("benchwatch.flows")
+log = logging.getLogger("benchwatch.jobs")
 
 
 def new_run_id() -> str:

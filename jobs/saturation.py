@@ -24,7 +24,7 @@ from common.time import naive_utc
 from storage import reads
 from storage import saturation as store
 
-log = logging.getLogger("benchwatch.flows.saturation")
+log = logging.getLogger("benchwatch.jobs.saturation")
 
 SCOPE = "all"
 POST_CUTOFF_SCOPE = "post_cutoff"

@@ -2,14 +2,19 @@
 
 Lanes: `python -m pytest` (the README's and .ci/run's command) runs everything; the fast lane
 `python -m pytest -m "not slow and not e2e"` leaves out the heavy tests. `slow` is set by hand
-on Monte Carlo power studies, the browser test, command matrices, kill faults and real-history
-backfills, and here on every test that starts Prefect's test server (the `harness` fixture),
+on Monte Carlo power studies, the browser test, command matrices, kill faults, real-history
+backfills, Prefect imports and the repeats of a parametrised check beyond the slice the fast
+lane keeps (each says which fast test keeps the capability), and here on every test that
+starts Prefect's test server (the `harness` fixture),
 so a new flow test cannot land in the fast lane by accident. Test modules import nothing
 heavy at module level (Prefect is imported inside the tests that need it), so collecting the
 fast lane stays cheap.
 """
 
 from __future__ import annotations
+
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +34,24 @@ def fake_slack():
 
     with FakeSlack() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def _synced_template(tmp_path_factory) -> Path:
+    """One database as the first job leaves it (migrated, registry loaded), made once a session."""
+    from storage.registry_sync import connect_synced
+
+    path = tmp_path_factory.mktemp("template") / "synced.duckdb"
+    with connect_synced(path):
+        pass
+    return path
+
+
+@pytest.fixture
+def synced_db(_synced_template, tmp_path) -> Path:
+    """A fresh database file as the first job leaves it, copied from the session's template:
+    creating one (14 migrations, the registry sync, a checkpoint) costs ~0.2 s, a copy ~1 ms.
+    Tests of creating or migrating a file use a path that does not exist yet instead."""
+    path = tmp_path / "bw.duckdb"
+    shutil.copyfile(_synced_template, path)
+    return path

@@ -43,6 +43,7 @@ CONTROL_PREFIX = "/_fake/"
 MAX_BLOCKS = 50
 MAX_SECTION_TEXT = 3000
 MAX_HEADER_TEXT = 150
+SHUTDOWN_POLL_SECONDS = 0.02     # serve_forever's default 0.5 s poll made every stop() wait that long
 
 
 @dataclass
@@ -137,7 +138,8 @@ class FakeSlack:
         return [r.body for r in self.requests if r.accepted]
 
     def start(self) -> "FakeSlack":
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-slack", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(SHUTDOWN_POLL_SECONDS,),
+                                        name="fake-slack", daemon=True)
         self._thread.start()
         return self
 

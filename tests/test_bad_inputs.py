@@ -255,7 +255,7 @@ VALUE_SOURCES = [s for s in SCORE_SOURCES if fmt(source_files(s)[0]) != "zip"]
 
 @pytest.mark.parametrize("bad", list(BAD_VALUES))
 @pytest.mark.parametrize("source", lane(VALUE_SOURCES, FAST_SOURCES))
-def test_value_breakage_rejects_the_row_and_keeps_the_rest(source, bad, fresh, tmp_path):
+def test_value_breakage_rejects_the_row_and_keeps_the_rest(source, bad, synced_db, tmp_path):
     primary, aux = source_files(source)
     kind = fmt(primary)
     raw, content = target_cell(source)
@@ -263,7 +263,7 @@ def test_value_breakage_rejects_the_row_and_keeps_the_rest(source, bad, fresh, t
     if kind == "json" and raw.startswith('"') is False and f'"{raw}"'.encode() in content:
         token = f"{token}"          # a quoted string cell stays quoted: "inf" inside quotes
     broken = content.replace(raw.encode(), token.encode(), 1)
-    dbp = str(tmp_path / "v.duckdb")
+    dbp = str(synced_db)
     good = good_parse(source).scores
     res = ingest_file(dbp, source, write_broken(tmp_path, primary, broken), aux_paths=aux, observed_at=NOW)
     stored = run_query("SELECT score, raw_value FROM scores", dbp)
@@ -282,13 +282,13 @@ def test_value_breakage_rejects_the_row_and_keeps_the_rest(source, bad, fresh, t
 
 @pytest.mark.parametrize("source", lane([s for s in VALUE_SOURCES if fmt(source_files(s)[0]) in ("csv", "md")],
                                          FAST_SOURCES))
-def test_duplicated_row_is_rejected_once(source, tmp_path):
+def test_duplicated_row_is_rejected_once(source, synced_db, tmp_path):
     primary, aux = source_files(source)
     raw, content = target_cell(source)
     lines = content.splitlines(keepends=True)
     i = next(j for j, ln in enumerate(lines) if raw.encode() in ln)
     broken = b"".join(lines[: i + 1] + [lines[i]] + lines[i + 1:])
-    dbp = str(tmp_path / "d.duckdb")
+    dbp = str(synced_db)
     good = good_parse(source).scores
     res = ingest_file(dbp, source, write_broken(tmp_path, primary, broken), aux_paths=aux, observed_at=NOW)
     assert res.n_scores == len(good)
@@ -298,7 +298,7 @@ def test_duplicated_row_is_rejected_once(source, tmp_path):
 
 
 @pytest.mark.parametrize("source", lane([s for s in SOURCES if fmt(source_files(s)[0]) != "zip"], FAST_SOURCES))
-def test_non_utf8_is_decoded_as_cp1252_or_refused_never_stored_as_control_chars(source, tmp_path):
+def test_non_utf8_is_decoded_as_cp1252_or_refused_never_stored_as_control_chars(source, synced_db, tmp_path):
     primary, aux = source_files(source)
     text = primary.read_bytes().decode("utf-8")
     parsed = good_parse(source)
@@ -307,7 +307,7 @@ def test_non_utf8_is_decoded_as_cp1252_or_refused_never_stored_as_control_chars(
     if name is None:
         pytest.skip("no model name that occurs once")
     broken = text.replace(name, name + " ’v2’", 1).encode("cp1252", errors="replace")
-    dbp = str(tmp_path / "e.duckdb")
+    dbp = str(synced_db)
     try:
         res = ingest_file(dbp, source, write_broken(tmp_path, primary, broken), aux_paths=aux, observed_at=NOW)
     except ScrapeError as exc:

@@ -62,7 +62,7 @@ def server():
             pass
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)   # stops within 20 ms
     thread.start()
     board.url = f"http://127.0.0.1:{httpd.server_address[1]}/data/leaderboards.json"
     yield board

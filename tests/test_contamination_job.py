@@ -18,7 +18,7 @@ from scrapers.base import ITEM_COLUMNS, MODEL_COLUMNS, SCORE_COLUMNS, ParsedSnap
 from storage.registry_sync import connect_synced
 from storage.ingest import Response, store_snapshot
 from test_contamination import synth_items
-from helpers import SNAPSHOTS, needs
+from helpers import SNAPSHOTS, lane, needs
 
 LCB = SNAPSHOTS / "livecodebench"
 
@@ -46,8 +46,8 @@ def ingest(path, seed: int, observed: str, **synth) -> None:
                        origin="ingest", parser_version=1)
 
 
-def test_run_is_stored_idempotent_and_flags_persist(tmp_path):
-    path = tmp_path / "bw.duckdb"
+def test_run_is_stored_idempotent_and_flags_persist(synced_db):
+    path = synced_db
     # seeds whose null models draw no chance flag (seed 11's test3 does, z = 3.1: the ~0.5 % null rate)
     ingest(path, 12, "2024-06-01")
     with connect_synced(path) as con:
@@ -87,8 +87,8 @@ def test_run_is_stored_idempotent_and_flags_persist(tmp_path):
     assert third.at["test0", "evidence"]["persisted_from_snapshots"] == [1]
 
 
-def test_calibrate_command(tmp_path, capsys):
-    path = tmp_path / "bw.duckdb"
+def test_calibrate_command(synced_db, tmp_path, capsys):
+    path = synced_db
     ingest(path, 5, "2024-06-01")
     assert cli.main(["calibrate", "--db", str(path), "--trials", "10", "--seed", "3"]) == 0
     out = capsys.readouterr().out
@@ -117,6 +117,7 @@ def test_calibrate_exit_code_contract(tmp_path, monkeypatch, capsys):
     assert "NO" in captured.out.splitlines()[-1]
 
 
+@pytest.mark.slow   # real data; the fast lane keeps test_run_is_stored_idempotent_and_flags_persist (suspect -> persisted)
 @needs(LCB / "livecodebench_generation_2024-02-26.json")
 @needs(LCB / "livecodebench_generation_2024-03-17.json")
 def test_livecodebench_snapshots_end_to_end(tmp_path):
@@ -150,15 +151,16 @@ SINGLE_SOURCES = {
 }
 
 
-@pytest.mark.parametrize("source", sorted(SINGLE_SOURCES))
-def test_analyze_survives_a_single_source(tmp_path, monkeypatch, capsys, source):
+# the fast lane keeps swebench (item results without item dates); the full suite runs every source
+@pytest.mark.parametrize("source", lane(sorted(SINGLE_SOURCES), ("swebench",)))
+def test_analyze_survives_a_single_source(synced_db, monkeypatch, capsys, source):
     """The post-cutoff slice is empty (no model is dated after this source's material):
     `benchwatch analyze` used to end in `TypeError: Cannot cast DatetimeArray to dtype float64`."""
     import scrapers
     from jobs.cycle import ingest_file
     monkeypatch.setattr(type(scrapers.get(source)), "min_rows", 1)   # fixtures hold a few rows
     primary, aux = SINGLE_SOURCES[source]
-    path = tmp_path / "bw.duckdb"
+    path = synced_db
     ingest_file(path, source, FIXTURES / primary, aux_paths=[FIXTURES / a for a in aux], observed_at="2025-12-01")
     assert cli.main(["analyze", "--db", str(path)]) == 0
     assert "contamination signals:" in capsys.readouterr().out

@@ -251,7 +251,7 @@ def test_pipeline_deployment_on_a_process_worker(server, fake_slack_process, tmp
     # benchwatch's own log records reach the UI (PREFECT_LOGGING_EXTRA_LOGGERS in prefect.yaml)
     logs = api.post("/logs/filter", {"logs": {"flow_run_id": {"any_": [run_id]}}, "sort": "TIMESTAMP_ASC",
                                      "limit": 200})
-    assert any(log["name"] == "benchwatch.flows" and log["message"] == "[swebench] new: 64 scores" for log in logs)
+    assert any(log["name"] == "benchwatch.jobs" and log["message"] == "[swebench] new: 64 scores" for log in logs)
 
     # The database: every enabled source replayed once in this run; simple-evals has three versions.
     enabled = scrapers.enabled_sources()

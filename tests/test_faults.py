@@ -136,8 +136,8 @@ def test_a_writer_waiting_on_a_reader_gives_one_line_not_a_traceback(tmp_path, c
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        monkeypatch.setitem(storage_db.open_connection.__kwdefaults__, "wait", 1.0)
-        monkeypatch.setitem(storage_db.connect.__wrapped__.__kwdefaults__, "wait", 1.0)
+        monkeypatch.setitem(storage_db.open_connection.__kwdefaults__, "wait", 0.3)    # gives up in 0.3 s
+        monkeypatch.setitem(storage_db.connect.__wrapped__.__kwdefaults__, "wait", 0.3)
         code = main(["run", "--no-prefect", "--replay", str(REPLAY), "--sources", "swebench", "--db", str(path)])
         err = capsys.readouterr().err
         assert code == 1

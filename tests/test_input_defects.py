@@ -26,7 +26,13 @@ NOW = datetime.now(timezone.utc)
 
 
 @pytest.fixture
-def dbpath(tmp_path):
+def dbpath(synced_db):
+    return str(synced_db)
+
+
+@pytest.fixture
+def no_db(tmp_path):
+    """A database path with no file yet: a refused input must not create it."""
     return str(tmp_path / "t.duckdb")
 
 
@@ -59,7 +65,8 @@ def test_percent_file_with_a_bad_cell_still_read_as_percent(dbpath, tmp_path):
     assert got == [pytest.approx(0.99), pytest.approx(0.992)]
 
 
-def test_ambiguous_column_is_an_error_naming_source_and_column(dbpath, tmp_path):
+def test_ambiguous_column_is_an_error_naming_source_and_column(no_db, tmp_path):
+    dbpath = no_db
     f = tmp_path / "s.csv"
     f.write_text("model,benchmark,score\na,gpqa_diamond,0.8\nb,gpqa_diamond,0.7\nc,gpqa_diamond,0.6\nd,gpqa_diamond,85\n")
     with pytest.raises(ScrapeError) as exc:
@@ -141,7 +148,8 @@ def test_observed_at_skew_and_benchmark_existence(dbpath):
 
 # --- 4. size cap and non-regular files ----------------------------------------------------------------
 
-def test_dev_zero_is_refused_at_once(dbpath):
+def test_dev_zero_is_refused_at_once(no_db):
+    dbpath = no_db
     t0 = time.monotonic()
     with pytest.raises(ScrapeError, match="not a regular file"):
         ingest_file(dbpath, "csv", "/dev/zero")

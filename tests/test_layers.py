@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -71,12 +72,18 @@ def _resolve(name: str, modules: dict[str, Path]) -> str | None:
     return None
 
 
+@lru_cache(maxsize=None)
+def _parse(source: str) -> ast.Module:
+    """A module's syntax tree, parsed once for the import graph and the logger names."""
+    return ast.parse(source)
+
+
 def imports_of(module: str, source: str, modules: dict[str, Path]) -> set[str]:
     """Project modules `module` imports anywhere in its source (`from p import m` -> p.m if m is a module)."""
     is_package = modules[module].name == "__init__.py"
     package = module if is_package else module.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(_parse(source)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 target = _resolve(alias.name, modules)
@@ -183,26 +190,57 @@ def _cycle_in(component: list[str], graph: dict[str, set[str]]) -> list[str]:
 
 # --- the rule on this repository ----------------------------------------------------------------
 
-def test_every_import_points_down_a_layer():
+@pytest.fixture(scope="module")
+def project_graph() -> dict[str, set[str]]:
+    """This repository's import graph, parsed once for the tests below."""
+    return import_graph(ROOT)
+
+
+def test_every_import_points_down_a_layer(project_graph):
     layers = parse_layers(ARCHITECTURE.read_text(encoding="utf-8"))
-    problems = layer_violations(import_graph(ROOT), layers)
+    problems = layer_violations(project_graph, layers)
     assert not problems, "imports against docs/architecture.md's layers:\n" + "\n".join(problems)
 
 
-def test_no_import_cycle_between_modules():
-    cycles = find_cycles(import_graph(ROOT))
+def test_no_import_cycle_between_modules(project_graph):
+    cycles = find_cycles(project_graph)
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
-def test_the_graph_sees_the_whole_project():
+def test_the_graph_sees_the_whole_project(project_graph):
     """The checks above mean something only if the walk finds the modules and their edges."""
-    graph = import_graph(ROOT)
+    graph = project_graph
     layers = parse_layers(ARCHITECTURE.read_text(encoding="utf-8"))
     assert {"common", "storage", "analysis", "jobs", "flows", "cli"} <= set(layers)
     assert "storage.db" in graph and "cli.main" in graph
     assert "storage.db" in graph["storage.registry_sync"]          # a module-level edge
     assert "jobs.cycle" in graph["cli.commands.analyze"]            # a function-level edge
     assert sum(len(t) for t in graph.values()) > 100
+
+
+def logger_names(source: str) -> list[str]:
+    """The constant names passed to `logging.getLogger(...)` in a module's source."""
+    return [node.args[0].value for node in ast.walk(_parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "getLogger"
+            and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)]
+
+
+def misnamed_loggers(root: Path) -> list[str]:
+    """Loggers not named after their module's layer: a module of package P logs as `benchwatch.P`
+    or below it (`benchwatch` alone only configures the hierarchy), so a log line says its layer."""
+    problems = []
+    for module, path in project_modules(root).items():
+        top = module.split(".")[0]
+        for name in logger_names(path.read_text(encoding="utf-8")):
+            if name != "benchwatch" and name != f"benchwatch.{top}" and not name.startswith(f"benchwatch.{top}."):
+                problems.append(f"{module}: logger {name!r} (expected benchwatch.{top}[.<part>])")
+    return problems
+
+
+def test_every_logger_is_named_after_its_layer():
+    problems = misnamed_loggers(ROOT)
+    assert not problems, "\n".join(problems)
+    assert "benchwatch.jobs" in logger_names((ROOT / "jobs" / "cycle.py").read_text(encoding="utf-8"))
 
 
 # --- the checks can fail ----------------------------------------------------------------------------
@@ -261,3 +299,13 @@ def test_the_layers_block_is_well_formed():
     with pytest.raises(AssertionError, match="declared twice"):
         parse_layers("```layers\na\nb | a\n```")
     assert parse_layers(LAYERS_DOC) == {"top": (2, 0), "middle": (1, 0), "side": (1, 1), "base": (0, 0)}
+
+
+def test_a_logger_named_after_another_layer_is_reported(tmp_path):
+    root = _write(tmp_path, {
+        "jobs/__init__.py": "",
+        "jobs/run.py": "import logging\nlog = logging.getLogger('benchwatch.flows')\n"
+                       "ok = logging.getLogger('benchwatch.jobs.run')\n",
+        "flows/__init__.py": "import logging\nlogging.getLogger('benchwatch').setLevel(10)\n",
+    })
+    assert misnamed_loggers(root) == ["jobs.run: logger 'benchwatch.flows' (expected benchwatch.jobs[.<part>])"]

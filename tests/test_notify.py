@@ -19,7 +19,6 @@ from fake_slack import Reply
 from cli import main as cli
 from jobs.alerts import NOTIFY_CLAIM_LEASE, run_notify
 from storage import alerts as store
-from storage.registry_sync import connect_synced
 from storage import db
 from storage.ingest import record_fetches
 
@@ -41,11 +40,8 @@ def _restore_log_level():
 
 
 @pytest.fixture
-def db_path(tmp_path):
-    path = tmp_path / "bw.duckdb"
-    with connect_synced(path):     # migrated, registry loaded: as after any job
-        pass
-    return str(path)
+def db_path(synced_db):
+    return str(synced_db)          # migrated, registry loaded: as after any job
 
 
 def add_saturation(path, as_of, s_index, bench="swebench_verified", scope="all"):
@@ -231,9 +227,28 @@ def test_crash_after_slack_accepted_is_the_documented_at_least_once_window(db_pa
     assert run_notify(db_path, now=day(2), notifier=slack).to_deliver == 0
 
 
+def quick_retries(monkeypatch) -> None:
+    """The notifiers' own retry handlers, without the SDK's back-off sleeps (0.5 s × 2^n plus up
+    to 1 s of jitter per retry): the back-off itself is tested in test_slack.py."""
+    from slack_sdk.http_retry.builtin_interval_calculators import FixedValueRetryIntervalCalculator
+
+    from alerts import slack
+
+    real = slack.retry_handlers
+
+    def handlers():
+        found = real()
+        for handler in found:
+            handler.interval_calculator = FixedValueRetryIntervalCalculator(0.01)
+        return found
+
+    monkeypatch.setattr(slack, "retry_handlers", handlers)
+
+
 def test_notify_cli_never_prints_the_webhook_secret(db_path, fake_slack, monkeypatch, capsys, caplog):
     secret = fake_slack.webhook_url.rsplit("/", 1)[1]
     monkeypatch.setenv("SLACK_WEBHOOK_URL", fake_slack.webhook_url)
+    quick_retries(monkeypatch)
     add_suspect(db_path, "corroborated", model="<!channel> evil")
     fake_slack.script(*[Reply(503)] * 3)                      # the first run fails (all retries)
     assert cli.main(["-vv", "notify", "--db", db_path]) == 1

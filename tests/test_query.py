@@ -164,15 +164,33 @@ def test_query_options_are_checked_as_usage_errors(db):
         assert exit_.value.code == 2
 
 
-def test_query_waits_for_a_writer_and_says_so(db, capsys):
-    """Kept from before: a query during a write waits for the lock instead of failing."""
+def test_query_waits_for_a_writer_and_says_so(db, capsys, monkeypatch):
+    """Kept from before: a query during a write waits for the lock instead of failing.
+
+    The writer holds the file until its stdin closes, which the query's first wait does: the
+    query has met the lock, said so, and waits (no fixed sleep of the writer to outlast)."""
+    from types import SimpleNamespace
+
+    from storage import db as storage_db
+
     holder = subprocess.Popen([sys.executable, "-c",
-                               "import duckdb, time; c = duckdb.connect(%r); c.execute('SELECT 1'); "
-                               "print('held', flush=True); time.sleep(2)" % db],
-                              stdout=subprocess.PIPE, text=True)
+                               "import duckdb, sys; c = duckdb.connect(%r); c.execute('SELECT 1'); "
+                               "print('held', flush=True); sys.stdin.read()" % db],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"
-    code = main(["query", "--db", db, "--wait", "30", "SELECT count(*) AS n FROM t"])
-    holder.wait(10)
+
+    def release_then_sleep(seconds: float) -> None:
+        if not holder.stdin.closed:
+            holder.stdin.close()
+        time.sleep(seconds)
+
+    monkeypatch.setattr(storage_db, "time", SimpleNamespace(monotonic=time.monotonic, sleep=release_then_sleep))
+    try:
+        code = main(["query", "--db", db, "--wait", "30", "SELECT count(*) AS n FROM t"])
+    finally:
+        if not holder.stdin.closed:
+            holder.stdin.close()
+        holder.wait(10)
     out = capsys.readouterr()
     assert code == 0 and "100000" in out.out
     assert "is locked by another process; waiting up to 30 s" in out.err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -51,7 +52,21 @@ def check_cell(got, want, column: str, frame: pd.DataFrame) -> bool:
     return not pd.isna(got) and got == want
 
 
-@pytest.mark.parametrize("case", ALL_CASES, ids=lambda c: c.name)
+def _lane(cases) -> list:
+    """Every fixture case, and one real copy per source and kind of file (its name without the
+    dates: a LiveBench table, an SWE-bench HTML index, …) run in the fast lane; the other dated
+    copies of the same kind are `slow` (the full suite runs them all)."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for case in cases:
+        kind = (case.source, re.sub(r"[\d_-]+", "", Path(case.file).name))
+        first = not case.snapshot or kind not in seen
+        seen.add(kind)
+        out.append(pytest.param(case, id=case.name, marks=() if first else pytest.mark.slow))
+    return out
+
+
+@pytest.mark.parametrize("case", _lane(ALL_CASES))
 def test_declared_case(case: Case):
     p = run_case(case)
     tables = {"scores": p.scores, "items": p.items, "models": p.models}

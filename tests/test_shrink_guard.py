@@ -26,8 +26,8 @@ REPLAY = FIX / "replay"
 
 
 @pytest.fixture
-def dbpath(tmp_path):
-    return str(tmp_path / "t.duckdb")
+def dbpath(synced_db):
+    return str(synced_db)
 
 
 def board(n: int, bench: str = "gpqa_diamond", offset: int = 0) -> str:
@@ -39,7 +39,10 @@ def latest_models(dbpath: str) -> set[str]:
     return set(run_query("SELECT model_raw FROM latest_scores", dbpath)["model_raw"])
 
 
-@pytest.mark.parametrize("kept,held", [(10, False), (6, False), (5, True), (4, True), (1, True)])
+# the fast lane keeps the boundary (6 kept: not held, 5: held); the full suite every count
+@pytest.mark.parametrize("kept,held", [pytest.param(10, False, marks=pytest.mark.slow), (6, False), (5, True),
+                                       pytest.param(4, True, marks=pytest.mark.slow),
+                                       pytest.param(1, True, marks=pytest.mark.slow)])
 def test_threshold(dbpath, tmp_path, kept, held):
     """10 rows, then `kept` of them: held iff kept <= SHRINK_HOLD_FRACTION * 10."""
     (tmp_path / "a.csv").write_text(board(10))

@@ -72,7 +72,7 @@ def test_web_api_posts_to_the_channel_with_the_token(fake_slack, web):
     assert req.body["channel"] == "#alerts"
 
 
-@pytest.mark.parametrize("client", ["webhook", "web"])
+@pytest.mark.parametrize("client", lane(["webhook", "web"], ("webhook",)))   # a real 1-2 s wait each
 def test_429_is_retried_after_retry_after(fake_slack, client, request):
     notifier = request.getfixturevalue(client)
     fake_slack.script(Reply(429, headers={"Retry-After": "1"}))
@@ -246,6 +246,7 @@ def test_console_notifier_writes_plain_text():
     assert lines[0].split("\n")[1] == "FIRING   <b> on gpqa_diamond: contamination suspect (persisted)"
 
 
+@pytest.mark.slow   # a subprocess; only the e2e test (slow as well) runs the fake as its own process
 def test_fake_slack_as_a_subprocess(tmp_path):
     """The mode the Prefect end-to-end test uses: separate process, URL on stdout, JSONL record."""
     import subprocess

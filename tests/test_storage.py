@@ -28,8 +28,8 @@ def counts(path) -> dict[str, int]:
 
 
 @pytest.fixture()
-def dbpath(tmp_path) -> Path:
-    return tmp_path / "bw.duckdb"
+def dbpath(synced_db) -> Path:
+    return synced_db
 
 
 def test_ingest_is_idempotent(dbpath):
@@ -164,9 +164,10 @@ def _file_at_version(path: Path, upto: int) -> None:
 
 
 @pytest.mark.parametrize("upto", [1, 6])
-def test_migrations_apply_to_an_existing_file(dbpath, upto):
+def test_migrations_apply_to_an_existing_file(tmp_path, upto):
     # A file created by an earlier version, with data in it: re-opening applies the missing
     # migrations and keeps the data.
+    dbpath = tmp_path / "old.duckdb"
     _file_at_version(dbpath, upto)
     raw = duckdb.connect(str(dbpath))
     raw.execute("""INSERT INTO snapshots VALUES (1, 'csv', 'abc', ['abc'], ['f.csv'], '2025-01-01', '2025-01-01',

@@ -4,12 +4,19 @@ why, and no test module imports Prefect at collection (the fast lane's collectio
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 from helpers import ROOT, SHARED
 
 TESTS = sorted((ROOT / "tests").glob("*.py"))
 HEAVY_AT_IMPORT = ("prefect", "flows")   # seconds to import: only inside the tests that need them
+
+
+@lru_cache(maxsize=None)
+def _tree(path: Path) -> ast.Module:
+    """A test module's syntax tree, parsed once for all the rules below."""
+    return ast.parse(path.read_text())
 
 
 def _calls(tree: ast.AST, name: str):
@@ -36,7 +43,7 @@ def test_no_test_reaches_real_data_by_an_absolute_or_own_path():
 def test_every_skip_has_a_reason():
     missing = []
     for path in TESTS:
-        tree = ast.parse(path.read_text())
+        tree = _tree(path)
         for call in _calls(tree, "skipif"):
             if not any(k.arg == "reason" for k in call.keywords):
                 missing.append(f"{path.name}:{call.lineno} skipif without reason")
@@ -50,7 +57,7 @@ def test_every_skip_has_a_reason():
 def test_test_modules_import_nothing_heavy_at_module_level():
     offenders = []
     for path in TESTS:
-        for node in ast.parse(path.read_text()).body:
+        for node in _tree(path).body:
             names = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
@@ -67,7 +74,7 @@ def test_every_test_that_starts_a_prefect_server_is_slow():
 
     unmarked = []
     for path in TESTS:
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if not isinstance(node, ast.FunctionDef) or node.name in SLOW_FIXTURES:
                 continue
             if any(True for _ in _calls(node, "prefect_test_harness")) \
@@ -98,3 +105,44 @@ def test_the_crash_locator_knows_every_top_level_package():
     root = Path(__file__).resolve().parents[1]
     listed = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     assert set(_PACKAGES) == {p.split(".")[0] for p in listed}
+
+
+def test_every_top_level_package_resolves_to_this_repository_and_no_other_distribution_claims_it():
+    """The generic top-level names stay (docs/architecture.md, "Why this layout"), so a collision
+    must be visible: each resolves here (`benchwatch` checks it at start-up, cli.main.foreign_packages),
+    and no other installed distribution lists it (pip would mix both into site-packages/<name>/)."""
+    import importlib.metadata
+
+    from cli.main import _HOME, _PACKAGES, foreign_packages
+
+    assert _HOME == ROOT and foreign_packages() == []
+    claimed = importlib.metadata.packages_distributions()
+    others = {name: sorted(set(claimed.get(name, ())) - {"benchwatch"}) for name in _PACKAGES}
+    assert not {name: d for name, d in others.items() if d}, f"other distributions install these names: {others}"
+
+
+def test_a_shadowing_package_is_reported(tmp_path, monkeypatch):
+    """A same-named package earlier on the path is what `foreign_packages` reports (and only that)."""
+    import importlib
+
+    from cli.main import foreign_packages
+
+    home, other = tmp_path / "home", tmp_path / "other"
+    for base, name in ((home, "bw_probe_ours"), (home, "bw_probe_shadowed"), (other, "bw_probe_shadowed")):
+        (base / name).mkdir(parents=True)
+        (base / name / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(home))
+    monkeypatch.syspath_prepend(str(other))        # first on sys.path: wins the import
+    importlib.invalidate_caches()
+    found = foreign_packages(("bw_probe_ours", "bw_probe_shadowed", "bw_probe_missing"), home=home.resolve())
+    assert found == [f"'bw_probe_shadowed' from {other / 'bw_probe_shadowed'}", "'bw_probe_missing' from nowhere"]
+
+
+def test_benchwatch_refuses_to_start_on_a_shadowed_package(monkeypatch, capsys):
+    from cli import main as cli
+
+    monkeypatch.setattr(cli, "foreign_packages", lambda: ["'storage' from /elsewhere/storage"])
+    assert cli.main(["status"]) == cli.EXIT_FAILED
+    err = capsys.readouterr().err
+    assert err.startswith("benchwatch: top-level package(s) 'storage' from /elsewhere/storage, not from this benchwatch")
+    assert len(err.splitlines()) == 1

@@ -4,6 +4,7 @@ makes the next cycle recompute."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -56,15 +57,23 @@ def test_second_cycle_skips_parse_and_analysis_and_a_change_recomputes(tmp_path,
         assert fp.stored_fingerprint(con) not in (None, before)
 
 
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory) -> Path:
+    """The replayed sources collected once; each test changes its own copy."""
+    path = tmp_path_factory.mktemp("collected") / "f.duckdb"
+    cycle.collect(path, SOURCES, replay_dir=REPLAY)
+    return path
+
+
 @pytest.mark.parametrize("change", [
     "UPDATE snapshots SET status = 'held' WHERE id = (SELECT min(id) FROM snapshots)",
     "UPDATE scores SET score = score / 2 WHERE rowid = (SELECT min(rowid) FROM scores)",
     "DELETE FROM model_dates WHERE rowid = (SELECT min(rowid) FROM model_dates)",
     "UPDATE benchmarks SET n_items = coalesce(n_items, 0) + 1 WHERE id = (SELECT min(id) FROM benchmarks)",
 ])
-def test_fingerprint_sees_every_input_change_but_not_last_seen(tmp_path, change):
+def test_fingerprint_sees_every_input_change_but_not_last_seen(collected, tmp_path, change):
     path = tmp_path / "f.duckdb"
-    cycle.collect(path, SOURCES, replay_dir=REPLAY)
+    shutil.copyfile(collected, path)
     params = {"day": "2025-01-01"}
     with db.connect(path) as con:
         base = fp.input_fingerprint(con, params)
