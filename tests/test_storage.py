@@ -290,13 +290,14 @@ def test_registry_digest_follows_the_bytes_of_every_registry_file(tmp_path):
         assert registry_sync.registry_digest(tmp_path) != before, name
 
 
-def test_a_read_only_command_brings_an_older_file_up_to_date_first(dbpath, capsys):
+def test_a_read_only_command_brings_an_older_file_up_to_date_first(tmp_path, capsys):
     """`status` on a file an older benchwatch wrote: migrated (and the registry synced) on a short
     write connection, then read."""
-    with db.connect(dbpath) as con:      # as an older benchwatch left it: without the newest migration
-        newest = db.latest_version()
+    dbpath = tmp_path / "old.duckdb"     # a plain connect: migrated, registry never synced
+    newest = db.latest_version()
+    with db.connect(dbpath) as con:      # as a benchwatch of schema 13 left it (014 added analysis_inputs)
         con.execute("DROP TABLE analysis_inputs")
-        con.execute("DELETE FROM schema_migrations WHERE version = ?", [newest])
+        con.execute("DELETE FROM schema_migrations WHERE version >= 14")
         assert con.execute("SELECT count(*) FROM meta WHERE key = 'registry_sha256'").fetchone()[0] == 0
     assert main(["status", "--db", str(dbpath)]) == 0
     assert f"schema version: {newest}" in capsys.readouterr().out
