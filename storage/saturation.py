@@ -39,6 +39,26 @@ TRENDS_COLUMNS = ["benchmark", "population", "k", "as_of", "metric", "direction"
 
 # --- reads -------------------------------------------------------------------------------
 
+_HISTORY_ROWS = """
+    WITH rows AS (
+        SELECT sc.source, sc.benchmark, sc.model, sc.model_raw, sc.setting, sc.variant, sc.population,
+               sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low, sc.ci_high, sc.n_items,
+               sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
+        FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
+        WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
+    )
+    SELECT source, benchmark, model, model_raw, setting, variant, population, underlying, score, metric,
+           stderr, ci_low, ci_high, n_items, evaluated_at, observed_at AS first_observed_at, observed_at,
+           snapshot_id
+    FROM rows
+    QUALIFY row_number() OVER (PARTITION BY source, benchmark, model_raw, setting, score
+                               ORDER BY observed_at, snapshot_id) = 1"""
+_HISTORY_COLUMNS = """source, benchmark, model, model_raw, setting, variant, population, underlying, score, metric,
+                      stderr, ci_low, ci_high, n_items, evaluated_at, first_observed_at, observed_at, snapshot_id"""
+# A total order: rows of one date keep this order in the running top k, which breaks ties by it.
+_HISTORY_ORDER = "ORDER BY benchmark, model, source, setting, first_observed_at, model_raw, score"
+
+
 def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every result ever published: one row per (source, benchmark, model_raw, setting, score).
 
@@ -49,21 +69,53 @@ def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     when it was achieved). `observed_at` is the same first observation. Identity columns
     (model, variant, population, underlying, model_raw) come from registry.identity.
     """
-    df = con.execute("""
-        WITH rows AS (
-            SELECT sc.source, sc.benchmark, sc.model, sc.model_raw, sc.setting, sc.variant, sc.population,
-                   sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low, sc.ci_high, sc.n_items,
-                   sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
-            FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
-            WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
-        )
-        SELECT source, benchmark, model, model_raw, setting, variant, population, underlying, score, metric,
-               stderr, ci_low, ci_high, n_items, evaluated_at, observed_at AS first_observed_at, observed_at,
-               snapshot_id
-        FROM rows
-        QUALIFY row_number() OVER (PARTITION BY source, benchmark, model_raw, setting, score
-                                   ORDER BY observed_at, snapshot_id) = 1
-        ORDER BY benchmark, model, source, setting, first_observed_at""").df()
+    df = con.execute(f"{_HISTORY_ROWS} {_HISTORY_ORDER}").df()
+    return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at")
+
+
+def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.DataFrame,
+                              lower_is_better: list[str]) -> pd.DataFrame:
+    """The rows of `read_score_history` that can change a running top k or a frontier, same columns.
+
+    Most stored rows re-observe a model at a score no better than one it had earlier; they
+    never enter a running top k (analysis.saturation._topk_scan skips them) and never move a
+    frontier. Each row is dated as jobs.saturation.dated_history dates it (its evaluation date,
+    else its first observation, raised to `release_dates`' release_date of its model where
+    that is later) and kept when, within its (benchmark, metric, population, model), no row
+    of a strictly earlier date has a score at least as good: at least as high, or also at
+    least as low for a metric in `lower_is_better` (frontiers of costs run on the minimum).
+    Rows of equal date are all kept (the scan breaks their ties). One row per (benchmark,
+    metric, population, has an underlying model, date) is kept besides, so every date of
+    the history stays a date of the trajectory and the frontier. Rows lacking a score,
+    model or date are kept as they are (the analysis reports and drops them).
+    """
+    release = release_dates[["model", "release_date"]].astype({"release_date": "datetime64[us]"})
+    with registered_frame(con, release) as rel:
+        df = con.execute(f"""
+            WITH hist AS ({_HISTORY_ROWS}),
+            dated AS (
+                SELECT h.*, CASE WHEN r.release_date IS NOT NULL
+                                      AND CAST(r.release_date AS TIMESTAMPTZ) > coalesce(h.evaluated_at, h.first_observed_at)
+                                 THEN CAST(r.release_date AS TIMESTAMPTZ)
+                                 ELSE coalesce(h.evaluated_at, h.first_observed_at) END AS _date,
+                       h.score IS NOT NULL AND NOT isnan(h.score) AS _scored
+                FROM hist h LEFT JOIN {rel} r ON r.model = h.model
+            ),
+            ranked AS (
+                SELECT *,
+                       max(score) FILTER (WHERE _scored) OVER w AS _best_before,
+                       min(score) FILTER (WHERE _scored) OVER w AS _least_before,
+                       row_number() OVER (PARTITION BY benchmark, metric, coalesce(population, 'models'),
+                                                       underlying IS NULL, _date) AS _nth_of_date
+                FROM dated
+                WINDOW w AS (PARTITION BY benchmark, metric, coalesce(population, 'models'), model ORDER BY _date
+                             RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP)
+            )
+            SELECT {_HISTORY_COLUMNS} FROM ranked
+            WHERE NOT _scored OR model IS NULL OR _date IS NULL OR _nth_of_date = 1
+               OR _best_before IS NULL OR score > _best_before
+               OR (list_contains(?, metric) AND score < _least_before)
+            {_HISTORY_ORDER}""", [list(lower_is_better)]).df()
     return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at")
 
 
