@@ -122,3 +122,60 @@ def test_running_best_history_on_the_real_snapshots(tmp_path, monkeypatch):
     path = tmp_path / "real.duckdb"
     figures.backfill(SNAPSHOTS, path)
     assert_same_as_full_history(path, tmp_path, monkeypatch, figures.history_now(path))
+
+
+# --- contamination: A2 reads the last two snapshots of each series, and the references' rows ---
+
+A2_BENCHES = ["math_500", "livebench_mathematics", "aime_2025", "gpqa_diamond", "humanitys_last_exam", "rb_other"]
+
+
+def a2_db(path, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    models = [f"am-{i}" for i in range(40)]
+    ability = dict(zip(models, rng.normal(0, 1.2, len(models))))
+    with connect_synced(path) as con:
+        obs = pd.Timestamp("2024-03-01", tz="UTC") + pd.to_timedelta(np.arange(7) * 9, "D")
+        snaps = pd.DataFrame({"id": np.arange(1, 8), "source": "csv", "sha256": [f"a{i}" for i in range(7)],
+                              "blob_sha256": [[f"a{i}"] for i in range(7)], "file_names": [["a.csv"]] * 7,
+                              "observed_at": obs, "first_seen": obs, "last_seen": obs, "origin": "ingest",
+                              "parser_version": 1, "n_scores": 0, "n_items": 0, "n_models": 0, "n_rejects": 0,
+                              "status": "ok"})
+        insert_frame(con, "snapshots", snaps)
+        rows, level = [], {}
+        for sid in snaps["id"]:
+            for b in A2_BENCHES:
+                for m in models:
+                    for setting in ("", "cot"):
+                        if rng.random() < 0.25:
+                            continue
+                        key = (b, m, setting)
+                        if key not in level or rng.random() < 0.2:
+                            jump = 1.5 if rng.random() < 0.15 else 0.0
+                            level[key] = float(1 / (1 + np.exp(-(ability[m] + jump + rng.normal(0, 0.2)))))
+                        rows.append({"snapshot_id": sid, "source": "csv", "benchmark": b, "benchmark_raw": b,
+                                     "model": m, "model_raw": m, "setting": setting, "score": round(level[key], 3),
+                                     "metric": "proportion", "n_items": None if rng.random() < 0.1 else 400,
+                                     "stderr": None, "excluded_reason": "", "variant": "", "population": "models"})
+        insert_frame(con, "scores", pd.DataFrame(rows))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_contamination_history_of_the_last_snapshots_gives_the_full_history_results(tmp_path, monkeypatch, seed):
+    import jobs.contamination as cjob
+    from storage import contamination as cstore
+
+    path, full = tmp_path / "a2.duckdb", tmp_path / "a2_full.duckdb"
+    a2_db(path, seed)
+    shutil.copy(path, full)
+    with connect_synced(path) as con:
+        refs = cjob.reference_benchmarks(cjob.slice_inputs(con)["benchmarks"])
+        assert len(cstore.read_score_history(con, refs)) < len(cstore.read_score_history(con))
+        cjob.run_contamination(con, now=NOW)
+        got = con.execute("SELECT * FROM contamination_signals ORDER BY ALL").df()
+    with monkeypatch.context() as m:
+        m.setattr(cstore, "read_score_history", lambda con, refs=None, f=cstore.read_score_history: f(con))
+        with connect_synced(full) as con:
+            cjob.run_contamination(con, now=NOW)
+            want = con.execute("SELECT * FROM contamination_signals ORDER BY ALL").df()
+    assert want["detail"].str.startswith("rescore").any()
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
