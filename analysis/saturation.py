@@ -712,6 +712,21 @@ def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
                          "top_variants": _per_state(_as_str(_at(d, "variant", rows)), changes, state)})
 
 
+def running_topk_scores(df: pd.DataFrame, k: int = SATURATION_K) -> tuple[pd.DataFrame, np.ndarray]:
+    """`running_topk` as arrays, for statistics over the top k: (frame of benchmark, as_of,
+    n_models, top_model, one row per (benchmark, date)), and the top k scores of each row as an
+    array of shape (rows, k), best first, NaN where fewer than k models are dated yet."""
+    d = _history_rows(df, ["benchmark"])
+    scan = _topk_scan(d, k)
+    end, idx = scan["end"], scan["changes"][scan["state"]]
+    tops = np.where(idx >= 0, d["score"][np.where(idx >= 0, idx, 0)], np.nan)
+    frame = pd.DataFrame({"benchmark": pd.Series(_at(d, "benchmark", end), dtype="str"),
+                          "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
+                          "n_models": pd.Series(scan["n_models"], dtype="int64"),
+                          "top_model": _at(d, "model", idx[:, 0]) if len(end) else np.zeros(0, dtype=object)})
+    return frame, tops.reshape(len(end), k)
+
+
 TRAJECTORY_COLUMNS = ["benchmark", "as_of", "population", "n_models", "top_scores", "top_models", "top_variants",
                       "s1", "sk", "se_delta", "r_norm", "s_index",
                       "bin", "statistically_similar", "n_items", "k", "alpha", "z", "uncertainty"]

@@ -124,9 +124,9 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     trajectory.insert(2, "scope", SCOPE)
     primary = primary_population(history)
     frontier = frontier_history(primary, k)
-    frontier["k"] = k
-    trends = trends_table(primary, now=now_ts, benchmarks=registry, k=k)
+    trends = trends_table(primary, now=now_ts, benchmarks=registry, k=k, frontier=frontier)
     trends["k"] = k
+    frontier["k"] = k
     trends["population"] = trends["benchmark"].map(primary.groupby("benchmark")["population"].first())
 
     store.store_saturation_run(con, saturation=snap, trajectory=trajectory, frontier=frontier, trends=trends,

@@ -53,8 +53,6 @@ _HISTORY_ROWS = """
     FROM rows
     QUALIFY row_number() OVER (PARTITION BY source, benchmark, model_raw, setting, score
                                ORDER BY observed_at, snapshot_id) = 1"""
-_HISTORY_COLUMNS = """source, benchmark, model, model_raw, setting, variant, population, underlying, score, metric,
-                      stderr, ci_low, ci_high, n_items, evaluated_at, first_observed_at, observed_at, snapshot_id"""
 # A total order: rows of one date keep this order in the running top k, which breaks ties by it.
 _HISTORY_ORDER = "ORDER BY benchmark, model, source, setting, first_observed_at, model_raw, score"
 
@@ -91,30 +89,44 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
     """
     release = release_dates[["model", "release_date"]].astype({"release_date": "datetime64[us]"})
     with registered_frame(con, release) as rel:
+        # narrow rows (a row id, the keys, score and dates) through the windows; the kept rows'
+        # other columns are fetched by row id at the end
         df = con.execute(f"""
-            WITH hist AS ({_HISTORY_ROWS}),
-            dated AS (
-                SELECT h.*, CASE WHEN r.release_date IS NOT NULL
-                                      AND CAST(r.release_date AS TIMESTAMPTZ) > coalesce(h.evaluated_at, h.first_observed_at)
-                                 THEN CAST(r.release_date AS TIMESTAMPTZ)
-                                 ELSE coalesce(h.evaluated_at, h.first_observed_at) END AS _date,
-                       h.score IS NOT NULL AND NOT isnan(h.score) AS _scored
-                FROM hist h LEFT JOIN {rel} r ON r.model = h.model
+            WITH first AS (
+                SELECT sc.rowid AS _rid, sc.benchmark, sc.model, sc.metric, coalesce(sc.population, 'models') AS _pop,
+                       sc.underlying IS NULL AS _no_under, sc.score, sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
+                FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
+                WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
+                QUALIFY row_number() OVER (PARTITION BY sc.source, sc.benchmark, sc.model_raw, sc.setting, sc.score
+                                           ORDER BY sn.observed_at, sn.id) = 1
             ),
-            ranked AS (
-                SELECT *,
-                       max(score) FILTER (WHERE _scored) OVER w AS _best_before,
-                       min(score) FILTER (WHERE _scored) OVER w AS _least_before,
-                       row_number() OVER (PARTITION BY benchmark, metric, coalesce(population, 'models'),
-                                                       underlying IS NULL, _date) AS _nth_of_date
-                FROM dated
-                WINDOW w AS (PARTITION BY benchmark, metric, coalesce(population, 'models'), model ORDER BY _date
-                             RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP)
+            dated AS (
+                SELECT f.*, CASE WHEN r.release_date IS NOT NULL
+                                      AND CAST(r.release_date AS TIMESTAMPTZ) > coalesce(f.evaluated_at, f.observed_at)
+                                 THEN CAST(r.release_date AS TIMESTAMPTZ)
+                                 ELSE coalesce(f.evaluated_at, f.observed_at) END AS _date,
+                       f.score IS NOT NULL AND NOT isnan(f.score) AS _scored
+                FROM first f LEFT JOIN {rel} r ON r.model = f.model
+            ),
+            kept AS (
+                SELECT _rid, observed_at, snapshot_id FROM (
+                    SELECT _rid, observed_at, snapshot_id, metric, score, model, _date, _scored,
+                           max(score) FILTER (WHERE _scored) OVER w AS _best_before,
+                           min(score) FILTER (WHERE _scored) OVER w AS _least_before,
+                           row_number() OVER (PARTITION BY benchmark, metric, _pop, _no_under, _date
+                                                         ORDER BY score DESC NULLS LAST, _rid) AS _nth_of_date
+                    FROM dated
+                    WINDOW w AS (PARTITION BY benchmark, metric, _pop, model ORDER BY _date
+                                 RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP))
+                WHERE NOT _scored OR model IS NULL OR _date IS NULL OR _nth_of_date = 1
+                   OR _best_before IS NULL OR score > _best_before
+                   OR (list_contains(?, metric) AND score < _least_before)
             )
-            SELECT {_HISTORY_COLUMNS} FROM ranked
-            WHERE NOT _scored OR model IS NULL OR _date IS NULL OR _nth_of_date = 1
-               OR _best_before IS NULL OR score > _best_before
-               OR (list_contains(?, metric) AND score < _least_before)
+            SELECT * FROM (
+                SELECT sc.source, sc.benchmark, sc.model, sc.model_raw, sc.setting, sc.variant, sc.population,
+                       sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low, sc.ci_high, sc.n_items, sc.evaluated_at,
+                       k.observed_at AS first_observed_at, k.observed_at, k.snapshot_id
+                FROM kept k JOIN scores sc ON sc.rowid = k._rid)
             {_HISTORY_ORDER}""", [list(lower_is_better)]).df()
     return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at")
 
