@@ -9,9 +9,12 @@ run replaces its slice as a whole. One transaction per analyze run.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from datetime import datetime
+from typing import Iterator
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from common.time import naive_utc_columns
@@ -53,6 +56,53 @@ _HISTORY_ROWS = """
     FROM rows
     QUALIFY row_number() OVER (PARTITION BY source, benchmark, model_raw, setting, score
                                ORDER BY observed_at, snapshot_id) = 1"""
+# Rows of scores per query of a history read: the reads below window over every stored row, so
+# they run on contiguous ranges of benchmarks (every window is within one benchmark) to bound
+# DuckDB's memory by a range's rows instead of the whole table's.
+HISTORY_CHUNK_ROWS = 2_500_000
+# DuckDB's memory while a history read runs: its buffer pool would otherwise keep every block of
+# the scores it scanned (most of a 10M-row table) in the process' memory; beyond it, DuckDB evicts
+# or spills to its temporary directory.
+HISTORY_MEMORY_LIMIT = "256MB"
+
+
+@contextmanager
+def memory_limit(con: duckdb.DuckDBPyConnection, limit: str = HISTORY_MEMORY_LIMIT) -> Iterator[None]:
+    """`with memory_limit(con):` DuckDB's memory_limit set to `limit`, then restored."""
+    before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    con.execute("SET memory_limit = ?", [limit])
+    try:
+        yield
+    finally:
+        con.execute("SET memory_limit = ?", [before])
+
+
+def benchmark_chunks(con: duckdb.DuckDBPyConnection, max_rows: int | None = None) -> list[list[str]]:
+    """Benchmarks in byte order (DuckDB's VARCHAR order), cut into ranges of at most `max_rows`
+    (default HISTORY_CHUNK_ROWS) score rows; a benchmark with more is a range of its own."""
+    max_rows = HISTORY_CHUNK_ROWS if max_rows is None else max_rows
+    counts = con.execute("SELECT benchmark, count(*) FROM scores GROUP BY benchmark ORDER BY benchmark").fetchall()
+    chunks: list[list[str]] = []
+    rows = max_rows
+    for bench, n in counts:
+        if rows + n > max_rows:
+            chunks.append([])
+            rows = 0
+        chunks[-1].append(bench)
+        rows += n
+    return chunks
+
+
+def shared_strings(df: pd.DataFrame) -> pd.DataFrame:
+    """`df` with each text column's equal values one Python string (DuckDB returns a string per
+    cell: a million rows of a few hundred names would hold a million copies). Same values, same dtypes."""
+    for col in df.columns:
+        if df[col].dtype == object or pd.api.types.is_string_dtype(df[col].dtype):
+            codes, uniques = pd.factorize(df[col].to_numpy(dtype=object), use_na_sentinel=False)
+            df[col] = pd.array(np.asarray(uniques, dtype=object)[codes], dtype=df[col].dtype)
+    return df
+
+
 # A total order: rows of one date keep this order in the running top k, which breaks ties by it.
 _HISTORY_ORDER = "ORDER BY benchmark, model, source, setting, first_observed_at, model_raw, score"
 
@@ -88,15 +138,18 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
     model or date are kept as they are (the analysis reports and drops them).
     """
     release = release_dates[["model", "release_date"]].astype({"release_date": "datetime64[us]"})
-    with registered_frame(con, release) as rel:
+    frames = []
+    with registered_frame(con, release) as rel, memory_limit(con):
         # narrow rows (a row id, the keys, score and dates) through the windows; the kept rows'
-        # other columns are fetched by row id at the end
-        df = con.execute(f"""
+        # other columns are fetched by row id at the end; one range of benchmarks at a time
+        for chunk in benchmark_chunks(con):
+            frames.append(con.execute(f"""
             WITH first AS (
                 SELECT sc.rowid AS _rid, sc.benchmark, sc.model, sc.metric, coalesce(sc.population, 'models') AS _pop,
                        sc.underlying IS NULL AS _no_under, sc.score, sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
                 FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
                 WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
+                  AND list_contains(?, sc.benchmark)
                 QUALIFY row_number() OVER (PARTITION BY sc.source, sc.benchmark, sc.model_raw, sc.setting, sc.score
                                            ORDER BY sn.observed_at, sn.id) = 1
             ),
@@ -127,7 +180,9 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
                        sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low, sc.ci_high, sc.n_items, sc.evaluated_at,
                        k.observed_at AS first_observed_at, k.observed_at, k.snapshot_id
                 FROM kept k JOIN scores sc ON sc.rowid = k._rid)
-            {_HISTORY_ORDER}""", [list(lower_is_better)]).df()
+            {_HISTORY_ORDER}""", [chunk, list(lower_is_better)]).df().pipe(shared_strings))
+    df = pd.concat(frames, ignore_index=True) if frames else con.execute(
+        f"SELECT * FROM ({_HISTORY_ROWS}) WHERE false").df()
     return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at")
 
 

@@ -92,6 +92,7 @@ def stored(path) -> dict[str, pd.DataFrame]:
 
 
 def assert_same_as_full_history(path, tmp_path, monkeypatch, now: pd.Timestamp = NOW) -> None:
+    monkeypatch.setattr(store, "HISTORY_CHUNK_ROWS", 2000)       # several ranges of benchmarks per read
     full = tmp_path / "full.duckdb"
     shutil.copy(path, full)
     with connect_synced(path) as con:
@@ -165,6 +166,7 @@ def test_contamination_history_of_the_last_snapshots_gives_the_full_history_resu
     from storage import contamination as cstore
 
     path, full = tmp_path / "a2.duckdb", tmp_path / "a2_full.duckdb"
+    monkeypatch.setattr(store, "HISTORY_CHUNK_ROWS", 1500)       # several ranges of benchmarks per read
     a2_db(path, seed)
     shutil.copy(path, full)
     with connect_synced(path) as con:
