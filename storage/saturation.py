@@ -69,12 +69,16 @@ HISTORY_MEMORY_LIMIT = "256MB"
 @contextmanager
 def memory_limit(con: duckdb.DuckDBPyConnection, limit: str = HISTORY_MEMORY_LIMIT) -> Iterator[None]:
     """`with memory_limit(con):` DuckDB's memory_limit set to `limit`, then restored."""
-    before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    row = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    before = row[0] if row else None
     con.execute("SET memory_limit = ?", [limit])
     try:
         yield
     finally:
-        con.execute("SET memory_limit = ?", [before])
+        if before is None:
+            con.execute("RESET memory_limit")
+        else:
+            con.execute("SET memory_limit = ?", [before])
 
 
 def benchmark_chunks(con: duckdb.DuckDBPyConnection, max_rows: int | None = None) -> list[list[str]]:
