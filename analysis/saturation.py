@@ -626,9 +626,10 @@ def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
     rows = np.flatnonzero(_topk_candidates(group, model, score, k))
     g_list, m_list, s_list = group[rows].tolist(), model[rows].tolist(), score[rows].tolist()
     change_pos: list[int] = []
-    change_top: list[list[int]] = []
-    # top: model -> [-score, entry number, row]; sorting these lists orders by score, then by
-    # when the model entered the top k (a dict's insertion order, which an update keeps)
+    change_top: list[tuple[int, ...]] = []
+    # top: model -> (-score, entry number, row, model); sorting these orders by score, then by
+    # when the model entered the top k (a dict's insertion order, which an update keeps).
+    # Tuples, not lists: the garbage collector stops tracking them.
     top: dict = {}
     ranked: list = []
     full, kth, prev, entered = False, 0.0, None, 0
@@ -641,18 +642,18 @@ def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
         if cur is not None:
             if not -sc < cur[0]:
                 continue
-            cur[0], cur[2] = -sc, i
+            top[m] = (-sc, cur[1], i, m)
         else:
             if full:                    # out goes the earliest entered of the weakest
                 low = ranked[-1][0]
                 del top[next(e for e in ranked if e[0] == low)[3]]
             entered += 1
-            top[m] = [-sc, entered, i, m]
+            top[m] = (-sc, entered, i, m)
         ranked = sorted(top.values())
         full = len(ranked) == k
         kth = -ranked[-1][0]
         change_pos.append(i)
-        change_top.append([e[2] for e in ranked] + [-1] * (k - len(ranked)))
+        change_top.append(tuple(e[2] for e in ranked) + (-1,) * (k - len(ranked)))
     dates = d["date"]
     last = np.ones(n, dtype=bool)
     last[:-1] = (group[1:] != group[:-1]) | (dates[1:] != dates[:-1])
@@ -670,11 +671,13 @@ def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
 def _per_state(values: np.ndarray, changes: np.ndarray, state: np.ndarray) -> np.ndarray:
     """One list per row: the `values` of its top k (`values[i, j]`: of row `changes[i, j]`),
     best first, the -1 padding of a top k not yet full left out. Built once per change of the
-    top k and shared, as one read-only list object, by the rows of the dates it did not change on."""
-    lists = values.tolist()
-    for i in np.flatnonzero((changes < 0).any(axis=1)).tolist():
-        lists[i] = lists[i][:int((changes[i] >= 0).sum())]
-    return np.fromiter(lists, dtype=object, count=len(lists))[state]
+    top k that some row shows, and shared, as one read-only list object, by the rows of the
+    dates it held."""
+    used, at = np.unique(state, return_inverse=True)
+    lists = values[used].tolist()
+    for i in np.flatnonzero((changes[used] < 0).any(axis=1)).tolist():
+        lists[i] = lists[i][:int((changes[used[i]] >= 0).sum())]
+    return np.fromiter(lists, dtype=object, count=len(lists))[at.reshape(-1)]
 
 
 def _as_str(values: np.ndarray) -> np.ndarray:
