@@ -506,124 +506,187 @@ def _benchmark_n(bench: str, n_col: pd.Series, info: Mapping) -> tuple[float | N
 
 # --- history reconstructed from model dates ------------------------------------------------
 
-def _history_rows(df: pd.DataFrame, group_cols: Sequence[str]) -> pd.DataFrame:
+def _factorize_runs(values: np.ndarray, sort: bool) -> tuple[np.ndarray, np.ndarray]:
+    """pd.factorize of an object array, hashing only the first value of each run of equal
+    values (histories come grouped by benchmark: a few thousand runs, not a million rows)."""
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype="int64"), np.zeros(0, dtype=object)
+    heads = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    codes, uniques = pd.factorize(values[heads], sort=sort)
+    return np.repeat(codes, np.diff(np.r_[heads, n])), np.asarray(uniques, dtype=object)
+
+
+def _history_rows(df: pd.DataFrame, group_cols: Sequence[str]) -> dict[str, np.ndarray]:
     """The usable rows of a history frame (score, model and date present), sorted by group then date.
 
-    Columns: the group columns, model, score (float), date, se, variant. Rows lacking a score,
-    model or date are left out with a warning naming their benchmarks.
+    Arrays: score (float), date, se, group_code (consecutive per group) and model_code, in
+    sorted order; `order` (sorted row -> input row) and the names (the group columns,
+    benchmark, model, variant) as object arrays in input order, taken through `_at` only
+    where an output needs them (a frame would convert a million names to pandas' str dtype).
+    Rows lacking a score, model or date are left out with a warning naming their benchmarks.
+    The order is that of a stable sort on (group columns, date): ties keep the input order.
     """
     need = {"benchmark", "model", "score", "date"} - set(df.columns)
     if need:
         raise ValueError(f"history frame lacks column(s) {sorted(need)}")
-    d = df[[*dict.fromkeys([*group_cols, "benchmark", "model", "score", "date"])]].copy()
-    d["se"] = df["se"].to_numpy(dtype="float64") if "se" in df.columns else np.nan
-    d["variant"] = df["entity_variant"].to_numpy() if "entity_variant" in df.columns else d["model"].to_numpy()
-    d["date"] = pd.to_datetime(d["date"])
-    d["score"] = pd.to_numeric(d["score"], errors="coerce").astype("float64")
-    dropped = d["score"].isna() | d["date"].isna() | d["model"].isna()
+    cols = list(dict.fromkeys([*group_cols, "benchmark", "model"]))
+    arrays = {c: df[c].to_numpy(dtype=object) for c in cols}
+    arrays["score"] = pd.to_numeric(df["score"], errors="coerce").to_numpy(dtype="float64")
+    arrays["date"] = pd.to_datetime(df["date"]).to_numpy()
+    arrays["se"] = df["se"].to_numpy(dtype="float64") if "se" in df.columns else np.full(len(df), np.nan)
+    arrays["variant"] = df["entity_variant"].to_numpy(dtype=object) if "entity_variant" in df.columns \
+        else arrays["model"]
+    dropped = np.isnan(arrays["score"]) | np.isnat(arrays["date"]) | pd.isna(arrays["model"])
     if dropped.any():
         log.warning("[saturation] history: %d row(s) without score, model or date left out "
-                    "(benchmarks: %s)", int(dropped.sum()), sorted(d.loc[dropped, "benchmark"].astype(str).unique()))
-        d = d[~dropped]
-    d = d.sort_values([*group_cols, "date"], kind="stable").reset_index(drop=True)
-    d["model_code"] = pd.factorize(d["model"])[0]
+                    "(benchmarks: %s)", int(dropped.sum()), sorted({str(b) for b in arrays["benchmark"][dropped]}))
+        arrays = {c: a[~dropped] for c, a in arrays.items()}
+    group_key = np.zeros(len(arrays["score"]), dtype="int64")
+    for col in group_cols:                       # codes in value order, missing values last (as sort_values)
+        codes, uniques = _factorize_runs(arrays[col], sort=True)
+        group_key = group_key * (len(uniques) + 1) + np.where(codes < 0, len(uniques), codes)
+    order = np.lexsort([arrays["date"].view("int64"), group_key])       # stable
+    group_sorted = group_key[order]
+    d = {"order": order, "score": arrays["score"][order], "date": arrays["date"][order], "se": arrays["se"][order],
+         "group_code": np.cumsum(np.r_[False, group_sorted[1:] != group_sorted[:-1]]),
+         "model_code": pd.factorize(arrays["model"])[0][order]}
+    d.update({f"name:{c}": arrays[c] for c in [*cols, "variant"]})
     return d
 
 
-def _topk_scan(d: pd.DataFrame, group_cols: Sequence[str], k: int) -> dict[str, np.ndarray]:
-    """The running top k of the sorted rows `d` (see `_history_rows`), as arrays.
+def _at(d: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
+    """The names of column `col` at sorted rows `rows` (see `_history_rows`)."""
+    return d[f"name:{col}"][d["order"][rows]]
+
+
+# Classes of models whose running maxima bound the k-th best score from below (`_topk_candidates`).
+_BOUND_CLASSES_PER_K = 2
+_BOUND_BLOCK_ROWS = 1 << 16
+
+
+def _topk_candidates(group: np.ndarray, model: np.ndarray, score: np.ndarray, k: int) -> np.ndarray:
+    """Rows that may change a running top k: every row but those at or below a lower bound of
+    the k-th best score before them (such a row is skipped by the scan, which needs a full top
+    k and a score above its k-th to act).
+
+    The bound: models are split into C = 2k classes (model code mod C); the running maximum
+    of each class within the group is one model's score, so the k-th largest of the C class
+    maxima is the score of k distinct models, at most the k-th best model. Computed on score
+    ranks offset by group (so a maximum carried over from an earlier group reads as absent)
+    in blocks of rows, with NumPy only.
+    """
+    n = len(score)
+    classes = _BOUND_CLASSES_PER_K * k
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    rank = np.unique(score, return_inverse=True)[1].reshape(-1).astype("int64")
+    span = int(rank.max()) + 1
+    key = group.astype("int64") * span + rank
+    floor = group.astype("int64") * span                       # keys below it belong to earlier groups
+    cls = model % classes
+    bound = np.empty(n, dtype="int64")
+    carry = np.full(classes, -1, dtype="int64")
+    for lo in range(0, n, _BOUND_BLOCK_ROWS):
+        hi = min(n, lo + _BOUND_BLOCK_ROWS)
+        m = np.full((hi - lo + 1, classes), -1, dtype="int64")
+        m[0] = carry
+        m[np.arange(1, hi - lo + 1), cls[lo:hi]] = key[lo:hi]
+        np.maximum.accumulate(m, axis=0, out=m)
+        carry = m[-1].copy()
+        bound[lo:hi] = np.partition(m[:-1], classes - k, axis=1)[:, classes - k]   # before each row
+    known = bound >= floor
+    return ~(known & (key <= bound))
+
+
+def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
+    """The running top k of the sorted rows `d` (see `_history_rows`: group_code, model_code), as arrays.
 
     One pass over the rows keeps the current top k per group in a dict (model -> (score,
-    row)); a row at or below the k-th score of a full top k cannot change it and is skipped
-    with one comparison, so only the rows that change the top k cost a sort of k entries.
-    Each change records the top k (row numbers, best first); the state at the end of each
-    (group, date) is then looked up with one `searchsorted`. O(N log N) for the sort, O(N)
-    comparisons, O(changes * k log k) for the rest. Ties keep the earlier row (as a stable
-    sort would): a model's value is replaced only by a strictly better score, and the weakest
-    of the top k (the earliest entered among equals) only by a strictly better one.
+    row)); a row at or below the k-th score of a full top k cannot change it and is skipped.
+    `_topk_candidates` removes most such rows beforehand with array operations, so the Python
+    pass visits only the rest, and only the rows that change the top k cost a sort of k
+    entries. Each change records the top k (row numbers, best first); the state at the end of
+    each (group, date) is then looked up with one `searchsorted`. Ties keep the earlier row
+    (as a stable sort would): a model's value is replaced only by a strictly better score,
+    and the weakest of the top k (the earliest entered among equals) only by a strictly
+    better one.
 
     Returns `end` (row number of the last row of each (group, date)), `n_models` (distinct
-    models dated <= that date in the group) and `top` (len(end) x k row numbers, -1 padded).
+    models dated <= that date in the group), `state` (the change in force at each end) and
+    `changes` (n_changes x k row numbers, best first, -1 padded).
     """
-    n = len(d)
+    n = len(d["score"])
     if n == 0:
         return {"end": np.zeros(0, dtype="int64"), "n_models": np.zeros(0, dtype="int64"),
-                "top": np.zeros((0, k), dtype="int64")}
-    change = np.zeros(n, dtype=bool)          # rows are sorted by group: a group starts where a key changes
-    for col in group_cols:
-        codes = pd.factorize(d[col])[0]
-        change[1:] |= codes[1:] != codes[:-1]
-    group = np.cumsum(change)
-    model = d["model_code"].to_numpy() if "model_code" in d.columns else pd.factorize(d["model"])[0]
-    g_list, m_list, s_list = group.tolist(), model.tolist(), d["score"].to_numpy().tolist()
+                "state": np.zeros(0, dtype="int64"), "changes": np.zeros((0, k), dtype="int64")}
+    group = d["group_code"]
+    model = d["model_code"]
+    score = d["score"]
+    rows = np.flatnonzero(_topk_candidates(group, model, score, k))
+    g_list, m_list, s_list = group[rows].tolist(), model[rows].tolist(), score[rows].tolist()
     change_pos: list[int] = []
-    change_top: list[list[int]] = []
+    change_top: list[tuple[int, ...]] = []
+    # top: model -> (-score, entry number, row, model); sorting these orders by score, then by
+    # when the model entered the top k (a dict's insertion order, which an update keeps).
+    # Tuples, not lists: the garbage collector stops tracking them.
     top: dict = {}
-    full, kth, prev = False, 0.0, None
-    for i in range(n):
-        g = g_list[i]
+    ranked: list = []
+    full, kth, prev, entered = False, 0.0, None, 0
+    for g, m, sc, i in zip(g_list, m_list, s_list, rows.tolist()):
         if g != prev:
-            top, full, prev = {}, False, g
-        sc = s_list[i]
+            top, ranked, full, prev = {}, [], False, g
         if full and sc <= kth:          # cannot enter, cannot improve a member (members are >= kth)
             continue
-        m = m_list[i]
         cur = top.get(m)
         if cur is not None:
-            if not sc > cur[0]:
+            if not -sc < cur[0]:
                 continue
-            top[m] = (sc, i)
-        elif not full:
-            top[m] = (sc, i)
+            top[m] = (-sc, cur[1], i, m)
         else:
-            low = min(top, key=lambda key: top[key][0])
-            del top[low]
-            top[m] = (sc, i)
-        ranked = sorted(top.values(), key=lambda v: -v[0])
+            if full:                    # out goes the earliest entered of the weakest
+                low = ranked[-1][0]
+                del top[next(e for e in ranked if e[0] == low)[3]]
+            entered += 1
+            top[m] = (-sc, entered, i, m)
+        ranked = sorted(top.values())
         full = len(ranked) == k
-        kth = ranked[-1][0]
+        kth = -ranked[-1][0]
         change_pos.append(i)
-        change_top.append([v[1] for v in ranked] + [-1] * (k - len(ranked)))
-    dates = d["date"].to_numpy()
+        change_top.append(tuple(e[2] for e in ranked) + (-1,) * (k - len(ranked)))
+    dates = d["date"]
     last = np.ones(n, dtype=bool)
     last[:-1] = (group[1:] != group[:-1]) | (dates[1:] != dates[:-1])
     end = np.flatnonzero(last)
-    first_seen = ~pd.DataFrame({"g": group, "m": model}).duplicated().to_numpy()
+    first_seen = ~pd.Series(group.astype("int64") * (int(model.max()) + 1) + model).duplicated().to_numpy()
     cum = np.cumsum(first_seen)
     start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     before = (cum - first_seen)[start]                     # distinct models before each group's first row
     n_models = cum[end] - before[np.searchsorted(start, end, side="right") - 1]
     state = np.searchsorted(np.asarray(change_pos, dtype="int64"), end, side="right") - 1
-    tops = np.asarray(change_top, dtype="int64").reshape(len(change_top), k)[state]
-    return {"end": end, "n_models": n_models.astype("int64"), "top": tops}
+    return {"end": end, "n_models": n_models.astype("int64"), "state": state,
+            "changes": np.asarray(change_top, dtype="int64").reshape(len(change_top), k)}
 
 
-def _names(col: pd.Series, codes: np.ndarray | None) -> np.ndarray:
-    """str(value) per row as an object array, each distinct value converted once."""
-    if codes is None:
-        codes, uniques = pd.factorize(col, use_na_sentinel=False)
-    else:
-        uniques = pd.unique(col)               # in order of first appearance: the factorize codes
+def _per_state(values: np.ndarray, changes: np.ndarray, state: np.ndarray) -> np.ndarray:
+    """One list per row: the `values` of its top k (`values[i, j]`: of row `changes[i, j]`),
+    best first, the -1 padding of a top k not yet full left out. Built once per change of the
+    top k that some row shows, and shared, as one read-only list object, by the rows of the
+    dates it held."""
+    used, at = np.unique(state, return_inverse=True)
+    lists = values[used].tolist()
+    for i in np.flatnonzero((changes[used] < 0).any(axis=1)).tolist():
+        lists[i] = lists[i][:int((changes[used[i]] >= 0).sum())]
+    return np.fromiter(lists, dtype=object, count=len(lists))[at.reshape(-1)]
+
+
+def _as_str(values: np.ndarray) -> np.ndarray:
+    """str(value) of an object array, each distinct value converted once (strings as they are)."""
+    codes, uniques = pd.factorize(values.reshape(-1), use_na_sentinel=False)
     names = np.asarray(uniques, dtype=object)
     if pd.api.types.infer_dtype(names, skipna=False) != "string":
         names = np.array([str(u) for u in names], dtype=object)
-    return names[codes]
-
-
-def _take(values: np.ndarray, idx: np.ndarray, fill) -> np.ndarray:
-    """values[idx] with `fill` where idx is -1 (the padding of a top k not yet full)."""
-    out = values[np.where(idx >= 0, idx, 0)]
-    if (idx < 0).any():
-        out = out.astype(object) if out.dtype == object else out
-        out[idx < 0] = fill
-    return out
-
-
-def _trim(rows: list[list], lengths: np.ndarray, k: int) -> list[list]:
-    """Each row cut to its length (only rows of a top k that is not full yet are shorter than k)."""
-    for i in np.flatnonzero(lengths < k).tolist():
-        rows[i] = rows[i][:lengths[i]]
-    return rows
+    return names[codes].reshape(values.shape)
 
 
 def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
@@ -632,26 +695,39 @@ def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
     `df`: benchmark, model, score, date, optionally se (a published SE per row) and
     entity_variant (the page row, reported in `top_variants`). A model's value at a date is
     its best score among its rows dated <= that date (its best variant). One sort of the
-    whole frame, then one pass over the rows in which only the rows that change the top k do
-    any work (`_topk_scan`): O(N log N + N + changes * k log k); the output is built from
-    arrays. Ties keep the earlier row.
+    whole frame, then one pass in which only the rows that may change the top k do any work
+    (`_topk_scan`); the output is built from arrays. Ties keep the earlier row.
 
     Returns benchmark, as_of, n_models (distinct models dated <= as_of), top_scores,
-    top_se, top_models, top_variants (lists of length min(k, n_models), best first).
+    top_se, top_models, top_variants (lists of length min(k, n_models), best first; rows
+    whose top k did not change share one list object).
     """
     d = _history_rows(df, ["benchmark"])
-    scan = _topk_scan(d, ["benchmark"], k)
-    end, idx = scan["end"], scan["top"]
-    length = np.minimum(scan["n_models"], k)
-    scores = _take(d["score"].to_numpy(dtype="float64"), idx, np.nan).tolist()
-    ses = _take(d["se"].to_numpy(dtype="float64"), idx, np.nan).tolist()
-    models = _take(d["model"].to_numpy(dtype=object), idx, None).tolist()
-    variants = _take(d["variant"].astype(str).to_numpy(dtype=object), idx, None).tolist()
-    return pd.DataFrame({"benchmark": pd.Series(d["benchmark"].to_numpy()[end], dtype="str"),
-                         "as_of": pd.to_datetime(pd.Series(d["date"].to_numpy()[end], dtype="datetime64[ns]")),
+    scan = _topk_scan(d, k)
+    end, changes, state = scan["end"], scan["changes"], scan["state"]
+    rows = np.where(changes >= 0, changes, 0)
+    return pd.DataFrame({"benchmark": pd.Series(_at(d, "benchmark", end), dtype="str"),
+                         "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
                          "n_models": pd.Series(scan["n_models"], dtype="int64"),
-                         "top_scores": _trim(scores, length, k), "top_se": _trim(ses, length, k),
-                         "top_models": _trim(models, length, k), "top_variants": _trim(variants, length, k)})
+                         "top_scores": _per_state(d["score"][rows], changes, state),
+                         "top_se": _per_state(d["se"][rows], changes, state),
+                         "top_models": _per_state(_at(d, "model", rows), changes, state),
+                         "top_variants": _per_state(_as_str(_at(d, "variant", rows)), changes, state)})
+
+
+def running_topk_scores(df: pd.DataFrame, k: int = SATURATION_K) -> tuple[pd.DataFrame, np.ndarray]:
+    """`running_topk` as arrays, for statistics over the top k: (frame of benchmark, as_of,
+    n_models, top_model, one row per (benchmark, date)), and the top k scores of each row as an
+    array of shape (rows, k), best first, NaN where fewer than k models are dated yet."""
+    d = _history_rows(df, ["benchmark"])
+    scan = _topk_scan(d, k)
+    end, idx = scan["end"], scan["changes"][scan["state"]]
+    tops = np.where(idx >= 0, d["score"][np.where(idx >= 0, idx, 0)], np.nan)
+    frame = pd.DataFrame({"benchmark": pd.Series(_at(d, "benchmark", end), dtype="str"),
+                          "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
+                          "n_models": pd.Series(scan["n_models"], dtype="int64"),
+                          "top_model": _at(d, "model", idx[:, 0]) if len(end) else np.zeros(0, dtype=object)})
+    return frame, tops.reshape(len(end), k)
 
 
 TRAJECTORY_COLUMNS = ["benchmark", "as_of", "population", "n_models", "top_scores", "top_models", "top_variants",
@@ -679,12 +755,15 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
                            h["ci_low"] if "ci_low" in h.columns else None,
                            h["ci_high"] if "ci_high" in h.columns else None)
     d = _history_rows(h, ["population", "benchmark"])
-    scan = _topk_scan(d, ["population", "benchmark"], k)
+    scan = _topk_scan(d, k)
     keep = scan["n_models"] >= k
-    end, idx, n_models = scan["end"][keep], scan["top"][keep], scan["n_models"][keep]
+    end, state, n_models = scan["end"][keep], scan["state"][keep], scan["n_models"][keep]
+    changes = scan["changes"]
+    idx = changes[state]
+    rows = np.where(changes >= 0, changes, 0)
     if len(end) == 0:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in TRAJECTORY_COLUMNS})
-    bench_code, bench_names = pd.factorize(d["benchmark"].to_numpy(dtype=object)[end])
+    bench_code, bench_names = pd.factorize(_at(d, "benchmark", end))
     bench_names = np.asarray(bench_names, dtype=object)
     bench = bench_names[bench_code]
     if isinstance(n_items, Mapping):
@@ -692,8 +771,8 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     else:
         n_per = [_check_n(n_items)] * len(bench_names)
     n = np.array([np.nan if v is None else v for v in n_per], dtype="float64")[bench_code]
-    tops = d["score"].to_numpy(dtype="float64")[idx]
-    tse = d["se"].to_numpy(dtype="float64")[idx]
+    tops = d["score"][idx]
+    tse = d["se"][idx]
     s1, sk = tops[:, 0], tops[:, k - 1]
     n_eff = n ** alpha
     # as saturation_index: published SEs only where n is unknown (the paper's n^alpha otherwise)
@@ -710,14 +789,17 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     uncertainty = labels[pub1.astype(int) * 4 + pubk.astype(int) * 2 + assumed.astype(int)]
     res = pd.DataFrame({
         "benchmark": pd.Series(bench, dtype="str"),
-        "as_of": pd.to_datetime(pd.Series(d["date"].to_numpy()[end], dtype="datetime64[ns]")),
-        "population": d["population"].to_numpy(dtype=object)[end],
-        "n_models": pd.Series(n_models, dtype="int64"), "top_scores": tops.tolist(),
-        "top_models": _names(d["model"], d["model_code"].to_numpy())[idx].tolist(),
-        "top_variants": _names(d["variant"], None)[idx].tolist(),
+        "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
+        "population": _at(d, "population", end),
+        "n_models": pd.Series(n_models, dtype="int64"),
+        "top_scores": _per_state(d["score"][rows], changes, state),
+        "top_models": _per_state(_as_str(_at(d, "model", rows)), changes, state),
+        "top_variants": _per_state(_as_str(_at(d, "variant", rows)), changes, state),
         "s1": s1, "sk": sk, "se_delta": out["se_delta"],
         "r_norm": out["r_norm"], "s_index": out["s_index"], "bin": out["bin"],
         "statistically_similar": out["statistically_similar"], "n_items": n, "k": int(k), "alpha": float(alpha),
         "z": float(z), "uncertainty": uncertainty,
     })
-    return res[ok].reset_index(drop=True)[TRAJECTORY_COLUMNS]
+    if not ok.all():
+        res = res[ok].reset_index(drop=True)
+    return res[TRAJECTORY_COLUMNS]

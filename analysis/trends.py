@@ -68,7 +68,7 @@ from analysis.constants import (
     TREND_MIN_POINTS,
     TREND_WINDOW_DAYS,
 )
-from analysis.saturation import PROPORTION, running_topk
+from analysis.saturation import PROPORTION, running_topk_scores
 from common.units import lower_is_better
 
 log = logging.getLogger("benchwatch.analysis.trends")
@@ -99,21 +99,18 @@ def frontier_history(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
         d = df.copy()
         flip = d["benchmark"].isin(lower)
         d.loc[flip, "score"] = -pd.to_numeric(d.loc[flip, "score"])
-    run = running_topk(d, k)
+    run, tops = running_topk_scores(d, k)
     if run.empty:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in FRONTIER_COLUMNS})
     sign = np.where(run["benchmark"].isin(lower), -1.0, 1.0)
     full = run["n_models"].to_numpy() >= k
-    tops = np.full((len(run), k), np.nan)
-    for i, row in enumerate(run["top_scores"]):
-        tops[i, :len(row)] = row[:k]
     tops = tops * sign[:, None]
     mean = np.where(full, tops.mean(axis=1), np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         cv = np.where(full & (mean > 0), tops.std(axis=1) / mean, np.nan)
     out = pd.DataFrame({
         "benchmark": run["benchmark"], "as_of": run["as_of"], "n_models": run["n_models"],
-        "frontier": tops[:, 0], "frontier_model": run["top_models"].map(lambda m: m[0]),
+        "frontier": tops[:, 0], "frontier_model": run["top_model"],
         "topk_mean": mean, "cv_topk": cv,
     })
     better = pd.Series(tops[:, 0] * sign, index=out.index)          # larger is better in this scale
@@ -307,13 +304,14 @@ TREND_COLUMNS = ["benchmark", "as_of", "metric", "direction", "n_models", "front
 
 
 def trends_table(df: pd.DataFrame, *, now, benchmarks: pd.DataFrame | None = None, k: int = SATURATION_K,
-                 progress: float = FORECAST_PROGRESS) -> pd.DataFrame:
+                 progress: float = FORECAST_PROGRESS, frontier: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per benchmark: current frontier, trailing trend, stall flag and forecast as of `now`.
 
     `df`: benchmark, model, score, date, optionally metric. Rows dated after `now` are left
     out. The trend of each benchmark ends at its last dated result, `stale_days` before `now`.
     `benchmarks` (registry: id, ceiling, chance) gives floor and ceiling; proportions
-    default to 0 and 1; other metrics without a ceiling get no forecast.
+    default to 0 and 1; other metrics without a ceiling get no forecast. `frontier`:
+    `frontier_history(df, k)` when the caller has it (used unless rows after `now` were left out).
     """
     if not 0 < progress < 1:
         raise ValueError(f"progress must be in (0, 1), got {progress!r}")
@@ -330,7 +328,7 @@ def trends_table(df: pd.DataFrame, *, now, benchmarks: pd.DataFrame | None = Non
         for rec in benchmarks.to_dict("records"):
             reg[rec["id"]] = {c: (None if pd.isna(rec.get(c)) else float(rec[c])) for c in ("ceiling", "chance")
                               if c in rec}
-    hist = frontier_history(d, k)
+    hist = frontier if frontier is not None and not future.any() else frontier_history(d, k)
     rows = []
     for bench, g in hist.groupby("benchmark", sort=True):
         metric = metrics.get(bench, PROPORTION)

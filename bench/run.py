@@ -208,9 +208,12 @@ def synthetic_db(path: Path, n_models: int, n_bench: int, n_weeks: int, n_items:
     """A history written straight with SQL (the bench's own setup, not benchwatch's ingest):
     n_weeks weekly snapshots of n_models x n_bench proportion scores (n_items=500 per benchmark;
     each week's score a little noisier than the model's level), model release dates and
-    knowledge cutoffs over 3 years, and one snapshot of n_items dated items x n_item_models."""
-    from storage import db
-    with db.connect(path) as con:
+    knowledge cutoffs over 3 years, and one snapshot of n_items dated items x n_item_models.
+    The registry is synced first and the identity columns written as ingest writes them
+    (registry.identity gives these names variant '', population 'models'), so `analyze`
+    measures the analysis, not a one-time re-identification of every stored row."""
+    from storage.registry_sync import connect_synced
+    with connect_synced(path) as con:
         con.execute("SET preserve_insertion_order = false")
         con.execute(f"""
             INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, last_seen,
@@ -231,11 +234,12 @@ def synthetic_db(path: Path, n_models: int, n_bench: int, n_weeks: int, n_items:
             FROM range({n_models}) r(i)""")
         con.execute(f"""
             INSERT INTO scores (snapshot_id, source, benchmark, benchmark_raw, model, model_raw, setting, score,
-                                raw_value, metric, n_items, model_release_date, knowledge_cutoff, excluded_reason)
+                                raw_value, metric, n_items, model_release_date, knowledge_cutoff, excluded_reason,
+                                variant, population)
             SELECT w + 1, 'csv', 'synbench_' || b, 'synbench_' || b, m.name, m.name, '',
                    least(0.999, greatest(0.001, m.level * (0.8 + 0.2 * ((hash(b) % 100) / 100.0))
                          + ((hash(m.i, b, w) % 1000) / 1000.0 - 0.5) * 0.02)),
-                   NULL, 'proportion', 500, m.released, m.released - 180, ''
+                   NULL, 'proportion', 500, m.released, m.released - 180, '', '', 'models'
             FROM range({n_weeks}) w(w), range({n_bench}) b(b), m""")
         con.execute(f"""
             INSERT INTO item_results (snapshot_id, source, benchmark, model, model_raw, item_id, item_date,

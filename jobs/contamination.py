@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.constants import CALIBRATION_TRIALS
-from analysis.contamination import Thresholds, calibrate, run_signals
+from analysis.contamination import Thresholds, calibrate, prepare_benchmarks, run_signals
 from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_cutoff_scores, resolve_model_dates
 from storage import contamination as store
 from common.time import naive_utc
@@ -60,8 +60,15 @@ def slice_inputs(con: duckdb.DuckDBPyConnection) -> dict:
     }
 
 
+def reference_benchmarks(benchmarks: pd.DataFrame) -> list[str]:
+    """Every benchmark that is some benchmark's reference (A1/A2 read models' scores on them)."""
+    refs = prepare_benchmarks(benchmarks)["reference_benchmarks"]
+    return sorted({r for rs in refs for r in rs})
+
+
 def _inputs(con: duckdb.DuckDBPyConnection) -> dict:
-    return {**slice_inputs(con), "history": store.read_score_history(con)}
+    data = slice_inputs(con)
+    return {**data, "history": store.read_score_history(con, reference_benchmarks(data["benchmarks"]))}
 
 
 def model_slices(latest: pd.DataFrame, benchmarks: pd.DataFrame, cutoffs: pd.DataFrame, *,
@@ -105,7 +112,7 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
 def run_calibration(con: duckdb.DuckDBPyConnection, *, now: datetime | str, trials: int = CALIBRATION_TRIALS,
                     seed: int = 0, bootstrap_b: int | None = None, th: Thresholds = Thresholds()) -> pd.DataFrame:
     """Placebo false-flag rate per signal on the database's data (read only)."""
-    data = _inputs(con)
+    data = slice_inputs(con)
     return calibrate(data["latest"], data["items"], data["cutoffs"], data["benchmarks"],
                      rng=np.random.default_rng(seed), now=naive_utc(now), trials=trials, th=th,
                      bootstrap_b=bootstrap_b)

@@ -21,6 +21,7 @@ from analysis.saturation import saturation_table, saturation_trajectory
 from analysis.trends import frontier_history, trends_table
 from jobs.contamination import model_slices, slice_inputs
 from common.time import naive_utc
+from common.units import METRIC_DIRECTIONS, lower_is_better
 from storage import reads
 from storage import saturation as store
 
@@ -33,7 +34,16 @@ SUMMARY_COLUMNS = ["benchmark", "scope", "population", "as_of", "s_index", "bin"
                    "stalled", "forecast_status", "forecast_date"]
 
 
-def dated_history(history: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
+def release_dates(claims: pd.DataFrame) -> pd.DataFrame:
+    """Each model's resolved release date (analysis.cutoffs.resolve_model_dates): model, release_date."""
+    if not len(claims):
+        return pd.DataFrame({"model": pd.Series(dtype="object"), "release_date": pd.Series(dtype="datetime64[us]")})
+    resolved = resolve_model_dates(claims)
+    return resolved.loc[resolved["release_date"].notna(), ["model", "release_date"]].reset_index(drop=True)
+
+
+def dated_history(history: pd.DataFrame, claims: pd.DataFrame | None = None, *,
+                  releases: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each result of the history with the date it enters the trajectory.
 
     date = max(own date, the model's resolved release date), where the own date is the
@@ -42,15 +52,15 @@ def dated_history(history: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
     exist before its model); it never moves a result before its own evaluation, and the
     dates of one result never date another (a re-submission's better score enters when it
     was achieved, not when the name first appeared). `date_source` says which date won.
+    `releases` (`release_dates`) replaces `claims` when already resolved.
+    storage.saturation.read_running_best_history dates rows by this same rule in SQL.
     """
     h = history.copy()
-    release = pd.Series(dtype="datetime64[us]")
-    if len(claims):
-        resolved = resolve_model_dates(claims)
-        release = resolved.set_index("model")["release_date"]
+    release = (release_dates(claims if claims is not None else pd.DataFrame()) if releases is None
+               else releases).set_index("model")["release_date"]
     release_of = {m: d for m, d in release.items() if pd.notna(d)}
-    release_dates = pd.to_datetime(pd.Series(release_of, dtype="object"), errors="coerce")
-    mapped = h["model"].map(release_dates) if len(release_dates) else pd.Series(None, index=h.index, dtype="object")
+    release_dates_ = pd.to_datetime(pd.Series(release_of, dtype="object"), errors="coerce")
+    mapped = h["model"].map(release_dates_) if len(release_dates_) else pd.Series(None, index=h.index, dtype="object")
     h["release_date"] = pd.to_datetime(mapped, errors="coerce")
     own = pd.to_datetime(h["evaluated_at"]).fillna(pd.to_datetime(h["first_observed_at"]))
     own_source = np.where(h["evaluated_at"].notna(), "evaluated_at", "first_observed_at")
@@ -61,6 +71,14 @@ def dated_history(history: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
     log.info("[saturation] history dates: %s (each result at its own evaluation, else first observation; "
              "raised to the model's release date where that is later)", counts)
     return h
+
+
+def read_dated_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The dated history the trajectory, frontier and trends need: only the rows that can change
+    a running top k (storage.saturation.read_running_best_history), dated by `dated_history`."""
+    releases = release_dates(reads.read_model_date_claims(con))
+    lower = [m for m in METRIC_DIRECTIONS if lower_is_better(m)]
+    return dated_history(store.read_running_best_history(con, releases, lower), releases=releases)
 
 
 def primary_population(history: pd.DataFrame) -> pd.DataFrame:
@@ -93,7 +111,7 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     snap = saturation_table(latest, registry, k=k, alpha=alpha, z=z, scope=SCOPE)
     snap["as_of"] = snap["benchmark"].map(latest.groupby("benchmark")["observed_at"].max())
 
-    history = dated_history(store.read_score_history(con), reads.read_model_date_claims(con))
+    history = read_dated_history(con)
     # The history of a benchmark is read in the metric its latest scores use (none if they mix).
     # n is the one of the benchmark's primary population row (models where there is one).
     per_bench = snap.sort_values("population", key=lambda p: p.ne("models"), kind="stable") \
@@ -106,9 +124,9 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     trajectory.insert(2, "scope", SCOPE)
     primary = primary_population(history)
     frontier = frontier_history(primary, k)
-    frontier["k"] = k
-    trends = trends_table(primary, now=now_ts, benchmarks=registry, k=k)
+    trends = trends_table(primary, now=now_ts, benchmarks=registry, k=k, frontier=frontier)
     trends["k"] = k
+    frontier["k"] = k
     trends["population"] = trends["benchmark"].map(primary.groupby("benchmark")["population"].first())
 
     store.store_saturation_run(con, saturation=snap, trajectory=trajectory, frontier=frontier, trends=trends,

@@ -20,6 +20,7 @@ import pandas as pd
 from common.jsonsafe import dumps_or_none
 from common.time import naive_utc_columns
 from storage.db import insert_frame, quote_ident, transaction
+from storage.saturation import benchmark_chunks, memory_limit, shared_strings
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -36,13 +37,52 @@ _RUN_TABLES = ("cutoff_resolutions", "benchmark_slices", "post_cutoff_slices", "
 
 # --- reads -------------------------------------------------------------------------------
 
-def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every usable score of every snapshot (A2 compares a series' last two values)."""
-    df = con.execute("""SELECT sc.source, sc.benchmark, sc.model, sc.setting, sc.score, sc.metric, sc.stderr,
-                               sc.n_items, sc.snapshot_id, sn.observed_at
-                        FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
-                        WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'
-                        ORDER BY sn.observed_at, sc.snapshot_id""").df()
+_HISTORY_ROWS = """
+    SELECT sc.source, sc.benchmark, sc.model, sc.setting, sc.score, sc.metric, sc.stderr,
+           sc.n_items, sc.snapshot_id, sn.observed_at
+    FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
+    WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'"""
+_HISTORY_ORDER = "ORDER BY observed_at, snapshot_id, source, benchmark, model, setting, score"
+
+
+def read_score_history(con: duckdb.DuckDBPyConnection, reference_benchmarks: list[str] | None = None) -> pd.DataFrame:
+    """Every usable score of every snapshot (A2 compares a series' last two values).
+
+    With `reference_benchmarks` (the union of every benchmark's references), only the rows A2
+    can read: every row of those benchmarks (a model's scores on them as of any time), and of
+    any other (source, benchmark, model, setting) series the rows of its last two snapshots
+    (read one range of benchmarks at a time: the windows stay within a benchmark).
+    The last two are counted among the snapshots whose row surely survives
+    analysis.contamination.base.prepare_scores (a proportion score with n_items), and every
+    row from the second of them on is kept, so they include the last two A2 sees.
+    """
+    if reference_benchmarks is None:
+        df = con.execute(f"SELECT * FROM ({_HISTORY_ROWS}) {_HISTORY_ORDER}").df()
+        return naive_utc_columns(df, "observed_at")
+    with memory_limit(con):
+        frames = [con.execute(f"""
+            WITH rows AS ({_HISTORY_ROWS} AND list_contains(?, sc.benchmark)),
+            second_last AS (
+                SELECT * FROM (SELECT DISTINCT source, benchmark, model, coalesce(setting, '') AS setting_key,
+                                               observed_at, snapshot_id
+                               FROM rows
+                               WHERE coalesce(metric, 'proportion') = 'proportion' AND score IS NOT NULL
+                                 AND NOT isnan(score) AND n_items IS NOT NULL)
+                QUALIFY row_number() OVER (PARTITION BY source, benchmark, model, setting_key
+                                           ORDER BY observed_at DESC, snapshot_id DESC) = 2
+            )
+            SELECT r.* FROM rows r
+            LEFT JOIN second_last s ON s.source = r.source AND s.benchmark = r.benchmark AND s.model = r.model
+                                   AND s.setting_key = coalesce(r.setting, '')
+            WHERE list_contains(?, r.benchmark) OR r.model IS NULL OR s.observed_at IS NULL
+               OR r.observed_at > s.observed_at OR (r.observed_at = s.observed_at AND r.snapshot_id >= s.snapshot_id)
+            """, [chunk, sorted(reference_benchmarks)]).df().pipe(shared_strings) for chunk in benchmark_chunks(con)]
+    if not frames:
+        return read_score_history(con)
+    # one range of benchmarks per query (storage.saturation.benchmark_chunks), then _HISTORY_ORDER
+    df = pd.concat(frames, ignore_index=True).sort_values(
+        ["observed_at", "snapshot_id", "source", "benchmark", "model", "setting", "score"], kind="stable",
+        ignore_index=True)
     return naive_utc_columns(df, "observed_at")
 
 

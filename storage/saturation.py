@@ -9,9 +9,12 @@ run replaces its slice as a whole. One transaction per analyze run.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from datetime import datetime
+from typing import Iterator
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from common.time import naive_utc_columns
@@ -39,6 +42,75 @@ TRENDS_COLUMNS = ["benchmark", "population", "k", "as_of", "metric", "direction"
 
 # --- reads -------------------------------------------------------------------------------
 
+_HISTORY_ROWS = """
+    WITH rows AS (
+        SELECT sc.source, sc.benchmark, sc.model, sc.model_raw, sc.setting, sc.variant, sc.population,
+               sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low, sc.ci_high, sc.n_items,
+               sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
+        FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
+        WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
+    )
+    SELECT source, benchmark, model, model_raw, setting, variant, population, underlying, score, metric,
+           stderr, ci_low, ci_high, n_items, evaluated_at, observed_at AS first_observed_at, observed_at,
+           snapshot_id
+    FROM rows
+    QUALIFY row_number() OVER (PARTITION BY source, benchmark, model_raw, setting, score
+                               ORDER BY observed_at, snapshot_id) = 1"""
+# Rows of scores per query of a history read: the reads below window over every stored row, so
+# they run on contiguous ranges of benchmarks (every window is within one benchmark) to bound
+# DuckDB's memory by a range's rows instead of the whole table's.
+HISTORY_CHUNK_ROWS = 2_500_000
+# DuckDB's memory while a history read runs: its buffer pool would otherwise keep every block of
+# the scores it scanned (most of a 10M-row table) in the process' memory; beyond it, DuckDB evicts
+# or spills to its temporary directory.
+HISTORY_MEMORY_LIMIT = "256MB"
+
+
+@contextmanager
+def memory_limit(con: duckdb.DuckDBPyConnection, limit: str = HISTORY_MEMORY_LIMIT) -> Iterator[None]:
+    """`with memory_limit(con):` DuckDB's memory_limit set to `limit`, then restored."""
+    row = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    before = row[0] if row else None
+    con.execute("SET memory_limit = ?", [limit])
+    try:
+        yield
+    finally:
+        if before is None:
+            con.execute("RESET memory_limit")
+        else:
+            con.execute("SET memory_limit = ?", [before])
+
+
+def benchmark_chunks(con: duckdb.DuckDBPyConnection, max_rows: int | None = None) -> list[list[str]]:
+    """Benchmarks in byte order (DuckDB's VARCHAR order), cut into ranges of at most `max_rows`
+    (default HISTORY_CHUNK_ROWS) score rows; a benchmark with more is a range of its own."""
+    max_rows = HISTORY_CHUNK_ROWS if max_rows is None else max_rows
+    counts = con.execute("SELECT benchmark, count(*) FROM scores GROUP BY benchmark ORDER BY benchmark").fetchall()
+    chunks: list[list[str]] = []
+    rows = max_rows
+    for bench, n in counts:
+        if rows + n > max_rows:
+            chunks.append([])
+            rows = 0
+        chunks[-1].append(bench)
+        rows += n
+    return chunks
+
+
+def shared_strings(df: pd.DataFrame) -> pd.DataFrame:
+    """`df` with each text column's equal values one Python string (DuckDB returns a string per
+    cell: a million rows of a few hundred names would hold a million copies). Same values, same dtypes."""
+    for col in df.columns:
+        if df[col].dtype == object or pd.api.types.is_string_dtype(df[col].dtype):
+            codes, uniques = pd.factorize(df[col].to_numpy(dtype=object), use_na_sentinel=False)
+            df[col] = pd.array(np.asarray(uniques, dtype=object)[codes], dtype=df[col].dtype)
+    return df
+
+
+# A total order: rows of one date keep this order in the running top k, which breaks ties by it.
+_HISTORY_ORDER = "ORDER BY benchmark, model, source, setting, first_observed_at, model_raw, score"
+
+
 def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every result ever published: one row per (source, benchmark, model_raw, setting, score).
 
@@ -49,21 +121,72 @@ def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     when it was achieved). `observed_at` is the same first observation. Identity columns
     (model, variant, population, underlying, model_raw) come from registry.identity.
     """
-    df = con.execute("""
-        WITH rows AS (
-            SELECT sc.source, sc.benchmark, sc.model, sc.model_raw, sc.setting, sc.variant, sc.population,
-                   sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low, sc.ci_high, sc.n_items,
-                   sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
-            FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
-            WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
-        )
-        SELECT source, benchmark, model, model_raw, setting, variant, population, underlying, score, metric,
-               stderr, ci_low, ci_high, n_items, evaluated_at, observed_at AS first_observed_at, observed_at,
-               snapshot_id
-        FROM rows
-        QUALIFY row_number() OVER (PARTITION BY source, benchmark, model_raw, setting, score
-                                   ORDER BY observed_at, snapshot_id) = 1
-        ORDER BY benchmark, model, source, setting, first_observed_at""").df()
+    df = con.execute(f"{_HISTORY_ROWS} {_HISTORY_ORDER}").df()
+    return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at")
+
+
+def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.DataFrame,
+                              lower_is_better: list[str]) -> pd.DataFrame:
+    """The rows of `read_score_history` that can change a running top k or a frontier, same columns.
+
+    Most stored rows re-observe a model at a score no better than one it had earlier; they
+    never enter a running top k (analysis.saturation._topk_scan skips them) and never move a
+    frontier. Each row is dated as jobs.saturation.dated_history dates it (its evaluation date,
+    else its first observation, raised to `release_dates`' release_date of its model where
+    that is later) and kept when, within its (benchmark, metric, population, model), no row
+    of a strictly earlier date has a score at least as good: at least as high, or also at
+    least as low for a metric in `lower_is_better` (frontiers of costs run on the minimum).
+    Rows of equal date are all kept (the scan breaks their ties). One row per (benchmark,
+    metric, population, has an underlying model, date) is kept besides, so every date of
+    the history stays a date of the trajectory and the frontier. Rows lacking a score,
+    model or date are kept as they are (the analysis reports and drops them).
+    """
+    release = release_dates[["model", "release_date"]].astype({"release_date": "datetime64[us]"})
+    frames = []
+    with registered_frame(con, release) as rel, memory_limit(con):
+        # narrow rows (a row id, the keys, score and dates) through the windows; the kept rows'
+        # other columns are fetched by row id at the end; one range of benchmarks at a time
+        for chunk in benchmark_chunks(con):
+            frames.append(con.execute(f"""
+            WITH first AS (
+                SELECT sc.rowid AS _rid, sc.benchmark, sc.model, sc.metric, coalesce(sc.population, 'models') AS _pop,
+                       sc.underlying IS NULL AS _no_under, sc.score, sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
+                FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
+                WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
+                  AND list_contains(?, sc.benchmark)
+                QUALIFY row_number() OVER (PARTITION BY sc.source, sc.benchmark, sc.model_raw, sc.setting, sc.score
+                                           ORDER BY sn.observed_at, sn.id) = 1
+            ),
+            dated AS (
+                SELECT f.*, CASE WHEN r.release_date IS NOT NULL
+                                      AND CAST(r.release_date AS TIMESTAMPTZ) > coalesce(f.evaluated_at, f.observed_at)
+                                 THEN CAST(r.release_date AS TIMESTAMPTZ)
+                                 ELSE coalesce(f.evaluated_at, f.observed_at) END AS _date,
+                       f.score IS NOT NULL AND NOT isnan(f.score) AS _scored
+                FROM first f LEFT JOIN {rel} r ON r.model = f.model
+            ),
+            kept AS (
+                SELECT _rid, observed_at, snapshot_id FROM (
+                    SELECT _rid, observed_at, snapshot_id, metric, score, model, _date, _scored,
+                           max(score) FILTER (WHERE _scored) OVER w AS _best_before,
+                           min(score) FILTER (WHERE _scored) OVER w AS _least_before,
+                           row_number() OVER (PARTITION BY benchmark, metric, _pop, _no_under, _date
+                                                         ORDER BY score DESC NULLS LAST, _rid) AS _nth_of_date
+                    FROM dated
+                    WINDOW w AS (PARTITION BY benchmark, metric, _pop, model ORDER BY _date
+                                 RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP))
+                WHERE NOT _scored OR model IS NULL OR _date IS NULL OR _nth_of_date = 1
+                   OR _best_before IS NULL OR score > _best_before
+                   OR (list_contains(?, metric) AND score < _least_before)
+            )
+            SELECT * FROM (
+                SELECT sc.source, sc.benchmark, sc.model, sc.model_raw, sc.setting, sc.variant, sc.population,
+                       sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low, sc.ci_high, sc.n_items, sc.evaluated_at,
+                       k.observed_at AS first_observed_at, k.observed_at, k.snapshot_id
+                FROM kept k JOIN scores sc ON sc.rowid = k._rid)
+            {_HISTORY_ORDER}""", [chunk, list(lower_is_better)]).df().pipe(shared_strings))
+    df = pd.concat(frames, ignore_index=True) if frames else con.execute(
+        f"SELECT * FROM ({_HISTORY_ROWS}) WHERE false").df()
     return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at")
 
 

@@ -221,9 +221,10 @@ def a3_one(matrix: pd.DataFrame, dates: pd.Series, model: str, c_lo: pd.Timestam
         return None, f"window below floor (pre {int(pre0.sum())}, post {int(post0.sum())} items)"
     first_pre = dates[pre0].min()
     window = pre0 | post0
+    coverage = matrix.loc[window].notna().mean()         # every column at once, not one .loc per reference
     refs = [r for r, c in reference_cutoffs.items()
             if r != model and r in matrix.columns and pd.notna(c) and c + g < first_pre
-            and matrix.loc[window, r].notna().mean() >= A3_MIN_REF_COVERAGE]
+            and coverage[r] >= A3_MIN_REF_COVERAGE]
     if len(refs) < th.a3_min_ref_models:
         return None, f"{len(refs)} clean reference model(s) < {th.a3_min_ref_models}"
     ref = matrix[refs]
@@ -302,13 +303,13 @@ def a3_tests(items: pd.DataFrame, cutoffs: pd.DataFrame, *, now: pd.Timestamp,
              th: Thresholds = Thresholds()) -> list[SignalTest]:
     """A3 for every (source, benchmark, model) with dated items and a resolved cutoff interval."""
     cut = cutoffs.set_index("model")
+    refs = reference_cutoffs(cutoffs)
     tests = []
     for (source, bench), (matrix, dates, snaps) in _a3_frame(items, now).items():
         for model in matrix.columns:
             if model not in cut.index or pd.isna(cut.at[model, "c_hi"]) or pd.isna(cut.at[model, "c_lo"]):
                 continue
-            res, why = a3_one(matrix, dates, model, cut.at[model, "c_lo"], cut.at[model, "c_hi"],
-                              reference_cutoffs(cutoffs), th=th)
+            res, why = a3_one(matrix, dates, model, cut.at[model, "c_lo"], cut.at[model, "c_hi"], refs, th=th)
             if res is None:
                 log.debug("[contamination] A3 %s/%s %s not tested: %s", source or "-", bench, model, why)
                 continue

@@ -1,0 +1,183 @@
+"""The saturation job reads only the history rows that can change a running top k
+(storage.saturation.read_running_best_history, dated in SQL); its stored results must be
+exactly those of the full history dated in pandas (jobs.saturation.dated_history), on random
+histories built to hit every case (re-observations, ties, release dates after or before the
+first observation, evaluation dates, settings and aliases of one model, agent systems with and
+without an underlying model, a cost metric, a benchmark whose metric changed, held snapshots)
+and on the real leaderboard copies."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import jobs.saturation as job
+from helpers import SNAPSHOTS, docs_figures, needs
+from storage import reads
+from storage import saturation as store
+from storage.db import insert_frame
+from storage.registry_sync import connect_synced
+
+NOW = pd.Timestamp("2025-06-01")
+TABLES = {"saturation": ["benchmark", "scope", "population", "as_of"],
+          "saturation_trajectory": ["benchmark", "scope", "population", "as_of"],
+          "frontier": ["benchmark", "as_of"], "trends": ["benchmark", "k"]}
+
+
+def full_history(con) -> pd.DataFrame:
+    """The reference: every stored result, dated in pandas."""
+    return job.dated_history(store.read_score_history(con), reads.read_model_date_claims(con))
+
+
+def random_db(path, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n_snap, models = 9, [f"rm-{i}" for i in range(24)]
+    benches = {"rb_prop": "proportion", "rb_ties": "proportion", "rb_cost": "cost_usd", "rb_mixed": "proportion",
+               "rb_sys": "proportion"}
+    with connect_synced(path) as con:
+        obs = pd.Timestamp("2024-01-07", tz="UTC") + pd.to_timedelta(np.sort(rng.choice(120, n_snap, replace=False)), "D")
+        obs = obs.insert(3, obs[3])       # two snapshots observed at the same time
+        snaps = pd.DataFrame({"id": np.arange(1, len(obs) + 1), "source": ["csv"] * len(obs),
+                              "sha256": [f"r{i}" for i in range(len(obs))],
+                              "blob_sha256": [[f"r{i}"] for i in range(len(obs))],
+                              "file_names": [["r.csv"]] * len(obs), "observed_at": obs, "first_seen": obs,
+                              "last_seen": obs, "origin": "ingest", "parser_version": 1, "n_scores": 0, "n_items": 0,
+                              "n_models": 0, "n_rejects": 0, "status": "ok"})
+        snaps.loc[5, "status"] = "held"
+        insert_frame(con, "snapshots", snaps)
+        rows, level = [], {}
+        for sid, t in zip(snaps["id"], obs):
+            for b, metric in benches.items():
+                for m in models:
+                    for raw, setting in ((m, ""), (m + "-preview", ""), (m, "whole")):
+                        if rng.random() < 0.45:
+                            continue
+                        key = (b, raw, setting)
+                        if key not in level or rng.random() < 0.35:     # else a re-observation
+                            v = rng.uniform(0.2, 0.95)
+                            level[key] = round(v, 1 if b == "rb_ties" else 3)
+                        score, met, se = level[key], metric, np.nan
+                        if b == "rb_cost":
+                            score = round(level[key] * 40, 1)
+                        if b == "rb_mixed" and sid <= 4:
+                            met, score, se = "elo", 1000 + 400 * level[key], 5.0
+                        pop, under = "models", None
+                        if b == "rb_sys":
+                            pop = "systems"
+                            under = None if m.endswith(("3", "7")) else f"rm-{int(m.split('-')[1]) % 5}"
+                        ev = t - pd.Timedelta(days=int(rng.integers(0, 40))) if rng.random() < 0.3 else pd.NaT
+                        rows.append({"snapshot_id": sid, "source": "csv", "benchmark": b, "benchmark_raw": b,
+                                     "model": m if pop == "models" else f"{m} agent", "model_raw": raw,
+                                     "setting": setting, "score": score, "metric": met, "stderr": se,
+                                     "n_items": 200 if met == "proportion" else None, "excluded_reason": "",
+                                     "evaluated_at": ev, "variant": "" if raw == m else "preview",
+                                     "population": pop, "underlying": under})
+        scores = pd.DataFrame(rows)
+        scores["evaluated_at"] = pd.to_datetime(scores["evaluated_at"], utc=True)
+        insert_frame(con, "scores", scores)
+        rel = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 160, len(models)), "D")
+        dates = pd.DataFrame({"model": models, "model_raw": models, "source": "csv", "snapshot_id": 1,
+                              "release_date": rel.date, "knowledge_cutoff": None, "provenance": "leaderboard",
+                              "org": None, "observed_at": obs[0]})
+        insert_frame(con, "model_dates", dates.iloc[::2])        # half the models have a release date
+
+
+def stored(path) -> dict[str, pd.DataFrame]:
+    with connect_synced(path) as con:
+        return {t: con.execute(f"SELECT * EXCLUDE (run_at) FROM {t}").df().sort_values(keys).reset_index(drop=True)
+                for t, keys in TABLES.items()}
+
+
+def assert_same_as_full_history(path, tmp_path, monkeypatch, now: pd.Timestamp = NOW) -> None:
+    monkeypatch.setattr(store, "HISTORY_CHUNK_ROWS", 2000)       # several ranges of benchmarks per read
+    full = tmp_path / "full.duckdb"
+    shutil.copy(path, full)
+    with connect_synced(path) as con:
+        pruned_rows, all_rows = len(job.read_dated_history(con)), len(full_history(con))
+        job.run_saturation(con, now=now)
+    with monkeypatch.context() as m:
+        m.setattr(job, "read_dated_history", full_history)
+        with connect_synced(full) as con:
+            job.run_saturation(con, now=now)
+    got, want = stored(path), stored(full)
+    for table in TABLES:
+        assert len(want[table]), table
+        pd.testing.assert_frame_equal(got[table], want[table], check_exact=True, obj=table)
+    assert pruned_rows < all_rows
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_running_best_history_gives_the_full_history_results(tmp_path, monkeypatch, seed):
+    path = tmp_path / "random.duckdb"
+    random_db(path, seed)
+    assert_same_as_full_history(path, tmp_path, monkeypatch)
+
+
+@needs(SNAPSHOTS)
+@pytest.mark.slow
+def test_running_best_history_on_the_real_snapshots(tmp_path, monkeypatch):
+    figures = docs_figures()
+    path = tmp_path / "real.duckdb"
+    figures.backfill(SNAPSHOTS, path)
+    assert_same_as_full_history(path, tmp_path, monkeypatch, figures.history_now(path))
+
+
+# --- contamination: A2 reads the last two snapshots of each series, and the references' rows ---
+
+A2_BENCHES = ["math_500", "livebench_mathematics", "aime_2025", "gpqa_diamond", "humanitys_last_exam", "rb_other"]
+
+
+def a2_db(path, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    models = [f"am-{i}" for i in range(40)]
+    ability = dict(zip(models, rng.normal(0, 1.2, len(models))))
+    with connect_synced(path) as con:
+        obs = pd.Timestamp("2024-03-01", tz="UTC") + pd.to_timedelta(np.arange(7) * 9, "D")
+        snaps = pd.DataFrame({"id": np.arange(1, 8), "source": "csv", "sha256": [f"a{i}" for i in range(7)],
+                              "blob_sha256": [[f"a{i}"] for i in range(7)], "file_names": [["a.csv"]] * 7,
+                              "observed_at": obs, "first_seen": obs, "last_seen": obs, "origin": "ingest",
+                              "parser_version": 1, "n_scores": 0, "n_items": 0, "n_models": 0, "n_rejects": 0,
+                              "status": "ok"})
+        insert_frame(con, "snapshots", snaps)
+        rows, level = [], {}
+        for sid in snaps["id"]:
+            for b in A2_BENCHES:
+                for m in models:
+                    for setting in ("", "cot"):
+                        if rng.random() < 0.25:
+                            continue
+                        key = (b, m, setting)
+                        if key not in level or rng.random() < 0.2:
+                            jump = 1.5 if rng.random() < 0.15 else 0.0
+                            level[key] = float(1 / (1 + np.exp(-(ability[m] + jump + rng.normal(0, 0.2)))))
+                        rows.append({"snapshot_id": sid, "source": "csv", "benchmark": b, "benchmark_raw": b,
+                                     "model": m, "model_raw": m, "setting": setting, "score": round(level[key], 3),
+                                     "metric": "proportion", "n_items": None if rng.random() < 0.1 else 400,
+                                     "stderr": None, "excluded_reason": "", "variant": "", "population": "models"})
+        insert_frame(con, "scores", pd.DataFrame(rows))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_contamination_history_of_the_last_snapshots_gives_the_full_history_results(tmp_path, monkeypatch, seed):
+    import jobs.contamination as cjob
+    from storage import contamination as cstore
+
+    path, full = tmp_path / "a2.duckdb", tmp_path / "a2_full.duckdb"
+    monkeypatch.setattr(store, "HISTORY_CHUNK_ROWS", 1500)       # several ranges of benchmarks per read
+    a2_db(path, seed)
+    shutil.copy(path, full)
+    with connect_synced(path) as con:
+        refs = cjob.reference_benchmarks(cjob.slice_inputs(con)["benchmarks"])
+        assert len(cstore.read_score_history(con, refs)) < len(cstore.read_score_history(con))
+        cjob.run_contamination(con, now=NOW)
+        got = con.execute("SELECT * FROM contamination_signals ORDER BY ALL").df()
+    with monkeypatch.context() as m:
+        m.setattr(cstore, "read_score_history", lambda con, refs=None, f=cstore.read_score_history: f(con))
+        with connect_synced(full) as con:
+            cjob.run_contamination(con, now=NOW)
+            want = con.execute("SELECT * FROM contamination_signals ORDER BY ALL").df()
+    assert want["detail"].str.startswith("rescore").any()
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
