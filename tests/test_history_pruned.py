@@ -109,7 +109,7 @@ def assert_same_as_full_history(path, tmp_path, monkeypatch, now: pd.Timestamp =
     assert pruned_rows < all_rows
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
 def test_running_best_history_gives_the_full_history_results(tmp_path, monkeypatch, seed):
     path = tmp_path / "random.duckdb"
     random_db(path, seed)
@@ -160,6 +160,7 @@ def a2_db(path, seed: int) -> None:
         insert_frame(con, "scores", pd.DataFrame(rows))
 
 
+@pytest.mark.slow   # two full contamination runs per seed (~15 s); the fast lane keeps the saturation case above
 @pytest.mark.parametrize("seed", [0, 1])
 def test_contamination_history_of_the_last_snapshots_gives_the_full_history_results(tmp_path, monkeypatch, seed):
     import jobs.contamination as cjob
