@@ -24,6 +24,10 @@ from storage.ingest import (IngestResult, known_snapshot, parse_observed_at, rec
                             store_blobs, store_snapshot)
 from storage.reads import previous_validators
 from storage.registry_sync import connect_synced
+from storage.csv_ingest import FileStamp, ingest_csv, readable as csv_readable
+from scrapers.csv import native_layout
+
+CSV_SOURCE = "csv"     # the generic long-format CSV: read and validated inside DuckDB when it can be
 
 log = logging.getLogger("benchwatch.flows")
 
@@ -35,21 +39,37 @@ def new_run_id() -> str:
 
 
 def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.PathLike, *,
-                aux_paths: Sequence[str | os.PathLike] = (), observed_at: datetime | str | None = None) -> IngestResult:
+                aux_paths: Sequence[str | os.PathLike] = (), observed_at: datetime | str | None = None,
+                native: bool = True) -> IngestResult:
     """Parse a saved copy of a source's response and store it as a snapshot.
 
-    Raises ScrapeError (database untouched) when the file cannot be parsed.
+    Raises ScrapeError (database untouched) when the file cannot be parsed. A `csv` file is read
+    and validated inside DuckDB (`storage.csv_ingest`) when that path reproduces the pandas one
+    exactly; `native=False` forces the pandas path (the reference its tests compare against).
     """
     scraper = scrapers.get(source)
     primary = Path(path)
     when = parse_observed_at(observed_at)    # refuses empty, unparseable and future dates (IngestRefused)
     try:   # at most the HTTP layer's size cap, regular files only
+        stamp = FileStamp.of(primary)
         responses = [Response(primary.name, read_capped(primary))]
         responses += [Response(Path(p).name, read_capped(p)) for p in aux_paths]
     except FileRefused as exc:
         raise ScrapeError(source, f"refused: {exc}") from exc
     except OSError as exc:
         raise ScrapeError(source, f"cannot read {exc.filename}: {exc.strerror}") from exc
+    layout = native_layout(responses[0].content) if native and source == CSV_SOURCE and not aux_paths else None
+    if layout is not None and not Path(db_path or db.default_path()).exists():
+        # a file that fails must not create the database: decide before opening it
+        layout = layout if csv_readable(primary, stamp, layout) else None
+    if layout is not None:
+        with connect_synced(db_path) as con:
+            result = ingest_csv(con, primary, stamp, layout, responses, observed_at=when, origin="ingest",
+                                parser_version=scraper.parser_version)
+            if result is not None:
+                if result.status == "new":
+                    _record_ingest(con, source, primary, responses[0], when, result)
+                return result
     parsed = scraper.parse_checked(responses[0].content, fetched_at=when,
                                    aux={r.file_name: r.content for r in responses[1:]},
                                    filename=responses[0].file_name)
@@ -57,10 +77,14 @@ def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.P
         result = store_snapshot(con, parsed, responses, observed_at=when, origin="ingest",
                                 parser_version=scraper.parser_version)
         if result.status == "new":
-            record_fetches(con, pd.DataFrame([{
-                "source": source, "url": f"file://{primary.resolve()}", "started_at": when, "finished_at": utcnow(),
-                "status": "ok", "bytes": len(responses[0].content), "sha256": result.sha256}]))
+            _record_ingest(con, source, primary, responses[0], when, result)
     return result
+
+
+def _record_ingest(con, source: str, primary: Path, response: Response, when: datetime, result: IngestResult) -> None:
+    record_fetches(con, pd.DataFrame([{
+        "source": source, "url": f"file://{primary.resolve()}", "started_at": when, "finished_at": utcnow(),
+        "status": "ok", "bytes": len(response.content), "sha256": result.sha256}]))
 
 
 def replay_dir_problem(path: str | os.PathLike | None, sources: Sequence[str] | None = None) -> str | None:

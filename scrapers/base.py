@@ -297,6 +297,39 @@ def _bad_counts(values: pd.Series) -> pd.Series:
     return present & ~ok
 
 
+# The reasons a score row is rejected for, in the order `validate` checks them (a row gets the
+# first that applies). One definition: the CSV ingest that validates in SQL (storage.csv_ingest)
+# words its rejects with the same functions.
+def reason_missing(columns) -> str:
+    return "missing mandatory field(s): " + ", ".join(columns)
+
+
+def reason_unknown_metric(metric: str) -> str:
+    return f"unknown metric kind {metric!r}"
+
+
+def reason_out_of_range(score: float, metric: str) -> str:
+    return f"score {score!r} outside the range of metric {metric!r} {METRIC_RANGES[metric]}"
+
+
+def reason_bad_n_items(value: str) -> str:
+    return f"n_items {value} is not a whole number in [1, {N_ITEMS_MAX}]"
+
+
+def reason_bad_stderr(value: float) -> str:
+    return f"stderr {value!r} is negative or not finite"
+
+
+REASON_BAD_CI = "CI bound not finite"
+REASON_DUPLICATE = "duplicate (benchmark, model, setting) in one response; first row kept"
+
+
+def reject_rows_json(rows: pd.DataFrame) -> list[str]:
+    """The `rejects.row_json` of conformed score rows: one JSON object per row (pandas' writer)."""
+    shown = rows.drop(columns=[c for c in rows.columns if c.startswith("_")])
+    return shown.to_json(orient="records", lines=True, date_format="iso").splitlines()
+
+
 def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: str) -> ParsedSnapshot:
     """Conform frames, move bad rows to rejects, enforce the row floor.
 
@@ -325,31 +358,27 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
         if mask.any():
             bad = scores[mask]
             reasons = reason(bad) if callable(reason) else [reason] * len(bad)
-            shown = bad.drop(columns=[c for c in bad.columns if c.startswith("_")])
-            rejects.append(pd.DataFrame({"row": shown.to_json(orient="records", lines=True, date_format="iso").splitlines(),
-                                         "reason": list(reasons)}))
+            rejects.append(pd.DataFrame({"row": reject_rows_json(bad), "reason": list(reasons)}))
             scores = scores[~mask].reset_index(drop=True)
 
     missing = scores[list(MANDATORY_SCORE_COLUMNS)].isna().any(axis=1)
-    move(missing, lambda b: ["missing mandatory field(s): " + ", ".join(c for c in MANDATORY_SCORE_COLUMNS if pd.isna(r[c]))
+    move(missing, lambda b: [reason_missing(c for c in MANDATORY_SCORE_COLUMNS if pd.isna(r[c]))
                              for _, r in b.iterrows()])
     unknown_metric = ~scores["metric"].isin(list(METRIC_RANGES))
-    move(unknown_metric, lambda b: [f"unknown metric kind {m!r}" for m in b["metric"]])
+    move(unknown_metric, lambda b: [reason_unknown_metric(m) for m in b["metric"]])
     lo = scores["metric"].map(lambda m: METRIC_RANGES[m][0]).astype("float64")
     hi = scores["metric"].map(lambda m: METRIC_RANGES[m][1]).astype("float64")
     out_of_range = (scores["score"] < lo) | (scores["score"] > hi) | ~np.isfinite(scores["score"])
-    move(out_of_range, lambda b: [f"score {s!r} outside the range of metric {m!r} {METRIC_RANGES[m]}"
-                                  for s, m in zip(b["score"], b["metric"])])
-    move(scores["_bad_n"], lambda b: [f"n_items {v} is not a whole number in [1, {N_ITEMS_MAX}]"
-                                      for v in b["_bad_n_value"]])
+    move(out_of_range, lambda b: [reason_out_of_range(s, m) for s, m in zip(b["score"], b["metric"])])
+    move(scores["_bad_n"], lambda b: [reason_bad_n_items(v) for v in b["_bad_n_value"]])
     bad_se = scores["stderr"].notna() & ((scores["stderr"] < 0) | ~np.isfinite(scores["stderr"]))
-    move(bad_se, lambda b: [f"stderr {v!r} is negative or not finite" for v in b["stderr"]])
+    move(bad_se, lambda b: [reason_bad_stderr(v) for v in b["stderr"]])
     bad_ci = pd.Series(False, index=scores.index)
     for col in ("ci_low", "ci_high"):
         bad_ci |= scores[col].notna() & ~np.isfinite(scores[col])
-    move(bad_ci, "CI bound not finite")
+    move(bad_ci, REASON_BAD_CI)
     dup = scores.duplicated(["benchmark", "model", "setting"], keep="first")
-    move(dup, "duplicate (benchmark, model, setting) in one response; first row kept")
+    move(dup, REASON_DUPLICATE)
 
     parsed.scores = scores.drop(columns=["_bad_n", "_bad_n_value"])
     parsed.items = conform(parsed.items, ITEM_COLUMNS)

@@ -187,6 +187,18 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
     return con
 
 
+@contextmanager
+def scratch_connection() -> Iterator[duckdb.DuckDBPyConnection]:
+    """A private in-memory DuckDB with the base settings (no extension loading, no replacement
+    scans, UTC): for reading a file before any database file is opened or created."""
+    con = duckdb.connect(":memory:", config=dict(BASE_CONFIG))
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        yield con
+    finally:
+        con.close()
+
+
 def _first_line(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     return lines[0] if lines else type(exc).__name__

@@ -229,29 +229,58 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
             insert_frame(con, "model_dates", claims)
 
         rejects = parsed.rejects
-        if len(rejects):
-            rj = pd.DataFrame({"snapshot_id": snapshot_id, "source": source,
-                               "file_name": responses[0].file_name, "row_json": rejects["row"],
-                               "reason": rejects["reason"], "created_at": now})
-            insert_frame(con, "rejects", rj)
+        store_rejects(con, snapshot_id, source, responses[0].file_name, rejects["row"], rejects["reason"], now)
 
-        held_reason = shrink_reason(con, source, snapshot_id, observed_at)
-        all_warnings = list(parsed.warnings) + warnings
-        con.execute(
-            """INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, last_seen,
-                                      origin, parser_version, n_scores, n_items, n_models, n_rejects, warnings, meta,
-                                      status, held_reason)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            [snapshot_id, source, sha, [r.sha256 for r in responses], [r.file_name for r in responses],
-             observed_at, now, now, origin, parser_version, len(sc), len(items), len(parsed.models),
-             len(rejects), all_warnings, json.dumps(parsed.meta, default=str),
-             "held" if held_reason else "ok", held_reason or None])
-    if held_reason:
-        log.warning("[%s] snapshot %d held by the shrink guard: %s", source, snapshot_id, held_reason)
-    result = IngestResult(source, "new", snapshot_id, sha, len(sc), len(items), len(parsed.models),
-                          len(rejects), all_warnings, held_reason=held_reason)
+        result = finish_snapshot(con, IngestResult(source, "new", snapshot_id, sha, len(sc), len(items),
+                                                   len(parsed.models), len(rejects), list(parsed.warnings) + warnings),
+                                 responses, observed_at=observed_at, now=now, origin=origin,
+                                 parser_version=parser_version, meta=parsed.meta)
+    return _logged(result)
+
+
+def finish_snapshot(con: duckdb.DuckDBPyConnection, result: IngestResult, responses: Sequence[Response], *,
+                    observed_at: datetime, now: datetime, origin: str, parser_version: int,
+                    meta: dict) -> IngestResult:
+    """The snapshot's own row, written last in its transaction (its rows are in: the shrink guard
+    compares their counts); `result` gains the held reason."""
+    held_reason = shrink_reason(con, result.source, result.snapshot_id, observed_at)
+    con.execute(
+        """INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, last_seen,
+                                  origin, parser_version, n_scores, n_items, n_models, n_rejects, warnings, meta,
+                                  status, held_reason)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        [result.snapshot_id, result.source, result.sha256, [r.sha256 for r in responses],
+         [r.file_name for r in responses], observed_at, now, now, origin, parser_version, result.n_scores,
+         result.n_items, result.n_models, result.n_rejects, result.warnings, json.dumps(meta, default=str),
+         "held" if held_reason else "ok", held_reason or None])
+    result.held_reason = held_reason
+    return result
+
+
+def _logged(result: IngestResult) -> IngestResult:
+    if result.held_reason:
+        log.warning("[%s] snapshot %d held by the shrink guard: %s", result.source, result.snapshot_id,
+                    result.held_reason)
     log.info("%s", result.summary())
     return result
+
+
+def store_rejects(con: duckdb.DuckDBPyConnection, snapshot_id: int, source: str, file_name: str,
+                  rows: Sequence[str], reasons: Sequence[str], now: datetime) -> None:
+    """The rejected rows of a snapshot (row as JSON, reason), in the order validation found them."""
+    if len(rows):
+        insert_frame(con, "rejects", pd.DataFrame({"snapshot_id": snapshot_id, "source": source, "file_name": file_name,
+                                                   "row_json": rows, "reason": reasons, "created_at": now}))
+
+
+def canonical_duplicate_reason(first_raw: str, canonical: str) -> str:
+    """excluded_reason of a row whose name maps to the (benchmark, model, setting) of an earlier row."""
+    return f"duplicate of model {first_raw!r} after name mapping (both map to {canonical!r}); first row used"
+
+
+def canonical_duplicate_warning(n: int, raw: str, canonical: str) -> str:
+    return (f"{n} row(s) name a model already in this snapshot after alias mapping "
+            f"(e.g. {raw!r} = {canonical!r}); stored, excluded from the analysis")
 
 
 def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: pd.Series) -> tuple[pd.Series, list[str]]:
@@ -267,10 +296,9 @@ def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: p
         for i in dup[dup].index:
             k = key.loc[i]
             j = first[(first["b"] == k["b"]) & (first["m"] == k["m"]) & (first["s"] == k["s"])].index[0]
-            excluded[i] = f"duplicate of model {raw[j]!r} after name mapping (both map to {k['m']!r}); first row used"
-        warnings.append(f"{int(dup.sum())} row(s) name a model already in this snapshot after alias mapping "
-                        f"(e.g. {raw[dup[dup].index[0]]!r} = {key.loc[dup[dup].index[0], 'm']!r}); "
-                        "stored, excluded from the analysis")
+            excluded[i] = canonical_duplicate_reason(raw[j], k["m"])
+        warnings.append(canonical_duplicate_warning(int(dup.sum()), raw[dup[dup].index[0]],
+                                                    key.loc[dup[dup].index[0], "m"]))
     return excluded, warnings
 
 

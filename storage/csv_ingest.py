@@ -1,0 +1,388 @@
+"""Ingest of the generic `csv` source inside DuckDB: read, validate and store without a row in Python.
+
+The pandas path (`CsvScraper.parse_checked` then `store_snapshot`) turns every cell into a
+Python object several times; a million-row file took half a minute. Here DuckDB's CSV reader
+loads the file (every cell as text) into a temporary table of the writer's connection, the
+checks of `scrapers.base.validate` run as SQL (one reject stage per row, duplicates by a
+window), and the rows go to `scores` with one INSERT … SELECT. What depends on a cell's text
+in Python terms (cleaned names, metric kinds, dates, numbers that are not plain decimals,
+alias and identity resolution) is computed once per *distinct* cell by the scraper's own
+functions (`scrapers.csv`) and joined back from a small table.
+
+Same result as the pandas path, row for row (tests/test_csv_ingest.py compares them): the
+same stored rows, rejects in the same order with the same reasons and row JSON, the same
+snapshot row. Whenever this path cannot promise that, `ingest_csv` returns None before writing
+anything and the caller takes the pandas path, which also words every file-level error as
+before: a header it does not read itself (`scrapers.csv.native_layout`), a file DuckDB's reader
+refuses (malformed: the pandas error names the line), short rows, no data rows, a scale it
+cannot decide, no row kept, or a file that changed on disk after it was hashed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Sequence
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from registry.identity import BENCHMARK_DEPENDENT_SOURCES
+from scrapers import csv as csv_format
+from scrapers.base import (REASON_DUPLICATE, reason_bad_n_items, reason_bad_stderr, reason_missing,
+                           reason_out_of_range, reject_rows_json)
+from scrapers.normalize import AmbiguousScale
+from common.units import percent_scale_from_counts
+from storage.db import quote_ident, registered_frame, scratch_connection, transaction
+from storage.ingest import (IngestResult, Response, _logged, canonical_duplicate_reason, canonical_duplicate_warning,
+                            check_observed_after_release, finish_snapshot, known_snapshot, parse_observed_at,
+                            snapshot_hash, store_blobs, store_rejects)
+from storage.registry_sync import NameMapper
+
+log = logging.getLogger("benchwatch.storage")
+
+SOURCE = "csv"
+MAX_COLUMNS = 1000          # a wider header is read by the pandas path
+NO_NULL = "\x00"            # DuckDB's NULL text: a NUL, which `native_layout` never lets through (cells stay text)
+# Reject stages in the order `validate` checks them (a row gets the first that applies).
+MISSING, UNKNOWN_METRIC, OUT_OF_RANGE, BAD_N_ITEMS, BAD_STDERR, DUPLICATE = 1, 2, 3, 4, 5, 7
+_TEMP = ("_bw_csv_raw", "_bw_csv_names", "_bw_csv_metrics", "_bw_csv_settings", "_bw_csv_dates",
+         "_bw_csv_scorenum", "_bw_csv_senum", "_bw_csv_counts", "_bw_csv_rows", "_bw_csv_units",
+         "_bw_csv_checked", "_bw_csv_bench", "_bw_csv_models", "_bw_csv_dupreasons")
+
+
+@dataclass(frozen=True)
+class FileStamp:
+    """What identifies the bytes that were hashed: a file rewritten since is not read again."""
+
+    size: int
+    mtime_ns: int
+    inode: int
+
+    @classmethod
+    def of(cls, path: str | os.PathLike) -> "FileStamp":
+        st = os.stat(path)
+        return cls(st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def readable(path: str | os.PathLike, stamp: FileStamp, layout: csv_format.CsvLayout) -> bool:
+    """Whether `ingest_csv` can store this file (True) or the pandas path must read it (False),
+    decided in a private in-memory database: before a database file is opened, so that a file
+    that fails leaves no trace, not even a new empty database (the pandas path then words the error)."""
+    with scratch_connection() as con:
+        return _prepare(con, path, stamp, layout) is not None
+
+
+def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: FileStamp,
+               layout: csv_format.CsvLayout, responses: Sequence[Response], *, observed_at: datetime, origin: str,
+               parser_version: int) -> IngestResult | None:
+    """Store the CSV at `path` (whose bytes are `responses[0]`) as a snapshot; None: use the pandas path
+    (nothing written)."""
+    now = datetime.now(timezone.utc)
+    observed_at = parse_observed_at(observed_at, now=now)
+    known = known_snapshot(con, SOURCE, responses, origin=origin, now=now)
+    if known is not None:
+        return known
+    try:
+        units = _prepare(con, path, stamp, layout)
+        if units is None:
+            return None
+        return _store(con, units, responses, observed_at=observed_at, now=now, origin=origin,
+                      parser_version=parser_version)
+    finally:
+        for name in _TEMP:
+            con.execute(f"DROP TABLE IF EXISTS temp.{quote_ident(name)}")
+
+
+def _temp_table(con: duckdb.DuckDBPyConnection, name: str, frame: pd.DataFrame) -> None:
+    """A small per-distinct-cell frame as a temporary table; text columns typed VARCHAR even when
+    the frame is empty (an empty object column would otherwise come in as an integer)."""
+    cols = ", ".join(f"CAST({quote_ident(c)} AS VARCHAR) AS {quote_ident(c)}"
+                     if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c].dtype) else quote_ident(c)
+                     for c in frame.columns)
+    with registered_frame(con, frame) as rel:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(name)} AS SELECT {cols} FROM {rel}")
+
+
+def _distinct(con: duckdb.DuckDBPyConnection, sql: str) -> pd.Series:
+    cells = con.execute(sql).fetchnumpy()["cell"]
+    return pd.Series(np.asarray(cells, dtype=object), dtype="object")
+
+
+def _read(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, n_cells: int) -> bool:
+    """The data lines into _bw_csv_raw (c0 … cN, all text; `rowid` = file order); False when DuckDB
+    refuses the file (malformed: the pandas path words the error)."""
+    columns = "{" + ", ".join(f"'c{i}': 'VARCHAR'" for i in range(n_cells)) + "}"
+    try:
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE _bw_csv_raw AS
+                        SELECT * FROM read_csv(?, header = false, skip = 1, auto_detect = false, delim = ',',
+                                               quote = '"', escape = '"', columns = {columns}, strict_mode = true,
+                                               null_padding = false, nullstr = ?, allow_quoted_nulls = false,
+                                               encoding = 'utf-8')""", [str(path), NO_NULL])
+    except duckdb.Error as exc:
+        log.info("[csv] DuckDB's reader refused %s (%s): reading it with pandas", path, str(exc).splitlines()[0])
+        return False
+    return True
+
+
+def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: FileStamp,
+             layout: csv_format.CsvLayout) -> dict[str, str] | None:
+    """Read and check the file into _bw_csv_checked (every data line with its values and reject
+    stage); the accuracy units per benchmark, or None when the pandas path must read the file."""
+    if layout.n_cells > MAX_COLUMNS or not _read(con, path, layout.n_cells):
+        return None
+    if FileStamp.of(path) != stamp:
+        log.warning("[csv] %s changed while it was read: reading the bytes already hashed with pandas", path)
+        return None
+    col = {name: f"r.c{i}" for name, i in layout.columns.items()}
+    n_rows, n_null = con.execute(
+        "SELECT count(*), count(*) FILTER (WHERE " + " OR ".join(f"{c} IS NULL" for c in col.values()) + ") "
+        "FROM _bw_csv_raw r").fetchone()
+    if n_rows == 0 or n_null:
+        return None
+    _cell_tables(con, col)
+    units = _units(con)
+    if units is None:
+        return None
+    n_kept = con.execute("SELECT count(*) FROM _bw_csv_checked WHERE stage = 0").fetchone()[0]
+    return units if n_kept else None
+
+
+def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response], *,
+           observed_at: datetime, now: datetime, origin: str, parser_version: int) -> IngestResult:
+    n_kept = con.execute("SELECT count(*) FROM _bw_csv_checked WHERE stage = 0").fetchone()[0]
+    mapper = NameMapper.from_db(con)
+    benchmarks = _distinct(con, "SELECT DISTINCT benchmark AS cell FROM _bw_csv_checked WHERE stage = 0")
+    mapped_benchmarks = mapper.map("benchmark", benchmarks)
+    check_observed_after_release(con, list(mapped_benchmarks), observed_at)
+    rows, reasons = _rejects(con)
+    with transaction(con):
+        snapshot_id = int(con.execute("SELECT nextval('snapshot_id_seq')").fetchone()[0])
+        store_blobs(con, responses, now)
+        _temp_table(con, "_bw_csv_bench", pd.DataFrame({"cell": benchmarks, "mapped": mapped_benchmarks}))
+        _model_table(con, mapper, snapshot_id)
+        warnings = _duplicate_reasons(con)
+        con.execute("""
+            INSERT INTO scores BY NAME
+            SELECT $id AS snapshot_id, $source AS source, b.mapped AS benchmark, c.benchmark AS benchmark_raw,
+                   m.model, c.model AS model_raw, m.variant, m.population, NULL::VARCHAR AS model_tag, m.underlying,
+                   c.setting, c.score, c.raw_value, c.metric, c.stderr, NULL::DOUBLE AS ci_low, NULL::DOUBLE AS ci_high,
+                   c.n_items, c.model_release_date, c.knowledge_cutoff, c.evaluated_at::TIMESTAMPTZ AS evaluated_at,
+                   coalesce(d.reason, '') AS excluded_reason
+            FROM (SELECT c.*, b.mapped AS b_mapped, m.mapped AS m_mapped,
+                         row_number() OVER w AS k, first_value(c.model) OVER w AS first_raw
+                  FROM _bw_csv_checked c JOIN _bw_csv_bench b ON b.cell = c.benchmark
+                  JOIN _bw_csv_models m ON m.cell = c.model
+                  WHERE c.stage = 0
+                  WINDOW w AS (PARTITION BY b.mapped, m.mapped, c.setting ORDER BY c.rn)) c
+            JOIN _bw_csv_bench b ON b.cell = c.benchmark
+            JOIN _bw_csv_models m ON m.cell = c.model
+            LEFT JOIN _bw_csv_dupreasons d ON c.k > 1 AND d.first_raw = c.first_raw AND d.mapped = c.m_mapped
+            ORDER BY c.rn""", {"id": snapshot_id, "source": SOURCE})
+        con.execute("""
+            INSERT INTO model_dates BY NAME
+            SELECT m.mapped AS model, c.model AS model_raw, $source AS source, $id AS snapshot_id,
+                   c.model_release_date AS release_date, c.knowledge_cutoff, 'leaderboard' AS provenance,
+                   NULL::VARCHAR AS org, $observed AS observed_at
+            FROM _bw_csv_checked c JOIN _bw_csv_models m ON m.cell = c.model
+            WHERE c.stage = 0 AND (c.model_release_date IS NOT NULL OR c.knowledge_cutoff IS NOT NULL)
+            QUALIFY row_number() OVER (PARTITION BY c.model, c.model_release_date, c.knowledge_cutoff
+                                       ORDER BY c.rn) = 1
+            ORDER BY c.rn""", {"id": snapshot_id, "source": SOURCE, "observed": observed_at})
+        store_rejects(con, snapshot_id, SOURCE, responses[0].file_name, rows, reasons, now)
+        result = finish_snapshot(con, IngestResult(SOURCE, "new", snapshot_id, snapshot_hash(responses), n_kept, 0, 0,
+                                                   len(rows), warnings),
+                                 responses, observed_at=observed_at, now=now, origin=origin,
+                                 parser_version=parser_version, meta={"accuracy_unit": units})
+    if len(rows):
+        logging.getLogger("benchwatch.scrapers").warning("[%s] %d row(s) rejected (kept in the rejects table)",
+                                                         SOURCE, len(rows))
+    return _logged(result)
+
+
+def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str]) -> None:
+    """_bw_csv_rows: one row per data line with the values `parse` gives its cells, from the tables
+    of distinct cells; then _bw_csv_units is filled by `_units`."""
+    def distinct(expr: str, where: str = "true") -> pd.Series:
+        return _distinct(con, f"SELECT DISTINCT {expr} AS cell FROM _bw_csv_raw r WHERE {where}")
+
+    names = pd.unique(pd.concat([distinct(col["benchmark"]), distinct(col["model"])], ignore_index=True))
+    _temp_table(con, "_bw_csv_names", csv_format.name_table(pd.Series(names, dtype="object")))
+    metric_cell = col.get("metric", "''")
+    _temp_table(con, "_bw_csv_metrics", csv_format.metric_table(distinct(metric_cell)))
+    setting_cell = col.get("setting", "''")
+    _temp_table(con, "_bw_csv_settings", csv_format.setting_table(distinct(setting_cell)))
+    dates = [c for c in csv_format.DATE_COLUMNS if c in col]
+    if dates:
+        cells = pd.unique(pd.concat([distinct(col[c]) for c in dates], ignore_index=True))
+        _temp_table(con, "_bw_csv_dates", csv_format.date_table(pd.Series(cells, dtype="object")))
+
+    plain = csv_format.PLAIN_DECIMAL
+    longest = csv_format.PLAIN_DECIMAL_MAX_LEN
+    score_core = f"rtrim({col['score']}, '%')"
+    score_plain = f"(regexp_full_match({score_core}, '{plain}') AND length({score_core}) <= {longest})"
+    odd = distinct(col["score"], f"NOT {score_plain}")
+    _temp_table(con, "_bw_csv_scorenum", pd.DataFrame({"cell": odd, "value": csv_format.score_numbers(odd)}))
+    select = {
+        "rn": "r.rowid", "benchmark": "nb.name", "model": "nm.name", "setting": "st.setting",
+        "raw_value": col["score"],
+        "x": f"CASE WHEN {score_plain} THEN CAST({score_core} AS DOUBLE) ELSE sn.value END",
+        "sign": f"contains({col['score']}, '%')",
+        "metric": "mt.metric", "accuracy": "mt.accuracy", "undeclared": "mt.undeclared",
+        "declared_percent": "mt.declared_percent", "lo": "mt.lo", "hi": "mt.hi", "unknown_reason": "mt.unknown_reason",
+    }
+    joins = [f"LEFT JOIN _bw_csv_names nb ON nb.cell = {col['benchmark']}",
+             f"LEFT JOIN _bw_csv_names nm ON nm.cell = {col['model']}",
+             f"LEFT JOIN _bw_csv_settings st ON st.cell = {setting_cell}",
+             f"LEFT JOIN _bw_csv_metrics mt ON mt.cell = {metric_cell}",
+             f"LEFT JOIN _bw_csv_scorenum sn ON sn.cell = {col['score']}"]
+    if "stderr" in col:
+        se_plain = f"(regexp_full_match({col['stderr']}, '{plain}') AND length({col['stderr']}) <= {longest})"
+        odd = distinct(col["stderr"], f"NOT {se_plain}")
+        _temp_table(con, "_bw_csv_senum", pd.DataFrame({"cell": odd, "value": csv_format.stderr_numbers(odd)}))
+        select["se"] = f"CASE WHEN {se_plain} THEN CAST({col['stderr']} AS DOUBLE) ELSE se.value END"
+        joins.append(f"LEFT JOIN _bw_csv_senum se ON se.cell = {col['stderr']}")
+    else:
+        select["se"] = "NULL::DOUBLE"
+    if "n_items" in col:
+        n_plain = f"regexp_full_match({col['n_items']}, '{csv_format.PLAIN_COUNT}')"
+        odd = distinct(col["n_items"], f"NOT {n_plain}")
+        _temp_table(con, "_bw_csv_counts", csv_format.count_table(odd))
+        select["n_items"] = f"CASE WHEN {n_plain} THEN nullif(CAST({col['n_items']} AS INTEGER), 0) ELSE nc.value END"
+        select["bad_n"] = f"CASE WHEN {n_plain} THEN CAST({col['n_items']} AS INTEGER) = 0 ELSE nc.bad END"
+        select["n_cell"] = col["n_items"]
+        joins.append(f"LEFT JOIN _bw_csv_counts nc ON nc.cell = {col['n_items']}")
+    else:
+        select.update({"n_items": "NULL::INTEGER", "bad_n": "false", "n_cell": "NULL::VARCHAR"})
+    for c in csv_format.DATE_COLUMNS:
+        if c in col:
+            select[c] = f"d_{c}.value"
+            joins.append(f"LEFT JOIN _bw_csv_dates d_{c} ON d_{c}.cell = {col[c]}")
+        else:
+            select[c] = "NULL::TIMESTAMP"
+    con.execute("CREATE OR REPLACE TEMP TABLE _bw_csv_rows AS SELECT "
+                + ", ".join(f"{expr} AS {quote_ident(name)}" for name, expr in select.items())
+                + " FROM _bw_csv_raw r " + " ".join(joins))
+
+
+def _units(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
+    """Decide percent vs proportion per benchmark for the rows whose metric leaves it open (from
+    the valid values, `percent_scale`), scale, and stage every row (_bw_csv_checked). None: ambiguous."""
+    counts = con.execute("""
+        SELECT coalesce(benchmark, '') AS bench, bool_or(sign) AS signs,
+               count(*) FILTER (WHERE isfinite(x) AND x > 1 AND x <= 100) AS above,
+               count(*) FILTER (WHERE isfinite(x) AND x > 0 AND x <= 1) AS below
+        FROM _bw_csv_rows WHERE undeclared GROUP BY ALL""").fetchall()
+    units: dict[str, bool] = {}
+    for bench, signs, above, below in counts:
+        try:
+            units[bench] = percent_scale_from_counts(int(above), int(below), percent_signs=bool(signs))
+        except AmbiguousScale:
+            return None
+    _temp_table(con, "_bw_csv_units", pd.DataFrame({"bench": pd.Series(list(units), dtype="object"),
+                                                    "is_percent": pd.Series(list(units.values()), dtype="bool")}))
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _bw_csv_checked AS
+        WITH scaled AS (
+            SELECT r.*, CASE WHEN r.undeclared THEN u.is_percent
+                             ELSE (r.declared_percent OR r.sign) AND r.accuracy END AS pct
+            FROM _bw_csv_rows r LEFT JOIN _bw_csv_units u ON r.undeclared AND u.bench = coalesce(r.benchmark, '')),
+        valued AS (
+            SELECT * EXCLUDE (se), CASE WHEN pct THEN x / 100.0::DOUBLE ELSE x END AS score,
+                   CASE WHEN pct THEN se / 100.0::DOUBLE ELSE se END AS stderr
+            FROM scaled),
+        staged AS (
+            SELECT *, CASE
+                WHEN benchmark IS NULL OR model IS NULL OR score IS NULL THEN {MISSING}
+                WHEN unknown_reason IS NOT NULL THEN {UNKNOWN_METRIC}
+                WHEN score < lo OR score > hi OR NOT isfinite(score) THEN {OUT_OF_RANGE}
+                WHEN bad_n THEN {BAD_N_ITEMS}
+                WHEN stderr IS NOT NULL AND (stderr < 0 OR NOT isfinite(stderr)) THEN {BAD_STDERR}
+                ELSE 0 END AS first_stage
+            FROM valued)
+        SELECT * EXCLUDE (first_stage),
+               CASE WHEN first_stage = 0 AND row_number() OVER (PARTITION BY first_stage, benchmark, model, setting
+                                                                 ORDER BY rn) > 1
+                    THEN {DUPLICATE} ELSE first_stage END AS stage
+        FROM staged""")
+    return {bench: "percent" if pct else "proportion" for bench, pct in sorted(units.items())}
+
+
+def _rejects(con: duckdb.DuckDBPyConnection) -> tuple[list[str], list[str]]:
+    """(row JSON, reason) of every rejected row, in `validate`'s order: by stage, then file order."""
+    df = con.execute("""
+        SELECT stage, benchmark, model, setting, score, raw_value, metric, stderr, n_items, n_cell, unknown_reason,
+               model_release_date, knowledge_cutoff, evaluated_at
+        FROM _bw_csv_checked WHERE stage > 0 ORDER BY stage, rn""").df()
+    if df.empty:
+        return [], []
+
+    def text(s: pd.Series) -> pd.Series:
+        return s.astype("object").where(s.notna(), None)
+
+    def dates(s: pd.Series) -> pd.Series:
+        return pd.to_datetime(s).astype("datetime64[us]")
+
+    n = len(df)
+    shown = pd.DataFrame({
+        "benchmark": text(df["benchmark"]), "model": text(df["model"]), "setting": text(df["setting"]),
+        "score": df["score"].astype("float64"), "raw_value": text(df["raw_value"]), "metric": text(df["metric"]),
+        "stderr": df["stderr"].astype("float64"), "ci_low": np.full(n, np.nan), "ci_high": np.full(n, np.nan),
+        "n_items": pd.array(df["n_items"].astype("object").where(df["n_items"].notna() & (df["stage"] != BAD_N_ITEMS),
+                                                                 None), dtype="Int64"),
+        "model_release_date": dates(df["model_release_date"]), "knowledge_cutoff": dates(df["knowledge_cutoff"]),
+        "evaluated_at": dates(df["evaluated_at"]), "excluded_reason": "",
+        "model_tag": pd.Series([None] * n, dtype="object")})
+    reasons = np.full(n, REASON_DUPLICATE, dtype=object)
+    stage = df["stage"].to_numpy()
+    missing = stage == MISSING
+    if missing.any():
+        flags = (df["benchmark"].isna().to_numpy() * 4 + df["model"].isna().to_numpy() * 2
+                 + df["score"].isna().to_numpy())[missing]
+        words = [reason_missing(c for c, bit in (("benchmark", 4), ("model", 2), ("score", 1)) if k & bit)
+                 for k in range(8)]
+        reasons[missing] = np.array(words, dtype=object)[flags]
+    for code, reason in ((UNKNOWN_METRIC, lambda r: r.unknown_reason),
+                         (OUT_OF_RANGE, lambda r: reason_out_of_range(r.score, r.metric)),
+                         (BAD_N_ITEMS, lambda r: reason_bad_n_items(r.n_cell)),
+                         (BAD_STDERR, lambda r: reason_bad_stderr(r.stderr))):
+        at = stage == code
+        if at.any():     # value problems: rare rows, each worded by validate's own function
+            reasons[at] = [reason(r) for r in df[at].itertuples(index=False)]
+    return reject_rows_json(shown), list(reasons)
+
+
+def _model_table(con: duckdb.DuckDBPyConnection, mapper: NameMapper, snapshot_id: int) -> None:
+    """_bw_csv_models: per distinct kept model name, its alias-mapped name and its identity."""
+    assert SOURCE not in BENCHMARK_DEPENDENT_SOURCES   # identity by name alone: once per distinct name
+    models = _distinct(con, "SELECT DISTINCT model AS cell FROM _bw_csv_checked WHERE stage = 0")
+    ident = mapper.identify(pd.DataFrame({"source": SOURCE, "snapshot_id": snapshot_id, "benchmark": None,
+                                          "model_raw": models, "model_tag": None}))
+    _temp_table(con, "_bw_csv_models", pd.DataFrame({
+        "cell": models, "mapped": mapper.map("model", models), "model": ident["model"],
+        "variant": ident["variant"], "population": ident["population"], "underlying": ident["underlying"]}))
+
+
+def _duplicate_reasons(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """_bw_csv_dupreasons: the excluded_reason of rows whose names map to an earlier row's
+    (benchmark, model, setting) — one per distinct (first raw name, canonical) — and the warning."""
+    pairs = con.execute("""
+        WITH keyed AS (
+            SELECT c.rn, c.model, m.mapped, row_number() OVER w AS k, first_value(c.model) OVER w AS first_raw
+            FROM _bw_csv_checked c JOIN _bw_csv_bench b ON b.cell = c.benchmark
+            JOIN _bw_csv_models m ON m.cell = c.model
+            WHERE c.stage = 0
+            WINDOW w AS (PARTITION BY b.mapped, m.mapped, c.setting ORDER BY c.rn))
+        SELECT first_raw, mapped, count(*) AS n, min(rn) AS first_rn,
+               arg_min(model, rn) AS example
+        FROM keyed WHERE k > 1 GROUP BY ALL ORDER BY first_rn""").fetchall()
+    _temp_table(con, "_bw_csv_dupreasons", pd.DataFrame({
+        "first_raw": pd.Series([p[0] for p in pairs], dtype="object"),
+        "mapped": pd.Series([p[1] for p in pairs], dtype="object"),
+        "reason": pd.Series([canonical_duplicate_reason(p[0], p[1]) for p in pairs], dtype="object")}))
+    if not pairs:
+        return []
+    return [canonical_duplicate_warning(sum(p[2] for p in pairs), pairs[0][4], pairs[0][1])]
