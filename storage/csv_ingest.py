@@ -50,8 +50,8 @@ NO_NULL = "\x00"            # DuckDB's NULL text: a NUL, which `native_layout` n
 # Reject stages in the order `validate` checks them (a row gets the first that applies).
 MISSING, UNKNOWN_METRIC, OUT_OF_RANGE, BAD_N_ITEMS, BAD_STDERR, DUPLICATE = 1, 2, 3, 4, 5, 7
 _TEMP = ("_bw_csv_raw", "_bw_csv_names", "_bw_csv_metrics", "_bw_csv_settings", "_bw_csv_dates",
-         "_bw_csv_scorenum", "_bw_csv_senum", "_bw_csv_counts", "_bw_csv_rows", "_bw_csv_units",
-         "_bw_csv_checked", "_bw_csv_bench", "_bw_csv_models", "_bw_csv_dupreasons")
+         "_bw_csv_scorenum", "_bw_csv_senum", "_bw_csv_counts", "_bw_csv_rows", "_bw_csv_units", "_bw_csv_staged",
+         "_bw_csv_checked", "_bw_csv_bench", "_bw_csv_models", "_bw_csv_canon", "_bw_csv_dupreasons")
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def readable(path: str | os.PathLike, stamp: FileStamp, layout: csv_format.CsvLa
     decided in a private in-memory database: before a database file is opened, so that a file
     that fails leaves no trace, not even a new empty database (the pandas path then words the error)."""
     with scratch_connection() as con:
-        return _prepare(con, path, stamp, layout) is not None
+        return _prepare(con, path, stamp, layout, full=False) is not None
 
 
 def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: FileStamp,
@@ -86,6 +86,7 @@ def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: F
     known = known_snapshot(con, SOURCE, responses, origin=origin, now=now)
     if known is not None:
         return known
+    con.execute("SET enable_progress_bar = false")    # long statements would draw DuckDB's bar on stderr
     try:
         units = _prepare(con, path, stamp, layout)
         if units is None:
@@ -129,9 +130,9 @@ def _read(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, n_cells: int)
 
 
 def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: FileStamp,
-             layout: csv_format.CsvLayout) -> dict[str, str] | None:
-    """Read and check the file into _bw_csv_checked (every data line with its values and reject
-    stage); the accuracy units per benchmark, or None when the pandas path must read the file."""
+             layout: csv_format.CsvLayout, *, full: bool = True) -> dict[str, str] | None:
+    """Read and check the file: with `full`, into _bw_csv_checked (every data line with its values
+    and reject stage). The accuracy units per benchmark, or None when the pandas path must read it."""
     if layout.n_cells > MAX_COLUMNS or not _read(con, path, layout.n_cells):
         return None
     if FileStamp.of(path) != stamp:
@@ -144,27 +145,25 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: Fil
     if n_rows == 0 or n_null:
         return None
     _cell_tables(con, col)
-    units = _units(con)
-    if units is None:
-        return None
-    n_kept = con.execute("SELECT count(*) FROM _bw_csv_checked WHERE stage = 0").fetchone()[0]
-    return units if n_kept else None
+    return _check(con, full=full)
 
 
 def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response], *,
            observed_at: datetime, now: datetime, origin: str, parser_version: int) -> IngestResult:
     n_kept = con.execute("SELECT count(*) FROM _bw_csv_checked WHERE stage = 0").fetchone()[0]
     mapper = NameMapper.from_db(con)
-    benchmarks = _distinct(con, "SELECT DISTINCT benchmark AS cell FROM _bw_csv_checked WHERE stage = 0")
-    mapped_benchmarks = mapper.map("benchmark", benchmarks)
-    check_observed_after_release(con, list(mapped_benchmarks), observed_at)
+    bench = con.execute("SELECT DISTINCT b_id, benchmark AS cell FROM _bw_csv_checked WHERE stage = 0").df()
+    bench["cell"] = bench["cell"].astype("object")
+    bench["mapped"] = mapper.map("benchmark", bench["cell"]).astype("object")
+    bench["mapped_id"] = pd.factorize(bench["mapped"])[0]
+    check_observed_after_release(con, list(bench["mapped"]), observed_at)
     rows, reasons = _rejects(con)
     with transaction(con):
         snapshot_id = int(con.execute("SELECT nextval('snapshot_id_seq')").fetchone()[0])
         store_blobs(con, responses, now)
-        _temp_table(con, "_bw_csv_bench", pd.DataFrame({"cell": benchmarks, "mapped": mapped_benchmarks}))
+        _temp_table(con, "_bw_csv_bench", bench)
         _model_table(con, mapper, snapshot_id)
-        warnings = _duplicate_reasons(con)
+        warnings = _canonical_duplicates(con)
         con.execute("""
             INSERT INTO scores BY NAME
             SELECT $id AS snapshot_id, $source AS source, b.mapped AS benchmark, c.benchmark AS benchmark_raw,
@@ -172,22 +171,20 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
                    c.setting, c.score, c.raw_value, c.metric, c.stderr, NULL::DOUBLE AS ci_low, NULL::DOUBLE AS ci_high,
                    c.n_items, c.model_release_date, c.knowledge_cutoff, c.evaluated_at::TIMESTAMPTZ AS evaluated_at,
                    coalesce(d.reason, '') AS excluded_reason
-            FROM (SELECT c.*, b.mapped AS b_mapped, m.mapped AS m_mapped,
-                         row_number() OVER w AS k, first_value(c.model) OVER w AS first_raw
-                  FROM _bw_csv_checked c JOIN _bw_csv_bench b ON b.cell = c.benchmark
-                  JOIN _bw_csv_models m ON m.cell = c.model
-                  WHERE c.stage = 0
-                  WINDOW w AS (PARTITION BY b.mapped, m.mapped, c.setting ORDER BY c.rn)) c
-            JOIN _bw_csv_bench b ON b.cell = c.benchmark
-            JOIN _bw_csv_models m ON m.cell = c.model
-            LEFT JOIN _bw_csv_dupreasons d ON c.k > 1 AND d.first_raw = c.first_raw AND d.mapped = c.m_mapped
+            FROM _bw_csv_checked c
+            JOIN _bw_csv_bench b ON b.b_id = c.b_id
+            JOIN _bw_csv_models m ON m.m_id = c.m_id
+            LEFT JOIN _bw_csv_canon k ON k.bm = b.mapped_id AND k.mm = m.mapped_id AND k.s_id = c.s_id
+                                     AND c.rn > k.first_rn
+            LEFT JOIN _bw_csv_dupreasons d ON d.first_raw = k.first_raw AND d.mapped = m.mapped
+            WHERE c.stage = 0
             ORDER BY c.rn""", {"id": snapshot_id, "source": SOURCE})
         con.execute("""
             INSERT INTO model_dates BY NAME
             SELECT m.mapped AS model, c.model AS model_raw, $source AS source, $id AS snapshot_id,
                    c.model_release_date AS release_date, c.knowledge_cutoff, 'leaderboard' AS provenance,
                    NULL::VARCHAR AS org, $observed AS observed_at
-            FROM _bw_csv_checked c JOIN _bw_csv_models m ON m.cell = c.model
+            FROM _bw_csv_checked c JOIN _bw_csv_models m ON m.m_id = c.m_id
             WHERE c.stage = 0 AND (c.model_release_date IS NOT NULL OR c.knowledge_cutoff IS NOT NULL)
             QUALIFY row_number() OVER (PARTITION BY c.model, c.model_release_date, c.knowledge_cutoff
                                        ORDER BY c.rn) = 1
@@ -203,58 +200,72 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
     return _logged(result)
 
 
+def _with_ids(frame: pd.DataFrame, value: str, id_column: str) -> pd.DataFrame:
+    """`frame` with an integer id per distinct `value` (NULL where the value is missing): rows are
+    keyed and compared by these ids, not by their text."""
+    codes = pd.factorize(frame[value])[0]
+    frame[id_column] = pd.array(np.where(codes < 0, None, codes), dtype="Int64")
+    return frame
+
+
 def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str]) -> None:
-    """_bw_csv_rows: one row per data line with the values `parse` gives its cells, from the tables
-    of distinct cells; then _bw_csv_units is filled by `_units`."""
+    """_bw_csv_rows: one row per data line with the values `parse` gives its cells, joined from
+    the tables of distinct cells."""
     def distinct(expr: str, where: str = "true") -> pd.Series:
         return _distinct(con, f"SELECT DISTINCT {expr} AS cell FROM _bw_csv_raw r WHERE {where}")
 
     names = pd.unique(pd.concat([distinct(col["benchmark"]), distinct(col["model"])], ignore_index=True))
-    _temp_table(con, "_bw_csv_names", csv_format.name_table(pd.Series(names, dtype="object")))
+    _temp_table(con, "_bw_csv_names", _with_ids(csv_format.name_table(pd.Series(names, dtype="object")),
+                                                "name", "name_id"))
+    select = {"rn": "r.rowid", "benchmark": "nb.name", "b_id": "nb.name_id", "model": "nm.name", "m_id": "nm.name_id",
+              "raw_value": col["score"], "sign": f"contains({col['score']}, '%')"}
+    joins = [f"LEFT JOIN _bw_csv_names nb ON nb.cell = {col['benchmark']}",
+             f"LEFT JOIN _bw_csv_names nm ON nm.cell = {col['model']}"]
+    if "setting" in col:
+        _temp_table(con, "_bw_csv_settings", _with_ids(csv_format.setting_table(distinct(col["setting"])),
+                                                       "setting", "s_id"))
+        select.update({"setting": "st.setting", "s_id": "st.s_id"})
+        joins.append(f"LEFT JOIN _bw_csv_settings st ON st.cell = {col['setting']}")
+    else:
+        select.update({"setting": "''", "s_id": "0"})
     metric_cell = col.get("metric", "''")
     _temp_table(con, "_bw_csv_metrics", csv_format.metric_table(distinct(metric_cell)))
-    setting_cell = col.get("setting", "''")
-    _temp_table(con, "_bw_csv_settings", csv_format.setting_table(distinct(setting_cell)))
+    select.update({c: f"mt.{c}" for c in ("metric", "accuracy", "undeclared", "declared_percent", "lo", "hi",
+                                          "unknown_reason")})
+    joins.append(f"LEFT JOIN _bw_csv_metrics mt ON mt.cell = {metric_cell}")
     dates = [c for c in csv_format.DATE_COLUMNS if c in col]
     if dates:
         cells = pd.unique(pd.concat([distinct(col[c]) for c in dates], ignore_index=True))
         _temp_table(con, "_bw_csv_dates", csv_format.date_table(pd.Series(cells, dtype="object")))
 
-    plain = csv_format.PLAIN_DECIMAL
-    longest = csv_format.PLAIN_DECIMAL_MAX_LEN
-    score_core = f"rtrim({col['score']}, '%')"
-    score_plain = f"(regexp_full_match({score_core}, '{plain}') AND length({score_core}) <= {longest})"
-    odd = distinct(col["score"], f"NOT {score_plain}")
-    _temp_table(con, "_bw_csv_scorenum", pd.DataFrame({"cell": odd, "value": csv_format.score_numbers(odd)}))
-    select = {
-        "rn": "r.rowid", "benchmark": "nb.name", "model": "nm.name", "setting": "st.setting",
-        "raw_value": col["score"],
-        "x": f"CASE WHEN {score_plain} THEN CAST({score_core} AS DOUBLE) ELSE sn.value END",
-        "sign": f"contains({col['score']}, '%')",
-        "metric": "mt.metric", "accuracy": "mt.accuracy", "undeclared": "mt.undeclared",
-        "declared_percent": "mt.declared_percent", "lo": "mt.lo", "hi": "mt.hi", "unknown_reason": "mt.unknown_reason",
-    }
-    joins = [f"LEFT JOIN _bw_csv_names nb ON nb.cell = {col['benchmark']}",
-             f"LEFT JOIN _bw_csv_names nm ON nm.cell = {col['model']}",
-             f"LEFT JOIN _bw_csv_settings st ON st.cell = {setting_cell}",
-             f"LEFT JOIN _bw_csv_metrics mt ON mt.cell = {metric_cell}",
-             f"LEFT JOIN _bw_csv_scorenum sn ON sn.cell = {col['score']}"]
-    if "stderr" in col:
-        se_plain = f"(regexp_full_match({col['stderr']}, '{plain}') AND length({col['stderr']}) <= {longest})"
-        odd = distinct(col["stderr"], f"NOT {se_plain}")
-        _temp_table(con, "_bw_csv_senum", pd.DataFrame({"cell": odd, "value": csv_format.stderr_numbers(odd)}))
-        select["se"] = f"CASE WHEN {se_plain} THEN CAST({col['stderr']} AS DOUBLE) ELSE se.value END"
-        joins.append(f"LEFT JOIN _bw_csv_senum se ON se.cell = {col['stderr']}")
-    else:
-        select["se"] = "NULL::DOUBLE"
+    def number(name: str, cell: str, core: str, table: str, values) -> str:
+        """A plain decimal is cast by DuckDB; any other text is looked up in the table of its distinct
+        cells read by `values` (the scraper's own reading)."""
+        plain = (f"(regexp_full_match({core}, '{csv_format.PLAIN_DECIMAL}') "
+                 f"AND length({core}) <= {csv_format.PLAIN_DECIMAL_MAX_LEN})")
+        odd = distinct(cell, f"NOT {plain}")
+        if odd.empty:
+            return f"CAST({core} AS DOUBLE)"
+        _temp_table(con, table, pd.DataFrame({"cell": odd, "value": values(odd)}))
+        joins.append(f"LEFT JOIN {table} {name} ON {name}.cell = {cell}")
+        return f"CASE WHEN {plain} THEN CAST({core} AS DOUBLE) ELSE {name}.value END"
+
+    select["x"] = number("sn", col["score"], f"rtrim({col['score']}, '%')", "_bw_csv_scorenum",
+                         csv_format.score_numbers)
+    select["se"] = (number("se", col["stderr"], col["stderr"], "_bw_csv_senum", csv_format.stderr_numbers)
+                    if "stderr" in col else "NULL::DOUBLE")
     if "n_items" in col:
         n_plain = f"regexp_full_match({col['n_items']}, '{csv_format.PLAIN_COUNT}')"
         odd = distinct(col["n_items"], f"NOT {n_plain}")
-        _temp_table(con, "_bw_csv_counts", csv_format.count_table(odd))
-        select["n_items"] = f"CASE WHEN {n_plain} THEN nullif(CAST({col['n_items']} AS INTEGER), 0) ELSE nc.value END"
-        select["bad_n"] = f"CASE WHEN {n_plain} THEN CAST({col['n_items']} AS INTEGER) = 0 ELSE nc.bad END"
+        count = f"CAST({col['n_items']} AS INTEGER)"
+        if odd.empty:
+            select.update({"n_items": f"nullif({count}, 0)", "bad_n": f"{count} = 0"})
+        else:
+            _temp_table(con, "_bw_csv_counts", csv_format.count_table(odd))
+            joins.append(f"LEFT JOIN _bw_csv_counts nc ON nc.cell = {col['n_items']}")
+            select.update({"n_items": f"CASE WHEN {n_plain} THEN nullif({count}, 0) ELSE nc.value END",
+                           "bad_n": f"CASE WHEN {n_plain} THEN {count} = 0 ELSE nc.bad END"})
         select["n_cell"] = col["n_items"]
-        joins.append(f"LEFT JOIN _bw_csv_counts nc ON nc.cell = {col['n_items']}")
     else:
         select.update({"n_items": "NULL::INTEGER", "bad_n": "false", "n_cell": "NULL::VARCHAR"})
     for c in csv_format.DATE_COLUMNS:
@@ -268,9 +279,10 @@ def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str]) -> None:
                 + " FROM _bw_csv_raw r " + " ".join(joins))
 
 
-def _units(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
+def _check(con: duckdb.DuckDBPyConnection, *, full: bool) -> dict[str, str] | None:
     """Decide percent vs proportion per benchmark for the rows whose metric leaves it open (from
-    the valid values, `percent_scale`), scale, and stage every row (_bw_csv_checked). None: ambiguous."""
+    the valid values, `percent_scale`), scale, and stage every row (_bw_csv_checked, with `full`).
+    The units; None when the scale is ambiguous or no row would be kept."""
     counts = con.execute("""
         SELECT coalesce(benchmark, '') AS bench, bool_or(sign) AS signs,
                count(*) FILTER (WHERE isfinite(x) AND x > 1 AND x <= 100) AS above,
@@ -284,8 +296,7 @@ def _units(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
             return None
     _temp_table(con, "_bw_csv_units", pd.DataFrame({"bench": pd.Series(list(units), dtype="object"),
                                                     "is_percent": pd.Series(list(units.values()), dtype="bool")}))
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _bw_csv_checked AS
+    staged = f"""
         WITH scaled AS (
             SELECT r.*, CASE WHEN r.undeclared THEN u.is_percent
                              ELSE (r.declared_percent OR r.sign) AND r.accuracy END AS pct
@@ -293,21 +304,36 @@ def _units(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
         valued AS (
             SELECT * EXCLUDE (se), CASE WHEN pct THEN x / 100.0::DOUBLE ELSE x END AS score,
                    CASE WHEN pct THEN se / 100.0::DOUBLE ELSE se END AS stderr
-            FROM scaled),
-        staged AS (
-            SELECT *, CASE
-                WHEN benchmark IS NULL OR model IS NULL OR score IS NULL THEN {MISSING}
-                WHEN unknown_reason IS NOT NULL THEN {UNKNOWN_METRIC}
-                WHEN score < lo OR score > hi OR NOT isfinite(score) THEN {OUT_OF_RANGE}
-                WHEN bad_n THEN {BAD_N_ITEMS}
-                WHEN stderr IS NOT NULL AND (stderr < 0 OR NOT isfinite(stderr)) THEN {BAD_STDERR}
-                ELSE 0 END AS first_stage
-            FROM valued)
-        SELECT * EXCLUDE (first_stage),
-               CASE WHEN first_stage = 0 AND row_number() OVER (PARTITION BY first_stage, benchmark, model, setting
-                                                                 ORDER BY rn) > 1
-                    THEN {DUPLICATE} ELSE first_stage END AS stage
-        FROM staged""")
+            FROM scaled)
+        SELECT *, CASE
+            WHEN benchmark IS NULL OR model IS NULL OR score IS NULL THEN {MISSING}
+            WHEN unknown_reason IS NOT NULL THEN {UNKNOWN_METRIC}
+            WHEN score < lo OR score > hi OR NOT isfinite(score) THEN {OUT_OF_RANGE}
+            WHEN bad_n THEN {BAD_N_ITEMS}
+            WHEN stderr IS NOT NULL AND (stderr < 0 OR NOT isfinite(stderr)) THEN {BAD_STDERR}
+            ELSE 0 END AS first_stage
+        FROM valued"""
+    if not full:
+        kept = con.execute(f"SELECT EXISTS (SELECT 1 FROM ({staged}) WHERE first_stage = 0)").fetchone()[0]
+        return _unit_names(units) if kept else None
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _bw_csv_staged AS {staged}")
+    # a second row of one (benchmark, model, setting): rejected (the first row is kept)
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _bw_csv_checked AS
+        SELECT s.* EXCLUDE (first_stage),
+               CASE WHEN s.first_stage = 0 AND s.rn > p.first_rn THEN {DUPLICATE} ELSE s.first_stage END AS stage
+        FROM _bw_csv_staged s
+        LEFT JOIN (SELECT b_id, m_id, s_id, min(rn) AS first_rn FROM _bw_csv_staged WHERE first_stage = 0
+                   GROUP BY ALL HAVING count(*) > 1) p
+               ON s.first_stage = 0 AND p.b_id = s.b_id AND p.m_id = s.m_id AND p.s_id = s.s_id""")
+    con.execute("DROP TABLE temp._bw_csv_staged")
+    if not con.execute("SELECT EXISTS (SELECT 1 FROM _bw_csv_checked WHERE stage = 0)").fetchone()[0]:
+        return None
+    return _unit_names(units)
+
+
+def _unit_names(units: dict[str, bool]) -> dict[str, str]:
+    """`parsed.meta['accuracy_unit']`: benchmark -> 'percent' | 'proportion', by benchmark name."""
     return {bench: "percent" if pct else "proportion" for bench, pct in sorted(units.items())}
 
 
@@ -358,31 +384,37 @@ def _rejects(con: duckdb.DuckDBPyConnection) -> tuple[list[str], list[str]]:
 def _model_table(con: duckdb.DuckDBPyConnection, mapper: NameMapper, snapshot_id: int) -> None:
     """_bw_csv_models: per distinct kept model name, its alias-mapped name and its identity."""
     assert SOURCE not in BENCHMARK_DEPENDENT_SOURCES   # identity by name alone: once per distinct name
-    models = _distinct(con, "SELECT DISTINCT model AS cell FROM _bw_csv_checked WHERE stage = 0")
+    models = con.execute("SELECT DISTINCT m_id, model AS cell FROM _bw_csv_checked WHERE stage = 0").df()
+    cells = models["cell"].astype("object")
     ident = mapper.identify(pd.DataFrame({"source": SOURCE, "snapshot_id": snapshot_id, "benchmark": None,
-                                          "model_raw": models, "model_tag": None}))
-    _temp_table(con, "_bw_csv_models", pd.DataFrame({
-        "cell": models, "mapped": mapper.map("model", models), "model": ident["model"],
-        "variant": ident["variant"], "population": ident["population"], "underlying": ident["underlying"]}))
+                                          "model_raw": cells, "model_tag": None}))
+    frame = pd.DataFrame({"m_id": models["m_id"], "cell": cells, "mapped": mapper.map("model", cells).astype("object"),
+                          "model": ident["model"], "variant": ident["variant"], "population": ident["population"],
+                          "underlying": ident["underlying"]})
+    frame["mapped_id"] = pd.factorize(frame["mapped"])[0]
+    _temp_table(con, "_bw_csv_models", frame)
 
 
-def _duplicate_reasons(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """_bw_csv_dupreasons: the excluded_reason of rows whose names map to an earlier row's
-    (benchmark, model, setting) — one per distinct (first raw name, canonical) — and the warning."""
-    pairs = con.execute("""
-        WITH keyed AS (
-            SELECT c.rn, c.model, m.mapped, row_number() OVER w AS k, first_value(c.model) OVER w AS first_raw
-            FROM _bw_csv_checked c JOIN _bw_csv_bench b ON b.cell = c.benchmark
-            JOIN _bw_csv_models m ON m.cell = c.model
-            WHERE c.stage = 0
-            WINDOW w AS (PARTITION BY b.mapped, m.mapped, c.setting ORDER BY c.rn))
-        SELECT first_raw, mapped, count(*) AS n, min(rn) AS first_rn,
-               arg_min(model, rn) AS example
-        FROM keyed WHERE k > 1 GROUP BY ALL ORDER BY first_rn""").fetchall()
+def _canonical_duplicates(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Rows whose names map to the (benchmark, model, setting) of an earlier row are stored but
+    excluded (`storage.ingest._canonical_duplicates`): _bw_csv_canon (the repeated keys, their
+    first row) and _bw_csv_dupreasons (the excluded_reason per first raw name and canonical name);
+    the snapshot's warning."""
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _bw_csv_canon AS
+        SELECT b.mapped_id AS bm, m.mapped_id AS mm, c.s_id, min(c.rn) AS first_rn, arg_min(c.model, c.rn) AS first_raw
+        FROM _bw_csv_checked c JOIN _bw_csv_bench b ON b.b_id = c.b_id JOIN _bw_csv_models m ON m.m_id = c.m_id
+        WHERE c.stage = 0 GROUP BY ALL HAVING count(*) > 1""")
+    dups = con.execute("""
+        SELECT k.first_raw, m.mapped, c.model, c.rn
+        FROM _bw_csv_checked c JOIN _bw_csv_bench b ON b.b_id = c.b_id JOIN _bw_csv_models m ON m.m_id = c.m_id
+        JOIN _bw_csv_canon k ON k.bm = b.mapped_id AND k.mm = m.mapped_id AND k.s_id = c.s_id AND c.rn > k.first_rn
+        WHERE c.stage = 0 ORDER BY c.rn""").fetchall()
+    pairs = list(dict.fromkeys((first_raw, mapped) for first_raw, mapped, _, _ in dups))
     _temp_table(con, "_bw_csv_dupreasons", pd.DataFrame({
         "first_raw": pd.Series([p[0] for p in pairs], dtype="object"),
         "mapped": pd.Series([p[1] for p in pairs], dtype="object"),
-        "reason": pd.Series([canonical_duplicate_reason(p[0], p[1]) for p in pairs], dtype="object")}))
-    if not pairs:
+        "reason": pd.Series([canonical_duplicate_reason(*p) for p in pairs], dtype="object")}))
+    if not dups:
         return []
-    return [canonical_duplicate_warning(sum(p[2] for p in pairs), pairs[0][4], pairs[0][1])]
+    return [canonical_duplicate_warning(len(dups), dups[0][2], dups[0][1])]

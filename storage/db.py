@@ -194,6 +194,7 @@ def scratch_connection() -> Iterator[duckdb.DuckDBPyConnection]:
     con = duckdb.connect(":memory:", config=dict(BASE_CONFIG))
     try:
         con.execute("SET TimeZone = 'UTC'")
+        con.execute("SET enable_progress_bar = false")
         yield con
     finally:
         con.close()
