@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Sequence
@@ -38,8 +39,8 @@ from scrapers.normalize import AmbiguousScale
 from common.units import percent_scale_from_counts
 from storage.db import quote_ident, registered_frame, scratch_connection, transaction
 from storage.ingest import (IngestResult, Response, _logged, canonical_duplicate_reason, canonical_duplicate_warning,
-                            check_observed_after_release, finish_snapshot, known_snapshot, parse_observed_at,
-                            snapshot_hash, store_blobs, store_rejects)
+                            check_observed_after_release, compress_blobs, finish_snapshot, known_snapshot,
+                            parse_observed_at, snapshot_hash, store_blobs, store_rejects)
 from storage.registry_sync import NameMapper
 
 log = logging.getLogger("benchwatch.storage")
@@ -87,15 +88,17 @@ def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: F
     if known is not None:
         return known
     con.execute("SET enable_progress_bar = false")    # long statements would draw DuckDB's bar on stderr
-    try:
-        units = _prepare(con, path, stamp, layout)
-        if units is None:
-            return None
-        return _store(con, units, responses, observed_at=observed_at, now=now, origin=origin,
-                      parser_version=parser_version)
-    finally:
-        for name in _TEMP:
-            con.execute(f"DROP TABLE IF EXISTS temp.{quote_ident(name)}")
+    with ThreadPoolExecutor(1) as pool:    # the blob's compression runs beside DuckDB's work
+        compressed = pool.submit(compress_blobs, responses)
+        try:
+            units = _prepare(con, path, stamp, layout)
+            if units is None:
+                return None
+            return _store(con, units, responses, compressed, observed_at=observed_at, now=now, origin=origin,
+                          parser_version=parser_version)
+        finally:
+            for name in _TEMP:
+                con.execute(f"DROP TABLE IF EXISTS temp.{quote_ident(name)}")
 
 
 def _temp_table(con: duckdb.DuckDBPyConnection, name: str, frame: pd.DataFrame) -> None:
@@ -148,19 +151,21 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: Fil
     return _check(con, full=full)
 
 
-def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response], *,
-           observed_at: datetime, now: datetime, origin: str, parser_version: int) -> IngestResult:
+def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response],
+           compressed: Future, *, observed_at: datetime, now: datetime, origin: str,
+           parser_version: int) -> IngestResult:
     n_kept = con.execute("SELECT count(*) FROM _bw_csv_checked WHERE stage = 0").fetchone()[0]
     mapper = NameMapper.from_db(con)
     bench = con.execute("SELECT DISTINCT b_id, benchmark AS cell FROM _bw_csv_checked WHERE stage = 0").df()
     bench["cell"] = bench["cell"].astype("object")
     bench["mapped"] = mapper.map("benchmark", bench["cell"]).astype("object")
     bench["mapped_id"] = pd.factorize(bench["mapped"])[0]
+    bench["shared"] = bench["mapped"].duplicated(keep=False)
     check_observed_after_release(con, list(bench["mapped"]), observed_at)
     rows, reasons = _rejects(con)
     with transaction(con):
         snapshot_id = int(con.execute("SELECT nextval('snapshot_id_seq')").fetchone()[0])
-        store_blobs(con, responses, now)
+        store_blobs(con, responses, now, compressed=compressed.result())
         _temp_table(con, "_bw_csv_bench", bench)
         _model_table(con, mapper, snapshot_id)
         warnings = _canonical_duplicates(con)
@@ -392,6 +397,7 @@ def _model_table(con: duckdb.DuckDBPyConnection, mapper: NameMapper, snapshot_id
                           "model": ident["model"], "variant": ident["variant"], "population": ident["population"],
                           "underlying": ident["underlying"]})
     frame["mapped_id"] = pd.factorize(frame["mapped"])[0]
+    frame["shared"] = frame["mapped"].duplicated(keep=False)
     _temp_table(con, "_bw_csv_models", frame)
 
 
@@ -400,11 +406,12 @@ def _canonical_duplicates(con: duckdb.DuckDBPyConnection) -> list[str]:
     excluded (`storage.ingest._canonical_duplicates`): _bw_csv_canon (the repeated keys, their
     first row) and _bw_csv_dupreasons (the excluded_reason per first raw name and canonical name);
     the snapshot's warning."""
+    # only names that share their canonical name with another name can repeat a key
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _bw_csv_canon AS
         SELECT b.mapped_id AS bm, m.mapped_id AS mm, c.s_id, min(c.rn) AS first_rn, arg_min(c.model, c.rn) AS first_raw
         FROM _bw_csv_checked c JOIN _bw_csv_bench b ON b.b_id = c.b_id JOIN _bw_csv_models m ON m.m_id = c.m_id
-        WHERE c.stage = 0 GROUP BY ALL HAVING count(*) > 1""")
+        WHERE c.stage = 0 AND (b.shared OR m.shared) GROUP BY ALL HAVING count(*) > 1""")
     dups = con.execute("""
         SELECT k.first_raw, m.mapped, c.model, c.rn
         FROM _bw_csv_checked c JOIN _bw_csv_bench b ON b.b_id = c.b_id JOIN _bw_csv_models m ON m.m_id = c.m_id

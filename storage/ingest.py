@@ -384,13 +384,23 @@ def _date_claims(parsed: ParsedSnapshot, mapper: NameMapper, source: str, snapsh
     return claims
 
 
-def store_blobs(con: duckdb.DuckDBPyConnection, responses: Sequence[Response], now: datetime | None = None) -> None:
-    """Keep raw bytes by SHA-256 (also for responses that failed to parse, for re-parsing later)."""
+BLOB_ZLIB_LEVEL = 6
+
+
+def compress_blobs(responses: Sequence[Response]) -> list[bytes]:
+    """The stored form of each response's bytes (zlib releases the GIL: callers may run it in a thread)."""
+    return [zlib.compress(r.content, BLOB_ZLIB_LEVEL) for r in responses]
+
+
+def store_blobs(con: duckdb.DuckDBPyConnection, responses: Sequence[Response], now: datetime | None = None, *,
+                compressed: Sequence[bytes] | None = None) -> None:
+    """Keep raw bytes by SHA-256 (also for responses that failed to parse, for re-parsing later).
+    `compressed`: `compress_blobs(responses)` when the caller already has it."""
     blob_df = pd.DataFrame({
         "sha256": [r.sha256 for r in responses],
         "size": [len(r.content) for r in responses],
         "compression": "zlib",
-        "content": [zlib.compress(r.content, 6) for r in responses],
+        "content": list(compressed) if compressed is not None else compress_blobs(responses),
         "first_seen": now or datetime.now(timezone.utc),
     }).drop_duplicates("sha256")
     insert_frame(con, "blobs", blob_df, skip_existing="sha256")
