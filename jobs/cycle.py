@@ -24,8 +24,8 @@ from storage.ingest import (IngestResult, known_snapshot, parse_observed_at, rec
                             store_blobs, store_snapshot)
 from storage.reads import previous_validators
 from storage.registry_sync import connect_synced
-from storage.csv_ingest import FileStamp, ingest_csv, readable as csv_readable
-from scrapers.csv import native_layout
+from storage.csv_ingest import FileStamp, ingest_csv
+from scrapers.csv import CsvLayout, native_layout
 
 CSV_SOURCE = "csv"     # the generic long-format CSV: read and validated inside DuckDB when it can be
 
@@ -59,17 +59,10 @@ def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.P
     except OSError as exc:
         raise ScrapeError(source, f"cannot read {exc.filename}: {exc.strerror}") from exc
     layout = native_layout(responses[0].content) if native and source == CSV_SOURCE and not aux_paths else None
-    if layout is not None and not Path(db_path or db.default_path()).exists():
-        # a file that fails must not create the database: decide before opening it
-        layout = layout if csv_readable(primary, stamp, layout) else None
     if layout is not None:
-        with connect_synced(db_path) as con:
-            result = ingest_csv(con, primary, stamp, layout, responses, observed_at=when, origin="ingest",
-                                parser_version=scraper.parser_version)
-            if result is not None:
-                if result.status == "new":
-                    _record_ingest(con, source, primary, responses[0], when, result)
-                return result
+        result = _ingest_csv(db_path, primary, stamp, layout, responses, when, scraper.parser_version)
+        if result is not None:
+            return result
     parsed = scraper.parse_checked(responses[0].content, fetched_at=when,
                                    aux={r.file_name: r.content for r in responses[1:]},
                                    filename=responses[0].file_name)
@@ -79,6 +72,38 @@ def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.P
         if result.status == "new":
             _record_ingest(con, source, primary, responses[0], when, result)
     return result
+
+
+def _ingest_csv(db_path: str | os.PathLike | None, primary: Path, stamp: FileStamp, layout: CsvLayout,
+                responses: list[Response], when: datetime, parser_version: int) -> IngestResult | None:
+    """`storage.csv_ingest` into the database; None when the pandas path must read the file (nothing
+    written). A database that does not exist yet is created beside its path and put in place only
+    when the file was stored: a file that fails creates nothing, as on the pandas path (which
+    parses before it opens the database)."""
+    def store(con) -> IngestResult | None:
+        result = ingest_csv(con, primary, stamp, layout, responses, observed_at=when, origin="ingest",
+                            parser_version=parser_version)
+        if result is not None and result.status == "new":
+            _record_ingest(con, CSV_SOURCE, primary, responses[0], when, result)
+        return result
+
+    target = Path(db_path or db.default_path())
+    if not target.exists():
+        try:
+            with db.new_database(target) as new:
+                try:
+                    with connect_synced(new.path) as con:
+                        result = store(con)
+                except BaseException:    # past parsing (a refused date, …): the pandas path had opened it too
+                    new.keep()
+                    raise
+                if result is not None:
+                    new.keep()
+            return result
+        except FileExistsError:      # another process created it meanwhile: store into that one
+            pass
+    with connect_synced(target) as con:
+        return store(con)
 
 
 def _record_ingest(con, source: str, primary: Path, response: Response, when: datetime, result: IngestResult) -> None:

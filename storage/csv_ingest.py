@@ -37,7 +37,7 @@ from scrapers.base import (REASON_DUPLICATE, reason_bad_n_items, reason_bad_stde
                            reason_out_of_range, reject_rows_json)
 from scrapers.normalize import AmbiguousScale
 from common.units import percent_scale_from_counts
-from storage.db import quote_ident, registered_frame, scratch_connection, transaction
+from storage.db import quote_ident, registered_frame, transaction
 from storage.ingest import (IngestResult, Response, _logged, canonical_duplicate_reason, canonical_duplicate_warning,
                             check_observed_after_release, compress_blobs, finish_snapshot, known_snapshot,
                             parse_observed_at, snapshot_hash, store_blobs, store_rejects)
@@ -67,14 +67,6 @@ class FileStamp:
     def of(cls, path: str | os.PathLike) -> "FileStamp":
         st = os.stat(path)
         return cls(st.st_size, st.st_mtime_ns, st.st_ino)
-
-
-def readable(path: str | os.PathLike, stamp: FileStamp, layout: csv_format.CsvLayout) -> bool:
-    """Whether `ingest_csv` can store this file (True) or the pandas path must read it (False),
-    decided in a private in-memory database: before a database file is opened, so that a file
-    that fails leaves no trace, not even a new empty database (the pandas path then words the error)."""
-    with scratch_connection() as con:
-        return _prepare(con, path, stamp, layout, full=False) is not None
 
 
 def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: FileStamp,
@@ -133,9 +125,9 @@ def _read(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, n_cells: int)
 
 
 def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: FileStamp,
-             layout: csv_format.CsvLayout, *, full: bool = True) -> dict[str, str] | None:
-    """Read and check the file: with `full`, into _bw_csv_checked (every data line with its values
-    and reject stage). The accuracy units per benchmark, or None when the pandas path must read it."""
+             layout: csv_format.CsvLayout) -> dict[str, str] | None:
+    """Read and check the file into _bw_csv_checked (every data line with its values and reject
+    stage). The accuracy units per benchmark, or None when the pandas path must read it."""
     if layout.n_cells > MAX_COLUMNS or not _read(con, path, layout.n_cells):
         return None
     if FileStamp.of(path) != stamp:
@@ -148,7 +140,7 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: Fil
     if n_rows == 0 or n_null:
         return None
     _cell_tables(con, col)
-    return _check(con, full=full)
+    return _check(con)
 
 
 def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response],
@@ -284,9 +276,9 @@ def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str]) -> None:
                 + " FROM _bw_csv_raw r " + " ".join(joins))
 
 
-def _check(con: duckdb.DuckDBPyConnection, *, full: bool) -> dict[str, str] | None:
+def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
     """Decide percent vs proportion per benchmark for the rows whose metric leaves it open (from
-    the valid values, `percent_scale`), scale, and stage every row (_bw_csv_checked, with `full`).
+    the valid values, `percent_scale`), scale, and stage every row (_bw_csv_checked).
     The units; None when the scale is ambiguous or no row would be kept."""
     counts = con.execute("""
         SELECT coalesce(benchmark, '') AS bench, bool_or(sign) AS signs,
@@ -318,9 +310,6 @@ def _check(con: duckdb.DuckDBPyConnection, *, full: bool) -> dict[str, str] | No
             WHEN stderr IS NOT NULL AND (stderr < 0 OR NOT isfinite(stderr)) THEN {BAD_STDERR}
             ELSE 0 END AS first_stage
         FROM valued"""
-    if not full:
-        kept = con.execute(f"SELECT EXISTS (SELECT 1 FROM ({staged}) WHERE first_stage = 0)").fetchone()[0]
-        return _unit_names(units) if kept else None
     con.execute(f"CREATE OR REPLACE TEMP TABLE _bw_csv_staged AS {staged}")
     # a second row of one (benchmark, model, setting): rejected (the first row is kept)
     con.execute(f"""

@@ -187,17 +187,44 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
     return con
 
 
+class NewDatabase:
+    """A database file being created under a private name beside its final path (`new_database`)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.kept = False
+
+    def keep(self) -> None:
+        """Put the file in place when the block ends (it must be closed by then)."""
+        self.kept = True
+
+
 @contextmanager
-def scratch_connection() -> Iterator[duckdb.DuckDBPyConnection]:
-    """A private in-memory DuckDB with the base settings (no extension loading, no replacement
-    scans, UTC): for reading a file before any database file is opened or created."""
-    con = duckdb.connect(":memory:", config=dict(BASE_CONFIG))
+def new_database(path: str | os.PathLike) -> Iterator[NewDatabase]:
+    """`with new_database(path) as new:` — for a database that does not exist yet: fill
+    `new.path` (a private file in the same directory, closed by the end of the block) and call
+    `new.keep()`; the file then takes `path` (a hard link: never over a file another process
+    created meanwhile, FileExistsError then), also when the block raises after `keep()`. Without
+    `keep()` it is removed: a first write that fails early leaves no file.
+    """
+    target = Path(path)
+    new = NewDatabase(target.with_name(f".{target.name}.new-{os.getpid()}-{next(_FRAME_NAMES)}"))
+    wal = Path(str(new.path) + ".wal")
+    failed = True
     try:
-        con.execute("SET TimeZone = 'UTC'")
-        con.execute("SET enable_progress_bar = false")
-        yield con
+        yield new
+        failed = False
     finally:
-        con.close()
+        try:
+            if new.kept and new.path.exists() and not wal.exists():   # a WAL left: not closed cleanly
+                try:
+                    os.link(new.path, target)
+                except FileExistsError:
+                    if not failed:
+                        raise
+        finally:
+            for leftover in (new.path, wal):
+                leftover.unlink(missing_ok=True)
 
 
 def _first_line(exc: BaseException) -> str:
