@@ -289,7 +289,7 @@ class Scraper:
         return validate(self.name, parsed, min_rows=self.min_rows, produces=self.produces)
 
 
-def _bad_counts(values: pd.Series) -> pd.Series:
+def bad_counts(values: pd.Series) -> pd.Series:
     """Non-missing `n_items` cells that are not a whole number in [1, N_ITEMS_MAX] (the DB column is INTEGER)."""
     present = values.notna() & ~values.map(lambda v: isinstance(v, str) and not v.strip())
     n = pd.to_numeric(values, errors="coerce").astype("float64")
@@ -339,7 +339,7 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
     whole number in [1, 2^31 - 1], and a second row for one (benchmark, model, setting).
     """
     raw = parsed.scores.reset_index(drop=True)
-    bad_n = _bad_counts(raw["n_items"]) if "n_items" in raw.columns else pd.Series(False, index=raw.index)
+    bad_n = bad_counts(raw["n_items"]) if "n_items" in raw.columns else pd.Series(False, index=raw.index)
     bad_n_values = raw["n_items"][bad_n].tolist() if bad_n.any() else []
     if bad_n.any():
         raw = raw.copy()

@@ -20,7 +20,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from scrapers.base import SCORE_COLUMNS, ParsedSnapshot, Scraper, _bad_counts, conform, reason_unknown_metric
+from scrapers.base import SCORE_COLUMNS, ParsedSnapshot, Scraper, bad_counts, conform, reason_unknown_metric
 from scrapers.normalize import METRIC_RANGES, AmbiguousScale, clean_name, parse_date, percent_scale
 
 REQUIRED = ("model", "benchmark", "score")
@@ -171,7 +171,7 @@ def stderr_numbers(cells: pd.Series) -> pd.Series:
 
 def count_table(cells: pd.Series) -> pd.DataFrame:
     """Per distinct n_items cell: whether `validate` rejects it, and the count it stores (NA if none)."""
-    bad = _bad_counts(cells)
+    bad = bad_counts(cells)
     kept = pd.to_numeric(cells.astype("object").where(~bad, None), errors="coerce").astype("Int64")
     return pd.DataFrame({"cell": cells, "bad": bad.to_numpy(), "value": kept})
 

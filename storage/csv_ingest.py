@@ -38,7 +38,7 @@ from scrapers.base import (REASON_DUPLICATE, reason_bad_n_items, reason_bad_stde
 from scrapers.normalize import AmbiguousScale
 from common.units import percent_scale_from_counts
 from storage.db import quote_ident, registered_frame, transaction
-from storage.ingest import (IngestResult, Response, _logged, canonical_duplicate_reason, canonical_duplicate_warning,
+from storage.ingest import (IngestResult, Response, logged, canonical_duplicate_reason, canonical_duplicate_warning,
                             check_observed_after_release, compress_blobs, finish_snapshot, known_snapshot,
                             parse_observed_at, snapshot_hash, store_blobs, store_rejects)
 from storage.registry_sync import NameMapper
@@ -103,6 +103,13 @@ def _temp_table(con: duckdb.DuckDBPyConnection, name: str, frame: pd.DataFrame) 
         con.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(name)} AS SELECT {cols} FROM {rel}")
 
 
+def _one(con: duckdb.DuckDBPyConnection, sql: str) -> tuple:
+    """The one row of an aggregate query."""
+    row = con.execute(sql).fetchone()
+    assert row is not None
+    return row
+
+
 def _distinct(con: duckdb.DuckDBPyConnection, sql: str) -> pd.Series:
     cells = con.execute(sql).fetchnumpy()["cell"]
     return pd.Series(np.asarray(cells, dtype=object), dtype="object")
@@ -134,9 +141,9 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: Fil
         log.warning("[csv] %s changed while it was read: reading the bytes already hashed with pandas", path)
         return None
     col = {name: f"r.c{i}" for name, i in layout.columns.items()}
-    n_rows, n_null = con.execute(
+    n_rows, n_null = _one(con,
         "SELECT count(*), count(*) FILTER (WHERE " + " OR ".join(f"{c} IS NULL" for c in col.values()) + ") "
-        "FROM _bw_csv_raw r").fetchone()
+        "FROM _bw_csv_raw r")
     if n_rows == 0 or n_null:
         return None
     _cell_tables(con, col)
@@ -146,7 +153,7 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: Fil
 def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response],
            compressed: Future, *, observed_at: datetime, now: datetime, origin: str,
            parser_version: int) -> IngestResult:
-    n_kept = con.execute("SELECT count(*) FROM _bw_csv_checked WHERE stage = 0").fetchone()[0]
+    n_kept = _one(con, "SELECT count(*) FROM _bw_csv_checked WHERE stage = 0")[0]
     mapper = NameMapper.from_db(con)
     bench = con.execute("SELECT DISTINCT b_id, benchmark AS cell FROM _bw_csv_checked WHERE stage = 0").df()
     bench["cell"] = bench["cell"].astype("object")
@@ -156,7 +163,7 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
     check_observed_after_release(con, list(bench["mapped"]), observed_at)
     rows, reasons = _rejects(con)
     with transaction(con):
-        snapshot_id = int(con.execute("SELECT nextval('snapshot_id_seq')").fetchone()[0])
+        snapshot_id = int(_one(con, "SELECT nextval('snapshot_id_seq')")[0])
         store_blobs(con, responses, now, compressed=compressed.result())
         _temp_table(con, "_bw_csv_bench", bench)
         _model_table(con, mapper, snapshot_id)
@@ -194,7 +201,7 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
     if len(rows):
         logging.getLogger("benchwatch.scrapers").warning("[%s] %d row(s) rejected (kept in the rejects table)",
                                                          SOURCE, len(rows))
-    return _logged(result)
+    return logged(result)
 
 
 def _with_ids(frame: pd.DataFrame, value: str, id_column: str) -> pd.DataFrame:
@@ -321,7 +328,7 @@ def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
                    GROUP BY ALL HAVING count(*) > 1) p
                ON s.first_stage = 0 AND p.b_id = s.b_id AND p.m_id = s.m_id AND p.s_id = s.s_id""")
     con.execute("DROP TABLE temp._bw_csv_staged")
-    if not con.execute("SELECT EXISTS (SELECT 1 FROM _bw_csv_checked WHERE stage = 0)").fetchone()[0]:
+    if not _one(con, "SELECT EXISTS (SELECT 1 FROM _bw_csv_checked WHERE stage = 0)")[0]:
         return None
     return _unit_names(units)
 

@@ -235,7 +235,7 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
                                                    len(parsed.models), len(rejects), list(parsed.warnings) + warnings),
                                  responses, observed_at=observed_at, now=now, origin=origin,
                                  parser_version=parser_version, meta=parsed.meta)
-    return _logged(result)
+    return logged(result)
 
 
 def finish_snapshot(con: duckdb.DuckDBPyConnection, result: IngestResult, responses: Sequence[Response], *,
@@ -257,7 +257,8 @@ def finish_snapshot(con: duckdb.DuckDBPyConnection, result: IngestResult, respon
     return result
 
 
-def _logged(result: IngestResult) -> IngestResult:
+def logged(result: IngestResult) -> IngestResult:
+    """`result`, logged (a warning when the shrink guard held it)."""
     if result.held_reason:
         log.warning("[%s] snapshot %d held by the shrink guard: %s", result.source, result.snapshot_id,
                     result.held_reason)
