@@ -102,7 +102,7 @@ PLAIN_DECIMAL_MAX_LEN = 16
 PLAIN_COUNT = r"^[0-9]{1,9}$"      # an n_items cell DuckDB may cast to INTEGER itself (< N_ITEMS_MAX)
 # What the fast read cannot reproduce exactly: a quote with a space beside it (DuckDB drops the
 # spaces after a closing quote), NUL bytes (plain substring scans: a regex over 40 MB takes seconds).
-_NATIVE_UNSAFE = (b'\x00', b' "', b'\t"', b'" ', b'"\t')
+_QUOTE_BESIDE_SPACE = (b' "', b'\t"', b'" ', b'"\t')
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def native_layout(content: bytes) -> CsvLayout | None:
     head = content[:512].lstrip().lower()
     if head.startswith(b"<!doctype html") or head.startswith(b"<html"):
         return None
-    if any(pattern in content for pattern in _NATIVE_UNSAFE):
+    if b"\x00" in content or (b'"' in content and any(pattern in content for pattern in _QUOTE_BESIDE_SPACE)):
         return None
     n_cr = content.count(b"\r")
     if n_cr and (n_cr != content.count(b"\r\n") or n_cr < content.count(b"\n")):

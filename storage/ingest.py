@@ -30,6 +30,7 @@ import json
 import logging
 import zlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
@@ -104,7 +105,7 @@ class Response:
     file_name: str
     content: bytes
 
-    @property
+    @cached_property
     def sha256(self) -> str:
         return hashlib.sha256(self.content).hexdigest()
 
