@@ -174,12 +174,11 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
                    m.model, c.model AS model_raw, m.variant, m.population, NULL::VARCHAR AS model_tag, m.underlying,
                    c.setting, c.score, c.raw_value, c.metric, c.stderr, NULL::DOUBLE AS ci_low, NULL::DOUBLE AS ci_high,
                    c.n_items, c.model_release_date, c.knowledge_cutoff, c.evaluated_at::TIMESTAMPTZ AS evaluated_at,
-                   coalesce(d.reason, '') AS excluded_reason
+                   CASE WHEN c.rn > k.first_rn THEN d.reason ELSE '' END AS excluded_reason
             FROM _bw_csv_checked c
             JOIN _bw_csv_bench b ON b.b_id = c.b_id
             JOIN _bw_csv_models m ON m.m_id = c.m_id
             LEFT JOIN _bw_csv_canon k ON k.bm = b.mapped_id AND k.mm = m.mapped_id AND k.s_id = c.s_id
-                                     AND c.rn > k.first_rn
             LEFT JOIN _bw_csv_dupreasons d ON d.first_raw = k.first_raw AND d.mapped = m.mapped
             WHERE c.stage = 0
             ORDER BY c.rn""", {"id": snapshot_id, "source": SOURCE})
@@ -326,7 +325,7 @@ def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
         FROM _bw_csv_staged s
         LEFT JOIN (SELECT b_id, m_id, s_id, min(rn) AS first_rn FROM _bw_csv_staged WHERE first_stage = 0
                    GROUP BY ALL HAVING count(*) > 1) p
-               ON s.first_stage = 0 AND p.b_id = s.b_id AND p.m_id = s.m_id AND p.s_id = s.s_id""")
+               ON p.b_id = s.b_id AND p.m_id = s.m_id AND p.s_id = s.s_id""")   # equalities only: a hash join
     con.execute("DROP TABLE temp._bw_csv_staged")
     if not _one(con, "SELECT EXISTS (SELECT 1 FROM _bw_csv_checked WHERE stage = 0)")[0]:
         return None
@@ -411,8 +410,8 @@ def _canonical_duplicates(con: duckdb.DuckDBPyConnection) -> list[str]:
     dups = con.execute("""
         SELECT k.first_raw, m.mapped, c.model, c.rn
         FROM _bw_csv_checked c JOIN _bw_csv_bench b ON b.b_id = c.b_id JOIN _bw_csv_models m ON m.m_id = c.m_id
-        JOIN _bw_csv_canon k ON k.bm = b.mapped_id AND k.mm = m.mapped_id AND k.s_id = c.s_id AND c.rn > k.first_rn
-        WHERE c.stage = 0 ORDER BY c.rn""").fetchall()
+        JOIN _bw_csv_canon k ON k.bm = b.mapped_id AND k.mm = m.mapped_id AND k.s_id = c.s_id
+        WHERE c.stage = 0 AND c.rn > k.first_rn ORDER BY c.rn""").fetchall()
     pairs = list(dict.fromkeys((first_raw, mapped) for first_raw, mapped, _, _ in dups))
     _temp_table(con, "_bw_csv_dupreasons", pd.DataFrame({
         "first_raw": pd.Series([p[0] for p in pairs], dtype="object"),
