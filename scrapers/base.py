@@ -330,6 +330,15 @@ def reject_rows_json(rows: pd.DataFrame) -> list[str]:
     return shown.to_json(orient="records", lines=True, date_format="iso").splitlines()
 
 
+def json_fragments(values: pd.Series) -> list[str]:
+    """Each value as `reject_rows_json` writes it inside a row (the same writer on a column of the
+    same dtype), for callers that assemble the row JSON themselves."""
+    if not len(values):
+        return []
+    lines = values.to_frame("v").to_json(orient="records", lines=True, date_format="iso").splitlines()
+    return [line[len('{"v":'):-1] for line in lines]
+
+
 def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: str) -> ParsedSnapshot:
     """Conform frames, move bad rows to rejects, enforce the row floor.
 

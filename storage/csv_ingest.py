@@ -33,26 +33,30 @@ import pandas as pd
 
 from registry.identity import BENCHMARK_DEPENDENT_SOURCES
 from scrapers import csv as csv_format
-from scrapers.base import (REASON_DUPLICATE, reason_bad_n_items, reason_bad_stderr, reason_missing,
-                           reason_out_of_range, reject_rows_json)
+from scrapers.base import (REASON_DUPLICATE, json_fragments, reason_bad_n_items, reason_bad_stderr, reason_missing,
+                           reason_out_of_range)
 from scrapers.normalize import AmbiguousScale
 from common.units import percent_scale_from_counts
 from storage.db import quote_ident, registered_frame, transaction
 from storage.ingest import (IngestResult, Response, logged, canonical_duplicate_reason, canonical_duplicate_warning,
                             check_observed_after_release, compress_blobs, finish_snapshot, known_snapshot,
-                            parse_observed_at, snapshot_hash, store_blobs, store_rejects)
+                            parse_observed_at, snapshot_hash, store_blobs)
 from storage.registry_sync import NameMapper
 
 log = logging.getLogger("benchwatch.storage")
 
 SOURCE = "csv"
 MAX_COLUMNS = 1000          # a wider header is read by the pandas path
+# Text the JSON writer copies as it is (no quote, backslash, slash, control or non-ASCII character).
+SAFE_TEXT = "[0-9A-Za-z .,%+_-]*"
 NO_NULL = "\x00"            # DuckDB's NULL text: a NUL, which `native_layout` never lets through (cells stay text)
 # Reject stages in the order `validate` checks them (a row gets the first that applies).
 MISSING, UNKNOWN_METRIC, OUT_OF_RANGE, BAD_N_ITEMS, BAD_STDERR, DUPLICATE = 1, 2, 3, 4, 5, 7
 _TEMP = ("_bw_csv_raw", "_bw_csv_names", "_bw_csv_metrics", "_bw_csv_settings", "_bw_csv_dates",
          "_bw_csv_scorenum", "_bw_csv_senum", "_bw_csv_counts", "_bw_csv_rows", "_bw_csv_units", "_bw_csv_staged",
-         "_bw_csv_checked", "_bw_csv_bench", "_bw_csv_models", "_bw_csv_canon", "_bw_csv_dupreasons")
+         "_bw_csv_checked", "_bw_csv_bench", "_bw_csv_models", "_bw_csv_canon", "_bw_csv_dupreasons", "_bw_csv_rej",
+         "_bw_csv_jtext", "_bw_csv_jnum", "_bw_csv_jcount", "_bw_csv_jdate", "_bw_csv_rmissing", "_bw_csv_rvalue",
+         "_bw_csv_rcount", "_bw_csv_rejected")
 
 
 @dataclass(frozen=True)
@@ -161,7 +165,7 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
     bench["mapped_id"] = pd.factorize(bench["mapped"])[0]
     bench["shared"] = bench["mapped"].duplicated(keep=False)
     check_observed_after_release(con, list(bench["mapped"]), observed_at)
-    rows, reasons = _rejects(con)
+    n_rejects = _rejects(con)
     with transaction(con):
         snapshot_id = int(_one(con, "SELECT nextval('snapshot_id_seq')")[0])
         store_blobs(con, responses, now, compressed=compressed.result())
@@ -192,14 +196,18 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
             QUALIFY row_number() OVER (PARTITION BY c.model, c.model_release_date, c.knowledge_cutoff
                                        ORDER BY c.rn) = 1
             ORDER BY c.rn""", {"id": snapshot_id, "source": SOURCE, "observed": observed_at})
-        store_rejects(con, snapshot_id, SOURCE, responses[0].file_name, rows, reasons, now)
+        if n_rejects:
+            con.execute("""INSERT INTO rejects (snapshot_id, source, file_name, row_json, reason, created_at)
+                           SELECT $id, $source, $file, row_json, reason, $now FROM _bw_csv_rejected
+                           ORDER BY stage, rn""",
+                        {"id": snapshot_id, "source": SOURCE, "file": responses[0].file_name, "now": now})
         result = finish_snapshot(con, IngestResult(SOURCE, "new", snapshot_id, snapshot_hash(responses), n_kept, 0, 0,
-                                                   len(rows), warnings),
+                                                   n_rejects, warnings),
                                  responses, observed_at=observed_at, now=now, origin=origin,
                                  parser_version=parser_version, meta={"accuracy_unit": units})
-    if len(rows):
+    if n_rejects:
         logging.getLogger("benchwatch.scrapers").warning("[%s] %d row(s) rejected (kept in the rejects table)",
-                                                         SOURCE, len(rows))
+                                                         SOURCE, n_rejects)
     return logged(result)
 
 
@@ -337,48 +345,91 @@ def _unit_names(units: dict[str, bool]) -> dict[str, str]:
     return {bench: "percent" if pct else "proportion" for bench, pct in sorted(units.items())}
 
 
-def _rejects(con: duckdb.DuckDBPyConnection) -> tuple[list[str], list[str]]:
-    """(row JSON, reason) of every rejected row, in `validate`'s order: by stage, then file order."""
-    df = con.execute("""
-        SELECT stage, benchmark, model, setting, score, raw_value, metric, stderr, n_items, n_cell, unknown_reason,
+def _rejects(con: duckdb.DuckDBPyConnection) -> int:
+    """_bw_csv_rejected: (stage, rn, row JSON, reason) of every rejected row, as `validate` writes
+    them (its JSON writer, its reason functions), assembled in SQL from the JSON of each distinct
+    value. The number of rejected rows."""
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _bw_csv_rej AS
+        SELECT stage, rn, benchmark, model, setting, score, raw_value, metric, stderr, n_cell, unknown_reason,
+               CASE WHEN stage = {BAD_N_ITEMS} THEN NULL ELSE n_items END AS n_items,
                model_release_date, knowledge_cutoff, evaluated_at
-        FROM _bw_csv_checked WHERE stage > 0 ORDER BY stage, rn""").df()
-    if df.empty:
-        return [], []
+        FROM _bw_csv_checked WHERE stage > 0""")
+    n = _one(con, "SELECT count(*) FROM _bw_csv_rej")[0]
+    if not n:
+        return 0
 
-    def text(s: pd.Series) -> pd.Series:
-        return s.astype("object").where(s.notna(), None)
+    def fragments(name: str, sql: str, values, value_type: str) -> None:
+        """A table v -> f: the JSON of each distinct value (`values` makes the column `validate` had)."""
+        v = con.execute(sql).df()["v"]
+        frame = pd.DataFrame({"v": v, "f": pd.Series(json_fragments(values(v)), index=v.index, dtype="object")})
+        with registered_frame(con, frame) as rel:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(name)} AS "
+                        f"SELECT CAST(v AS {value_type}) AS v, CAST(f AS VARCHAR) AS f FROM {rel}")
 
-    def dates(s: pd.Series) -> pd.Series:
-        return pd.to_datetime(s).astype("datetime64[us]")
+    fragments("_bw_csv_jtext", """SELECT DISTINCT v FROM (SELECT benchmark AS v FROM _bw_csv_rej UNION ALL
+                                  SELECT model FROM _bw_csv_rej UNION ALL SELECT setting FROM _bw_csv_rej UNION ALL
+                                  SELECT metric FROM _bw_csv_rej UNION ALL SELECT raw_value FROM _bw_csv_rej
+                                  WHERE NOT regexp_full_match(raw_value, '{SAFE_TEXT}')) WHERE v IS NOT NULL""",
+              lambda v: v.astype("object"), "VARCHAR")
+    fragments("_bw_csv_jnum", """SELECT DISTINCT v FROM (SELECT score AS v FROM _bw_csv_rej UNION ALL
+                                 SELECT stderr FROM _bw_csv_rej) WHERE v IS NOT NULL""",
+              lambda v: v.astype("float64"), "DOUBLE")
+    fragments("_bw_csv_jcount", "SELECT DISTINCT n_items AS v FROM _bw_csv_rej WHERE n_items IS NOT NULL",
+              lambda v: pd.Series(pd.array(v.astype("object"), dtype="Int64"), index=v.index), "INTEGER")
+    fragments("_bw_csv_jdate", """SELECT DISTINCT v FROM (SELECT model_release_date AS v FROM _bw_csv_rej UNION ALL
+                                  SELECT knowledge_cutoff FROM _bw_csv_rej UNION ALL SELECT evaluated_at FROM _bw_csv_rej)
+                                  WHERE v IS NOT NULL""",
+              lambda v: pd.Series(pd.to_datetime(v).astype("datetime64[us]"), index=v.index), "TIMESTAMP")
+    # reasons: the missing fields by flags, value problems (rare rows) worded by validate's functions
+    missing = pd.DataFrame({"code": range(8), "reason": [
+        reason_missing(c for c, bit in (("benchmark", 4), ("model", 2), ("score", 1)) if k & bit) for k in range(8)]})
+    _temp_table(con, "_bw_csv_rmissing", missing)
+    values = con.execute(f"""SELECT rn, stage, score, metric, stderr FROM _bw_csv_rej
+                             WHERE stage IN ({OUT_OF_RANGE}, {BAD_STDERR})""").fetchall()
+    _temp_table(con, "_bw_csv_rvalue", pd.DataFrame({
+        "rn": pd.Series([r[0] for r in values], dtype="int64"),
+        "reason": pd.Series([reason_out_of_range(float(r[2]), r[3]) if r[1] == OUT_OF_RANGE
+                             else reason_bad_stderr(float(r[4])) for r in values], dtype="object")}))
+    cells = con.execute(f"SELECT DISTINCT n_cell FROM _bw_csv_rej WHERE stage = {BAD_N_ITEMS}").fetchall()
+    _temp_table(con, "_bw_csv_rcount", pd.DataFrame({
+        "cell": pd.Series([c[0] for c in cells], dtype="object"),
+        "reason": pd.Series([reason_bad_n_items(c[0]) for c in cells], dtype="object")}))
 
-    n = len(df)
-    shown = pd.DataFrame({
-        "benchmark": text(df["benchmark"]), "model": text(df["model"]), "setting": text(df["setting"]),
-        "score": df["score"].astype("float64"), "raw_value": text(df["raw_value"]), "metric": text(df["metric"]),
-        "stderr": df["stderr"].astype("float64"), "ci_low": np.full(n, np.nan), "ci_high": np.full(n, np.nan),
-        "n_items": pd.array(df["n_items"].astype("object").where(df["n_items"].notna() & (df["stage"] != BAD_N_ITEMS),
-                                                                 None), dtype="Int64"),
-        "model_release_date": dates(df["model_release_date"]), "knowledge_cutoff": dates(df["knowledge_cutoff"]),
-        "evaluated_at": dates(df["evaluated_at"]), "excluded_reason": "",
-        "model_tag": pd.Series([None] * n, dtype="object")})
-    reasons = np.full(n, REASON_DUPLICATE, dtype=object)
-    stage = df["stage"].to_numpy()
-    missing = stage == MISSING
-    if missing.any():
-        flags = (df["benchmark"].isna().to_numpy() * 4 + df["model"].isna().to_numpy() * 2
-                 + df["score"].isna().to_numpy())[missing]
-        words = [reason_missing(c for c, bit in (("benchmark", 4), ("model", 2), ("score", 1)) if k & bit)
-                 for k in range(8)]
-        reasons[missing] = np.array(words, dtype=object)[flags]
-    for code, reason in ((UNKNOWN_METRIC, lambda r: r.unknown_reason),
-                         (OUT_OF_RANGE, lambda r: reason_out_of_range(r.score, r.metric)),
-                         (BAD_N_ITEMS, lambda r: reason_bad_n_items(r.n_cell)),
-                         (BAD_STDERR, lambda r: reason_bad_stderr(r.stderr))):
-        at = stage == code
-        if at.any():     # value problems: rare rows, each worded by validate's own function
-            reasons[at] = [reason(r) for r in df[at].itertuples(index=False)]
-    return reject_rows_json(shown), list(reasons)
+    def text(col: str, alias: str) -> str:
+        return f"coalesce({alias}.f, 'null')"
+
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _bw_csv_rejected AS
+        SELECT r.stage, r.rn,
+               '{{"benchmark":' || {text('benchmark', 'jb')} || ',"model":' || {text('model', 'jm')}
+               || ',"setting":' || {text('setting', 'js')} || ',"score":' || coalesce(jx.f, 'null')
+               || ',"raw_value":' || CASE WHEN regexp_full_match(r.raw_value, '{SAFE_TEXT}') THEN '"' || r.raw_value || '"'
+                                          ELSE coalesce(jr.f, 'null') END
+               || ',"metric":' || {text('metric', 'jt')} || ',"stderr":' || coalesce(je.f, 'null')
+               || ',"ci_low":null,"ci_high":null,"n_items":' || coalesce(jn.f, 'null')
+               || ',"model_release_date":' || coalesce(d1.f, 'null') || ',"knowledge_cutoff":' || coalesce(d2.f, 'null')
+               || ',"evaluated_at":' || coalesce(d3.f, 'null') || ',"excluded_reason":"","model_tag":null}}' AS row_json,
+               CASE r.stage WHEN {MISSING} THEN rm.reason WHEN {UNKNOWN_METRIC} THEN r.unknown_reason
+                            WHEN {BAD_N_ITEMS} THEN rc.reason WHEN {DUPLICATE} THEN $duplicate
+                            ELSE rv.reason END AS reason
+        FROM _bw_csv_rej r
+        LEFT JOIN _bw_csv_jtext jb ON jb.v = r.benchmark
+        LEFT JOIN _bw_csv_jtext jm ON jm.v = r.model
+        LEFT JOIN _bw_csv_jtext js ON js.v = r.setting
+        LEFT JOIN _bw_csv_jtext jt ON jt.v = r.metric
+        LEFT JOIN _bw_csv_jtext jr ON jr.v = r.raw_value
+        LEFT JOIN _bw_csv_jnum jx ON CAST(jx.v AS VARCHAR) = CAST(r.score AS VARCHAR)
+        LEFT JOIN _bw_csv_jnum je ON CAST(je.v AS VARCHAR) = CAST(r.stderr AS VARCHAR)
+        LEFT JOIN _bw_csv_jcount jn ON jn.v = r.n_items
+        LEFT JOIN _bw_csv_jdate d1 ON d1.v = r.model_release_date
+        LEFT JOIN _bw_csv_jdate d2 ON d2.v = r.knowledge_cutoff
+        LEFT JOIN _bw_csv_jdate d3 ON d3.v = r.evaluated_at
+        LEFT JOIN _bw_csv_rmissing rm ON r.stage = {MISSING}
+             AND rm.code = (r.benchmark IS NULL)::INT * 4 + (r.model IS NULL)::INT * 2 + (r.score IS NULL)::INT
+        LEFT JOIN _bw_csv_rvalue rv ON rv.rn = r.rn
+        LEFT JOIN _bw_csv_rcount rc ON rc.cell = r.n_cell""", {"duplicate": REASON_DUPLICATE})
+    return int(n)
 
 
 def _model_table(con: duckdb.DuckDBPyConnection, mapper: NameMapper, snapshot_id: int) -> None:
