@@ -54,6 +54,7 @@ NO_NULL = "\x00"            # DuckDB's NULL text: a NUL, which `native_layout` n
 MISSING, UNKNOWN_METRIC, OUT_OF_RANGE, BAD_N_ITEMS, BAD_STDERR, DUPLICATE = 1, 2, 3, 4, 5, 7
 _TEMP = ("_bw_csv_raw", "_bw_csv_names", "_bw_csv_metrics", "_bw_csv_settings", "_bw_csv_dates",
          "_bw_csv_scorenum", "_bw_csv_senum", "_bw_csv_counts", "_bw_csv_rows", "_bw_csv_units", "_bw_csv_staged",
+         "_bw_csv_repeats",
          "_bw_csv_checked", "_bw_csv_bench", "_bw_csv_models", "_bw_csv_canon", "_bw_csv_dupreasons", "_bw_csv_rej",
          "_bw_csv_jtext", "_bw_csv_jnum", "_bw_csv_jcount", "_bw_csv_jdate", "_bw_csv_rmissing", "_bw_csv_rvalue",
          "_bw_csv_rcount", "_bw_csv_rejected")
@@ -326,15 +327,20 @@ def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
         FROM valued"""
     con.execute(f"CREATE OR REPLACE TEMP TABLE _bw_csv_staged AS {staged}")
     # a second row of one (benchmark, model, setting): rejected (the first row is kept)
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _bw_csv_checked AS
-        SELECT s.* EXCLUDE (first_stage),
-               CASE WHEN s.first_stage = 0 AND s.rn > p.first_rn THEN {DUPLICATE} ELSE s.first_stage END AS stage
-        FROM _bw_csv_staged s
-        LEFT JOIN (SELECT b_id, m_id, s_id, min(rn) AS first_rn FROM _bw_csv_staged WHERE first_stage = 0
-                   GROUP BY ALL HAVING count(*) > 1) p
-               ON p.b_id = s.b_id AND p.m_id = s.m_id AND p.s_id = s.s_id""")   # equalities only: a hash join
-    con.execute("DROP TABLE temp._bw_csv_staged")
+    con.execute("""CREATE OR REPLACE TEMP TABLE _bw_csv_repeats AS
+                   SELECT b_id, m_id, s_id, min(rn) AS first_rn FROM _bw_csv_staged WHERE first_stage = 0
+                   GROUP BY ALL HAVING count(*) > 1""")
+    if not _one(con, "SELECT count(*) FROM _bw_csv_repeats")[0]:     # no repeated key: the stages stand
+        con.execute("ALTER TABLE _bw_csv_staged RENAME COLUMN first_stage TO stage")
+        con.execute("ALTER TABLE _bw_csv_staged RENAME TO _bw_csv_checked")
+    else:
+        con.execute(f"""
+            CREATE OR REPLACE TEMP TABLE _bw_csv_checked AS
+            SELECT s.* EXCLUDE (first_stage),
+                   CASE WHEN s.first_stage = 0 AND s.rn > p.first_rn THEN {DUPLICATE} ELSE s.first_stage END AS stage
+            FROM _bw_csv_staged s
+            LEFT JOIN _bw_csv_repeats p ON p.b_id = s.b_id AND p.m_id = s.m_id AND p.s_id = s.s_id""")
+        con.execute("DROP TABLE temp._bw_csv_staged")   # joined on equalities only: a hash join
     if not _one(con, "SELECT EXISTS (SELECT 1 FROM _bw_csv_checked WHERE stage = 0)")[0]:
         return None
     return _unit_names(units)
@@ -396,17 +402,14 @@ def _rejects(con: duckdb.DuckDBPyConnection) -> int:
         "cell": pd.Series([c[0] for c in cells], dtype="object"),
         "reason": pd.Series([reason_bad_n_items(c[0]) for c in cells], dtype="object")}))
 
-    def text(col: str, alias: str) -> str:
-        return f"coalesce({alias}.f, 'null')"
-
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _bw_csv_rejected AS
         SELECT r.stage, r.rn,
-               '{{"benchmark":' || {text('benchmark', 'jb')} || ',"model":' || {text('model', 'jm')}
-               || ',"setting":' || {text('setting', 'js')} || ',"score":' || coalesce(jx.f, 'null')
+               '{{"benchmark":' || coalesce(jb.f, 'null') || ',"model":' || coalesce(jm.f, 'null')
+               || ',"setting":' || coalesce(js.f, 'null') || ',"score":' || coalesce(jx.f, 'null')
                || ',"raw_value":' || CASE WHEN regexp_full_match(r.raw_value, '{SAFE_TEXT}') THEN '"' || r.raw_value || '"'
                                           ELSE coalesce(jr.f, 'null') END
-               || ',"metric":' || {text('metric', 'jt')} || ',"stderr":' || coalesce(je.f, 'null')
+               || ',"metric":' || coalesce(jt.f, 'null') || ',"stderr":' || coalesce(je.f, 'null')
                || ',"ci_low":null,"ci_high":null,"n_items":' || coalesce(jn.f, 'null')
                || ',"model_release_date":' || coalesce(d1.f, 'null') || ',"knowledge_cutoff":' || coalesce(d2.f, 'null')
                || ',"evaluated_at":' || coalesce(d3.f, 'null') || ',"excluded_reason":"","model_tag":null}}' AS row_json,
