@@ -222,6 +222,9 @@ def new_database(path: str | os.PathLike) -> Iterator[NewDatabase]:
                 except FileExistsError:
                     if not failed:
                         raise
+                except OSError:       # a file system without hard links: a rename, if the path is still free
+                    if not target.exists():
+                        os.rename(new.path, target)
         finally:
             for leftover in (new.path, wal):
                 leftover.unlink(missing_ok=True)
