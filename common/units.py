@@ -101,10 +101,16 @@ def percent_scale(values: pd.Series, *, percent_signs: bool = False) -> bool:
     """
     x = pd.to_numeric(values, errors="coerce").astype("float64")
     valid = x[np.isfinite(x) & (x >= 0.0) & (x <= 100.0)]
+    return percent_scale_from_counts(int((valid > 1.0).sum()), int(((valid > 0.0) & (valid <= 1.0)).sum()),
+                                     percent_signs=percent_signs)
+
+
+def percent_scale_from_counts(above: int, below: int, *, percent_signs: bool = False) -> bool:
+    """`percent_scale` from its counts: `above` valid values in (1, 100], `below` in (0, 1].
+
+    For callers that count in SQL (the CSV ingest) instead of holding the column."""
     if percent_signs:
         return True
-    above = int((valid > 1.0).sum())
-    below = int(((valid > 0.0) & (valid <= 1.0)).sum())
     if above == 0:
         return False
     if above >= below:

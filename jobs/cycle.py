@@ -19,11 +19,15 @@ import scrapers
 from common.time import to_utc, utcnow
 from scrapers.base import ParsedSnapshot, ScrapeError
 from scrapers.http import FetchResult, Fetcher, FileRefused, ReplayFetcher, fetch_source, read_capped
-from storage import db
+from storage import db, lake
 from storage.ingest import (IngestResult, known_snapshot, parse_observed_at, record_fetches, Response,
                             store_blobs, store_snapshot)
 from storage.reads import previous_validators
 from storage.registry_sync import connect_synced
+from storage.csv_ingest import FileStamp, ingest_csv
+from scrapers.csv import CsvLayout, native_layout
+
+CSV_SOURCE = "csv"     # the generic long-format CSV: read and validated inside DuckDB when it can be
 
 log = logging.getLogger("benchwatch.jobs")
 
@@ -35,21 +39,30 @@ def new_run_id() -> str:
 
 
 def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.PathLike, *,
-                aux_paths: Sequence[str | os.PathLike] = (), observed_at: datetime | str | None = None) -> IngestResult:
+                aux_paths: Sequence[str | os.PathLike] = (), observed_at: datetime | str | None = None,
+                native: bool = True) -> IngestResult:
     """Parse a saved copy of a source's response and store it as a snapshot.
 
-    Raises ScrapeError (database untouched) when the file cannot be parsed.
+    Raises ScrapeError (database untouched) when the file cannot be parsed. A `csv` file is read
+    and validated inside DuckDB (`storage.csv_ingest`) when that path reproduces the pandas one
+    exactly; `native=False` forces the pandas path (the reference its tests compare against).
     """
     scraper = scrapers.get(source)
     primary = Path(path)
     when = parse_observed_at(observed_at)    # refuses empty, unparseable and future dates (IngestRefused)
     try:   # at most the HTTP layer's size cap, regular files only
+        stamp = FileStamp.of(primary)
         responses = [Response(primary.name, read_capped(primary))]
         responses += [Response(Path(p).name, read_capped(p)) for p in aux_paths]
     except FileRefused as exc:
         raise ScrapeError(source, f"refused: {exc}") from exc
     except OSError as exc:
         raise ScrapeError(source, f"cannot read {exc.filename}: {exc.strerror}") from exc
+    layout = native_layout(responses[0].content) if native and source == CSV_SOURCE and not aux_paths else None
+    if layout is not None:
+        result = _ingest_csv(db_path, primary, stamp, layout, responses, when, scraper.parser_version)
+        if result is not None:
+            return result
     parsed = scraper.parse_checked(responses[0].content, fetched_at=when,
                                    aux={r.file_name: r.content for r in responses[1:]},
                                    filename=responses[0].file_name)
@@ -57,10 +70,47 @@ def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.P
         result = store_snapshot(con, parsed, responses, observed_at=when, origin="ingest",
                                 parser_version=scraper.parser_version)
         if result.status == "new":
-            record_fetches(con, pd.DataFrame([{
-                "source": source, "url": f"file://{primary.resolve()}", "started_at": when, "finished_at": utcnow(),
-                "status": "ok", "bytes": len(responses[0].content), "sha256": result.sha256}]))
+            _record_ingest(con, source, primary, responses[0], when, result)
     return result
+
+
+def _ingest_csv(db_path: str | os.PathLike | None, primary: Path, stamp: FileStamp, layout: CsvLayout,
+                responses: list[Response], when: datetime, parser_version: int) -> IngestResult | None:
+    """`storage.csv_ingest` into the database; None when the pandas path must read the file (nothing
+    written). A database that does not exist yet is created beside its path and put in place only
+    when the file was stored: a file that fails creates nothing, as on the pandas path (which
+    parses before it opens the database)."""
+    def store(con) -> IngestResult | None:
+        result = ingest_csv(con, primary, stamp, layout, responses, observed_at=when, origin="ingest",
+                            parser_version=parser_version)
+        if result is not None and result.status == "new":
+            _record_ingest(con, CSV_SOURCE, primary, responses[0], when, result)
+        return result
+
+    url = str(db_path or db.default_path())
+    target = Path(url)
+    if not lake.is_lake_url(url) and not target.exists():   # a lake catalog is never "created" by a file
+        try:
+            with db.new_database(target) as new:
+                try:
+                    with connect_synced(new.path) as con:
+                        result = store(con)
+                except BaseException:    # past parsing (a refused date, …): the pandas path had opened it too
+                    new.keep()
+                    raise
+                if result is not None:
+                    new.keep()
+            return result
+        except FileExistsError:      # another process created it meanwhile: store into that one
+            pass
+    with connect_synced(url) as con:
+        return store(con)
+
+
+def _record_ingest(con, source: str, primary: Path, response: Response, when: datetime, result: IngestResult) -> None:
+    record_fetches(con, pd.DataFrame([{
+        "source": source, "url": f"file://{primary.resolve()}", "started_at": when, "finished_at": utcnow(),
+        "status": "ok", "bytes": len(response.content), "sha256": result.sha256}]))
 
 
 def replay_dir_problem(path: str | os.PathLike | None, sources: Sequence[str] | None = None) -> str | None:

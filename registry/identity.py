@@ -55,7 +55,7 @@ import pandas as pd
 
 from registry import alias_key
 
-__all__ = ["POPULATIONS", "MODELS", "SYSTEMS", "SYSTEMS_PER_MODEL", "Identity", "identify", "identify_frame",
+__all__ = ["BENCHMARK_DEPENDENT_SOURCES", "POPULATIONS", "MODELS", "SYSTEMS", "SYSTEMS_PER_MODEL", "Identity", "identify", "identify_frame",
            "split_variant", "model_tags"]
 
 MODELS = "models"
@@ -91,6 +91,8 @@ SOURCE_RULES["aider_edit"] = SOURCE_RULES["aider_polyglot"]
 _AIDER_PAIR = re.compile(r"\s\+\s")
 _MODEL_TAG = re.compile(r"^\s*Model:\s*(.+?)\s*$", re.I)
 BASH_ONLY = "swebench_bash_only"
+# Sources whose rows' identity depends on the benchmark too (elsewhere on the name and tag alone).
+BENCHMARK_DEPENDENT_SOURCES = frozenset({"swebench"})
 
 
 @dataclass(frozen=True)

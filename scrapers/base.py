@@ -289,12 +289,54 @@ class Scraper:
         return validate(self.name, parsed, min_rows=self.min_rows, produces=self.produces)
 
 
-def _bad_counts(values: pd.Series) -> pd.Series:
+def bad_counts(values: pd.Series) -> pd.Series:
     """Non-missing `n_items` cells that are not a whole number in [1, N_ITEMS_MAX] (the DB column is INTEGER)."""
     present = values.notna() & ~values.map(lambda v: isinstance(v, str) and not v.strip())
     n = pd.to_numeric(values, errors="coerce").astype("float64")
     ok = np.isfinite(n) & (n >= 1) & (n <= N_ITEMS_MAX) & (np.floor(n) == n)
     return present & ~ok
+
+
+# The reasons a score row is rejected for, in the order `validate` checks them (a row gets the
+# first that applies). One definition: the CSV ingest that validates in SQL (storage.csv_ingest)
+# words its rejects with the same functions.
+def reason_missing(columns) -> str:
+    return "missing mandatory field(s): " + ", ".join(columns)
+
+
+def reason_unknown_metric(metric: str) -> str:
+    return f"unknown metric kind {metric!r}"
+
+
+def reason_out_of_range(score: float, metric: str) -> str:
+    return f"score {score!r} outside the range of metric {metric!r} {METRIC_RANGES[metric]}"
+
+
+def reason_bad_n_items(value: str) -> str:
+    return f"n_items {value} is not a whole number in [1, {N_ITEMS_MAX}]"
+
+
+def reason_bad_stderr(value: float) -> str:
+    return f"stderr {value!r} is negative or not finite"
+
+
+REASON_BAD_CI = "CI bound not finite"
+REASON_DUPLICATE = "duplicate (benchmark, model, setting) in one response; first row kept"
+
+
+def reject_rows_json(rows: pd.DataFrame) -> list[str]:
+    """The `rejects.row_json` of conformed score rows: one JSON object per row (pandas' writer)."""
+    shown = rows.drop(columns=[c for c in rows.columns if c.startswith("_")])
+    return shown.to_json(orient="records", lines=True, date_format="iso").splitlines()
+
+
+def json_fragments(values: pd.Series) -> list[str]:
+    """Each value as `reject_rows_json` writes it inside a row (the same writer on a column of the
+    same dtype), for callers that assemble the row JSON themselves."""
+    if not len(values):
+        return []
+    lines = values.to_frame("v").to_json(orient="records", lines=True, date_format="iso").splitlines()
+    return [line[len('{"v":'):-1] for line in lines]
 
 
 def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: str) -> ParsedSnapshot:
@@ -306,7 +348,7 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
     whole number in [1, 2^31 - 1], and a second row for one (benchmark, model, setting).
     """
     raw = parsed.scores.reset_index(drop=True)
-    bad_n = _bad_counts(raw["n_items"]) if "n_items" in raw.columns else pd.Series(False, index=raw.index)
+    bad_n = bad_counts(raw["n_items"]) if "n_items" in raw.columns else pd.Series(False, index=raw.index)
     bad_n_values = raw["n_items"][bad_n].tolist() if bad_n.any() else []
     if bad_n.any():
         raw = raw.copy()
@@ -325,31 +367,27 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
         if mask.any():
             bad = scores[mask]
             reasons = reason(bad) if callable(reason) else [reason] * len(bad)
-            shown = bad.drop(columns=[c for c in bad.columns if c.startswith("_")])
-            rejects.append(pd.DataFrame({"row": shown.to_json(orient="records", lines=True, date_format="iso").splitlines(),
-                                         "reason": list(reasons)}))
+            rejects.append(pd.DataFrame({"row": reject_rows_json(bad), "reason": list(reasons)}))
             scores = scores[~mask].reset_index(drop=True)
 
     missing = scores[list(MANDATORY_SCORE_COLUMNS)].isna().any(axis=1)
-    move(missing, lambda b: ["missing mandatory field(s): " + ", ".join(c for c in MANDATORY_SCORE_COLUMNS if pd.isna(r[c]))
+    move(missing, lambda b: [reason_missing(c for c in MANDATORY_SCORE_COLUMNS if pd.isna(r[c]))
                              for _, r in b.iterrows()])
     unknown_metric = ~scores["metric"].isin(list(METRIC_RANGES))
-    move(unknown_metric, lambda b: [f"unknown metric kind {m!r}" for m in b["metric"]])
+    move(unknown_metric, lambda b: [reason_unknown_metric(m) for m in b["metric"]])
     lo = scores["metric"].map(lambda m: METRIC_RANGES[m][0]).astype("float64")
     hi = scores["metric"].map(lambda m: METRIC_RANGES[m][1]).astype("float64")
     out_of_range = (scores["score"] < lo) | (scores["score"] > hi) | ~np.isfinite(scores["score"])
-    move(out_of_range, lambda b: [f"score {s!r} outside the range of metric {m!r} {METRIC_RANGES[m]}"
-                                  for s, m in zip(b["score"], b["metric"])])
-    move(scores["_bad_n"], lambda b: [f"n_items {v} is not a whole number in [1, {N_ITEMS_MAX}]"
-                                      for v in b["_bad_n_value"]])
+    move(out_of_range, lambda b: [reason_out_of_range(s, m) for s, m in zip(b["score"], b["metric"])])
+    move(scores["_bad_n"], lambda b: [reason_bad_n_items(v) for v in b["_bad_n_value"]])
     bad_se = scores["stderr"].notna() & ((scores["stderr"] < 0) | ~np.isfinite(scores["stderr"]))
-    move(bad_se, lambda b: [f"stderr {v!r} is negative or not finite" for v in b["stderr"]])
+    move(bad_se, lambda b: [reason_bad_stderr(v) for v in b["stderr"]])
     bad_ci = pd.Series(False, index=scores.index)
     for col in ("ci_low", "ci_high"):
         bad_ci |= scores[col].notna() & ~np.isfinite(scores[col])
-    move(bad_ci, "CI bound not finite")
+    move(bad_ci, REASON_BAD_CI)
     dup = scores.duplicated(["benchmark", "model", "setting"], keep="first")
-    move(dup, "duplicate (benchmark, model, setting) in one response; first row kept")
+    move(dup, REASON_DUPLICATE)
 
     parsed.scores = scores.drop(columns=["_bad_n", "_bad_n_value"])
     parsed.items = conform(parsed.items, ITEM_COLUMNS)

@@ -13,18 +13,22 @@ fails the whole file with a ScrapeError naming the column and benchmark. Other m
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Mapping
 
+import numpy as np
 import pandas as pd
 
-from scrapers.base import ParsedSnapshot, Scraper
-from scrapers.normalize import AmbiguousScale, clean_name, parse_date, percent_scale
+from scrapers.base import SCORE_COLUMNS, ParsedSnapshot, Scraper, bad_counts, conform, reason_unknown_metric
+from scrapers.normalize import METRIC_RANGES, AmbiguousScale, clean_name, parse_date, percent_scale
 
 REQUIRED = ("model", "benchmark", "score")
 # accuracy-like metrics whose unit the file does not declare (scale decided per benchmark)
 UNDECLARED_SCALE = {"", "accuracy", "pass@1", "resolved", "win_rate"}
 ACCURACY_METRICS = UNDECLARED_SCALE | {"proportion", "percent"}
+OPTIONAL = ("n_items", "stderr", "metric", "evaluated_at", "model_release_date", "knowledge_cutoff", "setting")
+DATE_COLUMNS = ("evaluated_at", "model_release_date", "knowledge_cutoff")
 
 
 def _clean_names(names: pd.Series) -> pd.Series:
@@ -83,3 +87,105 @@ class CsvScraper(Scraper):
                 out[col] = df[col].map(parse_date)
         parsed.scores = out
         return parsed
+
+
+# --- the same reading, cell by distinct cell, for the CSV ingest that parses in DuckDB ------------
+# storage.csv_ingest reads the file with DuckDB's CSV reader (every cell as text) and validates
+# in SQL; whatever depends on a cell's text in Python terms (names, metric kinds, dates, numbers
+# that are not plain decimals) is computed here once per *distinct* cell and joined back.
+
+# A text that Python's and DuckDB's readers turn into the same double: plain decimal digits of
+# at most 15 significant figures (exact integer / exact power of ten: correctly rounded by
+# both). Anything else (signs, exponents, inf, spaces, words) goes through `numbers`.
+PLAIN_DECIMAL = r"^([0-9]{1,15}(\.[0-9]*)?|\.[0-9]{1,15})$"
+PLAIN_DECIMAL_MAX_LEN = 16
+PLAIN_COUNT = r"^[0-9]{1,9}$"      # an n_items cell DuckDB may cast to INTEGER itself (< N_ITEMS_MAX)
+# What the fast read cannot reproduce exactly: a quote with a space beside it (DuckDB drops the
+# spaces after a closing quote), NUL bytes (plain substring scans: a regex over 40 MB takes seconds).
+_QUOTE_BESIDE_SPACE = (b' "', b'\t"', b'" ', b'"\t')
+
+
+@dataclass(frozen=True)
+class CsvLayout:
+    """Where the columns this source reads are, by the header line (0-based cell positions)."""
+
+    n_cells: int
+    columns: dict[str, int]
+
+
+def native_layout(content: bytes) -> CsvLayout | None:
+    """The header of a file the DuckDB read reproduces exactly, or None (read it with pandas).
+
+    None for anything unusual — a quoted header, a missing required column, duplicate names,
+    text that is not UTF-8, an HTML page, quotes beside spaces, mixed line endings: the pandas
+    path then reads it, and words any error exactly as before.
+    """
+    head = content[:512].lstrip().lower()
+    if head.startswith(b"<!doctype html") or head.startswith(b"<html"):
+        return None
+    if b"\x00" in content or (b'"' in content and any(pattern in content for pattern in _QUOTE_BESIDE_SPACE)):
+        return None
+    n_cr = content.count(b"\r")
+    if n_cr and (n_cr != content.count(b"\r\n") or n_cr < content.count(b"\n")):
+        return None                       # only all-CRLF or all-LF files
+    if not content.isascii():
+        try:
+            content.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    end = content.find(b"\n")
+    first = content[:end if end >= 0 else len(content)].rstrip(b"\r").decode("utf-8")
+    first = first.removeprefix("\ufeff")
+    if not first.strip() or '"' in first:
+        return None
+    names = [c.strip().lower() for c in first.split(",")]
+    wanted = REQUIRED + OPTIONAL
+    if any(names.count(n) > 1 for n in wanted) or any(c not in names for c in REQUIRED):
+        return None
+    return CsvLayout(len(names), {n: names.index(n) for n in wanted if n in names})
+
+
+def metric_table(cells: pd.Series) -> pd.DataFrame:
+    """Per distinct metric cell: the stored metric, whether it is accuracy-like, whether its unit is
+    undeclared, declared percent, its range, and the reject reason of an unknown kind."""
+    metric = cells.str.strip().str.lower()
+    accuracy = metric.isin(ACCURACY_METRICS)
+    stored = metric.where(~accuracy, "proportion")
+    known = stored.isin(list(METRIC_RANGES))
+    return pd.DataFrame({
+        "cell": cells, "metric": stored, "accuracy": accuracy, "undeclared": metric.isin(UNDECLARED_SCALE),
+        "declared_percent": metric.eq("percent") & accuracy,
+        "lo": [METRIC_RANGES[m][0] if k else np.nan for m, k in zip(stored, known)],
+        "hi": [METRIC_RANGES[m][1] if k else np.nan for m, k in zip(stored, known)],
+        "unknown_reason": [None if k else reason_unknown_metric(m) for m, k in zip(stored, known)]})
+
+
+def score_numbers(cells: pd.Series) -> pd.Series:
+    """A score cell's number as `parse` reads it ('%' removed, spaces stripped; NaN if none)."""
+    return pd.to_numeric(cells.str.replace("%", "", regex=False).str.strip(), errors="coerce").astype("float64")
+
+
+def stderr_numbers(cells: pd.Series) -> pd.Series:
+    return pd.to_numeric(cells, errors="coerce").astype("float64")
+
+
+def count_table(cells: pd.Series) -> pd.DataFrame:
+    """Per distinct n_items cell: whether `validate` rejects it, and the count it stores (NA if none)."""
+    bad = bad_counts(cells)
+    kept = pd.to_numeric(cells.astype("object").where(~bad, None), errors="coerce").astype("Int64")
+    return pd.DataFrame({"cell": cells, "bad": bad.to_numpy(), "value": kept})
+
+
+def date_table(cells: pd.Series) -> pd.DataFrame:
+    """Per distinct date cell: the naive UTC timestamp `parse` and `validate` make of it (NaT if none)."""
+    parsed = conform(pd.DataFrame({"evaluated_at": cells.map(parse_date)}), {"evaluated_at": SCORE_COLUMNS["evaluated_at"]})
+    return pd.DataFrame({"cell": cells.to_numpy(), "value": parsed["evaluated_at"].to_numpy()})
+
+
+def name_table(cells: pd.Series) -> pd.DataFrame:
+    """Per distinct name cell: the cleaned name (None when the cell is empty or a missing token)."""
+    return pd.DataFrame({"cell": cells, "name": [clean_name(c) for c in cells]})
+
+
+def setting_table(cells: pd.Series) -> pd.DataFrame:
+    return pd.DataFrame({"cell": cells, "setting": cells.str.strip()})

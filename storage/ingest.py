@@ -30,6 +30,7 @@ import json
 import logging
 import zlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
@@ -104,7 +105,7 @@ class Response:
     file_name: str
     content: bytes
 
-    @property
+    @cached_property
     def sha256(self) -> str:
         return hashlib.sha256(self.content).hexdigest()
 
@@ -229,29 +230,59 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
             insert_frame(con, "model_dates", claims)
 
         rejects = parsed.rejects
-        if len(rejects):
-            rj = pd.DataFrame({"snapshot_id": snapshot_id, "source": source,
-                               "file_name": responses[0].file_name, "row_json": rejects["row"],
-                               "reason": rejects["reason"], "created_at": now})
-            insert_frame(con, "rejects", rj)
+        store_rejects(con, snapshot_id, source, responses[0].file_name, rejects["row"], rejects["reason"], now)
 
-        held_reason = shrink_reason(con, source, snapshot_id, observed_at)
-        all_warnings = list(parsed.warnings) + warnings
-        con.execute(
-            """INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, last_seen,
-                                      origin, parser_version, n_scores, n_items, n_models, n_rejects, warnings, meta,
-                                      status, held_reason)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            [snapshot_id, source, sha, [r.sha256 for r in responses], [r.file_name for r in responses],
-             observed_at, now, now, origin, parser_version, len(sc), len(items), len(parsed.models),
-             len(rejects), all_warnings, json.dumps(parsed.meta, default=str),
-             "held" if held_reason else "ok", held_reason or None])
-    if held_reason:
-        log.warning("[%s] snapshot %d held by the shrink guard: %s", source, snapshot_id, held_reason)
-    result = IngestResult(source, "new", snapshot_id, sha, len(sc), len(items), len(parsed.models),
-                          len(rejects), all_warnings, held_reason=held_reason)
+        result = finish_snapshot(con, IngestResult(source, "new", snapshot_id, sha, len(sc), len(items),
+                                                   len(parsed.models), len(rejects), list(parsed.warnings) + warnings),
+                                 responses, observed_at=observed_at, now=now, origin=origin,
+                                 parser_version=parser_version, meta=parsed.meta)
+    return logged(result)
+
+
+def finish_snapshot(con: duckdb.DuckDBPyConnection, result: IngestResult, responses: Sequence[Response], *,
+                    observed_at: datetime, now: datetime, origin: str, parser_version: int,
+                    meta: dict) -> IngestResult:
+    """The snapshot's own row, written last in its transaction (its rows are in: the shrink guard
+    compares their counts); `result` gains the held reason."""
+    held_reason = shrink_reason(con, result.source, result.snapshot_id, observed_at)
+    con.execute(
+        """INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, last_seen,
+                                  origin, parser_version, n_scores, n_items, n_models, n_rejects, warnings, meta,
+                                  status, held_reason)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        [result.snapshot_id, result.source, result.sha256, [r.sha256 for r in responses],
+         [r.file_name for r in responses], observed_at, now, now, origin, parser_version, result.n_scores,
+         result.n_items, result.n_models, result.n_rejects, result.warnings, json.dumps(meta, default=str),
+         "held" if held_reason else "ok", held_reason or None])
+    result.held_reason = held_reason
+    return result
+
+
+def logged(result: IngestResult) -> IngestResult:
+    """`result`, logged (a warning when the shrink guard held it)."""
+    if result.held_reason:
+        log.warning("[%s] snapshot %d held by the shrink guard: %s", result.source, result.snapshot_id,
+                    result.held_reason)
     log.info("%s", result.summary())
     return result
+
+
+def store_rejects(con: duckdb.DuckDBPyConnection, snapshot_id: int, source: str, file_name: str,
+                  rows: Sequence[str], reasons: Sequence[str], now: datetime) -> None:
+    """The rejected rows of a snapshot (row as JSON, reason), in the order validation found them."""
+    if len(rows):
+        insert_frame(con, "rejects", pd.DataFrame({"snapshot_id": snapshot_id, "source": source, "file_name": file_name,
+                                                   "row_json": rows, "reason": reasons, "created_at": now}))
+
+
+def canonical_duplicate_reason(first_raw: str, canonical: str) -> str:
+    """excluded_reason of a row whose name maps to the (benchmark, model, setting) of an earlier row."""
+    return f"duplicate of model {first_raw!r} after name mapping (both map to {canonical!r}); first row used"
+
+
+def canonical_duplicate_warning(n: int, raw: str, canonical: str) -> str:
+    return (f"{n} row(s) name a model already in this snapshot after alias mapping "
+            f"(e.g. {raw!r} = {canonical!r}); stored, excluded from the analysis")
 
 
 def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: pd.Series) -> tuple[pd.Series, list[str]]:
@@ -267,10 +298,9 @@ def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: p
         for i in dup[dup].index:
             k = key.loc[i]
             j = first[(first["b"] == k["b"]) & (first["m"] == k["m"]) & (first["s"] == k["s"])].index[0]
-            excluded[i] = f"duplicate of model {raw[j]!r} after name mapping (both map to {k['m']!r}); first row used"
-        warnings.append(f"{int(dup.sum())} row(s) name a model already in this snapshot after alias mapping "
-                        f"(e.g. {raw[dup[dup].index[0]]!r} = {key.loc[dup[dup].index[0], 'm']!r}); "
-                        "stored, excluded from the analysis")
+            excluded[i] = canonical_duplicate_reason(raw[j], k["m"])
+        warnings.append(canonical_duplicate_warning(int(dup.sum()), raw[dup[dup].index[0]],
+                                                    key.loc[dup[dup].index[0], "m"]))
     return excluded, warnings
 
 
@@ -356,13 +386,28 @@ def _date_claims(parsed: ParsedSnapshot, mapper: NameMapper, source: str, snapsh
     return claims
 
 
-def store_blobs(con: duckdb.DuckDBPyConnection, responses: Sequence[Response], now: datetime | None = None) -> None:
-    """Keep raw bytes by SHA-256 (also for responses that failed to parse, for re-parsing later)."""
+BLOB_ZLIB_LEVEL = 6
+# Above this size (a large file given to `benchwatch ingest`, never a scraped page) zlib's fastest
+# level: level 6 took as long as the rest of a 1M-row ingest for ~15% less space.
+LARGE_BLOB_BYTES = 8 * 1024 * 1024
+LARGE_BLOB_ZLIB_LEVEL = 1
+
+
+def compress_blobs(responses: Sequence[Response]) -> list[bytes]:
+    """The stored form of each response's bytes (zlib releases the GIL: callers may run it in a thread)."""
+    return [zlib.compress(r.content, LARGE_BLOB_ZLIB_LEVEL if len(r.content) > LARGE_BLOB_BYTES else BLOB_ZLIB_LEVEL)
+            for r in responses]
+
+
+def store_blobs(con: duckdb.DuckDBPyConnection, responses: Sequence[Response], now: datetime | None = None, *,
+                compressed: Sequence[bytes] | None = None) -> None:
+    """Keep raw bytes by SHA-256 (also for responses that failed to parse, for re-parsing later).
+    `compressed`: `compress_blobs(responses)` when the caller already has it."""
     blob_df = pd.DataFrame({
         "sha256": [r.sha256 for r in responses],
         "size": [len(r.content) for r in responses],
         "compression": "zlib",
-        "content": [zlib.compress(r.content, 6) for r in responses],
+        "content": list(compressed) if compressed is not None else compress_blobs(responses),
         "first_seen": now or datetime.now(timezone.utc),
     }).drop_duplicates("sha256")
     insert_frame(con, "blobs", blob_df, skip_existing="sha256")

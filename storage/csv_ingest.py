@@ -1,0 +1,476 @@
+"""Ingest of the generic `csv` source inside DuckDB: read, validate and store without a row in Python.
+
+The pandas path (`CsvScraper.parse_checked` then `store_snapshot`) turns every cell into a
+Python object several times; a million-row file took half a minute. Here DuckDB's CSV reader
+loads the file (every cell as text) into a temporary table of the writer's connection, the
+checks of `scrapers.base.validate` run as SQL (one reject stage per row, duplicates by a
+window), and the rows go to `scores` with one INSERT … SELECT. What depends on a cell's text
+in Python terms (cleaned names, metric kinds, dates, numbers that are not plain decimals,
+alias and identity resolution) is computed once per *distinct* cell by the scraper's own
+functions (`scrapers.csv`) and joined back from a small table.
+
+Same result as the pandas path, row for row (tests/test_csv_ingest.py compares them): the
+same stored rows, rejects in the same order with the same reasons and row JSON, the same
+snapshot row. Whenever this path cannot promise that, `ingest_csv` returns None before writing
+anything and the caller takes the pandas path, which also words every file-level error as
+before: a header it does not read itself (`scrapers.csv.native_layout`), a file DuckDB's reader
+refuses (malformed: the pandas error names the line), short rows, no data rows, a scale it
+cannot decide, no row kept, or a file that changed on disk after it was hashed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Sequence
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from registry.identity import BENCHMARK_DEPENDENT_SOURCES
+from scrapers import csv as csv_format
+from scrapers.base import (REASON_DUPLICATE, json_fragments, reason_bad_n_items, reason_bad_stderr, reason_missing,
+                           reason_out_of_range)
+from scrapers.normalize import AmbiguousScale
+from common.units import percent_scale_from_counts
+from storage.db import quote_ident, registered_frame, transaction
+from storage.ingest import (IngestResult, Response, logged, canonical_duplicate_reason, canonical_duplicate_warning,
+                            check_observed_after_release, compress_blobs, finish_snapshot, known_snapshot,
+                            parse_observed_at, snapshot_hash, store_blobs)
+from storage.registry_sync import NameMapper
+
+log = logging.getLogger("benchwatch.storage")
+
+SOURCE = "csv"
+MAX_COLUMNS = 1000          # a wider header is read by the pandas path
+# Text the JSON writer copies as it is (no quote, backslash, slash, control or non-ASCII character).
+SAFE_TEXT = "[0-9A-Za-z .,%+_-]*"
+NO_NULL = "\x00"            # DuckDB's NULL text: a NUL, which `native_layout` never lets through (cells stay text)
+# Reject stages in the order `validate` checks them (a row gets the first that applies).
+MISSING, UNKNOWN_METRIC, OUT_OF_RANGE, BAD_N_ITEMS, BAD_STDERR, DUPLICATE = 1, 2, 3, 4, 5, 7
+_TEMP = ("_bw_csv_raw", "_bw_csv_names", "_bw_csv_metrics", "_bw_csv_settings", "_bw_csv_dates",
+         "_bw_csv_scorenum", "_bw_csv_senum", "_bw_csv_counts", "_bw_csv_rows", "_bw_csv_units", "_bw_csv_staged",
+         "_bw_csv_repeats",
+         "_bw_csv_checked", "_bw_csv_bench", "_bw_csv_models", "_bw_csv_canon", "_bw_csv_dupreasons", "_bw_csv_rej",
+         "_bw_csv_jtext", "_bw_csv_jnum", "_bw_csv_jcount", "_bw_csv_jdate", "_bw_csv_rmissing", "_bw_csv_rvalue",
+         "_bw_csv_rcount", "_bw_csv_rejected")
+
+
+@dataclass(frozen=True)
+class FileStamp:
+    """What identifies the bytes that were hashed: a file rewritten since is not read again."""
+
+    size: int
+    mtime_ns: int
+    inode: int
+
+    @classmethod
+    def of(cls, path: str | os.PathLike) -> "FileStamp":
+        st = os.stat(path)
+        return cls(st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: FileStamp,
+               layout: csv_format.CsvLayout, responses: Sequence[Response], *, observed_at: datetime, origin: str,
+               parser_version: int) -> IngestResult | None:
+    """Store the CSV at `path` (whose bytes are `responses[0]`) as a snapshot; None: use the pandas path
+    (nothing written)."""
+    now = datetime.now(timezone.utc)
+    observed_at = parse_observed_at(observed_at, now=now)
+    known = known_snapshot(con, SOURCE, responses, origin=origin, now=now)
+    if known is not None:
+        return known
+    con.execute("SET enable_progress_bar = false")    # long statements would draw DuckDB's bar on stderr
+    with ThreadPoolExecutor(1) as pool:    # the blob's compression runs beside DuckDB's work
+        compressed = pool.submit(compress_blobs, responses)
+        try:
+            units = _prepare(con, path, stamp, layout)
+            if units is None:
+                return None
+            return _store(con, units, responses, compressed, observed_at=observed_at, now=now, origin=origin,
+                          parser_version=parser_version)
+        finally:
+            for name in _TEMP:
+                con.execute(f"DROP TABLE IF EXISTS temp.{quote_ident(name)}")
+
+
+def _temp_table(con: duckdb.DuckDBPyConnection, name: str, frame: pd.DataFrame) -> None:
+    """A small per-distinct-cell frame as a temporary table; text columns typed VARCHAR even when
+    the frame is empty (an empty object column would otherwise come in as an integer)."""
+    cols = ", ".join(f"CAST({quote_ident(c)} AS VARCHAR) AS {quote_ident(c)}"
+                     if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c].dtype) else quote_ident(c)
+                     for c in frame.columns)
+    with registered_frame(con, frame) as rel:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(name)} AS SELECT {cols} FROM {rel}")
+
+
+def _one(con: duckdb.DuckDBPyConnection, sql: str) -> tuple:
+    """The one row of an aggregate query."""
+    row = con.execute(sql).fetchone()
+    assert row is not None
+    return row
+
+
+def _distinct(con: duckdb.DuckDBPyConnection, sql: str) -> pd.Series:
+    cells = con.execute(sql).fetchnumpy()["cell"]
+    return pd.Series(np.asarray(cells, dtype=object), dtype="object")
+
+
+def _read(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, n_cells: int) -> bool:
+    """The data lines into _bw_csv_raw (c0 … cN, all text; `rowid` = file order); False when DuckDB
+    refuses the file (malformed: the pandas path words the error)."""
+    columns = "{" + ", ".join(f"'c{i}': 'VARCHAR'" for i in range(n_cells)) + "}"
+    try:
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE _bw_csv_raw AS
+                        SELECT * FROM read_csv(?, header = false, skip = 1, auto_detect = false, delim = ',',
+                                               quote = '"', escape = '"', columns = {columns}, strict_mode = true,
+                                               null_padding = false, nullstr = ?, allow_quoted_nulls = false,
+                                               encoding = 'utf-8')""", [str(path), NO_NULL])
+    except duckdb.Error as exc:
+        log.info("[csv] DuckDB's reader refused %s (%s): reading it with pandas", path, str(exc).splitlines()[0])
+        return False
+    return True
+
+
+def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: FileStamp,
+             layout: csv_format.CsvLayout) -> dict[str, str] | None:
+    """Read and check the file into _bw_csv_checked (every data line with its values and reject
+    stage). The accuracy units per benchmark, or None when the pandas path must read it."""
+    if layout.n_cells > MAX_COLUMNS or not _read(con, path, layout.n_cells):
+        return None
+    if FileStamp.of(path) != stamp:
+        log.warning("[csv] %s changed while it was read: reading the bytes already hashed with pandas", path)
+        return None
+    col = {name: f"r.c{i}" for name, i in layout.columns.items()}
+    n_rows, n_null = _one(con,
+        "SELECT count(*), count(*) FILTER (WHERE " + " OR ".join(f"{c} IS NULL" for c in col.values()) + ") "
+        "FROM _bw_csv_raw r")
+    if n_rows == 0 or n_null:
+        return None
+    _cell_tables(con, col)
+    return _check(con)
+
+
+def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response],
+           compressed: Future, *, observed_at: datetime, now: datetime, origin: str,
+           parser_version: int) -> IngestResult:
+    n_kept = _one(con, "SELECT count(*) FROM _bw_csv_checked WHERE stage = 0")[0]
+    mapper = NameMapper.from_db(con)
+    bench = con.execute("SELECT DISTINCT b_id, benchmark AS cell FROM _bw_csv_checked WHERE stage = 0").df()
+    bench["cell"] = bench["cell"].astype("object")
+    bench["mapped"] = mapper.map("benchmark", bench["cell"]).astype("object")
+    bench["mapped_id"] = pd.factorize(bench["mapped"])[0]
+    bench["shared"] = bench["mapped"].duplicated(keep=False)
+    check_observed_after_release(con, list(bench["mapped"]), observed_at)
+    n_rejects = _rejects(con)
+    with transaction(con):
+        snapshot_id = int(_one(con, "SELECT nextval('snapshot_id_seq')")[0])
+        store_blobs(con, responses, now, compressed=compressed.result())
+        _temp_table(con, "_bw_csv_bench", bench)
+        _model_table(con, mapper, snapshot_id)
+        warnings = _canonical_duplicates(con)
+        con.execute("""
+            INSERT INTO scores BY NAME
+            SELECT $id AS snapshot_id, $source AS source, b.mapped AS benchmark, c.benchmark AS benchmark_raw,
+                   m.model, c.model AS model_raw, m.variant, m.population, NULL::VARCHAR AS model_tag, m.underlying,
+                   c.setting, c.score, c.raw_value, c.metric, c.stderr, NULL::DOUBLE AS ci_low, NULL::DOUBLE AS ci_high,
+                   c.n_items, c.model_release_date, c.knowledge_cutoff, c.evaluated_at::TIMESTAMPTZ AS evaluated_at,
+                   CASE WHEN c.rn > k.first_rn THEN d.reason ELSE '' END AS excluded_reason
+            FROM _bw_csv_checked c
+            JOIN _bw_csv_bench b ON b.b_id = c.b_id
+            JOIN _bw_csv_models m ON m.m_id = c.m_id
+            LEFT JOIN _bw_csv_canon k ON k.bm = b.mapped_id AND k.mm = m.mapped_id AND k.s_id = c.s_id
+            LEFT JOIN _bw_csv_dupreasons d ON d.first_raw = k.first_raw AND d.mapped = m.mapped
+            WHERE c.stage = 0
+            ORDER BY c.rn""", {"id": snapshot_id, "source": SOURCE})
+        con.execute("""
+            INSERT INTO model_dates BY NAME
+            SELECT m.mapped AS model, c.model AS model_raw, $source AS source, $id AS snapshot_id,
+                   c.model_release_date AS release_date, c.knowledge_cutoff, 'leaderboard' AS provenance,
+                   NULL::VARCHAR AS org, $observed AS observed_at
+            FROM _bw_csv_checked c JOIN _bw_csv_models m ON m.m_id = c.m_id
+            WHERE c.stage = 0 AND (c.model_release_date IS NOT NULL OR c.knowledge_cutoff IS NOT NULL)
+            QUALIFY row_number() OVER (PARTITION BY c.model, c.model_release_date, c.knowledge_cutoff
+                                       ORDER BY c.rn) = 1
+            ORDER BY c.rn""", {"id": snapshot_id, "source": SOURCE, "observed": observed_at})
+        if n_rejects:
+            con.execute("""INSERT INTO rejects (snapshot_id, source, file_name, row_json, reason, created_at)
+                           SELECT $id, $source, $file, row_json, reason, $now FROM _bw_csv_rejected
+                           ORDER BY stage, rn""",
+                        {"id": snapshot_id, "source": SOURCE, "file": responses[0].file_name, "now": now})
+        result = finish_snapshot(con, IngestResult(SOURCE, "new", snapshot_id, snapshot_hash(responses), n_kept, 0, 0,
+                                                   n_rejects, warnings),
+                                 responses, observed_at=observed_at, now=now, origin=origin,
+                                 parser_version=parser_version, meta={"accuracy_unit": units})
+    if n_rejects:
+        logging.getLogger("benchwatch.scrapers").warning("[%s] %d row(s) rejected (kept in the rejects table)",
+                                                         SOURCE, n_rejects)
+    return logged(result)
+
+
+def _with_ids(frame: pd.DataFrame, value: str, id_column: str) -> pd.DataFrame:
+    """`frame` with an integer id per distinct `value` (NULL where the value is missing): rows are
+    keyed and compared by these ids, not by their text."""
+    codes = pd.factorize(frame[value])[0]
+    frame[id_column] = pd.array(np.where(codes < 0, None, codes), dtype="Int64")
+    return frame
+
+
+def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str]) -> None:
+    """_bw_csv_rows: one row per data line with the values `parse` gives its cells, joined from
+    the tables of distinct cells."""
+    def distinct(expr: str, where: str = "true") -> pd.Series:
+        return _distinct(con, f"SELECT DISTINCT {expr} AS cell FROM _bw_csv_raw r WHERE {where}")
+
+    names = pd.unique(pd.concat([distinct(col["benchmark"]), distinct(col["model"])], ignore_index=True))
+    _temp_table(con, "_bw_csv_names", _with_ids(csv_format.name_table(pd.Series(names, dtype="object")),
+                                                "name", "name_id"))
+    select = {"rn": "r.rowid", "benchmark": "nb.name", "b_id": "nb.name_id", "model": "nm.name", "m_id": "nm.name_id",
+              "raw_value": col["score"], "sign": f"contains({col['score']}, '%')"}
+    joins = [f"LEFT JOIN _bw_csv_names nb ON nb.cell = {col['benchmark']}",
+             f"LEFT JOIN _bw_csv_names nm ON nm.cell = {col['model']}"]
+    if "setting" in col:
+        _temp_table(con, "_bw_csv_settings", _with_ids(csv_format.setting_table(distinct(col["setting"])),
+                                                       "setting", "s_id"))
+        select.update({"setting": "st.setting", "s_id": "st.s_id"})
+        joins.append(f"LEFT JOIN _bw_csv_settings st ON st.cell = {col['setting']}")
+    else:
+        select.update({"setting": "''", "s_id": "0"})
+    metric_cell = col.get("metric", "''")
+    _temp_table(con, "_bw_csv_metrics", csv_format.metric_table(distinct(metric_cell)))
+    select.update({c: f"mt.{c}" for c in ("metric", "accuracy", "undeclared", "declared_percent", "lo", "hi",
+                                          "unknown_reason")})
+    joins.append(f"LEFT JOIN _bw_csv_metrics mt ON mt.cell = {metric_cell}")
+    dates = [c for c in csv_format.DATE_COLUMNS if c in col]
+    if dates:
+        cells = pd.unique(pd.concat([distinct(col[c]) for c in dates], ignore_index=True))
+        _temp_table(con, "_bw_csv_dates", csv_format.date_table(pd.Series(cells, dtype="object")))
+
+    def number(name: str, cell: str, core: str, table: str, values) -> str:
+        """A plain decimal is cast by DuckDB; any other text is looked up in the table of its distinct
+        cells read by `values` (the scraper's own reading)."""
+        plain = (f"(regexp_full_match({core}, '{csv_format.PLAIN_DECIMAL}') "
+                 f"AND length({core}) <= {csv_format.PLAIN_DECIMAL_MAX_LEN})")
+        odd = distinct(cell, f"NOT {plain}")
+        if odd.empty:
+            return f"CAST({core} AS DOUBLE)"
+        _temp_table(con, table, pd.DataFrame({"cell": odd, "value": values(odd)}))
+        joins.append(f"LEFT JOIN {table} {name} ON {name}.cell = {cell}")
+        return f"CASE WHEN {plain} THEN CAST({core} AS DOUBLE) ELSE {name}.value END"
+
+    select["x"] = number("sn", col["score"], f"rtrim({col['score']}, '%')", "_bw_csv_scorenum",
+                         csv_format.score_numbers)
+    select["se"] = (number("se", col["stderr"], col["stderr"], "_bw_csv_senum", csv_format.stderr_numbers)
+                    if "stderr" in col else "NULL::DOUBLE")
+    if "n_items" in col:
+        n_plain = f"regexp_full_match({col['n_items']}, '{csv_format.PLAIN_COUNT}')"
+        odd = distinct(col["n_items"], f"NOT {n_plain}")
+        count = f"CAST({col['n_items']} AS INTEGER)"
+        if odd.empty:
+            select.update({"n_items": f"nullif({count}, 0)", "bad_n": f"{count} = 0"})
+        else:
+            _temp_table(con, "_bw_csv_counts", csv_format.count_table(odd))
+            joins.append(f"LEFT JOIN _bw_csv_counts nc ON nc.cell = {col['n_items']}")
+            select.update({"n_items": f"CASE WHEN {n_plain} THEN nullif({count}, 0) ELSE nc.value END",
+                           "bad_n": f"CASE WHEN {n_plain} THEN {count} = 0 ELSE nc.bad END"})
+        select["n_cell"] = col["n_items"]
+    else:
+        select.update({"n_items": "NULL::INTEGER", "bad_n": "false", "n_cell": "NULL::VARCHAR"})
+    for c in csv_format.DATE_COLUMNS:
+        if c in col:
+            select[c] = f"d_{c}.value"
+            joins.append(f"LEFT JOIN _bw_csv_dates d_{c} ON d_{c}.cell = {col[c]}")
+        else:
+            select[c] = "NULL::TIMESTAMP"
+    con.execute("CREATE OR REPLACE TEMP TABLE _bw_csv_rows AS SELECT "
+                + ", ".join(f"{expr} AS {quote_ident(name)}" for name, expr in select.items())
+                + " FROM _bw_csv_raw r " + " ".join(joins))
+
+
+def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
+    """Decide percent vs proportion per benchmark for the rows whose metric leaves it open (from
+    the valid values, `percent_scale`), scale, and stage every row (_bw_csv_checked).
+    The units; None when the scale is ambiguous or no row would be kept."""
+    counts = con.execute("""
+        SELECT coalesce(benchmark, '') AS bench, bool_or(sign) AS signs,
+               count(*) FILTER (WHERE isfinite(x) AND x > 1 AND x <= 100) AS above,
+               count(*) FILTER (WHERE isfinite(x) AND x > 0 AND x <= 1) AS below
+        FROM _bw_csv_rows WHERE undeclared GROUP BY ALL""").fetchall()
+    units: dict[str, bool] = {}
+    for bench, signs, above, below in counts:
+        try:
+            units[bench] = percent_scale_from_counts(int(above), int(below), percent_signs=bool(signs))
+        except AmbiguousScale:
+            return None
+    _temp_table(con, "_bw_csv_units", pd.DataFrame({"bench": pd.Series(list(units), dtype="object"),
+                                                    "is_percent": pd.Series(list(units.values()), dtype="bool")}))
+    staged = f"""
+        WITH scaled AS (
+            SELECT r.*, CASE WHEN r.undeclared THEN u.is_percent
+                             ELSE (r.declared_percent OR r.sign) AND r.accuracy END AS pct
+            FROM _bw_csv_rows r LEFT JOIN _bw_csv_units u ON r.undeclared AND u.bench = coalesce(r.benchmark, '')),
+        valued AS (
+            SELECT * EXCLUDE (se), CASE WHEN pct THEN x / 100.0::DOUBLE ELSE x END AS score,
+                   CASE WHEN pct THEN se / 100.0::DOUBLE ELSE se END AS stderr
+            FROM scaled)
+        SELECT *, CASE
+            WHEN benchmark IS NULL OR model IS NULL OR score IS NULL THEN {MISSING}
+            WHEN unknown_reason IS NOT NULL THEN {UNKNOWN_METRIC}
+            WHEN score < lo OR score > hi OR NOT isfinite(score) THEN {OUT_OF_RANGE}
+            WHEN bad_n THEN {BAD_N_ITEMS}
+            WHEN stderr IS NOT NULL AND (stderr < 0 OR NOT isfinite(stderr)) THEN {BAD_STDERR}
+            ELSE 0 END AS first_stage
+        FROM valued"""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _bw_csv_staged AS {staged}")
+    # a second row of one (benchmark, model, setting): rejected (the first row is kept)
+    con.execute("""CREATE OR REPLACE TEMP TABLE _bw_csv_repeats AS
+                   SELECT b_id, m_id, s_id, min(rn) AS first_rn FROM _bw_csv_staged WHERE first_stage = 0
+                   GROUP BY ALL HAVING count(*) > 1""")
+    if not _one(con, "SELECT count(*) FROM _bw_csv_repeats")[0]:     # no repeated key: the stages stand
+        con.execute("ALTER TABLE _bw_csv_staged RENAME COLUMN first_stage TO stage")
+        con.execute("ALTER TABLE _bw_csv_staged RENAME TO _bw_csv_checked")
+    else:
+        con.execute(f"""
+            CREATE OR REPLACE TEMP TABLE _bw_csv_checked AS
+            SELECT s.* EXCLUDE (first_stage),
+                   CASE WHEN s.first_stage = 0 AND s.rn > p.first_rn THEN {DUPLICATE} ELSE s.first_stage END AS stage
+            FROM _bw_csv_staged s
+            LEFT JOIN _bw_csv_repeats p ON p.b_id = s.b_id AND p.m_id = s.m_id AND p.s_id = s.s_id""")
+        con.execute("DROP TABLE temp._bw_csv_staged")   # joined on equalities only: a hash join
+    if not _one(con, "SELECT EXISTS (SELECT 1 FROM _bw_csv_checked WHERE stage = 0)")[0]:
+        return None
+    return _unit_names(units)
+
+
+def _unit_names(units: dict[str, bool]) -> dict[str, str]:
+    """`parsed.meta['accuracy_unit']`: benchmark -> 'percent' | 'proportion', by benchmark name."""
+    return {bench: "percent" if pct else "proportion" for bench, pct in sorted(units.items())}
+
+
+def _rejects(con: duckdb.DuckDBPyConnection) -> int:
+    """_bw_csv_rejected: (stage, rn, row JSON, reason) of every rejected row, as `validate` writes
+    them (its JSON writer, its reason functions), assembled in SQL from the JSON of each distinct
+    value. The number of rejected rows."""
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _bw_csv_rej AS
+        SELECT stage, rn, benchmark, model, setting, score, raw_value, metric, stderr, n_cell, unknown_reason,
+               CASE WHEN stage = {BAD_N_ITEMS} THEN NULL ELSE n_items END AS n_items,
+               model_release_date, knowledge_cutoff, evaluated_at
+        FROM _bw_csv_checked WHERE stage > 0""")
+    n = _one(con, "SELECT count(*) FROM _bw_csv_rej")[0]
+    if not n:
+        return 0
+
+    def fragments(name: str, sql: str, values, value_type: str) -> None:
+        """A table v -> f: the JSON of each distinct value (`values` makes the column `validate` had)."""
+        v = con.execute(sql).df()["v"]
+        frame = pd.DataFrame({"v": v, "f": pd.Series(json_fragments(values(v)), index=v.index, dtype="object")})
+        with registered_frame(con, frame) as rel:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(name)} AS "
+                        f"SELECT CAST(v AS {value_type}) AS v, CAST(f AS VARCHAR) AS f FROM {rel}")
+
+    fragments("_bw_csv_jtext", """SELECT DISTINCT v FROM (SELECT benchmark AS v FROM _bw_csv_rej UNION ALL
+                                  SELECT model FROM _bw_csv_rej UNION ALL SELECT setting FROM _bw_csv_rej UNION ALL
+                                  SELECT metric FROM _bw_csv_rej UNION ALL SELECT raw_value FROM _bw_csv_rej
+                                  WHERE NOT regexp_full_match(raw_value, '{SAFE_TEXT}')) WHERE v IS NOT NULL""",
+              lambda v: v.astype("object"), "VARCHAR")
+    fragments("_bw_csv_jnum", """SELECT DISTINCT v FROM (SELECT score AS v FROM _bw_csv_rej UNION ALL
+                                 SELECT stderr FROM _bw_csv_rej) WHERE v IS NOT NULL""",
+              lambda v: v.astype("float64"), "DOUBLE")
+    fragments("_bw_csv_jcount", "SELECT DISTINCT n_items AS v FROM _bw_csv_rej WHERE n_items IS NOT NULL",
+              lambda v: pd.Series(pd.array(v.astype("object"), dtype="Int64"), index=v.index), "INTEGER")
+    fragments("_bw_csv_jdate", """SELECT DISTINCT v FROM (SELECT model_release_date AS v FROM _bw_csv_rej UNION ALL
+                                  SELECT knowledge_cutoff FROM _bw_csv_rej UNION ALL SELECT evaluated_at FROM _bw_csv_rej)
+                                  WHERE v IS NOT NULL""",
+              lambda v: pd.Series(pd.to_datetime(v).astype("datetime64[us]"), index=v.index), "TIMESTAMP")
+    # reasons: the missing fields by flags, value problems (rare rows) worded by validate's functions
+    missing = pd.DataFrame({"code": range(8), "reason": [
+        reason_missing(c for c, bit in (("benchmark", 4), ("model", 2), ("score", 1)) if k & bit) for k in range(8)]})
+    _temp_table(con, "_bw_csv_rmissing", missing)
+    values = con.execute(f"""SELECT rn, stage, score, metric, stderr FROM _bw_csv_rej
+                             WHERE stage IN ({OUT_OF_RANGE}, {BAD_STDERR})""").fetchall()
+    _temp_table(con, "_bw_csv_rvalue", pd.DataFrame({
+        "rn": pd.Series([r[0] for r in values], dtype="int64"),
+        "reason": pd.Series([reason_out_of_range(float(r[2]), r[3]) if r[1] == OUT_OF_RANGE
+                             else reason_bad_stderr(float(r[4])) for r in values], dtype="object")}))
+    cells = con.execute(f"SELECT DISTINCT n_cell FROM _bw_csv_rej WHERE stage = {BAD_N_ITEMS}").fetchall()
+    _temp_table(con, "_bw_csv_rcount", pd.DataFrame({
+        "cell": pd.Series([c[0] for c in cells], dtype="object"),
+        "reason": pd.Series([reason_bad_n_items(c[0]) for c in cells], dtype="object")}))
+
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _bw_csv_rejected AS
+        SELECT r.stage, r.rn,
+               '{{"benchmark":' || coalesce(jb.f, 'null') || ',"model":' || coalesce(jm.f, 'null')
+               || ',"setting":' || coalesce(js.f, 'null') || ',"score":' || coalesce(jx.f, 'null')
+               || ',"raw_value":' || CASE WHEN regexp_full_match(r.raw_value, '{SAFE_TEXT}') THEN '"' || r.raw_value || '"'
+                                          ELSE coalesce(jr.f, 'null') END
+               || ',"metric":' || coalesce(jt.f, 'null') || ',"stderr":' || coalesce(je.f, 'null')
+               || ',"ci_low":null,"ci_high":null,"n_items":' || coalesce(jn.f, 'null')
+               || ',"model_release_date":' || coalesce(d1.f, 'null') || ',"knowledge_cutoff":' || coalesce(d2.f, 'null')
+               || ',"evaluated_at":' || coalesce(d3.f, 'null') || ',"excluded_reason":"","model_tag":null}}' AS row_json,
+               CASE r.stage WHEN {MISSING} THEN rm.reason WHEN {UNKNOWN_METRIC} THEN r.unknown_reason
+                            WHEN {BAD_N_ITEMS} THEN rc.reason WHEN {DUPLICATE} THEN $duplicate
+                            ELSE rv.reason END AS reason
+        FROM _bw_csv_rej r
+        LEFT JOIN _bw_csv_jtext jb ON jb.v = r.benchmark
+        LEFT JOIN _bw_csv_jtext jm ON jm.v = r.model
+        LEFT JOIN _bw_csv_jtext js ON js.v = r.setting
+        LEFT JOIN _bw_csv_jtext jt ON jt.v = r.metric
+        LEFT JOIN _bw_csv_jtext jr ON jr.v = r.raw_value
+        LEFT JOIN _bw_csv_jnum jx ON CAST(jx.v AS VARCHAR) = CAST(r.score AS VARCHAR)
+        LEFT JOIN _bw_csv_jnum je ON CAST(je.v AS VARCHAR) = CAST(r.stderr AS VARCHAR)
+        LEFT JOIN _bw_csv_jcount jn ON jn.v = r.n_items
+        LEFT JOIN _bw_csv_jdate d1 ON d1.v = r.model_release_date
+        LEFT JOIN _bw_csv_jdate d2 ON d2.v = r.knowledge_cutoff
+        LEFT JOIN _bw_csv_jdate d3 ON d3.v = r.evaluated_at
+        LEFT JOIN _bw_csv_rmissing rm ON r.stage = {MISSING}
+             AND rm.code = (r.benchmark IS NULL)::INT * 4 + (r.model IS NULL)::INT * 2 + (r.score IS NULL)::INT
+        LEFT JOIN _bw_csv_rvalue rv ON rv.rn = r.rn
+        LEFT JOIN _bw_csv_rcount rc ON rc.cell = r.n_cell""", {"duplicate": REASON_DUPLICATE})
+    return int(n)
+
+
+def _model_table(con: duckdb.DuckDBPyConnection, mapper: NameMapper, snapshot_id: int) -> None:
+    """_bw_csv_models: per distinct kept model name, its alias-mapped name and its identity."""
+    assert SOURCE not in BENCHMARK_DEPENDENT_SOURCES   # identity by name alone: once per distinct name
+    models = con.execute("SELECT DISTINCT m_id, model AS cell FROM _bw_csv_checked WHERE stage = 0").df()
+    cells = models["cell"].astype("object")
+    ident = mapper.identify(pd.DataFrame({"source": SOURCE, "snapshot_id": snapshot_id, "benchmark": None,
+                                          "model_raw": cells, "model_tag": None}))
+    frame = pd.DataFrame({"m_id": models["m_id"], "cell": cells, "mapped": mapper.map("model", cells).astype("object"),
+                          "model": ident["model"], "variant": ident["variant"], "population": ident["population"],
+                          "underlying": ident["underlying"]})
+    frame["mapped_id"] = pd.factorize(frame["mapped"])[0]
+    frame["shared"] = frame["mapped"].duplicated(keep=False)
+    _temp_table(con, "_bw_csv_models", frame)
+
+
+def _canonical_duplicates(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Rows whose names map to the (benchmark, model, setting) of an earlier row are stored but
+    excluded (`storage.ingest._canonical_duplicates`): _bw_csv_canon (the repeated keys, their
+    first row) and _bw_csv_dupreasons (the excluded_reason per first raw name and canonical name);
+    the snapshot's warning."""
+    # only names that share their canonical name with another name can repeat a key
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _bw_csv_canon AS
+        SELECT b.mapped_id AS bm, m.mapped_id AS mm, c.s_id, min(c.rn) AS first_rn, arg_min(c.model, c.rn) AS first_raw
+        FROM _bw_csv_checked c JOIN _bw_csv_bench b ON b.b_id = c.b_id JOIN _bw_csv_models m ON m.m_id = c.m_id
+        WHERE c.stage = 0 AND (b.shared OR m.shared) GROUP BY ALL HAVING count(*) > 1""")
+    dups = con.execute("""
+        SELECT k.first_raw, m.mapped, c.model, c.rn
+        FROM _bw_csv_checked c JOIN _bw_csv_bench b ON b.b_id = c.b_id JOIN _bw_csv_models m ON m.m_id = c.m_id
+        JOIN _bw_csv_canon k ON k.bm = b.mapped_id AND k.mm = m.mapped_id AND k.s_id = c.s_id
+        WHERE c.stage = 0 AND c.rn > k.first_rn ORDER BY c.rn""").fetchall()
+    pairs = list(dict.fromkeys((first_raw, mapped) for first_raw, mapped, _, _ in dups))
+    _temp_table(con, "_bw_csv_dupreasons", pd.DataFrame({
+        "first_raw": pd.Series([p[0] for p in pairs], dtype="object"),
+        "mapped": pd.Series([p[1] for p in pairs], dtype="object"),
+        "reason": pd.Series([canonical_duplicate_reason(*p) for p in pairs], dtype="object")}))
+    if not dups:
+        return []
+    return [canonical_duplicate_warning(len(dups), dups[0][2], dups[0][1])]
