@@ -207,8 +207,7 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
                                  responses, observed_at=observed_at, now=now, origin=origin,
                                  parser_version=parser_version, meta={"accuracy_unit": units})
     if n_rejects:
-        logging.getLogger("benchwatch.scrapers").warning("[%s] %d row(s) rejected (kept in the rejects table)",
-                                                         SOURCE, n_rejects)
+        log.warning("[%s] %d row(s) rejected (kept in the rejects table)", SOURCE, n_rejects)
     return logged(result)
 
 
