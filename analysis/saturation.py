@@ -41,6 +41,7 @@ import logging
 import math
 import zlib
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -54,6 +55,7 @@ from analysis.constants import (
     SATURATION_BINS,
     SATURATION_K,
     SATURATION_RESAMPLE_DRAWS,
+    SATURATION_RESAMPLE_PRUNE_EPSILON,
     SATURATION_Z,
     SE_DELTA_EPSILON,
     STAGNATION_MIN_HEADROOM,
@@ -296,10 +298,28 @@ class BinStability:
     seed: int
 
 
+# Gaussian tail z with P(Z >= z) = SATURATION_RESAMPLE_PRUNE_EPSILON (about 7.03)
+PRUNE_NORMAL_Z = -NormalDist().inv_cdf(SATURATION_RESAMPLE_PRUNE_EPSILON)
+
+
+def reachable_models(s: np.ndarray, up: np.ndarray | float, down: np.ndarray | float, k: int) -> np.ndarray:
+    """Mask of the models that can enter a draw's top k, given tail widths of each model's draw.
+
+    `up[i]`/`down[i]`: model i's draw exceeds s_i + up_i (falls below s_i - down_i) with
+    probability <= eps each. Model i is left out when s_i + up_i < min over the observed top k
+    of (s_j - down_j): unless i rises by up_i or a top-k model falls by its down_j, k models beat
+    i strictly, so i is not in that draw's top k. Over all models, one draw's top k differs from
+    a redraw of every model with probability <= (models) * eps. The observed top k are always kept.
+    """
+    up, down = np.broadcast_to(up, s.shape), np.broadcast_to(down, s.shape)
+    top = np.argsort(-s, kind="stable")[:k]
+    return s + up >= np.min(s[top] - down[top])
+
+
 def bin_stability(scores: Iterable[float], n_items: float | None, k: int = SATURATION_K,
                   alpha: float = SATURATION_ALPHA, *, stderrs: Sequence[float | None] | None = None,
                   metric: str = PROPORTION, n_assumed: bool = False, seed: int,
-                  draws: int = SATURATION_RESAMPLE_DRAWS) -> BinStability | None:
+                  draws: int = SATURATION_RESAMPLE_DRAWS, prune: bool = True) -> BinStability | None:
     """P(S falls in each bin) if every model were re-evaluated once, at the real sampling noise.
 
     Per draw: each model's score is redrawn, s* = Binomial(n, s) / n where S uses the binomial
@@ -309,6 +329,14 @@ def bin_stability(scores: Iterable[float], n_items: float | None, k: int = SATUR
     None when there is no index, or when published SEs are needed but some model lacks one.
     This is a plug-in probability (the observed scores are taken as the true ones), not a
     standard error and not a confidence level for S.
+
+    `prune` (default) redraws only the models that can reach a top k (`reachable_models`), with
+    eps = SATURATION_RESAMPLE_PRUNE_EPSILON per tail: Hoeffding's delta = sqrt(ln(1/eps) / (2n))
+    for Binomial(n, s)/n (P(X/n - s >= delta) <= exp(-2 n delta^2) = eps, either tail), or z * SE_i
+    with P(Z >= z) = eps for N(s_i, SE_i) (clipping to [0, 1] keeps the order). The result then
+    has the distribution of the full redraw except on an event of probability
+    <= draws * models * eps (4e-6 at 2,000 x 2,000); with nothing left out the draws are
+    identical. Fewer columns drawn move the numbers within Monte Carlo error.
     """
     if int(draws) != draws or draws < 1:
         raise ValueError(f"draws must be a positive integer, got {draws!r}")
@@ -324,6 +352,9 @@ def bin_stability(scores: Iterable[float], n_items: float | None, k: int = SATUR
             log.info("[saturation] bin stability: %d of %d models lack a published SE; not resampled",
                      int((~np.isfinite(se)).sum()), len(se))
             return None
+        if prune:
+            keep = reachable_models(s, PRUNE_NORMAL_Z * se, PRUNE_NORMAL_Z * se, k)
+            s, se = s[keep], se[keep]
         redrawn = rng.normal(s, se, size=(int(draws), len(s)))
         if metric == PROPORTION:
             redrawn = np.clip(redrawn, 0.0, 1.0)
@@ -333,6 +364,9 @@ def bin_stability(scores: Iterable[float], n_items: float | None, k: int = SATUR
         noise = NOISE_PUBLISHED
     else:
         n = int(round(base.n_items))
+        if prune:
+            delta = math.sqrt(math.log(1.0 / SATURATION_RESAMPLE_PRUNE_EPSILON) / (2.0 * n))
+            s = s[reachable_models(s, delta, delta, k)]
         redrawn = rng.binomial(n, np.clip(s, 0.0, 1.0), size=(int(draws), len(s))) / n
         # the k largest of each draw, best first: a partition then a sort of k columns (the
         # same values as a full sort of every model's draw, at O(models) per draw)

@@ -411,6 +411,83 @@ def test_bin_stability_means_what_its_label_says():
     assert bin_stability(scores[:3], 500, seed=0) is None
 
 
+# --- bin stability: only the models that can reach the top k are redrawn -----------------
+
+def _hoeffding_delta(n: int) -> float:
+    from analysis.constants import SATURATION_RESAMPLE_PRUNE_EPSILON
+    return math.sqrt(math.log(1 / SATURATION_RESAMPLE_PRUNE_EPSILON) / (2 * n))
+
+
+def _random_board(rng, n_models: int, low: float, high: float) -> np.ndarray:
+    s = np.round(rng.uniform(low, high, n_models), 3)
+    s[rng.choice(n_models, 3, replace=False)] = s.max()           # ties at the top
+    return s
+
+
+def _far_models_ever_in_top_k(s: np.ndarray, n: int, k: int, delta: float, draws: int, seed: int) -> int:
+    """Full redraw of every model; how many draws put a model pruned at tail width `delta` in the top k."""
+    from analysis.saturation import reachable_models
+    far = ~reachable_models(s, delta, delta, k)
+    redrawn = np.random.default_rng(seed).binomial(n, s, size=(draws, len(s))) / n
+    kth = -np.sort(-redrawn, axis=1)[:, k - 1:k]
+    return int((far & (redrawn >= kth)).any(axis=1).sum())
+
+
+def test_bin_stability_pruned_is_the_full_redraw_of_the_reachable_models():
+    from analysis.saturation import PRUNE_NORMAL_Z, bin_stability, reachable_models
+    rng, n = np.random.default_rng(40), 300
+    for _board in range(4):
+        s = _random_board(rng, 400, 0.2, 0.9)
+        keep = reachable_models(s, _hoeffding_delta(n), _hoeffding_delta(n), 5)
+        assert 5 <= keep.sum() < len(s) and keep[np.argsort(-s, kind="stable")[:5]].all()
+        pruned = bin_stability(s, n, seed=9, draws=300)
+        assert pruned == bin_stability(s[keep], n, seed=9, draws=300, prune=False)
+        assert pruned == bin_stability(s, n, seed=9, draws=300, prune=True)
+    # published SEs: each model's own tail, z * SE_i, against the top k's lower tails
+    elo, se = rng.normal(1200, 60, 300), rng.uniform(3, 15, 300)
+    keep = reachable_models(elo, PRUNE_NORMAL_Z * se, PRUNE_NORMAL_Z * se, 5)
+    assert 5 <= keep.sum() < len(elo)
+    assert bin_stability(elo, None, stderrs=se, metric="elo", seed=4, draws=300) == \
+        bin_stability(elo[keep], None, stderrs=se[keep], metric="elo", seed=4, draws=300, prune=False)
+
+
+def test_bin_stability_pruning_nothing_leaves_the_draws_unchanged():
+    from analysis.saturation import bin_stability
+    close = [0.95, 0.95, 0.94, 0.93, 0.93, 0.92, 0.9, 0.88, 0.86]          # all within 2 delta at n = 500
+    assert close[0] - close[-1] < 2 * _hoeffding_delta(500)
+    assert bin_stability(close, 500, seed=5) == bin_stability(close, 500, seed=5, prune=False)
+    elo, se = [1400.0, 1395.0, 1390.0, 1380.0, 1378.0, 1377.0, 1300.0], [6.0, 8.0, 5.0, 7.0, 9.0, 4.0, 5.0]
+    assert bin_stability(elo, None, stderrs=se, metric="elo", seed=3) == \
+        bin_stability(elo, None, stderrs=se, metric="elo", seed=3, prune=False)
+
+
+def test_bin_stability_pruned_agrees_with_the_full_redraw_within_monte_carlo_error():
+    """Pruned (the default) against a full redraw of every model with another seed, on random
+    boards whose top k sit near a bin edge; the same comparison catches a pruning that drops
+    models that can reach the top k (only the observed top k redrawn)."""
+    from analysis.constants import SATURATION_BINS
+    from analysis.saturation import bin_stability
+    rng, n, b = np.random.default_rng(77), 200, 3000
+    wrong_caught = 0
+    for _board in range(4):
+        s = _random_board(rng, 300, 0.3, 0.85)
+        pruned = bin_stability(s, n, seed=1, draws=b)
+        full = bin_stability(s, n, seed=2, draws=b, prune=False)
+        for i, name in enumerate(SATURATION_BINS):
+            assert _close(pruned.bin_probs[i], full.bin_probs[i], b, b), (name, pruned.bin_probs, full.bin_probs)
+        top_only = bin_stability(np.sort(s)[-5:], n, seed=1, draws=b, prune=False)
+        wrong_caught += not all(_close(p, q, b, b) for p, q in zip(top_only.bin_probs, full.bin_probs))
+    assert wrong_caught == 4
+
+
+def test_pruned_models_never_reach_a_top_k_but_a_much_narrower_tail_would_drop_some_that_do():
+    rng, n = np.random.default_rng(3), 100
+    s = _random_board(rng, 1000, 0.1, 0.9)
+    delta = _hoeffding_delta(n)
+    assert _far_models_ever_in_top_k(s, n, 5, delta, 2000, seed=8) == 0
+    assert _far_models_ever_in_top_k(s, n, 5, delta / 8, 2000, seed=8) > 0      # the check can fail
+
+
 def test_scale_says_which_results_are_comparable_with_the_paper():
     from analysis.saturation import SCALE_ASSUMED, SCALE_PAPER, SCALE_PUBLISHED
     top = [0.9, 0.88, 0.87, 0.86, 0.85]
