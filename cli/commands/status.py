@@ -59,8 +59,7 @@ def run(args: argparse.Namespace) -> int:
         version = status.schema_version(con)
         sources = status.source_status(con)
         held = status.held_table(con)
-        unknown = status.unknown_names(con)
-        counts = status.unknown_counts(con)
+        unknown, counts = status.unknown(con)
         tables = status.table_counts(con)
     finally:
         con.close()
