@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         version = status.schema_version(con)
         sources = status.source_status(con)
-        held = status.held_table(con)
+        # the sources' `held` column counts them: no statement for the usual case of none
+        held = status.held_table(con) if any(row[sources.columns.index("held")] for row in sources.rows) else None
         unknown, counts = status.unknown(con)
         tables = status.table_counts(con)
     finally:
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     print("sources (times UTC):")
     print(text_table(sources) if sources.rows else "  (nothing collected yet: run `benchwatch run`)")
     print()
-    if held.rows:
+    if held is not None and held.rows:
         print(f"held snapshots ({len(held.rows)}): dropped half or more of a benchmark's rows, kept out of "
               "latest_scores and the analysis; release one with `benchwatch accept SNAPSHOT`")
         print(text_table(held))
