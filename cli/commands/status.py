@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from cli.main import add_db_argument, open_read_only
+from common.redact import inert_text
 from storage.db import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ MAX_CELL = 50
 
 def _cell(value: object) -> str:
     """A value as status shows it: times to the second, lists comma-separated, no terminal controls."""
-    from cli.commands.query import inert_text
     if value is None:
         return "-"
     if isinstance(value, datetime):
