@@ -78,6 +78,19 @@ def one_line(text: object, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+# Characters a terminal acts on (C0 controls, DEL, C1 controls such as CSI): shown as \xNN in
+# table and CSV output, so a scraped name cannot move the cursor, retitle the window or hide text.
+_TERMINAL_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def inert_text(value: object) -> object:
+    """A string cell without terminal control characters (shown as \\xNN); other values as they are.
+    Here, not in cli/commands/query.py, so that `status` shows cells without importing `query`."""
+    if not isinstance(value, str):
+        return value
+    return _TERMINAL_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", value)
+
+
 def redact_record(record: logging.LogRecord) -> logging.LogRecord:
     """Rewrite a record's message (with its args), exception and stack text through `redact`."""
     try:

@@ -33,10 +33,9 @@ import shutil
 import tempfile
 import time
 import weakref
-from dataclasses import dataclass
 from importlib import util as importlib_util
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import duckdb
 
@@ -56,9 +55,9 @@ class LakeError(Exception):
     """A DuckLake set-up problem stated for a person (re-raised as StorageError by storage.db)."""
 
 
-@dataclass(frozen=True)
-class LakeTarget:
-    """A parsed `ducklake:postgres:<conninfo>` with its data location."""
+class LakeTarget(NamedTuple):
+    """A parsed `ducklake:postgres:<conninfo>` with its data location (a NamedTuple, not a
+    dataclass: `dataclasses` costs every command's start-up a few ms through storage.db)."""
 
     catalog: str          # postgres:<conninfo>
     conninfo: str         # libpq key=value string of the catalog database

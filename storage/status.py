@@ -76,23 +76,30 @@ def held_table(con: duckdb.DuckDBPyConnection) -> Table:
                        f"FROM ({_HELD_SQL}){_HELD_ORDER}")
 
 
-def unknown_names(con: duckdb.DuckDBPyConnection, limit: int = 50) -> Table:
-    """Benchmark and model names in the data that no registry entry or alias maps (add an alias)."""
-    return _table(con, """
-        SELECT 'benchmark' AS kind, benchmark AS name, list(DISTINCT source) AS sources, count(*) AS rows
-        FROM scores WHERE benchmark NOT IN (SELECT id FROM benchmarks) GROUP BY benchmark
-        UNION ALL
-        SELECT 'model', model, list(DISTINCT source), count(*)
-        FROM scores WHERE model NOT IN (SELECT id FROM models) GROUP BY model
-        ORDER BY kind, rows DESC LIMIT """ + str(int(limit)))   # an int literal: see _table
+# Unknown names listed by `status` (the counts cover them all).
+UNKNOWN_ROWS = 50
+_UNKNOWN_SQL = """
+        WITH u AS (
+            SELECT 'benchmark' AS kind, benchmark AS name, list(DISTINCT source) AS sources, count(*) AS rows
+            FROM scores WHERE benchmark NOT IN (SELECT id FROM benchmarks) GROUP BY benchmark
+            UNION ALL
+            SELECT 'model', model, list(DISTINCT source), count(*)
+            FROM scores WHERE model NOT IN (SELECT id FROM models) GROUP BY model)
+        SELECT *, count(*) FILTER (WHERE kind = 'benchmark') OVER () AS n_benchmarks,
+               count(*) FILTER (WHERE kind = 'model') OVER () AS n_models
+        FROM u ORDER BY kind, rows DESC, name LIMIT """
 
 
-def unknown_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    row = con.execute("""
-        SELECT count(DISTINCT benchmark) FILTER (WHERE benchmark NOT IN (SELECT id FROM benchmarks)),
-               count(DISTINCT model) FILTER (WHERE model NOT IN (SELECT id FROM models))
-        FROM scores""").fetchone()
-    return {"benchmarks": int(row[0]), "models": int(row[1])}
+def unknown(con: duckdb.DuckDBPyConnection, limit: int = UNKNOWN_ROWS) -> tuple[Table, dict[str, int]]:
+    """Benchmark and model names in the data that no registry entry or alias maps (add an alias):
+    the first `limit` rows (at least one: a row carries the counts), and how many of each kind
+    there are in all — one statement (window counts, taken before the LIMIT), as `status` pays per
+    statement at start-up."""
+    result = con.execute(_UNKNOWN_SQL + str(max(int(limit), 1)))   # an int literal: see _table
+    columns = [d[0] for d in result.description][:-2]
+    rows = result.fetchall()
+    counts = {"benchmarks": int(rows[0][-2]), "models": int(rows[0][-1])} if rows else {"benchmarks": 0, "models": 0}
+    return Table(columns, [r[:-2] for r in rows]), counts
 
 
 def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
@@ -105,4 +112,4 @@ def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     return {n: int(by_index[i]) for i, n in enumerate(names)}
 
 
-__all__ = ["Table", "source_status", "held_snapshots", "held_table", "unknown_names", "unknown_counts", "table_counts", "schema_version"]
+__all__ = ["Table", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "schema_version"]

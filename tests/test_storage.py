@@ -248,6 +248,18 @@ def test_status_lists_sources_and_unknown_names(dbpath, tmp_path, capsys):
     assert "acme-internal-7b" in out and "acme_private_eval" in out
 
 
+
+def test_unknown_names_count_every_name_past_the_row_limit(dbpath, tmp_path):
+    from storage.status import unknown
+    f = tmp_path / "unknown.csv"
+    f.write_text("model,benchmark,score\nacme-a,acme_eval,0.5\nacme-b,acme_eval,0.6\nacme-c,acme_eval,0.7\n")
+    ingest_file(dbpath, "csv", f)
+    with db.connect(dbpath, read_only=True) as con:
+        table, counts = unknown(con, limit=2)
+    assert counts == {"benchmarks": 1, "models": 3}    # the models past the limit are counted too
+    assert table.columns == ["kind", "name", "sources", "rows"]
+    assert table.rows == [("benchmark", "acme_eval", ["csv"], 3), ("model", "acme-a", ["csv"], 1)]
+
 def test_duckdb_file_is_a_plain_duckdb_database(dbpath):
     ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
     con = duckdb.connect(str(dbpath), read_only=True)

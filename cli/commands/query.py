@@ -7,12 +7,10 @@ import re
 import sys
 
 from cli.main import add_db_argument
+from common.redact import inert_text
 from storage.db import DEFAULT_WAIT_SECONDS
 from storage.query import DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS, DEFAULT_TIMEOUT_SECONDS, parse_memory_limit
 
-# Characters a terminal acts on (C0 controls, DEL, C1 controls such as CSI): shown as \xNN in
-# table and CSV output, so a scraped name cannot move the cursor, retitle the window or hide text.
-_TERMINAL_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # A CSV cell a spreadsheet would evaluate (=HYPERLINK(…), +cmd, -2+3, @SUM): prefixed with ' .
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
@@ -60,13 +58,6 @@ def _memory(text: str) -> str:
         return parse_memory_limit(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def inert_text(value: object) -> object:
-    """A string cell without terminal control characters (shown as \\xNN); other values as they are."""
-    if not isinstance(value, str):
-        return value
-    return _TERMINAL_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", value)
 
 
 def inert_csv(value: object) -> object:

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from cli.main import add_db_argument, open_read_only
+from common.redact import inert_text
 from storage.db import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ MAX_CELL = 50
 
 def _cell(value: object) -> str:
     """A value as status shows it: times to the second, lists comma-separated, no terminal controls."""
-    from cli.commands.query import inert_text
     if value is None:
         return "-"
     if isinstance(value, datetime):
@@ -58,9 +58,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         version = status.schema_version(con)
         sources = status.source_status(con)
-        held = status.held_table(con)
-        unknown = status.unknown_names(con)
-        counts = status.unknown_counts(con)
+        # the sources' `held` column counts them: no statement for the usual case of none
+        held = status.held_table(con) if any(row[sources.columns.index("held")] for row in sources.rows) else None
+        unknown, counts = status.unknown(con)
         tables = status.table_counts(con)
     finally:
         con.close()
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     print("sources (times UTC):")
     print(text_table(sources) if sources.rows else "  (nothing collected yet: run `benchwatch run`)")
     print()
-    if held.rows:
+    if held is not None and held.rows:
         print(f"held snapshots ({len(held.rows)}): dropped half or more of a benchmark's rows, kept out of "
               "latest_scores and the analysis; release one with `benchwatch accept SNAPSHOT`")
         print(text_table(held))
