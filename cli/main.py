@@ -32,7 +32,8 @@ The database is $BENCHWATCH_DB or ./benchwatch.duckdb unless --db is given.
 
 exit codes: 0 done; 1 failed for a reason stated on stderr (bad input, a database that cannot
 be used, every source failed, Slack refused); 2 usage error; 70 a bug (an unexpected exception:
-one line, -v for the traceback); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
+one line, -v for the traceback); 130 interrupted (Ctrl-C); 141 the reader closed our output
+(`| head`); 143 terminated (SIGTERM).
 """
 
 EXIT_OK = 0
@@ -40,6 +41,7 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_BUG = 70          # sysexits.h EX_SOFTWARE
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141   # 128 + SIGPIPE: the reader of our output closed it (`| head`)
 EXIT_TERMINATED = 143
 _PACKAGES = ("cli", "flows", "jobs", "storage", "scrapers", "analysis", "alerts", "registry", "common")
 _HOME = Path(__file__).resolve().parents[1]     # the directory holding benchwatch's packages
@@ -215,6 +217,13 @@ def main(argv: list[str] | None = None) -> int:
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        # The reader went away (`benchwatch status | head`): not a failure of ours. Point stdout at
+        # /dev/null so the interpreter's final flush does not raise again, and exit as a process
+        # killed by SIGPIPE would (128 + 13), which is what shells expect.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         print(f"benchwatch {command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -234,3 +234,22 @@ def test_an_unexpected_exception_is_one_line_with_the_place_and_exit_70(tmp_path
     assert line.endswith("(a bug; run with -v for the traceback)")
     assert main(["-v", "status", "--db", str(path)]) == EXIT_BUG
     assert "Traceback" in capsys.readouterr().err
+
+
+def test_a_reader_that_goes_away_is_not_a_bug(tmp_path):
+    """`benchwatch status | head -1`: the pipe closes under us; no "unexpected BrokenPipeError … (a
+    bug)", exit 141 as a process killed by SIGPIPE."""
+    import subprocess
+    import sys
+    path = tmp_path / "bw.duckdb"
+    with storage_db.connect(path):                          # a migrated, empty file
+        pass
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "query", "--db", str(path), "--format", "csv",
+                             "SELECT range AS i FROM range(200000)"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    proc.stdout.close()                                     # the reader went away after one line
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    assert proc.wait(timeout=60) == 141, err
+    assert "BrokenPipe" not in err and "a bug" not in err, err
