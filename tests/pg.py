@@ -16,6 +16,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 
 def _free_port() -> int:
@@ -99,3 +100,36 @@ def start(timeout: float = 60.0) -> PgServer:
                 server.stop()
                 raise
             time.sleep(0.2)
+
+
+def lake_unavailable() -> str | None:
+    """Why a DuckLake-on-PostgreSQL test cannot run here (no binaries, no psycopg, no
+    extensions), or None."""
+    reason = available()
+    if reason:
+        return reason
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        return "psycopg not installed (pip install 'benchwatch[ducklake]')"
+    import duckdb
+    from storage import lake
+    probe = duckdb.connect()
+    try:
+        lake.load_extensions(probe)
+    except lake.LakeError as exc:
+        return f"DuckLake extensions unavailable: {exc}"
+    finally:
+        probe.close()
+    return None
+
+
+def lake_server() -> Iterator[PgServer]:
+    """The body of a module fixture: a server for the lake tests, or a skip with the reason."""
+    import pytest
+    reason = lake_unavailable()
+    if reason:
+        pytest.skip(reason)
+    srv = start()
+    yield srv
+    srv.stop()

@@ -95,32 +95,9 @@ def test_lake_url_needs_postgres_and_a_data_path(monkeypatch):
 
 # --- against a real PostgreSQL ------------------------------------------------------------------
 
-def _skip_reason() -> str | None:
-    reason = pg.available()
-    if reason:
-        return reason
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        return "psycopg not installed (pip install 'benchwatch[ducklake]')"
-    probe = duckdb.connect()
-    try:
-        lake.load_extensions(probe)
-    except lake.LakeError as exc:
-        return f"DuckLake extensions unavailable: {exc}"
-    finally:
-        probe.close()
-    return None
-
-
 @pytest.fixture(scope="module")
 def server():
-    reason = _skip_reason()
-    if reason:
-        pytest.skip(reason)
-    srv = pg.start()
-    yield srv
-    srv.stop()
+    yield from pg.lake_server()
 
 
 @pytest.fixture

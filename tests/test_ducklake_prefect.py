@@ -23,7 +23,7 @@ import requests
 
 import pg
 import scrapers
-from test_ducklake import _counts, _skip_reason, _table
+from test_ducklake import _counts, _table
 from test_e2e_prefect import (PREFECT, REPLAY, SIMPLE_EVALS_HISTORY, Api, background, fake_slack_process,  # noqa: F401
                               free_port, prefect_env, run, slack_messages, message_text)
 
@@ -37,12 +37,7 @@ SATURATION = """SELECT * EXCLUDE (run_at, as_of) FROM saturation ORDER BY benchm
 
 @pytest.fixture(scope="module")
 def postgres():
-    reason = _skip_reason()
-    if reason:
-        pytest.skip(reason)
-    srv = pg.start()
-    yield srv
-    srv.stop()
+    yield from pg.lake_server()
 
 
 def _wait_runs(api: Api, ids: list[str], timeout: float) -> dict[str, str]:
