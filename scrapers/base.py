@@ -42,6 +42,9 @@ SCORE_COLUMNS: dict[str, str] = {
     "evaluated_at": "datetime64[us]",         # run/submission date if the page has one
     "excluded_reason": "str",    # non-empty: stored but kept out of statistics (e.g. adversarial rows)
     "model_tag": "str",          # the models an agent system names, as the page tags them ('Model: a; Model: b')
+    "table_version": "str",      # version / release / board within the source that makes another question set ('' none)
+    "is_reference": "boolean",   # a reference / baseline row: stored and shown, never in a top k
+    "reported_by": "str",        # who produced the number when not the leaderboard's own run ('vendor'); NULL = the board
 }
 MANDATORY_SCORE_COLUMNS = ("benchmark", "model", "score", "metric")
 N_ITEMS_MAX = 2**31 - 1          # scores.n_items is a 32-bit INTEGER column
@@ -360,6 +363,8 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
         scores.loc[scores["_bad_n"], "_bad_n_value"] = [str(v) for v in bad_n_values]
     scores["setting"] = scores["setting"].fillna("")
     scores["excluded_reason"] = scores["excluded_reason"].fillna("")
+    scores["table_version"] = scores["table_version"].fillna("")
+    scores["is_reference"] = scores["is_reference"].fillna(False)
     rejects = [parsed.rejects] if len(parsed.rejects) else []
 
     def move(mask: pd.Series, reason) -> None:
@@ -386,7 +391,7 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
     for col in ("ci_low", "ci_high"):
         bad_ci |= scores[col].notna() & ~np.isfinite(scores[col])
     move(bad_ci, REASON_BAD_CI)
-    dup = scores.duplicated(["benchmark", "model", "setting"], keep="first")
+    dup = scores.duplicated(["benchmark", "model", "setting", "table_version"], keep="first")
     move(dup, REASON_DUPLICATE)
 
     parsed.scores = scores.drop(columns=["_bad_n", "_bad_n_value"])

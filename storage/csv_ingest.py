@@ -411,7 +411,8 @@ def _rejects(con: duckdb.DuckDBPyConnection) -> int:
                || ',"metric":' || coalesce(jt.f, 'null') || ',"stderr":' || coalesce(je.f, 'null')
                || ',"ci_low":null,"ci_high":null,"n_items":' || coalesce(jn.f, 'null')
                || ',"model_release_date":' || coalesce(d1.f, 'null') || ',"knowledge_cutoff":' || coalesce(d2.f, 'null')
-               || ',"evaluated_at":' || coalesce(d3.f, 'null') || ',"excluded_reason":"","model_tag":null}}' AS row_json,
+               || ',"evaluated_at":' || coalesce(d3.f, 'null') || ',"excluded_reason":"","model_tag":null,'
+               || '"table_version":"","is_reference":false,"reported_by":null}}' AS row_json,
                CASE r.stage WHEN {MISSING} THEN rm.reason WHEN {UNKNOWN_METRIC} THEN r.unknown_reason
                             WHEN {BAD_N_ITEMS} THEN rc.reason WHEN {DUPLICATE} THEN $duplicate
                             ELSE rv.reason END AS reason

@@ -211,6 +211,10 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
             "ci_high": scores["ci_high"], "n_items": scores["n_items"],
             "model_release_date": scores["model_release_date"], "knowledge_cutoff": scores["knowledge_cutoff"],
             "evaluated_at": scores["evaluated_at"].dt.tz_localize("UTC"), "excluded_reason": excluded,
+            "table_version": scores["table_version"].fillna("") if "table_version" in scores.columns else "",
+            "is_reference": scores["is_reference"].fillna(False).astype(bool) if "is_reference" in scores.columns
+            else False,
+            "reported_by": scores["reported_by"] if "reported_by" in scores.columns else None,
         })
         if len(sc):
             insert_frame(con, "scores", sc)

@@ -29,6 +29,11 @@ CREATE TABLE scores_016 (
     model_tag          VARCHAR,
     underlying         VARCHAR
 );
-INSERT INTO scores_016 BY NAME SELECT * FROM scores;
+-- the columns listed (not *): a later migration's column never reaches this copy
+INSERT INTO scores_016 BY NAME
+SELECT snapshot_id, source, benchmark, benchmark_raw, model, model_raw, setting, score, raw_value, metric, stderr,
+       ci_low, ci_high, n_items, model_release_date, knowledge_cutoff, evaluated_at, excluded_reason, variant,
+       population, model_tag, underlying
+FROM scores;
 DROP TABLE scores;
 ALTER TABLE scores_016 RENAME TO scores;
