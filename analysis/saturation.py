@@ -384,13 +384,23 @@ def bin_stability(scores: Iterable[float], n_items: float | None, k: int = SATUR
 
 
 def stability_seed(base_seed: int, benchmark: str, scope: str) -> int:
-    """The generator seed of one benchmark's draws: reproducible and independent of table order."""
+    """The generator seed of one table's draws (`benchmark`: its table id): reproducible and
+    independent of row order."""
     return int(zlib.crc32(f"{int(base_seed)}|{benchmark}|{scope}".encode()))
+
+
+def with_tables(df: pd.DataFrame) -> pd.DataFrame:
+    """`df` with a `table_id` column: the leaderboard table each row belongs to (registry.tables,
+    set by the jobs). A frame without one is one table per benchmark (table_id = benchmark).
+    Every statistic here is computed per table, never across tables (issue 20)."""
+    if "table_id" in df.columns:
+        return df
+    return df.assign(table_id=df["benchmark"])
 
 
 # --- a snapshot: every benchmark ----------------------------------------------------------
 
-TABLE_COLUMNS = ["benchmark", "as_of", "scope", "population", "k", "alpha", "z", "metric", "n_items", "n_assumed",
+TABLE_COLUMNS = ["table_id", "benchmark", "as_of", "scope", "population", "k", "alpha", "z", "metric", "n_items", "n_assumed",
                  "n_models", "top_scores", "top_models", "top_variants", "s1", "sk", "se_delta", "r_norm", "s_index", "bin",
                  "statistically_similar", "saturated", "stagnation", "headroom", "uncertainty", "reason", "scale",
                  "comparable", "bin_probs", "bin_hold_prob", "resample_noise", "resample_draws", "resample_seed"]
@@ -399,7 +409,10 @@ TABLE_COLUMNS = ["benchmark", "as_of", "scope", "population", "k", "alpha", "z",
 def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = None, *, k: int = SATURATION_K,
                      alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z, as_of=None,
                      scope: str = "all", bootstrap_seed: int | None = 0) -> pd.DataFrame:
-    """One row per benchmark of `latest` (scope `scope`): its saturation, or the reason there is none.
+    """One row per table of `latest` (scope `scope`): its saturation, or the reason there is none.
+
+    A table is `table_id` (registry.tables: benchmark, source, version; default: the
+    benchmark): scores of two tables are never ranked together.
 
     `latest`: benchmark, model, score, metric, and optionally stderr, ci_low, ci_high,
     n_items, population/underlying (registry.identity; default: every row a model run) and
@@ -423,16 +436,18 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
     for col in ("stderr", "ci_low", "ci_high", "n_items"):
         if col not in df.columns:
             df[col] = np.nan
-    df = with_populations(df[df["score"].notna()])
+    df = with_populations(with_tables(df[df["score"].notna()]))
     df["se_published"] = published_se(df["stderr"], df["ci_low"], df["ci_high"])
     reg = _registry_lookup(benchmarks)
     rows = []
-    for (bench, population), g in df.groupby(["benchmark", "population"], sort=True):
+    for (table, population), g in df.groupby(["table_id", "population"], sort=True):
+        bench = g["benchmark"].iat[0]
         info = reg.get(bench, {})
         metrics = g["metric"].dropna().unique()
         if len(metrics) != 1:
             rows.append({**_reason_row(bench, k, alpha, z, len(g), "scores mix metric kinds "
-                                       f"{sorted(map(str, metrics))}; not comparable"), "population": population})
+                                       f"{sorted(map(str, metrics))}; not comparable"), "population": population,
+                         "table_id": table})
             continue
         metric = str(metrics[0])
         # Best variant per model; ties broken by name so the ranking never depends on read order.
@@ -447,14 +462,14 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
         d.pop("n_eff")
         d.update(_stability_columns(best["score"].to_numpy(), n, k, alpha, best["se_published"].to_numpy(), metric,
                                     n_assumed, None if bootstrap_seed is None else
-                                    stability_seed(bootstrap_seed, str(bench) if population == "models"
-                                                   else f"{bench}|{population}", scope)))
-        rows.append({"benchmark": bench, **d, "n_assumed": n_assumed, "population": population,
+                                    stability_seed(bootstrap_seed, str(table) if population == "models"
+                                                   else f"{table}|{population}", scope)))
+        rows.append({"table_id": table, "benchmark": bench, **d, "n_assumed": n_assumed, "population": population,
                      "top_models": [str(m) for m in best["model"].iloc[:k]],
                      "top_variants": [str(v) for v in best["entity_variant"].iloc[:k]]})
     out = pd.DataFrame(rows, columns=[c for c in TABLE_COLUMNS if c not in ("as_of", "scope")])
-    out.insert(1, "as_of", pd.Timestamp(as_of) if as_of is not None else pd.NaT)
-    out.insert(2, "scope", scope)
+    out.insert(2, "as_of", pd.Timestamp(as_of) if as_of is not None else pd.NaT)
+    out.insert(3, "scope", scope)
     return out[TABLE_COLUMNS]
 
 
@@ -536,6 +551,22 @@ def _benchmark_n(bench: str, n_col: pd.Series, info: Mapping) -> tuple[float | N
     if n is None:
         return None, False
     return float(n), bool(info.get("dynamic") or False)
+
+
+def table_sizes(frame: pd.DataFrame, benchmarks: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per table of `frame` (benchmark, optionally table_id and n_items): n_items and n_assumed
+    as `saturation_table` decides them (the rows' own most common n, else the registry's; a
+    registry n of a dynamic benchmark is nominal). For tables whose n the latest scores do
+    not give (a past release seen only in the history)."""
+    reg = _registry_lookup(benchmarks)
+    f = with_tables(frame)
+    n_col = f["n_items"] if "n_items" in f.columns else pd.Series(np.nan, index=f.index)
+    rows = []
+    for table, g in f.assign(_n=n_col).groupby("table_id", sort=True):
+        bench = g["benchmark"].iat[0]
+        n, assumed = _benchmark_n(bench, g["_n"], reg.get(bench, {}))
+        rows.append({"table_id": table, "n_items": n, "n_assumed": assumed})
+    return pd.DataFrame(rows, columns=["table_id", "n_items", "n_assumed"])
 
 
 # --- history reconstructed from model dates ------------------------------------------------
@@ -724,7 +755,7 @@ def _as_str(values: np.ndarray) -> np.ndarray:
 
 
 def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
-    """For each benchmark and each distinct date: the top-k models among those dated <= that date.
+    """For each table and each distinct date: the top-k models among those dated <= that date.
 
     `df`: benchmark, model, score, date, optionally se (a published SE per row) and
     entity_variant (the page row, reported in `top_variants`). A model's value at a date is
@@ -732,15 +763,16 @@ def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
     whole frame, then one pass in which only the rows that may change the top k do any work
     (`_topk_scan`); the output is built from arrays. Ties keep the earlier row.
 
-    Returns benchmark, as_of, n_models (distinct models dated <= as_of), top_scores,
+    Returns table_id, benchmark, as_of, n_models (distinct models dated <= as_of), top_scores,
     top_se, top_models, top_variants (lists of length min(k, n_models), best first; rows
     whose top k did not change share one list object).
     """
-    d = _history_rows(df, ["benchmark"])
+    d = _history_rows(with_tables(df), ["table_id"])
     scan = _topk_scan(d, k)
     end, changes, state = scan["end"], scan["changes"], scan["state"]
     rows = np.where(changes >= 0, changes, 0)
-    return pd.DataFrame({"benchmark": pd.Series(_at(d, "benchmark", end), dtype="str"),
+    return pd.DataFrame({"table_id": pd.Series(_at(d, "table_id", end), dtype="str"),
+                         "benchmark": pd.Series(_at(d, "benchmark", end), dtype="str"),
                          "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
                          "n_models": pd.Series(scan["n_models"], dtype="int64"),
                          "top_scores": _per_state(d["score"][rows], changes, state),
@@ -750,21 +782,22 @@ def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
 
 
 def running_topk_scores(df: pd.DataFrame, k: int = SATURATION_K) -> tuple[pd.DataFrame, np.ndarray]:
-    """`running_topk` as arrays, for statistics over the top k: (frame of benchmark, as_of,
-    n_models, top_model, one row per (benchmark, date)), and the top k scores of each row as an
+    """`running_topk` as arrays, for statistics over the top k: (frame of table_id, benchmark, as_of,
+    n_models, top_model, one row per (table, date)), and the top k scores of each row as an
     array of shape (rows, k), best first, NaN where fewer than k models are dated yet."""
-    d = _history_rows(df, ["benchmark"])
+    d = _history_rows(with_tables(df), ["table_id"])
     scan = _topk_scan(d, k)
     end, idx = scan["end"], scan["changes"][scan["state"]]
     tops = np.where(idx >= 0, d["score"][np.where(idx >= 0, idx, 0)], np.nan)
-    frame = pd.DataFrame({"benchmark": pd.Series(_at(d, "benchmark", end), dtype="str"),
+    frame = pd.DataFrame({"table_id": pd.Series(_at(d, "table_id", end), dtype="str"),
+                          "benchmark": pd.Series(_at(d, "benchmark", end), dtype="str"),
                           "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
                           "n_models": pd.Series(scan["n_models"], dtype="int64"),
                           "top_model": _at(d, "model", idx[:, 0]) if len(end) else np.zeros(0, dtype=object)})
     return frame, tops.reshape(len(end), k)
 
 
-TRAJECTORY_COLUMNS = ["benchmark", "as_of", "population", "n_models", "top_scores", "top_models", "top_variants",
+TRAJECTORY_COLUMNS = ["table_id", "benchmark", "as_of", "population", "n_models", "top_scores", "top_models", "top_variants",
                       "s1", "sk", "se_delta", "r_norm", "s_index",
                       "bin", "statistically_similar", "n_items", "k", "alpha", "z", "uncertainty"]
 
@@ -772,23 +805,24 @@ TRAJECTORY_COLUMNS = ["benchmark", "as_of", "population", "n_models", "top_score
 def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float] | None, k: int = SATURATION_K,
                           alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z, *,
                           n_assumed: Mapping[str, bool] | None = None) -> pd.DataFrame:
-    """S_index in calendar time: one row per (benchmark, as_of) for each distinct model date with >= k models.
+    """S_index in calendar time: one row per (table, population, as_of) for each distinct model date with >= k models.
 
     `df`: benchmark, model, score, date (the result's date), optionally stderr/ci_low/ci_high
     and the identity columns of `saturation_table` (population, underlying, model_raw,
-    setting). `n_items`: one n for all benchmarks or a mapping benchmark -> n. The top k at
-    `as_of` are the best models among results dated <= as_of, each model once (its best
-    variant), per population as in `saturation_table`. Benchmarks with neither n nor
+    setting) and `table_id` (default: the benchmark). `n_items`: one n for all tables or a
+    mapping table_id -> n (`n_assumed` likewise). The top k at `as_of` are the best models
+    among results of the table dated <= as_of, each model once (its best variant), per
+    population as in `saturation_table`; no running top k crosses a table. Benchmarks with neither n nor
     published SEs for the models needed are left out (logged). The running top k is the one
     of `running_topk` (`_topk_scan`), computed for every (population, benchmark) in one pass;
     the index is then computed on arrays.
     """
     _check_params(k, alpha, z)
-    h = with_populations(df)
+    h = with_populations(with_tables(df))
     h["se"] = published_se(h["stderr"] if "stderr" in h.columns else np.full(len(h), np.nan),
                            h["ci_low"] if "ci_low" in h.columns else None,
                            h["ci_high"] if "ci_high" in h.columns else None)
-    d = _history_rows(h, ["population", "benchmark"])
+    d = _history_rows(h, ["population", "table_id"])
     scan = _topk_scan(d, k)
     keep = scan["n_models"] >= k
     end, state, n_models = scan["end"][keep], scan["state"][keep], scan["n_models"][keep]
@@ -797,7 +831,7 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     rows = np.where(changes >= 0, changes, 0)
     if len(end) == 0:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in TRAJECTORY_COLUMNS})
-    bench_code, bench_names = pd.factorize(_at(d, "benchmark", end))
+    bench_code, bench_names = pd.factorize(_at(d, "table_id", end))     # per table
     bench_names = np.asarray(bench_names, dtype=object)
     bench = bench_names[bench_code]
     if isinstance(n_items, Mapping):
@@ -822,7 +856,8 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
                        for c in range(8)], dtype=object)
     uncertainty = labels[pub1.astype(int) * 4 + pubk.astype(int) * 2 + assumed.astype(int)]
     res = pd.DataFrame({
-        "benchmark": pd.Series(bench, dtype="str"),
+        "table_id": pd.Series(bench, dtype="str"),
+        "benchmark": pd.Series(_at(d, "benchmark", end), dtype="str"),
         "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
         "population": _at(d, "population", end),
         "n_models": pd.Series(n_models, dtype="int64"),

@@ -68,55 +68,58 @@ from analysis.constants import (
     TREND_MIN_POINTS,
     TREND_WINDOW_DAYS,
 )
-from analysis.saturation import PROPORTION, running_topk_scores
+from analysis.saturation import PROPORTION, running_topk_scores, with_tables
 from common.units import lower_is_better
 
 log = logging.getLogger("benchwatch.analysis.trends")
 
-FRONTIER_COLUMNS = ["benchmark", "as_of", "n_models", "frontier", "frontier_model", "topk_mean", "cv_topk",
+FRONTIER_COLUMNS = ["table_id", "benchmark", "as_of", "n_models", "frontier", "frontier_model", "topk_mean", "cv_topk",
                     "cv_topk_90d", "is_record"]
 
 
-def metric_of(df: pd.DataFrame) -> dict[str, str]:
-    """Each benchmark's metric kind: the most frequent `metric` of its rows (proportion if none)."""
+def metric_of(df: pd.DataFrame, key: str = "benchmark") -> dict[str, str]:
+    """Each benchmark's (`key`: each table's) metric kind: the most frequent `metric` of its rows
+    (proportion if none)."""
     if "metric" not in df.columns:
         return {}
-    return (df.groupby("benchmark")["metric"]
+    return (df.groupby(key)["metric"]
             .agg(lambda m: m.mode().iat[0] if m.notna().any() else PROPORTION).to_dict())
 
 
 def frontier_history(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
-    """Per benchmark and distinct model date: frontier, its model, top-k mean and CV, record flag.
+    """Per table and distinct model date: frontier, its model, top-k mean and CV, record flag.
 
-    `df`: benchmark, model, score, date, optionally metric. The frontier is the best score so
+    `df`: benchmark, model, score, date, optionally metric and table_id (default: the
+    benchmark; a frontier never crosses a table). The frontier is the best score so
     far: the maximum, or the minimum for a lower-is-better metric kind (costs), whose top k
     are then the k cheapest. Top-k mean and CV need k models (NaN before).
     `is_record`: the frontier improved at this date (the first date is a record).
     """
-    lower = {b for b, m in metric_of(df).items() if lower_is_better(m)}
+    df = with_tables(df)
+    lower = {b for b, m in metric_of(df, "table_id").items() if lower_is_better(m)}
     d = df
     if lower:      # the running top-k keeps the largest values: rank costs by their negation
         d = df.copy()
-        flip = d["benchmark"].isin(lower)
+        flip = d["table_id"].isin(lower)
         d.loc[flip, "score"] = -pd.to_numeric(d.loc[flip, "score"])
     run, tops = running_topk_scores(d, k)
     if run.empty:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in FRONTIER_COLUMNS})
-    sign = np.where(run["benchmark"].isin(lower), -1.0, 1.0)
+    sign = np.where(run["table_id"].isin(lower), -1.0, 1.0)
     full = run["n_models"].to_numpy() >= k
     tops = tops * sign[:, None]
     mean = np.where(full, tops.mean(axis=1), np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         cv = np.where(full & (mean > 0), tops.std(axis=1) / mean, np.nan)
     out = pd.DataFrame({
-        "benchmark": run["benchmark"], "as_of": run["as_of"], "n_models": run["n_models"],
+        "table_id": run["table_id"], "benchmark": run["benchmark"], "as_of": run["as_of"], "n_models": run["n_models"],
         "frontier": tops[:, 0], "frontier_model": run["top_model"],
         "topk_mean": mean, "cv_topk": cv,
     })
     better = pd.Series(tops[:, 0] * sign, index=out.index)          # larger is better in this scale
-    prev = better.groupby(out["benchmark"], sort=False).shift(1)
+    prev = better.groupby(out["table_id"], sort=False).shift(1)
     out["is_record"] = prev.isna() | (better > prev)
-    rolled = (out.set_index("as_of").groupby("benchmark", sort=False)["cv_topk"]
+    rolled = (out.set_index("as_of").groupby("table_id", sort=False)["cv_topk"]
               .rolling(f"{CV_WINDOW_DAYS}D", min_periods=1).mean())
     out["cv_topk_90d"] = rolled.to_numpy()
     return out[FRONTIER_COLUMNS]
@@ -295,7 +298,7 @@ def logistic_time_to(fit: LogisticFit, target: float, floor: float) -> tuple[flo
 
 # --- one row per benchmark -------------------------------------------------------------
 
-TREND_COLUMNS = ["benchmark", "as_of", "metric", "direction", "n_models", "frontier", "frontier_model",
+TREND_COLUMNS = ["table_id", "benchmark", "as_of", "metric", "direction", "n_models", "frontier", "frontier_model",
                  "last_record_at", "n_records", "topk_mean", "cv_topk", "cv_topk_90d", "trend_status", "trend_start",
                  "trend_end", "stale_days", "slope_per_month", "slope_ci_low", "slope_ci_high", "slope_unit",
                  "slope_points", "stalled", "forecast_threshold", "forecast_status", "forecast_method",
@@ -305,10 +308,11 @@ TREND_COLUMNS = ["benchmark", "as_of", "metric", "direction", "n_models", "front
 
 def trends_table(df: pd.DataFrame, *, now, benchmarks: pd.DataFrame | None = None, k: int = SATURATION_K,
                  progress: float = FORECAST_PROGRESS, frontier: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per benchmark: current frontier, trailing trend, stall flag and forecast as of `now`.
+    """One row per table: current frontier, trailing trend, stall flag and forecast as of `now`.
 
-    `df`: benchmark, model, score, date, optionally metric. Rows dated after `now` are left
-    out. The trend of each benchmark ends at its last dated result, `stale_days` before `now`.
+    `df`: benchmark, model, score, date, optionally metric and table_id (default: the
+    benchmark). Rows dated after `now` are left out. The trend of each table ends at its last
+    dated result, `stale_days` before `now`.
     `benchmarks` (registry: id, ceiling, chance) gives floor and ceiling; proportions
     default to 0 and 1; other metrics without a ceiling get no forecast. `frontier`:
     `frontier_history(df, k)` when the caller has it (used unless rows after `now` were left out).
@@ -316,13 +320,13 @@ def trends_table(df: pd.DataFrame, *, now, benchmarks: pd.DataFrame | None = Non
     if not 0 < progress < 1:
         raise ValueError(f"progress must be in (0, 1), got {progress!r}")
     now = pd.Timestamp(now)
-    d = df.copy()
+    d = with_tables(df).copy()
     d["date"] = pd.to_datetime(d["date"])
     future = d["date"] > now
     if future.any():
         log.warning("[trends] %d row(s) dated after now=%s left out", int(future.sum()), now.date())
         d = d[~future]
-    metrics = metric_of(d)
+    metrics = metric_of(d, "table_id")
     reg = {}
     if benchmarks is not None and not benchmarks.empty:
         for rec in benchmarks.to_dict("records"):
@@ -330,15 +334,16 @@ def trends_table(df: pd.DataFrame, *, now, benchmarks: pd.DataFrame | None = Non
                               if c in rec}
     hist = frontier if frontier is not None and not future.any() else frontier_history(d, k)
     rows = []
-    for bench, g in hist.groupby("benchmark", sort=True):
-        metric = metrics.get(bench, PROPORTION)
+    for table, g in hist.groupby("table_id", sort=True):
+        bench = g["benchmark"].iat[0]
+        metric = metrics.get(table, PROPORTION)
         info = reg.get(bench, {})
         ceiling, floor = info.get("ceiling"), info.get("chance")
         if metric == PROPORTION:
             ceiling = 1.0 if ceiling is None else ceiling
             floor = 0.0 if floor is None else floor
-        rows.append(_benchmark_trend(bench, g, now=now, metric=metric, ceiling=ceiling, floor=floor,
-                                     progress=progress))
+        rows.append({"table_id": table, **_benchmark_trend(bench, g, now=now, metric=metric, ceiling=ceiling,
+                                                           floor=floor, progress=progress)})
     return pd.DataFrame(rows, columns=TREND_COLUMNS)
 
 

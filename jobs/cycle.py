@@ -387,7 +387,10 @@ def _analysis_parameters(now: datetime) -> dict:
     from analysis import constants
     code = hashlib.sha256()
     roots = [Path(analysis.__file__).parent, Path(__file__).parent, Path(storage.__file__).parent]
-    for path in sorted(p for root in roots for p in root.rglob("*.py")):
+    files = [p for root in roots for p in root.rglob("*.py")] + list(Path(analysis.__file__).parent.rglob("*.sql"))
+    import registry
+    files += [Path(registry.__file__).parent / name for name in ("tables.py", "tables.csv")]   # the table rule
+    for path in sorted(files):
         code.update(path.read_bytes())
     consts = {k: v for k, v in vars(constants).items() if k.isupper()}
     return {"code": code.hexdigest(), "constants": consts, "day": to_utc(now).date().isoformat()}

@@ -1,8 +1,9 @@
 """The saturation part of `benchwatch analyze`: read the history, compute, store, summarize.
 
-Two scopes: `all` (every model; snapshot, trajectory, frontier, trends) and `post_cutoff` (per
-benchmark only the models for which it is post-cutoff, on the slices of
-jobs.contamination.model_slices). Glue only: the statistics are analysis.saturation /
+Everything is computed per leaderboard table (registry.tables: benchmark, source, version; a
+declared pool is one table), never across tables. Two scopes: `all` (every model; snapshot,
+trajectory, frontier, trends) and `post_cutoff` (per table only the models for which its
+benchmark is post-cutoff, on the slices of jobs.contamination.model_slices). Glue only: the statistics are analysis.saturation /
 analysis.trends, the SQL is storage.saturation, model dates are resolved by analysis.cutoffs.
 """
 
@@ -17,11 +18,12 @@ import pandas as pd
 
 from analysis.constants import GUARD_BAND_DAYS, SATURATION_ALPHA, SATURATION_K, SATURATION_Z
 from analysis.cutoffs import post_cutoff_scope, resolve_model_dates
-from analysis.saturation import saturation_table, saturation_trajectory
-from analysis.trends import frontier_history, trends_table
+from analysis.saturation import saturation_table, saturation_trajectory, table_sizes
+from analysis.trends import frontier_history, metric_of, trends_table
 from jobs.contamination import model_slices, slice_inputs
 from common.time import naive_utc
 from common.units import METRIC_DIRECTIONS, lower_is_better
+from registry.tables import assign_tables, primary_flags, table_name
 from storage import reads
 from storage import saturation as store
 
@@ -29,7 +31,7 @@ log = logging.getLogger("benchwatch.jobs.saturation")
 
 SCOPE = "all"
 POST_CUTOFF_SCOPE = "post_cutoff"
-SUMMARY_COLUMNS = ["benchmark", "scope", "population", "as_of", "s_index", "bin", "r_norm", "se_delta", "n_items", "n_models",
+SUMMARY_COLUMNS = ["table_id", "benchmark", "source", "scope", "population", "as_of", "s_index", "bin", "r_norm", "se_delta", "n_items", "n_models",
                    "uncertainty", "stagnation", "reason", "trajectory_points", "frontier", "slope_per_month",
                    "stalled", "forecast_status", "forecast_date"]
 
@@ -44,16 +46,21 @@ def release_dates(claims: pd.DataFrame) -> pd.DataFrame:
 
 def dated_history(history: pd.DataFrame, claims: pd.DataFrame | None = None, *,
                   releases: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Each result of the history with the date it enters the trajectory.
+    """Each result of the history with the date it enters the trajectory (issue 20, "a
+    cross-source alias never moves a result's date").
 
-    date = max(own date, the model's resolved release date), where the own date is the
-    result's evaluation date where the page gives one, else the first observation of the
-    snapshot that showed it. A release date only bounds a result from below (a score cannot
-    exist before its model); it never moves a result before its own evaluation, and the
-    dates of one result never date another (a re-submission's better score enters when it
-    was achieved, not when the name first appeared). `date_source` says which date won.
-    `releases` (`release_dates`) replaces `claims` when already resolved.
-    storage.saturation.read_running_best_history dates rows by this same rule in SQL.
+    A result is dated by its own source: its evaluation date where the page gives one, else
+    the first observation of the snapshot that showed it. The model's resolved release date
+    (possibly claimed by another source for an aliased name) is a property of the model: it
+    bounds from below only a result without its own evaluation date (date = max(first
+    observation, release)); a result with an evaluation date keeps it, and a release later
+    than that evaluation is a conflict, counted, logged and flagged (`date_conflict`), never
+    used to move the result (Aider's `deepseek-chat` evaluated 2024-12-21 stays there when
+    Epoch's `deepseek-chat` claims a 2025-12-01 release). The dates of one result never date
+    another (a re-submission's better score enters when it was achieved, not when the name
+    first appeared). `date_source` says which date won. `releases` (`release_dates`) replaces
+    `claims` when already resolved. storage.saturation.read_running_best_history dates rows by
+    this same rule in SQL (analysis/sql/running_best_history.sql).
     """
     h = history.copy()
     release = (release_dates(claims if claims is not None else pd.DataFrame()) if releases is None
@@ -62,80 +69,155 @@ def dated_history(history: pd.DataFrame, claims: pd.DataFrame | None = None, *,
     release_dates_ = pd.to_datetime(pd.Series(release_of, dtype="object"), errors="coerce")
     mapped = h["model"].map(release_dates_) if len(release_dates_) else pd.Series(None, index=h.index, dtype="object")
     h["release_date"] = pd.to_datetime(mapped, errors="coerce")
-    own = pd.to_datetime(h["evaluated_at"]).fillna(pd.to_datetime(h["first_observed_at"]))
-    own_source = np.where(h["evaluated_at"].notna(), "evaluated_at", "first_observed_at")
-    bounded = h["release_date"].notna() & (h["release_date"] > own)
+    evaluated = pd.to_datetime(h["evaluated_at"])
+    has_eval = evaluated.notna()
+    own = evaluated.fillna(pd.to_datetime(h["first_observed_at"]))
+    own_source = np.where(has_eval, "evaluated_at", "first_observed_at")
+    later_release = h["release_date"].notna() & (h["release_date"] > own)
+    bounded = later_release & ~has_eval
+    h["date_conflict"] = (later_release & has_eval).to_numpy()
     h["date"] = own.where(~bounded, h["release_date"])
     h["date_source"] = np.where(bounded, "release_date", own_source)
     counts = h["date_source"].value_counts().to_dict()
-    log.info("[saturation] history dates: %s (each result at its own evaluation, else first observation; "
+    log.info("[saturation] history dates: %s (each result at its own evaluation, else first observation "
              "raised to the model's release date where that is later)", counts)
+    if h["date_conflict"].any():
+        c = h[h["date_conflict"]]
+        log.warning("[saturation] %d result(s) evaluated before their model's release date (a name aliased to "
+                    "another model, or a wrong release date); kept at their evaluation date, e.g. %s",
+                    len(c), c[["source", "model", "evaluated_at", "release_date"]].head(3).astype(str)
+                    .to_dict("records") if "source" in c.columns else c[["model"]].head(3).to_dict("records"))
     return h
+
+
+def with_table_ids(frame: pd.DataFrame) -> pd.DataFrame:
+    """Score rows with their leaderboard table (registry.tables.assign_tables: `table_id`,
+    `table_source` = the source or 'pooled' for a declared pool)."""
+    if "source" not in frame.columns:
+        raise ValueError("[saturation] score rows need a source to be put in a table")
+    return assign_tables(frame)
 
 
 def read_dated_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """The dated history the trajectory, frontier and trends need: only the rows that can change
-    a running top k (storage.saturation.read_running_best_history), dated by `dated_history`."""
+    a running top k (storage.saturation.read_running_best_history), dated by `dated_history`,
+    each with its table."""
     releases = release_dates(reads.read_model_date_claims(con))
     lower = [m for m in METRIC_DIRECTIONS if lower_is_better(m)]
     return dated_history(store.read_running_best_history(con, releases, lower), releases=releases)
 
 
 def primary_population(history: pd.DataFrame) -> pd.DataFrame:
-    """The rows of each benchmark's primary population: model runs where it has any, else systems.
+    """The rows of each table's primary population: model runs where it has any, else systems.
 
-    The frontier and the trend of a benchmark follow one population (never a pool of both).
+    The frontier and the trend of a table follow one population (never a pool of both).
     """
+    key = history["table_id"] if "table_id" in history.columns else history["benchmark"]
     pop = history["population"].fillna("models") if "population" in history.columns else \
         pd.Series("models", index=history.index)
-    has_models = pop.eq("models").groupby(history["benchmark"]).transform("any")
+    has_models = pop.eq("models").groupby(key).transform("any")
     keep = pop.eq("models") | (~has_models & pop.eq("systems"))
     out = history[keep].copy()
     out["population"] = pop[keep]
     return out
 
 
+TABLE_META = ["table_id", "benchmark", "source", "sources", "table_version"]
+
+
+def table_catalogue(latest: pd.DataFrame, history: pd.DataFrame, registry: pd.DataFrame,
+                    snap: pd.DataFrame) -> pd.DataFrame:
+    """One row per leaderboard table seen in the latest scores or the history: its source (or
+    'pooled' and its members), version, name, question-set size and metric (the latest
+    scores' where it is current, else its history's), models, observation span, primary flag.
+    """
+    cols = ["table_id", "benchmark", "source", "table_source", "table_version", "model", "metric", "n_items",
+            "observed_at"]
+    rows = pd.concat([latest.reindex(columns=cols), history.reindex(columns=cols)], ignore_index=True)
+    if rows.empty:
+        return pd.DataFrame(columns=[*TABLE_META, "name", "n_items", "n_assumed", "metric", "is_primary", "n_models",
+                                     "first_observed_at", "last_observed_at"])
+    g = rows.groupby("table_id", sort=True)
+    out = pd.DataFrame({
+        "benchmark": g["benchmark"].first(), "source": g["table_source"].first(),
+        "sources": g["source"].agg(lambda v: sorted({str(x) for x in v.dropna()})),
+        "table_version": g["table_version"].first().fillna(""), "n_models": g["model"].nunique(),
+        "first_observed_at": pd.to_datetime(g["observed_at"].min()),
+        "last_observed_at": pd.to_datetime(g["observed_at"].max()),
+    }).reset_index()
+    # n and metric: the snapshot-level row of the primary population where the table is current
+    current = snap.sort_values("population", key=lambda p: p.ne("models"), kind="stable") \
+        .drop_duplicates("table_id").set_index("table_id")
+    past = table_sizes(history, registry).set_index("table_id")
+    past_metric = metric_of(history, "table_id") if len(history) else {}
+    out["n_items"] = [current["n_items"].get(t) if t in current.index else past["n_items"].get(t)
+                      for t in out["table_id"]]
+    out["n_assumed"] = [bool(current["n_assumed"].get(t)) if t in current.index and
+                        pd.notna(current["n_assumed"].get(t)) else bool(past["n_assumed"].get(t, False))
+                        for t in out["table_id"]]
+    out["metric"] = [current["metric"].get(t) if t in current.index else past_metric.get(t)
+                     for t in out["table_id"]]
+    out["n_items"] = pd.to_numeric(out["n_items"], errors="coerce")
+    out["is_primary"] = primary_flags(out).to_numpy()
+    names = dict(zip(registry["id"], registry["name"])) if "name" in registry.columns else {}
+    out["name"] = [table_name(names.get(b, b), s, v, ss) for b, s, v, ss in
+                   zip(out["benchmark"], out["source"], out["table_version"], out["sources"])]
+    return out
+
+
+def _with_sources(frame: pd.DataFrame, tables: pd.DataFrame) -> pd.DataFrame:
+    """`frame` (with table_id) with its table's source and sources."""
+    meta = tables.set_index("table_id")
+    out = frame.copy()
+    out["source"] = out["table_id"].map(meta["source"])
+    out["sources"] = [list(meta["sources"].get(t, [])) for t in out["table_id"]]
+    return out
+
+
 def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int = SATURATION_K,
                    alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z) -> pd.DataFrame:
-    """Compute and store snapshot-level saturation, its calendar-time trajectory, frontier and trends.
+    """Compute and store snapshot-level saturation, its calendar-time trajectory, frontier and
+    trends, per leaderboard table (never across tables), and the tables themselves.
 
     Also stores scope `post_cutoff` (`run_post_cutoff_saturation`). Returns one summary row per
-    benchmark with scores (scope all).
+    table and population with scores (scope all).
     """
     now_ts = naive_utc(now)
     latest = reads.read_latest_scores(con)
     if latest.empty:
         log.info("[saturation] no scores stored yet; nothing to compute")
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
+    latest = with_table_ids(latest)
     registry = reads.read_benchmarks(con)
     snap = saturation_table(latest, registry, k=k, alpha=alpha, z=z, scope=SCOPE)
-    snap["as_of"] = snap["benchmark"].map(latest.groupby("benchmark")["observed_at"].max())
+    snap["as_of"] = snap["table_id"].map(latest.groupby("table_id")["observed_at"].max())
 
-    history = read_dated_history(con)
-    # The history of a benchmark is read in the metric its latest scores use (none if they mix).
-    # n is the one of the benchmark's primary population row (models where there is one).
-    per_bench = snap.sort_values("population", key=lambda p: p.ne("models"), kind="stable") \
-        .drop_duplicates("benchmark").set_index("benchmark")
-    metric_of = per_bench["metric"].dropna()
-    history = history[history["benchmark"].map(metric_of) == history["metric"]]
-    n_of = per_bench["n_items"].to_dict()
-    assumed_of = per_bench["n_assumed"].fillna(False).astype(bool).to_dict()
+    history = with_table_ids(read_dated_history(con))
+    tables = table_catalogue(latest, history, registry, snap)
+    # A table's history is read in the metric its latest scores use (none if they mix), a past
+    # table's in its history's metric; n is the table's (models population where there is one).
+    metric_of_table = tables.set_index("table_id")["metric"].dropna()
+    history = history[history["table_id"].map(metric_of_table) == history["metric"]]
+    n_of = tables.set_index("table_id")["n_items"].dropna().to_dict()
+    assumed_of = tables.set_index("table_id")["n_assumed"].fillna(False).astype(bool).to_dict()
     trajectory = saturation_trajectory(history, n_of, k, alpha, z, n_assumed=assumed_of)
-    trajectory.insert(2, "scope", SCOPE)
+    trajectory.insert(3, "scope", SCOPE)
     primary = primary_population(history)
     frontier = frontier_history(primary, k)
     trends = trends_table(primary, now=now_ts, benchmarks=registry, k=k, frontier=frontier)
     trends["k"] = k
     frontier["k"] = k
-    trends["population"] = trends["benchmark"].map(primary.groupby("benchmark")["population"].first())
+    trends["population"] = trends["table_id"].map(primary.groupby("table_id")["population"].first())
+    snap, trajectory, frontier, trends = (_with_sources(f, tables) for f in (snap, trajectory, frontier, trends))
 
     store.store_saturation_run(con, saturation=snap, trajectory=trajectory, frontier=frontier, trends=trends,
-                               scope=SCOPE, k=k, alpha=alpha, run_at=now_ts.tz_localize("UTC").to_pydatetime())
+                               scope=SCOPE, k=k, alpha=alpha, run_at=now_ts.tz_localize("UTC").to_pydatetime(),
+                               tables=tables)
     run_post_cutoff_saturation(con, now=now_ts, k=k, alpha=alpha, z=z)
-    summary = snap.merge(trajectory.groupby(["benchmark", "population"]).size().rename("trajectory_points"),
-                         left_on=["benchmark", "population"], right_index=True, how="left")
-    summary = summary.merge(trends[["benchmark", "population", "frontier", "slope_per_month", "stalled",
-                                    "forecast_status", "forecast_date"]], on=["benchmark", "population"], how="left")
+    summary = snap.merge(trajectory.groupby(["table_id", "population"]).size().rename("trajectory_points"),
+                         left_on=["table_id", "population"], right_index=True, how="left")
+    summary = summary.merge(trends[["table_id", "population", "frontier", "slope_per_month", "stalled",
+                                    "forecast_status", "forecast_date"]], on=["table_id", "population"], how="left")
     summary["trajectory_points"] = summary["trajectory_points"].fillna(0).astype("int64")
     for col in ("as_of", "forecast_date"):
         # per value: a forecast date may lie beyond pandas' nanosecond range (year 2262)
@@ -147,28 +229,36 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
 def post_cutoff_saturation(latest: pd.DataFrame, slices: pd.DataFrame, registry: pd.DataFrame, *,
                            k: int = SATURATION_K, alpha: float = SATURATION_ALPHA,
                            z: float = SATURATION_Z) -> pd.DataFrame:
-    """Saturation on the clean scope: per benchmark, only models for which it is post-cutoff."""
+    """Saturation on the clean scope: per table, only models for which its benchmark is post-cutoff."""
+    latest = with_table_ids(latest) if "source" in latest.columns and "table_id" not in latest.columns else latest
     scoped = post_cutoff_scope(latest, slices)
     sat = saturation_table(scoped, registry, k=k, alpha=alpha, z=z, scope=POST_CUTOFF_SCOPE)
     # An empty clean scope (e.g. one source whose models all predate nothing) still yields one row
-    # per benchmark with a reason; its as_of is NaT, typed as a timestamp either way.
+    # per table with a reason; its as_of is NaT, typed as a timestamp either way.
     observed = pd.to_datetime(scoped["observed_at"]).astype("datetime64[us]")
-    last = observed.groupby(scoped["benchmark"]).max()
+    key = scoped["table_id"] if "table_id" in scoped.columns else scoped["benchmark"]
+    last = observed.groupby(key).max()
     # reindex, not Series.map: mapping through an empty datetime Series raises in pandas 3
-    sat["as_of"] = pd.Series(last.reindex(sat["benchmark"]).to_numpy(), index=sat.index, dtype="datetime64[us]")
+    sat["as_of"] = pd.Series(last.reindex(sat["table_id"]).to_numpy(), index=sat.index, dtype="datetime64[us]")
+    if "source" in scoped.columns:
+        meta = scoped.assign(table_source=scoped.get("table_source", scoped["source"])).groupby("table_id")
+        sources = meta["source"].agg(lambda v: sorted({str(x) for x in v.dropna()}))
+        sat["source"] = sat["table_id"].map(meta["table_source"].first())
+        sat["sources"] = [list(sources.get(t, [])) for t in sat["table_id"]]
     return sat
 
 
 def run_post_cutoff_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int = SATURATION_K,
                                alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z,
                                guard_days: int = GUARD_BAND_DAYS) -> pd.DataFrame | None:
-    """Compute and store the saturation index of scope `post_cutoff`; None when no model has a
-    resolved cutoff (no slices: nothing stored, as before)."""
+    """Compute and store the saturation index of scope `post_cutoff`, per table; None when no
+    model has a resolved cutoff (no slices: nothing stored, as before)."""
     data = slice_inputs(con)
     slices = model_slices(data["latest"], data["benchmarks"], data["cutoffs"], guard_days=guard_days)
     if not len(slices):
         return None
-    sat = post_cutoff_saturation(data["latest"], slices, reads.read_benchmarks(con), k=k, alpha=alpha, z=z)
+    sat = post_cutoff_saturation(with_table_ids(data["latest"]), slices, reads.read_benchmarks(con), k=k,
+                                 alpha=alpha, z=z)
     store.store_scope_saturation(con, sat, scope=POST_CUTOFF_SCOPE,
                                  run_at=naive_utc(now).tz_localize("UTC").to_pydatetime())
     return sat

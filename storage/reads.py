@@ -15,9 +15,10 @@ from common.time import naive_utc_columns
 
 
 def read_latest_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """The usable rows of each source's newest snapshot per benchmark (view latest_scores)."""
+    """The usable rows of each source's newest snapshot per benchmark (view latest_scores), with
+    the table version that puts each row in its leaderboard table (registry.tables)."""
     df = con.execute("""SELECT source, benchmark, model, setting, score, metric, stderr, ci_low, ci_high, n_items,
-                               snapshot_id, observed_at, model_raw, variant, population, underlying
+                               snapshot_id, observed_at, model_raw, variant, population, underlying, table_version
                         FROM latest_scores""").df()
     return naive_utc_columns(df, "observed_at")
 
@@ -25,7 +26,7 @@ def read_latest_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 def read_benchmarks(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Registry facts: size, chance level, ceiling, metric kind, dynamic, material date, references."""
     df = con.execute("""SELECT id, n_items, ceiling, chance, metric_kind, dynamic, material_date,
-                               reference_benchmarks
+                               reference_benchmarks, name
                         FROM benchmarks""").df()
     df["material_date"] = pd.to_datetime(df["material_date"])
     df["reference_benchmarks"] = [parse_refs(v) for v in df["reference_benchmarks"]]

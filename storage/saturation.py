@@ -1,7 +1,7 @@
-"""Reads for the saturation analysis and writes of its results (tables of migration 002).
+"""Reads for the saturation analysis and writes of its results (tables of migrations 002, 018).
 
 Writes are bulk, from DataFrames, and idempotent: snapshot-level rows are keyed by
-(benchmark, as_of, scope, k, alpha) and replaced on the same key; the reconstructed
+(table_id, as_of, scope, population, k, alpha) and replaced on the same key; the reconstructed
 trajectory, the frontier history and the trends are derived from all stored data, so each
 run replaces its slice as a whole. One transaction per analyze run.
 """
@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 from datetime import datetime
+from functools import lru_cache
+from importlib import resources
 from typing import Iterator
 
 import duckdb
@@ -22,39 +24,41 @@ from storage.db import insert_frame, registered_frame, transaction
 
 log = logging.getLogger("benchwatch.storage")
 
-SATURATION_COLUMNS = ["benchmark", "as_of", "scope", "population", "k", "alpha", "z", "metric", "n_items", "n_assumed",
+SATURATION_COLUMNS = ["table_id", "benchmark", "source", "sources", "as_of", "scope", "population", "k", "alpha", "z", "metric", "n_items", "n_assumed",
                       "n_models", "top_scores", "top_models", "top_variants", "s1", "sk", "se_delta", "r_norm", "s_index",
                       "bin", "statistically_similar", "saturated", "stagnation", "headroom", "uncertainty", "reason",
                       "scale", "comparable", "bin_probs", "bin_hold_prob", "resample_noise", "resample_draws",
                       "resample_seed"]
-TRAJECTORY_COLUMNS = ["benchmark", "as_of", "scope", "population", "k", "alpha", "z", "n_items", "n_models",
+TRAJECTORY_COLUMNS = ["table_id", "benchmark", "source", "sources", "as_of", "scope", "population", "k", "alpha", "z", "n_items", "n_models",
                       "top_scores", "top_models", "top_variants", "s1",
                       "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar", "uncertainty"]
-FRONTIER_COLUMNS = ["benchmark", "as_of", "k", "n_models", "frontier", "frontier_model", "topk_mean", "cv_topk",
+FRONTIER_COLUMNS = ["table_id", "benchmark", "source", "sources", "as_of", "k", "n_models", "frontier", "frontier_model", "topk_mean", "cv_topk",
                     "cv_topk_90d", "is_record"]
-TRENDS_COLUMNS = ["benchmark", "population", "k", "as_of", "metric", "direction", "n_models", "frontier",
+TRENDS_COLUMNS = ["table_id", "benchmark", "source", "sources", "population", "k", "as_of", "metric", "direction", "n_models", "frontier",
                   "frontier_model", "last_record_at", "n_records", "topk_mean", "cv_topk", "cv_topk_90d", "trend_status",
                   "trend_start", "trend_end", "stale_days", "slope_per_month", "slope_ci_low", "slope_ci_high",
                   "slope_unit", "slope_points", "stalled", "forecast_threshold", "forecast_status", "forecast_method",
                   "forecast_date", "forecast_ci_low", "forecast_ci_high", "logistic_k", "logistic_t0", "logistic_L",
                   "logistic_forecast_date", "plateau_p", "plateau_df", "forecast_reason"]  # + migrations 007, 012
+BENCHMARK_TABLES_COLUMNS = ["table_id", "benchmark", "source", "sources", "table_version", "name", "n_items",
+                            "is_primary", "n_models", "first_observed_at", "last_observed_at"]     # migration 018
 
 
 # --- reads -------------------------------------------------------------------------------
 
 _HISTORY_ROWS = """
     WITH rows AS (
-        SELECT sc.source, sc.benchmark, sc.model, sc.model_raw, sc.setting, sc.variant, sc.population,
-               sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low, sc.ci_high, sc.n_items,
-               sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
+        SELECT sc.source, sc.benchmark, coalesce(sc.table_version, '') AS table_version, sc.model, sc.model_raw,
+               sc.setting, sc.variant, sc.population, sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low,
+               sc.ci_high, sc.n_items, sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
         FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
         WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
     )
-    SELECT source, benchmark, model, model_raw, setting, variant, population, underlying, score, metric,
-           stderr, ci_low, ci_high, n_items, evaluated_at, observed_at AS first_observed_at, observed_at,
+    SELECT source, benchmark, table_version, model, model_raw, setting, variant, population, underlying, score,
+           metric, stderr, ci_low, ci_high, n_items, evaluated_at, observed_at AS first_observed_at, observed_at,
            snapshot_id
     FROM rows
-    QUALIFY row_number() OVER (PARTITION BY source, benchmark, model_raw, setting, score
+    QUALIFY row_number() OVER (PARTITION BY source, benchmark, table_version, model_raw, setting, score
                                ORDER BY observed_at, snapshot_id) = 1"""
 # Rows of scores per query of a history read: the reads below window over every stored row, so
 # they run on contiguous ranges of benchmarks (every window is within one benchmark) to bound
@@ -108,7 +112,13 @@ def shared_strings(df: pd.DataFrame) -> pd.DataFrame:
 
 
 # A total order: rows of one date keep this order in the running top k, which breaks ties by it.
-_HISTORY_ORDER = "ORDER BY benchmark, model, source, setting, first_observed_at, model_raw, score"
+_HISTORY_ORDER = "ORDER BY benchmark, model, source, table_version, setting, first_observed_at, model_raw, score"
+
+
+@lru_cache(maxsize=1)
+def running_best_sql() -> str:
+    """The running-best history query, owned by analysis/ with the dating rule (storage executes it)."""
+    return resources.files("analysis").joinpath("running_best_history.sql").read_text(encoding="utf-8")
 
 
 def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -131,60 +141,22 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
 
     Most stored rows re-observe a model at a score no better than one it had earlier; they
     never enter a running top k (analysis.saturation._topk_scan skips them) and never move a
-    frontier. Each row is dated as jobs.saturation.dated_history dates it (its evaluation date,
-    else its first observation, raised to `release_dates`' release_date of its model where
-    that is later) and kept when, within its (benchmark, metric, population, model), no row
-    of a strictly earlier date has a score at least as good: at least as high, or also at
-    least as low for a metric in `lower_is_better` (frontiers of costs run on the minimum).
-    Rows of equal date are all kept (the scan breaks their ties). One row per (benchmark,
-    metric, population, has an underlying model, date) is kept besides, so every date of
-    the history stays a date of the trajectory and the frontier. Rows lacking a score,
-    model or date are kept as they are (the analysis reports and drops them).
+    frontier. The query and its dating rule are analysis/running_best_history.sql (the rule of
+    jobs.saturation.dated_history: a result's own evaluation date, else its first observation
+    raised to `release_dates`' release of its model where that is later); a row is kept when,
+    within its table (benchmark, source, table_version), metric, population and model, no row
+    of a strictly earlier date has a score at least as good (at least as low for a metric in
+    `lower_is_better`). Rows lacking a score, model or date are kept as they are (the analysis
+    reports and drops them).
     """
     release = release_dates[["model", "release_date"]].astype({"release_date": "datetime64[us]"})
     frames = []
     with registered_frame(con, release) as rel, memory_limit(con):
         # narrow rows (a row id, the keys, score and dates) through the windows; the kept rows'
         # other columns are fetched by row id at the end; one range of benchmarks at a time
+        sql = running_best_sql().format(releases=rel, order=_HISTORY_ORDER)
         for chunk in benchmark_chunks(con):
-            frames.append(con.execute(f"""
-            WITH first AS (
-                SELECT sc.rowid AS _rid, sc.benchmark, sc.model, sc.metric, coalesce(sc.population, 'models') AS _pop,
-                       sc.underlying IS NULL AS _no_under, sc.score, sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
-                FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
-                WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
-                  AND list_contains(?, sc.benchmark)
-                QUALIFY row_number() OVER (PARTITION BY sc.source, sc.benchmark, sc.model_raw, sc.setting, sc.score
-                                           ORDER BY sn.observed_at, sn.id) = 1
-            ),
-            dated AS (
-                SELECT f.*, CASE WHEN r.release_date IS NOT NULL
-                                      AND CAST(r.release_date AS TIMESTAMPTZ) > coalesce(f.evaluated_at, f.observed_at)
-                                 THEN CAST(r.release_date AS TIMESTAMPTZ)
-                                 ELSE coalesce(f.evaluated_at, f.observed_at) END AS _date,
-                       f.score IS NOT NULL AND NOT isnan(f.score) AS _scored
-                FROM first f LEFT JOIN {rel} r ON r.model = f.model
-            ),
-            kept AS (
-                SELECT _rid, observed_at, snapshot_id FROM (
-                    SELECT _rid, observed_at, snapshot_id, metric, score, model, _date, _scored,
-                           max(score) FILTER (WHERE _scored) OVER w AS _best_before,
-                           min(score) FILTER (WHERE _scored) OVER w AS _least_before,
-                           row_number() OVER (PARTITION BY benchmark, metric, _pop, _no_under, _date
-                                                         ORDER BY score DESC NULLS LAST, _rid) AS _nth_of_date
-                    FROM dated
-                    WINDOW w AS (PARTITION BY benchmark, metric, _pop, model ORDER BY _date
-                                 RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP))
-                WHERE NOT _scored OR model IS NULL OR _date IS NULL OR _nth_of_date = 1
-                   OR _best_before IS NULL OR score > _best_before
-                   OR (list_contains(?, metric) AND score < _least_before)
-            )
-            SELECT * FROM (
-                SELECT sc.source, sc.benchmark, sc.model, sc.model_raw, sc.setting, sc.variant, sc.population,
-                       sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low, sc.ci_high, sc.n_items, sc.evaluated_at,
-                       k.observed_at AS first_observed_at, k.observed_at, k.snapshot_id
-                FROM kept k JOIN scores sc ON sc.rowid = k._rid)
-            {_HISTORY_ORDER}""", [chunk, list(lower_is_better)]).df().pipe(shared_strings))
+            frames.append(con.execute(sql, [chunk, list(lower_is_better)]).df().pipe(shared_strings))
     df = pd.concat(frames, ignore_index=True) if frames else con.execute(
         f"SELECT * FROM ({_HISTORY_ROWS}) WHERE false").df()
     return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at")
@@ -192,23 +164,36 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
 
 def read_saturation(con: duckdb.DuckDBPyConnection, *, scope: str = "all", k: int | None = None,
                     alpha: float | None = None) -> pd.DataFrame:
-    """The snapshot-level S_index series (for the bin state machine), oldest first."""
+    """The snapshot-level S_index series of every table (for the bin state machine), oldest first.
+
+    Rows computed before migration 018 across the sources of a benchmark (source
+    'pooled-legacy') are not a table's series and are left out."""
     df = con.execute("""SELECT * FROM saturation
                         WHERE scope = ? AND (? IS NULL OR k = ?) AND (? IS NULL OR alpha = ?)
-                        ORDER BY benchmark, as_of""", [scope, k, k, alpha, alpha]).df()
+                          AND source IS DISTINCT FROM 'pooled-legacy'
+                        ORDER BY benchmark, table_id, as_of""", [scope, k, k, alpha, alpha]).df()
     return naive_utc_columns(df, "as_of", "run_at")
 
 
 def read_saturation_latest(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    return naive_utc_columns(con.execute("SELECT * FROM saturation_latest ORDER BY benchmark").df(), "as_of", "run_at")
+    return naive_utc_columns(con.execute("SELECT * FROM saturation_latest ORDER BY benchmark, table_id").df(),
+                             "as_of", "run_at")
 
 
 def read_saturation_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    return naive_utc_columns(con.execute("SELECT * FROM saturation_history ORDER BY benchmark, as_of").df(), "as_of")
+    return naive_utc_columns(con.execute("SELECT * FROM saturation_history ORDER BY benchmark, table_id, as_of").df(),
+                             "as_of")
 
 
 def read_trends(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    return con.execute("SELECT * FROM trends ORDER BY benchmark, k").df()
+    return con.execute("SELECT * FROM trends ORDER BY benchmark, table_id, k").df()
+
+
+def read_benchmark_tables(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every leaderboard table of the last analysis (table `benchmark_tables`), primary first."""
+    return naive_utc_columns(con.execute("""SELECT * FROM benchmark_tables
+                                            ORDER BY benchmark, is_primary DESC, table_id""").df(),
+                             "first_observed_at", "last_observed_at", "run_at")
 
 
 # --- writes ------------------------------------------------------------------------------
@@ -223,24 +208,25 @@ def _frame(df: pd.DataFrame, columns: list[str], run_at: datetime, where: str) -
 
 
 def _upsert_saturation(con: duckdb.DuckDBPyConnection, sat: pd.DataFrame) -> int:
-    """Replace snapshot-level rows on their key (benchmark, as_of, scope, population, k, alpha); returns new keys."""
+    """Replace snapshot-level rows on their key (table_id, as_of, scope, population, k, alpha); returns new keys."""
     with registered_frame(con, sat) as rel:
         new = con.execute(f"""SELECT count(*) FROM {rel} s WHERE NOT EXISTS (
-                                  SELECT 1 FROM saturation t WHERE t.benchmark = s.benchmark AND t.as_of = s.as_of
+                                  SELECT 1 FROM saturation t WHERE t.table_id = s.table_id AND t.as_of = s.as_of
                                   AND t.scope = s.scope AND t.population = s.population AND t.k = s.k
                                   AND t.alpha = s.alpha)""").fetchone()[0]
     if len(sat):
-        insert_frame(con, "saturation", sat, or_replace=["benchmark", "as_of", "scope", "population", "k", "alpha"])
+        insert_frame(con, "saturation", sat, or_replace=["table_id", "as_of", "scope", "population", "k", "alpha"])
     return int(new)
 
 
 def store_saturation_run(con: duckdb.DuckDBPyConnection, *, saturation: pd.DataFrame, trajectory: pd.DataFrame,
                          frontier: pd.DataFrame, trends: pd.DataFrame, scope: str, k: int, alpha: float,
-                         run_at: datetime) -> int:
+                         run_at: datetime, tables: pd.DataFrame | None = None) -> int:
     """Write one analyze run's saturation results in one transaction; returns the new snapshot-level rows.
 
     `saturation` rows replace rows of the same key; `trajectory` replaces the whole
-    (scope, k, alpha) slice, `frontier` and `trends` the whole k slice.
+    (scope, k, alpha) slice, `frontier` and `trends` the whole k slice, `tables` (the
+    leaderboard tables, BENCHMARK_TABLES_COLUMNS) the whole `benchmark_tables`.
     """
     sat = _frame(saturation, SATURATION_COLUMNS, run_at, "saturation")
     if sat["as_of"].isna().any():
@@ -248,6 +234,7 @@ def store_saturation_run(con: duckdb.DuckDBPyConnection, *, saturation: pd.DataF
     traj = _frame(trajectory, TRAJECTORY_COLUMNS, run_at, "saturation_trajectory")
     front = _frame(frontier, FRONTIER_COLUMNS, run_at, "frontier")
     tr = _frame(trends, TRENDS_COLUMNS, run_at, "trends")
+    tabs = None if tables is None else _frame(tables, BENCHMARK_TABLES_COLUMNS, run_at, "benchmark_tables")
     with transaction(con):
         new = _upsert_saturation(con, sat)
         con.execute("DELETE FROM saturation_trajectory WHERE scope = ? AND k = ? AND alpha = ?", [scope, k, alpha])
@@ -259,6 +246,10 @@ def store_saturation_run(con: duckdb.DuckDBPyConnection, *, saturation: pd.DataF
         con.execute("DELETE FROM trends WHERE k = ?", [k])
         if len(tr):
             insert_frame(con, "trends", tr)
+        if tabs is not None:
+            con.execute("DELETE FROM benchmark_tables")
+            if len(tabs):
+                insert_frame(con, "benchmark_tables", tabs)
     log.info("[saturation] stored %d snapshot-level row(s) (%d new), %d trajectory point(s), %d frontier point(s), "
              "%d trend row(s)", len(sat), new, len(traj), len(front), len(tr))
     return int(new)

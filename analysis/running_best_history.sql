@@ -1,0 +1,55 @@
+-- The rows of the score history that can change a running top k or a frontier, dated by the
+-- history's dating rule (owned here, with its pandas twin jobs.saturation.dated_history;
+-- storage.saturation.read_running_best_history only executes it, tests/test_history_pruned.py
+-- requires both to give the same results). Placeholders: {releases} (a registered frame of
+-- model, release_date) and {order}; parameters: the benchmarks of this range, the metric
+-- kinds for which lower is better.
+--
+-- A result is one (source, benchmark, table_version, model_raw, setting, score), at its first
+-- observation. Its date: its evaluation date where the page gives one (a model's release date
+-- never moves it); else its first observation, raised to its model's release date where that
+-- is later. A row is left out when, within its (table, metric, population, model), a row of a
+-- strictly earlier date had a score at least as good (at least as low for a cost); rows of
+-- one date are all kept, and one row per (table, metric, population, has an underlying model,
+-- date) is kept besides, so every date stays a date of the trajectory. No window crosses a
+-- table (table = benchmark, source, table_version: registry.tables.table_id).
+WITH first AS (
+    SELECT sc.rowid AS _rid, sc.benchmark, sc.source, coalesce(sc.table_version, '') AS _tv,
+           sc.model, sc.metric, coalesce(sc.population, 'models') AS _pop,
+           sc.underlying IS NULL AS _no_under, sc.score, sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
+    FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
+    WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
+      AND list_contains(?, sc.benchmark)
+    QUALIFY row_number() OVER (PARTITION BY sc.source, sc.benchmark, coalesce(sc.table_version, ''), sc.model_raw,
+                                            sc.setting, sc.score
+                               ORDER BY sn.observed_at, sn.id) = 1
+),
+dated AS (
+    SELECT f.*, CASE WHEN f.evaluated_at IS NOT NULL THEN f.evaluated_at
+                     WHEN r.release_date IS NOT NULL AND CAST(r.release_date AS TIMESTAMPTZ) > f.observed_at
+                     THEN CAST(r.release_date AS TIMESTAMPTZ)
+                     ELSE f.observed_at END AS _date,
+           f.score IS NOT NULL AND NOT isnan(f.score) AS _scored
+    FROM first f LEFT JOIN {releases} r ON r.model = f.model
+),
+kept AS (
+    SELECT _rid, observed_at, snapshot_id FROM (
+        SELECT _rid, observed_at, snapshot_id, metric, score, model, _date, _scored,
+               max(score) FILTER (WHERE _scored) OVER w AS _best_before,
+               min(score) FILTER (WHERE _scored) OVER w AS _least_before,
+               row_number() OVER (PARTITION BY benchmark, source, _tv, metric, _pop, _no_under, _date
+                                  ORDER BY score DESC NULLS LAST, _rid) AS _nth_of_date
+        FROM dated
+        WINDOW w AS (PARTITION BY benchmark, source, _tv, metric, _pop, model ORDER BY _date
+                     RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP))
+    WHERE NOT _scored OR model IS NULL OR _date IS NULL OR _nth_of_date = 1
+       OR _best_before IS NULL OR score > _best_before
+       OR (list_contains(?, metric) AND score < _least_before)
+)
+SELECT * FROM (
+    SELECT sc.source, sc.benchmark, coalesce(sc.table_version, '') AS table_version, sc.model, sc.model_raw,
+           sc.setting, sc.variant, sc.population, sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low,
+           sc.ci_high, sc.n_items, sc.evaluated_at, k.observed_at AS first_observed_at, k.observed_at,
+           k.snapshot_id
+    FROM kept k JOIN scores sc ON sc.rowid = k._rid)
+{order}

@@ -1,0 +1,202 @@
+"""Leaderboard tables: the unit a saturation index, a frontier and a trend are computed on (issue 20).
+
+A *table* is one leaderboard's question set under one harness: (benchmark, source, version).
+Scores of one benchmark from two sources (HumanEval from EvalPlus and from simple-evals) or
+from two releases of one source (LiveBench 2024-11-25 and 2026-01-08) are different tables;
+no top k, running best, trend or alert mixes them. This module owns the rule, once:
+
+- `table_id(benchmark, source, table_version)`: ``benchmark:source``, or
+  ``benchmark:source:version`` when the source states a version (`scores.table_version`).
+- Declared equivalences (``tables.csv``, kind ``pool``): two or more sources of one benchmark
+  that run the same items under the same harness, with the reason; their unversioned tables
+  are one table ``benchmark:pooled`` whose source is ``pooled`` (`sources` lists them).
+  Default: no pooling.
+- Which table is a benchmark's *primary* (kind ``primary``): the benchmark owner's
+  leaderboard where one exists; the newest version of a versioned source; where nothing is
+  declared, the source whose newest table has the most models (ties: source name).
+
+The SQL of storage repeats `table_id`'s expression (views `latest_scores`, the history
+reads); tests/test_tables.py checks that both agree. Pure: no DuckDB, no network.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Iterable
+
+import pandas as pd
+
+__all__ = ["POOLED", "TableRules", "table_id", "load_table_rules", "assign_tables", "primary_flags",
+           "table_name", "source_name"]
+
+POOLED = "pooled"
+KINDS = ("primary", "pool")
+COLUMNS = ("kind", "benchmark", "sources", "reason")
+FILE = "tables.csv"
+
+# How a report names a source: "HumanEval (EvalPlus)".
+SOURCE_NAMES = {
+    "aider_edit": "Aider edit", "aider_polyglot": "Aider polyglot", "alpacaeval": "AlpacaEval", "bfcl": "BFCL",
+    "epoch": "Epoch AI", "evalplus": "EvalPlus", "livebench": "LiveBench", "livecodebench": "LiveCodeBench",
+    "lmarena": "LMArena", "simple_evals": "simple-evals", "swebench": "SWE-bench", "csv": "CSV",
+}
+
+
+def table_id(benchmark: str, source: str, table_version: str | None = "") -> str:
+    """The id of the table a score belongs to: ``benchmark:source`` or ``benchmark:source:version``."""
+    version = "" if table_version is None or (isinstance(table_version, float) and pd.isna(table_version)) \
+        else str(table_version)
+    return f"{benchmark}:{source}:{version}" if version else f"{benchmark}:{source}"
+
+
+def pooled_id(benchmark: str) -> str:
+    return f"{benchmark}:{POOLED}"
+
+
+def source_name(source: str) -> str:
+    """A source's display name ('evalplus' -> 'EvalPlus'); the module name when not listed."""
+    return SOURCE_NAMES.get(str(source), str(source))
+
+
+def table_name(benchmark_name: str, source: str | None, table_version: str | None = "",
+               sources: Iterable[str] | None = None) -> str:
+    """'HumanEval (EvalPlus)', 'LiveBench (LiveBench 2024-11-25)', 'MMLU (pooled: LMArena, simple-evals)'."""
+    if source is None or (isinstance(source, float) and pd.isna(source)) or source == "":
+        return str(benchmark_name)
+    if source == POOLED:
+        names = ", ".join(source_name(s) for s in (sources or []))
+        return f"{benchmark_name} (pooled: {names})" if names else f"{benchmark_name} (pooled)"
+    version = "" if table_version is None or (isinstance(table_version, float) and pd.isna(table_version)) \
+        else str(table_version)
+    return f"{benchmark_name} ({source_name(source)}{' ' + version if version else ''})"
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    benchmark: str          # an id, or a pattern with '*' (fnmatch, case-sensitive)
+    sources: tuple[str, ...]
+    reason: str
+
+    def matches(self, benchmark: str) -> bool:
+        return fnmatchcase(str(benchmark), self.benchmark)
+
+
+@dataclass(frozen=True)
+class TableRules:
+    """The declarations of tables.csv: primaries (first match wins) and pools."""
+
+    rules: tuple[Rule, ...] = ()
+
+    def primary_source(self, benchmark: str) -> str | None:
+        for r in self.rules:
+            if r.kind == "primary" and r.matches(benchmark):
+                return r.sources[0]
+        return None
+
+    def pool_of(self, benchmark: str, source: str) -> Rule | None:
+        """The pool declaration that puts (benchmark, source)'s unversioned table in a pool, or None."""
+        for r in self.rules:
+            if r.kind == "pool" and r.matches(benchmark) and source in r.sources:
+                return r
+        return None
+
+
+def _parse(text: str, where: str) -> TableRules:
+    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    if tuple(frame.columns) != COLUMNS:
+        raise ValueError(f"{where}: columns are {list(frame.columns)}, expected {list(COLUMNS)}")
+    rules = []
+    for i, row in enumerate(frame.to_dict("records")):
+        line = f"{where} line {i + 2}"
+        kind, bench = row["kind"].strip(), row["benchmark"].strip()
+        sources = tuple(s.strip() for s in row["sources"].split(";") if s.strip())
+        reason = row["reason"].strip()
+        if kind not in KINDS:
+            raise ValueError(f"{line} (kind): {kind!r} is not one of {list(KINDS)}")
+        if not bench:
+            raise ValueError(f"{line} (benchmark): empty")
+        if not reason:
+            raise ValueError(f"{line} (reason): a declaration needs its reason")
+        if kind == "primary" and len(sources) != 1:
+            raise ValueError(f"{line} (sources): a primary names exactly one source, got {list(sources)}")
+        if kind == "pool" and len(set(sources)) < 2:
+            raise ValueError(f"{line} (sources): a pool names at least two sources, got {list(sources)}")
+        rules.append(Rule(kind, bench, sources, reason))
+    pools = [r for r in rules if r.kind == "pool"]
+    for a_i, a in enumerate(pools):
+        for b in pools[a_i + 1:]:
+            if a.benchmark == b.benchmark and set(a.sources) & set(b.sources):
+                raise ValueError(f"{where}: a source is in two pools of {a.benchmark!r}")
+    return TableRules(tuple(rules))
+
+
+@lru_cache(maxsize=8)
+def _load(directory: str | None) -> TableRules:
+    if directory is None:
+        text = resources.files("registry").joinpath(FILE).read_text(encoding="utf-8")
+    else:
+        text = (Path(directory) / FILE).read_text(encoding="utf-8")
+    return _parse(text, f"registry/{FILE}")
+
+
+def load_table_rules(directory: str | Path | None = None) -> TableRules:
+    """The declarations of registry/tables.csv (validated; a malformed row raises naming its line)."""
+    return _load(None if directory is None else str(directory))
+
+
+def assign_tables(frame: pd.DataFrame, rules: TableRules | None = None) -> pd.DataFrame:
+    """`frame` (benchmark, source, optionally table_version) with `table_id` and `table_source`.
+
+    `table_source` is the row's source, or ``pooled`` for a row of a declared pool (then
+    `table_id` = ``benchmark:pooled``). A row with a version is never pooled: a version is
+    another question set. The rule is applied once per distinct (benchmark, source, version).
+    """
+    rules = load_table_rules() if rules is None else rules
+    out = frame.copy()
+    version = out["table_version"].fillna("").astype(str) if "table_version" in out.columns \
+        else pd.Series("", index=out.index)
+    keys = pd.DataFrame({"benchmark": out["benchmark"].astype(str), "source": out["source"].astype(str),
+                         "table_version": version})
+    uniq = keys.drop_duplicates()
+    ids, srcs = {}, {}
+    for b, s, v in uniq.itertuples(index=False):
+        pool = None if v else rules.pool_of(b, s)
+        ids[(b, s, v)] = pooled_id(b) if pool is not None else table_id(b, s, v)
+        srcs[(b, s, v)] = POOLED if pool is not None else s
+    index = pd.MultiIndex.from_frame(keys)
+    out["table_version"] = version.to_numpy()
+    out["table_id"] = pd.Series(ids).reindex(index).to_numpy(dtype=object) if len(out) else \
+        pd.Series(dtype="object")
+    out["table_source"] = pd.Series(srcs).reindex(index).to_numpy(dtype=object) if len(out) else \
+        pd.Series(dtype="object")
+    return out
+
+
+def primary_flags(tables: pd.DataFrame, rules: TableRules | None = None) -> pd.Series:
+    """True for each benchmark's primary table (one per benchmark), False for the others.
+
+    `tables`: one row per table: table_id, benchmark, source (``pooled`` for a pool),
+    table_version, n_models. The declared source's newest version (versions compare as text:
+    ISO dates) where the benchmark has a table of it; else the source whose newest table has
+    the most models (a pool counts as a source), ties by source name.
+    """
+    rules = load_table_rules() if rules is None else rules
+    flags = pd.Series(False, index=tables.index)
+    if tables.empty:
+        return flags
+    t = tables.assign(_v=tables["table_version"].fillna("").astype(str),
+                      _n=pd.to_numeric(tables["n_models"], errors="coerce").fillna(0))
+    for bench, g in t.groupby("benchmark", sort=False):
+        newest = g.sort_values(["source", "_v"]).groupby("source").tail(1)
+        declared = rules.primary_source(str(bench))
+        pick = newest[newest["source"] == declared]
+        if pick.empty:
+            pick = newest.sort_values(["_n", "source"], ascending=[False, True])
+        flags[pick.index[0]] = True
+    return flags
