@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 # Label keys every alert carries ('' when a key does not apply to the kind); the fingerprint
 # is a hash of all of them, sorted.
-LABEL_KEYS: tuple[str, ...] = ("kind", "benchmark", "model", "source", "scope", "signal", "level")
+LABEL_KEYS: tuple[str, ...] = ("kind", "benchmark", "table", "model", "source", "scope", "signal", "level")
 
 # --- Rule thresholds ---------------------------------------------------------------------------
 # A source is failing after this many failed collection runs in a row (issue: N = 3).

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Iterable, Mapping, Sequence
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from common.time import to_utc_or_none, utc_columns
@@ -71,8 +72,9 @@ def read_silences(con: duckdb.DuckDBPyConnection) -> list[Silence]:
 
 
 def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: float) -> pd.DataFrame | None:
-    """The snapshot-level S_index series of every scope (k, alpha fixed), with benchmark names
-    and the sources whose scores it pools.
+    """The snapshot-level S_index series of every table and scope (k, alpha fixed), with
+    benchmark names, the table's name ("HumanEval (EvalPlus)") and its sources (one, or a
+    declared pool's members).
 
     None when the analysis has not produced any saturation yet (no data, not "resolved").
     """
@@ -83,10 +85,20 @@ def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: flo
         return None
     frame = pd.concat([read_saturation(con, scope=scope, k=k, alpha=alpha) for scope in scopes], ignore_index=True)
     frame = _with_names(con, frame)
-    # the sources the index pools (the saturation is computed from latest_scores)
-    sources = dict(con.execute("""SELECT benchmark, list(DISTINCT source ORDER BY source) FROM latest_scores
-                                  GROUP BY benchmark""").fetchall())
-    frame["sources"] = [sources.get(b, []) for b in frame["benchmark"]]
+    return _with_table_names(frame)
+
+
+def _with_table_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add table_name ('HumanEval (EvalPlus)', registry.tables.table_name) to rows with table_id."""
+    from registry.tables import table_name
+    if "table_id" not in frame.columns:
+        return frame
+    sources = frame["sources"] if "sources" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
+    frame["sources"] = [list(v) if isinstance(v, (list, tuple, np.ndarray)) else [] for v in sources]
+    versions = [t.split(":", 2)[2] if isinstance(t, str) and t.count(":") >= 2 else "" for t in frame["table_id"]]
+    src = frame["source"] if "source" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
+    frame["table_name"] = [table_name(n, s, v, ss) for n, s, v, ss in
+                           zip(frame["benchmark_name"], src, versions, frame["sources"])]
     return frame
 
 
@@ -98,13 +110,13 @@ def read_suspects(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
 
 
 def read_frontier_holders(con: duckdb.DuckDBPyConnection, *, k: int) -> pd.DataFrame | None:
-    """The current record holder of every benchmark (table `frontier`, newest as_of)."""
+    """The current record holder of every leaderboard table (table `frontier`, newest as_of)."""
     if not _relation_exists(con, "frontier"):
         return None
-    return _with_names(con, con.execute("""
-        SELECT benchmark, frontier_model AS model, frontier AS score, as_of
+    return _with_table_names(_with_names(con, con.execute("""
+        SELECT table_id, benchmark, source, sources, frontier_model AS model, frontier AS score, as_of
         FROM frontier WHERE k = ? AND frontier_model IS NOT NULL
-        QUALIFY row_number() OVER (PARTITION BY benchmark ORDER BY as_of DESC) = 1""", [k]).df())
+        QUALIFY row_number() OVER (PARTITION BY table_id ORDER BY as_of DESC) = 1""", [k]).df()))
 
 
 def read_source_health(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

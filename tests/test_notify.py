@@ -44,8 +44,9 @@ def db_path(synced_db):
     return str(synced_db)          # migrated, registry loaded: as after any job
 
 
-def add_saturation(path, as_of, s_index, bench="swebench_verified", scope="all"):
-    row = pd.DataFrame([{"benchmark": bench, "as_of": as_of, "scope": scope, "k": 5, "alpha": 0.5, "z": 1.96,
+def add_saturation(path, as_of, s_index, bench="swebench_verified", scope="all", source="swebench"):
+    row = pd.DataFrame([{"table_id": f"{bench}:{source}", "benchmark": bench, "source": source,
+                         "sources": [source], "as_of": as_of, "scope": scope, "k": 5, "alpha": 0.5, "z": 1.96,
                          "metric": "proportion", "n_items": 500, "n_models": 30, "s1": 0.8, "sk": 0.78,
                          "se_delta": 0.0213, "r_norm": 0.5, "s_index": s_index, "run_at": as_of}])
     with db.connect(path) as con:
@@ -114,12 +115,12 @@ def test_bin_crossing_sends_exactly_one_message_after_the_pending_period(db_path
     add_saturation(db_path, day(2), 0.81)                     # second proposal: committed
     summary = run_notify(db_path, now=day(2.1), notifier=slack)
     assert (summary.enqueued, summary.delivered, summary.ok) == (1, 1, True)
-    assert str(summary).splitlines()[1] == "  - SWE-bench Verified: saturation moderate → high"
+    assert str(summary).splitlines()[1] == "  - SWE-bench Verified (SWE-bench): saturation moderate → high"
     for when in (day(2.1), day(2.2), day(3)):                 # re-running sends nothing
         assert run_notify(db_path, now=when, notifier=slack).to_deliver == 0
     assert len(fake_slack.requests) == 1
     (text,) = sections(fake_slack)
-    assert text.startswith(":rotating_light: *SWE-bench Verified: saturation moderate → high*\nS_index 0.81")
+    assert text.startswith(":rotating_light: *SWE-bench Verified (SWE-bench): saturation moderate → high*\nS_index 0.81")
     box = outbox(db_path)
     assert box[["kind", "transition", "level", "receiver", "attempts"]].values.tolist() == [
         ["saturation_bin_changed", "firing", "high", "slack-webhook", 0]]
@@ -160,7 +161,7 @@ def test_slack_outage_over_several_runs_loses_nothing_and_delivers_each_once(db_
     assert len(fake_slack.messages()) == 1                    # one digest
     heads = [t.split("\n")[0] for t in sections(fake_slack)]
     assert heads == [":rotating_light: *bfcl: source failing (3 runs in a row)*",
-                     ":rotating_light: *SWE-bench Verified: saturation moderate → high*",
+                     ":rotating_light: *SWE-bench Verified (SWE-bench): saturation moderate → high*",
                      ":rotating_light: *gpt-x on GPQA Diamond: contamination suspect (corroborated)*"]
     box = outbox(db_path)
     assert box["delivered_at"].tolist() == [pd.Timestamp(day(4))] * 3
@@ -197,7 +198,7 @@ def test_silence_mutes_delivery_but_the_alert_is_recorded(db_path, fake_slack, s
     assert muted_events == [("moderate", "true"), ("high", None)]   # the baseline, then the move
     assert cli.main(["alerts", "--state", "firing", "--db", db_path]) == 0
     out = capsys.readouterr().out
-    assert "SWE-bench Verified: saturation moderate → high" in out and "silence 1" in out
+    assert "SWE-bench Verified (SWE-bench): saturation moderate → high" in out and "silence 1" in out
 
     assert cli.main(["silence", "expire", "1", "--db", db_path]) == 0
     assert capsys.readouterr().out == "silence 1 expired\n"
@@ -291,23 +292,17 @@ def test_source_health_counts_failed_runs_in_a_row(db_path):
     assert health.set_index("source").loc["epoch", "last_new_snapshot_at"] == pd.Timestamp(day(0))
 
 
-def test_saturation_series_carries_names_and_pooled_sources(db_path):
+def test_saturation_series_carries_names_and_its_tables_sources(db_path):
+    """One series per leaderboard table (issue 20): SWE-bench's own table and Epoch's are two,
+    each named after its source and carrying only its own source."""
     add_saturation(db_path, day(0), 0.5)
+    add_saturation(db_path, day(0), 0.9, source="epoch")
     with db.connect(db_path) as con:
-        con.execute("""INSERT INTO scores (snapshot_id, source, benchmark, benchmark_raw, model, model_raw, setting,
-                                           score, metric, excluded_reason)
-                       VALUES (1, 'swebench', 'swebench_verified', 'Verified', 'm', 'm', '', 0.5, 'proportion', ''),
-                              (2, 'epoch', 'swebench_verified', 'SWE-bench Verified', 'm', 'm', '', 0.5,
-                               'proportion', '')""")
-        add = "INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, " \
-              "last_seen, origin, parser_version, n_scores, n_items, n_models, n_rejects) " \
-              "VALUES (?, ?, ?, [], [], ?, ?, ?, 'fetch', 1, 1, 0, 0, 0)"
-        con.execute(add, [1, "swebench", "a", day(0), day(0), day(0)])
-        con.execute(add, [2, "epoch", "b", day(0), day(0), day(0)])
         frame = store.read_saturation_series(con, k=5, alpha=0.5)
-    assert frame[["benchmark", "benchmark_name", "s_index"]].values.tolist() == [
-        ["swebench_verified", "SWE-bench Verified", 0.5]]
-    assert list(frame["sources"].iloc[0]) == ["epoch", "swebench"]
+    assert frame[["table_id", "benchmark_name", "table_name", "s_index"]].values.tolist() == [
+        ["swebench_verified:epoch", "SWE-bench Verified", "SWE-bench Verified (Epoch AI)", 0.9],
+        ["swebench_verified:swebench", "SWE-bench Verified", "SWE-bench Verified (SWE-bench)", 0.5]]
+    assert [list(v) for v in frame["sources"]] == [["epoch"], ["swebench"]]
 
 
 def test_new_frontier_info_alert_when_enabled(db_path, fake_slack, slack):
@@ -315,7 +310,8 @@ def test_new_frontier_info_alert_when_enabled(db_path, fake_slack, slack):
     on = RuleSettings(enabled_info_kinds=frozenset({"new_frontier"}))
 
     def record(as_of, model, score):
-        row = pd.DataFrame([{"benchmark": "gpqa_diamond", "as_of": as_of, "k": 5, "n_models": 9, "frontier": score,
+        row = pd.DataFrame([{"table_id": "gpqa_diamond:epoch", "benchmark": "gpqa_diamond", "source": "epoch",
+                             "as_of": as_of, "k": 5, "n_models": 9, "frontier": score,
                              "frontier_model": model, "is_record": True, "run_at": as_of}])
         with db.connect(db_path) as con:
             db.insert_frame(con, "frontier", row)
@@ -325,5 +321,5 @@ def test_new_frontier_info_alert_when_enabled(db_path, fake_slack, slack):
     assert run_notify(db_path, now=day(0.2), notifier=slack, rules=on).to_deliver == 0  # first observation
     record(day(1), "model-b", 0.74)
     summary = run_notify(db_path, now=day(1.1), notifier=slack, rules=on)
-    assert summary.sent_titles == ["GPQA Diamond: new frontier model-b (was model-a)"]
+    assert summary.sent_titles == ["GPQA Diamond (Epoch AI): new frontier model-b (was model-a)"]
     assert run_notify(db_path, now=day(1.2), notifier=slack, rules=on).to_deliver == 0

@@ -85,13 +85,14 @@ class AlertKind:
         group = self.group_of(labels)
         if group is not None:
             return group
-        return (self.name, *(labels[k] for k in self.scope_keys))
+        return (self.name, *(labels.get(k, "") for k in self.scope_keys))
 
     def group_of(self, labels: Mapping[str, str]) -> tuple[str, ...] | None:
         """The exclusive group of an alert of this kind, or None."""
         if not self.group_keys:
             return None
-        return (self.name, *(labels[k] for k in self.group_keys))
+        return (self.name, *(labels.get(k, "") for k in self.group_keys))   # a label added later: ''
+
 
 
 # Every kind an AlertRule declares (a rule module declares its kinds when it is imported); the

@@ -1,6 +1,7 @@
-"""new_frontier{benchmark, scope, model} (info, disabled by default): the record holder of a
-(benchmark, scope) changed. An exclusive group per (benchmark, scope): the new holder's firing
-folds the resolution of the old one ("new frontier X (was Y)")."""
+"""new_frontier{benchmark, table, scope, model} (info, disabled by default): the record holder of a
+leaderboard table (and scope) changed. An exclusive group per (table, scope): the new holder's
+firing folds the resolution of the old one ("new frontier X (was Y)"). A frame without
+`table_id` is one table per benchmark (label `table` empty)."""
 
 from __future__ import annotations
 
@@ -24,21 +25,23 @@ def frontier_conditions(frontier: pd.DataFrame) -> tuple[list[Condition], set[tu
     if "scope" not in frame.columns:
         frame["scope"] = ""
     frame["scope"] = frame["scope"].fillna("").astype(str)
+    frame["_table"] = frame["table_id"].fillna("") if "table_id" in frame.columns else ""
     conditions, groups = [], set()
-    for (bench, scope), rows in frame.groupby(["benchmark", "scope"], sort=True):
+    for (bench, table, scope), rows in frame.groupby(["benchmark", "_table", "scope"], sort=True):
         row = rows.sort_values("as_of", kind="stable").to_dict("records")[-1]
-        group = (NEW_FRONTIER, str(bench), str(scope))
+        group = (NEW_FRONTIER, str(bench), str(table), str(scope))
         groups.add(group)
         as_of = to_utc(row["as_of"])
         conditions.append(Condition(
-            labels=make_labels(NEW_FRONTIER, benchmark=bench, scope=scope, model=row["model"],
+            labels=make_labels(NEW_FRONTIER, benchmark=bench, table=table, scope=scope, model=row["model"],
                                source=text(row, "source")),
-            annotations={"benchmark_name": text(row, "benchmark_name") or str(bench),
+            annotations={"benchmark_name": text(row, "table_name") or text(row, "benchmark_name") or str(bench),
                          "model_name": text(row, "model_name") or str(row["model"]),
                          "as_of": as_of.isoformat(),
                          "numbers": {"score": num(row["score"]), "stderr": num(row.get("stderr"))},
                          "why": "a new best score on this benchmark",
-                         "sql": f"SELECT * FROM frontier WHERE benchmark = {sql_literal(bench)}"},
+                         "sql": f"SELECT * FROM frontier WHERE benchmark = {sql_literal(bench)}"
+                                + (f" AND table_id = {sql_literal(table)}" if table else "")},
             data_as_of=as_of, fire_after=1, group=group))
     return conditions, groups
 
@@ -78,5 +81,5 @@ def _read(con: Any, settings: RuleSettings) -> pd.DataFrame | None:
 
 RULE = AlertRule(
     name="new_frontier", input="frontier", read=_read, conditions=_conditions,
-    kinds=(AlertKind(NEW_FRONTIER, _headline, _numbers, severity=INFO, group_keys=("benchmark", "scope"),
+    kinds=(AlertKind(NEW_FRONTIER, _headline, _numbers, severity=INFO, group_keys=("benchmark", "table", "scope"),
                      replaced=_replaced),))

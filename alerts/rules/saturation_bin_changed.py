@@ -1,4 +1,8 @@
-"""saturation_bin_changed{benchmark, scope, level}: a level alert per (benchmark, scope, level).
+"""saturation_bin_changed{benchmark, table, scope, level}: a level alert per (table, scope, level).
+
+A leaderboard table (registry.tables: `table_id`, e.g. `humaneval:evalplus`) is the unit: two
+tables of one benchmark are two series and two alerts, named "HumanEval (EvalPlus)". A frame
+without `table_id` is one series per benchmark (label `table` empty).
 
 Firing while the *committed* hysteresis bin (analysis.hysteresis, docs/statistics.md) is
 `level`, pending while the hysteresis proposes a move to `level` that is not committed yet. The
@@ -46,12 +50,14 @@ def saturation_bin_series(history: pd.DataFrame) -> pd.DataFrame:
     if "population" in frame.columns:
         pop = frame["population"].fillna("models").astype(str)
         frame["scope"] = frame["scope"].where(pop.isin(["", "models"]), frame["scope"] + ":" + pop)
-    frame = frame.sort_values(["benchmark", "scope", "as_of"], kind="stable").reset_index(drop=True)
+    frame["_table"] = frame["table_id"].fillna(frame["benchmark"]) if "table_id" in frame.columns \
+        else frame["benchmark"]
+    frame = frame.sort_values(["benchmark", "_table", "scope", "as_of"], kind="stable").reset_index(drop=True)
     committed: list[str | None] = []
     proposed: list[str | None] = []
     all_values = frame["s_index"].tolist()
     all_probs = frame["bin_probs"].tolist() if "bin_probs" in frame.columns else [None] * len(frame)
-    keys = list(zip(frame["benchmark"].tolist(), frame["scope"].tolist()))
+    keys = list(zip(frame["_table"].tolist(), frame["scope"].tolist()))
     start = 0
     for end in range(1, len(keys) + 1):   # sorted by key: a series is one run of rows (no groupby per series)
         if end < len(keys) and keys[end] == keys[start]:
@@ -85,23 +91,25 @@ def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[
     by_group: dict[tuple[Any, Any], list[dict]] = {}   # one to_dict, not one per group (it was most of notify)
     for r in frame.to_dict("records"):
         if not (missing(r["benchmark"]) or missing(r["scope"])):   # as groupby: no group of a missing key
-            by_group.setdefault((r["benchmark"], r["scope"]), []).append(r)
-    for (bench, scope), rows in by_group.items():
+            by_group.setdefault((r["_table"], r["scope"]), []).append(r)
+    for (_, scope), rows in by_group.items():
+        bench = rows[0]["benchmark"]
         records = [r for r in rows if r["committed_bin"] is not None]
         if not records:
             continue  # no S_index yet: no data
-        group = (SATURATION_BIN_CHANGED, str(bench), str(scope))
+        group = (SATURATION_BIN_CHANGED, str(bench), text(rows[0], "table_id"), str(scope))
         groups.add(group)
         for before, rec in zip(records, records[1:]):
             if rec["committed_bin"] != before["committed_bin"]:
                 as_of = to_utc(rec["as_of"])
                 level, prev_level = rec["committed_bin"], before["committed_bin"]
                 up = SATURATION_BINS.index(level) > SATURATION_BINS.index(prev_level)
+                series = text(rec, "table_id") or str(bench)
                 events.append(AlertEvent(
-                    key=f"{EVENT_BIN_CHANGED}|{bench}|{scope}|{as_of.isoformat()}", at=as_of,
+                    key=f"{EVENT_BIN_CHANGED}|{series}|{scope}|{as_of.isoformat()}", at=as_of,
                     kind=SATURATION_BIN_CHANGED, event=EVENT_BIN_CHANGED,
                     fingerprint=fingerprint(_saturation_labels(rec, bench, scope, level)),
-                    detail={"benchmark": str(bench), "scope": str(scope), "from": prev_level, "to": level,
+                    detail={"benchmark": str(bench), "table": text(rec, "table_id"), "scope": str(scope), "from": prev_level, "to": level,
                             "direction": "up" if up else "down", "as_of": as_of.isoformat(),
                             "s_index": num(rec.get("s_index")), "snapshot_id": num(rec.get("snapshot_id")),
                             **_scale_annotations(rec)}))
@@ -122,8 +130,8 @@ def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[
 
 
 def _saturation_labels(row: Mapping[str, Any], bench: Any, scope: Any, level: str) -> dict[str, str]:
-    return make_labels(SATURATION_BIN_CHANGED, benchmark=bench, scope=scope, level=level,
-                       source=text(row, "source"))
+    return make_labels(SATURATION_BIN_CHANGED, benchmark=bench, table=text(row, "table_id"), scope=scope,
+                       level=level, source=text(row, "source"))
 
 
 def _saturation_why(level: str) -> str:
@@ -139,9 +147,11 @@ def _saturation_why(level: str) -> str:
 
 def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, level: str,
                             as_of: datetime) -> dict[str, Any]:
-    name = text(row, "benchmark_name") or str(bench)
+    name = text(row, "table_name") or text(row, "benchmark_name") or str(bench)
     base_scope, _, population = str(scope).partition(":")
     where = f"benchmark = {sql_literal(bench)}" + (f" AND scope = {sql_literal(base_scope)}" if base_scope else "")
+    if text(row, "table_id"):
+        where += f" AND table_id = {sql_literal(text(row, 'table_id'))}"
     if population:
         where += f" AND population = {sql_literal(population)}"
     for key in ("k", "alpha"):
@@ -218,5 +228,5 @@ def _read(con: Any, settings: RuleSettings) -> pd.DataFrame | None:
 
 RULE = AlertRule(
     name="saturation_bin_changed", input="saturation", read=_read, conditions=_conditions,
-    kinds=(AlertKind(SATURATION_BIN_CHANGED, _headline, _numbers, group_keys=("benchmark", "scope"),
+    kinds=(AlertKind(SATURATION_BIN_CHANGED, _headline, _numbers, group_keys=("benchmark", "table", "scope"),
                      replaced=_replaced),))

@@ -40,7 +40,11 @@ WHERE sc.excluded_reason = '';
 -- benchmark: a benchmark whose stored scores form one table keeps them under that table; the
 -- others keep them as '<benchmark>:pooled-legacy' (source 'pooled-legacy'), left out of
 -- saturation_latest and of the alert series (storage/saturation.py), kept for the record.
--- DuckDB cannot change a primary key in place: rebuilt with every column (as 007 did).
+-- DuckDB cannot change a primary key in place: rebuilt with every column (as 007 did). The
+-- columns are added first so that a file migrated again keeps the table ids it has.
+ALTER TABLE saturation ADD COLUMN IF NOT EXISTS table_id VARCHAR;
+ALTER TABLE saturation ADD COLUMN IF NOT EXISTS source VARCHAR;
+ALTER TABLE saturation ADD COLUMN IF NOT EXISTS sources VARCHAR[];
 CREATE TABLE saturation_018 (
     table_id              VARCHAR NOT NULL,
     benchmark             VARCHAR NOT NULL,
@@ -89,9 +93,10 @@ WITH one_table AS (
     FROM scores GROUP BY benchmark
     HAVING count(DISTINCT benchmark || ':' || source || ':' || coalesce(table_version, '')) = 1
 )
-SELECT s.*, coalesce(o.table_id, s.benchmark || ':pooled-legacy') AS table_id,
-       coalesce(o.source, 'pooled-legacy') AS source,
-       CASE WHEN o.source IS NULL THEN NULL ELSE [o.source] END AS sources
+SELECT s.* EXCLUDE (table_id, source, sources),
+       coalesce(s.table_id, o.table_id, s.benchmark || ':pooled-legacy') AS table_id,
+       CASE WHEN s.table_id IS NOT NULL THEN s.source ELSE coalesce(o.source, 'pooled-legacy') END AS source,
+       CASE WHEN s.table_id IS NOT NULL THEN s.sources WHEN o.source IS NULL THEN NULL ELSE [o.source] END AS sources
 FROM saturation s LEFT JOIN one_table o USING (benchmark);
 DROP TABLE saturation;
 ALTER TABLE saturation_018 RENAME TO saturation;
