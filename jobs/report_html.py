@@ -22,7 +22,7 @@ import html
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -146,6 +146,45 @@ def _default_params(levels: pd.DataFrame) -> pd.DataFrame:
     return levels
 
 
+def _tabled(df: pd.DataFrame) -> pd.DataFrame:
+    """Frames are per leaderboard table (`table_id`, registry.tables); a frame without one has one
+    table per benchmark."""
+    if len(df) and "table_id" not in df.columns and "benchmark" in df.columns:
+        return df.assign(table_id=df["benchmark"])
+    return df
+
+
+def _version(table_id: Any) -> str:
+    """The version part of a table id ('livebench:livebench:2024-11-25' -> '2024-11-25'), '' without one."""
+    parts = str(table_id).split(":", 2)
+    return parts[2] if len(parts) == 3 else ""
+
+
+def _bench_tables(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.DataFrame,
+                  tables: pd.DataFrame) -> tuple[str, list[str], list[str]]:
+    """(primary table, the releases of its source oldest first, the benchmark's other tables).
+
+    The primary is benchmark_tables' (registry.tables: the owner's leaderboard, the newest
+    release of a versioned source), else the level row flagged primary, else the first."""
+    seen: list[str] = []
+    for df in (tables, levels, hist, frontier):
+        if len(df) and "table_id" in df.columns:
+            seen += [str(t) for t in df.loc[df["benchmark"] == bench, "table_id"] if str(t) not in seen]
+    t = tables[tables["benchmark"] == bench] if len(tables) else tables
+    lv = levels[levels["benchmark"] == bench]
+    if len(t) and t["is_primary"].fillna(False).astype(bool).any():
+        primary = str(t.loc[t["is_primary"].fillna(False).astype(bool), "table_id"].iloc[0])
+    elif "is_primary" in lv.columns and lv["is_primary"].fillna(False).astype(bool).any():
+        primary = str(lv.loc[lv["is_primary"].fillna(False).astype(bool), "table_id"].iloc[0])
+    else:
+        primary = seen[0] if seen else bench
+    source = primary.split(":")[1] if primary.count(":") >= 1 else None
+    family = sorted((x for x in seen if source is not None and x.count(":") >= 1 and x.split(":")[1] == source),
+                    key=lambda x: (_version(x), x)) or [primary]
+    others = [x for x in seen if x not in family]
+    return primary, family, others
+
+
 # --- sections -------------------------------------------------------------------------------------
 
 def _staleness_days(row: Mapping[str, Any], now: pd.Timestamp) -> float | None:
@@ -164,7 +203,9 @@ def _overview(levels: pd.DataFrame, trends: pd.DataFrame, anchors: dict[str, str
     headers = ["benchmark", "scope", "level", "S_index"] + [OPTIONAL_LEVEL_COLUMNS[c][0] for c in optional] + [
         "R_norm (SE_Δ)", "n items", "models", "top-k", "stagnation", "days since last obs.",
         "frontier trend", "uncertainty"]
-    trend_by = {r["benchmark"]: r for r in trends.to_dict("records")} if len(trends) and "benchmark" in trends else {}
+    trend_by = {r["table_id"]: r for r in _tabled(trends).to_dict("records")} \
+        if len(trends) and "benchmark" in trends else {}
+    levels = _tabled(levels)
     rows, empty = [], []
     # One scale per ranking: rows on the paper's scale first, then the rest, each by S.
     comparable = (levels["comparable"].fillna(False).astype(bool) if "comparable" in levels.columns
@@ -173,7 +214,8 @@ def _overview(levels: pd.DataFrame, trends: pd.DataFrame, anchors: dict[str, str
         ["_c", "_s", "benchmark"], ascending=[False, False, True])
     for r in ordered.to_dict("records"):
         bench = r["benchmark"]
-        link = f'<a href="#bench-{anchors[bench]}">{esc(r.get("name") or bench)}</a>'
+        shown_name = r.get("table_name") if not _missing(r.get("table_name")) else r.get("name")
+        link = f'<a href="#bench-{anchors[bench]}">{esc(shown_name or bench)}</a>'
         if _missing(r.get("s_index")):
             empty.append([link, esc(r.get("scope")), esc(r.get("reason") or "no index")])
             continue
@@ -184,7 +226,7 @@ def _overview(levels: pd.DataFrame, trends: pd.DataFrame, anchors: dict[str, str
         else:
             top_cell = " ".join(_f(s) for s in _names(r.get("top_scores")))
         stale = _staleness_days(r, now)
-        t = trend_by.get(bench) if r.get("scope") == "all" else None
+        t = trend_by.get(r["table_id"]) if r.get("scope") == "all" else None
         rows.append([link, esc(r.get("scope")), _bin_badge(r.get("bin")), _f(r.get("s_index"))]
                     + [esc(OPTIONAL_LEVEL_COLUMNS[c][1](r[c])) if not _missing(r.get(c)) else "" for c in optional]
                     + [f"{_f(r.get('r_norm'), 2)} ({_f(r.get('se_delta'), 3)})",
@@ -251,9 +293,23 @@ def _time_span(bench: str, hist: pd.DataFrame, frontier: pd.DataFrame, level_row
     return x0, max(x1, x0 + pd.Timedelta(days=30))
 
 
+def _release_breaks(chart: TimeChart, g: pd.DataFrame) -> None:
+    """A marked break where each later release of a table starts (its own question set)."""
+    if "table_id" not in g.columns or g["table_id"].nunique() < 2:
+        return
+    starts = g.groupby("table_id")["t"].min().sort_values()
+    for tid, t0 in list(starts.items())[1:]:
+        chart.vline(t0, "#444", f"release {_version(tid) or tid}", dash="1 3",
+                    tooltip=f"new release {_version(tid) or tid}: another question set; no series crosses it")
+
+
 def _s_history_chart(bench: str, name: str, hist: pd.DataFrame, level_rows: pd.DataFrame,
-                     span: tuple[pd.Timestamp, pd.Timestamp] | None) -> str:
+                     span: tuple[pd.Timestamp, pd.Timestamp] | None, tables: Sequence[str] | None = None) -> str:
+    """S over calendar time of `tables` (default: every row of `bench`), one series per table
+    (release), scope and population, a marked break where a release starts."""
     h = hist[hist["benchmark"] == bench].copy() if len(hist) else hist
+    if tables is not None and len(h):
+        h = h[_tabled(h)["table_id"].isin(tables)].copy()
     if not len(h) or h["s_index"].notna().sum() == 0:
         return '<p class="none">No S_index history (too few dated models).</p>'
     h["t"] = h["as_of"].map(_naive)
@@ -263,13 +319,18 @@ def _s_history_chart(bench: str, name: str, hist: pd.DataFrame, level_rows: pd.D
     edges = (0.0, *SATURATION_BIN_EDGES, 1.0)
     for lo, hi, label in zip(edges, edges[1:], SATURATION_BINS):
         chart.hband(lo, hi, BIN_COLORS[label], label, opacity=0.35)
-    keys = _series_keys(h)
+    h = _tabled(h)
+    releases = h["table_id"].nunique() > 1
+    keys = (["table_id"] if releases else []) + _series_keys(h)
+    _release_breaks(chart, h)
     for i, (key, g) in enumerate(h.groupby(keys, sort=True, dropna=False) if keys else [("", h)]):
         key = key if isinstance(key, tuple) else (key,)
+        if releases:
+            key = (_version(key[0]) or key[0], *key[1:])
         label = " / ".join(str(k) for k in key if not _missing(k)) or "S_index"
         color = PALETTE[i % len(PALETTE)]
         g = g.sort_values("t")
-        dash = "" if key[0] in ("all", "") else "5 3"
+        dash = "" if key[1 if releases else 0:][:1] in (("all",), ("",), ()) else "5 3"
         chart.line(list(zip(g["t"], g["s_index"])), color, step=True, dash=dash, legend=f"S_index ({label})")
         chart.dots([(t, s, f"{label} {t:%Y-%m-%d}: S={s:.3f}, {int(n)} models dated by then"
                      + (f"; top: {', '.join(_names(tm))}" if "top_models" in g and not _missing(tm) else ""))
@@ -284,14 +345,20 @@ def _s_history_chart(bench: str, name: str, hist: pd.DataFrame, level_rows: pd.D
 
 
 def _frontier_chart(bench: str, name: str, frontier: pd.DataFrame, trend: Mapping[str, Any] | None,
-                    level: Mapping[str, Any] | None, span: tuple[pd.Timestamp, pd.Timestamp] | None) -> str:
+                    level: Mapping[str, Any] | None, span: tuple[pd.Timestamp, pd.Timestamp] | None,
+                    tables: Sequence[str] | None = None) -> str:
+    """The frontier of `tables` (default: every row of `bench`), each release its own step line
+    with a marked break where it starts; the trend and forecast are those of `trend` (the
+    newest release's)."""
     f = frontier[frontier["benchmark"] == bench].copy() if len(frontier) else frontier
+    if tables is not None and len(f):
+        f = f[_tabled(f)["table_id"].isin(tables)].copy()
     if "k" in f.columns and (f["k"] == SATURATION_K).any():
         f = f[f["k"] == SATURATION_K]
     if not len(f):
         return '<p class="none">No frontier (no dated models).</p>'
     f["t"] = f["as_of"].map(_naive)
-    f = f.sort_values("t")
+    f = _tabled(f).sort_values("t")
     metric = (trend or {}).get("metric") or (level or {}).get("metric") or ""
     proportion = metric == "proportion"
     scale = 100.0 if proportion else 1.0
@@ -319,17 +386,25 @@ def _frontier_chart(bench: str, name: str, frontier: pd.DataFrame, trend: Mappin
                       width=CHART_WIDTH,
                       title=f"frontier of {name}", y_format=(lambda v: f"{v:.0f}%") if proportion else (lambda v: f"{v:g}"))
     unit = "%" if proportion else ""
-    pts = list(zip(f["t"], f["frontier"] * scale)) + [(end, float(f["frontier"].iloc[-1]) * scale)]
-    chart.line(pts, PALETTE[0], step=True, legend="frontier (best dated model)")
-    if "topk_mean" in f and f["topk_mean"].notna().any():
-        chart.line(list(zip(f["t"], f["topk_mean"] * scale)), PALETTE[2], step=True, dash="4 2",
-                   legend=f"top-{SATURATION_K} mean")
-    rec = f[f["is_record"] == True] if "is_record" in f else f   # noqa: E712 (nullable booleans)
-    chart.dots([(t, v * scale, f"{t:%Y-%m-%d}: {m} {v * scale:.3g}{unit}")
-                for t, v, m in zip(rec["t"], rec["frontier"], rec.get("frontier_model", [""] * len(rec)))],
-               PALETTE[0], legend="record")
+    _release_breaks(chart, f)
+    order = f.groupby("table_id")["t"].min().sort_values().index.tolist()
+    for i, tid in enumerate(order):      # one step line per release: no frontier crosses a release
+        g = f[f["table_id"] == tid]
+        last = i == len(order) - 1
+        tag = f" {_version(tid)}" if len(order) > 1 else ""
+        pts = list(zip(g["t"], g["frontier"] * scale)) + ([(end, float(g["frontier"].iloc[-1]) * scale)] if last else [])
+        chart.line(pts, PALETTE[0] if last else PALETTE[(i + 3) % len(PALETTE)], step=True,
+                   legend=f"frontier{tag} (best dated model)")
+        if "topk_mean" in g and g["topk_mean"].notna().any():
+            chart.line(list(zip(g["t"], g["topk_mean"] * scale)), PALETTE[2], step=True, dash="4 2",
+                       legend=f"top-{SATURATION_K} mean" if last else "")
+        rec = g[g["is_record"] == True] if "is_record" in g else g   # noqa: E712 (nullable booleans)
+        chart.dots([(t, v * scale, f"{t:%Y-%m-%d}: {m} {v * scale:.3g}{unit}{tag}")
+                    for t, v, m in zip(rec["t"], rec["frontier"], rec.get("frontier_model", [""] * len(rec)))],
+                   PALETTE[0] if last else PALETTE[(i + 3) % len(PALETTE)], legend="record" if last else "")
+    newest = f[f["table_id"] == order[-1]]
     if trend and not _missing(trend.get("slope_per_month")):
-        _trend_fan(chart, f, trend, end, scale)
+        _trend_fan(chart, newest, trend, end, scale)
     if trend and not _missing(thr):
         chart.hline(float(thr) * scale, "#555", "threshold")
         if fc is not None and trend.get("forecast_status") == "ok":
@@ -363,8 +438,13 @@ def _trend_fan(chart: TimeChart, f: pd.DataFrame, trend: Mapping[str, Any], end:
 
 
 def _benchmark_sections(levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.DataFrame, trends: pd.DataFrame,
-                        anchors: dict[str, str], now: pd.Timestamp) -> str:
-    trend_by = {r["benchmark"]: r for r in trends.to_dict("records")} if len(trends) else {}
+                        anchors: dict[str, str], now: pd.Timestamp, tables: pd.DataFrame | None = None) -> str:
+    """One section per benchmark: its primary table's level, S history and frontier (every
+    release of the primary source as its own series, a marked break between them), then each
+    other table of the benchmark beside it with its own level and charts."""
+    levels, hist, frontier, trends = (_tabled(x) for x in (levels, hist, frontier, trends))
+    tables = pd.DataFrame() if tables is None else tables
+    trend_by = {r["table_id"]: r for r in trends.to_dict("records")} if len(trends) else {}
     out = []
     order = levels.assign(_s=levels["s_index"].fillna(-1.0)).sort_values(["_s", "benchmark"], ascending=[False, True])
     seen: set[str] = set()
@@ -372,13 +452,17 @@ def _benchmark_sections(levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.D
         if bench in seen:
             continue
         seen.add(bench)
-        rows = levels[levels["benchmark"] == bench]
+        primary, family, others = _bench_tables(bench, levels, hist, frontier, tables)
+        bench_rows = levels[levels["benchmark"] == bench]
+        rows = bench_rows[bench_rows["table_id"] == primary]
+        if not len(rows):
+            rows = bench_rows[bench_rows["table_id"] == bench_rows["table_id"].iloc[0]]
         main = rows[rows["scope"] == "all"] if (rows["scope"] == "all").any() else rows
         if "population" in main.columns:   # the primary population heads the section; the others follow
             main = main.assign(_p=main["population"].map(POPULATION_ORDER).fillna(len(POPULATION_ORDER))) \
                        .sort_values("_p", kind="stable")
         r = main.iloc[0].to_dict()
-        name = r.get("name") or bench
+        name = r.get("table_name") if not _missing(r.get("table_name")) else (r.get("name") or bench)
         stale = _staleness_days(r, now)
         pop = r.get("population")
         label = "S_index" if _missing(pop) or pop == "models" else f"S_index ({esc(pop)})"
@@ -392,7 +476,9 @@ def _benchmark_sections(levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.D
         top = _names(r.get("top_models"))
         if top:
             facts.append("top-k: " + ", ".join(esc(m) for m in top))
-        t = trend_by.get(bench)
+        t = trend_by.get(primary)
+        if len(family) > 1:
+            facts.append(f"{len(family)} releases, each its own table: " + ", ".join(esc(_version(x) or x) for x in family))
         if t is not None and not _missing(t.get("frontier_model")):
             facts.append(f"frontier {esc(t['frontier_model'])} {_f(t.get('frontier'))}")
         if t is not None:
@@ -406,9 +492,30 @@ def _benchmark_sections(levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.D
             f'<section id="bench-{anchors[bench]}" class="bench"><h3>{esc(name)} {_bin_badge(r.get("bin"))}'
             f' <a class="anchor" href="#bench-{anchors[bench]}">#</a></h3>'
             f'<p class="facts"><code>{esc(bench)}</code> · ' + " · ".join(x for x in facts if x) + "</p>"
-            f'<div class="charts">{_s_history_chart(bench, str(name), hist, rows, span)}'
-            f'{_frontier_chart(bench, str(name), frontier, t, r, span)}</div></section>')
+            f'<div class="charts">{_s_history_chart(bench, str(name), hist, rows, span, family)}'
+            f'{_frontier_chart(bench, str(name), frontier, t, r, span, family)}</div>'
+            + "".join(_other_table(bench, other, levels, hist, frontier, trend_by.get(other), tables, span)
+                      for other in others) + "</section>")
     return "".join(out)
+
+
+def _other_table(bench: str, table: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.DataFrame,
+                 trend: Mapping[str, Any] | None, tables: pd.DataFrame,
+                 span: tuple[pd.Timestamp, pd.Timestamp] | None) -> str:
+    """Another leaderboard table of a benchmark, beside its primary: its own level and charts."""
+    rows = levels[levels["table_id"] == table] if len(levels) else levels
+    main = rows[rows["scope"] == "all"] if len(rows) and (rows["scope"] == "all").any() else rows
+    r = main.iloc[0].to_dict() if len(main) else {}
+    t = tables[tables["table_id"] == table] if len(tables) else tables
+    name = (r.get("table_name") if not _missing(r.get("table_name")) else None) or \
+        (str(t["name"].iloc[0]) if len(t) and "name" in t else table)
+    level = (f"S_index {_f(r.get('s_index'))} {_bin_badge(r.get('bin'))}" if not _missing(r.get("s_index"))
+             else esc(r.get("reason") or "no current level (a past release or no snapshot-level index)"))
+    trend_txt = f" · trend {_trend_text(trend)}" if trend is not None else ""
+    return (f'<h4>{esc(name)} <span class="src">another table of this benchmark</span></h4>'
+            f'<p class="facts"><code>{esc(table)}</code> · {level}{trend_txt}</p>'
+            f'<div class="charts">{_s_history_chart(bench, str(name), hist, rows, span, [table])}'
+            f'{_frontier_chart(bench, str(name), frontier, trend, r or None, span, [table])}</div>')
 
 
 def _post_cutoff(item_months: pd.DataFrame, cutoffs: pd.DataFrame, signals: pd.DataFrame,
@@ -613,7 +720,7 @@ def render_report(frames: Mapping[str, pd.DataFrame], *, now: datetime, title: s
         + '<h2 id="alerts">Firing alerts</h2>' + _firing(_frame(frames, "firing"))
         + '<h2 id="sources">Source health</h2>' + _source_health(_frame(frames, "sources"), now_ts)
         + '<h2 id="benchmarks">Benchmarks</h2>'
-        + _benchmark_sections(levels, history, frontier, trends, anchors, now_ts))
+        + _benchmark_sections(levels, history, frontier, trends, anchors, now_ts, _frame(frames, "tables")))
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
             "img-src data:\">"
@@ -632,7 +739,9 @@ def overview_rows(frames: Mapping[str, pd.DataFrame], *, now: datetime) -> list[
     rows = []
     for r in levels[levels["s_index"].notna()].sort_values(["s_index", "benchmark"], ascending=[False, True]).to_dict("records"):
         stale = _staleness_days(r, now_ts)
-        row = {"benchmark": str(r["benchmark"]), "scope": str(r.get("scope")), "bin": str(r.get("bin")),
+        table = r.get("table_name") if not _missing(r.get("table_name")) else r.get("name")
+        row = {"benchmark": str(r["benchmark"]), "table": str(table or r["benchmark"]),
+               "scope": str(r.get("scope")), "bin": str(r.get("bin")),
                "s_index": round(float(r["s_index"]), 3)}
         for c in OPTIONAL_LEVEL_COLUMNS:
             if c in r and not _missing(r[c]):
@@ -660,9 +769,9 @@ def overview_markdown(frames: Mapping[str, pd.DataFrame], *, now: datetime) -> s
              f"Saturation index S with k={SATURATION_K}, α={SATURATION_ALPHA}; most saturated first.", ""]
     if not rows:
         return "\n".join(lines + ["No saturation rows yet."])
-    lines += ["| benchmark | scope | level | S | top-k | stagnation | days since last observation | uncertainty |",
+    lines += ["| table | scope | level | S | top-k | stagnation | days since last observation | uncertainty |",
               "|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {_md_cell(r['benchmark'])} | {_md_cell(r['scope'])} | {_md_cell(r['bin'])} | {r['s_index']:.3f} | "
+    lines += [f"| {_md_cell(r['table'])} | {_md_cell(r['scope'])} | {_md_cell(r['bin'])} | {r['s_index']:.3f} | "
               f"{_md_cell(r['top_k'])} | {'yes' if r['stagnation'] else ''} | "
               f"{'' if r['days_since_last_observation'] is None else r['days_since_last_observation']} | "
               f"{_md_cell(r['uncertainty'] or '')} |" for r in rows]

@@ -15,19 +15,22 @@ def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     """Frames for a person: saturation levels with trends, contamination suspects, firing alerts.
 
-    Levels are ranked by S within each scope among comparable rows (the paper's scale) first;
-    rows on another scale follow, ranked among themselves.
+    One level per leaderboard table (`name`: "HumanEval (EvalPlus)"; `is_primary`: the
+    benchmark's primary table). Levels are ranked by S within each scope among comparable rows
+    (the paper's scale) first; rows on another scale follow, ranked among themselves.
     """
     empty = pd.DataFrame()
     levels = con.execute("""
-        SELECT l.benchmark, coalesce(b.name, l.benchmark) AS name, l.scope, l.population, l.top_models, l.s_index,
+        SELECT l.benchmark, l.table_id, l.source, coalesce(bt.name, b.name, l.benchmark) AS name,
+               coalesce(bt.is_primary, true) AS is_primary, l.scope, l.population, l.top_models, l.s_index,
                l.bin_hold_prob, l.resample_noise, l.resample_draws, l.comparable, l.scale, l.bin,
                l.r_norm, l.se_delta, l.n_items, l.n_models, l.uncertainty, l.stagnation, l.as_of,
                t.frontier, t.slope_per_month, t.slope_ci_low, t.slope_ci_high, t.slope_unit, t.stalled,
                t.trend_status, t.trend_end, t.stale_days, t.forecast_status, t.forecast_date
         FROM saturation_latest l
         LEFT JOIN benchmarks b ON b.id = l.benchmark
-        LEFT JOIN trends t ON t.benchmark = l.benchmark AND t.k = l.k AND l.scope = 'all'   -- trends are scope all
+        LEFT JOIN benchmark_tables bt ON bt.table_id = l.table_id       -- 'HumanEval (EvalPlus)' (018)
+        LEFT JOIN trends t ON t.table_id = l.table_id AND t.k = l.k AND l.scope = 'all'   -- trends are scope all
                           AND t.population = l.population        -- and follow the primary population
         WHERE l.s_index IS NOT NULL
         ORDER BY l.scope, l.population, coalesce(l.comparable, false) DESC, l.s_index DESC   -- one scale per ranking
@@ -52,8 +55,9 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     branches add (top_models, population, a bin-hold probability, staleness, ...) reach the
     renderer without a change here. Instants stay UTC-aware; the renderer converts.
 
-    Keys: levels (saturation_latest + benchmark name/ceiling/chance), history (saturation_history),
-    frontier, trends, item_months (mean pass per source, benchmark, model and item release month
+    Keys: levels (saturation_latest + benchmark name/ceiling/chance, the table's name and primary
+    flag), history (saturation_history), frontier, trends (all per leaderboard table), tables
+    (benchmark_tables), item_months (mean pass per source, benchmark, model and item release month
     of the newest item-level snapshot), cutoffs (resolved_cutoffs), post_cutoff (post_cutoff_scores),
     signals (every test of the newest contamination run, flagged or not), firing (alerts_firing),
     sources (health per source).
@@ -62,12 +66,17 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     from storage.alerts import FAILED_FETCH_STATUSES, read_source_health
 
     levels = _read(con, "saturation_latest", """
-        SELECT l.*, coalesce(b.name, l.benchmark) AS name, b.ceiling, b.chance
+        SELECT l.*, coalesce(b.name, l.benchmark) AS name, b.ceiling, b.chance,
+               coalesce(bt.name, b.name, l.benchmark) AS table_name, coalesce(bt.is_primary, true) AS is_primary
         FROM saturation_latest l LEFT JOIN benchmarks b ON b.id = l.benchmark
-        ORDER BY l.benchmark, l.scope""")
-    history = _read(con, "saturation_history", "SELECT * FROM saturation_history ORDER BY benchmark, scope, as_of")
-    frontier = _read(con, "frontier", "SELECT * FROM frontier ORDER BY benchmark, k, as_of")
-    trends = _read(con, "trends", "SELECT * FROM trends ORDER BY benchmark, k")
+        LEFT JOIN benchmark_tables bt ON bt.table_id = l.table_id
+        ORDER BY l.benchmark, NOT coalesce(bt.is_primary, true), l.table_id, l.scope""")
+    history = _read(con, "saturation_history",
+                    "SELECT * FROM saturation_history ORDER BY benchmark, table_id, scope, as_of")
+    frontier = _read(con, "frontier", "SELECT * FROM frontier ORDER BY benchmark, table_id, k, as_of")
+    trends = _read(con, "trends", "SELECT * FROM trends ORDER BY benchmark, table_id, k")
+    tables = _read(con, "benchmark_tables", """SELECT * FROM benchmark_tables
+                                               ORDER BY benchmark, is_primary DESC, table_id""")
     item_months = _read(con, "latest_item_results", """
         SELECT source, benchmark, model, CAST(date_trunc('month', item_date) AS DATE) AS month,
                avg(score) AS accuracy, count(*) AS n_items
@@ -99,6 +108,6 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     health = read_source_health(con)
     if len(health):
         sources = sources.merge(health, on="source", how="outer")
-    return {"levels": levels, "history": history, "frontier": frontier, "trends": trends,
+    return {"levels": levels, "history": history, "frontier": frontier, "trends": trends, "tables": tables,
             "item_months": item_months, "cutoffs": cutoffs, "post_cutoff": post_cutoff,
             "signals": signals, "firing": firing, "sources": sources}

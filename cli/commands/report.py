@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 from cli.main import add_db_argument, open_read_only
 from storage.db import DEFAULT_WAIT_SECONDS
 
-LEVEL_COLUMNS = {"name": "benchmark", "scope": "scope", "population": "population", "S": "S_index", "bin": "bin",
+LEVEL_COLUMNS = {"name": "table", "scope": "scope", "population": "population", "S": "S_index", "bin": "bin",
                  "hold": "P(bin holds)", "scale": "scale", "n": "n",
                  "models": "models", "trend": "frontier trend (per month, 95% CI, to last result)",
                  "forecast": "forecast", "uncertainty": "uncertainty", "top": "top models"}
