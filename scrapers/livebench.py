@@ -7,6 +7,8 @@ we compute both, but only for models that have every column involved (the site s
 averages over whatever is present, which mixes different task sets).
 
 Emitted benchmark ids: `livebench_task_<task>`, `livebench_<category slug>`, `livebench`.
+Every row carries `table_version` = the release (`2024-11-25`): a release has other questions,
+so it is another table (registry.tables); no running best crosses releases.
 """
 
 from __future__ import annotations
@@ -82,6 +84,8 @@ class LivebenchScraper(Scraper):
         else:
             rows.extend(self._averages(table["model"], tasks, categories, parsed))
         parsed.scores = pd.concat(rows, ignore_index=True)
+        # each release has its own questions: its own leaderboard table (registry.tables, issue 20)
+        parsed.scores["table_version"] = "" if release is None else release.replace("_", "-")
         return parsed
 
     def _table(self, content: bytes, parsed: ParsedSnapshot) -> pd.DataFrame:

@@ -81,7 +81,10 @@ class LmarenaScraper(Scraper):
         lower = {c.lower() for c in df.columns}
         if {"model", "score"} <= lower and ({"rating_q025", "rating_q975"} <= lower or "ci" in lower):
             kinds[where] = "arena_hard_auto"
-            return self._arena_hard(df, parsed)
+            # the file names its version (`..._v0.1.csv`): another version has other prompts, so
+            # another table (registry.tables, issue 20)
+            version = re.search(r"_v(\d+(?:\.\d+)*)(?!\d)", str(where))
+            return self._arena_hard(df, parsed).assign(table_version=f"v{version.group(1)}" if version else "")
         kinds[where] = "leaderboard_table"
         return self._leaderboard_table(df, parsed)
 

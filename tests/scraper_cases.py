@@ -169,7 +169,7 @@ CASES: tuple[Case, ...] = (
                  score=(12.55 + 11.0 + 10.6 + 14.617) / 4 / 100),
              S(model="arcee-trinity-large-preview", benchmark="livebench_data_analysis")(
                  score=(6.556 + 20.308 + 94.118) / 3 / 100),
-             S(model="arcee-trinity-large-preview", benchmark="livebench")(score=0.3274095),
+             S(model="arcee-trinity-large-preview", benchmark="livebench")(score=0.3274095, table_version="2026-01-08"),
              Absent({"model": "nemotron-3-super-120b-a12b"}),
          )),
     Case("livebench", "livebench/table_2024_11_25.csv", aux=LB_AUX("2024_11_25"),
@@ -180,7 +180,8 @@ CASES: tuple[Case, ...] = (
              Absent({"model": "phi-3-small-8k-instruct", "benchmark": "livebench"}),
              S(model="amazon.nova-lite-v1:0", benchmark="livebench_reasoning")(
                  score=(54.0 + 26.0 + 30.0) / 3 / 100, n_items=None),
-             S(model="amazon.nova-micro-v1:0", benchmark="livebench_task_lcb_generation")(raw_value="24.359"),
+             S(model="amazon.nova-micro-v1:0", benchmark="livebench_task_lcb_generation")(
+                 raw_value="24.359", table_version="2024-11-25"),   # each release is its own table (issue 20)
          )),
     # --- evalplus -------------------------------------------------------------------------
     Case("evalplus", "evalplus/results_2024-12-26.json", scores=10, rejects=0, spots=(
@@ -427,7 +428,8 @@ SNAPSHOT_CASES: tuple[Case, ...] = (
         S(benchmark="simpleqa", model="o1-mini", setting="")(score=0.076),
         S(benchmark="math_500", model="o3-mini-high", setting="")(score=0.979))),
     snap("lmarena", "lmarena/lmarena_arena_hard_auto_v0.1_2024-08-01.csv", 60, rejects=0, spots=(
-        S(benchmark="arena_hard_auto", model="claude-3-opus-20240229", setting="")(score=0.6036),)),
+        S(benchmark="arena_hard_auto", model="claude-3-opus-20240229", setting="")(
+            score=0.6036, table_version="v0.1"),)),
     snap("lmarena", "lmarena/lmarena_elo_max_derived_2025-05-14.json", 2050, rejects=0, spots=(
         S(benchmark="arena_elo_text_coding", model="gemini-2.5-pro-preview-05-06", setting="2025-05-11")(
             score=1456.6593),)),

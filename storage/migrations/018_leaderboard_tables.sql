@@ -13,6 +13,14 @@ FROM (SELECT id, regexp_replace(regexp_extract(array_to_string(file_names, ' '),
 WHERE scores.snapshot_id = v.id AND scores.source = 'livebench' AND coalesce(scores.table_version, '') = ''
   AND v.release <> '';
 
+-- LMArena's Arena-Hard-Auto rows likewise: the version their file's name states (`_v0.1`).
+UPDATE scores SET table_version = 'v' || v.version
+FROM (SELECT id, regexp_extract(array_to_string(file_names, ' '), 'arena_hard_auto[a-z_]*_v(\d+(\.\d+)*)', 1)
+                 AS version
+      FROM snapshots WHERE source = 'lmarena') v
+WHERE scores.snapshot_id = v.id AND scores.source = 'lmarena' AND scores.benchmark = 'arena_hard_auto'
+  AND coalesce(scores.table_version, '') = '' AND v.version <> '';
+
 -- Redefined in full (was 010): each source's newest non-held snapshot per benchmark, with the
 -- table each row belongs to (the expression of registry.tables.table_id; a declared pool is
 -- applied by the jobs) and 017's row semantics.
