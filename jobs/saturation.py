@@ -125,15 +125,14 @@ def primary_population(history: pd.DataFrame) -> pd.DataFrame:
 TABLE_META = ["table_id", "benchmark", "source", "sources", "table_version"]
 
 
-def table_catalogue(latest: pd.DataFrame, history: pd.DataFrame, registry: pd.DataFrame,
+def table_catalogue(spans: pd.DataFrame, history: pd.DataFrame, registry: pd.DataFrame,
                     snap: pd.DataFrame) -> pd.DataFrame:
-    """One row per leaderboard table seen in the latest scores or the history: its source (or
-    'pooled' and its members), version, name, question-set size and metric (the latest
-    scores' where it is current, else its history's), models, observation span, primary flag.
+    """One row per leaderboard table of the stored scores (`spans`: storage.saturation.
+    read_table_spans, one row per table and model): its source (or 'pooled' and its members),
+    version, name, question-set size and metric (the latest scores' where it is current, else
+    its history's), models, observation span, primary flag.
     """
-    cols = ["table_id", "benchmark", "source", "table_source", "table_version", "model", "metric", "n_items",
-            "observed_at"]
-    rows = pd.concat([latest.reindex(columns=cols), history.reindex(columns=cols)], ignore_index=True)
+    rows = with_table_ids(spans) if len(spans) else spans
     if rows.empty:
         return pd.DataFrame(columns=[*TABLE_META, "name", "n_items", "n_assumed", "metric", "is_primary", "n_models",
                                      "first_observed_at", "last_observed_at"])
@@ -142,8 +141,8 @@ def table_catalogue(latest: pd.DataFrame, history: pd.DataFrame, registry: pd.Da
         "benchmark": g["benchmark"].first(), "source": g["table_source"].first(),
         "sources": g["source"].agg(lambda v: sorted({str(x) for x in v.dropna()})),
         "table_version": g["table_version"].first().fillna(""), "n_models": g["model"].nunique(),
-        "first_observed_at": pd.to_datetime(g["observed_at"].min()),
-        "last_observed_at": pd.to_datetime(g["observed_at"].max()),
+        "first_observed_at": pd.to_datetime(g["first_observed_at"].min()),
+        "last_observed_at": pd.to_datetime(g["last_observed_at"].max()),
     }).reset_index()
     # n and metric: the snapshot-level row of the primary population where the table is current
     current = snap.sort_values("population", key=lambda p: p.ne("models"), kind="stable") \
@@ -193,7 +192,7 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     snap["as_of"] = snap["table_id"].map(latest.groupby("table_id")["observed_at"].max())
 
     history = with_table_ids(read_dated_history(con))
-    tables = table_catalogue(latest, history, registry, snap)
+    tables = table_catalogue(store.read_table_spans(con), history, registry, snap)
     # A table's history is read in the metric its latest scores use (none if they mix), a past
     # table's in its history's metric; n is the table's (models population where there is one).
     metric_of_table = tables.set_index("table_id")["metric"].dropna()

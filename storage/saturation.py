@@ -162,6 +162,18 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
     return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at")
 
 
+def read_table_spans(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Per stored (benchmark, source, table_version): its usable rows' first and last
+    observation and their models (each model once per row set), for `benchmark_tables`."""
+    df = con.execute("""
+        SELECT sc.benchmark, sc.source, coalesce(sc.table_version, '') AS table_version, sc.model,
+               min(sn.observed_at) AS first_observed_at, max(sn.observed_at) AS last_observed_at
+        FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
+        WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'
+        GROUP BY ALL ORDER BY ALL""").df()
+    return naive_utc_columns(df, "first_observed_at", "last_observed_at")
+
+
 def read_saturation(con: duckdb.DuckDBPyConnection, *, scope: str = "all", k: int | None = None,
                     alpha: float | None = None) -> pd.DataFrame:
     """The snapshot-level S_index series of every table (for the bin state machine), oldest first.

@@ -22,9 +22,9 @@ from storage.db import insert_frame
 from storage.registry_sync import connect_synced
 
 NOW = pd.Timestamp("2025-06-01")
-TABLES = {"saturation": ["benchmark", "scope", "population", "as_of"],
-          "saturation_trajectory": ["benchmark", "scope", "population", "as_of"],
-          "frontier": ["benchmark", "as_of"], "trends": ["benchmark", "k"]}
+TABLES = {"saturation": ["table_id", "scope", "population", "as_of"],
+          "saturation_trajectory": ["table_id", "scope", "population", "as_of"],
+          "frontier": ["table_id", "as_of"], "trends": ["table_id", "k"], "benchmark_tables": ["table_id"]}
 
 
 def full_history(con) -> pd.DataFrame:

@@ -1,0 +1,250 @@
+"""A leaderboard table is the unit (issue 20): the table rule (registry/tables.py), per-table
+saturation, trajectory, frontier and trends that never cross a table or a release, the result
+dating rule (a cross-source alias never moves a result's date) and migration 018."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import jobs.saturation as job
+from registry import tables as rt
+from storage import db
+from storage import saturation as store
+from storage.db import insert_frame
+from storage.registry_sync import connect_synced
+
+NOW = pd.Timestamp("2026-01-01")
+
+
+# --- the rule -------------------------------------------------------------------------------------
+
+def test_table_id_names_benchmark_source_and_version():
+    assert rt.table_id("humaneval", "evalplus") == "humaneval:evalplus"
+    assert rt.table_id("humaneval", "evalplus", "") == "humaneval:evalplus"
+    assert rt.table_id("humaneval", "evalplus", None) == "humaneval:evalplus"
+    assert rt.table_id("livebench", "livebench", "2024-11-25") == "livebench:livebench:2024-11-25"
+    assert rt.table_name("HumanEval", "evalplus") == "HumanEval (EvalPlus)"
+    assert rt.table_name("LiveBench", "livebench", "2024-11-25") == "LiveBench (LiveBench 2024-11-25)"
+    assert rt.table_name("MMLU", "pooled", "", ["lmarena", "simple_evals"]) == "MMLU (pooled: LMArena, simple-evals)"
+
+
+def test_the_shipped_declarations_load_and_name_the_owners():
+    rules = rt.load_table_rules()
+    assert rules.primary_source("humaneval") == "evalplus"
+    assert rules.primary_source("humaneval_plus") == "evalplus"
+    assert rules.primary_source("swebench_verified") == "swebench"
+    assert rules.primary_source("livebench_task_amps_hard") == "livebench"
+    assert rules.primary_source("gpqa_diamond") is None          # no owner leaderboard: the default rule
+    assert all(r.kind != "pool" for r in rules.rules)             # default: no pooling
+
+
+def write_rules(tmp_path, body: str):
+    (tmp_path / "tables.csv").write_text("kind,benchmark,sources,reason\n" + body, encoding="utf-8")
+    return rt.load_table_rules(tmp_path)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("primary,mmlu,a;b,why\n", "exactly one source"),
+    ("pool,mmlu,a,why\n", "at least two"),
+    ("primary,mmlu,a,\n", "reason"),
+    ("merge,mmlu,a,why\n", "kind"),
+    ("pool,mmlu,a;b,why\npool,mmlu,b;c,why\n", "two pools"),
+])
+def test_a_malformed_declaration_names_its_line(tmp_path, body, message):
+    with pytest.raises(ValueError, match=message):
+        write_rules(tmp_path, body)
+
+
+def test_a_declared_pool_is_one_table_but_never_pools_a_release(tmp_path):
+    rules = write_rules(tmp_path, "pool,mmlu,lmarena;simple_evals,same 14042 questions and harness (test)\n")
+    frame = pd.DataFrame({"benchmark": ["mmlu", "mmlu", "mmlu", "mmlu", "gpqa_diamond"],
+                          "source": ["lmarena", "simple_evals", "epoch", "lmarena", "simple_evals"],
+                          "table_version": ["", "", "", "v2", ""]})
+    out = rt.assign_tables(frame, rules)
+    assert out["table_id"].tolist() == ["mmlu:pooled", "mmlu:pooled", "mmlu:epoch", "mmlu:lmarena:v2",
+                                        "gpqa_diamond:simple_evals"]
+    assert out["table_source"].tolist() == ["pooled", "pooled", "epoch", "lmarena", "simple_evals"]
+
+
+def test_primary_is_the_owner_its_newest_release_else_the_largest_table():
+    tables = pd.DataFrame([
+        ("humaneval:simple_evals", "humaneval", "simple_evals", "", 300),
+        ("humaneval:evalplus", "humaneval", "evalplus", "", 100),
+        ("livebench:livebench:2024-11-25", "livebench", "livebench", "2024-11-25", 90),
+        ("livebench:livebench:2026-01-08", "livebench", "livebench", "2026-01-08", 80),
+        ("gpqa_diamond:simple_evals", "gpqa_diamond", "simple_evals", "", 26),
+        ("gpqa_diamond:epoch", "gpqa_diamond", "epoch", "", 130),
+    ], columns=["table_id", "benchmark", "source", "table_version", "n_models"])
+    primary = tables.loc[rt.primary_flags(tables).to_numpy(), "table_id"].tolist()
+    assert sorted(primary) == ["gpqa_diamond:epoch", "humaneval:evalplus", "livebench:livebench:2026-01-08"]
+
+
+# --- per table, end to end ----------------------------------------------------------------------
+
+def snapshot(sid: int, source: str, observed: str, file_name: str = "f.csv") -> dict:
+    t = pd.Timestamp(observed, tz="UTC")
+    return {"id": sid, "source": source, "sha256": f"s{sid}", "blob_sha256": [f"s{sid}"], "file_names": [file_name],
+            "observed_at": t, "first_seen": t, "last_seen": t, "origin": "ingest", "parser_version": 1,
+            "n_scores": 0, "n_items": 0, "n_models": 0, "n_rejects": 0, "status": "ok"}
+
+
+def score(sid: int, source: str, bench: str, model: str, value: float, version: str = "", evaluated=None) -> dict:
+    return {"snapshot_id": sid, "source": source, "benchmark": bench, "benchmark_raw": bench, "model": model,
+            "model_raw": model, "setting": "", "score": value, "metric": "proportion", "n_items": 164,
+            "excluded_reason": "", "evaluated_at": pd.Timestamp(evaluated, tz="UTC") if evaluated else pd.NaT,
+            "variant": "", "population": "models", "table_version": version}
+
+
+def fill(path, snaps: list[dict], scores: list[dict], dates: list[tuple[str, str, str]] = ()) -> None:
+    with connect_synced(path) as con:
+        insert_frame(con, "snapshots", pd.DataFrame(snaps))
+        frame = pd.DataFrame(scores)
+        frame["evaluated_at"] = pd.to_datetime(frame["evaluated_at"], utc=True)
+        insert_frame(con, "scores", frame)
+        if dates:
+            insert_frame(con, "model_dates", pd.DataFrame(
+                [{"model": m, "model_raw": m, "source": src, "snapshot_id": 1, "release_date": pd.Timestamp(d).date(),
+                  "knowledge_cutoff": None, "provenance": "leaderboard", "org": None,
+                  "observed_at": pd.Timestamp("2024-01-01", tz="UTC")} for m, src, d in dates]))
+
+
+def two_sources_and_two_releases(path) -> None:
+    """HumanEval from EvalPlus (spread-out top 5) and simple-evals (bunched top 5); a LiveBench-like
+    source whose old release has a record (0.95) its new release never reaches."""
+    snaps = [snapshot(1, "evalplus", "2024-06-01"), snapshot(2, "simple_evals", "2024-07-01"),
+             snapshot(3, "livebench", "2024-11-25", "livebench_table_2024_11_25.csv"),
+             snapshot(4, "livebench", "2025-06-01", "livebench_table_2025_05_30.csv")]
+    rows = [score(1, "evalplus", "humaneval", f"m{i}", v) for i, v in enumerate([0.95, 0.85, 0.75, 0.65, 0.55, 0.5])]
+    rows += [score(2, "simple_evals", "humaneval", f"m{i}", v)
+             for i, v in enumerate([0.90, 0.899, 0.898, 0.897, 0.896, 0.7])]
+    rows += [score(3, "livebench", "livebench", f"m{i}", v, "2024-11-25")
+             for i, v in enumerate([0.95, 0.6, 0.5, 0.45, 0.4, 0.3])]
+    rows += [score(4, "livebench", "livebench", f"m{i}", v, "2025-05-30")
+             for i, v in enumerate([0.55, 0.54, 0.53, 0.52, 0.51, 0.5])]
+    fill(path, snaps, rows)
+
+
+def test_every_result_is_per_table_and_no_running_best_crosses_a_release(synced_db):
+    two_sources_and_two_releases(synced_db)
+    with connect_synced(synced_db) as con:
+        job.run_saturation(con, now=NOW)
+        latest = con.execute("SELECT * FROM saturation_latest WHERE scope = 'all'").df().set_index("table_id")
+        traj = con.execute("SELECT * FROM saturation_trajectory").df()
+        frontier = con.execute("SELECT * FROM frontier").df()
+        trends = con.execute("SELECT * FROM trends").df().set_index("table_id")
+        tables = con.execute("SELECT * FROM benchmark_tables").df().set_index("table_id")
+    # HumanEval: one row per source, each from its own top 5 (the paper's formula, n = 164)
+    for table, top in (("humaneval:evalplus", (0.95, 0.55)), ("humaneval:simple_evals", (0.90, 0.896))):
+        s1, sk = top
+        se = np.sqrt(s1 * (1 - s1) / 164 ** 0.5 + sk * (1 - sk) / 164 ** 0.5)
+        assert latest.loc[table, "s_index"] == pytest.approx(np.exp(-((s1 - sk) / se) ** 2))
+        assert latest.loc[table, "source"] == table.split(":")[1]
+        assert list(latest.loc[table, "sources"]) == [table.split(":")[1]]
+        assert latest.loc[table, "benchmark"] == "humaneval"
+    # LiveBench: only the newest release has a current level; its frontier is its own best
+    assert "livebench:livebench:2024-11-25" not in latest.index
+    assert trends.loc["livebench:livebench:2025-05-30", "frontier"] == pytest.approx(0.55)
+    assert trends.loc["livebench:livebench:2024-11-25", "frontier"] == pytest.approx(0.95)
+    new = frontier[frontier["table_id"] == "livebench:livebench:2025-05-30"]
+    assert new["frontier"].max() == pytest.approx(0.55)
+    new_traj = traj[traj["table_id"] == "livebench:livebench:2025-05-30"]
+    assert all(max(t) <= 0.55 + 1e-12 for t in new_traj["top_scores"])
+    # every stored row names one table of one source
+    for frame in (traj, frontier):
+        assert set(frame["source"]) <= {"evalplus", "simple_evals", "livebench"}
+        assert (frame["table_id"].str.split(":").str[1] == frame["source"]).all()
+    assert tables.loc["humaneval:evalplus", "is_primary"] and not tables.loc["humaneval:simple_evals", "is_primary"]
+    assert tables.loc["livebench:livebench:2025-05-30", "is_primary"]
+    assert not tables.loc["livebench:livebench:2024-11-25", "is_primary"]
+    assert tables.loc["humaneval:evalplus", "name"] == "HumanEval (EvalPlus)"
+    assert tables.loc["livebench:livebench:2024-11-25", "table_version"] == "2024-11-25"
+
+
+def test_latest_scores_table_id_is_the_registry_rule(synced_db):
+    two_sources_and_two_releases(synced_db)
+    with connect_synced(synced_db) as con:
+        view = con.execute("SELECT benchmark, source, table_version, table_id FROM latest_scores").df()
+    assert len(view)
+    assert view["table_id"].tolist() == [rt.table_id(b, s, v) for b, s, v in
+                                         zip(view["benchmark"], view["source"], view["table_version"])]
+
+
+def test_post_cutoff_scope_is_per_table_too():
+    latest = pd.DataFrame([score(1, "evalplus", "humaneval", f"m{i}", v) for i, v in
+                           enumerate([0.95, 0.85, 0.75, 0.65, 0.55])]
+                          + [score(2, "simple_evals", "humaneval", f"m{i}", v) for i, v in
+                             enumerate([0.90, 0.899, 0.898, 0.897, 0.896])])
+    latest["observed_at"] = pd.Timestamp("2024-07-01")
+    slices = pd.DataFrame({"benchmark": "humaneval", "model": [f"m{i}" for i in range(5)], "status": "post"})
+    registry = pd.DataFrame({"id": ["humaneval"], "n_items": [164], "ceiling": [1.0], "chance": [0.0]})
+    sat = job.post_cutoff_saturation(latest, slices, registry).set_index("table_id")
+    assert sorted(sat.index) == ["humaneval:evalplus", "humaneval:simple_evals"]
+    assert sat.loc["humaneval:simple_evals", "s_index"] > 0.9 > sat.loc["humaneval:evalplus", "s_index"]
+    assert list(sat.loc["humaneval:evalplus", "sources"]) == ["evalplus"]
+
+
+# --- dating: a cross-source alias never moves a result's date ------------------------------------
+
+def test_a_release_date_from_another_source_never_moves_an_evaluated_result(synced_db, caplog):
+    """Aider's deepseek-chat row (evaluated 2024-12-21) shares its name with Epoch's deepseek-chat
+    (released 2025-12-01): the result stays at 2024-12-21, in pandas and in SQL; the conflict is
+    counted and logged. A result without an evaluation date is still bounded by the release."""
+    snaps = [snapshot(1, "aider_polyglot", "2024-12-22")]
+    rows = [score(1, "aider_polyglot", "aider_polyglot", "deepseek-chat", 0.48, evaluated="2024-12-21")]
+    rows += [score(1, "aider_polyglot", "aider_polyglot", f"m{i}", 0.3 + i / 100, evaluated="2024-12-01")
+             for i in range(5)]
+    rows += [score(1, "aider_polyglot", "aider_polyglot", "undated", 0.2)]
+    fill(synced_db, snaps, rows, dates=[("deepseek-chat", "epoch", "2025-12-01"), ("undated", "epoch", "2025-02-01")])
+    with connect_synced(synced_db) as con:
+        full = job.dated_history(store.read_score_history(con), job.reads.read_model_date_claims(con))
+        pruned = job.read_dated_history(con)
+        job.run_saturation(con, now=NOW)
+        frontier = con.execute("SELECT as_of, frontier_model FROM frontier ORDER BY as_of").df()
+        trend_end = con.execute("SELECT trend_end FROM trends").fetchone()[0]
+    for h in (full, pruned):
+        row = h[h["model"] == "deepseek-chat"].iloc[0]
+        assert row["date"] == pd.Timestamp("2024-12-21") and row["date_source"] == "evaluated_at"
+        assert bool(row["date_conflict"])
+        undated = h[h["model"] == "undated"].iloc[0]
+        assert undated["date"] == pd.Timestamp("2025-02-01") and undated["date_source"] == "release_date"
+    assert "evaluated before their model's release date" in caplog.text
+    record = frontier[frontier["frontier_model"] == "deepseek-chat"]["as_of"].iloc[0]
+    assert pd.Timestamp(record).tz_convert(None) == pd.Timestamp("2024-12-21")
+    assert pd.Timestamp(trend_end).tz_convert(None) == pd.Timestamp("2025-02-01")   # never 2025-12-01
+
+
+# --- migration 018 --------------------------------------------------------------------------------
+
+def test_migration_018_keys_old_rows_by_table_and_keeps_pooled_ones_as_legacy(tmp_path, monkeypatch):
+    path = tmp_path / "old.duckdb"
+    shipped = db.migrations()
+    monkeypatch.setattr(db, "migrations", lambda: tuple(m for m in shipped if m[0] < 18))
+    with db.connect(path) as con:                           # a file as benchwatch 017 left it
+        insert_frame(con, "snapshots", pd.DataFrame([
+            snapshot(1, "evalplus", "2024-06-01"), snapshot(2, "simple_evals", "2024-07-01"),
+            snapshot(3, "livebench", "2024-11-25", "livebench_table_2024_11_25_2024-11-25.csv"),
+            snapshot(4, "aider_polyglot", "2024-12-22")]))
+        frame = pd.DataFrame([score(1, "evalplus", "humaneval", "a", 0.9), score(2, "simple_evals", "humaneval", "a", 0.8),
+                              score(3, "livebench", "livebench", "a", 0.5),
+                              score(4, "aider_polyglot", "aider_polyglot", "a", 0.4)]).drop(columns="table_version")
+        insert_frame(con, "scores", frame)
+        sat = pd.DataFrame({"benchmark": ["humaneval", "aider_polyglot", "livebench"], "as_of": pd.Timestamp("2024-12-22", tz="UTC"),
+                            "scope": "all", "population": "models", "k": 5, "alpha": 0.5, "z": 1.96, "s_index": 0.5,
+                            "bin": "moderate", "run_at": pd.Timestamp("2024-12-22", tz="UTC")})
+        insert_frame(con, "saturation", sat)
+        insert_frame(con, "frontier", pd.DataFrame({"benchmark": ["humaneval"], "as_of": pd.Timestamp("2024-06-01", tz="UTC"),
+                                                    "k": 5, "n_models": 5, "frontier": 0.9, "is_record": True,
+                                                    "run_at": pd.Timestamp("2024-12-22", tz="UTC")}))
+    monkeypatch.undo()
+    with db.connect(path) as con:
+        rows = con.execute("SELECT benchmark, table_id, source FROM saturation ORDER BY benchmark").fetchall()
+        latest = con.execute("SELECT table_id FROM saturation_latest ORDER BY table_id").fetchall()
+        versions = con.execute("SELECT source, table_version FROM scores ORDER BY source").fetchall()
+        assert con.execute("SELECT count(*) FROM frontier").fetchone()[0] == 0      # recomputed by the next run
+    assert rows == [("aider_polyglot", "aider_polyglot:aider_polyglot", "aider_polyglot"),
+                    ("humaneval", "humaneval:pooled-legacy", "pooled-legacy"),
+                    ("livebench", "livebench:livebench:2024-11-25", "livebench")]
+    assert latest == [("aider_polyglot:aider_polyglot",), ("livebench:livebench:2024-11-25",)]
+    assert dict(versions)["livebench"] == "2024-11-25" and dict(versions)["evalplus"] == ""
