@@ -313,11 +313,16 @@ def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int,
 
     For each benchmark it has, compare its row count (scores; item results separately) with the
     previous usable snapshot of the source having that benchmark: the newest non-held one observed
-    at or before it. Held when some count <= SHRINK_HOLD_FRACTION x the previous count.
+    at or before it. Held when some count <= SHRINK_HOLD_FRACTION x the previous count. Scores
+    are compared per table (benchmark and table_version, registry.tables): a new release of a
+    versioned source is another table, not a shrunken one.
     """
     rows = con.execute("""
         WITH counts AS (
-            SELECT 'scores' AS kind, snapshot_id, benchmark, count(*) AS n FROM scores
+            SELECT 'scores' AS kind, snapshot_id,
+                   benchmark || CASE WHEN coalesce(table_version, '') = '' THEN '' ELSE ' (' || table_version || ')' END
+                       AS benchmark,
+                   count(*) AS n FROM scores
             WHERE source = $source GROUP BY ALL
             UNION ALL
             SELECT 'item results', snapshot_id, benchmark, count(*) FROM item_results

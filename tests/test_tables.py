@@ -248,3 +248,19 @@ def test_migration_018_keys_old_rows_by_table_and_keeps_pooled_ones_as_legacy(tm
                     ("livebench", "livebench:livebench:2024-11-25", "livebench")]
     assert latest == [("aider_polyglot:aider_polyglot",), ("livebench:livebench:2024-11-25",)]
     assert dict(versions)["livebench"] == "2024-11-25" and dict(versions)["evalplus"] == ""
+
+
+def test_the_shrink_guard_compares_a_release_with_its_own_table_only(synced_db):
+    """A new LiveBench release with fewer models is another table, not a truncated download; a
+    truncated copy of that release is still held."""
+    from storage.ingest import shrink_reason
+    snaps = [snapshot(1, "livebench", "2024-11-25"), snapshot(2, "livebench", "2025-06-01"),
+             snapshot(3, "livebench", "2025-06-02")]
+    rows = [score(1, "livebench", "livebench", f"m{i}", 0.5, "2024-11-25") for i in range(10)]
+    rows += [score(2, "livebench", "livebench", f"m{i}", 0.5, "2025-05-30") for i in range(3)]
+    rows += [score(3, "livebench", "livebench", "m0", 0.5, "2025-05-30")]
+    fill(synced_db, snaps, rows)
+    with connect_synced(synced_db) as con:
+        assert shrink_reason(con, "livebench", 2, pd.Timestamp("2025-06-01", tz="UTC")) == ""
+        assert "livebench (2025-05-30): 1 scores vs 3" in shrink_reason(con, "livebench", 3,
+                                                                         pd.Timestamp("2025-06-02", tz="UTC"))
