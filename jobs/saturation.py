@@ -83,7 +83,7 @@ def dated_history(history: pd.DataFrame, claims: pd.DataFrame | None = None, *,
              "raised to the model's release date where that is later)", counts)
     if h["date_conflict"].any():
         c = h[h["date_conflict"]]
-        log.warning("[saturation] %d result(s) evaluated before their model's release date (a name aliased to "
+        log.info("[saturation] %d result(s) evaluated before their model's release date (a name aliased to "
                     "another model, or a wrong release date); kept at their evaluation date, e.g. %s",
                     len(c), c[["source", "model", "evaluated_at", "release_date"]].head(3).astype(str)
                     .to_dict("records") if "source" in c.columns else c[["model"]].head(3).to_dict("records"))
