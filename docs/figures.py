@@ -129,29 +129,29 @@ def block_history(db: Path, now: datetime) -> str:
 
 
 def _levels(db: Path) -> pd.DataFrame:
-    return q(db, "SELECT benchmark, scope, population, n_items, n_models, s_index, bin, bin_hold_prob, scale, "
-                 "comparable, stagnation, top_models FROM saturation_latest WHERE s_index IS NOT NULL "
-                 "ORDER BY scope, comparable DESC, s_index DESC, benchmark, population")
+    return q(db, "SELECT table_id, benchmark, scope, population, n_items, n_models, s_index, bin, bin_hold_prob, "
+                 "scale, comparable, stagnation, top_models FROM saturation_latest WHERE s_index IS NOT NULL "
+                 "ORDER BY scope, comparable DESC, s_index DESC, table_id, population")
 
 
 def block_saturation(db: Path) -> str:
     lv = _levels(db)
     rows = []
     for r in lv.itertuples():
-        rows.append([r.benchmark, r.scope, r.population, "" if pd.isna(r.n_items) else int(r.n_items), r.n_models,
+        rows.append([r.table_id, r.scope, r.population, "" if pd.isna(r.n_items) else int(r.n_items), r.n_models,
                      f3(r.s_index), r.bin + (" (stagnation)" if r.stagnation is True else ""), f3(r.bin_hold_prob),
                      r.scale + ("" if r.comparable else ", not comparable"), ", ".join(list(r.top_models))])
     missing = q(db, "SELECT count(*) AS n FROM saturation_latest WHERE s_index IS NULL")["n"].iloc[0]
-    return (table(["benchmark", "scope", "population", "n", "models", "S", "bin", "P(bin holds)", "scale",
-                   "top models (rank order)"], rows)
-            + f"\n\n{len(lv)} rows with an index; {int(missing)} benchmark/scope/population rows without one "
+    return (table(["table (benchmark:source[:version])", "scope", "population", "n", "models", "S", "bin",
+                   "P(bin holds)", "scale", "top models (rank order)"], rows)
+            + f"\n\n{len(lv)} rows with an index; {int(missing)} table/scope/population rows without one "
               "(the reason is stored).")
 
 
 def block_bin_hold(db: Path) -> str:
     lv = _levels(db)
     sat = lv[(lv["scope"] == "all") & lv["comparable"].astype(bool) & lv["bin"].isin(["high", "very high"])]
-    parts = [f"{r.benchmark}{'' if r.population == 'models' else f' ({r.population})'} {r.bin} {f3(r.bin_hold_prob)}"
+    parts = [f"{r.table_id}{'' if r.population == 'models' else f' ({r.population})'} {r.bin} {f3(r.bin_hold_prob)}"
              for r in sat.sort_values("bin_hold_prob", ascending=False).itertuples()]
     return "; ".join(parts)
 
@@ -173,7 +173,7 @@ def block_trends(db: Path) -> str:
     counts = tr["trend_status"].value_counts()
     zero = int(((tr["slope_ci_low"] == 0) & (tr["slope_ci_high"] == 0)).sum())
     fc = tr["forecast_status"].value_counts()
-    return (f"{len(tr)} benchmark trends: " + ", ".join(f"{k} {counts[k]}" for k in sorted(counts.index))
+    return (f"{len(tr)} table trends: " + ", ".join(f"{k} {counts[k]}" for k in sorted(counts.index))
             + f"; slope CIs of exactly [0, 0]: {zero}; median staleness {int(tr['stale_days'].median())} days; "
             + "forecasts: " + ", ".join(f"{k} {fc[k]}" for k in sorted(fc.index)))
 
@@ -182,24 +182,24 @@ def block_plateau(db: Path) -> str:
     """The plateau F-test on every benchmark whose logistic fit left L below the threshold."""
     from analysis.constants import FORECAST_PROGRESS
     from analysis.trends import fit_logistic, plateau_test
-    tr = q(db, "SELECT t.benchmark, t.population, t.n_records, t.logistic_L, t.forecast_status, t.plateau_p, "
+    tr = q(db, "SELECT t.table_id, t.population, t.n_records, t.logistic_L, t.forecast_status, t.plateau_p, "
                "b.chance, b.ceiling FROM trends t JOIN benchmarks b ON b.id = t.benchmark "
-               "WHERE t.logistic_L IS NOT NULL AND t.forecast_status <> 'reached' ORDER BY t.benchmark")
-    fr = q(db, "SELECT benchmark, as_of, frontier FROM frontier WHERE is_record ORDER BY benchmark, as_of")
+               "WHERE t.logistic_L IS NOT NULL AND t.forecast_status <> 'reached' ORDER BY t.table_id")
+    fr = q(db, "SELECT table_id, as_of, frontier FROM frontier WHERE is_record ORDER BY table_id, as_of")
     rows = []
     for r in tr.itertuples():
         floor, ceiling = float(r.chance or 0.0), float(r.ceiling if pd.notna(r.ceiling) else 1.0)
         target = floor + FORECAST_PROGRESS * (ceiling - floor)
         if not r.logistic_L < target:
             continue
-        rec = fr[fr["benchmark"] == r.benchmark]
+        rec = fr[fr["table_id"] == r.table_id]
         t = ((pd.to_datetime(rec["as_of"]) - pd.to_datetime(rec["as_of"]).iloc[0]).dt.total_seconds()
              .to_numpy() / 86_400 / 365.25)
         y = rec["frontier"].to_numpy(dtype="float64")
         p, df2 = plateau_test(t, y, fit_logistic(t, y, floor=floor, ceiling=ceiling), target, floor=floor)
-        rows.append([r.benchmark, len(rec), f"{r.logistic_L:.3f}", f"{target:.2f}",
+        rows.append([r.table_id, len(rec), f"{r.logistic_L:.3f}", f"{target:.2f}",
                      "—" if p is None else f"{p:.2g}", df2, r.forecast_status])
-    return table(["benchmark", "records", "fitted L", "threshold y", "F-test p (L = y)", "residual df", "forecast"],
+    return table(["table", "records", "fitted L", "threshold y", "F-test p (L = y)", "residual df", "forecast"],
                  rows)
 
 
