@@ -31,7 +31,8 @@ def run(args: argparse.Namespace) -> int:
     levels = result["levels"]
     indexed = levels[levels["s_index"].notna()].sort_values(["scope", "s_index"], ascending=[True, False])
     table = pd.DataFrame({
-        "benchmark": indexed["benchmark"], "scope": indexed["scope"],
+        "table": indexed["table_id"] if "table_id" in indexed.columns else indexed["benchmark"],
+        "scope": indexed["scope"],
         "population": indexed["population"] if "population" in indexed.columns else "models",
         "S_index": indexed["s_index"].map(lambda v: f"{v:.3f}"), "bin": indexed["bin"],
         "R_norm": indexed["r_norm"].map(lambda v: f"{v:.2f}"), "SE_delta": indexed["se_delta"].map(lambda v: f"{v:.4f}"),
@@ -43,10 +44,10 @@ def run(args: argparse.Namespace) -> int:
         print(table.to_string(index=False) if len(table) else "no benchmark has enough models with a known n yet")
     missing = levels[levels["s_index"].isna()]
     if len(missing):
-        print(f"\n{len(missing)} benchmark/scope pair(s) without an index:")
+        print(f"\n{len(missing)} table/scope/population row(s) without an index:")
         for reason, n in missing["reason"].fillna("unknown").map(_reason_kind).value_counts().items():
             print(f"  {n:4d}  {reason}")
-        print("  (details: benchwatch query \"SELECT benchmark, scope, reason FROM saturation_latest WHERE s_index IS NULL\")")
+        print("  (details: benchwatch query \"SELECT table_id, scope, reason FROM saturation_latest WHERE s_index IS NULL\")")
     sus = result["suspects"]
     flagged = flagged_suspects(sus)
     print(f"\ncontamination signals: {len(sus)} test(s), {len(flagged)} suspect flag(s) (never a verdict: see the evidence)")
