@@ -95,10 +95,11 @@ def test_systems_and_models_are_never_ranked_together():
 
 
 def brute_force_trajectory(h: pd.DataFrame, release: dict, n: int, k: int) -> dict:
-    """S at each date, re-derived from scratch: each result at max(own date, release)."""
+    """S at each date, re-derived from scratch: each result at its evaluation date, else at
+    max(first observation, release) (a release never moves an evaluated result; issue 20)."""
     own = h["evaluated_at"].fillna(h["first_observed_at"])
     rel = h["model"].map(release)
-    date = np.where(rel.notna() & (rel > own), rel, own)
+    date = np.where(rel.notna() & (rel > own) & h["evaluated_at"].isna(), rel, own)
     out = {}
     for t in sorted(set(pd.to_datetime(date))):
         best = {}
@@ -130,8 +131,12 @@ def test_each_result_enters_at_its_own_date_brute_force():
     dated = dated_history(h, claims)
     own = dated["evaluated_at"].fillna(dated["first_observed_at"])
     assert (dated["date"] >= own).all()                        # never before its own evaluation
+    evaluated = dated["evaluated_at"].notna()
+    assert (dated.loc[evaluated, "date"] == dated.loc[evaluated, "evaluated_at"]).all()   # never moved by a release
     rel = dated["model"].map(release)
-    assert (dated["date"][rel.notna()] >= rel[rel.notna()]).all()   # never before the release
+    bounded = rel.notna() & ~evaluated
+    assert (dated["date"][bounded] >= rel[bounded]).all()      # a first observation: never before the release
+    assert (dated["date_conflict"] == (evaluated & rel.notna() & (rel > dated["evaluated_at"]))).all()
     traj = saturation_trajectory(dated, 500, 5).set_index("as_of")["s_index"]
     expected = brute_force_trajectory(h, release, 500, 5)
     assert len(traj) == len(expected)
