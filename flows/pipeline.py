@@ -257,17 +257,18 @@ def _state_error(state: State) -> str:
 # --- artifacts ----------------------------------------------------------------------------------------
 
 # The saturation table as people read it in the UI (the saturation_latest view has every column).
-SATURATION_COLUMNS = ["benchmark", "bin", "s_index", "se_delta", "n_models", "n_items", "uncertainty", "as_of",
+SATURATION_COLUMNS = ["table_id", "benchmark", "bin", "s_index", "se_delta", "n_models", "n_items", "uncertainty", "as_of",
                       "stalled", "forecast_status"]
 _ROUNDED = {"s_index", "se_delta"}
 _COUNTS = {"n_models", "n_items"}
 
 
 def saturation_rows(saturation: pd.DataFrame | None) -> list[dict]:
-    """Benchmarks that have an S_index, most saturated first, as JSON-safe artifact rows."""
+    """Leaderboard tables that have an S_index, most saturated first, as JSON-safe artifact rows."""
     if saturation is None or saturation.empty:
         return []
-    frame = saturation.loc[saturation["s_index"].notna(), SATURATION_COLUMNS].sort_values(
+    columns = [c for c in SATURATION_COLUMNS if c in saturation.columns or c != "table_id"]
+    frame = saturation.loc[saturation["s_index"].notna(), columns].sort_values(
         "s_index", ascending=False, kind="stable")
     return [{col: _cell(col, value) for col, value in row.items()} for row in frame.to_dict(orient="records")]
 
