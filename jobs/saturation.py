@@ -13,11 +13,11 @@ import logging
 from datetime import datetime
 
 import duckdb
-import numpy as np
 import pandas as pd
 
 from analysis.constants import GUARD_BAND_DAYS, SATURATION_ALPHA, SATURATION_K, SATURATION_Z
-from analysis.cutoffs import post_cutoff_scope, resolve_model_dates
+from analysis.cutoffs import post_cutoff_scope
+from analysis.dating import dated_history, release_dates  # noqa: F401  (the dating rule; re-exported)
 from analysis.saturation import saturation_table, saturation_trajectory, table_sizes
 from analysis.trends import frontier_history, metric_of, trends_table
 from jobs.contamination import model_slices, slice_inputs
@@ -34,60 +34,6 @@ POST_CUTOFF_SCOPE = "post_cutoff"
 SUMMARY_COLUMNS = ["table_id", "benchmark", "source", "scope", "population", "as_of", "s_index", "bin", "r_norm", "se_delta", "n_items", "n_models",
                    "uncertainty", "stagnation", "reason", "trajectory_points", "frontier", "slope_per_month",
                    "stalled", "forecast_status", "forecast_date"]
-
-
-def release_dates(claims: pd.DataFrame) -> pd.DataFrame:
-    """Each model's resolved release date (analysis.cutoffs.resolve_model_dates): model, release_date."""
-    if not len(claims):
-        return pd.DataFrame({"model": pd.Series(dtype="object"), "release_date": pd.Series(dtype="datetime64[us]")})
-    resolved = resolve_model_dates(claims)
-    return resolved.loc[resolved["release_date"].notna(), ["model", "release_date"]].reset_index(drop=True)
-
-
-def dated_history(history: pd.DataFrame, claims: pd.DataFrame | None = None, *,
-                  releases: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Each result of the history with the date it enters the trajectory (issue 20, "a
-    cross-source alias never moves a result's date").
-
-    A result is dated by its own source: its evaluation date where the page gives one, else
-    the first observation of the snapshot that showed it. The model's resolved release date
-    (possibly claimed by another source for an aliased name) is a property of the model: it
-    bounds from below only a result without its own evaluation date (date = max(first
-    observation, release)); a result with an evaluation date keeps it, and a release later
-    than that evaluation is a conflict, counted, logged and flagged (`date_conflict`), never
-    used to move the result (Aider's `deepseek-chat` evaluated 2024-12-21 stays there when
-    Epoch's `deepseek-chat` claims a 2025-12-01 release). The dates of one result never date
-    another (a re-submission's better score enters when it was achieved, not when the name
-    first appeared). `date_source` says which date won. `releases` (`release_dates`) replaces
-    `claims` when already resolved. storage.saturation.read_running_best_history dates rows by
-    this same rule in SQL (analysis/sql/running_best_history.sql).
-    """
-    h = history.copy()
-    release = (release_dates(claims if claims is not None else pd.DataFrame()) if releases is None
-               else releases).set_index("model")["release_date"]
-    release_of = {m: d for m, d in release.items() if pd.notna(d)}
-    release_dates_ = pd.to_datetime(pd.Series(release_of, dtype="object"), errors="coerce")
-    mapped = h["model"].map(release_dates_) if len(release_dates_) else pd.Series(None, index=h.index, dtype="object")
-    h["release_date"] = pd.to_datetime(mapped, errors="coerce")
-    evaluated = pd.to_datetime(h["evaluated_at"])
-    has_eval = evaluated.notna()
-    own = evaluated.fillna(pd.to_datetime(h["first_observed_at"]))
-    own_source = np.where(has_eval, "evaluated_at", "first_observed_at")
-    later_release = h["release_date"].notna() & (h["release_date"] > own)
-    bounded = later_release & ~has_eval
-    h["date_conflict"] = (later_release & has_eval).to_numpy()
-    h["date"] = own.where(~bounded, h["release_date"])
-    h["date_source"] = np.where(bounded, "release_date", own_source)
-    counts = h["date_source"].value_counts().to_dict()
-    log.info("[saturation] history dates: %s (each result at its own evaluation, else first observation "
-             "raised to the model's release date where that is later)", counts)
-    if h["date_conflict"].any():
-        c = h[h["date_conflict"]]
-        log.info("[saturation] %d result(s) evaluated before their model's release date (a name aliased to "
-                    "another model, or a wrong release date); kept at their evaluation date, e.g. %s",
-                    len(c), c[["source", "model", "evaluated_at", "release_date"]].head(3).astype(str)
-                    .to_dict("records") if "source" in c.columns else c[["model"]].head(3).to_dict("records"))
-    return h
 
 
 def with_table_ids(frame: pd.DataFrame) -> pd.DataFrame:

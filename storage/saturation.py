@@ -118,7 +118,8 @@ _HISTORY_ORDER = "ORDER BY benchmark, model, source, table_version, setting, fir
 @lru_cache(maxsize=1)
 def running_best_sql() -> str:
     """The running-best history query, owned by analysis/ with the dating rule (storage executes it)."""
-    return resources.files("analysis").joinpath("running_best_history.sql").read_text(encoding="utf-8")
+    from analysis.dating import RUNNING_BEST_SQL
+    return resources.files("analysis").joinpath(RUNNING_BEST_SQL).read_text(encoding="utf-8")
 
 
 def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

@@ -197,7 +197,7 @@ def test_a_release_date_from_another_source_never_moves_an_evaluated_result(sync
              for i in range(5)]
     rows += [score(1, "aider_polyglot", "aider_polyglot", "undated", 0.2)]
     fill(synced_db, snaps, rows, dates=[("deepseek-chat", "epoch", "2025-12-01"), ("undated", "epoch", "2025-02-01")])
-    caplog.set_level("INFO", logger="benchwatch.jobs.saturation")
+    caplog.set_level("INFO", logger="benchwatch.analysis.dating")
     with connect_synced(synced_db) as con:
         full = job.dated_history(store.read_score_history(con), job.reads.read_model_date_claims(con))
         pruned = job.read_dated_history(con)
