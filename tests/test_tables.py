@@ -265,3 +265,24 @@ def test_the_shrink_guard_compares_a_release_with_its_own_table_only(synced_db):
         assert shrink_reason(con, "livebench", 2, pd.Timestamp("2025-06-01", tz="UTC")) == ""
         assert "livebench (2025-05-30): 1 scores vs 3" in shrink_reason(con, "livebench", 3,
                                                                          pd.Timestamp("2025-06-02", tz="UTC"))
+
+
+def test_the_html_report_draws_the_primary_table_its_releases_and_the_other_tables(synced_db):
+    """The section of a benchmark is headed by its primary table; each release of the primary
+    source is its own series with a marked break; another source's table is shown beside."""
+    from jobs.report_html import render_report
+    from storage.report import read_html_report
+    two_sources_and_two_releases(synced_db)
+    with connect_synced(synced_db) as con:
+        job.run_saturation(con, now=NOW)
+        frames = read_html_report(con)
+    page = render_report(frames, now=NOW.to_pydatetime())
+    section = page[page.index('id="bench-livebench"'):]
+    section = section[:section.index("</section>")]
+    assert "LiveBench (global average) (LiveBench 2025-05-30)" in section
+    assert "release 2025-05-30" in section                      # the marked break
+    assert "frontier 2024-11-25" in section and "frontier 2025-05-30" in section   # one series per release
+    humaneval = page[page.index('id="bench-humaneval"'):]
+    humaneval = humaneval[:humaneval.index("</section>")]
+    assert "<h3>HumanEval (EvalPlus)" in humaneval
+    assert "<h4>HumanEval (simple-evals)" in humaneval            # the other table, beside
