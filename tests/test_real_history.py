@@ -60,18 +60,19 @@ def test_every_dated_file_is_one_snapshot_and_latest_means_newest(history):
 def test_every_index_on_the_paper_scale_is_re_derived_by_hand_from_latest_scores(history):
     # Convention (the paper's): a top-k ranks distinct models, each once with its best variant;
     # agent systems are never pooled with model runs; systems_per_model ranks each tagged
-    # underlying model once (its best system). S = exp(-R^2), SE with n_eff = n^alpha.
+    # underlying model once (its best system). S = exp(-R^2), SE with n_eff = n^alpha. One
+    # leaderboard table at a time (issue 20): a table's scores never meet another source's.
     rows = q(history, "SELECT * FROM saturation_latest WHERE scope = 'all' AND s_index IS NOT NULL "
                       "AND scale = 'paper_binomial'")
-    scores = q(history, "SELECT benchmark, population, model, underlying, score FROM latest_scores")
+    scores = q(history, "SELECT table_id, benchmark, population, model, underlying, score FROM latest_scores")
     assert len(rows) >= 1
     for r in rows.itertuples():
         if r.population == "systems_per_model":
-            pool = scores[(scores["benchmark"] == r.benchmark) & (scores["population"] == "systems")
+            pool = scores[(scores["table_id"] == r.table_id) & (scores["population"] == "systems")
                           & scores["underlying"].notna()]
             best = pool.groupby("underlying")["score"].max()
         else:
-            pool = scores[(scores["benchmark"] == r.benchmark) & (scores["population"] == r.population)]
+            pool = scores[(scores["table_id"] == r.table_id) & (scores["population"] == r.population)]
             best = pool.groupby("model")["score"].max()
         top = best.sort_values(ascending=False).iloc[: int(r.k)]
         assert len(top) == int(r.k) and int(r.n_models) == len(best), (r.benchmark, r.population)
@@ -88,17 +89,17 @@ def test_every_index_on_the_paper_scale_is_re_derived_by_hand_from_latest_scores
 
 def test_populations_are_never_mixed_and_each_top_k_names_distinct_entities(history):
     # every entity a top k names belongs to that row's population (model runs and agent systems apart)
-    latest = q(history, "SELECT benchmark, scope, population, k, n_models, top_models FROM saturation_latest "
+    latest = q(history, "SELECT table_id, benchmark, scope, population, k, n_models, top_models FROM saturation_latest "
                         "WHERE s_index IS NOT NULL")
-    scores = q(history, "SELECT benchmark, population, model, underlying FROM latest_scores")
+    scores = q(history, "SELECT table_id, benchmark, population, model, underlying FROM latest_scores")
     for r in latest.itertuples():
         models = list(r.top_models)
         assert len(set(models)) == len(models) == min(int(r.k), int(r.n_models)), (r.benchmark, r.population)
         if r.population == "systems_per_model":
-            names = set(scores.loc[(scores["benchmark"] == r.benchmark) & (scores["population"] == "systems"),
+            names = set(scores.loc[(scores["table_id"] == r.table_id) & (scores["population"] == "systems"),
                                    "underlying"].dropna())
         else:
-            names = set(scores.loc[(scores["benchmark"] == r.benchmark) & (scores["population"] == r.population),
+            names = set(scores.loc[(scores["table_id"] == r.table_id) & (scores["population"] == r.population),
                                    "model"])
         assert set(models) <= names, (r.benchmark, r.scope, r.population, set(models) - names)
     # the same convention in the history
@@ -165,3 +166,23 @@ def test_trends_end_at_the_data_and_never_print_a_precise_zero(history):
     assert tr.loc[tr["trend_status"] == "no_data_in_window", "slope_per_month"].isna().all()
     plateau = tr[tr["forecast_status"] == "plateau"]
     assert (plateau["plateau_p"] < 0.05).all() and (plateau["plateau_df"] == plateau["n_records"] - 3).all()
+
+
+def test_every_saturation_row_comes_from_one_table_and_no_best_crosses_a_release(history):
+    """Issue 20: S, trajectory and frontier rows each come from one leaderboard table (no pool is
+    declared), and every frontier value is a result of its own table (release) and model."""
+    for rel in ("saturation", "saturation_trajectory", "frontier", "trends"):
+        rows = q(history, f"SELECT table_id, source, sources FROM {rel}")
+        assert len(rows), rel
+        assert (rows["table_id"].str.split(":").str[1] == rows["source"]).all(), rel
+        assert all(list(s) == [src] for src, s in zip(rows["source"], rows["sources"])), rel
+    crossing = q(history, """
+        SELECT f.table_id, f.as_of, f.frontier_model, f.frontier FROM frontier f
+        WHERE NOT EXISTS (
+            SELECT 1 FROM scores s
+            WHERE s.benchmark || ':' || s.source
+                  || CASE WHEN coalesce(s.table_version, '') = '' THEN '' ELSE ':' || s.table_version END = f.table_id
+              AND s.model = f.frontier_model AND abs(s.score - f.frontier) < 1e-12)""")
+    assert crossing.empty, crossing.head()
+    releases = q(history, "SELECT table_id FROM benchmark_tables WHERE benchmark = 'livebench' ORDER BY table_id")
+    assert len(releases) >= 2 and all(t.count(":") == 2 for t in releases["table_id"])
