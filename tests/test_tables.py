@@ -286,3 +286,19 @@ def test_the_html_report_draws_the_primary_table_its_releases_and_the_other_tabl
     humaneval = humaneval[:humaneval.index("</section>")]
     assert "<h3>HumanEval (EvalPlus)" in humaneval
     assert "<h4>HumanEval (simple-evals)" in humaneval            # the other table, beside
+
+
+def test_a_declared_pool_is_computed_as_one_table_with_its_sources(synced_db, tmp_path, monkeypatch):
+    rules = write_rules(tmp_path, "pool,humaneval,evalplus;simple_evals,same items and harness (a test's claim)\n")
+    monkeypatch.setattr(rt, "load_table_rules", lambda directory=None: rules)
+    two_sources_and_two_releases(synced_db)
+    with connect_synced(synced_db) as con:
+        job.run_saturation(con, now=NOW)
+        row = con.execute("""SELECT table_id, source, sources, top_scores FROM saturation_latest
+                             WHERE benchmark = 'humaneval' AND scope = 'all'""").fetchall()
+        tables = con.execute("SELECT table_id, source, sources, name FROM benchmark_tables "
+                             "WHERE benchmark = 'humaneval'").fetchall()
+    assert [(t, s, list(ss)) for t, s, ss, _ in row] == [("humaneval:pooled", "pooled", ["evalplus", "simple_evals"])]
+    assert list(row[0][3]) == pytest.approx([0.95, 0.899, 0.898, 0.897, 0.896])   # each model at its best of both
+    assert tables == [("humaneval:pooled", "pooled", ["evalplus", "simple_evals"],
+                       "HumanEval (pooled: EvalPlus, simple-evals)")]
