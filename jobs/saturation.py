@@ -103,6 +103,7 @@ def table_catalogue(spans: pd.DataFrame, history: pd.DataFrame, registry: pd.Dat
     out["metric"] = [current["metric"].get(t) if t in current.index else past_metric.get(t)
                      for t in out["table_id"]]
     out["n_items"] = pd.to_numeric(out["n_items"], errors="coerce")
+    out["is_current"] = out["table_id"].isin(set(snap["table_id"]))
     out["is_primary"] = primary_flags(out).to_numpy()
     names = dict(zip(registry["id"], registry["name"])) if "name" in registry.columns else {}
     out["name"] = [table_name(names.get(b, b), s, v, ss) for b, s, v, ss in

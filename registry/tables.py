@@ -182,18 +182,20 @@ def primary_flags(tables: pd.DataFrame, rules: TableRules | None = None) -> pd.S
     """True for each benchmark's primary table (one per benchmark), False for the others.
 
     `tables`: one row per table: table_id, benchmark, source (``pooled`` for a pool),
-    table_version, n_models. The declared source's newest version (versions compare as text:
-    ISO dates) where the benchmark has a table of it; else the source whose newest table has
-    the most models (a pool counts as a source), ties by source name.
+    table_version, n_models, optionally is_current (a table its source still serves). The
+    declared source's newest version (a current one first; versions compare as text: ISO
+    dates) where the benchmark has a table of it; else the source whose newest table has the
+    most models (a pool counts as a source), ties by source name.
     """
     rules = load_table_rules() if rules is None else rules
     flags = pd.Series(False, index=tables.index)
     if tables.empty:
         return flags
-    t = tables.assign(_v=tables["table_version"].fillna("").astype(str),
+    current = tables["is_current"].fillna(False).astype(bool) if "is_current" in tables.columns else True
+    t = tables.assign(_v=tables["table_version"].fillna("").astype(str), _c=current,
                       _n=pd.to_numeric(tables["n_models"], errors="coerce").fillna(0))
     for bench, g in t.groupby("benchmark", sort=False):
-        newest = g.sort_values(["source", "_v"]).groupby("source").tail(1)
+        newest = g.sort_values(["source", "_c", "_v"]).groupby("source").tail(1)
         declared = rules.primary_source(str(bench))
         pick = newest[newest["source"] == declared]
         if pick.empty:

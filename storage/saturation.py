@@ -41,7 +41,7 @@ TRENDS_COLUMNS = ["table_id", "benchmark", "source", "sources", "population", "k
                   "forecast_date", "forecast_ci_low", "forecast_ci_high", "logistic_k", "logistic_t0", "logistic_L",
                   "logistic_forecast_date", "plateau_p", "plateau_df", "forecast_reason"]  # + migrations 007, 012
 BENCHMARK_TABLES_COLUMNS = ["table_id", "benchmark", "source", "sources", "table_version", "name", "n_items",
-                            "is_primary", "n_models", "first_observed_at", "last_observed_at"]     # migration 018
+                            "is_primary", "is_current", "n_models", "first_observed_at", "last_observed_at"]  # 018
 
 
 # --- reads -------------------------------------------------------------------------------

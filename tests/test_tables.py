@@ -302,3 +302,26 @@ def test_a_declared_pool_is_computed_as_one_table_with_its_sources(synced_db, tm
     assert list(row[0][3]) == pytest.approx([0.95, 0.899, 0.898, 0.897, 0.896])   # each model at its best of both
     assert tables == [("humaneval:pooled", "pooled", ["evalplus", "simple_evals"],
                        "HumanEval (pooled: EvalPlus, simple-evals)")]
+
+
+def test_a_replaced_release_keeps_its_rows_but_is_no_current_level(synced_db):
+    """Analysed while it was current, the old release keeps its saturation rows; once the new
+    release is in, saturation_latest shows only the current table (benchmark_tables says which)."""
+    snaps = [snapshot(3, "livebench", "2024-11-25", "livebench_table_2024_11_25.csv")]
+    rows = [score(3, "livebench", "livebench", f"m{i}", v, "2024-11-25") for i, v in enumerate([0.95, 0.6, 0.5, 0.45, 0.4])]
+    fill(synced_db, snaps, rows)
+    with connect_synced(synced_db) as con:
+        job.run_saturation(con, now=pd.Timestamp("2024-12-01"))
+        insert_frame(con, "snapshots", pd.DataFrame([snapshot(4, "livebench", "2025-06-01",
+                                                              "livebench_table_2025_05_30.csv")]))
+        new = pd.DataFrame([score(4, "livebench", "livebench", f"m{i}", v, "2025-05-30")
+                            for i, v in enumerate([0.55, 0.54, 0.53, 0.52, 0.51])])
+        new["evaluated_at"] = pd.to_datetime(new["evaluated_at"], utc=True)
+        insert_frame(con, "scores", new)
+        job.run_saturation(con, now=NOW)
+        stored = sorted(r[0] for r in con.execute("SELECT DISTINCT table_id FROM saturation").fetchall())
+        latest = [r[0] for r in con.execute("SELECT table_id FROM saturation_latest WHERE scope = 'all'").fetchall()]
+        current = dict(con.execute("SELECT table_id, is_current FROM benchmark_tables").fetchall())
+    assert stored == ["livebench:livebench:2024-11-25", "livebench:livebench:2025-05-30"]
+    assert latest == ["livebench:livebench:2025-05-30"]
+    assert current == {"livebench:livebench:2024-11-25": False, "livebench:livebench:2025-05-30": True}
