@@ -325,3 +325,22 @@ def test_a_replaced_release_keeps_its_rows_but_is_no_current_level(synced_db):
     assert stored == ["livebench:livebench:2024-11-25", "livebench:livebench:2025-05-30"]
     assert latest == ["livebench:livebench:2025-05-30"]
     assert current == {"livebench:livebench:2024-11-25": False, "livebench:livebench:2025-05-30": True}
+
+
+def test_two_tables_of_one_benchmark_are_two_saturation_alerts():
+    from alerts.records import fingerprint
+    from alerts.rules.saturation_bin_changed import saturation_conditions
+    days = pd.date_range("2025-01-01", periods=3, freq="D")
+    frame = pd.DataFrame({
+        "table_id": ["humaneval:evalplus"] * 3 + ["humaneval:simple_evals"] * 3,
+        "benchmark": "humaneval", "source": ["evalplus"] * 3 + ["simple_evals"] * 3,
+        "benchmark_name": "HumanEval", "table_name": ["HumanEval (EvalPlus)"] * 3 + ["HumanEval (simple-evals)"] * 3,
+        "scope": "all", "population": "models", "as_of": list(days) * 2,
+        "s_index": [0.8, 0.8, 0.8, 0.4, 0.4, 0.4]})
+    conditions, _, groups = saturation_conditions(frame)
+    firing = {c.labels["table"]: c for c in conditions if c.fire_after == 1}
+    assert set(firing) == {"humaneval:evalplus", "humaneval:simple_evals"}
+    assert firing["humaneval:evalplus"].labels["level"] == "high"
+    assert firing["humaneval:simple_evals"].labels["level"] == "moderate"
+    assert firing["humaneval:evalplus"].annotations["benchmark_name"] == "HumanEval (EvalPlus)"
+    assert len({fingerprint(c.labels) for c in firing.values()}) == 2 and len(groups) == 2
