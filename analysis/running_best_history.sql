@@ -19,6 +19,7 @@ WITH first AS (
            sc.underlying IS NULL AS _no_under, sc.score, sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
     FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
     WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
+      AND NOT coalesce(sc.is_reference, false)                             -- never in a top k (017)
       AND list_contains(?, sc.benchmark)
     QUALIFY row_number() OVER (PARTITION BY sc.source, sc.benchmark, coalesce(sc.table_version, ''), sc.model_raw,
                                             sc.setting, sc.score

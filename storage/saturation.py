@@ -53,6 +53,7 @@ _HISTORY_ROWS = """
                sc.ci_high, sc.n_items, sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
         FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
         WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
+          AND NOT coalesce(sc.is_reference, false)                             -- never in a top k (017)
     )
     SELECT source, benchmark, table_version, model, model_raw, setting, variant, population, underlying, score,
            metric, stderr, ci_low, ci_high, n_items, evaluated_at, observed_at AS first_observed_at, observed_at,
@@ -170,7 +171,7 @@ def read_table_spans(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         SELECT sc.benchmark, sc.source, coalesce(sc.table_version, '') AS table_version, sc.model,
                min(sn.observed_at) AS first_observed_at, max(sn.observed_at) AS last_observed_at
         FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
-        WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'
+        WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held' AND NOT coalesce(sc.is_reference, false)
         GROUP BY ALL ORDER BY ALL""").df()
     return naive_utc_columns(df, "first_observed_at", "last_observed_at")
 

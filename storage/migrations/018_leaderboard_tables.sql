@@ -217,21 +217,21 @@ CREATE TABLE IF NOT EXISTS benchmark_tables (
     name              VARCHAR,              -- 'HumanEval (EvalPlus)'
     n_items           INTEGER,              -- the question-set size the index uses (NULL: unknown)
     is_primary        BOOLEAN NOT NULL,
-    is_current        BOOLEAN,              -- the table has rows in latest_scores (a past release: false)
+    is_current        BOOLEAN,              -- the table is in the latest scores (a replaced release: false)
     n_models          INTEGER,              -- distinct models with a result in the table (all its history)
     first_observed_at TIMESTAMPTZ,
     last_observed_at  TIMESTAMPTZ,
     run_at            TIMESTAMPTZ NOT NULL
 );
 
--- Newest row per current table: a release its source has replaced (no row in latest_scores any
--- more) keeps its rows in `saturation` and its history, not a current level; legacy pooled rows
--- (above) are not a table.
+-- Newest row per current table: a release its source has replaced (benchmark_tables.is_current
+-- false since the analysis saw it go) keeps its rows in `saturation` and its history, not a
+-- current level; legacy pooled rows (above) are not a table.
 CREATE OR REPLACE VIEW saturation_latest AS
 SELECT *
 FROM saturation
 WHERE source IS DISTINCT FROM 'pooled-legacy'
-  AND (source = 'pooled' OR table_id IN (SELECT DISTINCT table_id FROM latest_scores))
+  AND table_id NOT IN (SELECT table_id FROM benchmark_tables WHERE NOT coalesce(is_current, true))
 QUALIFY row_number() OVER (PARTITION BY table_id, scope, population, k, alpha ORDER BY as_of DESC) = 1;
 
 CREATE OR REPLACE VIEW saturation_history AS
