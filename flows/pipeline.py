@@ -67,7 +67,7 @@ MANUAL_DEPLOYMENT = "manual"                                  # analyze, notify:
 # are the second layer, for an outage longer than that: a source that is still unreachable is
 # tried again after about 1 and 5 minutes. Parse errors are deterministic and never retried.
 COLLECT_RETRIES = 2
-COLLECT_RETRY_DELAYS_SECONDS = [60, 300]
+COLLECT_RETRY_DELAYS_SECONDS: list[float] = [60, 300]
 COLLECT_RETRY_JITTER = 0.2
 # Worst case of one source's fetches (per URL: 4 attempts x (10 s connect + 60 s read) plus the
 # 180 s retry budget; two URLs for livebench/lmarena/alpacaeval), with margin.
@@ -251,7 +251,7 @@ def _notify_into(report: CycleReport, db_path: str | None) -> None:
 
 def _state_error(state: State) -> str:
     exc = state.result(raise_on_failure=False)
-    return f"{type(exc).__name__}: {exc}" if isinstance(exc, BaseException) else (state.message or state.name)
+    return f"{type(exc).__name__}: {exc}" if isinstance(exc, BaseException) else str(state.message or state.name)
 
 
 # --- artifacts ----------------------------------------------------------------------------------------
@@ -381,7 +381,7 @@ def _show_package_logs() -> None:
 
 
 @flow(name="collect", description="Fetch every requested source (or replay recorded responses) into DuckDB.")
-def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: ReplayDir = None) -> CycleReport:
+def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: ReplayDir = None) -> CycleReport | State:
     """Collect sources into DuckDB.
 
     Args:
@@ -396,7 +396,7 @@ def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: Repl
 
 
 @flow(name="analyze", description="Recompute saturation and contamination signals from the stored history.")
-def analyze(db_path: DbPath = None) -> CycleReport:
+def analyze(db_path: DbPath = None) -> CycleReport | State:
     """Recompute the analysis tables.
 
     Args:
@@ -410,7 +410,7 @@ def analyze(db_path: DbPath = None) -> CycleReport:
 
 
 @flow(name="notify", description="Evaluate the alert rules and deliver new notifications (Slack or console).")
-def notify(db_path: DbPath = None) -> CycleReport:
+def notify(db_path: DbPath = None) -> CycleReport | State:
     """Evaluate alerts and deliver them.
 
     Args:
@@ -425,7 +425,7 @@ def notify(db_path: DbPath = None) -> CycleReport:
 
 @flow(name="pipeline", description="collect, then analyze, then notify, in one run holding the writer slot.")
 def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: ReplayDir = None,
-             collect_only: bool = False) -> CycleReport:
+             collect_only: bool = False) -> CycleReport | State:
     """One full cycle.
 
     Args:
@@ -496,7 +496,7 @@ def start_ephemeral_server() -> None:
         return real_popen(*args, **kwargs)
 
     timeout = startup_timeout()
-    server_module.subprocess.Popen = popen       # only while the server process is spawned
+    setattr(server_module.subprocess, "Popen", popen)   # only while the server process is spawned
     try:
         server.start(timeout=timeout)
     except Exception as exc:  # noqa: BLE001 - Prefect raises RuntimeError with the server's output
@@ -507,7 +507,7 @@ def start_ephemeral_server() -> None:
             "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS, point PREFECT_API_URL at a server, "
             "or use --no-prefect") from exc
     finally:
-        server_module.subprocess.Popen = real_popen
+        setattr(server_module.subprocess, "Popen", real_popen)
 
 
 def run_pipeline(**parameters: Any) -> CycleReport:
@@ -519,4 +519,5 @@ def run_pipeline(**parameters: Any) -> CycleReport:
         return result.report
     if isinstance(result, BaseException):      # a crash, not a reported failure
         raise result
+    assert isinstance(result, CycleReport), type(result)
     return result
