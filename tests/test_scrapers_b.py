@@ -66,6 +66,22 @@ def test_simple_evals_2025_07_footnoted_math_column_splits_math_and_math_500():
     assert set(s.loc[s.benchmark == "math", "model"]) == {"gpt-4o-2024-11-20", "Claude 3.5 Sonnet", "Llama 3.1 405b"}
 
 
+def test_simple_evals_a_footnote_on_a_row_or_cell_that_names_math_500_files_it_there():
+    # Markup test (invented rows): the note is cited by the model cell of one row and by one MATH cell of
+    # another; the header and group rows say nothing about MATH-500.
+    md = (b"## Benchmark Results\n| Model | Prompt | MMLU | MATH |\n|-|-|-|-|\n"
+          b"| model-a [^3] | n/a | 80.0 | 90.0 |\n| model-b | n/a | 81.0 | 91.0 [^4] |\n| model-c | n/a | 82.0 | 70.0 |\n"
+          b"| model-d [^5] | n/a | 83.0 | 71.0 |\n\n"
+          b"[^3]: This model's MATH number is a MATH-500 score.\n[^4]: Evaluated on MATH-500.\n"
+          b"[^5]: Vendor-reported numbers, from its report.\n")
+    s = parse_bytes("simple_evals", md).scores
+    by = {(r.model, r.benchmark): r for r in s.itertuples()}
+    assert by[("model-a", "math_500")].score == pytest.approx(0.90)
+    assert by[("model-b", "math_500")].score == pytest.approx(0.91)
+    assert ("model-c", "math") in by and ("model-a", "mmlu") in by          # the other cells stay where they are
+    assert by[("model-d", "math")].reported_by == "vendor" and pd.isna(by[("model-c", "math")].reported_by)
+
+
 def test_simple_evals_unseen_version_new_columns():
     md = (b"## Benchmark Results\n| Model | Prompt | HealthBench | MATH-500 | MMLU |\n|-|-|-|-|-|\n"
           b"| **GPT-5** | | | | |\n| gpt-5 [^1] | n/a | 67.2 | 99.1 | 93.0 |\n")
