@@ -322,11 +322,13 @@ CASES: tuple[Case, ...] = (
          aux=(("alpaca_eval_gpt4_leaderboard.csv", "alpacaeval/alpaca_eval_gpt4_leaderboard.csv"),),
          id="fix:alpacaeval/v2-with-v1-aux", spots=(
              S(benchmark="alpacaeval_1", model="gpt4_turbo")(score=0.9769900497512438, stderr=0.005104849118311993,
-                                                            n_items=804),
+                                                            n_items=804, is_reference=False),
+             # AlpacaEval 1's reference model against itself: 50 %, stderr 0, 805 draws -> never in a top k
+             S(benchmark="alpacaeval_1", model="text_davinci_003")(score=0.5, stderr=0.0, is_reference=True),
          )),
     Case("alpacaeval", "alpacaeval/alpacaeval_v2_2024-01-09.csv", scores=3, benchmarks=frozenset({"alpacaeval_2"}),
          warnings=("length_controlled_winrate",), spots=(
-             S(model="GPT-4 Turbo")(score=0.5), S(model="GPT-4")(n_items=805),
+             S(model="GPT-4 Turbo")(score=0.5, is_reference=True), S(model="GPT-4")(n_items=805, is_reference=False),
          )),
     Case("alpacaeval", "alpacaeval/alpacaeval_v2_2024-12-27.csv", scores=8,
          rejects=2, spots=(   # 'GPT 3.5 Turbo (06/13)' is listed twice
@@ -477,7 +479,10 @@ SNAPSHOT_CASES: tuple[Case, ...] = (
     snap("alpacaeval", "alpacaeval/alpacaeval_v2_2024-12-27.csv", 420, rejects=2),
     snap("alpacaeval", "alpacaeval/alpacaeval_v2_src_with_stderr_2024-06-26.csv", 366, rejects=0, spots=(
         S(benchmark="alpacaeval_2_lc", model="Together-MoA", setting="")(score=0.6537996976852163),)),
-    snap("alpacaeval", "alpacaeval/alpacaeval_v2_src_with_stderr_2024-12-28.csv", 446, rejects=0),
+    snap("alpacaeval", "alpacaeval/alpacaeval_v2_src_with_stderr_2024-12-28.csv", 446, rejects=0, spots=(
+        S(benchmark="alpacaeval_2_lc", model="gpt4_1106_preview", setting="")(score=0.5, is_reference=True),
+        S(benchmark="alpacaeval_2", model="gpt4_1106_preview", setting="")(stderr=0.0, is_reference=True),
+        S(benchmark="alpacaeval_2_lc", model="Together-MoA", setting="")(is_reference=False))),
     snap("knowledge_cutoffs", "model_metadata/model_metadata_cutoff_dates_readme_2024-11-14.md", 0, models=39,
          filename="README.md", unique_models=True, spots=(
              S("models", model="Claude 3.5 Sonnet")(knowledge_cutoff="2024-04-01"),
