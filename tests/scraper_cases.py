@@ -305,6 +305,28 @@ CASES: tuple[Case, ...] = (
          benchmarks=frozenset({"epoch_capabilities_index"}), warnings=("3 of 5",), spots=(
              S(model="claude-3-5-sonnet-20240620")(score=130.0, metric="index", model_release_date="2024-06-20"),
          )),
+    # Epoch's SWE-bench bash-only schema (issue 20: "missing column(s) mean_score or Best score"): the header
+    # as Epoch publishes it, rows typed from the SWE-bench bash-only board (2025-11-24 copy: resolved share,
+    # date, mini-SWE-agent release, folder, instance cost). `% Resolved` is a proportion.
+    Case("epoch", "epoch/swe_bench_bash_only.csv", scores=4, rejects=0, benchmarks=frozenset({"swebench_bash_only"}),
+         warnings=("using '% Resolved'",), spots=(
+             S(model="gemini-3-pro-preview")(score=0.742, model_release_date="2025-11-18", evaluated_at="2025-11-18",
+                                             setting="agent=1.15.0; run=20251118_mini-v1.15.0_gemini-3-pro-preview-20251118",
+                                             stderr=None, table_version="", reported_by=None),
+             S(model="claude-opus-4-20250514")(score=0.676, evaluated_at="2025-08-02"),   # multi-line note
+             S(model="gpt-5-2025-08-07")(score=0.65, setting=Has("effort=medium; agent=1.7.0")),
+         )),
+    # the same rows under another file name: the schema (its SWE-Agent column) decides the benchmark
+    Case("epoch", "epoch/swe_bench_bash_only.csv", filename="benchmark_data.csv", scores=4,
+         benchmarks=frozenset({"swebench_bash_only"}), id="fix:epoch/bash-only-by-schema"),
+    # Another schema: `Model`, `Score` in percent with '%' signs, an `_external` member (third-party numbers,
+    # rows typed from simple-evals' "Other Models (Reported)" GPQA column): its own table, reported_by external.
+    Case("epoch", "epoch/gpqa_diamond_external.csv", scores=4, rejects=0, benchmarks=frozenset({"gpqa_diamond"}),
+         spots=(
+             S(model="Claude 3.5 Sonnet")(score=0.594, raw_value="59.4%", table_version="external",
+                                          reported_by="external", model_release_date="2024-06-20"),
+             S(model="Gemini 1.5 Flash")(score=0.386),
+         )),
     # --- alpacaeval -----------------------------------------------------------------------
     Case("alpacaeval", "alpacaeval/weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", scores=10,
          benchmarks=frozenset({"alpacaeval_2_lc", "alpacaeval_2"}), spots=(

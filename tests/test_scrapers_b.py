@@ -157,6 +157,21 @@ def test_epoch_zip_members_name_their_benchmarks():
     assert any("gsm8k_external.csv" in w for w in p.warnings)
 
 
+def test_an_unparseable_epoch_file_names_the_columns_it_found():
+    body = b"Model version,Release date,Organization,Notes\ngpt-4,2023-03-14,OpenAI,x\n"
+    with pytest.raises(ScrapeError, match=r"\[epoch\].*lacks a score column.*columns found: \['Model version', "
+                                          r"'Release date', 'Organization', 'Notes'\]"):
+        parse_bytes("epoch", body, filename="gpqa_diamond.csv")
+    # in the zip: that member is skipped and named with its columns; the others parse
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("benchmark_data/odd.csv", body)
+        z.write(FIXTURES / "epoch" / "swe_bench_bash_only.csv", "benchmark_data/swe_bench_bash_only.csv")
+    p = parse_bytes("epoch", buf.getvalue(), filename="benchmark_data.zip")
+    assert set(p.scores.benchmark) == {"swebench_bash_only"}
+    assert any("odd.csv: ['Model version', 'Release date', 'Organization', 'Notes']" in w for w in p.warnings)
+
+
 def test_epoch_runs_csv_without_a_name_is_an_error():
     with pytest.raises(ScrapeError, match=r"\[epoch\].*file name"):
         parse_bytes("epoch", (FIXTURES / "epoch" / "gpqa_diamond.csv").read_bytes(), filename=None)
