@@ -106,3 +106,7 @@ A1_ROBUST_Z_MIN_BENCHMARKS = 5   # ... applied when the model has A1 residuals o
 A2_MIN_Z = 3.0                   # A2: z_J >= 3 (one-sided p ~ 0.0013)
 CALIBRATION_TRIALS = 200         # placebo trials of `benchwatch calibrate`
 # `benchwatch calibrate` compares placebo p-value shares with 0.01 / 0.05 and the family-wise rate with FDR_Q.
+
+# --- sizes from the data (analysis/sizes.py) ----------------------------------------------
+IMPLIED_N_SMALL_RATIO = 0.5      # median implied n below this share of the registry's n: fewer items were run
+IMPLIED_N_MIN_ROWS = 3           # rows (or models) a table needs before its implied n is judged
