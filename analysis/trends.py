@@ -438,17 +438,17 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit, *, ceiling: float | None, floor:
     hi_days = lo_days + FORECAST_HORIZON_YEARS * DAYS_PER_YEAR
     horizon = f"{FORECAST_HORIZON_YEARS} years after the last observation {last_obs:%Y-%m-%d}"
 
-    def bounded(days: float | None) -> dict | None:
+    def bounded(days: float | None, what: str) -> dict | None:
         """None when `days` is a usable date; else the columns that say why there is none."""
         if days is not None and math.isfinite(days) and lo_days < days <= hi_days:
             return None
         if days is not None and days > hi_days:        # includes +inf
             return {"forecast_status": FORECAST_BEYOND_HORIZON, "forecast_date": None, "forecast_ci_low": None,
-                    "forecast_ci_high": None, "forecast_reason": f"the threshold is reached later than {horizon}"}
+                    "forecast_ci_high": None, "forecast_reason": f"{what} reaches the threshold later than {horizon}"}
         return {"forecast_status": "insufficient_data", "forecast_date": None, "forecast_ci_low": None,
                 "forecast_ci_high": None,
-                "forecast_reason": f"the fit crosses the threshold {target:.4g} at or before the last observation "
-                                   f"{last_obs:%Y-%m-%d}, where the frontier is still below it"}
+                "forecast_reason": f"{what} reaches the threshold {target:.4g} at or before the last observation "
+                                   f"{last_obs:%Y-%m-%d}, where the frontier is still below it: no date"}
 
     def ci(early: float | None, late: float | None) -> dict:
         """CI bounds kept inside the window: a bound before the last observation is the last
@@ -464,11 +464,11 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit, *, ceiling: float | None, floor:
         mid, early, late = _linear_forecast(fit, target)
         if mid is None:
             return {**res, "forecast_reason": reason + "; frontier not rising over the trailing year"}
-        bad = bounded(mid)
+        bad = bounded(mid, "the linear Theil-Sen extrapolation")
         if bad is not None:
             status = bad.pop("forecast_status")
             return {**res, **bad, "forecast_status": status if status == FORECAST_BEYOND_HORIZON else res["forecast_status"],
-                    "forecast_reason": reason + "; linear Theil-Sen extrapolation: " + bad["forecast_reason"]}
+                    "forecast_reason": reason + "; " + bad["forecast_reason"]}
         return {**res, "forecast_date": _from_days(mid), **ci(early, late),
                 "forecast_reason": reason + "; linear Theil-Sen extrapolation"}
 
@@ -509,13 +509,13 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit, *, ceiling: float | None, floor:
         return {**out, "forecast_status": "plateau", "forecast_method": "logistic",
                 "forecast_reason": f"fitted plateau L={lf.L:.4g} is below the threshold {target:.4g} "
                                    f"(F-test of L = threshold: p={p:.2g}, df=(1, {df2}))"}
-    bad = bounded(to_days(t_y))
+    bad = bounded(to_days(t_y), "the logistic fit")
     # the fit's own crossing, shown beside a fallback: only a date inside the window
     out["logistic_forecast_date"] = to_date(t_y) if bad is None else None
     if flagged:
         return fallback(flagged)
     if bad is not None and bad["forecast_status"] != FORECAST_BEYOND_HORIZON:
-        return fallback("logistic fit: " + bad["forecast_reason"])
+        return fallback(bad["forecast_reason"].removesuffix(": no date"))
     if sd is None:
         return fallback("forecast CI could not be estimated from the fit")
     width_months = 2 * FORECAST_CI_Z * sd * 12
