@@ -193,6 +193,7 @@ def test_knowledge_cutoffs_2024_readme_floor():
     ("lmarena", "arena_hard_auto_leaderboard_v0.1.csv", None),
     ("bfcl", "data_overall_2025-12-16.csv", None),
     ("epoch", "gpqa_diamond.csv", "gpqa_diamond.csv"),
+    ("epoch", "swe_bench_bash_only.csv", "swe_bench_bash_only.csv"),
     ("alpacaeval", "alpacaeval_v2_2024-12-27.csv", "alpacaeval_v2_2024-12-27.csv"),
     ("alpacaeval", "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv"),
     ("evalplus", "humaneval_2024-03-10.csv", None),
