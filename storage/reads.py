@@ -15,10 +15,11 @@ from common.time import naive_utc_columns
 
 
 def read_latest_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """The usable rows of each source's newest snapshot per benchmark (view latest_scores)."""
+    """The usable rows of each source's newest snapshot per benchmark (view latest_scores), without
+    reference / baseline rows (is_reference: shown in the view, never in a top k)."""
     df = con.execute("""SELECT source, benchmark, model, setting, score, metric, stderr, ci_low, ci_high, n_items,
                                snapshot_id, observed_at, model_raw, variant, population, underlying
-                        FROM latest_scores""").df()
+                        FROM latest_scores WHERE NOT coalesce(is_reference, false)""").df()
     return naive_utc_columns(df, "observed_at")
 
 

@@ -49,6 +49,7 @@ _HISTORY_ROWS = """
                sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
         FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
         WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
+          AND NOT coalesce(sc.is_reference, false)                             -- never in a top k (017)
     )
     SELECT source, benchmark, model, model_raw, setting, variant, population, underlying, score, metric,
            stderr, ci_low, ci_high, n_items, evaluated_at, observed_at AS first_observed_at, observed_at,
@@ -153,6 +154,7 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
                        sc.underlying IS NULL AS _no_under, sc.score, sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
                 FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
                 WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
+                  AND NOT coalesce(sc.is_reference, false)                             -- never in a top k (017)
                   AND list_contains(?, sc.benchmark)
                 QUALIFY row_number() OVER (PARTITION BY sc.source, sc.benchmark, sc.model_raw, sc.setting, sc.score
                                            ORDER BY sn.observed_at, sn.id) = 1

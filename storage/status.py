@@ -112,4 +112,32 @@ def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     return {n: int(by_index[i]) for i, n in enumerate(names)}
 
 
-__all__ = ["Table", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "schema_version"]
+_SIZE_SQL = """
+    WITH se AS (
+        SELECT 'stderr' AS basis, source, benchmark, {version} AS table_version, score, stderr,
+               NULL::BIGINT AS items
+        FROM latest_scores
+        WHERE metric = 'proportion' AND stderr > 0 {not_reference}),
+    it AS (
+        SELECT 'items' AS basis, source, benchmark, '' AS table_version, NULL::DOUBLE AS score,
+               NULL::DOUBLE AS stderr, count(DISTINCT item_id) AS items
+        FROM latest_item_results GROUP BY source, benchmark, model)
+    SELECT x.basis, x.source, x.benchmark, x.table_version, x.score, x.stderr, x.items, b.n_items AS registry_n
+    FROM (SELECT * FROM se UNION ALL SELECT * FROM it) x JOIN benchmarks b ON b.id = x.benchmark
+    WHERE b.n_items IS NOT NULL"""
+
+
+def size_rows(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    """What `analysis.sizes.size_checks` needs, in one statement: each newest proportion row with a
+    standard error (reference rows left out) and each model's distinct item count, with the
+    registry's n. A file from before migration 023 (no table_version / is_reference in the view)
+    is read without them."""
+    try:
+        return con.execute(_SIZE_SQL.format(version="coalesce(table_version, '')",
+                                            not_reference="AND NOT coalesce(is_reference, false)")).fetchall()
+    except duckdb.BinderException:
+        return con.execute(_SIZE_SQL.format(version="''", not_reference="")).fetchall()
+
+
+__all__ = ["Table", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "schema_version",
+           "size_rows"]

@@ -209,7 +209,8 @@ CASES: tuple[Case, ...] = (
         S(benchmark="drop", model="gpt-4-turbo-2024-04-09", setting="assistant")(score=0.86),
         S(benchmark="mmlu", model="gpt-4-turbo-2024-04-09", setting="chatgpt")(score=0.865),
         S(benchmark="gpqa_diamond", model="Claude-3-Opus (rerun w/ api)", setting="lmsys")(score=0.507),
-        S(benchmark="humaneval", model="Gemini-Ultra-1.0 (report)", setting="")(score=0.744),
+        S(benchmark="humaneval", model="Gemini-Ultra-1.0 (report)", setting="")(score=0.744, reported_by="vendor"),
+        S(benchmark="humaneval", model="Claude-3-Opus (rerun w/ api)", setting="empty")(reported_by=None),
     )),
     Case("simple_evals", "simple_evals/readme_2024-09-11.md", scores=32, spots=(
         S(benchmark="math_500", model="o1 (work in progress)")(score=0.948),
@@ -225,6 +226,18 @@ CASES: tuple[Case, ...] = (
         Absent({"model": "o1", "benchmark": "humaneval"}),
         S(benchmark="drop", model="Llama 3.1 405b")(score=0.848),                 # no trailing pipe
         S(benchmark="mmlu", model="gpt-4.1-2025-04-14")(setting="assistant"),
+    )),
+    # The README as it stood between 2024-09 and 2025-07 in shape (rows typed from the real 2024-09 and
+    # 2025-07 versions): the o3-mini group carries no MATH-500 note, the o1 group does ("For o1 models").
+    # o3-mini's 97.9 is a MATH-500 score (issue 20: filed under MATH, MATH's level jumped across versions).
+    Case("simple_evals", "simple_evals/readme_o1_note_only.md", scores=35, spots=(   # 5 models x 7
+        S(benchmark="math_500", model="o3-mini-high")(score=0.979, reported_by=None),
+        S(benchmark="math_500", model="o3-mini-low")(score=0.958),
+        S(benchmark="math_500", model="o1-preview")(score=0.855),
+        S(benchmark="math", model="gpt-4o-2024-08-06")(score=0.759, reported_by=None),
+        S(benchmark="math", model="Claude 3.5 Sonnet")(score=0.711, reported_by="vendor"),
+        S(benchmark="simpleqa", model="Claude 3.5 Sonnet")(reported_by="vendor"),
+        Absent({"benchmark": "math", "model": "o3-mini-high"}),
     )),
     # --- lmarena --------------------------------------------------------------------------
     Case("lmarena", "lmarena/leaderboard_table_20230619.csv", scores=12,
@@ -292,6 +305,28 @@ CASES: tuple[Case, ...] = (
          benchmarks=frozenset({"epoch_capabilities_index"}), warnings=("3 of 5",), spots=(
              S(model="claude-3-5-sonnet-20240620")(score=130.0, metric="index", model_release_date="2024-06-20"),
          )),
+    # Epoch's SWE-bench bash-only schema (issue 20: "missing column(s) mean_score or Best score"): the header
+    # as Epoch publishes it, rows typed from the SWE-bench bash-only board (2025-11-24 copy: resolved share,
+    # date, mini-SWE-agent release, folder, instance cost). `% Resolved` is a proportion.
+    Case("epoch", "epoch/swe_bench_bash_only.csv", scores=4, rejects=0, benchmarks=frozenset({"swebench_bash_only"}),
+         warnings=("using '% Resolved'",), spots=(
+             S(model="gemini-3-pro-preview")(score=0.742, model_release_date="2025-11-18", evaluated_at="2025-11-18",
+                                             setting="agent=1.15.0; run=20251118_mini-v1.15.0_gemini-3-pro-preview-20251118",
+                                             stderr=None, table_version="", reported_by=None),
+             S(model="claude-opus-4-20250514")(score=0.676, evaluated_at="2025-08-02"),   # multi-line note
+             S(model="gpt-5-2025-08-07")(score=0.65, setting=Has("effort=medium; agent=1.7.0")),
+         )),
+    # the same rows under another file name: the schema (its SWE-Agent column) decides the benchmark
+    Case("epoch", "epoch/swe_bench_bash_only.csv", filename="benchmark_data.csv", scores=4,
+         benchmarks=frozenset({"swebench_bash_only"}), id="fix:epoch/bash-only-by-schema"),
+    # Another schema: `Model`, `Score` in percent with '%' signs, an `_external` member (third-party numbers,
+    # rows typed from simple-evals' "Other Models (Reported)" GPQA column): its own table, reported_by external.
+    Case("epoch", "epoch/gpqa_diamond_external.csv", scores=4, rejects=0, benchmarks=frozenset({"gpqa_diamond"}),
+         spots=(
+             S(model="Claude 3.5 Sonnet")(score=0.594, raw_value="59.4%", table_version="external",
+                                          reported_by="external", model_release_date="2024-06-20"),
+             S(model="Gemini 1.5 Flash")(score=0.386),
+         )),
     # --- alpacaeval -----------------------------------------------------------------------
     Case("alpacaeval", "alpacaeval/weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", scores=10,
          benchmarks=frozenset({"alpacaeval_2_lc", "alpacaeval_2"}), spots=(
@@ -309,11 +344,13 @@ CASES: tuple[Case, ...] = (
          aux=(("alpaca_eval_gpt4_leaderboard.csv", "alpacaeval/alpaca_eval_gpt4_leaderboard.csv"),),
          id="fix:alpacaeval/v2-with-v1-aux", spots=(
              S(benchmark="alpacaeval_1", model="gpt4_turbo")(score=0.9769900497512438, stderr=0.005104849118311993,
-                                                            n_items=804),
+                                                            n_items=804, is_reference=False),
+             # AlpacaEval 1's reference model against itself: 50 %, stderr 0, 805 draws -> never in a top k
+             S(benchmark="alpacaeval_1", model="text_davinci_003")(score=0.5, stderr=0.0, is_reference=True),
          )),
     Case("alpacaeval", "alpacaeval/alpacaeval_v2_2024-01-09.csv", scores=3, benchmarks=frozenset({"alpacaeval_2"}),
          warnings=("length_controlled_winrate",), spots=(
-             S(model="GPT-4 Turbo")(score=0.5), S(model="GPT-4")(n_items=805),
+             S(model="GPT-4 Turbo")(score=0.5, is_reference=True), S(model="GPT-4")(n_items=805, is_reference=False),
          )),
     Case("alpacaeval", "alpacaeval/alpacaeval_v2_2024-12-27.csv", scores=8,
          rejects=2, spots=(   # 'GPT 3.5 Turbo (06/13)' is listed twice
@@ -464,7 +501,10 @@ SNAPSHOT_CASES: tuple[Case, ...] = (
     snap("alpacaeval", "alpacaeval/alpacaeval_v2_2024-12-27.csv", 420, rejects=2),
     snap("alpacaeval", "alpacaeval/alpacaeval_v2_src_with_stderr_2024-06-26.csv", 366, rejects=0, spots=(
         S(benchmark="alpacaeval_2_lc", model="Together-MoA", setting="")(score=0.6537996976852163),)),
-    snap("alpacaeval", "alpacaeval/alpacaeval_v2_src_with_stderr_2024-12-28.csv", 446, rejects=0),
+    snap("alpacaeval", "alpacaeval/alpacaeval_v2_src_with_stderr_2024-12-28.csv", 446, rejects=0, spots=(
+        S(benchmark="alpacaeval_2_lc", model="gpt4_1106_preview", setting="")(score=0.5, is_reference=True),
+        S(benchmark="alpacaeval_2", model="gpt4_1106_preview", setting="")(stderr=0.0, is_reference=True),
+        S(benchmark="alpacaeval_2_lc", model="Together-MoA", setting="")(is_reference=False))),
     snap("knowledge_cutoffs", "model_metadata/model_metadata_cutoff_dates_readme_2024-11-14.md", 0, models=39,
          filename="README.md", unique_models=True, spots=(
              S("models", model="Claude 3.5 Sonnet")(knowledge_cutoff="2024-04-01"),

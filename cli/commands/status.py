@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         held = status.held_table(con) if any(row[sources.columns.index("held")] for row in sources.rows) else None
         unknown, counts = status.unknown(con)
         tables = status.table_counts(con)
+        sizes = status.size_rows(con)
     finally:
         con.close()
     print(f"database: {args.db or 'default'}   schema version: {version}")
@@ -80,4 +81,24 @@ def run(args: argparse.Namespace) -> int:
           "not in the registry (add aliases in registry/aliases.csv)")
     if unknown.rows:
         print(text_table(unknown))
+    _print_sizes(sizes)
     return 0
+
+
+def _print_sizes(rows: list[tuple]) -> None:
+    """Tables whose standard errors (or item results) imply clearly fewer items than the registry's n."""
+    from analysis.constants import IMPLIED_N_SMALL_RATIO
+    from analysis.sizes import FEWER_ITEMS, size_checks
+    from storage.status import Table
+
+    small = [c for c in size_checks(rows) if c.verdict == FEWER_ITEMS]
+    if not small:
+        return
+    print()
+    print(f"fewer items than the registry's n ({len(small)} table(s)): the data imply a median n below "
+          f"{IMPLIED_N_SMALL_RATIO:g} x the registry's (n = s(1-s)/se^2 from standard errors, or distinct items "
+          "per model); a subset was run, and the registry's n overstates precision")
+    print(text_table(Table(["source", "benchmark", "table_version", "basis", "rows", "median implied n",
+                            "registry n", "ratio"],
+                           [(c.source, c.benchmark, c.table_version or "-", c.basis, c.rows, f"{c.median_n:.0f}",
+                             c.registry_n, f"{c.ratio:.2f}") for c in small])))
