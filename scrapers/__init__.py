@@ -28,6 +28,8 @@ SOURCES: tuple[str, ...] = (
     "alpacaeval",
     "openrouter",
     "knowledge_cutoffs",
+    # issue 21, second set (src2)
+    "terminal_bench",
 )
 
 
