@@ -30,6 +30,7 @@ SOURCES: tuple[str, ...] = (
     "knowledge_cutoffs",
     # issue 21, second set (src2)
     "terminal_bench",
+    "arc_agi",
 )
 
 

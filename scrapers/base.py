@@ -14,7 +14,7 @@ import json as _json
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, ClassVar, Literal, Mapping, TypeVar, overload
+from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence, TypeVar, overload
 from urllib.parse import urlparse
 
 import numpy as np
@@ -152,6 +152,12 @@ class Scraper:
     def plan(self) -> list[str]:
         """The URLs to fetch for one collection (override when they must be discovered)."""
         return list(self.urls)
+
+    def backfill_aux(self, name: str, siblings: Sequence[str]) -> list[str] | None:
+        """`benchwatch backfill`: the files among `siblings` (names in the same folder) that are
+        `name`'s auxiliary responses, or None when `name` is itself only ever another file's
+        auxiliary response (not ingested alone). Pure: names in, names out. Default: alone."""
+        return []
 
     @staticmethod
     def file_name(url: str) -> str:

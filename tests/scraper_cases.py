@@ -493,6 +493,27 @@ CASES += (
                  score=0.6225, model_tag="Model: gpt-5-mini; Model: claude-sonnet-4-5"),
              S(model="Terminus 1 (o4-mini)")(score=0.18536585365853658, setting="2025-05-15"),
              Absent(dict(model="OB-1 (GPT-5)")))),
+    # 28 evaluations of 10 models -> 28 score + 24 cost rows; o3-high and Gemini 2.5 hidden (display: false)
+    Case("arc_agi", "arc_agi/evaluations.json", aux=(("models.json", "arc_agi/models.json"),
+                                                    ("datasets.json", "arc_agi/datasets.json")),
+         scores=52, rejects=0, models=9, excluded=8, spots=(
+             S(benchmark="arc_agi", model="R1", table_version="semi_private")(
+                 score=0.158, n_items=100, model_release_date="2025-01-22", is_reference=False),
+             S(benchmark="arc_agi_2", model="R1", table_version="public_eval")(score=0.003, n_items=120),
+             S(benchmark="arc_agi_2_cost_per_task", model="R1", table_version="semi_private")(score=0.08,
+                                                                                             metric="cost_usd"),
+             S(benchmark="arc_agi", model="2025_human_panel", table_version="semi_private")(score=0.98,
+                                                                                           is_reference=True),
+             S(benchmark="arc_agi", model="o3-high", table_version="semi_private")(
+                 score=0.875, excluded_reason=Has("display: false")),
+             S("models", model="ARChitects")(release_date="2024-11-03", org="ARC Prize 2024"))),
+    # the later layout: one object, model fields inline, `cost` for costPerTask, an ARC-AGI-3 split
+    Case("arc_agi", "arc_agi/evaluations_later_layout.json", scores=9, rejects=0, spots=(
+        S(benchmark="arc_agi_2", model="gpt-5-2-high", table_version="semi_private")(
+            score=0.529, model_release_date="2025-12-11"),
+        S(benchmark="arc_agi_2_cost_per_task", model="gpt-5-2-high")(score=1.39),
+        S(benchmark="arc_agi_3", model="gpt-5-2-high", table_version="public_preview")(score=0.125, n_items=None),
+        S(benchmark="arc_agi_2", model="human_panel")(is_reference=True))),
 )
 SNAPSHOT_CASES += (
     snap("terminal_bench", "terminal_bench/terminal_bench_tb1_leaderboard_2025-11-11.ts", 62, rejects=0, spots=(
@@ -501,6 +522,17 @@ SNAPSHOT_CASES += (
         S(model="Chaterm (claude-4-5-sonnet)")(score=0.6375, stderr=0.00559),
         S(model="Droid (claude-sonnet-4-5)")(score=0.575),
         S(model="OB-1 (GPT-5 + Claude 4.1 Opus + Claude 4 Sonnet)")(score=0.567))),
+    # 89 evaluations + 85 numeric costs; 6 hidden (display: false), 2 of them with a cost
+    snap("arc_agi", "arc_agi/arc_agi_evaluations_2025-04-16.json", 174, rejects=0, models=30, excluded=8,
+         aux=(("models.json", "arc_agi/arc_agi_models_2025-04-16.json"),
+              ("datasets.json", "arc_agi/arc_agi_datasets_2025-04-16.json"),
+              ("providers.json", "arc_agi/arc_agi_providers_2025-04-16.json")), spots=(
+             S(benchmark="arc_agi", model="o3-low", table_version="semi_private")(score=0.757),
+             S(benchmark="arc_agi_2", model="ARChitects", table_version="semi_private")(score=0.025))),
+    # the wide CSV export; gpt-4o's v1 semi-private cell is 4.500 (a percent in a 0-1 column): rejected
+    snap("arc_agi", "arc_agi/arc_agi_leaderboard_2025-04-14.csv", 151, rejects=1, models=27, spots=(
+        S(benchmark="arc_agi", model="ARChitects", table_version="semi_private")(score=0.56,
+                                                                                  model_release_date="2024-11-03"),)),
 )
 
 ALL_CASES = CASES + SNAPSHOT_CASES
