@@ -31,6 +31,7 @@ SOURCES: tuple[str, ...] = (
     # issue 21, second set (src2)
     "terminal_bench",
     "arc_agi",
+    "artificial_analysis",
 )
 
 

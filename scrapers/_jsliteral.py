@@ -12,7 +12,6 @@ Anything else (a function call, an arrow function) raises `ValueError` naming th
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -98,7 +97,10 @@ class _Parser:
             if c == "\\":
                 nxt = self.text[self.pos + 1:self.pos + 2]
                 if nxt == "u":
-                    out.append(json.loads('"' + self.text[self.pos:self.pos + 6] + '"'))
+                    digits = self.text[self.pos + 2:self.pos + 6]
+                    if not re.fullmatch(r"[0-9A-Fa-f]{4}", digits):
+                        raise self.fail("bad \\u escape")
+                    out.append(chr(int(digits, 16)))
                     self.pos += 6
                     continue
                 out.append({"n": "\n", "t": "\t", "r": "\r"}.get(nxt, nxt))
