@@ -32,6 +32,7 @@ Per-source rules (``SOURCE_RULES``), documented in docs/architecture.md ("Model 
 - lmarena: a trailing ``-low``/``-medium``/``-high`` is the effort (``o3-mini-high``).
 - artificial_analysis (its slugs): trailing ``-<effort>-effort``, ``-reasoning``,
   ``-non-reasoning`` and a bare ``-<effort>`` (with evidence) are settings.
+- matharena: a trailing ``(low)``/``(medium)``/``(high)`` is the effort.
 - swebench: every board lists agent systems (population ``systems``, underlying model from
   the ``Model:`` tags) except ``bash-only``, where every model runs in the same minimal
   agent: there a row is a model run whose model is its single ``Model:`` tag.
@@ -93,6 +94,7 @@ SOURCE_RULES: dict[str, tuple[_Rule, ...]] = {
 }
 SOURCE_RULES["artificial_analysis"] = _rules(   # slugs: gpt-5-4-nano-medium, claude-sonnet-4-6-non-reasoning-low-effort
     (rf"-({_EFFORT})-effort$", "effort"), (r"-(non-reasoning|reasoning)$", "mode"), (rf"-({_EFFORT})$", "bare_effort"))
+SOURCE_RULES["matharena"] = _rules((rf"\s*\(({_EFFORT})\)$", "effort"),)   # o3-mini (high)
 SOURCE_RULES["aider_edit"] = SOURCE_RULES["aider_polyglot"]
 _AIDER_PAIR = re.compile(r"\s\+\s")
 _MODEL_TAG = re.compile(r"^\s*Model:\s*(.+?)\s*$", re.I)

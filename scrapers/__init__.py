@@ -32,6 +32,7 @@ SOURCES: tuple[str, ...] = (
     "terminal_bench",
     "arc_agi",
     "artificial_analysis",
+    "matharena",
 )
 
 

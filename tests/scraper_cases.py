@@ -534,6 +534,15 @@ CASES += (
              S(benchmark="aa_omniscience", model="gpt-5-nano-medium")(score=-24.883, metric="index"),
              S(benchmark="gpqa_diamond", model="mimo-v2-5-0424")(score=0.849, model_release_date=None),
              S("models", model="gpt-5-5-high")(release_date="2026-04-23", org="OpenAI", open_weights=False))),
+    # 6 models x 15 AIME 2025 I questions (share of 4 samples correct), dated with the contest
+    Case("matharena", "matharena/table_data.js", scores=6, items=90, rejects=0, meta={"contests": ["aime_2025_i"]},
+         spots=(
+             S(model="o3-mini (low)")(score=0.5333333333333333, n_items=15, table_version="aime_2025_i",
+                                      benchmark="aime_2025"),
+             S(model="claude-3.5-sonnet")(score=0.033333333333333335),
+             S("items", model="claude-3.5-sonnet", item_id="aime_2025_i/01")(score=0.25, item_date="2025-02-06"),
+             S("items", model="DeepSeek-R1", item_id="aime_2025_i/15")(score=0.0),
+             Absent(dict(item_id="aime_2025_i/cost"), table="items"))),
 )
 SNAPSHOT_CASES += (
     snap("terminal_bench", "terminal_bench/terminal_bench_tb1_leaderboard_2025-11-11.ts", 62, rejects=0, spots=(
@@ -560,6 +569,9 @@ SNAPSHOT_CASES += (
     snap("artificial_analysis", "artificial_analysis/artificial_analysis_llms_2026-04-30.json", 6033, rejects=0,
          models=479, excluded=120, spots=(
              S(benchmark="gpqa_diamond", model="gemini-3-1-pro-preview")(score=0.941),)),
+    snap("matharena", "matharena/matharena_aime2025i_table_data_2025-02-09.js", 16, rejects=0, items=240, spots=(
+        S(model="o1 (medium)")(score=0.7833333333333334, n_items=15),
+        S("items", model="DeepSeek-R1", item_id="aime_2025_i/04")(score=1.0))),
 )
 
 ALL_CASES = CASES + SNAPSHOT_CASES
