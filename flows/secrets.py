@@ -24,7 +24,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from common import redact
 
@@ -59,7 +59,8 @@ def _prefect_block(block: str) -> str | None:
         if not get_current_settings().api.url:
             return None
         from prefect.blocks.system import Secret
-        return str(Secret.load(block).get())
+        secret: Any = Secret.load(block)     # a Secret (sync context); typed as possibly a coroutine
+        return str(secret.get())
     except Exception as exc:  # noqa: BLE001 - a missing block, an unreachable server: "not configured here"
         log.info("[secrets] Prefect Secret block %r unavailable: %s", block, redact.one_line(exc, 200))
         return None

@@ -95,7 +95,7 @@ class ArtificialAnalysisScraper(Scraper):
             raise self.error("expected a JSON object with a 'models' (page payload) or 'data' (API) list")
         if isinstance(data.get("models"), list):
             models, layout = data["models"], "page_payload"
-            meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+            meta: dict = data["meta"] if isinstance(data.get("meta"), dict) else {}
             parsed.meta["parser_version"] = meta.get("parser_version")
         elif isinstance(data.get("data"), list):
             models, layout = data["data"], "api"
@@ -106,7 +106,9 @@ class ArtificialAnalysisScraper(Scraper):
         if not any(isinstance(m.get("evaluations"), dict) for m in models):
             raise self.error("no model has an 'evaluations' object (changed layout?)")
 
-        rows, model_rows, unknown = [], [], {}
+        rows: list[dict] = []
+        model_rows: list[dict] = []
+        unknown: dict[str, list[int]] = {}
         for m in models:
             model = clean_name(m.get("slug")) or clean_name(m.get("id")) or clean_name(m.get("name"))
             if model is None:

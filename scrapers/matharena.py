@@ -82,7 +82,7 @@ class MatharenaScraper(Scraper):
         avg = next((r for r in rows if str(r.get("question")).strip().lower() in ("avg", "average", "acc", "accuracy")), None)
         models = [k for r in questions for k in r if k != "question"]
         models = list(dict.fromkeys(models))
-        items = []
+        items: list[dict[str, Any]] = []
         for r in questions:
             q = str(r.get("question")).strip()
             qid = f"{int(q):02d}" if q.isdigit() else slug(q)
@@ -94,7 +94,7 @@ class MatharenaScraper(Scraper):
             self.warn(parsed, f"{contest}: no 'Avg' row; a model's score is the mean of its question rows")
         scores = []
         for m in models:
-            own = [it["score"] for it in items if it["model"] == clean_name(m) and it["score"] is not None]
+            own = [float(it["score"]) for it in items if it["model"] == clean_name(m) and it["score"] is not None]
             value = _number(avg.get(m)) if avg is not None else None
             score = value / 100.0 if value is not None else (sum(own) / len(own) if own else None)
             scores.append({"benchmark": bench, "model": clean_name(m), "setting": "", "score": score,
