@@ -12,7 +12,6 @@ import pytest
 
 import scrapers
 from common import redact
-from flows.secrets import resolve_secrets, source_secrets
 from jobs.cycle import CycleReport, SourceOutcome, collect, collect_source
 from scrapers.http import Fetcher
 from storage.query import run_query
@@ -22,6 +21,7 @@ KEY = "aa-test-key-0123456789abcdef"
 
 
 def test_environment_first_then_the_secret_block_and_nothing_when_neither():
+    from flows.secrets import resolve_secrets
     asked: list[str] = []
 
     def blocks(name: str) -> str | None:
@@ -38,6 +38,7 @@ def test_environment_first_then_the_secret_block_and_nothing_when_neither():
 
 
 def test_source_secrets_reads_what_the_sources_declare():
+    from flows.secrets import source_secrets
     env = {"ARTIFICIAL_ANALYSIS_API_KEY": KEY}
     assert source_secrets(["artificial_analysis", "swebench"], env=env, block_lookup=lambda n: None) == \
         {"ARTIFICIAL_ANALYSIS_API_KEY": KEY}
