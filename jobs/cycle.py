@@ -149,7 +149,7 @@ class SourceOutcome:
     counts: dict = field(default_factory=dict)
 
     def line(self) -> str:
-        return f"{self.source:<18} {self.status:<10} {self.detail}"
+        return f"{self.source:<20} {self.status:<10} {self.detail}"
 
 
 def _attempt_rows(run_id: str, source: str, results: list[FetchResult], final_status: dict[str, str],
