@@ -74,7 +74,8 @@ DATE_CONFLICT_DAYS = 31          # two claims further apart than this are a visi
 # 'registry' = a curated registry row without a finer provenance. Unknown provenances rank last.
 PROVENANCE_PRIORITY = ("vendor_doc", "model_card", "registry", "leaderboard", "listing", "inferred")
 # Tie-break between sources of equal provenance; sources not listed follow, alphabetically.
-DATE_SOURCE_PRIORITY = ("registry", "knowledge_cutoffs", "epoch", "lmarena", "livecodebench", "openrouter")
+DATE_SOURCE_PRIORITY = ("registry", "knowledge_cutoffs", "epoch", "lmarena", "livecodebench", "artificial_analysis",
+                        "tau2_bench", "arc_agi", "openrouter")
 # Placeholder cutoffs (docs/statistics.md "Trust of a cutoff claim"): one source's date that at least
 # this many of its models share is a default, not a claim, when it is a year boundary (Jan 1 / Dec 31)
 # or precedes those models' release dates by more than PLACEHOLDER_MIN_LAG_DAYS (median), unless

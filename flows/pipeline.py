@@ -50,6 +50,7 @@ from prefect.states import Failed, State
 
 import scrapers
 from common import redact
+from flows.secrets import source_secrets
 from jobs import cycle as jobs
 from jobs.cycle import CycleReport, SourceOutcome
 from storage.db import DatabaseLocked
@@ -192,7 +193,10 @@ def _retry_transient(task_: Any, task_run: Any, state: State) -> bool:
       retry_delay_seconds=COLLECT_RETRY_DELAYS_SECONDS, retry_jitter_factor=COLLECT_RETRY_JITTER,
       retry_condition_fn=_retry_transient, timeout_seconds=COLLECT_TIMEOUT_SECONDS)
 def collect_source_task(db_path: str | None, source: str, replay_dir: str | None, run_id: str) -> SourceOutcome:
-    outcome = jobs.collect_source(db_path, source, replay_dir=replay_dir, run_id=run_id)
+    # the source's secret is resolved here, inside the task run, never passed as a parameter
+    # (Prefect stores parameters with the run)
+    secrets = None if replay_dir is not None else source_secrets([source])
+    outcome = jobs.collect_source(db_path, source, replay_dir=replay_dir, run_id=run_id, secrets=secrets)
     # minutes-later task retries help a flaky site, not a machine without DNS (offline)
     if outcome.status == "failed" and outcome.unreachable and not outcome.offline and replay_dir is None:
         raise SourceUnreachable(outcome)

@@ -520,4 +520,98 @@ SNAPSHOT_CASES: tuple[Case, ...] = (
              S("models", model="openai/gpt-oss-120b")(knowledge_cutoff="2024-06-30"),)),
 )
 
+# --- issue 21, second set (src2): terminal_bench, arc_agi, artificial_analysis, matharena ----------
+CASES += (
+    # 20 systems: the live array's 16 picked entries (the commented-out OB-1 not read) + 4 launch
+    # entries spread into it; Goose listed twice (2025-07-12, 2025-09-03), told apart by setting = date
+    Case("terminal_bench", "terminal_bench/data.ts", scores=20, rejects=0, benchmarks=frozenset({"terminal_bench"}),
+         meta={"arrays": ["rawLiveLeaderboardData"], "unverified": 16}, spots=(
+             S(model="Apex2 (claude-4-5-sonnet)")(score=0.645, stderr=0.005700877125495691,
+                                                  evaluated_at="2025-10-15", model_tag="Model: claude-4-5-sonnet"),
+             S(model="Goose (claude-opus-4)", setting="2025-09-03")(score=0.4525, stderr=0.015),
+             S(model="Abacus AI Desktop (gpt-5-mini + claude-sonnet-4-5)")(
+                 score=0.6225, model_tag="Model: gpt-5-mini; Model: claude-sonnet-4-5"),
+             S(model="Terminus 1 (o4-mini)")(score=0.18536585365853658, setting="2025-05-15"),
+             Absent(dict(model="OB-1 (GPT-5)")))),
+    # 28 evaluations of 10 models -> 28 score + 24 cost rows; o3-high and Gemini 2.5 hidden (display: false)
+    Case("arc_agi", "arc_agi/evaluations.json", aux=(("models.json", "arc_agi/models.json"),
+                                                    ("datasets.json", "arc_agi/datasets.json")),
+         scores=52, rejects=0, models=9, excluded=8, spots=(
+             S(benchmark="arc_agi", model="R1", table_version="semi_private")(
+                 score=0.158, n_items=100, model_release_date="2025-01-22", is_reference=False),
+             S(benchmark="arc_agi_2", model="R1", table_version="public_eval")(score=0.003, n_items=120),
+             S(benchmark="arc_agi_2_cost_per_task", model="R1", table_version="semi_private")(score=0.08,
+                                                                                             metric="cost_usd"),
+             S(benchmark="arc_agi", model="2025_human_panel", table_version="semi_private")(score=0.98,
+                                                                                           is_reference=True),
+             S(benchmark="arc_agi", model="o3-high", table_version="semi_private")(
+                 score=0.875, excluded_reason=Has("display: false")),
+             S("models", model="ARChitects")(release_date="2024-11-03", org="ARC Prize 2024"))),
+    # the later layout: one object, model fields inline, `cost` for costPerTask, an ARC-AGI-3 split
+    Case("arc_agi", "arc_agi/evaluations_later_layout.json", scores=9, rejects=0, spots=(
+        S(benchmark="arc_agi_2", model="gpt-5-2-high", table_version="semi_private")(
+            score=0.529, model_release_date="2025-12-11"),
+        S(benchmark="arc_agi_2_cost_per_task", model="gpt-5-2-high")(score=1.39),
+        S(benchmark="arc_agi_3", model="gpt-5-2-high", table_version="public_preview")(score=0.125, n_items=None),
+        S(benchmark="arc_agi_2", model="human_panel")(is_reference=True))),
+    # the API's documented shape (hand-written: untested against the live service); 6 models x 10
+    # evaluations, one null (aime), one key the parser does not know (kept under its name, warned)
+    Case("artificial_analysis", "artificial_analysis/models_api.json", scores=60, rejects=0, models=6,
+         meta={"layout": "api"}, warnings=("a_new_eval",), spots=(
+             S(benchmark="gpqa_diamond", model="o3-mini")(score=0.748, metric="proportion", table_version="",
+                                                          model_release_date="2025-01-31"),
+             S(benchmark="aa_math_index", model="deepseek-r1")(score=82.7, metric="index"),
+             S(benchmark="aime_2025", model="gpt-4o")(score=0.15),
+             S(benchmark="a_new_eval", model="llama-3-3-instruct-70b")(score=0.512, metric="proportion"),
+             Absent(dict(benchmark="aime_2025", model="llama-3-3-instruct-70b")),
+             S("models", model="claude-3-7-sonnet-thinking")(org="Anthropic", release_date="2025-02-24"))),
+    # the public page's payload (public-web-v1), 6 models of the 2026-04-30 copy
+    Case("artificial_analysis", "artificial_analysis/llms_page_payload.json", scores=82, rejects=0, models=6,
+         excluded=1, meta={"layout": "page_payload", "parser_version": "public-web-v1", "deprecated": 1}, spots=(
+             S(benchmark="tau2_bench", model="gemini-3-1-pro-preview")(score=0.956, table_version="telecom",
+                                                                       n_items=114),
+             S(benchmark="aa_intelligence_index", model="r1-1776")(excluded_reason=Has("estimated"), metric="index"),
+             S(benchmark="aa_omniscience", model="gpt-5-nano-medium")(score=-24.883, metric="index"),
+             S(benchmark="gpqa_diamond", model="mimo-v2-5-0424")(score=0.849, model_release_date=None),
+             S("models", model="gpt-5-5-high")(release_date="2026-04-23", org="OpenAI", open_weights=False))),
+    # 6 models x 15 AIME 2025 I questions (share of 4 samples correct), dated with the contest
+    Case("matharena", "matharena/table_data.js", scores=6, items=90, rejects=0, meta={"contests": ["aime_2025_i"]},
+         spots=(
+             S(model="o3-mini (low)")(score=0.5333333333333333, n_items=15, table_version="aime_2025_i",
+                                      benchmark="aime_2025"),
+             S(model="claude-3.5-sonnet")(score=0.033333333333333335),
+             S("items", model="claude-3.5-sonnet", item_id="aime_2025_i/01")(score=0.25, item_date="2025-02-06"),
+             S("items", model="DeepSeek-R1", item_id="aime_2025_i/15")(score=0.0),
+             Absent(dict(item_id="aime_2025_i/cost"), table="items"))),
+)
+SNAPSHOT_CASES += (
+    snap("terminal_bench", "terminal_bench/terminal_bench_tb1_leaderboard_2025-11-11.ts", 62, rejects=0, spots=(
+        # the paper's top 5 (Apex2 64.5, Abacus 62.3, Ante 60.3, Droid 58.8 / 57.5) are rows of this file
+        S(model="Apex2 (claude-4-5-sonnet)")(score=0.645),
+        S(model="Chaterm (claude-4-5-sonnet)")(score=0.6375, stderr=0.00559),
+        S(model="Droid (claude-sonnet-4-5)")(score=0.575),
+        S(model="OB-1 (GPT-5 + Claude 4.1 Opus + Claude 4 Sonnet)")(score=0.567))),
+    # 89 evaluations + 85 numeric costs; 6 hidden (display: false), 2 of them with a cost
+    snap("arc_agi", "arc_agi/arc_agi_evaluations_2025-04-16.json", 174, rejects=0, models=30, excluded=8,
+         aux=(("models.json", "arc_agi/arc_agi_models_2025-04-16.json"),
+              ("datasets.json", "arc_agi/arc_agi_datasets_2025-04-16.json"),
+              ("providers.json", "arc_agi/arc_agi_providers_2025-04-16.json")), spots=(
+             S(benchmark="arc_agi", model="o3-low", table_version="semi_private")(score=0.757),
+             S(benchmark="arc_agi_2", model="ARChitects", table_version="semi_private")(score=0.025))),
+    # the wide CSV export; gpt-4o's v1 semi-private cell is 4.500 (a percent in a 0-1 column): rejected
+    snap("arc_agi", "arc_agi/arc_agi_leaderboard_2025-04-14.csv", 151, rejects=1, models=27, spots=(
+        S(benchmark="arc_agi", model="ARChitects", table_version="semi_private")(score=0.56,
+                                                                                  model_release_date="2024-11-03"),)),
+    # every non-null evaluation value but the *_is_estimated flags; 120 estimated intelligence indexes
+    snap("artificial_analysis", "artificial_analysis/artificial_analysis_llms_2026-04-10.json", 5523, rejects=0,
+         models=445, excluded=120, spots=(
+             S(benchmark="gpqa_diamond", model="gemini-3-1-pro-preview")(score=0.941, model_release_date="2026-02-19"),)),
+    snap("artificial_analysis", "artificial_analysis/artificial_analysis_llms_2026-04-30.json", 6033, rejects=0,
+         models=479, excluded=120, spots=(
+             S(benchmark="gpqa_diamond", model="gemini-3-1-pro-preview")(score=0.941),)),
+    snap("matharena", "matharena/matharena_aime2025i_table_data_2025-02-09.js", 16, rejects=0, items=240, spots=(
+        S(model="o1 (medium)")(score=0.7833333333333334, n_items=15),
+        S("items", model="DeepSeek-R1", item_id="aime_2025_i/04")(score=1.0))),
+)
+
 ALL_CASES = CASES + SNAPSHOT_CASES
