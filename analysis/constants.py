@@ -36,7 +36,8 @@ PUBLISHED_CI_Z = 1.96
 # --- Trends and forecasts (docs/statistics.md, "Trends and forecasts") --------------------------------------
 TREND_WINDOW_DAYS = 365          # slope of the frontier over the year ending at the benchmark's last result
 TREND_MIN_DATES = 2              # fewer distinct model dates in that window: "no data in window" (NULL slope)
-TREND_MIN_POINTS = 3             # fewer distinct frontier points (changes + window ends): slope without a CI
+TREND_MIN_POINTS = 6             # fewer distinct frontier points (changes + window ends): slope without a CI
+                                 # (from 3-5 points Theil-Sen's 95% CI is the range of the pairwise slopes)
 TREND_CONFIDENCE = 0.95          # CI level of the Theil-Sen slope
 STALLED_MIN_DAYS = 180           # "stalled": no rise shown and last record older than this at the trend's end
 PLATEAU_ALPHA = 0.05             # "plateau": F-test of L = threshold against a lower L rejects at this level
@@ -47,6 +48,7 @@ FORECAST_MIN_RECORDS = 5         # fewer record-setting points: logistic fit is 
 FORECAST_PROGRESS = 0.9          # default threshold: floor + 0.9 * (ceiling - floor)
 FORECAST_MAX_CI_MONTHS = 24      # a wider forecast CI is insufficient data
 FORECAST_CI_Z = 1.96             # delta-method CI of the forecast date
+FORECAST_HORIZON_YEARS = 10      # a forecast later than this after the last observation: beyond_horizon, no date
 LOGISTIC_MAX_RATE = 50.0         # upper bound on the logistic rate k (per year)
 LOGISTIC_T0_SPAN_YEARS = 30.0    # t0 bounded to [first record - span, last record + span]
 LOGISTIC_L_BOUND_TOL = 1e-6      # L within this share of (ceiling - floor) of max F: pinned at its bound
@@ -72,7 +74,8 @@ DATE_CONFLICT_DAYS = 31          # two claims further apart than this are a visi
 # 'registry' = a curated registry row without a finer provenance. Unknown provenances rank last.
 PROVENANCE_PRIORITY = ("vendor_doc", "model_card", "registry", "leaderboard", "listing", "inferred")
 # Tie-break between sources of equal provenance; sources not listed follow, alphabetically.
-DATE_SOURCE_PRIORITY = ("registry", "knowledge_cutoffs", "epoch", "lmarena", "livecodebench", "openrouter")
+DATE_SOURCE_PRIORITY = ("registry", "knowledge_cutoffs", "epoch", "lmarena", "livecodebench", "artificial_analysis",
+                        "tau2_bench", "arc_agi", "openrouter")
 # Placeholder cutoffs (docs/statistics.md "Trust of a cutoff claim"): one source's date that at least
 # this many of its models share is a default, not a claim, when it is a year boundary (Jan 1 / Dec 31)
 # or precedes those models' release dates by more than PLACEHOLDER_MIN_LAG_DAYS (median), unless
@@ -104,3 +107,7 @@ A1_ROBUST_Z_MIN_BENCHMARKS = 5   # ... applied when the model has A1 residuals o
 A2_MIN_Z = 3.0                   # A2: z_J >= 3 (one-sided p ~ 0.0013)
 CALIBRATION_TRIALS = 200         # placebo trials of `benchwatch calibrate`
 # `benchwatch calibrate` compares placebo p-value shares with 0.01 / 0.05 and the family-wise rate with FDR_Q.
+
+# --- sizes from the data (analysis/sizes.py) ----------------------------------------------
+IMPLIED_N_SMALL_RATIO = 0.5      # median implied n below this share of the registry's n: fewer items were run
+IMPLIED_N_MIN_ROWS = 3           # rows (or models) a table needs before its implied n is judged

@@ -15,8 +15,9 @@ In calendar time reconstructed from model dates (docs/statistics.md, "Trends and
   95% CI (`scipy.stats.theilslopes`) through those points, in pp/month for proportions (metric
   units/month otherwise). Simulated step frontiers (tests/test_trends.py) show the CI covering
   the true drift at 0.88-0.95 where the grid method covers 0.4-0.7.
-  `trend_status`: ok | too_few_points (2 points: slope, no CI) | no_record_in_window (the
-  frontier did not move: slope 0, no CI) | no_data_in_window (< 2 model dates: NULL slope).
+  `trend_status`: ok | too_few_points (fewer than TREND_MIN_POINTS = 6 points: slope, no CI;
+  from 3-5 points the "95% CI" is just the range of the pairwise slopes) | no_record_in_window
+  (the frontier did not move: slope 0, no CI) | no_data_in_window (< 2 model dates: NULL slope).
   `stalled` iff no movement is shown (no record, or a CI containing 0, or no CI) and the last
   record is more than 180 days older than trend_end.
 - Forecast: logistic F(t) = floor + (L - floor) / (1 + exp(-k (t - t0))) fitted to the
@@ -27,7 +28,13 @@ In calendar time reconstructed from model dates (docs/statistics.md, "Trends and
   fitted midpoint: refit with L = ceiling, reported but flagged), when the fit pins L at the
   last record while the trailing-year slope is still significantly positive (no plateau
   visible either), or when the CI is wider than 24 months; the forecast then falls back to
-  extrapolating the Theil-Sen line. `plateau` (no forecast date) is a test that can fail:
+  extrapolating the Theil-Sen line. Every forecast date lies in (last observation, last
+  observation + FORECAST_HORIZON_YEARS]: while the frontier is below the threshold, a fit that
+  puts the crossing at or before the last observation contradicts the data (the logistic then
+  falls back to the line; a line that does so gives no date, `insufficient_data`), and a
+  crossing later than the horizon is `beyond_horizon` with no date. Dates are computed in float
+  days and bounded before any conversion, so no slope (1e-300, 1e300) can overflow or wrap.
+  `plateau` (no forecast date) is a test that can fail:
   with L-hat below the threshold y, the extra-sum-of-squares F-test of H0: L = y against the
   free fit, F = (SSE_0 - SSE_1) / (SSE_1 / (n - 3)) on (1, n - 3) df, n = records, must
   reject at PLATEAU_ALPHA, and the trailing slope must not be significantly rising
@@ -54,6 +61,7 @@ from analysis.constants import (
     DAYS_PER_MONTH,
     DAYS_PER_YEAR,
     FORECAST_CI_Z,
+    FORECAST_HORIZON_YEARS,
     FORECAST_MAX_CI_MONTHS,
     FORECAST_MIN_RECORDS,
     FORECAST_PROGRESS,
@@ -162,14 +170,23 @@ def _days(ts) -> np.ndarray:
 
 
 def _from_days(x: float | None) -> pd.Timestamp | None:
-    if x is None or not math.isfinite(x):
+    """Days since 1970 -> Timestamp; None when not finite or outside pandas' nanosecond range.
+
+    Callers bound forecast dates to the horizon first; this keeps any other value from
+    overflowing (a Timestamp of year 55,824 cannot be formatted and wraps in a TIMESTAMP column).
+    """
+    if x is None or not math.isfinite(x) or not _MIN_DAYS <= x <= _MAX_DAYS:
         return None
-    return pd.Timestamp(int(round(x * 86_400)), unit="s")
+    return pd.Timestamp(int(round(x * 86_400)), unit="s").as_unit("ns")
+
+
+_MIN_DAYS = pd.Timestamp.min.value / 86_400e9 + 1      # pandas' datetime64[ns] range, in days since 1970
+_MAX_DAYS = pd.Timestamp.max.value / 86_400e9 - 1
 
 
 def frontier_trend(as_of: pd.Series, frontier: pd.Series, is_record: pd.Series, *,
                    end: pd.Timestamp | None = None, window_days: int = TREND_WINDOW_DAYS,
-                   confidence: float = TREND_CONFIDENCE) -> TrendFit:
+                   confidence: float = TREND_CONFIDENCE, min_points: int = TREND_MIN_POINTS) -> TrendFit:
     """Theil-Sen slope through the distinct points of a step frontier over (end - window, end].
 
     `as_of`, `frontier`, `is_record`: one benchmark's frontier history, oldest first. `end`
@@ -177,7 +194,8 @@ def frontier_trend(as_of: pd.Series, frontier: pd.Series, is_record: pd.Series, 
     into the window) when there is history before it, each record in the window, and (end,
     frontier at end) unless the last record is at `end`. Fitting these instead of a regular
     grid keeps the ties of a step function from collapsing the CI to [0, 0]; the flat time after
-    the last record still pulls the slope down through the end point.
+    the last record still pulls the slope down through the end point. Fewer than `min_points`
+    points: a slope without a CI (`min_points` other than the default only to study the CI).
     """
     t = pd.to_datetime(pd.Series(as_of)).reset_index(drop=True)
     f = pd.Series(np.asarray(frontier, dtype="float64"))
@@ -206,7 +224,7 @@ def frontier_trend(as_of: pd.Series, frontier: pd.Series, is_record: pd.Series, 
     x_med, y_med = float(np.median(x)), float(np.median(y))
     if not (inside & rec).any():
         return TrendFit(TREND_NO_RECORD, start, end, 0.0, nan, nan, x_med, y_med, len(x), n_dates)
-    if len(x) < TREND_MIN_POINTS:
+    if len(x) < max(min_points, 3):
         slope = float((y[-1] - y[0]) / (x[-1] - x[0]))
         return TrendFit(TREND_TOO_FEW_POINTS, start, end, slope, nan, nan, x_med, y_med, len(x), n_dates)
     res = theilslopes(y, x, alpha=confidence)
@@ -369,7 +387,8 @@ def _benchmark_trend(bench: str, g: pd.DataFrame, *, now: pd.Timestamp, metric: 
         row.update({"forecast_status": "unavailable",
                     "forecast_reason": "lower-is-better metric: no ceiling to reach"})
     else:
-        row.update(_forecast(rec, fit, ceiling=ceiling, floor=floor, progress=progress))
+        row.update(_forecast(rec, fit, ceiling=ceiling, floor=floor, progress=progress,
+                             last_obs=pd.Timestamp(last["as_of"])))
     return row
 
 
@@ -401,9 +420,16 @@ def plateau_test(t: np.ndarray, y: np.ndarray, free: LogisticFit, target: float,
     return float(f_dist.sf(stat, 1, df2)), df2
 
 
+FORECAST_BEYOND_HORIZON = "beyond_horizon"
+
+
 def _forecast(rec: pd.DataFrame, fit: TrendFit, *, ceiling: float | None, floor: float | None,
-              progress: float) -> dict:
-    """Forecast columns: logistic when the data identify it, else the Theil-Sen line."""
+              progress: float, last_obs: pd.Timestamp | None = None) -> dict:
+    """Forecast columns: logistic when the data identify it, else the Theil-Sen line.
+
+    `last_obs`: the last observation (default: the trend's end). While the frontier is below the
+    threshold, every date returned lies in (last_obs, last_obs + FORECAST_HORIZON_YEARS].
+    """
     if ceiling is None or floor is None or not ceiling > floor:
         return {"forecast_status": "unavailable", "forecast_reason": "no ceiling/chance level for this metric"}
     target = floor + progress * (ceiling - floor)
@@ -412,6 +438,29 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit, *, ceiling: float | None, floor:
     if len(reached):
         return {**out, "forecast_status": "reached", "forecast_method": "observed",
                 "forecast_date": reached["as_of"].iat[0], "forecast_reason": "frontier already at the threshold"}
+    last_obs = fit.end if last_obs is None else last_obs
+    lo_days = float(_days([last_obs])[0])                       # the window a forecast date may fall in
+    hi_days = lo_days + FORECAST_HORIZON_YEARS * DAYS_PER_YEAR
+    horizon = f"{FORECAST_HORIZON_YEARS} years after the last observation {last_obs:%Y-%m-%d}"
+
+    def bounded(days: float | None, what: str) -> dict | None:
+        """None when `days` is a usable date; else the columns that say why there is none."""
+        if days is not None and math.isfinite(days) and lo_days < days <= hi_days:
+            return None
+        if days is not None and days > hi_days:        # includes +inf
+            return {"forecast_status": FORECAST_BEYOND_HORIZON, "forecast_date": None, "forecast_ci_low": None,
+                    "forecast_ci_high": None, "forecast_reason": f"{what} reaches the threshold later than {horizon}"}
+        return {"forecast_status": "insufficient_data", "forecast_date": None, "forecast_ci_low": None,
+                "forecast_ci_high": None,
+                "forecast_reason": f"{what} reaches the threshold {target:.4g} at or before the last observation "
+                                   f"{last_obs:%Y-%m-%d}, where the frontier is still below it: no date"}
+
+    def ci(early: float | None, late: float | None) -> dict:
+        """CI bounds kept inside the window: a bound before the last observation is the last
+        observation (the frontier was below the threshold then); one past the horizon is NULL (open)."""
+        low = None if early is None or not math.isfinite(early) else max(early, lo_days)
+        high = None if late is None or not math.isfinite(late) or late > hi_days else late
+        return {"forecast_ci_low": _from_days(low), "forecast_ci_high": _from_days(high)}
 
     def fallback(reason: str) -> dict:
         res = {**out, "forecast_status": "insufficient_data", "forecast_method": "theil_sen"}
@@ -420,15 +469,22 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit, *, ceiling: float | None, floor:
         mid, early, late = _linear_forecast(fit, target)
         if mid is None:
             return {**res, "forecast_reason": reason + "; frontier not rising over the trailing year"}
-        return {**res, "forecast_date": _from_days(mid), "forecast_ci_low": _from_days(early),
-                "forecast_ci_high": _from_days(late), "forecast_reason": reason + "; linear Theil-Sen extrapolation"}
+        bad = bounded(mid, "the linear Theil-Sen extrapolation")
+        if bad is not None:
+            status = bad.pop("forecast_status")
+            return {**res, **bad, "forecast_status": status if status == FORECAST_BEYOND_HORIZON else res["forecast_status"],
+                    "forecast_reason": reason + "; " + bad["forecast_reason"]}
+        return {**res, "forecast_date": _from_days(mid), **ci(early, late),
+                "forecast_reason": reason + "; linear Theil-Sen extrapolation"}
 
     if len(rec) < FORECAST_MIN_RECORDS:
         return fallback(f"{len(rec)} record-setting point(s), fewer than {FORECAST_MIN_RECORDS}")
     origin = rec["as_of"].iat[0]
     t = (rec["as_of"] - origin).dt.total_seconds().to_numpy() / 86_400 / DAYS_PER_YEAR
     y = rec["frontier"].to_numpy(dtype="float64")
-    to_date = lambda years: origin + pd.Timedelta(days=years * DAYS_PER_YEAR)  # noqa: E731
+    origin_days = float(_days([origin])[0])
+    to_days = lambda years: origin_days + years * DAYS_PER_YEAR  # noqa: E731
+    to_date = lambda years: _from_days(to_days(years))  # noqa: E731
     try:
         lf = fit_logistic(t, y, floor=floor, ceiling=ceiling)
         flagged = None
@@ -444,6 +500,8 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit, *, ceiling: float | None, floor:
         return fallback(f"fitted plateau L={lf.L:.4g} is pinned at the last record while the frontier still rises "
                         "over the trailing year: plateau not identified")
     t_y, sd = logistic_time_to(lf, target, floor)
+    if t_y is not None and not math.isfinite(t_y):
+        t_y = None
     if t_y is None:
         if fit.moving:
             return fallback(f"fitted plateau L={lf.L:.4g} below the threshold {target:.4g}, but the frontier "
@@ -456,14 +514,19 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit, *, ceiling: float | None, floor:
         return {**out, "forecast_status": "plateau", "forecast_method": "logistic",
                 "forecast_reason": f"fitted plateau L={lf.L:.4g} is below the threshold {target:.4g} "
                                    f"(F-test of L = threshold: p={p:.2g}, df=(1, {df2}))"}
-    out["logistic_forecast_date"] = to_date(t_y)
+    bad = bounded(to_days(t_y), "the logistic fit")
+    # the fit's own crossing, shown beside a fallback: only a date inside the window
+    out["logistic_forecast_date"] = to_date(t_y) if bad is None else None
     if flagged:
         return fallback(flagged)
+    if bad is not None and bad["forecast_status"] != FORECAST_BEYOND_HORIZON:
+        return fallback(bad["forecast_reason"].removesuffix(": no date"))
     if sd is None:
         return fallback("forecast CI could not be estimated from the fit")
     width_months = 2 * FORECAST_CI_Z * sd * 12
     if width_months > FORECAST_MAX_CI_MONTHS:
         return fallback(f"logistic forecast CI {width_months:.0f} months wide (> {FORECAST_MAX_CI_MONTHS})")
+    if bad is not None:
+        return {**out, **bad, "forecast_method": "logistic"}
     return {**out, "forecast_status": "ok", "forecast_method": "logistic", "forecast_date": to_date(t_y),
-            "forecast_ci_low": to_date(t_y - FORECAST_CI_Z * sd), "forecast_ci_high": to_date(t_y + FORECAST_CI_Z * sd),
-            "forecast_reason": None}
+            **ci(to_days(t_y - FORECAST_CI_Z * sd), to_days(t_y + FORECAST_CI_Z * sd)), "forecast_reason": None}

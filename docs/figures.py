@@ -178,6 +178,68 @@ def block_trends(db: Path) -> str:
             + "forecasts: " + ", ".join(f"{k} {fc[k]}" for k in sorted(fc.index)))
 
 
+# --- the trend interval's coverage, by simulation (no data needed) --------------------------
+
+TREND_REGIMES = {"rare records": (0.5, 0.5, 0.05), "slow drift": (0.3, 2.0, 0.05), "fast drift": (2.0, 1.0, 0.02)}
+TREND_RUNS = 400             # simulated years per regime
+TREND_SEED = 20260
+DAYS_PER_MONTH = 365.25 / 12
+
+
+def step_frontier(rng, mu_pp_month: float, models_per_month: float, shortfall_sd: float, burn_days: int = 730):
+    """Models arrive as a Poisson process over [-burn, 365] days; each scores the latent line
+    0.3 + mu t minus |N(0, sd)|; the frontier is their running maximum (a step function with true
+    drift mu, per day). Returns as_of (days), frontier, is_record, mu."""
+    import numpy as np
+    mu = mu_pp_month / 100 / DAYS_PER_MONTH
+    n = rng.poisson(models_per_month / DAYS_PER_MONTH * (burn_days + 365))
+    t = np.sort(rng.uniform(-burn_days, 365, n))
+    s = 0.3 + mu * t - np.abs(rng.normal(0, shortfall_sd, n))
+    f = np.maximum.accumulate(s)
+    return t, f, np.concatenate([[True], f[1:] > f[:-1]]), mu
+
+
+def trend_ci_coverage(regime: tuple[float, float, float], runs: int = TREND_RUNS,
+                      seed: int = TREND_SEED) -> dict[str, dict[str, float]]:
+    """Coverage of the true drift by the trend's Theil-Sen 95% CI over one simulated year, split
+    by the number of distinct frontier points: `shown` (>= TREND_MIN_POINTS, what benchwatch
+    reports) and `few` (3 to TREND_MIN_POINTS - 1, the CI it no longer shows, computed for
+    comparison). Per group: fits, covered share, median CI width / drift."""
+    import numpy as np
+
+    from analysis.constants import TREND_MIN_POINTS
+    from analysis.trends import frontier_trend
+    rng = np.random.default_rng(seed)
+    origin = pd.Timestamp("2024-01-01")
+    groups: dict[str, list[tuple[bool, float]]] = {"shown": [], "few": []}
+    for _ in range(runs):
+        t, f, rec, mu = step_frontier(rng, *regime)
+        fit = frontier_trend(origin + pd.to_timedelta(t, unit="D"), f, rec, end=origin + pd.Timedelta(days=365),
+                             min_points=3)
+        if fit.status != "ok":
+            continue
+        groups["shown" if fit.n_points >= TREND_MIN_POINTS else "few"].append(
+            (bool(fit.low <= mu <= fit.high), (fit.high - fit.low) / mu))
+    return {g: {"fits": len(v), "coverage": float(np.mean([c for c, _ in v])) if v else float("nan"),
+                "width": float(np.median([w for _, w in v])) if v else float("nan")} for g, v in groups.items()}
+
+
+def block_trend_coverage() -> str:
+    from analysis.constants import TREND_MIN_POINTS
+    rows = []
+    for name, regime in TREND_REGIMES.items():
+        cov = trend_ci_coverage(regime)
+        shown, few = cov["shown"], cov["few"]
+        rows.append([f"{name} ({regime[0]:g} pp/month, {regime[1]:g} models/month, shortfall sd {regime[2]:g})",
+                     f"{shown['fits']} of {TREND_RUNS}", f"{shown['coverage']:.2f}", f"{shown['width']:.2f}",
+                     str(few["fits"]), f"{few['coverage']:.2f}" if few["fits"] else "—",
+                     f"{few['width']:.2f}" if few["fits"] else "—"])
+    return (f"seed {TREND_SEED}, {TREND_RUNS} simulated years per regime:\n\n"
+            + table(["regime", f"trends with ≥ {TREND_MIN_POINTS} points", "coverage", "median CI width / drift",
+                     f"3–{TREND_MIN_POINTS - 1} points (no CI shown)", "their coverage", "their width / drift"],
+                    rows))
+
+
 def block_plateau(db: Path) -> str:
     """The plateau F-test on every benchmark whose logistic fit left L below the threshold."""
     from analysis.constants import FORECAST_PROGRESS
@@ -277,7 +339,8 @@ def generate(snapshots: Path, db: Path | None = None) -> dict[str, str]:
         return {"history": block_history(path, now), "saturation": block_saturation(path),
                 "bin-hold": block_bin_hold(path), "scales": block_scales(path), "trends": block_trends(path),
                 "plateau": block_plateau(path), "placeholders": block_placeholders(path),
-                "suspects": block_suspects(path), "a3": block_a3(path), "calibrate": block_calibrate(cal)}
+                "suspects": block_suspects(path), "a3": block_a3(path), "calibrate": block_calibrate(cal),
+                "trend-coverage": block_trend_coverage()}
 
 
 def render(doc: str, blocks: dict[str, str]) -> tuple[str, list[str]]:

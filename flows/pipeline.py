@@ -50,6 +50,7 @@ from prefect.states import Failed, State
 
 import scrapers
 from common import redact
+from flows.secrets import source_secrets
 from jobs import cycle as jobs
 from jobs.cycle import CycleReport, SourceOutcome
 from storage.db import DatabaseLocked
@@ -67,7 +68,7 @@ MANUAL_DEPLOYMENT = "manual"                                  # analyze, notify:
 # are the second layer, for an outage longer than that: a source that is still unreachable is
 # tried again after about 1 and 5 minutes. Parse errors are deterministic and never retried.
 COLLECT_RETRIES = 2
-COLLECT_RETRY_DELAYS_SECONDS = [60, 300]
+COLLECT_RETRY_DELAYS_SECONDS: list[float] = [60, 300]
 COLLECT_RETRY_JITTER = 0.2
 # Worst case of one source's fetches (per URL: 4 attempts x (10 s connect + 60 s read) plus the
 # 180 s retry budget; two URLs for livebench/lmarena/alpacaeval), with margin.
@@ -192,7 +193,10 @@ def _retry_transient(task_: Any, task_run: Any, state: State) -> bool:
       retry_delay_seconds=COLLECT_RETRY_DELAYS_SECONDS, retry_jitter_factor=COLLECT_RETRY_JITTER,
       retry_condition_fn=_retry_transient, timeout_seconds=COLLECT_TIMEOUT_SECONDS)
 def collect_source_task(db_path: str | None, source: str, replay_dir: str | None, run_id: str) -> SourceOutcome:
-    outcome = jobs.collect_source(db_path, source, replay_dir=replay_dir, run_id=run_id)
+    # the source's secret is resolved here, inside the task run, never passed as a parameter
+    # (Prefect stores parameters with the run)
+    secrets = None if replay_dir is not None else source_secrets([source])
+    outcome = jobs.collect_source(db_path, source, replay_dir=replay_dir, run_id=run_id, secrets=secrets)
     # minutes-later task retries help a flaky site, not a machine without DNS (offline)
     if outcome.status == "failed" and outcome.unreachable and not outcome.offline and replay_dir is None:
         raise SourceUnreachable(outcome)
@@ -251,7 +255,7 @@ def _notify_into(report: CycleReport, db_path: str | None) -> None:
 
 def _state_error(state: State) -> str:
     exc = state.result(raise_on_failure=False)
-    return f"{type(exc).__name__}: {exc}" if isinstance(exc, BaseException) else (state.message or state.name)
+    return f"{type(exc).__name__}: {exc}" if isinstance(exc, BaseException) else str(state.message or state.name)
 
 
 # --- artifacts ----------------------------------------------------------------------------------------
@@ -382,7 +386,7 @@ def _show_package_logs() -> None:
 
 
 @flow(name="collect", description="Fetch every requested source (or replay recorded responses) into DuckDB.")
-def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: ReplayDir = None) -> CycleReport:
+def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: ReplayDir = None) -> CycleReport | State:
     """Collect sources into DuckDB.
 
     Args:
@@ -397,7 +401,7 @@ def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: Repl
 
 
 @flow(name="analyze", description="Recompute saturation and contamination signals from the stored history.")
-def analyze(db_path: DbPath = None) -> CycleReport:
+def analyze(db_path: DbPath = None) -> CycleReport | State:
     """Recompute the analysis tables.
 
     Args:
@@ -411,7 +415,7 @@ def analyze(db_path: DbPath = None) -> CycleReport:
 
 
 @flow(name="notify", description="Evaluate the alert rules and deliver new notifications (Slack or console).")
-def notify(db_path: DbPath = None) -> CycleReport:
+def notify(db_path: DbPath = None) -> CycleReport | State:
     """Evaluate alerts and deliver them.
 
     Args:
@@ -426,7 +430,7 @@ def notify(db_path: DbPath = None) -> CycleReport:
 
 @flow(name="pipeline", description="collect, then analyze, then notify, in one run holding the writer slot.")
 def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: ReplayDir = None,
-             collect_only: bool = False) -> CycleReport:
+             collect_only: bool = False) -> CycleReport | State:
     """One full cycle.
 
     Args:
@@ -497,7 +501,7 @@ def start_ephemeral_server() -> None:
         return real_popen(*args, **kwargs)
 
     timeout = startup_timeout()
-    server_module.subprocess.Popen = popen       # only while the server process is spawned
+    setattr(server_module.subprocess, "Popen", popen)   # only while the server process is spawned
     try:
         server.start(timeout=timeout)
     except Exception as exc:  # noqa: BLE001 - Prefect raises RuntimeError with the server's output
@@ -508,7 +512,7 @@ def start_ephemeral_server() -> None:
             "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS, point PREFECT_API_URL at a server, "
             "or use --no-prefect") from exc
     finally:
-        server_module.subprocess.Popen = real_popen
+        setattr(server_module.subprocess, "Popen", real_popen)
 
 
 def run_pipeline(**parameters: Any) -> CycleReport:
@@ -520,4 +524,5 @@ def run_pipeline(**parameters: Any) -> CycleReport:
         return result.report
     if isinstance(result, BaseException):      # a crash, not a reported failure
         raise result
+    assert isinstance(result, CycleReport), type(result)
     return result

@@ -72,6 +72,11 @@ def plan_backfill(root: str | os.PathLike) -> list[BackfillFile]:
         release = LIVEBENCH_RELEASE.search(path.name)
         if source == "livebench" and release:
             aux = sorted(path.parent.glob(f"livebench_categories_{release[1]}_*"))[-1:]
+        else:   # the source says which sibling files go with this one (ARC's models.json, …)
+            names = scrapers.get(source).backfill_aux(path.name, sorted(p.name for p in path.parent.iterdir()))
+            if names is None:
+                continue
+            aux = [path.parent / n for n in names]
         planned.append(BackfillFile(source, path, tuple(aux), match[1]))
     return sorted(planned, key=lambda f: f.date)
 

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import pandas as pd
 
@@ -137,10 +137,11 @@ def replay_dir_problem(path: str | os.PathLike | None, sources: Sequence[str] | 
 
 @dataclass
 class SourceOutcome:
-    """What one source did in one collection: new snapshot / unchanged / failed (with the reason)."""
+    """What one source did in one collection: new snapshot / unchanged / failed (with the reason) /
+    skipped (a live fetch needs a secret that is not configured: one line, never a failure)."""
 
     source: str
-    status: str                      # new | unchanged | failed
+    status: str                      # new | unchanged | failed | skipped
     detail: str
     snapshot_id: int | None = None
     unreachable: bool = False
@@ -148,7 +149,7 @@ class SourceOutcome:
     counts: dict = field(default_factory=dict)
 
     def line(self) -> str:
-        return f"{self.source:<18} {self.status:<10} {self.detail}"
+        return f"{self.source:<20} {self.status:<10} {self.detail}"
 
 
 def _attempt_rows(run_id: str, source: str, results: list[FetchResult], final_status: dict[str, str],
@@ -183,11 +184,27 @@ class _Collection:
     errors: dict[str, str] = field(default_factory=dict)
 
 
+def skipped_for_secret(scraper: scrapers.Scraper, secrets: Mapping[str, str] | None, origin: str) -> str | None:
+    """Why a live fetch of `scraper` is skipped (its secret is not configured), else None. A replay
+    needs no secret."""
+    if origin != "fetch" or not scraper.secret or (secrets or {}).get(scraper.secret):
+        return None
+    where = f"the environment variable {scraper.secret}"
+    if scraper.secret_block:
+        where += f" or the Prefect Secret block {scraper.secret_block!r}"
+    return f"no API key: set {where} (`--replay` and `benchwatch ingest` need none)"
+
+
 def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher | ReplayFetcher, previous: dict,
-           origin: str) -> _Collection:
+           origin: str, secrets: Mapping[str, str] | None = None) -> _Collection:
     c = _Collection(source, scraper, origin)
+    skip = skipped_for_secret(scraper, secrets, origin)
+    if skip:
+        c.outcome = SourceOutcome(source, "skipped", skip)
+        return c
     try:
-        c.results = fetch_source(scraper, fetcher, previous)
+        c.results = fetch_source(scraper, fetcher, previous,
+                                 secret=(secrets or {}).get(scraper.secret) if scraper.secret else None)
     except ScrapeError as exc:
         c.outcome = SourceOutcome(source, "failed", exc.reason)
         return c
@@ -274,10 +291,15 @@ def _parse_and_store(db_path: str | os.PathLike | None, c: _Collection, run_id: 
 
 
 def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir: str | os.PathLike | None = None,
-                   run_id: str = "", fetcher: Fetcher | None = None) -> SourceOutcome:
-    """Fetch one source (live or replayed), store a new snapshot if its content changed."""
+                   run_id: str = "", fetcher: Fetcher | None = None,
+                   secrets: Mapping[str, str] | None = None) -> SourceOutcome:
+    """Fetch one source (live or replayed), store a new snapshot if its content changed.
+    `secrets`: resolved by the caller (flows.secrets); a live source whose secret is absent is skipped."""
     scraper = scrapers.get(source)
     run_id = run_id or new_run_id()
+    skip = skipped_for_secret(scraper, secrets, "replay" if replay_dir is not None else "fetch")
+    if skip:
+        return _log(SourceOutcome(source, "skipped", skip))
     previous: dict = {}
     if replay_dir is None and scraper.plan():
         with db.connect(db_path) as con:
@@ -286,7 +308,7 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
     using: Fetcher | ReplayFetcher = (ReplayFetcher(Path(replay_dir)) if replay_dir is not None
                                       else (fetcher or Fetcher()))
     try:
-        c = _fetch(source, scraper, using, previous, "replay" if replay_dir is not None else "fetch")
+        c = _fetch(source, scraper, using, previous, "replay" if replay_dir is not None else "fetch", secrets)
     finally:
         if own:
             using.close()
@@ -302,7 +324,8 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
 
 
 def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = None, *,
-            replay_dir: str | os.PathLike | None = None, run_id: str = "") -> list[SourceOutcome]:
+            replay_dir: str | os.PathLike | None = None, run_id: str = "",
+            secrets: Mapping[str, str] | None = None) -> list[SourceOutcome]:
     """Collect every requested source; one failing source never stops the others.
 
     Every source is fetched first with no connection open; one write connection then settles
@@ -325,7 +348,7 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
             previous = {n: previous_validators(con, n, s.plan()[0]) for n, s in planned.items() if s.plan()}
     fetcher: Fetcher | ReplayFetcher = ReplayFetcher(Path(replay_dir)) if replay_dir is not None else Fetcher()
     try:
-        fetched = [_fetch(n, s, fetcher, previous.get(n, {}), origin) for n, s in planned.items()]
+        fetched = [_fetch(n, s, fetcher, previous.get(n, {}), origin, secrets) for n, s in planned.items()]
     finally:
         fetcher.close()
     pending, settled = [], []
@@ -420,7 +443,8 @@ class CycleReport:
 
     @property
     def ok(self) -> bool:
-        collected = any(o.status != "failed" for o in self.outcomes) or not self.outcomes
+        tried = [o for o in self.outcomes if o.status != "skipped"]   # a skipped source is no failure
+        collected = any(o.status != "failed" for o in tried) or not tried
         return collected and not self.errors
 
     def text(self) -> str:
@@ -444,10 +468,11 @@ class CycleReport:
 
 
 def run_cycle(db_path: str | os.PathLike | None, sources: Sequence[str] | None = None, *,
-              replay_dir: str | os.PathLike | None = None, collect_only: bool = False) -> CycleReport:
+              replay_dir: str | os.PathLike | None = None, collect_only: bool = False,
+              secrets: Mapping[str, str] | None = None) -> CycleReport:
     """collect + analyze + notify as plain functions (`flows.pipeline.run_pipeline` is the same cycle
-    as a Prefect flow run)."""
-    report = CycleReport(collect(db_path, sources, replay_dir=replay_dir))
+    as a Prefect flow run). `secrets`: resolved by the caller (the CLI: flows.secrets)."""
+    report = CycleReport(collect(db_path, sources, replay_dir=replay_dir, secrets=secrets))
     if collect_only:
         return report
     try:

@@ -30,9 +30,14 @@ Per-source rules (``SOURCE_RULES``), documented in docs/architecture.md ("Model 
 - epoch: ``_thinking`` and a trailing ``(<N>K thinking)`` are settings (Epoch's own
   effort column is already in ``setting``).
 - lmarena: a trailing ``-low``/``-medium``/``-high`` is the effort (``o3-mini-high``).
+- artificial_analysis (its slugs): trailing ``-<effort>-effort``, ``-reasoning``,
+  ``-non-reasoning`` and a bare ``-<effort>`` (with evidence) are settings.
+- matharena: a trailing ``(low)``/``(medium)``/``(high)`` is the effort.
 - swebench: every board lists agent systems (population ``systems``, underlying model from
   the ``Model:`` tags) except ``bash-only``, where every model runs in the same minimal
   agent: there a row is a model run whose model is its single ``Model:`` tag.
+- terminal_bench (``SYSTEM_SOURCES``): every row is an agent system (``Terminus 2
+  (claude-opus-4-1)``), its underlying model the one ``Model:`` tag when it names one.
 
 A *bare* effort suffix (``-low``/``-medium``/``-high``/``-minimal``/``-xhigh``) is also how some
 names spell a size (``mistral-medium``), so it is removed only with evidence: the base
@@ -87,12 +92,17 @@ SOURCE_RULES: dict[str, tuple[_Rule, ...]] = {
         (rf"-({_EFFORT})$", "bare_effort")),
     "epoch": _rules((r"_(thinking)$", "effort"), (r"\s*\((\d+K thinking)\)$", "effort")),
 }
+SOURCE_RULES["artificial_analysis"] = _rules(   # slugs: gpt-5-4-nano-medium, claude-sonnet-4-6-non-reasoning-low-effort
+    (rf"-({_EFFORT})-effort$", "effort"), (r"-(non-reasoning|reasoning)$", "mode"), (rf"-({_EFFORT})$", "bare_effort"))
+SOURCE_RULES["matharena"] = _rules((rf"\s*\(({_EFFORT})\)$", "effort"),)   # o3-mini (high)
 SOURCE_RULES["aider_edit"] = SOURCE_RULES["aider_polyglot"]
 _AIDER_PAIR = re.compile(r"\s\+\s")
 _MODEL_TAG = re.compile(r"^\s*Model:\s*(.+?)\s*$", re.I)
 BASH_ONLY = "swebench_bash_only"
 # Sources whose rows' identity depends on the benchmark too (elsewhere on the name and tag alone).
 BENCHMARK_DEPENDENT_SOURCES = frozenset({"swebench"})
+# Sources whose every row is an agent system named with its models' `Model:` tags.
+SYSTEM_SOURCES = frozenset({"terminal_bench"})
 
 
 @dataclass(frozen=True)
@@ -176,6 +186,9 @@ def identify(source: str, benchmark: str, name: str, tags: str | None, resolve: 
             return Identity(canonical(str(name).strip()), "", MODELS, None)
         under = canonical(named[0]) if len(named) == 1 else None
         return Identity(str(name).strip(), "", SYSTEMS, under)
+    if source in SYSTEM_SOURCES:
+        named = model_tags(tags)
+        return Identity(str(name).strip(), "", SYSTEMS, canonical(named[0]) if len(named) == 1 else None)
     if source in ("aider_polyglot", "aider_edit") and _AIDER_PAIR.search(str(name)):
         return Identity(str(name).strip(), "", SYSTEMS, None)
     direct = resolve(name)

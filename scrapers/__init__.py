@@ -28,6 +28,11 @@ SOURCES: tuple[str, ...] = (
     "alpacaeval",
     "openrouter",
     "knowledge_cutoffs",
+    # issue 21, second set (src2)
+    "terminal_bench",
+    "arc_agi",
+    "artificial_analysis",
+    "matharena",
 )
 
 

@@ -21,6 +21,12 @@ Stored but excluded from statistics (`excluded_reason`): adversarial entries, i.
 (shown as "GPT-4 (Adversarial)"), and any name marked "adversarial"; and `mode == dev`
 rows of the package CSV (verbose/concise prompt variants used to test length control,
 not on the public leaderboard).
+
+Reference rows (`is_reference`): the annotator compares every model with one reference model
+(AlpacaEval 1: text-davinci-003; AlpacaEval 2: GPT-4 Preview 11/06), which is listed against
+itself at a win rate of exactly 50 %, standard error 0 (all 805 comparisons draws). Such a row
+(win rate 50 exactly, and a stderr of 0 or draws = total, or no stderr column as in the docs
+CSVs) is stored and shown but never enters a top k: it is the scale's midpoint, not a result.
 """
 
 from __future__ import annotations
@@ -86,6 +92,20 @@ class AlpacaevalScraper(Scraper):
         self.warn(parsed, f"cannot tell AlpacaEval 1 from 2 by the file name {filename!r}; assuming AlpacaEval 2")
         return "v2"
 
+    @staticmethod
+    def _reference(df: pd.DataFrame, columns: dict[str, str]) -> pd.Series:
+        """The reference model's row: win rate exactly 50 against itself (stderr 0 / all draws / no stderr)."""
+        if "win_rate" not in columns:
+            return pd.Series(False, index=df.index, dtype="boolean")
+        win = number_cells(df[columns["win_rate"]], index=df.index)[0]
+        itself = pd.Series("standard_error" not in columns, index=df.index)
+        if "standard_error" in columns:
+            itself |= number_cells(df[columns["standard_error"]], index=df.index)[0].eq(0)
+        if "n_draws" in columns and "n_total" in columns:
+            draws = number_cells(df[columns["n_draws"]], index=df.index)[0]
+            itself |= draws.eq(number_cells(df[columns["n_total"]], index=df.index)[0]) & draws.gt(0)
+        return (win.eq(50.0) & itself).astype("boolean")
+
     def _file(self, content: bytes, version: str, where: str, parsed: ParsedSnapshot) -> pd.DataFrame:
         df = self.csv(content, where=where)
         columns = {str(c).strip().lower(): c for c in df.columns}
@@ -104,6 +124,10 @@ class AlpacaevalScraper(Scraper):
         if "mode" in columns:
             excluded = excluded.mask(df[columns["mode"]].str.strip().str.lower().eq("dev"), DEV_REASON)
         excluded = excluded.mask(model.map(is_adversarial), ADVERSARIAL_REASON)
+        reference = self._reference(df, columns)
+        if reference.any():
+            self.warn(parsed, f"{where}: reference model row(s) {list(model[reference])} (win rate 50 against "
+                              "itself) stored with is_reference, never in a top k")
 
         frames = []
         for score_col, err_col, bench in BENCHMARKS[version]:
@@ -132,6 +156,7 @@ class AlpacaevalScraper(Scraper):
                 "stderr": stderr,
                 "n_items": n_items[keep],
                 "excluded_reason": excluded[keep],
+                "is_reference": reference[keep],
             }))
         if not frames:
             raise self.error(f"{where}: no score columns")

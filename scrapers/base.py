@@ -14,7 +14,7 @@ import json as _json
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, ClassVar, Literal, Mapping, TypeVar, overload
+from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence, TypeVar, overload
 from urllib.parse import urlparse
 
 import numpy as np
@@ -131,6 +131,8 @@ class Scraper:
     parser_version: ClassVar[int] = 1    # bump when parse output changes for the same bytes
     enabled: ClassVar[bool] = True       # collected by `benchwatch run` by default
     produces: ClassVar[str] = "scores"   # "scores" or "models" (metadata sources)
+    secret: ClassVar[str | None] = None        # env variable of the secret a live fetch needs; None: public
+    secret_block: ClassVar[str | None] = None  # the Prefect Secret block holding it (flows.secrets resolves both)
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
@@ -152,6 +154,16 @@ class Scraper:
     def plan(self) -> list[str]:
         """The URLs to fetch for one collection (override when they must be discovered)."""
         return list(self.urls)
+
+    def request_headers(self, secret: str) -> dict[str, str]:
+        """The request headers that carry `secret` (the resolved value of `self.secret`)."""
+        return {}
+
+    def backfill_aux(self, name: str, siblings: Sequence[str]) -> list[str] | None:
+        """`benchwatch backfill`: the files among `siblings` (names in the same folder) that are
+        `name`'s auxiliary responses, or None when `name` is itself only ever another file's
+        auxiliary response (not ingested alone). Pure: names in, names out. Default: alone."""
+        return []
 
     @staticmethod
     def file_name(url: str) -> str:

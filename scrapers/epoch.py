@@ -13,11 +13,27 @@ are named `epoch_<member>_<YYYY-MM-DD>.csv`. Two schemas are read:
 - ECI CSV (`epoch_capabilities_index.csv`): `Model version, ECI Score, Release date, ...`
   -> benchmark `epoch_capabilities_index`, metric index. 40-48% of rows have no score yet:
   skipped, counted in a warning.
+- SWE-bench bash-only runs: `Model version, % Resolved, Release date, Organization, Country,
+  Training compute (FLOP), Training compute notes, Avg. Cost ($), Date run, Notes, Source,
+  Source link, SWE-Agent Release Version, id`. Recognised by its `SWE-Agent Release Version`
+  column (or `bash_only` in the name): SWE-bench Verified's 500 tasks run with the minimal
+  bash-only agent, i.e. benchmark `swebench_bash_only` (not `swebench_verified`, whose Epoch
+  runs use Epoch's own harness); `% Resolved` is a proportion (0.744) despite its name (the
+  scale is read from the values); `Date run` -> evaluated_at; setting `agent=<release>; run=<id>`.
+- Any other table with a model column (`Model version`, `Model`, `Model name`, `Name`,
+  `System`) and a score column (`mean_score`, `Best score`, `% Resolved`, `Score`, `Accuracy`,
+  or another header naming a score, accuracy, resolved or correct share): read the same way,
+  percent or proportion decided from the values (`common.units.percent_scale`; a stderr
+  column follows the score's unit).
+`*_external.csv` members hold third-party results (the model developer's or another board's
+numbers): benchmark = the name without `_external`, `table_version = 'external'` (never one
+table with Epoch's own runs), `reported_by = 'external'`.
 `Model version` encodes effort / thinking budget (`_high`, `_32K`): the suffix is a
 setting of the model, not another model (registry/README.md), so it moves to `setting`
-(`effort=high; run=<id>`) and the model name is the bare version. Other members (`*_external.csv`: third-party results with their own score
-column; `additional_eci_data/`) are not this schema and are skipped with a warning.
-Quoted fields contain newlines, so the CSVs are read with a real CSV parser.
+(`effort=high; run=<id>`) and the model name is the bare version. A file without a model or
+a score column is an error naming the columns it found (a zip member: skipped, named with
+its columns in a warning). Quoted fields contain newlines, so the CSVs are read with a real
+CSV parser.
 """
 
 from __future__ import annotations
@@ -33,24 +49,60 @@ import pandas as pd
 
 from scrapers._cells import number_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
-from scrapers.normalize import clean_name, is_missing, parse_date
+from scrapers.normalize import AmbiguousScale, clean_name, is_missing, parse_date, percent_scale
 
 # Epoch's file stem -> canonical benchmark id, where they differ.
-BENCHMARK_IDS: dict[str, str] = {"swe_bench_verified": "swebench_verified"}
+BENCHMARK_IDS: dict[str, str] = {"swe_bench_verified": "swebench_verified", "swe_bench_bash_only": "swebench_bash_only",
+                                 "swe_bench_verified_bash_only": "swebench_bash_only"}
 ECI_BENCHMARK = "epoch_capabilities_index"
+BASH_ONLY_BENCHMARK = "swebench_bash_only"
+EXTERNAL = "external"          # table_version and reported_by of an `*_external.csv` member
 _SNAPSHOT_NAME = re.compile(r"epoch_(.+)_\d{4}-\d{2}-\d{2}")
+
+# Model and score columns, lower-cased, in order of preference. The first score names are Epoch's
+# runs schema (proportions as they are); the others are read as percent or proportion by value.
+MODEL_COLUMNS = ("model version", "model", "model name", "model_name", "name", "system")
+RUNS_SCORE_COLUMNS = ("mean_score", "best score (across scorers)", "best score")
+OTHER_SCORE_COLUMNS = ("% resolved", "resolved", "score", "accuracy", "% correct", "correct", "pass@1")
+_SCORE_LIKE = re.compile(r"score|resolved|accuracy|correct|pass@1")
+_NOT_A_SCORE = re.compile(r"stderr|std|error|note|link|cost|compute|eci|release|date|source|version|\bid\b|count|n_")
+_AGENT_VERSION = ("swe-agent release version", "mini-swe-agent version", "mini-swe-agent_version")
 
 # `_high`, `_xhigh`, `_minimal`, `_32K`, `_16k` at the end of a model version: effort / thinking budget.
 EFFORT_SUFFIX = r"_((?:x?high|medium|low|minimal|max|none)|\d+[kK])$"
 
 
-def benchmark_from_filename(filename: str) -> str:
-    """'gpqa_diamond.csv' / 'epoch_gpqa_diamond_2026-04-19.csv' -> 'gpqa_diamond'."""
+def _stem(filename: str) -> str:
     stem = PurePosixPath(filename).stem
     m = _SNAPSHOT_NAME.fullmatch(stem)
-    if m:
-        stem = m.group(1)
+    return m.group(1) if m else stem
+
+
+def is_external(filename: str) -> bool:
+    """'gpqa_diamond_external.csv' (third-party results) -> True."""
+    return _stem(filename).endswith("_" + EXTERNAL)
+
+
+def benchmark_from_filename(filename: str) -> str:
+    """'gpqa_diamond.csv' / 'epoch_gpqa_diamond_2026-04-19.csv' / 'gpqa_diamond_external.csv' -> 'gpqa_diamond'."""
+    stem = _stem(filename)
+    if stem.endswith("_" + EXTERNAL):
+        stem = stem[: -len(EXTERNAL) - 1]
+    if "bash_only" in stem:
+        return BASH_ONLY_BENCHMARK
     return BENCHMARK_IDS.get(stem, stem)
+
+
+def score_column(df: pd.DataFrame) -> tuple[str | None, bool]:
+    """(the score column, whether it is Epoch's runs schema: proportions as they are)."""
+    runs = _column(df, *RUNS_SCORE_COLUMNS)
+    if runs is not None:
+        return runs, True
+    other = _column(df, *OTHER_SCORE_COLUMNS)
+    if other is None:
+        other = next((c for c in df.columns if _SCORE_LIKE.search(str(c).lower())
+                      and not _NOT_A_SCORE.search(str(c).lower())), None)
+    return other, False
 
 
 def _column(df: pd.DataFrame, *names: str) -> str | None:
@@ -73,12 +125,15 @@ class EpochScraper(Scraper):
         df = self._read(content, where=filename or "response")
         if _column(df, "eci score") is not None:
             bench = ECI_BENCHMARK
+        elif _column(df, *_AGENT_VERSION) is not None:
+            bench = BASH_ONLY_BENCHMARK
         elif filename:
             bench = benchmark_from_filename(filename)
         else:
             raise self.error("a single Epoch runs CSV does not name its benchmark; pass its file name "
-                             "(e.g. gpqa_diamond.csv)")
-        parsed.scores = self._frame(df, bench, where=filename or "response", parsed=parsed, strict=True)
+                             f"(e.g. gpqa_diamond.csv); found columns {list(df.columns)}")
+        parsed.scores = self._frame(df, bench, where=filename or "response", parsed=parsed, strict=True,
+                                    external=bool(filename) and is_external(filename or ""))
         return parsed
 
     def _read(self, content: bytes, *, where: str) -> pd.DataFrame:
@@ -90,6 +145,7 @@ class EpochScraper(Scraper):
         except zipfile.BadZipFile as exc:
             raise self.error(f"benchmark_data.zip is not a valid zip: {exc}") from exc
         frames, skipped = [], []
+        found: list[str] = []
         with archive:
             members = [m for m in archive.namelist() if m.lower().endswith(".csv") and not m.startswith("__MACOSX")]
             for member in members:
@@ -98,33 +154,43 @@ class EpochScraper(Scraper):
                 if df is None:
                     skipped.append(member)
                     continue
-                bench = ECI_BENCHMARK if _column(df, "eci score") is not None else benchmark_from_filename(member)
-                frame = self._frame(df, bench, where=member, parsed=parsed, strict=False)
+                if _column(df, "eci score") is not None:
+                    bench = ECI_BENCHMARK
+                elif _column(df, *_AGENT_VERSION) is not None:
+                    bench = BASH_ONLY_BENCHMARK
+                else:
+                    bench = benchmark_from_filename(member)
+                frame = self._frame(df, bench, where=member, parsed=parsed, strict=False, external=is_external(member))
                 if frame is None:
                     skipped.append(member)
+                    found.append(f"{member}: {list(df.columns)}")
                 else:
                     frames.append(frame)
         parsed.meta["members"] = len(members)
         if skipped:
-            self.warn(parsed, f"{len(skipped)} zip member(s) unreadable or without a 'Model version' + "
-                              f"'mean_score'/'Best score' or 'ECI Score' schema skipped: {skipped}")
+            self.warn(parsed, f"{len(skipped)} zip member(s) unreadable or without a model column and a score "
+                              f"column skipped: {skipped}" + (f"; columns found: {'; '.join(found)}" if found else ""))
         if not frames:
-            raise self.error(f"no member of benchmark_data.zip has the Epoch runs or ECI schema ({len(members)} CSVs)")
+            raise self.error(f"no member of benchmark_data.zip has a model column and a score column "
+                             f"({len(members)} CSVs)" + (f"; columns found: {'; '.join(found)}" if found else ""))
         return pd.concat(frames, ignore_index=True)
 
     def _frame(self, df: pd.DataFrame, bench: str, *, where: str, parsed: ParsedSnapshot,
-               strict: bool) -> pd.DataFrame | None:
+               strict: bool, external: bool = False) -> pd.DataFrame | None:
         """One CSV -> score rows. Unknown schema: ScrapeError if `strict`, else None (skipped)."""
-        model_col = _column(df, "model version")
+        model_col = _column(df, *MODEL_COLUMNS)
+        runs_schema = True
         if bench == ECI_BENCHMARK:
             score_col, metric = _column(df, "eci score"), "index"
         else:
-            score_col, metric = _column(df, "mean_score", "best score (across scorers)", "best score"), "proportion"
+            (score_col, runs_schema), metric = score_column(df), "proportion"
         if model_col is None or score_col is None:
             if not strict:
                 return None
-            missing = [n for n, c in (("Model version", model_col), ("mean_score or Best score", score_col)) if c is None]
-            raise self.error(f"{where}: missing column(s) {', '.join(missing)}; found {list(df.columns)}")
+            missing = [n for n, c in (("a model column (Model version, Model, Name, …)", model_col),
+                                      ("a score column (mean_score, Best score, % Resolved, Score, Accuracy, …)",
+                                       score_col)) if c is None]
+            raise self.error(f"{where}: lacks {' and '.join(missing)}; columns found: {list(df.columns)}")
         if score_col != _column(df, "mean_score", "eci score"):
             self.warn(parsed, f"{where}: no mean_score column; using {score_col!r}")
 
@@ -132,9 +198,19 @@ class EpochScraper(Scraper):
         if blank.any():
             self.warn(parsed, f"{where}: {int(blank.sum())} of {len(df)} row(s) have no {score_col} yet; skipped")
         df = df[~blank]
-        score, bad = number_cells(df[score_col], index=df.index)
+        score, bad = number_cells(df[score_col].astype(str).str.replace("%", "", regex=False)
+                                  if not runs_schema else df[score_col], index=df.index)
         if bad:
             self.warn(parsed, f"{where}: unparseable {score_col} value(s) {bad[:5]} (rows rejected)")
+        percent = False
+        if not runs_schema and metric == "proportion":
+            signs = bool(df[score_col].astype(str).str.contains("%", regex=False).any())
+            try:
+                percent = percent_scale(score, percent_signs=signs)
+            except AmbiguousScale as exc:
+                raise self.error(f"{where}: column {score_col!r}: {exc}") from exc
+            if percent:
+                score = score / 100.0
 
         names = df[model_col].map(clean_name)
         effort = names.str.extract(EFFORT_SUFFIX, expand=False)
@@ -146,18 +222,28 @@ class EpochScraper(Scraper):
             "raw_value": raw_text(df[score_col]),
             "metric": metric,
         }, index=df.index)
-        optional = {"stderr": _column(df, "stderr"), "model_release_date": _column(df, "release date"),
-                    "evaluated_at": _column(df, "started at"), "setting": _column(df, "id")}
+        agent_col = _column(df, *_AGENT_VERSION)
+        if agent_col is not None:       # the agent's release: part of the run's setting
+            agent = ("agent=" + df[agent_col].fillna("").astype(str).str.strip()).where(
+                ~df[agent_col].map(is_missing), "")
+            out["setting"] = (out["setting"] + "; " + agent).where((out["setting"] != "") & (agent != ""),
+                                                                   out["setting"] + agent)
+        optional = {"stderr": _column(df, "stderr", "standard error"),
+                    "model_release_date": _column(df, "release date"),
+                    "evaluated_at": _column(df, "started at", "date run", "date"), "setting": _column(df, "id")}
         if bench == ECI_BENCHMARK:
             optional = {k: v for k, v in optional.items() if k == "model_release_date"}
         for field, col in optional.items():
             if col is None:
                 self.warn(parsed, f"{where}: no column for {field}; left NULL")
             elif field == "stderr":
-                out[field] = number_cells(df[col], index=df.index)[0]
+                out[field] = number_cells(df[col], index=df.index)[0] / (100.0 if percent else 1.0)
             elif field == "setting":
-                run = "run=" + df[col].str.strip()
+                run = "run=" + df[col].fillna("").astype(str).str.strip()
                 out[field] = (out["setting"] + "; " + run).where(out["setting"] != "", run)
             else:
                 out[field] = df[col].map(parse_date)
+        if external:
+            out["table_version"] = EXTERNAL
+            out["reported_by"] = EXTERNAL
         return out.reset_index(drop=True)

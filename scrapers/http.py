@@ -265,13 +265,14 @@ class Fetcher:
 
     # --- public -------------------------------------------------------------------------
     def fetch(self, url: str, *, source: str, etag: str | None = None,
-              last_modified: str | None = None) -> FetchResult:
-        """GET one URL; conditional when `etag`/`last_modified` of the previous fetch are given."""
+              last_modified: str | None = None, headers: Mapping[str, str] | None = None) -> FetchResult:
+        """GET one URL; conditional when `etag`/`last_modified` of the previous fetch are given.
+        `headers`: the source's own request headers (an API key: never logged, never stored)."""
         refusal = url_refusal(url)
         if refusal:
             return _refused(url, source, refusal)
         shown = redact_url(url)
-        headers = {}
+        headers = dict(headers or {})
         if etag:
             headers["If-None-Match"] = etag
         if last_modified:
@@ -467,7 +468,7 @@ class ReplayFetcher:
         self.directory = Path(directory)
 
     def fetch(self, url: str, *, source: str, etag: str | None = None,
-              last_modified: str | None = None) -> FetchResult:
+              last_modified: str | None = None, headers: Mapping[str, str] | None = None) -> FetchResult:
         refusal = url_refusal(url)
         if refusal:
             return _refused(url, source, refusal)
@@ -495,9 +496,12 @@ class ReplayFetcher:
 
 
 def fetch_source(scraper: Scraper, fetcher: Fetcher | ReplayFetcher,
-                 previous: Mapping[str, tuple[str | None, str | None]] | None = None) -> list[FetchResult]:
+                 previous: Mapping[str, tuple[str | None, str | None]] | None = None, *,
+                 secret: str | None = None) -> list[FetchResult]:
     """Fetch every URL of `scraper.plan()`, primary first, conditionally when `previous` has validators.
 
+    `secret`: the value of `scraper.secret` (resolved by flows/cli), sent as the source's
+    `request_headers`.
     `previous` maps a URL to the (etag, last_modified) of its last successful fetch.
     Raises ScrapeError only for a plan that cannot be fetched at all (no URLs, or two URLs
     with the same file name, which would collide in `aux` and in replay directories).
@@ -510,8 +514,10 @@ def fetch_source(scraper: Scraper, fetcher: Fetcher | ReplayFetcher,
     if clashes:
         raise ScrapeError(scraper.name, f"plan has several URLs with the same file name: {', '.join(clashes)}")
     previous = previous or {}
+    headers = scraper.request_headers(secret) if secret else {}
     results = []
     for url in urls:
         etag, last_modified = previous.get(url, (None, None))
-        results.append(fetcher.fetch(url, source=scraper.name, etag=etag, last_modified=last_modified))
+        results.append(fetcher.fetch(url, source=scraper.name, etag=etag, last_modified=last_modified,
+                                     **({"headers": headers} if headers else {})))
     return results

@@ -19,6 +19,16 @@ MATH vs MATH-500: the README says, in prose, which rows were run on MATH-500:
   o1's (`o1-2024-12-17`); e.g. `gpt-4.1-2025-04-14` is `math_500`, `gpt-4o-2024-11-20` and
   reported third-party rows are `math`. A MATH-500 note that names no model applies to the
   whole column. Without any MATH-500 note the column is `math`.
+- A note scoped to o1 ("For o1 models, we evaluate on MATH-500") cited from the o1 group's row
+  covers the o-series models of the same README too: o3-mini's 97.9 is a MATH-500 score even
+  in a version whose o3-mini group carries no note (it was filed under MATH, and MATH's level
+  jumped between README versions).
+- A footnote cited by a row's model cell or by a score cell that names MATH-500 files that
+  row's (or that cell's) MATH number under `math_500`, whatever the header says.
+
+Who produced a number: rows under a `Other Models (Reported)` group, rows labelled `(report)`
+and rows whose footnote says the numbers are a vendor's report (`claude-3 reports: <link>`)
+get `reported_by = 'vendor'`; the others are simple-evals' own runs (NULL).
 """
 
 from __future__ import annotations
@@ -51,6 +61,8 @@ O1_SNAPSHOT_DATE = datetime(2024, 12, 17)
 _O_SERIES = re.compile(r"^o\d", re.I)
 _SNAPSHOT_DATE = re.compile(r"(20\d\d)-(\d\d)-(\d\d)")
 _MATH_500 = re.compile(r"math[- ]?500", re.I)
+_REPORTED = re.compile(r"\breport(ed|s)?\b", re.I)
+VENDOR = "vendor"
 
 
 def _header_name(cell: str) -> str:
@@ -122,8 +134,17 @@ class SimpleEvalsScraper(Scraper):
         # A MATH-500 note on the MATH header: scoped to "o1 and later" when it names o1.
         header_note = {i: " ".join(notes.get(r, "") for r in footnote_refs(table.header[i])) for i in math_cols}
         column_scope = {i: ("o1" if re.search(r"\bo1\b", n) else "all") for i, n in header_note.items() if _MATH_500.search(n)}
-
+        # a MATH-500 note about "o1 models" cited by a group row covers every o-series row of the table
         width = len(table.header)
+        for cells in table.rows:
+            cells = (cells + [""] * width)[:width]
+            if not percent_cells([cells[i] for i in columns])[0].isna().all():
+                continue
+            for i in math_cols:
+                cited = " ".join(notes.get(r, "") for r in footnote_refs(cells[i]))
+                if _MATH_500.search(cells[i]) and re.search(r"\bo1\b", cited) and i not in column_scope:
+                    column_scope[i] = "o1"
+
         records = []
         group: str | None = None
         group_math_500: set[int] = set()
@@ -141,6 +162,9 @@ class SimpleEvalsScraper(Scraper):
                 group = model
                 group_math_500 = {i for i in math_cols if _MATH_500.search(cells[i])}
                 continue
+            row_notes = " ".join(notes.get(r, "") for r in footnote_refs(cells[model_col]))
+            reported = bool((group and _REPORTED.search(group)) or re.search(r"\(\s*report", model, re.I)
+                            or _REPORTED.search(row_notes))
             if bad:
                 self.warn(parsed, f"{model}: unparseable score cell(s) {bad} left out")
             prompt = clean_name(cells[prompt_col]) if prompt_col is not None else None
@@ -148,9 +172,12 @@ class SimpleEvalsScraper(Scraper):
             for (i, bench), value in zip(columns.items(), values):
                 if pd.isna(value):
                     continue
+                cell_notes = row_notes + " " + " ".join(notes.get(r, "") for r in footnote_refs(cells[i]))
                 if i in math_cols and (i in group_math_500 or column_scope.get(i) == "all"
-                                       or (column_scope.get(i) == "o1" and _on_or_after_o1(model, group))):
+                                       or (column_scope.get(i) == "o1" and _on_or_after_o1(model, group))
+                                       or _MATH_500.search(cell_notes)):
                     bench = MATH_500
                 records.append({"benchmark": bench, "model": model, "setting": setting, "score": value,
-                                "raw_value": cells[i], "metric": "proportion"})
+                                "raw_value": cells[i], "metric": "proportion",
+                                "reported_by": VENDOR if reported else None})
         return pd.DataFrame.from_records(records)

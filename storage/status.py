@@ -112,4 +112,78 @@ def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     return {n: int(by_index[i]) for i, n in enumerate(names)}
 
 
-__all__ = ["Table", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "schema_version"]
+_SIZE_SQL = """
+    WITH se AS (
+        SELECT 'stderr' AS basis, source, benchmark, {version} AS table_version, score, stderr,
+               NULL::BIGINT AS items
+        FROM latest_scores
+        WHERE metric = 'proportion' AND stderr > 0 {not_reference}),
+    it AS (
+        SELECT 'items' AS basis, source, benchmark, '' AS table_version, NULL::DOUBLE AS score,
+               NULL::DOUBLE AS stderr, count(DISTINCT item_id) AS items
+        FROM latest_item_results GROUP BY source, benchmark, model)
+    SELECT x.basis, x.source, x.benchmark, x.table_version, x.score, x.stderr, x.items, b.n_items AS registry_n
+    FROM (SELECT * FROM se UNION ALL SELECT * FROM it) x JOIN benchmarks b ON b.id = x.benchmark
+    WHERE b.n_items IS NOT NULL"""
+
+
+def size_rows(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    """What `analysis.sizes.size_checks` needs, in one statement: each newest proportion row with a
+    standard error (reference rows left out) and each model's distinct item count, with the
+    registry's n. A file from before migration 023 (no table_version / is_reference in the view)
+    is read without them."""
+    try:
+        return con.execute(_SIZE_SQL.format(version="coalesce(table_version, '')",
+                                            not_reference="AND NOT coalesce(is_reference, false)")).fetchall()
+    except duckdb.BinderException:
+        return con.execute(_SIZE_SQL.format(version="''", not_reference="")).fetchall()
+
+
+_DATES_SQL = """
+        WITH latest AS (SELECT DISTINCT model FROM latest_scores WHERE population IS DISTINCT FROM 'systems'),
+        dated AS (SELECT model, list(DISTINCT source ORDER BY source) AS sources FROM model_dates
+                  WHERE release_date IS NOT NULL GROUP BY model)
+        SELECT count(*) AS models, count(d.model) AS dated,
+               count(*) FILTER (WHERE list_contains(d.sources, 'registry')) AS in_registry
+        FROM latest l LEFT JOIN dated d USING (model)"""
+
+
+def release_date_coverage(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
+    """(models with a latest result, of them with a release date from any source, from the registry).
+    Agent systems are left out: a system has no release date, its models do."""
+    models, dated, registry = con.execute(_DATES_SQL).fetchone() or (0, 0, 0)
+    return int(models), int(dated), int(registry)
+
+
+# The one registry line that would give a table without S its index, or why there is none.
+_INDEX_SQL = """
+        WITH t AS (
+            SELECT s.benchmark, s.population, s.s_index, s.scale, s.reason, s.n_models,
+                   coalesce(s.metric, b.metric_kind) AS metric, b.notes, b.id IS NOT NULL AS registered
+            FROM saturation_latest s LEFT JOIN benchmarks b ON b.id = s.benchmark
+            WHERE s.scope = 'all' AND s.population <> 'systems_per_model')
+        SELECT benchmark, population, metric, s_index IS NOT NULL AS has_s, scale,
+               CASE WHEN s_index IS NOT NULL THEN NULL
+                    WHEN NOT registered THEN 'add ' || benchmark || ' to registry/benchmarks.csv (with n_items)'
+                    WHEN n_models < 5 AND reason LIKE 'only %' THEN reason
+                    WHEN notes LIKE '%No index:%' THEN 'no index: ' || trim(split_part(split_part(notes, 'No index:', 2), '.', 1))
+                    WHEN metric = 'proportion' THEN 'add n_items for ' || benchmark || ' in registry/benchmarks.csv'
+                    WHEN metric = 'cost_usd' THEN 'no index: a cost, not a score with sampling noise'
+                    ELSE 'the board publishes no stderr or interval for its ' || metric || ' scores'
+               END AS action
+        FROM t ORDER BY has_s, metric <> 'proportion', metric, benchmark, population"""
+
+
+def index_coverage(con: duckdb.DuckDBPyConnection) -> Table:
+    """Per table of the newest analysis (scope all; the per-model view of systems left out): whether
+    it has an S, on which scale, and for one without, the registry line that would give it one
+    (`add n_items for X in registry/benchmarks.csv`) or why none can (the registry's `No index:` note,
+    too few models, no published interval)."""
+    try:
+        return _table(con, _INDEX_SQL)
+    except duckdb.CatalogException:    # no analysis view yet (a database from before migration 002)
+        return Table(["benchmark", "population", "metric", "has_s", "scale", "action"], [])
+
+
+__all__ = ["Table", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "schema_version",
+           "release_date_coverage", "index_coverage", "size_rows"]

@@ -210,7 +210,8 @@ CASES: tuple[Case, ...] = (
         S(benchmark="drop", model="gpt-4-turbo-2024-04-09", setting="assistant")(score=0.86),
         S(benchmark="mmlu", model="gpt-4-turbo-2024-04-09", setting="chatgpt")(score=0.865),
         S(benchmark="gpqa_diamond", model="Claude-3-Opus (rerun w/ api)", setting="lmsys")(score=0.507),
-        S(benchmark="humaneval", model="Gemini-Ultra-1.0 (report)", setting="")(score=0.744),
+        S(benchmark="humaneval", model="Gemini-Ultra-1.0 (report)", setting="")(score=0.744, reported_by="vendor"),
+        S(benchmark="humaneval", model="Claude-3-Opus (rerun w/ api)", setting="empty")(reported_by=None),
     )),
     Case("simple_evals", "simple_evals/readme_2024-09-11.md", scores=32, spots=(
         S(benchmark="math_500", model="o1 (work in progress)")(score=0.948),
@@ -226,6 +227,18 @@ CASES: tuple[Case, ...] = (
         Absent({"model": "o1", "benchmark": "humaneval"}),
         S(benchmark="drop", model="Llama 3.1 405b")(score=0.848),                 # no trailing pipe
         S(benchmark="mmlu", model="gpt-4.1-2025-04-14")(setting="assistant"),
+    )),
+    # The README as it stood between 2024-09 and 2025-07 in shape (rows typed from the real 2024-09 and
+    # 2025-07 versions): the o3-mini group carries no MATH-500 note, the o1 group does ("For o1 models").
+    # o3-mini's 97.9 is a MATH-500 score (issue 20: filed under MATH, MATH's level jumped across versions).
+    Case("simple_evals", "simple_evals/readme_o1_note_only.md", scores=35, spots=(   # 5 models x 7
+        S(benchmark="math_500", model="o3-mini-high")(score=0.979, reported_by=None),
+        S(benchmark="math_500", model="o3-mini-low")(score=0.958),
+        S(benchmark="math_500", model="o1-preview")(score=0.855),
+        S(benchmark="math", model="gpt-4o-2024-08-06")(score=0.759, reported_by=None),
+        S(benchmark="math", model="Claude 3.5 Sonnet")(score=0.711, reported_by="vendor"),
+        S(benchmark="simpleqa", model="Claude 3.5 Sonnet")(reported_by="vendor"),
+        Absent({"benchmark": "math", "model": "o3-mini-high"}),
     )),
     # --- lmarena --------------------------------------------------------------------------
     Case("lmarena", "lmarena/leaderboard_table_20230619.csv", scores=12,
@@ -293,6 +306,28 @@ CASES: tuple[Case, ...] = (
          benchmarks=frozenset({"epoch_capabilities_index"}), warnings=("3 of 5",), spots=(
              S(model="claude-3-5-sonnet-20240620")(score=130.0, metric="index", model_release_date="2024-06-20"),
          )),
+    # Epoch's SWE-bench bash-only schema (issue 20: "missing column(s) mean_score or Best score"): the header
+    # as Epoch publishes it, rows typed from the SWE-bench bash-only board (2025-11-24 copy: resolved share,
+    # date, mini-SWE-agent release, folder, instance cost). `% Resolved` is a proportion.
+    Case("epoch", "epoch/swe_bench_bash_only.csv", scores=4, rejects=0, benchmarks=frozenset({"swebench_bash_only"}),
+         warnings=("using '% Resolved'",), spots=(
+             S(model="gemini-3-pro-preview")(score=0.742, model_release_date="2025-11-18", evaluated_at="2025-11-18",
+                                             setting="agent=1.15.0; run=20251118_mini-v1.15.0_gemini-3-pro-preview-20251118",
+                                             stderr=None, table_version="", reported_by=None),
+             S(model="claude-opus-4-20250514")(score=0.676, evaluated_at="2025-08-02"),   # multi-line note
+             S(model="gpt-5-2025-08-07")(score=0.65, setting=Has("effort=medium; agent=1.7.0")),
+         )),
+    # the same rows under another file name: the schema (its SWE-Agent column) decides the benchmark
+    Case("epoch", "epoch/swe_bench_bash_only.csv", filename="benchmark_data.csv", scores=4,
+         benchmarks=frozenset({"swebench_bash_only"}), id="fix:epoch/bash-only-by-schema"),
+    # Another schema: `Model`, `Score` in percent with '%' signs, an `_external` member (third-party numbers,
+    # rows typed from simple-evals' "Other Models (Reported)" GPQA column): its own table, reported_by external.
+    Case("epoch", "epoch/gpqa_diamond_external.csv", scores=4, rejects=0, benchmarks=frozenset({"gpqa_diamond"}),
+         spots=(
+             S(model="Claude 3.5 Sonnet")(score=0.594, raw_value="59.4%", table_version="external",
+                                          reported_by="external", model_release_date="2024-06-20"),
+             S(model="Gemini 1.5 Flash")(score=0.386),
+         )),
     # --- alpacaeval -----------------------------------------------------------------------
     Case("alpacaeval", "alpacaeval/weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", scores=10,
          benchmarks=frozenset({"alpacaeval_2_lc", "alpacaeval_2"}), spots=(
@@ -310,11 +345,13 @@ CASES: tuple[Case, ...] = (
          aux=(("alpaca_eval_gpt4_leaderboard.csv", "alpacaeval/alpaca_eval_gpt4_leaderboard.csv"),),
          id="fix:alpacaeval/v2-with-v1-aux", spots=(
              S(benchmark="alpacaeval_1", model="gpt4_turbo")(score=0.9769900497512438, stderr=0.005104849118311993,
-                                                            n_items=804),
+                                                            n_items=804, is_reference=False),
+             # AlpacaEval 1's reference model against itself: 50 %, stderr 0, 805 draws -> never in a top k
+             S(benchmark="alpacaeval_1", model="text_davinci_003")(score=0.5, stderr=0.0, is_reference=True),
          )),
     Case("alpacaeval", "alpacaeval/alpacaeval_v2_2024-01-09.csv", scores=3, benchmarks=frozenset({"alpacaeval_2"}),
          warnings=("length_controlled_winrate",), spots=(
-             S(model="GPT-4 Turbo")(score=0.5), S(model="GPT-4")(n_items=805),
+             S(model="GPT-4 Turbo")(score=0.5, is_reference=True), S(model="GPT-4")(n_items=805, is_reference=False),
          )),
     Case("alpacaeval", "alpacaeval/alpacaeval_v2_2024-12-27.csv", scores=8,
          rejects=2, spots=(   # 'GPT 3.5 Turbo (06/13)' is listed twice
@@ -466,7 +503,10 @@ SNAPSHOT_CASES: tuple[Case, ...] = (
     snap("alpacaeval", "alpacaeval/alpacaeval_v2_2024-12-27.csv", 420, rejects=2),
     snap("alpacaeval", "alpacaeval/alpacaeval_v2_src_with_stderr_2024-06-26.csv", 366, rejects=0, spots=(
         S(benchmark="alpacaeval_2_lc", model="Together-MoA", setting="")(score=0.6537996976852163),)),
-    snap("alpacaeval", "alpacaeval/alpacaeval_v2_src_with_stderr_2024-12-28.csv", 446, rejects=0),
+    snap("alpacaeval", "alpacaeval/alpacaeval_v2_src_with_stderr_2024-12-28.csv", 446, rejects=0, spots=(
+        S(benchmark="alpacaeval_2_lc", model="gpt4_1106_preview", setting="")(score=0.5, is_reference=True),
+        S(benchmark="alpacaeval_2", model="gpt4_1106_preview", setting="")(stderr=0.0, is_reference=True),
+        S(benchmark="alpacaeval_2_lc", model="Together-MoA", setting="")(is_reference=False))),
     snap("knowledge_cutoffs", "model_metadata/model_metadata_cutoff_dates_readme_2024-11-14.md", 0, models=39,
          filename="README.md", unique_models=True, spots=(
              S("models", model="Claude 3.5 Sonnet")(knowledge_cutoff="2024-04-01"),
@@ -480,6 +520,100 @@ SNAPSHOT_CASES: tuple[Case, ...] = (
     snap("openrouter", "model_metadata/openrouter_models_2026-05-15.json", 0, filename="models",
          models=334, unique_models=True, spots=(   # 364 - 5 routers - 8 '~' aliases - 17 folded variants
              S("models", model="openai/gpt-oss-120b")(knowledge_cutoff="2024-06-30"),)),
+)
+
+# --- issue 21, second set (src2): terminal_bench, arc_agi, artificial_analysis, matharena ----------
+CASES += (
+    # 20 systems: the live array's 16 picked entries (the commented-out OB-1 not read) + 4 launch
+    # entries spread into it; Goose listed twice (2025-07-12, 2025-09-03), told apart by setting = date
+    Case("terminal_bench", "terminal_bench/data.ts", scores=20, rejects=0, benchmarks=frozenset({"terminal_bench"}),
+         meta={"arrays": ["rawLiveLeaderboardData"], "unverified": 16}, spots=(
+             S(model="Apex2 (claude-4-5-sonnet)")(score=0.645, stderr=0.005700877125495691,
+                                                  evaluated_at="2025-10-15", model_tag="Model: claude-4-5-sonnet"),
+             S(model="Goose (claude-opus-4)", setting="2025-09-03")(score=0.4525, stderr=0.015),
+             S(model="Abacus AI Desktop (gpt-5-mini + claude-sonnet-4-5)")(
+                 score=0.6225, model_tag="Model: gpt-5-mini; Model: claude-sonnet-4-5"),
+             S(model="Terminus 1 (o4-mini)")(score=0.18536585365853658, setting="2025-05-15"),
+             Absent(dict(model="OB-1 (GPT-5)")))),
+    # 28 evaluations of 10 models -> 28 score + 24 cost rows; o3-high and Gemini 2.5 hidden (display: false)
+    Case("arc_agi", "arc_agi/evaluations.json", aux=(("models.json", "arc_agi/models.json"),
+                                                    ("datasets.json", "arc_agi/datasets.json")),
+         scores=52, rejects=0, models=9, excluded=8, spots=(
+             S(benchmark="arc_agi", model="R1", table_version="semi_private")(
+                 score=0.158, n_items=100, model_release_date="2025-01-22", is_reference=False),
+             S(benchmark="arc_agi_2", model="R1", table_version="public_eval")(score=0.003, n_items=120),
+             S(benchmark="arc_agi_2_cost_per_task", model="R1", table_version="semi_private")(score=0.08,
+                                                                                             metric="cost_usd"),
+             S(benchmark="arc_agi", model="2025_human_panel", table_version="semi_private")(score=0.98,
+                                                                                           is_reference=True),
+             S(benchmark="arc_agi", model="o3-high", table_version="semi_private")(
+                 score=0.875, excluded_reason=Has("display: false")),
+             S("models", model="ARChitects")(release_date="2024-11-03", org="ARC Prize 2024"))),
+    # the later layout: one object, model fields inline, `cost` for costPerTask, an ARC-AGI-3 split
+    Case("arc_agi", "arc_agi/evaluations_later_layout.json", scores=9, rejects=0, spots=(
+        S(benchmark="arc_agi_2", model="gpt-5-2-high", table_version="semi_private")(
+            score=0.529, model_release_date="2025-12-11"),
+        S(benchmark="arc_agi_2_cost_per_task", model="gpt-5-2-high")(score=1.39),
+        S(benchmark="arc_agi_3", model="gpt-5-2-high", table_version="public_preview")(score=0.125, n_items=None),
+        S(benchmark="arc_agi_2", model="human_panel")(is_reference=True))),
+    # the API's documented shape (hand-written: untested against the live service); 6 models x 10
+    # evaluations, one null (aime), one key the parser does not know (kept under its name, warned)
+    Case("artificial_analysis", "artificial_analysis/models_api.json", scores=60, rejects=0, models=6,
+         meta={"layout": "api"}, warnings=("a_new_eval",), spots=(
+             S(benchmark="gpqa_diamond", model="o3-mini")(score=0.748, metric="proportion", table_version="",
+                                                          model_release_date="2025-01-31"),
+             S(benchmark="aa_math_index", model="deepseek-r1")(score=82.7, metric="index"),
+             S(benchmark="aime_2025", model="gpt-4o")(score=0.15),
+             S(benchmark="a_new_eval", model="llama-3-3-instruct-70b")(score=0.512, metric="proportion"),
+             Absent(dict(benchmark="aime_2025", model="llama-3-3-instruct-70b")),
+             S("models", model="claude-3-7-sonnet-thinking")(org="Anthropic", release_date="2025-02-24"))),
+    # the public page's payload (public-web-v1), 6 models of the 2026-04-30 copy
+    Case("artificial_analysis", "artificial_analysis/llms_page_payload.json", scores=82, rejects=0, models=6,
+         excluded=1, meta={"layout": "page_payload", "parser_version": "public-web-v1", "deprecated": 1}, spots=(
+             S(benchmark="tau2_bench", model="gemini-3-1-pro-preview")(score=0.956, table_version="telecom",
+                                                                       n_items=114),
+             S(benchmark="aa_intelligence_index", model="r1-1776")(excluded_reason=Has("estimated"), metric="index"),
+             S(benchmark="aa_omniscience", model="gpt-5-nano-medium")(score=-24.883, metric="index"),
+             S(benchmark="gpqa_diamond", model="mimo-v2-5-0424")(score=0.849, model_release_date=None),
+             S("models", model="gpt-5-5-high")(release_date="2026-04-23", org="OpenAI", open_weights=False))),
+    # 6 models x 15 AIME 2025 I questions (share of 4 samples correct), dated with the contest
+    Case("matharena", "matharena/table_data.js", scores=6, items=90, rejects=0, meta={"contests": ["aime_2025_i"]},
+         spots=(
+             S(model="o3-mini (low)")(score=0.5333333333333333, n_items=15, table_version="aime_2025_i",
+                                      benchmark="aime_2025"),
+             S(model="claude-3.5-sonnet")(score=0.033333333333333335),
+             S("items", model="claude-3.5-sonnet", item_id="aime_2025_i/01")(score=0.25, item_date="2025-02-06"),
+             S("items", model="DeepSeek-R1", item_id="aime_2025_i/15")(score=0.0),
+             Absent(dict(item_id="aime_2025_i/cost"), table="items"))),
+)
+SNAPSHOT_CASES += (
+    snap("terminal_bench", "terminal_bench/terminal_bench_tb1_leaderboard_2025-11-11.ts", 62, rejects=0, spots=(
+        # the paper's top 5 (Apex2 64.5, Abacus 62.3, Ante 60.3, Droid 58.8 / 57.5) are rows of this file
+        S(model="Apex2 (claude-4-5-sonnet)")(score=0.645),
+        S(model="Chaterm (claude-4-5-sonnet)")(score=0.6375, stderr=0.00559),
+        S(model="Droid (claude-sonnet-4-5)")(score=0.575),
+        S(model="OB-1 (GPT-5 + Claude 4.1 Opus + Claude 4 Sonnet)")(score=0.567))),
+    # 89 evaluations + 85 numeric costs; 6 hidden (display: false), 2 of them with a cost
+    snap("arc_agi", "arc_agi/arc_agi_evaluations_2025-04-16.json", 174, rejects=0, models=30, excluded=8,
+         aux=(("models.json", "arc_agi/arc_agi_models_2025-04-16.json"),
+              ("datasets.json", "arc_agi/arc_agi_datasets_2025-04-16.json"),
+              ("providers.json", "arc_agi/arc_agi_providers_2025-04-16.json")), spots=(
+             S(benchmark="arc_agi", model="o3-low", table_version="semi_private")(score=0.757),
+             S(benchmark="arc_agi_2", model="ARChitects", table_version="semi_private")(score=0.025))),
+    # the wide CSV export; gpt-4o's v1 semi-private cell is 4.500 (a percent in a 0-1 column): rejected
+    snap("arc_agi", "arc_agi/arc_agi_leaderboard_2025-04-14.csv", 151, rejects=1, models=27, spots=(
+        S(benchmark="arc_agi", model="ARChitects", table_version="semi_private")(score=0.56,
+                                                                                  model_release_date="2024-11-03"),)),
+    # every non-null evaluation value but the *_is_estimated flags; 120 estimated intelligence indexes
+    snap("artificial_analysis", "artificial_analysis/artificial_analysis_llms_2026-04-10.json", 5523, rejects=0,
+         models=445, excluded=120, spots=(
+             S(benchmark="gpqa_diamond", model="gemini-3-1-pro-preview")(score=0.941, model_release_date="2026-02-19"),)),
+    snap("artificial_analysis", "artificial_analysis/artificial_analysis_llms_2026-04-30.json", 6033, rejects=0,
+         models=479, excluded=120, spots=(
+             S(benchmark="gpqa_diamond", model="gemini-3-1-pro-preview")(score=0.941),)),
+    snap("matharena", "matharena/matharena_aime2025i_table_data_2025-02-09.js", 16, rejects=0, items=240, spots=(
+        S(model="o1 (medium)")(score=0.7833333333333334, n_items=15),
+        S("items", model="DeepSeek-R1", item_id="aime_2025_i/04")(score=1.0))),
 )
 
 ALL_CASES = CASES + SNAPSHOT_CASES

@@ -83,3 +83,34 @@ def test_a_folder_without_dated_copies_is_a_usage_error(tmp_path, capsys, make):
     assert main(["backfill", str(root), "--db", str(tmp_path / "h.duckdb")]) == 2
     assert "benchwatch backfill:" in capsys.readouterr().err
     assert not (tmp_path / "h.duckdb").exists()
+
+
+# --- issue 21, second set (src2): each new folder backfills as laid out in ../shared/snapshots ----
+def test_arc_agi_models_and_datasets_copies_go_with_their_evaluations(tmp_path):
+    root = tmp_path / "archive" / "arc_agi"
+    root.mkdir(parents=True)
+    for rel, dst in {"evaluations.json": "arc_agi_evaluations_2025-04-16.json",
+                     "models.json": "arc_agi_models_2025-04-16.json", "datasets.json": "arc_agi_datasets_2025-04-16.json"}.items():
+        shutil.copy(REPLAY / "arc_agi" / rel, root / dst)
+    (root / "arc_agi_models_2025-05-01.json").write_text("[]")      # a later models copy: not this evaluation's
+    (root / "arc_agi_providers_2025-04-16.json").write_text("[]")
+    planned = plan_backfill(root.parent)
+    assert [(f.path.name, [a.name for a in f.aux]) for f in planned] == [
+        ("arc_agi_evaluations_2025-04-16.json", ["arc_agi_models_2025-04-16.json", "arc_agi_datasets_2025-04-16.json"])]
+
+
+NEW_FOLDERS = ("terminal_bench", "arc_agi", "artificial_analysis", "matharena")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", NEW_FOLDERS)
+def test_each_new_source_folder_backfills_alone_into_a_fresh_database(folder, tmp_path, capsys):
+    from helpers import SNAPSHOTS, require
+    src = require(SNAPSHOTS / folder)
+    root = tmp_path / "dir"
+    shutil.copytree(src, root / folder)     # the folder alone, as laid out there
+    db = tmp_path / "h.duckdb"
+    assert main(["backfill", str(root), "--db", str(db)]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].endswith(" 0 failed") and " 0 new snapshot(s)" not in out[-1]
+    assert run_query(f"SELECT count(*) n FROM scores WHERE source = '{folder}'", db)["n"][0] > 0

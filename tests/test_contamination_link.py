@@ -161,3 +161,19 @@ def test_real_rows_old_link_fails_calibrate_new_link_passes():
     p_anchor, p_floor = (all_pairs_p(scores.replace({"mmlu": "target"}),
                                      benches.replace({"mmlu": "target"}), th) for th in (ANCHOR, FLOOR))
     assert np.sum(p_anchor < 1e-4) >= 20 and np.sum(p_floor < 1e-4) == 0
+
+
+def test_isotonic_fit_batch_chunked_and_long_rows_match_the_one_block_fit(monkeypatch):
+    """Memory bounds (chunks of rows; PAVA per row for long rows) give the one-block fit's numbers:
+    a 445-model reference table (Artificial Analysis) would otherwise need ~3 GB per array."""
+    import analysis.contamination.numerics as num
+    rng = np.random.default_rng(7)
+    x = np.round(rng.normal(size=(40, 30)), 1)                  # ties within rows
+    y = x + rng.normal(size=(40, 30))
+    whole = num._isotonic_fit_block(x, y)
+    monkeypatch.setattr(num, "ISOTONIC_BATCH_MAX_CELLS", 30 * 30 * 7)      # chunks of 7 rows
+    chunked = isotonic_fit_batch(x, y)
+    assert np.array_equal(chunked[0], whole[0]) and np.array_equal(chunked[1], whole[1])
+    monkeypatch.setattr(num, "ISOTONIC_BATCH_MAX_N", 10)                   # the row-by-row PAVA path
+    xs, fit = isotonic_fit_batch(x, y)
+    assert np.array_equal(xs, whole[0]) and np.allclose(fit, whole[1], atol=1e-12)

@@ -56,6 +56,14 @@ def test_swebench_systems_and_bash_only_model_runs():
     assert ident("aider_polyglot", ["o3 (high) + gpt-4.1"])["population"].iloc[0] == "systems"
 
 
+def test_terminal_bench_rows_are_systems_with_their_model():
+    out = ident("terminal_bench", ["Droid (claude-sonnet-4-20250514)", "Abacus AI Desktop (gpt-5-mini + o3)"],
+                benchmark="terminal_bench", tags=["Model: claude-sonnet-4-20250514", "Model: gpt-5-mini; Model: o3"])
+    assert out["population"].tolist() == ["systems", "systems"]
+    assert out["model"].tolist() == ["Droid (claude-sonnet-4-20250514)", "Abacus AI Desktop (gpt-5-mini + o3)"]
+    assert out["underlying"].iloc[0] == "claude-sonnet-4-20250514" and pd.isna(out["underlying"].iloc[1])
+
+
 def s_index(s1: float, sk: float, n: float, alpha: float = 0.5) -> float:
     """The paper's formula written out (independent of analysis.saturation)."""
     ne = n ** alpha

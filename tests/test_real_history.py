@@ -186,3 +186,28 @@ def test_every_saturation_row_comes_from_one_table_and_no_best_crosses_a_release
     assert crossing.empty, crossing.head()
     releases = q(history, "SELECT table_id FROM benchmark_tables WHERE benchmark = 'livebench' ORDER BY table_id")
     assert len(releases) >= 2 and all(t.count(":") == 2 for t in releases["table_id"])
+
+
+def test_honest_trends_and_reference_rows_on_the_real_history(history):
+    # issue 20: no interval from fewer than 6 frontier points; no forecast at or before the last
+    # observation (while below the threshold) or past 10 years; reference rows never in a top k;
+    # o-series MATH numbers of simple-evals filed under MATH-500.
+    from analysis.constants import FORECAST_HORIZON_YEARS, TREND_MIN_POINTS
+    tr = q(history, "SELECT * FROM trends")
+    with_ci = tr[tr["slope_ci_low"].notna() & ~np.isnan(tr["slope_ci_low"].astype(float))]
+    assert (with_ci["slope_points"] >= TREND_MIN_POINTS).all()
+    assert (tr.loc[tr["slope_points"] < TREND_MIN_POINTS, "trend_status"] != "ok").all()
+    fc = tr[tr["forecast_date"].notna() & (tr["forecast_status"] != "reached")]
+    end, date = pd.to_datetime(fc["trend_end"]), pd.to_datetime(fc["forecast_date"])
+    assert (date > end).all() and (date <= end + pd.Timedelta(days=FORECAST_HORIZON_YEARS * 365.25)).all()
+    assert (pd.to_datetime(tr["forecast_date"]).dt.year.dropna() >= 2000).all()     # nothing wrapped to 1972
+    refs = q(history, "SELECT DISTINCT benchmark, model FROM scores WHERE is_reference")
+    assert len(refs)                                                  # AlpacaEval's reference model
+    for view in ("saturation_trajectory", "saturation"):
+        tops = q(history, f"SELECT benchmark, top_models FROM {view} WHERE top_models IS NOT NULL")
+        ref_of = refs.groupby("benchmark")["model"].apply(set).to_dict()
+        hit = [(b, list(m)) for b, m in zip(tops["benchmark"], tops["top_models"]) if ref_of.get(b, set()) & set(m)]
+        assert not hit, hit[:3]
+    se = q(history, "SELECT DISTINCT benchmark FROM scores WHERE source = 'simple_evals' AND model_raw LIKE 'o3-mini%'"
+                    " AND benchmark LIKE 'math%'")
+    assert set(se["benchmark"]) <= {"math_500"}

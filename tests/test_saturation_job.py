@@ -106,3 +106,43 @@ def test_run_saturation_stores_snapshot_history_and_trends(dbpath, tmp_path):
         assert series.groupby("benchmark").size().to_dict() == {"math_500": 2, "no_n": 2, "toy_bench": 2, "toy_elo": 2}
         toy = series[series["benchmark"] == "toy_bench"]["s_index"]
         assert toy.iat[0] == toy.iat[1]
+
+
+# AlpacaEval 1 rows typed from the 2024-05-17 docs CSV (name, LC, win rate, length, link, samples, filter):
+# three models above the reference model, which is listed against itself at exactly 50 %, and six below.
+ALPACA_V1 = """name,length_controlled_winrate,win_rate,avg_length,link,samples,filter
+Mistral Medium,91.54314285144824,96.83229813664596,1500,,,minimal
+LLaMA 33B OASST SFT,,54.9689441,748,,,verified
+Guanaco 13B,,52.60869565,1774,,,verified
+Davinci003,,50.0,307,,,minimal
+MiniChat 3B,31.963518903280573,48.818407960199,868,,,community
+ChatGLM2-6B,,47.12858926,1027,,,community
+Guanaco 7B,,46.58385093,1364,,,verified
+Falcon 40B Instruct,39.14246411706998,45.71428571428572,662,,,minimal
+Falcon 7B Instruct,39.14246411706998,45.71428571428572,478,,,minimal
+Alpaca Farm PPO Sim (GPT-4) 7B,,44.09937888,511,,,minimal
+"""
+
+
+def test_a_reference_row_is_shown_but_never_in_a_top_k(tmp_path):
+    # issue 20: AlpacaEval's reference model (50 % against itself) ranked in the top 5 and set an early "low"
+    csv = tmp_path / "alpacaeval_v1_2024-05-17.csv"
+    csv.write_text(ALPACA_V1)
+    path = tmp_path / "bw.duckdb"
+    ingest_file(path, "alpacaeval", csv, observed_at="2024-05-17")
+    with connect_synced(path) as con:
+        shown = con.execute("SELECT model_raw, is_reference, reported_by FROM latest_scores "
+                            "WHERE benchmark = 'alpacaeval_1' ORDER BY score DESC").df()
+        assert len(shown) == 10 and shown["is_reference"].tolist() == [False] * 3 + [True] + [False] * 6
+        assert shown.loc[shown["is_reference"], "model_raw"].tolist() == ["Davinci003"]
+        from storage.reads import read_latest_scores
+        assert "Davinci003" not in set(read_latest_scores(con)["model_raw"])
+        run_saturation(con, now="2024-05-18T00:00:00Z")
+        for view in ("saturation_latest", "saturation_history"):
+            tops = con.execute(f"SELECT top_variants, top_models FROM {view} WHERE benchmark = 'alpacaeval_1'").df()
+            assert len(tops)
+            for variants, models in zip(tops["top_variants"], tops["top_models"]):
+                assert len(models) == 5 and not any("davinci" in str(m).lower() for m in list(models) + list(variants))
+        scores = con.execute("SELECT top_scores FROM saturation_trajectory WHERE benchmark = 'alpacaeval_1' "
+                             "ORDER BY as_of DESC LIMIT 1").fetchone()[0]
+        assert 0.5 not in [round(s, 6) for s in scores]

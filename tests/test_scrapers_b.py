@@ -66,6 +66,22 @@ def test_simple_evals_2025_07_footnoted_math_column_splits_math_and_math_500():
     assert set(s.loc[s.benchmark == "math", "model"]) == {"gpt-4o-2024-11-20", "Claude 3.5 Sonnet", "Llama 3.1 405b"}
 
 
+def test_simple_evals_a_footnote_on_a_row_or_cell_that_names_math_500_files_it_there():
+    # Markup test (invented rows): the note is cited by the model cell of one row and by one MATH cell of
+    # another; the header and group rows say nothing about MATH-500.
+    md = (b"## Benchmark Results\n| Model | Prompt | MMLU | MATH |\n|-|-|-|-|\n"
+          b"| model-a [^3] | n/a | 80.0 | 90.0 |\n| model-b | n/a | 81.0 | 91.0 [^4] |\n| model-c | n/a | 82.0 | 70.0 |\n"
+          b"| model-d [^5] | n/a | 83.0 | 71.0 |\n\n"
+          b"[^3]: This model's MATH number is a MATH-500 score.\n[^4]: Evaluated on MATH-500.\n"
+          b"[^5]: Vendor-reported numbers, from its report.\n")
+    s = parse_bytes("simple_evals", md).scores
+    by = {(r.model, r.benchmark): r for r in s.itertuples()}
+    assert by[("model-a", "math_500")].score == pytest.approx(0.90)
+    assert by[("model-b", "math_500")].score == pytest.approx(0.91)
+    assert ("model-c", "math") in by and ("model-a", "mmlu") in by          # the other cells stay where they are
+    assert by[("model-d", "math")].reported_by == "vendor" and pd.isna(by[("model-c", "math")].reported_by)
+
+
 def test_simple_evals_unseen_version_new_columns():
     md = (b"## Benchmark Results\n| Model | Prompt | HealthBench | MATH-500 | MMLU |\n|-|-|-|-|-|\n"
           b"| **GPT-5** | | | | |\n| gpt-5 [^1] | n/a | 67.2 | 99.1 | 93.0 |\n")
@@ -141,6 +157,21 @@ def test_epoch_zip_members_name_their_benchmarks():
     assert any("gsm8k_external.csv" in w for w in p.warnings)
 
 
+def test_an_unparseable_epoch_file_names_the_columns_it_found():
+    body = b"Model version,Release date,Organization,Notes\ngpt-4,2023-03-14,OpenAI,x\n"
+    with pytest.raises(ScrapeError, match=r"\[epoch\].*lacks a score column.*columns found: \['Model version', "
+                                          r"'Release date', 'Organization', 'Notes'\]"):
+        parse_bytes("epoch", body, filename="gpqa_diamond.csv")
+    # in the zip: that member is skipped and named with its columns; the others parse
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("benchmark_data/odd.csv", body)
+        z.write(FIXTURES / "epoch" / "swe_bench_bash_only.csv", "benchmark_data/swe_bench_bash_only.csv")
+    p = parse_bytes("epoch", buf.getvalue(), filename="benchmark_data.zip")
+    assert set(p.scores.benchmark) == {"swebench_bash_only"}
+    assert any("odd.csv: ['Model version', 'Release date', 'Organization', 'Notes']" in w for w in p.warnings)
+
+
 def test_epoch_runs_csv_without_a_name_is_an_error():
     with pytest.raises(ScrapeError, match=r"\[epoch\].*file name"):
         parse_bytes("epoch", (FIXTURES / "epoch" / "gpqa_diamond.csv").read_bytes(), filename=None)
@@ -162,6 +193,7 @@ def test_knowledge_cutoffs_2024_readme_floor():
     ("lmarena", "arena_hard_auto_leaderboard_v0.1.csv", None),
     ("bfcl", "data_overall_2025-12-16.csv", None),
     ("epoch", "gpqa_diamond.csv", "gpqa_diamond.csv"),
+    ("epoch", "swe_bench_bash_only.csv", "swe_bench_bash_only.csv"),
     ("alpacaeval", "alpacaeval_v2_2024-12-27.csv", "alpacaeval_v2_2024-12-27.csv"),
     ("alpacaeval", "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv"),
     ("evalplus", "humaneval_2024-03-10.csv", None),

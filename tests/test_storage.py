@@ -249,6 +249,40 @@ def test_status_lists_sources_and_unknown_names(dbpath, tmp_path, capsys):
 
 
 
+def test_status_lists_tables_whose_standard_errors_imply_fewer_items(dbpath, tmp_path, capsys):
+    # gpqa_diamond (registry n = 198): s = .5, se = .06 -> n = .25 / .0036 = 69 < 99 (half of 198): listed.
+    # math_500 (n = 500): se = .0129 at s = .5 -> n = 1502: several samples per item, normal: not listed.
+    # A reference row (is_reference) never counts; fewer than 3 rows are not judged (mmlu).
+    f = tmp_path / "sizes.csv"
+    f.write_text("model,benchmark,score,stderr,metric\n"
+                 + "".join(f"m{i},gpqa_diamond,{0.5 + 0.01 * i},0.06,proportion\n" for i in range(5))
+                 + "".join(f"m{i},math_500,0.5,0.0129,proportion\n" for i in range(5))
+                 + "m1,mmlu,0.5,0.2,proportion\nm2,mmlu,0.5,0.2,proportion\n")
+    ingest_file(dbpath, "csv", f)
+    assert main(["status", "--db", str(dbpath)]) == 0
+    out = capsys.readouterr().out
+    assert "fewer items than the registry's n (1 table(s))" in out
+    line = next(ln for ln in out.splitlines() if "gpqa_diamond" in ln and "stderr" in ln)
+    assert line.split()[-4:] == ["5", "69", "198", "0.35"]
+    assert not any("math_500" in ln or " mmlu " in ln for ln in out.split("fewer items")[1].splitlines())
+
+
+def test_implied_n_and_its_verdicts():
+    from analysis.sizes import CONSISTENT, FEWER_ITEMS, SEVERAL_SAMPLES, implied_n, size_checks
+    assert implied_n(0.5, 0.05) == pytest.approx(100.0)
+    assert implied_n(0.836, 0.0223) == pytest.approx(0.836 * 0.164 / 0.0223 ** 2)   # Epoch GPQA: ~276 for 198
+    assert implied_n(1.0, 0.01) is None and implied_n(0.5, 0.0) is None and implied_n(0.5, None) is None
+    assert implied_n(float("nan"), 0.1) is None
+    rows = ([("stderr", "s", "b", "", 0.5, 0.05, None, 400)] * 3             # 100 < 200: fewer items
+            + [("stderr", "s", "c", "v2", 0.5, 0.01, None, 400)] * 3        # 2500 > 800: several samples
+            + [("items", "s", "d", "", None, None, 380, 400)] * 3           # 380 items of 400: consistent
+            + [("stderr", "s", "e", "", 0.5, 0.05, None, None)] * 3         # no registry n: not judged
+            + [("stderr", "s", "f", "", 0.5, 0.05, None, 400)] * 2)         # too few rows
+    got = {(c.benchmark, c.table_version): (c.verdict, c.rows, round(c.median_n)) for c in size_checks(rows)}
+    assert got == {("b", ""): (FEWER_ITEMS, 3, 100), ("c", "v2"): (SEVERAL_SAMPLES, 3, 2500),
+                   ("d", ""): (CONSISTENT, 3, 380)}
+
+
 def test_unknown_names_count_every_name_past_the_row_limit(dbpath, tmp_path):
     from storage.status import unknown
     f = tmp_path / "unknown.csv"

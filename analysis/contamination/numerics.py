@@ -74,7 +74,45 @@ def _isotonic_predict(x: np.ndarray, y: np.ndarray, x_new: np.ndarray) -> np.nda
     return np.where(x_new > xu[-1], fit[-1] + slope * (x_new - xu[-1]), out)
 
 
+# The min-max fit below holds B·n² numbers per array: above this many, rows go in chunks (the same
+# numbers, row by row independent), and above ISOTONIC_BATCH_MAX_N reference models each row is fitted
+# by PAVA instead (O(n) per row: a 445-model table × 2,000 bootstrap rows is 400M cells, ~3 GB per array).
+ISOTONIC_BATCH_MAX_CELLS = 8_000_000
+ISOTONIC_BATCH_MAX_N = 150
+
+
 def isotonic_fit_batch(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Isotonic (non-decreasing) least-squares fits of B rows at once (see `_isotonic_fit_block`);
+    memory bounded: chunks of rows, and a PAVA fit per row beyond ISOTONIC_BATCH_MAX_N points."""
+    x, y = np.atleast_2d(np.asarray(x, dtype=float)), np.atleast_2d(np.asarray(y, dtype=float))
+    b, n = x.shape
+    if n > ISOTONIC_BATCH_MAX_N:
+        return _isotonic_fit_rows(x, y)
+    rows = max(1, ISOTONIC_BATCH_MAX_CELLS // max(n * n, 1))
+    if b <= rows:
+        return _isotonic_fit_block(x, y)
+    parts = [_isotonic_fit_block(x[i:i + rows], y[i:i + rows]) for i in range(0, b, rows)]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _isotonic_fit_rows(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The same fits row by row: tied x pooled to their mean (weighted by count), then weighted PAVA
+    (scipy.optimize.isotonic_regression, compiled), for rows too long for the min-max formula."""
+    from scipy.optimize import isotonic_regression
+    order = np.argsort(x, axis=1, kind="stable")
+    xs, ys = np.take_along_axis(x, order, axis=1), np.take_along_axis(y, order, axis=1)
+    fit = np.empty_like(ys)
+    for i in range(xs.shape[0]):
+        starts = np.ones(xs.shape[1], dtype=bool)
+        starts[1:] = xs[i, 1:] != xs[i, :-1]
+        group = np.cumsum(starts) - 1
+        counts = np.bincount(group).astype(float)
+        means = np.bincount(group, weights=ys[i]) / counts
+        fit[i] = isotonic_regression(means, weights=counts, increasing=True).x[group]
+    return xs, fit
+
+
+def _isotonic_fit_block(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Isotonic (non-decreasing) least-squares fits of B rows at once, without a Python loop.
 
     x, y: (B, n). Returns (xs, fit), each row sorted by x, fit the isotonic regression of y on

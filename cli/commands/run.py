@@ -36,7 +36,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.no_prefect:
-            report = run_cycle(args.db, args.sources, replay_dir=args.replay, collect_only=args.collect_only)
+            from flows.secrets import source_secrets   # the one resolver (environment, then Prefect Secret blocks)
+            secrets = None if args.replay is not None else source_secrets(args.sources)
+            report = run_cycle(args.db, args.sources, replay_dir=args.replay, collect_only=args.collect_only,
+                               secrets=secrets)
         else:
             from flows.pipeline import run_pipeline  # returns the report also when the flow run ends Failed
             report = run_pipeline(db_path=str(args.db or default_path()), sources=list(args.sources or []) or None,

@@ -48,17 +48,17 @@ def run(args: argparse.Namespace) -> int:
     rows = [(f"top-{res.k} scores (%)", ", ".join(f"{100 * s:.2f}" for s in res.top_scores)),
             ("n / n_eff", f"{res.n_items:g} / {res.n_eff:.4g}   (alpha = {res.alpha:g})")]
     if res.s_index is None:
-        rows.append(("no index", res.reason))
+        rows.append(("no index", res.reason or ""))
     else:
         rows += [
             ("SE_delta", f"{res.se_delta:.6g}"),
             ("R_norm", f"{res.r_norm:.6g}"),
             ("S_index", f"{res.s_index:.6g}"),
-            ("bin", res.bin),
+            ("bin", res.bin or ""),
             ("statistically similar", f"{'yes' if res.statistically_similar else 'no'}   (z = {res.z:g})"),
             ("saturated", "yes" if res.saturated else "no"),
             ("stagnation", f"{'yes' if res.stagnation else 'no'}   (headroom {res.headroom:.1%})"),
-            ("uncertainty", res.uncertainty),
+            ("uncertainty", res.uncertainty or ""),
         ]
     width = max(len(label) for label, _ in rows) + 2
     print("\n".join(f"{label:<{width}}{value}" for label, value in rows))

@@ -41,15 +41,20 @@ def run(args: argparse.Namespace) -> int:
               "PREFECT_API_URL, e.g. export PREFECT_API_URL=http://127.0.0.1:4200/api", file=sys.stderr)
         return 2
     sources = args.sources
-    common = {"entrypoint_type": EntrypointType.MODULE_PATH, "concurrency_limit": 1, "tags": ["benchwatch"]}
     collect_params = {"db_path": args.db, "sources": sources, "replay_dir": None}
+
+    def deployment(flow, name: str, parameters: dict, cron: str | None = None):
+        """The same options for every deployment (typed keywords, not a ** of a mixed dict)."""
+        return flow.to_deployment(name=name, parameters=parameters,
+                                  schedules=[Cron(cron, timezone=p.TIMEZONE)] if cron else None,
+                                  entrypoint_type=EntrypointType.MODULE_PATH, concurrency_limit=1,
+                                  tags=["benchwatch"])
+
     serve(
-        p.pipeline.to_deployment(name=p.PIPELINE_DEPLOYMENT, schedules=[Cron(p.PIPELINE_CRON, timezone=p.TIMEZONE)],
-                                 parameters={**collect_params, "collect_only": False}, **common),
-        p.collect.to_deployment(name=p.COLLECT_DEPLOYMENT, schedules=[Cron(p.COLLECT_CRON, timezone=p.TIMEZONE)],
-                                parameters=collect_params, **common),
-        p.analyze.to_deployment(name=p.MANUAL_DEPLOYMENT, parameters={"db_path": args.db}, **common),
-        p.notify.to_deployment(name=p.MANUAL_DEPLOYMENT, parameters={"db_path": args.db}, **common),
+        deployment(p.pipeline, p.PIPELINE_DEPLOYMENT, {**collect_params, "collect_only": False}, p.PIPELINE_CRON),
+        deployment(p.collect, p.COLLECT_DEPLOYMENT, collect_params, p.COLLECT_CRON),
+        deployment(p.analyze, p.MANUAL_DEPLOYMENT, {"db_path": args.db}),
+        deployment(p.notify, p.MANUAL_DEPLOYMENT, {"db_path": args.db}),
         limit=1,
     )
     return 0

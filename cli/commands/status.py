@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 MAX_CELL = 50
 
 
-def _cell(value: object) -> str:
+def _cell(value: object, widest: int = MAX_CELL) -> str:
     """A value as status shows it: times to the second, lists comma-separated, no terminal controls."""
     if value is None:
         return "-"
@@ -37,12 +37,12 @@ def _cell(value: object) -> str:
     if isinstance(value, (list, tuple)):
         value = ", ".join(str(v) for v in value)
     text = str(inert_text(str(value)))
-    return text if len(text) <= MAX_CELL else text[:MAX_CELL - 1] + "…"
+    return text if len(text) <= widest else text[:widest - 1] + "…"
 
 
-def text_table(table: Table) -> str:
+def text_table(table: Table, widest: int = MAX_CELL) -> str:
     """Right-aligned columns one space apart under their names (no pandas: status starts fast)."""
-    cells = [[_cell(v) for v in row] for row in table.rows]
+    cells = [[_cell(v, widest) for v in row] for row in table.rows]
     widths = [max([len(c)] + [len(r[j]) for r in cells]) for j, c in enumerate(table.columns)]
     lines = [" ".join(c.rjust(w) for c, w in zip(table.columns, widths))]
     lines += [" ".join(v.rjust(w) for v, w in zip(r, widths)) for r in cells]
@@ -62,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
         held = status.held_table(con) if any(row[sources.columns.index("held")] for row in sources.rows) else None
         unknown, counts = status.unknown(con)
         tables = status.table_counts(con)
+        sizes = status.size_rows(con)
+        dates = status.release_date_coverage(con)
+        coverage = status.index_coverage(con) if tables.get("saturation") else None
     finally:
         con.close()
     print(f"database: {args.db or 'default'}   schema version: {version}")
@@ -80,4 +83,63 @@ def run(args: argparse.Namespace) -> int:
           "not in the registry (add aliases in registry/aliases.csv)")
     if unknown.rows:
         print(text_table(unknown))
+    _print_sizes(sizes)
+    models, dated, in_registry = dates
+    print()
+    print(f"release dates: {dated} of {models} models with a latest result ({_share(dated, models)}) have one from "
+          f"some source ({in_registry} from the registry); agent systems not counted")
+    if coverage is not None and coverage.rows:
+        print()
+        print(coverage_text(coverage))
     return 0
+
+
+def _print_sizes(rows: list[tuple]) -> None:
+    """Tables whose standard errors (or item results) imply clearly fewer items than the registry's n."""
+    from analysis.constants import IMPLIED_N_SMALL_RATIO
+    from analysis.sizes import FEWER_ITEMS, size_checks
+    from storage.status import Table
+
+    small = [c for c in size_checks(rows) if c.verdict == FEWER_ITEMS]
+    if not small:
+        return
+    print()
+    print(f"fewer items than the registry's n ({len(small)} table(s)): the data imply a median n below "
+          f"{IMPLIED_N_SMALL_RATIO:g} x the registry's (n = s(1-s)/se^2 from standard errors, or distinct items "
+          "per model); a subset was run, and the registry's n overstates precision")
+    print(text_table(Table(["source", "benchmark", "table_version", "basis", "rows", "median implied n",
+                            "registry n", "ratio"],
+                           [(c.source, c.benchmark, c.table_version or "-", c.basis, c.rows, f"{c.median_n:.0f}",
+                             c.registry_n, f"{c.ratio:.2f}") for c in small])))
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.0f} %" if whole else "-"
+
+
+# Tables without an index listed by `status` (the counts cover them all).
+INDEX_GAP_ROWS = 40
+
+
+def coverage_text(coverage: Table) -> str:
+    """The share of tables with an S per metric kind, then each table without one and what would give it one."""
+    col = {c: i for i, c in enumerate(coverage.columns)}
+    kinds: dict[str, list[int]] = {}
+    for row in coverage.rows:
+        k = kinds.setdefault(str(row[col["metric"]]), [0, 0])
+        k[0] += bool(row[col["has_s"]])
+        k[1] += 1
+    lines = ["index coverage (newest analysis, scope all): " + ", ".join(
+        f"{kind} {have} of {n} ({_share(have, n)})" for kind, (have, n) in sorted(kinds.items()))]
+    gaps = [r for r in coverage.rows if not r[col["has_s"]]]
+    if gaps:
+        from storage.status import Table
+        lines.append(f"tables without an index ({len(gaps)}) and the registry line that would give one:")
+        shown = Table(["benchmark", "population", "metric", "action"],
+                      [(r[col["benchmark"]], r[col["population"]], r[col["metric"]], r[col["action"]])
+                       for r in gaps[:INDEX_GAP_ROWS]])
+        lines.append(text_table(shown, widest=120))
+        if len(gaps) > INDEX_GAP_ROWS:
+            lines.append(f"… and {len(gaps) - INDEX_GAP_ROWS} more (benchwatch query \"SELECT * FROM saturation_latest "
+                         "WHERE s_index IS NULL\")")
+    return "\n".join(lines)

@@ -1,0 +1,105 @@
+"""The one resolver of the secrets benchwatch's sources need (issue 22: one owner).
+
+Secrets are resolved at the top — by the CLI (`benchwatch run --no-prefect`) and by the Prefect
+tasks (`flows.pipeline`) — and handed down to the jobs as plain values (`jobs.cycle.collect(...,
+secrets=...)`); nothing below `flows` reads the environment or Prefect for a secret, and a
+secret value is never a flow or task *parameter* (Prefect would store it with the run).
+
+A source declares what it needs (`Scraper.secret`, the environment variable, and
+`Scraper.secret_block`, the Prefect Secret block). Order, per secret: the environment variable,
+then, only when a Prefect API is configured (`prefect_api_hinted`: importing Prefect costs
+seconds, and without an API a lookup would start a throw-away server to find nothing), the
+Prefect Secret block.
+Every value found is registered with `common.redact`. A secret found nowhere is simply absent
+from the result: the source that needs it is skipped with one line (jobs.cycle).
+
+The Slack settings (alerts/slack.py) still do their own Secret-block lookup; moving them onto
+this resolver is the rest of issue 22.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from common import redact
+
+log = logging.getLogger("benchwatch.flows.secrets")
+
+_PREFECT_LOCAL_SETTINGS = (".env", "prefect.toml", "pyproject.toml")
+_PREFECT_API_SETTING = re.compile(r"PREFECT_API_URL|^\s*\[(?:tool\.prefect\.)?api\]|^\s*api\.url\s*=", re.MULTILINE)
+
+
+def prefect_api_hinted(env: Mapping[str, str]) -> bool:
+    """Whether Prefect may have an API configured, without importing Prefect: already imported,
+    PREFECT_API_URL set, or a Prefect settings file that mentions an API URL."""
+    if "prefect" in sys.modules or (env.get("PREFECT_API_URL") or "").strip():
+        return True
+    home = Path(env.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+    files = [Path(env.get("PREFECT_PROFILES_PATH") or home / "profiles.toml").expanduser(),
+             *(Path(name) for name in _PREFECT_LOCAL_SETTINGS)]
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if _PREFECT_API_SETTING.search(text):
+            return True
+    return False
+
+
+def _prefect_block(block: str) -> str | None:
+    """The value of a Prefect Secret block (None: no API, no such block, or the server is down)."""
+    try:
+        from prefect.settings import get_current_settings
+        if not get_current_settings().api.url:
+            return None
+        from prefect.blocks.system import Secret
+        secret: Any = Secret.load(block)     # a Secret (sync context); typed as possibly a coroutine
+        return str(secret.get())
+    except Exception as exc:  # noqa: BLE001 - a missing block, an unreachable server: "not configured here"
+        log.info("[secrets] Prefect Secret block %r unavailable: %s", block, redact.one_line(exc, 200))
+        return None
+
+
+def resolve_secrets(wanted: Mapping[str, str | None], *, env: Mapping[str, str] | None = None,
+                    block_lookup: Callable[[str], str | None] | None = None) -> dict[str, str]:
+    """{variable: value} for each secret of `wanted` ({variable: Prefect block or None}) that is configured.
+
+    `env` (default os.environ) and `block_lookup` (default: the Prefect Secret block, only with
+    an API configured) are parameters so that tests need neither the process environment nor Prefect.
+    """
+    env = os.environ if env is None else env
+    out: dict[str, str] = {}
+    lookup = block_lookup
+    if lookup is None and any(wanted.values()) and prefect_api_hinted(env):
+        lookup = _prefect_block
+    for name, block in wanted.items():
+        value = (env.get(name) or "").strip()
+        if not value and lookup is not None and block:
+            value = (lookup(block) or "").strip()
+        if value:
+            redact.register_secret(value)
+            out[name] = value
+    return out
+
+
+def source_secrets(sources: Iterable[str] | None = None, *, env: Mapping[str, str] | None = None,
+                   block_lookup: Callable[[str], str | None] | None = None) -> dict[str, str]:
+    """The resolved secrets of `sources` (default: the enabled ones); unknown names are left to
+    `collect`, which reports them."""
+    import scrapers
+    from scrapers.base import ScrapeError
+    wanted: dict[str, str | None] = {}
+    for name in (list(sources) if sources else scrapers.enabled_sources()):
+        try:
+            scraper = scrapers.get(name)
+        except ScrapeError:
+            continue
+        if scraper.secret:
+            wanted[scraper.secret] = scraper.secret_block
+    return resolve_secrets(wanted, env=env, block_lookup=block_lookup) if wanted else {}

@@ -1,0 +1,204 @@
+"""ARC Prize leaderboard (arcprize.org): `evaluations.json` with `models.json` and `datasets.json`.
+
+Formats read (sniffed from the content, so later files parse too):
+- evaluations: a list of `{datasetId, modelId, score (0-1), costPerTask | cost (USD),
+  display, …}`, or `{generatedAt, evaluations: [...]}` whose rows also carry `modelDisplayName`,
+  `modelReleaseDate`, `datasetDisplayName` (the newer layout: no models file needed);
+- models (aux, a name containing ``models``): `{id, displayName, modelReleaseDate, providerId,
+  modelType, modelGroup, …}`, a list or `{models: [...]}`; datasets (aux) `{id, displayName}`;
+- the wide CSV export (`leaderboard.csv`): `Config, …, Model_Release_Date, <datasetId>_Score,
+  <datasetId>_Cost_Per_Task, …`.
+
+Tables. A dataset id is `v<version>_<split>` (`v1_Semi_Private`, `v2_Public_Eval`, later
+`v3_*`): each ARC-AGI version is its own benchmark (`arc_agi` for version 1 — the paper's
+ARC-AGI row —, `arc_agi_2`, `arc_agi_3`, …: other tasks, other release, other registry facts)
+and each split its own question set, so `table_version` = the split's slug (`semi_private`,
+`public_eval`, `private_eval`). A dataset id of another form keeps benchmark `arc_agi` with the
+id's slug as table_version, with a warning. n_items is set for the splits whose task counts
+ARC Prize states (`SPLIT_TASKS`); other splits fall back to the registry's n of their version.
+Cost per task goes to `<benchmark>_cost_per_task` (metric `cost_usd`, same table_version).
+
+Rows: model = `modelId` (the stable key; `displayName` is a label such as ``o3 (low)*``);
+the human baselines (`modelGroup` Human: panel, MTurkers, STEM graduates) are reference rows
+(`is_reference`: shown, never in a top k); `display: false` rows are stored with an
+excluded_reason (the board hides them). Release dates (`modelReleaseDate`) go to the scores'
+`model_release_date` and, with provenance ``leaderboard``, to the models frame (model dates
+from data). No CIs are published.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from scrapers.base import ParsedSnapshot, Scraper
+from scrapers.normalize import clean_name, is_missing, parse_date, parse_number, slug
+
+# (version, split slug) -> tasks in that split, as ARC Prize states them
+SPLIT_TASKS: dict[tuple[int, str], int] = {
+    (1, "semi_private"): 100, (1, "private_eval"): 100, (1, "public_eval"): 400,
+    (2, "semi_private"): 120, (2, "private_eval"): 120, (2, "public_eval"): 120,
+}
+_DATASET = re.compile(r"^v(\d+)[_-](.+)$", re.I)
+_REFERENCE_GROUPS = {"human"}
+HIDDEN = "not displayed on the board (display: false)"
+
+
+def benchmark_of(dataset_id: str) -> tuple[str, str, int | None]:
+    """'v2_Semi_Private' -> ('arc_agi_2', 'semi_private', 120); unknown forms -> ('arc_agi', slug, None)."""
+    m = _DATASET.match(str(dataset_id).strip())
+    if not m:
+        return "arc_agi", slug(dataset_id), None
+    version, split = int(m.group(1)), slug(m.group(2))
+    return ("arc_agi" if version == 1 else f"arc_agi_{version}"), split, SPLIT_TASKS.get((version, split))
+
+
+def _first(d: Mapping[str, Any], *keys: str) -> Any:
+    """The first of `keys` present with a value (fields renamed between versions)."""
+    for k in keys:
+        if k in d and not is_missing(d[k]):
+            return d[k]
+    return None
+
+
+def _records(data: Any, key: str) -> list[dict]:
+    """A list of objects, given bare or under `key` (or `data`)."""
+    if isinstance(data, dict):
+        data = data.get(key, data.get("data"))
+    return [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
+
+
+class ArcAgiScraper(Scraper):
+    name = "arc_agi"
+    urls = ("https://arcprize.org/media/data/evaluations.json",
+            "https://arcprize.org/media/data/models.json",
+            "https://arcprize.org/media/data/datasets.json")
+    min_rows = 10   # the 2025-04 file has 89 evaluations
+
+    def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
+              filename: str | None = None) -> ParsedSnapshot:
+        parsed = ParsedSnapshot(source=self.name)
+        text = self.data_text(content).lstrip()
+        if text.startswith(("[", "{")):
+            evaluations = self._evaluations(text)
+            models = self._models(aux or {}, parsed)
+            parsed.meta["variant"] = "json"
+        else:
+            evaluations, models = self._wide_csv(text)
+            parsed.meta["variant"] = "csv"
+        rows = []
+        unknown: set[str] = set()
+        for ev in evaluations:
+            dataset, model = _first(ev, "datasetId", "dataset_id", "dataset"), _first(ev, "modelId", "model_id", "model")
+            if dataset is None or model is None:
+                rows.append({"benchmark": None if dataset is None else str(dataset), "model": model,
+                             "score": None, "metric": "proportion"})
+                continue
+            bench, split, n = benchmark_of(str(dataset))
+            if not _DATASET.match(str(dataset).strip()):
+                unknown.add(str(dataset))
+            info = models.get(str(model), {})
+            group = str(_first(info, "modelGroup") or _first(ev, "modelGroup") or "").strip().lower()
+            release = parse_date(_first(ev, "modelReleaseDate") or _first(info, "modelReleaseDate"))
+            hidden = ev.get("display") is False or str(ev.get("display")).lower() == "false"
+            common = {"model": str(model).strip(), "setting": "", "table_version": split,
+                      "model_release_date": release, "is_reference": group in _REFERENCE_GROUPS,
+                      "excluded_reason": HIDDEN if hidden else ""}
+            score = _first(ev, "score")
+            rows.append({**common, "benchmark": bench, "score": self._number(score), "raw_value": _raw(score),
+                         "metric": "proportion", "n_items": n})
+            cost = _first(ev, "costPerTask", "cost_per_task", "cost")
+            if self._number(cost) is not None:
+                rows.append({**common, "benchmark": f"{bench}_cost_per_task", "score": self._number(cost),
+                             "raw_value": _raw(cost), "metric": "cost_usd"})
+        if not rows:
+            raise self.error("no evaluations (empty list or changed layout)")
+        if unknown:
+            self.warn(parsed, f"dataset id(s) not of the form v<N>_<split>: {sorted(unknown)}; kept under arc_agi")
+        parsed.scores = pd.DataFrame(rows)
+        parsed.models = pd.DataFrame([
+            {"model": mid, "org": clean_name(_first(m, "providerId", "providerDisplayName")),
+             "release_date": parse_date(_first(m, "modelReleaseDate")), "provenance": "leaderboard"}
+            for mid, m in models.items() if parse_date(_first(m, "modelReleaseDate")) is not None])
+        return parsed
+
+    def backfill_aux(self, name: str, siblings: Sequence[str]) -> list[str] | None:
+        return _backfill_aux(name, siblings)
+
+    @staticmethod
+    def _number(value: Any) -> float | None:
+        try:
+            return parse_number(value)
+        except (TypeError, ValueError):
+            return None
+
+    def _evaluations(self, text: str) -> list[dict]:
+        data = self.json(text, where="evaluations.json")
+        rows = _records(data, "evaluations")
+        if not rows:
+            raise self.error("evaluations.json: expected a list of evaluations or {\"evaluations\": [...]}")
+        if not any(_first(r, "datasetId", "dataset_id", "dataset") for r in rows):
+            raise self.error(f"evaluations have no datasetId field; found {sorted(set().union(*rows))[:12]}")
+        return rows
+
+    def _models(self, aux: Mapping[str, bytes], parsed: ParsedSnapshot) -> dict[str, dict]:
+        """modelId -> its models.json object ({} without the file: the newer evaluations carry the fields)."""
+        name = next((k for k in aux if "models" in k.lower()), None)
+        if name is None:
+            return {}
+        data = self.json(aux[name], where=name, fatal=False, parsed=parsed)
+        out = {}
+        for m in _records(data, "models"):
+            mid = _first(m, "id", "modelId")
+            if mid is not None:
+                out[str(mid)] = m
+        return out
+
+    def _wide_csv(self, text: str) -> tuple[list[dict], dict[str, dict]]:
+        """The wide export: one row per config, `<dataset>_Score` / `<dataset>_Cost_Per_Task` columns."""
+        df = self.csv(text, where="leaderboard.csv")
+        key = next((c for c in df.columns if c.lower() in ("config", "modelid", "model_id", "id")), None)
+        datasets = [c[:-len("_Score")] for c in df.columns if c.endswith("_Score")]
+        if key is None or not datasets:
+            raise self.error(f"leaderboard.csv: no Config column or no <dataset>_Score columns; found {list(df.columns)[:12]}")
+        evaluations, models = [], {}
+        for rec in df.to_dict("records"):
+            model = rec[key]
+            models[model] = {"modelReleaseDate": rec.get("Model_Release_Date"), "providerId": rec.get("Provider"),
+                             "modelGroup": rec.get("Model_Group")}
+            for d in datasets:
+                if is_missing(rec.get(f"{d}_Score")) or str(rec.get(f"{d}_Score")).strip() == "":
+                    continue
+                evaluations.append({"datasetId": d, "modelId": model, "score": rec[f"{d}_Score"],
+                                    "costPerTask": rec.get(f"{d}_Cost_Per_Task"), "display": rec.get("display")})
+        return evaluations, models
+
+
+def _raw(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+_AUX_KINDS = ("models", "datasets", "providers")
+_FILE_DATE = re.compile(r"_(\d{4}-\d{2}-\d{2})\.[A-Za-z0-9]+$")
+
+
+def _backfill_aux(name: str, siblings: Sequence[str]) -> list[str] | None:
+    """An evaluations copy goes with the models and datasets copies of its date (else the newest
+    before it); those copies are never ingested alone; any other file (the CSV export) alone."""
+    kind = next((k for k in _AUX_KINDS if f"_{k}_" in name), None)
+    if kind is not None:
+        return None
+    if "_evaluations_" not in name:
+        return []
+    date = _FILE_DATE.search(name)
+    out = []
+    for k in ("models", "datasets"):
+        dated = sorted((m[1], s) for s in siblings if f"_{k}_" in s and (m := _FILE_DATE.search(s)))
+        usable = [s for d, s in dated if date is None or d <= date[1]]
+        if usable:
+            out.append(usable[-1])
+    return out
+

@@ -1,0 +1,154 @@
+"""Artificial Analysis LLM leaderboard (artificialanalysis.ai): its model list with evaluations.
+
+Two layouts of one list of models, sniffed from the content:
+- the public page's payload (`{"meta": {"parser_version": "public-web-v1", …}, "models": [{id,
+  name, slug, release_date, reasoning_model, deprecated, creator{name}, evaluations{…},
+  open_weights{is_open_weights}, …}]}`): the copies in ../shared/snapshots, also the format
+  `benchwatch ingest` / `backfill` take;
+- the API (`GET https://artificialanalysis.ai/api/v2/data/llms/models` with header `x-api-key`):
+  `{"status": 200, "data": [{id, name, slug, release_date, model_creator{name}, evaluations{…},
+  pricing{…}, …}]}`, as AA's API documentation shows it. This parser is built from a
+  hand-written fixture of that documented shape and is **untested against the live service**.
+
+The live source needs a key: `ARTIFICIAL_ANALYSIS_API_KEY`, or the Prefect Secret block
+`artificial-analysis-api-key` (resolved by flows/secrets.py, handed down by the CLI and the
+Prefect task). Without one, `benchwatch run` reports the source as skipped in one line (never
+failed); replays and ingests need no key.
+
+Rows: model = AA's `slug` (unique and stable; names carry settings such as ``(Non-reasoning,
+Low Effort)``, which registry.identity reads off the slug as variants). Each evaluation is a
+benchmark of its own table (source `artificial_analysis`: never pooled with another source's
+run of the same benchmark): `gpqa` → `gpqa_diamond`, `hle` → `humanitys_last_exam`,
+`tau2_bench` → `tau2_bench` with table_version ``telecom`` (AA runs the telecom domain only,
+114 tasks), `aime`/`aime25` → `aime_2025`, the others by their own name (`scicode`, `ifbench`,
+`aa_lcr`, `terminal_bench_hard`, `critpt`, `mmmu_pro`, …). Scores are 0-1 proportions except
+the AA indexes (`artificial_analysis_<x>_index` → `aa_<x>_index`), `aa_omniscience` (−100..100)
+and `gdpval_aa_normalized`, which are `index` metrics. An index AA marks as estimated
+(`…_is_estimated: true`) is stored with an excluded_reason. An evaluation key not listed here
+is kept under its own name (a proportion when every value is in [0, 1], else an index) with a
+warning. `null` = not evaluated: no row. Release dates go to the scores and, with provenance
+``leaderboard``, to the models frame. AA publishes no CIs and no n.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, Mapping
+
+import pandas as pd
+
+from scrapers.base import ParsedSnapshot, Scraper
+from scrapers.normalize import clean_name, is_missing, parse_date, slug
+
+PROPORTION, INDEX = "proportion", "index"
+# AA evaluation key -> (benchmark id, metric, table_version, n_items stated here or None)
+KNOWN: dict[str, tuple[str, str, str, int | None]] = {
+    "gpqa": ("gpqa_diamond", PROPORTION, "", None),
+    "hle": ("humanitys_last_exam", PROPORTION, "", None),
+    "tau2_bench": ("tau2_bench", PROPORTION, "telecom", 114),
+    "terminal_bench_hard": ("terminal_bench_hard", PROPORTION, "", None),
+    "scicode": ("scicode", PROPORTION, "", None),
+    "ifbench": ("ifbench", PROPORTION, "", None),
+    "aa_lcr": ("aa_lcr", PROPORTION, "", None),
+    "critpt": ("critpt", PROPORTION, "", None),
+    "mmmu_pro": ("mmmu_pro", PROPORTION, "", None),
+    "apex_agents": ("apex_agents", PROPORTION, "", None),
+    "aa_omniscience": ("aa_omniscience", INDEX, "", None),
+    "aa_omniscience_accuracy": ("aa_omniscience_accuracy", PROPORTION, "", None),
+    "aa_omniscience_non_hallucination": ("aa_omniscience_non_hallucination", PROPORTION, "", None),
+    "gdpval_aa_normalized": ("gdpval_aa", INDEX, "", None),
+    "mmlu_pro": ("mmlu_pro", PROPORTION, "", None),
+    "livecodebench": ("livecodebench", PROPORTION, "", None),
+    "math_500": ("math_500", PROPORTION, "", None),
+    "aime": ("aime_2025", PROPORTION, "", None),
+    "aime25": ("aime_2025", PROPORTION, "", None),
+    "aime_25": ("aime_2025", PROPORTION, "", None),
+}
+_AA_INDEX = re.compile(r"^artificial_analysis_(.+_index)$")
+ESTIMATED = "index estimated by Artificial Analysis (…_is_estimated)"
+
+
+def evaluation_target(key: str) -> tuple[str, str, str, int | None] | None:
+    """(benchmark, metric, table_version, n) of a known evaluation key, None for an unknown one."""
+    if key in KNOWN:
+        return KNOWN[key]
+    m = _AA_INDEX.match(key)
+    return (f"aa_{m.group(1)}", INDEX, "", None) if m else None
+
+
+class ArtificialAnalysisScraper(Scraper):
+    name = "artificial_analysis"
+    urls = ("https://artificialanalysis.ai/api/v2/data/llms/models",)
+    min_rows = 50    # the April 2026 payloads list 445 and 479 models
+    secret = "ARTIFICIAL_ANALYSIS_API_KEY"
+    secret_block = "artificial-analysis-api-key"
+
+    def request_headers(self, secret: str) -> dict[str, str]:
+        return {"x-api-key": secret}
+
+    def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
+              filename: str | None = None) -> ParsedSnapshot:
+        parsed = ParsedSnapshot(source=self.name)
+        data = self.json(content)
+        if not isinstance(data, dict):
+            raise self.error("expected a JSON object with a 'models' (page payload) or 'data' (API) list")
+        if isinstance(data.get("models"), list):
+            models, layout = data["models"], "page_payload"
+            meta: dict = data["meta"] if isinstance(data.get("meta"), dict) else {}
+            parsed.meta["parser_version"] = meta.get("parser_version")
+        elif isinstance(data.get("data"), list):
+            models, layout = data["data"], "api"
+        else:
+            raise self.error(f"no 'models' or 'data' list; found keys {sorted(data)[:10]}")
+        parsed.meta["layout"] = layout
+        models = [m for m in models if isinstance(m, dict)]
+        if not any(isinstance(m.get("evaluations"), dict) for m in models):
+            raise self.error("no model has an 'evaluations' object (changed layout?)")
+
+        rows: list[dict] = []
+        model_rows: list[dict] = []
+        unknown: dict[str, list[int]] = {}
+        for m in models:
+            model = clean_name(m.get("slug")) or clean_name(m.get("id")) or clean_name(m.get("name"))
+            if model is None:
+                continue
+            creator = m.get("creator") if isinstance(m.get("creator"), dict) else m.get("model_creator")
+            org = clean_name(creator.get("name")) if isinstance(creator, dict) else None
+            release = parse_date(m.get("release_date"))
+            ow = m.get("open_weights")
+            open_weights = ow.get("is_open_weights") if isinstance(ow, dict) else (ow if isinstance(ow, bool) else None)
+            model_rows.append({"model": model, "org": org, "release_date": release, "provenance": "leaderboard",
+                               "open_weights": open_weights})
+            evals = m.get("evaluations") if isinstance(m.get("evaluations"), dict) else {}
+            for key, value in evals.items():
+                if key.endswith("_is_estimated") or is_missing(value) or isinstance(value, (bool, dict, list)):
+                    continue
+                try:
+                    score = float(value)
+                except (TypeError, ValueError):
+                    rows.append({"benchmark": key, "model": model, "score": None, "raw_value": str(value),
+                                 "metric": PROPORTION})
+                    continue
+                target = evaluation_target(key)
+                if target is None:
+                    unknown.setdefault(key, []).append(len(rows))
+                    target = (slug(key), PROPORTION, "", None)
+                bench, metric, version, n = target
+                estimated = evals.get(f"{key}_is_estimated") is True
+                rows.append({"benchmark": bench, "model": model, "setting": "", "score": score,
+                             "raw_value": str(value), "metric": metric, "table_version": version, "n_items": n,
+                             "model_release_date": release, "excluded_reason": ESTIMATED if estimated else ""})
+        if not rows:
+            raise self.error("no evaluation values (every model's evaluations are null)")
+        for key, positions in unknown.items():   # a new evaluation: a proportion if it looks like one
+            values = [rows[i]["score"] for i in positions]
+            if not all(0.0 <= v <= 1.0 for v in values):
+                for i in positions:
+                    rows[i]["metric"] = INDEX
+        if unknown:
+            self.warn(parsed, f"evaluation(s) not known to this parser, kept under their own name: {sorted(unknown)}")
+        parsed.scores = pd.DataFrame(rows)
+        parsed.models = pd.DataFrame(model_rows).drop_duplicates("model")
+        parsed.meta["deprecated"] = sum(1 for m in models if m.get("deprecated") is True)
+        return parsed

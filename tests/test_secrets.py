@@ -1,0 +1,108 @@
+"""Secrets a source needs (issue 22: one resolver in flows, values handed down): the Artificial
+Analysis API key. Without a key the source is skipped in one line, never failed; with one, the
+key goes out as the source's header to a real HTTP server on 127.0.0.1 and is stored nowhere."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+import scrapers
+from common import redact
+from jobs.cycle import CycleReport, SourceOutcome, collect, collect_source
+from scrapers.http import Fetcher
+from storage.query import run_query
+
+FIX = Path(__file__).parent / "fixtures"
+KEY = "aa-test-key-0123456789abcdef"
+
+
+def test_environment_first_then_the_secret_block_and_nothing_when_neither():
+    from flows.secrets import resolve_secrets
+    asked: list[str] = []
+
+    def blocks(name: str) -> str | None:
+        asked.append(name)
+        return {"artificial-analysis-api-key": "from-block"}.get(name)
+
+    wanted = {"ARTIFICIAL_ANALYSIS_API_KEY": "artificial-analysis-api-key"}
+    assert resolve_secrets(wanted, env={"ARTIFICIAL_ANALYSIS_API_KEY": " from-env "}, block_lookup=blocks) == \
+        {"ARTIFICIAL_ANALYSIS_API_KEY": "from-env"}
+    assert asked == []                       # the environment wins: no block is read
+    assert resolve_secrets(wanted, env={}, block_lookup=blocks) == {"ARTIFICIAL_ANALYSIS_API_KEY": "from-block"}
+    assert resolve_secrets(wanted, env={}, block_lookup=lambda name: None) == {}
+    assert "from-block" not in redact.redact("the key is from-block")   # registered: redacted wherever it shows
+
+
+def test_source_secrets_reads_what_the_sources_declare():
+    from flows.secrets import source_secrets
+    env = {"ARTIFICIAL_ANALYSIS_API_KEY": KEY}
+    assert source_secrets(["artificial_analysis", "swebench"], env=env, block_lookup=lambda n: None) == \
+        {"ARTIFICIAL_ANALYSIS_API_KEY": KEY}
+    assert source_secrets(["swebench", "no_such_source"], env=env, block_lookup=lambda n: None) == {}
+
+
+def test_without_a_key_the_live_source_is_skipped_in_one_line_and_the_run_is_not_failed(tmp_path):
+    db = tmp_path / "bw.duckdb"
+    out = collect(db, ["artificial_analysis"], secrets={})
+    assert [o.status for o in out] == ["skipped"]
+    assert "ARTIFICIAL_ANALYSIS_API_KEY" in out[0].detail and "\n" not in out[0].detail
+    assert CycleReport(out).ok
+    assert not CycleReport(out + [SourceOutcome("swebench", "failed", "HTTP 503")]).ok
+    one = collect_source(db, "artificial_analysis", secrets=None)
+    assert one.status == "skipped"
+    assert run_query("SELECT count(*) n FROM fetches", db)["n"][0] == 0      # nothing was fetched
+
+
+def test_a_replay_needs_no_key(tmp_path):
+    out = collect(tmp_path / "bw.duckdb", ["artificial_analysis"], replay_dir=FIX / "replay", secrets={})
+    assert [o.status for o in out] == ["new"], out[0].detail
+
+
+@pytest.fixture()
+def api(monkeypatch):
+    seen: list[dict] = []
+    body = (FIX / "replay" / "artificial_analysis" / "models").read_bytes()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            seen.append(dict(self.headers))
+            if self.headers.get("x-api-key") != KEY:
+                self.send_response(401)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    cls = type(scrapers.get("artificial_analysis"))
+    monkeypatch.setattr(cls, "urls", (f"http://127.0.0.1:{httpd.server_address[1]}/api/v2/data/llms/models",))
+    yield seen
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_with_a_key_the_header_is_sent_and_the_key_stored_nowhere(tmp_path, api, caplog):
+    db = tmp_path / "bw.duckdb"
+    fetcher = Fetcher(max_attempts=1, backoff_base=0.0, politeness_delay=0.0, sleep=lambda s: None)
+    out = collect_source(db, "artificial_analysis", fetcher=fetcher, secrets={"ARTIFICIAL_ANALYSIS_API_KEY": KEY})
+    assert out.status == "new", out.detail
+    assert api[-1].get("x-api-key") == KEY
+    stored = run_query("SELECT url, coalesce(error, '') e FROM fetches", db)
+    assert not any(KEY in u or KEY in e for u, e in zip(stored.url, stored.e))
+    assert KEY not in caplog.text
+    wrong = collect_source(db, "artificial_analysis", fetcher=fetcher,
+                           secrets={"ARTIFICIAL_ANALYSIS_API_KEY": "not-the-key"})
+    assert wrong.status == "failed" and "401" in wrong.detail
