@@ -191,7 +191,7 @@ def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher | ReplayFetc
     except ScrapeError as exc:
         c.outcome = SourceOutcome(source, "failed", exc.reason)
         return c
-    failed = [r for r in c.results if r.status == "error"]
+    failed = [r for r in c.results if r.status == "error" and not r.discovered]
     if failed:
         c.outcome = SourceOutcome(source, "failed", "; ".join(r.error or "fetch failed" for r in failed),
                                   unreachable=all(r.http_status is None for r in failed),
@@ -199,7 +199,8 @@ def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher | ReplayFetc
     elif c.results[0].status == "not_modified":
         c.outcome = SourceOutcome(source, "unchanged", "not modified (HTTP 304)")
     else:
-        c.responses = [Response(r.file_name, r.content or b"") for r in c.results]
+        # a discovered response that failed is recorded, not passed on: the parser names what is missing
+        c.responses = [Response(r.file_name, r.content or b"") for r in c.results if r.status == "ok"]
     return c
 
 
@@ -469,7 +470,7 @@ def reparse(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
         for (source, run_id), group in pending.groupby(["source", "run_id"], sort=False):
             scraper = scrapers.get(source)
             order = {Path(u).name: i for i, u in enumerate(scraper.plan())}
-            group = group.assign(file_name=group["url"].map(lambda u: scrapers.Scraper.file_name(u)))
+            group = group.assign(file_name=group["url"].map(scraper.response_name))
             group = group.sort_values("file_name", key=lambda s: s.map(lambda n: order.get(n, len(order))))
             responses = [Response(r.file_name, load_blob(con, r.sha256)) for r in group.itertuples()]
             when = group["started_at"].iloc[0].to_pydatetime()

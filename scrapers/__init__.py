@@ -28,6 +28,8 @@ SOURCES: tuple[str, ...] = (
     "alpacaeval",
     "openrouter",
     "knowledge_cutoffs",
+    # issue 21 (src1): new sources
+    "tau2_bench",
 )
 
 

@@ -14,7 +14,7 @@ import json as _json
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, ClassVar, Literal, Mapping, TypeVar, overload
+from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence, TypeVar, overload
 from urllib.parse import urlparse
 
 import numpy as np
@@ -152,6 +152,31 @@ class Scraper:
     def plan(self) -> list[str]:
         """The URLs to fetch for one collection (override when they must be discovered)."""
         return list(self.urls)
+
+    def discover(self, primary: bytes) -> list[str]:
+        """URLs the primary response names that are fetched with it (a manifest's entries).
+
+        Pure, like `parse`. A discovered URL that fails is recorded in `fetches` and left out
+        of `aux` (the parser says what is missing), never a failure of the source; a malformed
+        primary discovers nothing (its parse says why). Default: nothing to discover.
+        """
+        return []
+
+    def response_name(self, url: str) -> str:
+        """The key of a response in `aux` and its file name in a replay directory.
+
+        The URL's last path segment unless a source overrides it (discovered URLs that all end
+        in the same name, `<dir>/submission.json`, need the directory in the name)."""
+        return self.file_name(url)
+
+    def backfill_groups(self, names: Sequence[str]) -> tuple[list[tuple[str, tuple[str, ...]]], dict[str, str]]:
+        """How `benchwatch backfill` ingests this source's dated copies of one folder.
+
+        `names` are file names (`<source>[_<variant>]_<YYYY-MM-DD>.<ext>`). Returns the ingests as
+        (primary, auxiliary names) and the names not ingested with the one-line reason (reported,
+        never silently dropped). Default: every file is one ingest with no auxiliary file.
+        """
+        return [(n, ()) for n in names], {}
 
     @staticmethod
     def file_name(url: str) -> str:

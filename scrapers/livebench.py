@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import pandas as pd
 
@@ -45,6 +45,21 @@ class LivebenchScraper(Scraper):
     urls = (f"https://livebench.ai/table_{RELEASES[0]}.csv",
             f"https://livebench.ai/categories_{RELEASES[0]}.json")
     min_rows = 200  # score rows; the smallest copy (2024_11_25, first commit) has 26 models x 18 tasks = 468
+
+    def backfill_groups(self, names: Sequence[str]) -> tuple[list[tuple[str, tuple[str, ...]]], dict[str, str]]:
+        """A table with the newest copy of its release's categories JSON (a release's categories
+        do not change); a categories file no table of the folder uses is reported."""
+        groups: list[tuple[str, tuple[str, ...]]] = []
+        categories = sorted(n for n in names if "categories_" in n)
+        used: set[str] = set()
+        for name in names:
+            if "categories_" in name:
+                continue
+            release = _RELEASE.search(name)
+            aux = tuple([c for c in categories if release and f"categories_{release[1]}_" in c][-1:])
+            used.update(aux)
+            groups.append((name, aux))
+        return groups, {c: "categories of a release with no table in the folder" for c in categories if c not in used}
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
