@@ -401,6 +401,29 @@ CASES: tuple[Case, ...] = (
              S(benchmark="tau2_bench_airline_pass3", model="GPT-5")(score=0.51, model_release_date=None),
              S("models", model="Gemini 3.0 Pro")(release_date="2025-11-18", org="Google"),
          )),
+    Case("lmarena", "lmarena/leaderboard-text.json", scores=12, rejects=0, meta={"categories": ["coding", "full", "math"]},
+         benchmarks=frozenset({"arena_elo", "arena_elo_text_coding", "arena_elo_text_math"}), spots=(
+             S(benchmark="arena_elo", model="gemini-2.5-pro")(score=1466.2449319357888, ci_low=1461.502832241223,
+                                                             ci_high=1470.9870316303545, metric="elo"),
+             S(benchmark="arena_elo_text_math", model="gemini-2.5-pro")(score=1480.9373576303433),
+         )),
+    Case("lmarena", "lmarena/cherry_md_2025-01-21.md", scores=5, rejects=0, spots=(   # '+5/-4' interval column
+        S(model="Gemini-Exp-1206")(score=1374.0, ci_low=1370.0, ci_high=1379.0, evaluated_at="2025-01-19",
+                                   table_version=""),)),
+    Case("lmarena", "lmarena/cherry_md_2025-06-05.md", scores=2, spots=(   # links, knowledge cutoff column
+        S(model="o1-preview")(score=1341.0, knowledge_cutoff="2023-10-01"),
+        S(model="Gemini-2.5-Pro-Preview-05-06")(knowledge_cutoff=None, evaluated_at="2025-06-05"))),
+    Case("lmarena", "lmarena/cherry_md_2026-02-10.md", scores=6, rejects=0, spots=(   # '1504±10', glued logo and org
+        S(model="claude-opus-4-6-thinking")(score=1504.0, ci_low=1494.0, ci_high=1514.0),
+        S(model="ernie-5.0-0110")(score=1451.0, raw_value="1451±7Preliminary"),
+        S(model="tulu-2-dpo-70b")(score=1179.0),
+        S(model="RWKV-4-Raven-14B")(score=1042.0))),
+    Case("lmarena", "lmarena/cherry_text_md_2026-07-29.md", scores=3, meta={"board": "top30"}, spots=(
+        S(model="claude-fable-5")(score=1508.0, ci_low=1502.0, table_version="top30"),
+        S(model="claude-opus-5-max")(score=1495.0, ci_high=1507.0))),
+    Case("lmarena", "lmarena/elo_wide_2025-01-28.csv", scores=4, warnings=("2 earlier date(s)",), spots=(
+        S(model="o1-preview")(score=1334.9990061709354, evaluated_at="2025-01-24", benchmark="arena_elo"),
+        Absent({"model": "claude-v1"}))),   # 0.0 = not on the board that date
 )
 
 # --- real snapshots (../shared/snapshots) -------------------------------------------------------
@@ -542,6 +565,29 @@ SNAPSHOT_CASES: tuple[Case, ...] = (
              S(benchmark="tau2_bench_retail", model="Qwen3-Max-Thinking")(table_version="legacy",
                                                                          model_release_date="2026-01-23"),
              S("models", model="GPT-5")(release_date="2025-08-07"))),
+    # lmarena_history/: routed to lmarena by name (backfill), the same tables continued
+    snap("lmarena", "lmarena_history/lmarena_history_catalog_text_2025-03-07.json", 4049, rejects=0, spots=(
+        S(benchmark="arena_elo", model="gpt-4.5-preview-2025-02-27")(score=1411.0096316492159,
+                                                                    ci_high=1422.2250169218357),
+        S(benchmark="arena_elo_text_coding", model="grok-3-preview-02-24")(ci_low=1388.80604852479))),
+    snap("lmarena", "lmarena_history/lmarena_history_catalog_text_2025-05-27.json", 4662, rejects=0),
+    snap("lmarena", "lmarena_history/lmarena_history_catalog_text_2025-11-05.json", 4275, rejects=0, spots=(
+        S(benchmark="arena_elo_text_math", model="gemini-2.5-pro")(score=1480.9373576303433),)),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_md_2025-01-21.md", 162, rejects=0),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_md_2025-06-05.md", 201, rejects=0, spots=(
+        S(model="o3-2025-04-16")(score=1419.0, ci_low=1415.0, ci_high=1425.0),)),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_md_2025-10-09.md", 252, rejects=0),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_md_2025-12-20.md", 289, rejects=0, spots=(
+        S(model="gemini-3-pro")(score=1490.0, ci_low=1484.0),)),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_md_2026-02-10.md", 303, rejects=0),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_md_2026-03-11.md", 323, rejects=0, spots=(
+        S(model="glm-5")(score=1452.0, ci_low=1445.0),)),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_text_md_2026-07-29.md", 30, rejects=0, spots=(
+        S(model="claude-fable-5")(score=1508.0, table_version="top30"),)),
+    snap("lmarena", "lmarena_history/lmarena_history_elo_wide_2024-11-15.csv", 162, rejects=0, spots=(
+        S(model="o1-preview")(score=1333.0761334393283, evaluated_at="2024-11-13"),)),
+    snap("lmarena", "lmarena_history/lmarena_history_elo_wide_2024-12-20.csv", 182, rejects=0),
+    snap("lmarena", "lmarena_history/lmarena_history_elo_wide_2025-01-28.csv", 195, rejects=0),
 )
 
 ALL_CASES = CASES + SNAPSHOT_CASES
