@@ -30,6 +30,7 @@ SOURCES: tuple[str, ...] = (
     "knowledge_cutoffs",
     # issue 21 (src1): new sources
     "tau2_bench",
+    "livebench_releases",
 )
 
 

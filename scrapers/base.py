@@ -130,7 +130,8 @@ class Scraper:
     min_rows: ClassVar[int] = 1          # fewer kept rows than this is a ScrapeError
     parser_version: ClassVar[int] = 1    # bump when parse output changes for the same bytes
     enabled: ClassVar[bool] = True       # collected by `benchwatch run` by default
-    produces: ClassVar[str] = "scores"   # "scores" or "models" (metadata sources)
+    produces: ClassVar[str] = "scores"   # "scores", "models" (metadata sources) or "releases" (a release list)
+    release_source: ClassVar[str] = ""   # a source whose parse lists this source's releases (meta["releases"])
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
@@ -160,6 +161,11 @@ class Scraper:
         of `aux` (the parser says what is missing), never a failure of the source; a malformed
         primary discovers nothing (its parse says why). Default: nothing to discover.
         """
+        return []
+
+    def release_urls(self, release: str) -> list[str]:
+        """The URLs of one release named by `release_source` (primary first); each cycle fetches
+        the releases not stored yet (jobs/cycle.py). Default: none."""
         return []
 
     def response_name(self, url: str) -> str:
@@ -431,7 +437,8 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
     parsed.models = conform(parsed.models, MODEL_COLUMNS)
     parsed.rejects = pd.concat(rejects, ignore_index=True) if rejects else parsed.rejects
 
-    kept = len(parsed.models) if produces == "models" else len(scores)
+    kept = (len(parsed.models) if produces == "models" else len(parsed.meta.get("releases") or [])
+            if produces == "releases" else len(scores))
     if kept == 0:
         raise ScrapeError(source, "no rows parsed (empty table or changed page layout)")
     if kept < min_rows:

@@ -501,16 +501,18 @@ class ReplayFetcher:
 
 
 def fetch_source(scraper: Scraper, fetcher: Fetcher | ReplayFetcher,
-                 previous: Mapping[str, tuple[str | None, str | None]] | None = None) -> list[FetchResult]:
+                 previous: Mapping[str, tuple[str | None, str | None]] | None = None,
+                 urls: list[str] | None = None) -> list[FetchResult]:
     """Fetch every URL of `scraper.plan()`, primary first, conditionally when `previous` has validators,
     then the URLs the primary response names (`scraper.discover`, marked `discovered`).
 
-    `previous` maps a URL to the (etag, last_modified) of its last successful fetch. A source that
+    `previous` maps a URL to the (etag, last_modified) of its last successful fetch; `urls` replaces
+    the plan (a release found by discovery). A source that
     discovers URLs is fetched unconditionally (an unchanged manifest says nothing about its entries).
     Raises ScrapeError only for a plan that cannot be fetched at all (no URLs, or two URLs
     with the same response name, which would collide in `aux` and in replay directories).
     """
-    urls = scraper.plan()
+    urls = list(urls) if urls is not None else scraper.plan()     # `urls`: one release's (Scraper.release_urls)
     if not urls:
         raise ScrapeError(scraper.name, "has no URLs to fetch (local files only: use `benchwatch ingest`)")
     _check_names(scraper, urls)

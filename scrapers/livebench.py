@@ -6,7 +6,10 @@ is the mean of its task columns and its global average is the mean of the catego
 we compute both, but only for models that have every column involved (the site silently
 averages over whatever is present, which mixes different task sets).
 
-Emitted benchmark ids: `livebench_task_<task>`, `livebench_<category slug>`, `livebench`.
+Emitted benchmark ids: `livebench_task_<task>`, `livebench_<category slug>`, `livebench`; each
+row's `table_version` is the release (`2026_01_08`): releases are different question sets. The
+releases come from `livebench_releases` (the changelog): a release not stored yet is fetched by
+the cycle's discovery step.
 """
 
 from __future__ import annotations
@@ -45,6 +48,12 @@ class LivebenchScraper(Scraper):
     urls = (f"https://livebench.ai/table_{RELEASES[0]}.csv",
             f"https://livebench.ai/categories_{RELEASES[0]}.json")
     min_rows = 200  # score rows; the smallest copy (2024_11_25, first commit) has 26 models x 18 tasks = 468
+    release_source = "livebench_releases"   # the changelog: releases not stored yet are fetched each cycle
+
+    def release_urls(self, release: str) -> list[str]:
+        """'2025_12_23' (or '2025-12-23') -> the release's table and categories URLs."""
+        r = release.replace("-", "_")
+        return [f"https://livebench.ai/table_{r}.csv", f"https://livebench.ai/categories_{r}.json"]
 
     def backfill_groups(self, names: Sequence[str]) -> tuple[list[tuple[str, tuple[str, ...]]], dict[str, str]]:
         """A table with the newest copy of its release's categories JSON (a release's categories
@@ -97,6 +106,7 @@ class LivebenchScraper(Scraper):
         else:
             rows.extend(self._averages(table["model"], tasks, categories, parsed))
         parsed.scores = pd.concat(rows, ignore_index=True)
+        parsed.scores["table_version"] = release or ""   # each release is its own question set
         return parsed
 
     def _table(self, content: bytes, parsed: ParsedSnapshot) -> pd.DataFrame:

@@ -104,8 +104,9 @@ class LmarenaScraper(Scraper):
         if text.startswith("#") or "\n|" in text[:20000]:
             kinds[where] = "markdown"
             return self._markdown(text, where, parsed)
-        first = text.split("\n", 1)[0]
-        if first.startswith(",") or first.lower().startswith(("unnamed: 0,", "date,")):
+        head = text.split("\n", 2)
+        if (len(head) > 1 and head[0].lower().startswith((",", "unnamed: 0,", "date,"))
+                and re.match(r"^\d{8},", head[1])):   # a date column YYYYMMDD, then one column per model
             kinds[where] = "elo_wide"
             return self._elo_wide(text, where, parsed)
         df = self.csv(text, where=where)

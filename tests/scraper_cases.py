@@ -104,6 +104,9 @@ o4-mini_openai_2024-06-20 gpt-5_sierra_2025-08-09 qwen3-max_qwen_2024_09_23 gemi
 deepseek-v3.2_deepseek_2025-12-01 toolorchestra_nvidia_2025-12-02 qwen3-max_qwen_2026-01-23""".split()
 
 
+LB_OLD = ["2024_11_25", "2024_08_31", "2024_07_26", "2024_06_24", "2024_06_12"]   # livebench_releases
+
+
 def tau2_snap(date: str, dirs: list[str]) -> tuple[tuple[str, str], ...]:
     """The submission files of one snapshot date, under the names backfill gives them."""
     return tuple((f"tau2_bench_sub_{d}_{date}.json", f"tau2_bench/tau2_bench_sub_{d}_{date}.json") for d in dirs)
@@ -424,6 +427,10 @@ CASES: tuple[Case, ...] = (
     Case("lmarena", "lmarena/elo_wide_2025-01-28.csv", scores=4, warnings=("2 earlier date(s)",), spots=(
         S(model="o1-preview")(score=1334.9990061709354, evaluated_at="2025-01-24", benchmark="arena_elo"),
         Absent({"model": "claude-v1"}))),   # 0.0 = not on the board that date
+    Case("livebench_releases", "livebench_releases/changelog_2025-11-26.md", scores=0,
+         meta={"releases": ["2025_11_25", "2025_10_03", "2024_11_25"]}),
+    Case("livebench_releases", "livebench_releases/changelog_2025-04-07.md", scores=0,   # truncated heading
+         meta={"releases": ["2024_11_25"]}, warnings=("'2025-04-0' is not a full date",)),
 )
 
 # --- real snapshots (../shared/snapshots) -------------------------------------------------------
@@ -588,6 +595,16 @@ SNAPSHOT_CASES: tuple[Case, ...] = (
         S(model="o1-preview")(score=1333.0761334393283, evaluated_at="2024-11-13"),)),
     snap("lmarena", "lmarena_history/lmarena_history_elo_wide_2024-12-20.csv", 182, rejects=0),
     snap("lmarena", "lmarena_history/lmarena_history_elo_wide_2025-01-28.csv", 195, rejects=0),
+    snap("livebench_releases", "livebench_releases/livebench_changelog_2024-12-04.md", 0,   # '### 2024-06-31'
+         meta={"releases": LB_OLD[:4]}, warnings=("'2024-06-31' is not a valid date",)),
+    snap("livebench_releases", "livebench_releases/livebench_changelog_2025-04-07.md", 0,
+         meta={"releases": LB_OLD}, warnings=("'2025-04-0' is not a full date",)),
+    snap("livebench_releases", "livebench_releases/livebench_changelog_2025-05-30.md", 0,
+         meta={"releases": ["2025_05_30", "2025_04_25", "2025_04_02"] + LB_OLD}),
+    snap("livebench_releases", "livebench_releases/livebench_changelog_2025-11-10.md", 0,   # 2025-10-03: a re-run note
+         meta={"releases": ["2025_10_03", "2025_05_30", "2025_04_25", "2025_04_02"] + LB_OLD}),
+    snap("livebench_releases", "livebench_releases/livebench_changelog_2025-11-26.md", 0,
+         meta={"releases": ["2025_11_25", "2025_10_03", "2025_05_30", "2025_04_25", "2025_04_02"] + LB_OLD}),
 )
 
 ALL_CASES = CASES + SNAPSHOT_CASES

@@ -301,7 +301,7 @@ def test_benchwatch_serve_runs_the_same_deployments_without_a_worker(server, tmp
     assert served.stopped_with == ["SIGINT"], f"serve needed {served.stopped_with}"
     assert "All deployments have been paused" in log.read_text()
     assert api.deployment("collect/hourly")["paused"] is True
-    assert dict(db_rows(db_path, "SELECT source, n_scores FROM snapshots")) == {"swebench": 64, "lmarena": 47}
+    assert dict(db_rows(db_path, "SELECT source, n_scores FROM snapshots")) == {"swebench": 64, "lmarena": 12}
 
 
 def test_benchwatch_run_in_ephemeral_mode_needs_no_setup(tmp_path):
