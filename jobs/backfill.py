@@ -128,8 +128,8 @@ def backfill(db_path: str | os.PathLike | None, root: str | os.PathLike, *,
     used (StorageError) stops the backfill. `on_file(file, result, error)` is called after each."""
     planned, skipped = plan_with_skips(root)
     report = BackfillReport(skipped=skipped)
-    for item in skipped:
-        log.info("[backfill] %s", item.line(Path(root)))
+    for skip in skipped:
+        log.info("[backfill] %s", skip.line(Path(root)))
     for item in planned:
         try:
             result = ingest_file(db_path, item.source, item.path, aux_paths=item.aux, observed_at=item.date)

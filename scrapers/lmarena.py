@@ -304,7 +304,9 @@ class LmarenaScraper(Scraper):
         rows = []
         skipped = 0
         for cells in table.rows:
-            cell = lambda k: cells[col[k]] if col[k] is not None and col[k] < len(cells) else ""  # noqa: E731
+            def cell(key: str, cells: list[str] = cells) -> str:
+                i = col[key]
+                return cells[i] if i is not None and i < len(cells) else ""
             org = clean_name(cell("org")) or ""
             model = self._model_name(cell("model"), org)
             score, lo, hi = self._score(cell("score"), cell("ci"))

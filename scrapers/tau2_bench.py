@@ -165,8 +165,8 @@ class Tau2BenchScraper(Scraper):
             self.warn(parsed, f"submission {directory}: no 'results' object; skipped")
             return []
         model = clean_name(sub.get("model_name")) or directory
-        method = sub.get("methodology") if isinstance(sub.get("methodology"), dict) else {}
-        release = sub.get("model_release") if isinstance(sub.get("model_release"), dict) else {}
+        method: dict = sub["methodology"] if isinstance(sub.get("methodology"), dict) else {}
+        release: dict = sub["model_release"] if isinstance(sub.get("model_release"), dict) else {}
         evaluated = parse_date(method.get("evaluation_date")) or parse_date(sub.get("submission_date"))
         released = parse_date(release.get("release_date"))
         setting = "; ".join(str(x) for x in (
