@@ -21,7 +21,8 @@ the file states (k up to the trial count when the file states one), as proportio
 domain's number of distinct tasks (registry), never tasks × trials. `tau2_bench` is the unweighted
 mean of retail, airline and telecom pass^1 (the saturation paper's τ²-bench figure), emitted only
 when all three are present. `setting` carries the reasoning effort and `custom` for custom
-agent submissions. A listed submission without a file is skipped with one warning line.
+agent submissions, which are also tagged `System: custom`: agent systems (registry/identity.py),
+never ranked with the standard harness's model runs. A listed submission without a file is skipped with one warning line.
 """
 
 from __future__ import annotations
@@ -191,6 +192,7 @@ class Tau2BenchScraper(Scraper):
                     self.warn(parsed, f"submission {directory}: {domain}.{key} = {value!r} is not a number; skipped")
                     continue
                 out.append({"benchmark": benchmark_id(domain, k), "model": model, "setting": setting,
+                            "model_tag": "System: custom" if "custom" in setting.split("; ") else None,
                             "score": score, "raw_value": str(value), "metric": "proportion",
                             "evaluated_at": evaluated, "model_release_date": released,
                             "table_version": table, "_dir": directory})
@@ -228,7 +230,7 @@ class Tau2BenchScraper(Scraper):
                 continue
             row = g.iloc[0]
             by = dict(zip(g["benchmark"], g["raw_value"]))
-            out.append({"benchmark": PAPER_BENCHMARK, "model": model, "setting": setting,
+            out.append({"benchmark": PAPER_BENCHMARK, "model": model, "setting": setting, "model_tag": row["model_tag"],
                         "score": float(g["score"].mean()),
                         "raw_value": "mean(" + ", ".join(f"{wanted[b]} {by[b]}" for b in wanted) + ")",
                         "metric": "proportion", "evaluated_at": row["evaluated_at"],

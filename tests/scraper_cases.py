@@ -561,7 +561,9 @@ SNAPSHOT_CASES: tuple[Case, ...] = (
              S(benchmark="tau2_bench", model="Gemini 3.0 Pro")(score=(0.853 + 0.73 + 0.98) / 3),
              S(benchmark="tau2_bench", model="Qwen3-Max-Thinking-Preview")(
                  score=(0.7543859649122807 + 0.71 + 0.9583333333333334) / 3),
-             S(benchmark="tau2_bench_telecom", model="Nemotron-Orchestrator-8B")(score=0.886, setting="custom"))),
+             S(benchmark="tau2_bench_telecom", model="Nemotron-Orchestrator-8B")(score=0.886, setting="custom",
+                                                                                 model_tag="System: custom"),
+             S(benchmark="tau2_bench", model="GPT-5")(model_tag=None))),
     snap("tau2_bench", "tau2_bench/tau2_bench_manifest_2026-07-01.json", 357, rejects=0,
          aux=tau2_snap("2026-07-01", TAU2_DIRS_2026_07_01), meta={"tables": {"text": 20, "voice": 11, "legacy": 16}},
          spots=(

@@ -79,3 +79,20 @@ def test_each_new_folder_backfills_alone_into_a_fresh_database(folder, tmp_path,
     assert main(["analyze", "--db", str(db)]) == 0
     levels = run_query("SELECT benchmark, s_index, bin FROM saturation_latest WHERE s_index IS NOT NULL", db)
     assert len(levels) and levels["bin"].notna().all()
+
+
+def test_a_new_arena_category_is_a_new_benchmark_listed_as_unknown(tmp_path, capsys):
+    """A category the catalogue adds (the real one added `expert`, `industry_*` on 2025-11-06)
+    becomes its own benchmark, stored, and `status` lists it until the registry has it."""
+    import json
+    data = json.loads((FIX / "lmarena" / "leaderboard-text.json").read_text())
+    data["expert"] = data["math"]
+    path = tmp_path / "leaderboard-text.json"
+    path.write_text(json.dumps(data))
+    db = tmp_path / "h.duckdb"
+    assert main(["ingest", "lmarena", str(path), "--db", str(db)]) == 0
+    assert main(["status", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    unknown = out[out.index("unknown names"):]
+    assert "arena_elo_text_expert" in unknown and "arena_elo_text_math" not in unknown
+    assert run_query("SELECT count(*) n FROM scores WHERE benchmark = 'arena_elo_text_expert'", db)["n"][0] == 4
