@@ -100,7 +100,7 @@ class Tau2BenchScraper(Scraper):
             m = dated.search(name)
             aux = tuple(s for s in subs if m and s.endswith(f"_{m[1]}.json"))
             if not aux:
-                skipped[name] = "manifest without any of its submission files in the folder: skipped"
+                skipped[name] = "a manifest without any of its submission files in the folder"
                 continue
             used.update(aux)
             groups.append((name, aux))
