@@ -167,6 +167,11 @@ def _attempt_rows(run_id: str, source: str, results: list[FetchResult], final_st
     return pd.DataFrame(rows)
 
 
+# fetches.status of a response a list names (a manifest's entry, a release's table) that the server
+# does not have (HTTP 404): recorded and reported, never counted as a failed run (source health)
+MISSING = "missing"
+
+
 @dataclass
 class _Collection:
     """One source's collection in progress: fetched with no database connection open, then
@@ -191,6 +196,11 @@ def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher | ReplayFetc
     except ScrapeError as exc:
         c.outcome = SourceOutcome(source, "failed", exc.reason)
         return c
+    if origin == "replay":    # a listed response with no recorded file: the parser says so; nothing recorded
+        c.results = [r for r in c.results if not (r.discovered and r.status == "error")]
+    for r in c.results:       # a listed response the server does not have: reported, not a failed run
+        if r.discovered and r.http_status == 404:
+            c.final_status[r.url] = MISSING
     failed = [r for r in c.results if r.status == "error" and not r.discovered]
     if failed:
         c.outcome = SourceOutcome(source, "failed", "; ".join(r.error or "fetch failed" for r in failed),
@@ -371,9 +381,12 @@ def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scrape
             if replay:
                 unrecorded.append(release)
                 continue
+            unpublished = any(r.http_status == 404 for r in c.results)
+            if unpublished:     # an announced release without files yet: not a failure of the source
+                c.final_status.update({r.url: MISSING for r in c.results if r.status == "error"})
             with db.connect(db_path) as con, db.transaction(con):
                 _record_fetches(con, [c], run_id)
-            if any(r.http_status == 404 for r in c.results):
+            if unpublished:
                 n = misses.get(release, 0) + 1
                 notes.append(f"release {release}: listed, no table published (HTTP 404, {n}/{RELEASE_MAX_MISSES})"
                              + ("; not tried again" if n >= RELEASE_MAX_MISSES else ""))

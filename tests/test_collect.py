@@ -180,6 +180,15 @@ def test_offline_sources_fail_fast_and_the_report_says_offline(tmp_path):
     assert run_query("SELECT count(*) n FROM fetches WHERE status = 'error'", tmp_path / "bw.duckdb")["n"][0] == 2
 
 
+def source_failures(db, source: str) -> int:
+    from storage.alerts import read_source_health
+    from storage.db import connect
+    with connect(db) as con:
+        health = read_source_health(con)
+    row = health[health["source"] == source]
+    return int(row["consecutive_failures"].iloc[0]) if len(row) else 0
+
+
 @pytest.fixture()
 def tau2_bucket(monkeypatch):
     """A loopback copy of the τ²-bench bucket: manifest.json and <dir>/submission.json from the
@@ -222,7 +231,8 @@ def test_discovered_submissions_are_fetched_and_a_missing_one_is_a_warning(tmp_p
     assert "/submissions/gemini-2-5-flash_google_2025-02-01/submission.json" in tau2_bucket
     fetches = run_query("SELECT status, http_status, url FROM fetches WHERE run_id = 'r1' ORDER BY id", db)
     assert fetches["status"].tolist().count("ok") == 6
-    assert fetches[fetches["status"] == "error"]["http_status"].tolist() == [404]
+    assert fetches[fetches["status"] == "missing"]["http_status"].tolist() == [404]
+    assert source_failures(db, "tau2_bench") == 0        # a listed file the server lacks: no failed run
     warnings = run_query("SELECT warnings FROM snapshots", db)["warnings"][0]
     assert "gemini-2-5-flash_google_2025-02-01" in str(warnings)
     again = collect_source(db, "tau2_bench", run_id="r2", fetcher=fast_fetcher())
@@ -295,6 +305,7 @@ def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished
         out = collect_source(db, "livebench", run_id=f"r{i}", fetcher=fast_fetcher())
         assert out.status == "unchanged" and "release 2024_11_25" not in out.detail   # stored: not fetched again
     assert "not tried again" in out.detail
+    assert source_failures(db, "livebench") == 0           # an unpublished release is no failing source
     livebench_site.clear()
     last = collect_source(db, "livebench", run_id="rz", fetcher=fast_fetcher())
     assert "/table_2026_06_25.csv" not in livebench_site           # no longer fetched
