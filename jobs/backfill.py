@@ -7,8 +7,10 @@ before the extension becomes the snapshot's `observed_at`. Two kinds of file are
 name instead of by folder (a folder of model metadata holds the files of two sources), one is
 skipped (a registry-curation conversion, not a scrape format), and a LiveBench table is
 ingested with the categories JSON of the same release as its auxiliary response (the newest
-copy of that categories file, since a release's categories do not change). Files of folders
-that are not a registered source are not planned. The function is `benchwatch backfill`.
+copy of that categories file, since a release's categories do not change): how a source's files
+group is the source's own `Scraper.backfill_groups`. What is not ingested — a folder that is no
+source, a file without a date, a file its source does not claim — is reported, one line each,
+never silently dropped. The function is `benchwatch backfill`.
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ log = logging.getLogger("benchwatch.jobs.backfill")
 
 DATE = re.compile(r"_(\d{4}-\d{2}-\d{2})\.[A-Za-z0-9]+$")
 # file-name prefix -> source, for files kept in a folder that is not their source's name
-ROUTES = {"openrouter_models": "openrouter", "model_metadata_cutoff_dates": "knowledge_cutoffs"}
-SKIP = ("modelsdev",)   # models.dev conversions for curating the registry, not a scrape format
-LIVEBENCH_RELEASE = re.compile(r"table_(\d{4}_\d{2}_\d{2})")
+ROUTES = {"openrouter_models": "openrouter", "model_metadata_cutoff_dates": "knowledge_cutoffs",
+          "lmarena_history": "lmarena"}
+SKIP = {"modelsdev": "a models.dev conversion for curating the registry, not a scrape format"}
 
 
 @dataclass(frozen=True)
@@ -44,41 +46,79 @@ class BackfillFile:
     date: str
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """A folder or file of the archive that no source ingests, with the one-line reason."""
+
+    path: Path
+    reason: str
+
+    def line(self, root: Path | None = None) -> str:
+        shown = self.path.relative_to(root) if root is not None and self.path.is_relative_to(root) else self.path
+        return f"skipped {shown}{'/' if self.path.is_dir() else ''}: {self.reason}"
+
+
 @dataclass
 class BackfillReport:
-    """What a backfill did, per file: the ingest result or the one-line reason it failed."""
+    """What a backfill did, per file: the ingest result or the one-line reason it failed; and what
+    it skipped (never silently)."""
 
     done: list[tuple[BackfillFile, IngestResult]] = field(default_factory=list)
     failed: list[tuple[BackfillFile, str]] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
 
     def summary(self) -> str:
         new = sum(1 for _, r in self.done if r.status == "new")
+        skipped = f", {len(self.skipped)} skipped" if self.skipped else ""
         return (f"backfill: {len(self.done) + len(self.failed)} file(s): {new} new snapshot(s), "
-                f"{len(self.done) - new} unchanged, {len(self.failed)} failed")
+                f"{len(self.done) - new} unchanged, {len(self.failed)} failed{skipped}")
 
 
 def plan_backfill(root: str | os.PathLike) -> list[BackfillFile]:
     """The ingests of a backfill of `root`, oldest date first (ties in path order)."""
+    return plan_with_skips(root)[0]
+
+
+def plan_with_skips(root: str | os.PathLike) -> tuple[list[BackfillFile], list[Skipped]]:
+    """The ingests of a backfill of `root` (oldest date first) and what it skips, each named once:
+    a folder that is no source (one line for the folder), a file without a date, a file the
+    source's own `backfill_groups` does not claim (with its reason)."""
+    base = Path(root)
+    skipped: list[Skipped] = []
+    groups: dict[tuple[Path, str], list[Path]] = {}
+    foreign: dict[Path, int] = {}
+    for path in sorted(base.rglob("*")):
+        if not path.is_file():
+            continue
+        routed = next((src for prefix, src in ROUTES.items() if path.name.startswith(prefix)), None)
+        source = routed or path.parent.name
+        if path.parent == base:
+            skipped.append(Skipped(path, "not in a <source>/ folder"))
+            continue
+        reason = next((why for marker, why in SKIP.items() if marker in path.name), None)
+        if reason is None and source not in scrapers.SOURCES:
+            foreign[path.parent] = foreign.get(path.parent, 0) + 1
+            continue
+        if reason is None and not DATE.search(path.name):
+            reason = "no _YYYY-MM-DD date before the extension"
+        if reason is not None:
+            skipped.append(Skipped(path, reason))
+            continue
+        groups.setdefault((path.parent, source), []).append(path)
+    skipped += [Skipped(folder, f"not a source folder ({n} file(s); known sources: see `benchwatch ingest --help`)")
+                for folder, n in sorted(foreign.items())]
     planned = []
-    for path in sorted(Path(root).rglob("*")):
-        match = DATE.search(path.name)
-        if not path.is_file() or not match or any(s in path.name for s in SKIP):
-            continue
-        source = next((routed for prefix, routed in ROUTES.items() if path.name.startswith(prefix)),
-                      path.parent.name)
-        if source not in scrapers.SOURCES or "categories_" in path.name:
-            continue
-        aux: list[Path] = []
-        release = LIVEBENCH_RELEASE.search(path.name)
-        if source == "livebench" and release:
-            aux = sorted(path.parent.glob(f"livebench_categories_{release[1]}_*"))[-1:]
-        else:   # the source says which sibling files go with this one (ARC's models.json, …)
-            names = scrapers.get(source).backfill_aux(path.name, sorted(p.name for p in path.parent.iterdir()))
-            if names is None:
+    for (folder, source), paths in groups.items():
+        ingests, rejected = scrapers.get(source).backfill_groups([p.name for p in paths])
+        for primary, aux in ingests:
+            match = DATE.search(primary)
+            if match is None:
+                skipped.append(Skipped(folder / primary, "no _YYYY-MM-DD date before the extension"))
                 continue
-            aux = [path.parent / n for n in names]
-        planned.append(BackfillFile(source, path, tuple(aux), match[1]))
-    return sorted(planned, key=lambda f: f.date)
+            planned.append(BackfillFile(source, folder / primary, tuple(folder / a for a in aux), match[1]))
+        skipped += [Skipped(folder / name, why) for name, why in sorted(rejected.items())]
+    planned.sort(key=lambda f: (f.date, str(f.path)))
+    return planned, sorted(skipped, key=lambda s: str(s.path))
 
 
 def backfill(db_path: str | os.PathLike | None, root: str | os.PathLike, *,
@@ -86,8 +126,11 @@ def backfill(db_path: str | os.PathLike | None, root: str | os.PathLike, *,
     """Ingest every planned file of `root` into `db_path`. A file that cannot be parsed or is
     refused is reported and skipped (the database keeps the others); a database that cannot be
     used (StorageError) stops the backfill. `on_file(file, result, error)` is called after each."""
-    report = BackfillReport()
-    for item in plan_backfill(root):
+    planned, skipped = plan_with_skips(root)
+    report = BackfillReport(skipped=skipped)
+    for skip in skipped:
+        log.info("[backfill] %s", skip.line(Path(root)))
+    for item in planned:
         try:
             result = ingest_file(db_path, item.source, item.path, aux_paths=item.aux, observed_at=item.date)
         except (ScrapeError, IngestRefused) as exc:

@@ -17,7 +17,7 @@ import pandas as pd
 
 import scrapers
 from common.time import to_utc, utcnow
-from scrapers.base import ParsedSnapshot, ScrapeError
+from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
 from scrapers.http import FetchResult, Fetcher, FileRefused, ReplayFetcher, fetch_source, read_capped
 from storage import db, lake
 from storage.ingest import (IngestResult, known_snapshot, parse_observed_at, record_fetches, Response,
@@ -168,6 +168,11 @@ def _attempt_rows(run_id: str, source: str, results: list[FetchResult], final_st
     return pd.DataFrame(rows)
 
 
+# fetches.status of a response a list names (a manifest's entry, a release's table) that the server
+# does not have (HTTP 404): recorded and reported, never counted as a failed run (source health)
+MISSING = "missing"
+
+
 @dataclass
 class _Collection:
     """One source's collection in progress: fetched with no database connection open, then
@@ -196,19 +201,24 @@ def skipped_for_secret(scraper: scrapers.Scraper, secrets: Mapping[str, str] | N
 
 
 def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher | ReplayFetcher, previous: dict,
-           origin: str, secrets: Mapping[str, str] | None = None) -> _Collection:
+           origin: str, secrets: Mapping[str, str] | None = None, urls: list[str] | None = None) -> _Collection:
     c = _Collection(source, scraper, origin)
     skip = skipped_for_secret(scraper, secrets, origin)
     if skip:
         c.outcome = SourceOutcome(source, "skipped", skip)
         return c
     try:
-        c.results = fetch_source(scraper, fetcher, previous,
+        c.results = fetch_source(scraper, fetcher, previous, urls=urls,
                                  secret=(secrets or {}).get(scraper.secret) if scraper.secret else None)
     except ScrapeError as exc:
         c.outcome = SourceOutcome(source, "failed", exc.reason)
         return c
-    failed = [r for r in c.results if r.status == "error"]
+    if origin == "replay":    # a listed response with no recorded file: the parser says so; nothing recorded
+        c.results = [r for r in c.results if not (r.discovered and r.status == "error")]
+    for r in c.results:       # a listed response the server does not have: reported, not a failed run
+        if r.discovered and r.http_status == 404:
+            c.final_status[r.url] = MISSING
+    failed = [r for r in c.results if r.status == "error" and not r.discovered]
     if failed:
         c.outcome = SourceOutcome(source, "failed", "; ".join(r.error or "fetch failed" for r in failed),
                                   unreachable=all(r.http_status is None for r in failed),
@@ -216,7 +226,8 @@ def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher | ReplayFetc
     elif c.results[0].status == "not_modified":
         c.outcome = SourceOutcome(source, "unchanged", "not modified (HTTP 304)")
     else:
-        c.responses = [Response(r.file_name, r.content or b"") for r in c.results]
+        # a discovered response that failed is recorded, not passed on: the parser names what is missing
+        c.responses = [Response(r.file_name, r.content or b"") for r in c.results if r.status == "ok"]
     return c
 
 
@@ -318,9 +329,106 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
         _settle_known(con, c)
         if c.outcome is not None:
             _record_fetches(con, [c], run_id)
-    if c.outcome is not None:
-        return _log(c.outcome)
-    return _parse_and_store(db_path, c, run_id)
+    outcome = _log(c.outcome) if c.outcome is not None else _parse_and_store(db_path, c, run_id)
+    if scraper.release_source:
+        _add_release_notes(outcome, db_path, scraper, replay_dir, run_id, fetcher)
+    return outcome
+
+
+# A listed release whose table answered 404 in this many collections is not fetched again (reported).
+RELEASE_MAX_MISSES = 3
+
+
+def _add_release_notes(outcome: SourceOutcome, db_path: str | os.PathLike | None, scraper: scrapers.Scraper,
+                       replay_dir: str | os.PathLike | None, run_id: str, fetcher: Fetcher | None) -> None:
+    """Release discovery of one source, its lines appended to the source's outcome (one line per
+    source in the cycle's report)."""
+    own = fetcher is None and replay_dir is None
+    using: Fetcher | ReplayFetcher = (ReplayFetcher(Path(replay_dir)) if replay_dir is not None
+                                      else (fetcher or Fetcher()))
+    try:
+        notes = collect_releases(db_path, scraper, using, replay=replay_dir is not None, run_id=run_id)
+    except ScrapeError as exc:
+        notes = [f"release discovery: {exc.reason}"]
+    finally:
+        if own:
+            using.close()
+    if notes:
+        outcome.detail = "; ".join([outcome.detail] + notes) if outcome.detail else "; ".join(notes)
+        log.info("[%s] releases: %s", scraper.name, "; ".join(notes))
+
+
+def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scraper,
+                     fetcher: Fetcher | ReplayFetcher, *, replay: bool, run_id: str) -> list[str]:
+    """Read the release list (`scraper.release_source`, stored as that source's snapshot), fetch and
+    store every listed release not stored yet, and follow the newest stored one; returns one
+    line per release that did something or could not.
+
+    A release whose table is not published (HTTP 404) is tried in RELEASE_MAX_MISSES collections,
+    then reported as never published and not fetched again. Under replay, a listed release with
+    no recorded files is reported (once per run), never a fetch failure: nothing is recorded.
+    """
+    from common.redact import redact_url
+    from storage.reads import release_misses, stored_releases
+    lister = scrapers.get(scraper.release_source)
+    origin = "replay" if replay else "fetch"
+    listing = _fetch(lister.name, lister, fetcher, {}, origin)
+    if listing.outcome is not None:           # the list could not be read: the source's own table still counts
+        if not replay and listing.results:
+            with db.connect(db_path) as con, db.transaction(con):
+                _record_fetches(con, [listing], run_id)
+        return [f"release list not read ({listing.outcome.detail})"]
+    releases = lister.parse_checked(listing.responses[0].content, fetched_at=listing.results[0].finished_at,
+                                    filename=listing.responses[0].file_name).meta.get("releases") or []
+    with db.connect(db_path) as con, db.transaction(con):
+        _settle_known(con, listing)
+        if listing.outcome is not None:
+            _record_fetches(con, [listing], run_id)
+    if listing.outcome is None:
+        _parse_and_store(db_path, listing, run_id)
+    with db.connect(db_path) as con:
+        stored = stored_releases(con, scraper.name)
+        misses = {r: release_misses(con, scraper.name, redact_url(scraper.release_urls(r)[0])) for r in releases
+                  if r not in stored}
+    primary = {Scraper.file_name(u) for u in scraper.plan()}
+    newest_stored = next((r for r in releases if r in stored), None)
+    follow = [newest_stored] if newest_stored and not any(
+        Scraper.file_name(u) in primary for u in scraper.release_urls(newest_stored)) else []
+    given_up = [r for r, n in misses.items() if n >= RELEASE_MAX_MISSES]
+    notes: list[str] = []
+    unrecorded: list[str] = []
+    for release in [r for r in releases if r not in stored and r not in given_up] + follow:
+        c = _fetch(scraper.name, scraper, fetcher, {}, origin, urls=scraper.release_urls(release))
+        if c.outcome is not None and c.outcome.status == "failed":
+            if replay:
+                unrecorded.append(release)
+                continue
+            unpublished = any(r.http_status == 404 for r in c.results)
+            if unpublished:     # an announced release without files yet: not a failure of the source
+                c.final_status.update({r.url: MISSING for r in c.results if r.status == "error"})
+            with db.connect(db_path) as con, db.transaction(con):
+                _record_fetches(con, [c], run_id)
+            if unpublished:
+                n = misses.get(release, 0) + 1
+                notes.append(f"release {release}: listed, no table published (HTTP 404, {n}/{RELEASE_MAX_MISSES})"
+                             + ("; not tried again" if n >= RELEASE_MAX_MISSES else ""))
+            else:
+                notes.append(f"release {release}: failed ({c.outcome.detail})")
+            continue
+        with db.connect(db_path) as con, db.transaction(con):
+            _settle_known(con, c)
+            if c.outcome is not None:
+                _record_fetches(con, [c], run_id)
+        out = c.outcome if c.outcome is not None else _parse_and_store(db_path, c, run_id)
+        if out.status != "unchanged":
+            notes.append(f"release {release}: {out.status} ({out.detail})")
+    if unrecorded:
+        notes.append(f"{len(unrecorded)} listed release(s) without recorded responses, not fetched: "
+                     f"{', '.join(unrecorded)}")
+    if given_up:
+        notes.append(f"{len(given_up)} listed release(s) never published a table, not tried again: "
+                     f"{', '.join(sorted(given_up))}")
+    return notes
 
 
 def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = None, *,
@@ -370,6 +478,9 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
         except ScrapeError as exc:
             outcomes[c.source] = SourceOutcome(c.source, "failed", exc.reason)
         c.responses = []     # the bodies are not needed any longer
+    for name, scraper in planned.items():      # release discovery (LiveBench's changelog), after the plans
+        if scraper.release_source and name in outcomes:
+            _add_release_notes(outcomes[name], db_path, scraper, replay_dir, run_id, None)
     return [outcomes[n] for n in names]
 
 
@@ -497,7 +608,7 @@ def reparse(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
         for (source, run_id), group in pending.groupby(["source", "run_id"], sort=False):
             scraper = scrapers.get(source)
             order = {Path(u).name: i for i, u in enumerate(scraper.plan())}
-            group = group.assign(file_name=group["url"].map(lambda u: scrapers.Scraper.file_name(u)))
+            group = group.assign(file_name=group["url"].map(scraper.response_name))
             group = group.sort_values("file_name", key=lambda s: s.map(lambda n: order.get(n, len(order))))
             responses = [Response(r.file_name, load_blob(con, r.sha256)) for r in group.itertuples()]
             when = group["started_at"].iloc[0].to_pydatetime()

@@ -33,6 +33,8 @@ Per-source rules (``SOURCE_RULES``), documented in docs/architecture.md ("Model 
 - artificial_analysis (its slugs): trailing ``-<effort>-effort``, ``-reasoning``,
   ``-non-reasoning`` and a bare ``-<effort>`` (with evidence) are settings.
 - matharena: a trailing ``(low)``/``(medium)``/``(high)`` is the effort.
+- tau2_bench: a ``custom`` submission (its own agent scaffold; tag ``System: custom``) is a
+  system, never ranked with the standard harness's model runs.
 - swebench: every board lists agent systems (population ``systems``, underlying model from
   the ``Model:`` tags) except ``bash-only``, where every model runs in the same minimal
   agent: there a row is a model run whose model is its single ``Model:`` tag.
@@ -98,6 +100,7 @@ SOURCE_RULES["matharena"] = _rules((rf"\s*\(({_EFFORT})\)$", "effort"),)   # o3-
 SOURCE_RULES["aider_edit"] = SOURCE_RULES["aider_polyglot"]
 _AIDER_PAIR = re.compile(r"\s\+\s")
 _MODEL_TAG = re.compile(r"^\s*Model:\s*(.+?)\s*$", re.I)
+_CUSTOM_SYSTEM = re.compile(r"(^|;)\s*System:\s*custom\b", re.I)   # tau2_bench's submission_type custom
 BASH_ONLY = "swebench_bash_only"
 # Sources whose rows' identity depends on the benchmark too (elsewhere on the name and tag alone).
 BENCHMARK_DEPENDENT_SOURCES = frozenset({"swebench"})
@@ -190,6 +193,8 @@ def identify(source: str, benchmark: str, name: str, tags: str | None, resolve: 
         named = model_tags(tags)
         return Identity(str(name).strip(), "", SYSTEMS, canonical(named[0]) if len(named) == 1 else None)
     if source in ("aider_polyglot", "aider_edit") and _AIDER_PAIR.search(str(name)):
+        return Identity(str(name).strip(), "", SYSTEMS, None)
+    if source == "tau2_bench" and isinstance(tags, str) and _CUSTOM_SYSTEM.search(tags):   # a custom scaffold
         return Identity(str(name).strip(), "", SYSTEMS, None)
     direct = resolve(name)
     if direct is not None:

@@ -33,6 +33,9 @@ SOURCES: tuple[str, ...] = (
     "arc_agi",
     "artificial_analysis",
     "matharena",
+    # issue 21 (src1): new sources
+    "tau2_bench",
+    "livebench_releases",
 )
 
 

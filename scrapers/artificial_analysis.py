@@ -19,8 +19,8 @@ Rows: model = AA's `slug` (unique and stable; names carry settings such as ``(No
 Low Effort)``, which registry.identity reads off the slug as variants). Each evaluation is a
 benchmark of its own table (source `artificial_analysis`: never pooled with another source's
 run of the same benchmark): `gpqa` → `gpqa_diamond`, `hle` → `humanitys_last_exam`,
-`tau2_bench` → `tau2_bench` with table_version ``telecom`` (AA runs the telecom domain only,
-114 tasks), `aime`/`aime25` → `aime_2025`, the others by their own name (`scicode`, `ifbench`,
+`tau2_bench` → `tau2_bench_telecom` (AA runs the telecom domain only: the τ²-bench telecom question
+set, n from the registry; never `tau2_bench`, the mean of three domains), `aime`/`aime25` → `aime_2025`, the others by their own name (`scicode`, `ifbench`,
 `aa_lcr`, `terminal_bench_hard`, `critpt`, `mmmu_pro`, …). Scores are 0-1 proportions except
 the AA indexes (`artificial_analysis_<x>_index` → `aa_<x>_index`), `aa_omniscience` (−100..100)
 and `gdpval_aa_normalized`, which are `index` metrics. An index AA marks as estimated
@@ -46,7 +46,7 @@ PROPORTION, INDEX = "proportion", "index"
 KNOWN: dict[str, tuple[str, str, str, int | None]] = {
     "gpqa": ("gpqa_diamond", PROPORTION, "", None),
     "hle": ("humanitys_last_exam", PROPORTION, "", None),
-    "tau2_bench": ("tau2_bench", PROPORTION, "telecom", 114),
+    "tau2_bench": ("tau2_bench_telecom", PROPORTION, "", None),
     "terminal_bench_hard": ("terminal_bench_hard", PROPORTION, "", None),
     "scicode": ("scicode", PROPORTION, "", None),
     "ifbench": ("ifbench", PROPORTION, "", None),

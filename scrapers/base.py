@@ -130,7 +130,8 @@ class Scraper:
     min_rows: ClassVar[int] = 1          # fewer kept rows than this is a ScrapeError
     parser_version: ClassVar[int] = 1    # bump when parse output changes for the same bytes
     enabled: ClassVar[bool] = True       # collected by `benchwatch run` by default
-    produces: ClassVar[str] = "scores"   # "scores" or "models" (metadata sources)
+    produces: ClassVar[str] = "scores"   # "scores", "models" (metadata sources) or "releases" (a release list)
+    release_source: ClassVar[str] = ""   # a source whose parse lists this source's releases (meta["releases"])
     secret: ClassVar[str | None] = None        # env variable of the secret a live fetch needs; None: public
     secret_block: ClassVar[str | None] = None  # the Prefect Secret block holding it (flows.secrets resolves both)
 
@@ -164,6 +165,43 @@ class Scraper:
         `name`'s auxiliary responses, or None when `name` is itself only ever another file's
         auxiliary response (not ingested alone). Pure: names in, names out. Default: alone."""
         return []
+
+    def discover(self, primary: bytes) -> list[str]:
+        """URLs the primary response names that are fetched with it (a manifest's entries).
+
+        Pure, like `parse`. A discovered URL that fails is recorded in `fetches` and left out
+        of `aux` (the parser says what is missing), never a failure of the source; a malformed
+        primary discovers nothing (its parse says why). Default: nothing to discover.
+        """
+        return []
+
+    def release_urls(self, release: str) -> list[str]:
+        """The URLs of one release named by `release_source` (primary first); each cycle fetches
+        the releases not stored yet (jobs/cycle.py). Default: none."""
+        return []
+
+    def response_name(self, url: str) -> str:
+        """The key of a response in `aux` and its file name in a replay directory.
+
+        The URL's last path segment unless a source overrides it (discovered URLs that all end
+        in the same name, `<dir>/submission.json`, need the directory in the name)."""
+        return self.file_name(url)
+
+    def backfill_groups(self, names: Sequence[str]) -> tuple[list[tuple[str, tuple[str, ...]]], dict[str, str]]:
+        """How `benchwatch backfill` ingests this source's dated copies of one folder.
+
+        `names` are file names (`<source>[_<variant>]_<YYYY-MM-DD>.<ext>`). Returns the ingests as
+        (primary, auxiliary names) and the names not ingested with the one-line reason (reported,
+        never silently dropped). Default: every file is one ingest with the auxiliary files
+        `backfill_aux` names; a file that is only ever another's auxiliary response is not
+        ingested alone.
+        """
+        ingests = []
+        for n in names:
+            aux = self.backfill_aux(n, names)
+            if aux is not None:
+                ingests.append((n, tuple(aux)))
+        return ingests, {}
 
     @staticmethod
     def file_name(url: str) -> str:
@@ -418,7 +456,8 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
     parsed.models = conform(parsed.models, MODEL_COLUMNS)
     parsed.rejects = pd.concat(rejects, ignore_index=True) if rejects else parsed.rejects
 
-    kept = len(parsed.models) if produces == "models" else len(scores)
+    kept = (len(parsed.models) if produces == "models" else len(parsed.meta.get("releases") or [])
+            if produces == "releases" else len(scores))
     if kept == 0:
         raise ScrapeError(source, "no rows parsed (empty table or changed page layout)")
     if kept < min_rows:

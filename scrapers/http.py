@@ -104,6 +104,7 @@ class FetchResult:
     finished_at: datetime
     attempts: list[Attempt] = field(default_factory=list)
     unresolved: bool = False        # failed because the host name did not resolve (offline / DNS down)
+    discovered: bool = False        # named by the primary response (`Scraper.discover`): a failure is not the source's
 
     @property
     def ok(self) -> bool:
@@ -202,19 +203,20 @@ class _AttemptFailed(Exception):
 
 def _finish(url: str, status: Status, attempts: list[Attempt], *, http_status: int | None = None,
             content: bytes | None = None, etag: str | None = None, last_modified: str | None = None,
-            error: str | None = None) -> FetchResult:
+            error: str | None = None, name: str | None = None) -> FetchResult:
     return FetchResult(
-        url=url, file_name=Scraper.file_name(url), status=status, http_status=http_status,
+        url=url, file_name=name or Scraper.file_name(url), status=status, http_status=http_status,
         content=content, etag=etag, last_modified=last_modified,
         sha256=hashlib.sha256(content).hexdigest() if content is not None else None,
         error=error, started_at=attempts[0].started_at,
         finished_at=attempts[-1].finished_at, attempts=attempts)
 
 
-def _refused(url: str, source: str, reason: str) -> FetchResult:
+def _refused(url: str, source: str, reason: str, name: str | None = None) -> FetchResult:
     now = utcnow()
     log.error("[%s] %s", source, reason)
-    return _finish(url, "error", [Attempt(redact_url(url), now, now, None, 0, reason, "error")], error=reason)
+    return _finish(url, "error", [Attempt(redact_url(url), now, now, None, 0, reason, "error")], error=reason,
+                   name=name)
 
 
 class Fetcher:
@@ -265,12 +267,14 @@ class Fetcher:
 
     # --- public -------------------------------------------------------------------------
     def fetch(self, url: str, *, source: str, etag: str | None = None,
-              last_modified: str | None = None, headers: Mapping[str, str] | None = None) -> FetchResult:
+              last_modified: str | None = None, headers: Mapping[str, str] | None = None,
+              name: str | None = None) -> FetchResult:
         """GET one URL; conditional when `etag`/`last_modified` of the previous fetch are given.
-        `headers`: the source's own request headers (an API key: never logged, never stored)."""
+        `headers`: the source's own request headers (an API key: never logged, never stored).
+        `name` is the response's name (`Scraper.response_name`; default the URL's last segment)."""
         refusal = url_refusal(url)
         if refusal:
-            return _refused(url, source, refusal)
+            return _refused(url, source, refusal, name)
         shown = redact_url(url)
         headers = dict(headers or {})
         if etag:
@@ -294,7 +298,8 @@ class Fetcher:
                 if delay is None:
                     error = f"GET {shown} failed after {n} attempt{'s' if n > 1 else ''}: {failure.reason}"
                     log.error("[%s] %s", source, error)
-                    result = _finish(url, "error", attempts, http_status=failure.http_status, error=error)
+                    result = _finish(url, "error", attempts, http_status=failure.http_status, error=error,
+                                     name=name)
                     result.unresolved = failure.unresolved
                     return result
                 log.warning("[%s] GET %s attempt %d/%d: %s; retrying in %.3g s",
@@ -308,11 +313,11 @@ class Fetcher:
                 attempts.append(Attempt(shown, started, utcnow(), 304, 0, None, "not_modified"))
                 log.info("[%s] GET %s -> 304 not modified (%.1f s)", source, shown, elapsed)
                 return _finish(url, "not_modified", attempts, http_status=304,
-                               etag=new_etag or etag, last_modified=new_lm or last_modified)
+                               etag=new_etag or etag, last_modified=new_lm or last_modified, name=name)
             attempts.append(Attempt(shown, started, utcnow(), resp_status, len(content), None, "ok"))
             log.info("[%s] GET %s -> %d (%s, %.1f s)", source, shown, resp_status, human_size(len(content)), elapsed)
             return _finish(url, "ok", attempts, http_status=resp_status, content=content,
-                           etag=new_etag, last_modified=new_lm)
+                           etag=new_etag, last_modified=new_lm, name=name)
 
     # --- one attempt ----------------------------------------------------------------------
     def _attempt(self, url: str, headers: Mapping[str, str]) -> tuple[int, bytes, str | None, str | None]:
@@ -468,56 +473,79 @@ class ReplayFetcher:
         self.directory = Path(directory)
 
     def fetch(self, url: str, *, source: str, etag: str | None = None,
-              last_modified: str | None = None, headers: Mapping[str, str] | None = None) -> FetchResult:
+              last_modified: str | None = None, headers: Mapping[str, str] | None = None,
+              name: str | None = None) -> FetchResult:
         refusal = url_refusal(url)
         if refusal:
-            return _refused(url, source, refusal)
+            return _refused(url, source, refusal, name)
         shown = redact_url(url)
-        name = Scraper.file_name(url)
+        name = name or Scraper.file_name(url)
         path = self.directory / source / name
         started = utcnow()
         if name in (".", "..") or not path.exists():
             error = f"no recorded response for {shown} at {path}"
             log.error("[%s] %s", source, error)
-            return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error)
+            return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
+                           name=name)
         try:
             content = read_capped(path)
         except OSError as exc:
             detail = str(exc) if isinstance(exc, FileRefused) else (exc.strerror or str(exc))
             error = f"cannot read recorded response for {shown} at {path}: {detail}"
             log.error("[%s] %s", source, error)
-            return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error)
+            return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
+                           name=name)
         log.info("[%s] REPLAY %s <- %s (%s)", source, shown, path, human_size(len(content)))
         return _finish(url, "ok", [Attempt(shown, started, utcnow(), None, len(content), None, "ok")],
-                       content=content)
+                       content=content, name=name)
 
     def close(self) -> None:
         """Nothing to release; present so callers can treat both fetchers alike."""
 
 
 def fetch_source(scraper: Scraper, fetcher: Fetcher | ReplayFetcher,
-                 previous: Mapping[str, tuple[str | None, str | None]] | None = None, *,
-                 secret: str | None = None) -> list[FetchResult]:
-    """Fetch every URL of `scraper.plan()`, primary first, conditionally when `previous` has validators.
+                 previous: Mapping[str, tuple[str | None, str | None]] | None = None,
+                 urls: list[str] | None = None, *, secret: str | None = None) -> list[FetchResult]:
+    """Fetch every URL of `scraper.plan()`, primary first, conditionally when `previous` has validators,
+    then the URLs the primary response names (`scraper.discover`, marked `discovered`).
 
+    `previous` maps a URL to the (etag, last_modified) of its last successful fetch; `urls` replaces
+    the plan (a release found by discovery). A source that
+    discovers URLs is fetched unconditionally (an unchanged manifest says nothing about its entries).
     `secret`: the value of `scraper.secret` (resolved by flows/cli), sent as the source's
     `request_headers`.
-    `previous` maps a URL to the (etag, last_modified) of its last successful fetch.
     Raises ScrapeError only for a plan that cannot be fetched at all (no URLs, or two URLs
-    with the same file name, which would collide in `aux` and in replay directories).
+    with the same response name, which would collide in `aux` and in replay directories).
     """
-    urls = scraper.plan()
+    urls = list(urls) if urls is not None else scraper.plan()     # `urls`: one release's (Scraper.release_urls)
     if not urls:
         raise ScrapeError(scraper.name, "has no URLs to fetch (local files only: use `benchwatch ingest`)")
-    names = [Scraper.file_name(u) for u in urls]
-    clashes = sorted({n for n in names if names.count(n) > 1})
-    if clashes:
-        raise ScrapeError(scraper.name, f"plan has several URLs with the same file name: {', '.join(clashes)}")
-    previous = previous or {}
+    _check_names(scraper, urls)
+    discovers = type(scraper).discover is not Scraper.discover
+    previous = {} if discovers else (previous or {})
     headers = scraper.request_headers(secret) if secret else {}
     results = []
     for url in urls:
         etag, last_modified = previous.get(url, (None, None))
         results.append(fetcher.fetch(url, source=scraper.name, etag=etag, last_modified=last_modified,
-                                     **({"headers": headers} if headers else {})))
+                                     name=scraper.response_name(url), headers=headers))
+    if discovers and results[0].ok and results[0].content is not None:
+        try:
+            extra = [u for u in scraper.discover(results[0].content) if u not in urls]
+        except ScrapeError as exc:       # a malformed primary: its parse reports it
+            log.warning("[%s] nothing discovered: %s", scraper.name, exc.reason)
+            extra = []
+        _check_names(scraper, urls + extra)
+        for url in extra:
+            result = fetcher.fetch(url, source=scraper.name, name=scraper.response_name(url),
+                                   headers=headers)
+            result.discovered = True
+            results.append(result)
     return results
+
+
+def _check_names(scraper: Scraper, urls: list[str]) -> None:
+    names = [scraper.response_name(u) for u in urls]
+    clashes = sorted({n for n in names if names.count(n) > 1})
+    if clashes:
+        raise ScrapeError(scraper.name, f"plan has several URLs with the same file name: {', '.join(clashes)}")

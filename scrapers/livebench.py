@@ -8,14 +8,16 @@ averages over whatever is present, which mixes different task sets).
 
 Emitted benchmark ids: `livebench_task_<task>`, `livebench_<category slug>`, `livebench`.
 Every row carries `table_version` = the release (`2024-11-25`): a release has other questions,
-so it is another table (registry.tables); no running best crosses releases.
+so it is another table (registry.tables); no running best crosses releases. The releases come
+from `livebench_releases` (the changelog): a release not stored yet is fetched by the cycle's
+discovery step.
 """
 
 from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import pandas as pd
 
@@ -47,6 +49,27 @@ class LivebenchScraper(Scraper):
     urls = (f"https://livebench.ai/table_{RELEASES[0]}.csv",
             f"https://livebench.ai/categories_{RELEASES[0]}.json")
     min_rows = 200  # score rows; the smallest copy (2024_11_25, first commit) has 26 models x 18 tasks = 468
+    release_source = "livebench_releases"   # the changelog: releases not stored yet are fetched each cycle
+
+    def release_urls(self, release: str) -> list[str]:
+        """'2025_12_23' (or '2025-12-23') -> the release's table and categories URLs."""
+        r = release.replace("-", "_")
+        return [f"https://livebench.ai/table_{r}.csv", f"https://livebench.ai/categories_{r}.json"]
+
+    def backfill_groups(self, names: Sequence[str]) -> tuple[list[tuple[str, tuple[str, ...]]], dict[str, str]]:
+        """A table with the newest copy of its release's categories JSON (a release's categories
+        do not change); a categories file no table of the folder uses is reported."""
+        groups: list[tuple[str, tuple[str, ...]]] = []
+        categories = sorted(n for n in names if "categories_" in n)
+        used: set[str] = set()
+        for name in names:
+            if "categories_" in name:
+                continue
+            release = _RELEASE.search(name)
+            aux = tuple([c for c in categories if release and f"categories_{release[1]}_" in c][-1:])
+            used.update(aux)
+            groups.append((name, aux))
+        return groups, {c: "categories of a release with no table in the folder" for c in categories if c not in used}
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:

@@ -18,8 +18,27 @@ Three kinds of file, sniffed from the content (not the name):
   `[{date, category, max_elo, max_model}]` = the best Elo per category per leaderboard date.
   Benchmark `arena_elo_<category slug>`, model = max_model, evaluated_at = setting = date
   (one frontier model can lead a category on many dates).
-Production: the newest leaderboard table is the primary response and the arena-hard CSV an
-auxiliary one; any of the three kinds can also be ingested as a file.
+- `leaderboard-<arena>.json` of the maintained catalogue (lmarena/arena-catalog, the production
+  source since the Space stopped publishing tables in 2025-05): `{category: {model_key: {rating,
+  rating_q025, rating_q975}}}`; rating = Elo, the quantiles its 95% interval -> ci_low/ci_high.
+  Each category is its own benchmark: the text arena's `full` is `arena_elo` (the overall board
+  of the tables above), every other `arena_elo_<arena>_<category slug>` (the ids the registry
+  already has from elo_data.json); a category that appears later becomes a new benchmark, listed
+  by `benchwatch status` as unknown until the registry has it (`parse` puts the categories in
+  `meta["categories"]`).
+History mirrors (`benchwatch backfill` routes `lmarena_history_*` files here by name, so the
+history continues the same tables rather than a source of its own):
+- `elo_wide` CSV (nakasyou/lmarena-history): an unnamed date column `YYYYMMDD`, one column per
+  model, overall Elo, `0.0` = absent. The newest date is the board the file shows (`arena_elo`,
+  evaluated_at = that date); earlier rows are not stored (a warning says how many).
+- a markdown table of the live leaderboard (CherryHQ's daily scrape), whose layout changed six
+  times: rank columns (`排名(UB)`, `Rank`, rank spreads `1◄─►2` or `12`: not read), the model cell
+  (a markdown link; a vendor logo's alt text glued before the name, `Anthropicclaude-…`; from
+  2026-02 `<name><Org> · <licence>`), the score (`1446`, `1504±10`, `1508 (±6)`) and its interval
+  (`+5/-4`, `±4`, or inside the score cell), votes, knowledge cutoff (`2023/2`, `暂无数据` = none).
+  A page that says it lists only the top N (`前 30 名`) is a board of its own, table_version
+  `top<N>`: never compared with (or held as a shrink of) the full board.
+Production: the catalogue's text leaderboard; any of these kinds can also be ingested as a file.
 """
 
 from __future__ import annotations
@@ -30,12 +49,22 @@ from typing import Mapping
 
 import pandas as pd
 
+from scrapers import _markdown
 from scrapers._cells import number_cells, percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
-from scrapers.normalize import AmbiguousScale, clean_name, is_missing, parse_date, proportions_from, slug
+from scrapers.normalize import AmbiguousScale, clean_name, is_missing, parse_date, parse_number, proportions_from, slug
 
 # cut-off cell values meaning "no fixed cutoff" beyond the generic missing tokens
-NO_CUTOFF = {"online"}
+NO_CUTOFF = {"online", "暂无数据"}
+CATALOGUE = "https://raw.githubusercontent.com/lmarena/arena-catalog/main/data/leaderboard-text.json"
+OVERALL = "arena_elo"
+# Vendor-logo alt texts the markdown scrape glues before a model name ("Azurephi-4"), besides the
+# row's own organisation (stripped too). An unknown one stays in the name (unresolved in status).
+LOGO_PREFIXES = ("01.AI", "Anthropic", "Azure", "Cohere", "HuggingFace", "InternLM", "Meta", "Minimax",
+                 "MoonshotAI", "Nvidia", "OpenChat", "RWKV", "Snowflake", "Stability", "Stepfun", "Tencent")
+_ORG_SUFFIX = re.compile(r"^(.*?[a-z0-9.)\]])(x?[A-Z][\w.&/]*(?: [A-Z][\w.&/]*)*)$")
+_TOP_N = re.compile(r"(?:前\s*(\d+)\s*名|\btop[ -]?(\d+)\b)", re.IGNORECASE)
+_UPDATED = re.compile(r"更新时间\**\s*[:：]\s*\**\s*(\d{4}-\d{2}-\d{2})")
 
 
 def _col(df: pd.DataFrame, *patterns: str) -> str | None:
@@ -49,12 +78,9 @@ def _col(df: pd.DataFrame, *patterns: str) -> str | None:
 
 class LmarenaScraper(Scraper):
     name = "lmarena"
-    # The Space publishes dated tables; 20250511 is the newest known (the mirror ends 2025-05-12).
-    # A newer table needs a new URL here: plan() has no listing of the Space's files.
-    urls = (
-        "https://huggingface.co/spaces/lmarena-ai/chatbot-arena-leaderboard/resolve/main/leaderboard_table_20250511.csv",
-        "https://huggingface.co/spaces/lmarena-ai/chatbot-arena-leaderboard/resolve/main/arena_hard_auto_leaderboard_v0.1.csv",
-    )
+    # The Space's dated tables (leaderboard_table_YYYYMMDD.csv) ended 2025-05; the maintained
+    # catalogue is the production source. The old tables still parse as ingested files.
+    urls = (CATALOGUE,)
     min_rows = 10   # the smallest table (2023-06) has 28 models
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
@@ -69,9 +95,20 @@ class LmarenaScraper(Scraper):
         """One response, whichever of the three kinds it is."""
         text = self.data_text(content).lstrip()
         kinds = parsed.meta.setdefault("kinds", {})
-        if text.startswith(("[", "{")):
+        if text.startswith("{"):
+            kinds[where] = "catalogue"
+            return self._catalogue(text, where, parsed)
+        if text.startswith("["):
             kinds[where] = "elo_max_derived"
             return self._elo_max(text, parsed)
+        if text.startswith("#") or "\n|" in text[:20000]:
+            kinds[where] = "markdown"
+            return self._markdown(text, where, parsed)
+        head = text.split("\n", 2)
+        if (len(head) > 1 and head[0].lower().startswith((",", "unnamed: 0,", "date,"))
+                and re.match(r"^\d{8},", head[1])):   # a date column YYYYMMDD, then one column per model
+            kinds[where] = "elo_wide"
+            return self._elo_wide(text, where, parsed)
         df = self.csv(text, where=where)
         df.columns = [str(c).strip() for c in df.columns]
         dup = df.duplicated()
@@ -188,3 +225,158 @@ class LmarenaScraper(Scraper):
             "metric": "elo",
             "evaluated_at": dates,
         })
+
+    # --- leaderboard-<arena>.json (arena-catalog) ----------------------------------------------
+    @staticmethod
+    def _arena_of(where: str) -> tuple[str, str]:
+        """('text', '') from 'leaderboard-text.json' / 'lmarena_history_catalog_text_2025-03-07.json';
+        ('text', '_style_control') from a '…-style-control' file."""
+        name = where.lower()
+        m = re.search(r"(?:leaderboard|catalog)[-_]([a-z]+)", name)
+        arena = m[1] if m else "text"
+        return arena, "_style_control" if re.search(r"style[-_]?control", name) else ""
+
+    def _catalogue(self, text: str, where: str, parsed: ParsedSnapshot) -> pd.DataFrame:
+        data = self.json(text, where=where)
+        if not isinstance(data, dict) or not data:
+            raise self.error(f"{where}: expected a JSON object {{category: {{model: {{rating, …}}}}}}")
+        arena, suffix = self._arena_of(where)
+        rows = []
+        bad = 0
+        for category, board in data.items():
+            if not isinstance(board, dict):
+                self.warn(parsed, f"{where}: category {category!r} is not an object; skipped")
+                continue
+            bench = (OVERALL if arena == "text" and category == "full" and not suffix
+                     else f"arena_elo_{arena}_{slug(category)}{suffix}")
+            for model, entry in board.items():
+                rating = parse_number(entry.get("rating")) if isinstance(entry, dict) else None
+                if rating is None:
+                    bad += 1
+                    continue
+                rows.append({"benchmark": bench, "model": clean_name(model), "setting": "", "score": rating,
+                             "raw_value": str(entry.get("rating")), "metric": "elo",
+                             "ci_low": parse_number(entry.get("rating_q025")),
+                             "ci_high": parse_number(entry.get("rating_q975"))})
+        if bad:
+            self.warn(parsed, f"{where}: {bad} entr(y/ies) without a numeric rating skipped")
+        parsed.meta["categories"] = sorted(str(c) for c in data)
+        df = pd.DataFrame(rows)
+        if len(df) and (df["ci_low"].isna() | df["ci_high"].isna()).any():
+            self.warn(parsed, f"{where}: {int((df['ci_low'].isna() | df['ci_high'].isna()).sum())} rating(s) "
+                              "without rating_q025/rating_q975 (no interval)")
+        return df
+
+    # --- elo_wide CSV (history mirror) --------------------------------------------------------
+    def _elo_wide(self, text: str, where: str, parsed: ParsedSnapshot) -> pd.DataFrame:
+        df = self.csv(text, where=where)
+        date_col = df.columns[0]
+        dates = df[date_col].map(lambda v: parse_date(str(v).strip()) if str(v).strip() else None)
+        if dates.isna().all():
+            raise self.error(f"{where}: first column holds no dates (expected YYYYMMDD)")
+        newest = dates.max()
+        row = df[dates == newest].iloc[-1]
+        earlier = int(dates.notna().sum()) - 1
+        if earlier:
+            self.warn(parsed, f"{where}: the board of {newest:%Y-%m-%d} stored; {earlier} earlier date(s) "
+                              "of the file are not")
+        values = pd.to_numeric(row.drop(labels=[date_col]), errors="coerce")
+        present = values[values > 0]
+        return pd.DataFrame({"benchmark": OVERALL, "model": [clean_name(m) for m in present.index], "setting": "",
+                             "score": present.to_numpy(), "raw_value": [str(row[m]) for m in present.index],
+                             "metric": "elo", "evaluated_at": newest})
+
+    # --- markdown leaderboard (history mirror) ------------------------------------------------
+    def _markdown(self, text: str, where: str, parsed: ParsedSnapshot) -> pd.DataFrame:
+        found = [t for t in _markdown.tables(text) if self._find(t.header, "模型", "model") is not None
+                 and self._find(t.header, "分数", "score") is not None]
+        if not found:
+            raise self.error(f"{where}: no markdown table with a model and a score column")
+        table = found[0]
+        h = table.header
+        col = {"model": self._find(h, "模型", "model"), "score": self._find(h, "分数", "score"),
+               "ci": self._find(h, "置信区间", "ci", "interval"), "org": self._find(h, "服务商", "组织", "organization"),
+               "cutoff": self._find(h, "截止", "cutoff")}
+        intro = text[: text.find(table.header[0])] if table.header else text
+        top = _TOP_N.search(intro)
+        version = f"top{top[1] or top[2]}" if top else ""
+        updated = _UPDATED.search(text)
+        when = parse_date(updated[1]) if updated else None
+        if when is None:
+            self.warn(parsed, f"{where}: no update time (数据更新时间); evaluated_at NULL")
+        rows = []
+        skipped = 0
+        for cells in table.rows:
+            def cell(key: str, cells: list[str] = cells) -> str:
+                i = col[key]
+                return cells[i] if i is not None and i < len(cells) else ""
+            org = clean_name(cell("org")) or ""
+            model = self._model_name(cell("model"), org)
+            score, lo, hi = self._score(cell("score"), cell("ci"))
+            if not model or score is None:
+                skipped += 1
+                continue
+            cutoff = cell("cutoff").strip()
+            rows.append({"benchmark": OVERALL, "model": model, "setting": "", "score": score,
+                         "raw_value": cell("score").strip(), "metric": "elo", "ci_low": lo, "ci_high": hi,
+                         "evaluated_at": when, "table_version": version,
+                         "knowledge_cutoff": None if cutoff.lower() in NO_CUTOFF else parse_date(cutoff)})
+        if skipped:
+            self.warn(parsed, f"{where}: {skipped} row(s) without a model or a readable score skipped")
+        parsed.meta["board"] = version or "full"
+        return pd.DataFrame(rows)
+
+    @staticmethod
+    def _find(header: list[str], *words: str) -> int | None:
+        for i, h in enumerate(header):
+            low = h.lower()
+            if any((w in low) if not w.isascii() else re.search(rf"\b{w}\b", low) for w in words):
+                return i
+        return None
+
+    @staticmethod
+    def _model_name(cell: str, org: str) -> str | None:
+        """The model of a markdown cell: links, superscript notes, the `<Org> · <licence>` tail and a
+        glued logo prefix removed."""
+        text = re.sub(r"\[\s*<sup>[^<]*</sup>\s*\]\([^)]*\)", "", cell or "")
+        name = clean_name(text)
+        if not name:
+            return None
+        if " · " in name:                       # 2026 layout: "<model><Org> · <licence>"
+            name = name.split(" · ", 1)[0]
+            known = next((p for p in sorted(LOGO_PREFIXES, key=len, reverse=True)
+                          if name.endswith(p) and len(name) > len(p) and name[-len(p) - 1].isalnum()), None)
+            m = None if known else _ORG_SUFFIX.match(name)
+            if known:
+                name, org = name[: -len(known)], org or known
+            elif m:
+                name, org = m[1], org or m[2]
+        candidates = {p for p in LOGO_PREFIXES}
+        if org:
+            candidates |= {org, org.replace(" ", ""), org.split()[0]}
+        for prefix in sorted(candidates, key=len, reverse=True):
+            rest = name[len(prefix):]
+            if name.startswith(prefix) and rest[:1].isalnum():    # 'Meta-Llama…' is a name, 'MetaMeta-…' a prefix
+                name = rest
+                break
+        return name.strip() or None
+
+    @staticmethod
+    def _score(score_cell: str, ci_cell: str) -> tuple[float | None, float | None, float | None]:
+        """(score, ci_low, ci_high) from '1446' + '+5/-4', '1452' + '±4', '1504±10' or '1508 (±6)'."""
+        # a trailing label ('1349Preliminary': few votes yet) is kept in raw_value only
+        m = re.match(r"^\s*(-?\d+(?:\.\d+)?)\s*(?:\(?\s*±\s*(\d+(?:\.\d+)?)\s*\)?)?\s*(?:[^\W\d_]+)?\s*$",
+                     score_cell or "")
+        if not m:
+            return None, None, None
+        score = float(m[1])
+        if m[2] is not None:
+            return score, score - float(m[2]), score + float(m[2])
+        ci = (ci_cell or "").strip()
+        pm = re.match(r"^±\s*(\d+(?:\.\d+)?)$", ci)
+        if pm:
+            return score, score - float(pm[1]), score + float(pm[1])
+        updown = re.match(r"^\+\s*(\d+(?:\.\d+)?)\s*/\s*-\s*(\d+(?:\.\d+)?)$", ci)
+        if updown:
+            return score, score - float(updown[2]), score + float(updown[1])
+        return score, None, None

@@ -311,18 +311,16 @@ def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: p
 def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int, observed_at: datetime) -> str:
     """Why snapshot `snapshot_id` (its rows already written) must be held, or '' (the shrink guard).
 
-    For each benchmark it has, compare its row count (scores; item results separately) with the
-    previous usable snapshot of the source having that benchmark: the newest non-held one observed
-    at or before it. Held when some count <= SHRINK_HOLD_FRACTION x the previous count. Scores
-    are compared per table (benchmark and table_version, registry.tables): a new release of a
-    versioned source is another table, not a shrunken one.
+    For each benchmark table it has (benchmark and `table_version`: a version, release or board of
+    its own is compared only with itself), compare its row count (scores; item results separately)
+    with the previous usable snapshot of the source having that table: the newest non-held one observed
+    at or before it. Held when some count <= SHRINK_HOLD_FRACTION x the previous count.
     """
     rows = con.execute("""
-        WITH counts AS (
+        WITH counts AS (   -- per table: a board of its own (a top-30 page, a legacy list) is no shrink of another
             SELECT 'scores' AS kind, snapshot_id,
-                   benchmark || CASE WHEN coalesce(table_version, '') = '' THEN '' ELSE ' (' || table_version || ')' END
-                       AS benchmark,
-                   count(*) AS n FROM scores
+                   CASE WHEN coalesce(table_version, '') = '' THEN benchmark
+                        ELSE benchmark || ':' || table_version END AS benchmark, count(*) AS n FROM scores
             WHERE source = $source GROUP BY ALL
             UNION ALL
             SELECT 'item results', snapshot_id, benchmark, count(*) FROM item_results

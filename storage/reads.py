@@ -58,3 +58,18 @@ def previous_validators(con: duckdb.DuckDBPyConnection, source: str,
         """SELECT arg_max(etag, started_at), arg_max(last_modified, started_at) FROM fetches
            WHERE source = ? AND url = ? AND status = 'ok' AND sha256 IS NOT NULL""", [source, primary_url]).fetchone()
     return {} if row is None or row == (None, None) else {primary_url: (row[0], row[1])}
+
+
+def stored_releases(con: duckdb.DuckDBPyConnection, source: str) -> set[str]:
+    """The releases (`meta.release` of its snapshots, held ones included) stored for a source."""
+    rows = con.execute("""SELECT DISTINCT json_extract_string(meta, '$.release') FROM snapshots
+                          WHERE source = ? AND json_extract_string(meta, '$.release') IS NOT NULL""",
+                       [source]).fetchall()
+    return {r[0] for r in rows}
+
+
+def release_misses(con: duckdb.DuckDBPyConnection, source: str, url: str) -> int:
+    """In how many collections the URL of a listed release answered 404 (not published)."""
+    row = con.execute("""SELECT count(DISTINCT run_id) FROM fetches
+                         WHERE source = ? AND url = ? AND http_status = 404""", [source, url]).fetchone()
+    return int(row[0]) if row else 0

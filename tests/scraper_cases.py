@@ -78,6 +78,39 @@ def snap(source: str, file: str, scores: int, spots: tuple = (), **kw: Any) -> C
 
 LB_AUX = lambda release: (("categories_%s.json" % release, "livebench/categories_%s.json" % release),)  # noqa: E731
 
+# issue 21 (src1): a tau2_bench manifest with its submission files (aux named as backfill names them)
+TAU2_FIX = tuple((f"sub_{d}.json", f"tau2_bench/sub_{d}.json") for d in (
+    "glm5-2_zai_2026-06-21", "gpt-5-4_sierra_2026-03-25", "gpt-realtime-1.5_sierra_2026-03-03",
+    "gemini-3-pro_google_2025-11-18", "gpt-5_sierra_2025-08-09"))
+TAU2_DIRS_2025_12_17 = """claude-3-7-sonnet_anthropic_2024-06-20 claude-opus-4_anthropic_2025-05-22
+claude-opus-4-1_anthropic_2025-01-15 claude-sonnet-4_anthropic_2025-05-22 claude-sonnet-4-5_anthropic_2025-10-02
+gpt-4-1_openai_2024-06-20 gpt-4-1-mini_openai_2024-06-20 kimi-k2_moonshot-ai_2025-07-11 o3_openai_2025-01-15
+o4-mini_openai_2024-06-20 gpt-5_sierra_2025-08-09 qwen3-max_qwen_2024_09_23 gemini-3-pro_google_2025-11-18
+deepseek-v3.2_deepseek_2025-12-01 qwen3-max_qwen_2025-10-30 toolorchestra_nvidia_2025-12-02""".split()
+TAU2_DIRS_2026_07_01 = """claude-opus-4-5_sierra_2026-02-26 claude-sonnet-4-5_sierra_2026-02-26 gpt-5-2_sierra_2026-02-26
+gpt-5-2-none_sierra_2026-02-26 glm-5-think_sierra_2026-03-02 qwen3.5-397b-a17b-think_sierra_2026-03-02
+gemini-3-flash_sierra_2026-03-02 gemini-3-pro_sierra_2026-03-02 distyl-buttonagent_distyl_2026-03-25
+gpt-5-4_sierra_2026-03-25 raft-30b-a3b_neu_2026-04-29 gpt-5-5_sierra_2026-05-05 claude-opus-4-6_sierra_2026-05-05
+claude-opus-4-7_sierra_2026-05-05 gemini-2-5-pro_sierra_2026-05-05 gemini-3-1-pro-preview_sierra_2026-05-05
+grok-4-fast_sierra_2026-05-05 grok-4-1-fast_sierra_2026-05-05 grok-4-2_sierra_2026-05-05 glm5-2_zai_2026-06-21
+gpt-realtime-1.5_sierra_2026-03-03 gemini-live-2.5-flash_sierra_2026-03-03 xai-realtime_sierra_2026-03-03
+grok-voice-think-fast-1-0_xai_2026-04-21 gemini-3-1-flash-live-preview-thinking-high_google_2026-04-02
+gemini-3-1-flash-live-preview-thinking-minimal_google_2026-04-13 gpt-realtime-1-0_openai_2026-04-13
+livekit-cascaded_livekit_2026-05-19 gpt-realtime-2_openai_2026-06-24 gpt-realtime-2_openai_2026-06-29
+gpt-realtime-2-minimal_openai_2026-07-01 claude-3-7-sonnet_anthropic_2024-06-20 claude-opus-4_anthropic_2025-05-22
+claude-opus-4-1_anthropic_2025-01-15 claude-sonnet-4_anthropic_2025-05-22 claude-sonnet-4-5_anthropic_2025-10-02
+gpt-4-1_openai_2024-06-20 gpt-4-1-mini_openai_2024-06-20 kimi-k2_moonshot-ai_2025-07-11 o3_openai_2025-01-15
+o4-mini_openai_2024-06-20 gpt-5_sierra_2025-08-09 qwen3-max_qwen_2024_09_23 gemini-3-pro_google_2025-11-18
+deepseek-v3.2_deepseek_2025-12-01 toolorchestra_nvidia_2025-12-02 qwen3-max_qwen_2026-01-23""".split()
+
+
+LB_OLD = ["2024_11_25", "2024_08_31", "2024_07_26", "2024_06_24", "2024_06_12"]   # livebench_releases
+
+
+def tau2_snap(date: str, dirs: list[str]) -> tuple[tuple[str, str], ...]:
+    """The submission files of one snapshot date, under the names backfill gives them."""
+    return tuple((f"tau2_bench_sub_{d}_{date}.json", f"tau2_bench/tau2_bench_sub_{d}_{date}.json") for d in dirs)
+
 CASES: tuple[Case, ...] = (
     # --- swebench -------------------------------------------------------------------------
     Case("swebench", "swebench/leaderboards_2025-05-07.json", scores=5, items=0, meta={"variant": "json"}, spots=(
@@ -394,6 +427,48 @@ CASES: tuple[Case, ...] = (
         S("models", model="Gemini 1.0 Pro")(knowledge_cutoff="2023-02-01", provenance="vendor_doc"),
         S("models", model="Gemini 1.5 Pro")(),
     )),
+    # --- issue 21 (src1): tau2_bench, lmarena catalogue / history, livebench releases ---
+    Case("tau2_bench", "tau2_bench/manifest_2026-07-01.json", aux=TAU2_FIX, scores=39, models=4, rejects=0,
+         meta={"tables": {"text": 2, "voice": 1, "legacy": 2}}, warnings=("gemini-2-5-flash_google_2025-02-01",),
+         spots=(
+             S(benchmark="tau2_bench_retail", model="GLM-5.2")(score=0.8574561403508771, table_version="text",
+                                                                setting="effort=max", evaluated_at="2026-06-21",
+                                                                model_release_date="2026-06-16"),
+             S(benchmark="tau2_bench_banking_knowledge_pass4", model="GLM-5.2")(score=0.13402061855670103),
+             S(benchmark="tau2_bench_banking_knowledge", model="GPT-5.4")(score=0.3067, setting="effort=xhigh"),
+             Absent({"benchmark": "tau2_bench_banking_knowledge_pass2", "model": "GPT-5.4"}),
+             S(benchmark="tau2_bench", model="Gemini 3.0 Pro")(score=(0.853 + 0.73 + 0.98) / 3, table_version="legacy"),
+             S(benchmark="tau2_bench", model="gpt-realtime-1.5")(table_version="voice"),
+             S(benchmark="tau2_bench_airline_pass3", model="GPT-5")(score=0.51, model_release_date=None),
+             S("models", model="Gemini 3.0 Pro")(release_date="2025-11-18", org="Google"),
+         )),
+    Case("lmarena", "lmarena/leaderboard-text.json", scores=12, rejects=0, meta={"categories": ["coding", "full", "math"]},
+         benchmarks=frozenset({"arena_elo", "arena_elo_text_coding", "arena_elo_text_math"}), spots=(
+             S(benchmark="arena_elo", model="gemini-2.5-pro")(score=1466.2449319357888, ci_low=1461.502832241223,
+                                                             ci_high=1470.9870316303545, metric="elo"),
+             S(benchmark="arena_elo_text_math", model="gemini-2.5-pro")(score=1480.9373576303433),
+         )),
+    Case("lmarena", "lmarena/cherry_md_2025-01-21.md", scores=5, rejects=0, spots=(   # '+5/-4' interval column
+        S(model="Gemini-Exp-1206")(score=1374.0, ci_low=1370.0, ci_high=1379.0, evaluated_at="2025-01-19",
+                                   table_version=""),)),
+    Case("lmarena", "lmarena/cherry_md_2025-06-05.md", scores=2, spots=(   # links, knowledge cutoff column
+        S(model="o1-preview")(score=1341.0, knowledge_cutoff="2023-10-01"),
+        S(model="Gemini-2.5-Pro-Preview-05-06")(knowledge_cutoff=None, evaluated_at="2025-06-05"))),
+    Case("lmarena", "lmarena/cherry_md_2026-02-10.md", scores=6, rejects=0, spots=(   # '1504±10', glued logo and org
+        S(model="claude-opus-4-6-thinking")(score=1504.0, ci_low=1494.0, ci_high=1514.0),
+        S(model="ernie-5.0-0110")(score=1451.0, raw_value="1451±7Preliminary"),
+        S(model="tulu-2-dpo-70b")(score=1179.0),
+        S(model="RWKV-4-Raven-14B")(score=1042.0))),
+    Case("lmarena", "lmarena/cherry_text_md_2026-07-29.md", scores=3, meta={"board": "top30"}, spots=(
+        S(model="claude-fable-5")(score=1508.0, ci_low=1502.0, table_version="top30"),
+        S(model="claude-opus-5-max")(score=1495.0, ci_high=1507.0))),
+    Case("lmarena", "lmarena/elo_wide_2025-01-28.csv", scores=4, warnings=("2 earlier date(s)",), spots=(
+        S(model="o1-preview")(score=1334.9990061709354, evaluated_at="2025-01-24", benchmark="arena_elo"),
+        Absent({"model": "claude-v1"}))),   # 0.0 = not on the board that date
+    Case("livebench_releases", "livebench_releases/changelog_2025-11-26.md", scores=0,
+         meta={"releases": ["2025_11_25", "2025_10_03", "2024_11_25"]}),
+    Case("livebench_releases", "livebench_releases/changelog_2025-04-07.md", scores=0,   # truncated heading
+         meta={"releases": ["2024_11_25"]}, warnings=("'2025-04-0' is not a full date",)),
 )
 
 # --- real snapshots (../shared/snapshots) -------------------------------------------------------
@@ -520,6 +595,60 @@ SNAPSHOT_CASES: tuple[Case, ...] = (
     snap("openrouter", "model_metadata/openrouter_models_2026-05-15.json", 0, filename="models",
          models=334, unique_models=True, spots=(   # 364 - 5 routers - 8 '~' aliases - 17 folded variants
              S("models", model="openai/gpt-oss-120b")(knowledge_cutoff="2024-06-30"),)),
+    # --- issue 21 (src1): tau2_bench, lmarena catalogue / history, livebench releases ---
+    # (the other tau2_bench copies — manifests without their submission files, the JSON schemas —
+    # are skipped by its backfill with the reason: Tau2BenchScraper.backfill_groups)
+    snap("tau2_bench", "tau2_bench/tau2_bench_manifest_2025-12-17.json", 116, rejects=0, models=0,
+         aux=tau2_snap("2025-12-17", TAU2_DIRS_2025_12_17), meta={"tables": {"legacy": 16}}, spots=(
+             S(benchmark="tau2_bench", model="Gemini 3.0 Pro")(score=(0.853 + 0.73 + 0.98) / 3),
+             S(benchmark="tau2_bench", model="Qwen3-Max-Thinking-Preview")(
+                 score=(0.7543859649122807 + 0.71 + 0.9583333333333334) / 3),
+             S(benchmark="tau2_bench_telecom", model="Nemotron-Orchestrator-8B")(score=0.886, setting="custom",
+                                                                                 model_tag="System: custom"),
+             S(benchmark="tau2_bench", model="GPT-5")(model_tag=None))),
+    snap("tau2_bench", "tau2_bench/tau2_bench_manifest_2026-07-01.json", 357, rejects=0,
+         aux=tau2_snap("2026-07-01", TAU2_DIRS_2026_07_01), meta={"tables": {"text": 20, "voice": 11, "legacy": 16}},
+         spots=(
+             S(benchmark="tau2_bench_banking_knowledge", model="GPT-5.5")(score=0.3737, table_version="text"),
+             S(benchmark="tau2_bench_retail", model="gpt-realtime-2", setting="effort=xhigh; custom")(score=0.5),
+             S(benchmark="tau2_bench_retail", model="gpt-realtime-2", setting="effort=xhigh")(
+                 score=0.47368421052631575, table_version="voice"),
+             S(benchmark="tau2_bench_retail", model="Qwen3-Max-Thinking")(table_version="legacy",
+                                                                         model_release_date="2026-01-23"),
+             S("models", model="GPT-5")(release_date="2025-08-07"))),
+    # lmarena_history/: routed to lmarena by name (backfill), the same tables continued
+    snap("lmarena", "lmarena_history/lmarena_history_catalog_text_2025-03-07.json", 4049, rejects=0, spots=(
+        S(benchmark="arena_elo", model="gpt-4.5-preview-2025-02-27")(score=1411.0096316492159,
+                                                                    ci_high=1422.2250169218357),
+        S(benchmark="arena_elo_text_coding", model="grok-3-preview-02-24")(ci_low=1388.80604852479))),
+    snap("lmarena", "lmarena_history/lmarena_history_catalog_text_2025-05-27.json", 4662, rejects=0),
+    snap("lmarena", "lmarena_history/lmarena_history_catalog_text_2025-11-05.json", 4275, rejects=0, spots=(
+        S(benchmark="arena_elo_text_math", model="gemini-2.5-pro")(score=1480.9373576303433),)),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_md_2025-01-21.md", 162, rejects=0),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_md_2025-06-05.md", 201, rejects=0, spots=(
+        S(model="o3-2025-04-16")(score=1419.0, ci_low=1415.0, ci_high=1425.0),)),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_md_2025-10-09.md", 252, rejects=0),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_md_2025-12-20.md", 289, rejects=0, spots=(
+        S(model="gemini-3-pro")(score=1490.0, ci_low=1484.0),)),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_md_2026-02-10.md", 303, rejects=0),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_md_2026-03-11.md", 323, rejects=0, spots=(
+        S(model="glm-5")(score=1452.0, ci_low=1445.0),)),
+    snap("lmarena", "lmarena_history/lmarena_history_cherry_text_md_2026-07-29.md", 30, rejects=0, spots=(
+        S(model="claude-fable-5")(score=1508.0, table_version="top30"),)),
+    snap("lmarena", "lmarena_history/lmarena_history_elo_wide_2024-11-15.csv", 162, rejects=0, spots=(
+        S(model="o1-preview")(score=1333.0761334393283, evaluated_at="2024-11-13"),)),
+    snap("lmarena", "lmarena_history/lmarena_history_elo_wide_2024-12-20.csv", 182, rejects=0),
+    snap("lmarena", "lmarena_history/lmarena_history_elo_wide_2025-01-28.csv", 195, rejects=0),
+    snap("livebench_releases", "livebench_releases/livebench_changelog_2024-12-04.md", 0,   # '### 2024-06-31'
+         meta={"releases": LB_OLD[:4]}, warnings=("'2024-06-31' is not a valid date",)),
+    snap("livebench_releases", "livebench_releases/livebench_changelog_2025-04-07.md", 0,
+         meta={"releases": LB_OLD}, warnings=("'2025-04-0' is not a full date",)),
+    snap("livebench_releases", "livebench_releases/livebench_changelog_2025-05-30.md", 0,
+         meta={"releases": ["2025_05_30", "2025_04_25", "2025_04_02"] + LB_OLD}),
+    snap("livebench_releases", "livebench_releases/livebench_changelog_2025-11-10.md", 0,   # 2025-10-03: a re-run note
+         meta={"releases": ["2025_10_03", "2025_05_30", "2025_04_25", "2025_04_02"] + LB_OLD}),
+    snap("livebench_releases", "livebench_releases/livebench_changelog_2025-11-26.md", 0,
+         meta={"releases": ["2025_11_25", "2025_10_03", "2025_05_30", "2025_04_25", "2025_04_02"] + LB_OLD}),
 )
 
 # --- issue 21, second set (src2): terminal_bench, arc_agi, artificial_analysis, matharena ----------
@@ -570,8 +699,8 @@ CASES += (
     # the public page's payload (public-web-v1), 6 models of the 2026-04-30 copy
     Case("artificial_analysis", "artificial_analysis/llms_page_payload.json", scores=82, rejects=0, models=6,
          excluded=1, meta={"layout": "page_payload", "parser_version": "public-web-v1", "deprecated": 1}, spots=(
-             S(benchmark="tau2_bench", model="gemini-3-1-pro-preview")(score=0.956, table_version="telecom",
-                                                                       n_items=114),
+             S(benchmark="tau2_bench_telecom", model="gemini-3-1-pro-preview")(score=0.956, table_version="",
+                                                                               n_items=None),
              S(benchmark="aa_intelligence_index", model="r1-1776")(excluded_reason=Has("estimated"), metric="index"),
              S(benchmark="aa_omniscience", model="gpt-5-nano-medium")(score=-24.883, metric="index"),
              S(benchmark="gpqa_diamond", model="mimo-v2-5-0424")(score=0.849, model_release_date=None),

@@ -50,8 +50,9 @@ def test_backfill_stores_each_file_on_its_date_and_is_idempotent(archive, tmp_pa
     db = tmp_path / "h.duckdb"
     assert main(["backfill", str(archive), "--db", str(db)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[-1] == "backfill: 4 file(s): 4 new snapshot(s), 0 unchanged, 0 failed"
-    assert [line.split()[0] for line in out[:-1]] == ["2024-12-26", "2025-10-04", "2026-01-20", "2026-05-04"]
+    assert out[-1] == "backfill: 4 file(s): 4 new snapshot(s), 0 unchanged, 0 failed, 3 skipped"
+    assert [line.split()[0] for line in out[:-1] if not line.startswith("skipped ")] == \
+        ["2024-12-26", "2025-10-04", "2026-01-20", "2026-05-04"]
     snaps = run_query("SELECT source, strftime(observed_at, '%Y-%m-%d') d FROM snapshots ORDER BY source", db)
     assert dict(zip(snaps.source, snaps.d)) == {"aider_polyglot": "2025-10-04", "evalplus": "2024-12-26",
                                                "knowledge_cutoffs": "2026-05-04", "livebench": "2026-01-20"}
@@ -60,7 +61,7 @@ def test_backfill_stores_each_file_on_its_date_and_is_idempotent(archive, tmp_pa
     assert n > 0
     assert main(["backfill", str(archive), "--db", str(db)]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == \
-        "backfill: 4 file(s): 0 new snapshot(s), 4 unchanged, 0 failed"
+        "backfill: 4 file(s): 0 new snapshot(s), 4 unchanged, 0 failed, 3 skipped"
     assert run_query("SELECT count(*) n FROM snapshots", db)["n"][0] == 4
 
 
@@ -70,8 +71,30 @@ def test_a_broken_file_is_reported_and_the_others_stored(archive, tmp_path, caps
     assert main(["backfill", str(archive), "--db", str(db)]) == 1
     captured = capsys.readouterr()
     assert "2025-10-04 aider_polyglot_2025-10-04.yml: FAILED [aider_polyglot] malformed YAML" in captured.err
-    assert captured.out.splitlines()[-1].endswith("3 new snapshot(s), 0 unchanged, 1 failed")
+    assert captured.out.splitlines()[-1].endswith("3 new snapshot(s), 0 unchanged, 1 failed, 3 skipped")
     assert run_query("SELECT count(*) n FROM snapshots", db)["n"][0] == 3
+
+
+def test_what_no_source_ingests_is_named_one_line_each(archive, tmp_path, capsys):
+    """A folder that is no source is one line (not one per file), a file no source claims one line
+    each with its reason; the backfill still succeeds (issue 21)."""
+    (archive / "notes" / "more_2025-01-02.txt").write_text("a second file of the same foreign folder\n")
+    (archive / "livebench" / "livebench_categories_2024_11_25_2024-11-25.json").write_text('{"Coding": []}')
+    (archive / "README.md").write_text("about the archive\n")
+    db = tmp_path / "h.duckdb"
+    assert main(["backfill", str(archive), "--db", str(db)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    skipped = sorted(line for line in out if line.startswith("skipped "))
+    assert skipped == sorted([
+        "skipped README.md: not in a <source>/ folder",
+        "skipped evalplus/README.md: no _YYYY-MM-DD date before the extension",
+        "skipped livebench/livebench_categories_2024_11_25_2024-11-25.json: categories of a release with no table "
+        "in the folder",
+        "skipped model_metadata/model_metadata_modelsdev_firstparty_2025-08-31.csv: a models.dev conversion for "
+        "curating the registry, not a scrape format",
+        "skipped notes/: not a source folder (2 file(s); known sources: see `benchwatch ingest --help`)",
+    ])
+    assert out[-1].endswith("0 failed, 5 skipped")
 
 
 @pytest.mark.parametrize("make", ["missing", "empty"])

@@ -43,9 +43,9 @@ def source_files(source: str) -> tuple[Path, list[Path]]:
     if source == "csv":
         return FIX / "csv" / "scores_percent.csv", []
     s = scrapers.get(source)
-    names = [s.file_name(u) for u in s.plan()]
-    paths = [REPLAY / source / n for n in names]
-    return paths[0], paths[1:]
+    paths = [REPLAY / source / s.response_name(u) for u in s.plan()]
+    found = [REPLAY / source / s.response_name(u) for u in s.discover(paths[0].read_bytes())]   # a manifest's entries
+    return paths[0], paths[1:] + [p for p in found if p.exists()]
 
 
 SOURCES = list(scrapers.SOURCES)
@@ -111,7 +111,7 @@ def drop_model_column(content: bytes, kind: str) -> bytes | None:
         def strip(o):
             if isinstance(o, dict):
                 return {k: strip(v) for k, v in o.items()
-                        if not re.fullmatch(r"(?i)model(_name)?|name|id|pass@1|score|resolved", k)}
+                        if not re.fullmatch(r"(?i)model(_name)?|name|id|pass@1|score|resolved|rating", k)}
             if isinstance(o, list):
                 return [strip(v) for v in o]
             return o

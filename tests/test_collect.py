@@ -17,6 +17,7 @@ from scrapers.http import Fetcher
 from storage.query import run_query
 
 FIX = Path(__file__).parent / "fixtures"
+REPLAY_DIR = FIX / "replay"
 
 
 def swebench_fixture() -> bytes:
@@ -177,3 +178,148 @@ def test_offline_sources_fail_fast_and_the_report_says_offline(tmp_path):
     assert all(o.status == "failed" and o.unreachable and o.offline for o in outcomes)
     assert "looks offline" in CycleReport(outcomes).text()
     assert run_query("SELECT count(*) n FROM fetches WHERE status = 'error'", tmp_path / "bw.duckdb")["n"][0] == 2
+
+
+def source_failures(db, source: str) -> int:
+    from storage.alerts import read_source_health
+    from storage.db import connect
+    with connect(db) as con:
+        health = read_source_health(con)
+    row = health[health["source"] == source]
+    return int(row["consecutive_failures"].iloc[0]) if len(row) else 0
+
+
+@pytest.fixture()
+def tau2_bucket(monkeypatch):
+    """A loopback copy of the τ²-bench bucket: manifest.json and <dir>/submission.json from the
+    fixtures; the manifest lists one directory that does not exist (404), as the real 2025-10-03 one did."""
+    files = {"/submissions/manifest.json": (FIX / "tau2_bench" / "manifest_2026-07-01.json").read_bytes()}
+    for p in (FIX / "tau2_bench").glob("sub_*.json"):
+        files[f"/submissions/{p.stem[len('sub_'):]}/submission.json"] = p.read_bytes()
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            seen.append(self.path)
+            body = files.get(self.path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()
+    import scrapers.tau2_bench as tau
+    base = f"http://127.0.0.1:{httpd.server_address[1]}/submissions"
+    monkeypatch.setattr(tau, "BASE", base)
+    monkeypatch.setattr(tau.Tau2BenchScraper, "urls", (f"{base}/manifest.json",))
+    yield seen
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_discovered_submissions_are_fetched_and_a_missing_one_is_a_warning(tmp_path, tau2_bucket, monkeypatch):
+    """τ²-bench: the manifest names the submissions (`Scraper.discover`); each is fetched under its
+    own name; a listed one that 404s is recorded and skipped with one warning, not a failure; a
+    parse failure keeps every response for `reparse` (issue 21)."""
+    db = tmp_path / "bw.duckdb"
+    first = collect_source(db, "tau2_bench", run_id="r1", fetcher=fast_fetcher())
+    assert first.status == "new" and first.counts["scores"] == 39, first
+    assert "/submissions/gemini-2-5-flash_google_2025-02-01/submission.json" in tau2_bucket
+    fetches = run_query("SELECT status, http_status, url FROM fetches WHERE run_id = 'r1' ORDER BY id", db)
+    assert fetches["status"].tolist().count("ok") == 6
+    assert fetches[fetches["status"] == "missing"]["http_status"].tolist() == [404]
+    assert source_failures(db, "tau2_bench") == 0        # a listed file the server lacks: no failed run
+    warnings = run_query("SELECT warnings FROM snapshots", db)["warnings"][0]
+    assert "gemini-2-5-flash_google_2025-02-01" in str(warnings)
+    again = collect_source(db, "tau2_bench", run_id="r2", fetcher=fast_fetcher())
+    assert again.status == "unchanged"
+
+    cls = scrapers.get("tau2_bench").__class__
+    good = cls.parse
+    monkeypatch.setattr(cls, "parse", lambda self, content, **kw: (_ for _ in ()).throw(ScrapeError("tau2_bench", "x")))
+    db2 = tmp_path / "bw2.duckdb"
+    assert collect_source(db2, "tau2_bench", run_id="r1", fetcher=fast_fetcher()).status == "failed"
+    monkeypatch.setattr(cls, "parse", good)
+    outcomes = reparse(db2)
+    assert [o.status for o in outcomes] == ["new"]
+    assert run_query("SELECT count(*) n FROM scores", db2)["n"][0] == 39    # every submission found again
+
+
+@pytest.fixture()
+def livebench_site(monkeypatch):
+    """A loopback LiveBench: the current release's files, an older release found only through the
+    changelog, and a release the changelog lists whose table is never published (404)."""
+    lb = FIX / "livebench"
+    changelog = b"## Changelog\n\n### 2026-06-25\nannounced\n\n### 2024-11-25\nrefresh\n\n### 2025-04-0\ntruncated\n"
+    files = {"/changelog.md": changelog,
+             "/table_2026_01_08.csv": (lb / "table_2026_01_08.csv").read_bytes(),
+             "/categories_2026_01_08.json": (lb / "categories_2026_01_08.json").read_bytes(),
+             "/table_2024_11_25.csv": (lb / "table_2024_11_25.csv").read_bytes(),
+             "/categories_2024_11_25.json": (lb / "categories_2024_11_25.json").read_bytes()}
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            seen.append(self.path)
+            body = files.get(self.path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    lbc, lrc = type(scrapers.get("livebench")), type(scrapers.get("livebench_releases"))
+    monkeypatch.setattr(lbc, "urls", (f"{base}/table_2026_01_08.csv", f"{base}/categories_2026_01_08.json"))
+    monkeypatch.setattr(lbc, "release_urls", lambda self, r: [f"{base}/table_{r}.csv", f"{base}/categories_{r}.json"])
+    monkeypatch.setattr(lbc, "min_rows", 1)
+    monkeypatch.setattr(lrc, "urls", (f"{base}/changelog.md",))
+    yield seen
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished(tmp_path, livebench_site):
+    """LiveBench: each cycle reads the changelog; a listed release not stored is fetched and stored
+    as its own table (table_version = release); a release whose table 404s is reported, tried in
+    RELEASE_MAX_MISSES collections, then no more (issue 21)."""
+    from jobs.cycle import RELEASE_MAX_MISSES
+    db = tmp_path / "bw.duckdb"
+    first = collect_source(db, "livebench", run_id="r1", fetcher=fast_fetcher())
+    assert first.status == "new"
+    assert "release 2024_11_25: new" in first.detail
+    assert f"release 2026_06_25: listed, no table published (HTTP 404, 1/{RELEASE_MAX_MISSES})" in first.detail
+    versions = run_query("SELECT DISTINCT table_version FROM scores WHERE source = 'livebench' ORDER BY 1", db)
+    assert versions["table_version"].tolist() == ["2024_11_25", "2026_01_08"]
+    assert run_query("SELECT status FROM snapshots WHERE source = 'livebench'", db)["status"].tolist() == ["ok", "ok"]
+    assert run_query("SELECT count(*) n FROM snapshots WHERE source = 'livebench_releases'", db)["n"][0] == 1
+    for i in range(2, RELEASE_MAX_MISSES + 1):
+        out = collect_source(db, "livebench", run_id=f"r{i}", fetcher=fast_fetcher())
+        assert out.status == "unchanged" and "release 2024_11_25" not in out.detail   # stored: not fetched again
+    assert "not tried again" in out.detail
+    assert source_failures(db, "livebench") == 0           # an unpublished release is no failing source
+    livebench_site.clear()
+    last = collect_source(db, "livebench", run_id="rz", fetcher=fast_fetcher())
+    assert "/table_2026_06_25.csv" not in livebench_site           # no longer fetched
+    assert "1 listed release(s) never published a table, not tried again: 2026_06_25" in last.detail
+    assert last.status == "unchanged"
+
+
+def test_release_discovery_under_replay_reports_unrecorded_releases_once(tmp_path):
+    """--replay: a listed release with no recorded files is one line, not a fetch failure, and
+    nothing is recorded for it (issue 21)."""
+    db = tmp_path / "bw.duckdb"
+    out = collect(db, ["livebench"], replay_dir=REPLAY_DIR, run_id="x")[0]
+    assert out.status == "new"
+    assert out.detail.count("without recorded responses") == 1
+    assert "2025_11_25" in out.detail
+    errors = run_query("SELECT count(*) n FROM fetches WHERE status = 'error'", db)["n"][0]
+    assert errors == 0

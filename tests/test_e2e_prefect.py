@@ -255,10 +255,11 @@ def test_pipeline_deployment_on_a_process_worker(server, fake_slack_process, tmp
 
     # The database: every enabled source replayed once in this run; simple-evals has three versions.
     enabled = scrapers.enabled_sources()
+    listed = sorted({scrapers.get(s).release_source for s in enabled} - {""})   # release lists discovery reads
     latest = dict(db_rows(db_path, "SELECT source, count(*) FROM snapshots GROUP BY source"))
-    assert latest == {s: (3 if s == "simple_evals" else 1) for s in enabled}
+    assert latest == {s: (3 if s == "simple_evals" else 1) for s in [*enabled, *listed]}
     assert db_rows(db_path, "SELECT count(DISTINCT source) FROM fetches WHERE run_id = ? AND status = 'ok'",
-                   [run_id]) == [(len(enabled),)]
+                   [run_id]) == [(len(enabled) + len(listed),)]
     # counts checked by hand against the replay files (tests/fixtures/replay/README.md)
     assert dict(db_rows(db_path, "SELECT source, n_scores FROM snapshots WHERE source IN "
                                  "('swebench', 'simple_evals', 'livebench') AND origin = 'replay' "
@@ -301,7 +302,7 @@ def test_benchwatch_serve_runs_the_same_deployments_without_a_worker(server, tmp
     assert served.stopped_with == ["SIGINT"], f"serve needed {served.stopped_with}"
     assert "All deployments have been paused" in log.read_text()
     assert api.deployment("collect/hourly")["paused"] is True
-    assert dict(db_rows(db_path, "SELECT source, n_scores FROM snapshots")) == {"swebench": 64, "lmarena": 47}
+    assert dict(db_rows(db_path, "SELECT source, n_scores FROM snapshots")) == {"swebench": 64, "lmarena": 12}
 
 
 def test_benchwatch_run_in_ephemeral_mode_needs_no_setup(tmp_path):

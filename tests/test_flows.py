@@ -78,14 +78,18 @@ def test_replay_files_belong_to_registered_sources_and_urls():
         assert len(rel.parts) == 2, f"{rel}: expected <source>/<file>"
         source, name = rel.parts
         assert source in scrapers.SOURCES, f"{rel}: {source} is not a registered source"
-        planned = [scrapers.Scraper.file_name(u) for u in scrapers.get(source).plan()]
+        scraper = scrapers.get(source)
+        planned = [scraper.response_name(u) for u in scraper.plan()]
+        primary = REPLAY / source / planned[0]
+        if primary.is_file():   # URLs its primary response names (a manifest's entries)
+            planned += [scraper.response_name(u) for u in scraper.discover(primary.read_bytes())]
         assert name in planned, f"{rel}: {source} fetches {planned}, not {name}"
 
 
 def test_replay_covers_every_enabled_source():
     for source in scrapers.enabled_sources():
         for url in scrapers.get(source).plan():
-            assert (REPLAY / source / scrapers.Scraper.file_name(url)).is_file(), f"no replay file for {url}"
+            assert (REPLAY / source / scrapers.get(source).response_name(url)).is_file(), f"no replay file for {url}"
 
 
 def test_prefect_yaml_declares_one_deployment_per_flow_with_the_code_schedules():
@@ -171,7 +175,8 @@ def test_collect_replays_sources_into_duckdb_and_publishes_a_summary(harness, db
     assert [(o.source, o.status) for o in report.outcomes] == [
         ("swebench", "new"), ("livebench", "new"), ("simple_evals", "new")]
     # rows checked by hand against the replay files (tests/fixtures/replay/README.md)
-    assert snapshot_counts(db_path) == {"livebench": 372, "simple_evals": 103, "swebench": 64}
+    # livebench_releases: the changelog livebench's release discovery read, stored as a snapshot (no rows)
+    assert snapshot_counts(db_path) == {"livebench": 372, "livebench_releases": 0, "simple_evals": 103, "swebench": 64}
     md = artifacts_of(state)["benchwatch-collect-summary"]
     assert md.type == "markdown"
     assert "Sources: 3 new snapshot(s), 0 unchanged, 0 failed." in md.data

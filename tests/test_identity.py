@@ -54,6 +54,10 @@ def test_swebench_systems_and_bash_only_model_runs():
                  tags=["Model: claude-sonnet-4-20250514"])
     assert bash["population"].tolist() == ["models"] and bash["model"].iloc[0] == "claude-sonnet-4-20250514"
     assert ident("aider_polyglot", ["o3 (high) + gpt-4.1"])["population"].iloc[0] == "systems"
+    # tau2_bench: a custom agent submission is a system; the standard harness's rows are model runs
+    tau = ident("tau2_bench", ["Nemotron-Orchestrator-8B", "GPT-5"], benchmark="tau2_bench_retail",
+                tags=["System: custom", None])
+    assert tau["population"].tolist() == ["systems", "models"]
 
 
 def test_terminal_bench_rows_are_systems_with_their_model():

@@ -162,35 +162,26 @@ def test_template_ids_from_snapshots_are_registered(benchmarks):
         assert {f"bfcl_{slug(c)}" for c in columns} <= ids, path.name
 
 
-# Score sources and their snapshot folders (the metadata sources emit no benchmark ids).
-SCORE_SOURCES = ("swebench", "aider_polyglot", "aider_edit", "livecodebench", "livebench", "evalplus", "simple_evals",
-                 "lmarena", "bfcl", "epoch", "alpacaeval")
-
-
 @pytest.mark.slow   # parses every real snapshot file
 @needs_snapshots
 def test_every_id_the_scrapers_emit_on_the_snapshots_is_registered():
     """The registry <-> scraper contract, on real data: parse every snapshot file, resolve every benchmark id."""
     import scrapers
 
+    from jobs.backfill import plan_with_skips
     known = registry.alias_map("benchmark")
     parsed_files, unknown = 0, set()
-    for source in SCORE_SOURCES:
-        scraper = scrapers.get(source)
-        for path in sorted((SNAPSHOTS / source).iterdir()):
-            if source == "livebench" and "categories" in path.name:
-                continue
-            aux = {}
-            if source == "livebench":
-                release = path.name.removeprefix("livebench_table_")[:10]
-                aux = {p.name: p.read_bytes() for p in (SNAPSHOTS / "livebench").glob(f"livebench_categories_{release}_*")}
-            try:
-                snap = scraper.parse_checked(path.read_bytes(), fetched_at=pd.Timestamp("2026-01-01").to_pydatetime(),
-                                             aux=aux, filename=path.name)
-            except scrapers.ScrapeError:
-                continue  # a parser failure is the scraper tests' business; ids are checked on what parses
-            parsed_files += 1
-            unknown |= {b for b in snap.scores["benchmark"] if alias_key(b) not in known}
+    for item in plan_with_skips(SNAPSHOTS)[0]:      # every file a backfill ingests, with its aux files
+        scraper = scrapers.get(item.source)
+        if scraper.produces != "scores":
+            continue
+        try:
+            snap = scraper.parse_checked(item.path.read_bytes(), fetched_at=pd.Timestamp("2026-01-01").to_pydatetime(),
+                                         aux={p.name: p.read_bytes() for p in item.aux}, filename=item.path.name)
+        except scrapers.ScrapeError:
+            continue  # a parser failure is the scraper tests' business; ids are checked on what parses
+        parsed_files += 1
+        unknown |= {b for b in snap.scores["benchmark"] if alias_key(b) not in known}
     assert parsed_files >= 30
     assert unknown == set()
 

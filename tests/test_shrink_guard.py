@@ -160,3 +160,47 @@ def test_item_results_are_guarded_too(dbpath, tmp_path):
     res = ingest_file(dbpath, "livecodebench", cut, observed_at="2024-03-18")
     assert res.held_reason and "item results" in res.held_reason
     assert run_query("SELECT count(*) FROM latest_item_results", dbpath).iloc[0, 0] == items_before
+
+
+def arena_page(n: int, intro: str) -> str:
+    """A page in the layout of the LMArena markdown mirror (tests/fixtures/lmarena/cherry_*.md)."""
+    rows = "".join(f"| {i + 1} | {i + 1} | model-{i} | {1500 - 3 * i} (±5) | 1,000 |\n" for i in range(n))
+    return (f"# 文本榜单\n\n{intro}\n\n> **数据更新时间**: 2026-07-29 04:46:45 UTC\n\n"
+            "| 排名 | 排名区间 | 模型 | 分数 | 票数 |\n|---:|---:|:---|:---|---:|\n" + rows)
+
+
+def test_a_board_of_its_own_is_no_shrink_of_the_full_board(dbpath, tmp_path):
+    """The LMArena mirror's later page lists only a top 30 (table_version 'top30'): compared with
+    itself, never held as a shrink of the full board it follows (issue 21)."""
+    (tmp_path / "full.md").write_text(arena_page(40, "每日快照。"))
+    (tmp_path / "top.md").write_text(arena_page(12, "本页展示榜单前 12 名的每日快照。"))
+    full = ingest_file(dbpath, "lmarena", tmp_path / "full.md", observed_at="2026-02-10")
+    top = ingest_file(dbpath, "lmarena", tmp_path / "top.md", observed_at="2026-07-29")
+    assert full.status == top.status == "new"
+    assert not top.held_reason
+    snaps = run_query("SELECT s.status, sc.table_version, count(*) n FROM scores sc JOIN snapshots s "
+                      "ON s.id = sc.snapshot_id WHERE s.source = 'lmarena' GROUP BY ALL ORDER BY n DESC", dbpath)
+    assert snaps.values.tolist() == [["ok", "", 40], ["ok", "top12", 12]]
+
+
+def test_a_move_to_the_legacy_list_is_not_a_shrink(dbpath, tmp_path):
+    """tau2_bench: the tau^3 manifest moves the tau2 submissions to `legacy_submissions`; that list
+    is the same table as the old single list, so nothing shrinks; a legacy list cut to one of two
+    submissions is held (issue 21)."""
+    subs = [FIX / "tau2_bench" / f"sub_{d}.json" for d in ("gemini-3-pro_google_2025-11-18", "gpt-5_sierra_2025-08-09",
+                                                            "glm5-2_zai_2026-06-21")]
+    old = tmp_path / "tau2_bench_manifest_2025-12-17.json"
+    old.write_text('{"submissions": ["gemini-3-pro_google_2025-11-18", "gpt-5_sierra_2025-08-09"]}')
+    new = tmp_path / "tau2_bench_manifest_2026-03-18.json"
+    new.write_text('{"submissions": ["glm5-2_zai_2026-06-21"], "voice_submissions": [],'
+                   ' "legacy_submissions": ["gemini-3-pro_google_2025-11-18", "gpt-5_sierra_2025-08-09"]}')
+    cut = tmp_path / "tau2_bench_manifest_2026-04-01.json"
+    cut.write_text('{"submissions": ["glm5-2_zai_2026-06-21"], "legacy_submissions": ["gpt-5_sierra_2025-08-09"]}')
+    assert not ingest_file(dbpath, "tau2_bench", old, aux_paths=subs, observed_at="2025-12-17").held_reason
+    moved = ingest_file(dbpath, "tau2_bench", new, aux_paths=subs, observed_at="2026-03-18")
+    assert moved.status == "new" and not moved.held_reason
+    legacy = run_query(f"SELECT count(*) n FROM scores WHERE snapshot_id = {moved.snapshot_id} "
+                       "AND benchmark = 'tau2_bench' AND table_version = 'legacy'", dbpath)["n"][0]
+    assert legacy == 2
+    assert "tau2_bench:legacy" in ingest_file(dbpath, "tau2_bench", cut, aux_paths=subs,
+                                              observed_at="2026-04-01").held_reason

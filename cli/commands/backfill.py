@@ -21,6 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "as a snapshot of that source observed on that date, oldest first "
                                    "(LiveBench tables with the categories file of their release). "
                                    "The same content again adds nothing, so a backfill can be repeated. "
+                                   "A folder that is no source and a file no source claims are named "
+                                   "(one 'skipped' line each). "
                                    "A file that cannot be parsed is reported and skipped; the exit status "
                                    "is then 1. DIR without a dated file of a known source is a usage error (2).")
     p.add_argument("root", metavar="DIR", help="the folder of dated copies, e.g. a snapshots archive")
@@ -29,14 +31,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from jobs.backfill import backfill, plan_backfill
+    from jobs.backfill import backfill, plan_with_skips
     from storage.db import StorageError
 
     root = Path(args.root)
     if not root.is_dir():
         print(f"benchwatch backfill: {root} is not a directory", file=sys.stderr)
         return 2
-    if not plan_backfill(root):
+    planned, skipped = plan_with_skips(root)
+    if not planned:
         print(f"benchwatch backfill: {root} holds no <source>/<name>_<YYYY-MM-DD>.<ext> file of a known source",
               file=sys.stderr)
         return 2
@@ -47,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"{item.date} {item.path.name}: FAILED {error}", file=sys.stderr, flush=True)
 
+    for item in skipped:     # never silently: one line per folder or file no source ingests
+        print(item.line(root), flush=True)
     try:
         report = backfill(args.db, root, on_file=show)
     except StorageError as exc:

@@ -1,0 +1,58 @@
+"""LiveBench's release list: the benchmark repository's changelog, one `### YYYY-MM-DD` heading per
+release (https://raw.githubusercontent.com/LiveBench/LiveBench/main/changelog.md).
+
+Not collected on its own: `livebench` names it as its `release_source`, and each cycle of
+`livebench` reads this list and fetches every listed release it has not stored yet
+(`table_<release>.csv` + `categories_<release>.json`, jobs/cycle.py). Copies of the changelog can
+be ingested (backfill): a snapshot with no score rows whose `meta["releases"]` is the list.
+
+Output: `meta["releases"]` = the releases as the site's files name them (`2025_11_25`), newest
+first. Traps, handled without knowing them in advance: a truncated heading (`### 2025-04-0`) is
+no date and is skipped with a warning; a heading that is a note rather than a release
+(`### 2025-10-03`, a re-run of an existing board) or a release the site never published a table
+for is still a candidate: the discovery step reports it once no table appears, and stops trying.
+A release that never got a heading (2025-01-25) is not discovered here.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Mapping
+
+from scrapers.base import ParsedSnapshot, Scraper
+from scrapers.normalize import parse_date
+
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_DATE = re.compile(r"^\[?v?(\d{4})-(\d{2})-(\d{2})\]?\b")
+
+
+class LivebenchReleasesScraper(Scraper):
+    name = "livebench_releases"
+    urls = ("https://raw.githubusercontent.com/LiveBench/LiveBench/main/changelog.md",)
+    produces = "releases"
+    enabled = False          # read by livebench's release discovery, not collected on its own
+
+    def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
+              filename: str | None = None) -> ParsedSnapshot:
+        parsed = ParsedSnapshot(source=self.name)
+        text = self.data_text(content)
+        releases: list[str] = []
+        for line in text.splitlines():
+            heading = _HEADING.match(line)
+            if not heading:
+                continue
+            title = heading.group(1)
+            m = _DATE.match(title)
+            if m is None:
+                if re.match(r"^\d{4}-\d", title):
+                    self.warn(parsed, f"heading {title!r} is not a full date (truncated?); skipped")
+                continue
+            if parse_date(f"{m[1]}-{m[2]}-{m[3]}") is None:
+                self.warn(parsed, f"heading {title!r} is not a valid date; skipped")
+                continue
+            release = f"{m[1]}_{m[2]}_{m[3]}"
+            if release not in releases:
+                releases.append(release)
+        parsed.meta["releases"] = sorted(releases, reverse=True)
+        return parsed
