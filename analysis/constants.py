@@ -89,6 +89,13 @@ FDR_Q = 0.05                     # Benjamini-Hochberg level over every test of a
 # The status of a contamination test, strongest first (families.finalize); the alert rule checks
 # against it without importing the signals (and scipy).
 CONTAMINATION_STATUSES = ("corroborated", "persisted", "suspect", "not_flagged")
+# A flagged test is a suspicion with a stored state (analysis/contamination/suspicions.py):
+# pending until its first notification is due, confirmed (the alert fires), resolved (new data
+# for that test no longer flag it). The first notification is due when the test was flagged on
+# two analyses of distinct data, or corroborated by another signal or source, or at once when
+# its BH q is at most SUSPICION_CONFIRM_Q (a fifth of FDR_Q).
+SUSPICION_STATES = ("pending", "confirmed", "resolved")
+SUSPICION_CONFIRM_Q = 0.01
 A3_MIN_ITEMS_PER_SIDE = 50       # A3 floor: items in each of the pre and post windows
 A3_MIN_REF_MODELS = 3            # A3: clean reference models needed for the drift control (our floor)
 A3_REFS_PER_PARAMETER = 3        # A3 ability smoother: degree 2 from 9 references, 1 from 6, else the mean

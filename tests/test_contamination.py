@@ -479,8 +479,10 @@ def test_livecodebench_2024_03_17_deepseek_flagged_gpt_claude_not():
     placeholders = set(cut.loc[cut["cutoff_trust"] == "placeholder", "model"])
     assert {"StarCoder2-15b", "Mistral-Large"} <= placeholders
     assert not placeholders & set(ev["reference_models"])
-    assert len(ev["reference_models"]) == 5 and ev["method"] == "reference_placebo"
+    assert len(ev["reference_models"]) == 5 and ev["method"] == "reference_variance"
     assert len(ev["placebo_z"]) == 5 and ev["null_scale"] >= 1.0
+    # the between-model SD from the references' placebo effects: SE_total² = SE_clustered² + τ̂²
+    assert ev["se"] ** 2 == pytest.approx(ev["se_clustered"] ** 2 + ev["between_model_sd"] ** 2)
     for gpt in ("GPT-4-0613", "GPT-3.5-Turbo-0301", "GPT-3.5-Turbo-0125"):
         assert abs(ev["reference_gaps"][gpt]) < 0.035
     assert "GPT-4-Turbo-1106" not in ev["reference_models"]     # cutoff 2023-04-30 + 30 d > first pre item
