@@ -519,3 +519,93 @@ def test_livecodebench_placebo_old_test_fails_new_test_passes():
     assert not old["ok"] and old["fw_bh_lo"] > 0.05
     new = calibrate(None, items, cut, None, rng=np.random.default_rng(1), now=now, trials=100).set_index("signal").loc["A3"]
     assert new["ok"] and new["p05"] <= 0.05 and new["fw_bh"] <= 0.05
+
+
+# --- suspicions: unchanged data hold, q-only moves, the first-notification rule, resolution ------------
+
+def _prev_rows(results: pd.DataFrame, run_id: str = "r1") -> pd.DataFrame:
+    """A run's output as storage.contamination.read_previous_flags returns it."""
+    return results.assign(run_id=run_id)
+
+
+def test_unchanged_data_keep_their_stored_p_effect_and_flag_and_only_q_moves():
+    from analysis.contamination.suspicions import advance_suspicions
+    th = Thresholds()
+    first = finalize([_t("x", "A3", "lcb", snaps=(7,), p=0.004), _t("y", "A3", "lcb", snaps=(7,), p=0.3)], None, th)
+    assert first.set_index("model").at["x", "q_value"] == pytest.approx(0.008)
+    assert first.set_index("model")["flagged"].to_dict() == {"x": True, "y": False}
+    # the same data recomputed differently (say, a reference's cutoff moved) and a family that grew: other
+    # sources' tests joined A3 with mid-sized p. x's numbers are the stored ones, its q moves above 0.05 and
+    # it stays flagged; y stays unflagged although its recomputed p would now flag it.
+    joined = [_t(f"z{i}", "A3", "other", snaps=(9,), p=0.2) for i in range(20)]
+    second = finalize([_t("x", "A3", "lcb", snaps=(7,), effect=0.03, p=0.2),
+                       _t("y", "A3", "lcb", snaps=(7,), p=1e-6)] + joined, _prev_rows(first), th).set_index("model")
+    assert second.at["x", "p_value"] == 0.004 and second.at["x", "effect"] == 0.2
+    assert second.at["x", "q_value"] > th.fdr_q and second.at["x", "flagged"]
+    assert second.at["x", "evidence"]["held"]["from_run"] == "r1"
+    assert second.at["y", "p_value"] == 0.3 and not second.at["y", "flagged"]
+    # the suspicion holds, its state shows the new q
+    states = advance_suspicions(first, None, run_id="r1", run_at=pd.Timestamp("2024-03-18"),
+                                current_data={("lcb", "b"): {7}}, snapshot_dates={7: pd.Timestamp("2024-03-17")})
+    after = advance_suspicions(second.reset_index(), states, run_id="r2", run_at=pd.Timestamp("2024-03-20"),
+                               current_data={("lcb", "b"): {7}, ("other", "b"): {9}}, snapshot_dates={})
+    x = after.set_index("model").loc["x"]
+    assert x["state"] == "confirmed" and x["confirmed_by"] == "strong_q"       # q 0.008 <= 0.01 at once
+    assert x["q_value"] == pytest.approx(second.at["x", "q_value"]) and x["p_value"] == 0.004
+    assert x["distinct_data"] == 1 and x["resolved_at"] is None
+    # new thresholds are a new computation: nothing is held
+    other_th = Thresholds(min_effect=0.04)
+    third = finalize([_t("x", "A3", "lcb", snaps=(7,), effect=0.03, p=0.2)], _prev_rows(first), other_th)
+    assert third.at[0, "p_value"] == 0.2 and not third.at[0, "flagged"]
+
+
+def test_suspicion_first_notification_rule_and_resolution_only_on_new_data():
+    from analysis.contamination.suspicions import advance_suspicions, confirmation
+    th = Thresholds()
+    assert confirmation(1, 0.03, "suspect") is None
+    assert confirmation(1, 0.01, "suspect") == "strong_q"
+    assert confirmation(1, 0.04, "corroborated") == "corroborated"
+    assert confirmation(2, 0.04, "persisted") == "distinct_data"
+    dates = {7: pd.Timestamp("2024-03-17"), 8: pd.Timestamp("2024-06-20"), 9: pd.Timestamp("2024-06-21")}
+
+    def run(tests, previous, states, run_id, day, data):
+        res = finalize(tests, previous, th, suspicions=None if states is None else
+                       {(r["model"], r["benchmark"], r["signal"], r["source"], r["detail"]): r
+                        for r in states.to_dict("records")})
+        return res, advance_suspicions(res, states, run_id=run_id, run_at=pd.Timestamp(day), current_data=data,
+                                       snapshot_dates=dates)
+
+    # flagged at q 0.02 (with 3 null tests): pending
+    nulls = [_t(f"n{i}", "A3", "lcb", snaps=(7,), p=0.6) for i in range(3)]
+    r1, s1 = run([_t("x", "A3", "lcb", snaps=(7,), p=0.005)] + nulls, None, None, "r1", "2024-03-18",
+                 {("lcb", "b"): {7}})
+    assert r1.set_index("model").at["x", "q_value"] == pytest.approx(0.02)
+    assert s1.set_index("model").at["x", "state"] == "pending"
+    # another source's new snapshot: x's data unchanged, not a second data version, still pending
+    r2, s2 = run([_t("x", "A3", "lcb", snaps=(7,), p=0.005)] + nulls, _prev_rows(r1), s1, "r2", "2024-03-20",
+                 {("lcb", "b"): {7}, ("epoch", "b"): {9}})
+    assert s2.set_index("model").at["x", "state"] == "pending" and s2.set_index("model").at["x", "distinct_data"] == 1
+    # new LiveCodeBench data still flag it: two data versions, confirmed
+    nulls8 = [_t(f"n{i}", "A3", "lcb", snaps=(8,), p=0.6) for i in range(3)]
+    r3, s3 = run([_t("x", "A3", "lcb", snaps=(8,), p=0.006)] + nulls8, _prev_rows(r2, "r2"), s2, "r3",
+                 "2024-06-21", {("lcb", "b"): {8}})
+    x3 = s3.set_index("model").loc["x"]
+    assert (x3["state"], x3["confirmed_by"], x3["distinct_data"]) == ("confirmed", "distinct_data", 2)
+    assert r3.set_index("model").at["x", "status"] == "persisted"
+    assert x3["snapshot_ids"] == [8] and x3["data_as_of"] == dates[8]
+    # a test that disappears while its pair's data are unchanged holds; with new data for the pair it resolves
+    _, s4 = run(nulls8, _prev_rows(r3, "r3"), s3, "r4", "2024-06-22", {("lcb", "b"): {8}})
+    assert s4.set_index("model").at["x", "state"] == "confirmed"
+    # new data that no longer flag it: resolved, naming the data
+    nulls9 = [_t(f"n{i}", "A3", "lcb", snaps=(9,), p=0.6) for i in range(3)]
+    r5, s5 = run([_t("x", "A3", "lcb", snaps=(9,), p=0.4, effect=0.01)] + nulls9, _prev_rows(r3, "r3"), s4, "r5",
+                 "2024-06-23", {("lcb", "b"): {9}})
+    x5 = s5.set_index("model").loc["x"]
+    assert x5["state"] == "resolved" and x5["resolved_snapshot_ids"] == [9]
+    assert x5["resolved_data_as_of"] == dates[9] and x5["resolution"]["p_value"] == 0.4
+    assert x5["resolved_at"] == pd.Timestamp("2024-06-23")
+    # flagged again later: a new episode, pending again
+    _, s6 = run([_t("x", "A3", "lcb", snaps=(10,), p=0.005)] + nulls, None, s5, "r6", "2024-07-01",
+                {("lcb", "b"): {10}})
+    x6 = s6.set_index("model").loc["x"]
+    assert (x6["state"], x6["distinct_data"], x6["resolved_at"]) == ("pending", 1, None)
