@@ -110,4 +110,11 @@ A1_ROBUST_Z = 3.5                # self-consistency guard: modified z of the res
 A1_ROBUST_Z_MIN_BENCHMARKS = 5   # ... applied when the model has A1 residuals on >= 5 benchmarks
 A2_MIN_Z = 3.0                   # A2: z_J >= 3 (one-sided p ~ 0.0013)
 CALIBRATION_TRIALS = 200         # placebo trials of `benchwatch calibrate`
+# A3's targets (issue 19), reported by `benchwatch calibrate --power`: placebo P(p < .05) within
+# [3 %, 7 %] and P(p < .01) <= 2 %; power with a gain planted in pre-cutoff items: P(p < .05) >= 50 %
+# at +10 pp, P(flagged under the full rule, after BH) >= 90 % at +20 pp.
+A3_PLACEBO_P05 = (0.03, 0.07)
+A3_PLACEBO_P01_MAX = 0.02
+A3_POWER_P05_AT_10 = 0.50
+A3_POWER_FLAG_AT_20 = 0.90
 # `benchwatch calibrate` compares placebo p-value shares with 0.01 / 0.05 and the family-wise rate with FDR_Q.

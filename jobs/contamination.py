@@ -113,7 +113,8 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
                                         con, sorted(set(snapshot_ids) | test_snaps | resolved_snaps)))
     store.store_contamination_run(con, run_id=run_id, run_at=run_at, as_of=as_of, snapshot_ids=snapshot_ids,
                                   seed=seed, parameters=parameters, cutoffs=cutoffs, slices=slices,
-                                  post_scores=post, signals=signals, suspicions=suspicions)
+                                  post_scores=post, signals=signals, suspicions=suspicions,
+                                  skipped=signals.attrs.get("skipped"))
     moved = suspicions.merge(states[["model", "benchmark", "source", "signal", "detail", "state"]],
                              on=["model", "benchmark", "source", "signal", "detail"], how="left",
                              suffixes=("", "_before"))
@@ -144,3 +145,16 @@ def run_calibration(con: duckdb.DuckDBPyConnection, *, now: datetime | str, tria
     return calibrate(data["latest"], data["items"], data["cutoffs"], data["benchmarks"],
                      rng=np.random.default_rng(seed), now=naive_utc(now), trials=trials, th=th,
                      bootstrap_b=bootstrap_b)
+
+
+def run_power(con: duckdb.DuckDBPyConnection, *, now: datetime | str, trials: int = CALIBRATION_TRIALS,
+              seed: int = 0, gains: tuple[float, ...] = (0.10, 0.20), th: Thresholds = Thresholds()) -> pd.DataFrame:
+    """A3's power on the database's dated items: gains planted in clean models' pre-cutoff items
+    (analysis.contamination.a3.a3_power; read only)."""
+    from analysis.contamination.a3 import a3_power
+    data = slice_inputs(con)
+    items = data["items"]
+    if items.empty:
+        return pd.DataFrame()
+    return a3_power(items, data["cutoffs"], rng=np.random.default_rng(seed), now=naive_utc(now), trials=trials,
+                    gains=gains, th=th)

@@ -37,7 +37,9 @@ SUSPICION_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "state"
                      "resolved_at", "resolved_snapshot_ids", "resolved_data_as_of", "resolution"]
 SIGNAL_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "effect", "se", "ci_low", "ci_high", "p_value",
                   "q_value", "flagged", "status", "evidence"]
-_RUN_TABLES = ("cutoff_resolutions", "benchmark_slices", "post_cutoff_slices", "contamination_signals")
+SKIP_COLUMNS = ["signal", "source", "benchmark", "model", "cutoff", "cutoff_trust", "reason"]
+_RUN_TABLES = ("cutoff_resolutions", "benchmark_slices", "post_cutoff_slices", "contamination_signals",
+               "contamination_skips")
 
 
 # --- reads -------------------------------------------------------------------------------
@@ -161,6 +163,14 @@ def read_suspects(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return df
 
 
+def read_not_tested(con: duckdb.DuckDBPyConnection, *, trust: str | None = None) -> pd.DataFrame:
+    """The newest run's models a signal could not test, with the reason (view contamination_not_tested);
+    `trust` keeps those whose cutoff has that trust (e.g. 'placeholder')."""
+    where, params = ("WHERE cutoff_trust = ?", [trust]) if trust else ("", [])
+    return con.execute(f"SELECT {', '.join(SKIP_COLUMNS)} FROM contamination_not_tested {where} "
+                       "ORDER BY signal, source, benchmark, model", params).df()
+
+
 def read_post_cutoff_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return con.execute("SELECT * FROM post_cutoff_scores ORDER BY source, benchmark, model").df()
 
@@ -199,7 +209,8 @@ def _frame(df: pd.DataFrame, columns: list[str], run_id: str, where: str) -> pd.
 def store_contamination_run(con: duckdb.DuckDBPyConnection, *, run_id: str, run_at: datetime,
                             as_of: datetime | None, snapshot_ids: list[int], seed: int, parameters: dict,
                             cutoffs: pd.DataFrame, slices: pd.DataFrame, post_scores: pd.DataFrame,
-                            signals: pd.DataFrame, suspicions: pd.DataFrame | None = None) -> None:
+                            signals: pd.DataFrame, suspicions: pd.DataFrame | None = None,
+                            skipped: pd.DataFrame | None = None) -> None:
     """Write one run (replacing an earlier run with the same key) in one transaction; with
     `suspicions`, the suspicion states after it (every row: the table is replaced) in the same one."""
     cut = _frame(cutoffs, CUTOFF_COLUMNS, run_id, "cutoff_resolutions")
@@ -214,6 +225,9 @@ def store_contamination_run(con: duckdb.DuckDBPyConnection, *, run_id: str, run_
                          "n_flagged": int(sig["flagged"].sum()) if len(sig) else 0}])
     frames = {"cutoff_resolutions": cut, "benchmark_slices": sl, "post_cutoff_slices": post,
               "contamination_signals": sig}
+    if skipped is not None and len(skipped):
+        frames["contamination_skips"] = _frame(skipped.assign(source=skipped["source"].fillna("")), SKIP_COLUMNS,
+                                               run_id, "contamination_skips")
     with transaction(con):
         for table in _RUN_TABLES:
             con.execute(f"DELETE FROM {quote_ident(table)} WHERE run_id = ?", [run_id])

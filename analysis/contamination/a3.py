@@ -13,6 +13,7 @@ from analysis.constants import A3_MIN_REF_COVERAGE, A3_REFS_PER_PARAMETER, FISHE
 from analysis.contamination.base import (
     log,
     PLACEBO_COLUMNS,
+    SKIP_COLUMNS,
     Signal,
     signal_test,
     SignalInputs,
@@ -339,20 +340,43 @@ def reference_cutoffs(cutoffs: pd.DataFrame) -> pd.Series:
 
 
 def a3_tests(items: pd.DataFrame, cutoffs: pd.DataFrame, *, now: pd.Timestamp,
-             th: Thresholds = Thresholds()) -> list[SignalTest]:
-    """A3 for every (source, benchmark, model) with dated items and a resolved cutoff interval."""
+             th: Thresholds = Thresholds(), skipped: list[dict] | None = None) -> list[SignalTest]:
+    """A3 for every (source, benchmark, model) with dated items and a resolved cutoff interval.
+
+    A model whose only cutoff is a placeholder (`cutoff_trust`, analysis/cutoffs.py: a date many
+    models of one source share) is not tested: that date says nothing about when its training
+    data end, so its pre/post split would be arbitrary. Every model not tested (that one, or
+    windows below the floors, or too few clean references) is appended to `skipped` with the
+    reason (SKIP_COLUMNS), so the report and `status` can list it instead of dropping it silently.
+    """
     cut = cutoffs.set_index("model")
+    trust = cut["cutoff_trust"] if "cutoff_trust" in cut.columns else pd.Series("stated", index=cut.index)
     refs = reference_cutoffs(cutoffs)
     tests = []
     for (source, bench), (matrix, dates, snaps) in _a3_frame(items, now).items():
         for model in matrix.columns:
             if model not in cut.index or pd.isna(cut.at[model, "c_hi"]) or pd.isna(cut.at[model, "c_lo"]):
                 continue
-            res, why = a3_one(matrix, dates, model, cut.at[model, "c_lo"], cut.at[model, "c_hi"], refs, th=th)
+            if trust.get(model) == "placeholder":
+                src = cut.at[model, "cutoff_source"] if "cutoff_source" in cut.columns else None
+                res, why = None, (f"its only cutoff, {pd.Timestamp(cut.at[model, 'c_hi']):%Y-%m-%d}"
+                                  f"{f' ({src})' if isinstance(src, str) and src else ''}, is a placeholder date "
+                                  "that many models share: no trustworthy pre/post split")
+            else:
+                res, why = a3_one(matrix, dates, model, cut.at[model, "c_lo"], cut.at[model, "c_hi"], refs, th=th)
             if res is None:
                 log.debug("[contamination] A3 %s/%s %s not tested: %s", source or "-", bench, model, why)
+                if skipped is not None:
+                    skipped.append({"signal": "A3", "source": source, "benchmark": bench, "model": model,
+                                    "cutoff": pd.Timestamp(cut.at[model, "c_hi"]), "cutoff_trust": trust.get(model),
+                                    "reason": why})
                 continue
             tests.append(signal_test("A3", model, bench, source, res, snapshot_ids=snaps))
+    if skipped:
+        ph = [s for s in skipped if s["cutoff_trust"] == "placeholder"]
+        if ph:
+            log.info("[contamination] A3: %d model(s) not tested for a placeholder cutoff, e.g. %s", len(ph),
+                     ", ".join(f"{s['model']} ({s['benchmark']})" for s in ph[:3]))
     return tests
 
 
@@ -585,7 +609,7 @@ def _one_cutoff(y: np.ndarray, d: np.ndarray, pre: np.ndarray, post: np.ndarray,
 def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
     if not inputs.has_items:
         return []
-    return a3_tests(inputs.items, inputs.cutoffs, now=inputs.now, th=th)
+    return a3_tests(inputs.items, inputs.cutoffs, now=inputs.now, th=th, skipped=inputs.skipped)
 
 
 def _placebo(inputs: SignalInputs, th: Thresholds, trials: int) -> pd.DataFrame:

@@ -38,6 +38,9 @@ STATUSES = CONTAMINATION_STATUSES
 RESULT_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "effect", "se", "ci_low", "ci_high",
                   "p_value", "q_value", "flagged", "status", "evidence"]
 
+# a model a signal could not test, and why (SignalInputs.skipped; `contamination_not_tested`)
+SKIP_COLUMNS = ["signal", "source", "benchmark", "model", "cutoff", "cutoff_trust", "reason"]
+
 PLACEBO_COLUMNS = ["trial", "signal", "source", "benchmark", "model", "effect", "se", "p_value", "gate"]
 
 
@@ -120,6 +123,9 @@ class SignalInputs:
     history: pd.DataFrame | None = None
     predecessors: pd.DataFrame | None = None
     slices: pd.DataFrame | None = None
+    # models a signal could not test, with the reason (dicts of SKIP_COLUMNS); run_signals
+    # returns them as its frame's attrs["skipped"]
+    skipped: list[dict] = field(default_factory=list)
 
     @property
     def has_scores(self) -> bool:

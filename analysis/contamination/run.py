@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.constants import CALIBRATION_TRIALS
-from analysis.contamination.base import log, PLACEBO_COLUMNS, Signal, SignalInputs, SignalTest, Thresholds
+from analysis.contamination.base import log, PLACEBO_COLUMNS, SKIP_COLUMNS, Signal, SignalInputs, SignalTest, Thresholds
 from analysis.contamination.families import finalize
 from analysis.contamination.numerics import _share_ci, _wilson, benjamini_hochberg
 from analysis.contamination.suspicions import by_key
@@ -54,6 +54,7 @@ def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs
         tests += signal.tests(inputs, th)
     out = finalize(tests, previous_flags, th, families={s.name: s.family for s in signals},
                    suspicions=by_key(suspicions) if suspicions is not None else None)
+    out.attrs["skipped"] = pd.DataFrame(inputs.skipped, columns=SKIP_COLUMNS)
     counts = out.groupby("signal")["flagged"].agg(["size", "sum"]) if not out.empty else None
     log.info("[contamination] %d test(s); flagged per signal: %s", len(out),
              {} if counts is None else {s: f"{int(r['sum'])}/{int(r['size'])}" for s, r in counts.iterrows()})

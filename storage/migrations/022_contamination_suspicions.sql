@@ -55,3 +55,23 @@ SELECT s.model, s.benchmark, s.source, s.signal, s.detail,
 FROM contamination_signals s
 JOIN (SELECT * FROM contamination_runs ORDER BY run_at DESC, run_id LIMIT 1) r USING (run_id)
 WHERE s.flagged;
+
+-- The models a signal could not test in a run, and why (a placeholder cutoff, windows below the
+-- floors, too few clean references): listed by `benchwatch status` and the report instead of
+-- dropped silently.
+CREATE TABLE IF NOT EXISTS contamination_skips (
+    run_id       VARCHAR NOT NULL,
+    signal       VARCHAR NOT NULL,
+    source       VARCHAR NOT NULL,
+    benchmark    VARCHAR NOT NULL,
+    model        VARCHAR NOT NULL,
+    cutoff       DATE,
+    cutoff_trust VARCHAR,
+    reason       VARCHAR NOT NULL,
+    PRIMARY KEY (run_id, signal, source, benchmark, model)
+);
+
+CREATE OR REPLACE VIEW contamination_not_tested AS
+SELECT s.* EXCLUDE (run_id), r.run_id
+FROM contamination_skips s
+JOIN latest_contamination_run r USING (run_id);
