@@ -679,24 +679,38 @@ def test_a3_null_rate_over_thirty_seeded_datasets(synth):
     assert 0.03 <= p05 <= 0.07 and p01 <= 0.02
 
 
-@needs(LCB / "livecodebench_generation_2024-03-17.json")
-def test_a3_targets_on_real_livecodebench_items():
-    """The targets of issue 19 on the 2024-03-17 LiveCodeBench items (the trusted references of that
-    file alone): placebo P(p < .01) <= 2 %, and a gain planted in a clean model's pre-cutoff items
-    (~127 pre / ~200 post items) found at +10 pp and flagged at +20 pp. The former test misses +10 pp
-    more often (a test of the comparison, not only of the new numbers)."""
+def _lcb_targets(placebo_trials: int, power_trials: int, th: Thresholds = Thresholds()):
     from analysis.contamination import a3_placebo
     from analysis.contamination.a3 import a3_power
     items, cut, _ = load_lcb("livecodebench_generation_2024-03-17.json")
     now = pd.Timestamp("2024-03-17")
-    pl = a3_placebo(items, cut, rng=np.random.default_rng(0), now=now, trials=200)
-    assert (pl["p_value"] < 0.01).mean() <= 0.02 and 0.02 <= (pl["p_value"] < 0.05).mean() <= 0.07
-    power = a3_power(items, cut, rng=np.random.default_rng(0), now=now, trials=100).set_index("planted")
+    pl = a3_placebo(items, cut, rng=np.random.default_rng(0), now=now, trials=placebo_trials, th=th)
+    power = a3_power(items, cut, rng=np.random.default_rng(0), now=now, trials=power_trials, th=th)
+    return pl["p_value"].to_numpy(), power.set_index("planted")
+
+
+@needs(LCB / "livecodebench_generation_2024-03-17.json")
+def test_a3_targets_on_real_livecodebench_items():
+    """The targets of issue 19 on the 2024-03-17 LiveCodeBench items (the trusted references of that
+    file alone), a small seeded slice: placebo P(p < .01) <= 2 %, and a gain planted in a clean model's
+    pre-cutoff items (~127 pre / ~200 post items) found at +10 pp and flagged at +20 pp."""
+    p, power = _lcb_targets(60, 40)
+    assert (p < 0.01).mean() <= 0.02
     assert 110 <= power.at[0.1, "n_pre"] <= 150 and 170 <= power.at[0.1, "n_post"] <= 230
     assert power.at[0.1, "p05"] >= 0.5 and power.at[0.2, "flag"] >= 0.9
     assert power.at[0.1, "mde_p05"] < 0.10                 # +10 pp is within reach at these sizes
-    former = a3_power(items, cut, rng=np.random.default_rng(0), now=now, trials=100,
-                      th=Thresholds(a3_null="reference_placebo")).set_index("planted")
+
+
+@pytest.mark.slow   # Monte Carlo on real items (fast lane: test_a3_targets_on_real_livecodebench_items)
+@needs(LCB / "livecodebench_generation_2024-03-17.json")
+def test_a3_targets_on_real_livecodebench_items_full():
+    """400 placebo and 200 power trials: the placebo's P(p < .05) near nominal and P(p < .01) <= 2 %;
+    the former test (issue 10) is more conservative and flags a planted +10 pp gain less often."""
+    p, power = _lcb_targets(400, 200)
+    assert 0.02 <= (p < 0.05).mean() <= 0.07 and (p < 0.01).mean() <= 0.02
+    assert power.at[0.1, "p05"] >= 0.5 and power.at[0.2, "flag"] >= 0.9
+    p_old, former = _lcb_targets(400, 200, Thresholds(a3_null="reference_placebo"))
+    assert (p_old < 0.05).mean() < (p < 0.05).mean()
     assert former.at[0.1, "flag"] < power.at[0.1, "flag"]
 
 

@@ -144,6 +144,34 @@ def test_suspicion_holds_through_an_unrelated_source_and_resolves_only_on_new_da
         "2024-07-01) no longer flag it"]
 
 
+def test_models_with_a_placeholder_cutoff_are_listed_not_dropped(synced_db, capsys):
+    """Six models whose only cutoff is 2023-01-01 (a year boundary many models share: a placeholder)
+    are not tested by A3; `status` and the report say which and why."""
+    from dataclasses import replace
+    parsed, responses = synthetic_snapshot(12)
+    models = parsed.models.copy()
+    models.loc[models["model"].str.startswith("test"), "knowledge_cutoff"] = pd.Timestamp("2023-01-01")
+    with connect_synced(synced_db) as con:
+        store_snapshot(con, replace(parsed, models=models), responses,
+                       observed_at=datetime(2024, 6, 1, tzinfo=timezone.utc), origin="ingest", parser_version=1)
+        res = run_contamination(con, now="2024-06-02T00:00:00Z")
+        skipped = con.execute("SELECT model, cutoff_trust, reason FROM contamination_not_tested ORDER BY model").df()
+    assert not res["model"].str.startswith("test").any()
+    placeholder = skipped[skipped["cutoff_trust"] == "placeholder"]
+    assert placeholder["model"].tolist() == [f"test{i}" for i in range(6)]
+    # the clean models (cutoff before every item) are listed too, for their empty pre window
+    assert set(skipped["model"]) - set(placeholder["model"]) == {f"clean{i}" for i in range(8)}
+    assert skipped.set_index("model").at["clean0", "reason"].startswith("window below floor (pre 0")
+    assert placeholder["reason"].iloc[0].startswith("its only cutoff, 2023-01-01 (synthlcb), is a placeholder date")
+    assert cli.main(["status", "--db", str(synced_db)]) == 0
+    out = capsys.readouterr().out
+    assert "not tested for contamination (6)" in out
+    assert "  A3 synth (synthlcb): test0: its only cutoff, 2023-01-01 (synthlcb), is a placeholder date" in out
+    assert cli.main(["report", "--db", str(synced_db)]) == 0
+    out = capsys.readouterr().out
+    assert "Not tested for contamination (with the reason)" in out and "test5" in out
+
+
 def test_calibrate_command(synced_db, tmp_path, capsys):
     path = synced_db
     ingest(path, 5, "2024-06-01")
@@ -152,6 +180,13 @@ def test_calibrate_command(synced_db, tmp_path, capsys):
     line = next(x for x in out.splitlines() if x.strip().startswith("A3"))
     assert line.split()[1] == "80"            # 8 clean models x 10 trials
     assert "n/a (no placebo test possible)" in out   # A1/A2: no reference benchmarks here
+    assert cli.main(["calibrate", "--db", str(path), "--trials", "10", "--seed", "3", "--power"]) == 0
+    out = capsys.readouterr().out
+    assert "placebo P(p < 0.05) =" in out and "placebo P(p < 0.01) =" in out
+    rows = [x.split() for x in out.splitlines() if x.strip().startswith("synth ")]
+    assert [r[1] for r in rows] == ["+10", "+20"]                     # benchmark, planted gain, items, ...
+    assert any(x.strip().startswith("synth: P(p < 0.05) at +10 pp =") for x in out.splitlines())
+    assert any(x.strip().startswith("synth: P(flagged) at +20 pp =") for x in out.splitlines())
     assert cli.main(["calibrate", "--db", str(tmp_path / "absent.duckdb")]) == 1
     assert cli.main(["calibrate", "--db", str(path), "--trials", "1"]) == 2
 

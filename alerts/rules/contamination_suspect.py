@@ -71,7 +71,8 @@ def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOut
         raise ValueError(f"suspicions frame: state {bad} not in {SUSPICION_STATES}")
     frame = suspicions.copy()
     frame["source"] = frame["source"].fillna("").astype(str)
-    conditions, covered = [], set()
+    conditions: list[Condition] = []
+    covered: set[tuple[str, ...]] = set()
     for (model, bench, source), rows in frame.groupby(["model", "benchmark", "source"], sort=True):
         labels = make_labels(CONTAMINATION_SUSPECT, model=model, benchmark=bench, source=source)
         covered.add((CONTAMINATION_SUSPECT, str(model), str(bench), str(source)))

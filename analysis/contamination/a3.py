@@ -284,13 +284,13 @@ def a3_one(matrix: pd.DataFrame, dates: pd.Series, model: str, c_lo: pd.Timestam
     effect, se_item, z = float(core["effect"][0, 0]), float(core["se"][0, 0]), float(core["z"][0, 0])
     z_placebo = core["z"][0, 1:]
     e_placebo, se_placebo = core["effect"][0, 1:], core["se"][0, 1:]
-    p_value, scale, df, se = _a3_p(np.array([[effect]]), np.array([[se_item]]), e_placebo[None, None, :],
-                                   se_placebo[None, None, :], th)
-    p_value, scale, df, se = float(p_value[0, 0]), float(scale[0, 0]), float(df[0, 0]), float(se[0, 0])
+    p_arr, scale_arr, df_arr, se_arr = _a3_p(np.array([[effect]]), np.array([[se_item]]), e_placebo[None, None, :],
+                                             se_placebo[None, None, :], th)
+    p_value, scale, df_f, se = float(p_arr[0, 0]), float(scale_arr[0, 0]), float(df_arr[0, 0]), float(se_arr[0, 0])
     r_pre, r_post = y_all[pre_m[:, 0], 1:], y_all[post_m[:, 0], 1:]
     gaps = r_pre.mean(axis=0) - r_post.mean(axis=0)
-    t_crit = float(stats.t.ppf(0.975, df)) if np.isfinite(df) and df >= 1 else _Z95
-    df = int(df) if np.isfinite(df) else None
+    t_crit = float(stats.t.ppf(0.975, df_f)) if np.isfinite(df_f) and df_f >= 1 else _Z95
+    df = int(df_f) if np.isfinite(df_f) else None
     w = core["weights"][0, 0, 1:]
     res = {"effect": effect, "se": se, "p_value": p_value, "ci_low": effect - t_crit * se,
            "ci_high": effect + t_crit * se, "method": th.a3_null,
@@ -298,7 +298,7 @@ def a3_one(matrix: pd.DataFrame, dates: pd.Series, model: str, c_lo: pd.Timestam
            "null_scale_raw": float(np.sqrt(np.nanmean(z_placebo ** 2))) if np.isfinite(z_placebo).any() else None,
            "placebo_z": dict(zip(refs, z_placebo.tolist())), "null_df": df,
            "placebo_effects": dict(zip(refs, e_placebo.tolist())),
-           "between_model_sd": float(np.sqrt(max(se ** 2 - se_item ** 2, 0.0))) if np.isfinite(se) else None,
+           "between_model_sd": float(np.sqrt(max(se * se - se_item * se_item, 0.0))) if np.isfinite(se) else None,
            "p_pre": float(y_all[pre_m[:, 0], 0].mean()), "p_post": float(y_all[post_m[:, 0], 0].mean()),
            "gap_model": float(core["gap_model"][0, 0]), "gap_ref": float(core["gap_ref"][0, 0]),
            "n_pre": int(core["n_pre"][0]), "n_post": int(core["n_post"][0]),

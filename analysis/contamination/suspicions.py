@@ -89,8 +89,8 @@ def advance_suspicions(results: pd.DataFrame, states: pd.DataFrame | None, *, ru
         seen.add(key)
         ev = r["evidence"] if isinstance(r["evidence"], dict) else {}
         snaps = _snaps(ev.get("snapshot_ids"))
-        prev = old.get(key)
-        is_open = prev is not None and prev["state"] != RESOLVED
+        prev: dict[str, Any] = old.get(key) or {}
+        is_open = bool(prev) and prev["state"] != RESOLVED
         numbers = {k: (None if pd.isna(r[k]) else float(r[k])) for k in
                    ("effect", "se", "ci_low", "ci_high", "p_value", "q_value")}
         if r["flagged"]:

@@ -86,7 +86,7 @@ def _suspects_table(suspects: pd.DataFrame, suspicions: pd.DataFrame | None = No
     newest analysis, which may move while the test's data, p and effect stay)."""
     import pandas as pd
 
-    state = {}
+    state: dict[tuple, str] = {}
     if suspicions is not None and len(suspicions):
         for r in suspicions.itertuples():
             state[(r.model, r.benchmark, r.signal, r.source, r.detail)] = (
