@@ -172,6 +172,27 @@ def test_models_with_a_placeholder_cutoff_are_listed_not_dropped(synced_db, caps
     assert "Not tested for contamination (with the reason)" in out and "test5" in out
 
 
+def test_migration_022_seeds_suspicions_from_the_newest_run(synced_db):
+    """An upgrade neither resolves nor re-fires: the flags of the newest run become suspicion states
+    (the migration's INSERT, run again here on a database whose table was emptied)."""
+    sql = (Path(__file__).resolve().parents[1] / "storage" / "migrations" / "022_contamination_suspicions.sql").read_text()
+    seed = sql[sql.index("INSERT INTO contamination_suspicions"):]
+    seed = seed[:seed.index(";") + 1]
+    ingest(synced_db, 12, "2024-06-01")
+    with connect_synced(synced_db) as con:
+        res = run_contamination(con, now="2024-06-02T00:00:00Z").set_index("model")
+        con.execute("UPDATE contamination_signals SET status = 'persisted' WHERE model = 'test0'")
+        con.execute("DELETE FROM contamination_suspicions")
+        con.execute(seed)
+        rows = con.execute("SELECT model, state, confirmed_by, distinct_data, snapshot_ids, p_value "
+                           "FROM contamination_suspicions").df()
+    assert rows["model"].tolist() == ["test0"]
+    row = rows.iloc[0]
+    assert (row["state"], row["confirmed_by"], row["distinct_data"]) == ("confirmed", "distinct_data", 2)
+    assert list(row["snapshot_ids"]) == res.at["test0", "evidence"]["snapshot_ids"]
+    assert row["p_value"] == pytest.approx(res.at["test0", "p_value"])
+
+
 def test_calibrate_command(synced_db, tmp_path, capsys):
     path = synced_db
     ingest(path, 5, "2024-06-01")
