@@ -62,8 +62,7 @@ def run(args: argparse.Namespace) -> int:
         held = status.held_table(con) if any(row[sources.columns.index("held")] for row in sources.rows) else None
         unknown, counts = status.unknown(con)
         tables = status.table_counts(con)
-        from storage.contamination import read_not_tested
-        not_tested = read_not_tested(con, trust="placeholder")
+        not_tested = status.placeholder_not_tested(con)
     finally:
         con.close()
     print(f"database: {args.db or 'default'}   schema version: {version}")
@@ -76,11 +75,11 @@ def run(args: argparse.Namespace) -> int:
               "latest_scores and the analysis; release one with `benchwatch accept SNAPSHOT`")
         print(text_table(held))
         print()
-    if len(not_tested):
-        print(f"not tested for contamination ({len(not_tested)}): the model's only cutoff is a placeholder date "
+    if not_tested.rows:
+        print(f"not tested for contamination ({len(not_tested.rows)}): the model's only cutoff is a placeholder date "
               "that many models share, so no pre/post split can be trusted (docs/statistics.md, trust of a cutoff)")
-        for r in not_tested.itertuples():
-            print(f"  {r.signal} {r.benchmark} ({r.source}): {r.model}: {r.reason}")
+        for signal, bench, source, model, reason in not_tested.rows:
+            print(f"  {signal} {bench} ({source}): {model}: {reason}")
         print()
     print("rows: " + ", ".join(f"{k}={v}" for k, v in tables.items() if k != "schema_migrations"))
     print()
