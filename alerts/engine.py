@@ -106,6 +106,8 @@ def evaluate(*, now: datetime, previous: Iterable[AlertState], silences: Iterabl
     entered: dict[str, str] = {}  # fingerprint -> transition entered in this evaluation
     for fp in sorted(set(prev) | set(by_fp)):
         old, cond = prev.get(fp), by_fp.get(fp)
+        if cond is not None and cond.resolves and old is None:
+            continue
         if cond is None and (old is None or not _has_data(old.labels, covered, kinds)):
             if old is not None:
                 stepped[fp] = old
@@ -179,12 +181,14 @@ def _inhibits(kind: str, kinds: Mapping[str, AlertKind]) -> bool:
 
 def _step(old: AlertState | None, cond: Condition | None, now: datetime) -> tuple[AlertState, str | None]:
     """One alert, one evaluation: the new state and the transition entered (firing/resolved/...)."""
-    if cond is None:
+    if cond is None or cond.resolves:
         assert old is not None
         if old.state == PENDING:
             return replace(old, state=INACTIVE, since=now, last_evaluated=now, pending_count=0), INACTIVE
         if old.state == FIRING:
-            return replace(old, state=RESOLVED, since=now, last_evaluated=now), RESOLVED
+            why = {} if cond is None else cond.annotations
+            return replace(old, state=RESOLVED, since=now, last_evaluated=now,
+                           annotations={**old.annotations, **why}), RESOLVED
         return replace(old, last_evaluated=now), None
 
     fp = fingerprint(cond.labels)

@@ -48,3 +48,7 @@ class Condition:
     # its input confirms it (a hysteresis proposal that is not committed yet)
     fire_after: int | None = 1
     group: tuple[str, ...] | None = None    # exclusive group (one firing member at a time)
+    # the input says the alert no longer holds, and why (the annotations are merged into the
+    # resolved state, so its message can name the data): a firing alert resolves, a pending
+    # one goes inactive, no state is created
+    resolves: bool = False

@@ -92,6 +92,13 @@ FDR_Q = 0.05                     # Benjamini-Hochberg level over every test of a
 # The status of a contamination test, strongest first (families.finalize); the alert rule checks
 # against it without importing the signals (and scipy).
 CONTAMINATION_STATUSES = ("corroborated", "persisted", "suspect", "not_flagged")
+# A flagged test is a suspicion with a stored state (analysis/contamination/suspicions.py):
+# pending until its first notification is due, confirmed (the alert fires), resolved (new data
+# for that test no longer flag it). The first notification is due when the test was flagged on
+# two analyses of distinct data, or corroborated by another signal or source, or at once when
+# its BH q is at most SUSPICION_CONFIRM_Q (a fifth of FDR_Q).
+SUSPICION_STATES = ("pending", "confirmed", "resolved")
+SUSPICION_CONFIRM_Q = 0.01
 A3_MIN_ITEMS_PER_SIDE = 50       # A3 floor: items in each of the pre and post windows
 A3_MIN_REF_MODELS = 3            # A3: clean reference models needed for the drift control (our floor)
 A3_REFS_PER_PARAMETER = 3        # A3 ability smoother: degree 2 from 9 references, 1 from 6, else the mean
@@ -106,6 +113,13 @@ A1_ROBUST_Z = 3.5                # self-consistency guard: modified z of the res
 A1_ROBUST_Z_MIN_BENCHMARKS = 5   # ... applied when the model has A1 residuals on >= 5 benchmarks
 A2_MIN_Z = 3.0                   # A2: z_J >= 3 (one-sided p ~ 0.0013)
 CALIBRATION_TRIALS = 200         # placebo trials of `benchwatch calibrate`
+# A3's targets (issue 19), reported by `benchwatch calibrate --power`: placebo P(p < .05) within
+# [3 %, 7 %] and P(p < .01) <= 2 %; power with a gain planted in pre-cutoff items: P(p < .05) >= 50 %
+# at +10 pp, P(flagged under the full rule, after BH) >= 90 % at +20 pp.
+A3_PLACEBO_P05 = (0.03, 0.07)
+A3_PLACEBO_P01_MAX = 0.02
+A3_POWER_P05_AT_10 = 0.50
+A3_POWER_FLAG_AT_20 = 0.90
 # `benchwatch calibrate` compares placebo p-value shares with 0.01 / 0.05 and the family-wise rate with FDR_Q.
 
 # --- sizes from the data (analysis/sizes.py) ----------------------------------------------

@@ -48,6 +48,8 @@ BLOCK = re.compile(r"(<!-- figures:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /figu
 CALIBRATION_TRIALS = 100     # placebo trials per calibrate run (as documented with the table)
 CALIBRATION_BOOTSTRAP = 200  # A1 bootstrap replicates per placebo test
 CALIBRATION_SEED = 0
+A3_PLACEBO_TRIALS = 400      # A3's placebo and power figures (`benchwatch calibrate --power`'s functions)
+A3_POWER_TRIALS = 200
 OTIS_ITEMS = 45              # OTIS Mock AIME 2024-2025: 45 problems (Epoch's description; not in its data file)
 
 
@@ -325,6 +327,57 @@ def block_calibrate(cal: dict[str, pd.DataFrame]) -> str:
                      "trials with a flag (full rule)", "ok"], rows))
 
 
+def a3_power(db: Path, now: datetime) -> dict[str, tuple[pd.Series, pd.DataFrame]]:
+    """A3's placebo summary and power (calibrate --power's functions) for the current test and the
+    test of issue 10 (the references' placebo z scale, t with R df)."""
+    import numpy as np
+
+    from analysis.contamination import Thresholds, a3_placebo, summarize_placebo
+    from jobs.contamination import run_power, slice_inputs
+    from storage.db import connect
+    out = {}
+    for label, th in (("former", Thresholds(a3_null="reference_placebo")), ("current", Thresholds())):
+        with connect(db, read_only=True) as con:
+            data = slice_inputs(con)
+            power = run_power(con, now=now, trials=A3_POWER_TRIALS, seed=CALIBRATION_SEED, th=th)
+        placebo = a3_placebo(data["items"], data["cutoffs"], rng=np.random.default_rng(CALIBRATION_SEED),
+                             now=pd.Timestamp(now).tz_convert("UTC").tz_localize(None), trials=A3_PLACEBO_TRIALS,
+                             th=th)
+        out[label] = (summarize_placebo(placebo, A3_PLACEBO_TRIALS, th, signals=["A3"]).iloc[0], power)
+    return out
+
+
+def block_a3_power(res: dict[str, tuple[pd.Series, pd.DataFrame]]) -> str:
+    from analysis.constants import A3_PLACEBO_P01_MAX, A3_PLACEBO_P05, A3_POWER_FLAG_AT_20, A3_POWER_P05_AT_10
+    rows = []
+    for label, name in (("former", "issue 10: z / max(1, σ̂), t_R"), ("current", "current: √(SE² + τ̂²), normal")):
+        placebo, power = res[label]
+        for bench, pw in (power.groupby("benchmark", sort=True) if len(power) else []):
+            p10 = pw[pw["planted"].round(3) == 0.10].iloc[0]
+            p20 = pw[pw["planted"].round(3) == 0.20].iloc[0]
+            rows.append([name, bench, int(placebo["tests"]), pct_ci(placebo, "p01"), pct_ci(placebo, "p05"),
+                         f"{p10['n_pre']:.0f} / {p10['n_post']:.0f}", f"{100 * p10['se_total']:.1f} pp",
+                         pct_ci(p10, "p05"), pct_ci(p10, "flag"), pct_ci(p20, "flag"),
+                         f"{100 * p10['mde_p05']:.1f} / {100 * p10['mde_flag']:.1f} pp"])
+    cur, power = res["current"]
+    verdicts = [f"placebo P(p < 0.05) {pct(cur['p05'])} (target {100 * A3_PLACEBO_P05[0]:.0f}–"
+                f"{100 * A3_PLACEBO_P05[1]:.0f} %): {'met' if A3_PLACEBO_P05[0] <= cur['p05'] <= A3_PLACEBO_P05[1] else 'not met'}",
+                f"P(p < 0.01) {pct(cur['p01'])} (target ≤ {100 * A3_PLACEBO_P01_MAX:.0f} %): "
+                f"{'met' if cur['p01'] <= A3_PLACEBO_P01_MAX else 'not met'}"]
+    for bench, pw in (power.groupby("benchmark", sort=True) if len(power) else []):
+        p10 = pw[pw["planted"].round(3) == 0.10].iloc[0]
+        p20 = pw[pw["planted"].round(3) == 0.20].iloc[0]
+        verdicts.append(f"{bench}: P(p < 0.05) at +10 pp {pct(p10['p05'])} (target ≥ {100 * A3_POWER_P05_AT_10:.0f} %): "
+                        f"{'met' if p10['p05'] >= A3_POWER_P05_AT_10 else 'not met'}; P(flagged) at +20 pp "
+                        f"{pct(p20['flag'])} (target ≥ {100 * A3_POWER_FLAG_AT_20:.0f} %): "
+                        f"{'met' if p20['flag'] >= A3_POWER_FLAG_AT_20 else 'not met'}")
+    return (f"{A3_PLACEBO_TRIALS} placebo trials, {A3_POWER_TRIALS} power trials per gain, seed {CALIBRATION_SEED}:\n\n"
+            + table(["test", "benchmark", "placebo tests", "P(p < 0.01)", "P(p < 0.05)", "items pre / post",
+                     "SE of E", "P(p < 0.05) at +10 pp", "P(flagged) at +10 pp", "P(flagged) at +20 pp",
+                     "MDE 80 % (p < .05 / flag)"], rows)
+            + "\n\nCurrent test against the targets: " + "; ".join(verdicts) + ".")
+
+
 def generate(snapshots: Path, db: Path | None = None) -> dict[str, str]:
     """Every block's text, computed from a fresh backfill of `snapshots` (into `db` or a temporary file)."""
     from jobs.cycle import analyze
@@ -336,7 +389,8 @@ def generate(snapshots: Path, db: Path | None = None) -> dict[str, str]:
         now = history_now(path)
         analyze(path, now=now)
         cal = calibration(path, now)
-        return {"history": block_history(path, now), "saturation": block_saturation(path),
+        power = a3_power(path, now)
+        return {"a3-power": block_a3_power(power), "history": block_history(path, now), "saturation": block_saturation(path),
                 "bin-hold": block_bin_hold(path), "scales": block_scales(path), "trends": block_trends(path),
                 "plateau": block_plateau(path), "placeholders": block_placeholders(path),
                 "suspects": block_suspects(path), "a3": block_a3(path), "calibrate": block_calibrate(cal),

@@ -18,6 +18,7 @@ import pandas as pd
 
 from analysis.constants import CALIBRATION_TRIALS
 from analysis.contamination import Thresholds, calibrate, prepare_benchmarks, run_signals
+from analysis.contamination.suspicions import advance_suspicions
 from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_cutoff_scores, resolve_model_dates
 from storage import contamination as store
 from common.time import naive_utc
@@ -97,16 +98,44 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
     slices = model_slices(latest, data["benchmarks"], cutoffs, guard_days=th.guard_days)
     post = post_cutoff_scores(items, cutoffs, now=now_ts, guard_days=th.guard_days) if len(items) else \
         pd.DataFrame(columns=store.POST_COLUMNS)
+    states = store.read_suspicions(con)
     signals = run_signals(latest, items, cutoffs, data["benchmarks"], store.read_previous_flags(con, run_id),
                           rng=np.random.default_rng(seed), now=now_ts, history=data["history"],
-                          predecessors=reads.read_predecessors(con), th=th)
+                          predecessors=reads.read_predecessors(con), th=th, suspicions=states)
     observed = pd.concat([latest["observed_at"], items["observed_at"]]).dropna()
     as_of = observed.max().tz_localize("UTC").to_pydatetime() if len(observed) else None
     run_at = now_ts.tz_localize("UTC").to_pydatetime()
+    test_snaps = {int(s) for ev in signals["evidence"] for s in (ev.get("snapshot_ids") or ())}
+    resolved_snaps = {int(s) for v in states["snapshot_ids"] if v for s in v}
+    suspicions = advance_suspicions(signals, states, run_id=run_id, run_at=now_ts,
+                                    current_data=current_data(latest, items),
+                                    snapshot_dates=store.read_snapshot_dates(
+                                        con, sorted(set(snapshot_ids) | test_snaps | resolved_snaps)))
     store.store_contamination_run(con, run_id=run_id, run_at=run_at, as_of=as_of, snapshot_ids=snapshot_ids,
                                   seed=seed, parameters=parameters, cutoffs=cutoffs, slices=slices,
-                                  post_scores=post, signals=signals)
+                                  post_scores=post, signals=signals, suspicions=suspicions,
+                                  skipped=signals.attrs.get("skipped"))
+    moved = suspicions.merge(states[["model", "benchmark", "source", "signal", "detail", "state"]],
+                             on=["model", "benchmark", "source", "signal", "detail"], how="left",
+                             suffixes=("", "_before"))
+    changed = moved[moved["state"] != moved["state_before"]]
+    if len(changed):
+        log.info("[contamination] suspicions moved: %s", "; ".join(
+            f"{r.model}/{r.benchmark} {r.signal} {r.state_before if isinstance(r.state_before, str) else 'new'}"
+            f" -> {r.state}" for r in changed.itertuples()))
     return signals
+
+
+def current_data(latest: pd.DataFrame, items: pd.DataFrame) -> dict[tuple[str, str], set[int]]:
+    """(source, benchmark) -> the snapshot ids this run read for it (scores and dated items)."""
+    out: dict[tuple[str, str], set[int]] = {}
+    for frame in (latest, items):
+        if frame is None or frame.empty or "snapshot_id" not in frame.columns:
+            continue
+        pairs = frame[["source", "benchmark", "snapshot_id"]].dropna().drop_duplicates()
+        for r in pairs.itertuples(index=False):
+            out.setdefault((str(r.source), str(r.benchmark)), set()).add(int(r.snapshot_id))
+    return out
 
 
 def run_calibration(con: duckdb.DuckDBPyConnection, *, now: datetime | str, trials: int = CALIBRATION_TRIALS,
@@ -116,3 +145,16 @@ def run_calibration(con: duckdb.DuckDBPyConnection, *, now: datetime | str, tria
     return calibrate(data["latest"], data["items"], data["cutoffs"], data["benchmarks"],
                      rng=np.random.default_rng(seed), now=naive_utc(now), trials=trials, th=th,
                      bootstrap_b=bootstrap_b)
+
+
+def run_power(con: duckdb.DuckDBPyConnection, *, now: datetime | str, trials: int = CALIBRATION_TRIALS,
+              seed: int = 0, gains: tuple[float, ...] = (0.10, 0.20), th: Thresholds = Thresholds()) -> pd.DataFrame:
+    """A3's power on the database's dated items: gains planted in clean models' pre-cutoff items
+    (analysis.contamination.a3.a3_power; read only)."""
+    from analysis.contamination.a3 import a3_power
+    data = slice_inputs(con)
+    items = data["items"]
+    if items.empty:
+        return pd.DataFrame()
+    return a3_power(items, data["cutoffs"], rng=np.random.default_rng(seed), now=naive_utc(now), trials=trials,
+                    gains=gains, th=th)

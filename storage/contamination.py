@@ -15,10 +15,11 @@ import logging
 from datetime import datetime
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from common.jsonsafe import dumps_or_none
-from common.time import naive_utc_columns
+from common.time import naive_utc_columns, utc_columns
 from storage.db import insert_frame, quote_ident, transaction
 from storage.saturation import benchmark_chunks, memory_limit, shared_strings
 
@@ -30,9 +31,15 @@ CUTOFF_COLUMNS = ["model", "c_lo", "c_hi", "knowledge_cutoff", "cutoff_known", "
 SLICE_COLUMNS = ["benchmark", "model", "status", "material_start", "material_date", "c_lo", "c_hi"]
 POST_COLUMNS = ["source", "benchmark", "model", "score", "n_items", "stderr", "window_start", "window_end", "low_n",
                 "score_std", "score_pre", "n_pre", "stderr_pre", "pre_window_end", "n_undated"]
+SUSPICION_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "state", "confirmed_by",
+                     "first_flagged_at", "confirmed_at", "updated_at", "run_id", "distinct_data", "snapshot_ids",
+                     "data_as_of", "effect", "se", "ci_low", "ci_high", "p_value", "q_value", "evidence",
+                     "resolved_at", "resolved_snapshot_ids", "resolved_data_as_of", "resolution"]
 SIGNAL_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "effect", "se", "ci_low", "ci_high", "p_value",
                   "q_value", "flagged", "status", "evidence"]
-_RUN_TABLES = ("cutoff_resolutions", "benchmark_slices", "post_cutoff_slices", "contamination_signals")
+SKIP_COLUMNS = ["signal", "source", "benchmark", "model", "cutoff", "cutoff_trust", "reason"]
+_RUN_TABLES = ("cutoff_resolutions", "benchmark_slices", "post_cutoff_slices", "contamination_signals",
+               "contamination_skips")
 
 
 # --- reads -------------------------------------------------------------------------------
@@ -98,10 +105,55 @@ def read_previous_flags(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataF
     """The tests of the newest run other than `run_id` (the previous evaluation of other data)."""
     df = con.execute("""
         WITH prev AS (SELECT run_id FROM contamination_runs WHERE run_id <> ? ORDER BY run_at DESC, run_id LIMIT 1)
-        SELECT s.model, s.benchmark, s.source, s.signal, s.detail, s.status, s.evidence, s.run_id
+        SELECT s.model, s.benchmark, s.source, s.signal, s.detail, s.status, s.flagged, s.effect, s.se,
+               s.ci_low, s.ci_high, s.p_value, s.q_value, s.evidence, s.run_id
         FROM contamination_signals s JOIN prev USING (run_id)""", [run_id]).df()
     df["evidence"] = [json.loads(v) if isinstance(v, str) else v for v in df["evidence"]]
     return df
+
+
+_SUSPICION_TIMES = ("first_flagged_at", "confirmed_at", "updated_at", "data_as_of", "resolved_at",
+                    "resolved_data_as_of")
+
+
+def read_suspicions(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every stored contamination suspicion (table contamination_suspicions), JSON decoded, times naive UTC."""
+    df = con.execute(f"SELECT {', '.join(SUSPICION_COLUMNS)} FROM contamination_suspicions "
+                     "ORDER BY signal, source, benchmark, model, detail").df()
+    for col in ("evidence", "resolution"):
+        df[col] = [json.loads(v) if isinstance(v, str) else v for v in df[col]]
+    for col in ("snapshot_ids", "resolved_snapshot_ids"):
+        df[col] = [_ids(v) for v in df[col]]
+    return naive_utc_columns(df, *_SUSPICION_TIMES)
+
+
+def _ids(v: object) -> list[int] | None:
+    """A BIGINT[] cell as a list of ints (None for NULL)."""
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [int(i) for i in v]
+    return None
+
+
+def read_suspicion_alerts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
+    """The suspicion states with display names (the contamination_suspect rule's input); None
+    before any suspicion was stored (no data: alerts keep their state)."""
+    df = read_suspicions(con)
+    if df.empty:
+        return None
+    names = dict(con.execute("SELECT id, name FROM benchmarks WHERE name IS NOT NULL").fetchall())
+    models = dict(con.execute("SELECT id, name FROM models WHERE name IS NOT NULL").fetchall())
+    df["benchmark_name"] = [names.get(b, b) for b in df["benchmark"]]
+    df["model_name"] = [models.get(m, m) for m in df["model"]]
+    return df
+
+
+def read_snapshot_dates(con: duckdb.DuckDBPyConnection, ids: list[int]) -> dict[int, pd.Timestamp]:
+    """snapshot id -> observed_at (naive UTC) of the given snapshots."""
+    if not ids:
+        return {}
+    df = naive_utc_columns(con.execute("SELECT id, observed_at FROM snapshots WHERE list_contains(?, id)",
+                                       [sorted({int(i) for i in ids})]).df(), "observed_at")
+    return dict(zip(df["id"].astype(int), df["observed_at"]))
 
 
 def read_suspects(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -111,11 +163,32 @@ def read_suspects(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return df
 
 
+def read_not_tested(con: duckdb.DuckDBPyConnection, *, trust: str | None = None) -> pd.DataFrame:
+    """The newest run's models a signal could not test, with the reason (view contamination_not_tested);
+    `trust` keeps those whose cutoff has that trust (e.g. 'placeholder')."""
+    where, params = ("WHERE cutoff_trust = ?", [trust]) if trust else ("", [])
+    return con.execute(f"SELECT {', '.join(SKIP_COLUMNS)} FROM contamination_not_tested {where} "
+                       "ORDER BY signal, source, benchmark, model", params).df()
+
+
 def read_post_cutoff_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return con.execute("SELECT * FROM post_cutoff_scores ORDER BY source, benchmark, model").df()
 
 
 # --- writes ------------------------------------------------------------------------------
+
+def _suspicion_rows(suspicions: pd.DataFrame) -> pd.DataFrame:
+    missing = set(SUSPICION_COLUMNS) - set(suspicions.columns)
+    if missing:
+        raise ValueError(f"[storage] contamination_suspicions: frame lacks column(s) {sorted(missing)}")
+    out = suspicions[SUSPICION_COLUMNS].copy()
+    for col in ("evidence", "resolution"):
+        out[col] = out[col].map(dumps_or_none)
+    for col in ("snapshot_ids", "resolved_snapshot_ids"):
+        out[col] = [_ids(v) for v in out[col]]
+    out["distinct_data"] = out["distinct_data"].astype(int)
+    return utc_columns(out, *_SUSPICION_TIMES)
+
 
 def run_key(snapshot_ids: list[int], parameters: dict, seed: int) -> str:
     """The content key of a run: same inputs and parameters -> same run_id -> rows replaced."""
@@ -136,8 +209,10 @@ def _frame(df: pd.DataFrame, columns: list[str], run_id: str, where: str) -> pd.
 def store_contamination_run(con: duckdb.DuckDBPyConnection, *, run_id: str, run_at: datetime,
                             as_of: datetime | None, snapshot_ids: list[int], seed: int, parameters: dict,
                             cutoffs: pd.DataFrame, slices: pd.DataFrame, post_scores: pd.DataFrame,
-                            signals: pd.DataFrame) -> None:
-    """Write one run (replacing an earlier run with the same key) in one transaction."""
+                            signals: pd.DataFrame, suspicions: pd.DataFrame | None = None,
+                            skipped: pd.DataFrame | None = None) -> None:
+    """Write one run (replacing an earlier run with the same key) in one transaction; with
+    `suspicions`, the suspicion states after it (every row: the table is replaced) in the same one."""
     cut = _frame(cutoffs, CUTOFF_COLUMNS, run_id, "cutoff_resolutions")
     cut["conflicts"] = cut["conflicts"].map(dumps_or_none)
     sl = _frame(slices, SLICE_COLUMNS, run_id, "benchmark_slices")
@@ -150,6 +225,9 @@ def store_contamination_run(con: duckdb.DuckDBPyConnection, *, run_id: str, run_
                          "n_flagged": int(sig["flagged"].sum()) if len(sig) else 0}])
     frames = {"cutoff_resolutions": cut, "benchmark_slices": sl, "post_cutoff_slices": post,
               "contamination_signals": sig}
+    if skipped is not None and len(skipped):
+        frames["contamination_skips"] = _frame(skipped.assign(source=skipped["source"].fillna("")), SKIP_COLUMNS,
+                                               run_id, "contamination_skips")
     with transaction(con):
         for table in _RUN_TABLES:
             con.execute(f"DELETE FROM {quote_ident(table)} WHERE run_id = ?", [run_id])
@@ -158,5 +236,9 @@ def store_contamination_run(con: duckdb.DuckDBPyConnection, *, run_id: str, run_
         for table, frame in frames.items():
             if len(frame):
                 insert_frame(con, table, frame)
+        if suspicions is not None:
+            con.execute("DELETE FROM contamination_suspicions")
+            if len(suspicions):
+                insert_frame(con, "contamination_suspicions", _suspicion_rows(suspicions))
     log.info("[contamination] stored run %s: %d model date(s), %d slice(s), %d post-cutoff score(s), %d test(s), "
              "%d flagged", run_id, len(cut), len(sl), len(post), len(sig), int(run.at[0, "n_flagged"]))

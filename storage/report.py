@@ -36,7 +36,7 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
         ORDER BY l.scope, l.population, coalesce(l.comparable, false) DESC, l.s_index DESC   -- one scale per ranking
         """).df() if _exists(con, "saturation_latest") else empty
     suspects = con.execute("""
-        SELECT model, benchmark, source, signal, detail, effect, se, q_value, status
+        SELECT model, benchmark, source, signal, detail, effect, se, p_value, q_value, status
         FROM suspects WHERE status <> 'not_flagged' ORDER BY q_value""").df() if _exists(con, "suspects") else empty
     firing = con.execute("""SELECT kind, benchmark, model, source, scope, level, since, muted_by
                             FROM alerts_firing ORDER BY since DESC""").df() if _exists(con, "alerts_firing") else empty

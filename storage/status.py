@@ -26,6 +26,13 @@ def _table(con: duckdb.DuckDBPyConnection, sql: str) -> Table:
     return Table([d[0] for d in result.description], result.fetchall())
 
 
+def placeholder_not_tested(con: duckdb.DuckDBPyConnection) -> Table:
+    """Models the newest contamination analysis could not test because their only cutoff is a
+    placeholder date (view contamination_not_tested, migration 022), with the reason."""
+    return _table(con, """SELECT signal, benchmark, source, model, reason FROM contamination_not_tested
+                          WHERE cutoff_trust = 'placeholder' ORDER BY signal, source, benchmark, model""")
+
+
 def source_status(con: duckdb.DuckDBPyConnection) -> Table:
     """Per source: last fetch attempt and outcome, last new snapshot, snapshot and score counts."""
     return _table(con, """

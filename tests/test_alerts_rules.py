@@ -160,40 +160,74 @@ def test_missing_data_keeps_states():
 
 # --- contamination -----------------------------------------------------------------------------------
 
-def suspects(status="suspect", model="m<!channel>", source="epoch", **extra):
-    return pd.DataFrame([{"model": model, "benchmark": "gpqa_diamond", "source": source, "signal": "A1",
+_STATE_OF = {"suspect": "pending", "persisted": "confirmed", "corroborated": "confirmed", "not_flagged": "resolved"}
+
+
+def suspects(status="suspect", model="m<!channel>", source="epoch", snaps=(3,), **extra):
+    """One stored suspicion state (storage.contamination.read_suspicion_alerts), named by the
+    analysis status it stands for (`suspect` = pending, `persisted`/`corroborated` = confirmed,
+    `not_flagged` = resolved on snapshot 4) or by its state."""
+    state = _STATE_OF.get(status, status)
+    resolved = state == "resolved"
+    return pd.DataFrame([{"model": model, "benchmark": "gpqa_diamond", "source": source, "signal": "A1", "detail": "",
+                          "state": state, "confirmed_by": {"persisted": "distinct_data",
+                                                           "corroborated": "corroborated"}.get(status),
                           "effect": 0.072, "se": 0.021, "ci_low": 0.031, "ci_high": 0.113, "p_value": 0.001,
-                          "q_value": 0.02, "flagged": status != "not_flagged", "status": status,
-                          "evidence": '{"n_ref": 12, "snapshot_ids": [3]}', **extra}])
+                          "q_value": 0.02, "distinct_data": 2 if status == "persisted" else 1,
+                          "snapshot_ids": list(snaps), "data_as_of": day(0),
+                          "evidence": '{"n_ref": 12, "snapshot_ids": [3]}',
+                          "resolved_snapshot_ids": [4] if resolved else None,
+                          "resolved_data_as_of": day(2) if resolved else None,
+                          "resolution": {"why": "not flagged on the new data", "p_value": 0.31, "q_value": 0.4,
+                                         "effect": 0.01} if resolved else None, **extra}])
 
 
-def test_contamination_waits_for_persistence_then_resolves_with_a_notice():
+def test_contamination_waits_for_confirmation_then_resolves_naming_the_new_data():
     ev = evaluate(now=day(1), previous=[], suspects=suspects("suspect"))
     assert ev.notifications == [] and [s.state for s in ev.states] == [PENDING]
-    ev = evaluate(now=day(2), previous=ev.states, suspects=suspects("persisted"))
+    ev = evaluate(now=day(2), previous=ev.states, suspects=suspects("persisted", snaps=(5,)))
     assert [(n.transition, title(n)) for n in ev.notifications] == [
         (FIRING, "m<!channel> on gpqa_diamond: contamination suspect (persisted)")]
     signal = ev.notifications[0].annotations["signals"][0]
     assert signal["evidence"] == {"n_ref": 12, "snapshot_ids": [3]} and signal["q_value"] == 0.02
+    assert signal["snapshot_ids"] == [5] and signal["distinct_data"] == 2
     assert evaluate(now=day(2), previous=ev.states, suspects=suspects("persisted")).notifications == []
+    # another rule's data changing (no suspicion frame at all) keeps the alert as it is
+    assert evaluate(now=day(3), previous=ev.states).notifications == []
     ev = evaluate(now=day(3), previous=ev.states, suspects=suspects("not_flagged"))
     assert [(n.transition, n.episode) for n in ev.notifications] == [(RESOLVED, day(2))]
     assert [s.state for s in ev.states] == [RESOLVED]
+    assert title(ev.notifications[0]) == ("m<!channel> on gpqa_diamond: contamination suspicion resolved: "
+                                         "new data (snapshot 4 of " + day(2).isoformat()[:10] + ") no longer flag it")
+    # a stored resolution read again changes nothing
+    assert evaluate(now=day(4), previous=ev.states, suspects=suspects("not_flagged")).notifications == []
 
 
-def test_corroborated_fires_at_once_and_bad_status_is_an_error():
+def test_corroborated_or_strong_q_fires_at_once_and_bad_state_is_an_error():
     ev = evaluate(now=day(1), previous=[], suspects=suspects("corroborated"))
     assert [n.transition for n in ev.notifications] == [FIRING]
-    with pytest.raises(ValueError, match=r"status \['contaminated'\]"):
+    strong = suspects("confirmed", confirmed_by="strong_q", q_value=0.004)
+    assert [title(n) for n in evaluate(now=day(1), previous=[], suspects=strong).notifications] == [
+        "m<!channel> on gpqa_diamond: contamination suspect (q ≤ 0.01)"]
+    with pytest.raises(ValueError, match=r"state \['contaminated'\]"):
         evaluate(now=day(1), previous=[], suspects=suspects("contaminated"))
-    with pytest.raises(ValueError, match="suspects frame lacks column"):
+    with pytest.raises(ValueError, match="suspicions frame lacks column"):
         evaluate(now=day(1), previous=[], suspects=suspects().drop(columns="q_value"))
 
 
-def test_pending_suspect_that_disappears_sends_nothing():
+def test_pending_suspect_that_resolves_sends_nothing_and_a_resolution_alone_creates_no_alert():
     ev = evaluate(now=day(1), previous=[], suspects=suspects("suspect"))
     ev = evaluate(now=day(2), previous=ev.states, suspects=suspects("not_flagged"))
     assert ev.notifications == [] and [s.state for s in ev.states] == [INACTIVE]
+    assert evaluate(now=day(1), previous=[], suspects=suspects("not_flagged")).states == []
+
+
+def test_an_alert_without_a_stored_suspicion_keeps_its_state():
+    ev = evaluate(now=day(1), previous=[], suspects=suspects("corroborated"))
+    other = suspects("suspect", model="another")
+    ev = evaluate(now=day(2), previous=ev.states, suspects=other)
+    assert ev.notifications == []
+    assert sorted((s.labels["model"], s.state) for s in ev.states) == [("another", PENDING), ("m<!channel>", FIRING)]
 
 
 # --- sources and inhibition ---------------------------------------------------------------------------

@@ -479,8 +479,10 @@ def test_livecodebench_2024_03_17_deepseek_flagged_gpt_claude_not():
     placeholders = set(cut.loc[cut["cutoff_trust"] == "placeholder", "model"])
     assert {"StarCoder2-15b", "Mistral-Large"} <= placeholders
     assert not placeholders & set(ev["reference_models"])
-    assert len(ev["reference_models"]) == 5 and ev["method"] == "reference_placebo"
+    assert len(ev["reference_models"]) == 5 and ev["method"] == "reference_variance"
     assert len(ev["placebo_z"]) == 5 and ev["null_scale"] >= 1.0
+    # the between-model SD from the references' placebo effects: SE_total² = SE_clustered² + τ̂²
+    assert ev["se"] ** 2 == pytest.approx(ev["se_clustered"] ** 2 + ev["between_model_sd"] ** 2)
     for gpt in ("GPT-4-0613", "GPT-3.5-Turbo-0301", "GPT-3.5-Turbo-0125"):
         assert abs(ev["reference_gaps"][gpt]) < 0.035
     assert "GPT-4-Turbo-1106" not in ev["reference_models"]     # cutoff 2023-04-30 + 30 d > first pre item
@@ -517,3 +519,206 @@ def test_livecodebench_placebo_old_test_fails_new_test_passes():
     assert not old["ok"] and old["fw_bh_lo"] > 0.05
     new = calibrate(None, items, cut, None, rng=np.random.default_rng(1), now=now, trials=100).set_index("signal").loc["A3"]
     assert new["ok"] and new["p05"] <= 0.05 and new["fw_bh"] <= 0.05
+
+
+# --- suspicions: unchanged data hold, q-only moves, the first-notification rule, resolution ------------
+
+def _prev_rows(results: pd.DataFrame, run_id: str = "r1") -> pd.DataFrame:
+    """A run's output as storage.contamination.read_previous_flags returns it."""
+    return results.assign(run_id=run_id)
+
+
+def test_unchanged_data_keep_their_stored_p_effect_and_flag_and_only_q_moves():
+    from analysis.contamination.suspicions import advance_suspicions
+    th = Thresholds()
+    first = finalize([_t("x", "A3", "lcb", snaps=(7,), p=0.004), _t("y", "A3", "lcb", snaps=(7,), p=0.3)], None, th)
+    assert first.set_index("model").at["x", "q_value"] == pytest.approx(0.008)
+    assert first.set_index("model")["flagged"].to_dict() == {"x": True, "y": False}
+    # the same data recomputed differently (say, a reference's cutoff moved) and a family that grew: other
+    # sources' tests joined A3 with mid-sized p. x's numbers are the stored ones, its q moves above 0.05 and
+    # it stays flagged; y stays unflagged although its recomputed p would now flag it.
+    joined = [_t(f"z{i}", "A3", "other", snaps=(9,), p=0.2) for i in range(20)]
+    second = finalize([_t("x", "A3", "lcb", snaps=(7,), effect=0.03, p=0.2),
+                       _t("y", "A3", "lcb", snaps=(7,), p=1e-6)] + joined, _prev_rows(first), th).set_index("model")
+    assert second.at["x", "p_value"] == 0.004 and second.at["x", "effect"] == 0.2
+    assert second.at["x", "q_value"] > th.fdr_q and second.at["x", "flagged"]
+    assert second.at["x", "evidence"]["held"]["from_run"] == "r1"
+    assert second.at["y", "p_value"] == 0.3 and not second.at["y", "flagged"]
+    # the suspicion holds, its state shows the new q
+    states = advance_suspicions(first, None, run_id="r1", run_at=pd.Timestamp("2024-03-18"),
+                                current_data={("lcb", "b"): {7}}, snapshot_dates={7: pd.Timestamp("2024-03-17")})
+    after = advance_suspicions(second.reset_index(), states, run_id="r2", run_at=pd.Timestamp("2024-03-20"),
+                               current_data={("lcb", "b"): {7}, ("other", "b"): {9}}, snapshot_dates={})
+    x = after.set_index("model").loc["x"]
+    assert x["state"] == "confirmed" and x["confirmed_by"] == "strong_q"       # q 0.008 <= 0.01 at once
+    assert x["q_value"] == pytest.approx(second.at["x", "q_value"]) and x["p_value"] == 0.004
+    assert x["distinct_data"] == 1 and x["resolved_at"] is None
+    # new thresholds are a new computation: nothing is held
+    other_th = Thresholds(min_effect=0.04)
+    third = finalize([_t("x", "A3", "lcb", snaps=(7,), effect=0.03, p=0.2)], _prev_rows(first), other_th)
+    assert third.at[0, "p_value"] == 0.2 and not third.at[0, "flagged"]
+
+
+def test_suspicion_first_notification_rule_and_resolution_only_on_new_data():
+    from analysis.contamination.suspicions import advance_suspicions, confirmation
+    th = Thresholds()
+    assert confirmation(1, 0.03, "suspect") is None
+    assert confirmation(1, 0.01, "suspect") == "strong_q"
+    assert confirmation(1, 0.04, "corroborated") == "corroborated"
+    assert confirmation(2, 0.04, "persisted") == "distinct_data"
+    dates = {7: pd.Timestamp("2024-03-17"), 8: pd.Timestamp("2024-06-20"), 9: pd.Timestamp("2024-06-21")}
+
+    def run(tests, previous, states, run_id, day, data):
+        res = finalize(tests, previous, th, suspicions=None if states is None else
+                       {(r["model"], r["benchmark"], r["signal"], r["source"], r["detail"]): r
+                        for r in states.to_dict("records")})
+        return res, advance_suspicions(res, states, run_id=run_id, run_at=pd.Timestamp(day), current_data=data,
+                                       snapshot_dates=dates)
+
+    # flagged at q 0.02 (with 3 null tests): pending
+    nulls = [_t(f"n{i}", "A3", "lcb", snaps=(7,), p=0.6) for i in range(3)]
+    r1, s1 = run([_t("x", "A3", "lcb", snaps=(7,), p=0.005)] + nulls, None, None, "r1", "2024-03-18",
+                 {("lcb", "b"): {7}})
+    assert r1.set_index("model").at["x", "q_value"] == pytest.approx(0.02)
+    assert s1.set_index("model").at["x", "state"] == "pending"
+    # another source's new snapshot: x's data unchanged, not a second data version, still pending
+    r2, s2 = run([_t("x", "A3", "lcb", snaps=(7,), p=0.005)] + nulls, _prev_rows(r1), s1, "r2", "2024-03-20",
+                 {("lcb", "b"): {7}, ("epoch", "b"): {9}})
+    assert s2.set_index("model").at["x", "state"] == "pending" and s2.set_index("model").at["x", "distinct_data"] == 1
+    # new LiveCodeBench data still flag it: two data versions, confirmed
+    nulls8 = [_t(f"n{i}", "A3", "lcb", snaps=(8,), p=0.6) for i in range(3)]
+    r3, s3 = run([_t("x", "A3", "lcb", snaps=(8,), p=0.006)] + nulls8, _prev_rows(r2, "r2"), s2, "r3",
+                 "2024-06-21", {("lcb", "b"): {8}})
+    x3 = s3.set_index("model").loc["x"]
+    assert (x3["state"], x3["confirmed_by"], x3["distinct_data"]) == ("confirmed", "distinct_data", 2)
+    assert r3.set_index("model").at["x", "status"] == "persisted"
+    assert x3["snapshot_ids"] == [8] and x3["data_as_of"] == dates[8]
+    # a test that disappears while its pair's data are unchanged holds; with new data for the pair it resolves
+    _, s4 = run(nulls8, _prev_rows(r3, "r3"), s3, "r4", "2024-06-22", {("lcb", "b"): {8}})
+    assert s4.set_index("model").at["x", "state"] == "confirmed"
+    # new data that no longer flag it: resolved, naming the data
+    nulls9 = [_t(f"n{i}", "A3", "lcb", snaps=(9,), p=0.6) for i in range(3)]
+    r5, s5 = run([_t("x", "A3", "lcb", snaps=(9,), p=0.4, effect=0.01)] + nulls9, _prev_rows(r3, "r3"), s4, "r5",
+                 "2024-06-23", {("lcb", "b"): {9}})
+    x5 = s5.set_index("model").loc["x"]
+    assert x5["state"] == "resolved" and x5["resolved_snapshot_ids"] == [9]
+    assert x5["resolved_data_as_of"] == dates[9] and x5["resolution"]["p_value"] == 0.4
+    assert x5["resolved_at"] == pd.Timestamp("2024-06-23")
+    # flagged again later: a new episode, pending again
+    _, s6 = run([_t("x", "A3", "lcb", snaps=(10,), p=0.005)] + nulls, None, s5, "r6", "2024-07-01",
+                {("lcb", "b"): {10}})
+    x6 = s6.set_index("model").loc["x"]
+    assert (x6["state"], x6["distinct_data"], x6["resolved_at"]) == ("pending", 1, None)
+
+
+# --- A3's test: an independent brute force, the null it claims, the power it promises --------------------
+
+def test_a3_p_value_matches_an_independent_brute_force():
+    """a3_one's p recomputed with loops and pandas only: the ability-matched reference per item, the
+    contest-clustered variance per window by groupby, each reference's placebo effect against the
+    others, τ̂² = max(0, mean(E_r² − SE_r²)), p = Φ(−E / √(SE² + τ̂²))."""
+    from analysis.contamination import a3_one
+    items, cut = synth_items(4, n_items=300, n_clean=7, n_test=1, boost={0: 0.4}, contest_size=3, contest_sd=0.3)
+    matrix = items.pivot(index="item_id", columns="model", values="score")
+    dates = items.groupby("item_id")["item_date"].min().reindex(matrix.index)
+    c = cut.set_index("model")
+    refs = cut.set_index("model")["c_hi"]
+    res, why = a3_one(matrix, dates, "test0", c.at["test0", "c_lo"], c.at["test0", "c_hi"], refs, th=Thresholds())
+    assert res is not None, why
+    g = pd.Timedelta(days=30)
+    pre = (dates <= c.at["test0", "c_lo"] - g).to_numpy()
+    post = (dates > c.at["test0", "c_hi"] + g).to_numpy()
+    clean = res["reference_models"]
+
+    def did(target, others):
+        y = matrix[target].to_numpy()
+        ab = lambda m: math.log(matrix.loc[post, m].mean() / (1 - matrix.loc[post, m].mean()))   # noqa: E731
+        w, _ = ability_weights(np.array([ab(m) for m in others]), ab(target))
+        u = pd.Series(y - matrix[others].to_numpy() @ w, index=matrix.index)
+        var = 0.0
+        for win in (pre, post):
+            dev = u[win] - u[win].mean()
+            sums = dev.groupby(dates[win].to_numpy()).sum()
+            var += (sums ** 2).sum() / win.sum() ** 2 * len(sums) / (len(sums) - 1)
+        return u[pre].mean() - u[post].mean(), math.sqrt(var)
+
+    e, se = did("test0", clean)
+    placebo = [did(r, [o for o in clean if o != r]) for r in clean]
+    tau2 = max(0.0, sum(er ** 2 - ser ** 2 for er, ser in placebo) / len(placebo))
+    assert res["effect"] == pytest.approx(e) and res["se_clustered"] == pytest.approx(se)
+    assert res["se"] == pytest.approx(math.sqrt(se ** 2 + tau2))
+    assert res["p_value"] == pytest.approx(stats.norm.sf(e / math.sqrt(se ** 2 + tau2)))
+    assert res["between_model_sd"] == pytest.approx(math.sqrt(tau2))
+
+
+def a3_placebo_rates(seeds, trials: int, **synth) -> tuple[float, float, int]:
+    """P(p < .05), P(p < .01) and the number of A3 placebo tests over several seeded datasets (each
+    dataset's rate is lumpy: its clean models keep their offsets; the null is about the average)."""
+    from analysis.contamination import a3_placebo
+    p = np.concatenate([a3_placebo(*synth_items(100 + s, n_test=0, **synth), rng=np.random.default_rng(s), now=NOW,
+                                   trials=trials)["p_value"].to_numpy() for s in seeds])
+    return float((p < 0.05).mean()), float((p < 0.01).mean()), len(p)
+
+
+def test_a3_null_rate_on_seeded_data_is_near_nominal_from_both_sides():
+    """Placebos on seeded data with difficulty drift: the share of p < 0.05 must be near 5 % from both
+    sides (a conservative test fails the lower bound as surely as an anti-conservative one the upper).
+    Fast slice: 6 datasets; the slow repeat below has 30 (measured 5.2 % and 1.1 %; issue 10's test
+    gave 3.3 % and 0.1 %)."""
+    p05, p01, n = a3_placebo_rates(range(6), 10)
+    print(f"A3 seeded placebo, {n} tests: P(p<.05) {p05:.3f}, P(p<.01) {p01:.3f}")
+    assert 0.01 <= p05 <= 0.10 and p01 <= 0.03
+
+
+@pytest.mark.slow   # Monte Carlo: 30 datasets x 2 designs (fast lane: the 6-dataset slice above)
+@pytest.mark.parametrize("synth", [{}, {"contest_size": 3, "contest_sd": 0.4, "n_items": 420}],
+                         ids=["items", "contests"])
+def test_a3_null_rate_over_thirty_seeded_datasets(synth):
+    p05, p01, n = a3_placebo_rates(range(30), 10, **synth)
+    print(f"A3 seeded placebo {synth}, {n} tests: P(p<.05) {p05:.3f}, P(p<.01) {p01:.3f}")
+    assert 0.03 <= p05 <= 0.07 and p01 <= 0.02
+
+
+def _lcb_targets(placebo_trials: int, power_trials: int, th: Thresholds = Thresholds()):
+    from analysis.contamination import a3_placebo
+    from analysis.contamination.a3 import a3_power
+    items, cut, _ = load_lcb("livecodebench_generation_2024-03-17.json")
+    now = pd.Timestamp("2024-03-17")
+    pl = a3_placebo(items, cut, rng=np.random.default_rng(0), now=now, trials=placebo_trials, th=th)
+    power = a3_power(items, cut, rng=np.random.default_rng(0), now=now, trials=power_trials, th=th)
+    return pl["p_value"].to_numpy(), power.set_index("planted")
+
+
+@needs(LCB / "livecodebench_generation_2024-03-17.json")
+def test_a3_targets_on_real_livecodebench_items():
+    """The targets of issue 19 on the 2024-03-17 LiveCodeBench items (the trusted references of that
+    file alone), a small seeded slice: placebo P(p < .01) <= 2 %, and a gain planted in a clean model's
+    pre-cutoff items (~127 pre / ~200 post items) found at +10 pp and flagged at +20 pp."""
+    p, power = _lcb_targets(60, 40)
+    assert (p < 0.01).mean() <= 0.02
+    assert 110 <= power.at[0.1, "n_pre"] <= 150 and 170 <= power.at[0.1, "n_post"] <= 230
+    assert power.at[0.1, "p05"] >= 0.5 and power.at[0.2, "flag"] >= 0.9
+    assert power.at[0.1, "mde_p05"] < 0.10                 # +10 pp is within reach at these sizes
+
+
+@pytest.mark.slow   # Monte Carlo on real items (fast lane: test_a3_targets_on_real_livecodebench_items)
+@needs(LCB / "livecodebench_generation_2024-03-17.json")
+def test_a3_targets_on_real_livecodebench_items_full():
+    """400 placebo and 200 power trials: the placebo's P(p < .05) near nominal and P(p < .01) <= 2 %;
+    the former test (issue 10) is more conservative and flags a planted +10 pp gain less often."""
+    p, power = _lcb_targets(400, 200)
+    assert 0.02 <= (p < 0.05).mean() <= 0.07 and (p < 0.01).mean() <= 0.02
+    assert power.at[0.1, "p05"] >= 0.5 and power.at[0.2, "flag"] >= 0.9
+    p_old, former = _lcb_targets(400, 200, Thresholds(a3_null="reference_placebo"))
+    assert (p_old < 0.05).mean() < (p < 0.05).mean()
+    assert former.at[0.1, "flag"] < power.at[0.1, "flag"]
+
+
+def test_plant_gain_raises_the_pre_window_mean_by_the_gain():
+    from analysis.contamination.a3 import plant_gain
+    y = np.array([0.0, 0.5, 1.0, 0.2, 0.9, 0.3])
+    pre = np.array([True, True, True, False, False, False])
+    out = plant_gain(y, pre, 0.1)
+    assert out[pre].mean() == pytest.approx(y[pre].mean() + 0.1)
+    assert (out[~pre] == y[~pre]).all() and out.max() <= 1.0 and out[2] == 1.0
+    assert plant_gain(y, pre, 0.9)[pre].tolist() == [1.0, 1.0, 1.0]      # at most every failure

@@ -23,20 +23,22 @@ from helpers import SNAPSHOTS, lane, needs
 LCB = SNAPSHOTS / "livecodebench"
 
 
-def synthetic_snapshot(seed: int, **synth) -> tuple[ParsedSnapshot, list[Response]]:
+def synthetic_snapshot(seed: int, source: str = "synthlcb", benchmark: str = "synth",
+                       **synth) -> tuple[ParsedSnapshot, list[Response]]:
     """A dated item-level source ('synthlcb'): test0 contaminated, everything else clean."""
     items, cut = synth_items(seed, **({"boost": {0: 1.0}} | synth))
+    items["benchmark"] = benchmark
     agg = items.groupby("model")["score"].agg(["mean", "count", "std"]).reset_index()
-    scores = pd.DataFrame({"benchmark": "synth", "model": agg["model"], "setting": "", "score": agg["mean"],
+    scores = pd.DataFrame({"benchmark": benchmark, "model": agg["model"], "setting": "", "score": agg["mean"],
                            "raw_value": agg["mean"].astype(str), "metric": "proportion",
                            "stderr": agg["std"] / np.sqrt(agg["count"]), "n_items": agg["count"],
                            "excluded_reason": ""})
     models = pd.DataFrame({"model": cut["model"], "knowledge_cutoff": cut["c_hi"], "release_date": pd.NaT,
                            "provenance": "vendor_doc"})
-    parsed = ParsedSnapshot(source="synthlcb", scores=conform(scores, SCORE_COLUMNS),
+    parsed = ParsedSnapshot(source=source, scores=conform(scores, SCORE_COLUMNS),
                             items=conform(items.assign(difficulty="easy", platform="x"), ITEM_COLUMNS),
                             models=conform(models, MODEL_COLUMNS))
-    return parsed, [Response(f"synth_{seed}.json", f"seed {seed}".encode())]
+    return parsed, [Response(f"{source}_{seed}.json", f"{source} seed {seed}".encode())]
 
 
 def ingest(path, seed: int, observed: str, **synth) -> None:
@@ -87,6 +89,110 @@ def test_run_is_stored_idempotent_and_flags_persist(synced_db):
     assert third.at["test0", "evidence"]["persisted_from_snapshots"] == [1]
 
 
+@pytest.mark.slow   # three analyses and notifies (~4 s); the fast lane keeps the logic in test_contamination.py
+#                     (test_unchanged_data_keep_their_stored_p_effect_and_flag_and_only_q_moves, ..._resolution_only_on_new_data)
+def test_suspicion_holds_through_an_unrelated_source_and_resolves_only_on_new_data(synced_db, fake_slack):
+    """The LiveCodeBench story of issue 19: a suspect fires; an unrelated source's snapshot triggers
+    an analysis (its tests even join A3's BH family, so the q moves): the suspicion keeps firing with
+    the same p and effect; only a new snapshot of the suspect's own source that no longer flags it
+    resolves it, and the message names that snapshot."""
+    from alerts.slack import SlackWebhookNotifier
+    from jobs.alerts import run_notify
+    from storage.contamination import read_suspicions
+    path, slack = synced_db, SlackWebhookNotifier(fake_slack.webhook_url)
+
+    def analyze(day):
+        with connect_synced(path) as con:
+            res = run_contamination(con, now=f"{day}T00:00:00Z").set_index(["benchmark", "model"])
+            return res, read_suspicions(con).set_index(["benchmark", "model"])
+
+    def contamination_titles(summary):
+        return [t for t in summary.sent_titles if "contamination" in t]
+
+    ingest(path, 12, "2024-06-01")
+    first, states = analyze("2024-06-02")
+    t0 = first.loc[("synth", "test0")]
+    assert t0["flagged"] and t0["q_value"] <= 0.01                      # strong at once: confirmed
+    assert states.loc[("synth", "test0"), "state"] == "confirmed"
+    assert states.loc[("synth", "test0"), "confirmed_by"] == "strong_q"
+    assert contamination_titles(run_notify(path, now=datetime(2024, 6, 2, 1, tzinfo=timezone.utc),
+                                           notifier=slack)) == ["test0 on synth: contamination suspect (q ≤ 0.01)"]
+
+    # another dated source with its own contaminated model: its tests join A3's family
+    ingest(path, 3, "2024-06-10", source="othersrc", benchmark="synth_other", boost={1: 1.0, 2: 1.0})
+    second, states = analyze("2024-06-11")
+    t0b = second.loc[("synth", "test0")]
+    assert len(second) == 12 and second.loc[("synth_other", "test1"), "flagged"]
+    assert (t0b["p_value"], t0b["effect"], t0b["se"]) == (t0["p_value"], t0["effect"], t0["se"])
+    assert t0b["q_value"] != t0["q_value"] and t0b["flagged"]
+    assert t0b["evidence"]["held"] is not None and t0b["evidence"]["snapshot_ids"] == t0["evidence"]["snapshot_ids"]
+    assert states.loc[("synth", "test0"), "state"] == "confirmed"
+    assert states.loc[("synth", "test0"), "q_value"] == pytest.approx(t0b["q_value"])
+    summary = run_notify(path, now=datetime(2024, 6, 11, 1, tzinfo=timezone.utc), notifier=slack)
+    assert [t for t in contamination_titles(summary) if "test0" in t] == []          # neither resolved nor re-sent
+
+    # new data of the suspect's own source, test0 clean now: resolved, naming the snapshot and its date
+    ingest(path, 5, "2024-07-01", boost=None)
+    third, states = analyze("2024-07-02")
+    assert not third.loc[("synth", "test0"), "flagged"]
+    row = states.loc[("synth", "test0")]
+    new_snaps = third.loc[("synth", "test0"), "evidence"]["snapshot_ids"]
+    assert row["state"] == "resolved" and row["resolved_snapshot_ids"] == new_snaps != t0["evidence"]["snapshot_ids"]
+    summary = run_notify(path, now=datetime(2024, 7, 2, 1, tzinfo=timezone.utc), notifier=slack)
+    assert [t for t in contamination_titles(summary) if "test0" in t] == [
+        f"resolved: test0 on synth: contamination suspicion resolved: new data (snapshot {new_snaps[0]} of "
+        "2024-07-01) no longer flag it"]
+
+
+def test_models_with_a_placeholder_cutoff_are_listed_not_dropped(synced_db, capsys):
+    """Six models whose only cutoff is 2023-01-01 (a year boundary many models share: a placeholder)
+    are not tested by A3; `status` and the report say which and why."""
+    from dataclasses import replace
+    parsed, responses = synthetic_snapshot(12)
+    models = parsed.models.copy()
+    models.loc[models["model"].str.startswith("test"), "knowledge_cutoff"] = pd.Timestamp("2023-01-01")
+    with connect_synced(synced_db) as con:
+        store_snapshot(con, replace(parsed, models=models), responses,
+                       observed_at=datetime(2024, 6, 1, tzinfo=timezone.utc), origin="ingest", parser_version=1)
+        res = run_contamination(con, now="2024-06-02T00:00:00Z")
+        skipped = con.execute("SELECT model, cutoff_trust, reason FROM contamination_not_tested ORDER BY model").df()
+    assert not res["model"].str.startswith("test").any()
+    placeholder = skipped[skipped["cutoff_trust"] == "placeholder"]
+    assert placeholder["model"].tolist() == [f"test{i}" for i in range(6)]
+    # the clean models (cutoff before every item) are listed too, for their empty pre window
+    assert set(skipped["model"]) - set(placeholder["model"]) == {f"clean{i}" for i in range(8)}
+    assert skipped.set_index("model").at["clean0", "reason"].startswith("window below floor (pre 0")
+    assert placeholder["reason"].iloc[0].startswith("its only cutoff, 2023-01-01 (synthlcb), is a placeholder date")
+    assert cli.main(["status", "--db", str(synced_db)]) == 0
+    out = capsys.readouterr().out
+    assert "not tested for contamination (6)" in out
+    assert "  A3 synth (synthlcb): test0: its only cutoff, 2023-01-01 (synthlcb), is a placeholder date" in out
+    assert cli.main(["report", "--db", str(synced_db)]) == 0
+    out = capsys.readouterr().out
+    assert "Not tested for contamination (with the reason)" in out and "test5" in out
+
+
+def test_migration_022_seeds_suspicions_from_the_newest_run(synced_db):
+    """An upgrade neither resolves nor re-fires: the flags of the newest run become suspicion states
+    (the migration's INSERT, run again here on a database whose table was emptied)."""
+    sql = (Path(__file__).resolve().parents[1] / "storage" / "migrations" / "022_contamination_suspicions.sql").read_text()
+    seed = sql[sql.index("INSERT INTO contamination_suspicions"):]
+    seed = seed[:seed.index(";") + 1]
+    ingest(synced_db, 12, "2024-06-01")
+    with connect_synced(synced_db) as con:
+        res = run_contamination(con, now="2024-06-02T00:00:00Z").set_index("model")
+        con.execute("UPDATE contamination_signals SET status = 'persisted' WHERE model = 'test0'")
+        con.execute("DELETE FROM contamination_suspicions")
+        con.execute(seed)
+        rows = con.execute("SELECT model, state, confirmed_by, distinct_data, snapshot_ids, p_value "
+                           "FROM contamination_suspicions").df()
+    assert rows["model"].tolist() == ["test0"]
+    row = rows.iloc[0]
+    assert (row["state"], row["confirmed_by"], row["distinct_data"]) == ("confirmed", "distinct_data", 2)
+    assert list(row["snapshot_ids"]) == res.at["test0", "evidence"]["snapshot_ids"]
+    assert row["p_value"] == pytest.approx(res.at["test0", "p_value"])
+
+
 def test_calibrate_command(synced_db, tmp_path, capsys):
     path = synced_db
     ingest(path, 5, "2024-06-01")
@@ -95,6 +201,13 @@ def test_calibrate_command(synced_db, tmp_path, capsys):
     line = next(x for x in out.splitlines() if x.strip().startswith("A3"))
     assert line.split()[1] == "80"            # 8 clean models x 10 trials
     assert "n/a (no placebo test possible)" in out   # A1/A2: no reference benchmarks here
+    assert cli.main(["calibrate", "--db", str(path), "--trials", "10", "--seed", "3", "--power"]) == 0
+    out = capsys.readouterr().out
+    assert "placebo P(p < 0.05) =" in out and "placebo P(p < 0.01) =" in out
+    rows = [x.split() for x in out.splitlines() if x.strip().startswith("synth ")]
+    assert [r[1] for r in rows] == ["+10", "+20"]                     # benchmark, planted gain, items, ...
+    assert any(x.strip().startswith("synth: P(p < 0.05) at +10 pp =") for x in out.splitlines())
+    assert any(x.strip().startswith("synth: P(flagged) at +20 pp =") for x in out.splitlines())
     assert cli.main(["calibrate", "--db", str(tmp_path / "absent.duckdb")]) == 1
     assert cli.main(["calibrate", "--db", str(path), "--trials", "1"]) == 2
 

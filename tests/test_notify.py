@@ -8,6 +8,7 @@ rows (migration 002), contamination runs and signals (migration 003, read throug
 from __future__ import annotations
 
 import json
+import re
 import logging
 from datetime import datetime, timedelta, timezone
 
@@ -57,7 +58,8 @@ _runs = iter(range(1, 10_000))
 
 
 def add_suspect(path, status, model="gpt-x", bench="gpqa_diamond", source="epoch"):
-    """A new contamination run (migration 003) whose one test has this status."""
+    """A new contamination run (migration 003) whose one test has this status, and the suspicion
+    state (migration 022) the analysis would store for it (resolved on the run's new snapshot)."""
     n = next(_runs)
     run = pd.DataFrame([{"run_id": f"run{n}", "run_at": T0 + timedelta(seconds=n), "as_of": T0,
                          "snapshot_ids": [n], "seed": 0, "parameters": "{}", "n_tests": 1,
@@ -67,9 +69,22 @@ def add_suspect(path, status, model="gpt-x", bench="gpqa_diamond", source="epoch
                             "ci_high": 0.113, "p_value": 0.001, "q_value": 0.02,
                             "flagged": status != "not_flagged", "status": status,
                             "evidence": json.dumps({"n_ref": 12})}])
+    state = {"suspect": "pending", "persisted": "confirmed", "corroborated": "confirmed"}.get(status, "resolved")
+    suspicion = pd.DataFrame([{
+        "model": model, "benchmark": bench, "source": source, "signal": "A1", "detail": "", "state": state,
+        "confirmed_by": {"persisted": "distinct_data", "corroborated": "corroborated"}.get(status),
+        "first_flagged_at": T0, "confirmed_at": None, "updated_at": T0 + timedelta(seconds=n), "run_id": f"run{n}",
+        "distinct_data": 2 if status == "persisted" else 1, "snapshot_ids": [n], "data_as_of": T0,
+        "effect": 0.072, "se": 0.021, "ci_low": 0.031, "ci_high": 0.113, "p_value": 0.001, "q_value": 0.02,
+        "evidence": json.dumps({"n_ref": 12}), "resolved_at": T0 if state == "resolved" else None,
+        "resolved_snapshot_ids": [n] if state == "resolved" else None,
+        "resolved_data_as_of": T0 if state == "resolved" else None,
+        "resolution": json.dumps({"why": "not flagged on the new data"}) if state == "resolved" else None}])
     with db.connect(path) as con:
         db.insert_frame(con, "contamination_runs", run)
         db.insert_frame(con, "contamination_signals", signal)
+        con.execute("DELETE FROM contamination_suspicions WHERE model = ? AND benchmark = ?", [model, bench])
+        db.insert_frame(con, "contamination_suspicions", suspicion)
 
 
 def add_fetch_runs(path, source, statuses, start):
@@ -173,7 +188,9 @@ def test_resolved_notice_is_sent(db_path, fake_slack, slack):
     run_notify(db_path, now=day(1), notifier=slack)
     add_suspect(db_path, "not_flagged")
     summary = run_notify(db_path, now=day(2), notifier=slack)
-    assert summary.sent_titles == ["resolved: gpt-x on GPQA Diamond: contamination suspicion cleared"]
+    (sent,) = summary.sent_titles
+    assert re.fullmatch(r"resolved: gpt-x on GPQA Diamond: contamination suspicion resolved: new data "
+                        rf"\(snapshot \d+ of {T0:%Y-%m-%d}\) no longer flag it", sent)
     assert sections(fake_slack)[1].startswith(":white_check_mark: *Resolved: gpt-x on GPQA Diamond")
 
 

@@ -1,11 +1,18 @@
-"""contamination_suspect{model, benchmark, source}: one alert per flagged (model, benchmark,
-source), whatever signals flagged it. The analysis decides persistence: `persisted` (two
-snapshots) and `corroborated` (a second signal or source) fire, a fresh `suspect` is pending.
-Never labelled "contaminated"."""
+"""contamination_suspect{model, benchmark, source}: one alert per (model, benchmark, source)
+with a stored contamination suspicion, whatever signals flagged it (docs/statistics.md,
+"Suspicions"; README "Slack alerts").
+
+The rule reads the stored suspicion states (table contamination_suspicions, written by the
+analysis) and never recomputes a test: `confirmed` fires, `pending` stays pending (no message),
+`resolved` resolves the alert with the data that resolved it. Which suspicion is confirmed is
+the analysis' one first-notification rule (analysis.contamination.suspicions.confirmation):
+flagged on two analyses of distinct data, or corroborated by another signal or source, or q at
+most SUSPICION_CONFIRM_Q at once. An alert whose (model, benchmark, source) has no stored
+suspicion keeps its state. Never labelled "contaminated".
+"""
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any, Mapping
 
@@ -16,75 +23,138 @@ from alerts.records import RESOLVED, Condition, to_utc
 from alerts.rules.base import AlertKind, AlertRule, RuleOutput, make_labels, missing, num, \
     require, sql_literal, text
 from alerts.text import clean, day, fixed, pp
-from analysis.constants import CONTAMINATION_STATUSES
+from analysis.constants import CONTAMINATION_STATUSES, SUSPICION_CONFIRM_Q, SUSPICION_STATES
 from common.jsonsafe import decoded as _evidence
 
 CONTAMINATION_SUSPECT = "contamination_suspect"
 
-# contamination statuses of analysis.contamination (strongest first): a flag is a suspicion,
-# never a verdict; `suspect` = flagged on one snapshot, not yet persisted or corroborated
-CORROBORATED, PERSISTED, SUSPECT, NOT_FLAGGED = "corroborated", "persisted", "suspect", "not_flagged"
-_FLAG_STRENGTH: tuple[str, ...] = (CORROBORATED, PERSISTED, SUSPECT)
+# contamination statuses of analysis.contamination (strongest first), kept for the suspects view
+CORROBORATED, PERSISTED, SUSPECT, NOT_FLAGGED = CONTAMINATION_STATUSES
+PENDING, CONFIRMED, RESOLVED_STATE = SUSPICION_STATES
+
+# why a suspicion was confirmed: (headline word, the rule in words)
+CONFIRMED_BY_WORDS = {
+    "distinct_data": ("persisted", "flagged on two analyses of distinct data"),
+    "corroborated": ("corroborated", "corroborated by another signal or source"),
+    "strong_q": (f"q ≤ {SUSPICION_CONFIRM_Q:g}", f"q at most {SUSPICION_CONFIRM_Q:g} at once"),
+}
 
 
-def contamination_conditions(suspects: pd.DataFrame, now: datetime) -> list[Condition]:
-    """One condition per flagged (model, benchmark, source) of `analysis.contamination.run_signals`.
+def _ids(v: Any) -> list[int]:
+    if v is None or isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+        return []
+    return [int(i) for i in v]
 
-    `suspects`: model, benchmark, signal, effect, q_value, status, evidence, and optionally
-    source, se, ci_low, ci_high, p_value, as_of, model_name, benchmark_name. Persistence is
-    decided by the analysis: `persisted` and `corroborated` fire, `suspect` (flagged on one
-    snapshot only) is pending, `not_flagged` is no condition.
+
+def _iso(v: Any) -> str | None:
+    return None if missing(v) else to_utc(v).isoformat()
+
+
+def _data(ids: Any, as_of: Any) -> dict[str, Any]:
+    return {"snapshot_ids": _ids(ids), "data_as_of": _iso(as_of)}
+
+
+def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOutput:
+    """Conditions from the stored suspicion states (storage.contamination.read_suspicion_alerts).
+
+    `suspicions`: model, benchmark, source, signal, detail, state, effect, p_value, q_value,
+    evidence, distinct_data, snapshot_ids, data_as_of, and optionally se, ci_low, ci_high,
+    confirmed_by, resolved_snapshot_ids, resolved_data_as_of, resolution, model_name,
+    benchmark_name. Every (model, benchmark, source) in the frame is covered: an open
+    suspicion is a condition (confirmed: fires; pending: waits), one with only resolved
+    suspicions resolves the alert and says with which data.
     """
-    require(suspects, ["model", "benchmark", "signal", "effect", "q_value", "status", "evidence"], "suspects")
-    bad = sorted(set(suspects["status"].astype(str)) - set(CONTAMINATION_STATUSES))
+    require(suspicions, ["model", "benchmark", "source", "signal", "detail", "state", "effect", "p_value",
+                         "q_value", "evidence", "distinct_data", "snapshot_ids", "data_as_of"], "suspicions")
+    bad = sorted(set(suspicions["state"].astype(str)) - set(SUSPICION_STATES))
     if bad:
-        raise ValueError(f"suspects frame: status {bad} not in {CONTAMINATION_STATUSES}")
-    frame = suspects.loc[suspects["status"] != NOT_FLAGGED].copy()
-    if "source" not in frame.columns:
-        frame["source"] = ""
+        raise ValueError(f"suspicions frame: state {bad} not in {SUSPICION_STATES}")
+    frame = suspicions.copy()
     frame["source"] = frame["source"].fillna("").astype(str)
-    conditions = []
+    conditions: list[Condition] = []
+    covered: set[tuple[str, ...]] = set()
     for (model, bench, source), rows in frame.groupby(["model", "benchmark", "source"], sort=True):
+        labels = make_labels(CONTAMINATION_SUSPECT, model=model, benchmark=bench, source=source)
+        covered.add((CONTAMINATION_SUSPECT, str(model), str(bench), str(source)))
         records = rows.to_dict("records")
-        statuses = {str(r["status"]) for r in records}
-        status = next(s for s in _FLAG_STRENGTH if s in statuses)
+        names = {"model_name": text(records[0], "model_name") or str(model),
+                 "benchmark_name": text(records[0], "benchmark_name") or str(bench)}
+        open_ = [r for r in records if r["state"] != RESOLVED_STATE]
+        if not open_:
+            resolved = [{"signal": text(r, "signal"), "detail": text(r, "detail"),
+                         **_data(r.get("resolved_snapshot_ids"), r.get("resolved_data_as_of")),
+                         **{k: num((_evidence(r.get("resolution")) or {}).get(k))
+                            for k in ("effect", "p_value", "q_value")},
+                         "why": str((_evidence(r.get("resolution")) or {}).get("why") or "")}
+                        for r in records]
+            as_ofs = [to_utc(r["resolved_data_as_of"]) for r in records if not missing(r.get("resolved_data_as_of"))]
+            conditions.append(Condition(labels=labels, annotations={**names, "resolved_by": resolved},
+                                        data_as_of=max(as_ofs) if as_ofs else now, resolves=True))
+            continue
+        confirmed = [r for r in open_ if r["state"] == CONFIRMED]
         # the strongest evidence first: smallest q, then largest effect
-        records.sort(key=lambda r: (1.0 if num(r["q_value"]) is None else num(r["q_value"]),
-                                    -(num(r["effect"]) or 0.0)))
-        as_ofs = [to_utc(r["as_of"]) for r in records if not missing(r.get("as_of"))]
+        open_.sort(key=lambda r: (1.0 if num(r["q_value"]) is None else num(r["q_value"]),
+                                  -(num(r["effect"]) or 0.0)))
+        as_ofs = [to_utc(r["data_as_of"]) for r in open_ if not missing(r.get("data_as_of"))]
         as_of = max(as_ofs) if as_ofs else now
         signals = [{
-            "signal": text(r, "signal"), "detail": text(r, "detail"), "status": text(r, "status"),
+            "signal": text(r, "signal"), "detail": text(r, "detail"), "state": text(r, "state"),
             **{key: num(r.get(key)) for key in ("effect", "se", "ci_low", "ci_high", "p_value", "q_value")},
+            "distinct_data": int(num(r.get("distinct_data")) or 1),
+            **_data(r.get("snapshot_ids"), r.get("data_as_of")),
             "evidence": _evidence(r.get("evidence")),
-        } for r in records]
+        } for r in open_]
+        why = sorted({text(r, "confirmed_by") for r in confirmed if text(r, "confirmed_by")})
         where = f"model = {sql_literal(model)} AND benchmark = {sql_literal(bench)}"
         conditions.append(Condition(
-            labels=make_labels(CONTAMINATION_SUSPECT, model=model, benchmark=bench, source=source),
+            labels=labels,
             annotations={
-                "model_name": text(records[0], "model_name") or str(model),
-                "benchmark_name": text(records[0], "benchmark_name") or str(bench),
-                "status": status,
+                **names,
+                "status": CONFIRMED if confirmed else PENDING,
+                "confirmed_by": why,
                 "as_of": as_of.isoformat(),
                 "signals": signals,
                 "why": "the score outruns what this model does on clean reference data, which test-set "
                        "exposure would explain; read this model's number on this benchmark with caution",
-                "sql": f"SELECT * FROM suspects WHERE {where}",
+                "sql": f"SELECT * FROM contamination_suspicions WHERE {where}",
             },
             data_as_of=as_of,
-            fire_after=None if status == SUSPECT else 1))
-    return conditions
+            fire_after=1 if confirmed else None))
+    return RuleOutput(conditions, covered)
+
+
+def _data_words(ids: Any, as_of: Any) -> str:
+    snaps = ", ".join(str(i) for i in _ids(ids)) or "n/a"
+    return f"snapshot{'s' if len(_ids(ids)) != 1 else ''} {snaps} of {day(as_of)}" if as_of else f"snapshots {snaps}"
 
 
 def _headline(transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) -> str:
     who = f"{clean(a.get('model_name') or labels['model'])} on {clean(a.get('benchmark_name') or labels['benchmark'])}"
     if transition == RESOLVED:
-        return f"{who}: contamination suspicion cleared"
-    return f"{who}: contamination suspect ({a.get('status', 'suspect')})"
+        data = "; ".join(_data_words(r.get("snapshot_ids"), r.get("data_as_of")) for r in a.get("resolved_by", []))
+        if not data:     # a notice queued before suspicions were stored
+            return f"{who}: contamination suspicion cleared"
+        return f"{who}: contamination suspicion resolved: new data ({data}) no longer flag it"
+    why = ", ".join(CONFIRMED_BY_WORDS.get(w, (w, w))[0] for w in a.get("confirmed_by", [])) \
+        or a.get("status", "suspect")
+    return f"{who}: contamination suspect ({why})"
 
 
 def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
     lines = []
+    for r in a.get("resolved_by", []):
+        name = clean(r.get("signal"), 40) + (f" ({clean(r['detail'], 80)})" if r.get("detail") else "")
+        parts = [f"{name} on {_data_words(r.get('snapshot_ids'), r.get('data_as_of'))}"]
+        if r.get("effect") is not None:
+            parts.append(f"effect {pp(r['effect'], signed=True)}")
+        if r.get("p_value") is not None:
+            parts.append(f"p={r['p_value']:.2g}")
+        if r.get("q_value") is not None:
+            parts.append(f"q={fixed(r['q_value'], 3)}")
+        parts.append(clean(r.get("why") or "not flagged", 120))
+        lines.append(" · ".join(parts))
+    if a.get("resolved_by"):
+        return lines
     for s in a.get("signals", []):
         name = clean(s.get("signal"), 40) + (f" ({clean(s['detail'], 80)})" if s.get("detail") else "")
         parts = [f"{name}: effect {pp(s.get('effect'), signed=True)}"]
@@ -95,23 +165,29 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
         if s.get("p_value") is not None:
             parts.append(f"p={s['p_value']:.2g}")
         parts.append(f"q={fixed(s.get('q_value'), 3)}")
-        if s.get("n_pre") is not None or s.get("n_post") is not None:
-            parts.append(f"n {s.get('n_pre') or 'n/a'} pre / {s.get('n_post') or 'n/a'} post")
-        if s.get("n_ref") is not None:
-            parts.append(f"reference set {s['n_ref']} models")
-        parts.append(clean(s.get("status", "suspect"), 20))
+        ev = s.get("evidence") or {}
+        if ev.get("n_pre") is not None or ev.get("n_post") is not None:
+            parts.append(f"n {ev.get('n_pre') or 'n/a'} pre / {ev.get('n_post') or 'n/a'} post")
+        if ev.get("n_ref") is not None:
+            parts.append(f"reference set {ev['n_ref']} models")
+        if s.get("snapshot_ids"):
+            parts.append(f"on {_data_words(s.get('snapshot_ids'), s.get('data_as_of'))}")
+            seen = int(s.get("distinct_data") or 1)
+            parts.append(f"flagged on {seen} data version{'s' if seen != 1 else ''}")
+        parts.append(clean(s.get("status") or s.get("state") or "suspect", 20))
         lines.append(" · ".join(parts))
-    lines.append(f"status {a.get('status', 'suspect')} (a suspicion, not a finding) · as of {day(a.get('as_of'))}")
+    rule = "; ".join(CONFIRMED_BY_WORDS.get(w, (w, w))[1] for w in a.get("confirmed_by", []))
+    lines.append(f"status {a.get('status', 'suspect')}{f' ({rule})' if rule else ''} (a suspicion, not a finding)"
+                 f" · as of {day(a.get('as_of'))}")
     return lines
 
 
 def _read(con: Any, settings: RuleSettings) -> pd.DataFrame | None:
-    from storage import alerts as store
-    return store.read_suspects(con)
+    from storage import contamination as store
+    return store.read_suspicion_alerts(con)
 
 
 RULE = AlertRule(
     name="contamination_suspect", input="suspects", read=_read,
-    conditions=lambda suspects, ctx: RuleOutput(contamination_conditions(suspects, ctx.now),
-                                                {(CONTAMINATION_SUSPECT,)}),
-    kinds=(AlertKind(CONTAMINATION_SUSPECT, _headline, _numbers),))
+    conditions=lambda suspicions, ctx: contamination_conditions(suspicions, ctx.now),
+    kinds=(AlertKind(CONTAMINATION_SUSPECT, _headline, _numbers, scope_keys=("model", "benchmark", "source")),))

@@ -13,6 +13,7 @@ from analysis.constants import A3_MIN_REF_COVERAGE, A3_REFS_PER_PARAMETER, FISHE
 from analysis.contamination.base import (
     log,
     PLACEBO_COLUMNS,
+    SKIP_COLUMNS,
     Signal,
     signal_test,
     SignalInputs,
@@ -180,18 +181,53 @@ def reference_placebo_p(z_model: np.ndarray, z_refs: np.ndarray) -> tuple[np.nda
     return p, sigma, r
 
 
-def _a3_p(z: np.ndarray, z_placebo: np.ndarray, se: np.ndarray,
-          th: Thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(p, scale, df, calibrated SE) of A3 from z (...), the references' placebo z (..., R) and SE (...).
+def reference_variance_p(effect: np.ndarray, se: np.ndarray, e_refs: np.ndarray,
+                         se_refs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One-sided Wald p of E with the between-model variance the clean references show.
 
-    'reference_placebo': `reference_placebo_p`, SE × max(1, σ̂), df = R. 'item_normal' (the former,
+    Each reference r, tested with the same windows against the other references (never the
+    tested model), gives a placebo effect E_r with its clustered SE_r. A clean model's E has two
+    parts: the items' sampling noise (SE², contest-clustered) and a model-specific response to
+    the windows' drift that no reference set removes (τ², a random effect). Method of moments
+    (DerSimonian–Laird): τ̂² = max(0, mean_r (E_r² − SE_r²)); V = SE² + τ̂²; p = Φ(−E / √V).
+    effect, se (...), e_refs, se_refs (..., R) -> (p, τ̂, R); p is NaN with fewer than 2 references.
+    """
+    ok = np.isfinite(e_refs) & np.isfinite(se_refs)
+    r = ok.sum(axis=-1)
+    excess = np.where(ok, e_refs ** 2 - se_refs ** 2, 0.0).sum(axis=-1) / np.maximum(r, 1)
+    tau = np.sqrt(np.maximum(excess, 0.0))
+    total = np.sqrt(se ** 2 + tau ** 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where((r >= 2) & (total > 0), stats.norm.sf(effect / np.where(total > 0, total, 1.0)), np.nan)
+    return p, tau, r
+
+
+def _a3_p(effect: np.ndarray, se: np.ndarray, e_placebo: np.ndarray, se_placebo: np.ndarray,
+          th: Thresholds) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(p, scale, df, calibrated SE) of A3 from E and its clustered SE (...), and the references'
+    placebo effects and SEs (..., R).
+
+    'reference_variance' (the default): `reference_variance_p`, SE_total = √(SE² + τ̂²), normal;
+    scale = SE_total / SE. 'reference_placebo' (the test of issue 10, conservative): the placebo
+    z's scale, SE × max(1, σ̂), t with R df (`reference_placebo_p`). 'item_normal' (the first,
     anti-conservative test): p = Φ(-z) with items as independent units, scale 1, df = inf.
     """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(se > 0, effect / np.where(se > 0, se, 1.0), np.nan)
+        z_placebo = np.where(se_placebo > 0, e_placebo / np.where(se_placebo > 0, se_placebo, 1.0), np.nan)
     if th.a3_null == "item_normal":
         return stats.norm.sf(z), np.ones_like(z), np.full_like(z, np.inf), se
-    p, sigma, r = reference_placebo_p(z, z_placebo)
-    scale = np.maximum(sigma, 1.0)
-    return p, scale, r.astype(float), se * scale
+    if th.a3_null == "reference_placebo":
+        p, sigma, r = reference_placebo_p(z, z_placebo)
+        scale = np.maximum(sigma, 1.0)
+        return p, scale, r.astype(float), se * scale
+    if th.a3_null != "reference_variance":
+        raise ValueError(f"a3_null {th.a3_null!r}: expected reference_variance, reference_placebo or item_normal")
+    p, tau, _ = reference_variance_p(effect, se, e_placebo, se_placebo)
+    total = np.sqrt(se ** 2 + tau ** 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.where(se > 0, total / np.where(se > 0, se, 1.0), np.nan)
+    return p, scale, np.full_like(z, np.inf), total
 
 
 def a3_one(matrix: pd.DataFrame, dates: pd.Series, model: str, c_lo: pd.Timestamp, c_hi: pd.Timestamp,
@@ -247,18 +283,22 @@ def a3_one(matrix: pd.DataFrame, dates: pd.Series, model: str, c_lo: pd.Timestam
     core = a3_core(y_all, pre_m, post_m, clusters, targets, masks)
     effect, se_item, z = float(core["effect"][0, 0]), float(core["se"][0, 0]), float(core["z"][0, 0])
     z_placebo = core["z"][0, 1:]
-    p_value, scale, df, se = _a3_p(np.array([[z]]), z_placebo[None, None, :], np.array([[se_item]]), th)
-    p_value, scale, df, se = float(p_value[0, 0]), float(scale[0, 0]), float(df[0, 0]), float(se[0, 0])
+    e_placebo, se_placebo = core["effect"][0, 1:], core["se"][0, 1:]
+    p_arr, scale_arr, df_arr, se_arr = _a3_p(np.array([[effect]]), np.array([[se_item]]), e_placebo[None, None, :],
+                                             se_placebo[None, None, :], th)
+    p_value, scale, df_f, se = float(p_arr[0, 0]), float(scale_arr[0, 0]), float(df_arr[0, 0]), float(se_arr[0, 0])
     r_pre, r_post = y_all[pre_m[:, 0], 1:], y_all[post_m[:, 0], 1:]
     gaps = r_pre.mean(axis=0) - r_post.mean(axis=0)
-    t_crit = float(stats.t.ppf(0.975, df)) if np.isfinite(df) and df >= 1 else _Z95
-    df = int(df) if np.isfinite(df) else None
+    t_crit = float(stats.t.ppf(0.975, df_f)) if np.isfinite(df_f) and df_f >= 1 else _Z95
+    df = int(df_f) if np.isfinite(df_f) else None
     w = core["weights"][0, 0, 1:]
     res = {"effect": effect, "se": se, "p_value": p_value, "ci_low": effect - t_crit * se,
            "ci_high": effect + t_crit * se, "method": th.a3_null,
            "z_clustered": z, "se_clustered": se_item, "null_scale": scale,
            "null_scale_raw": float(np.sqrt(np.nanmean(z_placebo ** 2))) if np.isfinite(z_placebo).any() else None,
            "placebo_z": dict(zip(refs, z_placebo.tolist())), "null_df": df,
+           "placebo_effects": dict(zip(refs, e_placebo.tolist())),
+           "between_model_sd": float(np.sqrt(max(se * se - se_item * se_item, 0.0))) if np.isfinite(se) else None,
            "p_pre": float(y_all[pre_m[:, 0], 0].mean()), "p_post": float(y_all[post_m[:, 0], 0].mean()),
            "gap_model": float(core["gap_model"][0, 0]), "gap_ref": float(core["gap_ref"][0, 0]),
            "n_pre": int(core["n_pre"][0]), "n_post": int(core["n_post"][0]),
@@ -300,20 +340,43 @@ def reference_cutoffs(cutoffs: pd.DataFrame) -> pd.Series:
 
 
 def a3_tests(items: pd.DataFrame, cutoffs: pd.DataFrame, *, now: pd.Timestamp,
-             th: Thresholds = Thresholds()) -> list[SignalTest]:
-    """A3 for every (source, benchmark, model) with dated items and a resolved cutoff interval."""
+             th: Thresholds = Thresholds(), skipped: list[dict] | None = None) -> list[SignalTest]:
+    """A3 for every (source, benchmark, model) with dated items and a resolved cutoff interval.
+
+    A model whose only cutoff is a placeholder (`cutoff_trust`, analysis/cutoffs.py: a date many
+    models of one source share) is not tested: that date says nothing about when its training
+    data end, so its pre/post split would be arbitrary. Every model not tested (that one, or
+    windows below the floors, or too few clean references) is appended to `skipped` with the
+    reason (SKIP_COLUMNS), so the report and `status` can list it instead of dropping it silently.
+    """
     cut = cutoffs.set_index("model")
+    trust = cut["cutoff_trust"] if "cutoff_trust" in cut.columns else pd.Series("stated", index=cut.index)
     refs = reference_cutoffs(cutoffs)
     tests = []
     for (source, bench), (matrix, dates, snaps) in _a3_frame(items, now).items():
         for model in matrix.columns:
             if model not in cut.index or pd.isna(cut.at[model, "c_hi"]) or pd.isna(cut.at[model, "c_lo"]):
                 continue
-            res, why = a3_one(matrix, dates, model, cut.at[model, "c_lo"], cut.at[model, "c_hi"], refs, th=th)
+            if trust.get(model) == "placeholder":
+                src = cut.at[model, "cutoff_source"] if "cutoff_source" in cut.columns else None
+                res, why = None, (f"its only cutoff, {pd.Timestamp(cut.at[model, 'c_hi']):%Y-%m-%d}"
+                                  f"{f' ({src})' if isinstance(src, str) and src else ''}, is a placeholder date "
+                                  "that many models share: no trustworthy pre/post split")
+            else:
+                res, why = a3_one(matrix, dates, model, cut.at[model, "c_lo"], cut.at[model, "c_hi"], refs, th=th)
             if res is None:
                 log.debug("[contamination] A3 %s/%s %s not tested: %s", source or "-", bench, model, why)
+                if skipped is not None:
+                    skipped.append({"signal": "A3", "source": source, "benchmark": bench, "model": model,
+                                    "cutoff": pd.Timestamp(cut.at[model, "c_hi"]), "cutoff_trust": trust.get(model),
+                                    "reason": why})
                 continue
             tests.append(signal_test("A3", model, bench, source, res, snapshot_ids=snaps))
+    if skipped:
+        ph = [s for s in skipped if s["cutoff_trust"] == "placeholder"]
+        if ph:
+            log.info("[contamination] A3: %d model(s) not tested for a placeholder cutoff, e.g. %s", len(ph),
+                     ", ".join(f"{s['model']} ({s['benchmark']})" for s in ph[:3]))
     return tests
 
 
@@ -351,12 +414,11 @@ def _a3_placebo_frame(matrix: pd.DataFrame, dates: pd.Series, clean: list[str], 
         if not good.any():
             continue
         core = a3_core(y, pre[:, good], post[:, good], clusters, targets, masks)
-        z = core["z"].reshape(-1, m, m)                 # (T, j, r)
+        eff = core["effect"].reshape(-1, m, m)          # (T, j, r)
+        ses = core["se"].reshape(-1, m, m)
         eye = np.eye(m, dtype=bool)
-        z_main = z[:, eye]                               # (T, m)
-        z_plac = z[:, ~eye].reshape(-1, m, m - 1)
-        se_main = core["se"].reshape(-1, m, m)[:, eye]
-        p, _, _, se = _a3_p(z_main, z_plac, se_main, th)
+        p, _, _, se = _a3_p(eff[:, eye], ses[:, eye], eff[:, ~eye].reshape(-1, m, m - 1),
+                            ses[:, ~eye].reshape(-1, m, m - 1), th)
         rows = np.arange(lo, lo + len(f))[good]
         out["effect"][rows] = core["effect"].reshape(-1, m, m)[:, eye]
         out["se"][rows] = se
@@ -394,10 +456,160 @@ def a3_placebo(items: pd.DataFrame, cutoffs: pd.DataFrame, *, rng: np.random.Gen
     return out[out["p_value"].notna()] if len(out) else out
 
 
+POWER_COLUMNS = ["source", "benchmark", "planted", "trials", "n_pre", "n_post", "se_total",
+                 "p05", "p05_lo", "p05_hi", "flag", "flag_lo", "flag_hi", "mde_p05", "mde_flag", "family"]
+
+
+def plant_gain(y: np.ndarray, pre: np.ndarray, gain: float) -> np.ndarray:
+    """y (n,) pass fractions with a contamination-like gain planted on the `pre` items: a share π
+    of every pre item's failures becomes passes, y' = y + π (1 − y), π = gain / (1 − mean_pre y)
+    (at most 1), so the pre-window mean rises by exactly `gain` (or to 1 when that is less)."""
+    out = np.asarray(y, dtype=float).copy()
+    room = 1.0 - out[pre].mean()
+    share = min(1.0, gain / room) if room > 0 else 0.0
+    out[pre] = out[pre] + share * (1.0 - out[pre])
+    return out
+
+
+def _target_windows(matrix: pd.DataFrame, dates: pd.Series, cutoffs: pd.DataFrame, th: Thresholds) -> int | None:
+    """The median pre-window size of the models A3 can test on this item set (the sizes power is
+    reported at); None when no model is testable."""
+    g = guard(th.guard_days)
+    cut = cutoffs.set_index("model")
+    sizes = []
+    for model in matrix.columns:
+        if model not in cut.index or pd.isna(cut.at[model, "c_lo"]) or pd.isna(cut.at[model, "c_hi"]):
+            continue
+        seen = matrix[model].notna()
+        n_pre = int((seen & (dates <= cut.at[model, "c_lo"] - g)).sum())
+        n_post = int((seen & (dates > cut.at[model, "c_hi"] + g)).sum())
+        if n_pre >= th.a3_min_items and n_post >= th.a3_min_items:
+            sizes.append(n_pre)
+    return int(np.median(sizes)) if sizes else None
+
+
+def a3_power(items: pd.DataFrame, cutoffs: pd.DataFrame, *, rng: np.random.Generator, now: pd.Timestamp,
+             trials: int, gains: tuple[float, ...] = (0.10, 0.20), th: Thresholds = Thresholds()) -> pd.DataFrame:
+    """Power of A3 on real items: the placebo setting (clean models, fake cutoffs) with a gain
+    planted (`plant_gain`) in the pre-window items of the tested clean model.
+
+    Per trial: one fake cutoff, drawn among the dates whose pre window holds 80–120 % of the
+    items the testable models' real pre windows hold (their median; the placebo's uniform draw
+    when no model is testable); the tested clean model rotates over the clean models. The
+    planted test is judged (a) by p < 0.05 and (b) by the full flag rule after BH within its
+    trial's family (the planted test and the other clean models' unplanted tests at the same
+    cutoff). Returns one row per (benchmark, gain) (POWER_COLUMNS): mean items per side, the
+    median total SE, both rates with Wilson 95 % CIs, and the minimum detectable effect at 80 %
+    power for p < 0.05 (z_.95 + z_.80)·SE and for the flag rule (z at BH's bar for the top
+    test of a family of that size, at least max(MIN_EFFECT, MIN_EFFECT_SE·SE)).
+    """
+    from analysis.contamination.numerics import _wilson, benjamini_hochberg
+    g = guard(th.guard_days)
+    ref_cut = reference_cutoffs(cutoffs)
+    rows = []
+    for (source, bench), (matrix, dates, _) in _a3_frame(items, now).items():
+        first = dates.min()
+        clean = [mdl for mdl in matrix.columns if mdl in ref_cut.index and pd.notna(ref_cut[mdl])
+                 and ref_cut[mdl] + g < first and matrix[mdl].notna().mean() >= A3_MIN_REF_COVERAGE]
+        if len(clean) < th.a3_min_ref_models + 1:
+            continue
+        ok = matrix[clean].notna().all(axis=1) & dates.notna()
+        y = matrix.loc[ok, clean].to_numpy(float)
+        d = dates[ok].to_numpy()
+        order = np.sort(d)
+        k = th.a3_min_items
+        if len(order) < 2 * k:
+            continue
+        lo, hi = pd.Timestamp(order[k - 1]) + g, pd.Timestamp(order[-k]) - g - pd.Timedelta(days=1)
+        if lo > hi:
+            continue
+        days = lo + pd.to_timedelta(np.arange((hi - lo).days + 1), unit="D")
+        n_pre_at = np.searchsorted(order, (days - g).to_numpy(), side="right")
+        n_post_at = len(order) - np.searchsorted(order, (days + g).to_numpy(), side="right")
+        usable = (n_pre_at >= k) & (n_post_at >= k)
+        target = _target_windows(matrix, dates, cutoffs, th)
+        if target is not None:
+            near = usable & (n_pre_at >= 0.8 * target) & (n_pre_at <= 1.2 * target)
+            usable = near if near.any() else usable
+        choices = days[usable]
+        if not len(choices):
+            continue
+        m = len(clean)
+        fakes = choices[rng.integers(0, len(choices), size=trials)]
+        tested = np.arange(trials) % m
+        stats_by_gain: dict[float, dict[str, list]] = {gain: {"p": [], "flag": [], "se": [], "n": []} for gain in gains}
+        for t in range(trials):
+            f = fakes[t]
+            pre = d <= (f - g).to_datetime64()
+            post = d > (f + g).to_datetime64()
+            j = int(tested[t])
+            others = [i for i in range(m) if i != j]
+            # the unplanted family at this cutoff: every clean model against the others
+            base = _one_cutoff(y, d, pre, post, th)
+            for gain in gains:
+                y2 = y.copy()
+                y2[:, j] = plant_gain(y[:, j], pre, gain)
+                res = _one_cutoff(y2, d, pre, post, th, only=j)
+                p_all = base["p"].copy()
+                p_all[j] = res["p"][j]
+                eff, se = res["effect"][j], res["se"][j]
+                q = benjamini_hochberg(p_all)[j]
+                flag = bool(np.isfinite(q) and q <= th.fdr_q and eff >= th.min_effect and eff >= th.min_effect_se * se)
+                st = stats_by_gain[gain]
+                st["p"].append(res["p"][j])
+                st["flag"].append(flag)
+                st["se"].append(se)
+                st["n"].append((int(pre.sum()), int(post.sum())))
+            del others
+        z95, z80 = stats.norm.ppf(0.95), stats.norm.ppf(0.80)
+        for gain in gains:
+            st = stats_by_gain[gain]
+            p_arr = np.asarray(st["p"], dtype=float)
+            hits05 = int(np.sum(p_arr < 0.05))
+            hits_flag = int(np.sum(st["flag"]))
+            se_med = float(np.nanmedian(st["se"]))
+            z_bh = stats.norm.isf(th.fdr_q / m)
+            p05, p05_lo, p05_hi = _wilson(hits05, trials)
+            fl, fl_lo, fl_hi = _wilson(hits_flag, trials)
+            n = np.asarray(st["n"], dtype=float)
+            rows.append({"source": source, "benchmark": bench, "planted": gain, "trials": trials,
+                         "n_pre": float(n[:, 0].mean()), "n_post": float(n[:, 1].mean()), "se_total": se_med,
+                         "p05": p05, "p05_lo": p05_lo, "p05_hi": p05_hi, "flag": fl, "flag_lo": fl_lo,
+                         "flag_hi": fl_hi, "mde_p05": (z95 + z80) * se_med,
+                         "mde_flag": max((z_bh + z80) * se_med, th.min_effect, th.min_effect_se * se_med),
+                         "family": m})
+    return pd.DataFrame(rows, columns=POWER_COLUMNS)
+
+
+def _one_cutoff(y: np.ndarray, d: np.ndarray, pre: np.ndarray, post: np.ndarray, th: Thresholds,
+                only: int | None = None) -> dict[str, np.ndarray]:
+    """A3 of every clean model (or of `only`) against the others at one cutoff, as in `a3_one`:
+    effect, calibrated SE and p per model (NaN where not computed)."""
+    m = y.shape[1]
+    who = range(m) if only is None else [only]
+    targets, masks = [], []
+    for j in who:                        # problem (j, j): j tested; (j, r): placebo r without j
+        for r in range(m):
+            mask = np.ones(m, dtype=bool)
+            mask[[j, r]] = False
+            targets.append(r)
+            masks.append(mask)
+    clusters = np.arange(len(d)) if th.a3_null == "item_normal" else d
+    core = a3_core(y, pre[:, None], post[:, None], clusters, np.array(targets), np.array(masks))
+    eff = core["effect"][0].reshape(-1, m)          # (len(who), r)
+    ses = core["se"][0].reshape(-1, m)
+    out = {k: np.full(m, np.nan) for k in ("effect", "se", "p")}
+    for row, j in enumerate(who):
+        keep = np.arange(m) != j
+        p, _, _, se = _a3_p(eff[row, j:j + 1], ses[row, j:j + 1], eff[row, keep][None], ses[row, keep][None], th)
+        out["effect"][j], out["se"][j], out["p"][j] = eff[row, j], se[0], p[0]
+    return out
+
+
 def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
     if not inputs.has_items:
         return []
-    return a3_tests(inputs.items, inputs.cutoffs, now=inputs.now, th=th)
+    return a3_tests(inputs.items, inputs.cutoffs, now=inputs.now, th=th, skipped=inputs.skipped)
 
 
 def _placebo(inputs: SignalInputs, th: Thresholds, trials: int) -> pd.DataFrame:

@@ -38,6 +38,9 @@ STATUSES = CONTAMINATION_STATUSES
 RESULT_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "effect", "se", "ci_low", "ci_high",
                   "p_value", "q_value", "flagged", "status", "evidence"]
 
+# a model a signal could not test, and why (SignalInputs.skipped; `contamination_not_tested`)
+SKIP_COLUMNS = ["signal", "source", "benchmark", "model", "cutoff", "cutoff_trust", "reason"]
+
 PLACEBO_COLUMNS = ["trial", "signal", "source", "benchmark", "model", "effect", "se", "p_value", "gate"]
 
 
@@ -61,10 +64,12 @@ class Thresholds:
     a1_robust_z: float = A1_ROBUST_Z
     a1_robust_z_min_benchmarks: int = A1_ROBUST_Z_MIN_BENCHMARKS
     a2_min_z: float = A2_MIN_Z
-    # A3's null distribution: 'reference_placebo' (contest-clustered z scaled by the clean
-    # references' placebo z, t-distributed) or 'item_normal' (the former item-independent
-    # z / Fisher test, anti-conservative: kept to show that `calibrate` catches it).
-    a3_null: str = "reference_placebo"
+    # A3's null distribution: 'reference_variance' (contest-clustered SE plus the between-model
+    # variance the clean references show, normal), 'reference_placebo' (issue 10's test: z scaled
+    # by max(1, the references' placebo z scale), t with R df: conservative and weak) or
+    # 'item_normal' (the first item-independent z, anti-conservative). The former two are kept
+    # to show what `calibrate` says of them.
+    a3_null: str = "reference_variance"
     # How A1/A2 use b's chance level: 'floor' (no prediction below chance) or 'anchor' (the
     # former exact point (chance on the references -> chance on b) inside the link; models at
     # chance on a hard reference benchmark but far above chance on b made it predict chance
@@ -118,6 +123,9 @@ class SignalInputs:
     history: pd.DataFrame | None = None
     predecessors: pd.DataFrame | None = None
     slices: pd.DataFrame | None = None
+    # models a signal could not test, with the reason (dicts of SKIP_COLUMNS); run_signals
+    # returns them as its frame's attrs["skipped"]
+    skipped: list[dict] = field(default_factory=list)
 
     @property
     def has_scores(self) -> bool:

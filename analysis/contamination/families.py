@@ -1,11 +1,11 @@
-"""Multiplicity, flags and status: BH within each signal's family, the flag rule, persisted /
-corroborated."""
+"""Multiplicity, flags and status: BH within each signal's family, the flag rule, a test whose
+data are unchanged held at its stored numbers, persisted / corroborated."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
-from typing import Mapping
+from dataclasses import asdict, replace
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -13,6 +13,13 @@ import pandas as pd
 from analysis.contamination.base import RESULT_COLUMNS, SignalTest, Thresholds
 from analysis.contamination.numerics import benjamini_hochberg, jsonable
 from analysis.cutoffs import require_columns
+
+TestKey = tuple[str, str, str, str, str]
+
+
+def test_key(model: str, benchmark: str, signal: str, source: str | None, detail: str | None) -> TestKey:
+    """The identity of a test across runs: (model, benchmark, signal, source, detail)."""
+    return (str(model), str(benchmark), str(signal), str(source or ""), str(detail or ""))
 
 
 def family_q_values(tests: list[SignalTest], families: Mapping[str, str] | None = None) -> np.ndarray:
@@ -32,55 +39,118 @@ def _is_flag(t: SignalTest, q: float, th: Thresholds) -> bool:
                 and t.effect >= th.min_effect_se * t.se and t.gate)
 
 
-def _previous_keys(previous: pd.DataFrame | None) -> dict[tuple[str, str, str, str, str], tuple]:
-    """(model, benchmark, signal, source, detail) -> snapshot ids of the previous run's flags."""
+def _decoded(ev: Any) -> dict:
+    if isinstance(ev, str):
+        ev = json.loads(ev)
+    return dict(ev or {})
+
+
+def _previous_tests(previous: pd.DataFrame | None) -> dict[TestKey, dict]:
+    """key -> the previous run's row of that test (every status), evidence decoded."""
     if previous is None or previous.empty:
         return {}
-    require_columns(previous, ("model", "benchmark", "signal", "status"), "previous flags")
+    require_columns(previous, ("model", "benchmark", "signal", "status"), "previous tests")
     out = {}
     for row in previous.to_dict("records"):
-        if row["status"] == "not_flagged":
-            continue
-        ev = row.get("evidence")
-        if isinstance(ev, str):
-            ev = json.loads(ev)
-        snaps = tuple((ev or {}).get("snapshot_ids") or ())
-        key = (row["model"], row["benchmark"], row["signal"], row.get("source") or "", row.get("detail") or "")
-        out[key] = snaps
+        row["evidence"] = _decoded(row.get("evidence"))
+        out[test_key(row["model"], row["benchmark"], row["signal"], row.get("source"), row.get("detail"))] = row
     return out
 
 
-def finalize(tests: list[SignalTest], previous_flags: pd.DataFrame | None, th: Thresholds,
-             families: Mapping[str, str] | None = None) -> pd.DataFrame:
+def _finite(v: Any) -> bool:
+    try:
+        return v is not None and bool(np.isfinite(float(v)))
+    except (TypeError, ValueError):
+        return False
+
+
+def same_data(stored_evidence: Mapping[str, Any], snapshot_ids: tuple, th: Thresholds) -> bool:
+    """Is a stored test about the same data, by the same method? Its snapshots (the rows it
+    read) and the thresholds it was computed with are those of this run."""
+    stored = tuple(sorted(int(s) for s in (stored_evidence.get("snapshot_ids") or ())))
+    return bool(stored) and stored == tuple(snapshot_ids) and \
+        json.dumps(stored_evidence.get("thresholds"), sort_keys=True, default=str) == \
+        json.dumps(jsonable(asdict(th)), sort_keys=True, default=str)
+
+
+def _hold(t: SignalTest, row: dict) -> SignalTest:
+    """`t` with the stored numbers of its unchanged data (p, effect, SE, CI, evidence)."""
+    ev = {k: v for k, v in row["evidence"].items()
+          if k not in ("q_value", "corroborated_by", "persisted_from_snapshots", "held", "thresholds",
+                       "label", "unit", "signal", "source", "effect", "se", "ci", "p_value", "snapshot_ids",
+                       "data_versions")}
+    return replace(t, effect=float(row["effect"]), se=float(row["se"]), p_value=float(row["p_value"]),
+                   ci_low=float(row["ci_low"]), ci_high=float(row["ci_high"]), evidence=ev)
+
+
+def _data_versions(key: TestKey, snaps: tuple, flagged: bool, prev_row: dict | None,
+                   suspicions: Mapping[TestKey, Mapping[str, Any]] | None) -> int:
+    """On how many distinct data versions this open suspicion has been flagged, this one included."""
+    if not flagged:
+        return 0
+    if suspicions is not None:
+        s = suspicions.get(key)
+        if s is None or s.get("state") == "resolved":
+            return 1
+        stored = tuple(sorted(int(i) for i in (s.get("snapshot_ids") or ())))
+        return int(s.get("distinct_data") or 1) + (1 if stored != tuple(snaps) else 0)
+    if prev_row is not None and prev_row.get("status") != "not_flagged":
+        stored = tuple(sorted(int(i) for i in (prev_row["evidence"].get("snapshot_ids") or ())))
+        return 2 if stored != tuple(snaps) else 1
+    return 1
+
+
+def finalize(tests: list[SignalTest], previous: pd.DataFrame | None, th: Thresholds,
+             families: Mapping[str, str] | None = None,
+             suspicions: Mapping[TestKey, Mapping[str, Any]] | None = None) -> pd.DataFrame:
     """BH per signal family (A1, A2, A3 separately), the flag rule, and the status of each test.
 
     One family per signal: the many mostly-null A1/A2 tests of a run would otherwise raise the
     BH bar of A3's item-level tests (and vice versa); each family's q-values control that
     signal's false discovery rate at `fdr_q`.
 
+    A test whose data are unchanged since `previous` (the previous run's tests: same snapshots,
+    same thresholds) keeps its stored p, effect, SE, CI and flag: an analysis that another source
+    triggered cannot clear or raise it. Only its q is recomputed, with its family of this run
+    (the evidence says `held`).
+
     status: `corroborated` when the (model, benchmark) flag also comes from another signal or
-    another source; else `persisted` when the previous run flagged the same (model, benchmark,
-    signal, source, detail) on different snapshots; else `suspect`; unflagged tests are `not_flagged`.
+    another source; else `persisted` when the suspicion has been flagged on two distinct data
+    versions (`suspicions`: the stored states by test_key; without them, the previous run's flag
+    on other snapshots); else `suspect`; unflagged tests are `not_flagged`.
     """
+    prev = _previous_tests(previous)
+    held: dict[int, dict] = {}
+    tests = list(tests)
+    for i, t in enumerate(tests):
+        row = prev.get(test_key(t.model, t.benchmark, t.signal, t.source, t.detail))
+        if row is not None and same_data(row["evidence"], t.snapshot_ids, th) and \
+                all(_finite(row.get(c)) for c in ("p_value", "effect", "se")):
+            held[i] = row
+            tests[i] = _hold(t, row)
     q = family_q_values(tests, families)
-    flagged = [_is_flag(t, qi, th) for t, qi in zip(tests, q)]
+    flagged = [bool(held[i]["flagged"]) if i in held else _is_flag(t, qi, th)
+               for i, (t, qi) in enumerate(zip(tests, q))]
     fired: dict[tuple[str, str], set[tuple[str, str]]] = {}
     for t, f in zip(tests, flagged):
         if f:
             fired.setdefault((t.model, t.benchmark), set()).add((t.signal, t.source))
-    prev = _previous_keys(previous_flags)
     rows = []
-    for t, qi, f in zip(tests, q, flagged):
+    for i, (t, qi, f) in enumerate(zip(tests, q, flagged)):
+        key = test_key(t.model, t.benchmark, t.signal, t.source, t.detail)
         others = sorted(fired.get((t.model, t.benchmark), set()) - {(t.signal, t.source)})
-        prev_snaps = prev.get((t.model, t.benchmark, t.signal, t.source, t.detail))
-        persisted = f and prev_snaps is not None and tuple(prev_snaps) != tuple(t.snapshot_ids)
+        versions = _data_versions(key, t.snapshot_ids, f, prev.get(key), suspicions)
         status = ("not_flagged" if not f else "corroborated" if others
-                  else "persisted" if persisted else "suspect")
+                  else "persisted" if versions >= 2 else "suspect")
+        prev_snaps = (prev[key]["evidence"].get("snapshot_ids") if key in prev else None)
         evidence = {"signal": t.signal, "source": t.source, "effect": t.effect, "se": t.se,
                     "ci": [t.ci_low, t.ci_high], "p_value": t.p_value, "q_value": qi,
                     "snapshot_ids": list(t.snapshot_ids), **t.evidence,
                     "corroborated_by": [{"signal": s, "source": src} for s, src in others] if f else [],
-                    "persisted_from_snapshots": list(prev_snaps) if persisted else None,
+                    "persisted_from_snapshots": list(prev_snaps) if status == "persisted" and prev_snaps else None,
+                    "data_versions": versions,
+                    "held": ({"from_run": held[i].get("run_id"), "why": "data unchanged: same snapshots and "
+                              "thresholds; p, effect and flag kept, q recomputed"} if i in held else None),
                     "unit": "proportion", "thresholds": asdict(th), "label": "suspect, not a verdict"}
         rows.append({"model": t.model, "benchmark": t.benchmark, "source": t.source, "signal": t.signal,
                      "detail": t.detail, "effect": t.effect, "se": t.se, "ci_low": t.ci_low, "ci_high": t.ci_high,

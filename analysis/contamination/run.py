@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 
 from analysis.constants import CALIBRATION_TRIALS
-from analysis.contamination.base import log, PLACEBO_COLUMNS, Signal, SignalInputs, SignalTest, Thresholds
+from analysis.contamination.base import log, PLACEBO_COLUMNS, SKIP_COLUMNS, Signal, SignalInputs, SignalTest, Thresholds
 from analysis.contamination.families import finalize
 from analysis.contamination.numerics import _share_ci, _wilson, benjamini_hochberg
+from analysis.contamination.suspicions import by_key
 from analysis.cutoffs import benchmark_slices
 
 
@@ -27,7 +28,7 @@ def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs
                 benchmarks: pd.DataFrame | None, previous_flags: pd.DataFrame | None, *,
                 rng: np.random.Generator, now: pd.Timestamp, history: pd.DataFrame | None = None,
                 predecessors: pd.DataFrame | None = None, th: Thresholds = Thresholds(),
-                signals: Sequence[Signal] = ()) -> pd.DataFrame:
+                signals: Sequence[Signal] = (), suspicions: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every signal of `signals` (the package passes its registry, `analysis.contamination.SIGNALS`)
     the data allow, one BH family per signal, flags and statuses.
 
@@ -35,7 +36,10 @@ def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs
     items: dated item results (source, benchmark, model, item_id, item_date, score, snapshot_id);
     cutoffs: `analysis.cutoffs.resolve_model_dates` output; benchmarks: benchmark,
     reference_benchmarks, n_items, chance, material_date[, material_start]; previous_flags: the
-    previous run's output (model, benchmark, signal, source, status, evidence); history: all
+    previous run's output (model, benchmark, signal, source, detail, status, flagged, effect, se,
+    ci_low, ci_high, p_value, evidence): a test on unchanged data keeps its stored numbers and
+    flag (families.finalize); suspicions: the stored suspicion states (suspicions.py), which
+    decide `persisted`; history: all
     snapshots' scores (+ observed_at, setting) for A2 re-score jumps; predecessors: (model,
     predecessor) for A2 family jumps.
 
@@ -48,7 +52,9 @@ def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs
     tests: list[SignalTest] = []
     for signal in signals:
         tests += signal.tests(inputs, th)
-    out = finalize(tests, previous_flags, th, families={s.name: s.family for s in signals})
+    out = finalize(tests, previous_flags, th, families={s.name: s.family for s in signals},
+                   suspicions=by_key(suspicions) if suspicions is not None else None)
+    out.attrs["skipped"] = pd.DataFrame(inputs.skipped, columns=SKIP_COLUMNS)
     counts = out.groupby("signal")["flagged"].agg(["size", "sum"]) if not out.empty else None
     log.info("[contamination] %d test(s); flagged per signal: %s", len(out),
              {} if counts is None else {s: f"{int(r['sum'])}/{int(r['size'])}" for s, r in counts.iterrows()})

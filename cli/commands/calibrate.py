@@ -1,4 +1,4 @@
-"""`benchwatch calibrate [--db PATH] [--trials N] [--seed S] [--bootstrap B]`
+"""`benchwatch calibrate [--db PATH] [--trials N] [--seed S] [--bootstrap B] [--power]`
 
 Placebo check of the contamination signals on the database's data; every placebo test is a
 false positive by construction (docs/statistics.md, "Placebo calibration"):
@@ -12,6 +12,13 @@ trials in which BH alone (q <= 0.05 within the signal's family) raised at least 
 each with a 95 % CI. Exit status: 0 when every signal is within its nominal level (or has
 no placebo test: "n/a"); 1 when one exceeds it beyond its CI (the CI's lower bound is above
 0.01, 0.05 or 0.05 respectively), or the database cannot be opened; 2 on bad arguments.
+
+`--power` adds A3's targets (docs/statistics.md, "A3 calibration and power"): the placebo's
+P(p < 0.05) within [3 %, 7 %] and P(p < 0.01) <= 2 %, and its power on the database's dated items
+with a gain planted in a clean model's pre-cutoff items: P(p < 0.05) >= 50 % at +10 pp and
+P(flagged under the full rule after BH) >= 90 % at +20 pp, with items per side, Wilson CIs and the
+minimum detectable effect at 80 % power (where a target is out of reach, that is why). The
+targets are reported, not part of the exit status.
 """
 
 from __future__ import annotations
@@ -20,7 +27,16 @@ import argparse
 from typing import TYPE_CHECKING
 import sys
 
-from analysis.constants import CALIBRATION_TRIALS, FDR_Q
+from typing import Any
+
+from analysis.constants import (
+    A3_PLACEBO_P01_MAX,
+    A3_PLACEBO_P05,
+    A3_POWER_FLAG_AT_20,
+    A3_POWER_P05_AT_10,
+    CALIBRATION_TRIALS,
+    FDR_Q,
+)
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -42,6 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--bootstrap", type=int, default=None, metavar="B",
                    help="A1 bootstrap replicates per placebo test (default: the analysis default)")
+    p.add_argument("--power", action="store_true",
+                   help="also report A3's placebo targets and its power at +10/+20 pp planted gains, with the "
+                        "minimum detectable effect at 80 %% power")
     p.add_argument("--wait", type=float, default=DEFAULT_WAIT_SECONDS, metavar="SECONDS",
                    help="how long to wait while another process writes")
     p.set_defaults(func=run)
@@ -70,10 +89,60 @@ def render(table: pd.DataFrame) -> str:
     return shown.to_string(index=False)
 
 
+def _pct(row: Any, name: str) -> str:
+    return f"{row[name]:.1%} [{row[f'{name}_lo']:.1%}, {row[f'{name}_hi']:.1%}]"
+
+
+def render_power(placebo: pd.DataFrame, power: pd.DataFrame) -> list[str]:
+    """A3's placebo targets and power table, each target said met or not (with the minimum
+    detectable effect at 80 % power where it is not)."""
+    import pandas as pd
+
+    lines = ["A3 targets (docs/statistics.md, A3 calibration and power):"]
+    a3 = placebo[placebo["signal"] == "A3"]
+    if not len(a3) or not a3["tests"].iloc[0]:
+        lines.append("  placebo: no A3 placebo test possible on this database")
+    else:
+        r = a3.iloc[0]
+        ok05 = A3_PLACEBO_P05[0] <= r["p05"] <= A3_PLACEBO_P05[1]
+        ok01 = r["p01"] <= A3_PLACEBO_P01_MAX
+        lines.append(f"  placebo P(p < 0.05) = {_pct(r, 'p05')}, target {A3_PLACEBO_P05[0]:.0%} to "
+                     f"{A3_PLACEBO_P05[1]:.0%}: {'met' if ok05 else 'NOT met'}")
+        lines.append(f"  placebo P(p < 0.01) = {_pct(r, 'p01')}, target at most {A3_PLACEBO_P01_MAX:.0%}: "
+                     f"{'met' if ok01 else 'NOT met'}")
+    if not len(power):
+        lines.append("  power: no benchmark with enough clean models and dated items")
+        return lines
+    shown = pd.DataFrame({
+        "benchmark": power["benchmark"], "planted": power["planted"].map(lambda g: f"+{g * 100:.0f} pp"),
+        "items pre/post": [f"{a:.0f} / {b:.0f}" for a, b in zip(power["n_pre"], power["n_post"])],
+        "SE": power["se_total"].map(lambda v: f"{v * 100:.1f} pp"),
+        "P(p < 0.05)": [_pct(r, "p05") for _, r in power.iterrows()],
+        "P(flagged, full rule after BH)": [_pct(r, "flag") for _, r in power.iterrows()],
+        "MDE 80% (p<.05 / flag)": [f"{a * 100:.1f} / {b * 100:.1f} pp" for a, b in zip(power["mde_p05"],
+                                                                                         power["mde_flag"])],
+    })
+    lines += ["", shown.to_string(index=False), ""]
+    for bench, rows in power.groupby("benchmark", sort=True):
+        for gain, col, target, what in ((0.10, "p05", A3_POWER_P05_AT_10, "P(p < 0.05) at +10 pp"),
+                                        (0.20, "flag", A3_POWER_FLAG_AT_20, "P(flagged) at +20 pp")):
+            r = rows[rows["planted"].round(3) == gain]
+            if not len(r):
+                continue
+            r = r.iloc[0]
+            met = r[col] >= target
+            why = "" if met else (
+                f"; out of reach at {r['n_pre']:.0f}/{r['n_post']:.0f} items: SE {r['se_total'] * 100:.1f} pp, "
+                f"so 80 % power needs a gain of {r['mde_p05' if col == 'p05' else 'mde_flag'] * 100:.1f} pp")
+            lines.append(f"  {bench}: {what} = {r[col]:.0%}, target at least {target:.0%}: "
+                         f"{'met' if met else 'NOT met'}{why}")
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from jobs.contamination import run_calibration
+    from jobs.contamination import run_calibration, run_power
     from common.time import utcnow
     if args.trials < 2:
         print("benchwatch calibrate: --trials must be at least 2", file=sys.stderr)
@@ -82,12 +151,17 @@ def run(args: argparse.Namespace) -> int:
     if con is None:
         return EXIT_MISCALIBRATED
     try:
-        table = run_calibration(con, now=utcnow(), trials=args.trials, seed=args.seed, bootstrap_b=args.bootstrap)
+        now = utcnow()
+        table = run_calibration(con, now=now, trials=args.trials, seed=args.seed, bootstrap_b=args.bootstrap)
+        power = run_power(con, now=now, trials=args.trials, seed=args.seed) if args.power else None
     finally:
         con.close()
     print(f"placebo calibration: {args.trials} trial(s), seed {args.seed}")
     with pd.option_context("display.width", 250):
         print(render(table))
+    if power is not None:
+        print()
+        print("\n".join(render_power(table, power)))
     bad = table[table["ok"].eq(False)]
     if len(bad):
         print(f"\nmiscalibrated: {', '.join(bad['signal'])} exceed(s) a nominal level beyond its 95 % CI; the "

@@ -81,14 +81,26 @@ def _top(models) -> str:
     return ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
 
 
-def _suspects_table(suspects: pd.DataFrame) -> pd.DataFrame:
+def _suspects_table(suspects: pd.DataFrame, suspicions: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The flagged tests with their suspicion state (pending / confirmed, since when; the q of the
+    newest analysis, which may move while the test's data, p and effect stay)."""
     import pandas as pd
 
+    state: dict[tuple, str] = {}
+    if suspicions is not None and len(suspicions):
+        for r in suspicions.itertuples():
+            state[(r.model, r.benchmark, r.signal, r.source, r.detail)] = (
+                f"{r.state} since {pd.Timestamp(r.first_flagged_at):%Y-%m-%d}, {r.distinct_data} data version(s)")
+    keys = zip(suspects["model"], suspects["benchmark"], suspects["signal"],
+               suspects["source"] if "source" in suspects.columns else [""] * len(suspects),
+               suspects["detail"] if "detail" in suspects.columns else [""] * len(suspects))
     return pd.DataFrame({
         "model": suspects["model"], "benchmark": suspects["benchmark"], "signal": suspects["signal"],
         "effect": [f"{e * 100:+.1f} pp" + ("" if pd.isna(se) else f" ± {se * 100:.1f}")
                    for e, se in zip(suspects["effect"], suspects["se"])],
+        "p": suspects["p_value"].map(lambda p: f"{p:.2g}") if "p_value" in suspects.columns else "",
         "q": suspects["q_value"].map(lambda q: f"{q:.2g}"), "status": suspects["status"],
+        "suspicion": [state.get(tuple("" if v is None else v for v in k), "") for k in keys],
     })
 
 
@@ -107,13 +119,18 @@ def run(args: argparse.Namespace) -> int:
             from storage.report import read_html_report
             return _emit(render_report(read_html_report(con), now=now), args.out)
         frames = read_report(con)
+        from storage.contamination import read_not_tested, read_suspicions
+        not_tested = read_not_tested(con)
+        suspicions = read_suspicions(con)
     finally:
         con.close()
     levels = _levels_table(frames["levels"]) if len(frames["levels"]) else pd.DataFrame()
-    suspects = _suspects_table(frames["suspects"]) if len(frames["suspects"]) else pd.DataFrame()
+    suspects = _suspects_table(frames["suspects"], suspicions) if len(frames["suspects"]) else pd.DataFrame()
     firing = frames["firing"]
+    skipped = not_tested[["signal", "benchmark", "model", "reason"]] if len(not_tested) else pd.DataFrame()
     sections = [(SATURATION_TITLE, levels),
                 ("Contamination suspects (a suspicion, never a verdict)", suspects),
+                ("Not tested for contamination (with the reason)", skipped),
                 ("Firing alerts", firing)]
     return _emit(_text(sections, now), args.out)
 

@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         sizes = status.size_rows(con)
         dates = status.release_date_coverage(con)
         coverage = status.index_coverage(con) if tables.get("saturation") else None
+        not_tested = status.placeholder_not_tested(con)
     finally:
         con.close()
     print(f"database: {args.db or 'default'}   schema version: {version}")
@@ -76,6 +77,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"held snapshots ({len(held.rows)}): dropped half or more of a benchmark's rows, kept out of "
               "latest_scores and the analysis; release one with `benchwatch accept SNAPSHOT`")
         print(text_table(held))
+        print()
+    if not_tested.rows:
+        print(f"not tested for contamination ({len(not_tested.rows)}): the model's only cutoff is a placeholder date "
+              "that many models share, so no pre/post split can be trusted (docs/statistics.md, trust of a cutoff)")
+        for signal, bench, source, model, reason in not_tested.rows:
+            print(f"  {signal} {bench} ({source}): {model}: {reason}")
         print()
     print("rows: " + ", ".join(f"{k}={v}" for k, v in tables.items() if k != "schema_migrations"))
     print()
