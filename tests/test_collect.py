@@ -298,7 +298,7 @@ def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished
     assert "release 2024_11_25: new" in first.detail
     assert f"release 2026_06_25: listed, no table published (HTTP 404, 1/{RELEASE_MAX_MISSES})" in first.detail
     versions = run_query("SELECT DISTINCT table_version FROM scores WHERE source = 'livebench' ORDER BY 1", db)
-    assert versions["table_version"].tolist() == ["2024_11_25", "2026_01_08"]
+    assert versions["table_version"].tolist() == ["2024-11-25", "2026-01-08"]
     assert run_query("SELECT status FROM snapshots WHERE source = 'livebench'", db)["status"].tolist() == ["ok", "ok"]
     assert run_query("SELECT count(*) n FROM snapshots WHERE source = 'livebench_releases'", db)["n"][0] == 1
     for i in range(2, RELEASE_MAX_MISSES + 1):
