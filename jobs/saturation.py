@@ -20,6 +20,7 @@ from analysis.cutoffs import post_cutoff_scope, resolve_model_dates
 from analysis.saturation import saturation_table, saturation_trajectory
 from analysis.trends import frontier_history, trends_table
 from jobs.contamination import model_slices, slice_inputs
+from jobs.levels import run_levels
 from common.time import naive_utc
 from common.units import METRIC_DIRECTIONS, lower_is_better
 from storage import reads
@@ -132,6 +133,7 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     store.store_saturation_run(con, saturation=snap, trajectory=trajectory, frontier=frontier, trends=trends,
                                scope=SCOPE, k=k, alpha=alpha, run_at=now_ts.tz_localize("UTC").to_pydatetime())
     run_post_cutoff_saturation(con, now=now_ts, k=k, alpha=alpha, z=z)
+    run_levels(con)   # the committed level of every stored row (issue 19; jobs/levels.py)
     summary = snap.merge(trajectory.groupby(["benchmark", "population"]).size().rename("trajectory_points"),
                          left_on=["benchmark", "population"], right_index=True, how="left")
     summary = summary.merge(trends[["benchmark", "population", "frontier", "slope_per_month", "stalled",

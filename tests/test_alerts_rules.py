@@ -20,8 +20,9 @@ from alerts.rules import (
     make_labels,
     parse_duration,
     parse_matchers,
-    saturation_bin_series,
+    level_series,
 )
+from helpers import with_levels
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 # METHODS D prototype: committed bins 0,0,0,1,1,1,1,0,0,2,2,2,2,3 over [low, moderate, high, very high]
@@ -33,10 +34,11 @@ def day(i: int) -> datetime:
 
 
 def history(values, bench="swebench_verified", scope="all", start=0, **extra) -> pd.DataFrame:
-    return pd.DataFrame({"benchmark": bench, "scope": scope,
+    """S_index rows of one series with the levels `analyze` stores (tests/helpers.with_levels)."""
+    return with_levels(pd.DataFrame({"benchmark": bench, "scope": scope,
                          "as_of": [day(start + i) for i in range(len(values))],
                          "s_index": values, "benchmark_name": "SWE-bench Verified",
-                         "r_norm": 0.5, "se_delta": 0.021, "k": 5, "alpha": 0.5, "n_items": 500, **extra})
+                         "r_norm": 0.5, "se_delta": 0.021, "k": 5, "alpha": 0.5, "n_items": 500, **extra}))
 
 
 def by_kind(ev, kind):
@@ -84,13 +86,13 @@ def test_parse_matchers_and_duration():
 
 # --- saturation ---------------------------------------------------------------------------------
 
-def test_bin_series_reproduces_the_methods_d_prototype():
-    frame = saturation_bin_series(history(PROTOTYPE))
+def test_stored_levels_reproduce_the_methods_d_prototype():
+    frame = level_series(history(PROTOTYPE))
     bins = ["low", "moderate", "high", "very high"]
-    assert frame["committed_bin"].tolist() == [bins[i] for i in (0, 0, 0, 1, 1, 1, 1, 0, 0, 2, 2, 2, 2, 3)]
+    assert frame["level"].tolist() == [bins[i] for i in (0, 0, 0, 1, 1, 1, 1, 0, 0, 2, 2, 2, 2, 3)]
     # a move is pending on the snapshot before each commit
-    assert frame["proposed_bin"].tolist() == [None, None, "moderate", None, None, None, "low", None,
-                                              "high", None, None, None, "very high", None]
+    assert frame["pending_bin"].tolist() == [None, None, "moderate", None, None, None, "low", None,
+                                             "high", None, None, None, "very high", None]
 
 
 def test_prototype_sequence_notifies_each_committed_move_once():
@@ -107,10 +109,11 @@ def test_prototype_sequence_notifies_each_committed_move_once():
         pending = sorted(s.labels["level"] for s in states if s.state == PENDING)
         assert pending == {3: ["moderate"], 7: ["low"], 9: ["high"], 13: ["very high"]}.get(i, []), i
         assert len(firing_levels(ev)) == 1
-    assert sent == [(4, "SWE-bench Verified: saturation low → moderate"),
-                    (8, "SWE-bench Verified: saturation moderate → low"),
-                    (10, "SWE-bench Verified: saturation low → high"),
-                    (14, "SWE-bench Verified: saturation high → very high")]
+    assert sent == [(1, "benchwatch now watches 1 benchmark"),           # day one: the baseline, once
+                    (4, "SWE-bench Verified: level low → moderate"),
+                    (8, "SWE-bench Verified: level moderate → low"),
+                    (10, "SWE-bench Verified: level low → high"),
+                    (14, "SWE-bench Verified: level high → very high")]
     assert firing_levels(ev) == ["very high"]
     # the left levels are resolved without their own message (folded into the move), the
     # abandoned proposals never fired
@@ -120,7 +123,9 @@ def test_prototype_sequence_notifies_each_committed_move_once():
 
 def test_first_observation_sets_the_level_without_alerting_but_records_history_events():
     ev = evaluate(now=day(20), previous=[], saturation=history(PROTOTYPE))
-    assert ev.notifications == []
+    (notice,) = ev.notifications                  # the level is a state: only the day-one baseline is sent
+    assert (notice.kind, title(notice)) == ("baseline", "benchwatch now watches 1 benchmark")
+    assert notice.annotations["saturated"] == ["SWE-bench Verified (very high)"]
     assert firing_levels(ev) == ["very high"]
     assert by_kind(ev, "saturation_bin_changed")[0].notified == "baseline"
     moves = [(e.detail["from"], e.detail["to"], e.detail["direction"]) for e in ev.events
@@ -135,7 +140,7 @@ def test_multi_bin_jump_after_the_pending_period():
     assert ev.notifications == []
     assert [s.labels["level"] for s in ev.states if s.state == PENDING] == ["very high"]
     ev = evaluate(now=day(3), previous=ev.states, saturation=history([.2, .95, .96]))
-    assert [title(n) for n in ev.notifications] == ["SWE-bench Verified: saturation low → very high"]
+    assert [title(n) for n in ev.notifications] == ["SWE-bench Verified: level low → very high"]
     n = ev.notifications[0]
     assert (n.transition, n.episode, n.annotations["numbers"]["s_index"]) == (FIRING, day(3), 0.96)
 
