@@ -84,6 +84,16 @@ def headline(kind: str, transition: str, labels: Mapping[str, str], a: Mapping[s
     return f"{kind}: {transition}" if spec is None else spec.headline(transition, labels, a)
 
 
+def state_text(kind: str, state: str, labels: Mapping[str, str], a: Mapping[str, Any]) -> tuple[str, str]:
+    """(state word, line) of an alert as `benchwatch alerts` and the report list it: a kind that is a
+    state (a benchmark's level) reads "level" / "MMLU: level low since …", never "firing … changed"."""
+    spec = registry.kind(kind)
+    if spec is not None and spec.state_line is not None:
+        word = {FIRING: "level"}.get(state, state)
+        return word, spec.state_line(state, labels, a)
+    return state, headline(kind, RESOLVED if state == RESOLVED else FIRING, labels, a)
+
+
 def numbers(n: Notification) -> list[str]:
     """The numbers with their uncertainty, one plain-text line each (scraped parts unescaped);
     the kind's rule module writes them (AlertKind.numbers)."""
