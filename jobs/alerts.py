@@ -25,6 +25,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Callable
 
 from alerts import rules as registry
 from alerts.config import RuleSettings, report_url_from_env, rule_settings_from_env
@@ -32,7 +33,7 @@ from alerts.engine import evaluate
 from alerts.records import FIRING, PENDING, to_utc
 from common.redact import one_line
 from alerts.render import render_digest, title
-from alerts.slack import Notifier, load_settings, make_notifier
+from alerts.slack import CONSOLE, Notifier, SlackSettings, destination, load_settings, make_notifier, notify_test_message
 from storage import alerts as store
 from storage import db
 from storage.registry_sync import connect_synced
@@ -126,6 +127,33 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
     level = logging.INFO if result.ok else logging.WARNING
     log.log(level, "[alerts] %s", str(summary).splitlines()[0])
     return summary
+
+
+@dataclass
+class NotifyTestResult:
+    """What `benchwatch notify --test` did: where the message went (never a secret) and the error."""
+
+    where: str
+    error: str | None = None
+    text: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def run_notify_test(*, now: datetime, settings: SlackSettings | None = None,
+                    console_write: Callable[[str], None] | None = None) -> NotifyTestResult:
+    """Send one test message to the configured destination (no database, no outbox)."""
+    settings = load_settings() if settings is None else settings
+    where = destination(settings)
+    message = notify_test_message(to_utc(now), where)
+    if settings.mode == CONSOLE:
+        if console_write is not None:
+            console_write(message.text)
+        return NotifyTestResult(where=where, text=message.text)
+    result = make_notifier(settings).send([message])
+    return NotifyTestResult(where=where, error=None if result.ok else (result.error or "not sent"), text=message.text)
 
 
 def read_rule_inputs(con, settings: RuleSettings) -> dict:
