@@ -150,7 +150,8 @@ def _group_lines(group: Sequence[Notification]) -> tuple[str, list[str], str | N
         return (f"now watching {len(group)} new series (their level, not a change)",
                 [title(m) + "".join(f" · {line}" for line in numbers(m)) for m in group], None, None)
     spec = registry.kind(n.kind)
-    names = ", ".join(_clean(m.labels.get("source") or m.labels.get("benchmark") or m.fingerprint, 60) for m in group)
+    names = ", ".join(sorted(_clean(m.labels.get("source") or m.labels.get("benchmark") or m.fingerprint, 60)
+                             for m in group))
     if n.transition == RESOLVED:
         return (f"{len(group)} sources recovered: {names}", [], None, None)
     cause = n.annotations.get(spec.cause_key) if spec is not None else None

@@ -119,5 +119,5 @@ def level_note(s_index: float | None, bin_: str | None, level: str | None, pendi
             more = "one more snapshot confirms it" if left == 1 else f"{left} more snapshots confirm it"
         towards = "" if pending_bin == bin_ else f" (a move towards {pending_bin})"
         return f"{head}; the level stays {level} until {more}{towards}"
-    return (f"{head}, too close to the edge or too shaky under re-evaluation noise to move the level: "
-            f"it stays {level}")
+    return (f"{head}, but not far enough past the edge (the hysteresis margin) or not firmly enough under "
+            f"re-evaluation noise to start a move: the level stays {level}")

@@ -181,3 +181,42 @@ def test_plain_text_digest_for_the_console():
     assert lines[1] == "FIRING   SWE-bench Verified: level moderate → high"
     assert "RESOLVED gpt-x on GPQA <Diamond> & friends: contamination suspicion cleared" in lines
     assert render_plain([], now=NOW) == "benchwatch: nothing new"
+
+
+def test_failures_of_one_cause_are_one_section_and_recoveries_omit_the_old_error():
+    from alerts.rules import RESOLVED
+    health = pd.DataFrame({"source": ["aider", "bfcl", "epoch", "swebench"], "consecutive_failures": 3,
+                           "last_new_snapshot_at": NOW - timedelta(days=1),
+                           "last_error": ["HTTP 503 Service Unavailable"] * 3 + ["[swebench] malformed JSON"]})
+    base = evaluate(now=NOW - timedelta(days=1), previous=[], saturation=with_levels(pd.DataFrame(
+        {"benchmark": "mmlu", "scope": "all", "as_of": [NOW - timedelta(days=2)], "s_index": [0.5]}))).states
+    ev = evaluate(now=NOW, previous=base, source_health=health)
+    texts = section_texts(render_digest(ev.notifications, now=NOW))
+    assert [t.split("\n")[0] for t in texts] == [":rotating_light: *3 sources failing: HTTP 503*",
+                                                 ":rotating_light: *swebench: source failing (3 runs in a row)*"]
+    assert texts[0].split("\n")[1] == "aider, bfcl, epoch · 3 failed runs in a row"
+    back = evaluate(now=NOW + timedelta(days=1), previous=ev.states,
+                    source_health=health.assign(consecutive_failures=0, last_error=None))
+    assert {n.transition for n in back.notifications} == {RESOLVED}
+    (text,) = section_texts(render_digest(back.notifications, now=NOW))
+    assert text.split("\n")[0] == ":white_check_mark: *4 sources recovered: aider, bfcl, epoch, swebench*"
+    assert "503" not in text and "malformed" not in text
+    plain = render_plain(back.notifications, now=NOW)
+    assert plain.splitlines()[1] == "RESOLVED 4 sources recovered: aider, bfcl, epoch, swebench"
+
+
+def test_the_baseline_digest_reads_as_a_baseline():
+    sat = with_levels(pd.DataFrame({"benchmark": ["mmlu", "hle"], "scope": "all", "as_of": [NOW, NOW],
+                                    "s_index": [0.97, 0.1], "sources": [["simple_evals"], ["epoch"]]}))
+    ev = evaluate(now=NOW, previous=[], saturation=sat)
+    (msg,) = render_digest(ev.notifications, now=NOW)
+    assert msg.blocks[0]["text"]["text"] == "benchwatch: baseline"
+    (text,) = section_texts([msg])
+    assert text.split("\n") == [
+        ":eyes: *benchwatch now watches 2 benchmarks from 2 sources*",
+        "2 level series (1 very high, 1 low); sources: epoch, simple_evals",
+        "1 saturated (level high or very high): mmlu (very high)",
+        "contamination suspects: none",
+        "sources failing: none",
+        "This is the baseline: from now on you hear of changes (a level change, a new suspect, a source failing "
+        "or recovering), not of levels that stay."]
