@@ -155,7 +155,7 @@ def _group_lines(group: Sequence[Notification]) -> tuple[str, list[str], str | N
     if n.transition == RESOLVED:
         return (f"{len(group)} sources recovered: {names}", [], None, None)
     cause = n.annotations.get(spec.cause_key) if spec is not None else None
-    runs = sorted({m.annotations.get("consecutive_failures") for m in group if m.annotations.get("consecutive_failures")})
+    runs = sorted({int(m.annotations["consecutive_failures"]) for m in group if m.annotations.get("consecutive_failures")})
     detail = f"{runs[0]}" if len(runs) == 1 else f"{runs[0]}–{runs[-1]}" if runs else "several"
     return (f"{len(group)} sources failing: {_clean(cause or 'same cause', 120)}",
             [f"{names} · {detail} failed runs in a row"], n.annotations.get("why"),

@@ -230,7 +230,7 @@ def series_levels(df: pd.DataFrame, key: Sequence[str] | None = None, *, margin:
                 level.append(SATURATION_BINS[st.committed])
                 since.append(committed_at)
             if st.pending_count and st.committed is not None:
-                target = proposal(st.committed, float(x), margin, _probs(p), min_support)
+                target = proposal(st.committed, float(x), margin, p, min_support)
                 pend_bin.append(SATURATION_BINS[target])
                 pend_count.append(int(st.pending_count))
             else:

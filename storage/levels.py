@@ -38,13 +38,14 @@ def store_levels(con: duckdb.DuckDBPyConnection, levels: pd.DataFrame, key: Sequ
     frame["as_of"] = pd.to_datetime(frame["as_of"]).astype("datetime64[us]")
     match = " AND ".join(f"t.{quote_ident(c)} IS NOT DISTINCT FROM f.{quote_ident(c)}" for c in (*key, "k", "alpha"))
     with transaction(con), registered_frame(con, frame) as rel:
-        changed = con.execute(f"""
+        row = con.execute(f"""
             SELECT count(*) FROM saturation t JOIN {rel} f ON {match}
                 AND t.as_of = CAST(f.as_of AS TIMESTAMPTZ)
             WHERE t.level IS DISTINCT FROM f.level
                OR t.level_since IS DISTINCT FROM CAST(f.level_since AS TIMESTAMPTZ)
                OR t.pending_bin IS DISTINCT FROM f.pending_bin
-               OR t.pending_count IS DISTINCT FROM f.pending_count""").fetchone()[0]
+               OR t.pending_count IS DISTINCT FROM f.pending_count""").fetchone()
+        changed = int(row[0]) if row else 0
         if changed:
             con.execute(f"""
                 UPDATE saturation t SET level = f.level, level_since = CAST(f.level_since AS TIMESTAMPTZ),

@@ -184,7 +184,7 @@ def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, leve
         "pending_bin": text(row, "pending_bin") or None,
         "pending_count": int(num(row.get("pending_count")) or 0),
         "level_note": level_note(num(row.get("s_index")), text(row, "bin") or None, str(row.get("level")),
-                                 text(row, "pending_bin") or None, num(row.get("pending_count")),
+                                 text(row, "pending_bin") or None, int(num(row.get("pending_count")) or 0),
                                  HYSTERESIS_PENDING) if not missing(row.get("level")) else "",
         "snapshot_id": num(row.get("snapshot_id")),
         "numbers": {**{key: num(row.get(key)) for key in

@@ -120,7 +120,7 @@ def outage_condition(health: pd.DataFrame, now: Any, settings: RuleSettings) -> 
 
 
 def _conditions(health: pd.DataFrame, ctx: RuleContext) -> RuleOutput:
-    covered = {(kind, str(s)) for kind in (SOURCE_FAILING, SOURCE_STALE) for s in health["source"]}
+    covered: set[tuple[str, ...]] = {(kind, str(s)) for kind in (SOURCE_FAILING, SOURCE_STALE) for s in health["source"]}
     covered.add((NETWORK_OUTAGE,))
     return RuleOutput(source_conditions(health, ctx.now, ctx.settings), covered)
 
