@@ -340,3 +340,25 @@ def test_new_frontier_info_alert_when_enabled(db_path, fake_slack, slack):
     summary = run_notify(db_path, now=day(1.1), notifier=slack, rules=on)
     assert summary.sent_titles == ["GPQA Diamond: new frontier model-b (was model-a)"]
     assert run_notify(db_path, now=day(1.2), notifier=slack, rules=on).to_deliver == 0
+
+
+@pytest.mark.slow   # five notify runs on a database (the engine's side: test_alerts_rules' upgrade test)
+def test_upgrade_to_stored_levels_neither_resolves_nor_refires(db_path, fake_slack, slack):
+    """Rows written before migration 020 have no level: notify keeps the recorded states (no data),
+    and the first analyze fills the levels the rule used to compute, so nothing is sent."""
+    for i, s in enumerate((0.5, 0.8, 0.81)):
+        add_saturation(db_path, day(i), s)
+        run_notify(db_path, now=day(i + 0.1), notifier=slack)
+    sent = len(fake_slack.requests)
+    with db.connect(db_path) as con:               # as a database written before 020 looks after the migration
+        con.execute("UPDATE saturation SET level = NULL, level_since = NULL, pending_bin = NULL, pending_count = 0")
+        before = {s.fingerprint: (s.state, s.notified) for s in store.read_states(con)}
+    summary = run_notify(db_path, now=day(3), notifier=slack)
+    assert (summary.enqueued, summary.to_deliver) == (0, 0)
+    with db.connect(db_path) as con:
+        assert {s.fingerprint: (s.state, s.notified) for s in store.read_states(con)} == before
+        run_levels(con)                            # the first analyze after the upgrade
+    summary = run_notify(db_path, now=day(4), notifier=slack)
+    assert (summary.enqueued, summary.to_deliver) == (0, 0) and len(fake_slack.requests) == sent
+    with db.connect(db_path, read_only=True) as con:
+        assert {s.fingerprint: (s.state, s.notified) for s in store.read_states(con)} == before

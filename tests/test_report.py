@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
+
 from cli.main import main
 from jobs.cycle import analyze, ingest_file
 
@@ -37,6 +39,7 @@ def test_report_without_a_database_says_so(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+@pytest.mark.slow   # two ingests and analyses (the wording itself: test_alerts_rules' level-note tests)
 def test_report_shows_the_stored_level_and_says_why_the_bin_differs(tmp_path, capsys):
     """analyze stores the committed level; a second snapshot whose S lies in another bin keeps the
     level until confirmed, and the report says so in words (issue 19)."""
