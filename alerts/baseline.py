@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping
 
 from alerts.records import FIRING, NOTIFIED_BASELINE, AlertState, Notification, fingerprint
 from alerts.rules.base import AlertKind
-from alerts.text import clean, scope_suffix
+from alerts.text import clean, scope_suffix, word_for
 
 BASELINE = "baseline"
 NOW_WATCHING = "now_watching"
@@ -47,6 +47,12 @@ def _name(s: AlertState) -> str:
     return clean(s.annotations.get("benchmark_name") or s.labels.get("benchmark") or "?", 80) + scope_suffix(s.labels)
 
 
+def _held(s: AlertState) -> str:
+    """How firm a level is, in the words of alerts.text.WORDING."""
+    p = (s.annotations.get("numbers") or {}).get("p_level_holds")
+    return word_for("p_hold", p) + ("" if p is None else f", P(level holds) {p:.2f}")
+
+
 def baseline_notice(states: Iterable[AlertState], kinds: Mapping[str, AlertKind], now: datetime,
                     headline: Any) -> Notification:
     """The one baseline notice of day one, from every state after the evaluation.
@@ -56,7 +62,8 @@ def baseline_notice(states: Iterable[AlertState], kinds: Mapping[str, AlertKind]
     levels = sorted((s for s in firing if _role(s.kind, kinds) == "level"), key=lambda s: (_name(s), s.fingerprint))
     benchmarks = sorted({s.labels.get("benchmark", "") for s in levels})
     sources = sorted({str(x) for s in levels for x in s.annotations.get("sources", [])})
-    saturated = [f"{_name(s)} ({s.labels.get('level')})" for s in levels if s.labels.get("level") in SATURATED_LEVELS]
+    saturated = [f"{_name(s)} ({s.labels.get('level')}, {_held(s)})" for s in levels
+                 if s.labels.get("level") in SATURATED_LEVELS]
     by_level: dict[str, int] = {}
     for s in levels:
         by_level[s.labels.get("level", "")] = by_level.get(s.labels.get("level", ""), 0) + 1
@@ -87,6 +94,7 @@ def watching_notices(entered: Iterable[AlertState], kinds: Mapping[str, AlertKin
                                     "level": s.labels.get("level"), "bin": s.annotations.get("bin"),
                                     "level_note": s.annotations.get("level_note") or "",
                                     "s_index": (s.annotations.get("numbers") or {}).get("s_index"),
+                                    "p_level_holds": (s.annotations.get("numbers") or {}).get("p_level_holds"),
                                     "sources": s.annotations.get("sources", [])}))
     return out
 
@@ -114,7 +122,9 @@ def lines(n: Notification) -> list[str]:
     a = n.annotations
     if n.kind == NOW_WATCHING:
         s = a.get("s_index")
-        out = [f"S_index {s:.2f}" if isinstance(s, (int, float)) else "S_index n/a"]
+        p = a.get("p_level_holds")
+        held = word_for("p_hold", p) + ("" if p is None else f" (P(level holds) {p:.2f})")
+        out = [(f"S_index {s:.2f}" if isinstance(s, (int, float)) else "S_index n/a") + f" · level {held}"]
         if a.get("level_note"):
             out.append(str(a["level_note"]))
         return out

@@ -120,4 +120,4 @@ def level_note(s_index: float | None, bin_: str | None, level: str | None, pendi
         towards = "" if pending_bin == bin_ else f" (a move towards {pending_bin})"
         return f"{head}; the level stays {level} until {more}{towards}"
     return (f"{head}, but not far enough past the edge (the hysteresis margin) or not firmly enough under "
-            f"re-evaluation noise to start a move: the level stays {level}")
+            f"re-evaluation noise to count as {bin_}: the level is {level}")

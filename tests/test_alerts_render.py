@@ -67,11 +67,15 @@ def test_saturation_section_says_what_changed_numbers_why_and_where():
                         "· SE_Δ 0.021 · k=5, α=0.5, "
                         "n=500, 41 models · as of 2026-01-15")
     # the change names the table rows behind it: the top k of the last snapshot at the old level and of the new
-    assert lines[2] == ("top 5 before (2026-01-08, S 0.80): a 0.700, b 0.690; after (2026-01-15): b 0.705, a 0.700")
+    # (the move was proposed by the 2026-01-08 snapshot and confirmed by the next: "before" is the last one before it)
+    assert lines[2] == ("top 5 before (2026-01-01, S 0.50, level moderate): a 0.710, b 0.620; "
+                        "after (2026-01-15, S 0.81): b 0.705, a 0.700")
+    assert lines[3] == ("the move was first proposed on 2026-01-08 and confirmed on 2026-01-15 (hysteresis: a move "
+                        "needs 2 snapshots in a row)")
     # P(level holds) 0.87 < 0.9: "likely", never "statistically indistinguishable" (alerts.text.WORDING)
-    assert lines[3].startswith("_Why it matters:_ the top models are likely indistinguishable within evaluation "
+    assert lines[4].startswith("_Why it matters:_ the top models are likely indistinguishable within evaluation "
                                "noise (P(level holds) 0.87)")
-    assert lines[4] == ("_Where to look:_ `benchwatch query \"SELECT as_of, s_index, bin, level, r_norm, se_delta, n_models "
+    assert lines[5] == ("_Where to look:_ `benchwatch query \"SELECT as_of, s_index, bin, level, r_norm, se_delta, n_models "
                         "FROM saturation WHERE benchmark = 'swebench_verified' AND scope = 'all' AND k = 5 "
                         "AND alpha = 0.5 ORDER BY as_of DESC LIMIT 10\"`")
     assert msg.text == "benchwatch: 1 new alert — SWE-bench Verified: level moderate → high"
@@ -215,7 +219,7 @@ def test_the_baseline_digest_reads_as_a_baseline():
     assert text.split("\n") == [
         ":eyes: *benchwatch now watches 2 benchmarks from 2 sources*",
         "2 level series (1 very high, 1 low); sources: epoch, simple_evals",
-        "1 saturated (level high or very high): mmlu (very high)",
+        "1 saturated (level high or very high): mmlu (very high, likely)",   # no draws: at most "likely"
         "contamination suspects: none",
         "sources failing: none",
         "This is the baseline: from now on you hear of changes (a level change, a new suspect, a source failing "

@@ -125,7 +125,7 @@ def test_first_observation_sets_the_level_without_alerting_but_records_history_e
     ev = evaluate(now=day(20), previous=[], saturation=history(PROTOTYPE))
     (notice,) = ev.notifications                  # the level is a state: only the day-one baseline is sent
     assert (notice.kind, title(notice)) == ("baseline", "benchwatch now watches 1 benchmark")
-    assert notice.annotations["saturated"] == ["SWE-bench Verified (very high)"]
+    assert notice.annotations["saturated"] == ["SWE-bench Verified (very high, likely)"]
     assert firing_levels(ev) == ["very high"]
     assert by_kind(ev, "saturation_bin_changed")[0].notified == "baseline"
     moves = [(e.detail["from"], e.detail["to"], e.detail["direction"]) for e in ev.events
@@ -315,7 +315,7 @@ def test_day_one_sends_one_baseline_listing_levels_suspects_and_failing_sources(
     (notice,) = ev.notifications                       # one message: suspects and failures are listed in it
     a = notice.annotations
     assert title(notice) == "benchwatch now watches 2 benchmarks from 3 sources"
-    assert (a["saturated"], a["failing_sources"]) == (["SWE-bench Verified (very high)"], ["bfcl"])
+    assert (a["saturated"], a["failing_sources"]) == (["SWE-bench Verified (very high, likely)"], ["bfcl"])
     assert a["also_firing"] == ["m<!channel> on gpqa_diamond: contamination suspect (corroborated)"]
     # what was listed is recorded as announced: its resolution is sent later, its firing never again
     states = {s.kind: s for s in ev.states}

@@ -115,11 +115,11 @@ def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[
         for i, (before, rec) in enumerate(zip(records, records[1:]), start=1):
             if rec["level"] != before["level"]:
                 change_at = i
-                events.append(_event(before, rec, bench, scope))
+                events.append(_event(records, i, bench, scope))
         last = records[-1]
         as_of = to_utc(last["as_of"])
         level = str(last["level"])
-        cause = _cause(records[change_at - 1], records[change_at]) if change_at else {}
+        cause = _cause(records, change_at) if change_at else {}
         conditions.append(Condition(
             labels=_saturation_labels(last, bench, scope, level),
             annotations={**_saturation_annotations(last, bench, scope, level, as_of), **cause},
@@ -133,15 +133,23 @@ def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[
     return conditions, events, groups
 
 
-def _cause(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
-    """The table rows behind a level change: the top k of the last snapshot at the old level and
-    of the snapshot that committed the new one."""
+def _cause(records: list[Mapping[str, Any]], at: int) -> dict[str, Any]:
+    """The table rows behind the level change committed by records[at]: the top k of the last
+    snapshot before the move was first proposed (the confirming snapshots in between proposed
+    it too) and of the snapshot that committed it."""
+    start = at
+    while start > 1 and not missing(records[start - 1].get("pending_bin")):
+        start -= 1                       # records[start - 1] proposed the move: it belongs to it
+    before, after = records[start - 1], records[at]
     return {"top_before": top_k(before), "top_before_as_of": to_utc(before["as_of"]).isoformat(),
-            "s_before": num(before.get("s_index")),
-            "top_after": top_k(after), "top_after_as_of": to_utc(after["as_of"]).isoformat()}
+            "s_before": num(before.get("s_index")), "level_before": text(before, "level") or None,
+            "proposed_since": to_utc(records[start]["as_of"]).isoformat() if start < at else None,
+            "top_after": top_k(after), "top_after_as_of": to_utc(after["as_of"]).isoformat(),
+            "s_after": num(after.get("s_index"))}
 
 
-def _event(before: Mapping[str, Any], rec: Mapping[str, Any], bench: Any, scope: Any) -> AlertEvent:
+def _event(records: list[Mapping[str, Any]], at: int, bench: Any, scope: Any) -> AlertEvent:
+    before, rec = records[at - 1], records[at]
     as_of = to_utc(rec["as_of"])
     level, prev_level = str(rec["level"]), str(before["level"])
     up = SATURATION_BINS.index(level) > SATURATION_BINS.index(prev_level)
@@ -152,7 +160,7 @@ def _event(before: Mapping[str, Any], rec: Mapping[str, Any], bench: Any, scope:
         detail={"benchmark": str(bench), "scope": str(scope), "from": prev_level, "to": level,
                 "direction": "up" if up else "down", "as_of": as_of.isoformat(),
                 "s_index": num(rec.get("s_index")), "snapshot_id": num(rec.get("snapshot_id")),
-                **_cause(before, rec), **_scale_annotations(rec)})
+                **_cause(records, at), **_scale_annotations(rec)})
 
 
 def _saturation_labels(row: Mapping[str, Any], bench: Any, scope: Any, level: str) -> dict[str, str]:
@@ -251,10 +259,15 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
     if a.get("level_note") and labels.get("level") == a.get("to_level"):
         lines.append(clean(a["level_note"], 400))
     if a.get("top_after"):
-        before = (f"top {TOP_SHOWN} before ({day(a.get('top_before_as_of'))}, S {fixed(a.get('s_before'))}): "
+        was = f", level {a['level_before']}" if a.get("level_before") else ""
+        before = (f"top {TOP_SHOWN} before ({day(a.get('top_before_as_of'))}, S {fixed(a.get('s_before'))}{was}): "
                   f"{clean(a.get('top_before'), 600)}") if a.get("top_before") else ""
-        after = f"after ({day(a.get('top_after_as_of'))}): {clean(a['top_after'], 600)}"
+        after = f"after ({day(a.get('top_after_as_of'))}, S {fixed(a.get('s_after'))}): {clean(a['top_after'], 600)}"
         lines.append("; ".join(p for p in (before, after) if p))
+        if a.get("proposed_since"):
+            lines.append(f"the move was first proposed on {day(a['proposed_since'])} and confirmed on "
+                         f"{day(a.get('top_after_as_of'))} (hysteresis: a move needs {HYSTERESIS_PENDING} "
+                         "snapshots in a row)")
     if a.get("comparable") is False:
         lines.append(f"Not comparable: S here uses {clean(a.get('scale') or 'another scale', 40)}, not the "
                      "paper's binomial SE at a known n; its bin is not on the same scale as other benchmarks")
