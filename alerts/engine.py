@@ -14,7 +14,12 @@ Modelled on Prometheus Alertmanager for a snapshot-based service:
   the resolution of the member it replaces into its own message (AlertKind.replaced).
 - **Inhibition.** A firing alert of a kind with `inhibits_sources` (source_failing,
   source_stale) mutes every other alert whose `source` label, or annotation `sources`, is its
-  source. Such alerts never inhibit each other.
+  source. Such alerts never inhibit each other. A firing alert of a kind with `inhibits_kinds`
+  (network_outage) mutes every alert of those kinds (the per-source failures it explains).
+- **Day one** (alerts/baseline.py). The first evaluation with levels (no level alert recorded
+  before) enqueues one baseline notice; alerts entering firing then are listed in it
+  (`notified = 'digest'`; their resolution is sent) instead of a message each. After day one,
+  a level series first seen gets one "now watching" notice, not a level-change message.
 - **No data is not resolved.** A rule whose input is None, or a scope absent from its input
   (AlertKind.scope_of), keeps its alerts' state.
 - **Notifications** are produced only on transitions: entering firing, and resolving after a
