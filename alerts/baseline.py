@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Iterable, Mapping
 
+from alerts.config import BASELINE_ROLES
 from alerts.records import FIRING, NOTIFIED_BASELINE, AlertState, Notification, fingerprint
 from alerts.rules.base import AlertKind
 from alerts.text import clean, scope_suffix, word_for
@@ -33,6 +34,8 @@ def _role(kind: str, kinds: Mapping[str, AlertKind]) -> str:
         return ""
     if spec.baseline_role:
         return spec.baseline_role
+    if kind in BASELINE_ROLES:
+        return BASELINE_ROLES[kind]
     return "failing" if spec.inhibits_sources else ""
 
 

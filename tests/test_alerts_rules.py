@@ -316,7 +316,8 @@ def test_day_one_sends_one_baseline_listing_levels_suspects_and_failing_sources(
     a = notice.annotations
     assert title(notice) == "benchwatch now watches 2 benchmarks from 3 sources"
     assert (a["saturated"], a["failing_sources"]) == (["SWE-bench Verified (very high, likely)"], ["bfcl"])
-    assert a["also_firing"] == ["m<!channel> on gpqa_diamond: contamination suspect (corroborated)"]
+    assert a["suspects"] == ["m<!channel> on gpqa_diamond: contamination suspect (corroborated)"]
+    assert a["also_firing"] == []
     # what was listed is recorded as announced: its resolution is sent later, its firing never again
     states = {s.kind: s for s in ev.states}
     assert states["contamination_suspect"].notified == "digest"
