@@ -50,7 +50,8 @@ class NotifySummary:
     """What one notify run did; `str()` is the line `benchwatch run` and the Prefect artifact show."""
 
     receiver: str
-    firing: int = 0
+    firing: int = 0                   # alerts firing, levels excluded
+    levels: int = 0                   # benchmarks' levels held (a state, not an alert that fired)
     pending: int = 0
     muted: int = 0
     enqueued: int = 0                 # new notifications of this evaluation
@@ -65,7 +66,8 @@ class NotifySummary:
         return self.error is None
 
     def __str__(self) -> str:
-        head = (f"{self.firing} alert(s) firing ({self.muted} muted), {self.pending} pending; "
+        levels = f"{self.levels} level(s) held, " if self.levels else ""
+        head = (f"{levels}{self.firing} alert(s) firing ({self.muted} muted), {self.pending} pending; "
                 f"{self.enqueued} new notification(s)")
         if not self.to_deliver:
             head += "; nothing to deliver"
@@ -97,11 +99,13 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
                                   settings=rules, **read_rule_inputs(con, rules))
             enqueued = store.write_evaluation(con, evaluation, recorded_at=now)
             claimed = store.claim_undelivered(con, now=now, lease=lease)
+    level_kinds = {name for name, kind in registry.kinds().items() if kind.state_line is not None}
     summary = NotifySummary(
         receiver=notifier.receiver, enqueued=enqueued, to_deliver=len(claimed),
-        firing=sum(s.state == FIRING for s in evaluation.states),
+        firing=sum(s.state == FIRING and s.kind not in level_kinds for s in evaluation.states),
+        levels=sum(s.state == FIRING and s.kind in level_kinds for s in evaluation.states),
         pending=sum(s.state == PENDING for s in evaluation.states),
-        muted=sum(s.state == FIRING and bool(s.muted_by) for s in evaluation.states))
+        muted=sum(s.state == FIRING and bool(s.muted_by) and s.kind not in level_kinds for s in evaluation.states))
     if not claimed:
         log.info("[alerts] %s", summary)
         return summary
