@@ -127,7 +127,7 @@ def lines(n: Notification) -> list[str]:
         s = a.get("s_index")
         p = a.get("p_level_holds")
         held = word_for("p_hold", p) + ("" if p is None else f" (P(level holds) {p:.2f})")
-        out = [(f"S_index {s:.2f}" if isinstance(s, (int, float)) else "S_index n/a") + f" · level {held}"]
+        out = [(f"S_index {s:.2f}" if isinstance(s, (int, float)) else "S_index n/a") + f" · {held}"]
         if a.get("level_note"):
             out.append(str(a["level_note"]))
         return out
