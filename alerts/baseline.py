@@ -16,7 +16,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Iterable, Mapping
 
-from alerts.config import BASELINE_ROLES
 from alerts.records import FIRING, NOTIFIED_BASELINE, AlertState, Notification, fingerprint
 from alerts.rules.base import AlertKind
 from alerts.text import clean, scope_suffix, word_for
@@ -28,15 +27,18 @@ SATURATED_LEVELS = ("high", "very high")
 LISTED = 12   # names listed per part of the baseline before "and N more"
 
 
-def _role(kind: str, kinds: Mapping[str, AlertKind]) -> str:
+def _role(kind: str, kinds: Mapping[str, AlertKind], labels: Mapping[str, str] | None = None) -> str:
+    """What the baseline counts an alert as: its kind's `baseline_role`, else "failing" for a kind
+    that inhibits its source's alerts, "suspect" for an alert about a model (a `model` label:
+    a suspicion about that model's score), else ""."""
     spec = kinds.get(kind)
     if spec is None:
         return ""
     if spec.baseline_role:
         return spec.baseline_role
-    if kind in BASELINE_ROLES:
-        return BASELINE_ROLES[kind]
-    return "failing" if spec.inhibits_sources else ""
+    if spec.inhibits_sources:
+        return "failing"
+    return "suspect" if labels and labels.get("model") else ""
 
 
 def is_day_one(previous: Iterable[AlertState], states: Iterable[AlertState], kinds: Mapping[str, AlertKind]) -> bool:
@@ -70,12 +72,13 @@ def baseline_notice(states: Iterable[AlertState], kinds: Mapping[str, AlertKind]
     by_level: dict[str, int] = {}
     for s in levels:
         by_level[s.labels.get("level", "")] = by_level.get(s.labels.get("level", ""), 0) + 1
-    suspects = [headline(s.kind, FIRING, s.labels, s.annotations) for s in firing if _role(s.kind, kinds) == "suspect"]
+    suspects = [headline(s.kind, FIRING, s.labels, s.annotations) for s in firing
+                if _role(s.kind, kinds, s.labels) == "suspect"]
     failing = sorted({src for s in firing if _role(s.kind, kinds) == "failing"
                       for src in ([s.labels["source"]] if s.labels.get("source") else
                                   s.annotations.get("outage_sources", []))})
     other = [headline(s.kind, FIRING, s.labels, s.annotations) for s in firing
-             if _role(s.kind, kinds) == "" and (kinds.get(s.kind) is None or kinds[s.kind].severity == "warning")]
+             if _role(s.kind, kinds, s.labels) == "" and (kinds.get(s.kind) is None or kinds[s.kind].severity == "warning")]
     labels = {"kind": BASELINE}
     return Notification(fingerprint=fingerprint(labels), kind=BASELINE, transition=FIRING, episode=now,
                         labels=labels, created_at=now, annotations={
@@ -135,7 +138,7 @@ def lines(n: Notification) -> list[str]:
     spread = ", ".join(f"{levels[k]} {k}" for k in ("very high", "high", "moderate", "low", "very low") if levels.get(k))
     out = [f"{a.get('series', 0)} level series ({spread or 'none'}); sources: {_names(list(a.get('sources', [])))}",
            f"{len(a.get('saturated', []))} saturated (level high or very high): {_names(list(a.get('saturated', [])))}",
-           f"contamination suspects: {_names(list(a.get('suspects', [])))}",
+           f"suspects (contamination, a suspicion, never a verdict): {_names(list(a.get('suspects', [])))}",
            f"sources failing: {_names(list(a.get('failing_sources', [])))}"]
     if a.get("also_firing"):
         out.append(f"also firing: {_names(list(a['also_firing']))}")

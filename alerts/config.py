@@ -34,10 +34,6 @@ NETWORK_OUTAGE_MIN_SOURCES = 3
 # (storage.alerts.RUN_SESSION_GAP groups fetch attempts into runs the same way).
 LATEST_RUN_WINDOW_MINUTES = 10
 
-# What the day-one baseline digest (alerts/baseline.py) counts a kind as, for kinds whose module
-# does not declare `AlertKind.baseline_role` itself: "suspect" = listed under contamination suspects.
-BASELINE_ROLES: dict[str, str] = {"contamination_suspect": "suspect"}
-
 # --- Slack delivery -----------------------------------------------------------------------------
 # Each handler retries while the request's attempt count (shared by all handlers, slack_sdk
 # RetryState) is below its own maximum: a 429 then a dropped connection then a 500 is 3 attempts.

@@ -220,7 +220,7 @@ def test_the_baseline_digest_reads_as_a_baseline():
         ":eyes: *benchwatch now watches 2 benchmarks from 2 sources*",
         "2 level series (1 very high, 1 low); sources: epoch, simple_evals",
         "1 saturated (level high or very high): mmlu (very high, likely)",   # no draws: at most "likely"
-        "contamination suspects: none",
+        "suspects (contamination, a suspicion, never a verdict): none",
         "sources failing: none",
         "This is the baseline: from now on you hear of changes (a level change, a new suspect, a source failing "
         "or recovering), not of levels that stay."]
