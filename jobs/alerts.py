@@ -156,7 +156,14 @@ def run_notify_test(*, now: datetime, settings: SlackSettings | None = None,
         if console_write is not None:
             console_write(message.text)
         return NotifyTestResult(where=where, text=message.text)
-    result = make_notifier(settings).send([message])
+    # the failure is returned (the CLI says it in one line): the notifier's own warning would repeat it
+    alerts_log = logging.getLogger("benchwatch.alerts")
+    level = alerts_log.level
+    alerts_log.setLevel(logging.ERROR)
+    try:
+        result = make_notifier(settings).send([message])
+    finally:
+        alerts_log.setLevel(level)
     return NotifyTestResult(where=where, error=None if result.ok else (result.error or "not sent"), text=message.text)
 
 
