@@ -329,6 +329,17 @@ def notify_test_message(now: datetime, where: str) -> SlackMessage:
     return SlackMessage(text=escape(text), blocks=blocks, notifications=())
 
 
+def send_quietly(notifier: Notifier, messages: Sequence[SlackMessage]) -> DeliveryResult:
+    """`notifier.send` without its delivery warning: for a caller that reports the returned
+    failure itself, in one line (`benchwatch notify --test`)."""
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        return notifier.send(messages)
+    finally:
+        log.setLevel(level)
+
+
 def make_notifier(settings: SlackSettings | None = None,
                   console_write: Callable[[str], None] | None = None) -> Notifier:
     """The notifier the settings ask for (resolving them from the environment when None)."""

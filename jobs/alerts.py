@@ -33,7 +33,8 @@ from alerts.engine import evaluate
 from alerts.records import FIRING, PENDING, to_utc
 from common.redact import one_line
 from alerts.render import render_digest, title
-from alerts.slack import CONSOLE, Notifier, SlackSettings, destination, load_settings, make_notifier, notify_test_message
+from alerts.slack import CONSOLE, Notifier, SlackSettings, destination, load_settings, make_notifier, \
+    notify_test_message, send_quietly
 from storage import alerts as store
 from storage import db
 from storage.registry_sync import connect_synced
@@ -156,14 +157,7 @@ def run_notify_test(*, now: datetime, settings: SlackSettings | None = None,
         if console_write is not None:
             console_write(message.text)
         return NotifyTestResult(where=where, text=message.text)
-    # the failure is returned (the CLI says it in one line): the notifier's own warning would repeat it
-    alerts_log = logging.getLogger("benchwatch.alerts")
-    level = alerts_log.level
-    alerts_log.setLevel(logging.ERROR)
-    try:
-        result = make_notifier(settings).send([message])
-    finally:
-        alerts_log.setLevel(level)
+    result = send_quietly(make_notifier(settings), [message])
     return NotifyTestResult(where=where, error=None if result.ok else (result.error or "not sent"), text=message.text)
 
 

@@ -20,7 +20,7 @@ alerts keep their state.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -133,7 +133,7 @@ def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[
     return conditions, events, groups
 
 
-def _cause(records: list[Mapping[str, Any]], at: int) -> dict[str, Any]:
+def _cause(records: Sequence[Mapping[str, Any]], at: int) -> dict[str, Any]:
     """The table rows behind the level change committed by records[at]: the top k of the last
     snapshot before the move was first proposed (the confirming snapshots in between proposed
     it too) and of the snapshot that committed it."""
@@ -148,7 +148,7 @@ def _cause(records: list[Mapping[str, Any]], at: int) -> dict[str, Any]:
             "s_after": num(after.get("s_index"))}
 
 
-def _event(records: list[Mapping[str, Any]], at: int, bench: Any, scope: Any) -> AlertEvent:
+def _event(records: Sequence[Mapping[str, Any]], at: int, bench: Any, scope: Any) -> AlertEvent:
     before, rec = records[at - 1], records[at]
     as_of = to_utc(rec["as_of"])
     level, prev_level = str(rec["level"]), str(before["level"])
