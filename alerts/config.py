@@ -25,6 +25,14 @@ LABEL_KEYS: tuple[str, ...] = ("kind", "benchmark", "table", "model", "source", 
 SOURCE_FAILING_RUNS = 3
 # A source is stale when it has produced no new snapshot for this many days (issue: D = 14).
 SOURCE_STALE_DAYS = 14
+# A network outage: in the latest collection run, at least this many sources were attempted and
+# every one failed with a network cause (offline, DNS, connection refused, unreachable, timed
+# out) for at least SOURCE_FAILING_RUNS runs. It is one alert, and it inhibits the per-source
+# failure alerts it explains (alerts/rules/source_health.py).
+NETWORK_OUTAGE_MIN_SOURCES = 3
+# Sources whose last attempt is this close to the newest attempt belong to the latest run
+# (storage.alerts.RUN_SESSION_GAP groups fetch attempts into runs the same way).
+LATEST_RUN_WINDOW_MINUTES = 10
 
 # --- Slack delivery -----------------------------------------------------------------------------
 # Each handler retries while the request's attempt count (shared by all handlers, slack_sdk

@@ -14,7 +14,12 @@ Modelled on Prometheus Alertmanager for a snapshot-based service:
   the resolution of the member it replaces into its own message (AlertKind.replaced).
 - **Inhibition.** A firing alert of a kind with `inhibits_sources` (source_failing,
   source_stale) mutes every other alert whose `source` label, or annotation `sources`, is its
-  source. Such alerts never inhibit each other.
+  source. Such alerts never inhibit each other. A firing alert of a kind with `inhibits_kinds`
+  (network_outage) mutes every alert of those kinds (the per-source failures it explains).
+- **Day one** (alerts/baseline.py). The first evaluation with levels (no level alert recorded
+  before) enqueues one baseline notice; alerts entering firing then are listed in it
+  (`notified = 'digest'`; their resolution is sent) instead of a message each. After day one,
+  a level series first seen gets one "now watching" notice, not a level-change message.
 - **No data is not resolved.** A rule whose input is None, or a scope absent from its input
   (AlertKind.scope_of), keeps its alerts' state.
 - **Notifications** are produced only on transitions: entering firing, and resolving after a
@@ -33,12 +38,14 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from alerts import baseline
 from alerts import rules as registry
 from alerts.config import RuleSettings
 from alerts.records import (
     FIRING,
     INACTIVE,
     NOTIFIED_BASELINE,
+    NOTIFIED_DIGEST,
     NOTIFIED_MUTED,
     NOTIFIED_NONE,
     NOTIFIED_QUEUED,
@@ -129,14 +136,20 @@ def evaluate(*, now: datetime, previous: Iterable[AlertState], silences: Iterabl
               and any(entered.get(f) == FIRING and _group_of(stepped[f].labels, kinds) == _group_of(stepped[fp].labels, kinds)
                       for f in entered)}
 
+    # Day one: the first evaluation with levels sends one baseline notice (alerts.baseline) and
+    # lists there what enters firing now, instead of a message each.
+    day_one = baseline.is_day_one(prev.values(), stepped.values(), kinds)
+
     # Step 2: mutes (inhibition from firing source-health alerts, then silences) and messages.
     failing_sources = {s.labels["source"]: f"inhibited by {s.kind}{{source={s.labels['source']}}}"
                        for s in stepped.values() if _inhibits(s.kind, kinds) and s.state == FIRING}
+    inhibited_kinds = {k: f"inhibited by {s.kind}" for s in stepped.values() if s.state == FIRING
+                       for k in _inhibits_kinds(s.kind, kinds)}
     notifications: list[Notification] = []
     states: list[AlertState] = []
     for fp in sorted(stepped):
         state = stepped[fp]
-        muted_by = _muted_by(state, failing_sources, silences, kinds)
+        muted_by = _muted_by(state, failing_sources, silences, kinds, inhibited_kinds)
         transition = entered.get(fp)
         if transition == FIRING:
             group = _group_of(state.labels, kinds)
@@ -144,7 +157,8 @@ def evaluate(*, now: datetime, previous: Iterable[AlertState], silences: Iterabl
                 old_level = replaced[group]
                 state = replace(state, annotations={**state.annotations, **_replaced(old_level, kinds)})
             if state.notified != NOTIFIED_BASELINE:
-                state = replace(state, notified=NOTIFIED_MUTED if muted_by else NOTIFIED_QUEUED)
+                state = replace(state, notified=NOTIFIED_MUTED if muted_by else
+                                NOTIFIED_DIGEST if day_one else NOTIFIED_QUEUED)
         elif state.state == FIRING and state.notified == NOTIFIED_MUTED and not muted_by:
             state = replace(state, notified=NOTIFIED_QUEUED)  # the mute ended while it still fires
             transition = FIRING
@@ -152,13 +166,19 @@ def evaluate(*, now: datetime, previous: Iterable[AlertState], silences: Iterabl
         if transition == FIRING and state.notified == NOTIFIED_QUEUED:
             notifications.append(_notification(state, FIRING, now))
         elif transition == RESOLVED and fp not in folded and not muted_by \
-                and prev[fp].notified == NOTIFIED_QUEUED:
+                and prev[fp].notified in (NOTIFIED_QUEUED, NOTIFIED_DIGEST):
             notifications.append(_notification(state, RESOLVED, now))
         if fp in entered:
             events.append(_transition_event(state, entered[fp], now, folded=fp in folded))
         elif transition == FIRING:
             events.append(_transition_event(state, "unmuted", now, folded=False))
         states.append(state)
+    if day_one:
+        from alerts.render import headline
+        notifications.insert(0, baseline.baseline_notice(states, kinds, now, headline))
+    else:
+        notifications += baseline.watching_notices(
+            [s for s in states if entered.get(s.fingerprint) == FIRING], kinds, now)
     return Evaluation(states=states, notifications=notifications, events=events)
 
 
@@ -228,11 +248,19 @@ def _from_annotations_kept(old: AlertState) -> dict[str, Any]:
     return {k: v for k, v in old.annotations.items() if k.startswith("from_")}
 
 
+def _inhibits_kinds(kind: str, kinds: Mapping[str, AlertKind]) -> tuple[str, ...]:
+    spec = kinds.get(kind)
+    return () if spec is None else spec.inhibits_kinds
+
+
 def _muted_by(state: AlertState, failing_sources: Mapping[str, str], silences: Sequence[Silence],
-              kinds: Mapping[str, AlertKind]) -> str:
-    """Inhibition first (a derived alert whose source, or one of the sources its numbers come
+              kinds: Mapping[str, AlertKind], inhibited_kinds: Mapping[str, str] | None = None) -> str:
+    """Inhibition first (a kind muted by a firing alert that explains it, e.g. per-source failures
+    during a network outage; a derived alert whose source, or one of the sources its numbers come
     from, is failing or stale), then silences."""
     labels = state.labels
+    if inhibited_kinds and labels["kind"] in inhibited_kinds:
+        return inhibited_kinds[labels["kind"]]
     if not _inhibits(labels["kind"], kinds):
         for source in [labels["source"], *state.annotations.get("sources", [])]:
             if source in failing_sources:

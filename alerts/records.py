@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from common.time import to_utc
 from storage.alert_records import (  # noqa: F401 - re-exported for the rules
     NOTIFIED_BASELINE,
+    NOTIFIED_DIGEST,
     NOTIFIED_MUTED,
     NOTIFIED_NONE,
     NOTIFIED_QUEUED,

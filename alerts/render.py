@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Mapping, Sequence
 
-from alerts import config
+from alerts import baseline, config
 from alerts import rules as registry
 from alerts.records import FIRING, RESOLVED, Notification
 from alerts.text import clean as _clean
@@ -72,6 +72,8 @@ def _fit(mrkdwn: str, limit: int) -> str:
 
 def title(n: Notification) -> str:
     """What changed, in plain (unescaped) text."""
+    if n.kind in baseline.NOTICE_KINDS:
+        return baseline.title(n)
     return headline(n.kind, n.transition, n.labels, n.annotations)
 
 
@@ -82,11 +84,25 @@ def headline(kind: str, transition: str, labels: Mapping[str, str], a: Mapping[s
     return f"{kind}: {transition}" if spec is None else spec.headline(transition, labels, a)
 
 
+def state_text(kind: str, state: str, labels: Mapping[str, str], a: Mapping[str, Any]) -> tuple[str, str]:
+    """(state word, line) of an alert as `benchwatch alerts` and the report list it: a kind that is a
+    state (a benchmark's level) reads "level" / "MMLU: level low since …", never "firing … changed"."""
+    spec = registry.kind(kind)
+    if spec is not None and spec.state_line is not None:
+        word = {FIRING: "level"}.get(state, state)
+        return word, spec.state_line(state, labels, a)
+    return state, headline(kind, RESOLVED if state == RESOLVED else FIRING, labels, a)
+
+
 def numbers(n: Notification) -> list[str]:
     """The numbers with their uncertainty, one plain-text line each (scraped parts unescaped);
     the kind's rule module writes them (AlertKind.numbers)."""
+    if n.kind in baseline.NOTICE_KINDS:
+        return baseline.lines(n)
     spec = registry.kind(n.kind)
-    return [] if spec is None else spec.numbers(n.labels, n.annotations)
+    if spec is None or (spec.cause_key and n.transition == RESOLVED):
+        return []   # a recovery does not repeat the old error
+    return spec.numbers(n.labels, n.annotations)
 
 
 # --- the digest ----------------------------------------------------------------------------------
@@ -95,20 +111,71 @@ def _ordered(notifications: Sequence[Notification]) -> list[Notification]:
     order = registry.all_kinds()   # the order of alerts.rules.RULES
 
     def key(n: Notification) -> tuple:
+        notice = n.kind in baseline.NOTICE_KINDS
         kind = order.index(n.kind) if n.kind in order else len(order)
-        return (n.transition != FIRING, kind, n.created_at, n.fingerprint)
+        return (n.kind != baseline.BASELINE, notice, n.transition != FIRING, kind, n.created_at, n.fingerprint)
     return sorted(notifications, key=key)
 
 
-def _section_text(n: Notification) -> str:
-    icon = ":rotating_light:" if n.transition == FIRING else ":white_check_mark:"
-    prefix = "" if n.transition == FIRING else "Resolved: "
-    lines = [f"{icon} *{prefix}{escape(title(n))}*"]
-    lines += [escape(line) for line in numbers(n)]
-    if n.transition == FIRING and n.annotations.get("why"):
-        lines.append(f"_Why it matters:_ {escape(n.annotations['why'])}")
-    if n.annotations.get("sql"):
-        lines.append(f"_Where to look:_ `{escape(query_command(n.annotations['sql']))}`")
+def _groups(ordered: Sequence[Notification]) -> list[list[Notification]]:
+    """The digest's sections, in order: one per notification, except that "now watching" notices
+    are one section, and notifications of a kind with a `cause_key` that share kind, transition
+    and cause (source failures of one cause, their recoveries) are one section."""
+    groups: list[list[Notification]] = []
+    index: dict[tuple, int] = {}
+    for n in ordered:
+        spec = registry.kind(n.kind)
+        if n.kind == baseline.NOW_WATCHING:
+            key: tuple | None = (n.kind,)
+        elif spec is not None and spec.cause_key:
+            key = (n.kind, n.transition, "" if n.transition == RESOLVED else str(n.annotations.get(spec.cause_key)))
+        else:
+            key = None
+        if key is not None and key in index:
+            groups[index[key]].append(n)
+            continue
+        if key is not None:
+            index[key] = len(groups)
+        groups.append([n])
+    return groups
+
+
+def _group_lines(group: Sequence[Notification]) -> tuple[str, list[str], str | None, str | None]:
+    """(headline, number lines, why, sql) of a section, all plain text."""
+    n = group[0]
+    if len(group) == 1:
+        return (title(n), numbers(n), n.annotations.get("why") if n.transition == FIRING else None,
+                n.annotations.get("sql"))
+    if n.kind == baseline.NOW_WATCHING:
+        return (f"now watching {len(group)} new series (their level, not a change)",
+                [title(m) + "".join(f" · {line}" for line in numbers(m)) for m in group], None, None)
+    spec = registry.kind(n.kind)
+    names = ", ".join(sorted(_clean(m.labels.get("source") or m.labels.get("benchmark") or m.fingerprint, 60)
+                             for m in group))
+    if n.transition == RESOLVED:
+        return (f"{len(group)} sources recovered: {names}", [], None, None)
+    cause = n.annotations.get(spec.cause_key) if spec is not None else None
+    runs = sorted({int(m.annotations["consecutive_failures"]) for m in group if m.annotations.get("consecutive_failures")})
+    detail = f"{runs[0]}" if len(runs) == 1 else f"{runs[0]}–{runs[-1]}" if runs else "several"
+    return (f"{len(group)} sources failing: {_clean(cause or 'same cause', 120)}",
+            [f"{names} · {detail} failed runs in a row"], n.annotations.get("why"),
+            "SELECT source, started_at, status, error FROM fetches ORDER BY started_at DESC LIMIT 20")
+
+
+def _section_text(group: Sequence[Notification]) -> str:
+    n = group[0]
+    if n.kind in baseline.NOTICE_KINDS:
+        icon = ":eyes:"
+    else:
+        icon = ":rotating_light:" if n.transition == FIRING else ":white_check_mark:"
+    prefix = "" if n.transition == FIRING or len(group) > 1 else "Resolved: "
+    head, body, why, sql = _group_lines(group)
+    lines = [f"{icon} *{prefix}{escape(head)}*"]
+    lines += [escape(line) for line in body]
+    if why:
+        lines.append(f"_Why it matters:_ {escape(why)}")
+    if sql:
+        lines.append(f"_Where to look:_ `{escape(query_command(sql))}`")
     return _fit("\n".join(lines), config.SLACK_MAX_SECTION_TEXT)
 
 
@@ -119,9 +186,15 @@ def query_command(sql: str) -> str:
 
 
 def _counts(notifications: Sequence[Notification]) -> str:
+    parts = []
+    if any(n.kind == baseline.BASELINE for n in notifications):
+        parts.append("baseline")
+    watching = sum(n.kind == baseline.NOW_WATCHING for n in notifications)
+    if watching:
+        parts.append(f"now watching {watching} new series")
+    notifications = [n for n in notifications if n.kind not in baseline.NOTICE_KINDS]
     firing = sum(n.transition == FIRING for n in notifications)
     resolved = len(notifications) - firing
-    parts = []
     if firing:
         parts.append(f"{firing} new alert{'s' * (firing != 1)}")
     if resolved:
@@ -151,23 +224,23 @@ def render_digest(notifications: Sequence[Notification], *, now: datetime,
     if not notifications:
         return []
     ordered = _ordered(notifications)
-    sections = [(n, _section_text(n)) for n in ordered]
+    sections = [(g, _section_text(g)) for g in _groups(ordered)]
     if report_url:
-        def linked(n: Notification, text: str) -> str:
-            if not n.labels.get("benchmark"):
+        def linked(g: Sequence[Notification], text: str) -> str:
+            if len(g) != 1 or not g[0].labels.get("benchmark"):
                 return text
-            link = _link(f"{report_url}#{report_anchor(n.labels['benchmark'])}", "report section")
+            link = _link(f"{report_url}#{report_anchor(g[0].labels['benchmark'])}", "report section")
             return _fit(text, config.SLACK_MAX_SECTION_TEXT - len(link) - 1) + "\n" + link
-        sections = [(n, linked(n, text)) for n, text in sections]
+        sections = [(g, linked(g, text)) for g, text in sections]
     budget_blocks = config.SLACK_MAX_BLOCKS - 2          # header + context
-    pages: list[list[tuple[Notification, str]]] = [[]]
+    pages: list[list[tuple[Sequence[Notification], str]]] = [[]]
     chars = 0
-    for n, text in sections:
+    for g, text in sections:
         page = pages[-1]
         if page and (len(page) >= budget_blocks or chars + len(text) > config.SLACK_MAX_MESSAGE_CHARS):
             pages.append([])
             chars = 0
-        pages[-1].append((n, text))
+        pages[-1].append((g, text))
         chars += len(text)
 
     total = _counts(ordered)
@@ -182,7 +255,7 @@ def render_digest(notifications: Sequence[Notification], *, now: datetime,
                 + (f" · {_link(report_url, 'HTML report')}" if report_url else "")}]},
         ]
         blocks += [{"type": "section", "text": {"type": "mrkdwn", "text": text}} for _, text in page]
-        items = [n for n, _ in page]
+        items = [n for g, _ in page for n in g]
         fallback = f"benchwatch: {total}{part} — " + "; ".join(
             ("resolved: " if n.transition == RESOLVED else "") + escape(title(n)) for n in items)
         messages.append(SlackMessage(text=_fit(fallback, config.SLACK_MAX_SECTION_TEXT),
@@ -195,12 +268,14 @@ def render_plain(notifications: Sequence[Notification], *, now: datetime) -> str
     if not notifications:
         return "benchwatch: nothing new"
     lines = [f"benchwatch: {_counts(notifications)} ({now:%Y-%m-%d %H:%M} UTC)"]
-    for n in _ordered(notifications):
-        mark = "FIRING  " if n.transition == FIRING else "RESOLVED"
-        lines.append(f"{mark} {title(n)}")
-        lines += [f"         {line}" for line in numbers(n)]
-        if n.transition == FIRING and n.annotations.get("why"):
-            lines.append(f"         why: {n.annotations['why']}")
-        if n.annotations.get("sql"):
-            lines.append(f"         look: {query_command(n.annotations['sql'])}")
+    for group in _groups(_ordered(notifications)):
+        n = group[0]
+        head, body, why, sql = _group_lines(group)
+        mark = "NOTICE  " if n.kind in baseline.NOTICE_KINDS else "FIRING  " if n.transition == FIRING else "RESOLVED"
+        lines.append(f"{mark} {head}")
+        lines += [f"         {line}" for line in body]
+        if why:
+            lines.append(f"         why: {why}")
+        if sql:
+            lines.append(f"         look: {query_command(sql)}")
     return "\n".join(lines)

@@ -28,13 +28,14 @@ import os
 import re
 import sys
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
 from urllib.parse import urlsplit
 
 from alerts import config
 from common import redact
-from alerts.render import SlackMessage, render_plain
+from alerts.render import SlackMessage, escape, render_plain
 from storage.alert_records import Notification
 
 if TYPE_CHECKING:   # slack_sdk is imported by the Slack notifiers: console delivery needs none of it
@@ -299,6 +300,44 @@ class ConsoleNotifier:
             else:
                 log.info("[alerts] %s", text)
         return DeliveryResult(ok=True, sent=len(messages), receiver=self.receiver)
+
+
+def destination(settings: SlackSettings) -> str:
+    """Where notifications go, in words a person can check, never a secret: the channel, or the
+    webhook's scheme and host with the rest of its URL (the credential) masked."""
+    if settings.mode == WEBHOOK and settings.webhook_url:
+        parts = urlsplit(settings.webhook_url)
+        host = parts.hostname or "?"
+        port = f":{parts.port}" if parts.port else ""
+        return f"the Slack incoming webhook at {parts.scheme}://{host}{port}/*** (the rest of the URL masked)"
+    if settings.mode == WEB_API and settings.channel:
+        via = ""
+        if settings.api_url:
+            api = urlsplit(settings.api_url)
+            via = f" via {api.scheme}://{api.hostname}{f':{api.port}' if api.port else ''}"
+        return f"Slack channel {settings.channel}{via}"
+    return f"the console ({settings.reason or 'no Slack settings'})"
+
+
+def notify_test_message(now: datetime, where: str) -> SlackMessage:
+    """The message of `benchwatch notify --test` (no notification: nothing is marked delivered)."""
+    text = (f"benchwatch test message ({now:%Y-%m-%d %H:%M} UTC): alerts of this installation are delivered to "
+            f"{where}. Nothing to act on.")
+    blocks: list[dict] = [
+        {"type": "header", "text": {"type": "plain_text", "text": "benchwatch: test message", "emoji": True}},
+        {"type": "section", "text": {"type": "mrkdwn", "text": escape(text)}}]
+    return SlackMessage(text=escape(text), blocks=blocks, notifications=())
+
+
+def send_quietly(notifier: Notifier, messages: Sequence[SlackMessage]) -> DeliveryResult:
+    """`notifier.send` without its delivery warning: for a caller that reports the returned
+    failure itself, in one line (`benchwatch notify --test`)."""
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        return notifier.send(messages)
+    finally:
+        log.setLevel(level)
 
 
 def make_notifier(settings: SlackSettings | None = None,

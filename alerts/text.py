@@ -41,3 +41,83 @@ def scope_suffix(labels: Mapping[str, str]) -> str:
     scope_label = str(labels.get("scope") or "")
     scope_label = scope_label[len("all:"):] if scope_label.startswith("all:") else scope_label
     return f" [{scope_label}]" if scope_label and scope_label != "all" else ""
+
+
+# --- Wording from the numbers (README "Slack alerts", docs/statistics.md) ---------------------------
+# The one table the digest's qualifying words come from. Rows (measure, bound, word), first match
+# wins: `p_hold` = P(level holds), the share of re-evaluations of the top k at the real sampling
+# noise whose S stays in the level's bin, matched when p >= bound; `q` = the Benjamini-Hochberg
+# q-value of a contamination test, matched when q < bound. "statistically indistinguishable" is
+# said only with the word "very likely"; without re-evaluation draws (no P) the level is at most
+# "likely"; below 0.7 it is "uncertain".
+WORDING: tuple[tuple[str, float, str], ...] = (
+    ("p_hold", 0.90, "very likely"),
+    ("p_hold", 0.70, "likely"),
+    ("p_hold", 0.00, "uncertain"),
+    ("q", 0.001, "strong evidence"),
+    ("q", 0.01, "evidence"),
+    ("q", 0.05, "weak evidence"),
+    ("q", float("inf"), "no evidence after false-discovery control"),
+)
+NO_DRAWS_WORD = "likely"   # P(level holds) unknown (no re-evaluation draws): never stronger than this
+
+
+def word_for(measure: str, value: float | None) -> str:
+    """The word of WORDING for `value` of `measure` ('p_hold' or 'q'); None p_hold → NO_DRAWS_WORD."""
+    rows = [(bound, word) for m, bound, word in WORDING if m == measure]
+    if not rows:
+        raise ValueError(f"no wording for measure {measure!r}")
+    if value is None:
+        if measure == "p_hold":
+            return NO_DRAWS_WORD
+        return rows[-1][1]
+    for bound, word in rows:
+        if (measure == "p_hold" and value >= bound) or (measure == "q" and value < bound):
+            return word
+    return rows[-1][1]
+
+
+_SATURATED = ("high", "very high")
+
+
+def level_meaning(level: str, p_hold: float | None) -> str:
+    """What a saturation level means for a reader, worded no stronger than P(level holds) (WORDING)."""
+    word = word_for("p_hold", p_hold)
+    held = " (no re-evaluation draws)" if p_hold is None else f" (P(level holds) {p_hold:.2f})"
+    if word == "uncertain":
+        return (f"uncertain{held}: another re-evaluation of the same models could move S out of this level, "
+                "so read the level as a hint, not a finding")
+    likely = "" if word == "very likely" else "likely "
+    if level in _SATURATED:
+        if word == "very likely":
+            return ("the top models are statistically indistinguishable" + held + ": new results on this "
+                    "benchmark barely separate frontier models")
+        return ("the top models are likely indistinguishable within evaluation noise" + held
+                + ": new results separate frontier models little, if at all")
+    if level == "moderate":
+        return (f"the spread of the top models is {likely}comparable to evaluation noise{held}: differences "
+                "at the top are only partly meaningful")
+    return (f"the top models are {'clearly' if not likely else 'likely'} separated{held}: this benchmark still "
+            "discriminates at the frontier")
+
+
+def level_note(s_index: float | None, bin_: str | None, level: str | None, pending_bin: str | None = None,
+               pending_count: int | None = None, needed: int = 2) -> str:
+    """Where the raw bin of S differs from the committed level, why, in words ('' when they agree).
+
+    `needed`: consecutive snapshots a move needs (analysis.constants.HYSTERESIS_PENDING).
+    """
+    if not bin_ or not level or bin_ == level or s_index is None:
+        return ""
+    head = f"S {s_index:.2f} is in the {bin_} range"
+    if pending_bin:
+        count = int(pending_count or 0)
+        left = max(needed - count, 1)
+        if count == 1 and needed == 2:
+            more = "a second snapshot confirms it"
+        else:
+            more = "one more snapshot confirms it" if left == 1 else f"{left} more snapshots confirm it"
+        towards = "" if pending_bin == bin_ else f" (a move towards {pending_bin})"
+        return f"{head}; the level stays {level} until {more}{towards}"
+    return (f"{head}, but not far enough past the edge (the hysteresis margin) or not firmly enough under "
+            f"re-evaluation noise to count as {bin_}: the level is {level}")

@@ -54,6 +54,13 @@ LOGISTIC_T0_SPAN_YEARS = 30.0    # t0 bounded to [first record - span, last reco
 LOGISTIC_L_BOUND_TOL = 1e-6      # L within this share of (ceiling - floor) of max F: pinned at its bound
 
 
+# --- The series a saturation level belongs to ---------------------------------------------------------------------------
+# The one key of a level series (analysis.hysteresis.series_levels; storage.levels; the alert rule):
+# the stored level, its hysteresis state and the alert fingerprint are per value of these columns
+# (and per k, alpha): one leaderboard table (registry.tables, issue 20), scope and population.
+SERIES_KEY: tuple[str, ...] = ("table_id", "scope", "population")
+
+
 # --- Bin hysteresis (docs/statistics.md, "Bin changes without flapping") ------------------------------------------------
 HYSTERESIS_MIN_MARGIN = 0.05     # h: S must clear an edge by 0.05 (capped per edge, below)
 # A proposed move counts only when at least this share of the re-evaluation draws of S (see

@@ -179,3 +179,66 @@ def bin_states(df: pd.DataFrame, *, margin: float = HYSTERESIS_MIN_MARGIN,
     d["previous_bin"] = d.groupby("benchmark", sort=False)["committed_bin"].shift(1)
     d["changed"] = d["previous_bin"].notna() & (d["committed_bin"] != d["previous_bin"])
     return d
+
+
+LEVEL_COLUMNS = ("level", "level_since", "pending_bin", "pending_count")
+
+
+def series_levels(df: pd.DataFrame, key: Sequence[str] | None = None, *, margin: float = HYSTERESIS_MIN_MARGIN,
+                  min_support: float = HYSTERESIS_MIN_SUPPORT, pending: int = HYSTERESIS_PENDING) -> pd.DataFrame:
+    """The committed level of every snapshot-level saturation row, from its series' rows in order.
+
+    `df`: the `key` columns (default analysis.constants.SERIES_KEY, plus k and alpha where
+    present), as_of, s_index and optionally bin_probs — every stored row of each series. Returns
+    `df`'s key columns (and k, alpha) and as_of with LEVEL_COLUMNS: `level` (the committed bin
+    after the row, None before the series' first S_index), `level_since` (as_of of the row at
+    which that level was committed), `pending_bin` (the bin a move proposed by the row waits to
+    commit to, else None) and `pending_count` (how many consecutive snapshots proposed it).
+    The same Schmitt trigger as `states`, so a level is what the alert rule used to recompute.
+    """
+    from analysis.constants import SERIES_KEY
+    key = list(SERIES_KEY if key is None else key) + [c for c in ("k", "alpha") if c in df.columns]
+    need = set(key) | {"as_of", "s_index"}
+    if need - set(df.columns):
+        raise ValueError(f"series_levels: frame lacks column(s) {sorted(need - set(df.columns))}")
+    d = df.sort_values([*key, "as_of"], kind="stable").reset_index(drop=True)
+    out = d[[*key, "as_of"]].copy()
+    level: list[str | None] = []
+    since: list = []
+    pend_bin: list[str | None] = []
+    pend_count: list[int] = []
+    values = d["s_index"].tolist()
+    probs = d["bin_probs"].tolist() if "bin_probs" in d.columns else [None] * len(d)
+    as_of = d["as_of"].tolist()
+    keys = list(zip(*(d[c].tolist() for c in key))) if len(d) else []
+    start = 0
+    for end in range(1, len(keys) + 1):     # sorted by key: a series is one run of rows
+        if end < len(keys) and keys[end] == keys[start]:
+            continue
+        xs, ps = values[start:end], probs[start:end]
+        committed_at = None
+        previous = None
+        for x, p, t, st in zip(xs, ps, as_of[start:end], states(xs, ps, margin=margin, min_support=min_support,
+                                                               pending=pending)):
+            if st.committed is None:
+                level.append(None)
+                since.append(None)
+            else:
+                if st.committed != previous:
+                    committed_at = t
+                previous = st.committed
+                level.append(SATURATION_BINS[st.committed])
+                since.append(committed_at)
+            if st.pending_count and st.committed is not None:
+                target = proposal(st.committed, float(x), margin, p, min_support)
+                pend_bin.append(SATURATION_BINS[target])
+                pend_count.append(int(st.pending_count))
+            else:
+                pend_bin.append(None)
+                pend_count.append(0)
+        start = end
+    out["level"] = pd.Series(level, dtype="object")
+    out["level_since"] = pd.Series(since, dtype="object")
+    out["pending_bin"] = pd.Series(pend_bin, dtype="object")
+    out["pending_count"] = pd.Series(pend_count, dtype="int64")
+    return out

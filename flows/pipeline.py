@@ -261,18 +261,38 @@ def _state_error(state: State) -> str:
 # --- artifacts ----------------------------------------------------------------------------------------
 
 # The saturation table as people read it in the UI (the saturation_latest view has every column).
-SATURATION_COLUMNS = ["table_id", "benchmark", "bin", "s_index", "se_delta", "n_models", "n_items", "uncertainty", "as_of",
-                      "stalled", "forecast_status"]
+SATURATION_COLUMNS = ["table_id", "benchmark", "level", "bin", "s_index", "se_delta", "n_models", "n_items",
+                      "uncertainty", "as_of", "stalled", "forecast_status", "level_note"]
 _ROUNDED = {"s_index", "se_delta"}
 _COUNTS = {"n_models", "n_items"}
 
 
-def saturation_rows(saturation: pd.DataFrame | None) -> list[dict]:
-    """Leaderboard tables that have an S_index, most saturated first, as JSON-safe artifact rows."""
+def saturation_rows(saturation: pd.DataFrame | None, levels: pd.DataFrame | None = None) -> list[dict]:
+    """Leaderboard tables that have an S_index, most saturated first, as JSON-safe artifact rows: the
+    stored `level` (from `levels`, saturation_latest) beside the raw `bin`, and where they differ
+    why, in words (`level_note`)."""
+    from alerts.text import level_note
+    from analysis.constants import HYSTERESIS_PENDING
     if saturation is None or saturation.empty:
         return []
-    columns = [c for c in SATURATION_COLUMNS if c in saturation.columns or c != "table_id"]
-    frame = saturation.loc[saturation["s_index"].notna(), columns].sort_values(
+    frame = saturation.copy()
+    key = [c for c in ("table_id" if "table_id" in frame.columns else "benchmark", "population")
+           if c in frame.columns]
+    if levels is not None and len(levels) and "level" in levels.columns and set(key) <= set(levels.columns):
+        stored = levels[levels["scope"] == "all"] if "scope" in levels.columns else levels
+        stored = stored[[*key, "level", "pending_bin", "pending_count"]].drop_duplicates(key)
+        frame = frame.drop(columns=[c for c in ("level", "pending_bin", "pending_count") if c in frame.columns]) \
+            .merge(stored, on=key, how="left")
+    for col in ("level", "pending_bin", "pending_count"):
+        if col not in frame.columns:
+            frame[col] = None
+    frame["level"] = frame["level"].where(frame["level"].notna(), frame["bin"])
+    frame["level_note"] = [level_note(None if pd.isna(s) else float(s), b, lv, pb if isinstance(pb, str) else None,
+                                      None if pd.isna(pc) else int(pc), HYSTERESIS_PENDING) or None
+                           for s, b, lv, pb, pc in zip(frame["s_index"], frame["bin"], frame["level"],
+                                                       frame["pending_bin"], frame["pending_count"])]
+    columns = [c for c in SATURATION_COLUMNS if c in frame.columns or c != "table_id"]
+    frame = frame.loc[frame["s_index"].notna(), columns].sort_values(
         "s_index", ascending=False, kind="stable")
     return [{col: _cell(col, value) for col, value in row.items()} for row in frame.to_dict(orient="records")]
 
@@ -315,7 +335,7 @@ def _md_cell(text: str) -> str:
 
 def _publish(report: CycleReport, flow_name: str) -> None:
     if report.analysis is not None:
-        rows = saturation_rows(report.analysis.get("saturation"))
+        rows = saturation_rows(report.analysis.get("saturation"), report.analysis.get("levels"))
         if rows:
             create_table_artifact(key=SATURATION_ARTIFACT, table=rows,
                                   description="Saturation level per benchmark after this run")

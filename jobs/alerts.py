@@ -25,6 +25,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Callable
 
 from alerts import rules as registry
 from alerts.config import RuleSettings, report_url_from_env, rule_settings_from_env
@@ -32,7 +33,8 @@ from alerts.engine import evaluate
 from alerts.records import FIRING, PENDING, to_utc
 from common.redact import one_line
 from alerts.render import render_digest, title
-from alerts.slack import Notifier, load_settings, make_notifier
+from alerts.slack import CONSOLE, Notifier, SlackSettings, destination, load_settings, make_notifier, \
+    notify_test_message, send_quietly
 from storage import alerts as store
 from storage import db
 from storage.registry_sync import connect_synced
@@ -49,7 +51,8 @@ class NotifySummary:
     """What one notify run did; `str()` is the line `benchwatch run` and the Prefect artifact show."""
 
     receiver: str
-    firing: int = 0
+    firing: int = 0                   # alerts firing, levels excluded
+    levels: int = 0                   # benchmarks' levels held (a state, not an alert that fired)
     pending: int = 0
     muted: int = 0
     enqueued: int = 0                 # new notifications of this evaluation
@@ -64,7 +67,8 @@ class NotifySummary:
         return self.error is None
 
     def __str__(self) -> str:
-        head = (f"{self.firing} alert(s) firing ({self.muted} muted), {self.pending} pending; "
+        levels = f"{self.levels} level(s) held, " if self.levels else ""
+        head = (f"{levels}{self.firing} alert(s) firing ({self.muted} muted), {self.pending} pending; "
                 f"{self.enqueued} new notification(s)")
         if not self.to_deliver:
             head += "; nothing to deliver"
@@ -96,11 +100,13 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
                                   settings=rules, **read_rule_inputs(con, rules))
             enqueued = store.write_evaluation(con, evaluation, recorded_at=now)
             claimed = store.claim_undelivered(con, now=now, lease=lease)
+    level_kinds = {name for name, kind in registry.kinds().items() if kind.state_line is not None}
     summary = NotifySummary(
         receiver=notifier.receiver, enqueued=enqueued, to_deliver=len(claimed),
-        firing=sum(s.state == FIRING for s in evaluation.states),
+        firing=sum(s.state == FIRING and s.kind not in level_kinds for s in evaluation.states),
+        levels=sum(s.state == FIRING and s.kind in level_kinds for s in evaluation.states),
         pending=sum(s.state == PENDING for s in evaluation.states),
-        muted=sum(s.state == FIRING and bool(s.muted_by) for s in evaluation.states))
+        muted=sum(s.state == FIRING and bool(s.muted_by) and s.kind not in level_kinds for s in evaluation.states))
     if not claimed:
         log.info("[alerts] %s", summary)
         return summary
@@ -126,6 +132,33 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
     level = logging.INFO if result.ok else logging.WARNING
     log.log(level, "[alerts] %s", str(summary).splitlines()[0])
     return summary
+
+
+@dataclass
+class NotifyTestResult:
+    """What `benchwatch notify --test` did: where the message went (never a secret) and the error."""
+
+    where: str
+    error: str | None = None
+    text: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def run_notify_test(*, now: datetime, settings: SlackSettings | None = None,
+                    console_write: Callable[[str], None] | None = None) -> NotifyTestResult:
+    """Send one test message to the configured destination (no database, no outbox)."""
+    settings = load_settings() if settings is None else settings
+    where = destination(settings)
+    message = notify_test_message(to_utc(now), where)
+    if settings.mode == CONSOLE:
+        if console_write is not None:
+            console_write(message.text)
+        return NotifyTestResult(where=where, text=message.text)
+    result = send_quietly(make_notifier(settings), [message])
+    return NotifyTestResult(where=where, error=None if result.ok else (result.error or "not sent"), text=message.text)
 
 
 def read_rule_inputs(con, settings: RuleSettings) -> dict:

@@ -227,7 +227,7 @@ def _overview(levels: pd.DataFrame, trends: pd.DataFrame, anchors: dict[str, str
             top_cell = " ".join(_f(s) for s in _names(r.get("top_scores")))
         stale = _staleness_days(r, now)
         t = trend_by.get(r["table_id"]) if r.get("scope") == "all" else None
-        rows.append([link, esc(r.get("scope")), _bin_badge(r.get("bin")), _f(r.get("s_index"))]
+        rows.append([link, esc(r.get("scope")), _bin_badge(_level(r)), _f(r.get("s_index"))]
                     + [esc(OPTIONAL_LEVEL_COLUMNS[c][1](r[c])) if not _missing(r.get(c)) else "" for c in optional]
                     + [f"{_f(r.get('r_norm'), 2)} ({_f(r.get('se_delta'), 3)})",
                        esc("" if _missing(r.get("n_items")) else int(r["n_items"])),
@@ -472,6 +472,9 @@ def _benchmark_sections(levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.D
                  f"k={esc(r.get('k'))}, α={esc(r.get('alpha'))}, n={esc('' if _missing(r.get('n_items')) else int(r['n_items']))}",
                  f"uncertainty {esc(r.get('uncertainty'))}" if not _missing(r.get("uncertainty")) else "",
                  f"newest observation {_date(r.get('as_of'))}" + ("" if stale is None else f" ({stale:.0f} days ago)")]
+        note = _level_note(r)
+        if note:
+            facts.append(esc(note))
         span = _time_span(bench, hist, frontier, rows)
         top = _names(r.get("top_models"))
         if top:
@@ -489,7 +492,7 @@ def _benchmark_sections(levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.D
                 facts.append(f"forecast {esc(fs)}" + (f" {fd}" if fd else "")
                              + (f" ({esc(t.get('forecast_reason'))})" if not _missing(t.get("forecast_reason")) else ""))
         out.append(
-            f'<section id="bench-{anchors[bench]}" class="bench"><h3>{esc(name)} {_bin_badge(r.get("bin"))}'
+            f'<section id="bench-{anchors[bench]}" class="bench"><h3>{esc(name)} {_bin_badge(_level(r))}'
             f' <a class="anchor" href="#bench-{anchors[bench]}">#</a></h3>'
             f'<p class="facts"><code>{esc(bench)}</code> · ' + " · ".join(x for x in facts if x) + "</p>"
             f'<div class="charts">{_s_history_chart(bench, str(name), hist, rows, span, family)}'
@@ -644,7 +647,29 @@ def _source_health(sources: pd.DataFrame, now: pd.Timestamp) -> str:
                   wrap=("last error",))
 
 
+def _level(r: Mapping[str, Any]) -> Any:
+    """The stored committed level of a saturation row (migration 020), else its raw bin."""
+    level = r.get("level")
+    return r.get("bin") if _missing(level) else level
+
+
+def _level_note(r: Mapping[str, Any]) -> str:
+    """Where S lies in another bin than the stored level: why, in words (alerts.text.level_note)."""
+    from alerts.text import level_note
+    from analysis.constants import HYSTERESIS_PENDING
+    if _missing(r.get("level")) or _missing(r.get("s_index")):
+        return ""
+    pending = None if _missing(r.get("pending_bin")) else str(r["pending_bin"])
+    count = None if _missing(r.get("pending_count")) else int(r["pending_count"])
+    return level_note(float(r["s_index"]), None if _missing(r.get("bin")) else str(r["bin"]), str(r["level"]),
+                      pending, count, HYSTERESIS_PENDING)
+
+
 def _firing(firing: pd.DataFrame) -> str:
+    if len(firing) and "kind" in firing.columns:   # a benchmark's level is a state, shown in the overview
+        from alerts import rules
+        states = [name for name, kind in rules.kinds().items() if kind.state_line is not None]
+        firing = firing[~firing["kind"].isin(states)]
     if not len(firing):
         return '<p class="none">(none)</p>'
     cols = [c for c in ("kind", "benchmark", "model", "source", "scope", "level", "since", "muted_by") if c in firing]
@@ -741,7 +766,7 @@ def overview_rows(frames: Mapping[str, pd.DataFrame], *, now: datetime) -> list[
         stale = _staleness_days(r, now_ts)
         table = r.get("table_name") if not _missing(r.get("table_name")) else r.get("name")
         row = {"benchmark": str(r["benchmark"]), "table": str(table or r["benchmark"]),
-               "scope": str(r.get("scope")), "bin": str(r.get("bin")),
+               "scope": str(r.get("scope")), "level": str(_level(r)), "bin": str(r.get("bin")),
                "s_index": round(float(r["s_index"]), 3)}
         for c in OPTIONAL_LEVEL_COLUMNS:
             if c in r and not _missing(r[c]):
@@ -771,7 +796,7 @@ def overview_markdown(frames: Mapping[str, pd.DataFrame], *, now: datetime) -> s
         return "\n".join(lines + ["No saturation rows yet."])
     lines += ["| table | scope | level | S | top-k | stagnation | days since last observation | uncertainty |",
               "|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {_md_cell(r['table'])} | {_md_cell(r['scope'])} | {_md_cell(r['bin'])} | {r['s_index']:.3f} | "
+    lines += [f"| {_md_cell(r['table'])} | {_md_cell(r['scope'])} | {_md_cell(r['level'])} | {r['s_index']:.3f} | "
               f"{_md_cell(r['top_k'])} | {'yes' if r['stagnation'] else ''} | "
               f"{'' if r['days_since_last_observation'] is None else r['days_since_last_observation']} | "
               f"{_md_cell(r['uncertainty'] or '')} |" for r in rows]

@@ -21,6 +21,7 @@ from analysis.dating import dated_history, release_dates  # noqa: F401  (the dat
 from analysis.saturation import saturation_table, saturation_trajectory, table_sizes
 from analysis.trends import frontier_history, metric_of, trends_table
 from jobs.contamination import model_slices, slice_inputs
+from jobs.levels import run_levels
 from common.time import naive_utc
 from common.units import METRIC_DIRECTIONS, lower_is_better
 from registry.tables import assign_tables, primary_flags, table_name
@@ -160,6 +161,7 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
                                scope=SCOPE, k=k, alpha=alpha, run_at=now_ts.tz_localize("UTC").to_pydatetime(),
                                tables=tables)
     run_post_cutoff_saturation(con, now=now_ts, k=k, alpha=alpha, z=z)
+    run_levels(con)   # the committed level of every stored row (issue 19; jobs/levels.py)
     summary = snap.merge(trajectory.groupby(["table_id", "population"]).size().rename("trajectory_points"),
                          left_on=["table_id", "population"], right_index=True, how="left")
     summary = summary.merge(trends[["table_id", "population", "frontier", "slope_per_month", "stalled",

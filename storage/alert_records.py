@@ -15,6 +15,8 @@ from common.time import to_utc
 
 # AlertState.notified: what happened to the firing notification of the current episode
 NOTIFIED_NONE, NOTIFIED_QUEUED, NOTIFIED_MUTED, NOTIFIED_BASELINE = "none", "queued", "muted", "baseline"
+# announced in the day-one baseline digest instead of a message of its own (its resolution is sent)
+NOTIFIED_DIGEST = "digest"
 
 
 @dataclass(frozen=True)

@@ -75,3 +75,20 @@ def docs_figures():
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def with_levels(frame: pd.DataFrame) -> pd.DataFrame:
+    """A saturation frame as `analyze` stores it: the raw bin and the committed level columns
+    (analysis.hysteresis.series_levels, migration 020) added to rows of benchmark, scope, as_of, s_index."""
+    from analysis.constants import SATURATION_BINS
+    from analysis.hysteresis import series_levels
+    from analysis.saturation import bin_index
+    out = frame.copy()
+    if "population" not in out.columns:
+        out["population"] = "models"
+    if "bin" not in out.columns:
+        out["bin"] = [None if v is None or pd.isna(v) else SATURATION_BINS[int(bin_index(float(v)))]
+                      for v in out["s_index"]]
+    out = out.drop(columns=[c for c in ("level", "level_since", "pending_bin", "pending_count") if c in out.columns])
+    levels = series_levels(out.drop(columns=[c for c in ("k", "alpha") if c in out.columns]))
+    return out.merge(levels, on=["benchmark", "scope", "population", "as_of"], how="left")

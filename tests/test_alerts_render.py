@@ -11,6 +11,7 @@ from slack_sdk.models.blocks import Block
 from alerts.render import _fit, escape, query_command, render_digest, render_plain
 from alerts.engine import evaluate
 from alerts.rules import Notification, fingerprint, make_labels
+from helpers import with_levels
 
 NOW = datetime(2026, 3, 2, 9, 30, tzinfo=timezone.utc)
 NASTY = "<!channel> <@U123> <http://evil.example|click> & co"
@@ -25,7 +26,10 @@ def saturation_move() -> Notification:
                          "resample_noise": "binomial(n=500)", "resample_draws": 2000,
                          "scale": "paper_binomial", "comparable": True,
                          "benchmark_name": "SWE-bench Verified", "r_norm": 0.46, "se_delta": 0.0213,
-                         "k": 5, "alpha": 0.5, "n_items": 500, "n_models": 41})
+                         "k": 5, "alpha": 0.5, "n_items": 500, "n_models": 41,
+                         "top_models": [["a", "b"], ["a", "b"], ["b", "a"]],
+                         "top_scores": [[0.71, 0.62], [0.70, 0.69], [0.705, 0.70]]})
+    hist = with_levels(hist)
     states = evaluate(now=NOW - timedelta(days=20), previous=[], saturation=hist.iloc[:1]).states
     ev = evaluate(now=NOW, previous=states, saturation=hist)
     (n,) = ev.notifications
@@ -58,15 +62,23 @@ def test_saturation_section_says_what_changed_numbers_why_and_where():
     assert msg.blocks[0]["text"]["text"] == "benchwatch: 1 new alert"
     text = msg.blocks[2]["text"]["text"]
     lines = text.split("\n")
-    assert lines[0] == ":rotating_light: *SWE-bench Verified: saturation moderate → high*"
+    assert lines[0] == ":rotating_light: *SWE-bench Verified: level moderate → high*"
     assert lines[1] == ("S_index 0.81 (P(bin holds) 0.87 under binomial(n=500), 2000 draws) · R_norm 0.46 "
                         "· SE_Δ 0.021 · k=5, α=0.5, "
                         "n=500, 41 models · as of 2026-01-15")
-    assert lines[2].startswith("_Why it matters:_ the top models are statistically indistinguishable")
-    assert lines[3] == ("_Where to look:_ `benchwatch query \"SELECT as_of, s_index, bin, r_norm, se_delta, n_models "
+    # the change names the table rows behind it: the top k of the last snapshot at the old level and of the new
+    # (the move was proposed by the 2026-01-08 snapshot and confirmed by the next: "before" is the last one before it)
+    assert lines[2] == ("top 5 before (2026-01-01, S 0.50, level moderate): a 0.710, b 0.620; "
+                        "after (2026-01-15, S 0.81): b 0.705, a 0.700")
+    assert lines[3] == ("the move was first proposed on 2026-01-08 and confirmed on 2026-01-15 (hysteresis: a move "
+                        "needs 2 snapshots in a row)")
+    # P(level holds) 0.87 < 0.9: "likely", never "statistically indistinguishable" (alerts.text.WORDING)
+    assert lines[4].startswith("_Why it matters:_ the top models are likely indistinguishable within evaluation "
+                               "noise (P(level holds) 0.87)")
+    assert lines[5] == ("_Where to look:_ `benchwatch query \"SELECT as_of, s_index, bin, level, r_norm, se_delta, n_models "
                         "FROM saturation WHERE benchmark = 'swebench_verified' AND scope = 'all' AND k = 5 "
                         "AND alpha = 0.5 ORDER BY as_of DESC LIMIT 10\"`")
-    assert msg.text == "benchwatch: 1 new alert — SWE-bench Verified: saturation moderate → high"
+    assert msg.text == "benchwatch: 1 new alert — SWE-bench Verified: level moderate → high"
     assert msg.notifications[0].fingerprint
 
 
@@ -74,10 +86,11 @@ def test_a_bin_change_on_another_scale_says_it_is_not_comparable():
     hist = pd.DataFrame({"benchmark": "otis", "scope": "all", "as_of": pd.date_range("2026-01-01", periods=3, freq="7D"),
                          "s_index": [0.5, 0.8, 0.81], "benchmark_name": "OTIS Mock AIME", "k": 5, "alpha": 0.5,
                          "scale": "published_stderr", "comparable": False})
+    hist = with_levels(hist)
     states = evaluate(now=NOW - timedelta(days=20), previous=[], saturation=hist.iloc[:1]).states
     (n,) = evaluate(now=NOW, previous=states, saturation=hist).notifications
     text = render_plain([n], now=NOW)
-    assert "OTIS Mock AIME: saturation moderate → high (own scale, not comparable)" in text
+    assert "OTIS Mock AIME: level moderate → high (own scale, not comparable)" in text
     assert "Not comparable: S here uses published_stderr" in text
     assert "P(bin holds)" not in text                    # no draws stored: nothing claimed
 
@@ -169,6 +182,45 @@ def test_plain_text_digest_for_the_console():
     text = render_plain([saturation_move(), contamination("gpt-x", "resolved")], now=NOW)
     lines = text.split("\n")
     assert lines[0] == "benchwatch: 1 new alert, 1 resolved (2026-03-02 09:30 UTC)"
-    assert lines[1] == "FIRING   SWE-bench Verified: saturation moderate → high"
+    assert lines[1] == "FIRING   SWE-bench Verified: level moderate → high"
     assert "RESOLVED gpt-x on GPQA <Diamond> & friends: contamination suspicion cleared" in lines
     assert render_plain([], now=NOW) == "benchwatch: nothing new"
+
+
+def test_failures_of_one_cause_are_one_section_and_recoveries_omit_the_old_error():
+    from alerts.rules import RESOLVED
+    health = pd.DataFrame({"source": ["aider", "bfcl", "epoch", "swebench"], "consecutive_failures": 3,
+                           "last_new_snapshot_at": NOW - timedelta(days=1),
+                           "last_error": ["HTTP 503 Service Unavailable"] * 3 + ["[swebench] malformed JSON"]})
+    base = evaluate(now=NOW - timedelta(days=1), previous=[], saturation=with_levels(pd.DataFrame(
+        {"benchmark": "mmlu", "scope": "all", "as_of": [NOW - timedelta(days=2)], "s_index": [0.5]}))).states
+    ev = evaluate(now=NOW, previous=base, source_health=health)
+    texts = section_texts(render_digest(ev.notifications, now=NOW))
+    assert [t.split("\n")[0] for t in texts] == [":rotating_light: *3 sources failing: HTTP 503*",
+                                                 ":rotating_light: *swebench: source failing (3 runs in a row)*"]
+    assert texts[0].split("\n")[1] == "aider, bfcl, epoch · 3 failed runs in a row"
+    back = evaluate(now=NOW + timedelta(days=1), previous=ev.states,
+                    source_health=health.assign(consecutive_failures=0, last_error=None))
+    assert {n.transition for n in back.notifications} == {RESOLVED}
+    (text,) = section_texts(render_digest(back.notifications, now=NOW))
+    assert text.split("\n")[0] == ":white_check_mark: *4 sources recovered: aider, bfcl, epoch, swebench*"
+    assert "503" not in text and "malformed" not in text
+    plain = render_plain(back.notifications, now=NOW)
+    assert plain.splitlines()[1] == "RESOLVED 4 sources recovered: aider, bfcl, epoch, swebench"
+
+
+def test_the_baseline_digest_reads_as_a_baseline():
+    sat = with_levels(pd.DataFrame({"benchmark": ["mmlu", "hle"], "scope": "all", "as_of": [NOW, NOW],
+                                    "s_index": [0.97, 0.1], "sources": [["simple_evals"], ["epoch"]]}))
+    ev = evaluate(now=NOW, previous=[], saturation=sat)
+    (msg,) = render_digest(ev.notifications, now=NOW)
+    assert msg.blocks[0]["text"]["text"] == "benchwatch: baseline"
+    (text,) = section_texts([msg])
+    assert text.split("\n") == [
+        ":eyes: *benchwatch now watches 2 benchmarks from 2 sources*",
+        "2 level series (1 very high, 1 low); sources: epoch, simple_evals",
+        "1 saturated (level high or very high): mmlu (very high, likely)",   # no draws: at most "likely"
+        "suspects (contamination, a suspicion, never a verdict): none",
+        "sources failing: none",
+        "This is the baseline: from now on you hear of changes (a level change, a new suspect, a source failing "
+        "or recovering), not of levels that stay."]

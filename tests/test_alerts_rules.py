@@ -20,8 +20,9 @@ from alerts.rules import (
     make_labels,
     parse_duration,
     parse_matchers,
-    saturation_bin_series,
+    level_series,
 )
+from helpers import with_levels
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 # METHODS D prototype: committed bins 0,0,0,1,1,1,1,0,0,2,2,2,2,3 over [low, moderate, high, very high]
@@ -33,10 +34,11 @@ def day(i: int) -> datetime:
 
 
 def history(values, bench="swebench_verified", scope="all", start=0, **extra) -> pd.DataFrame:
-    return pd.DataFrame({"benchmark": bench, "scope": scope,
+    """S_index rows of one series with the levels `analyze` stores (tests/helpers.with_levels)."""
+    return with_levels(pd.DataFrame({"benchmark": bench, "scope": scope,
                          "as_of": [day(start + i) for i in range(len(values))],
                          "s_index": values, "benchmark_name": "SWE-bench Verified",
-                         "r_norm": 0.5, "se_delta": 0.021, "k": 5, "alpha": 0.5, "n_items": 500, **extra})
+                         "r_norm": 0.5, "se_delta": 0.021, "k": 5, "alpha": 0.5, "n_items": 500, **extra}))
 
 
 def by_kind(ev, kind):
@@ -84,13 +86,13 @@ def test_parse_matchers_and_duration():
 
 # --- saturation ---------------------------------------------------------------------------------
 
-def test_bin_series_reproduces_the_methods_d_prototype():
-    frame = saturation_bin_series(history(PROTOTYPE))
+def test_stored_levels_reproduce_the_methods_d_prototype():
+    frame = level_series(history(PROTOTYPE))
     bins = ["low", "moderate", "high", "very high"]
-    assert frame["committed_bin"].tolist() == [bins[i] for i in (0, 0, 0, 1, 1, 1, 1, 0, 0, 2, 2, 2, 2, 3)]
+    assert frame["level"].tolist() == [bins[i] for i in (0, 0, 0, 1, 1, 1, 1, 0, 0, 2, 2, 2, 2, 3)]
     # a move is pending on the snapshot before each commit
-    assert frame["proposed_bin"].tolist() == [None, None, "moderate", None, None, None, "low", None,
-                                              "high", None, None, None, "very high", None]
+    assert frame["pending_bin"].tolist() == [None, None, "moderate", None, None, None, "low", None,
+                                             "high", None, None, None, "very high", None]
 
 
 def test_prototype_sequence_notifies_each_committed_move_once():
@@ -107,10 +109,11 @@ def test_prototype_sequence_notifies_each_committed_move_once():
         pending = sorted(s.labels["level"] for s in states if s.state == PENDING)
         assert pending == {3: ["moderate"], 7: ["low"], 9: ["high"], 13: ["very high"]}.get(i, []), i
         assert len(firing_levels(ev)) == 1
-    assert sent == [(4, "SWE-bench Verified: saturation low → moderate"),
-                    (8, "SWE-bench Verified: saturation moderate → low"),
-                    (10, "SWE-bench Verified: saturation low → high"),
-                    (14, "SWE-bench Verified: saturation high → very high")]
+    assert sent == [(1, "benchwatch now watches 1 benchmark"),           # day one: the baseline, once
+                    (4, "SWE-bench Verified: level low → moderate"),
+                    (8, "SWE-bench Verified: level moderate → low"),
+                    (10, "SWE-bench Verified: level low → high"),
+                    (14, "SWE-bench Verified: level high → very high")]
     assert firing_levels(ev) == ["very high"]
     # the left levels are resolved without their own message (folded into the move), the
     # abandoned proposals never fired
@@ -120,7 +123,9 @@ def test_prototype_sequence_notifies_each_committed_move_once():
 
 def test_first_observation_sets_the_level_without_alerting_but_records_history_events():
     ev = evaluate(now=day(20), previous=[], saturation=history(PROTOTYPE))
-    assert ev.notifications == []
+    (notice,) = ev.notifications                  # the level is a state: only the day-one baseline is sent
+    assert (notice.kind, title(notice)) == ("baseline", "benchwatch now watches 1 benchmark")
+    assert notice.annotations["saturated"] == ["SWE-bench Verified (very high, likely)"]
     assert firing_levels(ev) == ["very high"]
     assert by_kind(ev, "saturation_bin_changed")[0].notified == "baseline"
     moves = [(e.detail["from"], e.detail["to"], e.detail["direction"]) for e in ev.events
@@ -135,7 +140,7 @@ def test_multi_bin_jump_after_the_pending_period():
     assert ev.notifications == []
     assert [s.labels["level"] for s in ev.states if s.state == PENDING] == ["very high"]
     ev = evaluate(now=day(3), previous=ev.states, saturation=history([.2, .95, .96]))
-    assert [title(n) for n in ev.notifications] == ["SWE-bench Verified: saturation low → very high"]
+    assert [title(n) for n in ev.notifications] == ["SWE-bench Verified: level low → very high"]
     n = ev.notifications[0]
     assert (n.transition, n.episode, n.annotations["numbers"]["s_index"]) == (FIRING, day(3), 0.96)
 
@@ -331,3 +336,109 @@ def test_new_frontier_is_off_by_default_and_notifies_takeovers_when_enabled():
     assert [title(n) for n in ev.notifications] == ["gpqa_diamond: new frontier b (was a)"]
     with pytest.raises(ValueError, match="not info kinds"):   # checked against the rule registry
         evaluate(now=day(3), previous=[], settings=RuleSettings(enabled_info_kinds=frozenset({"source_failing"})))
+
+
+# --- day one, new series, causes, wording (issue 19) ----------------------------------------------------
+
+def test_day_one_sends_one_baseline_listing_levels_suspects_and_failing_sources():
+    sat = pd.concat([history([.95], sources=[["swebench"]]),
+                     history([.2], bench="gpqa_diamond", sources=[["epoch", "simple_evals"]]).assign(
+                         benchmark_name="GPQA Diamond")])
+    ev = evaluate(now=day(1), previous=[], saturation=sat, suspects=suspects("corroborated", source="lmarena"),
+                  source_health=health(failures=3, source="bfcl"))
+    (notice,) = ev.notifications                       # one message: suspects and failures are listed in it
+    a = notice.annotations
+    assert title(notice) == "benchwatch now watches 2 benchmarks from 3 sources"
+    assert (a["saturated"], a["failing_sources"]) == (["SWE-bench Verified (very high, likely)"], ["bfcl"])
+    assert a["suspects"] == ["m<!channel> on gpqa_diamond: contamination suspect (corroborated)"]
+    assert a["also_firing"] == []
+    # what was listed is recorded as announced: its resolution is sent later, its firing never again
+    states = {s.kind: s for s in ev.states}
+    assert states["contamination_suspect"].notified == "digest"
+    ev2 = evaluate(now=day(2), previous=ev.states, saturation=sat, suspects=suspects("not_flagged", source="lmarena"),
+                   source_health=health(failures=3, source="bfcl"))
+    assert [(n.kind, n.transition) for n in ev2.notifications] == [("contamination_suspect", RESOLVED)]
+
+
+def test_a_series_first_seen_after_day_one_is_one_now_watching_line_not_a_change():
+    states = evaluate(now=day(1), previous=[], saturation=history([.5])).states
+    both = pd.concat([history([.5, .52]), history([.97], bench="hle", start=1).assign(benchmark_name="HLE")])
+    ev = evaluate(now=day(2), previous=states, saturation=both)
+    assert [(n.kind, title(n)) for n in ev.notifications] == [("now_watching", "now watching HLE: level very high")]
+    assert evaluate(now=day(3), previous=ev.states, saturation=both).notifications == []
+
+
+def test_upgrade_with_recorded_levels_sends_no_baseline():
+    states = evaluate(now=day(1), previous=[], saturation=history([.5])).states
+    ev = evaluate(now=day(2), previous=states, saturation=history([.5, .51]))
+    assert ev.notifications == [] and [s.state for s in ev.states] == [FIRING]
+
+
+def test_failure_causes_in_words():
+    from alerts.rules import failure_cause
+    assert failure_cause("connection failed: Failed to resolve 'x.org' ([Errno -3] Temporary failure in name "
+                         "resolution)") == ("host names do not resolve (offline or DNS down)", True)
+    assert failure_cause("connection failed: [Errno 111] Connection refused") == ("connection refused", True)
+    assert failure_cause("connect timed out after 10 s") == ("timed out", True)
+    assert failure_cause("HTTP 503 Service Unavailable") == ("HTTP 503", False)
+    assert failure_cause("[swebench] results.json: malformed JSON") == ("[swebench] results.json: malformed JSON", False)
+    assert failure_cause(None) == ("unknown error", False)
+
+
+def outage_health(sources, failures=3, error="connection failed: Failed to resolve 'x' (name resolution)"):
+    return pd.DataFrame({"source": sources, "consecutive_failures": failures, "last_new_snapshot_at": day(0),
+                         "last_attempt_at": day(5), "last_error": error})
+
+
+def test_a_network_outage_is_one_alert_that_inhibits_the_per_source_failures():
+    sources = ["aider", "bfcl", "epoch", "lmarena"]
+    states = evaluate(now=day(0), previous=[], saturation=history([.5])).states
+    ev = evaluate(now=day(5), previous=states, source_health=outage_health(sources))
+    assert [title(n) for n in ev.notifications] == [
+        "network outage: all 4 sources failing (host names do not resolve (offline or DNS down))"]
+    failing = by_kind(ev, "source_failing")
+    assert len(failing) == 4 and {s.muted_by for s in failing} == {"inhibited by network_outage"}
+    # back online: one "network back" notice, the muted per-source alerts resolve silently
+    ev = evaluate(now=day(6), previous=ev.states, source_health=outage_health(sources, failures=0, error=None))
+    assert [title(n) for n in ev.notifications] == ["network back: the 4 sources of the outage are reachable again"]
+    # the same failures with an HTTP cause are no outage: per-source alerts (grouped by cause in the digest)
+    ev = evaluate(now=day(5), previous=states, source_health=outage_health(sources, error="HTTP 503"))
+    assert sorted(n.kind for n in ev.notifications) == ["source_failing"] * 4
+    # too few sources is no outage either
+    ev = evaluate(now=day(5), previous=states, source_health=outage_health(sources[:2]))
+    assert sorted(n.kind for n in ev.notifications) == ["source_failing"] * 2
+
+
+def test_wording_comes_from_one_table():
+    from alerts.text import WORDING, level_meaning, level_note, word_for
+    assert [word_for("p_hold", p) for p in (0.95, 0.9, 0.89, 0.7, 0.69, 0.54, None)] == [
+        "very likely", "very likely", "likely", "likely", "uncertain", "uncertain", "likely"]
+    assert [word_for("q", q) for q in (0.0005, 0.009, 0.03, 0.2)] == [
+        "strong evidence", "evidence", "weak evidence", "no evidence after false-discovery control"]
+    assert {m for m, _, _ in WORDING} == {"p_hold", "q"}
+    # "statistically indistinguishable" only at "very likely"
+    for p in (0.54, 0.69, 0.75, 0.89, None):
+        assert "statistically indistinguishable" not in level_meaning("high", p)
+    assert "statistically indistinguishable" in level_meaning("very high", 0.93)
+    assert level_meaning("high", 0.54).startswith("uncertain (P(level holds) 0.54)")
+    assert level_note(0.34, "moderate", "low", "moderate", 1) == (
+        "S 0.34 is in the moderate range; the level stays low until a second snapshot confirms it")
+    assert level_note(0.34, "moderate", "low").startswith("S 0.34 is in the moderate range, but not far enough past")
+    assert level_note(0.5, "moderate", "moderate") == ""
+
+
+def test_a_level_that_differs_from_the_bin_says_why_in_words():
+    states = evaluate(now=day(1), previous=[], saturation=history([.2, .2])).states
+    ev = evaluate(now=day(2), previous=states, saturation=history([.2, .2, .36]))
+    (low,) = [s for s in ev.states if s.labels["level"] == "low"]
+    assert low.annotations["level_note"] == (
+        "S 0.36 is in the moderate range; the level stays low until a second snapshot confirms it")
+    from alerts.render import state_text
+    assert state_text(low.kind, low.state, low.labels, low.annotations) == (
+        "level", "SWE-bench Verified: level low since 2026-01-01 (S 0.36 is in the moderate range; the level "
+                 "stays low until a second snapshot confirms it)")
+    # 0.34 does not clear the edge 0.3 by the margin: no move starts, and the note does not promise one
+    ev = evaluate(now=day(2), previous=states, saturation=history([.2, .2, .34]))
+    (low,) = [s for s in ev.states if s.labels["level"] == "low"]
+    assert "until a second snapshot" not in low.annotations["level_note"]
+    assert [s.state for s in ev.states] == [FIRING]

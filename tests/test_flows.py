@@ -151,6 +151,14 @@ def test_saturation_rows_keep_indexed_benchmarks_best_first_and_json_safe():
     assert rows[1]["stalled"] is False
     assert all(v is None or not isinstance(v, float) or math.isfinite(v) for r in rows for v in r.values())
     assert pl.saturation_rows(None) == [] and pl.saturation_rows(frame.iloc[0:0]) == []
+    # the stored level is shown beside the bin, and where they differ the artifact says why
+    levels = pd.DataFrame({"benchmark": ["a", "c"], "scope": "all", "level": ["very low", "high"],
+                           "pending_bin": ["low", None], "pending_count": [1, 0]})
+    rows = pl.saturation_rows(frame, levels)
+    assert [(r["level"], r["bin"]) for r in rows] == [("high", "high"), ("very low", "low")]
+    assert rows[0]["level_note"] is None
+    assert rows[1]["level_note"] == ("S 0.20 is in the low range; the level stays very low until a second "
+                                     "snapshot confirms it")
 
 
 def test_serve_refuses_without_a_server(capsys):

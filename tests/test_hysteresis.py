@@ -144,3 +144,30 @@ def test_bin_states_frame():
     b = out[out["benchmark"] == "b"]
     assert b["raw_bin"].tolist() == [VH, VH, MO]
     assert b["committed_bin"].tolist() == [VH, VH, VH]                  # one low value is pending only
+
+
+def test_series_levels_stores_the_committed_level_per_series():
+    from analysis.hysteresis import series_levels
+    t = pd.date_range("2025-01-01", periods=5, freq="D")
+    df = pd.DataFrame({
+        "benchmark": ["a"] * 5 + ["b"] * 3, "scope": "all", "population": ["models"] * 5 + ["systems"] * 3,
+        "k": 5, "alpha": 0.5, "as_of": list(t) + list(t[:3]),
+        "s_index": [.5, .8, .5, .8, .8] + [None, .2, .35]})
+    out = series_levels(df.iloc[::-1])          # input order does not matter
+    a = out[out["benchmark"] == "a"]
+    assert a["level"].tolist() == [MO, MO, MO, MO, HI]
+    assert a["pending_bin"].tolist() == [None, HI, None, HI, None]
+    assert a["pending_count"].tolist() == [0, 1, 0, 1, 0]
+    assert a["level_since"].tolist() == [t[0], t[0], t[0], t[0], t[4]]
+    b = out[out["benchmark"] == "b"]
+    assert b["level"].tolist() == [None, LO, LO]           # no S_index yet: no level
+    assert b["level_since"].tolist() == [None, t[1], t[1]]
+
+
+def test_series_levels_equals_the_committed_bins_of_each_series():
+    from analysis.hysteresis import series_levels
+    rng = np.random.default_rng(3)
+    x = np.clip(0.5 + np.cumsum(rng.normal(0, 0.08, 60)), 0, 1)
+    df = pd.DataFrame({"benchmark": "a", "scope": "all", "population": "models",
+                       "as_of": pd.date_range("2025-01-01", periods=60, freq="D"), "s_index": x})
+    assert series_levels(df)["level"].tolist() == committed_bins(list(x))

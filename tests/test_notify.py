@@ -13,6 +13,10 @@ import logging
 from datetime import datetime, timedelta, timezone
 
 import pandas as pd
+
+from analysis.constants import SATURATION_BINS
+from analysis.saturation import bin_index
+from jobs.levels import run_levels
 import pytest
 
 from alerts.slack import SlackWebhookNotifier
@@ -50,8 +54,10 @@ def add_saturation(path, as_of, s_index, bench="swebench_verified", scope="all",
                          "sources": [source], "as_of": as_of, "scope": scope, "k": 5, "alpha": 0.5, "z": 1.96,
                          "metric": "proportion", "n_items": 500, "n_models": 30, "s1": 0.8, "sk": 0.78,
                          "se_delta": 0.0213, "r_norm": 0.5, "s_index": s_index, "run_at": as_of}])
+    row["bin"] = SATURATION_BINS[int(bin_index(s_index))]
     with db.connect(path) as con:
         db.insert_frame(con, "saturation", row)
+        run_levels(con)                            # as `analyze` does after storing the rows
 
 
 _runs = iter(range(1, 10_000))
@@ -122,24 +128,30 @@ def slack(fake_slack):
 
 
 def test_bin_crossing_sends_exactly_one_message_after_the_pending_period(db_path, fake_slack, slack):
-    add_saturation(db_path, day(0), 0.50)                     # moderate: first observation, no message
-    assert run_notify(db_path, now=day(0.1), notifier=slack).to_deliver == 0
+    add_saturation(db_path, day(0), 0.50)                     # moderate: first observation, the baseline only
+    first = run_notify(db_path, now=day(0.1), notifier=slack)
+    assert first.sent_titles == ["benchwatch now watches 1 benchmark"]
+    assert run_notify(db_path, now=day(0.2), notifier=slack).to_deliver == 0
     add_saturation(db_path, day(1), 0.80)                     # proposes high: pending
     summary = run_notify(db_path, now=day(1.1), notifier=slack)
     assert (summary.pending, summary.to_deliver) == (1, 0)
     add_saturation(db_path, day(2), 0.81)                     # second proposal: committed
     summary = run_notify(db_path, now=day(2.1), notifier=slack)
     assert (summary.enqueued, summary.delivered, summary.ok) == (1, 1, True)
-    assert str(summary).splitlines()[1] == "  - SWE-bench Verified (SWE-bench): saturation moderate → high"
+    assert str(summary).splitlines()[1] == "  - SWE-bench Verified (SWE-bench): level moderate → high"
     for when in (day(2.1), day(2.2), day(3)):                 # re-running sends nothing
         assert run_notify(db_path, now=when, notifier=slack).to_deliver == 0
-    assert len(fake_slack.requests) == 1
-    (text,) = sections(fake_slack)
-    assert text.startswith(":rotating_light: *SWE-bench Verified (SWE-bench): saturation moderate → high*\nS_index 0.81")
+    assert len(fake_slack.requests) == 2                      # the baseline, then the change
+    baseline_text, text = sections(fake_slack)
+    assert baseline_text.startswith(":eyes: *benchwatch now watches 1 benchmark*")
+    assert text.startswith(":rotating_light: *SWE-bench Verified (SWE-bench): level moderate → high*\nS_index 0.81")
     box = outbox(db_path)
-    assert box[["kind", "transition", "level", "receiver", "attempts"]].values.tolist() == [
-        ["saturation_bin_changed", "firing", "high", "slack-webhook", 0]]
-    assert box["delivered_at"].iloc[0] == pd.Timestamp(day(2.1))
+    assert box[["kind", "transition", "receiver", "attempts"]].values.tolist() == [
+        ["baseline", "firing", "slack-webhook", 0], ["saturation_bin_changed", "firing", "slack-webhook", 0]]
+    assert box["level"].tolist()[1] == "high"
+    assert box["delivered_at"].iloc[1] == pd.Timestamp(day(2.1))
+    with db.connect(db_path, read_only=True) as con:   # the alert's level is the stored one
+        assert con.execute("SELECT level, level_since FROM saturation_latest").fetchone() == ("high", day(2))
     with db.connect(db_path, read_only=True) as con:
         moves = con.execute("""SELECT detail->>'from', detail->>'to' FROM alert_events
                                WHERE event = 'SaturationBinChanged'""").fetchall()
@@ -155,32 +167,33 @@ def test_slack_outage_over_several_runs_loses_nothing_and_delivers_each_once(db_
     run_notify(db_path, now=day(0.5), notifier=slack)
     add_suspect(db_path, "corroborated")                      # fires at once
     first = run_notify(db_path, now=day(1), notifier=slack)
-    assert (first.enqueued, first.delivered, first.ok) == (1, 0, False)
+    assert (first.enqueued, first.to_deliver, first.delivered, first.ok) == (1, 2, 0, False)   # + the baseline
     assert first.error == "HTTP 503: internal_error"
     add_saturation(db_path, day(1), 0.80)
     add_saturation(db_path, day(2), 0.81)                     # committed move
     second = run_notify(db_path, now=day(2.5), notifier=slack)
-    assert (second.enqueued, second.to_deliver, second.delivered) == (1, 2, 0)
+    assert (second.enqueued, second.to_deliver, second.delivered) == (1, 3, 0)
     add_fetch_runs(db_path, "bfcl", ["error", "error", "error"], day(3))   # 3 failed runs in a row
     third = run_notify(db_path, now=day(3.5), notifier=slack)
-    assert (third.enqueued, third.to_deliver, third.delivered) == (1, 3, 0)
+    assert (third.enqueued, third.to_deliver, third.delivered) == (1, 4, 0)
     assert fake_slack.messages() == []
     box = outbox(db_path)
-    assert box["attempts"].tolist() == [3, 2, 1] and box["delivered_at"].isna().all()
+    assert box["attempts"].tolist() == [4, 3, 2, 1] and box["delivered_at"].isna().all()
     assert set(box["last_error"]) == {"HTTP 503: internal_error"}
 
     fake_slack.recover()
     recovered = run_notify(db_path, now=day(4), notifier=slack)
-    assert (recovered.to_deliver, recovered.delivered, recovered.ok) == (3, 3, True)
+    assert (recovered.to_deliver, recovered.delivered, recovered.ok) == (4, 4, True)
     assert run_notify(db_path, now=day(4.5), notifier=slack).to_deliver == 0
     assert len(fake_slack.messages()) == 1                    # one digest
     heads = [t.split("\n")[0] for t in sections(fake_slack)]
-    assert heads == [":rotating_light: *bfcl: source failing (3 runs in a row)*",
-                     ":rotating_light: *SWE-bench Verified (SWE-bench): saturation moderate → high*",
+    assert heads == [":eyes: *benchwatch now watches 1 benchmark*",
+                     ":rotating_light: *bfcl: source failing (3 runs in a row)*",
+                     ":rotating_light: *SWE-bench Verified (SWE-bench): level moderate → high*",
                      ":rotating_light: *gpt-x on GPQA Diamond: contamination suspect (corroborated)*"]
     box = outbox(db_path)
-    assert box["delivered_at"].tolist() == [pd.Timestamp(day(4))] * 3
-    assert box["receiver"].tolist() == ["slack-webhook"] * 3
+    assert box["delivered_at"].tolist() == [pd.Timestamp(day(4))] * 4
+    assert box["receiver"].tolist() == ["slack-webhook"] * 4
 
 
 def test_resolved_notice_is_sent(db_path, fake_slack, slack):
@@ -203,8 +216,8 @@ def test_silence_mutes_delivery_but_the_alert_is_recorded(db_path, fake_slack, s
     for i, s in enumerate((0.5, 0.8, 0.81)):
         add_saturation(db_path, day(i), s)
         run_notify(db_path, now=day(i + 0.1), notifier=slack)
-    assert fake_slack.requests == []
-    assert outbox(db_path).empty
+    assert outbox(db_path)["kind"].tolist() == ["baseline"]   # the day-one baseline is not a benchmark's alert
+    assert len(fake_slack.requests) == 1
     with db.connect(db_path, read_only=True) as con:
         firing = store.alerts_frame(con, state="firing")
         muted_events = con.execute("""SELECT detail->'labels'->>'level', detail->>'baseline' FROM alert_events
@@ -215,13 +228,13 @@ def test_silence_mutes_delivery_but_the_alert_is_recorded(db_path, fake_slack, s
     assert muted_events == [("moderate", "true"), ("high", None)]   # the baseline, then the move
     assert cli.main(["alerts", "--state", "firing", "--db", db_path]) == 0
     out = capsys.readouterr().out
-    assert "SWE-bench Verified (SWE-bench): saturation moderate → high" in out and "silence 1" in out
+    assert "SWE-bench Verified (SWE-bench): level high since 2026-" in out and "silence 1" in out
 
     assert cli.main(["silence", "expire", "1", "--db", db_path]) == 0
     assert capsys.readouterr().out == "silence 1 expired\n"
     summary = run_notify(db_path, now=day(3), notifier=slack)
     assert summary.delivered == 1                             # still firing: notified once the silence ends
-    assert len(fake_slack.messages()) == 1
+    assert len(fake_slack.messages()) == 2                    # after the baseline
     assert cli.main(["silence", "list", "--db", db_path]) == 0
     assert capsys.readouterr().out == "no active silences\n"
 
@@ -340,3 +353,25 @@ def test_new_frontier_info_alert_when_enabled(db_path, fake_slack, slack):
     summary = run_notify(db_path, now=day(1.1), notifier=slack, rules=on)
     assert summary.sent_titles == ["GPQA Diamond (Epoch AI): new frontier model-b (was model-a)"]
     assert run_notify(db_path, now=day(1.2), notifier=slack, rules=on).to_deliver == 0
+
+
+@pytest.mark.slow   # five notify runs on a database (the engine's side: test_alerts_rules' upgrade test)
+def test_upgrade_to_stored_levels_neither_resolves_nor_refires(db_path, fake_slack, slack):
+    """Rows written before migration 020 have no level: notify keeps the recorded states (no data),
+    and the first analyze fills the levels the rule used to compute, so nothing is sent."""
+    for i, s in enumerate((0.5, 0.8, 0.81)):
+        add_saturation(db_path, day(i), s)
+        run_notify(db_path, now=day(i + 0.1), notifier=slack)
+    sent = len(fake_slack.requests)
+    with db.connect(db_path) as con:               # as a database written before 020 looks after the migration
+        con.execute("UPDATE saturation SET level = NULL, level_since = NULL, pending_bin = NULL, pending_count = 0")
+        before = {s.fingerprint: (s.state, s.notified) for s in store.read_states(con)}
+    summary = run_notify(db_path, now=day(3), notifier=slack)
+    assert (summary.enqueued, summary.to_deliver) == (0, 0)
+    with db.connect(db_path) as con:
+        assert {s.fingerprint: (s.state, s.notified) for s in store.read_states(con)} == before
+        run_levels(con)                            # the first analyze after the upgrade
+    summary = run_notify(db_path, now=day(4), notifier=slack)
+    assert (summary.enqueued, summary.to_deliver) == (0, 0) and len(fake_slack.requests) == sent
+    with db.connect(db_path, read_only=True) as con:
+        assert {s.fingerprint: (s.state, s.notified) for s in store.read_states(con)} == before

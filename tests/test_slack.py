@@ -271,3 +271,75 @@ def test_fake_slack_as_a_subprocess(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+# --- benchwatch notify --test ----------------------------------------------------------------------
+
+def _no_slack_env(monkeypatch):
+    for name in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "SLACK_CHANNEL", "SLACK_API_URL", "PREFECT_API_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_notify_test_names_the_webhook_host_never_the_url(fake_slack, monkeypatch, capsys):
+    from cli import main as cli
+    _no_slack_env(monkeypatch)
+    monkeypatch.setenv("SLACK_WEBHOOK_URL", fake_slack.webhook_url)
+    assert cli.main(["notify", "--test"]) == 0
+    out, err = capsys.readouterr()
+    host = fake_slack.webhook_url.split("/services/")[0]
+    assert out == (f"test message sent to the Slack incoming webhook at {host}/*** "
+                   "(the rest of the URL masked)\n")
+    assert WEBHOOK_SECRET not in out + err and "/services/" not in out + err
+    (req,) = fake_slack.requests
+    assert req.body["blocks"][0]["text"]["text"] == "benchwatch: test message"
+    assert WEBHOOK_SECRET not in json.dumps(req.body)             # the message names the host only
+
+
+def test_notify_test_names_the_channel_of_a_bot(fake_slack, monkeypatch, capsys):
+    from cli import main as cli
+    _no_slack_env(monkeypatch)
+    monkeypatch.setenv("SLACK_BOT_TOKEN", TOKEN)
+    monkeypatch.setenv("SLACK_CHANNEL", "#bench-alerts")
+    monkeypatch.setenv("SLACK_API_URL", fake_slack.api_url)
+    assert cli.main(["notify", "--test"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("test message sent to Slack channel #bench-alerts via http://127.0.0.1:")
+    assert TOKEN not in out
+    assert fake_slack.requests[0].body["channel"] == "#bench-alerts"
+
+
+def test_notify_test_fails_with_one_line_when_slack_refuses(fake_slack, monkeypatch, capsys):
+    from cli import main as cli
+    _no_slack_env(monkeypatch)
+    monkeypatch.setenv("SLACK_WEBHOOK_URL", fake_slack.webhook_url)
+    fake_slack.script(Reply(404, body="no_service"))
+    assert cli.main(["notify", "--test"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and "the test message to the Slack incoming webhook at http://127.0.0.1:" in err
+    assert "failed: HTTP 404: no_service" in err and WEBHOOK_SECRET not in err
+
+
+@pytest.mark.slow   # the connection retries' back-off against a closed port
+def test_notify_test_against_a_dead_port_exits_1_with_the_reason(monkeypatch, capsys):
+    from cli import main as cli
+    _no_slack_env(monkeypatch)
+    with socket.socket() as s:        # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("SLACK_WEBHOOK_URL", f"http://127.0.0.1:{port}{WEBHOOK_PATH}")
+    assert cli.main(["notify", "--test"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert f"the test message to the Slack incoming webhook at http://127.0.0.1:{port}/***" in err
+    assert "Connection refused" in err and WEBHOOK_SECRET not in err
+
+
+def test_notify_test_without_slack_says_it_printed_here(monkeypatch, capsys, tmp_path):
+    from cli import main as cli
+    _no_slack_env(monkeypatch)
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))         # no Prefect settings file hints at an API
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["notify", "--test"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1].startswith("test message sent to the console (no Slack settings")

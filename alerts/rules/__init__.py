@@ -48,11 +48,12 @@ from alerts.rules.new_frontier import NEW_FRONTIER, frontier_conditions  # noqa:
 from alerts.rules.saturation_bin_changed import (  # noqa: F401
     EVENT_BIN_CHANGED,
     SATURATION_BIN_CHANGED,
-    saturation_bin_series,
+    level_series,
     saturation_conditions,
 )
 from alerts.rules.snapshot_held import SNAPSHOT_HELD, held_conditions  # noqa: F401
-from alerts.rules.source_health import SOURCE_FAILING, SOURCE_STALE, source_conditions  # noqa: F401
+from alerts.rules.source_health import NETWORK_OUTAGE, SOURCE_FAILING, SOURCE_STALE, failure_cause, \
+    source_conditions  # noqa: F401
 
 # One line per rule. Adding an alert rule: write alerts/rules/<name>.py exposing RULE, add it here.
 RULES: tuple[AlertRule, ...] = (

@@ -62,6 +62,16 @@ class AlertKind:
       annotation `sources`) is this alert's source.
     - `headline(transition, labels, annotations)` and `numbers(labels, annotations)`: plain
       text, escaped by the renderer.
+    - `state_line(state, labels, annotations)`: how `benchwatch alerts` and the report list an
+      alert of a kind that is a *state* (a benchmark has a level) rather than an event; None =
+      its headline.
+    - `baseline_role`: what the day-one baseline digest (alerts.baseline) counts it as: "level"
+      (a watched series), "suspect" (listed as a suspect), "" (failing sources are the kinds
+      with `inhibits_sources`; any other firing warning is listed as "also firing").
+    - `cause_key`: the annotation that says why (source failures); notifications of one kind
+      and transition with the same value are one section of the digest.
+    - `inhibits_kinds`: while firing, mutes every alert of these kinds (a network outage mutes
+      the per-source failures it explains).
     """
 
     name: str
@@ -72,6 +82,10 @@ class AlertKind:
     group_keys: tuple[str, ...] = ()
     inhibits_sources: bool = False
     replaced: Callable[[AlertState], dict[str, Any]] | None = None
+    state_line: Callable[[str, Mapping[str, str], Mapping[str, Any]], str] | None = None
+    baseline_role: str = ""
+    cause_key: str = ""
+    inhibits_kinds: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:

@@ -1,21 +1,30 @@
-"""saturation_bin_changed{benchmark, table, scope, level}: a level alert per (table, scope, level).
+"""saturation_bin_changed{benchmark, table, scope, level}: a leaderboard table's saturation *level*
+(a state) and its *changes* (the events that notify).
 
 A leaderboard table (registry.tables: `table_id`, e.g. `humaneval:evalplus`) is the unit: two
-tables of one benchmark are two series and two alerts, named "HumanEval (EvalPlus)". A frame
-without `table_id` is one series per benchmark (label `table` empty).
+tables of one benchmark are two series and two alerts, named "HumanEval (EvalPlus)" (label
+`table`). A frame without `table_id` is one series per benchmark (label `table` empty).
 
-Firing while the *committed* hysteresis bin (analysis.hysteresis, docs/statistics.md) is
-`level`, pending while the hysteresis proposes a move to `level` that is not committed yet. The
-first observation of a (benchmark, scope) sets its level without a message. When a move is
-committed the new level fires ("moderate → high"); the old level resolves in the same
-evaluation and its resolution is folded into that message (an exclusive group per benchmark and
-scope). Every committed move of the series is also an immutable `SaturationBinChanged` event.
+The level is computed and stored by `benchwatch analyze` (analysis.hysteresis.series_levels over
+the stored snapshot-level rows of each series, columns `level`, `level_since`, `pending_bin`,
+`pending_count` of `saturation`, migration 020); this rule only compares stored levels, so the
+report, `benchwatch alerts` and Slack show one level. A series is analysis.constants.SERIES_KEY
+(a population other than ``models`` is labelled scope ``<scope>:<population>``, ``all:systems``).
+
+The alert of the stored level is firing (the benchmark *has* that level); a stored pending move
+is a pending alert of its target level. The first observation of a series sets its level
+without a message (the baseline digest announces it, alerts.baseline). When the stored level
+changes, the new level fires ("low → moderate", with the top k before and after that caused it)
+and the old one resolves inside that message (an exclusive group per benchmark and scope).
+Every change of the stored level is also an immutable `SaturationBinChanged` event. Rows whose
+level is not stored yet (written before migration 020, not analyzed since) are no data: the
+alerts keep their state.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -24,104 +33,104 @@ from alerts.config import RuleSettings
 from alerts.records import RESOLVED, AlertEvent, AlertState, Condition, fingerprint, to_utc
 from alerts.rules.base import AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, missing, num, \
     require, sql_literal, text
-from alerts.text import clean, day, fixed, general, scope_suffix
-from analysis import hysteresis
-from analysis.constants import SATURATION_BINS
+from alerts.text import clean, day, fixed, general, level_meaning, level_note, scope_suffix
+from analysis.constants import HYSTERESIS_PENDING, SATURATION_BINS, SERIES_KEY
 
 SATURATION_BIN_CHANGED = "saturation_bin_changed"
 EVENT_BIN_CHANGED = "SaturationBinChanged"
+TOP_SHOWN = 5   # models of a top k named in a level-change message
 
 
-def saturation_bin_series(history: pd.DataFrame) -> pd.DataFrame:
-    """The coupling to `analysis.hysteresis`: committed (and proposed) bin after each snapshot.
+def scope_label(row: Mapping[str, Any]) -> str:
+    """The alert's `scope` label of a series: scope, `:population` unless model runs, and
+    `@value` of any other SERIES_KEY column (fingerprints of model-run series never change)."""
+    scope = text(row, "scope")
+    pop = text(row, "population") or "models"
+    if pop != "models":
+        scope += f":{pop}"
+    for col in SERIES_KEY:
+        if col not in ("benchmark", "table_id", "scope", "population") and text(row, col):   # table: own label
+            scope += f"@{text(row, col)}"
+    return scope
 
-    `history`: benchmark, as_of, s_index, optionally scope, population and bin_probs (one
-    row per benchmark, scope, population and snapshot). A population other than ``models``
-    is its own series, labelled scope ``<scope>:<population>`` (``all:systems``), so model
-    runs and agent systems never share a state and model-run alerts keep their fingerprints.
-    Adds `committed_bin` (the Schmitt-trigger state with its support test, analysis.hysteresis)
-    and `proposed_bin` (the move the snapshot proposes while it is pending, else None).
-    """
-    require(history, ["benchmark", "as_of", "s_index"], "saturation history")
+
+def level_series(history: pd.DataFrame) -> pd.DataFrame:
+    """The stored rows with a `series` scope label, sorted by benchmark, label and as_of."""
+    require(history, ["benchmark", "as_of", "s_index", "level"], "saturation history")
     frame = history.copy()
-    if "scope" not in frame.columns:
-        frame["scope"] = ""
+    for col in ("table_id", "scope", "population", "bin", "pending_bin", "pending_count", "level_since"):
+        if col not in frame.columns:
+            frame[col] = None
     frame["scope"] = frame["scope"].fillna("").astype(str)
-    if "population" in frame.columns:
-        pop = frame["population"].fillna("models").astype(str)
-        frame["scope"] = frame["scope"].where(pop.isin(["", "models"]), frame["scope"] + ":" + pop)
-    frame["_table"] = frame["table_id"].fillna(frame["benchmark"]) if "table_id" in frame.columns \
-        else frame["benchmark"]
-    frame = frame.sort_values(["benchmark", "_table", "scope", "as_of"], kind="stable").reset_index(drop=True)
-    committed: list[str | None] = []
-    proposed: list[str | None] = []
-    all_values = frame["s_index"].tolist()
-    all_probs = frame["bin_probs"].tolist() if "bin_probs" in frame.columns else [None] * len(frame)
-    keys = list(zip(frame["_table"].tolist(), frame["scope"].tolist()))
-    start = 0
-    for end in range(1, len(keys) + 1):   # sorted by key: a series is one run of rows (no groupby per series)
-        if end < len(keys) and keys[end] == keys[start]:
-            continue
-        values, probs = all_values[start:end], all_probs[start:end]
-        for x, p, st in zip(values, probs, hysteresis.states(values, probs)):
-            committed.append(None if st.committed is None else SATURATION_BINS[st.committed])
-            if st.pending_count and st.committed is not None:
-                proposed.append(SATURATION_BINS[hysteresis.proposal(st.committed, float(x), probs=p)])
-            else:
-                proposed.append(None)
-        start = end
-    frame["committed_bin"] = pd.Series(committed, dtype="object")
-    frame["proposed_bin"] = pd.Series(proposed, dtype="object")
-    return frame
+    frame["series"] = [scope_label(r) for r in frame[[c for c in SERIES_KEY if c in frame.columns]]
+                       .to_dict("records")] if len(frame) else pd.Series(dtype="object")
+    frame["_table"] = frame["table_id"].fillna("").astype(str)
+    return frame.sort_values(["benchmark", "_table", "series", "as_of"], kind="stable").reset_index(drop=True)
+
+
+def p_level_holds(row: Mapping[str, Any], level: str) -> float | None:
+    """P(S* in the level's bin) from the row's bin probabilities (None without draws)."""
+    probs = row.get("bin_probs")
+    if probs is None or (np.ndim(probs) == 0 and missing(probs)):
+        return None
+    p = np.asarray(probs, dtype="float64")
+    if p.shape != (len(SATURATION_BINS),) or not np.isfinite(p).all():
+        return None
+    return float(p[SATURATION_BINS.index(level)])
+
+
+def top_k(row: Mapping[str, Any]) -> str:
+    """'m1 0.912, m2 0.905, …' (the row's top k, best first; names from the registry or the page)."""
+    models = row.get("top_models")
+    scores = row.get("top_scores")
+    if models is None or (np.ndim(models) == 0 and missing(models)):
+        return ""
+    models = list(models)
+    scores = list(scores) if scores is not None and np.ndim(scores) else [None] * len(models)
+    shown = [f"{clean(m, 60)} {fixed(num(s), 3)}" if num(s) is not None else clean(m, 60)
+             for m, s in zip(models[:TOP_SHOWN], scores[:TOP_SHOWN])]
+    return ", ".join(shown) + (", …" if len(models) > TOP_SHOWN else "")
 
 
 def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[AlertEvent], set[tuple[str, ...]]]:
-    """Level conditions and SaturationBinChanged events from a benchmark's S_index history.
+    """Level conditions and SaturationBinChanged events from the stored levels.
 
-    `history`: see `saturation_bin_series`; optionally benchmark_name, snapshot_id, `sources`
-    (the sources whose scores the index uses: a failing one inhibits the alert) and the numbers
-    shown in the message (r_norm, se_delta, k, alpha, z, n_items, n_models).
-    Returns the conditions of the newest snapshot of every (benchmark, scope), the events of
-    every committed move, and the groups that have data.
+    `history`: the stored snapshot-level rows (benchmark, as_of, s_index, level, and optionally
+    scope, population, bin, level_since, pending_bin, pending_count, bin_probs, top_models,
+    top_scores, benchmark_name, snapshot_id, `sources` — the sources the index pools, a failing
+    one inhibits the alert — and the numbers shown: r_norm, se_delta, k, alpha, n_items, n_models).
+    Returns the conditions of the newest row of every series, the events of every stored level
+    change, and the groups that have data.
     """
-    frame = saturation_bin_series(history)
+    frame = level_series(history)
     conditions: list[Condition] = []
     events: list[AlertEvent] = []
     groups: set[tuple[str, ...]] = set()
-    by_group: dict[tuple[Any, Any], list[dict]] = {}   # one to_dict, not one per group (it was most of notify)
+    by_group: dict[tuple[Any, Any], list[dict]] = {}
     for r in frame.to_dict("records"):
-        if not (missing(r["benchmark"]) or missing(r["scope"])):   # as groupby: no group of a missing key
-            by_group.setdefault((r["_table"], r["scope"]), []).append(r)
-    for (_, scope), rows in by_group.items():
-        bench = rows[0]["benchmark"]
-        records = [r for r in rows if r["committed_bin"] is not None]
+        if not (missing(r["benchmark"]) or missing(r["series"])):
+            by_group.setdefault((r["benchmark"], r["_table"], r["series"]), []).append(r)
+    for (bench, table, scope), rows in by_group.items():
+        records = [r for r in rows if not missing(r["level"])]
         if not records:
-            continue  # no S_index yet: no data
-        group = (SATURATION_BIN_CHANGED, str(bench), text(rows[0], "table_id"), str(scope))
+            continue  # no level stored yet: no data
+        group = (SATURATION_BIN_CHANGED, str(bench), str(table), str(scope))
         groups.add(group)
-        for before, rec in zip(records, records[1:]):
-            if rec["committed_bin"] != before["committed_bin"]:
-                as_of = to_utc(rec["as_of"])
-                level, prev_level = rec["committed_bin"], before["committed_bin"]
-                up = SATURATION_BINS.index(level) > SATURATION_BINS.index(prev_level)
-                series = text(rec, "table_id") or str(bench)
-                events.append(AlertEvent(
-                    key=f"{EVENT_BIN_CHANGED}|{series}|{scope}|{as_of.isoformat()}", at=as_of,
-                    kind=SATURATION_BIN_CHANGED, event=EVENT_BIN_CHANGED,
-                    fingerprint=fingerprint(_saturation_labels(rec, bench, scope, level)),
-                    detail={"benchmark": str(bench), "table": text(rec, "table_id"), "scope": str(scope), "from": prev_level, "to": level,
-                            "direction": "up" if up else "down", "as_of": as_of.isoformat(),
-                            "s_index": num(rec.get("s_index")), "snapshot_id": num(rec.get("snapshot_id")),
-                            **_scale_annotations(rec)}))
+        change_at = 0   # index in records of the row that committed the newest level
+        for i, (before, rec) in enumerate(zip(records, records[1:]), start=1):
+            if rec["level"] != before["level"]:
+                change_at = i
+                events.append(_event(records, i, bench, scope))
         last = records[-1]
         as_of = to_utc(last["as_of"])
-        level = last["committed_bin"]
+        level = str(last["level"])
+        cause = _cause(records, change_at) if change_at else {}
         conditions.append(Condition(
             labels=_saturation_labels(last, bench, scope, level),
-            annotations=_saturation_annotations(last, bench, scope, level, as_of),
+            annotations={**_saturation_annotations(last, bench, scope, level, as_of), **cause},
             data_as_of=as_of, fire_after=1, group=group))
-        if last["proposed_bin"] is not None:
-            target = last["proposed_bin"]
+        if not missing(last.get("pending_bin")):
+            target = str(last["pending_bin"])
             conditions.append(Condition(
                 labels=_saturation_labels(last, bench, scope, target),
                 annotations=_saturation_annotations(last, bench, scope, target, as_of),
@@ -129,48 +138,79 @@ def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[
     return conditions, events, groups
 
 
+def _cause(records: Sequence[Mapping[str, Any]], at: int) -> dict[str, Any]:
+    """The table rows behind the level change committed by records[at]: the top k of the last
+    snapshot before the move was first proposed (the confirming snapshots in between proposed
+    it too) and of the snapshot that committed it."""
+    start = at
+    while start > 1 and not missing(records[start - 1].get("pending_bin")):
+        start -= 1                       # records[start - 1] proposed the move: it belongs to it
+    before, after = records[start - 1], records[at]
+    return {"top_before": top_k(before), "top_before_as_of": to_utc(before["as_of"]).isoformat(),
+            "s_before": num(before.get("s_index")), "level_before": text(before, "level") or None,
+            "proposed_since": to_utc(records[start]["as_of"]).isoformat() if start < at else None,
+            "top_after": top_k(after), "top_after_as_of": to_utc(after["as_of"]).isoformat(),
+            "s_after": num(after.get("s_index"))}
+
+
+def _event(records: Sequence[Mapping[str, Any]], at: int, bench: Any, scope: Any) -> AlertEvent:
+    before, rec = records[at - 1], records[at]
+    as_of = to_utc(rec["as_of"])
+    level, prev_level = str(rec["level"]), str(before["level"])
+    up = SATURATION_BINS.index(level) > SATURATION_BINS.index(prev_level)
+    series = text(rec, "table_id") or str(bench)
+    return AlertEvent(
+        key=f"{EVENT_BIN_CHANGED}|{series}|{scope}|{as_of.isoformat()}", at=as_of,
+        kind=SATURATION_BIN_CHANGED, event=EVENT_BIN_CHANGED,
+        fingerprint=fingerprint(_saturation_labels(rec, bench, scope, level)),
+        detail={"benchmark": str(bench), "table": text(rec, "table_id"), "scope": str(scope),
+                "from": prev_level, "to": level,
+                "direction": "up" if up else "down", "as_of": as_of.isoformat(),
+                "s_index": num(rec.get("s_index")), "snapshot_id": num(rec.get("snapshot_id")),
+                **_cause(records, at), **_scale_annotations(rec)})
+
+
 def _saturation_labels(row: Mapping[str, Any], bench: Any, scope: Any, level: str) -> dict[str, str]:
     return make_labels(SATURATION_BIN_CHANGED, benchmark=bench, table=text(row, "table_id"), scope=scope,
                        level=level, source=text(row, "source"))
 
 
-def _saturation_why(level: str) -> str:
-    """What the level means for a reader, independent of the direction of the move."""
-    if level in ("high", "very high"):
-        return ("the top models are statistically indistinguishable: new results on this benchmark "
-                "barely separate frontier models")
-    if level == "moderate":
-        return ("the spread of the top models is comparable to evaluation noise: differences at the "
-                "top are only partly meaningful")
-    return "the top models are clearly separated: this benchmark still discriminates at the frontier"
-
-
 def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, level: str,
                             as_of: datetime) -> dict[str, Any]:
     name = text(row, "table_name") or text(row, "benchmark_name") or str(bench)
-    base_scope, _, population = str(scope).partition(":")
+    base_scope = text(row, "scope")
+    population = text(row, "population")
     where = f"benchmark = {sql_literal(bench)}" + (f" AND scope = {sql_literal(base_scope)}" if base_scope else "")
     if text(row, "table_id"):
         where += f" AND table_id = {sql_literal(text(row, 'table_id'))}"
-    if population:
+    if population and population != "models":
         where += f" AND population = {sql_literal(population)}"
     for key in ("k", "alpha"):
         if num(row.get(key)) is not None:
             where += f" AND {key} = {num(row.get(key)):g}"
     sources = row.get("sources")
+    p_hold = p_level_holds(row, level)
+    since = row.get("level_since")
     return {
         "benchmark_name": name,
         "sources": sorted(str(x) for x in sources) if isinstance(sources, (list, tuple, np.ndarray)) else [],
         "to_level": level,
         "as_of": as_of.isoformat(),
+        "level_since": None if missing(since) else to_utc(since).isoformat(),
+        "bin": text(row, "bin") or None,
+        "pending_bin": text(row, "pending_bin") or None,
+        "pending_count": int(num(row.get("pending_count")) or 0),
+        "level_note": level_note(num(row.get("s_index")), text(row, "bin") or None, str(row.get("level")),
+                                 text(row, "pending_bin") or None, int(num(row.get("pending_count")) or 0),
+                                 HYSTERESIS_PENDING) if not missing(row.get("level")) else "",
         "snapshot_id": num(row.get("snapshot_id")),
-        "numbers": {key: num(row.get(key)) for key in
-                    ("s_index", "bin_hold_prob", "r_norm", "se_delta", "k", "alpha", "z", "n_items", "n_models",
-                     "resample_draws")},
+        "numbers": {**{key: num(row.get(key)) for key in
+                       ("s_index", "bin_hold_prob", "r_norm", "se_delta", "k", "alpha", "z", "n_items", "n_models",
+                        "resample_draws")}, "p_level_holds": p_hold},
         "resample_noise": text(row, "resample_noise") or None,
         **_scale_annotations(row),
-        "why": _saturation_why(level),
-        "sql": f"SELECT as_of, s_index, bin, r_norm, se_delta, n_models FROM saturation WHERE {where} "
+        "why": level_meaning(level, p_hold),
+        "sql": f"SELECT as_of, s_index, bin, level, r_norm, se_delta, n_models FROM saturation WHERE {where} "
                "ORDER BY as_of DESC LIMIT 10",
     }
 
@@ -187,14 +227,30 @@ def _conditions(history: pd.DataFrame, ctx: RuleContext) -> RuleOutput:
     return RuleOutput(conditions, groups, events)
 
 
+def _name(labels: Mapping[str, str], a: Mapping[str, Any]) -> str:
+    return clean(a.get("benchmark_name") or labels["benchmark"]) + scope_suffix(labels)
+
+
 def _headline(transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) -> str:
-    name = clean(a.get("benchmark_name") or labels["benchmark"]) + scope_suffix(labels)
+    name = _name(labels, a)
     if transition == RESOLVED:
-        return f"{name}: saturation no longer {labels['level']}"
+        return f"{name}: level no longer {labels['level']}"
     own = " (own scale, not comparable)" if a.get("comparable") is False else ""
     if a.get("from_level"):
-        return f"{name}: saturation {a['from_level']} → {labels['level']}{own}"
-    return f"{name}: saturation {labels['level']}{own}"
+        return f"{name}: level {a['from_level']} → {labels['level']}{own}"
+    return f"{name}: level {labels['level']}{own}"
+
+
+def _state_line(state: str, labels: Mapping[str, str], a: Mapping[str, Any]) -> str:
+    """How `benchwatch alerts` and the report list the alert: a level the benchmark has (a state)."""
+    name = _name(labels, a)
+    if state == "pending":
+        return f"{name}: a move to {labels['level']} waits for confirmation"
+    if state in ("resolved", "inactive"):
+        return f"{name}: level was {labels['level']}"
+    since = f" since {day(a.get('level_since'))}" if a.get("level_since") else ""
+    note = f" ({a['level_note']})" if a.get("level_note") else ""
+    return f"{name}: level {labels['level']}{since}{note}"
 
 
 def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
@@ -209,6 +265,18 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
     lines = [f"{s_index} · R_norm {fixed(x.get('r_norm'))} · SE_Δ {fixed(x.get('se_delta'), 3)} "
              f"· k={general(x.get('k'))}, α={general(x.get('alpha'))}, n={n_items}{models} "
              f"· as of {day(a.get('as_of'))}"]
+    if a.get("level_note") and labels.get("level") == a.get("to_level"):
+        lines.append(clean(a["level_note"], 400))
+    if a.get("top_after"):
+        was = f", level {a['level_before']}" if a.get("level_before") else ""
+        before = (f"top {TOP_SHOWN} before ({day(a.get('top_before_as_of'))}, S {fixed(a.get('s_before'))}{was}): "
+                  f"{clean(a.get('top_before'), 600)}") if a.get("top_before") else ""
+        after = f"after ({day(a.get('top_after_as_of'))}, S {fixed(a.get('s_after'))}): {clean(a['top_after'], 600)}"
+        lines.append("; ".join(p for p in (before, after) if p))
+        if a.get("proposed_since"):
+            lines.append(f"the move was first proposed on {day(a['proposed_since'])} and confirmed on "
+                         f"{day(a.get('top_after_as_of'))} (hysteresis: a move needs {HYSTERESIS_PENDING} "
+                         "snapshots in a row)")
     if a.get("comparable") is False:
         lines.append(f"Not comparable: S here uses {clean(a.get('scale') or 'another scale', 40)}, not the "
                      "paper's binomial SE at a known n; its bin is not on the same scale as other benchmarks")
@@ -229,4 +297,4 @@ def _read(con: Any, settings: RuleSettings) -> pd.DataFrame | None:
 RULE = AlertRule(
     name="saturation_bin_changed", input="saturation", read=_read, conditions=_conditions,
     kinds=(AlertKind(SATURATION_BIN_CHANGED, _headline, _numbers, group_keys=("benchmark", "table", "scope"),
-                     replaced=_replaced),))
+                     replaced=_replaced, state_line=_state_line, baseline_role="level"),))

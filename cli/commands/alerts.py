@@ -13,7 +13,9 @@ STATES = ("firing", "pending", "resolved", "inactive")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("alerts", help="list alert states (e.g. --state firing)",
                        description="List the alerts `benchwatch notify` has evaluated, firing first, with what "
-                                   "they say and whether a silence or a failing source mutes them. Read-only.")
+                                   "they say and whether a silence or a failing source mutes them. A benchmark's "
+                                   "saturation level is a state (listed as `level`); only a change of level "
+                                   "notifies. Read-only.")
     p.add_argument("--state", choices=STATES, default=None, help="only alerts in this state")
     add_db_argument(p)
     p.set_defaults(func=run)
@@ -23,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     import duckdb
     import pandas as pd
 
-    from alerts.render import headline
+    from alerts.render import state_text
     from storage import alerts as store
     from storage.db import StorageError, connect
     try:
@@ -38,11 +40,12 @@ def run(args: argparse.Namespace) -> int:
     if frame.empty:
         print(f"no {args.state + ' ' if args.state else ''}alerts")
         return 0
+    texts = [state_text(k, s, lab, ann)
+             for k, s, lab, ann in zip(frame["kind"], frame["state"], frame["labels"], frame["annotations"])]
     rows = pd.DataFrame({
-        "state": frame["state"],
+        "state": [word for word, _ in texts],
         "since": frame["since"].dt.strftime("%Y-%m-%d %H:%M"),
-        "alert": [headline(k, "resolved" if s == "resolved" else "firing", lab, ann)
-                  for k, s, lab, ann in zip(frame["kind"], frame["state"], frame["labels"], frame["annotations"])],
+        "alert": [line for _, line in texts],
         "muted by": frame["muted_by"].where(frame["state"] == "firing", ""),
         "fingerprint": frame["fingerprint"],
     })

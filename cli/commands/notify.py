@@ -23,11 +23,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "one digest of the new firing/resolved notifications plus any a previous run "
                                    "could not deliver.",
                        epilog=SETTINGS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--test", action="store_true",
+                   help="send one test message to the configured destination and say where it went "
+                        "(the channel, or the webhook's host; never the URL); exit 1 when it fails")
     add_db_argument(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.test:
+        return run_test()
     from common.redact import one_line
     from alerts.slack import load_settings, make_notifier
     from jobs.alerts import run_notify
@@ -55,3 +60,21 @@ def _say_what_waits(db_path: str | None) -> None:
     if waiting:
         print(f"{waiting} undelivered notification(s) are claimed by another notify run (still delivering, "
               f"or it died) until {until:%Y-%m-%d %H:%M} UTC; the first notify after that delivers them")
+
+
+def run_test() -> int:
+    """`notify --test`: one message, where it went, exit 1 with one line when it failed."""
+    from common.redact import one_line
+    from common.time import utcnow
+    from jobs.alerts import run_notify_test
+    try:
+        result = run_notify_test(now=utcnow(), console_write=print)
+    except ValueError as exc:          # a webhook URL that is not an http(s) URL
+        print(f"benchwatch: {one_line(exc, 500)}", file=sys.stderr)
+        return 1
+    if not result.ok:
+        print(f"benchwatch: the test message to {result.where} failed: {one_line(result.error or '', 300)}",
+              file=sys.stderr)
+        return 1
+    print(f"test message sent to {result.where}")
+    return 0

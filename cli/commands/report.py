@@ -15,13 +15,15 @@ if TYPE_CHECKING:
 from cli.main import add_db_argument, open_read_only
 from storage.db import DEFAULT_WAIT_SECONDS
 
-LEVEL_COLUMNS = {"name": "table", "scope": "scope", "population": "population", "S": "S_index", "bin": "bin",
+LEVEL_COLUMNS = {"name": "table", "scope": "scope", "population": "population", "level": "level",
+                 "S": "S_index", "bin": "bin of S",
                  "hold": "P(bin holds)", "scale": "scale", "n": "n",
                  "models": "models", "trend": "frontier trend (per month, 95% CI, to last result)",
                  "forecast": "forecast", "uncertainty": "uncertainty", "top": "top models"}
 
 
-SATURATION_TITLE = ("Saturation (S_index, k=5, α=0.5; P(bin holds) = share of re-evaluations at the real "
+SATURATION_TITLE = ("Saturation (S_index, k=5, α=0.5; level = the bin committed after hysteresis, bin of S = "
+                    "the bin of this S alone; P(bin holds) = share of re-evaluations at the real "
                     "sampling noise of n items whose S keeps the bin; ranked within the paper's scale, rows on "
                     "another scale last)")
 
@@ -59,6 +61,8 @@ def _levels_table(levels: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "name": levels["name"], "scope": levels["scope"],
         "population": levels["population"] if "population" in levels.columns else "models",
+        "level": levels["level"].where(levels["level"].notna(), levels["bin"]) if "level" in levels.columns
+        else levels["bin"],
         "S": levels["s_index"].map(lambda s: f"{s:.3f}"),
         "bin": levels["bin"] + levels["stagnation"].map(lambda v: " (stagnation)" if v is True else ""),
         "hold": levels["bin_hold_prob"].map(lambda p: "n/a" if pd.isna(p) else f"{p:.2f}"),
@@ -126,13 +130,44 @@ def run(args: argparse.Namespace) -> int:
         con.close()
     levels = _levels_table(frames["levels"]) if len(frames["levels"]) else pd.DataFrame()
     suspects = _suspects_table(frames["suspects"], suspicions) if len(frames["suspects"]) else pd.DataFrame()
-    firing = frames["firing"]
+    firing = _events_firing(frames["firing"])
     skipped = not_tested[["signal", "benchmark", "model", "reason"]] if len(not_tested) else pd.DataFrame()
     sections = [(SATURATION_TITLE, levels),
                 ("Contamination suspects (a suspicion, never a verdict)", suspects),
                 ("Not tested for contamination (with the reason)", skipped),
-                ("Firing alerts", firing)]
-    return _emit(_text(sections, now), args.out)
+                ("Alerts firing (a table's level is a state, in the table above; a level change notifies)",
+                 firing)]
+    text = _text(sections, now)
+    notes = _level_notes(frames["levels"]) if len(frames["levels"]) else []
+    if notes:
+        text = text.replace("\n\nContamination suspects", "\n" + "\n".join(notes) + "\n\nContamination suspects", 1)
+    return _emit(text, args.out)
+
+
+def _level_notes(levels: pd.DataFrame) -> list[str]:
+    """One line per benchmark whose S lies in another bin than its level: why, in words."""
+    from alerts.text import level_note
+    from analysis.constants import HYSTERESIS_PENDING
+    if "level" not in levels.columns:
+        return []
+    out = []
+    for r in levels.to_dict("records"):
+        pending = r.get("pending_bin") if isinstance(r.get("pending_bin"), str) else None
+        count = r.get("pending_count")
+        note = level_note(r.get("s_index"), r.get("bin"), r.get("level") if isinstance(r.get("level"), str) else None,
+                          pending, None if count is None or count != count else int(count), HYSTERESIS_PENDING)
+        if note:
+            out.append(f"  {r.get('name')} [{r.get('scope')}]: {note}")
+    return out
+
+
+def _events_firing(firing: pd.DataFrame) -> pd.DataFrame:
+    """Firing alerts other than the kinds that are states (a benchmark's level, shown as a level)."""
+    if not len(firing) or "kind" not in firing.columns:
+        return firing
+    from alerts import rules
+    states = [name for name, kind in rules.kinds().items() if kind.state_line is not None]
+    return firing[~firing["kind"].isin(states)].reset_index(drop=True)
 
 
 def _emit(text: str, out: str | None) -> int:
