@@ -90,5 +90,9 @@ def with_levels(frame: pd.DataFrame) -> pd.DataFrame:
         out["bin"] = [None if v is None or pd.isna(v) else SATURATION_BINS[int(bin_index(float(v)))]
                       for v in out["s_index"]]
     out = out.drop(columns=[c for c in ("level", "level_since", "pending_bin", "pending_count") if c in out.columns])
-    levels = series_levels(out.drop(columns=[c for c in ("k", "alpha") if c in out.columns]))
+    rows = out.drop(columns=[c for c in ("k", "alpha") if c in out.columns])
+    if "table_id" in rows.columns:       # a series per leaderboard table (analysis.constants.SERIES_KEY)
+        return out.merge(series_levels(rows), on=["table_id", "scope", "population", "as_of"], how="left")
+    # a frame without tables: one series per benchmark (its only table)
+    levels = series_levels(rows.assign(table_id=rows["benchmark"])).rename(columns={"table_id": "benchmark"})
     return out.merge(levels, on=["benchmark", "scope", "population", "as_of"], how="left")

@@ -146,6 +146,9 @@ def test_bin_states_frame():
     assert b["committed_bin"].tolist() == [VH, VH, VH]                  # one low value is pending only
 
 
+BENCH_KEY = ("benchmark", "scope", "population")   # a frame without tables: a series per benchmark
+
+
 def test_series_levels_stores_the_committed_level_per_series():
     from analysis.hysteresis import series_levels
     t = pd.date_range("2025-01-01", periods=5, freq="D")
@@ -153,7 +156,7 @@ def test_series_levels_stores_the_committed_level_per_series():
         "benchmark": ["a"] * 5 + ["b"] * 3, "scope": "all", "population": ["models"] * 5 + ["systems"] * 3,
         "k": 5, "alpha": 0.5, "as_of": list(t) + list(t[:3]),
         "s_index": [.5, .8, .5, .8, .8] + [None, .2, .35]})
-    out = series_levels(df.iloc[::-1])          # input order does not matter
+    out = series_levels(df.iloc[::-1], BENCH_KEY)          # input order does not matter
     a = out[out["benchmark"] == "a"]
     assert a["level"].tolist() == [MO, MO, MO, MO, HI]
     assert a["pending_bin"].tolist() == [None, HI, None, HI, None]
@@ -170,4 +173,4 @@ def test_series_levels_equals_the_committed_bins_of_each_series():
     x = np.clip(0.5 + np.cumsum(rng.normal(0, 0.08, 60)), 0, 1)
     df = pd.DataFrame({"benchmark": "a", "scope": "all", "population": "models",
                        "as_of": pd.date_range("2025-01-01", periods=60, freq="D"), "s_index": x})
-    assert series_levels(df)["level"].tolist() == committed_bins(list(x))
+    assert series_levels(df, BENCH_KEY)["level"].tolist() == committed_bins(list(x))

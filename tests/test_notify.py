@@ -130,7 +130,7 @@ def slack(fake_slack):
 def test_bin_crossing_sends_exactly_one_message_after_the_pending_period(db_path, fake_slack, slack):
     add_saturation(db_path, day(0), 0.50)                     # moderate: first observation, the baseline only
     first = run_notify(db_path, now=day(0.1), notifier=slack)
-    assert first.sent_titles == ["benchwatch now watches 1 benchmark"]
+    assert first.sent_titles == ["benchwatch now watches 1 benchmark from 1 source"]
     assert run_notify(db_path, now=day(0.2), notifier=slack).to_deliver == 0
     add_saturation(db_path, day(1), 0.80)                     # proposes high: pending
     summary = run_notify(db_path, now=day(1.1), notifier=slack)
@@ -143,7 +143,7 @@ def test_bin_crossing_sends_exactly_one_message_after_the_pending_period(db_path
         assert run_notify(db_path, now=when, notifier=slack).to_deliver == 0
     assert len(fake_slack.requests) == 2                      # the baseline, then the change
     baseline_text, text = sections(fake_slack)
-    assert baseline_text.startswith(":eyes: *benchwatch now watches 1 benchmark*")
+    assert baseline_text.startswith(":eyes: *benchwatch now watches 1 benchmark from 1 source*")
     assert text.startswith(":rotating_light: *SWE-bench Verified (SWE-bench): level moderate → high*\nS_index 0.81")
     box = outbox(db_path)
     assert box[["kind", "transition", "receiver", "attempts"]].values.tolist() == [
@@ -187,7 +187,7 @@ def test_slack_outage_over_several_runs_loses_nothing_and_delivers_each_once(db_
     assert run_notify(db_path, now=day(4.5), notifier=slack).to_deliver == 0
     assert len(fake_slack.messages()) == 1                    # one digest
     heads = [t.split("\n")[0] for t in sections(fake_slack)]
-    assert heads == [":eyes: *benchwatch now watches 1 benchmark*",
+    assert heads == [":eyes: *benchwatch now watches 1 benchmark from 1 source*",
                      ":rotating_light: *bfcl: source failing (3 runs in a row)*",
                      ":rotating_light: *SWE-bench Verified (SWE-bench): level moderate → high*",
                      ":rotating_light: *gpt-x on GPQA Diamond: contamination suspect (corroborated)*"]

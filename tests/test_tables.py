@@ -337,7 +337,8 @@ def test_two_tables_of_one_benchmark_are_two_saturation_alerts():
         "benchmark_name": "HumanEval", "table_name": ["HumanEval (EvalPlus)"] * 3 + ["HumanEval (simple-evals)"] * 3,
         "scope": "all", "population": "models", "as_of": list(days) * 2,
         "s_index": [0.8, 0.8, 0.8, 0.4, 0.4, 0.4]})
-    conditions, _, groups = saturation_conditions(frame)
+    from helpers import with_levels
+    conditions, _, groups = saturation_conditions(with_levels(frame))
     firing = {c.labels["table"]: c for c in conditions if c.fire_after == 1}
     assert set(firing) == {"humaneval:evalplus", "humaneval:simple_evals"}
     assert firing["humaneval:evalplus"].labels["level"] == "high"
