@@ -324,6 +324,7 @@ def reason_bad_stderr(value: float) -> str:
 
 
 REASON_BAD_CI = "CI bound not finite"
+REASON_PERCENT_IN_PROPORTIONS = "a cell written with '%' in a column whose other values are proportions (0-1)"
 REASON_DUPLICATE = "duplicate (benchmark, model, setting) in one response; first row kept"
 
 
@@ -342,15 +343,11 @@ def json_fragments(values: pd.Series) -> list[str]:
     return [line[len('{"v":'):-1] for line in lines]
 
 
-def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: str) -> ParsedSnapshot:
-    """Conform frames, move bad rows to rejects, enforce the row floor.
-
-    Value problems reject the row (kept in `rejects` with the reason), never the snapshot:
-    a missing mandatory field, an unknown metric, a score outside its metric's range or not
-    finite, a negative or non-finite stderr, non-finite CI bounds, an `n_items` that is not a
-    whole number in [1, 2^31 - 1], and a second row for one (benchmark, model, setting).
-    """
-    raw = parsed.scores.reset_index(drop=True)
+def conformed_scores(frame: pd.DataFrame) -> pd.DataFrame:
+    """Score rows as `validate` checks them: conformed to SCORE_COLUMNS, an unusable `n_items`
+    set to NULL and flagged (`_bad_n`, `_bad_n_value`), text defaults filled. A parser that
+    rejects rows itself words their `rejects` JSON from this frame (`reject_rows_json`)."""
+    raw = frame.reset_index(drop=True)
     bad_n = bad_counts(raw["n_items"]) if "n_items" in raw.columns else pd.Series(False, index=raw.index)
     bad_n_values = raw["n_items"][bad_n].tolist() if bad_n.any() else []
     if bad_n.any():
@@ -365,6 +362,18 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
     scores["excluded_reason"] = scores["excluded_reason"].fillna("")
     scores["table_version"] = scores["table_version"].fillna("")
     scores["is_reference"] = scores["is_reference"].fillna(False)
+    return scores
+
+
+def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: str) -> ParsedSnapshot:
+    """Conform frames, move bad rows to rejects, enforce the row floor.
+
+    Value problems reject the row (kept in `rejects` with the reason), never the snapshot:
+    a missing mandatory field, an unknown metric, a score outside its metric's range or not
+    finite, a negative or non-finite stderr, non-finite CI bounds, an `n_items` that is not a
+    whole number in [1, 2^31 - 1], and a second row for one (benchmark, model, setting).
+    """
+    scores = conformed_scores(parsed.scores)
     rejects = [parsed.rejects] if len(parsed.rejects) else []
 
     def move(mask: pd.Series, reason) -> None:
