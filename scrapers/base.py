@@ -117,6 +117,32 @@ def conform(df: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+_NO_ALIAS_LOADER: Any = None
+
+
+def _no_alias_loader() -> Any:
+    """yaml.SafeLoader refusing anchors (`&a`) and aliases (`*a`) as a ComposerError, built once."""
+    global _NO_ALIAS_LOADER
+    if _NO_ALIAS_LOADER is None:
+        import yaml
+
+        class NoAliasLoader(yaml.SafeLoader):
+            def compose_node(self, parent: Any, index: Any) -> Any:
+                event = self.peek_event()
+                if isinstance(event, yaml.AliasEvent):
+                    raise yaml.composer.ComposerError(
+                        None, None, f"YAML anchors and aliases are not accepted (alias *{event.anchor})",
+                        event.start_mark)
+                if getattr(event, "anchor", None) is not None:
+                    raise yaml.composer.ComposerError(
+                        None, None, f"YAML anchors and aliases are not accepted (anchor &{event.anchor})",
+                        event.start_mark)
+                return super().compose_node(parent, index)
+
+        _NO_ALIAS_LOADER = NoAliasLoader
+    return _NO_ALIAS_LOADER
+
+
 class Scraper:
     """Base class of every source. Subclasses set `name` and `urls` and implement `parse`.
 
@@ -204,12 +230,14 @@ class Scraper:
 
     def yaml(self, content: bytes | str, *, where: str | None = None, fatal: bool = True,
              parsed: ParsedSnapshot | None = None) -> Any:
-        """Decoded YAML with the safe loader (no object construction from scraped bytes)."""
+        """Decoded YAML with the safe loader (no object construction from scraped bytes) and without
+        anchors or aliases: no leaderboard uses them, and nested aliases expand a few hundred bytes
+        into gigabytes once a cell is turned into text (a "billion laughs")."""
         import yaml   # imported here: only the Aider sources read YAML
 
         def read(text: str) -> Any:
             try:
-                return yaml.safe_load(text)
+                return yaml.load(text, Loader=_no_alias_loader())   # noqa: S506 - a SafeLoader subclass
             except yaml.YAMLError as exc:   # one error path: a parser's own error becomes a ValueError
                 raise ValueError(str(exc)) from exc
 

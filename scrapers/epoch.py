@@ -38,6 +38,14 @@ from scrapers.normalize import clean_name, is_missing, parse_date
 # Epoch's file stem -> canonical benchmark id, where they differ.
 BENCHMARK_IDS: dict[str, str] = {"swe_bench_verified": "swebench_verified"}
 ECI_BENCHMARK = "epoch_capabilities_index"
+_CHUNK = 1024 * 1024
+
+
+def _unpacked_cap() -> int:
+    """The most the zip's members may unpack to together: the HTTP layer's response cap (read at
+    call time, so one setting bounds both)."""
+    from scrapers import http
+    return http.DEFAULT_MAX_BYTES
 _SNAPSHOT_NAME = re.compile(r"epoch_(.+)_\d{4}-\d{2}-\d{2}")
 
 # `_high`, `_xhigh`, `_minimal`, `_32K`, `_16k` at the end of a model version: effort / thinking budget.
@@ -90,11 +98,12 @@ class EpochScraper(Scraper):
         except zipfile.BadZipFile as exc:
             raise self.error(f"benchmark_data.zip is not a valid zip: {exc}") from exc
         frames, skipped = [], []
+        budget = [_unpacked_cap()]      # what the members may still unpack to, together
         with archive:
             members = [m for m in archive.namelist() if m.lower().endswith(".csv") and not m.startswith("__MACOSX")]
             for member in members:
                 # one broken member must not hide the other benchmarks: a warning, not an error
-                df = self.csv(archive.read(member), where=member, fatal=False, parsed=parsed)
+                df = self.csv(self._member(archive, member, budget), where=member, fatal=False, parsed=parsed)
                 if df is None:
                     skipped.append(member)
                     continue
@@ -111,6 +120,24 @@ class EpochScraper(Scraper):
         if not frames:
             raise self.error(f"no member of benchmark_data.zip has the Epoch runs or ECI schema ({len(members)} CSVs)")
         return pd.concat(frames, ignore_index=True)
+
+    def _member(self, archive: zipfile.ZipFile, member: str, budget: list[int]) -> bytes:
+        """A member's bytes, unpacked in chunks and never beyond what is left of the cap (a small
+        zip can hold a member of gigabytes: its declared size is not trusted). ScrapeError past it."""
+        chunks, total = [], 0
+        try:
+            with archive.open(member) as fh:
+                while chunk := fh.read(min(_CHUNK, budget[0] - total + 1)):
+                    total += len(chunk)
+                    if total > budget[0]:
+                        raise self.error(f"benchmark_data.zip: {member} unpacks to more than the "
+                                         f"{_unpacked_cap() // (1024 * 1024)} MB cap of the whole archive "
+                                         "(refused, as a response over the cap is)")
+                    chunks.append(chunk)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError) as exc:
+            raise self.error(f"benchmark_data.zip: {member}: {exc}") from exc
+        budget[0] -= total
+        return b"".join(chunks)
 
     def _frame(self, df: pd.DataFrame, bench: str, *, where: str, parsed: ParsedSnapshot,
                strict: bool) -> pd.DataFrame | None:

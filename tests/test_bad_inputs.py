@@ -317,3 +317,80 @@ def test_non_utf8_is_decoded_as_cp1252_or_refused_never_stored_as_control_chars(
     names = run_query("SELECT model_raw FROM model_dates UNION ALL SELECT model_raw FROM scores", dbp)["model_raw"]
     assert not names.astype(str).str.contains("[\x80-\x9f]", regex=True).any()
     assert names.astype(str).str.contains("’v2’", regex=False).any()
+
+
+# --- bombs (issue 24, item 3): a small file that unpacks or expands to gigabytes ---------------------
+
+def _zip_with(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+def test_a_zip_member_over_the_cap_is_refused_while_it_unpacks(fresh, tmp_path):
+    """Before: `archive.read(member)` unpacked the whole member (a 3 MB zip with a 3 GB member:
+    6.2 GB RSS, MemoryError). A member past the 64 MB cap is one ScrapeError line, nothing stored."""
+    primary, _ = source_files("epoch")
+    with zipfile.ZipFile(primary) as real:
+        members = {n: real.read(n) for n in real.namelist()}
+    members["bomb.csv"] = bytes(http.DEFAULT_MAX_BYTES + 1)           # NUL bytes: compresses to ~65 KB
+    content = _zip_with(members)
+    assert len(content) < 1024 * 1024
+    dbp = fresh("epoch")
+    before = state(dbp)
+    with pytest.raises(ScrapeError) as exc:
+        ingest_file(dbp, "epoch", write_broken(tmp_path, primary, content), observed_at=NOW)
+    assert "bomb.csv" in exc.value.reason and "cap" in exc.value.reason and "\n" not in str(exc.value)
+    assert state(dbp) == before
+
+
+def test_zip_members_over_the_cap_together_are_refused(tmp_path, monkeypatch):
+    """The cap bounds the archive's unpacked total, not only each member."""
+    primary, _ = source_files("epoch")
+    with zipfile.ZipFile(primary) as real:
+        members = {n: real.read(n) for n in real.namelist()}
+    each = max(len(v) for v in members.values())
+    monkeypatch.setattr(http, "DEFAULT_MAX_BYTES", sum(len(v) for v in members.values()) + each // 2)
+    scraper = scrapers.get("epoch")
+    scraper.parse_checked(primary.read_bytes(), fetched_at=NOW)        # the real archive fits
+    members["zz_more.csv"] = next(iter(members.values()))
+    with pytest.raises(ScrapeError, match="zz_more.csv unpacks to more than"):
+        scraper.parse_checked(_zip_with(members), fetched_at=NOW)
+
+
+# nine lists of nine aliases of the list before: 9**k names from a few hundred bytes
+ALIAS_BOMB = ("- &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+              + "".join(f"- &{b} [*{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}]\n"
+                        for a, b in zip("abcd", "bcde")))
+
+
+@pytest.mark.parametrize("source", ["aider_polyglot", "aider_edit"])
+def test_yaml_aliases_are_refused(source):
+    """Before: a 721-byte YAML whose `model:` was nested aliases took 6.3 GB and 105 s. No source's
+    YAML uses anchors or aliases: any is refused as malformed (one line)."""
+    primary, _ = source_files(source)
+    good = primary.read_bytes()
+    bomb = ALIAS_BOMB.encode() + b"- model: *e\n  pass_rate_2: 50.0\n  test_cases: 10\n" + good
+    with pytest.raises(ScrapeError, match="anchors and aliases are not accepted") as exc:
+        scrapers.get(source).parse_checked(bomb, fetched_at=NOW)
+    assert "\n" not in str(exc.value)
+    anchored = b"- &run\n  model: x\n  pass_rate_2: 50.0\n" + good       # an anchor alone is refused too
+    with pytest.raises(ScrapeError, match="anchor &run"):
+        scrapers.get(source).parse_checked(anchored, fetched_at=NOW)
+
+
+@pytest.mark.parametrize("cell", [b"[gpt-4o, claude]", b"{name: gpt-4o}"])
+def test_a_list_or_mapping_as_a_name_is_a_rejected_row_never_its_text(cell):
+    primary, _ = source_files("aider_polyglot")
+    content = b"- model: " + cell + b"\n  pass_rate_2: 50.0\n  test_cases: 10\n" + primary.read_bytes()
+    parsed = scrapers.get("aider_polyglot").parse_checked(content, fetched_at=NOW)
+    assert not parsed.scores["model"].str.contains(r"[\[{]", regex=True).any()
+    assert len(parsed.rejects) >= 1 and parsed.rejects["reason"].str.contains("model").any()
+
+
+def test_clean_name_refuses_containers():
+    from scrapers.normalize import clean_name
+    assert clean_name(["a", "b"]) is None and clean_name({"a": 1}) is None and clean_name(b"x") is None
+    assert clean_name("  GPT-4o ") == "GPT-4o" and clean_name(7) == "7"
