@@ -36,6 +36,7 @@ from alerts import rules as registry
 from alerts.config import RuleSettings, report_url_from_env, rule_settings_from_env
 from alerts.engine import evaluate
 from alerts.records import FIRING, PENDING, to_utc
+from common import shutdown
 from common.redact import one_line
 from alerts.render import render_digest, title
 from alerts.slack import Notifier, load_settings, make_notifier
@@ -93,6 +94,7 @@ class NotifySummary:
 def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: Notifier | None = None,
                rules: RuleSettings | None = None, lease: timedelta = NOTIFY_CLAIM_LEASE) -> NotifySummary:
     """Evaluate, enqueue, deliver (see the module docstring). Slack failures are reported, not raised."""
+    shutdown.check()         # a stopping process (SIGTERM) sends nothing
     now = to_utc(now)
     rules = rule_settings_from_env() if rules is None else rules
     console_lines: list[str] = []
@@ -161,6 +163,8 @@ def _claim_check(db_path: str | os.PathLike | None, ids: list[int], *, until: da
     margin = min(NOTIFY_SEND_MARGIN, lease / 4).total_seconds()
 
     def check(before_send: bool = True) -> str | None:
+        if before_send and shutdown.requested():
+            return "stopping (SIGTERM): not sent, left for the next run"
         left = lease.total_seconds() - (time.monotonic() - started)
         if left < (margin if before_send else 0.0):
             return (f"this run's claim on the notifications ends in {max(left, 0):.0f} s "

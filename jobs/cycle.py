@@ -16,6 +16,7 @@ from typing import Sequence
 import pandas as pd
 
 import scrapers
+from common import shutdown
 from common.time import to_utc, utcnow
 from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
 from scrapers.http import FetchResult, Fetcher, FileRefused, ReplayFetcher, fetch_source, read_capped
@@ -465,16 +466,22 @@ def run_cycle(db_path: str | os.PathLike | None, sources: Sequence[str] | None =
     """collect + analyze + notify as plain functions (`flows.pipeline.run_pipeline` is the same cycle
     as a Prefect flow run)."""
     report = CycleReport(collect(db_path, sources, replay_dir=replay_dir))
+    shutdown.check()
     if collect_only:
         return report
     try:
         report.analysis = analyze(db_path, skip_unchanged=True)
     except Exception as exc:  # noqa: BLE001 - reported, and notify still runs for source alerts
+        if shutdown.requested():    # SIGTERM, turned by DuckDB into "Query interrupted": a stop, not a failure
+            raise shutdown.Terminated() from exc
         log.exception("[analyze] failed")
         report.errors.append(f"analyze failed: {type(exc).__name__}: {exc}")
+    shutdown.check()                # never notify after a stop was asked for
     try:
         report.notification = notify(db_path)
     except Exception as exc:  # noqa: BLE001
+        if shutdown.requested():
+            raise shutdown.Terminated() from exc
         log.exception("[notify] failed")
         report.errors.append(f"notify failed: {type(exc).__name__}: {exc}")
     return report
