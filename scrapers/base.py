@@ -154,6 +154,9 @@ class Scraper:
     name: ClassVar[str] = ""
     urls: ClassVar[tuple[str, ...]] = ()
     min_rows: ClassVar[int] = 1          # fewer kept rows than this is a ScrapeError
+    # The share of a table's rows a new snapshot may drop before the shrink guard holds it
+    # (storage.ingest.SHRINK_MAX_DROP when None); raise it only for a board that prunes on purpose.
+    shrink_max_drop: ClassVar[float | None] = None
     parser_version: ClassVar[int] = 1    # bump when parse output changes for the same bytes
     enabled: ClassVar[bool] = True       # collected by `benchwatch run` by default
     produces: ClassVar[str] = "scores"   # "scores" or "models" (metadata sources)

@@ -4,7 +4,8 @@ Each broken copy goes through `ingest_file` into a database that already holds t
 - Structural breakage (empty, HTML error page, binary garbage, wrong shape, header only, a
   column missing, truncated mid-file, over the size cap): a ScrapeError naming the source and a
   one-line reason, and the database unchanged.
-- Truncation at a line boundary may still parse: then the snapshot is held (shrink guard) or
+- Truncation at a line boundary may still parse: then the snapshot is held (shrink guard: a table
+  dropped more than a fifth of its rows, or the source's own limit) or
   refused by the row floor — either way `latest_scores` is unchanged.
 - Value breakage (inf / negative / > 100% / NaN in one score cell, a duplicated row, cp1252
   text): the bad row goes to `rejects` with the reason (NaN = "no score"), the good rows stored.
@@ -199,8 +200,10 @@ def test_over_the_size_cap_changes_nothing(source, fresh, tmp_path, monkeypatch)
 @pytest.mark.parametrize("source", lane([s for s in SCORE_SOURCES if fmt(source_files(s)[0]) in ("csv", "md", "yaml")],
                                          FAST_SOURCES))
 def test_line_boundary_truncation(source, fraction, fresh, tmp_path):
-    """Cut at a line boundary: refused, or stored and held exactly when some benchmark kept at most
-    half of its rows (counted here independently); a held snapshot leaves latest_scores unchanged."""
+    """Cut at a line boundary: refused, or stored and held exactly when some table (benchmark and
+    table_version) dropped more than the source's share of its rows (counted here independently);
+    a held snapshot leaves latest_scores unchanged."""
+    from storage.ingest import shrink_max_drop
     primary, aux = source_files(source)
     lines = primary.read_bytes().splitlines(keepends=True)
     content = b"".join(lines[: max(1, int(len(lines) * fraction))])
@@ -211,11 +214,11 @@ def test_line_boundary_truncation(source, fraction, fresh, tmp_path):
     except ScrapeError as exc:           # the row floor or a parse error: nothing stored
         assert exc.source == source
         return
-    n = run_query("SELECT snapshot_id, benchmark, count(*) n FROM scores GROUP BY ALL", dbp)
-    new = n[n["snapshot_id"] == res.snapshot_id].set_index("benchmark")["n"]
-    old = n[n["snapshot_id"] != res.snapshot_id].set_index("benchmark")["n"]
+    n = run_query("SELECT snapshot_id, benchmark, table_version, count(*) n FROM scores GROUP BY ALL", dbp)
+    new = n[n["snapshot_id"] == res.snapshot_id].set_index(["benchmark", "table_version"])["n"]
+    old = n[n["snapshot_id"] != res.snapshot_id].set_index(["benchmark", "table_version"])["n"]
     common = new.index.intersection(old.index)
-    expected_held = bool((new[common] <= 0.5 * old[common]).any())
+    expected_held = bool((old[common] - new[common] > shrink_max_drop(source) * old[common]).any())
     assert bool(res.held_reason) == expected_held, res.summary()
     if expected_held:
         assert state(dbp)[1] == latest_before
