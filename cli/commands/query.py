@@ -116,12 +116,13 @@ def plain_table(names: list[str], types: list[str], rows: list[tuple], max_rows:
     return "\n".join(" ".join(parts) for parts in zip(*cols))
 
 
-def _fetch_table(max_rows: int, max_bytes: int):
+def _fetch_table(max_rows: int, max_bytes: int | None = None):
     """A run_query `fetch`: plain results as text (no pandas import), anything else as a bounded
-    DataFrame (`fetch_bounded`: at most max_rows rows and max_bytes bytes are fetched, never the
-    whole result)."""
+    DataFrame (`fetch_bounded`: at most max_rows rows and max_bytes bytes — default: those of the
+    default --memory — are fetched, never the whole result)."""
     def fetch(con, statement: str) -> object:
-        from storage.query import fetch_bounded
+        from storage.query import fetch_bounded, memory_limit_bytes
+        limit = memory_limit_bytes(DEFAULT_MEMORY_LIMIT) if max_bytes is None else max_bytes
 
         result = con.execute(statement)
         description = result.description or []
@@ -131,7 +132,7 @@ def _fetch_table(max_rows: int, max_bytes: int):
             if text is not None:
                 return text
             result = con.execute(statement)     # rows consumed: run it again
-        return fetch_bounded(result, max_rows=max_rows, max_bytes=max_bytes)
+        return fetch_bounded(result, max_rows=max_rows, max_bytes=limit)
     return fetch
 
 
