@@ -41,6 +41,10 @@ SLACK_RATE_LIMIT_RETRIES = 3      # 429s honoured (Retry-After) before giving up
 SLACK_CONNECTION_RETRIES = 2      # dropped connections / resets
 SLACK_SERVER_ERROR_RETRIES = 2    # 500 / 503
 SLACK_TIMEOUT_SECONDS = 30
+# The longest Retry-After one notify run waits out; a longer one (Slack has sent 700 s and more)
+# ends the delivery for this run: the notifications stay in the outbox for the next run, and a
+# run never outlasts its claim on them (jobs.alerts.NOTIFY_CLAIM_LEASE) while asleep.
+SLACK_MAX_RETRY_AFTER_SECONDS = 60
 
 # Block Kit limits (docs/architecture.md, "Prefect and Slack facts"; docs.slack.dev/reference/block-kit/blocks).
 SLACK_MAX_BLOCKS = 50

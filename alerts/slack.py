@@ -15,19 +15,28 @@ a log, an error or the CLI.
 
 slack_sdk facts this relies on (docs/architecture.md, "Slack delivery"): `WebhookClient.send` does not raise on
 HTTP errors, it returns the status; `WebClient` raises `SlackApiError`; 429 retries are opt-in
-(`RateLimitErrorRetryHandler` sleeps Retry-After + up to 1 s jitter); the default handlers
-only retry one dropped connection. Both notifiers therefore install rate-limit, connection and
-server-error (500/503) handlers, and never raise for a Slack or network failure: `send` returns
-a `DeliveryResult` with a redacted one-line reason.
+(`RateLimitErrorRetryHandler` sleeps Retry-After + up to 1 s jitter, however long Retry-After
+is); the default handlers only retry one dropped connection. Both notifiers therefore install
+rate-limit (capped: `config.SLACK_MAX_RETRY_AFTER_SECONDS`, a longer wait is left for the next
+run), connection and server-error (500/503) handlers, and never raise for a Slack or network
+failure: `send` returns a `DeliveryResult` with a redacted one-line reason.
+
+Delivery is at-least-once (jobs/alerts.py): `send` asks the caller's `still_claimed` before every
+request, a retry included, so a run whose claim on the notifications lapsed posts nothing more;
+and every message carries a delivery key (the same for the same notifications) in its context
+line, so a message that a later run sends again is recognisable. Neither incoming webhooks nor
+`chat.postMessage` take an idempotency key.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
 import sys
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
@@ -78,10 +87,15 @@ class DeliveryResult:
     error: str | None = None
 
 
+# Asked before each request: None while the caller still owns the notifications, else why not.
+ClaimCheck = Callable[[], "str | None"]
+
+
 class Notifier(Protocol):
     receiver: str
 
-    def send(self, messages: Sequence[SlackMessage]) -> DeliveryResult: ...
+    def send(self, messages: Sequence[SlackMessage], *, still_claimed: ClaimCheck | None = None
+             ) -> DeliveryResult: ...
 
 
 # --- settings -------------------------------------------------------------------------------------
@@ -184,18 +198,99 @@ def _prefect_api_hinted(env: Mapping[str, str]) -> bool:
 
 # --- notifiers -------------------------------------------------------------------------------------
 
+class ClaimLapsed(Exception):
+    """The caller no longer owns the notifications being sent (raised out of a retry)."""
+
+
+def retry_after_seconds(headers: Mapping[str, object] | None) -> float | None:
+    """A response's Retry-After in seconds (slack_sdk gives header values as lists); None if absent
+    or not a number of seconds."""
+    for key, value in (headers or {}).items():
+        if str(key).lower() == "retry-after":
+            first = value[0] if isinstance(value, (list, tuple)) and value else value
+            try:
+                seconds = float(str(first).strip())
+            except ValueError:
+                return None
+            return seconds if seconds >= 0 and seconds == seconds else None
+    return None
+
+
+def rate_limit_reason(headers: Mapping[str, object] | None) -> str:
+    """Why a 429 was not retried, for the DeliveryResult."""
+    wait = retry_after_seconds(headers)
+    cap = config.SLACK_MAX_RETRY_AFTER_SECONDS
+    if wait is not None and wait > cap:
+        return (f"HTTP 429: rate limited with Retry-After {wait:g} s, longer than the {cap} s one run waits; "
+                "left for the next run")
+    return "HTTP 429: rate limited; left for the next run"
+
+
+def _capped_rate_limit_handler(max_retry_count: int) -> RetryHandler:
+    """slack_sdk's rate-limit handler with two limits: it retries only a Retry-After of at most
+    `config.SLACK_MAX_RETRY_AFTER_SECONDS` (read when a 429 arrives), and after the wait asks its
+    `still_claimed` (set by the notifier for each send) before the request is sent again."""
+    import random
+
+    from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
+
+    class CappedRateLimitRetryHandler(RateLimitErrorRetryHandler):
+        still_claimed: ClaimCheck | None = None
+
+        def _can_retry(self, *, state, request, response=None, error=None) -> bool:  # type: ignore[no-untyped-def]
+            if response is None or response.status_code != 429:
+                return False
+            wait = retry_after_seconds(response.headers)
+            return wait is None or wait <= config.SLACK_MAX_RETRY_AFTER_SECONDS
+
+        def prepare_for_next_attempt(self, *, state, request, response=None, error=None) -> None:  # type: ignore[no-untyped-def]
+            if response is None:
+                raise error  # type: ignore[misc]
+            state.next_attempt_requested = True
+            wait = retry_after_seconds(response.headers)
+            wait = min(1.0 if wait is None else wait, config.SLACK_MAX_RETRY_AFTER_SECONDS)
+            time.sleep(wait + random.uniform(0.0, min(1.0, 0.1 + wait / 4)))     # jitter, as slack_sdk's (< 1 s)
+            state.increment_current_attempt()
+            reason = self.still_claimed() if self.still_claimed is not None else None
+            if reason is not None:
+                raise ClaimLapsed(reason)
+
+    return CappedRateLimitRetryHandler(max_retry_count=max_retry_count)
+
+
 def retry_handlers() -> list[RetryHandler]:
-    """Rate limits (Retry-After), dropped connections, and 500/503, each a few times."""
+    """Rate limits (Retry-After, capped), dropped connections, and 500/503, each a few times."""
     from slack_sdk.http_retry.builtin_handlers import (
         ConnectionErrorRetryHandler,
-        RateLimitErrorRetryHandler,
         ServerErrorRetryHandler,
     )
     return [
-        RateLimitErrorRetryHandler(max_retry_count=config.SLACK_RATE_LIMIT_RETRIES),
+        _capped_rate_limit_handler(config.SLACK_RATE_LIMIT_RETRIES),
         ConnectionErrorRetryHandler(max_retry_count=config.SLACK_CONNECTION_RETRIES),
         ServerErrorRetryHandler(max_retry_count=config.SLACK_SERVER_ERROR_RETRIES),
     ]
+
+
+def delivery_key(message: SlackMessage) -> str:
+    """A short key of the notifications a message carries (fingerprint, transition, episode): the
+    same when a later run sends them again, so a repeated message is recognisable."""
+    parts = sorted(f"{n.fingerprint}|{n.transition}|{n.episode}" for n in message.notifications)
+    return "bw-" + hashlib.sha256("\n".join(parts).encode()).hexdigest()[:12]
+
+
+def with_delivery_key(message: SlackMessage) -> SlackMessage:
+    """The message with its delivery key as the last element of its first context block (or a
+    context block of its own when it has none and there is room)."""
+    element = {"type": "mrkdwn", "text": f"delivery key `{delivery_key(message)}`"}
+    blocks = [dict(b) for b in message.blocks]
+    for block in blocks:
+        if block.get("type") == "context" and len(block.get("elements", [])) < 10:
+            block["elements"] = [*block["elements"], element]
+            return replace(message, blocks=blocks)
+    if len(blocks) < config.SLACK_MAX_BLOCKS:
+        blocks.append({"type": "context", "elements": [element]})
+        return replace(message, blocks=blocks)
+    return message
 
 
 def _delivery_errors() -> tuple[type[BaseException], ...]:
@@ -208,18 +303,27 @@ def _delivery_errors() -> tuple[type[BaseException], ...]:
 
 class _SlackNotifier:
     receiver = ""
+    _handlers: list[RetryHandler] = []
 
     def _post(self, message: SlackMessage) -> str | None:
         """Post one message; None when Slack accepted it, else the reason."""
         raise NotImplementedError
 
-    def send(self, messages: Sequence[SlackMessage]) -> DeliveryResult:
-        """Post the messages in order, stopping at the first failure (later ones stay queued)."""
+    def send(self, messages: Sequence[SlackMessage], *, still_claimed: ClaimCheck | None = None) -> DeliveryResult:
+        """Post the messages in order, stopping at the first failure (later ones stay queued).
+        `still_claimed` is asked before every request (a retry after a Retry-After included)."""
+        for handler in self._handlers:
+            if hasattr(handler, "still_claimed"):
+                handler.still_claimed = still_claimed
         for i, message in enumerate(messages):
-            try:
-                reason = self._post(message)
-            except _delivery_errors() as exc:
-                reason = f"{type(exc).__name__}: {exc}"
+            reason = still_claimed() if still_claimed is not None else None
+            if reason is None:
+                try:
+                    reason = self._post(with_delivery_key(message))
+                except ClaimLapsed as exc:
+                    reason = str(exc)
+                except _delivery_errors() as exc:
+                    reason = f"{type(exc).__name__}: {exc}"
             if reason is not None:
                 reason = redact.one_line(reason)
                 log.warning("[alerts] Slack delivery failed after %d of %d message(s) to %s: %s",
@@ -240,8 +344,8 @@ class SlackWebhookNotifier(_SlackNotifier):
             raise ValueError(f"the Slack webhook URL is not an http(s) URL: {redact.redact(url)}")
         from slack_sdk.webhook import WebhookClient
         self.receiver = WEBHOOK
-        self._client = WebhookClient(url, timeout=int(timeout), logger=SDK_LOG,
-                                     retry_handlers=retry_handlers() if handlers is None else handlers)
+        self._handlers = retry_handlers() if handlers is None else handlers
+        self._client = WebhookClient(url, timeout=int(timeout), logger=SDK_LOG, retry_handlers=self._handlers)
 
     def __repr__(self) -> str:
         return "SlackWebhookNotifier(url=***)"
@@ -250,6 +354,8 @@ class SlackWebhookNotifier(_SlackNotifier):
         response = self._client.send(text=message.text, blocks=message.blocks)
         if response.status_code == 200:
             return None
+        if response.status_code == 429:
+            return rate_limit_reason(response.headers)
         return f"HTTP {response.status_code}: {response.body}"
 
 
@@ -264,8 +370,9 @@ class SlackWebNotifier(_SlackNotifier):
         self.channel = channel
         from slack_sdk.web import WebClient
         kwargs = {"base_url": base_url} if base_url else {}
+        self._handlers = retry_handlers() if handlers is None else handlers
         self._client = WebClient(token=token, timeout=int(timeout), logger=SDK_LOG,
-                                 retry_handlers=retry_handlers() if handlers is None else handlers, **kwargs)
+                                 retry_handlers=self._handlers, **kwargs)
 
     def __repr__(self) -> str:
         return f"SlackWebNotifier(channel={self.channel!r}, token=***)"
@@ -277,6 +384,8 @@ class SlackWebNotifier(_SlackNotifier):
                                                      blocks=message.blocks)
         except SlackApiError as exc:
             status = getattr(exc.response, "status_code", "?")
+            if status == 429:
+                return rate_limit_reason(getattr(exc.response, "headers", None))
             error = exc.response.get("error") if exc.response is not None else None
             return f"HTTP {status}: {error or exc}"
         return None if response.get("ok") else f"Slack API error: {response.get('error')}"
@@ -290,7 +399,7 @@ class ConsoleNotifier:
     def __init__(self, write: Callable[[str], None] | None = None):
         self._write = write
 
-    def send(self, messages: Sequence[SlackMessage]) -> DeliveryResult:
+    def send(self, messages: Sequence[SlackMessage], *, still_claimed: ClaimCheck | None = None) -> DeliveryResult:
         notifications: list[Notification] = [n for m in messages for n in m.notifications]
         if notifications:
             now = max(n.created_at for n in notifications)

@@ -130,13 +130,10 @@ def quiet_prefect_defaults() -> None:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 
-class Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that `finally` blocks (and Prefect's ephemeral
-    server shutdown) run before the process exits."""
-
-
 def _on_sigterm(signum: int, frame: object) -> None:
-    raise Terminated()
+    from common import shutdown
+    shutdown.request()      # first: DuckDB may turn the exception below into its own error
+    raise shutdown.Terminated()
 
 
 def where(exc: BaseException) -> str:
@@ -203,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
               "another installed distribution uses the same name; uninstall it or use a separate "
               "virtual environment", file=sys.stderr)
         return EXIT_FAILED
+    from common import shutdown
+    from common.shutdown import Terminated
     quiet_prefect_defaults()
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(chosen_command(argv))
@@ -214,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     command = " ".join(filter(None, [args.command, getattr(args, "action", None)]))
     previous = None
     if threading.current_thread() is threading.main_thread():
+        shutdown.clear()
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return int(args.func(args) or 0)
@@ -231,6 +231,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"benchwatch {command}: terminated (SIGTERM)", file=sys.stderr)
         return EXIT_TERMINATED
     except Exception as exc:  # noqa: BLE001 - the one place that turns any exception into one line
+        if shutdown.requested():    # what SIGTERM became inside DuckDB ("Query interrupted"): a stop
+            print(f"benchwatch {command}: terminated (SIGTERM)", file=sys.stderr)
+            return EXIT_TERMINATED
         return report_failure(command, exc, args.verbose)
     finally:
         if previous is not None:

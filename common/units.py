@@ -82,50 +82,63 @@ class AmbiguousScale(ValueError):
     """A column whose valid values fit both percent (0-100) and proportion (0-1) readings."""
 
 
-def percent_scale(values: pd.Series, *, percent_signs: bool = False) -> bool:
+def percent_scale(values: pd.Series, *, signed: pd.Series | None = None) -> bool:
     """Whether an accuracy-like column is in percent (True) or proportion (False). Raises AmbiguousScale.
 
     Decided from the column's *valid* values only, so one bad cell (``inf``, ``101``, ``-3``),
     which is rejected later anyway, can never rescale the good ones:
 
     - candidates are finite values in [0, 100] (valid under the percent reading);
-      P = those in (1, 100] (valid only as percent), Q = those in (0, 1] (valid either way;
-      0 says nothing);
-    - a '%' sign in any cell (``percent_signs``) -> percent;
-    - P empty -> proportion (every valid value is a proportion);
-    - len(P) >= len(Q) -> percent (the values <= 1 are low scorers, e.g. 0.4 %);
+      among the cells written without '%': P = those in (1, 100] (valid only as percent),
+      Q = those in (0, 1] (valid either way; 0 says nothing); S = the valid cells written
+      with '%' (``signed``, a mask over ``values``: percent by their own sign);
+    - P empty and Q empty -> percent when S, else proportion;
+    - P empty -> proportion, unless S outnumbers Q (then the unsigned values are low percents):
+      one '%' cell never rescales a column of proportions; the caller rejects such a cell
+      (its unit contradicts the column's);
+    - len(P) + len(S) >= len(Q) -> percent (the values <= 1 are low scorers, e.g. 0.4 %);
     - otherwise ambiguous: most values read as proportions but some only as percents
       (typos in a proportion column, or a percent column where most models score <= 1 %).
       The caller turns this into a ScrapeError naming source and column; declaring the
       metric ('proportion' or 'percent') removes the guess.
     """
-    x = pd.to_numeric(values, errors="coerce").astype("float64")
-    valid = x[np.isfinite(x) & (x >= 0.0) & (x <= 100.0)]
-    return percent_scale_from_counts(int((valid > 1.0).sum()), int(((valid > 0.0) & (valid <= 1.0)).sum()),
-                                     percent_signs=percent_signs)
+    x = pd.Series(pd.to_numeric(values, errors="coerce")).astype("float64")
+    ok = np.isfinite(x) & (x >= 0.0) & (x <= 100.0)
+    sign = (pd.Series(False, index=x.index) if signed is None
+            else signed.reindex(x.index, fill_value=False).fillna(False).astype(bool))
+    plain = x[ok & ~sign]
+    return percent_scale_from_counts(int((plain > 1.0).sum()), int(((plain > 0.0) & (plain <= 1.0)).sum()),
+                                     signed=int((ok & sign).sum()))
 
 
-def percent_scale_from_counts(above: int, below: int, *, percent_signs: bool = False) -> bool:
-    """`percent_scale` from its counts: `above` valid values in (1, 100], `below` in (0, 1].
+def percent_scale_from_counts(above: int, below: int, *, signed: int = 0) -> bool:
+    """`percent_scale` from its counts: among the valid cells written without '%', `above` in
+    (1, 100] and `below` in (0, 1]; `signed` valid cells written with '%'.
 
     For callers that count in SQL (the CSV ingest) instead of holding the column."""
-    if percent_signs:
-        return True
     if above == 0:
-        return False
-    if above >= below:
+        if below == 0:
+            return signed > 0
+        return signed > below
+    if above + signed >= below:
         return True
-    raise AmbiguousScale(f"cannot tell percent from proportion: {above} value(s) in (1, 100] "
-                         f"(percent only) but {below} in (0, 1]")
+    raise AmbiguousScale(f"cannot tell percent from proportion: {above + signed} value(s) in (1, 100] "
+                         f"or written with '%' (percent only) but {below} in (0, 1]")
 
 
-def proportions_from(values: pd.Series, *, percent_signs: bool = False) -> pd.Series:
+def proportions_from(values: pd.Series, *, signed: pd.Series | None = None) -> pd.Series:
     """A column that may be proportions (0-1) or percents (0-100), as proportions (see `percent_scale`).
 
-    Invalid cells keep their (scaled) value so that `validate` rejects them with the raw cell.
+    Invalid cells keep their (scaled) value so that `validate` rejects them with the raw cell. In
+    a column of proportions, a cell written with '%' (``signed``) contradicts the column's unit:
+    it becomes NaN (rejected as a missing score) rather than rescaling the others.
     """
     x = pd.to_numeric(values, errors="coerce").astype("float64")
-    return x / 100.0 if percent_scale(x, percent_signs=percent_signs) else x
+    if percent_scale(x, signed=signed):
+        return x / 100.0
+    if signed is not None:
+        x = x.mask(signed.reindex(x.index, fill_value=False).fillna(False).astype(bool))
+    return x
 
 
 _MONTHS = {m: i for i, m in enumerate(

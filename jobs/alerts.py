@@ -13,16 +13,21 @@ Three steps; the database is held only for the two short writes, never while Sla
 
 What this guarantees: a notification is enqueued exactly once per transition (unique key),
 never lost (it stays in the outbox until a run delivers it), and never sent twice by two
-overlapping runs (the lease). The one window left is at-least-once: if the process dies after
-Slack accepted a message and before step 3 commits, the next run (after the lease,
-`NOTIFY_CLAIM_LEASE`) sends those notifications again. Slack incoming webhooks take no
-idempotency key, so that window can be narrowed but not closed.
+overlapping runs (the lease): before every request to Slack (each message, and each retry after
+a Retry-After, which is capped at alerts.config.SLACK_MAX_RETRY_AFTER_SECONDS) the run checks
+that it still holds its claim with time to spare (`NOTIFY_SEND_MARGIN`), and it releases only
+the claims it still holds. The one window left is at-least-once: if the process dies after Slack
+accepted a message and before step 3 commits, or a post times out after Slack received it, the
+next run (after the lease, `NOTIFY_CLAIM_LEASE`) sends those notifications again. Neither
+incoming webhooks nor chat.postMessage take an idempotency key, so every message shows a
+delivery key (alerts.slack.delivery_key): a repeated message has the key of the first.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable
@@ -31,6 +36,7 @@ from alerts import rules as registry
 from alerts.config import RuleSettings, report_url_from_env, rule_settings_from_env
 from alerts.engine import evaluate
 from alerts.records import FIRING, PENDING, to_utc
+from common import shutdown
 from common.redact import one_line
 from alerts.render import render_digest, title
 from alerts.slack import CONSOLE, Notifier, SlackSettings, destination, load_settings, make_notifier, \
@@ -42,8 +48,13 @@ from storage.registry_sync import connect_synced
 log = logging.getLogger("benchwatch.jobs.alerts")
 
 # How long a notify run owns the notifications it is delivering; a run that dies is retried
-# after this. Longer than a slow delivery (3 rate-limit retries of Slack's Retry-After).
+# after this. Longer than a slow delivery (3 rate-limit retries of at most
+# SLACK_MAX_RETRY_AFTER_SECONDS, timeouts and back-off).
 NOTIFY_CLAIM_LEASE = timedelta(minutes=10)
+# No request to Slack starts with less of the lease left than this (a quarter of a shorter lease):
+# a post and its connection retries end before another run can take the notifications over.
+NOTIFY_SEND_MARGIN = timedelta(minutes=3)
+CLAIM_CHECK_WAIT_SECONDS = 10.0    # a writer holding the file this long: the claim counts as unknown
 
 
 @dataclass
@@ -86,6 +97,7 @@ class NotifySummary:
 def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: Notifier | None = None,
                rules: RuleSettings | None = None, lease: timedelta = NOTIFY_CLAIM_LEASE) -> NotifySummary:
     """Evaluate, enqueue, deliver (see the module docstring). Slack failures are reported, not raised."""
+    shutdown.check()         # a stopping process (SIGTERM) sends nothing
     now = to_utc(now)
     rules = rule_settings_from_env() if rules is None else rules
     console_lines: list[str] = []
@@ -111,20 +123,27 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
         log.info("[alerts] %s", summary)
         return summary
 
-    # 2. deliver, without holding the database
+    # 2. deliver, without holding the database; the claim is checked before every request
+    claimed_until = now + lease
     messages = render_digest(claimed, now=now, report_url=report_url_from_env())
+    still_claimed = _claim_check(db_path, [n.id for n in claimed if n.id is not None], until=claimed_until,
+                                 lease=lease)
     try:
-        result = notifier.send(messages)
+        result = notifier.send(messages, still_claimed=still_claimed)
     except BaseException as exc:  # a bug, not a Slack failure: free the claim, then let it surface
         _finish(db_path, delivered=[], failed=[n.id for n in claimed], now=now, receiver=notifier.receiver,
-                error=one_line(f"{type(exc).__name__}: {exc}"))
+                error=one_line(f"{type(exc).__name__}: {exc}"), claimed_until=claimed_until)
         raise
     delivered = [n for m in messages[:result.sent] for n in m.notifications]
     failed = [n for m in messages[result.sent:] for n in m.notifications]
 
-    # 3. record the outcome
+    # 3. record the outcome: what Slack accepted is delivered whoever holds it now (marking it
+    # stops a run that took the claim over from sending it again); only our own claims are freed
+    if delivered and still_claimed(before_send=False) is not None:
+        log.warning("[alerts] the claim on %d delivered notification(s) lapsed before they were marked: "
+                    "another run may send them again (at-least-once)", len(delivered))
     _finish(db_path, delivered=[n.id for n in delivered], failed=[n.id for n in failed], now=now,
-            receiver=result.receiver, error=result.error or "not sent")
+            receiver=result.receiver, error=result.error or "not sent", claimed_until=claimed_until)
     summary.delivered = len(delivered)
     summary.error = result.error
     summary.sent_titles = [("resolved: " if n.transition != FIRING else "") + title(n) for n in delivered]
@@ -167,9 +186,34 @@ def read_rule_inputs(con, settings: RuleSettings) -> dict:
             if rule.read is not None and rule.enabled(settings)}
 
 
+def _claim_check(db_path: str | os.PathLike | None, ids: list[int], *, until: datetime,
+                 lease: timedelta) -> Callable[..., str | None]:
+    """`still_claimed` for the notifier: None while this run holds its claim on `ids` with at least
+    NOTIFY_SEND_MARGIN (a quarter of a shorter lease) of it left, by the monotonic clock (the
+    claim's `now` may be any time) and in the outbox (no other run claimed or delivered one)."""
+    started = time.monotonic()
+    margin = min(NOTIFY_SEND_MARGIN, lease / 4).total_seconds()
+
+    def check(before_send: bool = True) -> str | None:
+        if before_send and shutdown.requested():
+            return "stopping (SIGTERM): not sent, left for the next run"
+        left = lease.total_seconds() - (time.monotonic() - started)
+        if left < (margin if before_send else 0.0):
+            return (f"this run's claim on the notifications ends in {max(left, 0):.0f} s "
+                    "(NOTIFY_CLAIM_LEASE): not sent, left for the next run")
+        try:
+            with db.connect(db_path, wait=CLAIM_CHECK_WAIT_SECONDS) as con:
+                held = store.claims_held(con, ids, until=until)
+        except Exception as exc:  # noqa: BLE001 - unknown is treated as lost: the next run sends them
+            return f"cannot check this run's claim on the notifications ({one_line(exc, 200)}): left for the next run"
+        return None if held else "another run claimed or delivered these notifications: not sent by this run"
+    return check
+
+
 def _finish(db_path: str | os.PathLike | None, *, delivered: list[int | None], failed: list[int | None],
-            now: datetime, receiver: str, error: str) -> None:
+            now: datetime, receiver: str, error: str, claimed_until: datetime | None = None) -> None:
     with db.connect(db_path) as con:
         with db.transaction(con):
             store.mark_delivered(con, [i for i in delivered if i is not None], at=now, receiver=receiver)
-            store.release_failed(con, [i for i in failed if i is not None], error=error, receiver=receiver)
+            store.release_failed(con, [i for i in failed if i is not None], error=error, receiver=receiver,
+                                 claimed_until=claimed_until)

@@ -16,6 +16,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 import scrapers
+from common import shutdown
 from common.time import to_utc, utcnow
 from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
 from scrapers.http import FetchResult, Fetcher, FileRefused, ReplayFetcher, fetch_source, read_capped
@@ -116,9 +117,10 @@ def _record_ingest(con, source: str, primary: Path, response: Response, when: da
 def replay_dir_problem(path: str | os.PathLike | None, sources: Sequence[str] | None = None) -> str | None:
     """Why `path` cannot be a replay directory for `sources` (None when it can, or when no replay).
 
-    Checked before anything runs: a mistyped directory would otherwise record every source as
-    a real fetch failure (and, after a few runs, fire `source_failing` alerts), and an empty
-    string would silently fall back to the network.
+    Checked before anything runs: a mistyped directory, or `<source>/` folders without their
+    recorded files, would otherwise fail every source (the cycle records no fetch for a missing
+    recording, so it never counts towards `source_failing`), and an empty string would silently
+    fall back to the network.
     """
     if path is None:
         return None
@@ -128,8 +130,23 @@ def replay_dir_problem(path: str | os.PathLike | None, sources: Sequence[str] | 
     if not directory.is_dir():
         return f"--replay {path}: not a directory (expected DIR/<source>/<file>, e.g. tests/fixtures/replay)"
     names = list(sources) if sources else scrapers.enabled_sources()
-    present = [n for n in names if (directory / n).is_dir()]
-    if not present:
+    missing: list[str] = []       # <source>/<file> of folders that lack a planned file
+    complete = 0
+    for name in names:
+        if not (directory / name).is_dir():
+            continue
+        try:
+            files = [Scraper.file_name(u) for u in scrapers.get(name).plan()]
+        except ScrapeError:
+            continue                    # the cycle reports an unplannable source itself
+        absent = [f for f in files if not (directory / name / f).is_file()]
+        missing += [f"{name}/{f}" for f in absent]
+        complete += not absent
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        return (f"--replay {path}: no recorded response {shown} "
+                f"(expected DIR/<source>/<file>, e.g. tests/fixtures/replay)")
+    if not complete:
         return (f"--replay {path}: no recorded responses for {', '.join(names)} "
                 f"(expected DIR/<source>/<file>, e.g. tests/fixtures/replay)")
     return None
@@ -219,6 +236,10 @@ def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher | ReplayFetc
         if r.discovered and r.http_status == 404:
             c.final_status[r.url] = MISSING
     failed = [r for r in c.results if r.status == "error" and not r.discovered]
+    if any(r.not_recorded for r in failed):    # a replay without this source's file: nothing was fetched
+        c.outcome = SourceOutcome(source, "failed", "; ".join(r.error or "" for r in failed if r.not_recorded))
+        c.results = []
+        return c
     if failed:
         c.outcome = SourceOutcome(source, "failed", "; ".join(r.error or "fetch failed" for r in failed),
                                   unreachable=all(r.http_status is None for r in failed),
@@ -584,16 +605,22 @@ def run_cycle(db_path: str | os.PathLike | None, sources: Sequence[str] | None =
     """collect + analyze + notify as plain functions (`flows.pipeline.run_pipeline` is the same cycle
     as a Prefect flow run). `secrets`: resolved by the caller (the CLI: flows.secrets)."""
     report = CycleReport(collect(db_path, sources, replay_dir=replay_dir, secrets=secrets))
+    shutdown.check()
     if collect_only:
         return report
     try:
         report.analysis = analyze(db_path, skip_unchanged=True)
     except Exception as exc:  # noqa: BLE001 - reported, and notify still runs for source alerts
+        if shutdown.requested():    # SIGTERM, turned by DuckDB into "Query interrupted": a stop, not a failure
+            raise shutdown.Terminated() from exc
         log.exception("[analyze] failed")
         report.errors.append(f"analyze failed: {type(exc).__name__}: {exc}")
+    shutdown.check()                # never notify after a stop was asked for
     try:
         report.notification = notify(db_path)
     except Exception as exc:  # noqa: BLE001
+        if shutdown.requested():
+            raise shutdown.Terminated() from exc
         log.exception("[notify] failed")
         report.errors.append(f"notify failed: {type(exc).__name__}: {exc}")
     return report

@@ -117,6 +117,32 @@ def conform(df: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+_NO_ALIAS_LOADER: Any = None
+
+
+def _no_alias_loader() -> Any:
+    """yaml.SafeLoader refusing anchors (`&a`) and aliases (`*a`) as a ComposerError, built once."""
+    global _NO_ALIAS_LOADER
+    if _NO_ALIAS_LOADER is None:
+        import yaml
+
+        class NoAliasLoader(yaml.SafeLoader):
+            def compose_node(self, parent: Any, index: Any) -> Any:
+                event = self.peek_event()
+                if isinstance(event, yaml.AliasEvent):
+                    raise yaml.composer.ComposerError(
+                        None, None, f"YAML anchors and aliases are not accepted (alias *{event.anchor})",
+                        event.start_mark)
+                if getattr(event, "anchor", None) is not None:
+                    raise yaml.composer.ComposerError(
+                        None, None, f"YAML anchors and aliases are not accepted (anchor &{event.anchor})",
+                        event.start_mark)
+                return super().compose_node(parent, index)
+
+        _NO_ALIAS_LOADER = NoAliasLoader
+    return _NO_ALIAS_LOADER
+
+
 class Scraper:
     """Base class of every source. Subclasses set `name` and `urls` and implement `parse`.
 
@@ -128,6 +154,9 @@ class Scraper:
     name: ClassVar[str] = ""
     urls: ClassVar[tuple[str, ...]] = ()
     min_rows: ClassVar[int] = 1          # fewer kept rows than this is a ScrapeError
+    # The share of a table's rows a new snapshot may drop before the shrink guard holds it
+    # (storage.ingest.SHRINK_MAX_DROP when None); raise it only for a board that prunes on purpose.
+    shrink_max_drop: ClassVar[float | None] = None
     parser_version: ClassVar[int] = 1    # bump when parse output changes for the same bytes
     enabled: ClassVar[bool] = True       # collected by `benchwatch run` by default
     produces: ClassVar[str] = "scores"   # "scores", "models" (metadata sources) or "releases" (a release list)
@@ -254,12 +283,14 @@ class Scraper:
 
     def yaml(self, content: bytes | str, *, where: str | None = None, fatal: bool = True,
              parsed: ParsedSnapshot | None = None) -> Any:
-        """Decoded YAML with the safe loader (no object construction from scraped bytes)."""
+        """Decoded YAML with the safe loader (no object construction from scraped bytes) and without
+        anchors or aliases: no leaderboard uses them, and nested aliases expand a few hundred bytes
+        into gigabytes once a cell is turned into text (a "billion laughs")."""
         import yaml   # imported here: only the Aider sources read YAML
 
         def read(text: str) -> Any:
             try:
-                return yaml.safe_load(text)
+                return yaml.load(text, Loader=_no_alias_loader())   # noqa: S506 - a SafeLoader subclass
             except yaml.YAMLError as exc:   # one error path: a parser's own error becomes a ValueError
                 raise ValueError(str(exc)) from exc
 
@@ -374,6 +405,7 @@ def reason_bad_stderr(value: float) -> str:
 
 
 REASON_BAD_CI = "CI bound not finite"
+REASON_PERCENT_IN_PROPORTIONS = "a cell written with '%' in a column whose other values are proportions (0-1)"
 REASON_DUPLICATE = "duplicate (benchmark, model, setting) in one response; first row kept"
 
 
@@ -392,15 +424,11 @@ def json_fragments(values: pd.Series) -> list[str]:
     return [line[len('{"v":'):-1] for line in lines]
 
 
-def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: str) -> ParsedSnapshot:
-    """Conform frames, move bad rows to rejects, enforce the row floor.
-
-    Value problems reject the row (kept in `rejects` with the reason), never the snapshot:
-    a missing mandatory field, an unknown metric, a score outside its metric's range or not
-    finite, a negative or non-finite stderr, non-finite CI bounds, an `n_items` that is not a
-    whole number in [1, 2^31 - 1], and a second row for one (benchmark, model, setting).
-    """
-    raw = parsed.scores.reset_index(drop=True)
+def conformed_scores(frame: pd.DataFrame) -> pd.DataFrame:
+    """Score rows as `validate` checks them: conformed to SCORE_COLUMNS, an unusable `n_items`
+    set to NULL and flagged (`_bad_n`, `_bad_n_value`), text defaults filled. A parser that
+    rejects rows itself words their `rejects` JSON from this frame (`reject_rows_json`)."""
+    raw = frame.reset_index(drop=True)
     bad_n = bad_counts(raw["n_items"]) if "n_items" in raw.columns else pd.Series(False, index=raw.index)
     bad_n_values = raw["n_items"][bad_n].tolist() if bad_n.any() else []
     if bad_n.any():
@@ -415,6 +443,18 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
     scores["excluded_reason"] = scores["excluded_reason"].fillna("")
     scores["table_version"] = scores["table_version"].fillna("")
     scores["is_reference"] = scores["is_reference"].fillna(False)
+    return scores
+
+
+def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: str) -> ParsedSnapshot:
+    """Conform frames, move bad rows to rejects, enforce the row floor.
+
+    Value problems reject the row (kept in `rejects` with the reason), never the snapshot:
+    a missing mandatory field, an unknown metric, a score outside its metric's range or not
+    finite, a negative or non-finite stderr, non-finite CI bounds, an `n_items` that is not a
+    whole number in [1, 2^31 - 1], and a second row for one (benchmark, model, setting).
+    """
+    scores = conformed_scores(parsed.scores)
     rejects = [parsed.rejects] if len(parsed.rejects) else []
 
     def move(mask: pd.Series, reason) -> None:

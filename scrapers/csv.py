@@ -6,7 +6,8 @@ model_release_date, knowledge_cutoff, setting.
 Scale: metric `proportion` means 0-1 as written, `percent` means 0-100 (stored /100); any
 other accuracy-like metric (blank, accuracy, pass@1, resolved, win_rate) has its scale decided
 per benchmark from that benchmark's *valid* values (`scrapers.normalize.percent_scale`), so a
-bad cell (inf, 101, -3) is rejected without rescaling the good ones; an ambiguous benchmark
+bad cell (inf, 101, -3) is rejected without rescaling the good ones, and so is a cell written
+with '%' in a benchmark whose other cells are proportions; an ambiguous benchmark
 fails the whole file with a ScrapeError naming the column and benchmark. Other metric kinds
 (elo, score_10, index, cost_usd) are stored in their own unit.
 """
@@ -20,7 +21,8 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from scrapers.base import SCORE_COLUMNS, ParsedSnapshot, Scraper, bad_counts, conform, reason_unknown_metric
+from scrapers.base import (REASON_PERCENT_IN_PROPORTIONS, SCORE_COLUMNS, ParsedSnapshot, Scraper, bad_counts, conform,
+                           conformed_scores, reason_unknown_metric, reject_rows_json)
 from scrapers.normalize import METRIC_RANGES, AmbiguousScale, clean_name, parse_date, percent_scale
 
 REQUIRED = ("model", "benchmark", "score")
@@ -61,13 +63,16 @@ class CsvScraper(Scraper):
         percent = (metric.eq("percent") | signs) & accuracy
         units: dict[str, str] = {}
         undeclared = metric.isin(UNDECLARED_SCALE)
+        contradicts = pd.Series(False, index=df.index)     # a '%' cell in a column of proportions
         for bench, rows in raw[undeclared].groupby(benchmark[undeclared].fillna(""), sort=True):
             try:
-                is_percent = percent_scale(rows, percent_signs=bool(signs[rows.index].any()))
+                is_percent = percent_scale(rows, signed=signs[rows.index])
             except AmbiguousScale as exc:
                 raise self.error(f"column 'score', benchmark {bench!r}: {exc}; "
                                  "declare the metric column as 'proportion' or 'percent'") from exc
             percent[rows.index] = is_percent
+            if not is_percent:
+                contradicts[rows.index] = signs[rows.index]
             units[bench] = "percent" if is_percent else "proportion"
         score[percent] = raw[percent] / 100.0
         stderr[percent] = stderr[percent] / 100.0
@@ -85,6 +90,10 @@ class CsvScraper(Scraper):
         for col in ("evaluated_at", "model_release_date", "knowledge_cutoff"):
             if col in df.columns:
                 out[col] = df[col].map(parse_date)
+        if contradicts.any():   # rejected with its own reason, before `validate`'s checks (as the SQL path)
+            parsed.rejects = pd.DataFrame({"row": reject_rows_json(conformed_scores(out[contradicts])),
+                                           "reason": REASON_PERCENT_IN_PROPORTIONS})
+            out = out[~contradicts]
         parsed.scores = out
         return parsed
 

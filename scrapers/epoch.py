@@ -57,6 +57,14 @@ BENCHMARK_IDS: dict[str, str] = {"swe_bench_verified": "swebench_verified", "swe
 ECI_BENCHMARK = "epoch_capabilities_index"
 BASH_ONLY_BENCHMARK = "swebench_bash_only"
 EXTERNAL = "external"          # table_version and reported_by of an `*_external.csv` member
+_CHUNK = 1024 * 1024
+
+
+def _unpacked_cap() -> int:
+    """The most the zip's members may unpack to together: the HTTP layer's response cap (read at
+    call time, so one setting bounds both)."""
+    from scrapers import http
+    return http.DEFAULT_MAX_BYTES
 _SNAPSHOT_NAME = re.compile(r"epoch_(.+)_\d{4}-\d{2}-\d{2}")
 
 # Model and score columns, lower-cased, in order of preference. The first score names are Epoch's
@@ -146,11 +154,12 @@ class EpochScraper(Scraper):
             raise self.error(f"benchmark_data.zip is not a valid zip: {exc}") from exc
         frames, skipped = [], []
         found: list[str] = []
+        budget = [_unpacked_cap()]      # what the members may still unpack to, together
         with archive:
             members = [m for m in archive.namelist() if m.lower().endswith(".csv") and not m.startswith("__MACOSX")]
             for member in members:
                 # one broken member must not hide the other benchmarks: a warning, not an error
-                df = self.csv(archive.read(member), where=member, fatal=False, parsed=parsed)
+                df = self.csv(self._member(archive, member, budget), where=member, fatal=False, parsed=parsed)
                 if df is None:
                     skipped.append(member)
                     continue
@@ -174,6 +183,24 @@ class EpochScraper(Scraper):
             raise self.error(f"no member of benchmark_data.zip has a model column and a score column "
                              f"({len(members)} CSVs)" + (f"; columns found: {'; '.join(found)}" if found else ""))
         return pd.concat(frames, ignore_index=True)
+
+    def _member(self, archive: zipfile.ZipFile, member: str, budget: list[int]) -> bytes:
+        """A member's bytes, unpacked in chunks and never beyond what is left of the cap (a small
+        zip can hold a member of gigabytes: its declared size is not trusted). ScrapeError past it."""
+        chunks, total = [], 0
+        try:
+            with archive.open(member) as fh:
+                while chunk := fh.read(min(_CHUNK, budget[0] - total + 1)):
+                    total += len(chunk)
+                    if total > budget[0]:
+                        raise self.error(f"benchmark_data.zip: {member} unpacks to more than the "
+                                         f"{_unpacked_cap() // (1024 * 1024)} MB cap of the whole archive "
+                                         "(refused, as a response over the cap is)")
+                    chunks.append(chunk)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError) as exc:
+            raise self.error(f"benchmark_data.zip: {member}: {exc}") from exc
+        budget[0] -= total
+        return b"".join(chunks)
 
     def _frame(self, df: pd.DataFrame, bench: str, *, where: str, parsed: ParsedSnapshot,
                strict: bool, external: bool = False) -> pd.DataFrame | None:
@@ -204,9 +231,9 @@ class EpochScraper(Scraper):
             self.warn(parsed, f"{where}: unparseable {score_col} value(s) {bad[:5]} (rows rejected)")
         percent = False
         if not runs_schema and metric == "proportion":
-            signs = bool(df[score_col].astype(str).str.contains("%", regex=False).any())
+            signs = df[score_col].astype(str).str.contains("%", regex=False)
             try:
-                percent = percent_scale(score, percent_signs=signs)
+                percent = percent_scale(score, signed=signs)
             except AmbiguousScale as exc:
                 raise self.error(f"{where}: column {score_col!r}: {exc}") from exc
             if percent:

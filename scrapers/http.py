@@ -105,6 +105,7 @@ class FetchResult:
     attempts: list[Attempt] = field(default_factory=list)
     unresolved: bool = False        # failed because the host name did not resolve (offline / DNS down)
     discovered: bool = False        # named by the primary response (`Scraper.discover`): a failure is not the source's
+    not_recorded: bool = False      # replay only: the directory has no file for this URL (not a fetch)
 
     @property
     def ok(self) -> bool:
@@ -485,8 +486,10 @@ class ReplayFetcher:
         if name in (".", "..") or not path.exists():
             error = f"no recorded response for {shown} at {path}"
             log.error("[%s] %s", source, error)
-            return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
-                           name=name)
+            result = _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
+                             name=name)
+            result.not_recorded = True
+            return result
         try:
             content = read_capped(path)
         except OSError as exc:

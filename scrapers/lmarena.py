@@ -159,7 +159,7 @@ class LmarenaScraper(Scraper):
                 self.warn(parsed, f"column {col!r}: unparseable value(s) {bad[:5]} (rows rejected)")
             if metric == "proportion":
                 try:
-                    values = proportions_from(values, percent_signs=df.loc[keep, col].astype(str).str.contains("%").any())
+                    values = proportions_from(values, signed=df.loc[keep, col].astype(str).str.contains("%"))
                 except AmbiguousScale as exc:
                     raise self.error(f"column {col!r}: {exc}") from exc
             frames.append(pd.DataFrame({

@@ -34,8 +34,11 @@ def slug(text: str) -> str:
 
 
 def clean_name(text: Any) -> str | None:
-    """A model/benchmark name cell without markdown links, footnotes and extra spaces."""
-    if is_missing(text):
+    """A model/benchmark name cell without markdown links, footnotes and extra spaces.
+
+    Only text and numbers are names: a list, mapping or bytes cell (a YAML/JSON structure where a
+    name belongs) is None, so the row is rejected as missing its name, never stored as its repr."""
+    if not isinstance(text, (str, int, float)) or is_missing(text):
         return None
     s = str(text)
     s = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", s)   # [name](link) -> name

@@ -227,6 +227,18 @@ def claim_undelivered(con: duckdb.DuckDBPyConnection, *, now: datetime, lease: t
     return out
 
 
+def claims_held(con: duckdb.DuckDBPyConnection, ids: Iterable[int], *, until: datetime) -> bool:
+    """Whether every one of these notifications is still undelivered and claimed until `until` (the
+    lease a run took in `claim_undelivered`): False once another run has claimed or delivered one."""
+    ids = [int(i) for i in ids]
+    if not ids:
+        return True
+    row = con.execute("""SELECT count(*) FROM notifications
+                         WHERE list_contains(?, id) AND delivered_at IS NULL AND claimed_until = ?""",
+                      [ids, until]).fetchone()
+    return row is not None and int(row[0]) == len(set(ids))
+
+
 def mark_delivered(con: duckdb.DuckDBPyConnection, ids: Iterable[int], *, at: datetime, receiver: str) -> None:
     ids = [int(i) for i in ids]
     if ids:
@@ -234,13 +246,17 @@ def mark_delivered(con: duckdb.DuckDBPyConnection, ids: Iterable[int], *, at: da
                        WHERE list_contains(?, id) AND delivered_at IS NULL""", [at, receiver, ids])
 
 
-def release_failed(con: duckdb.DuckDBPyConnection, ids: Iterable[int], *, error: str, receiver: str) -> None:
-    """Count a failed attempt and free the claim, so the next run retries at once."""
+def release_failed(con: duckdb.DuckDBPyConnection, ids: Iterable[int], *, error: str, receiver: str,
+                   claimed_until: datetime | None = None) -> None:
+    """Count a failed attempt and free the claim, so the next run retries at once. With
+    `claimed_until`, only the rows this run still holds (a claim another run took is left alone)."""
     ids = [int(i) for i in ids]
     if ids:
         con.execute("""UPDATE notifications SET attempts = attempts + 1, last_error = ?, receiver = ?,
                               claimed_until = NULL
-                       WHERE list_contains(?, id) AND delivered_at IS NULL""", [error, receiver, ids])
+                       WHERE list_contains(?, id) AND delivered_at IS NULL
+                             AND (?::TIMESTAMPTZ IS NULL OR claimed_until = ?::TIMESTAMPTZ)""",
+                    [error, receiver, ids, claimed_until, claimed_until])
 
 
 # --- people: alerts list and silences ----------------------------------------------------------

@@ -33,8 +33,8 @@ import pandas as pd
 
 from registry.identity import BENCHMARK_DEPENDENT_SOURCES
 from scrapers import csv as csv_format
-from scrapers.base import (REASON_DUPLICATE, json_fragments, reason_bad_n_items, reason_bad_stderr, reason_missing,
-                           reason_out_of_range)
+from scrapers.base import (REASON_DUPLICATE, REASON_PERCENT_IN_PROPORTIONS, json_fragments, reason_bad_n_items,
+                           reason_bad_stderr, reason_missing, reason_out_of_range)
 from scrapers.normalize import AmbiguousScale
 from common.units import percent_scale_from_counts
 from storage.db import quote_ident, registered_frame, transaction
@@ -51,7 +51,8 @@ MAX_COLUMNS = 1000          # a wider header is read by the pandas path
 SAFE_TEXT = "[0-9A-Za-z .,%+_-]*"
 NO_NULL = "\x00"            # DuckDB's NULL text: a NUL, which `native_layout` never lets through (cells stay text)
 # Reject stages in the order `validate` checks them (a row gets the first that applies).
-MISSING, UNKNOWN_METRIC, OUT_OF_RANGE, BAD_N_ITEMS, BAD_STDERR, DUPLICATE = 1, 2, 3, 4, 5, 7
+# SIGN_IN_PROPORTIONS is the parser's own reject (a '%' cell in a column of proportions), before them.
+SIGN_IN_PROPORTIONS, MISSING, UNKNOWN_METRIC, OUT_OF_RANGE, BAD_N_ITEMS, BAD_STDERR, DUPLICATE = 1, 2, 3, 4, 5, 6, 8
 _TEMP = ("_bw_csv_raw", "_bw_csv_names", "_bw_csv_metrics", "_bw_csv_settings", "_bw_csv_dates",
          "_bw_csv_scorenum", "_bw_csv_senum", "_bw_csv_counts", "_bw_csv_rows", "_bw_csv_units", "_bw_csv_staged",
          "_bw_csv_repeats",
@@ -295,14 +296,15 @@ def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
     the valid values, `percent_scale`), scale, and stage every row (_bw_csv_checked).
     The units; None when the scale is ambiguous or no row would be kept."""
     counts = con.execute("""
-        SELECT coalesce(benchmark, '') AS bench, bool_or(sign) AS signs,
-               count(*) FILTER (WHERE isfinite(x) AND x > 1 AND x <= 100) AS above,
-               count(*) FILTER (WHERE isfinite(x) AND x > 0 AND x <= 1) AS below
+        SELECT coalesce(benchmark, '') AS bench,
+               count(*) FILTER (WHERE sign AND isfinite(x) AND x >= 0 AND x <= 100) AS signs,
+               count(*) FILTER (WHERE NOT sign AND isfinite(x) AND x > 1 AND x <= 100) AS above,
+               count(*) FILTER (WHERE NOT sign AND isfinite(x) AND x > 0 AND x <= 1) AS below
         FROM _bw_csv_rows WHERE undeclared GROUP BY ALL""").fetchall()
     units: dict[str, bool] = {}
     for bench, signs, above, below in counts:
         try:
-            units[bench] = percent_scale_from_counts(int(above), int(below), percent_signs=bool(signs))
+            units[bench] = percent_scale_from_counts(int(above), int(below), signed=int(signs))
         except AmbiguousScale:
             return None
     _temp_table(con, "_bw_csv_units", pd.DataFrame({"bench": pd.Series(list(units), dtype="object"),
@@ -317,6 +319,7 @@ def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
                    CASE WHEN pct THEN se / 100.0::DOUBLE ELSE se END AS stderr
             FROM scaled)
         SELECT *, CASE
+            WHEN undeclared AND sign AND NOT pct THEN {SIGN_IN_PROPORTIONS}
             WHEN benchmark IS NULL OR model IS NULL OR score IS NULL THEN {MISSING}
             WHEN unknown_reason IS NOT NULL THEN {UNKNOWN_METRIC}
             WHEN score < lo OR score > hi OR NOT isfinite(score) THEN {OUT_OF_RANGE}
@@ -415,6 +418,7 @@ def _rejects(con: duckdb.DuckDBPyConnection) -> int:
                || '"table_version":"","is_reference":false,"reported_by":null}}' AS row_json,
                CASE r.stage WHEN {MISSING} THEN rm.reason WHEN {UNKNOWN_METRIC} THEN r.unknown_reason
                             WHEN {BAD_N_ITEMS} THEN rc.reason WHEN {DUPLICATE} THEN $duplicate
+                            WHEN {SIGN_IN_PROPORTIONS} THEN $sign
                             ELSE rv.reason END AS reason
         FROM _bw_csv_rej r
         LEFT JOIN _bw_csv_jtext jb ON jb.v = r.benchmark
@@ -431,7 +435,7 @@ def _rejects(con: duckdb.DuckDBPyConnection) -> int:
         LEFT JOIN _bw_csv_rmissing rm ON r.stage = {MISSING}
              AND rm.code = (r.benchmark IS NULL)::INT * 4 + (r.model IS NULL)::INT * 2 + (r.score IS NULL)::INT
         LEFT JOIN _bw_csv_rvalue rv ON rv.rn = r.rn
-        LEFT JOIN _bw_csv_rcount rc ON rc.cell = r.n_cell""", {"duplicate": REASON_DUPLICATE})
+        LEFT JOIN _bw_csv_rcount rc ON rc.cell = r.n_cell""", {"duplicate": REASON_DUPLICATE, "sign": REASON_PERCENT_IN_PROPORTIONS})
     return int(n)
 
 

@@ -9,15 +9,17 @@ Guards applied here, for every origin (ingest, fetch, replay, reparse):
   in the future would shadow every later snapshot forever) and no earlier than the release of
   every benchmark in the snapshot minus `OBSERVED_BEFORE_RELEASE_GRACE` (leaderboards often go
   live some weeks before their paper's date, which is the registry's release_date).
-- **Shrink guard**: a snapshot in which some (benchmark) has at most `SHRINK_HOLD_FRACTION`
-  times the rows (scores, or item results) of the previous usable snapshot of the same source
-  that has that benchmark (the newest non-held one observed before it) is stored with status
-  `held`: it is kept out of `latest_scores`, `latest_item_results` and the analysis. A
-  truncated download (a CSV or markdown table cut in half at a line boundary) looks exactly
-  like this; "at most half" rather than "less than half" so that a cut exactly in half is held.
-  It is released when a later *collection* (fetch or replay, not a re-ingested file) sees the
-  same content again (status `confirmed`: the source really serves it) or by
-  `benchwatch accept SNAPSHOT` (status `accepted`).
+- **Shrink guard**: a snapshot in which some table — a benchmark's scores of one
+  `table_version` (a release, a board: a top-30 list is its own table, never compared with the
+  full one), or a benchmark's item results — has dropped more than `SHRINK_MAX_DROP` of the rows
+  of the previous usable snapshot of the same source that has that table (the newest non-held one
+  observed before it) is stored with status `held`: it is kept out of `latest_scores`,
+  `latest_item_results` and the analysis. A truncated download (a CSV or markdown table cut at a
+  line boundary: a new user's was cut to 55 %) looks exactly like this. A source that prunes on
+  purpose sets its own limit (`Scraper.shrink_max_drop`). It is released when a later
+  *collection* (fetch or replay, not a re-ingested file) sees the same content again (status
+  `confirmed`: the source really serves it) or by `benchwatch accept SNAPSHOT` (status
+  `accepted`).
 - **One row per canonical name**: two rows of one snapshot whose names map to the same
   (benchmark, model, setting) — `o3` and `O3` — are both stored (distinct `model_raw`); all but
   the first get an `excluded_reason`, so the analysis sees one, and a warning says so.
@@ -48,8 +50,9 @@ OBSERVED_AT_MAX_SKEW = timedelta(days=1)
 # How long before a benchmark's registry release_date (its paper's date) a leaderboard may
 # already have published scores for it.
 OBSERVED_BEFORE_RELEASE_GRACE = timedelta(days=90)
-# A snapshot keeping at most this share of the previous snapshot's rows for a benchmark is held.
-SHRINK_HOLD_FRACTION = 0.5
+# A snapshot that drops more than this share of a table's rows (vs the source's previous usable
+# snapshot of that table) is held; a source that prunes on purpose sets Scraper.shrink_max_drop.
+SHRINK_MAX_DROP = 0.20
 SNAPSHOT_STATUSES = ("ok", "held", "confirmed", "accepted")
 
 
@@ -308,39 +311,53 @@ def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: p
     return excluded, warnings
 
 
+def shrink_max_drop(source: str) -> float:
+    """The share of a table's rows a snapshot of `source` may drop before it is held: the source's
+    own `shrink_max_drop` when it declares one, else SHRINK_MAX_DROP."""
+    import scrapers
+    try:
+        own = getattr(scrapers.get(source), "shrink_max_drop", None)
+    except Exception:  # noqa: BLE001 - a source name no scraper has (rows written by hand): the default
+        own = None
+    return SHRINK_MAX_DROP if own is None else float(own)
+
+
 def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int, observed_at: datetime) -> str:
     """Why snapshot `snapshot_id` (its rows already written) must be held, or '' (the shrink guard).
 
-    For each benchmark table it has (benchmark and `table_version`: a version, release or board of
-    its own is compared only with itself), compare its row count (scores; item results separately)
-    with the previous usable snapshot of the source having that table: the newest non-held one observed
-    at or before it. Held when some count <= SHRINK_HOLD_FRACTION x the previous count.
+    For each table it has (a benchmark's scores of one table_version; a benchmark's item results),
+    compare its row count with the previous usable snapshot of the source having that table: the
+    newest non-held one observed at or before it. Held when some table dropped more than
+    `shrink_max_drop(source)` of its rows.
     """
+    max_drop = shrink_max_drop(source)
     rows = con.execute("""
-        WITH counts AS (   -- per table: a board of its own (a top-30 page, a legacy list) is no shrink of another
-            SELECT 'scores' AS kind, snapshot_id,
-                   CASE WHEN coalesce(table_version, '') = '' THEN benchmark
-                        ELSE benchmark || ':' || table_version END AS benchmark, count(*) AS n FROM scores
+        WITH counts AS (
+            SELECT 'scores' AS kind, snapshot_id, benchmark, coalesce(table_version, '') AS version,
+                   count(*) AS n FROM scores
             WHERE source = $source GROUP BY ALL
             UNION ALL
-            SELECT 'item results', snapshot_id, benchmark, count(*) FROM item_results
+            SELECT 'item results', snapshot_id, benchmark, '', count(*) FROM item_results
             WHERE source = $source GROUP BY ALL),
-        new AS (SELECT kind, benchmark, n FROM counts WHERE snapshot_id = $id),
+        new AS (SELECT kind, benchmark, version, n FROM counts WHERE snapshot_id = $id),
         prev AS (
-            SELECT c.kind, c.benchmark, c.n, c.snapshot_id FROM counts c JOIN snapshots sn ON sn.id = c.snapshot_id
+            SELECT c.kind, c.benchmark, c.version, c.n, c.snapshot_id
+            FROM counts c JOIN snapshots sn ON sn.id = c.snapshot_id
             WHERE c.snapshot_id <> $id AND sn.status IS DISTINCT FROM 'held'
               AND (sn.observed_at < $at OR (sn.observed_at = $at AND sn.id < $id))
-            QUALIFY row_number() OVER (PARTITION BY c.kind, c.benchmark ORDER BY sn.observed_at DESC, sn.id DESC) = 1)
-        SELECT new.kind, new.benchmark, new.n, prev.n, prev.snapshot_id
-        FROM new JOIN prev USING (kind, benchmark)
-        WHERE new.n <= $fraction * prev.n
-        ORDER BY new.n / prev.n, new.benchmark""",
-        {"source": source, "id": snapshot_id, "at": observed_at, "fraction": SHRINK_HOLD_FRACTION}).fetchall()
+            QUALIFY row_number() OVER (PARTITION BY c.kind, c.benchmark, c.version
+                                       ORDER BY sn.observed_at DESC, sn.id DESC) = 1)
+        SELECT new.kind, new.benchmark, new.version, new.n, prev.n, prev.snapshot_id
+        FROM new JOIN prev USING (kind, benchmark, version)
+        WHERE prev.n - new.n > $drop * prev.n
+        ORDER BY new.n / prev.n, new.benchmark, new.version""",
+        {"source": source, "id": snapshot_id, "at": observed_at, "drop": max_drop}).fetchall()
     if not rows:
         return ""
-    shown = "; ".join(f"{b}: {n} {kind} vs {p} in snapshot {sid}" for kind, b, n, p, sid in rows[:3])
+    shown = "; ".join(f"{b}{f' ({v})' if v else ''}: {n} {kind} vs {p} in snapshot {sid}"
+                      for kind, b, v, n, p, sid in rows[:3])
     more = f" (+{len(rows) - 3} more)" if len(rows) > 3 else ""
-    return f"kept at most {SHRINK_HOLD_FRACTION:.0%} of the previous rows: {shown}{more}"
+    return f"dropped more than {max_drop:.0%} of a table's rows: {shown}{more}"
 
 
 def _confirm_held(con: duckdb.DuckDBPyConnection, snapshot_id: int, now: datetime) -> bool:

@@ -10,7 +10,14 @@ Three layers, so that no single one has to be perfect:
    the configuration locked, so no statement can lift a limit.
 3. The clock: the statement runs in a worker thread; when `timeout` seconds pass, or on Ctrl-C,
    the connection is interrupted (`con.interrupt()`), which DuckDB honours within milliseconds
-   even inside a long join, and the caller gets one line saying what happened.
+   even inside a long join, and the caller gets one line saying what happened. Any other signal
+   that ends the wait (SIGTERM) interrupts and joins the worker too before it propagates: a
+   process that exits with DuckDB still running in a thread aborts (SIGABRT).
+4. The result: DuckDB's `memory_limit` bounds its operators but not the values a query makes
+   (`repeat('a', 2000000000)`) nor the result copied into Python, so the result is streamed in
+   chunks and bounded in rows and bytes (`fetch_bounded`), and the CLI's query runs under a
+   data-segment limit of the process (`bound_process_memory`): an allocation beyond it is the
+   same "more memory than the limit" cut-off as DuckDB's own.
 """
 
 from __future__ import annotations
@@ -19,7 +26,9 @@ import os
 import re
 import threading
 import time
-from typing import TYPE_CHECKING, Callable
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import duckdb
 
@@ -34,6 +43,13 @@ ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 DEFAULT_TIMEOUT_SECONDS = 60.0
 DEFAULT_MEMORY_LIMIT = "1GB"
 DEFAULT_THREADS = 2
+
+# The interpreter's working room beyond twice --memory (DuckDB's operators, then the result in
+# Python) when the process's data segment is bounded for one query (`bound_process_memory`).
+PROCESS_HEADROOM_BYTES = 256 * 1024 * 1024
+RESULT_CHUNK_VECTORS = 1       # a result is fetched 2048 rows (one DuckDB vector) at a time
+_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+          "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 
 _MEMORY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
 # Leading whitespace and comments, then EXPLAIN, then an optional "(option, ...)" list.
@@ -61,6 +77,96 @@ def parse_memory_limit(text: str) -> str:
     if not m or float(m[1]) <= 0:
         raise ValueError(f"invalid memory limit {text!r} (e.g. 512MB, 2GB)")
     return f"{m[1]}{m[2].upper().replace('IB', 'iB')}"
+
+
+def memory_limit_bytes(limit: str) -> int:
+    """A memory limit ('512MB', '2GiB') in bytes, with DuckDB's meaning of the units."""
+    m = _MEMORY.match(parse_memory_limit(limit))
+    assert m is not None
+    return int(float(m[1]) * _UNITS[m[2].upper()])
+
+
+@dataclass
+class Fetched:
+    """A result fetched within bounds: `frame` holds at most `max_rows` rows; `more_rows` when the
+    result had more; `over_bytes` when it was cut because its rows passed the byte bound."""
+
+    frame: pd.DataFrame
+    more_rows: bool = False
+    over_bytes: bool = False
+    rows_read: int = 0
+
+
+def fetch_bounded(result: duckdb.DuckDBPyConnection, *, max_rows: int | None, max_bytes: int) -> Fetched:
+    """The rows of an executed statement, fetched a chunk at a time (DuckDB streams them) until
+    the result ends, passes `max_rows` rows (one more row is enough to know) or holds more than
+    `max_bytes` bytes in Python: never the whole result of `range(300000000)` to show 200 rows."""
+    import pandas as pd
+
+    chunks: list[pd.DataFrame] = []
+    rows = size = 0
+    more = over = False
+    while True:
+        chunk = result.fetch_df_chunk(RESULT_CHUNK_VECTORS)
+        if len(chunk) == 0 and chunks:
+            break
+        chunks.append(chunk)
+        if len(chunk) == 0:
+            break
+        rows += len(chunk)
+        size += int(chunk.memory_usage(index=False, deep=True).sum())
+        if max_rows is not None and rows > max_rows:
+            more = True
+            break
+        if size > max_bytes:
+            over = True
+            break
+    frame = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
+    if max_rows is not None and len(frame) > max_rows:
+        frame = frame.iloc[:max(max_rows, 0)].reset_index(drop=True)
+    return Fetched(frame, more_rows=more, over_bytes=over, rows_read=rows)
+
+
+def _data_segment_bytes() -> int | None:
+    """This process's data segment (VmData) in bytes; None where /proc does not say."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+@contextmanager
+def bound_process_memory(extra_bytes: int) -> Iterator[None]:
+    """Limit the process's data segment (RLIMIT_DATA) to its present size + `extra_bytes` for the
+    block, then restore the previous limit. An allocation past it fails (DuckDB: OutOfMemory,
+    Python: MemoryError) instead of taking the machine's memory. No-op where unsupported."""
+    try:
+        import resource
+    except ImportError:             # not on this platform
+        yield
+        return
+    now = _data_segment_bytes()
+    previous = None
+    if now is not None:
+        try:
+            soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+            limit = now + extra_bytes
+            if hard != resource.RLIM_INFINITY:
+                limit = min(limit, hard)
+            if soft == resource.RLIM_INFINITY or soft > limit:
+                resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+                previous = (soft, hard)
+        except (ValueError, OSError):
+            previous = None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            resource.setrlimit(resource.RLIMIT_DATA, previous)
 
 
 def _inner_of_explain(query: str) -> str:
@@ -115,7 +221,8 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _wait_uninterrupted(event: threading.Event, seconds: float, interrupt: Callable[[], None]) -> None:
-    """Interrupt the worker until it lets go of the connection, a second Ctrl-C notwithstanding.
+    """Interrupt the worker until it lets go of the connection, a second Ctrl-C (or SIGTERM)
+    notwithstanding.
 
     The interrupt is repeated at every tick: one sent before the worker's statement started
     (Ctrl-C right after start-up) is a no-op in DuckDB, and the query would then run to its end.
@@ -126,23 +233,27 @@ def _wait_uninterrupted(event: threading.Event, seconds: float, interrupt: Calla
         try:
             if event.wait(0.1):
                 return
-        except KeyboardInterrupt:
+        except BaseException:  # noqa: BLE001 - a second signal: keep stopping the worker first
             continue
 
 
 def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
               on_wait: Callable[[str], None] | None = None, timeout: float = DEFAULT_TIMEOUT_SECONDS,
               memory_limit: str = DEFAULT_MEMORY_LIMIT, threads: int = DEFAULT_THREADS,
-              fetch: Callable[[duckdb.DuckDBPyConnection, str], object] | None = None) -> pd.DataFrame:
+              fetch: Callable[[duckdb.DuckDBPyConnection, str], object] | None = None,
+              process_bound: bool = False) -> pd.DataFrame:
     """Run read-only SQL within `timeout` seconds and `memory_limit`; the last statement's result.
 
-    `fetch(con, last_statement)` runs the last statement and returns its result (default: as a
-    DataFrame); the CLI passes one that prints plain results without importing pandas.
+    `fetch(con, last_statement)` runs the last statement and returns its result (default: a
+    DataFrame fetched by `fetch_bounded` within `memory_limit` bytes, else QueryCutOff); the CLI
+    passes one that prints plain results without importing pandas. `process_bound`: the process's
+    data segment is bounded meanwhile (`bound_process_memory`; the CLI, a process of its own).
 
     Raises ReadOnlyViolation before opening anything, QueryCutOff when a bound (or Ctrl-C) stops
     the query, StorageError for SQL errors and an unopenable database.
     """
     check_read_only(sql)
+    limit_bytes = memory_limit_bytes(memory_limit)
     con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait, sandboxed=True,
                           memory_limit=parse_memory_limit(memory_limit), threads=threads)
     outcome: dict[str, object] = {}
@@ -156,8 +267,11 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
             if fetch is not None and statements:
                 outcome["frame"] = fetch(con, statements[-1])
             else:
-                result = con.execute(statements[-1]) if statements else None
-                outcome["frame"] = result.df()
+                fetched = fetch_bounded(con.execute(statements[-1]), max_rows=None, max_bytes=limit_bytes)
+                if fetched.over_bytes:
+                    outcome["error"] = QueryCutOff(result_too_large(memory_limit, fetched.rows_read))
+                else:
+                    outcome["frame"] = fetched.frame
         except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
             outcome["error"] = exc
         finally:
@@ -166,23 +280,31 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
     worker = threading.Thread(target=work, name="benchwatch-query", daemon=True)
     deadline = time.monotonic() + timeout if timeout and timeout > 0 else float("inf")
     cut: str | None = None
+    bound = bound_process_memory(2 * limit_bytes + PROCESS_HEADROOM_BYTES) if process_bound else nullcontext()
     try:
-        worker.start()
-        try:
-            while not done.wait(min(0.2, max(deadline - time.monotonic(), 0.0))):
-                if time.monotonic() >= deadline:
-                    cut = f"query cut off after {timeout:g} s (the --timeout limit; raise it for a longer query)"
-                    break
-        except KeyboardInterrupt:
-            cut = "query interrupted (Ctrl-C)"
-        if cut:
-            _wait_uninterrupted(done, 10, con.interrupt)
-            raise QueryCutOff(cut, interrupted=cut.endswith("(Ctrl-C)"))
+        with bound:
+            worker.start()
+            try:
+                while not done.wait(min(0.2, max(deadline - time.monotonic(), 0.0))):
+                    if time.monotonic() >= deadline:
+                        cut = f"query cut off after {timeout:g} s (the --timeout limit; raise it for a longer query)"
+                        break
+            except KeyboardInterrupt:
+                cut = "query interrupted (Ctrl-C)"
+            except BaseException:
+                # another signal (SIGTERM's exception): stop the worker before it propagates, as a
+                # process exiting with DuckDB still running in a thread aborts
+                _wait_uninterrupted(done, 10, con.interrupt)
+                raise
+            if cut:
+                _wait_uninterrupted(done, 10, con.interrupt)
+                raise QueryCutOff(cut, interrupted=cut.endswith("(Ctrl-C)"))
     finally:
         if done.is_set():
             con.close()
     error = outcome.get("error")
-    if isinstance(error, duckdb.OutOfMemoryException):
+    if isinstance(error, (duckdb.OutOfMemoryException, MemoryError)) or (
+            isinstance(error, duckdb.Error) and "bad_alloc" in str(error)):
         raise QueryCutOff(f"query needs more memory than the {memory_limit} limit (--memory); "
                           f"narrow it or raise the limit") from error
     if isinstance(error, duckdb.InterruptException):
@@ -192,6 +314,12 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
     if isinstance(error, BaseException):
         raise error
     return outcome["frame"]  # type: ignore[return-value]
+
+
+def result_too_large(memory_limit: str, rows: int) -> str:
+    """The one line of a result cut by its size."""
+    return (f"result cut off: larger than the {memory_limit} limit (--memory) after {rows} row(s); "
+            "narrow it (fewer columns, LIMIT) or raise the limit")
 
 
 def claimed_elsewhere(con: duckdb.DuckDBPyConnection, *, now) -> tuple[int, object | None]:

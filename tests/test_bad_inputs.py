@@ -4,7 +4,8 @@ Each broken copy goes through `ingest_file` into a database that already holds t
 - Structural breakage (empty, HTML error page, binary garbage, wrong shape, header only, a
   column missing, truncated mid-file, over the size cap): a ScrapeError naming the source and a
   one-line reason, and the database unchanged.
-- Truncation at a line boundary may still parse: then the snapshot is held (shrink guard) or
+- Truncation at a line boundary may still parse: then the snapshot is held (shrink guard: a table
+  dropped more than a fifth of its rows, or the source's own limit) or
   refused by the row floor — either way `latest_scores` is unchanged.
 - Value breakage (inf / negative / > 100% / NaN in one score cell, a duplicated row, cp1252
   text): the bad row goes to `rejects` with the reason (NaN = "no score"), the good rows stored.
@@ -199,8 +200,10 @@ def test_over_the_size_cap_changes_nothing(source, fresh, tmp_path, monkeypatch)
 @pytest.mark.parametrize("source", lane([s for s in SCORE_SOURCES if fmt(source_files(s)[0]) in ("csv", "md", "yaml")],
                                          FAST_SOURCES))
 def test_line_boundary_truncation(source, fraction, fresh, tmp_path):
-    """Cut at a line boundary: refused, or stored and held exactly when some benchmark kept at most
-    half of its rows (counted here independently); a held snapshot leaves latest_scores unchanged."""
+    """Cut at a line boundary: refused, or stored and held exactly when some table (benchmark and
+    table_version) dropped more than the source's share of its rows (counted here independently);
+    a held snapshot leaves latest_scores unchanged."""
+    from storage.ingest import shrink_max_drop
     primary, aux = source_files(source)
     lines = primary.read_bytes().splitlines(keepends=True)
     content = b"".join(lines[: max(1, int(len(lines) * fraction))])
@@ -211,11 +214,11 @@ def test_line_boundary_truncation(source, fraction, fresh, tmp_path):
     except ScrapeError as exc:           # the row floor or a parse error: nothing stored
         assert exc.source == source
         return
-    n = run_query("SELECT snapshot_id, benchmark, count(*) n FROM scores GROUP BY ALL", dbp)
-    new = n[n["snapshot_id"] == res.snapshot_id].set_index("benchmark")["n"]
-    old = n[n["snapshot_id"] != res.snapshot_id].set_index("benchmark")["n"]
+    n = run_query("SELECT snapshot_id, benchmark, table_version, count(*) n FROM scores GROUP BY ALL", dbp)
+    new = n[n["snapshot_id"] == res.snapshot_id].set_index(["benchmark", "table_version"])["n"]
+    old = n[n["snapshot_id"] != res.snapshot_id].set_index(["benchmark", "table_version"])["n"]
     common = new.index.intersection(old.index)
-    expected_held = bool((new[common] <= 0.5 * old[common]).any())
+    expected_held = bool((old[common] - new[common] > shrink_max_drop(source) * old[common]).any())
     assert bool(res.held_reason) == expected_held, res.summary()
     if expected_held:
         assert state(dbp)[1] == latest_before
@@ -317,3 +320,80 @@ def test_non_utf8_is_decoded_as_cp1252_or_refused_never_stored_as_control_chars(
     names = run_query("SELECT model_raw FROM model_dates UNION ALL SELECT model_raw FROM scores", dbp)["model_raw"]
     assert not names.astype(str).str.contains("[\x80-\x9f]", regex=True).any()
     assert names.astype(str).str.contains("’v2’", regex=False).any()
+
+
+# --- bombs (issue 24, item 3): a small file that unpacks or expands to gigabytes ---------------------
+
+def _zip_with(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+def test_a_zip_member_over_the_cap_is_refused_while_it_unpacks(fresh, tmp_path):
+    """Before: `archive.read(member)` unpacked the whole member (a 3 MB zip with a 3 GB member:
+    6.2 GB RSS, MemoryError). A member past the 64 MB cap is one ScrapeError line, nothing stored."""
+    primary, _ = source_files("epoch")
+    with zipfile.ZipFile(primary) as real:
+        members = {n: real.read(n) for n in real.namelist()}
+    members["bomb.csv"] = bytes(http.DEFAULT_MAX_BYTES + 1)           # NUL bytes: compresses to ~65 KB
+    content = _zip_with(members)
+    assert len(content) < 1024 * 1024
+    dbp = fresh("epoch")
+    before = state(dbp)
+    with pytest.raises(ScrapeError) as exc:
+        ingest_file(dbp, "epoch", write_broken(tmp_path, primary, content), observed_at=NOW)
+    assert "bomb.csv" in exc.value.reason and "cap" in exc.value.reason and "\n" not in str(exc.value)
+    assert state(dbp) == before
+
+
+def test_zip_members_over_the_cap_together_are_refused(tmp_path, monkeypatch):
+    """The cap bounds the archive's unpacked total, not only each member."""
+    primary, _ = source_files("epoch")
+    with zipfile.ZipFile(primary) as real:
+        members = {n: real.read(n) for n in real.namelist()}
+    each = max(len(v) for v in members.values())
+    monkeypatch.setattr(http, "DEFAULT_MAX_BYTES", sum(len(v) for v in members.values()) + each // 2)
+    scraper = scrapers.get("epoch")
+    scraper.parse_checked(primary.read_bytes(), fetched_at=NOW)        # the real archive fits
+    members["zz_more.csv"] = next(iter(members.values()))
+    with pytest.raises(ScrapeError, match="zz_more.csv unpacks to more than"):
+        scraper.parse_checked(_zip_with(members), fetched_at=NOW)
+
+
+# nine lists of nine aliases of the list before: 9**k names from a few hundred bytes
+ALIAS_BOMB = ("- &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+              + "".join(f"- &{b} [*{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}]\n"
+                        for a, b in zip("abcd", "bcde")))
+
+
+@pytest.mark.parametrize("source", ["aider_polyglot", "aider_edit"])
+def test_yaml_aliases_are_refused(source):
+    """Before: a 721-byte YAML whose `model:` was nested aliases took 6.3 GB and 105 s. No source's
+    YAML uses anchors or aliases: any is refused as malformed (one line)."""
+    primary, _ = source_files(source)
+    good = primary.read_bytes()
+    bomb = ALIAS_BOMB.encode() + b"- model: *e\n  pass_rate_2: 50.0\n  test_cases: 10\n" + good
+    with pytest.raises(ScrapeError, match="anchors and aliases are not accepted") as exc:
+        scrapers.get(source).parse_checked(bomb, fetched_at=NOW)
+    assert "\n" not in str(exc.value)
+    anchored = b"- &run\n  model: x\n  pass_rate_2: 50.0\n" + good       # an anchor alone is refused too
+    with pytest.raises(ScrapeError, match="anchor &run"):
+        scrapers.get(source).parse_checked(anchored, fetched_at=NOW)
+
+
+@pytest.mark.parametrize("cell", [b"[gpt-4o, claude]", b"{name: gpt-4o}"])
+def test_a_list_or_mapping_as_a_name_is_a_rejected_row_never_its_text(cell):
+    primary, _ = source_files("aider_polyglot")
+    content = b"- model: " + cell + b"\n  pass_rate_2: 50.0\n  test_cases: 10\n" + primary.read_bytes()
+    parsed = scrapers.get("aider_polyglot").parse_checked(content, fetched_at=NOW)
+    assert not parsed.scores["model"].str.contains(r"[\[{]", regex=True).any()
+    assert len(parsed.rejects) >= 1 and parsed.rejects["reason"].str.contains("model").any()
+
+
+def test_clean_name_refuses_containers():
+    from scrapers.normalize import clean_name
+    assert clean_name(["a", "b"]) is None and clean_name({"a": 1}) is None and clean_name(b"x") is None
+    assert clean_name("  GPT-4o ") == "GPT-4o" and clean_name(7) == "7"

@@ -219,6 +219,44 @@ def test_a_mistyped_replay_dir_is_refused_before_anything_runs(tmp_path, capsys)
     assert not path.exists()
 
 
+def test_a_replay_dir_without_its_recorded_files_is_refused_before_anything_runs(tmp_path, capsys):
+    """Issue 24 (2): `<source>/` folders without their recorded responses (or one empty folder)
+    were collected as 13 real fetch failures, and the third run paged Slack with `source_failing`."""
+    path = tmp_path / "bw.duckdb"
+    hollow = tmp_path / "hollow"
+    for name in scrapers.enabled_sources():
+        (hollow / name).mkdir(parents=True)
+    partial = tmp_path / "partial"
+    shutil.copytree(REPLAY, partial)
+    for f in (partial / "swebench").iterdir():
+        f.unlink()                                       # an empty swebench/ beside complete folders
+    half = tmp_path / "half"
+    shutil.copytree(REPLAY / "livebench", half / "livebench")
+    next((half / "livebench").glob("categories_*")).unlink()      # one of a source's two files missing
+    for replay, named in ((hollow, "swebench"), (partial, "swebench/leaderboards.json"),
+                          (half, "livebench/categories_")):
+        assert main(["run", "--no-prefect", "--replay", str(replay), "--db", str(path)]) == 2
+        line = _one_line(capsys)
+        assert "--replay" in line and named in line, line
+    assert not path.exists()
+
+
+def test_a_source_without_a_recording_is_not_a_fetch_failure(tmp_path):
+    """Replayed sources whose files are not in the folder are reported failed by the cycle, but no
+    fetch attempt is recorded for them: they never count towards `source_failing`."""
+    replay = tmp_path / "replay"
+    shutil.copytree(REPLAY / "swebench", replay / "swebench")
+    path = tmp_path / "bw.duckdb"
+    outcomes = {o.source: o for o in jobs.collect(path, ["swebench", "bfcl"], replay_dir=replay)}
+    assert outcomes["swebench"].status == "new"
+    assert outcomes["bfcl"].status == "failed" and "no recorded response" in outcomes["bfcl"].detail
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        assert con.execute("SELECT DISTINCT source FROM fetches").fetchall() == [("swebench",)]
+    finally:
+        con.close()
+
+
 def test_an_unexpected_exception_is_one_line_with_the_place_and_exit_70(tmp_path, capsys, monkeypatch):
     from storage import status as status_store
     path = tmp_path / "bw.duckdb"

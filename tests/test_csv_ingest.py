@@ -147,3 +147,26 @@ def test_an_existing_database_is_left_unchanged_by_a_file_that_fails(tmp_path):
     after = stored(path)
     for name, frame in before.items():
         pd.testing.assert_frame_equal(after[name], frame, obj=name)
+
+
+@pytest.mark.parametrize("signed_cell", ["83.3%", "0.5%"])
+def test_one_percent_cell_never_rescales_a_column_of_proportions(tmp_path, monkeypatch, signed_cell):
+    """Issue 24 (1): fractions and one '%' cell. The '%' cell contradicts the column's unit and is
+    rejected; the fractions are stored as written (not /100), by both paths alike."""
+    board = tmp_path / "board.csv"
+    board.write_text(f"model,benchmark,score\na,mmlu,0.85\nb,mmlu,0.80\nc,mmlu,0.75\nd,mmlu,{signed_cell}\n")
+    native, reference = both(tmp_path, board, monkeypatch)
+    assert_same(native, reference)
+    tables = reference[1]
+    assert sorted(tables["scores"]["score"]) == [0.75, 0.80, 0.85]
+    assert tables["scores"]["model_raw"].tolist() == ["a", "b", "c"]
+    assert len(tables["rejects"]) == 1 and signed_cell in tables["rejects"]["row_json"][0]
+    assert "'%'" in tables["rejects"]["reason"][0]
+
+
+def test_percent_cells_outnumbering_fractions_still_read_the_column_as_percent(tmp_path, monkeypatch):
+    board = tmp_path / "board.csv"
+    board.write_text("model,benchmark,score\na,mmlu,85%\nb,mmlu,80%\nc,mmlu,75.5%\nd,mmlu,0.5\n")
+    native, reference = both(tmp_path, board, monkeypatch)
+    assert_same(native, reference)
+    assert sorted(reference[1]["scores"]["score"].round(6)) == [0.005, 0.755, 0.80, 0.85]

@@ -375,3 +375,29 @@ def test_upgrade_to_stored_levels_neither_resolves_nor_refires(db_path, fake_sla
     assert (summary.enqueued, summary.to_deliver) == (0, 0) and len(fake_slack.requests) == sent
     with db.connect(db_path, read_only=True) as con:
         assert {s.fingerprint: (s.state, s.notified) for s in store.read_states(con)} == before
+
+
+def test_a_run_whose_claim_lapsed_during_a_retry_after_does_not_post_again(db_path, fake_slack, slack, monkeypatch):
+    """Issue 24 (5): a 429 with Retry-After 700; a second notify started after the lease delivered,
+    then the first woke up and posted the same digest again. Here with seconds, not minutes."""
+    import threading
+    import time
+
+    from alerts import config
+    monkeypatch.setattr(config, "SLACK_MAX_RETRY_AFTER_SECONDS", 5)
+    add_suspect(db_path, "corroborated")
+    fake_slack.script(Reply(429, headers={"Retry-After": "1"}))
+    first: dict = {}
+    worker = threading.Thread(target=lambda: first.setdefault(
+        "summary", run_notify(db_path, now=day(1), notifier=slack, lease=timedelta(seconds=0.5))))
+    worker.start()
+    while not fake_slack.requests:
+        time.sleep(0.02)
+    time.sleep(0.5)                                              # the first run's lease is over
+    second = run_notify(db_path, now=day(1) + timedelta(seconds=1), notifier=slack)
+    worker.join(20)
+    assert second.delivered == 1
+    assert not first["summary"].ok and first["summary"].delivered == 0
+    assert len(fake_slack.messages()) == 1                       # posted once, by the second run
+    box = outbox(db_path)
+    assert box["delivered_at"].notna().all()

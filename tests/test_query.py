@@ -223,3 +223,116 @@ def test_ctrl_c_before_the_statement_starts_still_stops_it(db):
         run_query("SELECT 1", db, fetch=late_fetch, threads=1)
     assert cut.value.interrupted
     assert seen == ["interrupted"]                 # the statement itself was stopped, not abandoned
+
+
+# --- the result is bounded too (issue 24, item 4) ----------------------------------------------------
+
+def _run_measured(tmp_path, *args: str) -> tuple[int, str, str, int]:
+    """(exit code, stdout, stderr, peak RSS in MB) of `benchwatch query ARGS` in a process of its own."""
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    probe = ("import resource, subprocess, sys; "
+             "code = subprocess.call(sys.argv[3:], stdout=open(sys.argv[1], 'w'), stderr=open(sys.argv[2], 'w')); "
+             "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", probe, str(out), str(err), sys.executable, "-m", "cli.main",
+                           "query", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    code, peak = map(int, done.stdout.split())
+    return code, out.read_text()[:5000], err.read_text(), peak
+
+
+def test_a_huge_value_is_cut_off_within_the_memory_limit(db, tmp_path):
+    """Before: `query --memory 100MB "select repeat('a',2000000000)"` took 9.9 GB and exited 0: DuckDB's
+    memory_limit does not cover a value, nor the result copied into Python."""
+    code, out, err, peak = _run_measured(tmp_path, "--db", db, "--memory", "50MB",
+                                         "SELECT repeat('a', 400000000) AS x")
+    assert code == 1 and out == "", err
+    assert err.strip().splitlines() == ["benchwatch: query needs more memory than the 50MB limit (--memory); "
+                                        "narrow it or raise the limit"]
+    assert peak < 400, f"peak RSS {peak} MB"
+
+
+def test_a_long_result_is_streamed_not_fetched_whole(db, tmp_path):
+    """Before: `select range, … from range(300000000)` took 15.7 GB to print 200 rows."""
+    code, out, err, peak = _run_measured(tmp_path, "--db", db, "--max-rows", "5",
+                                         "SELECT range, range / 3 AS third FROM range(20000000)")
+    assert code == 0, err
+    assert len(out.strip().splitlines()) == 6 and out.splitlines()[1].split()[0] == "0"   # header + 5 rows
+    assert err.strip() == "benchwatch: more than 5 rows: the first 5 shown (--max-rows)"
+    assert peak < 300, f"peak RSS {peak} MB"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "table"])
+def test_a_result_larger_than_the_memory_limit_is_cut_with_a_line(db, capsys, fmt):
+    sql = "SELECT range, repeat('x', 2000) || range AS pad, range / 7 AS f FROM range(200000)"
+    code = main(["query", "--db", db, "--format", fmt, "--memory", "20MB", "--max-rows", "3000000", sql])
+    out = capsys.readouterr()
+    assert code == 1
+    assert out.err.strip().splitlines()[-1].startswith("benchwatch: result cut off: larger than the 20MB limit")
+    if fmt != "table":                                  # an export is never half written
+        assert out.out == ""
+    assert len(out.out) < 40_000_000
+
+
+def test_fetch_bounded_keeps_types_and_stops_early(db):
+    from storage.query import fetch_bounded
+    con = duckdb.connect(db, read_only=True)
+    try:
+        got = fetch_bounded(con.execute("SELECT range AS a, range / 2 AS b FROM range(100000)"), max_rows=10,
+                            max_bytes=10**9)
+        assert got.more_rows and not got.over_bytes and got.frame["a"].tolist() == list(range(10))
+        assert got.rows_read <= 2048
+        whole = fetch_bounded(con.execute("SELECT range AS a FROM range(5000)"), max_rows=None, max_bytes=10**9)
+        assert not whole.more_rows and whole.frame["a"].tolist() == list(range(5000))
+        empty = fetch_bounded(con.execute("SELECT 1 AS a WHERE false"), max_rows=5, max_bytes=10)
+        assert list(empty.frame.columns) == ["a"] and len(empty.frame) == 0
+    finally:
+        con.close()
+
+
+# --- SIGTERM (issue 24, item 7) ------------------------------------------------------------------------
+
+def _threads(pid: int) -> int:
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return 0
+
+
+def _query_then_sigterm(db: str, delay: float, *, running: bool = False) -> tuple[int, str]:
+    """SIGTERM `delay` s after start, or (`running`) `delay` s after DuckDB's threads run the query."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "query", "--db", db, "--threads", "2", SLOW_SQL],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if running:     # the query's worker and DuckDB's second thread beside the main thread
+        deadline = time.monotonic() + 30
+        while _threads(proc.pid) < 3 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+    time.sleep(delay)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 5
+    return proc.returncode, err
+
+
+def test_sigterm_during_a_query_exits_143(db):
+    """Before: SIGTERM while DuckDB ran the query ended in SIGABRT ("terminate called without an
+    active exception"): the process exited with the statement still running in its thread."""
+    for delay in (0.3, 0.6, 0.9):
+        code, err = _query_then_sigterm(db, delay, running=True)
+        assert code == 143, err
+        assert err.strip().splitlines() == ["benchwatch query: terminated (SIGTERM)"]
+
+
+@pytest.mark.slow   # 20 processes (the fast lane keeps test_sigterm_during_a_query_exits_143)
+def test_sigterm_at_random_points_of_a_query_exits_143(db):
+    import random
+    rng = random.Random(24)
+    codes = []
+    for _ in range(20):
+        code, err = _query_then_sigterm(db, rng.uniform(0.2, 5.0))
+        # before the handler is installed (interpreter start-up) the default action ends it: -15
+        assert code in (143, -signal.SIGTERM), (code, err)
+        assert "terminate called" not in err and "Traceback" not in err
+        codes.append(code)
+    assert codes.count(143) >= 10

@@ -1,4 +1,4 @@
-"""The shrink guard: a snapshot that drops half or more of a benchmark's rows is held back."""
+"""The shrink guard: a snapshot that drops more than a fifth of a table's rows is held back."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from alerts.rules import FIRING, RESOLVED
 from cli.main import main
 from jobs.cycle import collect_source, ingest_file
 from storage.registry_sync import connect_synced
-from storage.ingest import SHRINK_HOLD_FRACTION
+from storage.ingest import SHRINK_MAX_DROP
 from storage.query import run_query
 from storage.status import held_snapshots
 
@@ -39,18 +39,21 @@ def latest_models(dbpath: str) -> set[str]:
     return set(run_query("SELECT model_raw FROM latest_scores", dbpath)["model_raw"])
 
 
-# the fast lane keeps the boundary (6 kept: not held, 5: held); the full suite every count
-@pytest.mark.parametrize("kept,held", [pytest.param(10, False, marks=pytest.mark.slow), (6, False), (5, True),
-                                       pytest.param(4, True, marks=pytest.mark.slow),
-                                       pytest.param(1, True, marks=pytest.mark.slow)])
-def test_threshold(dbpath, tmp_path, kept, held):
-    """10 rows, then `kept` of them: held iff kept <= SHRINK_HOLD_FRACTION * 10."""
-    (tmp_path / "a.csv").write_text(board(10))
-    (tmp_path / "b.csv").write_text(board(kept) + ("x-extra,math_500,0.5\n" if kept == 10 else ""))
+# the fast lane keeps the boundary (8 kept: a drop of 20 %, not held; 7: held) and the new user's
+# truncated CSV (11 of 20, 55 %: the guard let it through when it held only at <= 50 %); the full suite every count
+@pytest.mark.parametrize("total,kept,held", [pytest.param(10, 10, False, marks=pytest.mark.slow), (10, 8, False),
+                                             (10, 7, True), (20, 11, True),
+                                             pytest.param(10, 5, True, marks=pytest.mark.slow),
+                                             pytest.param(10, 1, True, marks=pytest.mark.slow)])
+def test_threshold(dbpath, tmp_path, total, kept, held):
+    """`total` rows, then `kept` of them: held iff more than SHRINK_MAX_DROP of them were dropped."""
+    (tmp_path / "a.csv").write_text(board(total))
+    (tmp_path / "b.csv").write_text(board(kept) + ("x-extra,math_500,0.5\n" if kept == total else ""))
     ingest_file(dbpath, "csv", tmp_path / "a.csv", observed_at="2025-01-01")
     res = ingest_file(dbpath, "csv", tmp_path / "b.csv", observed_at="2025-02-01")
-    assert bool(res.held_reason) == held == (kept <= SHRINK_HOLD_FRACTION * 10)
-    expected = {f"model-{i}" for i in range(10 if held else kept)} | ({"x-extra"} if kept == 10 else set())
+    assert bool(res.held_reason) == held == (total - kept > SHRINK_MAX_DROP * total)
+    total = 10 if total == 20 and not held else total
+    expected = {f"model-{i}" for i in range(total if held else kept)} | ({"x-extra"} if kept == total else set())
     assert latest_models(dbpath) == expected
 
 
@@ -132,7 +135,7 @@ def test_same_content_on_a_later_fetch_confirms(dbpath, tmp_path, monkeypatch):
     target.write_text(full)
     assert collect_source(dbpath, "bfcl", replay_dir=replay).status == "new"
     lines = full.splitlines(keepends=True)
-    target.write_text("".join(lines[: len(lines) // 2 + 1]))
+    target.write_text("".join(lines[: len(lines) // 3 + 1]))      # past bfcl's own limit (half)
     monkeypatch.setattr(type(scrapers.get("bfcl")), "min_rows", 1)
     first = collect_source(dbpath, "bfcl", replay_dir=replay)
     before = latest_models(dbpath)
@@ -202,5 +205,42 @@ def test_a_move_to_the_legacy_list_is_not_a_shrink(dbpath, tmp_path):
     legacy = run_query(f"SELECT count(*) n FROM scores WHERE snapshot_id = {moved.snapshot_id} "
                        "AND benchmark = 'tau2_bench' AND table_version = 'legacy'", dbpath)["n"][0]
     assert legacy == 2
-    assert "tau2_bench:legacy" in ingest_file(dbpath, "tau2_bench", cut, aux_paths=subs,
+    assert "tau2_bench (legacy)" in ingest_file(dbpath, "tau2_bench", cut, aux_paths=subs,
                                               observed_at="2026-04-01").held_reason
+
+
+def _store(dbpath: str, rows: list[tuple[str, str, float, str]], observed_at: str, name: str):
+    """A csv-source snapshot of (benchmark, model, score, table_version) rows, stored as a parser's
+    output would be (the generic CSV has no table_version column)."""
+    from scrapers.base import ParsedSnapshot, validate
+    from storage.ingest import Response, store_snapshot
+    parsed = ParsedSnapshot(source="csv")
+    parsed.scores = pd.DataFrame(rows, columns=["benchmark", "model", "score", "table_version"]).assign(
+        metric="proportion", setting="")
+    parsed = validate("csv", parsed, min_rows=1, produces="scores")
+    with connect_synced(dbpath) as con:
+        return store_snapshot(con, parsed, [Response(name, name.encode())], observed_at=observed_at,
+                              origin="ingest", parser_version=1)
+
+
+def test_a_top_30_board_is_its_own_table_not_a_shrink(dbpath):
+    """A source that also publishes only its top 30 of a benchmark labels that list with its own
+    table_version: compared with earlier top-30 lists, never with the full table."""
+    full = [("gpqa_diamond", f"m{i}", 0.3 + 0.005 * i, "") for i in range(100)]
+    top = [("gpqa_diamond", f"m{i}", 0.3 + 0.005 * i, "top30") for i in range(70, 100)]
+    assert not _store(dbpath, full, "2025-01-01", "a").held_reason
+    assert not _store(dbpath, full + top, "2025-02-01", "b").held_reason
+    assert not _store(dbpath, top, "2025-03-01", "c").held_reason           # the full table not in this response
+    shrunk = _store(dbpath, full[:50] + top, "2025-04-01", "d")             # the full table cut in half: held
+    assert shrunk.held_reason and "gpqa_diamond" in shrunk.held_reason and "top30" not in shrunk.held_reason
+
+
+def test_a_source_that_prunes_sets_its_own_limit(dbpath, tmp_path, monkeypatch):
+    """A board that drops retired models on purpose raises its own limit (Scraper.shrink_max_drop)."""
+    (tmp_path / "a.csv").write_text(board(10))
+    (tmp_path / "b.csv").write_text(board(6))
+    (tmp_path / "c.csv").write_text(board(2))
+    monkeypatch.setattr(type(scrapers.get("csv")), "shrink_max_drop", 0.5)
+    ingest_file(dbpath, "csv", tmp_path / "a.csv", observed_at="2025-01-01")
+    assert not ingest_file(dbpath, "csv", tmp_path / "b.csv", observed_at="2025-02-01").held_reason   # 40 %
+    assert ingest_file(dbpath, "csv", tmp_path / "c.csv", observed_at="2025-03-01").held_reason       # 67 %

@@ -23,6 +23,7 @@ from alerts.slack import (
     SlackWebNotifier,
     load_settings,
     make_notifier,
+    with_delivery_key,
 )
 from fake_slack import WEBHOOK_PATH, Reply
 
@@ -60,7 +61,7 @@ def test_webhook_delivers_the_blocks(fake_slack, webhook):
     assert (result.ok, result.sent, result.receiver, result.error) == (True, 1, WEBHOOK, None)
     (req,) = fake_slack.requests
     assert req.path == WEBHOOK_PATH
-    assert req.body == {"text": messages[0].text, "blocks": messages[0].blocks}
+    assert req.body == {"text": messages[0].text, "blocks": with_delivery_key(messages[0]).blocks}
 
 
 def test_web_api_posts_to_the_channel_with_the_token(fake_slack, web):
@@ -343,3 +344,60 @@ def test_notify_test_without_slack_says_it_printed_here(monkeypatch, capsys, tmp
     assert cli.main(["notify", "--test"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[-1].startswith("test message sent to the console (no Slack settings")
+
+
+# --- a long Retry-After (issue 24, item 5) --------------------------------------------------------------
+
+def _send_within(notifier, messages, seconds: float, **kwargs):
+    """send() in a thread: (finished, result). Before the cap a Retry-After of 100000 slept for a day."""
+    import threading
+    out = {}
+    worker = threading.Thread(target=lambda: out.setdefault("r", notifier.send(messages, **kwargs)), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    return not worker.is_alive(), out.get("r")
+
+
+@pytest.mark.parametrize("retry_after", ["700", "100000"])
+@pytest.mark.parametrize("client", ["webhook", "web"])
+def test_a_retry_after_past_the_cap_is_left_for_the_next_run(fake_slack, client, retry_after, request):
+    notifier = request.getfixturevalue(client)
+    fake_slack.script(Reply(429, headers={"Retry-After": retry_after}))
+    finished, result = _send_within(notifier, digest(), 10)
+    assert finished, f"send() still waiting on Retry-After {retry_after}"
+    assert (result.ok, result.sent) == (False, 0)
+    assert f"Retry-After {retry_after} s" in result.error and "next run" in result.error
+    assert len(fake_slack.requests) == 1 and fake_slack.messages() == []
+
+
+def test_the_retry_after_cap_is_a_setting(fake_slack, webhook, monkeypatch):
+    from alerts import config
+    monkeypatch.setattr(config, "SLACK_MAX_RETRY_AFTER_SECONDS", 0)
+    fake_slack.script(Reply(429, headers={"Retry-After": "1"}))
+    finished, result = _send_within(webhook, digest(), 10)
+    assert finished and not result.ok and len(fake_slack.requests) == 1
+
+
+def test_the_claim_is_checked_before_each_post_and_after_a_wait(fake_slack, webhook):
+    """A notify run's claim (the outbox lease) can lapse while it waits out a Retry-After; another
+    run may then deliver the same notifications. The notifier asks before every request."""
+    checks = []
+
+    def lost_after_first() -> str | None:
+        checks.append(1)
+        return None if len(checks) == 1 else "the claim lapsed"
+    fake_slack.script(Reply(429, headers={"Retry-After": "1"}))
+    finished, result = _send_within(webhook, digest(), 10, still_claimed=lost_after_first)
+    assert finished and (result.ok, result.sent) == (False, 0) and "the claim lapsed" in result.error
+    assert len(fake_slack.requests) == 1 and fake_slack.messages() == []   # the retry was not sent
+    fake_slack.requests.clear()
+    result = webhook.send(digest("a") + digest("b"), still_claimed=lambda: None if not fake_slack.requests else "gone")
+    assert (result.sent, len(fake_slack.messages())) == (1, 1)
+
+
+def test_every_message_carries_a_delivery_key(fake_slack, webhook):
+    """At-least-once: a message sent again by a later run has the same key (README, Slack alerts)."""
+    assert webhook.send(digest("a")).ok and webhook.send(digest("a")).ok and webhook.send(digest("b")).ok
+    keys = [e["text"] for m in fake_slack.messages() for b in m["blocks"] if b["type"] == "context"
+            for e in b["elements"] if "delivery key" in e["text"]]
+    assert len(keys) == 3 and keys[0] == keys[1] != keys[2]

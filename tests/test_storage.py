@@ -89,15 +89,15 @@ def test_latest_scores_keeps_benchmarks_of_older_snapshots(dbpath, tmp_path):
     ingest_file(dbpath, "csv", FIX / "scores_other_benchmark.csv", observed_at="2025-09-01")
     latest = run_query("SELECT benchmark, count(*) n FROM latest_scores GROUP BY benchmark ORDER BY 1", dbpath)
     assert dict(latest.itertuples(index=False)) == {"math_500": 5, "simpleqa": 1}
-    # a newer file about math_500 with two models dropped: they leave latest_scores
-    # (dropping more than half would be held by the shrink guard: tests/test_shrink_guard.py)
+    # a newer file about math_500 with one model dropped: it leaves latest_scores
+    # (dropping more than a fifth would be held by the shrink guard: tests/test_shrink_guard.py)
     f = tmp_path / "math_new.csv"
     f.write_text("model,benchmark,score,n_items\no3,math_500,99.4,500\nGrok-4,math_500,99.1,500\n"
-                 "DeepSeek R1,math_500,98.0,500\n")
+                 "DeepSeek R1,math_500,98.0,500\nGLM-4.5,math_500,98.1,500\n")
     ingest_file(dbpath, "csv", f, observed_at="2025-10-01")
     latest = run_query("SELECT model_raw, score FROM latest_scores WHERE benchmark = 'math_500' ORDER BY 1", dbpath)
-    assert list(latest["model_raw"]) == ["DeepSeek R1", "Grok-4", "o3"]
-    assert latest["score"].iloc[2] == pytest.approx(0.994)
+    assert list(latest["model_raw"]) == ["DeepSeek R1", "GLM-4.5", "Grok-4", "o3"]
+    assert latest["score"].iloc[3] == pytest.approx(0.994)
 
 
 def test_query_is_read_only(dbpath, capsys):

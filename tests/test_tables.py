@@ -263,7 +263,7 @@ def test_the_shrink_guard_compares_a_release_with_its_own_table_only(synced_db):
     fill(synced_db, snaps, rows)
     with connect_synced(synced_db) as con:
         assert shrink_reason(con, "livebench", 2, pd.Timestamp("2025-06-01", tz="UTC")) == ""
-        assert "livebench:2025-05-30: 1 scores vs 3" in shrink_reason(con, "livebench", 3,
+        assert "livebench (2025-05-30): 1 scores vs 3" in shrink_reason(con, "livebench", 3,
                                                                          pd.Timestamp("2025-06-02", tz="UTC"))
 
 

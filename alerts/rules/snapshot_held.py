@@ -1,5 +1,5 @@
-"""snapshot_held{source}: the source's newest snapshot is held by the shrink guard (it dropped
-half or more of a benchmark's rows; storage/ingest.py) and is not used until a later fetch
+"""snapshot_held{source}: the source's newest snapshot is held by the shrink guard (a table of it
+dropped more than a fifth of its rows, or the source's own limit; storage/ingest.py) and is not used until a later fetch
 confirms it or `benchwatch accept` releases it. Resolves when no held snapshot of the source is
 newer than its newest usable one."""
 
@@ -30,7 +30,7 @@ def held_conditions(held: pd.DataFrame) -> list[Condition]:
             annotations={"snapshot_id": sid, "held_snapshots": sorted(int(x) for x in rows["snapshot_id"]),
                          "observed_at": to_utc(row["observed_at"]).isoformat(),
                          "held_reason": text(row, "held_reason"),
-                         "why": "a leaderboard cut in half (truncated download) would otherwise replace the "
+                         "why": "a leaderboard cut short (truncated download) would otherwise replace the "
                                 "full one; the previous snapshot stays in use until this one is confirmed by a "
                                 f"later fetch or released with `benchwatch accept {sid}`",
                          "sql": f"SELECT id, observed_at, n_scores, status, held_reason FROM snapshots "
@@ -43,7 +43,7 @@ def _headline(transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) 
     source = clean(labels["source"])
     if transition == RESOLVED:
         return f"{source}: held snapshot released or superseded"
-    return f"{source}: snapshot {a.get('snapshot_id')} held (dropped half or more of the rows)"
+    return f"{source}: snapshot {a.get('snapshot_id')} held (a table dropped more rows than the shrink guard allows)"
 
 
 def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:

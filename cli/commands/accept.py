@@ -12,9 +12,10 @@ from storage.db import DEFAULT_WAIT_SECONDS, StorageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("accept", help="release a held snapshot (one that dropped half or more of the rows)",
-                       description="A snapshot that drops half or more of the previous snapshot's rows for a "
-                                   "benchmark is stored but held back from latest_scores and the analysis "
+    p = sub.add_parser("accept", help="release a held snapshot (one that dropped more than a fifth of a table's rows)",
+                       description="A snapshot that drops more than a fifth of the previous snapshot's rows for a "
+                                   "table (a benchmark, or one table_version of it; a source may set its own "
+                                   "limit) is stored but held back from latest_scores and the analysis "
                                    "(a truncated download looks like that). If the leaderboard really shrank, "
                                    "release it here; `benchwatch status` lists held snapshots.")
     p.add_argument("snapshot", metavar="SNAPSHOT", type=int, help="the snapshot id (see `benchwatch status`)")

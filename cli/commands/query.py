@@ -116,33 +116,57 @@ def plain_table(names: list[str], types: list[str], rows: list[tuple], max_rows:
     return "\n".join(" ".join(parts) for parts in zip(*cols))
 
 
-def _fetch_table(max_rows: int):
-    """A run_query `fetch`: plain results as text (no pandas import), anything else as a DataFrame."""
+def _fetch_table(max_rows: int, max_bytes: int | None = None):
+    """A run_query `fetch`: plain results as text (no pandas import), anything else as a bounded
+    DataFrame (`fetch_bounded`: at most max_rows rows and max_bytes bytes — default: those of the
+    default --memory — are fetched, never the whole result)."""
     def fetch(con, statement: str) -> object:
+        from storage.query import fetch_bounded, memory_limit_bytes
+        limit = memory_limit_bytes(DEFAULT_MEMORY_LIMIT) if max_bytes is None else max_bytes
+
         result = con.execute(statement)
         description = result.description or []
-        if not description or not all(str(d[1]) in _PLAIN_TYPES for d in description):
-            return result.df()
-        text = plain_table([d[0] for d in description], [str(d[1]) for d in description],
-                           result.fetchmany(max_rows + 1), max_rows)
-        return text if text is not None else con.execute(statement).df()   # rows consumed: run it again
+        if description and all(str(d[1]) in _PLAIN_TYPES for d in description):
+            text = plain_table([d[0] for d in description], [str(d[1]) for d in description],
+                               result.fetchmany(max_rows + 1), max_rows)
+            if text is not None:
+                return text
+            result = con.execute(statement)     # rows consumed: run it again
+        return fetch_bounded(result, max_rows=max_rows, max_bytes=limit)
     return fetch
 
 
 def run(args: argparse.Namespace) -> int:
     from storage.db import StorageError
-    from storage.query import QueryCutOff, run_query
+    from storage.query import Fetched, QueryCutOff, memory_limit_bytes, result_too_large, run_query
 
     try:
         df = run_query(args.sql, args.db, wait=args.wait, on_wait=lambda m: print(f"benchwatch: {m}", file=sys.stderr),
                        timeout=args.timeout, memory_limit=args.memory, threads=args.threads,
-                       fetch=_fetch_table(args.max_rows) if args.format == "table" else None)
+                       fetch=(_fetch_table(args.max_rows, memory_limit_bytes(args.memory))
+                              if args.format == "table" else None),
+                       process_bound=True)
     except StorageError as exc:
         print(f"benchwatch: {inert_text(str(exc))}", file=sys.stderr)
         return 130 if isinstance(exc, QueryCutOff) and exc.interrupted else 1
     if isinstance(df, str):
         print(df)
         return 0
+    note, code = None, 0
+    if isinstance(df, Fetched):     # table format: at most --max-rows rows, within --memory bytes
+        if df.over_bytes:
+            note, code = result_too_large(args.memory, df.rows_read), 1
+        elif df.more_rows:
+            note = f"more than {args.max_rows} rows: the first {args.max_rows} shown (--max-rows)"
+        df = df.frame
+    _print_frame(df, args)
+    if note:
+        print(f"benchwatch: {note}", file=sys.stderr)
+    return code
+
+
+def _print_frame(df, args: argparse.Namespace) -> None:
+    """A DataFrame in the chosen format (cells neutralised for table and CSV)."""
     import pandas as pd
 
     if args.format == "csv":
@@ -154,4 +178,3 @@ def run(args: argparse.Namespace) -> int:
         with pd.option_context("display.max_rows", args.max_rows, "display.max_columns", None,
                                "display.width", 200, "display.max_colwidth", 60):
             print(df.to_string(index=False, max_rows=args.max_rows) if len(df) else "(no rows)")
-    return 0
