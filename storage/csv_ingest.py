@@ -37,7 +37,7 @@ from scrapers.base import (REASON_DUPLICATE, json_fragments, reason_bad_n_items,
                            reason_out_of_range)
 from scrapers.normalize import AmbiguousScale
 from common.units import percent_scale_from_counts
-from storage.db import quote_ident, registered_frame, transaction
+from storage.db import next_ids, quote_ident, registered_frame, transaction
 from storage.ingest import (IngestResult, Response, logged, canonical_duplicate_reason, canonical_duplicate_warning,
                             check_observed_after_release, compress_blobs, finish_snapshot, known_snapshot,
                             parse_observed_at, snapshot_hash, store_blobs)
@@ -168,7 +168,7 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
     check_observed_after_release(con, list(bench["mapped"]), observed_at)
     n_rejects = _rejects(con)
     with transaction(con):
-        snapshot_id = int(_one(con, "SELECT nextval('snapshot_id_seq')")[0])
+        snapshot_id = next_ids(con, "snapshots")[0]   # a sequence on a file; max + 1 on a lake
         store_blobs(con, responses, now, compressed=compressed.result())
         _temp_table(con, "_bw_csv_bench", bench)
         _model_table(con, mapper, snapshot_id)

@@ -259,13 +259,17 @@ _SEQUENCE = re.compile(r"^\s*CREATE\s+SEQUENCE\b[^;]*;", re.IGNORECASE | re.MULT
 _TABLE_CONSTRAINT = re.compile(r",\s*(?:--[^\n]*\n\s*)*(?:PRIMARY\s+KEY|UNIQUE)\s*\([^)]*\)", re.IGNORECASE)
 _COLUMN_PK = re.compile(r"\s+PRIMARY\s+KEY\b", re.IGNORECASE)
 _NEXTVAL_DEFAULT = re.compile(r"\s+DEFAULT\s+nextval\s*\(\s*'[^']*'\s*\)", re.IGNORECASE)
+# DuckLake's ADD COLUMN takes only a literal default, and it counts `false` as an expression: the
+# string literal 'false' (cast to the column's type) is the same default.
+_ADD_COLUMN_KEYWORD_DEFAULT = re.compile(r"(\bADD\s+COLUMN\b[^;]*?\bDEFAULT\s+)(true|false)\b", re.IGNORECASE)
 
 
 def translate_ddl(sql: str) -> str:
     """A migration for DuckLake: the same tables and views without sequences, PRIMARY KEY /
     UNIQUE constraints or nextval defaults (DuckLake has none of them; storage.db.next_ids and
     the writer lock take their place). A column's PRIMARY KEY becomes NOT NULL; other
-    constraints, defaults, views and ALTERs are kept."""
+    constraints, defaults, views and ALTERs are kept (a
+    boolean default of ADD COLUMN as the literal 'false'/'true', which DuckLake accepts)."""
     if re.search(r"\bCREATE\s+(UNIQUE\s+)?INDEX\b", sql, re.IGNORECASE):
         raise LakeError("a migration creates an index, which DuckLake does not support; "
                         "make it conditional on the file store")
@@ -273,6 +277,7 @@ def translate_ddl(sql: str) -> str:
     out = _TABLE_CONSTRAINT.sub("", out)
     out = _NEXTVAL_DEFAULT.sub("", out)
     out = _COLUMN_PK.sub(" NOT NULL", out)   # a missing id fails loudly instead of storing NULL
+    out = _ADD_COLUMN_KEYWORD_DEFAULT.sub(lambda m: f"{m[1]}'{m[2].lower()}'", out)
     return out
 
 
