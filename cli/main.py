@@ -82,7 +82,8 @@ def open_read_only(args: argparse.Namespace):
     try:   # a file an older benchwatch wrote: new schema, and the registry columns it adds filled
         return open_current(args.db, wait=args.wait, on_wait=say, then=sync_registry)
     except StorageError as exc:
-        print(f"benchwatch: {exc}", file=sys.stderr)
+        from common.redact import redact
+        print(f"benchwatch: {redact(exc)}", file=sys.stderr)
         return None
 
 
@@ -128,6 +129,14 @@ def quiet_prefect_defaults() -> None:
     its telemetry heartbeat fails offline with a SQLite 'database is locked' traceback
     (docs/architecture.md, "Prefect and Slack facts"). Set the variables yourself to override."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+
+
+def _register_db_secret(db: object) -> None:
+    """The password of a `ducklake:postgres:` --db, registered before anything can print it: every
+    line on stdout/stderr that goes through `common.redact` (errors, logs, -v tracebacks) loses it."""
+    if isinstance(db, str) and ("password" in db.lower() or "://" in db):
+        from common.redact import register_conninfo
+        register_conninfo(db)
 
 
 class Terminated(BaseException):
@@ -211,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     setup_logging(args.verbose)
+    _register_db_secret(getattr(args, "db", None))
     command = " ".join(filter(None, [args.command, getattr(args, "action", None)]))
     previous = None
     if threading.current_thread() is threading.main_thread():

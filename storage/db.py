@@ -333,8 +333,10 @@ def new_database(path: str | os.PathLike) -> Iterator[NewDatabase]:
 
 
 def _first_line(exc: BaseException) -> str:
+    """The first line of an error, redacted (a lake's errors quote its conninfo)."""
+    from common.redact import redact
     lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
+    return redact(lines[0]) if lines else type(exc).__name__
 
 
 def _refuse_foreign_file(path: str) -> None:

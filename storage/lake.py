@@ -39,6 +39,8 @@ from typing import Any, Callable, NamedTuple
 
 import duckdb
 
+from common.redact import redact, register_conninfo
+
 log = logging.getLogger("benchwatch.storage")
 
 PREFIX = "ducklake:"
@@ -68,8 +70,8 @@ class LakeTarget(NamedTuple):
         return PREFIX + self.catalog
 
     def redacted(self) -> str:
-        """The URL without a password, for messages."""
-        return PREFIX + re.sub(r"(password\s*=\s*)(\S+)", r"\1***", self.catalog)
+        """The URL without a password (keyword or URI form: common.redact), for messages."""
+        return redact(self.url)
 
 
 def is_lake_url(target: object) -> bool:
@@ -87,6 +89,7 @@ def parse(target: str, data_path: str | None = None, *, need_data_path: bool = T
         raise LakeError("only a PostgreSQL catalog is supported: ducklake:postgres:<libpq conninfo> "
                         "(e.g. ducklake:postgres:dbname=benchwatch host=db.internal user=bw)")
     conninfo = catalog[len("postgres:"):].strip()
+    register_conninfo(conninfo)   # every later message, log record and error is redacted of it
     if not conninfo:
         raise LakeError("ducklake:postgres: needs a libpq conninfo (dbname=… host=… user=…)")
     data_path = data_path or os.environ.get(DATA_PATH_ENV, "")
@@ -287,5 +290,6 @@ def literal(text: str) -> str:
 
 
 def _first_line(exc: BaseException) -> str:
+    """The first line of an error, redacted: DuckDB's and libpq's messages quote the conninfo."""
     lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
+    return redact(lines[0]) if lines else type(exc).__name__

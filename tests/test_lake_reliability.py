@@ -60,3 +60,55 @@ def test_ingest_csv_stores_a_snapshot_on_a_lake(lake_url, capsys):
     assert main(["query", "SELECT count(DISTINCT snapshot_id) AS n FROM scores WHERE source = 'csv'",
                  "--db", lake_url, "--format", "csv"]) == 0
     assert capsys.readouterr().out.strip().splitlines()[1] == "2"
+
+
+# --- 9. the PostgreSQL password never printed --------------------------------------------------------
+
+def _forms(conninfo: str, password: str) -> dict[str, str]:
+    """A catalog conninfo with a password, keyword form and URI form."""
+    parts = dict(p.split("=", 1) for p in conninfo.split())
+    return {"keyword": f"{conninfo} password={password}",
+            "uri": f"postgresql://{parts['user']}:{password}@{parts['host']}:{parts['port']}/{parts['dbname']}"}
+
+
+DOWN = "dbname=bw host=127.0.0.1 port=1 user=bw"     # nothing listens on port 1
+COMMANDS_9 = (["status"], ["analyze"], ["query", "SELECT 1"], ["notify"], ["report"],
+              ["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv")])
+
+
+@pytest.mark.parametrize("form", ["keyword", "uri"])
+def test_the_password_is_never_printed_when_postgresql_is_down(form, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "data"))
+    url = "ducklake:postgres:" + _forms(DOWN, PASSWORD)[form]
+    for argv in COMMANDS_9:
+        for verbose in ([], ["-v"]):
+            code = main([*verbose, *argv, "--db", url])
+            out = capsys.readouterr()
+            assert code == 1, (argv, out.err)
+            assert PASSWORD not in out.out + out.err, (argv, out.err)
+            if not verbose:
+                _one_line(out.err)
+
+
+def test_the_password_is_never_printed_by_a_working_lake(lake_url, capsys):
+    conninfo = lake_url.removeprefix("ducklake:postgres:")
+    for form, with_password in _forms(conninfo, PASSWORD).items():
+        url = "ducklake:postgres:" + with_password
+        for argv in (["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv")], ["status"], ["analyze"],
+                     ["query", "SELECT * FROM no_such_table"], ["query", "SELECT count(*) FROM scores"],
+                     ["report"], ["-v", "query", "SELECT 1/"]):
+            main([*argv, "--db", url])
+            out = capsys.readouterr()
+            assert PASSWORD not in out.out + out.err, (form, argv, out.out[-500:], out.err)
+        assert main(["status", "--db", url]) == 0
+        assert "[REDACTED]" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_redact_removes_a_conninfo_password_in_both_forms():
+    from common.redact import redact
+    for text in (f"password={PASSWORD} host=h", f"password = '{PASSWORD} x' host=h",
+                 f"postgresql://bw:{PASSWORD}@h:5432/db", f"postgres://bw:{PASSWORD}@h/db?x=1",
+                 f'Unable to connect to Postgres at "dbname=x password={PASSWORD}": refused'):
+        assert PASSWORD not in redact(text), text
+        assert "[REDACTED]" in redact(text)
+    assert redact("https://example.org:8080/a@b") == "https://example.org:8080/a@b"   # no userinfo
