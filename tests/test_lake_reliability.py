@@ -112,3 +112,59 @@ def test_redact_removes_a_conninfo_password_in_both_forms():
         assert PASSWORD not in redact(text), text
         assert "[REDACTED]" in redact(text)
     assert redact("https://example.org:8080/a@b") == "https://example.org:8080/a@b"   # no userinfo
+
+
+# --- 10. `query` on a lake reads the store's tables and nothing else ------------------------------------
+
+def _escapes(server, url: str) -> list[str]:
+    other = server.conninfo("postgres")
+    return [
+        f"SELECT * FROM postgres_scan('{other}', 'pg_catalog', 'pg_authid')",
+        f"FROM postgres_scan_pushdown('{other}', 'pg_catalog', 'pg_authid')",
+        "SELECT * FROM postgres_query('__ducklake_metadata_lake', 'SELECT pg_read_file(''PG_VERSION'')')",
+        f"SELECT * FROM postgres_execute('{other}', 'CREATE TABLE owned (a int)')",
+        f"SELECT count(*) FROM scores WHERE source IN (SELECT usename FROM postgres_query('{other}', 'SELECT usename FROM pg_user'))",
+        f"WITH x AS (SELECT * FROM query('SELECT * FROM postgres_scan(''{other}'', ''pg_catalog'', ''pg_authid'')')) SELECT * FROM x",
+        "SELECT * FROM __ducklake_metadata_lake.pg_catalog.pg_authid",
+        "SELECT * FROM __ducklake_metadata_lake.public.ducklake_snapshot",
+        "EXPLAIN SELECT * FROM postgres_scan('x', 'y', 'z')",
+        "SELECT pg_clear_cache()",
+        "SELECT * FROM ducklake_expire_snapshots('lake', dry_run => true)",
+        "SELECT * FROM ducklake_cleanup_old_files('lake', dry_run => true)",
+        f"CALL postgres_attach('{other}')",
+        "IMPORT DATABASE '/tmp'",
+        "SELECT 1; IMPORT DATABASE '/tmp'",
+    ]
+
+
+def test_query_on_a_lake_refuses_the_postgres_scanner_and_store_maintenance(server, lake_url, capsys):
+    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", lake_url]) == 0
+    capsys.readouterr()
+    for sql in _escapes(server, lake_url):
+        code = main(["query", sql, "--db", lake_url, "--format", "csv"])
+        out = capsys.readouterr()
+        assert code == 1, (sql, out.out[:300], out.err)
+        assert "refused" in _one_line(out.err), sql
+        assert "rolsuper" not in out.out and "postgres" not in out.out, sql
+    assert "owned" not in server.psql("SELECT string_agg(tablename, ',') FROM pg_tables WHERE schemaname = 'public'")
+    # what readers need still works: the store's tables and views, DuckLake's inspection functions
+    for sql in ("SELECT count(*) AS n FROM scores", "SELECT count(*) AS n FROM latest_scores",
+                "SELECT count(*) AS n FROM ducklake_snapshots('lake')", "SELECT count(*) AS n FROM lake.snapshots()",
+                "EXPLAIN SELECT * FROM scores", "SELECT upper(model) AS m FROM scores LIMIT 1"):
+        assert main(["query", sql, "--db", lake_url, "--format", "csv"]) == 0, (sql, capsys.readouterr().err)
+        capsys.readouterr()
+
+
+def test_import_database_is_refused_before_anything_reads_the_directory(tmp_path, capsys):
+    """DuckDB's parser expands IMPORT DATABASE into the directory's SQL files: refused by name."""
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    (folder / "schema.sql").write_text("SELECT 42;\n")
+    (folder / "load.sql").write_text("SELECT 43;\n")
+    from storage import db
+    path = tmp_path / "bw.duckdb"
+    with db.connect(str(path)):
+        pass
+    for sql in (f"IMPORT DATABASE '{folder}'", f"import   database '{folder}'"):
+        assert main(["query", sql, "--db", str(path)]) == 1
+        assert "refused" in _one_line(capsys.readouterr().err)
