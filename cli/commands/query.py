@@ -31,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format (default: table)")
     p.add_argument("--wait", type=float, default=DEFAULT_WAIT_SECONDS, metavar="SECONDS",
                    help=f"how long to wait while another process holds the database (default {DEFAULT_WAIT_SECONDS:.0f})")
-    p.add_argument("--max-rows", type=int, default=200, metavar="N", help="rows shown in table format (default 200)")
+    p.add_argument("--max-rows", type=_row_count, default=200, metavar="N",
+                   help="rows shown in table format, at least 1 (default 200)")
     p.add_argument("--timeout", type=_positive_seconds, default=DEFAULT_TIMEOUT_SECONDS, metavar="SECONDS",
                    help=f"cut the query off after this long (default {DEFAULT_TIMEOUT_SECONDS:.0f})")
     p.add_argument("--memory", type=_memory, default=DEFAULT_MEMORY_LIMIT, metavar="SIZE",
@@ -41,6 +42,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"DuckDB threads for the query (default {DEFAULT_THREADS})")
     add_db_argument(p)
     p.set_defaults(func=run)
+
+
+def _row_count(text: str) -> int:
+    """argparse type of --max-rows: an integer >= 1 (-1 showed "(no rows)" for a 1-row result)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of rows: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--max-rows must be at least 1 (got {value})")
+    return value
 
 
 def _positive_seconds(text: str) -> float:
