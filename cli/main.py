@@ -174,7 +174,8 @@ _ENVIRONMENT = (
      "no permission to write there; check the path of --db and its folder"),
     ((), ("server closed the connection unexpectedly", "terminating connection due to administrator command",
           "no connection to the server", "could not connect to server", "Connection refused",
-          "Unable to connect to Postgres", "connection to server at", "SSL SYSCALL error", "Broken pipe"),
+          "Unable to connect to Postgres", "connection to server at", "SSL SYSCALL error", "Broken pipe",
+          'Failed to execute query "ROLLBACK"', 'Failed to execute query "COMMIT"'),
      "lost the connection to PostgreSQL (the DuckLake catalog); check the server and run it again "
      "(what was committed before is kept)"),
 )
@@ -194,7 +195,8 @@ def environment_failure(exc: BaseException) -> str | None:
         cur = cur.__cause__ or cur.__context__
     for item in seen:
         code = item.errno if isinstance(item, OSError) else None
-        text = str(item) if isinstance(item, (OSError, duckdb.Error)) else ""
+        driver = type(item).__module__.split(".")[0] in ("psycopg", "psycopg2")   # the writer lock's connection
+        text = str(item) if isinstance(item, (OSError, duckdb.Error)) or driver else ""
         for names, words, message in _ENVIRONMENT:
             if code is not None and code in {getattr(errno_names, n) for n in names if hasattr(errno_names, n)}:
                 return message

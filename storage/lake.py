@@ -187,9 +187,13 @@ class WriterLock:
             delay = min(delay * 1.5, 0.5)
 
     def release(self) -> None:
+        """Unlock and close. A connection PostgreSQL already dropped holds no lock any more (a
+        session lock dies with its session): nothing to report, the caller's own error says why."""
         if not self._pg.closed:
             try:
                 self._pg.execute("SELECT pg_advisory_unlock(%s)", [WRITER_LOCK_KEY])
+            except Exception as exc:  # noqa: BLE001 - psycopg.Error, imported lazily
+                log.info("DuckLake writer lock: the catalog connection is gone (%s)", _first_line(exc))
             finally:
                 self._pg.close()
 

@@ -168,3 +168,99 @@ def test_import_database_is_refused_before_anything_reads_the_directory(tmp_path
     for sql in (f"IMPORT DATABASE '{folder}'", f"import   database '{folder}'"):
         assert main(["query", sql, "--db", str(path)]) == 1
         assert "refused" in _one_line(capsys.readouterr().err)
+
+
+# --- 13. a killed migrate leaves no orphan Parquet files after its rerun; PostgreSQL gone --------------
+
+def _orphans(url: str) -> list[str]:
+    """Data files in the store's folder that its catalog does not reference (DuckLake's own check)."""
+    import duckdb
+    con = duckdb.connect()
+    lake.load_extensions(con)
+    target = lake.parse(url)
+    con.execute(f"ATTACH {lake.literal(target.url)} AS l (DATA_PATH {lake.literal(target.data_path)})")
+    rows = con.execute("SELECT path FROM ducklake_delete_orphaned_files('l', dry_run => true, cleanup_all => true)"
+                       ).fetchall()
+    con.close()
+    return [r[0] for r in rows]
+
+
+def _source_file(tmp_path: Path) -> Path:
+    from jobs import cycle
+    path = tmp_path / "source.duckdb"
+    outcomes = cycle.collect(str(path), ["swebench", "livecodebench", "lmarena", "aider_polyglot", "livebench"],
+                             replay_dir=str(ROOT / "tests" / "fixtures" / "replay"))
+    assert all(o.status == "new" for o in outcomes), [o.line() for o in outcomes]
+    return path
+
+
+def _cli_process(*argv: str):
+    import subprocess
+    import sys
+    return subprocess.Popen([sys.executable, "-m", "cli", *argv], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+@pytest.mark.slow
+def test_a_killed_migrate_leaves_no_orphan_files_after_the_rerun(lake_url, tmp_path):
+    import signal
+    import time
+    source = _source_file(tmp_path)
+    data = Path(os.environ[lake.DATA_PATH_ENV])
+    from storage import db
+    with db.connect(lake_url):                 # the store exists, empty, before the copy starts
+        pass
+    before = {p for p in data.rglob("*.parquet")}
+    killed = False
+    for _ in range(5):      # kill the copy once it has written data files but not committed them
+        proc = _cli_process("migrate", "--db", str(source), "--to", lake_url)
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            if len({p for p in data.rglob("*.parquet")} - before) >= 2:
+                proc.send_signal(signal.SIGKILL)
+                killed = True
+                break
+            time.sleep(0.005)
+        proc.wait(timeout=60)
+        if killed and proc.returncode == -signal.SIGKILL:
+            break
+        pytest.skip("the copy finished before it could be killed")   # pragma: no cover
+    assert _orphans(lake_url), "the kill left no uncommitted data files: the check below could not fail"
+    rerun = _cli_process("migrate", "--db", str(source), "--to", lake_url)
+    out, err = rerun.communicate(timeout=300)
+    assert rerun.returncode == 0, err
+    assert _orphans(lake_url) == []
+
+
+@pytest.mark.slow
+def test_postgresql_stopped_mid_backfill_is_one_line(tmp_path, monkeypatch):
+    """PostgreSQL stops while a backfill writes (the writer holds its lock and is storing a large
+    file): exit 1 with one line, not a bug (70) nor an abort."""
+    import subprocess
+    import time
+    server = pg.start()
+    try:
+        url = "ducklake:postgres:" + server.create_database("bw_stopped")
+        monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "data"))
+        folder = tmp_path / "archive" / "csv"
+        folder.mkdir(parents=True)
+        for day in range(1, 4):
+            rows = "".join(f"m{i},bench{i % 50},{(i % 997) / 1000}\n" for i in range(150_000))
+            (folder / f"csv_2025-01-{day:02d}.csv").write_text("model,benchmark,score\n" + rows)
+        proc = _cli_process("backfill", str(tmp_path / "archive"), "--db", url)
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:   # the writer holds its lock
+            if server.psql("SELECT count(*) FROM pg_stat_activity "
+                           "WHERE application_name = 'benchwatch-writer'").strip() not in ("", "0"):
+                break
+            time.sleep(0.05)
+        time.sleep(1.0)                                                 # … and is storing rows
+        subprocess.run(server._as_owner(["pg_ctl", "-D", str(server.root / "data"), "-m", "immediate", "-w",
+                                         "stop"]), capture_output=True, timeout=60)
+        out, err = proc.communicate(timeout=180)
+        assert proc.returncode == 1, err
+        line = _one_line("\n".join(x for x in err.splitlines() if x.startswith("benchwatch")))
+        assert ("PostgreSQL" in line or "ducklake:postgres:" in line or "DuckLake catalog" in line), line
+        assert "terminate called" not in err, err
+    finally:
+        server.stop()
