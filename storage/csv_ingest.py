@@ -321,7 +321,7 @@ def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
             WHEN unknown_reason IS NOT NULL THEN {UNKNOWN_METRIC}
             WHEN score < lo OR score > hi OR NOT isfinite(score) THEN {OUT_OF_RANGE}
             WHEN bad_n THEN {BAD_N_ITEMS}
-            WHEN stderr IS NOT NULL AND (stderr < 0 OR NOT isfinite(stderr)) THEN {BAD_STDERR}
+            WHEN stderr IS NOT NULL AND (stderr < 0 OR NOT isfinite(stderr) OR stderr > hi - lo) THEN {BAD_STDERR}
             ELSE 0 END AS first_stage
         FROM valued"""
     con.execute(f"CREATE OR REPLACE TEMP TABLE _bw_csv_staged AS {staged}")
