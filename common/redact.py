@@ -114,8 +114,10 @@ def one_line(text: object, limit: int = 300) -> str:
 
 
 # Characters a terminal acts on (C0 controls, DEL, C1 controls such as CSI): shown as \xNN in
-# table and CSV output, so a scraped name cannot move the cursor, retitle the window or hide text.
-_TERMINAL_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# table and CSV output (bidi controls as \uNNNN), so a scraped name cannot move the cursor,
+# retitle the window, hide or reorder text.
+# Bidirectional overrides, isolates and marks (U+202E shows "gpt-4\u202efdp.exe" as "gpt-4exe.pdf") too.
+_TERMINAL_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def inert_text(value: object) -> object:
@@ -123,7 +125,8 @@ def inert_text(value: object) -> object:
     Here, not in cli/commands/query.py, so that `status` shows cells without importing `query`."""
     if not isinstance(value, str):
         return value
-    return _TERMINAL_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", value)
+    return _TERMINAL_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}",
+                                 value)
 
 
 def redact_record(record: logging.LogRecord) -> logging.LogRecord:

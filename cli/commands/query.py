@@ -113,13 +113,13 @@ def plain_table(names: list[str], types: list[str], rows: list[tuple], max_rows:
     for j, (name, typ) in enumerate(zip(names, types)):
         cells = []
         for row in rows:
-            v = inert_text(row[j])
+            v = inert_csv(row[j])          # control characters and formula cells, as in CSV
             if isinstance(v, str) and (len(v) > _PLAIN_MAX_TEXT or not v.isascii()):
                 return None
             if not isinstance(v, (bool, int, str)):
                 return None
             cells.append(str(v))
-        header = str(inert_text(str(name)))
+        header = str(inert_csv(str(name)))
         if len(header) > _PLAIN_MAX_TEXT or not header.isascii():
             return None
         header = header if typ == "VARCHAR" else " " + header
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "json":  # exact: JSON escapes control characters itself, and nobody evaluates it
         sys.stdout.write(df.to_json(orient="records", date_format="iso", indent=None) + "\n")
     else:
-        df = _neutralised(df, inert_text)
+        df = _neutralised(df, inert_csv)    # the README's promise: table output like CSV
         with pd.option_context("display.max_rows", args.max_rows, "display.max_columns", None,
                                "display.width", 200, "display.max_colwidth", 60):
             print(df.to_string(index=False, max_rows=args.max_rows) if len(df) else "(no rows)")
