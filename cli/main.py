@@ -31,7 +31,8 @@ examples:
 The database is $BENCHWATCH_DB or ./benchwatch.duckdb unless --db is given.
 
 exit codes: 0 done; 1 failed for a reason stated on stderr (bad input, a database that cannot
-be used, every source failed, Slack refused); 2 usage error; 70 a bug (an unexpected exception:
+be used, every source failed, Slack refused, a full disk or read-only file system, PostgreSQL
+gone); 2 usage error; 70 a bug (an unexpected exception:
 one line, -v for the traceback); 130 interrupted (Ctrl-C); 141 the reader closed our output
 (`| head`); 143 terminated (SIGTERM).
 """
