@@ -6,6 +6,7 @@ Skips with the reason when PostgreSQL's binaries or the DuckLake extensions are 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -264,3 +265,89 @@ def test_postgresql_stopped_mid_backfill_is_one_line(tmp_path, monkeypatch):
         assert "terminate called" not in err, err
     finally:
         server.stop()
+
+
+# --- the secret scan (issue 24, "Done when") ---------------------------------------------------------
+
+FAKE_TOKEN = "xoxb-000FAKE-222FAKE-LakeSecretToken77"
+SCAN_SOURCES = ["simple_evals", "swebench", "livebench", "lmarena"]
+
+
+def _lake_text_cells(url: str) -> list[str]:
+    """Every text-like cell of every table of the store, and every blob decompressed."""
+    import zlib
+    from storage import db
+    cells: list[str] = []
+    with db.connect(url, read_only=True) as con:
+        cols = con.execute("""SELECT table_name, column_name, data_type FROM duckdb_columns()
+                              WHERE database_name = current_database() AND schema_name = 'main'
+                                AND table_name IN (SELECT table_name FROM duckdb_tables()
+                                                   WHERE database_name = current_database())
+                                AND (data_type IN ('VARCHAR', 'JSON', 'BLOB') OR data_type LIKE '%[]'
+                                     OR data_type LIKE 'STRUCT%' OR data_type LIKE 'MAP%')""").fetchall()
+        assert len(cols) > 20, "too few text columns: the scan would prove little"
+        q = db.quote_ident
+        for table, column, dtype in cols:
+            for (value,) in con.execute(f"SELECT {q(column)} FROM {q(table)} WHERE {q(column)} IS NOT NULL").fetchall():
+                if isinstance(value, (bytes, bytearray)):
+                    cells.append(bytes(value).decode("latin-1"))
+                else:
+                    cells.append(str(value))
+        blobs = con.execute("SELECT compression, content FROM blobs").fetchall()
+        assert blobs, "no blobs: the scan would prove nothing about them"
+        for compression, content in blobs:
+            raw = zlib.decompress(content) if compression == "zlib" else bytes(content)
+            cells.append(raw.decode("utf-8", "replace"))
+    return cells
+
+
+@pytest.mark.slow
+def test_no_secret_reaches_output_tables_blobs_the_report_or_logs(lake_url, tmp_path, monkeypatch, caplog, capsys):
+    """A full cycle on a DuckLake store with a Slack token, a webhook URL and the catalog's
+    PostgreSQL password in keyword and URI form; then report --format html, status, query (a
+    good one, a failing one) with either form. Nothing of any secret anywhere: 0 hits."""
+    import logging
+    from fake_slack import FakeSlack
+    conninfo = lake_url.removeprefix("ducklake:postgres:")
+    forms = _forms(conninfo, PASSWORD)
+    keyword, uri = ("ducklake:postgres:" + forms["keyword"]), ("ducklake:postgres:" + forms["uri"])
+    page = tmp_path / "report.html"
+    caplog.set_level(logging.DEBUG)
+    with FakeSlack() as slack:
+        webhook_tail = slack.webhook_url.split("/services/", 1)[1]
+        secrets = [PASSWORD, FAKE_TOKEN, FAKE_TOKEN.split("-", 1)[1], webhook_tail, webhook_tail.rsplit("/", 1)[-1]]
+        monkeypatch.setenv("SLACK_WEBHOOK_URL", slack.webhook_url)
+        monkeypatch.setenv("SLACK_BOT_TOKEN", FAKE_TOKEN)
+        monkeypatch.setenv("SLACK_CHANNEL", "C000FAKE")
+        monkeypatch.setenv("BENCHWATCH_REPORT_BASE_URL", f"https://u:{PASSWORD}@reports.example/x")
+        slack.outage(500)                       # errors are logged and stored (notifications.last_error)
+        assert main(["-vv", "run", "--no-prefect", "--replay", str(ROOT / "tests" / "fixtures" / "replay"),
+                     "--sources", ",".join(SCAN_SOURCES), "--db", keyword]) in (0, 1)
+        from alerts.render import render_digest
+        from alerts.slack import load_settings, make_notifier
+        from test_alerts_render import NOW, contamination
+        failed = make_notifier(load_settings()).send(render_digest([contamination("m")], now=NOW))
+        assert not failed.ok
+        logging.getLogger("benchwatch.alerts").warning("[alerts] delivery failed: %s", failed.error)
+        slack.recover()
+        assert main(["-vv", "notify", "--db", uri]) in (0, 1)
+        monkeypatch.delenv("SLACK_WEBHOOK_URL")                 # the Web API with the bot token
+        monkeypatch.setenv("SLACK_API_URL", slack.api_url)
+        assert make_notifier(load_settings()).send(render_digest([contamination("n")], now=NOW)).ok
+        assert main(["-vv", "notify", "--db", keyword]) in (0, 1)
+        assert slack.requests, "Slack was never called: the scan would prove nothing"
+        token_seen = any(FAKE_TOKEN in json.dumps(r.headers) for r in slack.requests)
+        assert token_seen, "the bot token was never used: the scan would prove nothing about it"
+    for argv in (["report", "--format", "html", "--out", str(page), "--db", uri], ["status", "--db", keyword],
+                 ["status", "--db", uri], ["query", "SELECT * FROM fetches", "--db", uri],
+                 ["query", "SELECT * FROM notifications", "--format", "json", "--db", keyword],
+                 ["-v", "query", "SELECT * FROM no_such_table", "--db", uri],
+                 ["-v", "analyze", "--db", uri]):
+        main(argv)
+    out = capsys.readouterr()
+    logs = "\n".join(r.getMessage() + (r.exc_text or "") for r in caplog.records)
+    places = {"stdout": out.out, "stderr": out.err, "logs": logs, "report.html": page.read_text(),
+              "tables and blobs": "\n".join(_lake_text_cells(lake_url))}
+    assert "benchwatch report" in page.read_text() or "<!DOCTYPE html>" in page.read_text()
+    hits = [(secret, name) for name, text in places.items() for secret in secrets if secret in text]
+    assert hits == [], hits
