@@ -28,6 +28,21 @@ def server():
     yield from pg.lake_server()
 
 
+@pytest.fixture(autouse=True)
+def no_prefect_handlers_from_earlier_tests():
+    """A Prefect console handler an earlier test in this process left on the root logger writes to
+    that test's (closed) captured stream and prints "--- Logging error ---" with a traceback for
+    every warning: not what a `benchwatch` process does. Detached for these tests, then restored."""
+    import logging
+    root = logging.getLogger()
+    foreign = [h for h in root.handlers if type(h).__module__.startswith("prefect")]
+    for handler in foreign:
+        root.removeHandler(handler)
+    yield
+    for handler in foreign:
+        root.addHandler(handler)
+
+
 @pytest.fixture
 def lake_url(server, tmp_path, monkeypatch, request):
     name = "bw_" + request.node.name.lower().replace("[", "_").replace("]", "").replace("-", "_")[:40]
