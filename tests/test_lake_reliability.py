@@ -61,6 +61,7 @@ def _one_line(err: str) -> str:
 
 # --- 8. `ingest csv` on a lake ---------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_ingest_csv_stores_a_snapshot_on_a_lake(lake_url, capsys):
     code = main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", lake_url])
     out = capsys.readouterr()
@@ -93,10 +94,12 @@ COMMANDS_9 = (["status"], ["analyze"], ["query", "SELECT 1"], ["notify"], ["repo
 
 
 @pytest.mark.parametrize("form", ["keyword", "uri"])
-def test_the_password_is_never_printed_when_postgresql_is_down(form, capsys, monkeypatch, tmp_path):
+@pytest.mark.parametrize("commands", [pytest.param(COMMANDS_9[:2], id="some"),
+                                      pytest.param(COMMANDS_9[2:], id="more", marks=pytest.mark.slow)])
+def test_the_password_is_never_printed_when_postgresql_is_down(form, commands, capsys, monkeypatch, tmp_path):
     monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "data"))
     url = "ducklake:postgres:" + _forms(DOWN, PASSWORD)[form]
-    for argv in COMMANDS_9:
+    for argv in commands:
         for verbose in ([], ["-v"]):
             code = main([*verbose, *argv, "--db", url])
             out = capsys.readouterr()
@@ -106,6 +109,7 @@ def test_the_password_is_never_printed_when_postgresql_is_down(form, capsys, mon
                 _one_line(out.err)
 
 
+@pytest.mark.slow
 def test_the_password_is_never_printed_by_a_working_lake(lake_url, capsys):
     conninfo = lake_url.removeprefix("ducklake:postgres:")
     for form, with_password in _forms(conninfo, PASSWORD).items():
@@ -153,6 +157,7 @@ def _escapes(server, url: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_query_on_a_lake_refuses_the_postgres_scanner_and_store_maintenance(server, lake_url, capsys):
     assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", lake_url]) == 0
     capsys.readouterr()
@@ -169,6 +174,25 @@ def test_query_on_a_lake_refuses_the_postgres_scanner_and_store_maintenance(serv
                 "EXPLAIN SELECT * FROM scores", "SELECT upper(model) AS m FROM scores LIMIT 1"):
         assert main(["query", sql, "--db", lake_url, "--format", "csv"]) == 0, (sql, capsys.readouterr().err)
         capsys.readouterr()
+
+
+def test_the_lake_sandbox_check_judges_the_parse_tree():
+    """The check `query` runs on a lake session (fast: the extensions loaded, no server needed)."""
+    import duckdb
+    from storage.query import ReadOnlyViolation, check_lake_sandbox, check_read_only
+    con = duckdb.connect()
+    try:
+        lake.load_extensions(con)
+    except lake.LakeError as exc:
+        pytest.skip(str(exc))
+    for sql in ("SELECT * FROM postgres_scan('x', 'y', 'z')", "SELECT * FROM (SELECT 1) t, POSTGRES_QUERY('a', 'b')",
+                "SELECT * FROM query('SELECT 1')", "EXPLAIN SELECT pg_clear_cache()",
+                "SELECT * FROM __ducklake_metadata_lake.public.ducklake_snapshot",
+                "SELECT 1 WHERE 1 IN (SELECT * FROM ducklake_expire_snapshots('lake'))"):
+        with pytest.raises(ReadOnlyViolation, match="refused"):
+            check_lake_sandbox(con, check_read_only(sql))
+    check_lake_sandbox(con, check_read_only("SELECT upper('a'), * FROM range(3); SELECT * FROM ducklake_snapshots('x')"))
+    con.close()
 
 
 def test_import_database_is_refused_before_anything_reads_the_directory(tmp_path, capsys):
