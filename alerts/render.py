@@ -10,7 +10,8 @@ Anything that did not come from this code (model and benchmark names, sources, e
 quotes them) goes through `escape`, the one Slack-escaping helper: `&`, `<`, `>` become
 entities, so `<!channel>`, `<@U123>` or `<http://x|y>` in a model name arrive as inert text;
 mrkdwn marks that could format (`*x*`, `_x_`, `~x~`, backticks) become look-alikes, and bare
-URLs and host names are kept from being linked (an invisible word joiner).
+URLs and host names are kept from being linked by putting them in inline code (nothing invisible
+is inserted: the text copies as it was).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from alerts import baseline, config
 from alerts import rules as registry
 from alerts.records import FIRING, RESOLVED, Notification
 from alerts.text import clean as _clean
+from alerts.text import unlinked as _unlinked
 _PARTIAL_ENTITY = re.compile(r"&[a-z]{0,4}$")
 
 
@@ -44,21 +46,16 @@ class SlackMessage:
 # always becomes a look-alike: it would open or close a code span anywhere.
 _MRKDWN_LOOKALIKE = {"*": "\u2217", "_": "\u02cd", "~": "\u223c", "`": "\u02cb"}
 _EMPHASIS = re.compile(r"(?:(?<![^\W_])[*_~](?=\S))|(?:(?<=\S)[*_~](?![^\W_]))|`")
-# Slack links bare URLs and host names itself; a word joiner (U+2060, invisible) after the scheme's
-# colon or a host name's last dot keeps them text.
-_SCHEME = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{1,15}):(?=//)")
-_HOST = re.compile(r"(?i)(?<=[a-z0-9-])\.(?=(?:com|net|org|io|ai|dev|co|app|xyz|info|me|gg|ly|sh|link|site|online|"
-                   r"top|ru|cn|uk|de|fr|us|tk|to|so|cc|biz|club|page|tech|news|zip|mov)\b)")
 
 
-def escape(text: Any) -> str:
+def escape(text: Any, *, in_code: bool = False) -> str:
     """Slack-escape text that did not come from this code (the only place that does it): `&<>` as
     entities (no <!channel>, <@U…>, <url|label>), emphasis/code marks that could format as look-alikes,
-    bare URLs and host names unlinked."""
+    bare URLs and host names in inline code (alerts.text.unlinked), unless the text goes inside a
+    code span already (`in_code`), where Slack links nothing."""
     out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     out = _EMPHASIS.sub(lambda m: _MRKDWN_LOOKALIKE[m[0]], out)
-    out = _SCHEME.sub(lambda m: f"{m[1]}:\u2060", out)
-    return _HOST.sub(".\u2060", out)
+    return out if in_code else _unlinked(out)
 
 
 def _fit(mrkdwn: str, limit: int) -> str:
@@ -175,7 +172,7 @@ def _section_text(group: Sequence[Notification]) -> str:
     if why:
         lines.append(f"_Why it matters:_ {escape(why)}")
     if sql:
-        lines.append(f"_Where to look:_ `{escape(query_command(sql))}`")
+        lines.append(f"_Where to look:_ `{escape(query_command(sql), in_code=True)}`")
     return _fit("\n".join(lines), config.SLACK_MAX_SECTION_TEXT)
 
 

@@ -8,13 +8,31 @@ from typing import Any, Mapping
 
 from alerts import config
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# What a terminal or a chat client acts on instead of showing: C0 controls, DEL, C1 controls
+# (CSI …), and the bidirectional overrides/isolates/marks that reorder what is shown (U+202E
+# makes "gpt-4\u202efdp.exe" read "gpt-4exe.pdf").
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+# Text Slack would turn into a link by itself: a URL with a scheme, mailto:, a www. name, an
+# e-mail address, or a host name (label.tld, any tld) with an optional port and path. (No backtick inside: the Slack escape has made them
+# look-alikes before this runs.)
+_LINKABLE = re.compile(r"(?i)(?:\b[a-z][a-z0-9+.-]{1,15}://[^\s`]*)|(?:\bmailto:[^\s`]+)|(?:\bwww\.[^\s`]+)|"
+                       r"(?:[\w.+-]+@(?:[a-z0-9-]+\.)+[a-z]{2,}\b)|"
+                       r"(?:(?<![\w@.-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}\b(?::\d+)?(?:/[^\s`]*)?)")
 
 
 def clean(text: Any, limit: int = config.MAX_NAME_CHARS) -> str:
-    """Scraped text on one line, without control characters, at most `limit` characters."""
+    """Scraped text on one line, without control characters (C0, C1, bidi overrides), at most
+    `limit` characters."""
     flat = " ".join(_CONTROL.sub(" ", str(text)).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def unlinked(mrkdwn: str) -> str:
+    """Slack mrkdwn (already escaped, no backticks) with every URL or host-like token in inline
+    code, where Slack does not link it: `www.evil.example/login` stays text and copies as typed
+    (no invisible character is inserted)."""
+    return _LINKABLE.sub(lambda m: f"`{m[0]}`", mrkdwn)
 
 
 def fixed(value: Any, digits: int = 2) -> str:

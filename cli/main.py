@@ -31,7 +31,8 @@ examples:
 The database is $BENCHWATCH_DB or ./benchwatch.duckdb unless --db is given.
 
 exit codes: 0 done; 1 failed for a reason stated on stderr (bad input, a database that cannot
-be used, every source failed, Slack refused); 2 usage error; 70 a bug (an unexpected exception:
+be used, every source failed, Slack refused, a full disk or read-only file system, PostgreSQL
+gone); 2 usage error; 70 a bug (an unexpected exception:
 one line, -v for the traceback); 130 interrupted (Ctrl-C); 141 the reader closed our output
 (`| head`); 143 terminated (SIGTERM).
 """
@@ -82,7 +83,8 @@ def open_read_only(args: argparse.Namespace):
     try:   # a file an older benchwatch wrote: new schema, and the registry columns it adds filled
         return open_current(args.db, wait=args.wait, on_wait=say, then=sync_registry)
     except StorageError as exc:
-        print(f"benchwatch: {exc}", file=sys.stderr)
+        from common.redact import redact
+        print(f"benchwatch: {redact(exc)}", file=sys.stderr)
         return None
 
 
@@ -130,6 +132,14 @@ def quiet_prefect_defaults() -> None:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 
+def _register_db_secret(db: object) -> None:
+    """The password of a `ducklake:postgres:` --db, registered before anything can print it: every
+    line on stdout/stderr that goes through `common.redact` (errors, logs, -v tracebacks) loses it."""
+    if isinstance(db, str) and ("password" in db.lower() or "://" in db):
+        from common.redact import register_conninfo
+        register_conninfo(db)
+
+
 def _on_sigterm(signum: int, frame: object) -> None:
     from common import shutdown
     shutdown.request()      # first: DuckDB may turn the exception below into its own error
@@ -149,6 +159,50 @@ def where(exc: BaseException) -> str:
     return f"{short}:{frame.lineno} ({frame.name})"
 
 
+# Failures of the machine, not of benchwatch: (errno names, words DuckDB/libpq put in the message,
+# what to say). Checked on the exception and its causes; exit 1 with one line, not 70.
+_ENVIRONMENT = (
+    (("ENOSPC", "EDQUOT"), ("No space left on device", "Disk quota exceeded"),
+     "the disk is full; free space and run it again (what was committed before is kept)"),
+    (("EFBIG",), ("File too large",),
+     "a file size limit stopped a write (ulimit -f / RLIMIT_FSIZE); raise it and run again"),
+    (("EROFS",), ("Read-only file system",),
+     "the database's file system is read-only; use --db on a writable one"),
+    (("EACCES", "EPERM"), ("Permission denied", "Operation not permitted"),
+     "no permission to write there; check the path of --db and its folder"),
+    ((), ("server closed the connection unexpectedly", "terminating connection due to administrator command",
+          "no connection to the server", "could not connect to server", "Connection refused",
+          "Unable to connect to Postgres", "connection to server at", "SSL SYSCALL error", "Broken pipe",
+          'Failed to execute query "ROLLBACK"', 'Failed to execute query "COMMIT"'),
+     "lost the connection to PostgreSQL (the DuckLake catalog); check the server and run it again "
+     "(what was committed before is kept)"),
+)
+
+
+def environment_failure(exc: BaseException) -> str | None:
+    """What to tell a person when `exc` (or an exception it came from) is the machine's doing: a
+    full disk, a file size limit, a read-only file system, a permission, PostgreSQL gone. None
+    for anything else (a bug)."""
+    import errno as errno_names
+
+    import duckdb
+    seen: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and cur not in seen and len(seen) < 10:
+        seen.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    for item in seen:
+        code = item.errno if isinstance(item, OSError) else None
+        driver = type(item).__module__.split(".")[0] in ("psycopg", "psycopg2")   # the writer lock's connection
+        text = str(item) if isinstance(item, (OSError, duckdb.Error)) or driver else ""
+        for names, words, message in _ENVIRONMENT:
+            if code is not None and code in {getattr(errno_names, n) for n in names if hasattr(errno_names, n)}:
+                return message
+            if text and any(w in text for w in words):
+                return message
+    return None
+
+
 def report_failure(command: str, exc: BaseException, verbose: int) -> int:
     """One line on stderr for an exception a command did not handle; the exit code that says which kind."""
     import duckdb
@@ -164,6 +218,10 @@ def report_failure(command: str, exc: BaseException, verbose: int) -> int:
         return EXIT_FAILED
     if isinstance(exc, duckdb.Error) and "Could not set lock" in str(exc):
         print(f"benchwatch {command}: the database is locked by another process; retry later", file=sys.stderr)
+        return EXIT_FAILED
+    environment = environment_failure(exc)
+    if environment:
+        print(f"benchwatch {command}: {environment} ({one_line(exc, 300)})", file=sys.stderr)
         return EXIT_FAILED
     if verbose:
         print(redact("".join(traceback.format_exception(exc))), file=sys.stderr, end="")
@@ -210,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     setup_logging(args.verbose)
+    _register_db_secret(getattr(args, "db", None))
     command = " ".join(filter(None, [args.command, getattr(args, "action", None)]))
     previous = None
     if threading.current_thread() is threading.main_thread():

@@ -10,7 +10,10 @@ plus anything that looks like one:
 - Slack tokens `xoxb-…`, `xoxp-…`, `xoxa-…`, `xoxr-…`, `xoxs-…`, `xoxe-…`, `xapp-…`,
 - `Authorization: Bearer …` header values,
 - the value of a credential-like query parameter (`redact_url`: names ending in token, key,
-  secret, password, passwd, signature; `sig`, `auth`).
+  secret, password, passwd, signature; `sig`, `auth`),
+- a PostgreSQL password in a libpq connection string, keyword form (`password=…`, quoted or
+  not) and URI form (`postgresql://user:PASSWORD@host/db`: the password of any URL's userinfo).
+  `register_conninfo` also registers the password itself (a driver may quote it in its own way).
 
 Logging: a `logging.Filter` on a logger only sees records created on that very logger, not
 those propagated from its children, so a filter on `benchwatch` alone would miss
@@ -36,12 +39,19 @@ HIERARCHIES: tuple[str, ...] = ("benchwatch", "slack_sdk", "urllib3")
 _SECRET_QUERY = re.compile(r"([?&](?:[\w.-]*(?:token|key|secret|password|passwd|signature)|sig|auth)=)[^&#\s\"']*",
                            re.IGNORECASE)
 
+# libpq keyword form: `password = value`, the value bare (up to white space) or single-quoted.
+_CONNINFO_PASSWORD = re.compile(r"(\bpassword\s*=\s*)(?:'(?:[^'\\]|\\.)*'?|\S+)", re.IGNORECASE)
+# A URL's userinfo password: scheme://user:PASSWORD@host (postgresql://, postgres://, any other).
+_URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@\"']*:)[^@\s/\"']*@", re.IGNORECASE)
+
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # the secret part of a webhook URL is the path after /services/
     (re.compile(r"(/services/)T[A-Za-z0-9_-]*/B[A-Za-z0-9_-]*/[^\s\"'<>|)\]]+"), r"\1" + REDACTED),
     (re.compile(r"\bx(?:ox[abprse]|app)-[A-Za-z0-9-]+"), "xox?-" + REDACTED),
     (re.compile(r"(?i)(bearer\s+)[^\s\"',}]+"), r"\1" + REDACTED),
     (_SECRET_QUERY, r"\1REDACTED"),
+    (_CONNINFO_PASSWORD, r"\1" + REDACTED),
+    (_URL_PASSWORD, r"\1" + REDACTED + "@"),
 )
 
 _lock = threading.Lock()
@@ -52,6 +62,31 @@ def register_secret(value: str | None) -> None:
     if value and len(value) >= 8:  # shorter values would redact ordinary words
         with _lock:
             _secrets.add(value)
+
+
+def conninfo_passwords(conninfo: str) -> list[str]:
+    """The password(s) a libpq connection string carries, keyword or URI form (to register)."""
+    from urllib.parse import unquote, urlsplit
+    found = []
+    for m in re.finditer(r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", conninfo, re.IGNORECASE):
+        value = m[1]
+        found.append(value)
+        if value.startswith("'") and value.endswith("'") and len(value) >= 2:
+            found.append(re.sub(r"\\(.)", r"\1", value[1:-1]))
+    for m in re.finditer(r"\b[a-z][a-z0-9+.-]*://\S+", conninfo, re.IGNORECASE):
+        try:
+            password = urlsplit(m[0]).password
+        except ValueError:
+            continue
+        if password:
+            found += [password, unquote(password)]
+    return found
+
+
+def register_conninfo(conninfo: str) -> None:
+    """Register the password(s) of a connection string (a DuckLake catalog's) as secrets."""
+    for password in conninfo_passwords(conninfo):
+        register_secret(password)
 
 
 def redact_url(text: str) -> str:
@@ -79,8 +114,10 @@ def one_line(text: object, limit: int = 300) -> str:
 
 
 # Characters a terminal acts on (C0 controls, DEL, C1 controls such as CSI): shown as \xNN in
-# table and CSV output, so a scraped name cannot move the cursor, retitle the window or hide text.
-_TERMINAL_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# table and CSV output (bidi controls as \uNNNN), so a scraped name cannot move the cursor,
+# retitle the window, hide or reorder text.
+# Bidirectional overrides, isolates and marks (U+202E shows "gpt-4\u202efdp.exe" as "gpt-4exe.pdf") too.
+_TERMINAL_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def inert_text(value: object) -> object:
@@ -88,7 +125,8 @@ def inert_text(value: object) -> object:
     Here, not in cli/commands/query.py, so that `status` shows cells without importing `query`."""
     if not isinstance(value, str):
         return value
-    return _TERMINAL_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", value)
+    return _TERMINAL_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}",
+                                 value)
 
 
 def redact_record(record: logging.LogRecord) -> logging.LogRecord:

@@ -275,14 +275,18 @@ def _parse(c: _Collection) -> None:
     except ScrapeError as exc:
         c.final_status[primary.url] = "parse_error"
         c.errors[primary.url] = exc.reason
-        c.outcome = SourceOutcome(c.source, "failed", f"{exc.reason} (raw response kept for re-parsing)")
+        kept = ("raw response kept for re-parsing" if c.origin == "fetch"
+                else "a local file is not kept: fix it or the parser and run again")
+        c.outcome = SourceOutcome(c.source, "failed", f"{exc.reason} ({kept})")
 
 
 def _record_fetches(con, collections: Sequence[_Collection], run_id: str) -> None:
     """The fetch attempts of these collections in one insert, and the raw responses of those
-    that failed (kept for `reparse`); in the caller's transaction."""
+    that failed over HTTP (kept for `reparse`); in the caller's transaction."""
     for c in collections:
-        if c.outcome is not None and c.outcome.status == "failed" and c.responses:
+        # Only what came over HTTP is kept: a replayed file that failed may be anything a link
+        # pointed at (/proc/self/environ), and the file is still there to read again.
+        if c.outcome is not None and c.outcome.status == "failed" and c.responses and c.origin == "fetch":
             store_blobs(con, c.responses)
     record_fetches(con, pd.concat([_attempt_rows(run_id, c.source, c.results, c.final_status, c.errors)
                                    for c in collections], ignore_index=True))

@@ -401,7 +401,7 @@ def reason_bad_n_items(value: str) -> str:
 
 
 def reason_bad_stderr(value: float) -> str:
-    return f"stderr {value!r} is negative or not finite"
+    return f"stderr {value!r} is negative, not finite or wider than its metric's range"
 
 
 REASON_BAD_CI = "CI bound not finite"
@@ -451,7 +451,7 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
 
     Value problems reject the row (kept in `rejects` with the reason), never the snapshot:
     a missing mandatory field, an unknown metric, a score outside its metric's range or not
-    finite, a negative or non-finite stderr, non-finite CI bounds, an `n_items` that is not a
+    finite, a negative or non-finite stderr or one wider than the metric's range, non-finite CI bounds, an `n_items` that is not a
     whole number in [1, 2^31 - 1], and a second row for one (benchmark, model, setting).
     """
     scores = conformed_scores(parsed.scores)
@@ -475,7 +475,10 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
     out_of_range = (scores["score"] < lo) | (scores["score"] > hi) | ~np.isfinite(scores["score"])
     move(out_of_range, lambda b: [reason_out_of_range(s, m) for s, m in zip(b["score"], b["metric"])])
     move(scores["_bad_n"], lambda b: [reason_bad_n_items(v) for v in b["_bad_n_value"]])
-    bad_se = scores["stderr"].notna() & ((scores["stderr"] < 0) | ~np.isfinite(scores["stderr"]))
+    # a standard error wider than the metric's whole range (1e308 for a proportion) says nothing
+    width = scores["metric"].map(lambda m: METRIC_RANGES[m][1] - METRIC_RANGES[m][0]).astype("float64")
+    bad_se = scores["stderr"].notna() & ((scores["stderr"] < 0) | ~np.isfinite(scores["stderr"])
+                                         | (scores["stderr"] > width))
     move(bad_se, lambda b: [reason_bad_stderr(v) for v in b["stderr"]])
     bad_ci = pd.Series(False, index=scores.index)
     for col in ("ci_low", "ci_high"):

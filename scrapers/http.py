@@ -162,6 +162,9 @@ def read_capped(path: str | os.PathLike, max_bytes: int | None = None) -> bytes:
     import stat
     cap = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
     p = Path(path)
+    pseudo = pseudo_file_system(p)
+    if pseudo:
+        raise FileRefused(f"{p} is in {pseudo}, not a saved response")
     mode = p.stat().st_mode
     if not stat.S_ISREG(mode):
         kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
@@ -173,6 +176,29 @@ def read_capped(path: str | os.PathLike, max_bytes: int | None = None) -> bytes:
     if len(content) > cap:
         raise FileRefused(f"{p} is larger than the {human_size(cap)} size cap")
     return content
+
+
+# Kernel pseudo file systems: their "files" are process state (/proc/self/environ holds the
+# environment's secrets), never a saved response.
+_PSEUDO_ROOTS = ("/proc", "/sys")
+
+
+def pseudo_file_system(path: str | os.PathLike) -> str | None:
+    """'/proc' or '/sys' when `path` (links followed) is on procfs or sysfs, else None."""
+    try:
+        real = Path(os.path.realpath(path))
+        dev = os.stat(real).st_dev
+    except OSError:
+        return None
+    for root in _PSEUDO_ROOTS:
+        if real == Path(root) or Path(root) in real.parents:
+            return root
+        try:
+            if os.stat(root).st_dev == dev:
+                return root
+        except OSError:
+            continue
+    return None
 
 
 def human_size(n: int) -> str:
@@ -490,6 +516,12 @@ class ReplayFetcher:
                              name=name)
             result.not_recorded = True
             return result
+        outside = self._outside(path)
+        if outside:
+            error = f"refusing recorded response for {shown} at {path}: {outside}"
+            log.error("[%s] %s", source, error)
+            return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
+                           name=name)
         try:
             content = read_capped(path)
         except OSError as exc:
@@ -501,6 +533,18 @@ class ReplayFetcher:
         log.info("[%s] REPLAY %s <- %s (%s)", source, shown, path, human_size(len(content)))
         return _finish(url, "ok", [Attempt(shown, started, utcnow(), None, len(content), None, "ok")],
                        content=content, name=name)
+
+    def _outside(self, path: Path) -> str | None:
+        """Why a recorded file may not be read: a link that leads out of the replay folder (to
+        /proc/self/environ, /etc/shadow, …) or a file on procfs/sysfs; None when it may."""
+        try:
+            real, root = path.resolve(strict=True), self.directory.resolve(strict=True)
+        except (OSError, RuntimeError) as exc:     # a dangling link or a loop
+            return f"cannot resolve it ({getattr(exc, 'strerror', None) or exc})"
+        if real != root and root not in real.parents:
+            return f"it links out of the replay folder (to {real})"
+        pseudo = pseudo_file_system(real)
+        return f"it is in {pseudo}" if pseudo else None
 
     def close(self) -> None:
         """Nothing to release; present so callers can treat both fetchers alike."""

@@ -37,7 +37,7 @@ from scrapers.base import (REASON_DUPLICATE, REASON_PERCENT_IN_PROPORTIONS, json
                            reason_bad_stderr, reason_missing, reason_out_of_range)
 from scrapers.normalize import AmbiguousScale
 from common.units import percent_scale_from_counts
-from storage.db import quote_ident, registered_frame, transaction
+from storage.db import next_ids, quote_ident, registered_frame, transaction
 from storage.ingest import (IngestResult, Response, logged, canonical_duplicate_reason, canonical_duplicate_warning,
                             check_observed_after_release, compress_blobs, finish_snapshot, known_snapshot,
                             parse_observed_at, snapshot_hash, store_blobs)
@@ -169,7 +169,7 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
     check_observed_after_release(con, list(bench["mapped"]), observed_at)
     n_rejects = _rejects(con)
     with transaction(con):
-        snapshot_id = int(_one(con, "SELECT nextval('snapshot_id_seq')")[0])
+        snapshot_id = next_ids(con, "snapshots")[0]   # a sequence on a file; max + 1 on a lake
         store_blobs(con, responses, now, compressed=compressed.result())
         _temp_table(con, "_bw_csv_bench", bench)
         _model_table(con, mapper, snapshot_id)
@@ -324,7 +324,7 @@ def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
             WHEN unknown_reason IS NOT NULL THEN {UNKNOWN_METRIC}
             WHEN score < lo OR score > hi OR NOT isfinite(score) THEN {OUT_OF_RANGE}
             WHEN bad_n THEN {BAD_N_ITEMS}
-            WHEN stderr IS NOT NULL AND (stderr < 0 OR NOT isfinite(stderr)) THEN {BAD_STDERR}
+            WHEN stderr IS NOT NULL AND (stderr < 0 OR NOT isfinite(stderr) OR stderr > hi - lo) THEN {BAD_STDERR}
             ELSE 0 END AS first_stage
         FROM valued"""
     con.execute(f"CREATE OR REPLACE TEMP TABLE _bw_csv_staged AS {staged}")

@@ -333,8 +333,10 @@ def new_database(path: str | os.PathLike) -> Iterator[NewDatabase]:
 
 
 def _first_line(exc: BaseException) -> str:
+    """The first line of an error, redacted (a lake's errors quote its conninfo)."""
+    from common.redact import redact
     lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
+    return redact(lines[0]) if lines else type(exc).__name__
 
 
 def _refuse_foreign_file(path: str) -> None:
@@ -431,6 +433,11 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
             con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
         log.info("[storage] applied migration %03d_%s", version, name)
         applied.append(version)
+    if applied and not on_lake:
+        # DuckDB cannot replay an ALTER of a table with a nextval default from the WAL ("Failure
+        # while replaying WAL file … no default database set"): a process killed, or a disk that
+        # filled, before the next checkpoint would leave a file that never opens again.
+        con.execute("CHECKPOINT")
     return applied
 
 

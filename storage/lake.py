@@ -39,6 +39,8 @@ from typing import Any, Callable, NamedTuple
 
 import duckdb
 
+from common.redact import redact, register_conninfo
+
 log = logging.getLogger("benchwatch.storage")
 
 PREFIX = "ducklake:"
@@ -68,8 +70,8 @@ class LakeTarget(NamedTuple):
         return PREFIX + self.catalog
 
     def redacted(self) -> str:
-        """The URL without a password, for messages."""
-        return PREFIX + re.sub(r"(password\s*=\s*)(\S+)", r"\1***", self.catalog)
+        """The URL without a password (keyword or URI form: common.redact), for messages."""
+        return redact(self.url)
 
 
 def is_lake_url(target: object) -> bool:
@@ -87,6 +89,7 @@ def parse(target: str, data_path: str | None = None, *, need_data_path: bool = T
         raise LakeError("only a PostgreSQL catalog is supported: ducklake:postgres:<libpq conninfo> "
                         "(e.g. ducklake:postgres:dbname=benchwatch host=db.internal user=bw)")
     conninfo = catalog[len("postgres:"):].strip()
+    register_conninfo(conninfo)   # every later message, log record and error is redacted of it
     if not conninfo:
         raise LakeError("ducklake:postgres: needs a libpq conninfo (dbname=… host=… user=…)")
     data_path = data_path or os.environ.get(DATA_PATH_ENV, "")
@@ -184,9 +187,13 @@ class WriterLock:
             delay = min(delay * 1.5, 0.5)
 
     def release(self) -> None:
+        """Unlock and close. A connection PostgreSQL already dropped holds no lock any more (a
+        session lock dies with its session): nothing to report, the caller's own error says why."""
         if not self._pg.closed:
             try:
                 self._pg.execute("SELECT pg_advisory_unlock(%s)", [WRITER_LOCK_KEY])
+            except Exception as exc:  # noqa: BLE001 - psycopg.Error, imported lazily
+                log.info("DuckLake writer lock: the catalog connection is gone (%s)", _first_line(exc))
             finally:
                 self._pg.close()
 
@@ -259,13 +266,17 @@ _SEQUENCE = re.compile(r"^\s*CREATE\s+SEQUENCE\b[^;]*;", re.IGNORECASE | re.MULT
 _TABLE_CONSTRAINT = re.compile(r",\s*(?:--[^\n]*\n\s*)*(?:PRIMARY\s+KEY|UNIQUE)\s*\([^)]*\)", re.IGNORECASE)
 _COLUMN_PK = re.compile(r"\s+PRIMARY\s+KEY\b", re.IGNORECASE)
 _NEXTVAL_DEFAULT = re.compile(r"\s+DEFAULT\s+nextval\s*\(\s*'[^']*'\s*\)", re.IGNORECASE)
+# DuckLake's ADD COLUMN takes only a literal default, and it counts `false` as an expression: the
+# string literal 'false' (cast to the column's type) is the same default.
+_ADD_COLUMN_KEYWORD_DEFAULT = re.compile(r"(\bADD\s+COLUMN\b[^;]*?\bDEFAULT\s+)(true|false)\b", re.IGNORECASE)
 
 
 def translate_ddl(sql: str) -> str:
     """A migration for DuckLake: the same tables and views without sequences, PRIMARY KEY /
     UNIQUE constraints or nextval defaults (DuckLake has none of them; storage.db.next_ids and
     the writer lock take their place). A column's PRIMARY KEY becomes NOT NULL; other
-    constraints, defaults, views and ALTERs are kept."""
+    constraints, defaults, views and ALTERs are kept (a
+    boolean default of ADD COLUMN as the literal 'false'/'true', which DuckLake accepts)."""
     if re.search(r"\bCREATE\s+(UNIQUE\s+)?INDEX\b", sql, re.IGNORECASE):
         raise LakeError("a migration creates an index, which DuckLake does not support; "
                         "make it conditional on the file store")
@@ -273,6 +284,7 @@ def translate_ddl(sql: str) -> str:
     out = _TABLE_CONSTRAINT.sub("", out)
     out = _NEXTVAL_DEFAULT.sub("", out)
     out = _COLUMN_PK.sub(" NOT NULL", out)   # a missing id fails loudly instead of storing NULL
+    out = _ADD_COLUMN_KEYWORD_DEFAULT.sub(lambda m: f"{m[1]}'{m[2].lower()}'", out)
     return out
 
 
@@ -282,5 +294,6 @@ def literal(text: str) -> str:
 
 
 def _first_line(exc: BaseException) -> str:
+    """The first line of an error, redacted: DuckDB's and libpq's messages quote the conninfo."""
     lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
+    return redact(lines[0]) if lines else type(exc).__name__

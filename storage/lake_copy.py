@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+
 import duckdb
 
 from storage import lake
 from storage.db import quote_ident, transaction
+
+log = logging.getLogger("benchwatch.storage")
 
 
 def copy_file_into(con: duckdb.DuckDBPyConnection, source_path: str, *, replace: bool = False) -> dict[str, tuple[int, int]]:
@@ -16,6 +20,7 @@ def copy_file_into(con: duckdb.DuckDBPyConnection, source_path: str, *, replace:
     analysis fingerprint) is listed from the file itself, so a table a later migration adds is
     copied too. Refuses a lake that already holds snapshots unless `replace`; each copied table
     is emptied first. schema_migrations is the lake's own; the file must be at its version.
+    Data files a killed copy left uncommitted are deleted first (`delete_orphaned_files`).
     """
     if not lake.is_lake(con):
         raise lake.LakeError("copy_file_into needs a DuckLake session")
@@ -38,6 +43,9 @@ def copy_file_into(con: duckdb.DuckDBPyConnection, source_path: str, *, replace:
         if held and not replace:
             raise lake.LakeError(f"the lake already holds {held} snapshot(s); refusing to mix histories "
                                  "(copy into an empty catalog)")
+        removed = delete_orphaned_files(con)
+        if removed:
+            log.warning("[migrate] removed %d data file(s) an interrupted copy left behind", removed)
         with transaction(con):
             for table in tables:
                 ident = quote_ident(table)
@@ -52,6 +60,15 @@ def copy_file_into(con: duckdb.DuckDBPyConnection, source_path: str, *, replace:
         return counts
     finally:
         con.execute("DETACH bw_source")
+
+
+def delete_orphaned_files(con: duckdb.DuckDBPyConnection) -> int:
+    """Remove the data files in the store's folder that no committed snapshot references (what a
+    killed copy wrote before its commit); the number removed. Safe only under the writer lock:
+    no other writer can have files in flight (readers write none)."""
+    rows = con.execute(f"SELECT count(*) FROM ducklake_delete_orphaned_files({lake.literal(lake.CATALOG_ALIAS)}, "
+                       "cleanup_all => true)").fetchone()
+    return int(rows[0]) if rows else 0
 
 
 def _scalar(con: duckdb.DuckDBPyConnection, sql: str) -> int:

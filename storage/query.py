@@ -4,7 +4,15 @@ Three layers, so that no single one has to be perfect:
 
 1. The statement filter: only SELECT-like statements and a plain EXPLAIN of one. `EXPLAIN
    ANALYZE` is refused because it *executes* its inner statement (which may be a `SET`, a
-   `CREATE TEMP`, a `CHECKPOINT` or a `COPY`).
+   `CREATE TEMP`, a `CHECKPOINT` or a `COPY`). `IMPORT DATABASE` is refused before anything
+   parses the text (DuckDB's parser reads the named directory's SQL files), and the text is
+   parsed on a connection without file access.
+   On a DuckLake store the session has the `postgres` and `ducklake` extensions loaded, whose
+   functions reach any PostgreSQL server (`postgres_scan`, `postgres_query`, `postgres_execute`,
+   `postgres_attach`) or maintain the store: each statement's parse tree
+   (`json_serialize_sql`) is walked and a call of any function those extensions add (but the
+   DuckLake read-only inspection ones), of `query`/`query_table` (they run SQL given as text) or
+   a reference to the catalog's own PostgreSQL database (`__ducklake_metadata_*`) is refused.
 2. The connection: opened read-only, without file-system access from SQL, without spilling to
    `<db>.tmp/` (temp_directory is empty), with `memory_limit` and `threads` set, and then with
    the configuration locked, so no statement can lift a limit.
@@ -22,6 +30,7 @@ Three layers, so that no single one has to be perfect:
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -36,6 +45,7 @@ if TYPE_CHECKING:       # the frame comes from duckdb's .df(); no pandas import 
     import pandas as pd
 
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError, open_connection
+from storage.lake import is_lake
 
 ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 
@@ -57,6 +67,17 @@ _SKIP = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.DOTALL)
 _EXPLAIN = re.compile(r"EXPLAIN\b", re.IGNORECASE)
 _OPTIONS = re.compile(r"\(([^()]*)\)")
 _ANALYZE = re.compile(r"\bANALY[SZ]E\b", re.IGNORECASE)
+# IMPORT DATABASE is expanded by the parser into the SQL files of the directory it names.
+_IMPORT = re.compile(r"\bIMPORT\s+DATABASE\b", re.IGNORECASE)
+
+# Functions the lake's extensions add that only read the store (allowed in `query` on a lake).
+LAKE_READ_FUNCTIONS = frozenset({
+    "ducklake_snapshots", "ducklake_table_info", "ducklake_table_changes", "ducklake_table_insertions",
+    "ducklake_table_deletions", "ducklake_current_snapshot", "ducklake_last_committed_snapshot",
+    "ducklake_list_files", "ducklake_options", "ducklake_settings", "murmur3_32"})
+# Core table functions that run SQL given as a string (their text is not checked by the filter).
+SQL_TEXT_FUNCTIONS = frozenset({"query", "query_table"})
+_METADATA_CATALOG = "__ducklake_metadata"
 
 
 class ReadOnlyViolation(StorageError):
@@ -191,10 +212,25 @@ def _analyze_refusal() -> str:
             "and plain EXPLAIN (without ANALYZE)")
 
 
-def check_read_only(sql: str) -> None:
-    """Refuse anything but SELECT-like statements and a plain EXPLAIN of one (see the module doc)."""
+def _parse(sql: str) -> list:
+    """The statements of `sql`, parsed on a connection without file access (the module-level
+    parser is a connection of its own, with the defaults)."""
+    parser = duckdb.connect(config={"enable_external_access": False, "autoinstall_known_extensions": False,
+                                    "autoload_known_extensions": False})
     try:
-        statements = duckdb.extract_statements(sql)
+        return parser.extract_statements(sql)
+    finally:
+        parser.close()
+
+
+def check_read_only(sql: str) -> list:
+    """Refuse anything but SELECT-like statements and a plain EXPLAIN of one (see the module doc);
+    the parsed statements."""
+    if _IMPORT.search(sql):
+        raise ReadOnlyViolation("refused: `benchwatch query` is read-only and only runs SELECT/EXPLAIN "
+                                "statements (got IMPORT DATABASE)")
+    try:
+        statements = _parse(sql)
     except duckdb.Error as exc:
         raise StorageError(f"cannot parse SQL: {_first_line(exc)}") from exc
     if not statements:
@@ -208,11 +244,59 @@ def check_read_only(sql: str) -> None:
         if st.type == duckdb.StatementType.EXPLAIN:
             inner_sql = _inner_of_explain(st.query)
             try:
-                inner = duckdb.extract_statements(inner_sql) if inner_sql.strip() else []
+                inner = _parse(inner_sql) if inner_sql.strip() else []
             except duckdb.Error:
                 inner = []
             if len(inner) != 1 or inner[0].type != duckdb.StatementType.SELECT:
                 raise ReadOnlyViolation("refused: `benchwatch query` explains only SELECT statements")
+    return statements
+
+
+def _nodes(tree: object):
+    """Every dict of a json_serialize_sql tree."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def check_lake_sandbox(con: duckdb.DuckDBPyConnection, statements: list) -> None:
+    """On a DuckLake session: refuse a statement that calls a function of the postgres/ducklake
+    extensions (other than LAKE_READ_FUNCTIONS), a SQL-text function, or names the catalog's
+    PostgreSQL database (module doc). Judged on DuckDB's own parse tree, not on the text."""
+    plain = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+    try:
+        core = {r[0].lower() for r in plain.execute("SELECT function_name FROM duckdb_functions()").fetchall()}
+    finally:
+        plain.close()
+    present = {r[0].lower() for r in con.execute("SELECT function_name FROM duckdb_functions()").fetchall()}
+    forbidden = (present - core - LAKE_READ_FUNCTIONS) | SQL_TEXT_FUNCTIONS
+    for st in statements:
+        text = _inner_of_explain(st.query) if st.type == duckdb.StatementType.EXPLAIN else st.query
+        row = con.execute("SELECT json_serialize_sql(?)", [text]).fetchone()
+        tree = json.loads(row[0]) if row and row[0] else {"error": True}
+        if tree.get("error"):
+            raise ReadOnlyViolation(f"refused: cannot check this statement on a DuckLake store "
+                                    f"({str(tree.get('error_message', ''))[:80]})")
+        for node in _nodes(tree):
+            name = node.get("function_name")
+            if isinstance(name, str):
+                low = name.lower()
+                qualified = bool(node.get("catalog") or node.get("schema"))   # lake.expire_snapshots()
+                if low in forbidden or (qualified and f"ducklake_{low}" in forbidden):
+                    raise ReadOnlyViolation(
+                        f"refused: `benchwatch query` on a DuckLake store reads the store's tables; {name}() "
+                        "reaches beyond them (PostgreSQL servers, files, store maintenance)")
+            for key in ("catalog_name", "schema_name", "catalog", "schema"):
+                value = node.get(key)
+                if isinstance(value, str) and value.lower().startswith(_METADATA_CATALOG):
+                    raise ReadOnlyViolation(
+                        f"refused: `benchwatch query` on a DuckLake store reads the store's tables, not the "
+                        f"catalog database ({value})")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -252,16 +336,21 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
     Raises ReadOnlyViolation before opening anything, QueryCutOff when a bound (or Ctrl-C) stops
     the query, StorageError for SQL errors and an unopenable database.
     """
-    check_read_only(sql)
+    statements = check_read_only(sql)
     limit_bytes = memory_limit_bytes(memory_limit)
     con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait, sandboxed=True,
                           memory_limit=parse_memory_limit(memory_limit), threads=threads)
+    if is_lake(con):
+        try:
+            check_lake_sandbox(con, statements)
+        except BaseException:
+            con.close()
+            raise
     outcome: dict[str, object] = {}
     done = threading.Event()    # not Thread.is_alive(): an interrupted join() can make it lie (Python < 3.13)
 
     def work() -> None:
         try:
-            statements = duckdb.extract_statements(sql)
             for st in statements[:-1]:
                 con.execute(st)
             if fetch is not None and statements:

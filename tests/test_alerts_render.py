@@ -112,8 +112,9 @@ def test_every_scraped_string_arrives_inert():
     payload = json.dumps([{"text": m.text, "blocks": m.blocks} for m in messages], ensure_ascii=False)
     # no raw angle bracket anywhere: our templates use none, and scraped ones are entities
     assert "<" not in payload and ">" not in payload
-    # the bare URL left is unlinked too (a word joiner after the scheme: alerts/render.escape)
-    assert "&lt;!channel&gt; &lt;@U123&gt; &lt;http:\u2060//evil.example|click&gt; &amp; co" in payload
+    # the bare URL left is unlinked too (in inline code, nothing invisible: alerts/render.escape)
+    assert "&lt;!channel&gt; &lt;@U123&gt; &lt;`http://evil.example|click&gt;` &amp; co" in payload
+    assert "\u2060" not in payload
     assert "&amp;amp;" not in payload  # escaped exactly once
     resolved = section_texts(messages)[1]
     assert resolved.startswith(":white_check_mark: *Resolved: &lt;!channel&gt;")

@@ -4,11 +4,13 @@ States: no file, an empty (migrated) database, a database migrated only up to th
 schema, metadata only (cut-offs and model metadata), item data only, each replay fixture
 ingested alone, and all sources. Commands: analyze, report, notify, calibrate, status, query,
 alerts, silence list. Each must end with exit 0 or 1 (an expected failure, said on stderr in
-one line), never with a traceback or the "bug" code 70. The per-source part is slow.
+one line), never with a traceback or the "bug" code 70. The per-source part is slow. The lake
+variant (at the end) runs every command on a DuckLake store too (slow; skips without PostgreSQL).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -291,3 +293,84 @@ def test_a_reader_that_goes_away_is_not_a_bug(tmp_path):
     err = proc.stderr.read().decode() if proc.stderr else ""
     assert proc.wait(timeout=60) == 141, err
     assert "BrokenPipe" not in err and "a bug" not in err, err
+
+
+# --- the same on a DuckLake store (issue 24, item 8) ------------------------------------------------
+# Every command that takes --db, on a PostgreSQL database that holds no store yet, an empty
+# (migrated) store and one with every source; `migrate` (its target is the lake: test_ducklake.py)
+# and `serve` (needs a Prefect server) aside. Each state is built once as a PostgreSQL template
+# database and copied per command (CREATE DATABASE … TEMPLATE: the Parquet files are shared and
+# never rewritten). Slow: each command loads the DuckLake extensions and attaches the catalog.
+
+LAKE_STATES = ["no_store", "empty", "all"]
+LAKE_COMMANDS = {
+    **COMMANDS,
+    "silence-list": ["silence", "list"],
+    "silence-add": ["silence", "add", "--match", "benchmark=mmlu", "--for", "1d", "--comment", "matrix"],
+    "silence-expire": ["silence", "expire", "1"],
+    "ingest-csv": ["ingest", "csv", str(ROOT / "tests" / "fixtures" / "csv" / "scores_proportion.csv")],
+    "ingest-swebench": ["ingest", "swebench", str(REPLAY / "swebench" / "leaderboards.json"),
+                        "--observed-at", "2026-01-01"],
+    "backfill": ["backfill", "{backfill}"],
+    "reparse": ["reparse"],
+    "accept": ["accept", "999999"],
+    "report-html": ["report", "--format", "html", "--out", "{tmp}/report.html"],
+    "run": ["run", "--no-prefect", "--replay", str(REPLAY), "--sources", "swebench,aider_polyglot"],
+}
+
+
+@pytest.fixture(scope="module")
+def lake_templates(tmp_path_factory):
+    import pg
+    from storage import lake
+    server_gen = pg.lake_server()
+    server = next(server_gen)
+    data = tmp_path_factory.mktemp("lake-data")
+    cache: dict[str, str] = {}
+    previous = os.environ.get(lake.DATA_PATH_ENV)
+    os.environ[lake.DATA_PATH_ENV] = str(data)
+
+    def get(state: str) -> tuple[object, str]:
+        if state not in cache:
+            name = f"tmpl_{state}"
+            url = "ducklake:postgres:" + server.create_database(name)
+            if state == "empty":
+                with storage_db.connect(url):
+                    pass
+            elif state == "all":
+                outcomes = jobs.collect(url, list(scrapers.enabled_sources()), replay_dir=str(REPLAY))
+                assert all(o.status == "new" for o in outcomes), [o.line() for o in outcomes]
+            cache[state] = name
+        return server, cache[state]
+    try:
+        yield get
+    finally:
+        if previous is None:
+            os.environ.pop(lake.DATA_PATH_ENV, None)
+        else:
+            os.environ[lake.DATA_PATH_ENV] = previous
+        next(server_gen, None)
+
+
+def _backfill_dir(root: Path) -> Path:
+    folder = root / "archive" / "swebench"
+    folder.mkdir(parents=True)
+    shutil.copy(REPLAY / "swebench" / "leaderboards.json", folder / "swebench_2026-01-02.json")
+    return root / "archive"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", list(LAKE_COMMANDS))
+@pytest.mark.parametrize("state", LAKE_STATES)
+def test_every_command_survives_each_state_of_a_lake(lake_templates, tmp_path, capsys, state, command):
+    server, template = lake_templates(state)
+    name = f"m_{state}_{command.replace('-', '_')}"
+    server.psql(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    url = "ducklake:postgres:" + server.conninfo(name)
+    argv = [a.format(tmp=tmp_path, backfill=_backfill_dir(tmp_path) if "{backfill}" in a else "")
+            for a in LAKE_COMMANDS[command]]
+    code = main([*argv, "--db", url])
+    out = capsys.readouterr()
+    _check(code, out.out, out.err, f"lake:{state}", command)
+    if command in ("ingest-csv", "ingest-swebench", "run", "backfill"):
+        assert code == 0, f"{command} on lake:{state}: {out.err}"   # the commands that store work on a lake

@@ -19,7 +19,7 @@ import urllib3
 from scrapers.base import Scraper, ScrapeError
 from scrapers.csv import CsvScraper
 from scrapers.http import (CHUNK_SIZE, USER_AGENT, user_agent, Fetcher, ReplayFetcher, fetch_source, parse_retry_after,
-                           redact_url)
+                           FileRefused, read_capped, redact_url)
 
 Handler = Callable[[BaseHTTPRequestHandler], None]
 
@@ -483,3 +483,51 @@ def test_an_unresolvable_host_fails_at_once_and_says_so():
     assert result.status == "error" and result.unresolved
     assert adapter.calls == 1 and sleeps == []          # retrying within seconds cannot fix DNS
     assert "Failed to resolve" in result.error or "resolve" in result.error.lower()
+
+
+def test_replay_does_not_follow_links_out_of_its_folder_nor_read_procfs(tmp_path, monkeypatch):
+    """A recorded file linked to /proc/self/environ (or /etc/shadow, or any file outside the replay
+    folder) was read, refused for its NUL bytes and kept in `blobs` "for re-parsing" with the
+    environment's SLACK_BOT_TOKEN in it (issue 24, item 12)."""
+    import os
+    from jobs.cycle import collect
+    from storage.query import run_query
+    token = "xoxb-1111-2222-" + "s3cr3tT0k3n"
+    monkeypatch.setenv("SLACK_BOT_TOKEN", token)
+    outside = tmp_path / "outside.md"
+    outside.write_text(f"secret {token}\n")
+    replay = tmp_path / "replay"
+    for source, name, target in (("simple_evals", "README.md", "/proc/self/environ"),
+                                 ("swebench", "leaderboards.json", str(outside))):
+        (replay / source).mkdir(parents=True)
+        os.symlink(target, replay / source / name)
+    r = ReplayFetcher(replay)
+    for url, source in (("https://github.com/openai/simple-evals/README.md", "simple_evals"),
+                        ("https://www.swebench.com/data/leaderboards.json", "swebench")):
+        got = r.fetch(url, source=source)
+        assert got.status == "error" and "refusing recorded response" in got.error and got.content is None
+    # the whole cycle: nothing of the token stored anywhere
+    db = tmp_path / "bw.duckdb"
+    collect(str(db), ["simple_evals", "swebench"], replay_dir=str(replay))
+    assert run_query("SELECT count(*) AS n FROM blobs", str(db))["n"][0] == 0
+    # a link inside the folder is fine; a procfs file named directly is refused by read_capped too
+    real = tmp_path / "replay2" / "swebench"
+    real.mkdir(parents=True)
+    (real / "data.json").write_bytes(b"{}")
+    os.symlink(real / "data.json", real / "leaderboards.json")
+    assert ReplayFetcher(tmp_path / "replay2").fetch("https://www.swebench.com/data/leaderboards.json",
+                                                     source="swebench").status == "ok"
+    with pytest.raises(FileRefused, match="/proc"):
+        read_capped("/proc/self/environ")
+
+
+def test_a_replayed_file_that_fails_to_parse_is_not_kept(tmp_path):
+    from jobs.cycle import collect
+    from storage.query import run_query
+    replay = tmp_path / "replay" / "swebench"
+    replay.mkdir(parents=True)
+    (replay / "leaderboards.json").write_bytes(b"\x00\x01 not json SECRET-IN-A-LOCAL-FILE")
+    db = tmp_path / "bw.duckdb"
+    (out,) = collect(str(db), ["swebench"], replay_dir=str(tmp_path / "replay"))
+    assert out.status == "failed" and "not kept" in out.detail
+    assert run_query("SELECT count(*) AS n FROM blobs", str(db))["n"][0] == 0

@@ -254,3 +254,24 @@ def test_two_raw_names_of_one_model_are_stored_but_analysed_once(dbpath, tmp_pat
     latest = run_query("SELECT model, model_raw, score FROM latest_scores", dbpath)
     assert latest["model"].is_unique and len(latest) == 2
     assert latest.set_index("model_raw").loc["o3", "score"] == pytest.approx(0.833)
+
+
+def test_a_stderr_wider_than_the_metric_range_is_rejected(dbpath, tmp_path, capsys):
+    """1e308 (or 2.0 for a proportion) was stored as a standard error (issue 24, item 14); both the
+    DuckDB path and the pandas path (a file DuckDB leaves to pandas: a short row) reject it."""
+    for tail in ("", "short,gpqa_diamond\n"):
+        f = tmp_path / f"s{len(tail)}.csv"
+        f.write_text("model,benchmark,score,stderr,metric\n"
+                     "good,gpqa_diamond,0.8,0.02,proportion\n"
+                     "wide,gpqa_diamond,0.7,1e308,proportion\n"
+                     "two,gpqa_diamond,0.6,2.0,proportion\n"
+                     "elo_ok,arena,1200,15,elo\n"
+                     "elo_wide,arena,1200,5000,elo\n" + tail)
+        db = str(tmp_path / f"bw{len(tail)}.duckdb")
+        code = main(["ingest", "csv", str(f), "--db", db])
+        capsys.readouterr()
+        assert code == 0
+        kept = sorted(run_query("SELECT model_raw FROM scores", db)["model_raw"])
+        assert kept == ["elo_ok", "good"], kept
+        reasons = run_query("SELECT reason FROM rejects WHERE reason LIKE 'stderr%'", db)["reason"]
+        assert len(reasons) == 3 and all("wider than its metric's range" in r for r in reasons)

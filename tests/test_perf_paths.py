@@ -422,8 +422,8 @@ def test_dated_history_release_map_identical():
 
 def _pandas_table(con, sql: str, max_rows: int = 200) -> str:
     """The table format of `benchwatch query` through pandas (cli/commands/query.py's fallback)."""
-    from cli.commands.query import _neutralised, inert_text
-    df = _neutralised(con.execute(sql).df(), inert_text)
+    from cli.commands.query import _neutralised, inert_csv
+    df = _neutralised(con.execute(sql).df(), inert_csv)     # formula cells prefixed, as in CSV (issue 24)
     with pd.option_context("display.max_rows", max_rows, "display.max_columns", None,
                            "display.width", 200, "display.max_colwidth", 60):
         return df.to_string(index=False, max_rows=max_rows) if len(df) else "(no rows)"

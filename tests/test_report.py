@@ -59,3 +59,56 @@ def test_report_shows_the_stored_level_and_says_why_the_bin_differs(tmp_path, ca
     text = capsys.readouterr().out
     assert "bench_x [all]: S 0.85 is in the high range; the level stays very low until a second snapshot confirms it" \
         in text
+
+
+def _targets(tmp_path):
+    """Paths --out must not replace: (path, what must still be true afterwards)."""
+    import os
+    import stat
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    link = tmp_path / "link.html"
+    link.symlink_to(victim)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    out = [(link, lambda: link.is_symlink() and victim.read_text() == "keep me\n"),
+           (folder, lambda: folder.is_dir() and not list(tmp_path.glob(".folder*"))),
+           (fifo, lambda: stat.S_ISFIFO(os.lstat(fifo).st_mode)),
+           (tmp_path / "no" / "such" / "dir" / "r.html", lambda: not (tmp_path / "no").exists())]
+    device = tmp_path / "null"
+    try:   # a character device like /dev/null (root only), never the real one
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        out.append((device, lambda: stat.S_ISCHR(os.lstat(device).st_mode)))
+    except (PermissionError, OSError):
+        pass
+    return out
+
+
+def test_report_out_refuses_links_devices_folders_and_missing_folders(tmp_path, capsys):
+    """Before: a symlink or device became a regular file, missing folders were created, and a folder
+    at the path was a bug (exit 70) that left `.DIR.tmp` behind."""
+    from storage import db as storage_db
+    db = tmp_path / "bw.duckdb"
+    with storage_db.connect(str(db)):
+        pass
+    for fmt in ("text", "html"):
+        (tmp_path / fmt).mkdir()
+        for path, intact in _targets(tmp_path / fmt):
+            code = main(["report", "--db", str(db), "--format", fmt, "--out", str(path)])
+            err = capsys.readouterr().err.strip()
+            assert code == 1, (path, err)
+            assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+            assert intact(), path
+            assert not list((tmp_path / fmt).glob(".*.tmp"))
+    # a regular file is replaced, with its mode; a new file in an existing folder is created
+    page = tmp_path / "report.html"
+    page.write_text("old")
+    page.chmod(0o640)
+    assert main(["report", "--db", str(db), "--format", "html", "--out", str(page)]) == 0
+    assert page.read_text().startswith("<!DOCTYPE html>") and (page.stat().st_mode & 0o777) == 0o640
+    fresh = tmp_path / "fresh.txt"
+    assert main(["report", "--db", str(db), "--out", str(fresh)]) == 0
+    assert fresh.read_text().startswith("benchwatch report") and (fresh.stat().st_mode & 0o777) == 0o644
+    assert not list(tmp_path.glob(".*.tmp"))

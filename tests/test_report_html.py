@@ -206,6 +206,7 @@ def test_post_cutoff_view_matches_a_brute_force_mean_of_the_items(db, frames, pa
 
 def test_cli_writes_the_page_to_a_file_and_digest_links_to_sections(db, tmp_path, capsys):
     out = tmp_path / "sub" / "report.html"
+    out.parent.mkdir()            # --out creates no folder (issue 24): test_report.py
     assert main(["report", "--db", str(db), "--format", "html", "--out", str(out)]) == 0
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>") and capsys.readouterr().out == ""
     from alerts.rules import FIRING, Notification

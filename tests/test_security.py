@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import logging
 from pathlib import Path
 
@@ -142,8 +143,7 @@ def test_hostile_names_through_the_query_command_stay_data(tmp_path, capsys):
 
 @pytest.mark.parametrize("name, forbidden", [
     ("*bold* model", "*bold*"), ("_italic_ model", "_italic_"), ("~strike~ model", "~strike~"),
-    ("`code` model", "`"), ("see http://evil.example/x", "http://"), ("visit evil.com now", "evil.com"),
-    ("<!channel> ping", "<!channel>"),
+    ("`code` model", "`"), ("<!channel> ping", "<!channel>"),
 ])
 def test_slack_mrkdwn_in_scraped_names_is_neutralised(name, forbidden):
     """Before: only &, <, > were escaped; *x*, _x_, ~x~, backticks and bare URLs formatted or linked."""
@@ -151,3 +151,51 @@ def test_slack_mrkdwn_in_scraped_names_is_neutralised(name, forbidden):
     assert forbidden not in out
     # the name stays readable: letters and digits survive, in order
     assert [c for c in html.unescape(out) if c.isascii() and c.isalnum()] == [c for c in name if c.isascii() and c.isalnum()]
+
+
+@pytest.mark.parametrize("name, token", [
+    ("see http://evil.example/x", "http://evil.example/x"), ("visit evil.com now", "evil.com"),
+    ("gpt-4o www.host/path", "www.host/path"), ("model host.tld/path", "host.tld/path"),
+    ("ask a@evil.example", "a@evil.example"), ("sftp://h.example/x", "sftp://h.example/x"),
+])
+def test_bare_urls_and_host_names_go_in_inline_code_without_invisible_characters(name, token):
+    """Slack links a bare URL or host name itself; it links nothing inside inline code. Before: a
+    U+2060 word joiner was inserted, which broke copy and paste, and `www.host/path` or
+    `host.tld/path` passed unchanged (issue 24, item 14)."""
+    out = escape(name)
+    assert f"`{token}`" in out, out
+    assert out.replace(f"`{token}`", "") == name.replace(token, "")
+    assert not re.search("[\u200b-\u200f\u2060-\u2064\ufeff]", out)
+
+
+def test_table_output_prefixes_formula_cells_like_csv(tmp_path, capsys):
+    """The README promised it for table and CSV output; only CSV did it (issue 24, item 14). Both
+    table paths: plain (no pandas) and pandas (a NULL forces it)."""
+    path = str(tmp_path / "bw.duckdb")
+    duckdb.connect(path).close()
+    for extra in ("", ", NULL AS n"):
+        sql = f"SELECT '=HYPERLINK(1)' AS f, '@SUM(A1)' AS g, '+cmd' AS h, '-2+3' AS i, '-0.5' AS num{extra}"
+        assert main(["query", "--db", path, sql]) == 0
+        out = capsys.readouterr().out
+        for cell in ("'=HYPERLINK(1)", "'@SUM(A1)", "'+cmd", "'-2+3"):
+            assert cell in out, (extra, out)
+        assert "'-0.5" not in out and "-0.5" in out           # a plain number is not a formula
+
+
+def test_bidi_overrides_and_c1_controls_never_reach_the_console(tmp_path, capsys):
+    """U+202E shows 'gpt-4\\u202efdp.exe' as 'gpt-4exe.pdf'; C1 controls (CSI \\x9b) drive terminals."""
+    from alerts.text import clean
+    name = "gpt-4\u202efdp.exe\x9b31m \u2066x\u2069 \x85"
+    cleaned = clean(name)
+    assert not re.search("[\x80-\x9f\u202a-\u202e\u2066-\u2069]", cleaned), repr(cleaned)
+    assert "gpt-4" in cleaned and "fdp.exe" in cleaned
+    path = str(tmp_path / "bw.duckdb")
+    con = duckdb.connect(path)
+    con.execute("CREATE TABLE names (name VARCHAR)")
+    con.execute("INSERT INTO names VALUES (?)", [name])
+    con.close()
+    for fmt in ("table", "csv"):
+        assert main(["query", "--db", path, "--format", fmt, "SELECT name FROM names"]) == 0
+        out = capsys.readouterr().out
+        assert not re.search("[\x80-\x9f\u202a-\u202e\u2066-\u2069]", out), repr(out)
+        assert "\\u202e" in out and "\\x9b" in out

@@ -31,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format (default: table)")
     p.add_argument("--wait", type=float, default=DEFAULT_WAIT_SECONDS, metavar="SECONDS",
                    help=f"how long to wait while another process holds the database (default {DEFAULT_WAIT_SECONDS:.0f})")
-    p.add_argument("--max-rows", type=int, default=200, metavar="N", help="rows shown in table format (default 200)")
+    p.add_argument("--max-rows", type=_row_count, default=200, metavar="N",
+                   help="rows shown in table format, at least 1 (default 200)")
     p.add_argument("--timeout", type=_positive_seconds, default=DEFAULT_TIMEOUT_SECONDS, metavar="SECONDS",
                    help=f"cut the query off after this long (default {DEFAULT_TIMEOUT_SECONDS:.0f})")
     p.add_argument("--memory", type=_memory, default=DEFAULT_MEMORY_LIMIT, metavar="SIZE",
@@ -41,6 +42,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"DuckDB threads for the query (default {DEFAULT_THREADS})")
     add_db_argument(p)
     p.set_defaults(func=run)
+
+
+def _row_count(text: str) -> int:
+    """argparse type of --max-rows: an integer >= 1 (-1 showed "(no rows)" for a 1-row result)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of rows: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--max-rows must be at least 1 (got {value})")
+    return value
 
 
 def _positive_seconds(text: str) -> float:
@@ -101,13 +113,13 @@ def plain_table(names: list[str], types: list[str], rows: list[tuple], max_rows:
     for j, (name, typ) in enumerate(zip(names, types)):
         cells = []
         for row in rows:
-            v = inert_text(row[j])
+            v = inert_csv(row[j])          # control characters and formula cells, as in CSV
             if isinstance(v, str) and (len(v) > _PLAIN_MAX_TEXT or not v.isascii()):
                 return None
             if not isinstance(v, (bool, int, str)):
                 return None
             cells.append(str(v))
-        header = str(inert_text(str(name)))
+        header = str(inert_csv(str(name)))
         if len(header) > _PLAIN_MAX_TEXT or not header.isascii():
             return None
         header = header if typ == "VARCHAR" else " " + header
@@ -174,7 +186,7 @@ def _print_frame(df, args: argparse.Namespace) -> None:
     elif args.format == "json":  # exact: JSON escapes control characters itself, and nobody evaluates it
         sys.stdout.write(df.to_json(orient="records", date_format="iso", indent=None) + "\n")
     else:
-        df = _neutralised(df, inert_text)
+        df = _neutralised(df, inert_csv)    # the README's promise: table output like CSV
         with pd.option_context("display.max_rows", args.max_rows, "display.max_columns", None,
                                "display.width", 200, "display.max_colwidth", 60):
             print(df.to_string(index=False, max_rows=args.max_rows) if len(df) else "(no rows)")

@@ -108,11 +108,38 @@ def _suspects_table(suspects: pd.DataFrame, suspicions: pd.DataFrame | None = No
     })
 
 
+def out_refusal(out: str) -> str | None:
+    """Why `--out` may not be written (None when it may): the report replaces only a regular file or
+    creates a new one in an existing folder; a symlink, device, FIFO or folder at the path, or a
+    missing folder, is refused rather than replaced or created."""
+    import stat
+    path = Path(out)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        return f"cannot use {out}: {exc.strerror}"
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = ("a symbolic link" if stat.S_ISLNK(mode) else "a directory" if stat.S_ISDIR(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+        return f"{out} is {kind}; --out replaces only a regular file (or creates one)"
+    parent = path.parent
+    if not parent.is_dir():
+        return f"the folder of {out} does not exist; create it first (--out does not create folders)"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from storage.report import read_report
 
+    if args.out is not None:
+        refusal = out_refusal(args.out)
+        if refusal:
+            print(f"benchwatch: {refusal}", file=sys.stderr)
+            return 1
     con = open_read_only(args)
     if con is None:
         return 1
@@ -171,15 +198,42 @@ def _events_firing(firing: pd.DataFrame) -> pd.DataFrame:
 
 
 def _emit(text: str, out: str | None) -> int:
-    from jobs.report_html import write_atomic
-
     """Print, or write to `out` (UTF-8, replaced atomically so a served file is never half written)."""
     if out is None:
         print(text)
         return 0
-    write_atomic(Path(out), text)
+    refusal = out_refusal(out)      # checked again: the path may have changed during the report
+    if refusal is None:
+        try:
+            _write_new_then_replace(Path(out), text)
+        except OSError as exc:
+            refusal = f"cannot write {out}: {exc.strerror or exc}"
+    if refusal:
+        print(f"benchwatch: {refusal}", file=sys.stderr)
+        return 1
     print(f"benchwatch: report written to {out}", file=sys.stderr)
     return 0
+
+
+def _write_new_then_replace(path: Path, text: str) -> None:
+    """Write a new temporary file beside `path` (created exclusively: never through a link left at
+    its name) and rename it over `path`; the temporary file is removed when anything fails."""
+    import tempfile
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        try:       # the mode of the file it replaces, else readable as a served page (mkstemp: 0600)
+            os.fchmod(fd, os.stat(path).st_mode & 0o7777)
+        except FileNotFoundError:
+            os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _text(sections, now: datetime) -> str:

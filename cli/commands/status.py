@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from cli.main import add_db_argument, open_read_only
-from common.redact import inert_text
+from common.redact import inert_text, redact
 from storage.db import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         not_tested = status.placeholder_not_tested(con)
     finally:
         con.close()
-    print(f"database: {args.db or 'default'}   schema version: {version}")
+    print(f"database: {redact(args.db or 'default')}   schema version: {version}")
     print()
     print("sources (times UTC):")
     print(text_table(sources) if sources.rows else "  (nothing collected yet: run `benchwatch run`)")

@@ -1,0 +1,392 @@
+"""Issue 24 on a real DuckLake store (PostgreSQL from tests/pg.py): `ingest csv`, the password
+in every message, the query sandbox, PostgreSQL stopping mid-backfill.
+
+Skips with the reason when PostgreSQL's binaries or the DuckLake extensions are missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cli.main import EXIT_BUG, main
+from storage import lake
+
+import pg
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+PASSWORD = "Pw-4f9c1e77-secret"
+
+
+@pytest.fixture(scope="module")
+def server():
+    yield from pg.lake_server()
+
+
+@pytest.fixture(autouse=True)
+def no_prefect_handlers_from_earlier_tests():
+    """A Prefect console handler an earlier test in this process left on the root logger writes to
+    that test's (closed) captured stream and prints "--- Logging error ---" with a traceback for
+    every warning: not what a `benchwatch` process does. Detached for these tests, then restored."""
+    import logging
+    root = logging.getLogger()
+    foreign = [h for h in root.handlers if type(h).__module__.startswith("prefect")]
+    for handler in foreign:
+        root.removeHandler(handler)
+    yield
+    for handler in foreign:
+        root.addHandler(handler)
+
+
+@pytest.fixture
+def lake_url(server, tmp_path, monkeypatch, request):
+    name = "bw_" + request.node.name.lower().replace("[", "_").replace("]", "").replace("-", "_")[:40]
+    server.create_database(name)
+    monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "lake-data"))
+    for var in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "SLACK_CHANNEL", "PREFECT_API_URL"):
+        monkeypatch.delenv(var, raising=False)
+    return "ducklake:postgres:" + server.conninfo(name)
+
+
+def _one_line(err: str) -> str:
+    lines = [line for line in err.strip().splitlines() if line]
+    assert "Traceback" not in err and len(lines) == 1, err
+    return lines[0]
+
+
+# --- 8. `ingest csv` on a lake ---------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_ingest_csv_stores_a_snapshot_on_a_lake(lake_url, capsys):
+    code = main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", lake_url])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert main(["query", "SELECT count(*) AS n, min(snapshot_id) AS s FROM scores WHERE source = 'csv'",
+                 "--db", lake_url, "--format", "csv"]) == 0
+    n, snapshot = capsys.readouterr().out.strip().splitlines()[1].split(",")
+    assert int(n) > 0 and int(snapshot) >= 1
+    # the same file again adds nothing; another file gets the next id
+    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", lake_url]) == 0
+    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_other_benchmark.csv"), "--db", lake_url]) == 0
+    capsys.readouterr()
+    assert main(["query", "SELECT count(DISTINCT snapshot_id) AS n FROM scores WHERE source = 'csv'",
+                 "--db", lake_url, "--format", "csv"]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[1] == "2"
+
+
+# --- 9. the PostgreSQL password never printed --------------------------------------------------------
+
+def _forms(conninfo: str, password: str) -> dict[str, str]:
+    """A catalog conninfo with a password, keyword form and URI form."""
+    parts = dict(p.split("=", 1) for p in conninfo.split())
+    return {"keyword": f"{conninfo} password={password}",
+            "uri": f"postgresql://{parts['user']}:{password}@{parts['host']}:{parts['port']}/{parts['dbname']}"}
+
+
+DOWN = "dbname=bw host=127.0.0.1 port=1 user=bw"     # nothing listens on port 1
+COMMANDS_9 = (["status"], ["analyze"], ["query", "SELECT 1"], ["notify"], ["report"],
+              ["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv")])
+
+
+@pytest.mark.parametrize("form", ["keyword", "uri"])
+@pytest.mark.parametrize("commands", [pytest.param(COMMANDS_9[:2], id="some"),
+                                      pytest.param(COMMANDS_9[2:], id="more", marks=pytest.mark.slow)])
+def test_the_password_is_never_printed_when_postgresql_is_down(form, commands, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "data"))
+    url = "ducklake:postgres:" + _forms(DOWN, PASSWORD)[form]
+    for argv in commands:
+        for verbose in ([], ["-v"]):
+            code = main([*verbose, *argv, "--db", url])
+            out = capsys.readouterr()
+            assert code == 1, (argv, out.err)
+            assert PASSWORD not in out.out + out.err, (argv, out.err)
+            if not verbose:
+                _one_line(out.err)
+
+
+@pytest.mark.slow
+def test_the_password_is_never_printed_by_a_working_lake(lake_url, capsys):
+    conninfo = lake_url.removeprefix("ducklake:postgres:")
+    for form, with_password in _forms(conninfo, PASSWORD).items():
+        url = "ducklake:postgres:" + with_password
+        for argv in (["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv")], ["status"], ["analyze"],
+                     ["query", "SELECT * FROM no_such_table"], ["query", "SELECT count(*) FROM scores"],
+                     ["report"], ["-v", "query", "SELECT 1/"]):
+            main([*argv, "--db", url])
+            out = capsys.readouterr()
+            assert PASSWORD not in out.out + out.err, (form, argv, out.out[-500:], out.err)
+        assert main(["status", "--db", url]) == 0
+        assert "[REDACTED]" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_redact_removes_a_conninfo_password_in_both_forms():
+    from common.redact import redact
+    for text in (f"password={PASSWORD} host=h", f"password = '{PASSWORD} x' host=h",
+                 f"postgresql://bw:{PASSWORD}@h:5432/db", f"postgres://bw:{PASSWORD}@h/db?x=1",
+                 f'Unable to connect to Postgres at "dbname=x password={PASSWORD}": refused'):
+        assert PASSWORD not in redact(text), text
+        assert "[REDACTED]" in redact(text)
+    assert redact("https://example.org:8080/a@b") == "https://example.org:8080/a@b"   # no userinfo
+
+
+# --- 10. `query` on a lake reads the store's tables and nothing else ------------------------------------
+
+def _escapes(server, url: str) -> list[str]:
+    other = server.conninfo("postgres")
+    return [
+        f"SELECT * FROM postgres_scan('{other}', 'pg_catalog', 'pg_authid')",
+        f"FROM postgres_scan_pushdown('{other}', 'pg_catalog', 'pg_authid')",
+        "SELECT * FROM postgres_query('__ducklake_metadata_lake', 'SELECT pg_read_file(''PG_VERSION'')')",
+        f"SELECT * FROM postgres_execute('{other}', 'CREATE TABLE owned (a int)')",
+        f"SELECT count(*) FROM scores WHERE source IN (SELECT usename FROM postgres_query('{other}', 'SELECT usename FROM pg_user'))",
+        f"WITH x AS (SELECT * FROM query('SELECT * FROM postgres_scan(''{other}'', ''pg_catalog'', ''pg_authid'')')) SELECT * FROM x",
+        "SELECT * FROM __ducklake_metadata_lake.pg_catalog.pg_authid",
+        "SELECT * FROM __ducklake_metadata_lake.public.ducklake_snapshot",
+        "EXPLAIN SELECT * FROM postgres_scan('x', 'y', 'z')",
+        "SELECT pg_clear_cache()",
+        "SELECT * FROM ducklake_expire_snapshots('lake', dry_run => true)",
+        "SELECT * FROM ducklake_cleanup_old_files('lake', dry_run => true)",
+        f"CALL postgres_attach('{other}')",
+        "IMPORT DATABASE '/tmp'",
+        "SELECT 1; IMPORT DATABASE '/tmp'",
+    ]
+
+
+@pytest.mark.slow
+def test_query_on_a_lake_refuses_the_postgres_scanner_and_store_maintenance(server, lake_url, capsys):
+    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", lake_url]) == 0
+    capsys.readouterr()
+    for sql in _escapes(server, lake_url):
+        code = main(["query", sql, "--db", lake_url, "--format", "csv"])
+        out = capsys.readouterr()
+        assert code == 1, (sql, out.out[:300], out.err)
+        assert "refused" in _one_line(out.err), sql
+        assert "rolsuper" not in out.out and "postgres" not in out.out, sql
+    assert "owned" not in server.psql("SELECT string_agg(tablename, ',') FROM pg_tables WHERE schemaname = 'public'")
+    # what readers need still works: the store's tables and views, DuckLake's inspection functions
+    for sql in ("SELECT count(*) AS n FROM scores", "SELECT count(*) AS n FROM latest_scores",
+                "SELECT count(*) AS n FROM ducklake_snapshots('lake')", "SELECT count(*) AS n FROM lake.snapshots()",
+                "EXPLAIN SELECT * FROM scores", "SELECT upper(model) AS m FROM scores LIMIT 1"):
+        assert main(["query", sql, "--db", lake_url, "--format", "csv"]) == 0, (sql, capsys.readouterr().err)
+        capsys.readouterr()
+
+
+def test_the_lake_sandbox_check_judges_the_parse_tree():
+    """The check `query` runs on a lake session (fast: the extensions loaded, no server needed)."""
+    import duckdb
+    from storage.query import ReadOnlyViolation, check_lake_sandbox, check_read_only
+    con = duckdb.connect()
+    try:
+        lake.load_extensions(con)
+    except lake.LakeError as exc:
+        pytest.skip(str(exc))
+    for sql in ("SELECT * FROM postgres_scan('x', 'y', 'z')", "SELECT * FROM (SELECT 1) t, POSTGRES_QUERY('a', 'b')",
+                "SELECT * FROM query('SELECT 1')", "EXPLAIN SELECT pg_clear_cache()",
+                "SELECT * FROM __ducklake_metadata_lake.public.ducklake_snapshot",
+                "SELECT 1 WHERE 1 IN (SELECT * FROM ducklake_expire_snapshots('lake'))"):
+        with pytest.raises(ReadOnlyViolation, match="refused"):
+            check_lake_sandbox(con, check_read_only(sql))
+    check_lake_sandbox(con, check_read_only("SELECT upper('a'), * FROM range(3); SELECT * FROM ducklake_snapshots('x')"))
+    con.close()
+
+
+def test_import_database_is_refused_before_anything_reads_the_directory(tmp_path, capsys):
+    """DuckDB's parser expands IMPORT DATABASE into the directory's SQL files: refused by name."""
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    (folder / "schema.sql").write_text("SELECT 42;\n")
+    (folder / "load.sql").write_text("SELECT 43;\n")
+    from storage import db
+    path = tmp_path / "bw.duckdb"
+    with db.connect(str(path)):
+        pass
+    for sql in (f"IMPORT DATABASE '{folder}'", f"import   database '{folder}'"):
+        assert main(["query", sql, "--db", str(path)]) == 1
+        assert "refused" in _one_line(capsys.readouterr().err)
+
+
+# --- 13. a killed migrate leaves no orphan Parquet files after its rerun; PostgreSQL gone --------------
+
+def _orphans(url: str) -> list[str]:
+    """Data files in the store's folder that its catalog does not reference (DuckLake's own check)."""
+    import duckdb
+    con = duckdb.connect()
+    lake.load_extensions(con)
+    target = lake.parse(url)
+    con.execute(f"ATTACH {lake.literal(target.url)} AS l (DATA_PATH {lake.literal(target.data_path)})")
+    rows = con.execute("SELECT path FROM ducklake_delete_orphaned_files('l', dry_run => true, cleanup_all => true)"
+                       ).fetchall()
+    con.close()
+    return [r[0] for r in rows]
+
+
+def _source_file(tmp_path: Path) -> Path:
+    from jobs import cycle
+    path = tmp_path / "source.duckdb"
+    outcomes = cycle.collect(str(path), ["swebench", "livecodebench", "lmarena", "aider_polyglot", "livebench"],
+                             replay_dir=str(ROOT / "tests" / "fixtures" / "replay"))
+    assert all(o.status == "new" for o in outcomes), [o.line() for o in outcomes]
+    return path
+
+
+def _cli_process(*argv: str):
+    import subprocess
+    import sys
+    return subprocess.Popen([sys.executable, "-m", "cli", *argv], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+@pytest.mark.slow
+def test_a_killed_migrate_leaves_no_orphan_files_after_the_rerun(lake_url, tmp_path):
+    import signal
+    import time
+    source = _source_file(tmp_path)
+    data = Path(os.environ[lake.DATA_PATH_ENV])
+    from storage import db
+    with db.connect(lake_url):                 # the store exists, empty, before the copy starts
+        pass
+    before = {p for p in data.rglob("*.parquet")}
+    killed = False
+    for _ in range(5):      # kill the copy once it has written data files but not committed them
+        proc = _cli_process("migrate", "--db", str(source), "--to", lake_url)
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            if len({p for p in data.rglob("*.parquet")} - before) >= 2:
+                proc.send_signal(signal.SIGKILL)
+                killed = True
+                break
+            time.sleep(0.005)
+        proc.wait(timeout=60)
+        if killed and proc.returncode == -signal.SIGKILL:
+            break
+        pytest.skip("the copy finished before it could be killed")   # pragma: no cover
+    assert _orphans(lake_url), "the kill left no uncommitted data files: the check below could not fail"
+    rerun = _cli_process("migrate", "--db", str(source), "--to", lake_url)
+    out, err = rerun.communicate(timeout=300)
+    assert rerun.returncode == 0, err
+    assert _orphans(lake_url) == []
+
+
+@pytest.mark.slow
+def test_postgresql_stopped_mid_backfill_is_one_line(tmp_path, monkeypatch):
+    """PostgreSQL stops while a backfill writes (the writer holds its lock and is storing a large
+    file): exit 1 with one line, not a bug (70) nor an abort."""
+    import subprocess
+    import time
+    server = pg.start()
+    try:
+        url = "ducklake:postgres:" + server.create_database("bw_stopped")
+        monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "data"))
+        folder = tmp_path / "archive" / "csv"
+        folder.mkdir(parents=True)
+        for day in range(1, 4):
+            rows = "".join(f"m{i},bench{i % 50},{(i % 997) / 1000}\n" for i in range(150_000))
+            (folder / f"csv_2025-01-{day:02d}.csv").write_text("model,benchmark,score\n" + rows)
+        proc = _cli_process("backfill", str(tmp_path / "archive"), "--db", url)
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:   # the writer holds its lock
+            if server.psql("SELECT count(*) FROM pg_stat_activity "
+                           "WHERE application_name = 'benchwatch-writer'").strip() not in ("", "0"):
+                break
+            time.sleep(0.05)
+        time.sleep(1.0)                                                 # … and is storing rows
+        subprocess.run(server._as_owner(["pg_ctl", "-D", str(server.root / "data"), "-m", "immediate", "-w",
+                                         "stop"]), capture_output=True, timeout=60)
+        out, err = proc.communicate(timeout=180)
+        assert proc.returncode == 1, err
+        line = _one_line("\n".join(x for x in err.splitlines() if x.startswith("benchwatch")))
+        assert ("PostgreSQL" in line or "ducklake:postgres:" in line or "DuckLake catalog" in line), line
+        assert "terminate called" not in err, err
+    finally:
+        server.stop()
+
+
+# --- the secret scan (issue 24, "Done when") ---------------------------------------------------------
+
+FAKE_TOKEN = "xoxb-000FAKE-222FAKE-LakeSecretToken77"
+SCAN_SOURCES = ["simple_evals", "swebench", "livebench", "lmarena"]
+
+
+def _lake_text_cells(url: str) -> list[str]:
+    """Every text-like cell of every table of the store, and every blob decompressed."""
+    import zlib
+    from storage import db
+    cells: list[str] = []
+    with db.connect(url, read_only=True) as con:
+        cols = con.execute("""SELECT table_name, column_name, data_type FROM duckdb_columns()
+                              WHERE database_name = current_database() AND schema_name = 'main'
+                                AND table_name IN (SELECT table_name FROM duckdb_tables()
+                                                   WHERE database_name = current_database())
+                                AND (data_type IN ('VARCHAR', 'JSON', 'BLOB') OR data_type LIKE '%[]'
+                                     OR data_type LIKE 'STRUCT%' OR data_type LIKE 'MAP%')""").fetchall()
+        assert len(cols) > 20, "too few text columns: the scan would prove little"
+        q = db.quote_ident
+        for table, column, dtype in cols:
+            for (value,) in con.execute(f"SELECT {q(column)} FROM {q(table)} WHERE {q(column)} IS NOT NULL").fetchall():
+                if isinstance(value, (bytes, bytearray)):
+                    cells.append(bytes(value).decode("latin-1"))
+                else:
+                    cells.append(str(value))
+        blobs = con.execute("SELECT compression, content FROM blobs").fetchall()
+        assert blobs, "no blobs: the scan would prove nothing about them"
+        for compression, content in blobs:
+            raw = zlib.decompress(content) if compression == "zlib" else bytes(content)
+            cells.append(raw.decode("utf-8", "replace"))
+    return cells
+
+
+@pytest.mark.slow
+def test_no_secret_reaches_output_tables_blobs_the_report_or_logs(lake_url, tmp_path, monkeypatch, caplog, capsys):
+    """A full cycle on a DuckLake store with a Slack token, a webhook URL and the catalog's
+    PostgreSQL password in keyword and URI form; then report --format html, status, query (a
+    good one, a failing one) with either form. Nothing of any secret anywhere: 0 hits."""
+    import logging
+    from fake_slack import FakeSlack
+    conninfo = lake_url.removeprefix("ducklake:postgres:")
+    forms = _forms(conninfo, PASSWORD)
+    keyword, uri = ("ducklake:postgres:" + forms["keyword"]), ("ducklake:postgres:" + forms["uri"])
+    page = tmp_path / "report.html"
+    caplog.set_level(logging.DEBUG)
+    with FakeSlack() as slack:
+        webhook_tail = slack.webhook_url.split("/services/", 1)[1]
+        secrets = [PASSWORD, FAKE_TOKEN, FAKE_TOKEN.split("-", 1)[1], webhook_tail, webhook_tail.rsplit("/", 1)[-1]]
+        monkeypatch.setenv("SLACK_WEBHOOK_URL", slack.webhook_url)
+        monkeypatch.setenv("SLACK_BOT_TOKEN", FAKE_TOKEN)
+        monkeypatch.setenv("SLACK_CHANNEL", "C000FAKE")
+        monkeypatch.setenv("BENCHWATCH_REPORT_BASE_URL", f"https://u:{PASSWORD}@reports.example/x")
+        slack.outage(500)                       # errors are logged and stored (notifications.last_error)
+        assert main(["-vv", "run", "--no-prefect", "--replay", str(ROOT / "tests" / "fixtures" / "replay"),
+                     "--sources", ",".join(SCAN_SOURCES), "--db", keyword]) in (0, 1)
+        from alerts.render import render_digest
+        from alerts.slack import load_settings, make_notifier
+        from test_alerts_render import NOW, contamination
+        failed = make_notifier(load_settings()).send(render_digest([contamination("m")], now=NOW))
+        assert not failed.ok
+        logging.getLogger("benchwatch.alerts").warning("[alerts] delivery failed: %s", failed.error)
+        slack.recover()
+        assert main(["-vv", "notify", "--db", uri]) in (0, 1)
+        monkeypatch.delenv("SLACK_WEBHOOK_URL")                 # the Web API with the bot token
+        monkeypatch.setenv("SLACK_API_URL", slack.api_url)
+        assert make_notifier(load_settings()).send(render_digest([contamination("n")], now=NOW)).ok
+        assert main(["-vv", "notify", "--db", keyword]) in (0, 1)
+        assert slack.requests, "Slack was never called: the scan would prove nothing"
+        token_seen = any(FAKE_TOKEN in json.dumps(r.headers) for r in slack.requests)
+        assert token_seen, "the bot token was never used: the scan would prove nothing about it"
+    for argv in (["report", "--format", "html", "--out", str(page), "--db", uri], ["status", "--db", keyword],
+                 ["status", "--db", uri], ["query", "SELECT * FROM fetches", "--db", uri],
+                 ["query", "SELECT * FROM notifications", "--format", "json", "--db", keyword],
+                 ["-v", "query", "SELECT * FROM no_such_table", "--db", uri],
+                 ["-v", "analyze", "--db", uri]):
+        main(argv)
+    out = capsys.readouterr()
+    logs = "\n".join(r.getMessage() + (r.exc_text or "") for r in caplog.records)
+    places = {"stdout": out.out, "stderr": out.err, "logs": logs, "report.html": page.read_text(),
+              "tables and blobs": "\n".join(_lake_text_cells(lake_url))}
+    assert "benchwatch report" in page.read_text() or "<!DOCTYPE html>" in page.read_text()
+    hits = [(secret, name) for name, text in places.items() for secret in secrets if secret in text]
+    assert hits == [], hits
