@@ -106,7 +106,7 @@ def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[
     conditions: list[Condition] = []
     events: list[AlertEvent] = []
     groups: set[tuple[str, ...]] = set()
-    by_group: dict[tuple[Any, Any], list[dict]] = {}
+    by_group: dict[tuple[Any, Any, Any], list[dict]] = {}
     for r in frame.to_dict("records"):
         if not (missing(r["benchmark"]) or missing(r["series"])):
             by_group.setdefault((r["benchmark"], r["_table"], r["series"]), []).append(r)
