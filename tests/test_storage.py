@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -357,3 +358,27 @@ def test_a_read_only_command_brings_an_older_file_up_to_date_first(tmp_path, cap
         assert db.schema_version(con) == newest
         assert con.execute("SELECT count(*) FROM analysis_inputs").fetchone()[0] == 0
         assert con.execute("SELECT count(*) FROM meta WHERE key = 'registry_sha256'").fetchone()[0] == 1
+
+
+def test_saturation_states_from_before_tables_go_inactive_without_a_message(tmp_path):
+    """Migration 024: a level state keyed by benchmark (no `table` label, pooled sources) can never
+    be evaluated again; it goes inactive silently. A per-table state is untouched."""
+    import duckdb
+    dbpath = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(dbpath))
+    con.execute("""CREATE TABLE schema_migrations (
+        version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)""")
+    for version, name, sql in db.migrations():
+        if version < 24:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
+    old = {"kind": "saturation_bin_changed", "benchmark": "mmlu", "scope": "all", "level": "high", "source": ""}
+    new = {**old, "table": "mmlu:simple_evals", "source": "simple_evals"}
+    for fp, labels in (("old", old), ("new", new)):
+        con.execute("""INSERT INTO alerts VALUES (?, 'saturation_bin_changed', ?, 'firing', now(), now(), now(), 1,
+                       now(), 'queued', '', '{}')""", [fp, json.dumps(labels)])
+    con.close()
+    with db.connect(dbpath) as con:
+        states = dict(con.execute("SELECT fingerprint, state FROM alerts ORDER BY 1").fetchall())
+        assert states == {"new": "firing", "old": "inactive"}
+        assert con.execute("SELECT count(*) FROM notifications").fetchone()[0] == 0
