@@ -45,8 +45,8 @@ class Day:
     notify_rc: int
     errors: list[str] = field(default_factory=list)
     messages: list[Any] = field(default_factory=list)        # alerts.render.SlackMessage, delivered
-    firing_levels: list[tuple[str, str, str]] = field(default_factory=list)   # (benchmark, scope label, level)
-    stored_levels: dict[tuple[str, str], str] = field(default_factory=dict)   # (benchmark, scope label) -> level
+    firing_levels: list[tuple[str, str, str]] = field(default_factory=list)   # (table, scope label, level)
+    stored_levels: dict[tuple[str, str], str] = field(default_factory=dict)   # (table, scope label) -> level
     suspects: Any = None                                     # the suspects view after analyze
 
     @property
@@ -122,8 +122,9 @@ def replay(snapshots: Path, db: Path, notifier: Any, *, on_day: Callable[[Day], 
         with dbm.connect(db, read_only=True) as con:
             for state in alert_store.read_states(con):
                 if state.kind == "saturation_bin_changed" and state.state == "firing":
-                    day.firing_levels.append((state.labels["benchmark"], state.labels["scope"], state.labels["level"]))
-            rows = con.execute("""SELECT benchmark, scope, population, level FROM saturation_latest
+                    day.firing_levels.append((state.labels.get("table") or state.labels["benchmark"], state.labels["scope"],
+                                              state.labels["level"]))
+            rows = con.execute("""SELECT table_id, scope, population, level FROM saturation_latest
                                   WHERE k = 5 AND alpha = 0.5 AND level IS NOT NULL""").fetchall()
             day.stored_levels = {(b, s if (p or "models") == "models" else f"{s}:{p}"): lv for b, s, p, lv in rows}
             day.suspects = con.execute("SELECT * FROM suspects").df()

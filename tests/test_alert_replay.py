@@ -86,9 +86,6 @@ def test_no_message_says_statistically_indistinguishable_without_the_evidence(re
                 assert p is not None and p >= 0.9, (d.date, n.labels, p)
 
 
-# NOTE for the lead: this assertion is issue 19 item 1 (suspicions that persist), fixed by the
-# `suspect` helper; it may fail until that branch is merged. Remove the xfail then.
-@pytest.mark.xfail(strict=False, reason="contamination persistence is the suspect helper's fix (issue 19 item 1)")
 def test_no_contamination_alert_resolves_while_its_test_data_is_unchanged(replayed):
     days, _, _ = replayed
     fired: dict[str, set] = {}      # fingerprint -> snapshot ids of the evidence when it fired
