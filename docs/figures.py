@@ -141,7 +141,7 @@ def block_saturation(db: Path) -> str:
     rows = []
     for r in lv.itertuples():
         rows.append([r.table_id, r.scope, r.population, "" if pd.isna(r.n_items) else int(r.n_items), r.n_models,
-                     f3(r.s_index), r.bin + (" (stagnation)" if r.stagnation is True else ""), f3(r.bin_hold_prob),
+                     f3(r.s_index), r.bin + (" (stagnation)" if not pd.isna(r.stagnation) and bool(r.stagnation) else ""), f3(r.bin_hold_prob),
                      r.scale + ("" if r.comparable else ", not comparable"), ", ".join(list(r.top_models))])
     missing = q(db, "SELECT count(*) AS n FROM saturation_latest WHERE s_index IS NULL")["n"].iloc[0]
     return (table(["table (benchmark:source[:version])", "scope", "population", "n", "models", "S", "bin",
