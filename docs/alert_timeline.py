@@ -62,8 +62,8 @@ class Recording:
         self.receiver = inner.receiver
         self.sent: list[Any] = []
 
-    def send(self, messages):
-        result = self.inner.send(messages)
+    def send(self, messages, **options: Any):
+        result = self.inner.send(messages, **options)    # still_claimed: the outbox's lease check
         self.sent += list(messages[:result.sent])
         return result
 
