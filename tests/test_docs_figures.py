@@ -51,7 +51,7 @@ def test_every_real_history_number_of_the_doc_sits_in_a_block():
     text = f.DOC.read_text(encoding="utf-8")
     names = {m["name"] for m in f.BLOCK.finditer(text)}
     assert {"history", "saturation", "bin-hold", "scales", "trends", "plateau", "placeholders", "suspects", "a3",
-            "calibrate", "trend-coverage", "a3-power"} <= names
+            "calibrate", "trend-coverage", "a3-power", "paper-agreement"} <= names
 
 
 @pytest.mark.slow
