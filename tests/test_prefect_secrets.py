@@ -90,7 +90,8 @@ def test_no_secret_reaches_prefects_database_artifacts_or_logs(lake_role, tmp_pa
     monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "lake-data"))
     for var in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "SLACK_CHANNEL", "SLACK_API_URL", "PREFECT_API_URL",
                 "BENCHWATCH_DB", "BENCHWATCH_REPORT_DIR", "PGPASSWORD", "PGPASSFILE"):
-        monkeypatch.delenv(var, raising=False)          # also restores what `run` sets (PGPASSWORD)
+        monkeypatch.setenv(var, "")                     # recorded, so that what `run` sets (PGPASSWORD)
+        monkeypatch.delenv(var)                         # is undone after the test
     monkeypatch.setenv("PGPASSFILE", str(tmp_path / "no-pgpass"))
 
     # The role's password is really checked: the store does not open without it.
@@ -191,3 +192,26 @@ def test_a_flow_refuses_a_db_path_with_a_password_in_one_line():
         validate({"db_path": ok}, pl.pipeline.parameters.model_dump(), raise_on_error=True)
     assert pl.pipeline.validate_parameters({"db_path": "ducklake:postgres:dbname=x host=h user=u"})
     assert pl.pipeline.validate_parameters({"db_path": "/data/password=odd.duckdb"})
+
+
+def test_serve_registers_deployments_without_the_password(monkeypatch):
+    """`benchwatch serve --db <lake URL with a password>`: the deployments it registers (stored on
+    the server with their parameters) carry the URL without it; PGPASSWORD of the serving process,
+    which its flow runs inherit, carries it. Prefect's `serve` itself is replaced by a recorder:
+    what is checked is what benchwatch hands to it."""
+    import argparse
+    import os
+    import prefect
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+    from cli.commands import serve
+    registered = []
+    monkeypatch.setattr(prefect, "serve", lambda *deployments, **kw: registered.extend(deployments))
+    monkeypatch.setenv("PGPASSWORD", "")      # recorded: restored after the test
+    monkeypatch.delenv("PGPASSWORD")
+    url = f"ducklake:postgres:dbname=bw host=db.internal user=bw password={PASSWORD}"
+    with temporary_settings({PREFECT_API_URL: "http://127.0.0.1:9/api"}):
+        assert serve.run(argparse.Namespace(db=url, sources=None)) == 0
+    assert len(registered) == 4
+    assert {d.parameters["db_path"] for d in registered} == {"ducklake:postgres:dbname=bw host=db.internal user=bw"}
+    assert PASSWORD not in repr([d.model_dump() for d in registered])
+    assert os.environ["PGPASSWORD"] == PASSWORD
