@@ -139,11 +139,14 @@ def password_to_environment(db_path: str, *, env: Any = None) -> str:
     return redact.split_conninfo_password(db_path)[0]
 
 
-def lake_password_from_block(db_path: str | None) -> None:
+def lake_password_from_block(db_path: str | None, *, env: Any = None,
+                             block_lookup: Callable[[str], str | None] | None = None) -> None:
     """In a flow run on a DuckLake store with no PGPASSWORD: the Prefect Secret block
-    `benchwatch-pg-password`, when there is one, becomes PGPASSWORD of this (flow-run) process."""
-    if not db_path or not str(db_path).startswith("ducklake:") or os.environ.get(PG_PASSWORD_ENV):
+    `benchwatch-pg-password`, when there is one, becomes PGPASSWORD of this (flow-run) process
+    (`env`, default os.environ)."""
+    env = os.environ if env is None else env
+    if not db_path or not str(db_path).startswith("ducklake:") or env.get(PG_PASSWORD_ENV):
         return
-    found = resolve_secrets({PG_PASSWORD_ENV: PG_PASSWORD_BLOCK})
+    found = resolve_secrets({PG_PASSWORD_ENV: PG_PASSWORD_BLOCK}, env=env, block_lookup=block_lookup)
     if found.get(PG_PASSWORD_ENV):
-        os.environ[PG_PASSWORD_ENV] = found[PG_PASSWORD_ENV]
+        env[PG_PASSWORD_ENV] = found[PG_PASSWORD_ENV]

@@ -142,3 +142,18 @@ def test_run_moves_a_lake_password_into_pgpassword_and_leaves_a_file_path_alone(
     env2: dict[str, str] = {}
     assert password_to_environment("/data/password=odd.duckdb", env=env2) == "/data/password=odd.duckdb"
     assert env2 == {} and db_password("/data/password=odd.duckdb") is None
+
+
+def test_a_flow_run_on_a_lake_takes_the_password_from_its_secret_block_when_the_environment_has_none():
+    from common.redact import redact
+    from flows.secrets import PG_PASSWORD_BLOCK, PG_PASSWORD_ENV, lake_password_from_block
+    blocks = {PG_PASSWORD_BLOCK: "Pw-block-9f8e7d6c"}
+    env: dict[str, str] = {}
+    lake_password_from_block("ducklake:postgres:dbname=x host=h user=u", env=env, block_lookup=blocks.get)
+    assert env == {PG_PASSWORD_ENV: "Pw-block-9f8e7d6c"} and "Pw-block-9f8e7d6c" not in redact("x Pw-block-9f8e7d6c")
+    kept = {PG_PASSWORD_ENV: "from-the-worker"}             # the worker's own setting wins
+    lake_password_from_block("ducklake:postgres:dbname=x", env=kept, block_lookup=blocks.get)
+    assert kept == {PG_PASSWORD_ENV: "from-the-worker"}
+    untouched: dict[str, str] = {}                           # a DuckDB file needs no password
+    lake_password_from_block("/data/bw.duckdb", env=untouched, block_lookup=blocks.get)
+    assert untouched == {}
