@@ -173,10 +173,17 @@ def test_no_secret_reaches_prefects_database_artifacts_or_logs(lake_role, tmp_pa
 
 
 def test_a_flow_refuses_a_db_path_with_a_password_in_one_line():
+    """The refusal names db_path, never the value; Prefect's own log record of the refused
+    parameters (which quotes them) is redacted too (flows.pipeline installs common.redact)."""
+    import logging
     from flows import pipeline as pl
     from flows.secrets import DB_PATH_PASSWORD_REFUSED
     from prefect.exceptions import ParameterTypeError
     from prefect.utilities.schema_tools.validation import ValidationError, validate
+    seen: list[logging.LogRecord] = []
+    recorder = logging.Handler(logging.ERROR)
+    recorder.emit = seen.append                      # type: ignore[method-assign]
+    logging.getLogger("prefect").addHandler(recorder)  # Prefect's loggers do not propagate to the root
     for db_path in (f"ducklake:postgres:dbname=x host=h password={PASSWORD}",
                     f"ducklake:postgres:postgresql://u:{PASSWORD}@h/x",
                     f"ducklake:postgres:postgresql://u@h/x?password={PASSWORD}"):
@@ -188,6 +195,9 @@ def test_a_flow_refuses_a_db_path_with_a_password_in_one_line():
             # the same rule in the parameter schema (the server's check of a deployment run)
             with pytest.raises(ValidationError):
                 validate({"db_path": db_path}, flow_.parameters.model_dump(), raise_on_error=True)
+    logging.getLogger("prefect").removeHandler(recorder)
+    refused = [r.getMessage() for r in seen]
+    assert len(refused) == 3 * 4 and all("db_path" in m and PASSWORD not in m for m in refused), refused[:1]
     for ok in (None, "/data/bw.duckdb", "ducklake:postgres:postgresql://u@h:5432/x?sslmode=require"):
         validate({"db_path": ok}, pl.pipeline.parameters.model_dump(), raise_on_error=True)
     assert pl.pipeline.validate_parameters({"db_path": "ducklake:postgres:dbname=x host=h user=u"})
