@@ -19,8 +19,8 @@ Logging: a `logging.Filter` on a logger only sees records created on that very l
 those propagated from its children, so a filter on `benchwatch` alone would miss
 `benchwatch.storage`, and a list of logger names drifts. `install()` therefore wraps the log
 record factory once: every record created under a logger of `HIERARCHIES` (the `benchwatch`
-hierarchy, and the two libraries that log our URLs: slack_sdk, urllib3) is redacted when it
-is created, before any handler sees it (ours, Prefect's API handler, pytest's).
+hierarchy, the two libraries that log our URLs: slack_sdk, urllib3, and Prefect, whose engine
+logs a refused flow run's parameters verbatim) is redacted when it is created, before any handler sees it (ours, Prefect's API handler, pytest's).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Callable
 REDACTED = "[REDACTED]"
 
 # Root loggers whose whole hierarchy is redacted. Every benchwatch logger is `benchwatch.<part>`.
-HIERARCHIES: tuple[str, ...] = ("benchwatch", "slack_sdk", "urllib3")
+HIERARCHIES: tuple[str, ...] = ("benchwatch", "slack_sdk", "urllib3", "prefect")
 
 # Query parameters whose values never reach a log line or an error message: group 1 is "?name=".
 _SECRET_QUERY = re.compile(r"([?&](?:[\w.-]*(?:token|key|secret|password|passwd|signature)|sig|auth)=)[^&#\s\"']*",
@@ -81,6 +81,38 @@ def conninfo_passwords(conninfo: str) -> list[str]:
         if password:
             found += [password, unquote(password)]
     return found
+
+
+def split_conninfo_password(text: str) -> tuple[str, str | None]:
+    """`text` (a libpq conninfo or a `ducklake:postgres:<conninfo>` URL) without its password, and
+    the password (None when it carries none). Keyword form (`password=…`, quoted or not), URI form
+    (`postgresql://user:PW@host/db`) and a URI's `?password=` parameter. Why: a password must not
+    become a Prefect flow parameter (Prefect stores parameters with the run); the caller hands it
+    to libpq through PGPASSWORD instead, which psycopg and DuckDB's postgres extension both honour."""
+    from urllib.parse import unquote
+    found: list[str] = []
+
+    def keyword(m: re.Match[str]) -> str:
+        value = m[1]
+        if value.startswith("'") and value.endswith("'") and len(value) >= 2:
+            value = re.sub(r"\\(.)", r"\1", value[1:-1])
+        found.append(value)
+        return ""
+
+    def userinfo(m: re.Match[str]) -> str:
+        found.append(unquote(m[2]))
+        return m[1] + "@"
+
+    def query(m: re.Match[str]) -> str:
+        found.append(unquote(m[2]))
+        return m[1] if m[3] == "&" else ""
+
+    # keyword form: `password` starts the string, a key (after white space) or the conninfo (after `:`)
+    out = re.sub(r"(?<![^\s:])password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)\s*", keyword, text, flags=re.IGNORECASE)
+    out = re.sub(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@\"']*):([^@\s/\"']*)@", userinfo, out, flags=re.IGNORECASE)
+    out = re.sub(r"([?&])password=([^&#\s]*)(&?)", query, out, flags=re.IGNORECASE)
+    out = re.sub(r"[?&]$", "", out.strip()) if out != text else out
+    return out, (found[0] if found else None)
 
 
 def register_conninfo(conninfo: str) -> None:

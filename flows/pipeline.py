@@ -50,12 +50,14 @@ from prefect.states import Failed, State
 
 import scrapers
 from common import redact
-from flows.secrets import source_secrets
+from flows.secrets import DB_PATH_PASSWORD_REFUSED, db_password, lake_password_from_block, source_secrets
 from jobs import cycle as jobs
 from jobs.cycle import CycleReport, SourceOutcome
 from storage.db import DatabaseLocked
 
 log = logging.getLogger("benchwatch.flows")
+# At import, before a worker's flow-run process validates parameters: Prefect logs refused ones verbatim.
+redact.install()
 
 # --- schedules (prefect.yaml and `benchwatch serve` both use these; a test keeps them equal) ---
 TIMEZONE = "UTC"
@@ -104,11 +106,25 @@ def _check_replay_dir(path: str | None) -> str | None:
     return path
 
 
+def _check_db_path(path: str | None) -> str | None:
+    """No PostgreSQL password in a parameter (`benchwatch run` moves it to PGPASSWORD). The
+    message never quotes the value; the run this refuses was created with it, so a deployment
+    run that carries one is refused before it touches the store, not erased from Prefect."""
+    if db_password(path) is not None:
+        raise ValueError(DB_PATH_PASSWORD_REFUSED)
+    return path
+
+
 # Parameter types: validated by pydantic when a run starts (Prefect builds the model from the
 # flow signature); the server also checks the JSON schema (e.g. the source enum) when a
 # deployment run is created.
 SourceName = Literal[scrapers.SOURCES]  # type: ignore[valid-type]  # the UI offers these as choices
-DbPath = Annotated[str | None, Field(min_length=1)]
+# A DuckLake URL with a password (keyword, URI userinfo or ?password=): the same rule in the
+# parameter schema, so that the server refuses such a deployment run before it stores it
+# (enforce_parameter_schema, Prefect's default); `type: string` keeps null allowed.
+DB_PATH_WITH_PASSWORD = r"^ducklake:.*([Pp][Aa][Ss][Ss][Ww][Oo][Rr][Dd]\s*=|://[^/@\s]*:[^/@\s]*@)"
+DbPath = Annotated[str | None, Field(min_length=1, json_schema_extra={
+    "not": {"type": "string", "pattern": DB_PATH_WITH_PASSWORD}}), AfterValidator(_check_db_path)]
 SourceList = Annotated[list[SourceName] | None, Field(min_length=1), AfterValidator(_check_sources)]
 ReplayDir = Annotated[str | None, AfterValidator(_check_replay_dir)]
 
@@ -405,16 +421,22 @@ def _show_package_logs() -> None:
         package.setLevel(logging.INFO)
 
 
+def _start(db_path: str | None) -> None:
+    """What every flow does first: benchwatch's logs on, the lake's password from a Secret block."""
+    _show_package_logs()
+    lake_password_from_block(db_path or os.environ.get("BENCHWATCH_DB"))
+
+
 @flow(name="collect", description="Fetch every requested source (or replay recorded responses) into DuckDB.")
 def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: ReplayDir = None) -> CycleReport | State:
     """Collect sources into DuckDB.
 
     Args:
-        db_path: DuckDB file or ducklake:postgres:<conninfo> (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
+        db_path: DuckDB file or ducklake:postgres:<conninfo> without a password (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
         sources: Sources to collect; default every enabled source.
         replay_dir: Read responses from REPLAY_DIR/<source>/<last URL segment> instead of the network.
     """
-    _show_package_logs()
+    _start(db_path)
     with writer_slot():
         report = CycleReport(_collect(db_path, sources, replay_dir))
     return _finish(report, "collect")
@@ -425,9 +447,9 @@ def analyze(db_path: DbPath = None) -> CycleReport | State:
     """Recompute the analysis tables.
 
     Args:
-        db_path: DuckDB file or ducklake:postgres:<conninfo> (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
+        db_path: DuckDB file or ducklake:postgres:<conninfo> without a password (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
     """
-    _show_package_logs()
+    _start(db_path)
     report = CycleReport([])
     with writer_slot():
         _analyze_into(report, db_path)
@@ -439,9 +461,9 @@ def notify(db_path: DbPath = None) -> CycleReport | State:
     """Evaluate alerts and deliver them.
 
     Args:
-        db_path: DuckDB file or ducklake:postgres:<conninfo> (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
+        db_path: DuckDB file or ducklake:postgres:<conninfo> without a password (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
     """
-    _show_package_logs()
+    _start(db_path)
     report = CycleReport([])
     with writer_slot():
         _notify_into(report, db_path)
@@ -454,12 +476,12 @@ def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: Rep
     """One full cycle.
 
     Args:
-        db_path: DuckDB file or ducklake:postgres:<conninfo> (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
+        db_path: DuckDB file or ducklake:postgres:<conninfo> without a password (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
         sources: Sources to collect; default every enabled source.
         replay_dir: Read responses from REPLAY_DIR/<source>/<last URL segment> instead of the network.
         collect_only: Stop after collecting (no analysis, no alerts).
     """
-    _show_package_logs()
+    _start(db_path)
     with writer_slot():
         report = CycleReport(_collect(db_path, sources, replay_dir))
         if not collect_only:

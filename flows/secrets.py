@@ -103,3 +103,50 @@ def source_secrets(sources: Iterable[str] | None = None, *, env: Mapping[str, st
         if scraper.secret:
             wanted[scraper.secret] = scraper.secret_block
     return resolve_secrets(wanted, env=env, block_lookup=block_lookup) if wanted else {}
+
+
+# --- the PostgreSQL password of a DuckLake catalog ------------------------------------------------
+# libpq (psycopg's writer lock and DuckDB's postgres extension alike) reads PGPASSWORD when the
+# conninfo names no password: that is how the password reaches a Prefect flow run without ever
+# being one of its parameters. Where else: ~/.pgpass (libpq reads it too), or the Prefect Secret
+# block below, read by the flow run itself.
+PG_PASSWORD_ENV = "PGPASSWORD"
+PG_PASSWORD_BLOCK = "benchwatch-pg-password"
+
+DB_PATH_PASSWORD_REFUSED = (
+    "db_path carries a PostgreSQL password; Prefect stores flow parameters with the run, so "
+    f"leave it out of the URL and give the worker {PG_PASSWORD_ENV}, a ~/.pgpass file or the "
+    f"Prefect Secret block {PG_PASSWORD_BLOCK!r} (docs/deploy.md)")
+
+
+def db_password(db_path: str | None) -> str | None:
+    """The password a `ducklake:postgres:` db_path carries (None for a file path or none)."""
+    if not db_path or not str(db_path).startswith("ducklake:"):
+        return None
+    return redact.split_conninfo_password(str(db_path))[1]
+
+
+def password_to_environment(db_path: str, *, env: Any = None) -> str:
+    """`db_path` without its PostgreSQL password, the password moved into PGPASSWORD (of `env`,
+    default os.environ: libpq reads it in this process and in the processes it starts).
+    `benchwatch run` calls this before handing db_path to the flow; a file path is unchanged."""
+    password = db_password(db_path)
+    if password is None:
+        return db_path
+    env = os.environ if env is None else env
+    redact.register_secret(password)
+    env[PG_PASSWORD_ENV] = password
+    return redact.split_conninfo_password(db_path)[0]
+
+
+def lake_password_from_block(db_path: str | None, *, env: Any = None,
+                             block_lookup: Callable[[str], str | None] | None = None) -> None:
+    """In a flow run on a DuckLake store with no PGPASSWORD: the Prefect Secret block
+    `benchwatch-pg-password`, when there is one, becomes PGPASSWORD of this (flow-run) process
+    (`env`, default os.environ)."""
+    env = os.environ if env is None else env
+    if not db_path or not str(db_path).startswith("ducklake:") or env.get(PG_PASSWORD_ENV):
+        return
+    found = resolve_secrets({PG_PASSWORD_ENV: PG_PASSWORD_BLOCK}, env=env, block_lookup=block_lookup)
+    if found.get(PG_PASSWORD_ENV):
+        env[PG_PASSWORD_ENV] = found[PG_PASSWORD_ENV]

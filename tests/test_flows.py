@@ -245,7 +245,7 @@ def _fake_collect(results: dict[str, list]):
     """A stand-in for jobs.collect_source answering from per-source queues; records the calls."""
     calls: list[str] = []
 
-    def fake(db_path, source, *, replay_dir=None, run_id="", fetcher=None):
+    def fake(db_path, source, *, replay_dir=None, run_id="", fetcher=None, secrets=None):
         calls.append(source)
         answer = results[source].pop(0)
         if isinstance(answer, BaseException):
@@ -302,7 +302,7 @@ def test_the_run_holds_the_single_writer_slot(harness, db_path, monkeypatch):
     from flows import pipeline as pl
     seen = []
 
-    def fake(db_path, source, *, replay_dir=None, run_id="", fetcher=None):
+    def fake(db_path, source, *, replay_dir=None, run_id="", fetcher=None, secrets=None):
         seen.append(_active_writer_slots())
         return SourceOutcome(source, "new", "")
     monkeypatch.setattr(jobs, "collect_source", fake)
@@ -379,7 +379,7 @@ def test_a_source_that_hangs_is_cut_off_by_the_task_timeout(harness, db_path, mo
     from flows import pipeline as pl
     import time as _time
 
-    def fake(db_path, source, *, replay_dir=None, run_id="", fetcher=None):
+    def fake(db_path, source, *, replay_dir=None, run_id="", fetcher=None, secrets=None):
         if source == "lmarena":
             _time.sleep(30)
         return SourceOutcome(source, "new", "")

@@ -106,3 +106,54 @@ def test_with_a_key_the_header_is_sent_and_the_key_stored_nowhere(tmp_path, api,
     wrong = collect_source(db, "artificial_analysis", fetcher=fetcher,
                            secrets={"ARTIFICIAL_ANALYSIS_API_KEY": "not-the-key"})
     assert wrong.status == "failed" and "401" in wrong.detail
+
+
+# --- issue 24: a lake's PostgreSQL password never becomes a flow parameter ------------------------
+
+def test_split_conninfo_password_keeps_everything_but_the_password():
+    from common.redact import split_conninfo_password as split
+    pw = "Pw-0a1b2c3d"
+    cases = {
+        f"ducklake:postgres:dbname=x password={pw} host=h": "ducklake:postgres:dbname=x host=h",
+        f"ducklake:postgres:password={pw} dbname=x": "ducklake:postgres:dbname=x",
+        f"ducklake:postgres:dbname=x PASSWORD = '{pw} \\' q' host=h": "ducklake:postgres:dbname=x host=h",
+        f"ducklake:postgres:postgresql://bw:{pw}@h:5432/db": "ducklake:postgres:postgresql://bw@h:5432/db",
+        f"ducklake:postgres:postgresql://bw@h/db?password={pw}&sslmode=require":
+            "ducklake:postgres:postgresql://bw@h/db?sslmode=require",
+        f"ducklake:postgres:postgresql://bw@h/db?sslmode=require&password={pw}":
+            "ducklake:postgres:postgresql://bw@h/db?sslmode=require",
+    }
+    for text, without in cases.items():
+        rest, password = split(text)
+        assert rest == without and password is not None and password.startswith(pw), (text, rest, password)
+    assert split("ducklake:postgres:postgresql://bw:P%40ss-word@h/db")[1] == "P@ss-word"
+    for unchanged in ("ducklake:postgres:dbname=x host=h user=u", "ducklake:postgres:postgresql://bw@h:5432/db",
+                      "/var/lib/bw.duckdb"):
+        assert split(unchanged) == (unchanged, None)
+
+
+def test_run_moves_a_lake_password_into_pgpassword_and_leaves_a_file_path_alone():
+    from flows.secrets import PG_PASSWORD_ENV, db_password, password_to_environment
+    env: dict[str, str] = {}
+    url = "ducklake:postgres:postgresql://bw:Pw-5e6f7a8b@h:5432/db"
+    assert password_to_environment(url, env=env) == "ducklake:postgres:postgresql://bw@h:5432/db"
+    assert env == {PG_PASSWORD_ENV: "Pw-5e6f7a8b"}
+    assert db_password(url) == "Pw-5e6f7a8b" and db_password("ducklake:postgres:dbname=x") is None
+    env2: dict[str, str] = {}
+    assert password_to_environment("/data/password=odd.duckdb", env=env2) == "/data/password=odd.duckdb"
+    assert env2 == {} and db_password("/data/password=odd.duckdb") is None
+
+
+def test_a_flow_run_on_a_lake_takes_the_password_from_its_secret_block_when_the_environment_has_none():
+    from common.redact import redact
+    from flows.secrets import PG_PASSWORD_BLOCK, PG_PASSWORD_ENV, lake_password_from_block
+    blocks = {PG_PASSWORD_BLOCK: "Pw-block-9f8e7d6c"}
+    env: dict[str, str] = {}
+    lake_password_from_block("ducklake:postgres:dbname=x host=h user=u", env=env, block_lookup=blocks.get)
+    assert env == {PG_PASSWORD_ENV: "Pw-block-9f8e7d6c"} and "Pw-block-9f8e7d6c" not in redact("x Pw-block-9f8e7d6c")
+    kept = {PG_PASSWORD_ENV: "from-the-worker"}             # the worker's own setting wins
+    lake_password_from_block("ducklake:postgres:dbname=x", env=kept, block_lookup=blocks.get)
+    assert kept == {PG_PASSWORD_ENV: "from-the-worker"}
+    untouched: dict[str, str] = {}                           # a DuckDB file needs no password
+    lake_password_from_block("/data/bw.duckdb", env=untouched, block_lookup=blocks.get)
+    assert untouched == {}

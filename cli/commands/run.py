@@ -42,7 +42,11 @@ def run(args: argparse.Namespace) -> int:
                                secrets=secrets)
         else:
             from flows.pipeline import run_pipeline  # returns the report also when the flow run ends Failed
-            report = run_pipeline(db_path=str(args.db or default_path()), sources=list(args.sources or []) or None,
+            from flows.secrets import password_to_environment
+            # Prefect stores a flow run's parameters: a lake's PostgreSQL password goes to libpq
+            # through PGPASSWORD (this process's environment), never into db_path
+            db_path = password_to_environment(str(args.db or default_path()))
+            report = run_pipeline(db_path=db_path, sources=list(args.sources or []) or None,
                                   replay_dir=None if args.replay is None else str(args.replay),
                                   collect_only=args.collect_only)
     except Exception as exc:  # noqa: BLE001 - only the orchestration's own start-up failure is expected

@@ -41,7 +41,11 @@ def run(args: argparse.Namespace) -> int:
               "PREFECT_API_URL, e.g. export PREFECT_API_URL=http://127.0.0.1:4200/api", file=sys.stderr)
         return 2
     sources = args.sources
-    collect_params = {"db_path": args.db, "sources": sources, "replay_dir": None}
+    # Deployments store their parameters on the server: a lake's PostgreSQL password goes to
+    # PGPASSWORD of this process instead, which the flow runs (its subprocesses) inherit.
+    from flows.secrets import password_to_environment
+    db_path = None if args.db is None else password_to_environment(str(args.db))
+    collect_params = {"db_path": db_path, "sources": sources, "replay_dir": None}
 
     def deployment(flow, name: str, parameters: dict, cron: str | None = None):
         """The same options for every deployment (typed keywords, not a ** of a mixed dict)."""
@@ -53,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
     serve(
         deployment(p.pipeline, p.PIPELINE_DEPLOYMENT, {**collect_params, "collect_only": False}, p.PIPELINE_CRON),
         deployment(p.collect, p.COLLECT_DEPLOYMENT, collect_params, p.COLLECT_CRON),
-        deployment(p.analyze, p.MANUAL_DEPLOYMENT, {"db_path": args.db}),
-        deployment(p.notify, p.MANUAL_DEPLOYMENT, {"db_path": args.db}),
+        deployment(p.analyze, p.MANUAL_DEPLOYMENT, {"db_path": db_path}),
+        deployment(p.notify, p.MANUAL_DEPLOYMENT, {"db_path": db_path}),
         limit=1,
     )
     return 0
