@@ -165,11 +165,11 @@ def release_date_coverage(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int
 # The one registry line that would give a table without S its index, or why there is none.
 _INDEX_SQL = """
         WITH t AS (
-            SELECT s.benchmark, s.population, s.s_index, s.scale, s.reason, s.n_models,
+            SELECT s.table_id, s.benchmark, s.population, s.s_index, s.scale, s.reason, s.n_models,
                    coalesce(s.metric, b.metric_kind) AS metric, b.notes, b.id IS NOT NULL AS registered
             FROM saturation_latest s LEFT JOIN benchmarks b ON b.id = s.benchmark
             WHERE s.scope = 'all' AND s.population <> 'systems_per_model')
-        SELECT benchmark, population, metric, s_index IS NOT NULL AS has_s, scale,
+        SELECT table_id, benchmark, population, metric, s_index IS NOT NULL AS has_s, scale,
                CASE WHEN s_index IS NOT NULL THEN NULL
                     WHEN NOT registered THEN 'add ' || benchmark || ' to registry/benchmarks.csv (with n_items)'
                     WHEN n_models < 5 AND reason LIKE 'only %' THEN reason
@@ -178,7 +178,7 @@ _INDEX_SQL = """
                     WHEN metric = 'cost_usd' THEN 'no index: a cost, not a score with sampling noise'
                     ELSE 'the board publishes no stderr or interval for its ' || metric || ' scores'
                END AS action
-        FROM t ORDER BY has_s, metric <> 'proportion', metric, benchmark, population"""
+        FROM t ORDER BY has_s, metric <> 'proportion', metric, table_id, population"""
 
 
 def index_coverage(con: duckdb.DuckDBPyConnection) -> Table:
@@ -189,7 +189,7 @@ def index_coverage(con: duckdb.DuckDBPyConnection) -> Table:
     try:
         return _table(con, _INDEX_SQL)
     except duckdb.CatalogException:    # no analysis view yet (a database from before migration 002)
-        return Table(["benchmark", "population", "metric", "has_s", "scale", "action"], [])
+        return Table(["table_id", "benchmark", "population", "metric", "has_s", "scale", "action"], [])
 
 
 __all__ = ["Table", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "schema_version",

@@ -33,7 +33,7 @@ def test_status_names_the_registry_line_or_the_reason_for_each_table_without_s(s
     with db.connect(synced_db, read_only=True) as con:
         table = index_coverage(con)
         models, dated, _ = release_date_coverage(con)
-    rows = {(r[0], r[1]): dict(zip(table.columns, r)) for r in table.rows}
+    rows = {(r[1], r[2]): dict(zip(table.columns, r)) for r in table.rows}   # (benchmark, population)
     assert rows[("aime_2025", "models")]["has_s"] and rows[("aime_2025", "models")]["action"] is None
     assert rows[("scicode", "models")]["action"] == "add n_items for scicode in registry/benchmarks.csv"
     assert rows[("bfcl_overall", "models")]["action"].startswith("no index: Overall Acc is a weighted combination")

@@ -142,8 +142,8 @@ def coverage_text(coverage: Table) -> str:
     if gaps:
         from storage.status import Table
         lines.append(f"tables without an index ({len(gaps)}) and the registry line that would give one:")
-        shown = Table(["benchmark", "population", "metric", "action"],
-                      [(r[col["benchmark"]], r[col["population"]], r[col["metric"]], r[col["action"]])
+        shown = Table(["table", "population", "metric", "action"],
+                      [(r[col["table_id"]], r[col["population"]], r[col["metric"]], r[col["action"]])
                        for r in gaps[:INDEX_GAP_ROWS]])
         lines.append(text_table(shown, widest=120))
         if len(gaps) > INDEX_GAP_ROWS:
