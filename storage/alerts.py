@@ -85,6 +85,10 @@ def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: flo
         return None
     frame = pd.concat([read_saturation(con, scope=scope, k=k, alpha=alpha) for scope in scopes], ignore_index=True)
     frame = _with_names(con, frame)
+    if "table_id" in frame.columns and _relation_exists(con, "benchmark_tables"):
+        # a table its source no longer serves (a replaced release, a board gone): its level leaves
+        current = dict(con.execute("SELECT table_id, is_current FROM benchmark_tables").fetchall())
+        frame["is_current"] = [current.get(t, True) is not False for t in frame["table_id"]]
     return _with_table_names(frame)
 
 

@@ -345,3 +345,21 @@ def test_two_tables_of_one_benchmark_are_two_saturation_alerts():
     assert firing["humaneval:simple_evals"].labels["level"] == "moderate"
     assert firing["humaneval:evalplus"].annotations["benchmark_name"] == "HumanEval (EvalPlus)"
     assert len({fingerprint(c.labels) for c in firing.values()}) == 2 and len(groups) == 2
+
+
+def test_a_table_its_source_no_longer_serves_leaves_its_level():
+    """A replaced release (benchmark_tables.is_current false): its level alert resolves, saying
+    why, instead of staying firing beside the release that replaced it."""
+    from alerts.rules.saturation_bin_changed import RETIRED, saturation_conditions
+    from helpers import with_levels
+    days = pd.date_range("2025-01-01", periods=2, freq="D")
+    frame = with_levels(pd.DataFrame({
+        "table_id": ["livebench:livebench:2024-11-25"] * 2 + ["livebench:livebench:2025-04-02"] * 2,
+        "benchmark": "livebench", "source": "livebench", "scope": "all", "population": "models",
+        "as_of": list(days) * 2, "s_index": [0.8, 0.8, 0.4, 0.4], "is_current": [False, False, True, True]}))
+    conditions, _, groups = saturation_conditions(frame)
+    old = [c for c in conditions if c.labels["table"].endswith("2024-11-25")]
+    new = [c for c in conditions if c.labels["table"].endswith("2025-04-02")]
+    assert [(c.resolves, c.labels["level"], c.annotations["retired"]) for c in old] == [(True, "high", RETIRED)]
+    assert [(c.resolves, c.labels["level"]) for c in new] == [(False, "moderate")]
+    assert len(groups) == 2

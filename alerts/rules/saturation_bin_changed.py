@@ -39,6 +39,8 @@ from analysis.constants import HYSTERESIS_PENDING, SATURATION_BINS, SERIES_KEY
 SATURATION_BIN_CHANGED = "saturation_bin_changed"
 EVENT_BIN_CHANGED = "SaturationBinChanged"
 TOP_SHOWN = 5   # models of a top k named in a level-change message
+RETIRED = ("its source no longer serves this table (a newer release or board replaced it): its level is no "
+           "longer watched; the table's history stays in saturation_history")
 
 
 def scope_label(row: Mapping[str, Any]) -> str:
@@ -124,6 +126,11 @@ def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[
         last = records[-1]
         as_of = to_utc(last["as_of"])
         level = str(last["level"])
+        if last.get("is_current") is False:   # the source no longer serves this table: its level leaves
+            conditions.append(Condition(
+                labels=_saturation_labels(last, bench, scope, level),
+                annotations={"retired": RETIRED}, data_as_of=as_of, group=group, resolves=True))
+            continue
         cause = _cause(records, change_at) if change_at else {}
         conditions.append(Condition(
             labels=_saturation_labels(last, bench, scope, level),
@@ -277,6 +284,8 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
             lines.append(f"the move was first proposed on {day(a['proposed_since'])} and confirmed on "
                          f"{day(a.get('top_after_as_of'))} (hysteresis: a move needs {HYSTERESIS_PENDING} "
                          "snapshots in a row)")
+    if a.get("retired"):
+        lines.append(clean(a["retired"], 300))
     if a.get("comparable") is False:
         lines.append(f"Not comparable: S here uses {clean(a.get('scale') or 'another scale', 40)}, not the "
                      "paper's binomial SE at a known n; its bin is not on the same scale as other benchmarks")
