@@ -140,8 +140,12 @@ class ArcAgiScraper(Scraper):
         rows = _records(data, "evaluations")
         if not rows:
             raise self.error("evaluations.json: expected a list of evaluations or {\"evaluations\": [...]}")
-        if not any(_first(r, "datasetId", "dataset_id", "dataset") for r in rows):
-            raise self.error(f"evaluations have no datasetId field; found {sorted(set().union(*rows))[:12]}")
+        found = sorted(set().union(*rows))[:12]
+        # mandatory fields: without any of them no row can be read, so the file is refused (never "0 rows")
+        for field, keys in (("datasetId", ("datasetId", "dataset_id", "dataset")),
+                            ("modelId", ("modelId", "model_id", "model")), ("score", ("score",))):
+            if not any(k in r for r in rows for k in keys):
+                raise self.error(f"evaluations have no {field} field; found {found}")
         return rows
 
     def _models(self, aux: Mapping[str, bytes], parsed: ParsedSnapshot) -> dict[str, dict]:

@@ -109,9 +109,11 @@ class ArtificialAnalysisScraper(Scraper):
         rows: list[dict] = []
         model_rows: list[dict] = []
         unknown: dict[str, list[int]] = {}
+        unnamed = 0
         for m in models:
             model = clean_name(m.get("slug")) or clean_name(m.get("id")) or clean_name(m.get("name"))
             if model is None:
+                unnamed += 1
                 continue
             creator = m.get("creator") if isinstance(m.get("creator"), dict) else m.get("model_creator")
             org = clean_name(creator.get("name")) if isinstance(creator, dict) else None
@@ -139,6 +141,10 @@ class ArtificialAnalysisScraper(Scraper):
                 rows.append({"benchmark": bench, "model": model, "setting": "", "score": score,
                              "raw_value": str(value), "metric": metric, "table_version": version, "n_items": n,
                              "model_release_date": release, "excluded_reason": ESTIMATED if estimated else ""})
+        if models and unnamed == len(models):
+            raise self.error("no model has a 'slug', 'id' or 'name' (changed layout?)")
+        if unnamed:
+            self.warn(parsed, f"{unnamed} model(s) without a 'slug', 'id' or 'name' skipped")
         if not rows:
             raise self.error("no evaluation values (every model's evaluations are null)")
         for key, positions in unknown.items():   # a new evaluation: a proportion if it looks like one

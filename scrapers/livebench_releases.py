@@ -54,5 +54,7 @@ class LivebenchReleasesScraper(Scraper):
             release = f"{m[1]}_{m[2]}_{m[3]}"
             if release not in releases:
                 releases.append(release)
+        if not releases:
+            raise self.error("no '### YYYY-MM-DD' release heading in the changelog (changed layout?)")
         parsed.meta["releases"] = sorted(releases, reverse=True)
         return parsed

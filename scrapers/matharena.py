@@ -96,7 +96,12 @@ class MatharenaScraper(Scraper):
         for m in models:
             own = [float(it["score"]) for it in items if it["model"] == clean_name(m) and it["score"] is not None]
             value = _number(avg.get(m)) if avg is not None else None
-            score = value / 100.0 if value is not None else (sum(own) / len(own) if own else None)
+            # the Avg row is the score; a model's blank/NaN Avg cell is no score (rejected), never
+            # replaced by the mean of its question rows (that fallback is for a file without an Avg row)
+            if avg is not None:
+                score = value / 100.0 if value is not None else None
+            else:
+                score = sum(own) / len(own) if own else None
             scores.append({"benchmark": bench, "model": clean_name(m), "setting": "", "score": score,
                            "raw_value": None if avg is None else str(avg.get(m)), "metric": "proportion",
                            "n_items": len(questions) or None, "table_version": contest,

@@ -70,7 +70,9 @@ class TerminalBenchScraper(Scraper):
         for board in boards:
             entries.extend(self._expand(arrays, board, set()))
         entries = [e for e in entries if isinstance(e, dict)]
-        if not entries or not any("accuracy" in e for e in entries):
+        if not entries:
+            raise self.error(f"data.ts: the leaderboard array(s) {', '.join(boards)} hold no entries")
+        if not any("accuracy" in e for e in entries):
             raise self.error("no entry has an 'accuracy' field (changed schema?)")
         missing = sorted({"agent", "model", "accuracy"} - set().union(*entries))
         if missing:

@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import scrapers
@@ -69,6 +70,9 @@ def half(content: bytes) -> bytes:
     return content[: len(content) // 2]
 
 
+_JS_ARRAY = re.compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+\w+[^=]*=\s*\[\s*$")   # `const x: T[] = [`
+
+
 def header_only(content: bytes, kind: str) -> bytes:
     if kind == "csv":
         return content.split(b"\n", 1)[0] + b"\n"
@@ -83,8 +87,24 @@ def header_only(content: bytes, kind: str) -> bytes:
                 for name in src.namelist():
                     z.writestr(name, src.read(name).split(b"\n", 1)[0] + b"\n")
         return buf.getvalue()
-    # markdown: keep every table's header and separator, drop the body rows
     lines = content.decode("utf-8").splitlines(keepends=True)
+    if any(_JS_ARRAY.match(ln) for ln in lines):
+        # a JS/TS module (terminal_bench's data.ts, matharena's table_data.js): every declared
+        # array literal emptied, the declarations and the rest of the module kept
+        out, inside = [], False
+        for ln in lines:
+            if inside:
+                if re.match(r"^\]\s*;?\s*$", ln):
+                    out.append(ln)
+                    inside = False
+                continue
+            out.append(ln)
+            inside = _JS_ARRAY.match(ln) is not None
+        return "".join(out).encode()
+    if kind == "md" and not any(ln.lstrip().startswith("|") for ln in lines):
+        # a markdown file without tables (livebench_releases' changelog): its title line only
+        return lines[0].encode() if lines else b""
+    # markdown: keep every table's header and separator, drop the body rows
     out, prev_sep = [], False
     for ln in lines:
         is_row = ln.lstrip().startswith("|")
@@ -112,7 +132,7 @@ def drop_model_column(content: bytes, kind: str) -> bytes | None:
         def strip(o):
             if isinstance(o, dict):
                 return {k: strip(v) for k, v in o.items()
-                        if not re.fullmatch(r"(?i)model(_name)?|name|id|pass@1|score|resolved|rating", k)}
+                        if not re.fullmatch(r"(?i)model(_name)?|name|id|slug|pass@1|score|resolved|rating", k)}
             if isinstance(o, list):
                 return [strip(v) for v in o]
             return o
@@ -132,6 +152,21 @@ STRUCTURAL = {
     "column_missing": drop_model_column,
     "truncated_mid_byte": lambda c, k: half(c) if k in ("json", "zip") else None,
 }
+
+
+# (source, mutation or test) -> why it means nothing for that source's primary file (skipped with the
+# reason). Any other mutation must change the file: one that leaves it as it was tests nothing.
+NOT_APPLICABLE = {
+    ("tau2_bench", "column_missing"): "the manifest lists submission directories only; model names and "
+                                      "scores are in the submission files",
+    ("tau2_bench", "non_utf8"): "the manifest holds directory names, not model names: a renamed "
+                                "directory is a listed submission without a file",
+}
+
+
+def not_applicable(source: str, mutation: str) -> None:
+    if (source, mutation) in NOT_APPLICABLE:
+        pytest.skip(f"{source}: {mutation} does not apply: {NOT_APPLICABLE[source, mutation]}")
 
 
 def baseline(tmp_path_factory, source: str) -> str:
@@ -171,11 +206,13 @@ def write_broken(tmp_path: Path, primary: Path, content: bytes) -> Path:
 @pytest.mark.parametrize("mutation", list(STRUCTURAL))
 @pytest.mark.parametrize("source", lane(SOURCES, FAST_SOURCES))
 def test_structural_breakage_is_one_line_and_changes_nothing(source, mutation, fresh, tmp_path):
+    not_applicable(source, mutation)
     primary, aux = source_files(source)
     kind = fmt(primary)
     content = STRUCTURAL[mutation](primary.read_bytes(), kind)
     if content is None:
         pytest.skip(f"{mutation} does not apply to {kind} files")
+    assert content != primary.read_bytes(), f"{mutation} leaves the file unchanged: declare it in NOT_APPLICABLE"
     dbp = fresh(source)
     before = state(dbp)
     with pytest.raises(ScrapeError) as exc:
@@ -273,9 +310,13 @@ def test_value_breakage_rejects_the_row_and_keeps_the_rest(source, bad, synced_d
     # the bad row is gone; so may be aggregates the page derives from it (LiveBench category means)
     assert len(good) - 5 <= res.n_scores <= len(good) - 1, res.summary()
     assert np.isfinite(stored["score"]).all()
-    kept = run_query("SELECT benchmark_raw AS benchmark, model_raw AS model, setting, score FROM scores", dbp)
-    merged = kept.merge(good[["benchmark", "model", "setting", "score"]], on=["benchmark", "model", "setting"],
-                        how="left", suffixes=("", "_good"))
+    # a row is (benchmark, table_version, model, setting): one model's rows on two boards of a
+    # benchmark (ARC-AGI-2's public and semi-private splits) differ only by table_version
+    key = ["benchmark", "table_version", "model", "setting"]
+    kept = run_query("SELECT benchmark_raw AS benchmark, coalesce(table_version, '') AS table_version, "
+                     "model_raw AS model, setting, score FROM scores", dbp)
+    good = good.assign(table_version=good.get("table_version", pd.Series("", index=good.index)).fillna(""))
+    merged = kept.merge(good[key + ["score"]], on=key, how="left", suffixes=("", "_good"))
     assert np.allclose(merged["score"], merged["score_good"])       # good rows stored unchanged
     assert raw not in set(stored["raw_value"].astype(str).str.strip())
     if bad != "nan":     # NaN is a leaderboard's "no score": dropped or rejected, never stored
@@ -302,6 +343,7 @@ def test_duplicated_row_is_rejected_once(source, synced_db, tmp_path):
 
 @pytest.mark.parametrize("source", lane([s for s in SOURCES if fmt(source_files(s)[0]) != "zip"], FAST_SOURCES))
 def test_non_utf8_is_decoded_as_cp1252_or_refused_never_stored_as_control_chars(source, synced_db, tmp_path):
+    not_applicable(source, "non_utf8")
     primary, aux = source_files(source)
     text = primary.read_bytes().decode("utf-8")
     parsed = good_parse(source)
