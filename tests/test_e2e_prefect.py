@@ -273,7 +273,7 @@ def test_pipeline_deployment_on_a_process_worker(server, fake_slack_process, tmp
     # Slack: one digest, with the committed move.
     messages = slack_messages(fake_slack_process["record"])
     assert len(messages) == 1, messages
-    assert "MGSM: saturation low → high" in message_text(messages[0])
+    assert "MGSM (simple-evals): level low → high" in message_text(messages[0])   # the committed move, named by its table
 
     assert stray_db.exists() == stray_existed, "a run wrote the deployment's default database in the checkout"
 
@@ -319,5 +319,6 @@ def test_benchwatch_run_in_ephemeral_mode_needs_no_setup(tmp_path):
     assert collected == {s: "new" for s in scrapers.enabled_sources()}
     assert any(line.startswith("analyze: saturation for ") for line in out)
     assert any(line.startswith("notify: ") for line in out)      # first run: levels set, nothing to send
-    assert db_rows(db_path, "SELECT count(*) FROM snapshots") == [(len(scrapers.enabled_sources()),)]
+    listed = {scrapers.get(s).release_source for s in scrapers.enabled_sources()} - {""}   # release lists read
+    assert db_rows(db_path, "SELECT count(*) FROM snapshots") == [(len(scrapers.enabled_sources()) + len(listed),)]
     assert db_rows(db_path, "SELECT count(DISTINCT benchmark) > 20 FROM saturation") == [(True,)]
