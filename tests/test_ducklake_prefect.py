@@ -32,7 +32,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
 RUN_TIMEOUT = 600
 # as_of (a replayed fetch's time) differs between the runs; its order does not.
-SATURATION = """SELECT * EXCLUDE (run_at, as_of) FROM saturation ORDER BY benchmark, scope, population, k, alpha, as_of"""
+SATURATION = """SELECT * EXCLUDE (run_at, as_of, level_since) FROM saturation
+                ORDER BY table_id, benchmark, scope, population, k, alpha, as_of"""
 
 
 @pytest.fixture(scope="module")
@@ -167,7 +168,7 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
     pd.testing.assert_frame_equal(_table(lake_url, SATURATION), _table(file_db, SATURATION))
     messages = slack_messages(fake_slack_process["record"])
     assert len(messages) == 1, messages
-    assert "MGSM: saturation low → high" in message_text(messages[0])
+    assert "MGSM (simple-evals): level low → high" in message_text(messages[0])
     assert answers, "no query answered during the collects"
     print(f"\n[ducklake-prefect] two collects on two workers in {collect_s:.0f} s, overlapping {overlap_s:.0f} s; "
           f"{len(answers)} queries meanwhile, slowest {max(s for s, _ in answers):.1f} s; "
