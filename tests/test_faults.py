@@ -46,7 +46,9 @@ def content(path: Path) -> dict[str, object]:
         per_snapshot = con.execute("""SELECT count(*) FROM snapshots s
                                       WHERE NOT EXISTS (SELECT 1 FROM scores x WHERE x.snapshot_id = s.id)
                                         AND NOT EXISTS (SELECT 1 FROM item_results i WHERE i.snapshot_id = s.id)
-                                        AND s.source NOT IN ('knowledge_cutoffs', 'openrouter')""").fetchone()[0]
+                                        AND s.source NOT IN ('knowledge_cutoffs', 'openrouter',
+                                                             'livebench_releases')""").fetchone()[0]
+        # (metadata sources and the release list hold no score rows by design)
         return {"snapshots": snaps, "scores": scores, "empty_snapshots": per_snapshot}
     finally:
         con.close()

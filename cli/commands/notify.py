@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from cli.main import add_db_argument
@@ -67,11 +68,17 @@ def run_test() -> int:
     from common.redact import one_line
     from common.time import utcnow
     from jobs.alerts import run_notify_test
+    # the SDK logs each failed attempt; the check reports its outcome itself, in one line
+    sdk_log = logging.getLogger("benchwatch.alerts.slack_sdk")
+    level = sdk_log.level
+    sdk_log.setLevel(logging.CRITICAL)
     try:
         result = run_notify_test(now=utcnow(), console_write=print)
     except ValueError as exc:          # a webhook URL that is not an http(s) URL
         print(f"benchwatch: {one_line(exc, 500)}", file=sys.stderr)
         return 1
+    finally:
+        sdk_log.setLevel(level)
     if not result.ok:
         print(f"benchwatch: the test message to {result.where} failed: {one_line(result.error or '', 300)}",
               file=sys.stderr)
