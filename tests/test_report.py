@@ -57,7 +57,7 @@ def test_report_shows_the_stored_level_and_says_why_the_bin_differs(tmp_path, ca
     assert capsys.readouterr().out.splitlines()[1] == "high,very low,high,1"
     assert main(["report", "--db", str(db)]) == 0
     text = capsys.readouterr().out
-    assert "bench_x [all]: S 0.85 is in the high range; the level stays very low until a second snapshot confirms it" \
+    assert "bench_x (CSV) [all]: S 0.85 is in the high range; the level stays very low until a second snapshot confirms it" \
         in text
 
 
