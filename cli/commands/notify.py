@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 
 from cli.main import add_db_argument
@@ -69,7 +68,9 @@ def run_test() -> int:
     from common.time import utcnow
     from jobs.alerts import run_notify_test
     # the SDK logs each failed attempt; the check reports its outcome itself, in one line
-    sdk_log = logging.getLogger("benchwatch.alerts.slack_sdk")
+    import logging
+
+    from alerts.slack import SDK_LOG as sdk_log
     level = sdk_log.level
     sdk_log.setLevel(logging.CRITICAL)
     try:
