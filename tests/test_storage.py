@@ -342,14 +342,8 @@ def test_a_read_only_command_brings_an_older_file_up_to_date_first(tmp_path, cap
     write connection, then read."""
     dbpath = tmp_path / "old.duckdb"     # a plain connect: migrated, registry never synced
     newest = db.latest_version()
-    import duckdb
-    con = duckdb.connect(str(dbpath))    # as a benchwatch of schema 13 left it: migrations 1-13 only
-    con.execute("""CREATE TABLE schema_migrations (
-        version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)""")
-    for version, name, sql in db.migrations():
-        if version < 14:
-            con.execute(sql)
-            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
+    _file_at_version(dbpath, 13)                      # as a benchwatch of schema 13 left it: migrations 1-13 only
+    con = duckdb.connect(str(dbpath))
     assert con.execute("SELECT count(*) FROM meta WHERE key = 'registry_sha256'").fetchone()[0] == 0
     con.close()
     assert main(["status", "--db", str(dbpath)]) == 0
@@ -363,15 +357,9 @@ def test_a_read_only_command_brings_an_older_file_up_to_date_first(tmp_path, cap
 def test_saturation_states_from_before_tables_go_inactive_without_a_message(tmp_path):
     """Migration 024: a level state keyed by benchmark (no `table` label, pooled sources) can never
     be evaluated again; it goes inactive silently. A per-table state is untouched."""
-    import duckdb
     dbpath = tmp_path / "old.duckdb"
+    _file_at_version(dbpath, 23)
     con = duckdb.connect(str(dbpath))
-    con.execute("""CREATE TABLE schema_migrations (
-        version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)""")
-    for version, name, sql in db.migrations():
-        if version < 24:
-            con.execute(sql)
-            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
     old = {"kind": "saturation_bin_changed", "benchmark": "mmlu", "scope": "all", "level": "high", "source": ""}
     new = {**old, "table": "mmlu:simple_evals", "source": "simple_evals"}
     for fp, labels in (("old", old), ("new", new)):
