@@ -296,6 +296,14 @@ class Scraper:
 
         return self._decode(content, "YAML", read, where=where, fatal=fatal, parsed=parsed)
 
+    def js_declarations(self, content: bytes | str, *, where: str | None = None) -> dict[str, Any]:
+        """The top-level `const|let|var NAME = <literal>` of a JavaScript/TypeScript data file, read
+        as literals (scrapers._jsliteral: the file is never run)."""
+        from scrapers._jsliteral import declarations
+        decls = self._decode(content, "JS literal", declarations, where=where, fatal=True, parsed=None)
+        assert decls is not None   # fatal: a malformed file raised
+        return decls
+
     @overload
     def csv(self, content: bytes | str, *, where: str | None = ..., fatal: Literal[True] = ...,
             parsed: ParsedSnapshot | None = ...) -> pd.DataFrame: ...

@@ -31,7 +31,6 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from scrapers._jsliteral import declarations
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, parse_number, slug
 
@@ -54,11 +53,7 @@ class MatharenaScraper(Scraper):
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
         parsed = ParsedSnapshot(source=self.name)
-        text = self.data_text(content)
-        try:
-            decls = declarations(text)
-        except ValueError as exc:
-            raise self.error(f"table_data.js: malformed literal: {exc}") from exc
+        decls = self.js_declarations(content, where="table_data.js")
         tables = {k: v for k, v in decls.items()
                   if isinstance(v, list) and any(isinstance(r, dict) and "question" in r for r in v)}
         if not tables:

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from scrapers._jsliteral import Spread, declarations
+from scrapers._jsliteral import Spread
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, parse_date, parse_number
 
@@ -54,11 +54,7 @@ class TerminalBenchScraper(Scraper):
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
         parsed = ParsedSnapshot(source=self.name)
-        text = self.data_text(content)
-        try:
-            decls = declarations(text)
-        except ValueError as exc:
-            raise self.error(f"data.ts: malformed object literal: {exc}") from exc
+        decls = self.js_declarations(content, where="data.ts")
         arrays = {k: v for k, v in decls.items() if isinstance(v, list)}
         if not arrays:
             raise self.error("data.ts declares no array of leaderboard entries (changed file?)")
