@@ -1,7 +1,7 @@
 """The scraper contract: a source declares its name and URLs and implements a pure ``parse``.
 
-Everything shared lives here: the result type (`ParsedSnapshot`), the error type
-(`ScrapeError`), and the checks every parse result goes through before storage
+Everything shared lives here: the result type (`ParsedSnapshot`, declared in
+`common.snapshot`, which storage imports too), the error type (`ScrapeError`), and the checks every parse result goes through before storage
 (mandatory columns, row floors, metric ranges, in-batch duplicate keys). Fetching over
 HTTP lives in `scrapers.http`; the scraper modules never touch the network or DuckDB.
 """
@@ -12,7 +12,6 @@ import csv as _csv
 import io
 import json as _json
 import logging
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence, TypeVar, overload
 from urllib.parse import urlparse
@@ -20,54 +19,12 @@ from urllib.parse import urlparse
 import numpy as np
 import pandas as pd
 
+from common.snapshot import (ITEM_COLUMNS, MANDATORY_SCORE_COLUMNS, MODEL_COLUMNS, N_ITEMS_MAX,  # noqa: F401
+                             SCORE_COLUMNS, ParsedSnapshot, conform, empty_frame)
 from scrapers.normalize import METRIC_RANGES
 
 log = logging.getLogger("benchwatch.scrapers")
 T = TypeVar("T")
-
-# Columns of ParsedSnapshot.scores. Mandatory ones must be non-null on every kept row.
-SCORE_COLUMNS: dict[str, str] = {
-    "benchmark": "str",          # canonical benchmark id or the page's own name (mapped later)
-    "model": "str",              # the model name as the page states it (mapped through aliases at store time)
-    "setting": "str",            # what distinguishes two rows of one model on one benchmark ('' if nothing)
-    "score": "float64",          # normalized: proportion in [0, 1] for metric 'proportion'
-    "raw_value": "str",          # the cell as the page had it
-    "metric": "str",             # a key of scrapers.normalize.METRIC_RANGES
-    "stderr": "float64",         # published standard error, same unit as score (NaN if none)
-    "ci_low": "float64",         # published CI bounds, same unit as score (NaN if none)
-    "ci_high": "float64",
-    "n_items": "Int64",          # test-set size the score is a mean over (NA if unknown)
-    "model_release_date": "datetime64[us]",   # as the page states it (NaT if none)
-    "knowledge_cutoff": "datetime64[us]",     # as the page states it (NaT if none)
-    "evaluated_at": "datetime64[us]",         # run/submission date if the page has one
-    "excluded_reason": "str",    # non-empty: stored but kept out of statistics (e.g. adversarial rows)
-    "model_tag": "str",          # the models an agent system names, as the page tags them ('Model: a; Model: b')
-    "table_version": "str",      # version / release / board within the source that makes another question set ('' none)
-    "is_reference": "boolean",   # a reference / baseline row: stored and shown, never in a top k
-    "reported_by": "str",        # who produced the number when not the leaderboard's own run ('vendor'); NULL = the board
-}
-MANDATORY_SCORE_COLUMNS = ("benchmark", "model", "score", "metric")
-N_ITEMS_MAX = 2**31 - 1          # scores.n_items is a 32-bit INTEGER column
-
-ITEM_COLUMNS: dict[str, str] = {
-    "benchmark": "str",
-    "model": "str",
-    "item_id": "str",
-    "item_date": "datetime64[us]",   # the item's creation / contest date
-    "difficulty": "str",
-    "platform": "str",
-    "score": "float64",              # pass fraction for this item, in [0, 1]
-}
-
-MODEL_COLUMNS: dict[str, str] = {
-    "model": "str",
-    "org": "str",
-    "release_date": "datetime64[us]",
-    "knowledge_cutoff": "datetime64[us]",
-    "provenance": "str",   # vendor_doc | model_card | leaderboard | inferred | listing
-    "open_weights": "boolean",
-}
-
 
 class ScrapeError(Exception):
     """A response that cannot be turned into trustworthy rows. Always names the source."""
@@ -77,44 +34,6 @@ class ScrapeError(Exception):
         super().__init__(f"[{source}] {reason}")
         self.source = source
         self.reason = reason
-
-
-@dataclass
-class ParsedSnapshot:
-    """What one response of one source says, normalized, before name mapping and storage."""
-
-    source: str
-    scores: pd.DataFrame = field(default_factory=lambda: empty_frame(SCORE_COLUMNS))
-    items: pd.DataFrame = field(default_factory=lambda: empty_frame(ITEM_COLUMNS))
-    models: pd.DataFrame = field(default_factory=lambda: empty_frame(MODEL_COLUMNS))
-    rejects: pd.DataFrame = field(default_factory=lambda: pd.DataFrame({"row": pd.Series(dtype="str"), "reason": pd.Series(dtype="str")}))
-    warnings: list[str] = field(default_factory=list)
-    meta: dict = field(default_factory=dict)
-
-
-def empty_frame(columns: Mapping[str, str]) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in columns.items()})
-
-
-def conform(df: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
-    """Add missing optional columns as nulls, order columns, and coerce dtypes."""
-    out = pd.DataFrame(index=df.index)
-    for col, dtype in columns.items():
-        if col in df.columns:
-            s = df[col]
-        else:
-            s = pd.Series([None] * len(df), index=df.index, dtype="object")
-        if dtype.startswith("datetime"):
-            s = pd.to_datetime(s, errors="coerce", utc=True).dt.tz_localize(None).astype(dtype)
-        elif dtype == "str":
-            s = s.astype("object").where(s.notna(), None)
-            s = s.map(lambda v: None if v is None else str(v)).astype("object")
-        elif dtype == "boolean":
-            s = s.astype("boolean")
-        else:
-            s = pd.to_numeric(s, errors="coerce").astype(dtype)
-        out[col] = s
-    return out.reset_index(drop=True)
 
 
 _NO_ALIAS_LOADER: Any = None
@@ -377,6 +296,7 @@ class Scraper:
         except Exception as exc:  # a parser crash on changed input is a clear ScrapeError, not a traceback
             raise self.error(f"could not parse response: {type(exc).__name__}: {exc}") from exc
         parsed.source = self.name
+        parsed.shrink_max_drop = self.shrink_max_drop
         parsed.warnings[:0] = [w for w in self.__dict__.pop("_text_warnings", []) if w not in parsed.warnings]
         return validate(self.name, parsed, min_rows=self.min_rows, produces=self.produces)
 

@@ -77,9 +77,9 @@ class FileStamp:
 
 def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: FileStamp,
                layout: csv_format.CsvLayout, responses: Sequence[Response], *, observed_at: datetime, origin: str,
-               parser_version: int) -> IngestResult | None:
+               parser_version: int, shrink_max_drop: float | None = None) -> IngestResult | None:
     """Store the CSV at `path` (whose bytes are `responses[0]`) as a snapshot; None: use the pandas path
-    (nothing written)."""
+    (nothing written). `shrink_max_drop`: the source's own shrink limit (`Scraper.shrink_max_drop`)."""
     now = datetime.now(timezone.utc)
     observed_at = parse_observed_at(observed_at, now=now)
     known = known_snapshot(con, SOURCE, responses, origin=origin, now=now)
@@ -93,7 +93,7 @@ def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: F
             if units is None:
                 return None
             return _store(con, units, responses, compressed, observed_at=observed_at, now=now, origin=origin,
-                          parser_version=parser_version)
+                          parser_version=parser_version, max_drop=shrink_max_drop)
         finally:
             for name in _TEMP:
                 con.execute(f"DROP TABLE IF EXISTS temp.{quote_ident(name)}")
@@ -158,7 +158,7 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: Fil
 
 def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response],
            compressed: Future, *, observed_at: datetime, now: datetime, origin: str,
-           parser_version: int) -> IngestResult:
+           parser_version: int, max_drop: float | None) -> IngestResult:
     n_kept = _one(con, "SELECT count(*) FROM _bw_csv_checked WHERE stage = 0")[0]
     mapper = NameMapper.from_db(con)
     bench = con.execute("SELECT DISTINCT b_id, benchmark AS cell FROM _bw_csv_checked WHERE stage = 0").df()
@@ -206,7 +206,7 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
         result = finish_snapshot(con, IngestResult(SOURCE, "new", snapshot_id, snapshot_hash(responses), n_kept, 0, 0,
                                                    n_rejects, warnings),
                                  responses, observed_at=observed_at, now=now, origin=origin,
-                                 parser_version=parser_version, meta={"accuracy_unit": units})
+                                 parser_version=parser_version, meta={"accuracy_unit": units}, max_drop=max_drop)
     if n_rejects:
         log.warning("[%s] %d row(s) rejected (kept in the rejects table)", SOURCE, n_rejects)
     return logged(result)
