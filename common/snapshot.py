@@ -12,6 +12,8 @@ from typing import Mapping
 
 import pandas as pd
 
+from common.naming import NO_RULES, NamingRules
+
 # Columns of ParsedSnapshot.scores. Mandatory ones must be non-null on every kept row.
 SCORE_COLUMNS: dict[str, str] = {
     "benchmark": "str",          # canonical benchmark id or the page's own name (mapped later)
@@ -69,6 +71,8 @@ class ParsedSnapshot:
     meta: dict = field(default_factory=dict)
     # the source's own limit for the shrink guard (`Scraper.shrink_max_drop`), handed to storage with the rows
     shrink_max_drop: float | None = None
+    # the source's naming rules (`Scraper.NAMING`): how storage identifies the rows' models
+    naming: NamingRules = NO_RULES
 
 
 def empty_frame(columns: Mapping[str, str]) -> pd.DataFrame:

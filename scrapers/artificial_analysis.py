@@ -38,6 +38,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from common.naming import BARE_EFFORT, EFFORT, NamingRules
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing, parse_date, slug
 
@@ -79,6 +80,9 @@ def evaluation_target(key: str) -> tuple[str, str, str, int | None] | None:
 
 class ArtificialAnalysisScraper(Scraper):
     name = "artificial_analysis"
+    # its slugs: gpt-5-4-nano-medium, claude-sonnet-4-6-non-reasoning-low-effort
+    NAMING = NamingRules(variants=((rf"-({EFFORT})-effort$", "effort"), (r"-(non-reasoning|reasoning)$", "mode"),
+                                   (rf"-({EFFORT})$", BARE_EFFORT)))
     urls = ("https://artificialanalysis.ai/api/v2/data/llms/models",)
     min_rows = 50    # the April 2026 payloads list 445 and 479 models
     secret = "ARTIFICIAL_ANALYSIS_API_KEY"

@@ -19,6 +19,7 @@ from urllib.parse import urlparse
 import numpy as np
 import pandas as pd
 
+from common.naming import NO_RULES, NamingRules
 from common.snapshot import (ITEM_COLUMNS, MANDATORY_SCORE_COLUMNS, MODEL_COLUMNS, N_ITEMS_MAX,  # noqa: F401
                              SCORE_COLUMNS, ParsedSnapshot, conform, empty_frame)
 from scrapers.normalize import METRIC_RANGES
@@ -76,6 +77,9 @@ class Scraper:
     # The share of a table's rows a new snapshot may drop before the shrink guard holds it
     # (storage.ingest.SHRINK_MAX_DROP when None); raise it only for a board that prunes on purpose.
     shrink_max_drop: ClassVar[float | None] = None
+    # How the page names a row's model (variant markers, agent systems): data that registry.identity
+    # applies (common.naming); handed down with the rows and by `scrapers.naming_rules()`.
+    NAMING: ClassVar[NamingRules] = NO_RULES
     parser_version: ClassVar[int] = 1    # bump when parse output changes for the same bytes
     enabled: ClassVar[bool] = True       # collected by `benchwatch run` by default
     produces: ClassVar[str] = "scores"   # "scores", "models" (metadata sources) or "releases" (a release list)
@@ -297,6 +301,7 @@ class Scraper:
             raise self.error(f"could not parse response: {type(exc).__name__}: {exc}") from exc
         parsed.source = self.name
         parsed.shrink_max_drop = self.shrink_max_drop
+        parsed.naming = self.NAMING
         parsed.warnings[:0] = [w for w in self.__dict__.pop("_text_warnings", []) if w not in parsed.warnings]
         return validate(self.name, parsed, min_rows=self.min_rows, produces=self.produces)
 

@@ -47,6 +47,7 @@ from typing import Mapping
 
 import pandas as pd
 
+from common.naming import NamingRules
 from scrapers._cells import number_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import AmbiguousScale, clean_name, is_missing, parse_date, percent_scale
@@ -120,6 +121,8 @@ def _column(df: pd.DataFrame, *names: str) -> str | None:
 
 class EpochScraper(Scraper):
     name = "epoch"
+    # `_thinking` and a trailing (<N>K thinking) are settings (Epoch's effort column is already `setting`)
+    NAMING = NamingRules(variants=((r"_(thinking)$", "effort"), (r"\s*\((\d+K thinking)\)$", "effort")))
     urls = ("https://epoch.ai/data/benchmark_data.zip",)
     min_rows = 20   # the smallest CSV (swe_bench_verified, 2026-03) has 24 runs
 

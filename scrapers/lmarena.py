@@ -50,6 +50,7 @@ from typing import Mapping
 import pandas as pd
 
 from scrapers import _markdown
+from common.naming import BARE_EFFORT, EFFORT, NamingRules
 from scrapers._cells import number_cells, percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import AmbiguousScale, clean_name, is_missing, parse_date, parse_number, proportions_from, slug
@@ -78,6 +79,7 @@ def _col(df: pd.DataFrame, *patterns: str) -> str | None:
 
 class LmarenaScraper(Scraper):
     name = "lmarena"
+    NAMING = NamingRules(variants=((rf"-({EFFORT})$", BARE_EFFORT),))   # the effort: o3-mini-high
     # The Space's dated tables (leaderboard_table_YYYYMMDD.csv) ended 2025-05; the maintained
     # catalogue is the production source. The old tables still parse as ingested files.
     urls = (CATALOGUE,)

@@ -31,6 +31,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from common.naming import EFFORT, NamingRules
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, parse_number, slug
 
@@ -47,6 +48,7 @@ SUMMARY_ROWS = {"avg", "average", "cost", "acc", "accuracy"}
 
 class MatharenaScraper(Scraper):
     name = "matharena"
+    NAMING = NamingRules(variants=((rf"\s*\(({EFFORT})\)$", "effort"),))   # o3-mini (high)
     urls = ("https://matharena.ai/js/table_data.js",)
     min_rows = 5    # the launch table has 16 models
 

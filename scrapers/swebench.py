@@ -21,6 +21,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from common.naming import NamingRules
 from scrapers._cells import percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, parse_date, slug
@@ -55,6 +56,9 @@ def benchmark_id(board: str) -> str:
 
 class SwebenchScraper(Scraper):
     name = "swebench"
+    # every board lists agent systems (underlying model from the `Model:` tags) except bash-only, where
+    # every model runs in the same minimal agent: there a row is a model run of its single `Model:` tag
+    NAMING = NamingRules(systems=True, model_run_benchmarks=frozenset({"swebench_bash_only"}))
     urls = ("https://raw.githubusercontent.com/SWE-bench/swe-bench.github.io/master/data/leaderboards.json",)
     min_rows = 50   # the smallest copy (2025-05-07) has 168 rows over 4 boards
 

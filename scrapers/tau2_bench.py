@@ -33,6 +33,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from common.naming import NamingRules
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, parse_date, slug
 
@@ -60,6 +61,8 @@ def table_of(key: str, manifest: Mapping[str, Any]) -> str:
 
 class Tau2BenchScraper(Scraper):
     name = "tau2_bench"
+    # a `custom` submission (its own agent scaffold, tagged `System: custom`) is an agent system
+    NAMING = NamingRules(system_tag=r"(^|;)\s*System:\s*custom\b")
     urls = (f"{BASE}/manifest.json",)
     min_rows = 1
 

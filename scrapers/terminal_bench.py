@@ -33,6 +33,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from common.naming import NamingRules
 from scrapers._jsliteral import Spread
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, parse_date, parse_number
@@ -48,6 +49,7 @@ def _names(value: Any) -> list[str]:
 
 class TerminalBenchScraper(Scraper):
     name = "terminal_bench"
+    NAMING = NamingRules(systems=True)   # every row an agent system: Terminus 2 (claude-opus-4-1)
     urls = ("https://raw.githubusercontent.com/harbor-framework/terminal-bench-website/main/app/(home)/leaderboard/data.ts",)
     min_rows = 10   # the 2025-11 board lists 62 entries
 

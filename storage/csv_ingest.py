@@ -31,7 +31,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from registry.identity import BENCHMARK_DEPENDENT_SOURCES
+from common.naming import NO_RULES, NamingRules
 from scrapers import csv as csv_format
 from scrapers.base import (REASON_DUPLICATE, REASON_PERCENT_IN_PROPORTIONS, json_fragments, reason_bad_n_items,
                            reason_bad_stderr, reason_missing, reason_out_of_range)
@@ -77,9 +77,11 @@ class FileStamp:
 
 def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: FileStamp,
                layout: csv_format.CsvLayout, responses: Sequence[Response], *, observed_at: datetime, origin: str,
-               parser_version: int, shrink_max_drop: float | None = None) -> IngestResult | None:
+               parser_version: int, shrink_max_drop: float | None = None,
+               naming: NamingRules = NO_RULES) -> IngestResult | None:
     """Store the CSV at `path` (whose bytes are `responses[0]`) as a snapshot; None: use the pandas path
-    (nothing written). `shrink_max_drop`: the source's own shrink limit (`Scraper.shrink_max_drop`)."""
+    (nothing written). `shrink_max_drop` and `naming`: the source's own shrink limit and naming
+    rules (`Scraper.shrink_max_drop`, `Scraper.NAMING`), handed down by the job."""
     now = datetime.now(timezone.utc)
     observed_at = parse_observed_at(observed_at, now=now)
     known = known_snapshot(con, SOURCE, responses, origin=origin, now=now)
@@ -93,7 +95,7 @@ def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: F
             if units is None:
                 return None
             return _store(con, units, responses, compressed, observed_at=observed_at, now=now, origin=origin,
-                          parser_version=parser_version, max_drop=shrink_max_drop)
+                          parser_version=parser_version, max_drop=shrink_max_drop, naming=naming)
         finally:
             for name in _TEMP:
                 con.execute(f"DROP TABLE IF EXISTS temp.{quote_ident(name)}")
@@ -158,9 +160,9 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: Fil
 
 def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response],
            compressed: Future, *, observed_at: datetime, now: datetime, origin: str,
-           parser_version: int, max_drop: float | None) -> IngestResult:
+           parser_version: int, max_drop: float | None, naming: NamingRules) -> IngestResult:
     n_kept = _one(con, "SELECT count(*) FROM _bw_csv_checked WHERE stage = 0")[0]
-    mapper = NameMapper.from_db(con)
+    mapper = NameMapper.from_db(con, {SOURCE: naming})
     bench = con.execute("SELECT DISTINCT b_id, benchmark AS cell FROM _bw_csv_checked WHERE stage = 0").df()
     bench["cell"] = bench["cell"].astype("object")
     bench["mapped"] = mapper.map("benchmark", bench["cell"]).astype("object")
@@ -441,7 +443,7 @@ def _rejects(con: duckdb.DuckDBPyConnection) -> int:
 
 def _model_table(con: duckdb.DuckDBPyConnection, mapper: NameMapper, snapshot_id: int) -> None:
     """_bw_csv_models: per distinct kept model name, its alias-mapped name and its identity."""
-    assert SOURCE not in BENCHMARK_DEPENDENT_SOURCES   # identity by name alone: once per distinct name
+    assert not mapper.naming[SOURCE].benchmark_dependent   # identity by name alone: once per distinct name
     models = con.execute("SELECT DISTINCT m_id, model AS cell FROM _bw_csv_checked WHERE stage = 0").df()
     cells = models["cell"].astype("object")
     ident = mapper.identify(pd.DataFrame({"source": SOURCE, "snapshot_id": snapshot_id, "benchmark": None,

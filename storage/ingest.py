@@ -189,7 +189,7 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
     if known is not None:
         return known
 
-    mapper = NameMapper.from_db(con)
+    mapper = NameMapper.from_db(con, {source: parsed.naming})
     scores = parsed.scores
     benchmarks = mapper.map("benchmark", scores["benchmark"])
     models = mapper.map("model", scores["model"])

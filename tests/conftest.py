@@ -39,7 +39,7 @@ def fake_slack():
 @pytest.fixture(scope="session")
 def _synced_template(tmp_path_factory) -> Path:
     """One database as the first job leaves it (migrated, registry loaded), made once a session."""
-    from storage.registry_sync import connect_synced
+    from jobs.sync import connect_synced
 
     path = tmp_path_factory.mktemp("template") / "synced.duckdb"
     with connect_synced(path):
