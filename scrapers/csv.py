@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Mapping
+from typing import ClassVar, Mapping
 
 import numpy as np
 import pandas as pd
@@ -114,14 +114,6 @@ PLAIN_COUNT = r"^[0-9]{1,9}$"      # an n_items cell DuckDB may cast to INTEGER 
 _QUOTE_BESIDE_SPACE = (b' "', b'\t"', b'" ', b'"\t')
 
 
-@dataclass(frozen=True)
-class CsvLayout:
-    """Where the columns this source reads are, by the header line (0-based cell positions)."""
-
-    n_cells: int
-    columns: dict[str, int]
-
-
 def native_layout(content: bytes) -> CsvLayout | None:
     """The header of a file the DuckDB read reproduces exactly, or None (read it with pandas).
 
@@ -198,3 +190,24 @@ def name_table(cells: pd.Series) -> pd.DataFrame:
 
 def setting_table(cells: pd.Series) -> pd.DataFrame:
     return pd.DataFrame({"cell": cells, "setting": cells.str.strip()})
+
+
+@dataclass(frozen=True)
+class CsvLayout:
+    """Where the columns this source reads are, by the header line (0-based cell positions), and
+    how it reads a cell: the job hands both to `storage.csv_ingest` (storage never imports scrapers)."""
+
+    n_cells: int
+    columns: dict[str, int]
+
+    DATE_COLUMNS: ClassVar[tuple[str, ...]] = DATE_COLUMNS
+    PLAIN_DECIMAL: ClassVar[str] = PLAIN_DECIMAL
+    PLAIN_DECIMAL_MAX_LEN: ClassVar[int] = PLAIN_DECIMAL_MAX_LEN
+    PLAIN_COUNT: ClassVar[str] = PLAIN_COUNT
+    name_table = staticmethod(name_table)
+    setting_table = staticmethod(setting_table)
+    metric_table = staticmethod(metric_table)
+    date_table = staticmethod(date_table)
+    count_table = staticmethod(count_table)
+    score_numbers = staticmethod(score_numbers)
+    stderr_numbers = staticmethod(stderr_numbers)
