@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from common.naming import NO_RULES, NamingRules
+from scrapers.cases import Case
 from common.checks import (REASON_BAD_CI, REASON_DUPLICATE, REASON_PERCENT_IN_PROPORTIONS,  # noqa: F401
                            SCORE_CHECKS, SCORE_UNIQUE, bad_counts, json_fragments, mask, reason_bad_n_items,
                            reason_bad_stderr, reason_missing, reason_out_of_range, reason_unknown_metric, reasons,
@@ -84,6 +85,8 @@ class Scraper:
     # How the page names a row's model (variant markers, agent systems): data that registry.identity
     # applies (common.naming); handed down with the rows and by `scrapers.naming_rules()`.
     NAMING: ClassVar[NamingRules] = NO_RULES
+    # What parsing declared files must give (scrapers/cases.py): set at the end of each class
+    CASES: ClassVar[tuple[Case, ...]] = ()
     parser_version: ClassVar[int] = 1    # bump when parse output changes for the same bytes
     enabled: ClassVar[bool] = True       # collected by `benchwatch run` by default
     produces: ClassVar[str] = "scores"   # "scores", "models" (metadata sources) or "releases" (a release list)

@@ -24,6 +24,7 @@ import pandas as pd
 from scrapers.base import (REASON_PERCENT_IN_PROPORTIONS, SCORE_COLUMNS, ParsedSnapshot, Scraper, bad_counts, conform,
                            conformed_scores, reason_unknown_metric, reject_rows_json)
 from scrapers.normalize import METRIC_RANGES, AmbiguousScale, clean_name, parse_date, percent_scale
+from scrapers.cases import Case, S
 
 REQUIRED = ("model", "benchmark", "score")
 # accuracy-like metrics whose unit the file does not declare (scale decided per benchmark)
@@ -96,6 +97,17 @@ class CsvScraper(Scraper):
             out = out[~contradicts]
         parsed.scores = out
         return parsed
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("csv/scores_proportion.csv", scores=3, benchmarks=frozenset({"gpqa_diamond"}), spots=(
+            S(model="GPT-5")(score=0.854, n_items=198, metric="proportion", stderr=None),
+        )),
+        Case("csv/scores_percent.csv", scores=5, spots=(   # percents: the whole column is on one scale
+            S(model="o3")(score=0.992, raw_value="99.2", evaluated_at="2025-04-16", knowledge_cutoff="2024-06-01"),
+            S(model="GLM-4.5")(score=0.982, model_release_date=None, knowledge_cutoff=None),
+        )),
+    )
 
 
 # --- the same reading, cell by distinct cell, for the CSV ingest that parses in DuckDB ------------

@@ -21,6 +21,13 @@ import pytest
 SLOW_FIXTURES = ("harness",)   # fixtures that start a Prefect test server (seconds, a subprocess)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The replay files generated from the scraper cases (tests/replay_files.py) exist before any
+    test reads tests/fixtures/replay."""
+    from replay_files import write
+    write()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if any(f in getattr(item, "fixturenames", ()) for f in SLOW_FIXTURES):
