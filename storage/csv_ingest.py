@@ -3,11 +3,12 @@
 The pandas path (`CsvScraper.parse_checked` then `store_snapshot`) turns every cell into a
 Python object several times; a million-row file took half a minute. Here DuckDB's CSV reader
 loads the file (every cell as text) into a temporary table of the writer's connection, the
-checks of `scrapers.base.validate` run as SQL (one reject stage per row, duplicates by a
-window), and the rows go to `scores` with one INSERT … SELECT. What depends on a cell's text
+score checks `scrapers.base.validate` evaluates in pandas, declared once in `common.checks`,
+run compiled to SQL (`storage.checks_sql`: one reject stage per row, duplicates by a grouped
+count), and the rows go to `scores` with one INSERT … SELECT. What depends on a cell's text
 in Python terms (cleaned names, metric kinds, dates, numbers that are not plain decimals,
-alias and identity resolution) is computed once per *distinct* cell by the scraper's own
-functions (`scrapers.csv`) and joined back from a small table.
+alias and identity resolution) is computed once per *distinct* cell by the source's own
+reading, handed down by the job with the header layout (`CsvReading`), and joined back.
 
 Same result as the pandas path, row for row (tests/test_csv_ingest.py compares them): the
 same stored rows, rejects in the same order with the same reasons and row JSON, the same
