@@ -212,7 +212,7 @@ def synthetic_db(path: Path, n_models: int, n_bench: int, n_weeks: int, n_items:
     The registry is synced first and the identity columns written as ingest writes them
     (registry.identity gives these names variant '', population 'models'), so `analyze`
     measures the analysis, not a one-time re-identification of every stored row."""
-    from storage.registry_sync import connect_synced
+    from jobs.sync import connect_synced
     with connect_synced(path) as con:
         con.execute("SET preserve_insertion_order = false")
         con.execute(f"""

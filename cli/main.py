@@ -77,7 +77,7 @@ def open_read_only(args: argparse.Namespace):
     say = lambda m: print(f"benchwatch: {m}", file=sys.stderr)  # noqa: E731
 
     def sync_registry(con) -> None:   # the registry loaders (pandas) only for a file that is behind
-        from storage.registry_sync import sync_registry
+        from jobs.sync import sync_registry
         sync_registry(con)
 
     try:   # a file an older benchwatch wrote: new schema, and the registry columns it adds filled

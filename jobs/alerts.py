@@ -43,7 +43,7 @@ from alerts.slack import CONSOLE, Notifier, SlackSettings, destination, load_set
     notify_test_message, send_quietly
 from storage import alerts as store
 from storage import db
-from storage.registry_sync import connect_synced
+from jobs.sync import connect_synced
 
 log = logging.getLogger("benchwatch.jobs.alerts")
 

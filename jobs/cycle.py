@@ -17,6 +17,7 @@ import pandas as pd
 
 import scrapers
 from common import shutdown
+from common.naming import NO_RULES, NamingRules
 from common.time import to_utc, utcnow
 from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
 from scrapers.http import FetchResult, Fetcher, FileRefused, ReplayFetcher, fetch_source, read_capped
@@ -24,7 +25,7 @@ from storage import db, lake
 from storage.ingest import (IngestResult, known_snapshot, parse_observed_at, record_fetches, Response,
                             store_blobs, store_snapshot)
 from storage.reads import previous_validators
-from storage.registry_sync import connect_synced
+from jobs.sync import connect_synced
 from storage.csv_ingest import FileStamp, ingest_csv
 from scrapers.csv import CsvLayout, native_layout
 
@@ -61,7 +62,8 @@ def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.P
         raise ScrapeError(source, f"cannot read {exc.filename}: {exc.strerror}") from exc
     layout = native_layout(responses[0].content) if native and source == CSV_SOURCE and not aux_paths else None
     if layout is not None:
-        result = _ingest_csv(db_path, primary, stamp, layout, responses, when, scraper.parser_version)
+        result = _ingest_csv(db_path, primary, stamp, layout, responses, when, scraper.parser_version,
+                             scraper.shrink_max_drop, scraper.NAMING)
         if result is not None:
             return result
     parsed = scraper.parse_checked(responses[0].content, fetched_at=when,
@@ -76,14 +78,16 @@ def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.P
 
 
 def _ingest_csv(db_path: str | os.PathLike | None, primary: Path, stamp: FileStamp, layout: CsvLayout,
-                responses: list[Response], when: datetime, parser_version: int) -> IngestResult | None:
+                responses: list[Response], when: datetime, parser_version: int,
+                shrink_max_drop: float | None = None, naming: NamingRules = NO_RULES) -> IngestResult | None:
     """`storage.csv_ingest` into the database; None when the pandas path must read the file (nothing
     written). A database that does not exist yet is created beside its path and put in place only
     when the file was stored: a file that fails creates nothing, as on the pandas path (which
     parses before it opens the database)."""
     def store(con) -> IngestResult | None:
         result = ingest_csv(con, primary, stamp, layout, responses, observed_at=when, origin="ingest",
-                            parser_version=parser_version)
+                            parser_version=parser_version, shrink_max_drop=shrink_max_drop,
+                            naming=naming)
         if result is not None and result.status == "new":
             _record_ingest(con, CSV_SOURCE, primary, responses[0], when, result)
         return result

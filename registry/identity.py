@@ -16,30 +16,14 @@ stays in ``scores.model_raw``.
 - ``underlying``: for a system, the canonical id of the one model it names (SWE-bench's
   ``Model: …`` tags), NULL when it names none or several.
 
-Per-source rules (``SOURCE_RULES``), documented in docs/architecture.md ("Model identity"):
-
-- simple_evals: a trailing ``-low``/``-medium``/``-high`` is the reasoning effort
-  (``o3-high``); a trailing ``(report)``, ``(rerun …)``, ``(work in progress)`` is a label.
-- aider_polyglot / aider_edit: a trailing parenthesis naming an effort or thinking budget
-  (``(high)``, ``(32k thinking tokens)``, ``(no think)``, ``(default)``) or an edit format
-  (``(diff)``, ``(whole)``, ``(udiff)``) is a setting; an architect/editor pair
-  (``o3 (high) + gpt-4.1``) is a system of two models.
-- livebench: trailing ``-thinking-<N>k``, ``-thinking-auto``, ``-(minimal|low|medium|high|xhigh)``,
-  ``-<effort>-effort``, ``-highthinking``, ``-nothinking`` are settings (a bare ``-thinking``
-  is not: ``kimi-k2-thinking`` is a model of its own).
-- epoch: ``_thinking`` and a trailing ``(<N>K thinking)`` are settings (Epoch's own
-  effort column is already in ``setting``).
-- lmarena: a trailing ``-low``/``-medium``/``-high`` is the effort (``o3-mini-high``).
-- artificial_analysis (its slugs): trailing ``-<effort>-effort``, ``-reasoning``,
-  ``-non-reasoning`` and a bare ``-<effort>`` (with evidence) are settings.
-- matharena: a trailing ``(low)``/``(medium)``/``(high)`` is the effort.
-- tau2_bench: a ``custom`` submission (its own agent scaffold; tag ``System: custom``) is a
-  system, never ranked with the standard harness's model runs.
-- swebench: every board lists agent systems (population ``systems``, underlying model from
-  the ``Model:`` tags) except ``bash-only``, where every model runs in the same minimal
-  agent: there a row is a model run whose model is its single ``Model:`` tag.
-- terminal_bench (``SYSTEM_SOURCES``): every row is an agent system (``Terminus 2
-  (claude-opus-4-1)``), its underlying model the one ``Model:`` tag when it names one.
+Per-source rules are data declared by each source beside its parser (``NAMING =
+NamingRules(...)`` on the scraper class, `common.naming`) and handed to this module by the jobs
+(``scrapers.naming_rules()``: registry never imports scrapers); docs/architecture.md ("Model
+identity") lists them. A rule is a variant marker on the end of the name (``-high-effort``,
+``(32k thinking tokens)``, ``(report)``), or says which rows are agent systems: every row
+(named with ``Model:`` tags, SWE-bench except its ``bash-only`` board, Terminal-Bench), a name
+that pairs two models (Aider's architect/editor ``o3 (high) + gpt-4.1``), or a tag (τ²-bench's
+``System: custom``).
 
 A *bare* effort suffix (``-low``/``-medium``/``-high``/``-minimal``/``-xhigh``) is also how some
 names spell a size (``mistral-medium``), so it is removed only with evidence: the base
@@ -55,14 +39,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
+from common.naming import BARE_EFFORT, EFFORT, NO_RULES, NamingRules
 from registry import alias_key
 
-__all__ = ["BENCHMARK_DEPENDENT_SOURCES", "POPULATIONS", "MODELS", "SYSTEMS", "SYSTEMS_PER_MODEL", "Identity", "identify", "identify_frame",
+__all__ = ["POPULATIONS", "MODELS", "SYSTEMS", "SYSTEMS_PER_MODEL", "Identity", "identify", "identify_frame",
            "split_variant", "model_tags"]
 
 MODELS = "models"
@@ -70,42 +56,23 @@ SYSTEMS = "systems"
 SYSTEMS_PER_MODEL = "systems_per_model"
 POPULATIONS = (MODELS, SYSTEMS, SYSTEMS_PER_MODEL)
 
-_EFFORT = r"(?:minimal|low|medium|high|xhigh)"
-# (pattern on the name, attribute name) tried in order, repeatedly, on the end of the name.
-_Rule = tuple[re.Pattern, str]
-
-
-def _rules(*pairs: tuple[str, str]) -> tuple[_Rule, ...]:
-    return tuple((re.compile(p, re.I), attr) for p, attr in pairs)
-
-
-_LABEL_PARENS = r"\s*\((report|rerun[^)]*|work in progress)\)$"
-SOURCE_RULES: dict[str, tuple[_Rule, ...]] = {
-    "simple_evals": _rules((_LABEL_PARENS, "label"), (rf"-({_EFFORT})$", "bare_effort")),
-    "lmarena": _rules((rf"-({_EFFORT})$", "bare_effort"),),
-    "aider_polyglot": _rules(
-        (rf"\s*\(({_EFFORT}|default(?: think(?:ing)?)?|no think(?:ing)?|\d+k think(?:ing)?(?: tokens)?)\)$", "effort"),
-        (r"\s*\((diff|whole|udiff|diff-fenced|editor-diff|editor-whole)\)$", "edit_format")),
-    "livebench": _rules(
-        (rf"-thinking-auto-({_EFFORT})-effort$", "effort"),
-        (rf"-({_EFFORT})-effort$", "effort"),
-        (r"-(thinking-\d+k)$", "effort"),
-        (r"-(highthinking|nothinking)$", "effort"),
-        (rf"-({_EFFORT})$", "bare_effort")),
-    "epoch": _rules((r"_(thinking)$", "effort"), (r"\s*\((\d+K thinking)\)$", "effort")),
-}
-SOURCE_RULES["artificial_analysis"] = _rules(   # slugs: gpt-5-4-nano-medium, claude-sonnet-4-6-non-reasoning-low-effort
-    (rf"-({_EFFORT})-effort$", "effort"), (r"-(non-reasoning|reasoning)$", "mode"), (rf"-({_EFFORT})$", "bare_effort"))
-SOURCE_RULES["matharena"] = _rules((rf"\s*\(({_EFFORT})\)$", "effort"),)   # o3-mini (high)
-SOURCE_RULES["aider_edit"] = SOURCE_RULES["aider_polyglot"]
-_AIDER_PAIR = re.compile(r"\s\+\s")
 _MODEL_TAG = re.compile(r"^\s*Model:\s*(.+?)\s*$", re.I)
-_CUSTOM_SYSTEM = re.compile(r"(^|;)\s*System:\s*custom\b", re.I)   # tau2_bench's submission_type custom
-BASH_ONLY = "swebench_bash_only"
-# Sources whose rows' identity depends on the benchmark too (elsewhere on the name and tag alone).
-BENCHMARK_DEPENDENT_SOURCES = frozenset({"swebench"})
-# Sources whose every row is an agent system named with its models' `Model:` tags.
-SYSTEM_SOURCES = frozenset({"terminal_bench"})
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """A source's `NamingRules` with its regexes compiled (once per distinct rules)."""
+
+    variants: tuple[tuple[re.Pattern, str], ...]
+    system_name: re.Pattern | None
+    system_tag: re.Pattern | None
+
+
+@lru_cache(maxsize=None)
+def _compiled(rules: NamingRules) -> _Compiled:
+    return _Compiled(tuple((re.compile(p, re.I), attr) for p, attr in rules.variants),
+                     re.compile(rules.system_name) if rules.system_name else None,
+                     re.compile(rules.system_tag, re.I) if rules.system_tag else None)
 
 
 @dataclass(frozen=True)
@@ -118,15 +85,15 @@ class Identity:
     underlying: str | None
 
 
-def split_variant(source: str, name: str, bare_ok: Callable[[str, str], bool] = lambda base, suffix: True
+def split_variant(naming: NamingRules, name: str, bare_ok: Callable[[str, str], bool] = lambda base, suffix: True
                   ) -> tuple[str, str]:
-    """(base name, variant) by the source's rules; (name, '') when no marker applies.
+    """(base name, variant) by a source's rules; (name, '') when no marker applies.
 
     ``bare_ok(base, suffix)`` decides whether a bare effort suffix may be removed (see the
-    module docstring). ``split_variant('simple_evals', 'o3-high') == ('o3', 'effort=high')``.
+    module docstring). With simple-evals' rules, ``split_variant(rules, 'o3-high') == ('o3', 'effort=high')``.
     """
     base, parts = str(name).strip(), []
-    rules = SOURCE_RULES.get(source, ())
+    rules = _compiled(naming).variants
     changed = True
     while changed and rules:
         changed = False
@@ -135,7 +102,7 @@ def split_variant(source: str, name: str, bare_ok: Callable[[str, str], bool] = 
             if not m or m.start() == 0:
                 continue
             value, stem = m.group(1).lower(), base[:m.start()].rstrip()
-            if attr == "bare_effort":
+            if attr == BARE_EFFORT:
                 if not bare_ok(stem, value):
                     continue
                 attr = "effort"
@@ -146,7 +113,7 @@ def split_variant(source: str, name: str, bare_ok: Callable[[str, str], bool] = 
     return base, "; ".join(parts)
 
 
-_BARE = re.compile(rf"^(.*)-({_EFFORT})$", re.I)
+_BARE = re.compile(rf"^(.*)-({EFFORT})$", re.I)
 
 
 def _bare_evidence(names) -> dict[str, set[str]]:
@@ -174,27 +141,24 @@ def model_tags(tags: str | None) -> list[str]:
     return out
 
 
-def identify(source: str, benchmark: str, name: str, tags: str | None, resolve: Callable[[str], str | None],
+def identify(naming: NamingRules, benchmark: str, name: str, tags: str | None, resolve: Callable[[str], str | None],
              siblings: Mapping[str, set[str]] | None = None) -> Identity:
-    """The identity of one row. ``resolve(name)`` is the registry lookup (None: unknown);
-    ``siblings``: the bare-suffix evidence of the row's snapshot (``_bare_evidence``)."""
+    """The identity of one row by its source's rules. ``resolve(name)`` is the registry lookup
+    (None: unknown); ``siblings``: the bare-suffix evidence of the row's snapshot (``_bare_evidence``)."""
     def canonical(n: str) -> str:
         return resolve(n) or n
 
-    if source == "swebench":
+    rules = _compiled(naming)
+    if naming.systems:   # agent systems named with their models' `Model:` tags
         named = model_tags(tags)
-        if benchmark == BASH_ONLY:
+        if benchmark in naming.model_run_benchmarks:   # every model in the same minimal agent: model runs
             if len(named) == 1:
                 return Identity(canonical(named[0]), "", MODELS, None)
             return Identity(canonical(str(name).strip()), "", MODELS, None)
-        under = canonical(named[0]) if len(named) == 1 else None
-        return Identity(str(name).strip(), "", SYSTEMS, under)
-    if source in SYSTEM_SOURCES:
-        named = model_tags(tags)
         return Identity(str(name).strip(), "", SYSTEMS, canonical(named[0]) if len(named) == 1 else None)
-    if source in ("aider_polyglot", "aider_edit") and _AIDER_PAIR.search(str(name)):
+    if rules.system_name is not None and rules.system_name.search(str(name)):   # a pair of models
         return Identity(str(name).strip(), "", SYSTEMS, None)
-    if source == "tau2_bench" and isinstance(tags, str) and _CUSTOM_SYSTEM.search(tags):   # a custom scaffold
+    if rules.system_tag is not None and isinstance(tags, str) and rules.system_tag.search(tags):   # its own scaffold
         return Identity(str(name).strip(), "", SYSTEMS, None)
     direct = resolve(name)
     if direct is not None:
@@ -205,15 +169,16 @@ def identify(source: str, benchmark: str, name: str, tags: str | None, resolve: 
         seen = (siblings or {}).get(alias_key(base), set())
         return len(seen - {suffix}) > 0
 
-    base, variant = split_variant(source, name, bare_ok)
+    base, variant = split_variant(naming, name, bare_ok)
     return Identity(canonical(base), variant, MODELS, None)
 
 
-def identify_frame(rows: pd.DataFrame, alias_table: Mapping[str, str]) -> pd.DataFrame:
+def identify_frame(rows: pd.DataFrame, alias_table: Mapping[str, str], naming: Mapping[str, NamingRules]
+                   ) -> pd.DataFrame:
     """``identify`` over a frame of source, benchmark, model_raw, optional model_tag and snapshot_id.
 
     ``alias_table``: ``{alias_key(name): canonical id}`` (registry.alias_map or the DB's
-    aliases). The bare-suffix evidence is gathered per (source, snapshot_id): the names one
+    aliases); ``naming``: each source's rules (a source without an entry has none). The bare-suffix evidence is gathered per (source, snapshot_id): the names one
     snapshot lists, whatever the benchmark. Returns model, variant, population, underlying
     aligned with ``rows``.
     """
@@ -232,7 +197,7 @@ def identify_frame(rows: pd.DataFrame, alias_table: Mapping[str, str]) -> pd.Dat
                          "snap": snaps.fillna(-1).to_numpy(dtype=object)})
     codes = keys.groupby(list(keys.columns), sort=False, dropna=False).ngroup().to_numpy()
     first = keys.drop_duplicates(keep="first")
-    out = [identify(src, bench, raw, tag, resolve, evidence.get((src, snap)))
+    out = [identify(naming.get(src, NO_RULES), bench, raw, tag, resolve, evidence.get((src, snap)))
            for src, bench, raw, tag, snap in first.itertuples(index=False, name=None)]
     cols = {name: np.array([getattr(i, name) for i in out] or [None], dtype=object)[codes] if len(codes) else []
             for name in ("model", "variant", "population", "underlying")}

@@ -10,6 +10,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported on first use: `SOURCES` alone (the CLI's help) needs no pandas
+    from common.naming import NamingRules
     from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
 
 # One line per source. Adding a leaderboard: write scrapers/<name>.py, add its name here.
@@ -52,6 +53,12 @@ def get(name: str) -> Scraper:
     return classes[0]()
 
 
+def naming_rules() -> dict[str, NamingRules]:
+    """Every source's naming rules (`Scraper.NAMING`), by source name: what the jobs hand to
+    registry.identity through storage (neither imports scrapers)."""
+    return {n: get(n).NAMING for n in SOURCES}
+
+
 def enabled_sources() -> list[str]:
     """Sources collected live by `benchwatch run` (those with production URLs)."""
     return [n for n in SOURCES if get(n).enabled and get(n).urls]
@@ -65,4 +72,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["SOURCES", "get", "enabled_sources", "Scraper", "ScrapeError", "ParsedSnapshot"]
+__all__ = ["SOURCES", "get", "naming_rules", "enabled_sources", "Scraper", "ScrapeError", "ParsedSnapshot"]

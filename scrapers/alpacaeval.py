@@ -40,6 +40,7 @@ import pandas as pd
 from scrapers._cells import number_cells, percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing
+from scrapers.cases import Case, Has, S, snap
 
 ALPACAEVAL_SIZE = 805
 V1_FILE = "alpaca_eval_gpt4_leaderboard.csv"
@@ -164,3 +165,49 @@ class AlpacaevalScraper(Scraper):
         if n_excluded:
             self.warn(parsed, f"{where}: {n_excluded} adversarial/dev entr(y/ies) stored but excluded from statistics")
         return pd.concat(frames, ignore_index=True)
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("alpacaeval/weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", scores=10,
+             benchmarks=frozenset({"alpacaeval_2_lc", "alpacaeval_2"}), spots=(
+                 S(benchmark="alpacaeval_2_lc", model="SelfMoA_gemma-2-9b-it-WPO-HB")(
+                     score=0.7853928111481099, stderr=0.003042788133382446, n_items=805, excluded_reason=""),
+                 S(benchmark="alpacaeval_2_lc", model="NullModel")(score=0.8645780691307947,
+                                                                  excluded_reason=Has("adversarial")),
+                 S(benchmark="alpacaeval_2", model="gpt4_gamed")(excluded_reason=Has("adversarial")),
+                 S(benchmark="alpacaeval_2_lc", model="gpt4_gamed")(stderr=None),
+                 S(benchmark="alpacaeval_2", model="gpt4_1106_preview_verbose")(excluded_reason=Has("dev")),
+                 S(benchmark="alpacaeval_2", model="alpaca-7b_concise")(n_items=804),
+                 S(benchmark="alpacaeval_2", model="NullModel")(stderr=0.009090102449662572),
+             )),
+        Case("alpacaeval/weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", replay="weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", scores=13,
+             aux=(("alpaca_eval_gpt4_leaderboard.csv", "alpacaeval/alpaca_eval_gpt4_leaderboard.csv"),),
+             id="fix:alpacaeval/v2-with-v1-aux", spots=(
+                 S(benchmark="alpacaeval_1", model="gpt4_turbo")(score=0.9769900497512438, stderr=0.005104849118311993,
+                                                                n_items=804, is_reference=False),
+                 # AlpacaEval 1's reference model against itself: 50 %, stderr 0, 805 draws -> never in a top k
+                 S(benchmark="alpacaeval_1", model="text_davinci_003")(score=0.5, stderr=0.0, is_reference=True),
+             )),
+        Case("alpacaeval/alpacaeval_v2_2024-01-09.csv", scores=3, benchmarks=frozenset({"alpacaeval_2"}),
+             warnings=("length_controlled_winrate",), spots=(
+                 S(model="GPT-4 Turbo")(score=0.5, is_reference=True), S(model="GPT-4")(n_items=805, is_reference=False),
+             )),
+        Case("alpacaeval/alpacaeval_v2_2024-12-27.csv", scores=8,
+             rejects=2, spots=(   # 'GPT 3.5 Turbo (06/13)' is listed twice
+                 S(benchmark="alpacaeval_2_lc", model="NullModel (adversarial)")(excluded_reason=Has("adversarial")),
+                 S(benchmark="alpacaeval_2", model="GPT-4 (Adversarial)")(excluded_reason=Has("adversarial")),
+             )),
+        Case("alpacaeval/alpacaeval_v1_2024-05-17.csv", scores=3, benchmarks=frozenset({"alpacaeval_1"}),
+             spots=(S(model="GPT-4 Preview (11/06)")(score=0.9769900497512438),)),
+        snap("alpacaeval/alpacaeval_v1_2024-05-17.csv", 102, rejects=0, spots=(
+            S(benchmark="alpacaeval_1", model="XwinLM 70b V0.3", setting="")(score=0.97636815920398),)),
+        snap("alpacaeval/alpacaeval_v2_2024-01-09.csv", 11, rejects=0, spots=(
+            S(benchmark="alpacaeval_2", model="Yi 34B Chat", setting="")(score=0.293171781590625),)),
+        snap("alpacaeval/alpacaeval_v2_2024-12-27.csv", 420, rejects=2),
+        snap("alpacaeval/alpacaeval_v2_src_with_stderr_2024-06-26.csv", 366, rejects=0, spots=(
+            S(benchmark="alpacaeval_2_lc", model="Together-MoA", setting="")(score=0.6537996976852163),)),
+        snap("alpacaeval/alpacaeval_v2_src_with_stderr_2024-12-28.csv", 446, rejects=0, spots=(
+            S(benchmark="alpacaeval_2_lc", model="gpt4_1106_preview", setting="")(score=0.5, is_reference=True),
+            S(benchmark="alpacaeval_2", model="gpt4_1106_preview", setting="")(stderr=0.0, is_reference=True),
+            S(benchmark="alpacaeval_2_lc", model="Together-MoA", setting="")(is_reference=False))),
+    )

@@ -36,6 +36,7 @@ import pandas as pd
 
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing, parse_date, parse_number, slug
+from scrapers.cases import Case, Has, S, snap
 
 # (version, split slug) -> tasks in that split, as ARC Prize states them
 SPLIT_TASKS: dict[tuple[int, str], int] = {
@@ -179,6 +180,42 @@ class ArcAgiScraper(Scraper):
                 evaluations.append({"datasetId": d, "modelId": model, "score": rec[f"{d}_Score"],
                                     "costPerTask": rec.get(f"{d}_Cost_Per_Task"), "display": rec.get("display")})
         return evaluations, models
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        # 28 evaluations of 10 models -> 28 score + 24 cost rows; o3-high and Gemini 2.5 hidden (display: false)
+        Case("arc_agi/evaluations.json", replay="evaluations.json", aux=(("models.json", "arc_agi/models.json"),
+                                                        ("datasets.json", "arc_agi/datasets.json")),
+             scores=52, rejects=0, models=9, excluded=8, spots=(
+                 S(benchmark="arc_agi", model="R1", table_version="semi_private")(
+                     score=0.158, n_items=100, model_release_date="2025-01-22", is_reference=False),
+                 S(benchmark="arc_agi_2", model="R1", table_version="public_eval")(score=0.003, n_items=120),
+                 S(benchmark="arc_agi_2_cost_per_task", model="R1", table_version="semi_private")(score=0.08,
+                                                                                                 metric="cost_usd"),
+                 S(benchmark="arc_agi", model="2025_human_panel", table_version="semi_private")(score=0.98,
+                                                                                               is_reference=True),
+                 S(benchmark="arc_agi", model="o3-high", table_version="semi_private")(
+                     score=0.875, excluded_reason=Has("display: false")),
+                 S("models", model="ARChitects")(release_date="2024-11-03", org="ARC Prize 2024"))),
+        # the later layout: one object, model fields inline, `cost` for costPerTask, an ARC-AGI-3 split
+        Case("arc_agi/evaluations_later_layout.json", scores=9, rejects=0, spots=(
+            S(benchmark="arc_agi_2", model="gpt-5-2-high", table_version="semi_private")(
+                score=0.529, model_release_date="2025-12-11"),
+            S(benchmark="arc_agi_2_cost_per_task", model="gpt-5-2-high")(score=1.39),
+            S(benchmark="arc_agi_3", model="gpt-5-2-high", table_version="public_preview")(score=0.125, n_items=None),
+            S(benchmark="arc_agi_2", model="human_panel")(is_reference=True))),
+        # 89 evaluations + 85 numeric costs; 6 hidden (display: false), 2 of them with a cost
+        snap("arc_agi/arc_agi_evaluations_2025-04-16.json", 174, rejects=0, models=30, excluded=8,
+             aux=(("models.json", "arc_agi/arc_agi_models_2025-04-16.json"),
+                  ("datasets.json", "arc_agi/arc_agi_datasets_2025-04-16.json"),
+                  ("providers.json", "arc_agi/arc_agi_providers_2025-04-16.json")), spots=(
+                 S(benchmark="arc_agi", model="o3-low", table_version="semi_private")(score=0.757),
+                 S(benchmark="arc_agi_2", model="ARChitects", table_version="semi_private")(score=0.025))),
+        # the wide CSV export; gpt-4o's v1 semi-private cell is 4.500 (a percent in a 0-1 column): rejected
+        snap("arc_agi/arc_agi_leaderboard_2025-04-14.csv", 151, rejects=1, models=27, spots=(
+            S(benchmark="arc_agi", model="ARChitects", table_version="semi_private")(score=0.56,
+                                                                                      model_release_date="2024-11-03"),)),
+    )
 
 
 def _raw(value: Any) -> str | None:

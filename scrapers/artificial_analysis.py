@@ -38,8 +38,10 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from common.naming import BARE_EFFORT, EFFORT, NamingRules
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing, parse_date, slug
+from scrapers.cases import Absent, Case, Has, S, snap
 
 PROPORTION, INDEX = "proportion", "index"
 # AA evaluation key -> (benchmark id, metric, table_version, n_items stated here or None)
@@ -79,6 +81,9 @@ def evaluation_target(key: str) -> tuple[str, str, str, int | None] | None:
 
 class ArtificialAnalysisScraper(Scraper):
     name = "artificial_analysis"
+    # its slugs: gpt-5-4-nano-medium, claude-sonnet-4-6-non-reasoning-low-effort
+    NAMING = NamingRules(variants=((rf"-({EFFORT})-effort$", "effort"), (r"-(non-reasoning|reasoning)$", "mode"),
+                                   (rf"-({EFFORT})$", BARE_EFFORT)))
     urls = ("https://artificialanalysis.ai/api/v2/data/llms/models",)
     min_rows = 50    # the April 2026 payloads list 445 and 479 models
     secret = "ARTIFICIAL_ANALYSIS_API_KEY"
@@ -158,3 +163,34 @@ class ArtificialAnalysisScraper(Scraper):
         parsed.models = pd.DataFrame(model_rows).drop_duplicates("model")
         parsed.meta["deprecated"] = sum(1 for m in models if m.get("deprecated") is True)
         return parsed
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        # the API's documented shape (hand-written: untested against the live service); 6 models x 10
+        # evaluations, one null (aime), one key the parser does not know (kept under its name, warned)
+        Case("artificial_analysis/models_api.json", scores=60, rejects=0, models=6,
+             meta={"layout": "api"}, warnings=("a_new_eval",), spots=(
+                 S(benchmark="gpqa_diamond", model="o3-mini")(score=0.748, metric="proportion", table_version="",
+                                                              model_release_date="2025-01-31"),
+                 S(benchmark="aa_math_index", model="deepseek-r1")(score=82.7, metric="index"),
+                 S(benchmark="aime_2025", model="gpt-4o")(score=0.15),
+                 S(benchmark="a_new_eval", model="llama-3-3-instruct-70b")(score=0.512, metric="proportion"),
+                 Absent(dict(benchmark="aime_2025", model="llama-3-3-instruct-70b")),
+                 S("models", model="claude-3-7-sonnet-thinking")(org="Anthropic", release_date="2025-02-24"))),
+        # the public page's payload (public-web-v1), 6 models of the 2026-04-30 copy
+        Case("artificial_analysis/llms_page_payload.json", scores=82, rejects=0, models=6,
+             excluded=1, meta={"layout": "page_payload", "parser_version": "public-web-v1", "deprecated": 1}, spots=(
+                 S(benchmark="tau2_bench_telecom", model="gemini-3-1-pro-preview")(score=0.956, table_version="",
+                                                                                   n_items=None),
+                 S(benchmark="aa_intelligence_index", model="r1-1776")(excluded_reason=Has("estimated"), metric="index"),
+                 S(benchmark="aa_omniscience", model="gpt-5-nano-medium")(score=-24.883, metric="index"),
+                 S(benchmark="gpqa_diamond", model="mimo-v2-5-0424")(score=0.849, model_release_date=None),
+                 S("models", model="gpt-5-5-high")(release_date="2026-04-23", org="OpenAI", open_weights=False))),
+        # every non-null evaluation value but the *_is_estimated flags; 120 estimated intelligence indexes
+        snap("artificial_analysis/artificial_analysis_llms_2026-04-10.json", 5523, rejects=0,
+             models=445, excluded=120, spots=(
+                 S(benchmark="gpqa_diamond", model="gemini-3-1-pro-preview")(score=0.941, model_release_date="2026-02-19"),)),
+        snap("artificial_analysis/artificial_analysis_llms_2026-04-30.json", 6033, rejects=0,
+             models=479, excluded=120, spots=(
+                 S(benchmark="gpqa_diamond", model="gemini-3-1-pro-preview")(score=0.941),)),
+    )

@@ -1,7 +1,7 @@
 """The scraper contract: a source declares its name and URLs and implements a pure ``parse``.
 
-Everything shared lives here: the result type (`ParsedSnapshot`), the error type
-(`ScrapeError`), and the checks every parse result goes through before storage
+Everything shared lives here: the result type (`ParsedSnapshot`, declared in
+`common.snapshot`, which storage imports too), the error type (`ScrapeError`), and the checks every parse result goes through before storage
 (mandatory columns, row floors, metric ranges, in-batch duplicate keys). Fetching over
 HTTP lives in `scrapers.http`; the scraper modules never touch the network or DuckDB.
 """
@@ -12,7 +12,6 @@ import csv as _csv
 import io
 import json as _json
 import logging
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence, TypeVar, overload
 from urllib.parse import urlparse
@@ -20,54 +19,18 @@ from urllib.parse import urlparse
 import numpy as np
 import pandas as pd
 
+from common.naming import NO_RULES, NamingRules
+from scrapers.cases import Case
+from common.checks import (REASON_BAD_CI, REASON_DUPLICATE, REASON_PERCENT_IN_PROPORTIONS,  # noqa: F401
+                           SCORE_CHECKS, SCORE_UNIQUE, bad_counts, json_fragments, mask, reason_bad_n_items,
+                           reason_bad_stderr, reason_missing, reason_out_of_range, reason_unknown_metric, reasons,
+                           reject_rows_json)
+from common.snapshot import (ITEM_COLUMNS, MANDATORY_SCORE_COLUMNS, MODEL_COLUMNS, N_ITEMS_MAX,  # noqa: F401
+                             SCORE_COLUMNS, ParsedSnapshot, conform, empty_frame)
 from scrapers.normalize import METRIC_RANGES
 
 log = logging.getLogger("benchwatch.scrapers")
 T = TypeVar("T")
-
-# Columns of ParsedSnapshot.scores. Mandatory ones must be non-null on every kept row.
-SCORE_COLUMNS: dict[str, str] = {
-    "benchmark": "str",          # canonical benchmark id or the page's own name (mapped later)
-    "model": "str",              # the model name as the page states it (mapped through aliases at store time)
-    "setting": "str",            # what distinguishes two rows of one model on one benchmark ('' if nothing)
-    "score": "float64",          # normalized: proportion in [0, 1] for metric 'proportion'
-    "raw_value": "str",          # the cell as the page had it
-    "metric": "str",             # a key of scrapers.normalize.METRIC_RANGES
-    "stderr": "float64",         # published standard error, same unit as score (NaN if none)
-    "ci_low": "float64",         # published CI bounds, same unit as score (NaN if none)
-    "ci_high": "float64",
-    "n_items": "Int64",          # test-set size the score is a mean over (NA if unknown)
-    "model_release_date": "datetime64[us]",   # as the page states it (NaT if none)
-    "knowledge_cutoff": "datetime64[us]",     # as the page states it (NaT if none)
-    "evaluated_at": "datetime64[us]",         # run/submission date if the page has one
-    "excluded_reason": "str",    # non-empty: stored but kept out of statistics (e.g. adversarial rows)
-    "model_tag": "str",          # the models an agent system names, as the page tags them ('Model: a; Model: b')
-    "table_version": "str",      # version / release / board within the source that makes another question set ('' none)
-    "is_reference": "boolean",   # a reference / baseline row: stored and shown, never in a top k
-    "reported_by": "str",        # who produced the number when not the leaderboard's own run ('vendor'); NULL = the board
-}
-MANDATORY_SCORE_COLUMNS = ("benchmark", "model", "score", "metric")
-N_ITEMS_MAX = 2**31 - 1          # scores.n_items is a 32-bit INTEGER column
-
-ITEM_COLUMNS: dict[str, str] = {
-    "benchmark": "str",
-    "model": "str",
-    "item_id": "str",
-    "item_date": "datetime64[us]",   # the item's creation / contest date
-    "difficulty": "str",
-    "platform": "str",
-    "score": "float64",              # pass fraction for this item, in [0, 1]
-}
-
-MODEL_COLUMNS: dict[str, str] = {
-    "model": "str",
-    "org": "str",
-    "release_date": "datetime64[us]",
-    "knowledge_cutoff": "datetime64[us]",
-    "provenance": "str",   # vendor_doc | model_card | leaderboard | inferred | listing
-    "open_weights": "boolean",
-}
-
 
 class ScrapeError(Exception):
     """A response that cannot be turned into trustworthy rows. Always names the source."""
@@ -77,44 +40,6 @@ class ScrapeError(Exception):
         super().__init__(f"[{source}] {reason}")
         self.source = source
         self.reason = reason
-
-
-@dataclass
-class ParsedSnapshot:
-    """What one response of one source says, normalized, before name mapping and storage."""
-
-    source: str
-    scores: pd.DataFrame = field(default_factory=lambda: empty_frame(SCORE_COLUMNS))
-    items: pd.DataFrame = field(default_factory=lambda: empty_frame(ITEM_COLUMNS))
-    models: pd.DataFrame = field(default_factory=lambda: empty_frame(MODEL_COLUMNS))
-    rejects: pd.DataFrame = field(default_factory=lambda: pd.DataFrame({"row": pd.Series(dtype="str"), "reason": pd.Series(dtype="str")}))
-    warnings: list[str] = field(default_factory=list)
-    meta: dict = field(default_factory=dict)
-
-
-def empty_frame(columns: Mapping[str, str]) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in columns.items()})
-
-
-def conform(df: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
-    """Add missing optional columns as nulls, order columns, and coerce dtypes."""
-    out = pd.DataFrame(index=df.index)
-    for col, dtype in columns.items():
-        if col in df.columns:
-            s = df[col]
-        else:
-            s = pd.Series([None] * len(df), index=df.index, dtype="object")
-        if dtype.startswith("datetime"):
-            s = pd.to_datetime(s, errors="coerce", utc=True).dt.tz_localize(None).astype(dtype)
-        elif dtype == "str":
-            s = s.astype("object").where(s.notna(), None)
-            s = s.map(lambda v: None if v is None else str(v)).astype("object")
-        elif dtype == "boolean":
-            s = s.astype("boolean")
-        else:
-            s = pd.to_numeric(s, errors="coerce").astype(dtype)
-        out[col] = s
-    return out.reset_index(drop=True)
 
 
 _NO_ALIAS_LOADER: Any = None
@@ -157,6 +82,11 @@ class Scraper:
     # The share of a table's rows a new snapshot may drop before the shrink guard holds it
     # (storage.ingest.SHRINK_MAX_DROP when None); raise it only for a board that prunes on purpose.
     shrink_max_drop: ClassVar[float | None] = None
+    # How the page names a row's model (variant markers, agent systems): data that registry.identity
+    # applies (common.naming); handed down with the rows and by `scrapers.naming_rules()`.
+    NAMING: ClassVar[NamingRules] = NO_RULES
+    # What parsing declared files must give (scrapers/cases.py): set at the end of each class
+    CASES: ClassVar[tuple[Case, ...]] = ()
     parser_version: ClassVar[int] = 1    # bump when parse output changes for the same bytes
     enabled: ClassVar[bool] = True       # collected by `benchwatch run` by default
     produces: ClassVar[str] = "scores"   # "scores", "models" (metadata sources) or "releases" (a release list)
@@ -377,64 +307,19 @@ class Scraper:
         except Exception as exc:  # a parser crash on changed input is a clear ScrapeError, not a traceback
             raise self.error(f"could not parse response: {type(exc).__name__}: {exc}") from exc
         parsed.source = self.name
+        parsed.shrink_max_drop = self.shrink_max_drop
+        parsed.naming = self.NAMING
         parsed.warnings[:0] = [w for w in self.__dict__.pop("_text_warnings", []) if w not in parsed.warnings]
         return validate(self.name, parsed, min_rows=self.min_rows, produces=self.produces)
 
 
-def bad_counts(values: pd.Series) -> pd.Series:
-    """Non-missing `n_items` cells that are not a whole number in [1, N_ITEMS_MAX] (the DB column is INTEGER)."""
-    present = values.notna() & ~values.map(lambda v: isinstance(v, str) and not v.strip())
-    n = pd.to_numeric(values, errors="coerce").astype("float64")
-    ok = np.isfinite(n) & (n >= 1) & (n <= N_ITEMS_MAX) & (np.floor(n) == n)
-    return present & ~ok
-
-
-# The reasons a score row is rejected for, in the order `validate` checks them (a row gets the
-# first that applies). One definition: the CSV ingest that validates in SQL (storage.csv_ingest)
-# words its rejects with the same functions.
-def reason_missing(columns) -> str:
-    return "missing mandatory field(s): " + ", ".join(columns)
-
-
-def reason_unknown_metric(metric: str) -> str:
-    return f"unknown metric kind {metric!r}"
-
-
-def reason_out_of_range(score: float, metric: str) -> str:
-    return f"score {score!r} outside the range of metric {metric!r} {METRIC_RANGES[metric]}"
-
-
-def reason_bad_n_items(value: str) -> str:
-    return f"n_items {value} is not a whole number in [1, {N_ITEMS_MAX}]"
-
-
-def reason_bad_stderr(value: float) -> str:
-    return f"stderr {value!r} is negative, not finite or wider than its metric's range"
-
-
-REASON_BAD_CI = "CI bound not finite"
-REASON_PERCENT_IN_PROPORTIONS = "a cell written with '%' in a column whose other values are proportions (0-1)"
-REASON_DUPLICATE = "duplicate (benchmark, model, setting) in one response; first row kept"
-
-
-def reject_rows_json(rows: pd.DataFrame) -> list[str]:
-    """The `rejects.row_json` of conformed score rows: one JSON object per row (pandas' writer)."""
-    shown = rows.drop(columns=[c for c in rows.columns if c.startswith("_")])
-    return shown.to_json(orient="records", lines=True, date_format="iso").splitlines()
-
-
-def json_fragments(values: pd.Series) -> list[str]:
-    """Each value as `reject_rows_json` writes it inside a row (the same writer on a column of the
-    same dtype), for callers that assemble the row JSON themselves."""
-    if not len(values):
-        return []
-    lines = values.to_frame("v").to_json(orient="records", lines=True, date_format="iso").splitlines()
-    return [line[len('{"v":'):-1] for line in lines]
+# The pandas names of the inputs the checks derive from a row (common.checks.DERIVED).
+DERIVED_COLUMNS = {"lo": "_lo", "hi": "_hi", "bad_n": "_bad_n", "n_cell": "_n_cell"}
 
 
 def conformed_scores(frame: pd.DataFrame) -> pd.DataFrame:
     """Score rows as `validate` checks them: conformed to SCORE_COLUMNS, an unusable `n_items`
-    set to NULL and flagged (`_bad_n`, `_bad_n_value`), text defaults filled. A parser that
+    set to NULL and flagged (`_bad_n`, its cell in `_n_cell`), text defaults filled. A parser that
     rejects rows itself words their `rejects` JSON from this frame (`reject_rows_json`)."""
     raw = frame.reset_index(drop=True)
     bad_n = bad_counts(raw["n_items"]) if "n_items" in raw.columns else pd.Series(False, index=raw.index)
@@ -444,9 +329,9 @@ def conformed_scores(frame: pd.DataFrame) -> pd.DataFrame:
         raw["n_items"] = raw["n_items"].astype("object").where(~bad_n, None)
     scores = conform(raw, SCORE_COLUMNS)
     scores["_bad_n"] = bad_n.to_numpy()
-    scores["_bad_n_value"] = None
+    scores["_n_cell"] = None
     if bad_n.any():
-        scores.loc[scores["_bad_n"], "_bad_n_value"] = [str(v) for v in bad_n_values]
+        scores.loc[scores["_bad_n"], "_n_cell"] = [str(v) for v in bad_n_values]
     scores["setting"] = scores["setting"].fillna("")
     scores["excluded_reason"] = scores["excluded_reason"].fillna("")
     scores["table_version"] = scores["table_version"].fillna("")
@@ -465,37 +350,23 @@ def validate(source: str, parsed: ParsedSnapshot, *, min_rows: int, produces: st
     scores = conformed_scores(parsed.scores)
     rejects = [parsed.rejects] if len(parsed.rejects) else []
 
-    def move(mask: pd.Series, reason) -> None:
+    def move(rejected: pd.Series, reason) -> None:
         nonlocal scores
-        if mask.any():
-            bad = scores[mask]
-            reasons = reason(bad) if callable(reason) else [reason] * len(bad)
-            rejects.append(pd.DataFrame({"row": reject_rows_json(bad), "reason": list(reasons)}))
-            scores = scores[~mask].reset_index(drop=True)
+        if rejected.any():
+            bad = scores[rejected]
+            why = reason(bad) if callable(reason) else [reason] * len(bad)
+            rejects.append(pd.DataFrame({"row": reject_rows_json(bad), "reason": list(why)}))
+            scores = scores[~rejected].reset_index(drop=True)
 
-    missing = scores[list(MANDATORY_SCORE_COLUMNS)].isna().any(axis=1)
-    move(missing, lambda b: [reason_missing(c for c in MANDATORY_SCORE_COLUMNS if pd.isna(r[c]))
-                             for _, r in b.iterrows()])
-    unknown_metric = ~scores["metric"].isin(list(METRIC_RANGES))
-    move(unknown_metric, lambda b: [reason_unknown_metric(m) for m in b["metric"]])
-    lo = scores["metric"].map(lambda m: METRIC_RANGES[m][0]).astype("float64")
-    hi = scores["metric"].map(lambda m: METRIC_RANGES[m][1]).astype("float64")
-    out_of_range = (scores["score"] < lo) | (scores["score"] > hi) | ~np.isfinite(scores["score"])
-    move(out_of_range, lambda b: [reason_out_of_range(s, m) for s, m in zip(b["score"], b["metric"])])
-    move(scores["_bad_n"], lambda b: [reason_bad_n_items(v) for v in b["_bad_n_value"]])
-    # a standard error wider than the metric's whole range (1e308 for a proportion) says nothing
-    width = scores["metric"].map(lambda m: METRIC_RANGES[m][1] - METRIC_RANGES[m][0]).astype("float64")
-    bad_se = scores["stderr"].notna() & ((scores["stderr"] < 0) | ~np.isfinite(scores["stderr"])
-                                         | (scores["stderr"] > width))
-    move(bad_se, lambda b: [reason_bad_stderr(v) for v in b["stderr"]])
-    bad_ci = pd.Series(False, index=scores.index)
-    for col in ("ci_low", "ci_high"):
-        bad_ci |= scores[col].notna() & ~np.isfinite(scores[col])
-    move(bad_ci, REASON_BAD_CI)
-    dup = scores.duplicated(["benchmark", "model", "setting", "table_version"], keep="first")
-    move(dup, REASON_DUPLICATE)
+    # the declared checks (common.checks), in order; the derived inputs are `_`-columns, left out of the JSON
+    lo_hi = scores["metric"].map(lambda m: METRIC_RANGES.get(m, (np.nan, np.nan)))
+    scores["_lo"] = lo_hi.map(lambda r: r[0]).astype("float64")
+    scores["_hi"] = lo_hi.map(lambda r: r[1]).astype("float64")
+    for check in SCORE_CHECKS:
+        move(mask(check, scores, DERIVED_COLUMNS), lambda b, c=check: reasons(c, b, DERIVED_COLUMNS))
+    move(scores.duplicated(list(SCORE_UNIQUE.key), keep="first"), SCORE_UNIQUE.reason)
 
-    parsed.scores = scores.drop(columns=["_bad_n", "_bad_n_value"])
+    parsed.scores = scores.drop(columns=list(DERIVED_COLUMNS.values()))
     parsed.items = conform(parsed.items, ITEM_COLUMNS)
     if len(parsed.items):
         bad_item = parsed.items["score"].isna() | (parsed.items["score"] < 0) | (parsed.items["score"] > 1)

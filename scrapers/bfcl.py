@@ -35,6 +35,7 @@ import pandas as pd
 from scrapers._cells import number_cells, percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing, slug
+from scrapers.cases import Absent, Case, S, snap
 
 IDENTITY = {"rank": "num", "model": "text", "model link": "url", "organization": "text", "license": "text"}
 NOT_SCORES = re.compile(r"^(latency|format sensitivity)", re.I)
@@ -181,3 +182,36 @@ class BfclScraper(Scraper):
         if not frames:
             raise self.error("no score columns with values")
         return pd.concat(frames, ignore_index=True)
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("bfcl/data_overall_2024-10-21.csv", no_benchmark_like="latency|rank|license|organization|link",
+             scores=4 * 24, spots=(   # 23 categories (composite all N/A) + overall + cost, no other N/A
+                 S(benchmark="bfcl_overall", model="GPT-4o-2024-08-06")(score=0.6219, setting="FC", raw_value="62.19%"),
+                 S(benchmark="bfcl_live_acc", model="GPT-4o-2024-08-06")(score=0.7543),
+                 S(benchmark="bfcl_cost_per_1k_function_calls", model="GPT-4-turbo-2024-04-09")(score=19.49,
+                                                                                               metric="cost_usd"),
+                 S(benchmark="bfcl_overall", model="Command-R-Plus")(setting="FC Original"),
+                 Absent({"benchmark": "bfcl_multi_turn_composite"}),       # all N/A
+             )),
+        Case("bfcl/data_overall_2025-12-16.csv", replay="data_overall.csv", no_benchmark_like="format_sensitivity", spots=(
+            S(benchmark="bfcl_overall", model="BitAgent-Bounty-8B")(setting=""),
+            S(benchmark="bfcl_overall", model="DeepSeek-V3.2-Exp")(setting="Prompt + Thinking"),
+            S(benchmark="bfcl_total_cost", model="Claude-Opus-4-5-20251101")(score=86.55, metric="cost_usd"),
+            S(benchmark="bfcl_web_search_acc", model="Claude-Opus-4-5-20251101")(score=0.845),
+        )),
+        Case("bfcl/data_v1v2_2024-08-14.csv", spots=(
+            S(benchmark="bfcl_overall", model="Claude-3.5-Sonnet-20240620", setting="Prompt")(score=0.9053),
+            S(benchmark="bfcl_cost_per_1k_function_calls", model="Functionary-Medium-v3.1")(score=85.52),
+        )),
+        snap("bfcl/bfcl_data_overall_2024-10-21.csv", 1405, rejects=0, spots=(
+            S(benchmark="bfcl_overall", model="GPT-4o-2024-08-06", setting="FC")(score=0.6219),)),
+        snap("bfcl/bfcl_data_overall_2024-12-31.csv", 2087, rejects=0, spots=(
+            S(benchmark="bfcl_overall", model="watt-tool-70B", setting="FC")(score=0.7424),)),
+        snap("bfcl/bfcl_data_overall_2025-12-16.csv", 2834, rejects=0, spots=(
+            S(benchmark="bfcl_overall", model="Claude-Opus-4-5-20251101", setting="FC")(score=0.7747),)),
+        snap("bfcl/bfcl_data_v1v2_2024-03-20.csv", 264, rejects=0, spots=(
+            S(benchmark="bfcl_overall", model="GPT-4-1106-Preview", setting="FC")(score=0.8428),)),
+        snap("bfcl/bfcl_data_v1v2_2024-08-14.csv", 1269, rejects=0, spots=(
+            S(benchmark="bfcl_overall", model="Claude-3.5-Sonnet-20240620", setting="Prompt")(score=0.9053),)),
+    )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Mapping
+from typing import ClassVar, Mapping
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,7 @@ import pandas as pd
 from scrapers.base import (REASON_PERCENT_IN_PROPORTIONS, SCORE_COLUMNS, ParsedSnapshot, Scraper, bad_counts, conform,
                            conformed_scores, reason_unknown_metric, reject_rows_json)
 from scrapers.normalize import METRIC_RANGES, AmbiguousScale, clean_name, parse_date, percent_scale
+from scrapers.cases import Case, S
 
 REQUIRED = ("model", "benchmark", "score")
 # accuracy-like metrics whose unit the file does not declare (scale decided per benchmark)
@@ -97,6 +98,17 @@ class CsvScraper(Scraper):
         parsed.scores = out
         return parsed
 
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("csv/scores_proportion.csv", scores=3, benchmarks=frozenset({"gpqa_diamond"}), spots=(
+            S(model="GPT-5")(score=0.854, n_items=198, metric="proportion", stderr=None),
+        )),
+        Case("csv/scores_percent.csv", scores=5, spots=(   # percents: the whole column is on one scale
+            S(model="o3")(score=0.992, raw_value="99.2", evaluated_at="2025-04-16", knowledge_cutoff="2024-06-01"),
+            S(model="GLM-4.5")(score=0.982, model_release_date=None, knowledge_cutoff=None),
+        )),
+    )
+
 
 # --- the same reading, cell by distinct cell, for the CSV ingest that parses in DuckDB ------------
 # storage.csv_ingest reads the file with DuckDB's CSV reader (every cell as text) and validates
@@ -112,14 +124,6 @@ PLAIN_COUNT = r"^[0-9]{1,9}$"      # an n_items cell DuckDB may cast to INTEGER 
 # What the fast read cannot reproduce exactly: a quote with a space beside it (DuckDB drops the
 # spaces after a closing quote), NUL bytes (plain substring scans: a regex over 40 MB takes seconds).
 _QUOTE_BESIDE_SPACE = (b' "', b'\t"', b'" ', b'"\t')
-
-
-@dataclass(frozen=True)
-class CsvLayout:
-    """Where the columns this source reads are, by the header line (0-based cell positions)."""
-
-    n_cells: int
-    columns: dict[str, int]
 
 
 def native_layout(content: bytes) -> CsvLayout | None:
@@ -198,3 +202,24 @@ def name_table(cells: pd.Series) -> pd.DataFrame:
 
 def setting_table(cells: pd.Series) -> pd.DataFrame:
     return pd.DataFrame({"cell": cells, "setting": cells.str.strip()})
+
+
+@dataclass(frozen=True)
+class CsvLayout:
+    """Where the columns this source reads are, by the header line (0-based cell positions), and
+    how it reads a cell: the job hands both to `storage.csv_ingest` (storage never imports scrapers)."""
+
+    n_cells: int
+    columns: dict[str, int]
+
+    DATE_COLUMNS: ClassVar[tuple[str, ...]] = DATE_COLUMNS
+    PLAIN_DECIMAL: ClassVar[str] = PLAIN_DECIMAL
+    PLAIN_DECIMAL_MAX_LEN: ClassVar[int] = PLAIN_DECIMAL_MAX_LEN
+    PLAIN_COUNT: ClassVar[str] = PLAIN_COUNT
+    name_table = staticmethod(name_table)
+    setting_table = staticmethod(setting_table)
+    metric_table = staticmethod(metric_table)
+    date_table = staticmethod(date_table)
+    count_table = staticmethod(count_table)
+    score_numbers = staticmethod(score_numbers)
+    stderr_numbers = staticmethod(stderr_numbers)

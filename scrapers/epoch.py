@@ -47,9 +47,11 @@ from typing import Mapping
 
 import pandas as pd
 
+from common.naming import NamingRules
 from scrapers._cells import number_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import AmbiguousScale, clean_name, is_missing, parse_date, percent_scale
+from scrapers.cases import Case, Has, S, snap
 
 # Epoch's file stem -> canonical benchmark id, where they differ.
 BENCHMARK_IDS: dict[str, str] = {"swe_bench_verified": "swebench_verified", "swe_bench_bash_only": "swebench_bash_only",
@@ -120,6 +122,8 @@ def _column(df: pd.DataFrame, *names: str) -> str | None:
 
 class EpochScraper(Scraper):
     name = "epoch"
+    # `_thinking` and a trailing (<N>K thinking) are settings (Epoch's effort column is already `setting`)
+    NAMING = NamingRules(variants=((r"_(thinking)$", "effort"), (r"\s*\((\d+K thinking)\)$", "effort")))
     urls = ("https://epoch.ai/data/benchmark_data.zip",)
     min_rows = 20   # the smallest CSV (swe_bench_verified, 2026-03) has 24 runs
 
@@ -274,3 +278,55 @@ class EpochScraper(Scraper):
             out["table_version"] = EXTERNAL
             out["reported_by"] = EXTERNAL
         return out.reset_index(drop=True)
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("epoch/gpqa_diamond.csv", scores=4, benchmarks=frozenset({"gpqa_diamond"}), spots=(
+            S(model="gpt-5.4-mini-2026-03-17")(       # `_high` is an effort setting, not part of the model
+                score=0.8358585858585859, stderr=0.022274469189069883, model_release_date="2026-03-17",
+                evaluated_at="2026-04-15 14:03:19", setting="effort=high; run=AQF46S9hBhosKPEMy3fyB9"),
+            S(model="glm-4.7")(score=0.8333333333333334),     # the row after a multi-line note
+            S(model="grok-4-0709")(evaluated_at=None),
+        )),
+        Case("epoch/swe_bench_verified.csv", filename="epoch_swe_bench_verified_2026-04-19.csv", scores=3,
+             rejects=0, benchmarks=frozenset({"swebench_verified"}), spots=(
+                 S(model="claude-opus-4-6", setting="run=2hH2GAPUFaJR7pfVKhhicg")(score=0.7871900826446281),
+                 S(model="claude-opus-4-6", setting="run=aQiAg6mt8HPHXjKcJvax2d")(score=0.756198347107438),
+             )),
+        Case("epoch/epoch_capabilities_index.csv", scores=2, rejects=0,
+             benchmarks=frozenset({"epoch_capabilities_index"}), warnings=("3 of 5",), spots=(
+                 S(model="claude-3-5-sonnet-20240620")(score=130.0, metric="index", model_release_date="2024-06-20"),
+             )),
+        # Epoch's SWE-bench bash-only schema (issue 20: "missing column(s) mean_score or Best score"): the header
+        # as Epoch publishes it, rows typed from the SWE-bench bash-only board (2025-11-24 copy: resolved share,
+        # date, mini-SWE-agent release, folder, instance cost). `% Resolved` is a proportion.
+        Case("epoch/swe_bench_bash_only.csv", scores=4, rejects=0, benchmarks=frozenset({"swebench_bash_only"}),
+             warnings=("using '% Resolved'",), spots=(
+                 S(model="gemini-3-pro-preview")(score=0.742, model_release_date="2025-11-18", evaluated_at="2025-11-18",
+                                                 setting="agent=1.15.0; run=20251118_mini-v1.15.0_gemini-3-pro-preview-20251118",
+                                                 stderr=None, table_version="", reported_by=None),
+                 S(model="claude-opus-4-20250514")(score=0.676, evaluated_at="2025-08-02"),   # multi-line note
+                 S(model="gpt-5-2025-08-07")(score=0.65, setting=Has("effort=medium; agent=1.7.0")),
+             )),
+        # the same rows under another file name: the schema (its SWE-Agent column) decides the benchmark
+        Case("epoch/swe_bench_bash_only.csv", filename="benchmark_data.csv", scores=4,
+             benchmarks=frozenset({"swebench_bash_only"}), id="fix:epoch/bash-only-by-schema"),
+        # Another schema: `Model`, `Score` in percent with '%' signs, an `_external` member (third-party numbers,
+        # rows typed from simple-evals' "Other Models (Reported)" GPQA column): its own table, reported_by external.
+        Case("epoch/gpqa_diamond_external.csv", scores=4, rejects=0, benchmarks=frozenset({"gpqa_diamond"}),
+             spots=(
+                 S(model="Claude 3.5 Sonnet")(score=0.594, raw_value="59.4%", table_version="external",
+                                              reported_by="external", model_release_date="2024-06-20"),
+                 S(model="Gemini 1.5 Flash")(score=0.386),
+             )),
+        snap("epoch/epoch_epoch_capabilities_index_2026-03-12.csv", 283, rejects=0, spots=(
+            S(benchmark="epoch_capabilities_index", model="claude-3-5-sonnet-20240620", setting="")(score=130.0),)),
+        snap("epoch/epoch_epoch_capabilities_index_2026-04-19.csv", 348, rejects=0),
+        snap("epoch/epoch_gpqa_diamond_2026-04-19.csv", 157, rejects=0),
+        snap("epoch/epoch_otis_mock_aime_2024_2025_2026-04-19.csv", 130, rejects=0, spots=(
+            S(benchmark="otis_mock_aime_2024_2025", model="o3-2025-04-16")(score=0.8388888888888889),)),
+        snap("epoch/epoch_swe_bench_verified_2026-03-09.csv", 24, rejects=0),
+        snap("epoch/epoch_swe_bench_verified_2026-04-19.csv", 25, rejects=0, spots=(
+            S(benchmark="swebench_verified", model="gpt-5.3-codex", setting="effort=high; run=6w5buMbgeEqtRoE55cLZVv")(
+                score=0.7479338842975206),)),
+    )

@@ -26,6 +26,7 @@ import pandas as pd
 from scrapers._cells import percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing
+from scrapers.cases import Absent, Case, S, snap
 
 HUMANEVAL_TASKS = 164
 MBPP_PLUS_V020_TASKS = 378
@@ -105,3 +106,33 @@ class EvalplusScraper(Scraper):
             "metric": "proportion",
             "n_items": df["benchmark"].map(sizes).astype("Int64"),
         })
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("evalplus/results_2024-12-26.json", scores=10, rejects=0, spots=(
+            # Code-13B has null mbpp/mbpp+: no rows
+            Absent({"model": "Code-13B", "benchmark": "mbpp"}), Absent({"model": "Code-13B", "benchmark": "mbpp_plus"}),
+            S(benchmark="mbpp_plus", model="OpenCoder-8B-Instruct")(score=0.714, raw_value="71.4", n_items=378,
+                                                                      metric="proportion"),
+            S(benchmark="humaneval_plus", model="Code-13B")(score=0.524),
+            S(benchmark="humaneval", model="CodeGen-16B")(n_items=164),
+        )),
+        Case("evalplus/results_2024-04-18.json", scores=10,   # CodeGen2-16B: humaneval and humaneval_plus only
+             warnings=("MBPP+ version",), spots=(
+                 S(benchmark="mbpp_plus", model="Code-13B")(score=0.426),
+                 S(benchmark="mbpp", model="Code-13B")(n_items=None),
+                 S(benchmark="humaneval", model="Code-13B")(score=0.561),
+                 S(benchmark="humaneval_plus", model="CodeGen2-16B")(score=0.165),
+             )),
+        Case("evalplus/humaneval_2024-03-10.csv", scores=6,
+             benchmarks=frozenset({"humaneval", "humaneval_plus"}), spots=(
+                 S(benchmark="humaneval_plus", model="GPT-4 (May 2023)")(score=0.793),
+                 S(benchmark="humaneval", model="GPT-3.5-Turbo (Nov 2023)")(score=0.768),
+             )),
+        snap("evalplus/evalplus_2024-04-18.json", 342, rejects=0, spots=(
+            S(benchmark="humaneval_plus", model="Llama3-8B-instruct", setting="")(score=0.567),)),
+        snap("evalplus/evalplus_2024-12-26.json", 428, rejects=0, spots=(
+            S(benchmark="mbpp_plus", model="OpenCoder-8B-Instruct", setting="")(score=0.714),)),
+        snap("evalplus/evalplus_humaneval_2024-03-10.csv", 160, rejects=0, spots=(
+            S(benchmark="humaneval", model="GPT-4 (May 2023)", setting="")(score=0.884),)),
+    )

@@ -13,32 +13,31 @@ replays, is in `FetchResult.attempts`, so storage can record each one in `fetche
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import random
 import re
 import threading
 import time
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 from urllib.parse import urlsplit
 
 from common import redact
 from common.redact import redact_url
 from common.time import utcnow
 from scrapers.base import Scraper, ScrapeError
+from scrapers.fetch_result import Attempt, FetchResult, Status, _finish, _one_line, _refused  # noqa: F401
+from scrapers import files
+from scrapers.files import FileRefused, human_size, pseudo_file_system  # noqa: F401
 
 if TYPE_CHECKING:   # imported where a live fetch uses them: a replay (and `benchwatch run`'s start) needs neither
     import requests
 
 log = logging.getLogger("benchwatch.scrapers.http")
-
-Status = Literal["ok", "not_modified", "error"]
 
 DEFAULT_CONNECT_TIMEOUT = 10.0      # seconds to establish the TCP/TLS connection
 DEFAULT_READ_TIMEOUT = 60.0         # seconds of silence tolerated while reading
@@ -50,8 +49,15 @@ DEFAULT_POLITENESS_DELAY = 1.0      # minimum gap between two requests to the sa
 # The largest response (or file read by ingest / replay) accepted: the largest real leaderboard
 # is a few MB; past this a body is refused, never buffered whole.
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+
 CHUNK_SIZE = 64 * 1024
 RETRYABLE_STATUS = frozenset({408, 429}) | frozenset(range(500, 600))
+
+
+def read_capped(path: str | os.PathLike, max_bytes: int | None = None) -> bytes:
+    """A local file's bytes, at most `max_bytes` (default DEFAULT_MAX_BYTES, read at call time):
+    regular files only (`scrapers.files.read_capped`); raises FileRefused (one line) or OSError."""
+    return files.read_capped(path, DEFAULT_MAX_BYTES if max_bytes is None else max_bytes)
 
 
 def _package_version() -> str:
@@ -69,47 +75,6 @@ def user_agent() -> str:
 
 
 USER_AGENT = user_agent()
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One request (or one refusal / one replay read), as the `fetches` table records it.
-
-    `url` is redacted (`redact_url`) because it is stored and shown; `FetchResult.url` is the real one.
-    """
-
-    url: str
-    started_at: datetime
-    finished_at: datetime
-    http_status: int | None
-    bytes: int                      # body bytes received (decoded), 0 if none
-    error: str | None
-    status: Status
-
-
-@dataclass
-class FetchResult:
-    """The outcome of fetching one URL, after retries."""
-
-    url: str
-    file_name: str                  # `Scraper.file_name(url)`: the key of `aux` and of replay files
-    status: Status
-    http_status: int | None
-    content: bytes | None           # None unless status == "ok"
-    etag: str | None
-    last_modified: str | None
-    sha256: str | None              # hex digest of content
-    error: str | None
-    started_at: datetime
-    finished_at: datetime
-    attempts: list[Attempt] = field(default_factory=list)
-    unresolved: bool = False        # failed because the host name did not resolve (offline / DNS down)
-    discovered: bool = False        # named by the primary response (`Scraper.discover`): a failure is not the source's
-    not_recorded: bool = False      # replay only: the directory has no file for this URL (not a fetch)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
 
 
 # urllib3 logs every request line with its query string at DEBUG: its records are redacted
@@ -148,72 +113,6 @@ def url_refusal(url: str) -> str | None:
     return None
 
 
-class FileRefused(OSError):
-    """A local file that is not read: not a regular file, or larger than the size cap."""
-
-
-def read_capped(path: str | os.PathLike, max_bytes: int | None = None) -> bytes:
-    """A local file's bytes, at most `max_bytes` (default DEFAULT_MAX_BYTES, read at call time).
-
-    Reads at most max_bytes + 1 bytes, so /dev/zero or a multi-GB file never fills memory;
-    refuses anything but a regular file (devices, FIFOs, directories) before opening it for
-    reading. Raises FileRefused (one line) or OSError.
-    """
-    import stat
-    cap = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    p = Path(path)
-    pseudo = pseudo_file_system(p)
-    if pseudo:
-        raise FileRefused(f"{p} is in {pseudo}, not a saved response")
-    mode = p.stat().st_mode
-    if not stat.S_ISREG(mode):
-        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
-                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
-                else "not a regular file")
-        raise FileRefused(f"{p} is {kind}, not a regular file")
-    with open(p, "rb") as fh:
-        content = fh.read(cap + 1)
-    if len(content) > cap:
-        raise FileRefused(f"{p} is larger than the {human_size(cap)} size cap")
-    return content
-
-
-# Kernel pseudo file systems: their "files" are process state (/proc/self/environ holds the
-# environment's secrets), never a saved response.
-_PSEUDO_ROOTS = ("/proc", "/sys")
-
-
-def pseudo_file_system(path: str | os.PathLike) -> str | None:
-    """'/proc' or '/sys' when `path` (links followed) is on procfs or sysfs, else None."""
-    try:
-        real = Path(os.path.realpath(path))
-        dev = os.stat(real).st_dev
-    except OSError:
-        return None
-    for root in _PSEUDO_ROOTS:
-        if real == Path(root) or Path(root) in real.parents:
-            return root
-        try:
-            if os.stat(root).st_dev == dev:
-                return root
-        except OSError:
-            continue
-    return None
-
-
-def human_size(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.0f} KB"
-    return f"{n / (1024 * 1024):.1f} MB"
-
-
-def _one_line(text: str, limit: int = 300) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 class _AttemptFailed(Exception):
     """Internal: one attempt went wrong; `retryable` says whether trying again can help."""
 
@@ -226,24 +125,6 @@ class _AttemptFailed(Exception):
         self.nbytes = nbytes
         self.retry_after = retry_after
         self.unresolved = False          # the host name did not resolve (offline / DNS)
-
-
-def _finish(url: str, status: Status, attempts: list[Attempt], *, http_status: int | None = None,
-            content: bytes | None = None, etag: str | None = None, last_modified: str | None = None,
-            error: str | None = None, name: str | None = None) -> FetchResult:
-    return FetchResult(
-        url=url, file_name=name or Scraper.file_name(url), status=status, http_status=http_status,
-        content=content, etag=etag, last_modified=last_modified,
-        sha256=hashlib.sha256(content).hexdigest() if content is not None else None,
-        error=error, started_at=attempts[0].started_at,
-        finished_at=attempts[-1].finished_at, attempts=attempts)
-
-
-def _refused(url: str, source: str, reason: str, name: str | None = None) -> FetchResult:
-    now = utcnow()
-    log.error("[%s] %s", source, reason)
-    return _finish(url, "error", [Attempt(redact_url(url), now, now, None, 0, reason, "error")], error=reason,
-                   name=name)
 
 
 class Fetcher:

@@ -34,6 +34,7 @@ import pandas as pd
 from scrapers._markdown import MarkdownTable, link_urls, tables
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import parse_date, slug
+from scrapers.cases import Absent, Case, S, snap
 
 # vendor (slug of the Company column) -> hosts or host/path prefixes owned by the vendor
 VENDOR_HOSTS: dict[str, tuple[str, ...]] = {
@@ -135,3 +136,34 @@ class KnowledgeCutoffsScraper(Scraper):
         company = next((i for i, n in enumerate(names) if n in ("company", "organization", "vendor")), None)
         source = next((i for i, n in enumerate(names) if n.startswith("source")), None)
         return model, company, cutoffs, source
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("knowledge_cutoffs/readme_2026-05-04.md", models=9, unique_models=True,
+             all_missing=(("models", "release_date"),), warnings=("Qwen3",), spots=(
+            Absent({"model": "Qwen3"}, "models"),
+            S("models", model="GPT-4*")(knowledge_cutoff="2021-09-01", provenance="inferred"),     # Azure docs, not OpenAI's
+            S("models", model="GPT-4.1")(knowledge_cutoff="2024-06-01", provenance="vendor_doc"),  # via web.archive.org
+            S("models", model="Claude 2")(knowledge_cutoff="2023-01-01", provenance="inferred", org="Anthropic"),
+            S("models", model="Claude 4.5 Sonnet")(knowledge_cutoff="2025-07-01", provenance="vendor_doc"),
+            S("models", model="LLama-2-7B, 13B, 70B")(knowledge_cutoff="2023-07-01", provenance="inferred"),
+            S("models", model="LLama-3-7B")(knowledge_cutoff="2023-03-01", provenance="vendor_doc"),
+            S("models", model="Qwen2-7B-Instruct")(knowledge_cutoff="2023-01-01", provenance="inferred"),
+            S("models", model="Qwen2.5")(knowledge_cutoff="2023-12-01", provenance="inferred"),   # 'end of 2023'
+            S("models", model="o1")(org="OpenAI", release_date=None),
+        )),
+        Case("knowledge_cutoffs/readme_2024-11-14.md", models=2, spots=(
+            S("models", model="Gemini 1.0 Pro")(knowledge_cutoff="2023-02-01", provenance="vendor_doc"),
+            S("models", model="Gemini 1.5 Pro")(),
+        )),
+        snap("model_metadata/model_metadata_cutoff_dates_readme_2024-11-14.md", 0, models=39,
+             filename="README.md", unique_models=True, spots=(
+                 S("models", model="Claude 3.5 Sonnet")(knowledge_cutoff="2024-04-01"),
+                 S("models", model="LLama-2-7B,13B,70B")(knowledge_cutoff="2023-07-01"),
+                 S("models", model="Qwen2.5")(knowledge_cutoff="2023-12-01"))),
+        snap("model_metadata/model_metadata_cutoff_dates_readme_2026-05-04.md", 0, models=94,
+             filename="README.md", unique_models=True, spots=(
+                 S("models", model="Claude 4.6 Sonnet")(knowledge_cutoff="2026-01-01"),
+                 S("models", model="GPT-5")(knowledge_cutoff="2024-09-30"),
+                 S("models", model="QwQ-32B")(knowledge_cutoff="2024-11-28"))),
+    )

@@ -21,9 +21,11 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from common.naming import BARE_EFFORT, EFFORT, NamingRules
 from scrapers._cells import percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing, slug
+from scrapers.cases import Absent, Case, S, snap
 
 # Releases the site has served, newest first; production fetches RELEASES[0].
 RELEASES: tuple[str, ...] = (
@@ -44,8 +46,19 @@ def task_id(task: str) -> str:
     return f"livebench_task_{slug(task)}"
 
 
+# the categories file of a release, as a case's aux
+LB_AUX = lambda release: (("categories_%s.json" % release, "livebench/categories_%s.json" % release),)  # noqa: E731
+
+
 class LivebenchScraper(Scraper):
     name = "livebench"
+    # efforts and thinking budgets are settings; a bare `-thinking` is not (kimi-k2-thinking is a model)
+    NAMING = NamingRules(variants=(
+        (rf"-thinking-auto-({EFFORT})-effort$", "effort"),
+        (rf"-({EFFORT})-effort$", "effort"),
+        (r"-(thinking-\d+k)$", "effort"),
+        (r"-(highthinking|nothinking)$", "effort"),
+        (rf"-({EFFORT})$", BARE_EFFORT)))
     urls = (f"https://livebench.ai/table_{RELEASES[0]}.csv",
             f"https://livebench.ai/categories_{RELEASES[0]}.json")
     min_rows = 200  # score rows; the smallest copy (2024_11_25, first commit) has 26 models x 18 tasks = 468
@@ -183,3 +196,52 @@ class LivebenchScraper(Scraper):
         out = [self._rows(category_id(c), models, frame[c], None) for c in frame.columns]
         out.append(self._rows(GLOBAL, models, frame.mean(axis=1, skipna=False), None))
         return [o.dropna(subset=["score"]) for o in out]
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("livebench/table_2026_01_08.csv", aux=LB_AUX("2026_01_08"),
+             # 2 well-formed models x (23 tasks + 7 categories + global); the 21-field row is rejected
+             scores=2 * (23 + 7 + 1), rejects=1, meta={"release": "2026_01_08"}, spots=(
+                 S(model="arcee-trinity-large-preview", benchmark="livebench_task_amps_hard")(score=0.61),
+                 S(model="arcee-trinity-large-preview", benchmark="livebench_reasoning")(
+                     score=(26.923 + 7.5 + 46.0 + 2.0) / 4 / 100),
+                 S(model="arcee-trinity-large-preview", benchmark="livebench_agentic_coding")(score=10.0 / 3 / 100),
+                 S(model="arcee-trinity-large-preview", benchmark="livebench_if")(
+                     score=(12.55 + 11.0 + 10.6 + 14.617) / 4 / 100),
+                 S(model="arcee-trinity-large-preview", benchmark="livebench_data_analysis")(
+                     score=(6.556 + 20.308 + 94.118) / 3 / 100),
+                 S(model="arcee-trinity-large-preview", benchmark="livebench")(score=0.3274095, table_version="2026-01-08"),
+                 Absent({"model": "nemotron-3-super-120b-a12b"}),
+             )),
+        Case("livebench/table_2024_11_25.csv", aux=LB_AUX("2024_11_25"),
+             # 3 models x 18 tasks - 1 blank; 3 x 6 categories - 1 (phi-3 Language); global for 2 models
+             scores=53 + 17 + 2, rejects=0, spots=(
+                 Absent({"model": "phi-3-small-8k-instruct", "benchmark": "livebench_task_connections"}),
+                 Absent({"model": "phi-3-small-8k-instruct", "benchmark": "livebench_language"}),
+                 Absent({"model": "phi-3-small-8k-instruct", "benchmark": "livebench"}),
+                 S(model="amazon.nova-lite-v1:0", benchmark="livebench_reasoning")(
+                     score=(54.0 + 26.0 + 30.0) / 3 / 100, n_items=None),
+                 S(model="amazon.nova-micro-v1:0", benchmark="livebench_task_lcb_generation")(
+                     raw_value="24.359", table_version="2024-11-25"),   # each release is its own table (issue 20)
+             )),
+        snap("livebench/livebench_table_2024_06_24_2024-09-06.csv", 73 * 17 + 73 * 7, items=0,
+             aux=(("categories_2024_06_24.json", "livebench/livebench_categories_2024_06_24_2024-08-02.json"),), spots=(
+                 S(model="claude-3-5-sonnet-20240620", benchmark="livebench")(score=0.6115625),
+                 S(model="claude-3-5-sonnet-20240620", benchmark="livebench_coding")(score=0.632105))),
+        snap("livebench/livebench_table_2024_11_25_2024-11-25.csv", 26 * 18 + 26 * 7, items=0,
+             aux=(("categories_2024_11_25.json", "livebench/livebench_categories_2024_11_25_2024-11-25.json"),), spots=(
+                 S(model="o1-preview-2024-09-12", benchmark="livebench")(score=0.647441388888889),)),
+        snap("livebench/livebench_table_2024_11_25_2025-03-31.csv", 65 * 18 - 1 + 65 * 7 - 2, items=0,
+             aux=(("categories_2024_11_25.json", "livebench/livebench_categories_2024_11_25_2024-11-25.json"),), spots=(
+                 S(model="gemini-2.5-pro-exp-03-25", benchmark="livebench")(score=0.8235413888888888),
+                 S(model="gemini-2.5-pro-exp-03-25", benchmark="livebench_language")(score=0.6781966666666666))),
+        # this table predates consecutive_events, which the newest categories file lists:
+        # Data Analysis and the global average cannot be computed for it
+        snap("livebench/livebench_table_2026_01_08_2026-01-08.csv", 65 * 22 + 65 * 6, items=0,
+             aux=(("categories_2026_01_08.json", "livebench/livebench_categories_2026_01_08_2026-01-19.json"),), spots=(
+                 S(model="claude-4-1-opus-20250805-base", benchmark="livebench_task_amps_hard")(score=0.89),)),
+        snap("livebench/livebench_table_2026_01_08_2026-07-01.csv", 126 * 23 + 126 * 8, items=0,
+             aux=(("categories_2026_01_08.json", "livebench/livebench_categories_2026_01_08_2026-01-19.json"),), spots=(
+                 S(model="gpt-5.5-xhigh", benchmark="livebench")(score=0.8070721428571429),
+                 S(model="gpt-5.5-xhigh", benchmark="livebench_agentic_coding")(score=0.5666666666666667))),
+    )

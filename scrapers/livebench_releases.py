@@ -22,9 +22,13 @@ from typing import Mapping
 
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import parse_date
+from scrapers.cases import Case, snap
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _DATE = re.compile(r"^\[?v?(\d{4})-(\d{2})-(\d{2})\]?\b")
+
+
+LB_OLD = ["2024_11_25", "2024_08_31", "2024_07_26", "2024_06_24", "2024_06_12"]   # releases before 2025
 
 
 class LivebenchReleasesScraper(Scraper):
@@ -58,3 +62,21 @@ class LivebenchReleasesScraper(Scraper):
             raise self.error("no '### YYYY-MM-DD' release heading in the changelog (changed layout?)")
         parsed.meta["releases"] = sorted(releases, reverse=True)
         return parsed
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("livebench_releases/changelog_2025-11-26.md", replay="changelog.md", scores=0,
+             meta={"releases": ["2025_11_25", "2025_10_03", "2024_11_25"]}),
+        Case("livebench_releases/changelog_2025-04-07.md", scores=0,   # truncated heading
+             meta={"releases": ["2024_11_25"]}, warnings=("'2025-04-0' is not a full date",)),
+        snap("livebench_releases/livebench_changelog_2024-12-04.md", 0,   # '### 2024-06-31'
+             meta={"releases": LB_OLD[:4]}, warnings=("'2024-06-31' is not a valid date",)),
+        snap("livebench_releases/livebench_changelog_2025-04-07.md", 0,
+             meta={"releases": LB_OLD}, warnings=("'2025-04-0' is not a full date",)),
+        snap("livebench_releases/livebench_changelog_2025-05-30.md", 0,
+             meta={"releases": ["2025_05_30", "2025_04_25", "2025_04_02"] + LB_OLD}),
+        snap("livebench_releases/livebench_changelog_2025-11-10.md", 0,   # 2025-10-03: a re-run note
+             meta={"releases": ["2025_10_03", "2025_05_30", "2025_04_25", "2025_04_02"] + LB_OLD}),
+        snap("livebench_releases/livebench_changelog_2025-11-26.md", 0,
+             meta={"releases": ["2025_11_25", "2025_10_03", "2025_05_30", "2025_04_25", "2025_04_02"] + LB_OLD}),
+    )

@@ -21,6 +21,7 @@ import pandas as pd
 
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import is_missing
+from scrapers.cases import Case, S, snap
 
 GENERATION = "livecodebench"
 REPAIR = "livecodebench_repair"
@@ -127,3 +128,39 @@ class LivecodebenchScraper(Scraper):
             "n_items": agg["count"],
             "knowledge_cutoff": cutoffs.reindex(agg["model"]).to_numpy(),
         })
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("livecodebench/performances_generation_2024-03-17.json", scores=3, items=12, models=3,
+             meta={"benchmark": "livecodebench"}, spots=(
+                 S("items", model="GPT-4-Turbo-1106", item_id="1873_A")(score=0.9, item_date="2023-08-22",
+                                                                         difficulty="easy", platform="codeforces"),
+                 # question_id 2727 is an integer in the real file
+                 S("items", model="Claude-3-Opus", item_id="2727")(item_date="2023-05-14"),
+                 # pass@1 90, 0, 100, 0 -> mean 0.475, sd 0.55, stderr 0.55 / 2
+                 S(model="GPT-4-Turbo-1106")(score=0.475, stderr=0.275, n_items=4, metric="proportion",
+                                             raw_value="47.5", knowledge_cutoff="2023-04-30 07:00:00"),  # 1682838000000 ms
+                 # 100, 100, 100, 0 -> mean 0.75, sd 0.5, stderr 0.25
+                 S(model="Claude-3-Opus")(score=0.75, stderr=0.25),
+                 S("models", model="DSCoder-33b-Ins")(knowledge_cutoff="2023-08-30 07:00:00", provenance="leaderboard",
+                                                      release_date=None),
+             )),
+        Case("livecodebench/performances_repair_2024-10-22.json",
+             benchmarks=frozenset({"livecodebench_repair"}), spots=(
+                 # 100, 100, 100, 80 -> 0.95
+                 S(model="Claude-3.5-Sonnet-20241022")(score=0.95, n_items=4,
+                                                       knowledge_cutoff="2024-03-31"),   # 1711843200000 ms
+                 S(model="O1-Mini-2024-09-12 (N=1)")(score=1.0, stderr=0.0),
+             )),
+        # the same bytes under the production name are generation data (the schemas are identical)
+        Case("livecodebench/performances_repair_2024-10-22.json", filename="performances_generation.json",
+             benchmarks=frozenset({"livecodebench"}), id="fix:livecodebench/repair-bytes-as-generation"),
+        snap("livecodebench/livecodebench_generation_2024-02-26.json", 16, items=5583, spots=(
+            S(model="GPT-4-Turbo-1106")(score=0.4163323782234957, n_items=349),)),
+        snap("livecodebench/livecodebench_generation_2024-03-17.json", 30, items=12000, spots=(
+            S(model="GPT-4-Turbo-1106")(score=0.383, stderr=0.022523226663788004),)),
+        snap("livecodebench/livecodebench_repair_2024-06-20.json", 30, items=12000, spots=(
+            S(model="GPT-4O-2024-05-13", benchmark="livecodebench_repair")(score=0.58725, knowledge_cutoff="2023-10-30"),)),
+        snap("livecodebench/livecodebench_repair_2024-10-22.json", 17, items=12121, spots=(
+            S(model="O1-Mini-2024-09-12 (N=1)", benchmark="livecodebench_repair")(score=0.7096774193548387, n_items=713),)),
+    )

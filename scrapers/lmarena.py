@@ -50,9 +50,11 @@ from typing import Mapping
 import pandas as pd
 
 from scrapers import _markdown
+from common.naming import BARE_EFFORT, EFFORT, NamingRules
 from scrapers._cells import number_cells, percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import AmbiguousScale, clean_name, is_missing, parse_date, parse_number, proportions_from, slug
+from scrapers.cases import Absent, Case, S, snap
 
 # cut-off cell values meaning "no fixed cutoff" beyond the generic missing tokens
 NO_CUTOFF = {"online", "暂无数据"}
@@ -78,6 +80,7 @@ def _col(df: pd.DataFrame, *patterns: str) -> str | None:
 
 class LmarenaScraper(Scraper):
     name = "lmarena"
+    NAMING = NamingRules(variants=((rf"-({EFFORT})$", BARE_EFFORT),))   # the effort: o3-mini-high
     # The Space's dated tables (leaderboard_table_YYYYMMDD.csv) ended 2025-05; the maintained
     # catalogue is the production source. The old tables still parse as ingested files.
     urls = (CATALOGUE,)
@@ -380,3 +383,93 @@ class LmarenaScraper(Scraper):
         if updown:
             return score, score - float(updown[2]), score + float(updown[1])
         return score, None, None
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("lmarena/leaderboard_table_20230619.csv", scores=12,
+             all_missing=(("scores", "knowledge_cutoff"),), spots=(
+            S(benchmark="arena_elo", model="Claude-v1")(score=1178, metric="elo"),
+            S(benchmark="mt_bench", model="GPT-4")(score=8.99, metric="score_10", knowledge_cutoff=None),
+            S(benchmark="mmlu", model="GPT-3.5-turbo")(score=0.7),
+        )),
+        Case("lmarena/leaderboard_table_20231206.csv", scores=11, spots=(
+            S(benchmark="arena_elo", model="GPT-4-Turbo")(score=1217),
+            S(benchmark="arena_elo", model="GPT-4-0314")(),
+            Absent({"model": "GPT-4-Turbo", "benchmark": "mmlu"}),
+        )),
+        Case("lmarena/leaderboard_table_20250511.csv", scores=5, rejects=0,
+             warnings=("duplicate",), spots=(        # yi-34b-chat's identical second line dropped
+                 S(benchmark="mt_bench", model="gpt-4-0314")(score=8.96, knowledge_cutoff="2021-09-01"),
+                 S(benchmark="mmlu", model="yi-34b-chat")(knowledge_cutoff="2023-06-01"),
+                 Absent({"benchmark": "arena_elo"}),
+             )),
+        Case("lmarena/arena_hard_auto_leaderboard_v0.1.csv", scores=3,
+             benchmarks=frozenset({"arena_hard_auto"}), spots=(
+                 S(model="gpt-4-turbo-2024-04-09")(score=0.8263, ci_low=0.8075, ci_high=0.846, evaluated_at="2024-07-31"),
+             )),
+        Case("lmarena/elo_data.json", scores=4, spots=(
+            S(benchmark="arena_elo_text_full", model="gpt-4o-2024-05-13", setting="2024-06-29")(metric="elo"),
+            S(benchmark="arena_elo_text_full", model="gpt-4o-2024-05-13", setting="2024-07-06")(metric="elo"),
+            S(benchmark="arena_elo_text_full", model="gemini-2.5-pro-preview-05-06")(score=1446.0525,
+                                                                                     evaluated_at="2025-05-11"),
+            S(benchmark="arena_elo_vision_full")(score=1225.8014),
+        )),
+        Case("lmarena/leaderboard-text.json", replay="leaderboard-text.json", scores=12, rejects=0, meta={"categories": ["coding", "full", "math"]},
+             benchmarks=frozenset({"arena_elo", "arena_elo_text_coding", "arena_elo_text_math"}), spots=(
+                 S(benchmark="arena_elo", model="gemini-2.5-pro")(score=1466.2449319357888, ci_low=1461.502832241223,
+                                                                 ci_high=1470.9870316303545, metric="elo"),
+                 S(benchmark="arena_elo_text_math", model="gemini-2.5-pro")(score=1480.9373576303433),
+             )),
+        Case("lmarena/cherry_md_2025-01-21.md", scores=5, rejects=0, spots=(   # '+5/-4' interval column
+            S(model="Gemini-Exp-1206")(score=1374.0, ci_low=1370.0, ci_high=1379.0, evaluated_at="2025-01-19",
+                                       table_version=""),)),
+        Case("lmarena/cherry_md_2025-06-05.md", scores=2, spots=(   # links, knowledge cutoff column
+            S(model="o1-preview")(score=1341.0, knowledge_cutoff="2023-10-01"),
+            S(model="Gemini-2.5-Pro-Preview-05-06")(knowledge_cutoff=None, evaluated_at="2025-06-05"))),
+        Case("lmarena/cherry_md_2026-02-10.md", scores=6, rejects=0, spots=(   # '1504±10', glued logo and org
+            S(model="claude-opus-4-6-thinking")(score=1504.0, ci_low=1494.0, ci_high=1514.0),
+            S(model="ernie-5.0-0110")(score=1451.0, raw_value="1451±7Preliminary"),
+            S(model="tulu-2-dpo-70b")(score=1179.0),
+            S(model="RWKV-4-Raven-14B")(score=1042.0))),
+        Case("lmarena/cherry_text_md_2026-07-29.md", scores=3, meta={"board": "top30"}, spots=(
+            S(model="claude-fable-5")(score=1508.0, ci_low=1502.0, table_version="top30"),
+            S(model="claude-opus-5-max")(score=1495.0, ci_high=1507.0))),
+        Case("lmarena/elo_wide_2025-01-28.csv", scores=4, warnings=("2 earlier date(s)",), spots=(
+            S(model="o1-preview")(score=1334.9990061709354, evaluated_at="2025-01-24", benchmark="arena_elo"),
+            Absent({"model": "claude-v1"}))),   # 0.0 = not on the board that date
+        snap("lmarena/lmarena_arena_hard_auto_v0.1_2024-08-01.csv", 60, rejects=0, spots=(
+            S(benchmark="arena_hard_auto", model="claude-3-opus-20240229", setting="")(
+                score=0.6036, table_version="v0.1"),)),
+        snap("lmarena/lmarena_elo_max_derived_2025-05-14.json", 2050, rejects=0, spots=(
+            S(benchmark="arena_elo_text_coding", model="gemini-2.5-pro-preview-05-06", setting="2025-05-11")(
+                score=1456.6593),)),
+        snap("lmarena/lmarena_leaderboard_table_20230619_2023-07-01.csv", 81, rejects=0, spots=(
+            S(benchmark="mt_bench", model="Vicuna-33B", setting="")(score=7.12),)),
+        snap("lmarena/lmarena_leaderboard_table_20231206_2023-12-07.csv", 150, rejects=0, spots=(
+            S(benchmark="arena_elo", model="Vicuna-33B", setting="")(score=1093),)),
+        snap("lmarena/lmarena_leaderboard_table_20250511_2025-05-12.csv", 169, rejects=0, spots=(
+            S(benchmark="mmlu", model="claude-3-5-sonnet-20240620", setting="")(score=0.887),)),
+        # lmarena_history/: routed to lmarena by name (backfill), the same tables continued
+        snap("lmarena_history/lmarena_history_catalog_text_2025-03-07.json", 4049, rejects=0, spots=(
+            S(benchmark="arena_elo", model="gpt-4.5-preview-2025-02-27")(score=1411.0096316492159,
+                                                                        ci_high=1422.2250169218357),
+            S(benchmark="arena_elo_text_coding", model="grok-3-preview-02-24")(ci_low=1388.80604852479))),
+        snap("lmarena_history/lmarena_history_catalog_text_2025-05-27.json", 4662, rejects=0),
+        snap("lmarena_history/lmarena_history_catalog_text_2025-11-05.json", 4275, rejects=0, spots=(
+            S(benchmark="arena_elo_text_math", model="gemini-2.5-pro")(score=1480.9373576303433),)),
+        snap("lmarena_history/lmarena_history_cherry_md_2025-01-21.md", 162, rejects=0),
+        snap("lmarena_history/lmarena_history_cherry_md_2025-06-05.md", 201, rejects=0, spots=(
+            S(model="o3-2025-04-16")(score=1419.0, ci_low=1415.0, ci_high=1425.0),)),
+        snap("lmarena_history/lmarena_history_cherry_md_2025-10-09.md", 252, rejects=0),
+        snap("lmarena_history/lmarena_history_cherry_md_2025-12-20.md", 289, rejects=0, spots=(
+            S(model="gemini-3-pro")(score=1490.0, ci_low=1484.0),)),
+        snap("lmarena_history/lmarena_history_cherry_md_2026-02-10.md", 303, rejects=0),
+        snap("lmarena_history/lmarena_history_cherry_md_2026-03-11.md", 323, rejects=0, spots=(
+            S(model="glm-5")(score=1452.0, ci_low=1445.0),)),
+        snap("lmarena_history/lmarena_history_cherry_text_md_2026-07-29.md", 30, rejects=0, spots=(
+            S(model="claude-fable-5")(score=1508.0, table_version="top30"),)),
+        snap("lmarena_history/lmarena_history_elo_wide_2024-11-15.csv", 162, rejects=0, spots=(
+            S(model="o1-preview")(score=1333.0761334393283, evaluated_at="2024-11-13"),)),
+        snap("lmarena_history/lmarena_history_elo_wide_2024-12-20.csv", 182, rejects=0),
+        snap("lmarena_history/lmarena_history_elo_wide_2025-01-28.csv", 195, rejects=0),
+    )

@@ -31,8 +31,10 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from common.naming import EFFORT, NamingRules
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, parse_number, slug
+from scrapers.cases import Absent, Case, S, snap
 
 BENCHMARK = "aime_2025"
 # array name (as the site declares it) -> contest slug; the launch site's one array is AIME 2025 I
@@ -47,6 +49,7 @@ SUMMARY_ROWS = {"avg", "average", "cost", "acc", "accuracy"}
 
 class MatharenaScraper(Scraper):
     name = "matharena"
+    NAMING = NamingRules(variants=((rf"\s*\(({EFFORT})\)$", "effort"),))   # o3-mini (high)
     urls = ("https://matharena.ai/js/table_data.js",)
     min_rows = 5    # the launch table has 16 models
 
@@ -102,6 +105,22 @@ class MatharenaScraper(Scraper):
                            "n_items": len(questions) or None, "table_version": contest,
                            "evaluated_at": None})
         return scores, items
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        # 6 models x 15 AIME 2025 I questions (share of 4 samples correct), dated with the contest
+        Case("matharena/table_data.js", replay="table_data.js", scores=6, items=90, rejects=0, meta={"contests": ["aime_2025_i"]},
+             spots=(
+                 S(model="o3-mini (low)")(score=0.5333333333333333, n_items=15, table_version="aime_2025_i",
+                                          benchmark="aime_2025"),
+                 S(model="claude-3.5-sonnet")(score=0.033333333333333335),
+                 S("items", model="claude-3.5-sonnet", item_id="aime_2025_i/01")(score=0.25, item_date="2025-02-06"),
+                 S("items", model="DeepSeek-R1", item_id="aime_2025_i/15")(score=0.0),
+                 Absent(dict(item_id="aime_2025_i/cost"), table="items"))),
+        snap("matharena/matharena_aime2025i_table_data_2025-02-09.js", 16, rejects=0, items=240, spots=(
+            S(model="o1 (medium)")(score=0.7833333333333334, n_items=15),
+            S("items", model="DeepSeek-R1", item_id="aime_2025_i/04")(score=1.0))),
+    )
 
 
 def _number(value: Any) -> float | None:

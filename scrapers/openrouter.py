@@ -24,6 +24,7 @@ import pandas as pd
 
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import parse_date
+from scrapers.cases import Case, S, snap
 
 ROUTER_NAMESPACE = "openrouter"
 
@@ -87,3 +88,18 @@ class OpenrouterScraper(Scraper):
             self.warn(parsed, f"{folded} ':free'/':thinking' variant(s) folded into their base model id")
         parsed.models = df.drop_duplicates("model", keep="first").drop(columns="variant").reset_index(drop=True)
         return parsed
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("openrouter/models.json", scores=0, models=4, warnings=("router", "variant"), spots=(
+            S("models", model="openai/gpt-4")(release_date="2023-05-28", knowledge_cutoff="2021-09-30", org="OpenAI",
+                                              open_weights=None, provenance="listing"),
+            S("models", model="openai/gpt-oss-120b")(release_date="2025-08-05 17:17:11", open_weights=True,
+                                                     provenance="listing"),
+            S("models", model="anthropic/claude-opus-4.7-fast")(release_date="2026-05-12 19:10:11", provenance="listing"),
+            S("models", model="liquid/lfm-2.5-1.2b-thinking")(org="LiquidAI", provenance="listing"),
+        )),
+        snap("model_metadata/openrouter_models_2026-05-15.json", 0, filename="models",
+             models=334, unique_models=True, spots=(   # 364 - 5 routers - 8 '~' aliases - 17 folded variants
+                 S("models", model="openai/gpt-oss-120b")(knowledge_cutoff="2024-06-30"),)),
+    )

@@ -39,10 +39,12 @@ from typing import Mapping
 
 import pandas as pd
 
+from common.naming import BARE_EFFORT, EFFORT, NamingRules
 from scrapers._cells import percent_cells
 from scrapers._markdown import MarkdownTable, footnote_refs, footnotes, tables
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing, slug
+from scrapers.cases import Absent, Case, S, snap
 
 # header keyword (start of the cleaned, lower-cased header) -> canonical benchmark id
 COLUMN_IDS: tuple[tuple[str, str], ...] = (
@@ -85,6 +87,9 @@ def _on_or_after_o1(model: str, group: str | None) -> bool:
 
 class SimpleEvalsScraper(Scraper):
     name = "simple_evals"
+    # a trailing -low/-medium/-high is the reasoning effort (o3-high); (report), (rerun …), (work in progress) a label
+    NAMING = NamingRules(variants=((r"\s*\((report|rerun[^)]*|work in progress)\)$", "label"),
+                                   (rf"-({EFFORT})$", BARE_EFFORT)))
     urls = ("https://raw.githubusercontent.com/openai/simple-evals/main/README.md",)
     min_rows = 20   # the smallest README version (2024-04) has 60 scores
 
@@ -181,3 +186,49 @@ class SimpleEvalsScraper(Scraper):
                                 "raw_value": cells[i], "metric": "proportion",
                                 "reported_by": VENDOR if reported else None})
         return pd.DataFrame.from_records(records)
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("simple_evals/readme_2024-04-13.md", scores=35, spots=(   # 6 models x 6, minus Gemini's GPQA n/a
+            Absent({"model": "GPT4s"}), Absent({"model": "REFERENCE"}), Absent({"benchmark": "math_500"}),
+            S(benchmark="drop", model="gpt-4-turbo-2024-04-09", setting="assistant")(score=0.86),
+            S(benchmark="mmlu", model="gpt-4-turbo-2024-04-09", setting="chatgpt")(score=0.865),
+            S(benchmark="gpqa_diamond", model="Claude-3-Opus (rerun w/ api)", setting="lmsys")(score=0.507),
+            S(benchmark="humaneval", model="Gemini-Ultra-1.0 (report)", setting="")(score=0.744, reported_by="vendor"),
+            S(benchmark="humaneval", model="Claude-3-Opus (rerun w/ api)", setting="empty")(reported_by=None),
+        )),
+        Case("simple_evals/readme_2024-09-11.md", scores=32, spots=(
+            S(benchmark="math_500", model="o1 (work in progress)")(score=0.948),
+            S(benchmark="math_500", model="o1-mini")(), S(benchmark="math_500", model="o1-preview")(),
+            S(benchmark="math", model="gpt-4o-2024-08-06", setting="assistant")(score=0.759),
+            S(benchmark="humaneval", model="o1-preview")(score=0.924, raw_value="**`92.4`**", setting=""),
+            S(benchmark="drop", model="Claude 3.5 Sonnet")(score=0.871),    # link + bold cell
+            S(benchmark="mgsm", model="Gemini 1.0 Ultra")(score=0.79),
+        )),
+        Case("simple_evals/readme_2025-07-09.md", scores=61, spots=(   # 9 models x 7, minus o1 '-' and Llama n/a
+            S(benchmark="simpleqa", model="o1-mini")(score=0.076, raw_value="07.6"),
+            S(benchmark="gpqa_diamond", model="o3")(score=0.828),                     # 'o3 [^9] [^10]'
+            Absent({"model": "o1", "benchmark": "humaneval"}),
+            S(benchmark="drop", model="Llama 3.1 405b")(score=0.848),                 # no trailing pipe
+            S(benchmark="mmlu", model="gpt-4.1-2025-04-14")(setting="assistant"),
+        )),
+        # The README as it stood between 2024-09 and 2025-07 in shape (rows typed from the real 2024-09 and
+        # 2025-07 versions): the o3-mini group carries no MATH-500 note, the o1 group does ("For o1 models").
+        # o3-mini's 97.9 is a MATH-500 score (issue 20: filed under MATH, MATH's level jumped across versions).
+        Case("simple_evals/readme_o1_note_only.md", scores=35, spots=(   # 5 models x 7
+            S(benchmark="math_500", model="o3-mini-high")(score=0.979, reported_by=None),
+            S(benchmark="math_500", model="o3-mini-low")(score=0.958),
+            S(benchmark="math_500", model="o1-preview")(score=0.855),
+            S(benchmark="math", model="gpt-4o-2024-08-06")(score=0.759, reported_by=None),
+            S(benchmark="math", model="Claude 3.5 Sonnet")(score=0.711, reported_by="vendor"),
+            S(benchmark="simpleqa", model="Claude 3.5 Sonnet")(reported_by="vendor"),
+            Absent({"benchmark": "math", "model": "o3-mini-high"}),
+        )),
+        snap("simple_evals/simple_evals_readme_2024-04-13.md", 64, rejects=0, spots=(
+            S(benchmark="mmlu", model="gpt-4-turbo-2024-04-09", setting="chatgpt")(score=0.865),)),
+        snap("simple_evals/simple_evals_readme_2024-09-11.md", 105, rejects=0, spots=(
+            S(benchmark="math_500", model="o1-mini", setting="")(score=0.90),)),
+        snap("simple_evals/simple_evals_readme_2025-07-09.md", 214, rejects=0, spots=(
+            S(benchmark="simpleqa", model="o1-mini", setting="")(score=0.076),
+            S(benchmark="math_500", model="o3-mini-high", setting="")(score=0.979))),
+    )

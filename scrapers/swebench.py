@@ -21,9 +21,11 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from common.naming import NamingRules
 from scrapers._cells import percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, parse_date, slug
+from scrapers.cases import Case, S, snap
 
 # board name (lower case) -> canonical benchmark id; other boards become swebench_<slug>.
 BOARD_IDS: dict[str, str] = {
@@ -55,6 +57,9 @@ def benchmark_id(board: str) -> str:
 
 class SwebenchScraper(Scraper):
     name = "swebench"
+    # every board lists agent systems (underlying model from the `Model:` tags) except bash-only, where
+    # every model runs in the same minimal agent: there a row is a model run of its single `Model:` tag
+    NAMING = NamingRules(systems=True, model_run_benchmarks=frozenset({"swebench_bash_only"}))
     urls = ("https://raw.githubusercontent.com/SWE-bench/swe-bench.github.io/master/data/leaderboards.json",)
     min_rows = 50   # the smallest copy (2025-05-07) has 168 rows over 4 boards
 
@@ -195,6 +200,56 @@ class SwebenchScraper(Scraper):
                 "score": [_resolved_flag(v) for v in details.values()],
             }))
         return frames
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("swebench/leaderboards_2025-05-07.json", scores=5, items=0, meta={"variant": "json"}, spots=(
+            S(model="SWE-agent 1.0 (Claude 3.7 Sonnet)")(
+                benchmark="swebench_full", setting="20250227_sweagent-claude-3-7-20250219", score=0.3383,
+                raw_value="33.83", n_items=2294, evaluated_at="2025-02-27",
+                model_release_date=None),      # `date` is a submission date, never a model date
+            S(model="Blackbox AI Agent")(benchmark="swebench_verified", n_items=500, score=0.628),
+        )),
+        Case("swebench/leaderboards_2025-11-24.json", scores=6, items=12,
+             benchmarks=frozenset({"swebench_bash_only", "swebench_verified", "swebench_multimodal"}), spots=(
+                 # two Verified entries named "Warp" are kept apart by their folder
+                 S(model="Warp", setting="20250901_warp")(score=0.756),
+                 S(model="Warp", setting="20250623_warp")(score=0.71),
+                 S(model="GUIRepair + o3 (2025-04-16)")(n_items=517),
+                 # per_instance_details trimmed to 4 instances on 3 entries
+                 S("items", benchmark="swebench_bash_only", model="Gemini 3 Pro Preview (2025-11-18)",
+                   item_id="pytest-dev__pytest-10356")(score=0.0, item_date=None),
+                 S("items", benchmark="swebench_verified", model="mini-SWE-agent + Gemini 3 Pro Preview (2025-11-18)",
+                   item_id="django__django-11532")(score=1.0),
+             )),
+        Case("swebench/index_2025-05-21.html", scores=6, meta={"variant": "html_table"}, warnings=("folder",),
+             spots=(
+                 S(model="OpenHands")(benchmark="swebench_verified", score=0.658, evaluated_at="2025-04-15"),
+                 # no folder in this layout: the two "devlo" entries are told apart by submission date
+                 S(model="devlo", setting="2024-12-13")(score=0.582),
+                 S(model="devlo", setting="2024-11-08")(score=0.542),
+             )),
+        Case("swebench/index_2025-11-18.html", scores=4, meta={"variant": "html_script"}, spots=(
+            S(model="ExpeRepair-v1.0 + Claude 4 Sonnet")(benchmark="swebench_lite", n_items=300, score=0.6033,
+                                                           setting="20250625_ExpeRepair-v1_claude-4-sonnet-20250514"),
+            S(model="Claude 4 Opus (20250514)")(benchmark="swebench_bash_only"),
+        )),
+        snap("swebench/swebench_2025-05-07.json", 168, items=0, spots=(
+            S(benchmark="swebench_full", setting="20250227_sweagent-claude-3-7-20250219")(score=0.3383),
+            S(benchmark="swebench_verified", setting="20250316_augment_agent_v0")(evaluated_at="2025-03-16"))),
+        snap("swebench/swebench_2025-11-18.json", 299, items=0, spots=(
+            S(benchmark="swebench_bash_only", model="Claude 4.5 Sonnet (20250929)")(score=0.706),
+            S(benchmark="swebench_lite", setting="20250625_ExpeRepair-v1_claude-4-sonnet-20250514")(n_items=300))),
+        snap("swebench/swebench_2025-11-24.json", 306, items=17000, spots=(
+            S(benchmark="swebench_bash_only", model="Gemini 3 Pro Preview (2025-11-18)")(score=0.742),
+            S(benchmark="swebench_verified", setting="20250928_trae_doubao_seed_code")(score=0.788))),
+        snap("swebench/swebench_index_2025-05-21.html", 178, items=0, spots=(
+            S(benchmark="swebench_verified", model="OpenHands")(score=0.658),
+            S(benchmark="swebench_multimodal", model="Globant Code Fixer Agent")(n_items=517))),
+        snap("swebench/swebench_index_2025-11-18.html", 299, items=0, spots=(
+            S(benchmark="swebench_bash_only", model="Claude 4.5 Sonnet (20250929)")(score=0.706),
+            S(benchmark="swebench_verified", setting="20250928_trae_doubao_seed_code")(evaluated_at="2025-09-28"))),
+    )
 
 
 def _tags(tags: Any) -> str | None:

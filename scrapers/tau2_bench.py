@@ -33,8 +33,10 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from common.naming import NamingRules
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, parse_date, slug
+from scrapers.cases import Absent, Case, S, snap
 
 BASE = "https://sierra-tau-bench-public.s3.us-west-2.amazonaws.com/submissions"
 PAPER_DOMAINS = ("retail", "airline", "telecom")    # the paper's τ²-bench = their unweighted pass^1 mean
@@ -58,8 +60,41 @@ def table_of(key: str, manifest: Mapping[str, Any]) -> str:
     return key[: -len("_submissions")]
 
 
+# a manifest with its submission files (aux named as backfill names them)
+TAU2_FIX = tuple((f"sub_{d}.json", f"tau2_bench/sub_{d}.json") for d in (
+    "glm5-2_zai_2026-06-21", "gpt-5-4_sierra_2026-03-25", "gpt-realtime-1.5_sierra_2026-03-03",
+    "gemini-3-pro_google_2025-11-18", "gpt-5_sierra_2025-08-09"))
+TAU2_DIRS_2025_12_17 = """claude-3-7-sonnet_anthropic_2024-06-20 claude-opus-4_anthropic_2025-05-22
+claude-opus-4-1_anthropic_2025-01-15 claude-sonnet-4_anthropic_2025-05-22 claude-sonnet-4-5_anthropic_2025-10-02
+gpt-4-1_openai_2024-06-20 gpt-4-1-mini_openai_2024-06-20 kimi-k2_moonshot-ai_2025-07-11 o3_openai_2025-01-15
+o4-mini_openai_2024-06-20 gpt-5_sierra_2025-08-09 qwen3-max_qwen_2024_09_23 gemini-3-pro_google_2025-11-18
+deepseek-v3.2_deepseek_2025-12-01 qwen3-max_qwen_2025-10-30 toolorchestra_nvidia_2025-12-02""".split()
+TAU2_DIRS_2026_07_01 = """claude-opus-4-5_sierra_2026-02-26 claude-sonnet-4-5_sierra_2026-02-26 gpt-5-2_sierra_2026-02-26
+gpt-5-2-none_sierra_2026-02-26 glm-5-think_sierra_2026-03-02 qwen3.5-397b-a17b-think_sierra_2026-03-02
+gemini-3-flash_sierra_2026-03-02 gemini-3-pro_sierra_2026-03-02 distyl-buttonagent_distyl_2026-03-25
+gpt-5-4_sierra_2026-03-25 raft-30b-a3b_neu_2026-04-29 gpt-5-5_sierra_2026-05-05 claude-opus-4-6_sierra_2026-05-05
+claude-opus-4-7_sierra_2026-05-05 gemini-2-5-pro_sierra_2026-05-05 gemini-3-1-pro-preview_sierra_2026-05-05
+grok-4-fast_sierra_2026-05-05 grok-4-1-fast_sierra_2026-05-05 grok-4-2_sierra_2026-05-05 glm5-2_zai_2026-06-21
+gpt-realtime-1.5_sierra_2026-03-03 gemini-live-2.5-flash_sierra_2026-03-03 xai-realtime_sierra_2026-03-03
+grok-voice-think-fast-1-0_xai_2026-04-21 gemini-3-1-flash-live-preview-thinking-high_google_2026-04-02
+gemini-3-1-flash-live-preview-thinking-minimal_google_2026-04-13 gpt-realtime-1-0_openai_2026-04-13
+livekit-cascaded_livekit_2026-05-19 gpt-realtime-2_openai_2026-06-24 gpt-realtime-2_openai_2026-06-29
+gpt-realtime-2-minimal_openai_2026-07-01 claude-3-7-sonnet_anthropic_2024-06-20 claude-opus-4_anthropic_2025-05-22
+claude-opus-4-1_anthropic_2025-01-15 claude-sonnet-4_anthropic_2025-05-22 claude-sonnet-4-5_anthropic_2025-10-02
+gpt-4-1_openai_2024-06-20 gpt-4-1-mini_openai_2024-06-20 kimi-k2_moonshot-ai_2025-07-11 o3_openai_2025-01-15
+o4-mini_openai_2024-06-20 gpt-5_sierra_2025-08-09 qwen3-max_qwen_2024_09_23 gemini-3-pro_google_2025-11-18
+deepseek-v3.2_deepseek_2025-12-01 toolorchestra_nvidia_2025-12-02 qwen3-max_qwen_2026-01-23""".split()
+
+
+def tau2_snap(date: str, dirs: list[str]) -> tuple[tuple[str, str], ...]:
+    """The submission files of one snapshot date, under the names backfill gives them."""
+    return tuple((f"tau2_bench_sub_{d}_{date}.json", f"tau2_bench/tau2_bench_sub_{d}_{date}.json") for d in dirs)
+
+
 class Tau2BenchScraper(Scraper):
     name = "tau2_bench"
+    # a `custom` submission (its own agent scaffold, tagged `System: custom`) is an agent system
+    NAMING = NamingRules(system_tag=r"(^|;)\s*System:\s*custom\b")
     urls = (f"{BASE}/manifest.json",)
     min_rows = 1
 
@@ -236,3 +271,41 @@ class Tau2BenchScraper(Scraper):
                         "metric": "proportion", "evaluated_at": row["evaluated_at"],
                         "model_release_date": row["model_release_date"], "table_version": table})
         return pd.DataFrame(out)
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        Case("tau2_bench/manifest_2026-07-01.json", replay="manifest.json", aux=TAU2_FIX, scores=39, models=4, rejects=0,
+             meta={"tables": {"text": 2, "voice": 1, "legacy": 2}}, warnings=("gemini-2-5-flash_google_2025-02-01",),
+             spots=(
+                 S(benchmark="tau2_bench_retail", model="GLM-5.2")(score=0.8574561403508771, table_version="text",
+                                                                    setting="effort=max", evaluated_at="2026-06-21",
+                                                                    model_release_date="2026-06-16"),
+                 S(benchmark="tau2_bench_banking_knowledge_pass4", model="GLM-5.2")(score=0.13402061855670103),
+                 S(benchmark="tau2_bench_banking_knowledge", model="GPT-5.4")(score=0.3067, setting="effort=xhigh"),
+                 Absent({"benchmark": "tau2_bench_banking_knowledge_pass2", "model": "GPT-5.4"}),
+                 S(benchmark="tau2_bench", model="Gemini 3.0 Pro")(score=(0.853 + 0.73 + 0.98) / 3, table_version="legacy"),
+                 S(benchmark="tau2_bench", model="gpt-realtime-1.5")(table_version="voice"),
+                 S(benchmark="tau2_bench_airline_pass3", model="GPT-5")(score=0.51, model_release_date=None),
+                 S("models", model="Gemini 3.0 Pro")(release_date="2025-11-18", org="Google"),
+             )),
+        # (the other tau2_bench copies — manifests without their submission files, the JSON schemas —
+        # are skipped by its backfill with the reason: Tau2BenchScraper.backfill_groups)
+        snap("tau2_bench/tau2_bench_manifest_2025-12-17.json", 116, rejects=0, models=0,
+             aux=tau2_snap("2025-12-17", TAU2_DIRS_2025_12_17), meta={"tables": {"legacy": 16}}, spots=(
+                 S(benchmark="tau2_bench", model="Gemini 3.0 Pro")(score=(0.853 + 0.73 + 0.98) / 3),
+                 S(benchmark="tau2_bench", model="Qwen3-Max-Thinking-Preview")(
+                     score=(0.7543859649122807 + 0.71 + 0.9583333333333334) / 3),
+                 S(benchmark="tau2_bench_telecom", model="Nemotron-Orchestrator-8B")(score=0.886, setting="custom",
+                                                                                     model_tag="System: custom"),
+                 S(benchmark="tau2_bench", model="GPT-5")(model_tag=None))),
+        snap("tau2_bench/tau2_bench_manifest_2026-07-01.json", 357, rejects=0,
+             aux=tau2_snap("2026-07-01", TAU2_DIRS_2026_07_01), meta={"tables": {"text": 20, "voice": 11, "legacy": 16}},
+             spots=(
+                 S(benchmark="tau2_bench_banking_knowledge", model="GPT-5.5")(score=0.3737, table_version="text"),
+                 S(benchmark="tau2_bench_retail", model="gpt-realtime-2", setting="effort=xhigh; custom")(score=0.5),
+                 S(benchmark="tau2_bench_retail", model="gpt-realtime-2", setting="effort=xhigh")(
+                     score=0.47368421052631575, table_version="voice"),
+                 S(benchmark="tau2_bench_retail", model="Qwen3-Max-Thinking")(table_version="legacy",
+                                                                             model_release_date="2026-01-23"),
+                 S("models", model="GPT-5")(release_date="2025-08-07"))),
+    )

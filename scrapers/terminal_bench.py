@@ -33,9 +33,11 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from common.naming import NamingRules
 from scrapers._jsliteral import Spread
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, parse_date, parse_number
+from scrapers.cases import Absent, Case, S, snap
 
 BENCHMARK = "terminal_bench"
 
@@ -48,6 +50,7 @@ def _names(value: Any) -> list[str]:
 
 class TerminalBenchScraper(Scraper):
     name = "terminal_bench"
+    NAMING = NamingRules(systems=True)   # every row an agent system: Terminus 2 (claude-opus-4-1)
     urls = ("https://raw.githubusercontent.com/harbor-framework/terminal-bench-website/main/app/(home)/leaderboard/data.ts",)
     min_rows = 10   # the 2025-11 board lists 62 entries
 
@@ -117,3 +120,24 @@ class TerminalBenchScraper(Scraper):
             else:
                 out.append(e)
         return out
+
+    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    CASES = (
+        # 20 systems: the live array's 16 picked entries (the commented-out OB-1 not read) + 4 launch
+        # entries spread into it; Goose listed twice (2025-07-12, 2025-09-03), told apart by setting = date
+        Case("terminal_bench/data.ts", replay="data.ts", scores=20, rejects=0, benchmarks=frozenset({"terminal_bench"}),
+             meta={"arrays": ["rawLiveLeaderboardData"], "unverified": 16}, spots=(
+                 S(model="Apex2 (claude-4-5-sonnet)")(score=0.645, stderr=0.005700877125495691,
+                                                      evaluated_at="2025-10-15", model_tag="Model: claude-4-5-sonnet"),
+                 S(model="Goose (claude-opus-4)", setting="2025-09-03")(score=0.4525, stderr=0.015),
+                 S(model="Abacus AI Desktop (gpt-5-mini + claude-sonnet-4-5)")(
+                     score=0.6225, model_tag="Model: gpt-5-mini; Model: claude-sonnet-4-5"),
+                 S(model="Terminus 1 (o4-mini)")(score=0.18536585365853658, setting="2025-05-15"),
+                 Absent(dict(model="OB-1 (GPT-5)")))),
+        snap("terminal_bench/terminal_bench_tb1_leaderboard_2025-11-11.ts", 62, rejects=0, spots=(
+            # the paper's top 5 (Apex2 64.5, Abacus 62.3, Ante 60.3, Droid 58.8 / 57.5) are rows of this file
+            S(model="Apex2 (claude-4-5-sonnet)")(score=0.645),
+            S(model="Chaterm (claude-4-5-sonnet)")(score=0.6375, stderr=0.00559),
+            S(model="Droid (claude-sonnet-4-5)")(score=0.575),
+            S(model="OB-1 (GPT-5 + Claude 4.1 Opus + Claude 4 Sonnet)")(score=0.567))),
+    )

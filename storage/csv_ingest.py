@@ -3,11 +3,12 @@
 The pandas path (`CsvScraper.parse_checked` then `store_snapshot`) turns every cell into a
 Python object several times; a million-row file took half a minute. Here DuckDB's CSV reader
 loads the file (every cell as text) into a temporary table of the writer's connection, the
-checks of `scrapers.base.validate` run as SQL (one reject stage per row, duplicates by a
-window), and the rows go to `scores` with one INSERT … SELECT. What depends on a cell's text
+score checks `scrapers.base.validate` evaluates in pandas, declared once in `common.checks`,
+run compiled to SQL (`storage.checks_sql`: one reject stage per row, duplicates by a grouped
+count), and the rows go to `scores` with one INSERT … SELECT. What depends on a cell's text
 in Python terms (cleaned names, metric kinds, dates, numbers that are not plain decimals,
-alias and identity resolution) is computed once per *distinct* cell by the scraper's own
-functions (`scrapers.csv`) and joined back from a small table.
+alias and identity resolution) is computed once per *distinct* cell by the source's own
+reading, handed down by the job with the header layout (`CsvReading`), and joined back.
 
 Same result as the pandas path, row for row (tests/test_csv_ingest.py compares them): the
 same stored rows, rejects in the same order with the same reasons and row JSON, the same
@@ -25,18 +26,17 @@ import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Sequence
+from typing import ClassVar, Protocol, Sequence
 
 import duckdb
 import numpy as np
 import pandas as pd
 
-from registry.identity import BENCHMARK_DEPENDENT_SOURCES
-from scrapers import csv as csv_format
-from scrapers.base import (REASON_DUPLICATE, REASON_PERCENT_IN_PROPORTIONS, json_fragments, reason_bad_n_items,
-                           reason_bad_stderr, reason_missing, reason_out_of_range)
-from scrapers.normalize import AmbiguousScale
-from common.units import percent_scale_from_counts
+from common.naming import NO_RULES, NamingRules
+from common.checks import REASON_PERCENT_IN_PROPORTIONS, SCORE_UNIQUE, json_fragments
+from common.units import AmbiguousScale, percent_scale_from_counts
+from storage.checks_sql import (CHECK_STAGES, DUPLICATE_STAGE, N_REASON_KEYS, PARSER_STAGE, first_stage, reason_frame,
+                                reason_keys)
 from storage.db import next_ids, quote_ident, registered_frame, transaction
 from storage.ingest import (IngestResult, Response, logged, canonical_duplicate_reason, canonical_duplicate_warning,
                             check_observed_after_release, compress_blobs, finish_snapshot, known_snapshot,
@@ -50,15 +50,41 @@ MAX_COLUMNS = 1000          # a wider header is read by the pandas path
 # Text the JSON writer copies as it is (no quote, backslash, slash, control or non-ASCII character).
 SAFE_TEXT = "[0-9A-Za-z .,%+_-]*"
 NO_NULL = "\x00"            # DuckDB's NULL text: a NUL, which `native_layout` never lets through (cells stay text)
-# Reject stages in the order `validate` checks them (a row gets the first that applies).
-# SIGN_IN_PROPORTIONS is the parser's own reject (a '%' cell in a column of proportions), before them.
-SIGN_IN_PROPORTIONS, MISSING, UNKNOWN_METRIC, OUT_OF_RANGE, BAD_N_ITEMS, BAD_STDERR, DUPLICATE = 1, 2, 3, 4, 5, 6, 8
+# Reject stages: the declared checks' (storage.checks_sql, in `validate`'s order: a row gets the
+# first that applies); SIGN_IN_PROPORTIONS is the parser's own reject (a '%' cell in a column of
+# proportions), before them; DUPLICATE the declared unique key's, after them.
+SIGN_IN_PROPORTIONS, BAD_N_ITEMS, DUPLICATE = PARSER_STAGE, CHECK_STAGES["bad_n_items"], DUPLICATE_STAGE
+# The columns of a staged row (_bw_csv_staged) the declared rules read (the others are NULL here).
+STAGED_COLUMNS = frozenset(("benchmark", "model", "setting", "score", "metric", "stderr", "lo", "hi", "bad_n",
+                            "n_cell"))
 _TEMP = ("_bw_csv_raw", "_bw_csv_names", "_bw_csv_metrics", "_bw_csv_settings", "_bw_csv_dates",
          "_bw_csv_scorenum", "_bw_csv_senum", "_bw_csv_counts", "_bw_csv_rows", "_bw_csv_units", "_bw_csv_staged",
          "_bw_csv_repeats",
          "_bw_csv_checked", "_bw_csv_bench", "_bw_csv_models", "_bw_csv_canon", "_bw_csv_dupreasons", "_bw_csv_rej",
-         "_bw_csv_jtext", "_bw_csv_jnum", "_bw_csv_jcount", "_bw_csv_jdate", "_bw_csv_rmissing", "_bw_csv_rvalue",
-         "_bw_csv_rcount", "_bw_csv_rejected")
+         "_bw_csv_jtext", "_bw_csv_jnum", "_bw_csv_jcount", "_bw_csv_jdate", "_bw_csv_reasons", "_bw_csv_rejected")
+
+
+class CsvReading(Protocol):
+    """How the `csv` source reads its cells, handed down by the job with the file's header layout
+    (`scrapers.csv.CsvLayout`; storage never imports scrapers): the source's own functions,
+    applied here once per distinct cell."""
+
+    @property
+    def n_cells(self) -> int: ...
+    @property
+    def columns(self) -> dict[str, int]: ...
+    DATE_COLUMNS: ClassVar[tuple[str, ...]]
+    PLAIN_DECIMAL: ClassVar[str]
+    PLAIN_DECIMAL_MAX_LEN: ClassVar[int]
+    PLAIN_COUNT: ClassVar[str]
+
+    def name_table(self, cells: pd.Series) -> pd.DataFrame: ...
+    def setting_table(self, cells: pd.Series) -> pd.DataFrame: ...
+    def metric_table(self, cells: pd.Series) -> pd.DataFrame: ...
+    def date_table(self, cells: pd.Series) -> pd.DataFrame: ...
+    def count_table(self, cells: pd.Series) -> pd.DataFrame: ...
+    def score_numbers(self, cells: pd.Series) -> pd.Series: ...
+    def stderr_numbers(self, cells: pd.Series) -> pd.Series: ...
 
 
 @dataclass(frozen=True)
@@ -76,10 +102,12 @@ class FileStamp:
 
 
 def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: FileStamp,
-               layout: csv_format.CsvLayout, responses: Sequence[Response], *, observed_at: datetime, origin: str,
-               parser_version: int) -> IngestResult | None:
+               layout: CsvReading, responses: Sequence[Response], *, observed_at: datetime, origin: str,
+               parser_version: int, shrink_max_drop: float | None = None,
+               naming: NamingRules = NO_RULES) -> IngestResult | None:
     """Store the CSV at `path` (whose bytes are `responses[0]`) as a snapshot; None: use the pandas path
-    (nothing written)."""
+    (nothing written). `shrink_max_drop` and `naming`: the source's own shrink limit and naming
+    rules (`Scraper.shrink_max_drop`, `Scraper.NAMING`), handed down by the job."""
     now = datetime.now(timezone.utc)
     observed_at = parse_observed_at(observed_at, now=now)
     known = known_snapshot(con, SOURCE, responses, origin=origin, now=now)
@@ -93,7 +121,7 @@ def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: F
             if units is None:
                 return None
             return _store(con, units, responses, compressed, observed_at=observed_at, now=now, origin=origin,
-                          parser_version=parser_version)
+                          parser_version=parser_version, max_drop=shrink_max_drop, naming=naming)
         finally:
             for name in _TEMP:
                 con.execute(f"DROP TABLE IF EXISTS temp.{quote_ident(name)}")
@@ -138,7 +166,7 @@ def _read(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, n_cells: int)
 
 
 def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: FileStamp,
-             layout: csv_format.CsvLayout) -> dict[str, str] | None:
+             layout: CsvReading) -> dict[str, str] | None:
     """Read and check the file into _bw_csv_checked (every data line with its values and reject
     stage). The accuracy units per benchmark, or None when the pandas path must read it."""
     if layout.n_cells > MAX_COLUMNS or not _read(con, path, layout.n_cells):
@@ -152,15 +180,15 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: Fil
         "FROM _bw_csv_raw r")
     if n_rows == 0 or n_null:
         return None
-    _cell_tables(con, col)
+    _cell_tables(con, col, layout)
     return _check(con)
 
 
 def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response],
            compressed: Future, *, observed_at: datetime, now: datetime, origin: str,
-           parser_version: int) -> IngestResult:
+           parser_version: int, max_drop: float | None, naming: NamingRules) -> IngestResult:
     n_kept = _one(con, "SELECT count(*) FROM _bw_csv_checked WHERE stage = 0")[0]
-    mapper = NameMapper.from_db(con)
+    mapper = NameMapper.from_db(con, {SOURCE: naming})
     bench = con.execute("SELECT DISTINCT b_id, benchmark AS cell FROM _bw_csv_checked WHERE stage = 0").df()
     bench["cell"] = bench["cell"].astype("object")
     bench["mapped"] = mapper.map("benchmark", bench["cell"]).astype("object")
@@ -206,7 +234,7 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
         result = finish_snapshot(con, IngestResult(SOURCE, "new", snapshot_id, snapshot_hash(responses), n_kept, 0, 0,
                                                    n_rejects, warnings),
                                  responses, observed_at=observed_at, now=now, origin=origin,
-                                 parser_version=parser_version, meta={"accuracy_unit": units})
+                                 parser_version=parser_version, meta={"accuracy_unit": units}, max_drop=max_drop)
     if n_rejects:
         log.warning("[%s] %d row(s) rejected (kept in the rejects table)", SOURCE, n_rejects)
     return logged(result)
@@ -220,41 +248,41 @@ def _with_ids(frame: pd.DataFrame, value: str, id_column: str) -> pd.DataFrame:
     return frame
 
 
-def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str]) -> None:
+def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str], reading: CsvReading) -> None:
     """_bw_csv_rows: one row per data line with the values `parse` gives its cells, joined from
     the tables of distinct cells."""
     def distinct(expr: str, where: str = "true") -> pd.Series:
         return _distinct(con, f"SELECT DISTINCT {expr} AS cell FROM _bw_csv_raw r WHERE {where}")
 
     names = pd.unique(pd.concat([distinct(col["benchmark"]), distinct(col["model"])], ignore_index=True))
-    _temp_table(con, "_bw_csv_names", _with_ids(csv_format.name_table(pd.Series(names, dtype="object")),
+    _temp_table(con, "_bw_csv_names", _with_ids(reading.name_table(pd.Series(names, dtype="object")),
                                                 "name", "name_id"))
     select = {"rn": "r.rowid", "benchmark": "nb.name", "b_id": "nb.name_id", "model": "nm.name", "m_id": "nm.name_id",
               "raw_value": col["score"], "sign": f"contains({col['score']}, '%')"}
     joins = [f"LEFT JOIN _bw_csv_names nb ON nb.cell = {col['benchmark']}",
              f"LEFT JOIN _bw_csv_names nm ON nm.cell = {col['model']}"]
     if "setting" in col:
-        _temp_table(con, "_bw_csv_settings", _with_ids(csv_format.setting_table(distinct(col["setting"])),
+        _temp_table(con, "_bw_csv_settings", _with_ids(reading.setting_table(distinct(col["setting"])),
                                                        "setting", "s_id"))
         select.update({"setting": "st.setting", "s_id": "st.s_id"})
         joins.append(f"LEFT JOIN _bw_csv_settings st ON st.cell = {col['setting']}")
     else:
         select.update({"setting": "''", "s_id": "0"})
     metric_cell = col.get("metric", "''")
-    _temp_table(con, "_bw_csv_metrics", csv_format.metric_table(distinct(metric_cell)))
+    _temp_table(con, "_bw_csv_metrics", reading.metric_table(distinct(metric_cell)))
     select.update({c: f"mt.{c}" for c in ("metric", "accuracy", "undeclared", "declared_percent", "lo", "hi",
                                           "unknown_reason")})
     joins.append(f"LEFT JOIN _bw_csv_metrics mt ON mt.cell = {metric_cell}")
-    dates = [c for c in csv_format.DATE_COLUMNS if c in col]
+    dates = [c for c in reading.DATE_COLUMNS if c in col]
     if dates:
         cells = pd.unique(pd.concat([distinct(col[c]) for c in dates], ignore_index=True))
-        _temp_table(con, "_bw_csv_dates", csv_format.date_table(pd.Series(cells, dtype="object")))
+        _temp_table(con, "_bw_csv_dates", reading.date_table(pd.Series(cells, dtype="object")))
 
     def number(name: str, cell: str, core: str, table: str, values) -> str:
         """A plain decimal is cast by DuckDB; any other text is looked up in the table of its distinct
         cells read by `values` (the scraper's own reading)."""
-        plain = (f"(regexp_full_match({core}, '{csv_format.PLAIN_DECIMAL}') "
-                 f"AND length({core}) <= {csv_format.PLAIN_DECIMAL_MAX_LEN})")
+        plain = (f"(regexp_full_match({core}, '{reading.PLAIN_DECIMAL}') "
+                 f"AND length({core}) <= {reading.PLAIN_DECIMAL_MAX_LEN})")
         odd = distinct(cell, f"NOT {plain}")
         if odd.empty:
             return f"CAST({core} AS DOUBLE)"
@@ -263,24 +291,24 @@ def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str]) -> None:
         return f"CASE WHEN {plain} THEN CAST({core} AS DOUBLE) ELSE {name}.value END"
 
     select["x"] = number("sn", col["score"], f"rtrim({col['score']}, '%')", "_bw_csv_scorenum",
-                         csv_format.score_numbers)
-    select["se"] = (number("se", col["stderr"], col["stderr"], "_bw_csv_senum", csv_format.stderr_numbers)
+                         reading.score_numbers)
+    select["se"] = (number("se", col["stderr"], col["stderr"], "_bw_csv_senum", reading.stderr_numbers)
                     if "stderr" in col else "NULL::DOUBLE")
     if "n_items" in col:
-        n_plain = f"regexp_full_match({col['n_items']}, '{csv_format.PLAIN_COUNT}')"
+        n_plain = f"regexp_full_match({col['n_items']}, '{reading.PLAIN_COUNT}')"
         odd = distinct(col["n_items"], f"NOT {n_plain}")
         count = f"CAST({col['n_items']} AS INTEGER)"
         if odd.empty:
             select.update({"n_items": f"nullif({count}, 0)", "bad_n": f"{count} = 0"})
         else:
-            _temp_table(con, "_bw_csv_counts", csv_format.count_table(odd))
+            _temp_table(con, "_bw_csv_counts", reading.count_table(odd))
             joins.append(f"LEFT JOIN _bw_csv_counts nc ON nc.cell = {col['n_items']}")
             select.update({"n_items": f"CASE WHEN {n_plain} THEN nullif({count}, 0) ELSE nc.value END",
                            "bad_n": f"CASE WHEN {n_plain} THEN {count} = 0 ELSE nc.bad END"})
         select["n_cell"] = col["n_items"]
     else:
         select.update({"n_items": "NULL::INTEGER", "bad_n": "false", "n_cell": "NULL::VARCHAR"})
-    for c in csv_format.DATE_COLUMNS:
+    for c in reading.DATE_COLUMNS:
         if c in col:
             select[c] = f"d_{c}.value"
             joins.append(f"LEFT JOIN _bw_csv_dates d_{c} ON d_{c}.cell = {col[c]}")
@@ -320,12 +348,7 @@ def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
             FROM scaled)
         SELECT *, CASE
             WHEN undeclared AND sign AND NOT pct THEN {SIGN_IN_PROPORTIONS}
-            WHEN benchmark IS NULL OR model IS NULL OR score IS NULL THEN {MISSING}
-            WHEN unknown_reason IS NOT NULL THEN {UNKNOWN_METRIC}
-            WHEN score < lo OR score > hi OR NOT isfinite(score) THEN {OUT_OF_RANGE}
-            WHEN bad_n THEN {BAD_N_ITEMS}
-            WHEN stderr IS NOT NULL AND (stderr < 0 OR NOT isfinite(stderr) OR stderr > hi - lo) THEN {BAD_STDERR}
-            ELSE 0 END AS first_stage
+            ELSE {first_stage(STAGED_COLUMNS)} END AS first_stage
         FROM valued"""
     con.execute(f"CREATE OR REPLACE TEMP TABLE _bw_csv_staged AS {staged}")
     # a second row of one (benchmark, model, setting): rejected (the first row is kept)
@@ -357,11 +380,12 @@ def _rejects(con: duckdb.DuckDBPyConnection) -> int:
     """_bw_csv_rejected: (stage, rn, row JSON, reason) of every rejected row, as `validate` writes
     them (its JSON writer, its reason functions), assembled in SQL from the JSON of each distinct
     value. The number of rejected rows."""
+    keys = reason_keys(STAGED_COLUMNS)
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _bw_csv_rej AS
         SELECT stage, rn, benchmark, model, setting, score, raw_value, metric, stderr, n_cell, unknown_reason,
                CASE WHEN stage = {BAD_N_ITEMS} THEN NULL ELSE n_items END AS n_items,
-               model_release_date, knowledge_cutoff, evaluated_at
+               model_release_date, knowledge_cutoff, evaluated_at, {", ".join(keys)}
         FROM _bw_csv_checked WHERE stage > 0""")
     n = _one(con, "SELECT count(*) FROM _bw_csv_rej")[0]
     if not n:
@@ -389,20 +413,7 @@ def _rejects(con: duckdb.DuckDBPyConnection) -> int:
                                   SELECT knowledge_cutoff FROM _bw_csv_rej UNION ALL SELECT evaluated_at FROM _bw_csv_rej)
                                   WHERE v IS NOT NULL""",
               lambda v: pd.Series(pd.to_datetime(v).astype("datetime64[us]"), index=v.index), "TIMESTAMP")
-    # reasons: the missing fields by flags, value problems (rare rows) worded by validate's functions
-    missing = pd.DataFrame({"code": range(8), "reason": [
-        reason_missing(c for c, bit in (("benchmark", 4), ("model", 2), ("score", 1)) if k & bit) for k in range(8)]})
-    _temp_table(con, "_bw_csv_rmissing", missing)
-    values = con.execute(f"""SELECT rn, stage, score, metric, stderr FROM _bw_csv_rej
-                             WHERE stage IN ({OUT_OF_RANGE}, {BAD_STDERR})""").fetchall()
-    _temp_table(con, "_bw_csv_rvalue", pd.DataFrame({
-        "rn": pd.Series([r[0] for r in values], dtype="int64"),
-        "reason": pd.Series([reason_out_of_range(float(r[2]), r[3]) if r[1] == OUT_OF_RANGE
-                             else reason_bad_stderr(float(r[4])) for r in values], dtype="object")}))
-    cells = con.execute(f"SELECT DISTINCT n_cell FROM _bw_csv_rej WHERE stage = {BAD_N_ITEMS}").fetchall()
-    _temp_table(con, "_bw_csv_rcount", pd.DataFrame({
-        "cell": pd.Series([c[0] for c in cells], dtype="object"),
-        "reason": pd.Series([reason_bad_n_items(c[0]) for c in cells], dtype="object")}))
+    _reason_table(con)
 
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _bw_csv_rejected AS
@@ -416,10 +427,8 @@ def _rejects(con: duckdb.DuckDBPyConnection) -> int:
                || ',"model_release_date":' || coalesce(d1.f, 'null') || ',"knowledge_cutoff":' || coalesce(d2.f, 'null')
                || ',"evaluated_at":' || coalesce(d3.f, 'null') || ',"excluded_reason":"","model_tag":null,'
                || '"table_version":"","is_reference":false,"reported_by":null}}' AS row_json,
-               CASE r.stage WHEN {MISSING} THEN rm.reason WHEN {UNKNOWN_METRIC} THEN r.unknown_reason
-                            WHEN {BAD_N_ITEMS} THEN rc.reason WHEN {DUPLICATE} THEN $duplicate
-                            WHEN {SIGN_IN_PROPORTIONS} THEN $sign
-                            ELSE rv.reason END AS reason
+               CASE r.stage WHEN {DUPLICATE} THEN $duplicate WHEN {SIGN_IN_PROPORTIONS} THEN $sign
+                            ELSE rs.reason END AS reason
         FROM _bw_csv_rej r
         LEFT JOIN _bw_csv_jtext jb ON jb.v = r.benchmark
         LEFT JOIN _bw_csv_jtext jm ON jm.v = r.model
@@ -432,16 +441,20 @@ def _rejects(con: duckdb.DuckDBPyConnection) -> int:
         LEFT JOIN _bw_csv_jdate d1 ON d1.v = r.model_release_date
         LEFT JOIN _bw_csv_jdate d2 ON d2.v = r.knowledge_cutoff
         LEFT JOIN _bw_csv_jdate d3 ON d3.v = r.evaluated_at
-        LEFT JOIN _bw_csv_rmissing rm ON r.stage = {MISSING}
-             AND rm.code = (r.benchmark IS NULL)::INT * 4 + (r.model IS NULL)::INT * 2 + (r.score IS NULL)::INT
-        LEFT JOIN _bw_csv_rvalue rv ON rv.rn = r.rn
-        LEFT JOIN _bw_csv_rcount rc ON rc.cell = r.n_cell""", {"duplicate": REASON_DUPLICATE, "sign": REASON_PERCENT_IN_PROPORTIONS})
+        LEFT JOIN _bw_csv_reasons rs ON rs.stage = r.stage {" ".join(f"AND rs.k{i} IS NOT DISTINCT FROM r.k{i}"
+                                                                       for i in range(N_REASON_KEYS))}""",
+                {"duplicate": SCORE_UNIQUE.reason, "sign": REASON_PERCENT_IN_PROPORTIONS})
     return int(n)
+
+
+def _reason_table(con: duckdb.DuckDBPyConnection) -> None:
+    """_bw_csv_reasons: each declared check's reason for the rejected rows (`checks_sql.reason_frame`)."""
+    _temp_table(con, "_bw_csv_reasons", reason_frame(con, "_bw_csv_rej", STAGED_COLUMNS))
 
 
 def _model_table(con: duckdb.DuckDBPyConnection, mapper: NameMapper, snapshot_id: int) -> None:
     """_bw_csv_models: per distinct kept model name, its alias-mapped name and its identity."""
-    assert SOURCE not in BENCHMARK_DEPENDENT_SOURCES   # identity by name alone: once per distinct name
+    assert not mapper.naming[SOURCE].benchmark_dependent   # identity by name alone: once per distinct name
     models = con.execute("SELECT DISTINCT m_id, model AS cell FROM _bw_csv_checked WHERE stage = 0").df()
     cells = models["cell"].astype("object")
     ident = mapper.identify(pd.DataFrame({"source": SOURCE, "snapshot_id": snapshot_id, "benchmark": None,

@@ -39,7 +39,7 @@ from typing import Any, Sequence
 import duckdb
 import pandas as pd
 
-from scrapers.base import ParsedSnapshot
+from common.snapshot import ParsedSnapshot
 from storage.db import insert_frame, next_ids, transaction
 from storage.registry_sync import NameMapper
 
@@ -189,7 +189,7 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
     if known is not None:
         return known
 
-    mapper = NameMapper.from_db(con)
+    mapper = NameMapper.from_db(con, {source: parsed.naming})
     scores = parsed.scores
     benchmarks = mapper.map("benchmark", scores["benchmark"])
     models = mapper.map("model", scores["model"])
@@ -242,16 +242,17 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
         result = finish_snapshot(con, IngestResult(source, "new", snapshot_id, sha, len(sc), len(items),
                                                    len(parsed.models), len(rejects), list(parsed.warnings) + warnings),
                                  responses, observed_at=observed_at, now=now, origin=origin,
-                                 parser_version=parser_version, meta=parsed.meta)
+                                 parser_version=parser_version, meta=parsed.meta, max_drop=parsed.shrink_max_drop)
     return logged(result)
 
 
 def finish_snapshot(con: duckdb.DuckDBPyConnection, result: IngestResult, responses: Sequence[Response], *,
                     observed_at: datetime, now: datetime, origin: str, parser_version: int,
-                    meta: dict) -> IngestResult:
+                    meta: dict, max_drop: float | None = None) -> IngestResult:
     """The snapshot's own row, written last in its transaction (its rows are in: the shrink guard
-    compares their counts); `result` gains the held reason."""
-    held_reason = shrink_reason(con, result.source, result.snapshot_id, observed_at)
+    compares their counts); `result` gains the held reason. `max_drop`: the source's own shrink
+    limit (None: SHRINK_MAX_DROP)."""
+    held_reason = shrink_reason(con, result.source, result.snapshot_id, observed_at, max_drop=max_drop)
     con.execute(
         """INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, last_seen,
                                   origin, parser_version, n_scores, n_items, n_models, n_rejects, warnings, meta,
@@ -311,26 +312,22 @@ def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: p
     return excluded, warnings
 
 
-def shrink_max_drop(source: str) -> float:
-    """The share of a table's rows a snapshot of `source` may drop before it is held: the source's
-    own `shrink_max_drop` when it declares one, else SHRINK_MAX_DROP."""
-    import scrapers
-    try:
-        own = getattr(scrapers.get(source), "shrink_max_drop", None)
-    except Exception:  # noqa: BLE001 - a source name no scraper has (rows written by hand): the default
-        own = None
+def shrink_max_drop(own: float | None) -> float:
+    """The share of a table's rows a snapshot may drop before it is held: the source's own limit
+    (`Scraper.shrink_max_drop`, handed down with its rows) when it declares one, else SHRINK_MAX_DROP."""
     return SHRINK_MAX_DROP if own is None else float(own)
 
 
-def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int, observed_at: datetime) -> str:
+def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int, observed_at: datetime, *,
+                  max_drop: float | None = None) -> str:
     """Why snapshot `snapshot_id` (its rows already written) must be held, or '' (the shrink guard).
 
     For each table it has (a benchmark's scores of one table_version; a benchmark's item results),
     compare its row count with the previous usable snapshot of the source having that table: the
     newest non-held one observed at or before it. Held when some table dropped more than
-    `shrink_max_drop(source)` of its rows.
+    `shrink_max_drop(max_drop)` of its rows.
     """
-    max_drop = shrink_max_drop(source)
+    max_drop = shrink_max_drop(max_drop)
     rows = con.execute("""
         WITH counts AS (
             SELECT 'scores' AS kind, snapshot_id, benchmark, coalesce(table_version, '') AS version,

@@ -14,12 +14,13 @@ import os
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 import duckdb
 import pandas as pd
 
 import registry
+from common.naming import NamingRules
 from common.refs import parse_refs
 from registry.identity import identify_frame
 from storage.db import DEFAULT_WAIT_SECONDS, connect, insert_frame, quote_ident, registered_frame, transaction
@@ -28,7 +29,8 @@ log = logging.getLogger("benchwatch.storage")
 
 
 # What the registry tables are made of: the curated files and the code that loads and applies
-# them (loaders and checks, identity rules). Their bytes are the registry's digest.
+# them (loaders and checks, identity). Their bytes, with the sources' naming rules (data handed
+# down by the jobs: `synced_digest`), are the registry's digest.
 REGISTRY_FILES = ("benchmarks.csv", "models.csv", "aliases.csv", "__init__.py", "identity.py")
 _digests: dict[tuple, str] = {}
 
@@ -61,10 +63,27 @@ def registry_digest(folder: str | os.PathLike | None = None) -> str:
     return digest
 
 
-class NameMapper:
-    """Maps page names to canonical ids through the aliases (and the ids themselves)."""
+def naming_digest(naming: Mapping[str, NamingRules]) -> str:
+    """sha256 of the sources' naming rules (canonical text, sources sorted)."""
+    h = hashlib.sha256()
+    for source in sorted(naming):
+        h.update(f"{source}\0{naming[source].fingerprint()}\0".encode())
+    return h.hexdigest()
 
-    def __init__(self, aliases: pd.DataFrame, benchmark_ids, model_ids):
+
+def synced_digest(naming: Mapping[str, NamingRules]) -> str:
+    """What `meta.registry_sha256` holds: the registry files' digest and the naming rules' digest.
+    A change to either re-loads the registry tables and re-identifies the stored rows."""
+    files = registry_digest()
+    return hashlib.sha256(f"{files}\0{naming_digest(naming)}".encode()).hexdigest()
+
+
+class NameMapper:
+    """Maps page names to canonical ids through the aliases (and the ids themselves), and
+    identifies score rows by the naming rules of their sources (`naming`, handed down)."""
+
+    def __init__(self, aliases: pd.DataFrame, benchmark_ids, model_ids, naming: Mapping[str, NamingRules]):
+        self.naming = dict(naming)
         self._maps: dict[str, dict[str, str]] = {"model": {}, "benchmark": {}}
         for kind, ids in (("benchmark", benchmark_ids), ("model", model_ids)):
             for i in ids:
@@ -81,19 +100,20 @@ class NameMapper:
     def identify(self, rows: pd.DataFrame) -> pd.DataFrame:
         """registry.identity over score rows (source, benchmark, model_raw, model_tag, snapshot_id):
         model, variant, population, underlying."""
-        return identify_frame(rows, self._maps["model"])
+        return identify_frame(rows, self._maps["model"], self.naming)
 
     @classmethod
-    def from_db(cls, con: duckdb.DuckDBPyConnection) -> "NameMapper":
+    def from_db(cls, con: duckdb.DuckDBPyConnection, naming: Mapping[str, NamingRules]) -> "NameMapper":
         aliases = con.execute("SELECT kind, alias, canonical FROM aliases").df()
         bids = [r[0] for r in con.execute("SELECT id FROM benchmarks").fetchall()]
         mids = [r[0] for r in con.execute("SELECT id FROM models").fetchall()]
-        return cls(aliases, bids, mids)
+        return cls(aliases, bids, mids, naming)
 
 
-def sync_registry(con: duckdb.DuckDBPyConnection) -> bool:
-    """Reload registry tables and re-map stored names if the shipped registry changed."""
-    digest = registry_digest()
+def sync_registry(con: duckdb.DuckDBPyConnection, naming: Mapping[str, NamingRules]) -> bool:
+    """Reload registry tables and re-map stored names if the shipped registry or the sources'
+    naming rules (`scrapers.naming_rules()`, handed down by the jobs) changed."""
+    digest = synced_digest(naming)
     row = con.execute("SELECT value FROM meta WHERE key = 'registry_sha256'").fetchone()
     if row and row[0] == digest:
         return False
@@ -120,7 +140,7 @@ def sync_registry(con: duckdb.DuckDBPyConnection) -> bool:
         insert_frame(con, "aliases", a, columns=["kind", "alias_key", "alias", "canonical"])
         con.execute("DELETE FROM model_dates WHERE source = 'registry'")
         insert_frame(con, "model_dates", claims)
-        _remap(con, NameMapper(aliases, b["id"], m["id"]))
+        _remap(con, NameMapper(aliases, b["id"], m["id"], naming))
         insert_frame(con, "meta", pd.DataFrame({"key": ["registry_sha256"], "value": [digest]}), or_replace=["key"])
     log.info("[storage] registry synced: %d benchmarks, %d models, %d aliases", len(b), len(m), len(a))
     return True
@@ -160,10 +180,12 @@ def _reidentify(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
 
 
 @contextmanager
-def connect_synced(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
+def connect_synced(path: str | os.PathLike | None = None, *, naming: Mapping[str, NamingRules],
+                   wait: float = DEFAULT_WAIT_SECONDS,
                    on_wait: Callable[[str], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """`with connect_synced(path) as con:` — a write connection (`db.connect`: migrated) whose
-    registry tables equal the shipped registry files: what ingest and analysis read."""
+    """`with connect_synced(path, naming=…) as con:` — a write connection (`db.connect`: migrated)
+    whose registry tables equal the shipped registry files and whose rows are identified by the
+    sources' naming rules: what ingest and analysis read (the jobs open it: `jobs.sync`)."""
     with connect(path, wait=wait, on_wait=on_wait) as con:
-        sync_registry(con)
+        sync_registry(con, naming)
         yield con

@@ -21,6 +21,13 @@ import pytest
 SLOW_FIXTURES = ("harness",)   # fixtures that start a Prefect test server (seconds, a subprocess)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The replay files generated from the scraper cases (tests/replay_files.py) exist before any
+    test reads tests/fixtures/replay."""
+    from replay_files import write
+    write()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if any(f in getattr(item, "fixturenames", ()) for f in SLOW_FIXTURES):
@@ -39,7 +46,7 @@ def fake_slack():
 @pytest.fixture(scope="session")
 def _synced_template(tmp_path_factory) -> Path:
     """One database as the first job leaves it (migrated, registry loaded), made once a session."""
-    from storage.registry_sync import connect_synced
+    from jobs.sync import connect_synced
 
     path = tmp_path_factory.mktemp("template") / "synced.duckdb"
     with connect_synced(path):

@@ -255,7 +255,7 @@ def test_line_boundary_truncation(source, fraction, fresh, tmp_path):
     new = n[n["snapshot_id"] == res.snapshot_id].set_index(["benchmark", "table_version"])["n"]
     old = n[n["snapshot_id"] != res.snapshot_id].set_index(["benchmark", "table_version"])["n"]
     common = new.index.intersection(old.index)
-    expected_held = bool((old[common] - new[common] > shrink_max_drop(source) * old[common]).any())
+    expected_held = bool((old[common] - new[common] > shrink_max_drop(scrapers.get(source).shrink_max_drop) * old[common]).any())
     assert bool(res.held_reason) == expected_held, res.summary()
     if expected_held:
         assert state(dbp)[1] == latest_before

@@ -94,7 +94,7 @@ def test_every_reader_of_the_registry_sees_the_same_lists(tmp_path):
     """registry loader, DuckDB registry tables (sync) and the analysis read (storage.reads) agree."""
     import registry
     from storage.reads import read_benchmarks
-    from storage.registry_sync import connect_synced
+    from jobs.sync import connect_synced
     loaded = {r.id: tuple(r.reference_benchmarks) for r in registry.load_benchmarks().itertuples()}
     assert any(loaded.values())
     with connect_synced(tmp_path / "r.duckdb") as con:

@@ -15,7 +15,7 @@ from cli import main as cli
 from jobs.contamination import run_contamination
 from jobs.saturation import run_saturation
 from scrapers.base import ITEM_COLUMNS, MODEL_COLUMNS, SCORE_COLUMNS, ParsedSnapshot, conform
-from storage.registry_sync import connect_synced
+from jobs.sync import connect_synced
 from storage.ingest import Response, store_snapshot
 from test_contamination import synth_items
 from helpers import SNAPSHOTS, lane, needs

@@ -19,7 +19,7 @@ from helpers import SNAPSHOTS, docs_figures, needs
 from storage import reads
 from storage import saturation as store
 from storage.db import insert_frame
-from storage.registry_sync import connect_synced
+from jobs.sync import connect_synced
 
 NOW = pd.Timestamp("2025-06-01")
 TABLES = {"saturation": ["table_id", "scope", "population", "as_of"],

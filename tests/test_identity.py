@@ -10,11 +10,12 @@ import pandas as pd
 import pytest
 
 import registry
+import scrapers
 from analysis.saturation import saturation_table, saturation_trajectory
 from jobs.saturation import dated_history
 from registry.identity import identify_frame, split_variant
 from scrapers.base import ParsedSnapshot, SCORE_COLUMNS, conform
-from storage.registry_sync import connect_synced as connect   # what the jobs open (migrated + registry)
+from jobs.sync import connect_synced as connect   # what the jobs open (migrated + registry)
 from storage.ingest import Response, store_snapshot
 
 ALIASES = registry.alias_map("model")
@@ -23,7 +24,7 @@ ALIASES = registry.alias_map("model")
 def ident(source: str, names: list[str], benchmark: str = "x", tags=None) -> pd.DataFrame:
     rows = pd.DataFrame({"source": source, "benchmark": benchmark, "snapshot_id": 1, "model_raw": names,
                          "model_tag": tags if tags is not None else [None] * len(names)})
-    return pd.concat([rows, identify_frame(rows, ALIASES)], axis=1)
+    return pd.concat([rows, identify_frame(rows, ALIASES, scrapers.naming_rules())], axis=1)
 
 
 def test_reasoning_effort_and_labels_collapse_onto_one_model():
@@ -40,9 +41,9 @@ def test_bare_suffix_needs_evidence_and_explicit_markers_do_not():
     # two efforts of one unresolved base collapse (the page says they are one model), unresolved
     out = ident("livebench", ["zz-model-high", "zz-model-low", "kimi-k2-thinking", "zz-other-thinking-64k"])
     assert out["model"].tolist() == ["zz-model", "zz-model", "kimi-k2-thinking", "zz-other"]
-    assert split_variant("livebench", "claude-opus-4-5-20251101-thinking-64k-high-effort") == \
+    assert split_variant(scrapers.get("livebench").NAMING, "claude-opus-4-5-20251101-thinking-64k-high-effort") == \
         ("claude-opus-4-5-20251101", "effort=thinking-64k; effort=high")
-    assert split_variant("aider_polyglot", "gpt-5 (high)") == ("gpt-5", "effort=high")
+    assert split_variant(scrapers.get("aider_polyglot").NAMING, "gpt-5 (high)") == ("gpt-5", "effort=high")
 
 
 def test_swebench_systems_and_bash_only_model_runs():
@@ -173,7 +174,7 @@ def test_variants_collapsing_in_one_snapshot_are_stored_without_key_clash(tmp_pa
         scores = conform(pd.DataFrame({"benchmark": "math_500", "model": ["o3", "O3", "o3-high", "o3-low"],
                                        "setting": "", "score": [0.9, 0.91, 0.95, 0.85], "metric": "proportion",
                                        "raw_value": "x", "excluded_reason": ""}), SCORE_COLUMNS)
-        parsed = ParsedSnapshot(source="simple_evals", scores=scores)
+        parsed = ParsedSnapshot(source="simple_evals", scores=scores, naming=scrapers.get("simple_evals").NAMING)
         store_snapshot(con, parsed, [Response("f.md", b"one")], observed_at=datetime(2025, 1, 1, tzinfo=timezone.utc),
                        origin="ingest", parser_version=1)
         rows = con.execute("SELECT model_raw, model, variant FROM scores ORDER BY model_raw").fetchall()
@@ -182,3 +183,40 @@ def test_variants_collapsing_in_one_snapshot_are_stored_without_key_clash(tmp_pa
         latest = con.execute("SELECT * FROM latest_scores").df()
         sat = saturation_table(latest, k=2, bootstrap_seed=None)
         assert sat["n_models"].iloc[0] == 1   # one model, fewer than k: no index
+
+
+# --- naming rules: declared by each source, handed to identity as data ---------------------------
+
+def test_identity_names_no_source_and_every_rule_is_a_sources_declaration():
+    """registry/identity.py applies rules it is handed; which source has which rule lives on the
+    scraper class (`NAMING`), so the module names no source and has no per-source branch."""
+    from pathlib import Path
+
+    from common.naming import NamingRules
+    text = (Path(registry.__file__).parent / "identity.py").read_text(encoding="utf-8")
+    code = text.split('"""', 2)[2]          # past the module docstring
+    named = [s for s in scrapers.SOURCES if f'"{s}"' in code or f"'{s}'" in code]
+    assert not named, f"registry/identity.py names sources {named}: declare their rules as NAMING on the scraper"
+    rules = scrapers.naming_rules()
+    assert set(rules) == set(scrapers.SOURCES) and all(isinstance(r, NamingRules) for r in rules.values())
+    assert rules["simple_evals"].variants and rules["swebench"].benchmark_dependent and rules["csv"] == NamingRules()
+
+
+def test_a_toy_sources_rules_are_applied_and_change_the_synced_digest():
+    """A new source's NAMING needs no edit of identity: its rules apply from the data, and a changed
+    rule changes the digest the registry sync compares (stored rows are re-identified)."""
+    from common.naming import EFFORT, NamingRules
+    from storage.registry_sync import synced_digest
+    toy = {"toy": NamingRules(variants=((rf"\s*\[({EFFORT})\]$", "effort"),), system_tag=r"^agent$")}
+    rows = pd.DataFrame({"source": "toy", "benchmark": "x", "snapshot_id": 1,
+                         "model_raw": ["o3 [high]", "o3", "scaffold"], "model_tag": [None, None, "agent"]})
+    got = identify_frame(rows, ALIASES, toy)
+    assert got["model"].tolist()[:2] == ["o3-2025-04-16"] * 2 and got["variant"].tolist()[:2] == ["effort=high", ""]
+    assert got["population"].tolist() == ["models", "models", "systems"]
+    assert identify_frame(rows, ALIASES, {})["variant"].tolist() == ["", "", ""]   # no rules: names as they are
+    base = scrapers.naming_rules()
+    assert synced_digest(base) == synced_digest(dict(reversed(list(base.items()))))
+    changed = dict(base, lmarena=NamingRules())
+    assert synced_digest(changed) != synced_digest(base)
+    swapped = NamingRules(systems=True, model_run_benchmarks=frozenset({"b", "a"}))
+    assert swapped.fingerprint() == NamingRules(systems=True, model_run_benchmarks=frozenset({"a", "b"})).fingerprint()

@@ -9,7 +9,7 @@ from cli.main import main
 from jobs.cycle import ingest_file
 from jobs.saturation import run_saturation
 from storage import db
-from storage.registry_sync import connect_synced
+from jobs.sync import connect_synced
 from storage.status import index_coverage, release_date_coverage
 
 FIX = Path(__file__).parent / "fixtures"

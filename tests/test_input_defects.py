@@ -17,7 +17,7 @@ from jobs.cycle import collect_source, ingest_file
 from scrapers import http
 from scrapers.base import ScrapeError
 from scrapers.normalize import AmbiguousScale, percent_scale, proportions_from
-from storage.registry_sync import connect_synced
+from jobs.sync import connect_synced
 from storage.ingest import IngestRefused, parse_observed_at
 from storage.query import run_query
 

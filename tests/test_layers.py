@@ -309,3 +309,12 @@ def test_a_logger_named_after_another_layer_is_reported(tmp_path):
         "flows/__init__.py": "import logging\nlogging.getLogger('benchwatch').setLevel(10)\n",
     })
     assert misnamed_loggers(root) == ["jobs.run: logger 'benchwatch.flows' (expected benchwatch.jobs[.<part>])"]
+
+
+def test_storage_never_imports_scrapers(project_graph):
+    """A source's parser and storage meet only in the declarations below both (common.snapshot,
+    common.checks, common.naming): what storage needs from a source (its rows, shrink limit,
+    naming rules, the csv source's cell reading) is handed down by the jobs."""
+    edges = sorted(f"{m} -> {t}" for m, targets in project_graph.items() if m.split(".")[0] == "storage"
+                   for t in targets if t.split(".")[0] == "scrapers")
+    assert not edges, "storage imports scrapers:\n" + "\n".join(edges)

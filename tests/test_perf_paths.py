@@ -238,6 +238,7 @@ def test_running_topk_empty_and_one_row():
 def test_identify_frame_identical_to_per_row_identify():
     """identify_frame (once per distinct key, broadcast) = identify called on every row."""
     from registry import alias_key
+    import scrapers
     from registry.identity import _bare_evidence, identify, identify_frame
     rng = np.random.default_rng(3)
     names = ["gpt-4o", "GPT-4o (high)", "o3", "O3", "claude-3.5-sonnet", "SWE-agent + gpt-4o", "o3 [medium]", "x"]
@@ -246,10 +247,11 @@ def test_identify_frame_identical_to_per_row_identify():
                          "model_raw": rng.choice(names, n), "model_tag": rng.choice([None, "agent", "model"], n),
                          "snapshot_id": rng.choice([1, 2, np.nan], n)})
     table = {alias_key("gpt-4o"): "gpt-4o", alias_key("o3"): "o3"}
-    got = identify_frame(rows, table)
+    naming = scrapers.naming_rules()
+    got = identify_frame(rows, table, naming)
     snaps = rows["snapshot_id"].fillna(-1)
     evidence = {ctx: _bare_evidence(g) for ctx, g in rows["model_raw"].groupby([rows["source"], snaps], sort=False)}
-    want = [identify(s, b, r, t if isinstance(t, str) else None, lambda x: table.get(alias_key(x)), evidence.get((s, sn)))
+    want = [identify(naming[s], b, r, t if isinstance(t, str) else None, lambda x: table.get(alias_key(x)), evidence.get((s, sn)))
             for s, b, r, t, sn in zip(rows["source"], rows["benchmark"], rows["model_raw"], rows["model_tag"], snaps)]
     for col in ("model", "variant", "population", "underlying"):
         assert got[col].tolist() == [getattr(i, col) for i in want], col

@@ -10,7 +10,7 @@ import pytest
 from analysis.saturation import saturation_index
 from jobs.cycle import ingest_file
 from jobs.saturation import run_saturation
-from storage.registry_sync import connect_synced
+from jobs.sync import connect_synced
 from storage.saturation import read_saturation
 
 HEADER = "model,benchmark,score,n_items,stderr,metric,model_release_date\n"

@@ -1,8 +1,10 @@
-"""Every declared scraper case (tests/scraper_cases.py), by one parametrised test."""
+"""Every declared scraper case (`CASES` beside each scraper class, scrapers/cases.py), collected
+through the registry (`scrapers.SOURCES`) and run by one parametrised test."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 import re
 from datetime import datetime
 from pathlib import Path
@@ -12,9 +14,20 @@ import pytest
 
 import scrapers
 from helpers import SNAPSHOTS, fixture_scraper, require
-from scraper_cases import ALL_CASES, CASES, SNAPSHOT_CASES, Absent, Case, Has, Spot
+from scrapers.cases import Absent, Case, Has, Spot
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def declared_cases() -> tuple[Case, ...]:
+    """Every source's cases, in registry order, each stamped with its source."""
+    return tuple(replace(case, source=source) for source in scrapers.SOURCES
+                 for case in type(scrapers.get(source)).CASES)
+
+
+ALL_CASES = declared_cases()
+CASES = tuple(c for c in ALL_CASES if not c.snapshot)
+SNAPSHOT_CASES = tuple(c for c in ALL_CASES if c.snapshot)
 AT = datetime(2026, 1, 1)
 
 
@@ -113,7 +126,7 @@ def test_every_source_declares_fixture_cases():
 
 
 def test_declared_files_exist_and_ids_are_unique():
-    assert len({c.name for c in ALL_CASES}) == len(ALL_CASES)
+    assert len({(c.source, c.name) for c in ALL_CASES}) == len(ALL_CASES)
     for case in CASES:
         assert (FIXTURES / case.file).is_file(), case.file
         for _, rel in case.aux:

@@ -2,7 +2,7 @@
 values (errors, floors, settings that keep same-named entries apart, release and categories files).
 
 Row counts and spot values of every fixture and snapshot file are declared in
-tests/scraper_cases.py (checked by hand against the files) and run by tests/test_scraper_cases.py.
+`CASES` beside each scraper class (checked by hand against the files) and run by tests/test_scraper_cases.py.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 behaviour beyond values (errors, aux files, zip members, column order, realigned headers).
 
 Row counts and spot values of every fixture and snapshot file are declared in
-tests/scraper_cases.py (checked by hand against the files) and run by tests/test_scraper_cases.py.
+`CASES` beside each scraper class (checked by hand against the files) and run by tests/test_scraper_cases.py.
 """
 
 from __future__ import annotations
@@ -53,13 +53,13 @@ def test_shared_markdown_helper_is_one_place():
 
 
 def test_simple_evals_2024_09_math500_only_for_the_o1_group():
-    """Values: tests/scraper_cases.py. Here: MATH-500 comes from the o1 group header and only its rows have it."""
+    """Values: the source's `CASES`. Here: MATH-500 comes from the o1 group header and only its rows have it."""
     s = parse("simple_evals", "readme_2024-09-11.md").scores
     assert sorted(s[s.benchmark == "math_500"].model) == ["o1 (work in progress)", "o1-mini", "o1-preview"]
 
 
 def test_simple_evals_2025_07_footnoted_math_column_splits_math_and_math_500():
-    """Values: tests/scraper_cases.py. Here: which models the footnoted MATH column gives to MATH-500."""
+    """Values: the source's `CASES`. Here: which models the footnoted MATH column gives to MATH-500."""
     s = parse("simple_evals", "readme_2025-07-09.md").scores
     math500 = set(s.loc[s.benchmark == "math_500", "model"])
     assert math500 == {"o3-high", "o3", "o1", "o1-preview", "o1-mini", "gpt-4.1-2025-04-14"}
@@ -98,7 +98,7 @@ def test_lmarena_2023_12_table_missing_elo_is_no_row():
 
 
 def test_lmarena_2025_table_online_cutoff_is_no_date():
-    """Values of the table: tests/scraper_cases.py. Here: an 'Online' cutoff is not a date."""
+    """Values of the table: the source's `CASES`. Here: an 'Online' cutoff is not a date."""
     online = (FIXTURES / "lmarena" / "leaderboard_table_20250511.csv").read_bytes().replace(b"2021/9", b"Online")
     s2 = parse_bytes("lmarena", online).scores
     assert pd.isna(one(s2, benchmark="mmlu", model="gpt-4-0314").knowledge_cutoff)

@@ -16,7 +16,7 @@ from alerts.engine import evaluate
 from alerts.rules import FIRING, RESOLVED
 from cli.main import main
 from jobs.cycle import collect_source, ingest_file
-from storage.registry_sync import connect_synced
+from jobs.sync import connect_synced
 from storage.ingest import SHRINK_MAX_DROP
 from storage.query import run_query
 from storage.status import held_snapshots

@@ -17,7 +17,7 @@ from jobs.cycle import ingest_file
 from scrapers.base import ScrapeError
 from storage import db, registry_sync
 from storage.query import ReadOnlyViolation, run_query
-from storage.registry_sync import connect_synced
+from jobs.sync import connect_synced
 
 FIX = Path(__file__).parent / "fixtures" / "csv"
 DATA_TABLES = ("snapshots", "blobs", "scores", "item_results", "model_dates", "rejects", "fetches")

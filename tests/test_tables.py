@@ -13,7 +13,7 @@ from registry import tables as rt
 from storage import db
 from storage import saturation as store
 from storage.db import insert_frame
-from storage.registry_sync import connect_synced
+from jobs.sync import connect_synced
 
 NOW = pd.Timestamp("2026-01-01")
 

@@ -166,7 +166,7 @@ def test_stored_per_table_s_matches_an_independent_recomputation_date_by_date(tm
     from jobs.backfill import plan_backfill
     from jobs.cycle import ingest_file
     from jobs.saturation import run_saturation
-    from storage.registry_sync import connect_synced
+    from jobs.sync import connect_synced
 
     n_of = registry_n()
     db = tmp_path / "real.duckdb"

@@ -1,0 +1,32 @@
+"""The registry-synced connection the jobs open, with every source's naming rules handed down.
+
+Identity (`registry.identity`) applies each source's naming rules, declared on its scraper
+(`Scraper.NAMING`); registry and storage never import scrapers, so the jobs, which know both,
+collect them (`scrapers.naming_rules()`) and hand them to `storage.registry_sync`.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+import duckdb
+
+import scrapers
+from storage import registry_sync
+from storage.db import DEFAULT_WAIT_SECONDS
+
+
+@contextmanager
+def connect_synced(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
+                   on_wait: Callable[[str], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """`storage.registry_sync.connect_synced` with the sources' naming rules: a write connection
+    (migrated) whose registry tables and row identities follow the shipped registry and scrapers."""
+    with registry_sync.connect_synced(path, naming=scrapers.naming_rules(), wait=wait, on_wait=on_wait) as con:
+        yield con
+
+
+def sync_registry(con: duckdb.DuckDBPyConnection) -> bool:
+    """`storage.registry_sync.sync_registry` with the sources' naming rules (True when it re-synced)."""
+    return registry_sync.sync_registry(con, scrapers.naming_rules())
