@@ -283,6 +283,7 @@ def bench_analyze(fracs: list[float], quick: bool, tmp: Path) -> None:
 
 def bench_cycle(tmp: Path) -> None:
     replay = REPO / "tests" / "fixtures" / "replay"
+    subprocess.run([sys.executable, str(REPO / "tests" / "replay_files.py")], check=True)  # generated copies
     db = tmp / "cycle.duckdb"
     first, _ = proc([*CLI, "run", "--no-prefect", "--replay", str(replay), "--db", str(db)], check=False)
     second, out = proc([*CLI, "run", "--no-prefect", "--replay", str(replay), "--db", str(db)], check=False)
