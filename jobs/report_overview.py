@@ -117,13 +117,13 @@ def _strip(area: str, rows: list[dict], anchors: Mapping[str, str]) -> str:
         tip = (f"{name}: S {s:.3f}, bin {r.get('bin')}, level {level_of(r)}"
                + (f", P(bin holds) {float(r['bin_hold_prob']):.2f}" if not _missing(r.get("bin_hold_prob")) else "")
                + (f"; 95% of re-evaluations in S {rng[0]:g} to {rng[1]:g}" if rng else "")
-               + (f"; post-cutoff S {r['post_s']:.3f}" if r.get("post_s") is not None else ""))
+               + (f"; post-cutoff S {r['post_s']:.3f}" if not _missing(r.get("post_s")) else ""))
         out.append(f'<a href="#bench-{anchors[r["benchmark"]]}"><text x="4" y="{y + 4:.1f}" class="rl">'
                    f'{esc(short)}<title>{esc(tip)}</title></text></a>')
         if rng:
             out.append(f'<path d="M{px(rng[0]):.1f},{y - 3:.1f}V{y + 3:.1f}M{px(rng[0]):.1f},{y:.1f}H{px(rng[1]):.1f}'
                        f'M{px(rng[1]):.1f},{y - 3:.1f}V{y + 3:.1f}" stroke="#555" stroke-width="1" fill="none"/>')
-        if r.get("post_s") is not None:
+        if not _missing(r.get("post_s")):
             ps = px(float(r["post_s"]))
             out.append(f'<path d="M{ps:.1f},{y - 4:.1f}L{ps + 4:.1f},{y:.1f}L{ps:.1f},{y + 4:.1f}L{ps - 4:.1f},{y:.1f}Z" '
                        f'fill="#0072B2"><title>{esc(tip)}</title></path>')

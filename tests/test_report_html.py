@@ -42,7 +42,8 @@ EVIL_BENCH = 'b"><script src=//x'
 
 ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h3", "h4", "p", "nav", "a",
                 "b", "table", "thead", "tbody", "tr", "th", "td", "span", "code", "details", "summary", "section",
-                "div", "svg", "rect", "line", "polyline", "polygon", "circle", "text", "g"}
+                "div", "svg", "rect", "line", "polyline", "polygon", "circle", "text", "g", "path",
+                "input", "label"}   # path: error bars and markers; input/label: the time-window control (CSS only)
 
 
 class Structure(HTMLParser):
