@@ -138,7 +138,7 @@ table.overview td:nth-child(4){font-variant-numeric:tabular-nums;font-weight:600
 svg.chart,svg.strip{background:#fff;border:1px solid #e3e3e3;max-width:100%;height:auto}
 svg .frame{fill:none;stroke:#bbb}svg .grid{stroke:#eee}svg .axis{stroke:#999}
 svg .tick,svg .band,svg .legend{font:11px system-ui,sans-serif;fill:#555}
-svg .mark,svg .lbl{font:11px system-ui,sans-serif}svg .lbl{paint-order:stroke;stroke:#fff;stroke-width:3px}
+svg .mark,svg .lbl{font:11px system-ui,sans-serif}
 svg .area{font:bold 12px system-ui,sans-serif;fill:#222}svg .rl{font:11px system-ui,sans-serif;fill:#0b4f8a}
 svg a:hover .rl{text-decoration:underline}
 section.bench{border-top:1px solid #e5e5e5}
