@@ -27,9 +27,9 @@ FORECAST_AXIS_DAYS = 3 * 365
 
 def family_span(frames: Sequence[pd.DataFrame], tables: Sequence[str]) -> tuple[pd.Timestamp, pd.Timestamp] | None:
     """First to newest date of `tables` in `frames` (at least 30 days): the axis of their charts."""
-    times = [naive(t) for df in frames if len(df) and "as_of" in df.columns
-             for t in tabled(df).loc[tabled(df)["table_id"].isin(tables), "as_of"]]
-    times = [t for t in times if t is not None]
+    stamps = [naive(t) for df in frames if len(df) and "as_of" in df.columns
+              for t in tabled(df).loc[tabled(df)["table_id"].isin(tables), "as_of"]]
+    times = [t for t in stamps if t is not None]
     if not times:
         return None
     x0, x1 = min(times), max(times)
@@ -124,10 +124,11 @@ def frontier_chart(bench: str, name: str, frontier: pd.DataFrame, trend: Mapping
         x_hi = max(end, min(fc, end + pd.Timedelta(days=FORECAST_AXIS_DAYS)))
     lo_y = min(float(s.min()) for s in series if s.notna().any())
     hi_y = max(float(s.max()) for s in series if s.notna().any())
-    thr = (trend or {}).get("forecast_threshold")
-    show_thr = not _missing(thr) and (trend or {}).get("forecast_status") in ("ok", "reached")
+    thr_value = (trend or {}).get("forecast_threshold")
+    thr = 0.0 if thr_value is None or _missing(thr_value) else float(thr_value)
+    show_thr = not _missing(thr_value) and (trend or {}).get("forecast_status") in ("ok", "reached")
     if show_thr:   # a threshold forecast or reached is drawn inside the range
-        hi_y, lo_y = max(hi_y, float(thr) * scale), min(lo_y, float(thr) * scale)
+        hi_y, lo_y = max(hi_y, thr * scale), min(lo_y, thr * scale)
     pad = max((hi_y - lo_y) * 0.08, 1.0 if proportion else 0.01 * max(abs(hi_y), 1.0))
     y_range = (max(0.0, lo_y - pad), min(100.0, hi_y + pad)) if proportion else (lo_y - pad, hi_y + pad)
     x0 = f["t"].min() if span is None else min(span[0], f["t"].min())
@@ -159,7 +160,7 @@ def frontier_chart(bench: str, name: str, frontier: pd.DataFrame, trend: Mapping
     if trend and not _missing(trend.get("slope_per_month")):
         _trend_fan(chart, newest, trend, end, scale)
     if trend and show_thr:
-        chart.hline(float(thr) * scale, "#555", "threshold")
+        chart.hline(thr * scale, "#555", "threshold")
     if trend and forecast_ok:
         lo, hi = naive(trend.get("forecast_ci_low")), naive(trend.get("forecast_ci_high"))
         if lo is not None and hi is not None:
@@ -182,11 +183,12 @@ def _trend_fan(chart: TimeChart, f: pd.DataFrame, trend: Mapping[str, Any], end:
     # proportions: slopes are stored in pp/month and the axis is in percent, so one unit either way
     slope = float(trend["slope_per_month"])
     unit = trend.get("slope_unit") or ""
-    lo, hi = trend.get("slope_ci_low"), trend.get("slope_ci_high")
+    ci = (trend.get("slope_ci_low"), trend.get("slope_ci_high"))
     xs = [start, window_end]
-    if not (_missing(lo) or _missing(hi)) and not ci_uninformative(slope, float(lo), float(hi), unit):
-        chart.area(xs, [anchor - float(hi) * months, anchor], [anchor - float(lo) * months, anchor], "#E69F00",
-                   opacity=0.25, tooltip=f"slope 95% CI {float(lo):+.2f} to {float(hi):+.2f} {unit}",
-                   legend="trend 95% CI")
+    if not (_missing(ci[0]) or _missing(ci[1])):
+        lo, hi = float(ci[0]), float(ci[1])    # type: ignore[arg-type]   # checked just above
+        if not ci_uninformative(slope, lo, hi, unit):
+            chart.area(xs, [anchor - hi * months, anchor], [anchor - lo * months, anchor], "#E69F00",
+                       opacity=0.25, tooltip=f"slope 95% CI {lo:+.2f} to {hi:+.2f} {unit}", legend="trend 95% CI")
     chart.line([(start, anchor - slope * months), (window_end, anchor)], "#E69F00", dash="6 3",
                tooltip=f"Theil-Sen slope {slope:+.2f} {unit}", legend="trend")

@@ -179,7 +179,7 @@ def table_name(r: Mapping[str, Any]) -> str:
 def staleness_days(row: Mapping[str, Any], now: pd.Timestamp) -> float | None:
     """Days from the benchmark's newest observation to `now` (a stored `staleness_days` wins)."""
     stored = row.get("staleness_days")
-    if not _missing(stored):
+    if stored is not None and not _missing(stored):
         return float(stored)
     as_of = naive(row.get("as_of"))
     return None if as_of is None else max((now - as_of) / pd.Timedelta(days=1), 0.0)

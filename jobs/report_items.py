@@ -52,7 +52,7 @@ def _month_chart(bench: str, g: pd.DataFrame, shown: list[str], flagged: set, cu
                     for t, a, n in zip(mg["t"], mg["accuracy"], mg["n_items"])], color, r=2)
         c = cut.get(m)
         c_hi = naive(c.get("c_hi")) if c else None
-        if c_hi is not None and x0 <= c_hi <= x1:
+        if c and c_hi is not None and x0 <= c_hi <= x1:
             chart.vline(c_hi, color, tooltip=f"{m}: cutoff {c_hi:%Y-%m-%d} ({c.get('cutoff_provenance') or 'unknown'})")
     return chart.render()
 
@@ -91,7 +91,8 @@ def post_cutoff(item_months: pd.DataFrame, cutoffs: pd.DataFrame, signals: pd.Da
 def window_control(w: pd.DataFrame, cut: Mapping[str, Any], slug: str) -> str:
     """Models re-ranked on the items released on or after each window start, one pane per window,
     switched by radio inputs (CSS only)."""
-    starts = sorted({naive(s) for s in w["window_start"]})[-(WINDOW_MAX + 1):]
+    stamps = {naive(s) for s in w["window_start"]}
+    starts = sorted(s for s in stamps if s is not None)[-(WINDOW_MAX + 1):]
     first = starts[0]
     all_rank = _ranked(w[w["window_start"].map(naive) == first])
     all_pos = {m: i + 1 for i, m in enumerate(all_rank["model"])}

@@ -144,7 +144,8 @@ def benchmark_sections(levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.Da
     levels, hist, frontier, trends = (tabled(x) for x in (levels, hist, frontier, trends))
     tables = pd.DataFrame() if tables is None else tables
     trend_by = {r["table_id"]: r for r in trends.to_dict("records")} if len(trends) else {}
-    lead, families = [], {}
+    lead: list[str] = []
+    families: dict[str, list[tuple[str, str]]] = {}
     for bench in bench_order(levels):
         html_ = _section(bench, levels, hist, frontier, trend_by, tables, anchors[bench], now, headline.get(bench, ""))
         if bench in headline:
