@@ -84,8 +84,9 @@ def headline(levels: pd.DataFrame, changes: pd.DataFrame, now: pd.Timestamp) -> 
             out[bench] = f"{table_name(r)}: a move to {r['pending_bin']} awaits confirmation"
         elif not _missing(r.get("bin_hold_prob")):
             if float(r["bin_hold_prob"]) < NEAR_EDGE_HOLD_PROB:
-                out[bench] = (f"{table_name(r)}: near a bin edge (S {float(r['s_index']):.3f}, "
-                              f"P(bin holds) {float(r['bin_hold_prob']):.2f})")
+                n = "" if _missing(r.get("n_items")) else f", n={int(r['n_items'])}"
+                out[bench] = (f"{table_name(r)}: near a bin edge for its noise: P(bin holds) "
+                              f"{float(r['bin_hold_prob']):.2f} (S {float(r['s_index']):.3f}{n})")
         elif min(abs(float(r["s_index"]) - e) for e in SATURATION_BIN_EDGES) < NEAR_EDGE_DISTANCE:
             out[bench] = f"{table_name(r)}: near a bin edge (S {float(r['s_index']):.3f})"
     return out
