@@ -144,7 +144,7 @@ svg a:hover .rl{text-decoration:underline}
 section.bench{border-top:1px solid #e5e5e5}
 a.anchor{color:#999;text-decoration:none;font-weight:normal}
 nav{background:#fff;border:1px solid #e3e3e3;padding:8px 14px;margin:12px auto;columns:4 220px;font-size:13px}
-nav a{display:block}nav b{display:block;break-after:avoid}
+nav a{display:block}nav b{display:block;break-after:avoid;margin-top:6px}nav b.grp{font-size:14px}
 .bad{color:#b00;font-weight:600}
 details{margin:6px 0}details.family>summary{font-weight:600;cursor:pointer;padding:4px 0}
 .win{background:#fff;border:1px solid #e3e3e3;padding:6px 10px;margin:8px 0}
@@ -173,13 +173,14 @@ def render_report(frames: Mapping[str, pd.DataFrame], *, now: datetime, title: s
     lead_why = headline(levels, changes, now_ts) if len(levels) else {}
 
     n_flagged = int((signals["status"] != "not_flagged").sum()) if len(signals) and "status" in signals else 0
-    toc_bench = "".join(f'<a href="#bench-{anchors[b]}">{esc(n)}</a>' for b, n in toc_entries(levels, lead_why))
+    toc_bench = "".join(f"<b>{esc(group)}</b>" + "".join(f'<a href="#bench-{anchors[b]}">{esc(n)}</a>' for b, n in items)
+                        for group, items in toc_entries(levels, lead_why, frame(frames, "tables")))
     nav = ('<nav><b>Contents</b><a href="#overview">Overview</a>'
            f'<a href="#headline">Changed or near a bin edge ({len(lead_why)})</a>'
            '<a href="#benchmarks">Other benchmarks, by family</a><a href="#post-cutoff">Post-cutoff view</a>'
            f'<a href="#suspects">Contamination suspects ({n_flagged})</a><a href="#alerts">Firing alerts</a>'
            '<a href="#sources">Source health</a>'
-           f'<b>Benchmarks with an index or a change</b>{toc_bench}</nav>')
+           f'<b class="grp">Benchmarks with an index or a change</b>{toc_bench}</nav>')
     lead, rest = benchmark_sections(levels, history, frontier, trends, anchors, now_ts, frame(frames, "tables"),
                                     lead_why)
     bins = ", ".join(f"{b}" for b in SATURATION_BINS)

@@ -163,17 +163,26 @@ def benchmark_sections(levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.Da
     return "".join(lead) or '<p class="none">No level changed recently and none is near a bin edge.</p>', "".join(folded)
 
 
-def toc_entries(levels: pd.DataFrame, headline: Mapping[str, str]) -> list[tuple[str, str]]:
-    """(benchmark, name) of what the contents list: benchmarks with an index or a change, most saturated first."""
+def toc_entries(levels: pd.DataFrame, headline: Mapping[str, str],
+                tables: pd.DataFrame | None = None) -> list[tuple[str, list[tuple[str, str]]]]:
+    """What the contents list, grouped as the page is: the headline benchmarks, then each family's
+    benchmarks with an index (a benchmark without an index or a change is not listed), most
+    saturated first: [(group, [(benchmark, name), ...]), ...]."""
     if not len(levels):
         return []
-    out = []
+    tables = pd.DataFrame() if tables is None else tables
+    lead: list[tuple[str, str]] = []
+    families: dict[str, list[tuple[str, str]]] = {}
     for bench in bench_order(levels):
         rows = levels[levels["benchmark"] == bench]
-        if bench in headline or rows["s_index"].notna().any():
-            first = rows.iloc[0].to_dict()
-            out.append((bench, str(first.get("name") if not _missing(first.get("name")) else bench)))
-    return out
+        first = rows.iloc[0].to_dict()
+        entry = (bench, str(first.get("name") if not _missing(first.get("name")) else bench))
+        if bench in headline:
+            lead.append(entry)
+        elif rows["s_index"].notna().any():
+            families.setdefault(family_of(bench, levels, tables), []).append(entry)
+    groups = [("Changed or near a bin edge", lead)] if lead else []
+    return groups + [(fam, families[fam]) for fam in sorted(families, key=str.lower)]
 
 
 __all__: Sequence[str] = ("benchmark_sections", "bench_tables", "toc_entries", "family_of")
