@@ -20,7 +20,10 @@ anchors derived from benchmark ids are slugs of [a-z0-9_-] only (`#bench-<slug>`
 
 Anchored links (`report.html#bench-<id>`) work in headless Chromium's `--screenshot`, which paints
 a blank page when the document itself is scrolled to a fragment: the page scrolls inside `main`
-(a scroll container filling the viewport) instead, and prints whole (`@media print`).
+(a scroll container filling the viewport) instead, and prints whole (`@media print`). `main` takes
+the focus on load (`autofocus`), so the keyboard scrolls it as it would scroll a page; nothing
+absolutely positioned may escape it (the window control's radios sit in a positioned box), or
+the document would scroll again.
 """
 
 from __future__ import annotations
@@ -119,7 +122,7 @@ def _firing(firing: pd.DataFrame) -> str:
 CSS = """
 html,body{height:100%;margin:0}
 body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#222;background:#fafafa}
-main{height:100%;overflow-y:auto;box-sizing:border-box;padding:16px 24px}
+main{height:100%;overflow-y:auto;box-sizing:border-box;padding:16px 24px}main:focus{outline:none}
 main>*{max-width:1500px;margin-left:auto;margin-right:auto}
 @media print{html,body,main{height:auto;overflow:visible}}
 h1{margin:8px auto 2px}h2{margin-top:36px;border-bottom:2px solid #ddd;padding-bottom:4px}
@@ -147,7 +150,7 @@ nav{background:#fff;border:1px solid #e3e3e3;padding:8px 14px;margin:12px auto;c
 nav a{display:block}nav b{display:block;break-after:avoid;margin-top:6px}nav b.grp{font-size:14px}
 .bad{color:#b00;font-weight:600}
 details{margin:6px 0}details.family>summary{font-weight:600;cursor:pointer;padding:4px 0}
-.win{background:#fff;border:1px solid #e3e3e3;padding:6px 10px;margin:8px 0}
+.win{position:relative;background:#fff;border:1px solid #e3e3e3;padding:6px 10px;margin:8px 0}
 .wintitle{margin:0 0 4px;font-weight:600}
 .win>input{position:absolute;opacity:0;width:1px;height:1px}
 .win>label{display:inline-block;padding:2px 9px;margin:2px;border:1px solid #999;border-radius:4px;cursor:pointer;
@@ -205,4 +208,4 @@ def render_report(frames: Mapping[str, pd.DataFrame], *, now: datetime, title: s
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
             "img-src data:\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{esc(title)}</title>"
-            f"<style>{CSS}</style></head><body><main>{body}</main></body></html>")
+            f"<style>{CSS}</style></head><body><main tabindex=\"-1\" autofocus>{body}</main></body></html>")

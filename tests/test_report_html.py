@@ -323,6 +323,8 @@ class Browser:
         return self.events
 
     def screenshot(self, path: Path, width: int = 1280) -> tuple[int, int]:
+        """The whole page in one image: print media unrolls the page's scroll container (@media print)."""
+        self.call("Emulation.setEmulatedMedia", session=True, media="print")
         metrics = self.call("Page.getLayoutMetrics", session=True)
         height = int(metrics["cssContentSize"]["height"])
         self.call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
@@ -371,6 +373,16 @@ def test_the_page_in_headless_chromium_has_no_errors_and_fetches_nothing(page, t
         found = problems(browser.load(html_file.as_uri()))
         assert found["console"] == [] and found["exceptions"] == [] and found["log"] == []
         assert [u for u in found["requests"] if u != html_file.as_uri()] == []
+        # the page scrolls inside main (anchored screenshots): main has the focus, so the keyboard scrolls it,
+        # and nothing makes the document itself scroll
+        def js(expression: str):
+            return browser.call("Runtime.evaluate", session=True, expression=expression)["result"]["value"]
+        assert js("document.activeElement.tagName") == "MAIN"
+        for kind in ("rawKeyDown", "keyUp"):
+            browser.call("Input.dispatchKeyEvent", session=True, type=kind, key="PageDown", code="PageDown",
+                         windowsVirtualKeyCode=34)
+        time.sleep(0.3)
+        assert js("document.querySelector('main').scrollTop") > 100 and js("document.scrollingElement.scrollTop") == 0
         shot = Path(os.environ.get("BENCHWATCH_SCREENSHOT_DIR") or tmp_path) / "report.png"
         width, height = browser.screenshot(shot)
         assert shot.stat().st_size > 50_000 and height > 3000
