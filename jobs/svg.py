@@ -99,6 +99,7 @@ class TimeChart:
     margin: tuple[int, int, int, int] = (28, 96, 30, 52)   # top, right, bottom, left
     _layers: list[str] = field(default_factory=list)
     _legend: list[tuple[str, str, str]] = field(default_factory=list)
+    _boxes: list[tuple[float, float, float, float]] = field(default_factory=list)   # placed labels
 
     def __post_init__(self) -> None:
         self._x0, self._x1 = to_days(self.x_range[0]), to_days(self.x_range[1])
@@ -210,6 +211,42 @@ class TimeChart:
                                 f'stroke="{esc(color)}" stroke-width="1.2">{title}</circle>')
         if legend:
             self._legend.append((legend, color, "dot"))
+
+    def errorbars(self, bars: Iterable[tuple[object, float, float, str]], color: str, cap: float = 2.5) -> None:
+        """Vertical error bars (date, low, high, tooltip), e.g. mean ± 1.96 SE of a month's items."""
+        for x, lo, hi, tip in bars:
+            if _nan(lo) or _nan(hi):
+                continue
+            xx, y0, y1 = self.px(x), self.py(lo), self.py(hi)
+            title = f"<title>{esc(tip)}</title>" if tip else ""
+            self._layers.append(f'<path d="M{xx - cap:.1f},{y0:.1f}H{xx + cap:.1f}M{xx:.1f},{y0:.1f}V{y1:.1f}'
+                                f'M{xx - cap:.1f},{y1:.1f}H{xx + cap:.1f}" stroke="{esc(color)}" '
+                                f'stroke-width="1" fill="none" stroke-opacity="0.7">{title}</path>')
+
+    def label(self, x: object, y: float, text: str, color: str = "#333", above: bool = True,
+              max_chars: int = 30) -> bool:
+        """A short text beside a point (e.g. the model that set a record), kept inside the plot and
+        off the labels already placed (tried above, below, then further out; skipped when every
+        place is taken, the point's tooltip still names it). True when it was placed."""
+        if _nan(y):
+            return False
+        text = text if len(text) <= max_chars else text[: max_chars - 1] + "…"
+        left, top, right, bottom = self._plot
+        xx, yy = self.px(x), self.py(y)
+        anchor = "end" if xx > (left + right) / 2 else "start"
+        w = 6.0 * len(text)
+        bx0 = xx - 4 - w if anchor == "end" else xx + 4
+        offsets = (-5, 12, -17, 24) if above else (12, -5, 24, -17)
+        for dy in offsets:
+            ty = min(max(yy + dy, top + 9), bottom - 3)
+            box = (bx0, ty - 9, bx0 + w, ty + 2)
+            if all(box[2] < b[0] or box[0] > b[2] or box[3] < b[1] or box[1] > b[3] for b in self._boxes):
+                self._boxes.append(box)
+                dx = -4 if anchor == "end" else 4
+                self._layers.append(f'<text x="{xx + dx:.1f}" y="{ty:.1f}" text-anchor="{anchor}" class="lbl" '
+                                    f'fill="{esc(color)}">{esc(text)}</text>')
+                return True
+        return False
 
     # --- output -----------------------------------------------------------------------------------
     def _axes(self) -> list[str]:

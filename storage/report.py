@@ -58,8 +58,9 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
 
     Keys: levels (saturation_latest + benchmark name/ceiling/chance, the table's name and primary
     flag), history (saturation_history), frontier, trends (all per leaderboard table), tables
-    (benchmark_tables), item_months (mean pass per source, benchmark, model and item release month
-    of the newest item-level snapshot), cutoffs (resolved_cutoffs), post_cutoff (post_cutoff_scores),
+    (benchmark_tables), item_months (mean pass and its SE per source, benchmark, model and item release
+    month of the newest item-level snapshot), item_windows (the same per model over the items released
+    on or after each quarter's start), level_changes (`read_level_changes`), cutoffs (resolved_cutoffs), post_cutoff (post_cutoff_scores),
     signals (every test of the newest contamination run, flagged or not), firing (alerts_firing),
     sources (health per source).
     """
@@ -67,7 +68,7 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     from storage.alerts import FAILED_FETCH_STATUSES, read_source_health
 
     levels = _read(con, "saturation_latest", """
-        SELECT l.*, coalesce(b.name, l.benchmark) AS name, b.ceiling, b.chance,
+        SELECT l.*, coalesce(b.name, l.benchmark) AS name, b.ceiling, b.chance, b.skill AS area,
                coalesce(bt.name, b.name, l.benchmark) AS table_name, coalesce(bt.is_primary, true) AS is_primary
         FROM saturation_latest l LEFT JOIN benchmarks b ON b.id = l.benchmark
         LEFT JOIN benchmark_tables bt ON bt.table_id = l.table_id
@@ -80,9 +81,22 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
                                                ORDER BY benchmark, is_primary DESC, table_id""")
     item_months = _read(con, "latest_item_results", """
         SELECT source, benchmark, model, CAST(date_trunc('month', item_date) AS DATE) AS month,
-               avg(score) AS accuracy, count(*) AS n_items
+               avg(score) AS accuracy, count(*) AS n_items,
+               stddev_samp(score) / sqrt(count(*)) AS se          -- the month's mean: its standard error
         FROM latest_item_results WHERE item_date IS NOT NULL
         GROUP BY ALL ORDER BY source, benchmark, model, month""")
+    # the time-window control: each model's accuracy on the items released on or after each quarter's start
+    item_windows = _read(con, "latest_item_results", """
+        WITH items AS (SELECT source, benchmark, model, item_date, score
+                       FROM latest_item_results WHERE item_date IS NOT NULL),
+             starts AS (SELECT DISTINCT source, benchmark, CAST(date_trunc('quarter', item_date) AS DATE) AS window_start
+                        FROM items)
+        SELECT s.source, s.benchmark, s.window_start, i.model, avg(i.score) AS accuracy, count(*) AS n_items,
+               stddev_samp(i.score) / sqrt(count(*)) AS se
+        FROM starts s JOIN items i ON i.source = s.source AND i.benchmark = s.benchmark
+                                   AND i.item_date >= s.window_start
+        GROUP BY ALL ORDER BY source, benchmark, window_start, accuracy DESC, model""")
+    level_changes = read_level_changes(con)
     cutoffs = _read(con, "resolved_cutoffs", "SELECT * FROM resolved_cutoffs ORDER BY model")
     post_cutoff = _read(con, "post_cutoff_scores", "SELECT * FROM post_cutoff_scores ORDER BY benchmark, model")
     signals = _read(con, "suspects", "SELECT * FROM suspects ORDER BY q_value NULLS LAST, model")
@@ -110,5 +124,21 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     if len(health):
         sources = sources.merge(health, on="source", how="outer")
     return {"levels": levels, "history": history, "frontier": frontier, "trends": trends, "tables": tables,
-            "item_months": item_months, "cutoffs": cutoffs, "post_cutoff": post_cutoff,
+            "item_months": item_months, "item_windows": item_windows, "level_changes": level_changes,
+            "cutoffs": cutoffs, "post_cutoff": post_cutoff,
             "signals": signals, "firing": firing, "sources": sources}
+
+
+def read_level_changes(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The newest change of committed level of each series (table_id, scope, population, k, alpha):
+    from_level, to_level, changed_at (the analysis time of the first row with the new level).
+    Read from the stored `saturation` rows, so a first level (nothing before it) is no change."""
+    return _read(con, "saturation", """
+        WITH s AS (
+            SELECT table_id, benchmark, scope, population, k, alpha, as_of, level,
+                   lag(level) OVER (PARTITION BY table_id, scope, population, k, alpha ORDER BY as_of) AS prev
+            FROM saturation WHERE level IS NOT NULL)
+        SELECT table_id, any_value(benchmark) AS benchmark, scope, population, k, alpha,
+               arg_max(prev, as_of) AS from_level, arg_max(level, as_of) AS to_level, max(as_of) AS changed_at
+        FROM s WHERE prev IS NOT NULL AND prev <> level
+        GROUP BY table_id, scope, population, k, alpha ORDER BY changed_at DESC""")

@@ -59,6 +59,23 @@ def test_report_shows_the_stored_level_and_says_why_the_bin_differs(tmp_path, ca
     text = capsys.readouterr().out
     assert "bench_x (CSV) [all]: S 0.85 is in the high range; the level stays very low until a second snapshot confirms it" \
         in text
+    # a third snapshot confirms the move: the change is read back from the stored rows and leads the HTML page
+    f = tmp_path / "scores2.csv"
+    f.write_text("model,benchmark,score,n_items\n" + "".join(f"{m},bench_x,{s},500\n" for m, s in high[:4])
+                 + "m5,bench_x,0.921,500\n")       # new content: an unchanged page is no new snapshot
+    ingest_file(db, "csv", f, observed_at="2025-12-03T00:00:00Z")
+    analyze(db, now=datetime(2025, 12, 3, 12, tzinfo=timezone.utc))
+    from jobs.report_html import render_report
+    from storage import db as storage_db
+    from storage.report import read_html_report, read_level_changes
+    with storage_db.connect(str(db), read_only=True) as con:
+        changes = read_level_changes(con)
+        frames = read_html_report(con)
+    row = changes[(changes["benchmark"] == "bench_x") & (changes["scope"] == "all")].iloc[0]
+    assert (row["from_level"], row["to_level"]) == ("very low", "high")
+    page = render_report(frames, now=datetime(2025, 12, 4, tzinfo=timezone.utc))
+    lead = page[page.index('id="headline"'):page.index('id="benchmarks"')]
+    assert 'id="bench-bench_x"' in lead and "level changed very low → high on 2025-12-03" in lead
 
 
 def _targets(tmp_path):

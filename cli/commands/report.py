@@ -15,18 +15,6 @@ if TYPE_CHECKING:
 from cli.main import add_db_argument, open_read_only
 from storage.db import DEFAULT_WAIT_SECONDS
 
-LEVEL_COLUMNS = {"name": "table", "scope": "scope", "population": "population", "level": "level",
-                 "S": "S_index", "bin": "bin of S",
-                 "hold": "P(bin holds)", "scale": "scale", "n": "n",
-                 "models": "models", "trend": "frontier trend (per month, 95% CI, to last result)",
-                 "forecast": "forecast", "uncertainty": "uncertainty", "top": "top models"}
-
-
-SATURATION_TITLE = ("Saturation (S_index, k=5, α=0.5; level = the bin committed after hysteresis, bin of S = "
-                    "the bin of this S alone; P(bin holds) = share of re-evaluations at the real "
-                    "sampling noise of n items whose S keeps the bin; ranked within the paper's scale, rows on "
-                    "another scale last)")
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="saturation levels, trends, contamination suspects and firing alerts",
@@ -42,70 +30,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="how long to wait while another process writes")
     add_db_argument(p)
     p.set_defaults(func=run)
-
-
-def _levels_table(levels: pd.DataFrame) -> pd.DataFrame:
-    import pandas as pd
-
-    from jobs.report_html import trend_text
-
-    def trend(r) -> str:
-        return trend_text(r.trend_status, r.slope_per_month, r.slope_ci_low, r.slope_ci_high, r.stalled,
-                          r.trend_end, r.stale_days)
-
-    def forecast(r) -> str:
-        if isinstance(r.forecast_date, pd.Timestamp) and not pd.isna(r.forecast_date):
-            return f"{r.forecast_status} {r.forecast_date:%Y-%m}"
-        return r.forecast_status or ""
-
-    return pd.DataFrame({
-        "name": levels["name"], "scope": levels["scope"],
-        "population": levels["population"] if "population" in levels.columns else "models",
-        "level": levels["level"].where(levels["level"].notna(), levels["bin"]) if "level" in levels.columns
-        else levels["bin"],
-        "S": levels["s_index"].map(lambda s: f"{s:.3f}"),
-        "bin": levels["bin"] + levels["stagnation"].map(lambda v: " (stagnation)" if v is True else ""),
-        "hold": levels["bin_hold_prob"].map(lambda p: "n/a" if pd.isna(p) else f"{p:.2f}"),
-        "scale": [("paper" if c is True else f"not comparable: {sc}") if isinstance(sc, str) else ""
-                  for c, sc in zip(levels["comparable"], levels["scale"])],
-        "n": levels["n_items"].map(lambda v: "" if pd.isna(v) else f"{int(v)}"),
-        "models": levels["n_models"],
-        "trend": [trend(r) for r in levels.itertuples()],
-        "forecast": [forecast(r) for r in levels.itertuples()],
-        "uncertainty": levels["uncertainty"],
-        "top": [_top(m) for m in (levels["top_models"] if "top_models" in levels.columns else [None] * len(levels))],
-    }).rename(columns=LEVEL_COLUMNS)
-
-
-def _top(models) -> str:
-    """The first three of the top-k entities, for a glance ('a, b, c, …')."""
-    if models is None or (not isinstance(models, (list, tuple)) and not hasattr(models, "__len__")):
-        return ""
-    names = [str(m) for m in list(models)]
-    return ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
-
-
-def _suspects_table(suspects: pd.DataFrame, suspicions: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The flagged tests with their suspicion state (pending / confirmed, since when; the q of the
-    newest analysis, which may move while the test's data, p and effect stay)."""
-    import pandas as pd
-
-    state: dict[tuple, str] = {}
-    if suspicions is not None and len(suspicions):
-        for r in suspicions.itertuples():
-            state[(r.model, r.benchmark, r.signal, r.source, r.detail)] = (
-                f"{r.state} since {pd.Timestamp(r.first_flagged_at):%Y-%m-%d}, {r.distinct_data} data version(s)")
-    keys = zip(suspects["model"], suspects["benchmark"], suspects["signal"],
-               suspects["source"] if "source" in suspects.columns else [""] * len(suspects),
-               suspects["detail"] if "detail" in suspects.columns else [""] * len(suspects))
-    return pd.DataFrame({
-        "model": suspects["model"], "benchmark": suspects["benchmark"], "signal": suspects["signal"],
-        "effect": [f"{e * 100:+.1f} pp" + ("" if pd.isna(se) else f" ± {se * 100:.1f}")
-                   for e, se in zip(suspects["effect"], suspects["se"])],
-        "p": suspects["p_value"].map(lambda p: f"{p:.2g}") if "p_value" in suspects.columns else "",
-        "q": suspects["q_value"].map(lambda q: f"{q:.2g}"), "status": suspects["status"],
-        "suspicion": [state.get(tuple("" if v is None else v for v in k), "") for k in keys],
-    })
 
 
 def out_refusal(out: str) -> str | None:
@@ -155,20 +79,16 @@ def run(args: argparse.Namespace) -> int:
         suspicions = read_suspicions(con)
     finally:
         con.close()
-    levels = _levels_table(frames["levels"]) if len(frames["levels"]) else pd.DataFrame()
-    suspects = _suspects_table(frames["suspects"], suspicions) if len(frames["suspects"]) else pd.DataFrame()
-    firing = _events_firing(frames["firing"])
-    skipped = not_tested[["signal", "benchmark", "model", "reason"]] if len(not_tested) else pd.DataFrame()
-    sections = [(SATURATION_TITLE, levels),
-                ("Contamination suspects (a suspicion, never a verdict)", suspects),
-                ("Not tested for contamination (with the reason)", skipped),
+    from jobs.report_text import SATURATION_TITLE, frame_text, levels_text, render_text, suspects_text
+    sections = [(SATURATION_TITLE, levels_text(frames["levels"]) if len(frames["levels"]) else "(none)"),
+                ("Contamination suspects (a suspicion, never a verdict)", suspects_text(frames["suspects"], suspicions)),
+                ("Not tested for contamination (with the reason)",
+                 frame_text(not_tested[["signal", "benchmark", "model", "reason"]], wrap=("reason",))
+                 if len(not_tested) else "(none)"),
                 ("Alerts firing (a table's level is a state, in the table above; a level change notifies)",
-                 firing)]
-    text = _text(sections, now)
+                 frame_text(_events_firing(frames["firing"])))]
     notes = _level_notes(frames["levels"]) if len(frames["levels"]) else []
-    if notes:
-        text = text.replace("\n\nContamination suspects", "\n" + "\n".join(notes) + "\n\nContamination suspects", 1)
-    return _emit(text, args.out)
+    return _emit(render_text(sections, now, notes), args.out)
 
 
 def _level_notes(levels: pd.DataFrame) -> list[str]:
@@ -234,13 +154,3 @@ def _write_new_then_replace(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
-
-
-def _text(sections, now: datetime) -> str:
-    import pandas as pd
-
-    out = [f"benchwatch report, {now:%Y-%m-%d %H:%M} UTC"]
-    with pd.option_context("display.width", 220, "display.max_rows", 1000, "display.max_colwidth", 50):
-        for title, frame in sections:
-            out += ["", title, "-" * len(title), frame.to_string(index=False) if len(frame) else "(none)"]
-    return "\n".join(out)
