@@ -18,7 +18,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from common.time import to_utc_or_none, utc_columns
+from common.time import to_utc, to_utc_or_none, utc_columns
 from storage.alert_records import AlertState, Evaluation, Notification, Silence
 from storage.db import insert_frame, next_ids
 from storage.contamination import read_suspects as read_contamination_suspects
@@ -52,14 +52,20 @@ def _with_names(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> pd.DataF
     return frame
 
 
+def _count(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> int:
+    """The single number a `SELECT count(*)` returns."""
+    row = con.execute(sql, params or []).fetchone()
+    return int(row[0]) if row else 0
+
+
 # --- rule inputs ------------------------------------------------------------------------------
 
 def read_states(con: duckdb.DuckDBPyConnection) -> list[AlertState]:
     rows = con.execute("""SELECT fingerprint, labels, state, since, last_evaluated, annotations, fired_at,
                                  pending_count, data_as_of, notified, muted_by
                           FROM alerts ORDER BY fingerprint""").fetchall()
-    return [AlertState(fingerprint=r[0], labels=json.loads(r[1]), state=r[2], since=to_utc_or_none(r[3]),
-                       last_evaluated=to_utc_or_none(r[4]), annotations=json.loads(r[5]), fired_at=to_utc_or_none(r[6]),
+    return [AlertState(fingerprint=r[0], labels=json.loads(r[1]), state=r[2], since=to_utc(r[3]),
+                       last_evaluated=to_utc(r[4]), annotations=json.loads(r[5]), fired_at=to_utc_or_none(r[6]),
                        pending_count=int(r[7]), data_as_of=to_utc_or_none(r[8]), notified=r[9], muted_by=r[10])
             for r in rows]
 
@@ -67,7 +73,7 @@ def read_states(con: duckdb.DuckDBPyConnection) -> list[AlertState]:
 def read_silences(con: duckdb.DuckDBPyConnection) -> list[Silence]:
     rows = con.execute("""SELECT id, matchers, starts_at, ends_at, author, comment, expired_at
                           FROM silences ORDER BY id""").fetchall()
-    return [Silence(id=int(r[0]), matchers=json.loads(r[1]), starts_at=to_utc_or_none(r[2]), ends_at=to_utc_or_none(r[3]),
+    return [Silence(id=int(r[0]), matchers=json.loads(r[1]), starts_at=to_utc(r[2]), ends_at=to_utc(r[3]),
                     author=r[4], comment=r[5], expired_at=to_utc_or_none(r[6])) for r in rows]
 
 
@@ -108,7 +114,7 @@ def _with_table_names(frame: pd.DataFrame) -> pd.DataFrame:
 
 def read_suspects(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
     """The newest contamination run's tests (view `suspects`) with display names; None before any run."""
-    if not _relation_exists(con, "suspects") or not con.execute("SELECT count(*) FROM suspects").fetchone()[0]:
+    if not _relation_exists(con, "suspects") or not _count(con, "SELECT count(*) FROM suspects"):
         return None
     return _with_names(con, read_contamination_suspects(con))
 
@@ -226,8 +232,8 @@ def claim_undelivered(con: duckdb.DuckDBPyConnection, *, now: datetime, lease: t
     out = []
     for r in sorted(rows):
         payload = json.loads(r[5])
-        out.append(Notification(id=int(r[0]), fingerprint=r[1], kind=r[2], transition=r[3], episode=to_utc_or_none(r[4]),
-                                labels=payload["labels"], annotations=payload["annotations"], created_at=to_utc_or_none(r[6])))
+        out.append(Notification(id=int(r[0]), fingerprint=r[1], kind=r[2], transition=r[3], episode=to_utc(r[4]),
+                                labels=payload["labels"], annotations=payload["annotations"], created_at=to_utc(r[6])))
     return out
 
 
@@ -309,7 +315,7 @@ def expire_silence(con: duckdb.DuckDBPyConnection, silence_id: int, *, at: datet
         return "unknown"
     if row[1] is not None:
         return "already expired"
-    if to_utc_or_none(row[0]) <= at:
+    if to_utc(row[0]) <= at:     # ends_at is NOT NULL
         return "already ended"
     con.execute("UPDATE silences SET expired_at = ? WHERE id = ?", [at, silence_id])
     return "expired"

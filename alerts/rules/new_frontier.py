@@ -26,7 +26,8 @@ def frontier_conditions(frontier: pd.DataFrame) -> tuple[list[Condition], set[tu
         frame["scope"] = ""
     frame["scope"] = frame["scope"].fillna("").astype(str)
     frame["_table"] = frame["table_id"].fillna("") if "table_id" in frame.columns else ""
-    conditions, groups = [], set()
+    conditions: list[Condition] = []
+    groups: set[tuple[str, ...]] = set()
     for (bench, table, scope), rows in frame.groupby(["benchmark", "_table", "scope"], sort=True):
         row = rows.sort_values("as_of", kind="stable").to_dict("records")[-1]
         group = (NEW_FRONTIER, str(bench), str(table), str(scope))

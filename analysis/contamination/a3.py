@@ -402,7 +402,7 @@ def _a3_placebo_frame(matrix: pd.DataFrame, dates: pd.Series, clean: list[str], 
             targets.append(r)
             masks.append(mask)
             owner.append(j)
-    targets, masks = np.array(targets), np.array(masks)
+    target_idx, ref_masks = np.array(targets), np.array(masks)
     t_all = len(fakes)
     out = {k: np.full((t_all, m), np.nan) for k in ("effect", "se", "p_value")}
     chunk = max(1, int(4e6 // max(1, len(d) * len(targets))))
@@ -413,7 +413,7 @@ def _a3_placebo_frame(matrix: pd.DataFrame, dates: pd.Series, clean: list[str], 
         good = (pre.sum(axis=0) >= th.a3_min_items) & (post.sum(axis=0) >= th.a3_min_items)
         if not good.any():
             continue
-        core = a3_core(y, pre[:, good], post[:, good], clusters, targets, masks)
+        core = a3_core(y, pre[:, good], post[:, good], clusters, target_idx, ref_masks)
         eff = core["effect"].reshape(-1, m, m)          # (T, j, r)
         ses = core["se"].reshape(-1, m, m)
         eye = np.eye(m, dtype=bool)
