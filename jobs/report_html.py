@@ -29,7 +29,7 @@ import pandas as pd
 from alerts.render import report_anchor
 from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
 from common.jsonsafe import decoded
-from common.jsonsafe import is_missing as _missing
+from common.jsonsafe import is_null as _missing
 from jobs.svg import TimeChart
 
 # Display choices (not statistics): how many lines one post-cutoff chart draws, and the fewest

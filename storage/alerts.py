@@ -21,7 +21,7 @@ import pandas as pd
 from common.time import to_utc, to_utc_or_none, utc_columns
 from storage.alert_records import AlertState, Evaluation, Notification, Silence
 from storage.db import insert_frame, next_ids
-from storage.contamination import read_suspects as read_contamination_suspects
+from storage.reads import with_display_names as _with_names
 from storage.saturation import read_saturation
 
 log = logging.getLogger("benchwatch.storage")
@@ -40,22 +40,6 @@ def _relation_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
                          SELECT count(*) FROM duckdb_views() WHERE view_name = ? AND schema_name = 'main'""",
                       [name, name]).fetchall()
     return sum(r[0] for r in row) > 0
-
-
-def _with_names(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> pd.DataFrame:
-    """Add benchmark_name (and model_name) from the registry, falling back to the id."""
-    benchmarks = dict(con.execute("SELECT id, name FROM benchmarks WHERE name IS NOT NULL").fetchall())
-    frame["benchmark_name"] = [benchmarks.get(b, b) for b in frame["benchmark"]]
-    if "model" in frame.columns:
-        models = dict(con.execute("SELECT id, name FROM models WHERE name IS NOT NULL").fetchall())
-        frame["model_name"] = [models.get(m, m) for m in frame["model"]]
-    return frame
-
-
-def _count(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> int:
-    """The single number a `SELECT count(*)` returns."""
-    row = con.execute(sql, params or []).fetchone()
-    return int(row[0]) if row else 0
 
 
 # --- rule inputs ------------------------------------------------------------------------------
@@ -110,13 +94,6 @@ def _with_table_names(frame: pd.DataFrame) -> pd.DataFrame:
     frame["table_name"] = [table_name(n, s, v, ss) for n, s, v, ss in
                            zip(frame["benchmark_name"], src, versions, frame["sources"])]
     return frame
-
-
-def read_suspects(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
-    """The newest contamination run's tests (view `suspects`) with display names; None before any run."""
-    if not _relation_exists(con, "suspects") or not _count(con, "SELECT count(*) FROM suspects"):
-        return None
-    return _with_names(con, read_contamination_suspects(con))
 
 
 def read_frontier_holders(con: duckdb.DuckDBPyConnection, *, k: int) -> pd.DataFrame | None:

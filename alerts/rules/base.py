@@ -17,7 +17,7 @@ import pandas as pd
 
 from alerts.config import LABEL_KEYS, RuleSettings
 from alerts.records import AlertEvent, AlertState, Condition
-from common.jsonsafe import is_missing as missing  # noqa: F401 - the rules' helpers
+from common.jsonsafe import is_null as missing  # noqa: F401 - the rules' helpers
 from common.jsonsafe import number as num  # noqa: F401
 
 WARNING, INFO = "warning", "info"
