@@ -69,7 +69,7 @@ def reference_benchmarks(benchmarks: pd.DataFrame) -> list[str]:
 
 def _inputs(con: duckdb.DuckDBPyConnection) -> dict:
     data = slice_inputs(con)
-    return {**data, "history": store.read_score_history(con, reference_benchmarks(data["benchmarks"]))}
+    return {**data, "history": store.read_snapshot_history(con, reference_benchmarks(data["benchmarks"]))}
 
 
 def model_slices(latest: pd.DataFrame, benchmarks: pd.DataFrame, cutoffs: pd.DataFrame, *,
