@@ -23,7 +23,6 @@ import pandas as pd
 from common.jsonsafe import dumps_or_none
 from common.time import naive_utc_columns, utc_columns
 from storage.db import insert_frame, quote_ident, transaction
-from storage.reads import with_display_names
 from storage.saturation import benchmark_chunks, memory_limit, shared_strings
 
 log = logging.getLogger("benchwatch.storage")
@@ -129,15 +128,6 @@ def _ids(v: object) -> list[int] | None:
     if isinstance(v, (list, tuple, np.ndarray)):
         return [int(i) for i in v]
     return None
-
-
-def read_suspicion_alerts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
-    """The suspicion states with display names (the contamination_suspect rule's input); None
-    before any suspicion was stored (no data: alerts keep their state)."""
-    df = read_suspicions(con)
-    if df.empty:
-        return None
-    return with_display_names(con, df)
 
 
 def read_snapshot_dates(con: duckdb.DuckDBPyConnection, ids: list[int]) -> dict[int, pd.Timestamp]:

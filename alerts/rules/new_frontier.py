@@ -5,7 +5,7 @@ firing folds the resolution of the old one ("new frontier X (was Y)"). A frame w
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import pandas as pd
 
@@ -14,6 +14,9 @@ from alerts.records import RESOLVED, AlertState, Condition, to_utc
 from alerts.rules.base import INFO, AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, num, require, \
     sql_literal, text
 from alerts.text import clean, day, fixed, scope_suffix
+
+if TYPE_CHECKING:
+    from storage.store import Connection
 
 NEW_FRONTIER = "new_frontier"
 
@@ -74,9 +77,9 @@ def _replaced(old: AlertState) -> dict[str, Any]:
             "from_numbers": old.annotations.get("numbers", {})}
 
 
-def _read(con: Any, settings: RuleSettings) -> pd.DataFrame | None:
+def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
     from analysis.constants import SATURATION_K
-    from storage import alerts as store
+    from storage import rule_inputs as store
     return store.read_frontier_holders(con, k=SATURATION_K)
 
 
