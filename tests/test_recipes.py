@@ -1,9 +1,9 @@
-"""The recipes of README.md ("Add an alert rule", "Add a statistic") followed to the letter on a
+"""The recipes of README.md ("Add a leaderboard", "Add an alert rule", "Add a statistic") followed to the letter on a
 copy of the repository, and the file list each recipe states checked against what following it
 touched.
 
 Each recipe ends in a paragraph `Files (N): `a`, `b`, … (comment)` (`<name>` stands for the new
-plug-in's name). A test copies the tracked files into a temporary folder, makes there exactly the edits
+plug-in's name, `<file>` for a source's saved response). A test copies the tracked files into a temporary folder, makes there exactly the edits
 the recipe's steps say (a toy plug-in, its registry line, its threshold, its storage read, its
 tests, its docs), runs the toy through the unchanged code of that copy (a real DuckDB file,
 the engine, the job), runs the tests it added, and requires the files that differ from this
@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+TOY_FILE = "leaderboard.json"     # a toy source's saved response (and the last segment of its URL)
 FILES_LINE = re.compile(r"^Files \((\d+)\): ([^(]+)", re.M)    # the list ends at a parenthesis
 
 
@@ -38,13 +39,13 @@ def section(doc: Path, heading: str) -> str:
     return m[1]
 
 
-def recipe_files(doc: Path, heading: str, name: str) -> tuple[int, set[str]]:
-    """(N, the paths) of the recipe's `Files (N): …` line, `<name>` replaced by `name`."""
+def recipe_files(doc: Path, heading: str, name: str, file: str = TOY_FILE) -> tuple[int, set[str]]:
+    """(N, the paths) of the recipe's `Files (N): …` paragraph, `<name>` and `<file>` replaced."""
     found = FILES_LINE.findall(section(doc, heading))
     assert len(found) == 1, f"'## {heading}' needs one line 'Files (N): `path`, …'"
     count, listed = found[0]
     paths = re.findall(r"`([^`]+)`", listed)
-    return int(count), {p.replace("<name>", name) for p in paths}
+    return int(count), {p.replace("<name>", name).replace("<file>", file) for p in paths}
 
 
 def _digest(path: Path) -> str:
@@ -389,14 +390,116 @@ def test_the_statistic_recipe_adds_a_working_signal_in_the_files_it_lists(copy, 
     assert_files_match(copy, copy / "README.md", "Add a statistic", SIGNAL)
 
 
-ARCHITECTURE_ROWS = {"Add an alert rule": "| a new alert rule |", "Add a statistic": "| a new contamination signal |"}
+# --- "Add a leaderboard" ----------------------------------------------------------------------------
+
+SOURCE = "toyboard"
+TOY_PAGE = b"""{"updated": "2026-01-20", "rows": [
+  {"model": "gpt-4o-2024-08-06", "toy_bench": "71.5%", "evaluated": "2026-01-10"},
+  {"model": "claude-3-5-sonnet-20241022", "toy_bench": "68.0%", "evaluated": "2026-01-12"},
+  {"model": "A model nobody knows", "toy_bench": "12.25%"},
+  {"model": "no score yet", "toy_bench": "n/a"}
+]}
+"""
+
+
+def follow_the_source_recipe(copy: Path) -> None:
+    # 1-2. a saved response, and the scraper module: name, URL, a pure parse over the base's helpers
+    write(copy, f"scrapers/{SOURCE}.py", """
+        \"\"\"Toyboard (tests/test_recipes.py): `leaderboard.json`, `{rows: [{model, toy_bench: "71.5%",
+        evaluated}]}`; scores in percent, the evaluation date optional (a row without one is dated by its
+        observation), a blank score is no row.\"\"\"
+
+        from __future__ import annotations
+
+        from datetime import datetime
+        from typing import Mapping
+
+        import pandas as pd
+
+        from scrapers.base import ParsedSnapshot, Scraper
+        from scrapers.normalize import clean_name, is_missing, parse_date, percent_to_proportion
+
+        TOY_BENCH_ITEMS = 200
+
+
+        class ToyboardScraper(Scraper):
+            name = "toyboard"
+            urls = ("https://toyboard.example/leaderboard.json",)
+
+            def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
+                      filename: str | None = None) -> ParsedSnapshot:
+                parsed = ParsedSnapshot(source=self.name)
+                data = self.json(content, where="leaderboard.json")
+                rows = data.get("rows") if isinstance(data, dict) else None
+                if not isinstance(rows, list):
+                    raise self.error("leaderboard.json has no 'rows' list")
+                out = []
+                for row in rows:
+                    if is_missing(row.get("toy_bench")):
+                        continue
+                    out.append({"benchmark": "toy_bench", "model": clean_name(row.get("model")),
+                                "raw_value": str(row["toy_bench"]), "score": percent_to_proportion(row["toy_bench"]),
+                                "metric": "proportion", "n_items": TOY_BENCH_ITEMS,
+                                "evaluated_at": parse_date(row.get("evaluated"))})
+                if not any(r["evaluated_at"] is not None for r in out):
+                    self.warn(parsed, "no evaluation dates")
+                parsed.scores = pd.DataFrame(out)
+                return parsed
+        """)
+    # 3. one line in SOURCES
+    edit(copy, "scrapers/__init__.py", '    "livebench_releases",\n)', f'    "livebench_releases",\n    "{SOURCE}",\n)')
+    # 4. a fixture with a few real rows, its case, and its copy for `--replay`
+    (copy / "tests" / "fixtures" / SOURCE).mkdir()
+    (copy / "tests" / "fixtures" / SOURCE / "leaderboard.json").write_bytes(TOY_PAGE)
+    edit(copy, "tests/scraper_cases.py", '    Case("evalplus", "evalplus/results_2024-12-26.json"',
+         f'    Case("{SOURCE}", "{SOURCE}/leaderboard.json", scores=3, rejects=0, spots=(\n'
+         f'        S(benchmark="toy_bench", model="gpt-4o-2024-08-06")(score=0.715, n_items=200),\n'
+         f'        Absent({{"model": "no score yet"}}),\n'
+         f'    )),\n'
+         '    Case("evalplus", "evalplus/results_2024-12-26.json"')
+    (copy / "tests" / "fixtures" / "replay" / SOURCE).mkdir()
+    (copy / "tests" / "fixtures" / "replay" / SOURCE / "leaderboard.json").write_bytes(TOY_PAGE)
+    # 5. its benchmark in the registry (the models already resolve: no alias)
+    append(copy, "registry/benchmarks.csv",
+           "toy_bench,Toy Bench,,2025-06-01,2025-06-01,200,proportion,0,1,public,no,coding,,toy of tests/test_recipes.py\n")
+
+
+COLLECT_TOY = """
+import sys
+
+from jobs.cycle import collect
+from storage.registry_sync import connect_synced
+
+path, replay = sys.argv[1], sys.argv[2]
+outcomes = collect(path, ["toyboard"], replay_dir=replay)
+with connect_synced(path) as con:
+    rows = con.execute("SELECT model, round(score, 4), evaluated_at IS NOT NULL FROM scores "
+                       "WHERE source = 'toyboard' ORDER BY score DESC").fetchall()
+    named = con.execute("SELECT count(*) FROM benchmarks WHERE id = 'toy_bench'").fetchone()[0]
+print([o.status for o in outcomes], named, rows)
+"""
+
+
+@pytest.mark.slow      # a copy of the repository, one replayed collection and the source's tests
+def test_the_source_recipe_adds_a_working_source_in_the_files_it_lists(copy, tmp_path):
+    follow_the_source_recipe(copy)
+    out = run_in(copy, "-c", COLLECT_TOY, str(tmp_path / "bw.duckdb"), str(copy / "tests" / "fixtures" / "replay"))
+    assert out.startswith("['new'] 1 [('gpt-4o-2024-08-06', 0.715, True), ('claude-3-5-sonnet-20241022', 0.68, True), "
+                          "('A model nobody knows', 0.1225, False)]"), out
+    run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_scraper_cases.py",
+           "tests/test_scraper_registry.py", "-k", f"{SOURCE} or every or declared_files")
+    assert_files_match(copy, copy / "README.md", "Add a leaderboard", SOURCE)
+
+
+ARCHITECTURE_ROWS = {"Add an alert rule": "| a new alert rule |", "Add a statistic": "| a new contamination signal |",
+                     "Add a leaderboard": "| a new leaderboard source |"}
 
 
 def test_every_recipe_states_its_files_and_architecture_points_to_it():
     """The fast lane keeps the recipes' declarations parseable and docs/architecture.md's "Where a
     change goes" row of each pointing at it with the same count (the slow tests above follow them)."""
     rows = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").splitlines()
-    for heading, name in (("Add an alert rule", RULE), ("Add a statistic", SIGNAL)):
+    for heading, name in (("Add an alert rule", RULE), ("Add a statistic", SIGNAL), ("Add a leaderboard", SOURCE)):
         count, listed = recipe_files(ROOT / "README.md", heading, name)
         assert count == len(listed) and all(name in p or (ROOT / p).is_file() for p in listed), (heading, listed)
         row = [r for r in rows if r.startswith(ARCHITECTURE_ROWS[heading])]
