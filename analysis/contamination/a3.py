@@ -4,6 +4,7 @@ own placebo z's. docs/statistics.md, A3."""
 
 from __future__ import annotations
 
+from typing import Iterator
 
 import numpy as np
 import pandas as pd
@@ -347,6 +348,15 @@ def clean_models(matrix: pd.DataFrame, ref_cut: pd.Series, before: pd.Timestamp)
             and ref_cut[mdl] < before and matrix[mdl].notna().mean() >= A3_MIN_REF_COVERAGE]
 
 
+def placebo_sets(items: pd.DataFrame, cutoffs: pd.DataFrame, now: pd.Timestamp,
+                 g: pd.Timedelta) -> Iterator[tuple[str, str, pd.DataFrame, pd.Series, list[str]]]:
+    """Each item set of A3 (source, benchmark, model × item matrix, item dates) with its clean
+    models (`clean_models`, guard band `g`): what the placebo and the power study draw from."""
+    ref_cut = reference_cutoffs(cutoffs)
+    for (source, bench), (matrix, dates, _) in _a3_frame(items, now).items():
+        yield source, bench, matrix, dates, clean_models(matrix, ref_cut, dates.min() - g)
+
+
 def a3_tests(items: pd.DataFrame, cutoffs: pd.DataFrame, *, now: pd.Timestamp,
              th: Thresholds = Thresholds(), skipped: list[dict] | None = None) -> list[SignalTest]:
     """A3 for every (source, benchmark, model) with dated items and a resolved cutoff interval.
@@ -440,11 +450,8 @@ def a3_placebo(items: pd.DataFrame, cutoffs: pd.DataFrame, *, rng: np.random.Gen
     are clean; each trial draws one fake cutoff per benchmark (uniform over the dates that leave
     `a3_min_items` on both sides) and tests every clean model against the others."""
     g = guard(th.guard_days)
-    ref_cut = reference_cutoffs(cutoffs)
     frames = []
-    for (source, bench), (matrix, dates, _) in _a3_frame(items, now).items():
-        first = dates.min()
-        clean = clean_models(matrix, ref_cut, first - g)
+    for source, bench, matrix, dates, clean in placebo_sets(items, cutoffs, now, g):
         d = np.sort(dates.dropna().to_numpy())
         k = th.a3_min_items
         if len(clean) < th.a3_min_ref_models + 1 or len(d) < 2 * k:

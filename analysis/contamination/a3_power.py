@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.contamination.a3 import _a3_frame, _a3_p, a3_core, clean_models, reference_cutoffs
+from analysis.contamination.a3 import _a3_p, a3_core, placebo_sets
 from analysis.contamination.base import Thresholds
 from analysis.cutoffs import guard
 
@@ -62,11 +62,8 @@ def a3_power(items: pd.DataFrame, cutoffs: pd.DataFrame, *, rng: np.random.Gener
     """
     from analysis.contamination.numerics import _wilson, benjamini_hochberg
     g = guard(th.guard_days)
-    ref_cut = reference_cutoffs(cutoffs)
     rows = []
-    for (source, bench), (matrix, dates, _) in _a3_frame(items, now).items():
-        first = dates.min()
-        clean = clean_models(matrix, ref_cut, first - g)
+    for source, bench, matrix, dates, clean in placebo_sets(items, cutoffs, now, g):
         if len(clean) < th.a3_min_ref_models + 1:
             continue
         ok = matrix[clean].notna().all(axis=1) & dates.notna()
