@@ -31,7 +31,7 @@ SOURCE_STALE_DAYS = 14
 # failure alerts it explains (alerts/rules/source_health.py).
 NETWORK_OUTAGE_MIN_SOURCES = 3
 # Sources whose last attempt is this close to the newest attempt belong to the latest run
-# (storage.alerts.RUN_SESSION_GAP groups fetch attempts into runs the same way).
+# (storage.rule_inputs.RUN_SESSION_GAP groups fetch attempts into runs the same way).
 LATEST_RUN_WINDOW_MINUTES = 10
 
 # --- Slack delivery -----------------------------------------------------------------------------

@@ -100,12 +100,12 @@ def evaluate(*, now: datetime, previous: Iterable[AlertState], silences: Iterabl
         covered |= out.covered
 
     by_fp: dict[str, Condition] = {}
-    for cond in conditions:
-        fp = fingerprint(cond.labels)
+    for raised in conditions:
+        fp = fingerprint(raised.labels)
         if fp in by_fp:
-            raise ValueError(f"two {cond.labels['kind']} conditions share the labels {cond.labels}; "
+            raise ValueError(f"two {raised.labels['kind']} conditions share the labels {raised.labels}; "
                              "the input frames have duplicate rows")
-        by_fp[fp] = cond
+        by_fp[fp] = raised
 
     # Step 1: states, without notifications (those depend on the mutes computed from step 1).
     known_groups = {_group_of(s.labels, kinds) for s in prev.values()}
@@ -130,8 +130,9 @@ def evaluate(*, now: datetime, previous: Iterable[AlertState], silences: Iterabl
     # Exclusive groups: a member entering firing folds the resolution of the member it replaces.
     replaced: dict[tuple[str, ...], AlertState] = {}
     for fp, transition in entered.items():
-        if transition == RESOLVED and _group_of(stepped[fp].labels, kinds) is not None:
-            replaced[_group_of(stepped[fp].labels, kinds)] = prev[fp]
+        group = _group_of(stepped[fp].labels, kinds)
+        if transition == RESOLVED and group is not None:
+            replaced[group] = prev[fp]
     folded = {fp for fp, t in entered.items() if t == RESOLVED
               and any(entered.get(f) == FIRING and _group_of(stepped[f].labels, kinds) == _group_of(stepped[fp].labels, kinds)
                       for f in entered)}
@@ -212,6 +213,7 @@ def _step(old: AlertState | None, cond: Condition | None, now: datetime) -> tupl
         return replace(old, last_evaluated=now), None
 
     fp = fingerprint(cond.labels)
+    data_as_of: datetime | None
     if old is None or old.state in (RESOLVED, INACTIVE):
         count, data_as_of = 1, cond.data_as_of
         base = AlertState(fingerprint=fp, labels=cond.labels, state=PENDING, since=now, last_evaluated=now,

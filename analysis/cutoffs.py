@@ -192,7 +192,10 @@ def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFL
     inferred = ~known & out["release_date"].notna()
     out.loc[inferred, "cutoff_provenance"] = "inferred"
     out.loc[inferred, "cutoff_source"] = out.loc[inferred, "release_source"]
-    out["cutoff_trust"] = np.where(known, "stated", np.where(inferred, "inferred", None))
+    trust = np.full(len(out), None, dtype=object)
+    trust[inferred.to_numpy(dtype=bool)] = "inferred"
+    trust[known.to_numpy(dtype=bool)] = "stated"
+    out["cutoff_trust"] = trust
     out.loc[out.index.isin(placeholder_models) & known, "cutoff_trust"] = "placeholder"
     late = known & out["release_date"].notna() & (out["knowledge_cutoff"] > out["release_date"])
     if late.any():

@@ -62,7 +62,7 @@ class BinState:
     pending_count: int = 0
 
 
-def support(committed: int, target: int, probs: Sequence[float] | None) -> float | None:
+def support(committed: int, target: int, probs: Sequence[float] | np.ndarray | None) -> float | None:
     """P(the re-evaluated S lies beyond the crossed edge on the side of the move j -> target).
 
     `probs`: P(S* in each bin of SATURATION_BINS); None (no draws) gives None.
@@ -96,7 +96,7 @@ def proposed_bin(committed: int, x: float, h: float) -> int:
     return committed
 
 
-def proposal(committed: int, x: float, h: float = HYSTERESIS_MIN_MARGIN, probs: Sequence[float] | None = None,
+def proposal(committed: int, x: float, h: float = HYSTERESIS_MIN_MARGIN, probs: Sequence[float] | np.ndarray | None = None,
              min_support: float = HYSTERESIS_MIN_SUPPORT) -> int:
     """The bin x proposes under margin h, kept at `committed` when the draws do not support the move."""
     target = proposed_bin(committed, x, h)
@@ -107,7 +107,7 @@ def proposal(committed: int, x: float, h: float = HYSTERESIS_MIN_MARGIN, probs: 
 
 
 def step(state: BinState, x: float | None, h: float = HYSTERESIS_MIN_MARGIN,
-         pending: int = HYSTERESIS_PENDING, probs: Sequence[float] | None = None,
+         pending: int = HYSTERESIS_PENDING, probs: Sequence[float] | np.ndarray | None = None,
          min_support: float = HYSTERESIS_MIN_SUPPORT) -> BinState:
     """The state after one snapshot with S_index x (and its bin probabilities, if any)."""
     if pending < 1:
@@ -117,7 +117,7 @@ def step(state: BinState, x: float | None, h: float = HYSTERESIS_MIN_MARGIN,
     if not 0.0 <= x <= 1.0:
         raise ValueError(f"S_index must be in [0, 1], got {x!r}")
     if state.committed is None:
-        return BinState(committed=bin_index(x))
+        return BinState(committed=int(bin_index(x)))
     target = proposal(state.committed, x, h, probs, min_support)
     if target == state.committed:
         return BinState(committed=state.committed)

@@ -151,9 +151,9 @@ def where(exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     ours = [f for f in frames if any(f"{os.sep}{pkg}{os.sep}" in f.filename for pkg in _PACKAGES)
             and "site-packages" not in f.filename]
-    frame = (ours or frames or [None])[-1]
-    if frame is None:
+    if not (ours or frames):
         return "unknown place"
+    frame = (ours or frames)[-1]
     parts = Path(frame.filename).parts
     short = "/".join(parts[-2:])
     return f"{short}:{frame.lineno} ({frame.name})"

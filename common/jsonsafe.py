@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 
 
-def is_missing(value: Any) -> bool:
-    """None, NaN, NA or NaT (a scalar); containers are never missing (a list is a value, even
+def is_null(value: Any) -> bool:
+    """A null scalar: None, NaN, NA or NaT (`common.units.is_missing` is a blank leaderboard cell,
+    which also counts tokens such as '-' or 'n/a'); containers are never missing (a list is a value, even
     an empty one or one holding a NaN)."""
     if value is None:
         return True
@@ -46,7 +47,7 @@ def jsonable(value: Any) -> Any:
 
 def number(value: Any) -> float | int | bool | None:
     """A JSON-safe number: NaN/NA/non-numbers -> None, numpy scalars -> Python scalars."""
-    if is_missing(value) or isinstance(value, (str, list, dict, tuple)):
+    if is_null(value) or isinstance(value, (str, list, dict, tuple)):
         return None
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
@@ -61,7 +62,7 @@ def number(value: Any) -> float | int | bool | None:
 def decoded(value: Any) -> Any:
     """Stored JSON as data: a JSON string is decoded, dicts/lists round-trip through JSON
     (anything not serialisable becomes its text), other text is kept as text, missing -> None."""
-    if is_missing(value):
+    if is_null(value):
         return None
     if isinstance(value, (dict, list)):
         return json.loads(json.dumps(value, default=str))

@@ -139,6 +139,13 @@ def redact(text: object) -> str:
     return out
 
 
+def first_line(exc: BaseException) -> str:
+    """The first line of an error, redacted (DuckDB's and libpq's messages quote a conninfo); the
+    error's type when it has no text. The one-line reason storage puts in its own errors."""
+    lines = str(exc).strip().splitlines()
+    return redact(lines[0]) if lines else type(exc).__name__
+
+
 def one_line(text: object, limit: int = 300) -> str:
     """A redacted, single-line, length-capped reason for stored errors and CLI output."""
     flat = " ".join(redact(text).split())

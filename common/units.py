@@ -48,7 +48,8 @@ FOOTNOTE = re.compile(r"\[\^?[^\]]*\]|\*+|†|‡|¹|²|³")
 
 
 def is_missing(value: Any) -> bool:
-    """An empty leaderboard cell: None, NaN, NA, NaT or a missing token ('-', 'n/a', 'TBD', …)."""
+    """An empty leaderboard cell: None, NaN, NA, NaT or a missing token ('-', 'n/a', 'TBD', …)
+    (`common.jsonsafe.is_null` is the null scalar alone)."""
     if value is None:
         return True
     if isinstance(value, float) and math.isnan(value):

@@ -253,7 +253,7 @@ def block_trend_coverage() -> str:
 def block_plateau(db: Path) -> str:
     """The plateau F-test on every benchmark whose logistic fit left L below the threshold."""
     from analysis.constants import FORECAST_PROGRESS
-    from analysis.trends import fit_logistic, plateau_test
+    from analysis.logistic import fit_logistic, plateau_test
     tr = q(db, "SELECT t.table_id, t.population, t.n_records, t.logistic_L, t.forecast_status, t.plateau_p, "
                "b.chance, b.ceiling FROM trends t JOIN benchmarks b ON b.id = t.benchmark "
                "WHERE t.logistic_L IS NOT NULL AND t.forecast_status <> 'reached' ORDER BY t.table_id")

@@ -69,7 +69,7 @@ def reference_benchmarks(benchmarks: pd.DataFrame) -> list[str]:
 
 def _inputs(con: duckdb.DuckDBPyConnection) -> dict:
     data = slice_inputs(con)
-    return {**data, "history": store.read_score_history(con, reference_benchmarks(data["benchmarks"]))}
+    return {**data, "history": store.read_snapshot_history(con, reference_benchmarks(data["benchmarks"]))}
 
 
 def model_slices(latest: pd.DataFrame, benchmarks: pd.DataFrame, cutoffs: pd.DataFrame, *,
@@ -150,8 +150,8 @@ def run_calibration(con: duckdb.DuckDBPyConnection, *, now: datetime | str, tria
 def run_power(con: duckdb.DuckDBPyConnection, *, now: datetime | str, trials: int = CALIBRATION_TRIALS,
               seed: int = 0, gains: tuple[float, ...] = (0.10, 0.20), th: Thresholds = Thresholds()) -> pd.DataFrame:
     """A3's power on the database's dated items: gains planted in clean models' pre-cutoff items
-    (analysis.contamination.a3.a3_power; read only)."""
-    from analysis.contamination.a3 import a3_power
+    (analysis.contamination.a3_power.a3_power; read only)."""
+    from analysis.contamination.a3_power import a3_power
     data = slice_inputs(con)
     items = data["items"]
     if items.empty:

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from analysis.constants import SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
-from common.jsonsafe import is_missing as _missing
+from common.jsonsafe import is_null as _missing
 from jobs.report_common import (BIN_COLORS, PALETTE, ci_uninformative, metric_is_proportion, names, naive, tabled,
                                 version)
 from jobs.svg import TimeChart

@@ -14,7 +14,7 @@ import pandas as pd
 from alerts.render import report_anchor
 from analysis.constants import SATURATION_ALPHA, SATURATION_K
 from common.jsonsafe import decoded
-from common.jsonsafe import is_missing as _missing
+from common.jsonsafe import is_null as _missing
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision
 # deficiency. Yellow is left out (invisible as a thin line on white); black is the seventh colour.

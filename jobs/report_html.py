@@ -36,7 +36,7 @@ from typing import Mapping
 import pandas as pd
 
 from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
-from common.jsonsafe import is_missing as _missing
+from common.jsonsafe import is_null as _missing
 from jobs.report_common import (OPTIONAL_LEVEL_COLUMNS, as_int, clip, date, default_params, esc, evidence, frame,
                                 g2, names, naive, pp, slugs, table, trend_text)
 from jobs.report_items import WINDOW_CSS, post_cutoff

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from common.jsonsafe import is_missing as _missing
+from common.jsonsafe import is_null as _missing
 from jobs.report_common import PALETTE, as_int, date, esc, evidence, g2, naive, pct, pp, slugs, table
 from jobs.svg import TimeChart
 

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 import pandas as pd
 
 from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
-from common.jsonsafe import is_missing as _missing
+from common.jsonsafe import is_null as _missing
 from jobs.report_common import (BIN_COLORS, OPTIONAL_LEVEL_COLUMNS, bin_badge, default_params, esc, frame, level_of,
                                 names, naive, num, staleness_days, table, table_name, tabled, trend_cell)
 

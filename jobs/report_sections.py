@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from common.jsonsafe import is_missing as _missing
+from common.jsonsafe import is_null as _missing
 from jobs.report_charts import family_span, frontier_chart, s_history_chart
 from jobs.report_common import (POPULATION_ORDER, bin_badge, date, esc, forecast_text, level_of, metric_is_proportion,
                                 names, num, score_text, staleness_days, table_name, tabled, trend_cell, version)

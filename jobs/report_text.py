@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from analysis.constants import SATURATION_ALPHA, SATURATION_K
-from common.jsonsafe import is_missing as _missing
+from common.jsonsafe import is_null as _missing
 from jobs.report_common import forecast_text, level_of, names, trend_text
 
 TEXT_WIDTH = 120

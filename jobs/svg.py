@@ -17,7 +17,7 @@ import html
 import math
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 _EPOCH = datetime(1970, 1, 1)
 
@@ -309,7 +309,7 @@ class TimeChart:
                 f"<title>{label}</title>{plot}{''.join(self._legend_items(rows))}</svg>")
 
 
-def _nan(v: object) -> bool:
+def _nan(v: Any) -> bool:
     try:
         return v is None or math.isnan(float(v))
     except (TypeError, ValueError):

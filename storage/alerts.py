@@ -1,4 +1,5 @@
-"""Reads and writes of the alert tables (migration 004) and the inputs of the alert rules.
+"""Reads and writes of the alert tables (migration 004): alert states, silences, the outbox.
+The rules' inputs are read by storage.rule_inputs.
 
 Outbox discipline (docs/architecture.md, "Alerts"): an evaluation's states, events and notifications are written
 together (`write_evaluation`, inside the caller's transaction); undelivered notifications are
@@ -15,51 +16,25 @@ from datetime import datetime, timedelta
 from typing import Iterable, Mapping, Sequence
 
 import duckdb
-import numpy as np
 import pandas as pd
 
-from common.time import to_utc_or_none, utc_columns
+from common.time import to_utc, to_utc_or_none, utc_columns
 from storage.alert_records import AlertState, Evaluation, Notification, Silence
 from storage.db import insert_frame, next_ids
-from storage.contamination import read_suspects as read_contamination_suspects
-from storage.saturation import read_saturation
 
 log = logging.getLogger("benchwatch.storage")
-
-# Fetch attempts of one source without a run id belong to one collection run when they start
-# less than this apart (retries with backoff take seconds; scheduled runs are hours apart).
-RUN_SESSION_GAP = timedelta(minutes=10)
-FAILED_FETCH_STATUSES = ("error", "parse_error")
 
 _TIME_COLUMNS = ("since", "last_evaluated", "fired_at", "data_as_of")
 
 
-def _relation_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    row = con.execute("""SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'
-                         UNION ALL
-                         SELECT count(*) FROM duckdb_views() WHERE view_name = ? AND schema_name = 'main'""",
-                      [name, name]).fetchall()
-    return sum(r[0] for r in row) > 0
-
-
-def _with_names(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> pd.DataFrame:
-    """Add benchmark_name (and model_name) from the registry, falling back to the id."""
-    benchmarks = dict(con.execute("SELECT id, name FROM benchmarks WHERE name IS NOT NULL").fetchall())
-    frame["benchmark_name"] = [benchmarks.get(b, b) for b in frame["benchmark"]]
-    if "model" in frame.columns:
-        models = dict(con.execute("SELECT id, name FROM models WHERE name IS NOT NULL").fetchall())
-        frame["model_name"] = [models.get(m, m) for m in frame["model"]]
-    return frame
-
-
-# --- rule inputs ------------------------------------------------------------------------------
+# --- alert state ----------------------------------------------------------------------------
 
 def read_states(con: duckdb.DuckDBPyConnection) -> list[AlertState]:
     rows = con.execute("""SELECT fingerprint, labels, state, since, last_evaluated, annotations, fired_at,
                                  pending_count, data_as_of, notified, muted_by
                           FROM alerts ORDER BY fingerprint""").fetchall()
-    return [AlertState(fingerprint=r[0], labels=json.loads(r[1]), state=r[2], since=to_utc_or_none(r[3]),
-                       last_evaluated=to_utc_or_none(r[4]), annotations=json.loads(r[5]), fired_at=to_utc_or_none(r[6]),
+    return [AlertState(fingerprint=r[0], labels=json.loads(r[1]), state=r[2], since=to_utc(r[3]),
+                       last_evaluated=to_utc(r[4]), annotations=json.loads(r[5]), fired_at=to_utc_or_none(r[6]),
                        pending_count=int(r[7]), data_as_of=to_utc_or_none(r[8]), notified=r[9], muted_by=r[10])
             for r in rows]
 
@@ -67,105 +42,8 @@ def read_states(con: duckdb.DuckDBPyConnection) -> list[AlertState]:
 def read_silences(con: duckdb.DuckDBPyConnection) -> list[Silence]:
     rows = con.execute("""SELECT id, matchers, starts_at, ends_at, author, comment, expired_at
                           FROM silences ORDER BY id""").fetchall()
-    return [Silence(id=int(r[0]), matchers=json.loads(r[1]), starts_at=to_utc_or_none(r[2]), ends_at=to_utc_or_none(r[3]),
+    return [Silence(id=int(r[0]), matchers=json.loads(r[1]), starts_at=to_utc(r[2]), ends_at=to_utc(r[3]),
                     author=r[4], comment=r[5], expired_at=to_utc_or_none(r[6])) for r in rows]
-
-
-def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: float) -> pd.DataFrame | None:
-    """The snapshot-level S_index series of every table and scope (k, alpha fixed), with
-    benchmark names, the table's name ("HumanEval (EvalPlus)") and its sources (one, or a
-    declared pool's members).
-
-    None when the analysis has not produced any saturation yet (no data, not "resolved").
-    """
-    if not _relation_exists(con, "saturation"):
-        return None
-    scopes = [r[0] for r in con.execute("SELECT DISTINCT scope FROM saturation ORDER BY scope").fetchall()]
-    if not scopes:
-        return None
-    frame = pd.concat([read_saturation(con, scope=scope, k=k, alpha=alpha) for scope in scopes], ignore_index=True)
-    frame = _with_names(con, frame)
-    if "table_id" in frame.columns and _relation_exists(con, "benchmark_tables"):
-        # a table its source no longer serves (a replaced release, a board gone): its level leaves
-        current = dict(con.execute("SELECT table_id, is_current FROM benchmark_tables").fetchall())
-        frame["is_current"] = [current.get(t, True) is not False for t in frame["table_id"]]
-    return _with_table_names(frame)
-
-
-def _with_table_names(frame: pd.DataFrame) -> pd.DataFrame:
-    """Add table_name ('HumanEval (EvalPlus)', registry.tables.table_name) to rows with table_id."""
-    from registry.tables import table_name
-    if "table_id" not in frame.columns:
-        return frame
-    sources = frame["sources"] if "sources" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
-    frame["sources"] = [list(v) if isinstance(v, (list, tuple, np.ndarray)) else [] for v in sources]
-    versions = [t.split(":", 2)[2] if isinstance(t, str) and t.count(":") >= 2 else "" for t in frame["table_id"]]
-    src = frame["source"] if "source" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
-    frame["table_name"] = [table_name(n, s, v, ss) for n, s, v, ss in
-                           zip(frame["benchmark_name"], src, versions, frame["sources"])]
-    return frame
-
-
-def read_suspects(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
-    """The newest contamination run's tests (view `suspects`) with display names; None before any run."""
-    if not _relation_exists(con, "suspects") or not con.execute("SELECT count(*) FROM suspects").fetchone()[0]:
-        return None
-    return _with_names(con, read_contamination_suspects(con))
-
-
-def read_frontier_holders(con: duckdb.DuckDBPyConnection, *, k: int) -> pd.DataFrame | None:
-    """The current record holder of every leaderboard table (table `frontier`, newest as_of)."""
-    if not _relation_exists(con, "frontier"):
-        return None
-    return _with_table_names(_with_names(con, con.execute("""
-        SELECT table_id, benchmark, source, sources, frontier_model AS model, frontier AS score, as_of
-        FROM frontier WHERE k = ? AND frontier_model IS NOT NULL
-        QUALIFY row_number() OVER (PARTITION BY table_id ORDER BY as_of DESC) = 1""", [k]).df()))
-
-
-def read_source_health(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Per source: failed collection runs in a row (newest first), last error, last attempt, last new snapshot.
-
-    A run is the fetches of one run id (attempts without one are grouped by RUN_SESSION_GAP);
-    it failed when the final attempt of any of its URLs is an error or a parse error.
-    """
-    return utc_columns(con.execute("""
-        WITH f AS (
-            SELECT id, source, url, status, error, started_at, nullif(run_id, '') AS run_id FROM fetches),
-        gaps AS (
-            SELECT id, source, started_at,
-                   started_at - lag(started_at) OVER (PARTITION BY source ORDER BY started_at, id) AS gap
-            FROM f WHERE run_id IS NULL),
-        sessions AS (
-            SELECT id, sum(CASE WHEN gap IS NULL OR gap > to_seconds(?) THEN 1 ELSE 0 END)
-                           OVER (PARTITION BY source ORDER BY started_at, id) AS session
-            FROM gaps),
-        keyed AS (
-            SELECT f.*, coalesce(f.run_id, 'session-' || CAST(s.session AS VARCHAR)) AS run
-            FROM f LEFT JOIN sessions s USING (id)),
-        per_url AS (
-            SELECT source, run, url, arg_max(status, (started_at, id)) AS status,
-                   arg_max(error, (started_at, id)) AS error, max(started_at) AS url_at
-            FROM keyed GROUP BY source, run, url),
-        runs AS (
-            SELECT source, run, max(url_at) AS run_at, bool_or(list_contains(?, status)) AS failed,
-                   arg_max(error, url_at) FILTER (WHERE list_contains(?, status)) AS error
-            FROM per_url GROUP BY source, run),
-        streak AS (
-            SELECT *, sum(CASE WHEN failed THEN 0 ELSE 1 END)
-                          OVER (PARTITION BY source ORDER BY run_at DESC, run DESC ROWS UNBOUNDED PRECEDING) AS ok_since
-            FROM runs),
-        health AS (
-            SELECT source, count(*) FILTER (WHERE failed AND ok_since = 0) AS consecutive_failures,
-                   arg_max(error, run_at) FILTER (WHERE failed AND ok_since = 0) AS last_error,
-                   max(run_at) AS last_attempt_at
-            FROM streak GROUP BY source),
-        snaps AS (SELECT source, max(first_seen) AS last_new_snapshot_at FROM snapshots GROUP BY source)
-        SELECT coalesce(h.source, s.source) AS source, coalesce(h.consecutive_failures, 0) AS consecutive_failures,
-               s.last_new_snapshot_at, h.last_attempt_at, h.last_error
-        FROM health h FULL JOIN snaps s ON s.source = h.source
-        ORDER BY source""", [RUN_SESSION_GAP.total_seconds(), list(FAILED_FETCH_STATUSES),
-                             list(FAILED_FETCH_STATUSES)]).df(), "last_new_snapshot_at", "last_attempt_at")
 
 
 # --- the evaluation ---------------------------------------------------------------------------
@@ -226,8 +104,8 @@ def claim_undelivered(con: duckdb.DuckDBPyConnection, *, now: datetime, lease: t
     out = []
     for r in sorted(rows):
         payload = json.loads(r[5])
-        out.append(Notification(id=int(r[0]), fingerprint=r[1], kind=r[2], transition=r[3], episode=to_utc_or_none(r[4]),
-                                labels=payload["labels"], annotations=payload["annotations"], created_at=to_utc_or_none(r[6])))
+        out.append(Notification(id=int(r[0]), fingerprint=r[1], kind=r[2], transition=r[3], episode=to_utc(r[4]),
+                                labels=payload["labels"], annotations=payload["annotations"], created_at=to_utc(r[6])))
     return out
 
 
@@ -309,7 +187,7 @@ def expire_silence(con: duckdb.DuckDBPyConnection, silence_id: int, *, at: datet
         return "unknown"
     if row[1] is not None:
         return "already expired"
-    if to_utc_or_none(row[0]) <= at:
+    if to_utc(row[0]) <= at:     # ends_at is NOT NULL
         return "already ended"
     con.execute("UPDATE silences SET expired_at = ? WHERE id = ?", [at, silence_id])
     return "expired"

@@ -13,6 +13,8 @@ import hashlib
 import json
 import logging
 from datetime import datetime
+from functools import lru_cache
+from importlib import resources
 
 import duckdb
 import numpy as np
@@ -52,40 +54,34 @@ _HISTORY_ROWS = """
 _HISTORY_ORDER = "ORDER BY observed_at, snapshot_id, source, benchmark, model, setting, score"
 
 
-def read_score_history(con: duckdb.DuckDBPyConnection, reference_benchmarks: list[str] | None = None) -> pd.DataFrame:
+RECENT_HISTORY_SQL = ("contamination", "recent_history.sql")   # a resource of the analysis package
+
+
+@lru_cache(maxsize=1)
+def recent_history_sql() -> str:
+    """The pruning rule of A1/A2's history, owned by analysis/ (storage executes it)."""
+    folder, name = RECENT_HISTORY_SQL
+    return resources.files("analysis").joinpath(folder, name).read_text(encoding="utf-8")
+
+
+def read_snapshot_history(con: duckdb.DuckDBPyConnection,
+                          reference_benchmarks: list[str] | None = None) -> pd.DataFrame:
     """Every usable score of every snapshot (A2 compares a series' last two values).
 
-    With `reference_benchmarks` (the union of every benchmark's references), only the rows A2
-    can read: every row of those benchmarks (a model's scores on them as of any time), and of
-    any other (source, benchmark, model, setting) series the rows of its last two snapshots
-    (read one range of benchmarks at a time: the windows stay within a benchmark).
-    The last two are counted among the snapshots whose row surely survives
-    analysis.contamination.base.prepare_scores (a proportion score with n_items), and every
-    row from the second of them on is kept, so they include the last two A2 sees.
+    With `reference_benchmarks` (the union of every benchmark's references), only the rows A1
+    and A2 can read, by the rule of analysis/contamination/recent_history.sql (every row of
+    those benchmarks, and of any other series the rows from its second-to-last usable snapshot
+    on), one range of benchmarks at a time (the windows stay within a benchmark).
     """
     if reference_benchmarks is None:
         df = con.execute(f"SELECT * FROM ({_HISTORY_ROWS}) {_HISTORY_ORDER}").df()
         return naive_utc_columns(df, "observed_at")
+    sql = recent_history_sql().format(history=_HISTORY_ROWS)
     with memory_limit(con):
-        frames = [con.execute(f"""
-            WITH rows AS ({_HISTORY_ROWS} AND list_contains(?, sc.benchmark)),
-            second_last AS (
-                SELECT * FROM (SELECT DISTINCT source, benchmark, model, coalesce(setting, '') AS setting_key,
-                                               observed_at, snapshot_id
-                               FROM rows
-                               WHERE coalesce(metric, 'proportion') = 'proportion' AND score IS NOT NULL
-                                 AND NOT isnan(score) AND n_items IS NOT NULL)
-                QUALIFY row_number() OVER (PARTITION BY source, benchmark, model, setting_key
-                                           ORDER BY observed_at DESC, snapshot_id DESC) = 2
-            )
-            SELECT r.* FROM rows r
-            LEFT JOIN second_last s ON s.source = r.source AND s.benchmark = r.benchmark AND s.model = r.model
-                                   AND s.setting_key = coalesce(r.setting, '')
-            WHERE list_contains(?, r.benchmark) OR r.model IS NULL OR s.observed_at IS NULL
-               OR r.observed_at > s.observed_at OR (r.observed_at = s.observed_at AND r.snapshot_id >= s.snapshot_id)
-            """, [chunk, sorted(reference_benchmarks)]).df().pipe(shared_strings) for chunk in benchmark_chunks(con)]
+        frames = [con.execute(sql, [chunk, sorted(reference_benchmarks)]).df().pipe(shared_strings)
+                  for chunk in benchmark_chunks(con)]
     if not frames:
-        return read_score_history(con)
+        return read_snapshot_history(con)
     # one range of benchmarks per query (storage.saturation.benchmark_chunks), then _HISTORY_ORDER
     df = pd.concat(frames, ignore_index=True).sort_values(
         ["observed_at", "snapshot_id", "source", "benchmark", "model", "setting", "score"], kind="stable",
@@ -132,19 +128,6 @@ def _ids(v: object) -> list[int] | None:
     if isinstance(v, (list, tuple, np.ndarray)):
         return [int(i) for i in v]
     return None
-
-
-def read_suspicion_alerts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
-    """The suspicion states with display names (the contamination_suspect rule's input); None
-    before any suspicion was stored (no data: alerts keep their state)."""
-    df = read_suspicions(con)
-    if df.empty:
-        return None
-    names = dict(con.execute("SELECT id, name FROM benchmarks WHERE name IS NOT NULL").fetchall())
-    models = dict(con.execute("SELECT id, name FROM models WHERE name IS NOT NULL").fetchall())
-    df["benchmark_name"] = [names.get(b, b) for b in df["benchmark"]]
-    df["model_name"] = [models.get(m, m) for m in df["model"]]
-    return df
 
 
 def read_snapshot_dates(con: duckdb.DuckDBPyConnection, ids: list[int]) -> dict[int, pd.Timestamp]:

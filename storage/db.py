@@ -23,6 +23,7 @@ import duckdb
 if TYPE_CHECKING:  # annotations only: `query`/`status` open connections without importing pandas
     import pandas as pd
 
+from common.redact import first_line as _first_line
 from storage import lake
 
 log = logging.getLogger("benchwatch.storage")
@@ -330,13 +331,6 @@ def new_database(path: str | os.PathLike) -> Iterator[NewDatabase]:
         finally:
             for leftover in (new.path, wal):
                 leftover.unlink(missing_ok=True)
-
-
-def _first_line(exc: BaseException) -> str:
-    """The first line of an error, redacted (a lake's errors quote its conninfo)."""
-    from common.redact import redact
-    lines = str(exc).strip().splitlines()
-    return redact(lines[0]) if lines else type(exc).__name__
 
 
 def _refuse_foreign_file(path: str) -> None:

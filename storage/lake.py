@@ -39,6 +39,7 @@ from typing import Any, Callable, NamedTuple
 
 import duckdb
 
+from common.redact import first_line as _first_line
 from common.redact import redact, register_conninfo
 
 log = logging.getLogger("benchwatch.storage")
@@ -291,9 +292,3 @@ def translate_ddl(sql: str) -> str:
 def literal(text: str) -> str:
     """A string as an SQL literal (ATTACH takes no bound parameters)."""
     return "'" + text.replace("'", "''") + "'"
-
-
-def _first_line(exc: BaseException) -> str:
-    """The first line of an error, redacted: DuckDB's and libpq's messages quote the conninfo."""
-    lines = str(exc).strip().splitlines()
-    return redact(lines[0]) if lines else type(exc).__name__

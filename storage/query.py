@@ -44,6 +44,7 @@ import duckdb
 if TYPE_CHECKING:       # the frame comes from duckdb's .df(); no pandas import at CLI start
     import pandas as pd
 
+from common.redact import first_line as _first_line
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError, open_connection
 from storage.lake import is_lake
 
@@ -297,11 +298,6 @@ def check_lake_sandbox(con: duckdb.DuckDBPyConnection, statements: list) -> None
                     raise ReadOnlyViolation(
                         f"refused: `benchwatch query` on a DuckLake store reads the store's tables, not the "
                         f"catalog database ({value})")
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
 
 
 def _wait_uninterrupted(event: threading.Event, seconds: float, interrupt: Callable[[], None]) -> None:

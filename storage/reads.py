@@ -73,3 +73,14 @@ def release_misses(con: duckdb.DuckDBPyConnection, source: str, url: str) -> int
     row = con.execute("""SELECT count(DISTINCT run_id) FROM fetches
                          WHERE source = ? AND url = ? AND http_status = 404""", [source, url]).fetchone()
     return int(row[0]) if row else 0
+
+
+def with_display_names(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with benchmark_name (and model_name, when it has a model) from the registry,
+    falling back to the id (the names the alerts and reports show)."""
+    benchmarks = dict(con.execute("SELECT id, name FROM benchmarks WHERE name IS NOT NULL").fetchall())
+    frame["benchmark_name"] = [benchmarks.get(b, b) for b in frame["benchmark"]]
+    if "model" in frame.columns:
+        models = dict(con.execute("SELECT id, name FROM models WHERE name IS NOT NULL").fetchall())
+        frame["model_name"] = [models.get(m, m) for m in frame["model"]]
+    return frame

@@ -65,7 +65,7 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     sources (health per source).
     """
     # the alert rules' own definitions of a failed fetch and a failing run
-    from storage.alerts import FAILED_FETCH_STATUSES, read_source_health
+    from storage.rule_inputs import FAILED_FETCH_STATUSES, read_source_health
 
     levels = _read(con, "saturation_latest", """
         SELECT l.*, coalesce(b.name, l.benchmark) AS name, b.ceiling, b.chance, b.skill AS area,

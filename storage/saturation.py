@@ -224,10 +224,10 @@ def _frame(df: pd.DataFrame, columns: list[str], run_at: datetime, where: str) -
 def _upsert_saturation(con: duckdb.DuckDBPyConnection, sat: pd.DataFrame) -> int:
     """Replace snapshot-level rows on their key (table_id, as_of, scope, population, k, alpha); returns new keys."""
     with registered_frame(con, sat) as rel:
-        new = con.execute(f"""SELECT count(*) FROM {rel} s WHERE NOT EXISTS (
+        new = (con.execute(f"""SELECT count(*) FROM {rel} s WHERE NOT EXISTS (
                                   SELECT 1 FROM saturation t WHERE t.table_id = s.table_id AND t.as_of = s.as_of
                                   AND t.scope = s.scope AND t.population = s.population AND t.k = s.k
-                                  AND t.alpha = s.alpha)""").fetchone()[0]
+                                  AND t.alpha = s.alpha)""").fetchone() or (0,))[0]
     if len(sat):
         insert_frame(con, "saturation", sat, or_replace=["table_id", "as_of", "scope", "population", "k", "alpha"])
     return int(new)

@@ -169,7 +169,7 @@ _STATE_OF = {"suspect": "pending", "persisted": "confirmed", "corroborated": "co
 
 
 def suspects(status="suspect", model="m<!channel>", source="epoch", snaps=(3,), **extra):
-    """One stored suspicion state (storage.contamination.read_suspicion_alerts), named by the
+    """One stored suspicion state (storage.rule_inputs.read_suspicion_alerts), named by the
     analysis status it stands for (`suspect` = pending, `persisted`/`corroborated` = confirmed,
     `not_flagged` = resolved on snapshot 4) or by its state."""
     state = _STATE_OF.get(status, status)

@@ -181,7 +181,7 @@ def test_offline_sources_fail_fast_and_the_report_says_offline(tmp_path):
 
 
 def source_failures(db, source: str) -> int:
-    from storage.alerts import read_source_health
+    from storage.rule_inputs import read_source_health
     from storage.db import connect
     with connect(db) as con:
         health = read_source_health(con)

@@ -68,8 +68,8 @@ def test_number(value, expected):
 
 
 def test_missing_never_calls_a_container_missing():
-    assert all(jsonsafe.is_missing(v) for v in (None, np.nan, pd.NA, pd.NaT))
-    assert not any(jsonsafe.is_missing(v) for v in ([], [np.nan], (), {}, np.array([np.nan]), "", 0))
+    assert all(jsonsafe.is_null(v) for v in (None, np.nan, pd.NA, pd.NaT))
+    assert not any(jsonsafe.is_null(v) for v in ([], [np.nan], (), {}, np.array([np.nan]), "", 0))
 
 
 def test_decoded_and_dumps_round_trip():

@@ -681,7 +681,7 @@ def test_a3_null_rate_over_thirty_seeded_datasets(synth):
 
 def _lcb_targets(placebo_trials: int, power_trials: int, th: Thresholds = Thresholds()):
     from analysis.contamination import a3_placebo
-    from analysis.contamination.a3 import a3_power
+    from analysis.contamination.a3_power import a3_power
     items, cut, _ = load_lcb("livecodebench_generation_2024-03-17.json")
     now = pd.Timestamp("2024-03-17")
     pl = a3_placebo(items, cut, rng=np.random.default_rng(0), now=now, trials=placebo_trials, th=th)
@@ -715,7 +715,7 @@ def test_a3_targets_on_real_livecodebench_items_full():
 
 
 def test_plant_gain_raises_the_pre_window_mean_by_the_gain():
-    from analysis.contamination.a3 import plant_gain
+    from analysis.contamination.a3_power import plant_gain
     y = np.array([0.0, 0.5, 1.0, 0.2, 0.9, 0.3])
     pre = np.array([True, True, True, False, False, False])
     out = plant_gain(y, pre, 0.1)

@@ -127,6 +127,45 @@ def test_running_best_history_on_the_real_snapshots(tmp_path, monkeypatch):
 
 # --- contamination: A2 reads the last two snapshots of each series, and the references' rows ---
 
+def recent_history_oracle(history: pd.DataFrame, reference_benchmarks: list[str]) -> pd.DataFrame:
+    """The pruning rule of analysis/contamination/recent_history.sql in pandas (its test oracle):
+    every row of a reference benchmark or without a model, and of each other (source, benchmark,
+    model, setting) series the rows from its second-to-last usable snapshot on (a proportion
+    score, not NaN, with n_items; snapshots ordered by observed_at, snapshot_id)."""
+    h = history.assign(_setting=history["setting"].fillna(""))
+    keys = ["source", "benchmark", "model", "_setting"]
+    usable = (h["metric"].fillna("proportion").eq("proportion") & h["score"].notna() & h["n_items"].notna())
+    snaps = (h.loc[usable, [*keys, "observed_at", "snapshot_id"]].drop_duplicates()
+             .sort_values([*keys, "observed_at", "snapshot_id"], ascending=[True] * 4 + [False, False]))
+    second = snaps.groupby(keys, sort=False).nth(1).rename(columns={"observed_at": "_s_at", "snapshot_id": "_s_id"})
+    m = h.merge(second, on=keys, how="left")
+    at_or_after = (m["observed_at"] > m["_s_at"]) | ((m["observed_at"] == m["_s_at"]) & (m["snapshot_id"] >= m["_s_id"]))
+    keep = m["benchmark"].isin(reference_benchmarks) | m["model"].isna() | m["_s_at"].isna() | at_or_after
+    return m.loc[keep.to_numpy(), list(history.columns)].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_recent_history_sql_keeps_the_rows_of_its_pandas_oracle(tmp_path, monkeypatch, seed):
+    """storage executes the pruning rule (SQL owned by analysis/); it keeps exactly the rows the
+    pandas twin keeps from the full history, across several ranges of benchmarks."""
+    import jobs.contamination as cjob
+    from storage import contamination as cstore
+
+    path = tmp_path / "a2.duckdb"
+    monkeypatch.setattr(store, "HISTORY_CHUNK_ROWS", 1500)
+    a2_db(path, seed)
+    with connect_synced(path) as con:
+        con.execute("UPDATE scores SET score = 'NaN'::DOUBLE WHERE snapshot_id = 6 AND model = 'am-3'")
+        con.execute("UPDATE scores SET metric = 'elo' WHERE snapshot_id = 7 AND model = 'am-4'")
+        refs = cjob.reference_benchmarks(cjob.slice_inputs(con)["benchmarks"])
+        full = cstore.read_snapshot_history(con)
+        got = cstore.read_snapshot_history(con, refs)
+    want = recent_history_oracle(full, refs)
+    assert 0 < len(want) < len(full) and refs
+    order = ["snapshot_id", "source", "benchmark", "model", "setting"]
+    pd.testing.assert_frame_equal(got.sort_values(order, ignore_index=True), want.sort_values(order, ignore_index=True),
+                                  check_exact=True, check_dtype=False)
+
 A2_BENCHES = ["math_500", "livebench_mathematics", "aime_2025", "gpqa_diamond", "humanitys_last_exam", "rb_other"]
 
 
@@ -172,11 +211,11 @@ def test_contamination_history_of_the_last_snapshots_gives_the_full_history_resu
     shutil.copy(path, full)
     with connect_synced(path) as con:
         refs = cjob.reference_benchmarks(cjob.slice_inputs(con)["benchmarks"])
-        assert len(cstore.read_score_history(con, refs)) < len(cstore.read_score_history(con))
+        assert len(cstore.read_snapshot_history(con, refs)) < len(cstore.read_snapshot_history(con))
         cjob.run_contamination(con, now=NOW)
         got = con.execute("SELECT * FROM contamination_signals ORDER BY ALL").df()
     with monkeypatch.context() as m:
-        m.setattr(cstore, "read_score_history", lambda con, refs=None, f=cstore.read_score_history: f(con))
+        m.setattr(cstore, "read_snapshot_history", lambda con, refs=None, f=cstore.read_snapshot_history: f(con))
         with connect_synced(full) as con:
             cjob.run_contamination(con, now=NOW)
             want = con.execute("SELECT * FROM contamination_signals ORDER BY ALL").df()

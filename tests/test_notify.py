@@ -24,6 +24,7 @@ from fake_slack import Reply
 from cli import main as cli
 from jobs.alerts import NOTIFY_CLAIM_LEASE, run_notify
 from storage import alerts as store
+from storage import rule_inputs
 from storage import db
 from storage.ingest import record_fetches
 
@@ -314,7 +315,7 @@ def test_source_health_counts_failed_runs_in_a_row(db_path):
                                            "started_at": day(1) + timedelta(seconds=10 * i),
                                            "status": s, "error": None} for i, s in
                                           enumerate(["error", "error", "ok"])]))
-        health = store.read_source_health(con)
+        health = rule_inputs.read_source_health(con)
     got = health.set_index("source")[["consecutive_failures", "last_error"]].to_dict("index")
     assert got["epoch"]["consecutive_failures"] == 2
     assert got["lmarena"]["consecutive_failures"] == 0
@@ -328,7 +329,7 @@ def test_saturation_series_carries_names_and_its_tables_sources(db_path):
     add_saturation(db_path, day(0), 0.5)
     add_saturation(db_path, day(0), 0.9, source="epoch")
     with db.connect(db_path) as con:
-        frame = store.read_saturation_series(con, k=5, alpha=0.5)
+        frame = rule_inputs.read_saturation_series(con, k=5, alpha=0.5)
     assert frame[["table_id", "benchmark_name", "table_name", "s_index"]].values.tolist() == [
         ["swebench_verified:epoch", "SWE-bench Verified", "SWE-bench Verified (Epoch AI)", 0.9],
         ["swebench_verified:swebench", "SWE-bench Verified", "SWE-bench Verified (SWE-bench)", 0.5]]

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.trends import LogisticFit, frontier_history, logistic, logistic_time_to, trends_table
+from analysis.logistic import LogisticFit, logistic, logistic_time_to
+from analysis.trends import frontier_history, trends_table
 
 DAY = pd.Timedelta(days=1)
 
@@ -346,7 +347,7 @@ def test_plateau_calls_keep_their_null_rate_and_have_power():
 def test_five_records_with_the_plateau_pinned_at_the_last_do_not_make_a_plateau():
     # The 5 record points of SWE-bench bash-only in the backfilled snapshot history (2025): the free fit
     # pins L at the last record (.742); with (1, 2) df the F-test cannot reject L = .9 (p ~ 0.10).
-    from analysis.trends import fit_logistic, plateau_test
+    from analysis.logistic import fit_logistic, plateau_test
     dates = pd.to_datetime(["2025-07-20", "2025-07-26", "2025-08-02", "2025-09-29", "2025-11-18"])
     y = np.array([0.528, 0.6493, 0.676, 0.706, 0.742])
     t = ((dates - dates[0]) / pd.Timedelta(days=1)).to_numpy() / 365.25

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from alerts.config import LABEL_KEYS, RuleSettings
 from alerts.records import AlertEvent, AlertState, Condition
-from common.jsonsafe import is_missing as missing  # noqa: F401 - the rules' helpers
+from common.jsonsafe import is_null as missing  # noqa: F401 - the rules' helpers
 from common.jsonsafe import number as num  # noqa: F401
+
+if TYPE_CHECKING:  # the type only: a rule module imports storage when its read runs
+    from storage.store import Connection
 
 WARNING, INFO = "warning", "info"
 SEVERITIES: tuple[str, ...] = (WARNING, INFO)
@@ -124,7 +127,7 @@ class AlertRule:
     input: str
     kinds: tuple[AlertKind, ...]
     conditions: Callable[[pd.DataFrame, RuleContext], RuleOutput]
-    read: Callable[[Any, RuleSettings], pd.DataFrame | None] | None = None
+    read: Callable[[Connection, RuleSettings], pd.DataFrame | None] | None = None
 
     def __post_init__(self) -> None:
         _DECLARED_KINDS.update(k.name for k in self.kinds)

@@ -14,7 +14,7 @@ suspicion keeps its state. Never labelled "contaminated".
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import pandas as pd
 
@@ -25,6 +25,9 @@ from alerts.rules.base import AlertKind, AlertRule, RuleOutput, make_labels, mis
 from alerts.text import clean, day, fixed, pp
 from analysis.constants import CONTAMINATION_STATUSES, SUSPICION_CONFIRM_Q, SUSPICION_STATES
 from common.jsonsafe import decoded as _evidence
+
+if TYPE_CHECKING:
+    from storage.store import Connection
 
 CONTAMINATION_SUSPECT = "contamination_suspect"
 
@@ -55,7 +58,7 @@ def _data(ids: Any, as_of: Any) -> dict[str, Any]:
 
 
 def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOutput:
-    """Conditions from the stored suspicion states (storage.contamination.read_suspicion_alerts).
+    """Conditions from the stored suspicion states (storage.rule_inputs.read_suspicion_alerts).
 
     `suspicions`: model, benchmark, source, signal, detail, state, effect, p_value, q_value,
     evidence, distinct_data, snapshot_ids, data_as_of, and optionally se, ci_low, ci_high,
@@ -182,8 +185,8 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _read(con: Any, settings: RuleSettings) -> pd.DataFrame | None:
-    from storage import contamination as store
+def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
+    from storage import rule_inputs as store
     return store.read_suspicion_alerts(con)
 
 

@@ -5,7 +5,7 @@ firing folds the resolution of the old one ("new frontier X (was Y)"). A frame w
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import pandas as pd
 
@@ -14,6 +14,9 @@ from alerts.records import RESOLVED, AlertState, Condition, to_utc
 from alerts.rules.base import INFO, AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, num, require, \
     sql_literal, text
 from alerts.text import clean, day, fixed, scope_suffix
+
+if TYPE_CHECKING:
+    from storage.store import Connection
 
 NEW_FRONTIER = "new_frontier"
 
@@ -26,7 +29,8 @@ def frontier_conditions(frontier: pd.DataFrame) -> tuple[list[Condition], set[tu
         frame["scope"] = ""
     frame["scope"] = frame["scope"].fillna("").astype(str)
     frame["_table"] = frame["table_id"].fillna("") if "table_id" in frame.columns else ""
-    conditions, groups = [], set()
+    conditions: list[Condition] = []
+    groups: set[tuple[str, ...]] = set()
     for (bench, table, scope), rows in frame.groupby(["benchmark", "_table", "scope"], sort=True):
         row = rows.sort_values("as_of", kind="stable").to_dict("records")[-1]
         group = (NEW_FRONTIER, str(bench), str(table), str(scope))
@@ -73,9 +77,9 @@ def _replaced(old: AlertState) -> dict[str, Any]:
             "from_numbers": old.annotations.get("numbers", {})}
 
 
-def _read(con: Any, settings: RuleSettings) -> pd.DataFrame | None:
+def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
     from analysis.constants import SATURATION_K
-    from storage import alerts as store
+    from storage import rule_inputs as store
     return store.read_frontier_holders(con, k=SATURATION_K)
 
 

@@ -24,7 +24,7 @@ alerts keep their state.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,9 @@ from alerts.rules.base import AlertKind, AlertRule, RuleContext, RuleOutput, mak
     require, sql_literal, text
 from alerts.text import clean, day, fixed, general, level_meaning, level_note, scope_suffix
 from analysis.constants import HYSTERESIS_PENDING, SATURATION_BINS, SERIES_KEY
+
+if TYPE_CHECKING:
+    from storage.store import Connection
 
 SATURATION_BIN_CHANGED = "saturation_bin_changed"
 EVENT_BIN_CHANGED = "SaturationBinChanged"
@@ -297,9 +300,9 @@ def _replaced(old: AlertState) -> dict[str, Any]:
     return {"from_level": old.labels["level"]}
 
 
-def _read(con: Any, settings: RuleSettings) -> pd.DataFrame | None:
+def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
     from analysis.constants import SATURATION_ALPHA, SATURATION_K
-    from storage import alerts as store
+    from storage import rule_inputs as store
     return store.read_saturation_series(con, k=SATURATION_K, alpha=SATURATION_ALPHA)
 
 

@@ -5,7 +5,7 @@ newer than its newest usable one."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import pandas as pd
 
@@ -13,6 +13,9 @@ from alerts.config import RuleSettings
 from alerts.records import RESOLVED, Condition, to_utc
 from alerts.rules.base import AlertKind, AlertRule, RuleOutput, make_labels, require, sql_literal, text
 from alerts.text import clean, day
+
+if TYPE_CHECKING:
+    from storage.store import Connection
 
 SNAPSHOT_HELD = "snapshot_held"
 
@@ -50,7 +53,7 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
     return [f"observed {day(a.get('observed_at'))} · {clean(a.get('held_reason'), 300)}"]
 
 
-def _read(con: Any, settings: RuleSettings) -> pd.DataFrame | None:
+def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
     from storage.status import held_snapshots
     return held_snapshots(con, pending_only=True)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import pandas as pd
 
@@ -23,6 +23,9 @@ from alerts.records import RESOLVED, Condition, to_utc
 from alerts.rules.base import AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, missing, num, \
     require, sql_literal, text
 from alerts.text import clean, day
+
+if TYPE_CHECKING:
+    from storage.store import Connection
 
 SOURCE_FAILING = "source_failing"
 SOURCE_STALE = "source_stale"
@@ -159,8 +162,8 @@ def _outage_numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str
     return [f"{a.get('consecutive_failures')} failed runs in a row · sources: {sources}"]
 
 
-def _read(con: Any, settings: RuleSettings) -> pd.DataFrame | None:
-    from storage import alerts as store
+def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
+    from storage import rule_inputs as store
     return store.read_source_health(con)
 
 

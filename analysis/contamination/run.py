@@ -114,7 +114,8 @@ def calibrate(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs: 
     """
     th_run = Thresholds(**{**asdict(th), "bootstrap_b": bootstrap_b or th.bootstrap_b})
     inputs = SignalInputs(scores=scores, items=items, cutoffs=cutoffs, benchmarks=benchmarks, now=now, rng=rng)
-    frames, done = [], []
+    frames: list[pd.DataFrame] = []
+    done: list = []
     for signal in signals:
         if signal.placebo is None or any(signal.placebo is f for f in done):
             continue

@@ -1,0 +1,131 @@
+"""The inputs of the alert rules: each rule's `read(con, settings)` loads its frame here
+(storage.alerts holds the alert state itself: states, silences, the outbox).
+
+A read returns None where there is no data yet (the analysis has not produced its table: the
+alerts keep their state) and adds the display names the messages show.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from common.time import utc_columns
+from storage.contamination import read_suspicions
+from storage.reads import with_display_names
+from storage.saturation import read_saturation
+
+# Fetch attempts of one source without a run id belong to one collection run when they start
+# less than this apart (retries with backoff take seconds; scheduled runs are hours apart).
+RUN_SESSION_GAP = timedelta(minutes=10)
+FAILED_FETCH_STATUSES = ("error", "parse_error")
+
+
+def _relation_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    row = con.execute("""SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'
+                         UNION ALL
+                         SELECT count(*) FROM duckdb_views() WHERE view_name = ? AND schema_name = 'main'""",
+                      [name, name]).fetchall()
+    return sum(r[0] for r in row) > 0
+
+
+def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: float) -> pd.DataFrame | None:
+    """The snapshot-level S_index series of every table and scope (k, alpha fixed), with
+    benchmark names, the table's name ("HumanEval (EvalPlus)") and its sources (one, or a
+    declared pool's members).
+
+    None when the analysis has not produced any saturation yet (no data, not "resolved").
+    """
+    if not _relation_exists(con, "saturation"):
+        return None
+    scopes = [r[0] for r in con.execute("SELECT DISTINCT scope FROM saturation ORDER BY scope").fetchall()]
+    if not scopes:
+        return None
+    frame = pd.concat([read_saturation(con, scope=scope, k=k, alpha=alpha) for scope in scopes], ignore_index=True)
+    frame = with_display_names(con, frame)
+    if "table_id" in frame.columns and _relation_exists(con, "benchmark_tables"):
+        # a table its source no longer serves (a replaced release, a board gone): its level leaves
+        current = dict(con.execute("SELECT table_id, is_current FROM benchmark_tables").fetchall())
+        frame["is_current"] = [current.get(t, True) is not False for t in frame["table_id"]]
+    return _with_table_names(frame)
+
+
+def _with_table_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add table_name ('HumanEval (EvalPlus)', registry.tables.table_name) to rows with table_id."""
+    from registry.tables import table_name
+    if "table_id" not in frame.columns:
+        return frame
+    sources = frame["sources"] if "sources" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
+    frame["sources"] = [list(v) if isinstance(v, (list, tuple, np.ndarray)) else [] for v in sources]
+    versions = [t.split(":", 2)[2] if isinstance(t, str) and t.count(":") >= 2 else "" for t in frame["table_id"]]
+    src = frame["source"] if "source" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
+    frame["table_name"] = [table_name(n, s, v, ss) for n, s, v, ss in
+                           zip(frame["benchmark_name"], src, versions, frame["sources"])]
+    return frame
+
+
+def read_frontier_holders(con: duckdb.DuckDBPyConnection, *, k: int) -> pd.DataFrame | None:
+    """The current record holder of every leaderboard table (table `frontier`, newest as_of)."""
+    if not _relation_exists(con, "frontier"):
+        return None
+    return _with_table_names(with_display_names(con, con.execute("""
+        SELECT table_id, benchmark, source, sources, frontier_model AS model, frontier AS score, as_of
+        FROM frontier WHERE k = ? AND frontier_model IS NOT NULL
+        QUALIFY row_number() OVER (PARTITION BY table_id ORDER BY as_of DESC) = 1""", [k]).df()))
+
+
+def read_source_health(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Per source: failed collection runs in a row (newest first), last error, last attempt, last new snapshot.
+
+    A run is the fetches of one run id (attempts without one are grouped by RUN_SESSION_GAP);
+    it failed when the final attempt of any of its URLs is an error or a parse error.
+    """
+    return utc_columns(con.execute("""
+        WITH f AS (
+            SELECT id, source, url, status, error, started_at, nullif(run_id, '') AS run_id FROM fetches),
+        gaps AS (
+            SELECT id, source, started_at,
+                   started_at - lag(started_at) OVER (PARTITION BY source ORDER BY started_at, id) AS gap
+            FROM f WHERE run_id IS NULL),
+        sessions AS (
+            SELECT id, sum(CASE WHEN gap IS NULL OR gap > to_seconds(?) THEN 1 ELSE 0 END)
+                           OVER (PARTITION BY source ORDER BY started_at, id) AS session
+            FROM gaps),
+        keyed AS (
+            SELECT f.*, coalesce(f.run_id, 'session-' || CAST(s.session AS VARCHAR)) AS run
+            FROM f LEFT JOIN sessions s USING (id)),
+        per_url AS (
+            SELECT source, run, url, arg_max(status, (started_at, id)) AS status,
+                   arg_max(error, (started_at, id)) AS error, max(started_at) AS url_at
+            FROM keyed GROUP BY source, run, url),
+        runs AS (
+            SELECT source, run, max(url_at) AS run_at, bool_or(list_contains(?, status)) AS failed,
+                   arg_max(error, url_at) FILTER (WHERE list_contains(?, status)) AS error
+            FROM per_url GROUP BY source, run),
+        streak AS (
+            SELECT *, sum(CASE WHEN failed THEN 0 ELSE 1 END)
+                          OVER (PARTITION BY source ORDER BY run_at DESC, run DESC ROWS UNBOUNDED PRECEDING) AS ok_since
+            FROM runs),
+        health AS (
+            SELECT source, count(*) FILTER (WHERE failed AND ok_since = 0) AS consecutive_failures,
+                   arg_max(error, run_at) FILTER (WHERE failed AND ok_since = 0) AS last_error,
+                   max(run_at) AS last_attempt_at
+            FROM streak GROUP BY source),
+        snaps AS (SELECT source, max(first_seen) AS last_new_snapshot_at FROM snapshots GROUP BY source)
+        SELECT coalesce(h.source, s.source) AS source, coalesce(h.consecutive_failures, 0) AS consecutive_failures,
+               s.last_new_snapshot_at, h.last_attempt_at, h.last_error
+        FROM health h FULL JOIN snaps s ON s.source = h.source
+        ORDER BY source""", [RUN_SESSION_GAP.total_seconds(), list(FAILED_FETCH_STATUSES),
+                             list(FAILED_FETCH_STATUSES)]).df(), "last_new_snapshot_at", "last_attempt_at")
+
+
+def read_suspicion_alerts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
+    """The suspicion states with display names (the contamination_suspect rule's input); None
+    before any suspicion was stored (no data: alerts keep their state)."""
+    df = read_suspicions(con)
+    if df.empty:
+        return None
+    return with_display_names(con, df)
