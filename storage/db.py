@@ -23,7 +23,7 @@ import duckdb
 if TYPE_CHECKING:  # annotations only: `query`/`status` open connections without importing pandas
     import pandas as pd
 
-from storage import lake
+from storage import lake, views
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -412,7 +412,7 @@ def migrations() -> tuple[tuple[int, str, str], ...]:
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
     """Apply the migrations this file has not seen, each in its own transaction (translated for a
-    DuckLake store: storage/lake.py)."""
+    DuckLake store: storage/lake.py), then the view files that changed (storage/views)."""
     on_lake = lake.is_lake(con)
     ddl = lake.translate_ddl if on_lake else (lambda text: text)
     con.execute(ddl("""CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -433,6 +433,9 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
             con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
         log.info("[storage] applied migration %03d_%s", version, name)
         applied.append(version)
+    # The views' current definitions and the comments of views and tables (storage/views): after
+    # the migrations, whenever a file's text changed — also with no migration to apply.
+    views.apply(con)
     if applied and not on_lake:
         # DuckDB cannot replay an ALTER of a table with a nextval default from the WAL ("Failure
         # while replaying WAL file … no default database set"): a process killed, or a disk that
@@ -478,9 +481,12 @@ def open_current(path: str | os.PathLike | None = None, *, wait: float = DEFAULT
 
 
 def _behind(con: duckdb.DuckDBPyConnection) -> bool:
-    """The file's schema is older than this code's (or it has none yet): one statement."""
+    """The file's schema is older than this code's (or it has none yet), or a view file changed
+    since it was applied: two statements."""
     try:
-        return schema_version(con) < latest_version()
+        if schema_version(con) < latest_version():
+            return True
     except duckdb.CatalogException:   # no schema_migrations table
         return True
+    return views.stale(con)
 
