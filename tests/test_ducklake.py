@@ -64,14 +64,14 @@ def test_translated_migrations_give_the_same_tables_without_keys_or_sequences():
 
 
 def test_sequence_ids_are_the_migrations_nextval_defaults():
-    """storage.db.SEQUENCE_IDS (where next_ids allocates on a lake) lists exactly the columns a
+    """storage.db.sequence_ids() (read from the migrations; where next_ids allocates on a lake) lists exactly the columns a
     sequence fills on a file, so no table loses its ids on DuckLake."""
     con = duckdb.connect()
     db.migrate(con)
     rows = con.execute("SELECT table_name, column_name, column_default FROM duckdb_columns() "
                        "WHERE column_default ILIKE 'nextval%'").fetchall()
     found = {(t, c, re.search(r"nextval\('([^']+)'", d)[1]) for t, c, d in rows}
-    assert found == {(t, c, q) for t, (c, q) in db.SEQUENCE_IDS.items()}
+    assert found == {(t, c, q) for t, (c, q) in db.sequence_ids().items()}
 
 
 def test_a_translated_primary_key_column_is_not_null():

@@ -118,13 +118,13 @@ def stale(con: duckdb.DuckDBPyConnection) -> bool:
     return any(recorded.get(f.path) != f.sha256 for f in files())
 
 
-def apply(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Run every file whose hash differs from the recorded one, in one transaction; the paths run.
-
-    A view whose text changed is re-created with its comments; the views depending on it are
-    not touched (DuckDB binds a view's query when it is read)."""
+def apply(con: duckdb.DuckDBPyConnection, *, every: bool = False) -> list[str]:
+    """Run every file whose hash differs from the recorded one (`every`: all of them, after a
+    migration, which may have rebuilt a table and lost its comments), in one transaction; the
+    paths run. The views depending on a re-created view are not touched (DuckDB binds a view's
+    query when it is read)."""
     recorded = _recorded(con)
-    todo = [f for f in files() if recorded.get(f.path) != f.sha256]
+    todo = [f for f in files() if every or recorded.get(f.path) != f.sha256]
     if not todo:
         return []
     con.execute("BEGIN TRANSACTION")
@@ -152,8 +152,9 @@ def readme_table(con: duckdb.DuckDBPyConnection) -> str:
              "|---|---|"]
     views = dict(con.execute("SELECT view_name, comment FROM duckdb_views() WHERE NOT internal").fetchall())
     tables = dict(con.execute("SELECT table_name, comment FROM duckdb_tables()").fetchall())
-    for name in view_names():
-        lines.append(f"| `{name}` | {views.get(name) or ''} |")
-    for name in commented_tables():
-        lines.append(f"| `{name}` (table) | {tables.get(name) or ''} |")
+    cell = lambda text: (text or "").replace("|", "\\|")  # noqa: E731
+    for name in sorted(view_names()):
+        lines.append(f"| `{name}` | {cell(views.get(name))} |")
+    for name in sorted(commented_tables()):
+        lines.append(f"| `{name}` (table) | {cell(tables.get(name))} |")
     return "\n".join(lines)

@@ -4,14 +4,14 @@ CREATE OR REPLACE VIEW suspects AS
 SELECT s.model, s.benchmark, s.signal, s.effect, s.q_value, s.status, s.evidence,
        s.source, s.detail, s.se, s.ci_low, s.ci_high, s.p_value, s.flagged, r.run_id, r.as_of,
        CASE s.signal
-           WHEN 'A1' THEN 'scores ' || printf('%+.1f', 100 * s.effect)
+           WHEN 'A1' THEN 'scores ' || coalesce(printf('%+.1f', 100 * s.effect), '?')
                           || ' pp against what its scores on the reference benchmarks predict'
-           WHEN 'A2' THEN 'jumped ' || printf('%+.1f', 100 * s.effect)
+           WHEN 'A2' THEN 'moved ' || coalesce(printf('%+.1f', 100 * s.effect), '?')
                           || ' pp beyond what the reference benchmarks predict ('
                           || coalesce(nullif(s.detail, ''), 'between snapshots') || ')'
-           WHEN 'A3' THEN 'loses ' || printf('%+.1f', 100 * s.effect)
-                          || ' pp more accuracy after its cutoff than clean reference models of its ability'
-           ELSE s.signal || ' effect ' || printf('%+.1f', 100 * s.effect) || ' pp'
+           WHEN 'A3' THEN 'its pre- minus post-cutoff accuracy gap exceeds that of clean reference models by '
+                          || coalesce(printf('%+.1f', 100 * s.effect), '?') || ' pp'
+           ELSE s.signal || ' effect ' || coalesce(printf('%+.1f', 100 * s.effect), '?') || ' pp'
        END
        || CASE WHEN s.q_value IS NULL THEN '' ELSE printf(' (q = %.3g', s.q_value) || ', ' || s.status || ')' END AS why
 FROM contamination_signals s
