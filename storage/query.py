@@ -232,7 +232,7 @@ def check_read_only(sql: str) -> list:
     try:
         statements = _parse(sql)
     except duckdb.Error as exc:
-        raise StorageError(f"cannot parse SQL: {_first_line(exc)}") from exc
+        raise StorageError(f"cannot parse SQL: {whole_message(exc)}") from exc
     if not statements:
         raise StorageError("no SQL statement given")
     for st in statements:
@@ -299,9 +299,15 @@ def check_lake_sandbox(con: duckdb.DuckDBPyConnection, statements: list) -> None
                         f"catalog database ({value})")
 
 
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
+def whole_message(exc: BaseException) -> str:
+    """DuckDB's whole message: its first line, then its hints ("Did you mean …", "Candidate
+    bindings: …") and the `LINE 1: …` pointer, trailing blank lines dropped. The caller's
+    prefix ("query failed: ") and that first line make the one-line summary."""
+    text = str(exc).strip("\n").rstrip()
+    return text or type(exc).__name__
+
+
+JSON_TYPE = "JSON"
 
 
 def _wait_uninterrupted(event: threading.Event, seconds: float, interrupt: Callable[[], None]) -> None:
@@ -356,11 +362,12 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
             if fetch is not None and statements:
                 outcome["frame"] = fetch(con, statements[-1])
             else:
-                fetched = fetch_bounded(con.execute(statements[-1]), max_rows=None, max_bytes=limit_bytes)
+                result = con.execute(statements[-1])
+                fetched = fetch_bounded(result, max_rows=None, max_bytes=limit_bytes)
                 if fetched.over_bytes:
                     outcome["error"] = QueryCutOff(result_too_large(memory_limit, fetched.rows_read))
                 else:
-                    outcome["frame"] = fetched.frame
+                    outcome["frame"] = with_types(fetched.frame, result.description)
         except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
             outcome["error"] = exc
         finally:
@@ -399,10 +406,17 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
     if isinstance(error, duckdb.InterruptException):
         raise QueryCutOff("query interrupted") from error
     if isinstance(error, duckdb.Error):
-        raise StorageError(f"query failed: {_first_line(error)}") from error
+        raise StorageError(f"query failed: {whole_message(error)}") from error
     if isinstance(error, BaseException):
         raise error
     return outcome["frame"]  # type: ignore[return-value]
+
+
+def with_types(frame: pd.DataFrame, description: list | None) -> pd.DataFrame:
+    """The frame with DuckDB's column types in `frame.attrs["duckdb_types"]` ({name: 'JSON', …}),
+    so that an output format can tell a JSON column (a string in the frame) from text."""
+    frame.attrs["duckdb_types"] = {str(d[0]): str(d[1]) for d in description or []}
+    return frame
 
 
 def result_too_large(memory_limit: str, rows: int) -> str:

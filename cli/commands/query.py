@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
                               if args.format == "table" else None),
                        process_bound=True)
     except StorageError as exc:
-        print(f"benchwatch: {inert_text(str(exc))}", file=sys.stderr)
+        print_error(str(exc))
         return 130 if isinstance(exc, QueryCutOff) and exc.interrupted else 1
     if isinstance(df, str):
         print(df)
@@ -177,16 +177,56 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
+def print_error(message: str) -> None:
+    """The command's one-line summary ("benchwatch: query failed: Binder Error: …"), then the rest of
+    DuckDB's message as it wrote it (its hints: "Candidate bindings: …", "Did you mean …", the
+    `LINE 1:` pointer), each line without terminal control characters."""
+    lines = message.replace("\t", "    ").splitlines() or [""]
+    print(f"benchwatch: {inert_text(lines[0])}", file=sys.stderr)
+    for line in lines[1:]:
+        print(inert_text(line), file=sys.stderr)
+
+
+def _json_columns(df) -> list[str]:
+    """Columns DuckDB typed JSON (`storage.query.with_types`): output as nested values."""
+    types = df.attrs.get("duckdb_types") or {}
+    return [c for c in df.columns if types.get(str(c)) == "JSON"]
+
+
+def _nested(df):
+    """JSON columns decoded (a JSON text that does not parse stays the text it is)."""
+    import json
+
+    def decode(cell):
+        if not isinstance(cell, str):
+            return cell
+        try:
+            return json.loads(cell)
+        except ValueError:
+            return cell
+
+    columns = _json_columns(df)
+    if not columns:
+        return df
+    out = df.copy()
+    for col in columns:
+        out[col] = out[col].map(decode).astype(object)
+    return out
+
+
 def _print_frame(df, args: argparse.Namespace) -> None:
-    """A DataFrame in the chosen format (cells neutralised for table and CSV)."""
+    """A DataFrame in the chosen format (cells neutralised for table and CSV; NULL an empty cell)."""
     import pandas as pd
 
     if args.format == "csv":
         _neutralised(df, inert_csv).to_csv(sys.stdout, index=False)
     elif args.format == "json":  # exact: JSON escapes control characters itself, and nobody evaluates it
-        sys.stdout.write(df.to_json(orient="records", date_format="iso", indent=None) + "\n")
+        sys.stdout.write(_nested(df).to_json(orient="records", date_format="iso", indent=None) + "\n")
     else:
-        df = _neutralised(df, inert_csv)    # the README's promise: table output like CSV
+        df = _neutralised(df, inert_csv)    # the README's promise: table output like CSV (NULL empty)
+        for col in df.columns:              # nullable integers/booleans print NULL as "<NA>", which na_rep misses
+            if isinstance(df[col].dtype, pd.api.extensions.ExtensionDtype) and df[col].isna().any():
+                df[col] = df[col].astype(object).where(df[col].notna(), "")
         with pd.option_context("display.max_rows", args.max_rows, "display.max_columns", None,
                                "display.width", 200, "display.max_colwidth", 60):
-            print(df.to_string(index=False, max_rows=args.max_rows) if len(df) else "(no rows)")
+            print(df.to_string(index=False, max_rows=args.max_rows, na_rep="") if len(df) else "(no rows)")
