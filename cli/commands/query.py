@@ -226,8 +226,8 @@ def _print_frame(df, args: argparse.Namespace) -> None:
         sys.stdout.write(_nested(df).to_json(orient="records", date_format="iso", indent=None) + "\n")
     else:
         df = _neutralised(df, inert_csv)    # the README's promise: table output like CSV (NULL empty)
-        for col in df.columns:              # nullable integers/booleans print NULL as "<NA>", which na_rep misses
-            if isinstance(df[col].dtype, pd.api.extensions.ExtensionDtype) and df[col].isna().any():
+        for col in df.columns:              # na_rep misses None in text columns and <NA> of nullable integers
+            if not pd.api.types.is_float_dtype(df[col].dtype) and df[col].isna().any():
                 df[col] = df[col].astype(object).where(df[col].notna(), "")
         with pd.option_context("display.max_rows", args.max_rows, "display.max_columns", None,
                                "display.width", 200, "display.max_colwidth", 60):
