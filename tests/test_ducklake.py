@@ -353,3 +353,23 @@ def test_a_boolean_add_column_default_becomes_a_literal_ducklake_accepts():
     con.execute(out)
     con.execute("INSERT INTO t (a) VALUES (1)")
     assert con.execute("SELECT r, s FROM t").fetchone() == (False, True)
+
+
+@pytest.mark.slow
+def test_the_view_files_apply_on_a_lake_once_with_their_comments(lake_url):
+    """storage/views serves both stores: the same views, the view and table comments (a lake
+    refuses comments on a view's columns, lake.translate_view_file), applied once per change."""
+    from storage import views
+    with db.connect(lake_url) as con:
+        here = "database_name = current_database()"
+        got = dict(con.execute(f"SELECT view_name, comment FROM duckdb_views() WHERE {here} AND NOT internal").fetchall())
+        assert set(got) == set(views.view_names()) and all(got.values())
+        tables = dict(con.execute(f"SELECT table_name, comment FROM duckdb_tables() WHERE {here}").fetchall())
+        assert all(tables[t] for t in views.commented_tables())
+        columns = con.execute(f"SELECT count(*), count(comment) FROM duckdb_columns() WHERE {here} AND table_name = 'scores'")
+        n, commented = columns.fetchone()
+        assert n == commented > 0
+        assert not views.stale(con)
+        con.execute("SELECT * FROM leaderboard JOIN level_changes USING (table_id) LIMIT 1").fetchall()
+    with db.connect(lake_url) as con:
+        assert views.apply(con) == []

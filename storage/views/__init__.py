@@ -5,7 +5,8 @@ statements (the view and every column); `tables/<name>.sql` holds the comments o
 table (its definition stays in the numbered migrations). After the migrations, `apply` runs each
 file whose SHA-256 differs from the one recorded in `schema_files` (migration 025) and records
 the new hash: `CREATE OR REPLACE VIEW` drops a view's comments, so one file holds both and one
-hash covers both. The same files serve a DuckDB file and a DuckLake store.
+hash covers both. The same files serve a DuckDB file and a DuckLake store (which refuses comments
+on a view's columns: `lake.translate_view_file` leaves those out there).
 
 A view file may use `{{lower_is_better}}`: the metric kinds whose best value is the smallest
 (`common.units.METRIC_DIRECTIONS`, the one place a direction is decided), as SQL literals. The
@@ -25,6 +26,8 @@ from importlib import resources
 from typing import NamedTuple
 
 import duckdb
+
+from storage import lake
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -127,11 +130,12 @@ def apply(con: duckdb.DuckDBPyConnection, *, every: bool = False) -> list[str]:
     todo = [f for f in files() if every or recorded.get(f.path) != f.sha256]
     if not todo:
         return []
+    on_lake = lake.is_lake(con)
     con.execute("BEGIN TRANSACTION")
     try:
         for f in todo:
             try:
-                con.execute(f.sql)
+                con.execute(lake.translate_view_file(f.sql) if on_lake and f.is_view else f.sql)
             except duckdb.Error as exc:
                 raise duckdb.Error(f"storage/views/{f.path}: {exc}") from exc
             con.execute("DELETE FROM schema_files WHERE path = ?", [f.path])
