@@ -45,6 +45,7 @@ if TYPE_CHECKING:       # the frame comes from duckdb's .df(); no pandas import 
     import pandas as pd
 
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError, open_connection
+from storage.db import _behind as db_behind
 from storage.lake import is_lake
 
 ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
@@ -331,7 +332,8 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
               on_wait: Callable[[str], None] | None = None, timeout: float = DEFAULT_TIMEOUT_SECONDS,
               memory_limit: str = DEFAULT_MEMORY_LIMIT, threads: int = DEFAULT_THREADS,
               fetch: Callable[[duckdb.DuckDBPyConnection, str], object] | None = None,
-              process_bound: bool = False) -> pd.DataFrame:
+              process_bound: bool = False,
+              bring_current: Callable[[], None] | None = None) -> pd.DataFrame:
     """Run read-only SQL within `timeout` seconds and `memory_limit`; the last statement's result.
 
     `fetch(con, last_statement)` runs the last statement and returns its result (default: a
@@ -339,13 +341,30 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
     passes one that prints plain results without importing pandas. `process_bound`: the process's
     data segment is bounded meanwhile (`bound_process_memory`; the CLI, a process of its own).
 
+    `bring_current()`: called (with no connection open) when the file's schema or view files are
+    older than this code's (`db._behind`: two statements), e.g. migrating it on a short write
+    connection as `db.open_current` does, so the query reads this release's views and comments.
+
     Raises ReadOnlyViolation before opening anything, QueryCutOff when a bound (or Ctrl-C) stops
     the query, StorageError for SQL errors and an unopenable database.
     """
     statements = check_read_only(sql)
     limit_bytes = memory_limit_bytes(memory_limit)
-    con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait, sandboxed=True,
-                          memory_limit=parse_memory_limit(memory_limit), threads=threads)
+    def sandboxed() -> duckdb.DuckDBPyConnection:
+        return open_connection(path, read_only=True, wait=wait, on_wait=on_wait, sandboxed=True,
+                               memory_limit=parse_memory_limit(memory_limit), threads=threads)
+
+    con = sandboxed()
+    if bring_current is not None:
+        try:
+            behind = db_behind(con)
+        except BaseException:
+            con.close()
+            raise
+        if behind:       # an older schema or view files: brought current first, as other read-only commands
+            con.close()
+            bring_current()
+            con = sandboxed()
     if is_lake(con):
         try:
             check_lake_sandbox(con, statements)

@@ -178,3 +178,14 @@ def test_level_changes_lists_committed_and_historical_moves_so_a_year_is_a_where
                     ("history", None, "low", "2024-06-01", "first"),
                     ("history", "low", "high", "2025-01-15", "up")]
     assert saturated_2025 == [("alerts", "b:boards"), ("history", "b:boards")]
+
+
+def test_query_reads_this_releases_views_on_a_file_an_older_release_left(tmp_path, capsys, schema):
+    from cli.main import main
+    path = tmp_path / "q.duckdb"
+    with db.connect(path) as con:
+        con.execute("CREATE OR REPLACE VIEW leaderboard AS SELECT 1 AS x")   # a former definition
+        con.execute("UPDATE schema_files SET sha256 = 'older' WHERE path = 'leaderboard.sql'")
+    assert main(["query", "--db", str(path), "--format", "csv",
+                 "SELECT count(*) AS n FROM duckdb_columns() WHERE table_name = 'leaderboard' AND comment IS NOT NULL"]) == 0
+    assert int(capsys.readouterr().out.splitlines()[1]) == len(_comments(schema, "leaderboard")) > 20

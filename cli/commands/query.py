@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
                        timeout=args.timeout, memory_limit=args.memory, threads=args.threads,
                        fetch=(_fetch_table(args.max_rows, memory_limit_bytes(args.memory))
                               if args.format == "table" else None),
-                       process_bound=True)
+                       process_bound=True, bring_current=lambda: _bring_current(args))
     except StorageError as exc:
         print_error(str(exc))
         return 130 if isinstance(exc, QueryCutOff) and exc.interrupted else 1
@@ -214,6 +214,17 @@ def _nested(df):
     for col in columns:
         out[col] = out[col].map(decode).astype(object)
     return out
+
+
+def _bring_current(args: argparse.Namespace) -> None:
+    """A file an older benchwatch wrote (older schema or view files): migrated, and the registry
+    columns it adds filled, as every read-only command does (cli.main.open_read_only)."""
+    from cli.main import open_read_only
+
+    con = open_read_only(args)
+    if con is None:        # why was printed; the query's own open says it again if it still fails
+        return
+    con.close()
 
 
 def _print_frame(df, args: argparse.Namespace) -> None:

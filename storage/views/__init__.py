@@ -9,7 +9,7 @@ hash covers both. The same files serve a DuckDB file and a DuckLake store (which
 on a view's columns: `lake.translate_view_file` leaves those out there).
 
 A view file may use `{{lower_is_better}}`: the metric kinds whose best value is the smallest
-(`common.units.METRIC_DIRECTIONS`, the one place a direction is decided), as SQL literals. The
+(`common.metrics.METRIC_DIRECTIONS`, the one place a direction is decided), as SQL literals. The
 hash is of the text after that substitution, so changing the constant re-applies the view.
 
 Views are applied in dependency order (a view naming another view comes after it). A view a
@@ -33,6 +33,7 @@ log = logging.getLogger("benchwatch.storage")
 
 _VIEW = re.compile(r"^\s*CREATE\s+OR\s+REPLACE\s+VIEW\s+([a-z_][a-z0-9_]*)\b", re.IGNORECASE | re.MULTILINE)
 _COMMENT_LINE = re.compile(r"--[^\n]*")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class SchemaFile(NamedTuple):
@@ -44,7 +45,7 @@ class SchemaFile(NamedTuple):
 
 
 def _placeholders() -> dict[str, str]:
-    from common.units import METRIC_DIRECTIONS
+    from common.metrics import METRIC_DIRECTIONS
     lower = sorted(k for k, v in METRIC_DIRECTIONS.items() if v == "lower")
     return {"{{lower_is_better}}": ", ".join("'" + k.replace("'", "''") + "'" for k in lower) or "NULL"}
 
@@ -85,7 +86,7 @@ def _dependency_order(views: dict[str, SchemaFile]) -> list[SchemaFile]:
     deps = {}
     for name, f in views.items():
         body = _COMMENT_LINE.sub("", f.sql.split("COMMENT ON", 1)[0])
-        deps[name] = {o for o in views if o != name and re.search(rf"\b{o}\b", body)}
+        deps[name] = (set(_WORD.findall(body)) & set(views)) - {name}
     out: list[SchemaFile] = []
     done: set[str] = set()
     while len(done) < len(views):
