@@ -15,7 +15,7 @@ BEGIN, END = "<!-- views:begin", "<!-- views:end -->"
 
 
 def generated() -> str:
-    con = duckdb.connect(config=dict(db.BASE_CONFIG))
+    con = duckdb.connect()
     try:
         db.migrate(con)
         return views.readme_table(con)
