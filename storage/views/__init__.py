@@ -153,8 +153,7 @@ def readme_table(con: duckdb.DuckDBPyConnection) -> str:
     """The README's table of views and user-facing tables, from their comments in `con` (a
     migrated database): `name` | what one row is. tests/test_schema_comments.py keeps the README
     equal to it."""
-    lines = ["| view / table | one row per (`SELECT column_name, comment FROM duckdb_columns() WHERE table_name = '…'` lists its columns) |",
-             "|---|---|"]
+    lines = ["| view / table | one row per |", "|---|---|"]
     views = dict(con.execute("SELECT view_name, comment FROM duckdb_views() WHERE NOT internal").fetchall())
     tables = dict(con.execute("SELECT table_name, comment FROM duckdb_tables()").fetchall())
     cell = lambda text: (text or "").replace("|", "\\|")  # noqa: E731

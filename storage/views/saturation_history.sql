@@ -4,7 +4,7 @@ SELECT table_id, benchmark, source, sources, as_of, s_index, bin, scope, k, alph
        n_items, top_scores, uncertainty, population, top_models, top_variants
 FROM saturation_trajectory;
 
-COMMENT ON VIEW saturation_history IS 'table, population and date: S reconstructed back in time from each result''s own date (its evaluation date, else its first observation; a model''s release date never moves an evaluated result); raw bins, no hysteresis — level_changes has the committed moves';
+COMMENT ON VIEW saturation_history IS 'table, population and date: S reconstructed back in time from each result''s own date (its evaluation date, else its first observation; a model''s release date never moves an evaluated result); raw bins, no hysteresis (level_changes lists their changes, basis ''history'', beside the committed levels)';
 COMMENT ON COLUMN saturation_history.table_id IS 'the leaderboard table: benchmark:source[:version] or benchmark:pooled';
 COMMENT ON COLUMN saturation_history.benchmark IS 'canonical benchmark id';
 COMMENT ON COLUMN saturation_history.source IS 'the table''s source (''pooled'' for a declared pool)';
