@@ -486,7 +486,7 @@ def open_current(path: str | os.PathLike | None = None, *, wait: float = DEFAULT
     path = str(path or default_path())
     con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
     try:
-        if not _behind(con):
+        if not is_behind(con):
             return con
     except BaseException:
         con.close()
@@ -499,7 +499,7 @@ def open_current(path: str | os.PathLike | None = None, *, wait: float = DEFAULT
     return open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
 
 
-def _behind(con: duckdb.DuckDBPyConnection) -> bool:
+def is_behind(con: duckdb.DuckDBPyConnection) -> bool:
     """The file's schema is older than this code's (or it has none yet), or a view file changed
     since it was applied: two statements."""
     try:

@@ -45,7 +45,7 @@ if TYPE_CHECKING:       # the frame comes from duckdb's .df(); no pandas import 
     import pandas as pd
 
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError, open_connection
-from storage.db import _behind as db_behind
+from storage.db import is_behind
 from storage.lake import is_lake
 
 ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
@@ -342,7 +342,7 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
     data segment is bounded meanwhile (`bound_process_memory`; the CLI, a process of its own).
 
     `bring_current()`: called (with no connection open) when the file's schema or view files are
-    older than this code's (`db._behind`: two statements), e.g. migrating it on a short write
+    older than this code's (`db.is_behind`: two statements), e.g. migrating it on a short write
     connection as `db.open_current` does, so the query reads this release's views and comments.
 
     Raises ReadOnlyViolation before opening anything, QueryCutOff when a bound (or Ctrl-C) stops
@@ -357,7 +357,7 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
     con = sandboxed()
     if bring_current is not None:
         try:
-            behind = db_behind(con)
+            behind = is_behind(con)
         except BaseException:
             con.close()
             raise
