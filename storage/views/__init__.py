@@ -77,7 +77,10 @@ def files() -> tuple[SchemaFile, ...]:
                 if declared != [name]:
                     raise ValueError(f"storage/views/{entry.name} must define exactly the view {name} (found {declared})")
             f = SchemaFile(prefix + entry.name, name, sql, hashlib.sha256(sql.encode()).hexdigest(), is_view)
-            (found.__setitem__(name, f) if is_view else tables.append(f))
+            if is_view:
+                found[name] = f
+            else:
+                tables.append(f)
     return tuple(_dependency_order(found)) + tuple(tables)
 
 
