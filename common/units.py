@@ -26,21 +26,9 @@ METRIC_RANGES: dict[str, tuple[float, float]] = {
     "cost_usd": (0.0, 1e7),       # dollars
 }
 
-# metric kind -> which way is better. The frontier of a lower-is-better kind is the running
-# minimum (cheapest so far), not the maximum. The one place a direction is decided: every
-# kind of METRIC_RANGES has one (tests/test_trends.py checks it).
-METRIC_DIRECTIONS: dict[str, str] = {
-    "proportion": "higher",
-    "elo": "higher",
-    "score_10": "higher",
-    "index": "higher",
-    "cost_usd": "lower",
-}
-
-
-def lower_is_better(metric: str | None) -> bool:
-    """True for a metric kind whose best value is its smallest (costs); unknown kinds are higher-is-better."""
-    return METRIC_DIRECTIONS.get(metric or "", "higher") == "lower"
+# metric kind -> which way is better: common/metrics.py (no pandas, so that storage/views reads it
+# at a read-only command's start-up), re-exported here.
+from common.metrics import METRIC_DIRECTIONS, lower_is_better  # noqa: E402,F401
 
 
 MISSING_TOKENS = {"", "-", "—", "–", "n/a", "na", "none", "null", "nan", "unknown", "?", "tbd", "tba"}

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # annotations only: `query`/`status` open connections without
     import pandas as pd
 
 from common.redact import first_line as _first_line
-from storage import lake
+from storage import lake, views
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -103,22 +103,38 @@ def registered_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> Ite
     con.unregister(name)
 
 
-# Tables whose id a sequence fills on a DuckDB file (the migrations' `DEFAULT nextval(...)`); a
-# DuckLake store has no sequences, so `next_ids` allocates there (tests/test_ducklake.py checks
-# this against the migrations).
-SEQUENCE_IDS: dict[str, tuple[str, str]] = {   # table: (id column, sequence)
-    "fetches": ("id", "fetch_id_seq"),
-    "snapshots": ("id", "snapshot_id_seq"),
-    "notifications": ("id", "notification_id_seq"),
-    "silences": ("id", "silence_id_seq"),
-}
+_CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([a-z_][a-z0-9_]*)\s*\(", re.IGNORECASE)
+_NEXTVAL_COLUMN = re.compile(r"([a-z_][a-z0-9_]*)\s+[A-Z]+\s+PRIMARY\s+KEY\s+DEFAULT\s+nextval\s*\(\s*'([^']+)'\s*\)",
+                             re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def sequence_ids() -> dict[str, tuple[str, str]]:
+    """{table: (id column, sequence)} of the tables whose id a sequence fills on a DuckDB file,
+    read from the migrations' `CREATE TABLE … DEFAULT nextval('…')` (the one description of the
+    schema); a DuckLake store has no sequences, so `next_ids` allocates there
+    (tests/test_ducklake.py checks this against a migrated database)."""
+    found: dict[str, tuple[str, str]] = {}
+    for _, _, sql in migrations():
+        for statement in re.sub(r"--[^\n]*", "", sql).split(";"):
+            table = _CREATE_TABLE.match(statement)
+            column = _NEXTVAL_COLUMN.search(statement) if table else None
+            if table and column:
+                found[table[1].lower()] = (column[1], column[2])
+    return found
+
+
+def __getattr__(name: str) -> object:
+    if name == "SEQUENCE_IDS":   # the former constant, now derived (read lazily: `query` never needs it)
+        return sequence_ids()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def next_ids(con: duckdb.DuckDBPyConnection, table: str, n: int = 1) -> list[int]:
-    """n fresh ids for `table` (one of SEQUENCE_IDS): nextval of its sequence on a file; on a
+    """n fresh ids for `table` (one of `sequence_ids()`): nextval of its sequence on a file; on a
     DuckLake store max(id) + 1 … — safe because a lake writer holds the writer lock
     (storage/lake.py), so no other process allocates meanwhile."""
-    column, sequence = SEQUENCE_IDS[table]
+    column, sequence = sequence_ids()[table]
     if n <= 0:
         return []
     if not lake.is_lake(con):
@@ -147,7 +163,7 @@ def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame
     On a DuckDB file these are INSERT OR REPLACE / ON CONFLICT DO NOTHING / RETURNING against
     the table's constraints. A DuckLake store has no constraints, sequences or RETURNING
     (storage/lake.py), so there the named keys are matched explicitly — delete-then-insert, an
-    anti-join that also keeps one row per key of the frame — and ids of SEQUENCE_IDS tables come
+    anti-join that also keeps one row per key of the frame — and ids of `sequence_ids()` tables come
     from `next_ids`; the writer lock makes that as safe as the constraints.
     """
     if lake.is_lake(con):
@@ -176,7 +192,7 @@ def _insert_frame_lake(con: duckdb.DuckDBPyConnection, table: str, frame: pd.Dat
     """insert_frame on a DuckLake store (see there)."""
     t = quote_ident(table)
     select = ", ".join(f"f.{quote_ident(c)}" for c in columns) if columns else "f.*"
-    id_column = SEQUENCE_IDS.get(table, (None, None))[0]
+    id_column = sequence_ids().get(table, (None, None))[0]
     needs_ids = id_column is not None and id_column not in (columns or frame.columns)
     with registered_frame(con, frame) as rel:
         where = []
@@ -406,7 +422,7 @@ def migrations() -> tuple[tuple[int, str, str], ...]:
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
     """Apply the migrations this file has not seen, each in its own transaction (translated for a
-    DuckLake store: storage/lake.py)."""
+    DuckLake store: storage/lake.py), then the view files that changed (storage/views)."""
     on_lake = lake.is_lake(con)
     ddl = lake.translate_ddl if on_lake else (lambda text: text)
     con.execute(ddl("""CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -427,6 +443,12 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
             con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
         log.info("[storage] applied migration %03d_%s", version, name)
         applied.append(version)
+    # The views' current definitions and the comments of views and tables (storage/views): after
+    # the migrations, whenever a file's text changed — also with no migration to apply. They
+    # describe this code's newest schema, so a file left at an older one (tests build such files
+    # with fewer migrations) keeps the views its migrations made.
+    if max(done | set(applied), default=0) >= latest_version():
+        views.apply(con, every=bool(applied))
     if applied and not on_lake:
         # DuckDB cannot replay an ALTER of a table with a nextval default from the WAL ("Failure
         # while replaying WAL file … no default database set"): a process killed, or a disk that
@@ -458,7 +480,7 @@ def open_current(path: str | os.PathLike | None = None, *, wait: float = DEFAULT
     path = str(path or default_path())
     con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
     try:
-        if not _behind(con):
+        if not is_behind(con):
             return con
     except BaseException:
         con.close()
@@ -471,10 +493,13 @@ def open_current(path: str | os.PathLike | None = None, *, wait: float = DEFAULT
     return open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
 
 
-def _behind(con: duckdb.DuckDBPyConnection) -> bool:
-    """The file's schema is older than this code's (or it has none yet): one statement."""
+def is_behind(con: duckdb.DuckDBPyConnection) -> bool:
+    """The file's schema is older than this code's (or it has none yet), or a view file changed
+    since it was applied: two statements."""
     try:
-        return schema_version(con) < latest_version()
+        if schema_version(con) < latest_version():
+            return True
     except duckdb.CatalogException:   # no schema_migrations table
         return True
+    return views.stale(con)
 

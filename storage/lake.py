@@ -10,6 +10,8 @@ what DuckLake lacks (docs/deploy.md):
 * no RETURNING, ON CONFLICT or INSERT OR REPLACE: `storage.db.insert_frame` takes the key
   columns and, on a lake (`is_lake(con)`), writes the same rows with an anti-join or
   delete-then-insert on them; the outbox claim reads then updates inside its transaction;
+* no comments on a view's columns: the view files (storage/views, shared with a DuckDB file)
+  are applied without their `COMMENT ON COLUMN` statements (`translate_view_file`);
 * no cross-process locking of its own beyond optimistic commits: every *write* connection
   holds a PostgreSQL advisory lock (`WRITER_LOCK_KEY`, session-level, on its own small psycopg
   connection to the catalog database) from open to close. Writers therefore run one at a time,
@@ -287,6 +289,17 @@ def translate_ddl(sql: str) -> str:
     out = _COLUMN_PK.sub(" NOT NULL", out)   # a missing id fails loudly instead of storing NULL
     out = _ADD_COLUMN_KEYWORD_DEFAULT.sub(lambda m: f"{m[1]}'{m[2].lower()}'", out)
     return out
+
+
+_COLUMN_COMMENT = re.compile(r"^\s*COMMENT\s+ON\s+COLUMN\s+[^\s']+\s+IS\s+'(?:[^']|'')*'\s*;[ \t]*\n?",
+                             re.IGNORECASE | re.MULTILINE)
+
+
+def translate_view_file(sql: str) -> str:
+    """A view file of storage/views for DuckLake, which keeps comments on tables, their columns and
+    views but refuses them on a view's columns ("it is not a table"): those statements are left
+    out (on a lake, `duckdb_columns()` has no comment for a view's columns; the file has them)."""
+    return _COLUMN_COMMENT.sub("", sql)
 
 
 def literal(text: str) -> str:

@@ -19,7 +19,8 @@ def copy_file_into(con: duckdb.DuckDBPyConnection, source_path: str, *, replace:
     Every table of the file (raw blobs, history, analyses, alert state, silences, registry,
     analysis fingerprint) is listed from the file itself, so a table a later migration adds is
     copied too. Refuses a lake that already holds snapshots unless `replace`; each copied table
-    is emptied first. schema_migrations is the lake's own; the file must be at its version.
+    is emptied first. schema_migrations and schema_files (the applied view files) are the lake's
+    own; the file must be at its version.
     Data files a killed copy left uncommitted are deleted first (`delete_orphaned_files`).
     """
     if not lake.is_lake(con):
@@ -33,7 +34,7 @@ def copy_file_into(con: duckdb.DuckDBPyConnection, source_path: str, *, replace:
                                  "open the file with this benchwatch once (it migrates) and retry")
         tables = [r[0] for r in con.execute(
             "SELECT table_name FROM duckdb_tables() WHERE database_name = 'bw_source' AND schema_name = 'main' "
-            "AND table_name <> 'schema_migrations' ORDER BY table_name").fetchall()]
+            "AND table_name NOT IN ('schema_migrations', 'schema_files') ORDER BY table_name").fetchall()]
         lake_tables = {r[0] for r in con.execute(
             f"SELECT table_name FROM duckdb_tables() WHERE database_name = {lake.literal(lake.CATALOG_ALIAS)}").fetchall()}
         missing = [t for t in tables if t not in lake_tables]

@@ -44,8 +44,9 @@ import duckdb
 if TYPE_CHECKING:       # the frame comes from duckdb's .df(); no pandas import at CLI start
     import pandas as pd
 
-from common.redact import first_line as _first_line
+from common.redact import redact
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError, open_connection
+from storage.db import is_behind
 from storage.lake import is_lake
 
 ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
@@ -233,7 +234,7 @@ def check_read_only(sql: str) -> list:
     try:
         statements = _parse(sql)
     except duckdb.Error as exc:
-        raise StorageError(f"cannot parse SQL: {_first_line(exc)}") from exc
+        raise StorageError(f"cannot parse SQL: {whole_message(exc)}") from exc
     if not statements:
         raise StorageError("no SQL statement given")
     for st in statements:
@@ -300,6 +301,17 @@ def check_lake_sandbox(con: duckdb.DuckDBPyConnection, statements: list) -> None
                         f"catalog database ({value})")
 
 
+def whole_message(exc: BaseException) -> str:
+    """DuckDB's whole message: its first line, then its hints ("Did you mean …", "Candidate
+    bindings: …") and the `LINE 1: …` pointer, trailing blank lines dropped. The caller's
+    prefix ("query failed: ") and that first line make the one-line summary."""
+    text = redact(str(exc)).strip("\n").rstrip()     # a connection string's password never shown
+    return text or type(exc).__name__
+
+
+JSON_TYPE = "JSON"
+
+
 def _wait_uninterrupted(event: threading.Event, seconds: float, interrupt: Callable[[], None]) -> None:
     """Interrupt the worker until it lets go of the connection, a second Ctrl-C (or SIGTERM)
     notwithstanding.
@@ -321,7 +333,8 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
               on_wait: Callable[[str], None] | None = None, timeout: float = DEFAULT_TIMEOUT_SECONDS,
               memory_limit: str = DEFAULT_MEMORY_LIMIT, threads: int = DEFAULT_THREADS,
               fetch: Callable[[duckdb.DuckDBPyConnection, str], object] | None = None,
-              process_bound: bool = False) -> pd.DataFrame:
+              process_bound: bool = False,
+              bring_current: Callable[[], None] | None = None) -> pd.DataFrame:
     """Run read-only SQL within `timeout` seconds and `memory_limit`; the last statement's result.
 
     `fetch(con, last_statement)` runs the last statement and returns its result (default: a
@@ -329,13 +342,30 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
     passes one that prints plain results without importing pandas. `process_bound`: the process's
     data segment is bounded meanwhile (`bound_process_memory`; the CLI, a process of its own).
 
+    `bring_current()`: called (with no connection open) when the file's schema or view files are
+    older than this code's (`db.is_behind`: two statements), e.g. migrating it on a short write
+    connection as `db.open_current` does, so the query reads this release's views and comments.
+
     Raises ReadOnlyViolation before opening anything, QueryCutOff when a bound (or Ctrl-C) stops
     the query, StorageError for SQL errors and an unopenable database.
     """
     statements = check_read_only(sql)
     limit_bytes = memory_limit_bytes(memory_limit)
-    con = open_connection(path, read_only=True, wait=wait, on_wait=on_wait, sandboxed=True,
-                          memory_limit=parse_memory_limit(memory_limit), threads=threads)
+    def sandboxed() -> duckdb.DuckDBPyConnection:
+        return open_connection(path, read_only=True, wait=wait, on_wait=on_wait, sandboxed=True,
+                               memory_limit=parse_memory_limit(memory_limit), threads=threads)
+
+    con = sandboxed()
+    if bring_current is not None:
+        try:
+            behind = is_behind(con)
+        except BaseException:
+            con.close()
+            raise
+        if behind:       # an older schema or view files: brought current first, as other read-only commands
+            con.close()
+            bring_current()
+            con = sandboxed()
     if is_lake(con):
         try:
             check_lake_sandbox(con, statements)
@@ -352,11 +382,12 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
             if fetch is not None and statements:
                 outcome["frame"] = fetch(con, statements[-1])
             else:
-                fetched = fetch_bounded(con.execute(statements[-1]), max_rows=None, max_bytes=limit_bytes)
+                result = con.execute(statements[-1])
+                fetched = fetch_bounded(result, max_rows=None, max_bytes=limit_bytes)
                 if fetched.over_bytes:
                     outcome["error"] = QueryCutOff(result_too_large(memory_limit, fetched.rows_read))
                 else:
-                    outcome["frame"] = fetched.frame
+                    outcome["frame"] = with_types(fetched.frame, result.description)
         except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
             outcome["error"] = exc
         finally:
@@ -395,10 +426,17 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
     if isinstance(error, duckdb.InterruptException):
         raise QueryCutOff("query interrupted") from error
     if isinstance(error, duckdb.Error):
-        raise StorageError(f"query failed: {_first_line(error)}") from error
+        raise StorageError(f"query failed: {whole_message(error)}") from error
     if isinstance(error, BaseException):
         raise error
     return outcome["frame"]  # type: ignore[return-value]
+
+
+def with_types(frame: pd.DataFrame, description: list | None) -> pd.DataFrame:
+    """The frame with DuckDB's column types in `frame.attrs["duckdb_types"]` ({name: 'JSON', …}),
+    so that an output format can tell a JSON column (a string in the frame) from text."""
+    frame.attrs["duckdb_types"] = {str(d[0]): str(d[1]) for d in description or []}
+    return frame
 
 
 def result_too_large(memory_limit: str, rows: int) -> str:

@@ -64,14 +64,14 @@ def test_translated_migrations_give_the_same_tables_without_keys_or_sequences():
 
 
 def test_sequence_ids_are_the_migrations_nextval_defaults():
-    """storage.db.SEQUENCE_IDS (where next_ids allocates on a lake) lists exactly the columns a
+    """storage.db.sequence_ids() (read from the migrations; where next_ids allocates on a lake) lists exactly the columns a
     sequence fills on a file, so no table loses its ids on DuckLake."""
     con = duckdb.connect()
     db.migrate(con)
     rows = con.execute("SELECT table_name, column_name, column_default FROM duckdb_columns() "
                        "WHERE column_default ILIKE 'nextval%'").fetchall()
     found = {(t, c, re.search(r"nextval\('([^']+)'", d)[1]) for t, c, d in rows}
-    assert found == {(t, c, q) for t, (c, q) in db.SEQUENCE_IDS.items()}
+    assert found == {(t, c, q) for t, (c, q) in db.sequence_ids().items()}
 
 
 def test_a_translated_primary_key_column_is_not_null():
@@ -353,3 +353,23 @@ def test_a_boolean_add_column_default_becomes_a_literal_ducklake_accepts():
     con.execute(out)
     con.execute("INSERT INTO t (a) VALUES (1)")
     assert con.execute("SELECT r, s FROM t").fetchone() == (False, True)
+
+
+@pytest.mark.slow
+def test_the_view_files_apply_on_a_lake_once_with_their_comments(lake_url):
+    """storage/views serves both stores: the same views, the view and table comments (a lake
+    refuses comments on a view's columns, lake.translate_view_file), applied once per change."""
+    from storage import views
+    with db.connect(lake_url) as con:
+        here = "database_name = current_database()"
+        got = dict(con.execute(f"SELECT view_name, comment FROM duckdb_views() WHERE {here} AND NOT internal").fetchall())
+        assert set(got) == set(views.view_names()) and all(got.values())
+        tables = dict(con.execute(f"SELECT table_name, comment FROM duckdb_tables() WHERE {here}").fetchall())
+        assert all(tables[t] for t in views.commented_tables())
+        columns = con.execute(f"SELECT count(*), count(comment) FROM duckdb_columns() WHERE {here} AND table_name = 'scores'")
+        n, commented = columns.fetchone()
+        assert n == commented > 0
+        assert not views.stale(con)
+        con.execute("SELECT * FROM leaderboard JOIN level_changes USING (table_id) LIMIT 1").fetchall()
+    with db.connect(lake_url) as con:
+        assert views.apply(con) == []

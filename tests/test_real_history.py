@@ -212,3 +212,41 @@ def test_honest_trends_and_reference_rows_on_the_real_history(history):
     se = q(history, "SELECT DISTINCT benchmark FROM scores WHERE source = 'simple_evals' AND model_raw LIKE 'o3-mini%'"
                     " AND benchmark LIKE 'math%'")
     assert set(se["benchmark"]) <= {"math_500"}
+
+
+def _readme_questions() -> list[str]:
+    """The statements of the README's "five questions" block, in order."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text[text.index("<!-- questions:begin -->"):text.index("<!-- questions:end -->")]
+    sql = block.split("```sql", 1)[1].split("```", 1)[0]
+    body = "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith("--"))
+    return [s.strip() for s in body.split(";") if s.strip()]
+
+
+def test_the_readme_questions_each_answer_in_one_query_on_the_real_history(history):
+    """Issue 25: top 5 over time (and now), saturated in 2025, suspects and why, a source's last
+    change, a model's post-cutoff accuracy — each README query runs read-only and answers."""
+    from storage import views
+    top_history, top_now, saturated, suspects, changes, post = (q(history, s) for s in _readme_questions())
+    for frame in (top_history, top_now, saturated, suspects, changes, post):
+        assert len(frame), "a README question has no answer on the real history"
+    assert all(len(set(m)) == len(m) <= 5 for m in top_history["top_models"])
+    assert top_history["as_of"].is_monotonic_increasing
+    assert list(top_now["rank"]) == sorted(top_now["rank"]) and top_now["model"].is_unique and len(top_now) <= 5
+    assert saturated["to_level"].isin(["high", "very high"]).all()
+    assert (~saturated["from_level"].isin(["high", "very high"])).all()
+    assert (pd.to_datetime(saturated["changed_at"], utc=True).dt.year == 2025).all()
+    assert suspects["why"].str.len().gt(20).all() and suspects["why"].str.contains("pp").all()
+    last = q(history, "SELECT source, max(observed_at) AS m FROM snapshots GROUP BY source")
+    assert dict(zip(changes["source"], changes["last_change"])) == dict(zip(last["source"], last["m"]))
+    assert post["post_cutoff"].dropna().between(0, 1).all() and (post["n_items"] >= 0).all()
+    # the leaderboard has no duplicate: one row per (table, model), the best of its variants
+    dup = q(history, "SELECT count(*) - count(DISTINCT (table_id, model)) AS n FROM leaderboard")
+    assert dup["n"][0] == 0
+    from common.units import METRIC_DIRECTIONS
+    higher = ", ".join(f"'{k}'" for k, v in METRIC_DIRECTIONS.items() if v == "higher")
+    worse = q(history, f"""SELECT count(*) AS n FROM leaderboard l JOIN latest_scores s USING (table_id, model)
+                           WHERE NOT s.is_reference AND s.metric IN ({higher}) AND s.score > l.score""")
+    assert worse["n"][0] == 0
+    for name in views.view_names():   # every view reads on a real history
+        q(history, f"SELECT * FROM {name} LIMIT 1")

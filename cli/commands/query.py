@@ -16,9 +16,11 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 VIEWS_HELP = """\
-views: latest_scores, latest_item_results, model_cutoffs, saturation_latest, saturation_history,
-trends, post_cutoff_scores, suspects, alerts; tables: snapshots, scores, item_results, fetches,
-benchmarks, models, aliases, rejects (see the README).
+views: leaderboard, latest_scores, latest_item_results, saturation_latest, saturation_history,
+level_changes, post_cutoff_scores, suspects, resolved_cutoffs, model_cutoffs, benchmark_info,
+model_info, alerts_firing, notification_log; tables: benchmark_tables, trends, frontier, saturation,
+snapshots, scores, item_results, fetches, rejects (see the README). Every column has a comment:
+SELECT column_name, comment FROM duckdb_columns() WHERE table_name = 'leaderboard'
 """
 
 
@@ -157,9 +159,9 @@ def run(args: argparse.Namespace) -> int:
                        timeout=args.timeout, memory_limit=args.memory, threads=args.threads,
                        fetch=(_fetch_table(args.max_rows, memory_limit_bytes(args.memory))
                               if args.format == "table" else None),
-                       process_bound=True)
+                       process_bound=True, bring_current=lambda: _bring_current(args))
     except StorageError as exc:
-        print(f"benchwatch: {inert_text(str(exc))}", file=sys.stderr)
+        print_error(str(exc))
         return 130 if isinstance(exc, QueryCutOff) and exc.interrupted else 1
     if isinstance(df, str):
         print(df)
@@ -177,16 +179,67 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
+def print_error(message: str) -> None:
+    """The command's one-line summary ("benchwatch: query failed: Binder Error: …"), then the rest of
+    DuckDB's message as it wrote it (its hints: "Candidate bindings: …", "Did you mean …", the
+    `LINE 1:` pointer), each line without terminal control characters."""
+    lines = message.replace("\t", "    ").splitlines() or [""]
+    print(f"benchwatch: {inert_text(lines[0])}", file=sys.stderr)
+    for line in lines[1:]:
+        print(inert_text(line), file=sys.stderr)
+
+
+def _json_columns(df) -> list[str]:
+    """Columns DuckDB typed JSON (`storage.query.with_types`): output as nested values."""
+    types = df.attrs.get("duckdb_types") or {}
+    return [c for c in df.columns if types.get(str(c)) == "JSON"]
+
+
+def _nested(df):
+    """JSON columns decoded (a JSON text that does not parse stays the text it is)."""
+    import json
+
+    def decode(cell):
+        if not isinstance(cell, str):
+            return cell
+        try:
+            return json.loads(cell)
+        except ValueError:
+            return cell
+
+    columns = _json_columns(df)
+    if not columns:
+        return df
+    out = df.copy()
+    for col in columns:
+        out[col] = out[col].map(decode).astype(object)
+    return out
+
+
+def _bring_current(args: argparse.Namespace) -> None:
+    """A file an older benchwatch wrote (older schema or view files): migrated, and the registry
+    columns it adds filled, as every read-only command does (cli.main.open_read_only)."""
+    from cli.main import open_read_only
+
+    con = open_read_only(args)
+    if con is None:        # why was printed; the query's own open says it again if it still fails
+        return
+    con.close()
+
+
 def _print_frame(df, args: argparse.Namespace) -> None:
-    """A DataFrame in the chosen format (cells neutralised for table and CSV)."""
+    """A DataFrame in the chosen format (cells neutralised for table and CSV; NULL an empty cell)."""
     import pandas as pd
 
     if args.format == "csv":
         _neutralised(df, inert_csv).to_csv(sys.stdout, index=False)
     elif args.format == "json":  # exact: JSON escapes control characters itself, and nobody evaluates it
-        sys.stdout.write(df.to_json(orient="records", date_format="iso", indent=None) + "\n")
+        sys.stdout.write(_nested(df).to_json(orient="records", date_format="iso", indent=None) + "\n")
     else:
-        df = _neutralised(df, inert_csv)    # the README's promise: table output like CSV
+        df = _neutralised(df, inert_csv)    # the README's promise: table output like CSV (NULL empty)
+        for col in df.columns:              # na_rep misses None in text columns and <NA> of nullable integers
+            if not pd.api.types.is_float_dtype(df[col].dtype) and df[col].isna().any():
+                df[col] = df[col].astype(object).where(df[col].notna(), "")
         with pd.option_context("display.max_rows", args.max_rows, "display.max_columns", None,
                                "display.width", 200, "display.max_colwidth", 60):
-            print(df.to_string(index=False, max_rows=args.max_rows) if len(df) else "(no rows)")
+            print(df.to_string(index=False, max_rows=args.max_rows, na_rep="") if len(df) else "(no rows)")

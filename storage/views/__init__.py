@@ -1,0 +1,167 @@
+"""The current definition of every view, one file each, applied when its text changes.
+
+`<name>.sql` in this folder holds `CREATE OR REPLACE VIEW <name>` and the view's `COMMENT ON`
+statements (the view and every column); `tables/<name>.sql` holds the comments of a user-facing
+table (its definition stays in the numbered migrations). After the migrations, `apply` runs each
+file whose SHA-256 differs from the one recorded in `schema_files` (migration 025) and records
+the new hash: `CREATE OR REPLACE VIEW` drops a view's comments, so one file holds both and one
+hash covers both. The same files serve a DuckDB file and a DuckLake store (which refuses comments
+on a view's columns: `lake.translate_view_file` leaves those out there).
+
+A view file may use `{{lower_is_better}}`: the metric kinds whose best value is the smallest
+(`common.metrics.METRIC_DIRECTIONS`, the one place a direction is decided), as SQL literals. The
+hash is of the text after that substitution, so changing the constant re-applies the view.
+
+Views are applied in dependency order (a view naming another view comes after it). A view a
+release retires needs a numbered migration that drops it; its row in `schema_files` stays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import NamedTuple
+
+import duckdb
+
+from storage import lake
+
+log = logging.getLogger("benchwatch.storage")
+
+_VIEW = re.compile(r"^\s*CREATE\s+OR\s+REPLACE\s+VIEW\s+([a-z_][a-z0-9_]*)\b", re.IGNORECASE | re.MULTILINE)
+_COMMENT_LINE = re.compile(r"--[^\n]*")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class SchemaFile(NamedTuple):
+    path: str        # relative to this folder: 'latest_scores.sql', 'tables/trends.sql'
+    name: str        # the view or table it defines or comments
+    sql: str         # placeholders filled
+    sha256: str
+    is_view: bool
+
+
+def _placeholders() -> dict[str, str]:
+    from common.metrics import METRIC_DIRECTIONS
+    lower = sorted(k for k, v in METRIC_DIRECTIONS.items() if v == "lower")
+    return {"{{lower_is_better}}": ", ".join("'" + k.replace("'", "''") + "'" for k in lower) or "NULL"}
+
+
+def _render(text: str) -> str:
+    for key, value in _placeholders().items():
+        text = text.replace(key, value)
+    if "{{" in text:
+        raise ValueError(f"unknown placeholder in a view file: {text[text.index('{{'):][:40]!r}")
+    return text
+
+
+@lru_cache(maxsize=1)
+def files() -> tuple[SchemaFile, ...]:
+    """Every shipped file, views in dependency order first, then the tables' comments (read once
+    per process)."""
+    root = resources.files(__name__)
+    found: dict[str, SchemaFile] = {}
+    tables: list[SchemaFile] = []
+    for folder, prefix in ((root, ""), (root / "tables", "tables/")):
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            if not entry.name.endswith(".sql"):
+                continue
+            sql = _render(entry.read_text(encoding="utf-8"))
+            name = entry.name[:-4]
+            is_view = not prefix
+            if is_view:
+                declared = _VIEW.findall(sql)
+                if declared != [name]:
+                    raise ValueError(f"storage/views/{entry.name} must define exactly the view {name} (found {declared})")
+            f = SchemaFile(prefix + entry.name, name, sql, hashlib.sha256(sql.encode()).hexdigest(), is_view)
+            if is_view:
+                found[name] = f
+            else:
+                tables.append(f)
+    return tuple(_dependency_order(found)) + tuple(tables)
+
+
+def _dependency_order(views: dict[str, SchemaFile]) -> list[SchemaFile]:
+    """Views so that each comes after every view its definition names (comments ignored)."""
+    deps = {}
+    for name, f in views.items():
+        body = _COMMENT_LINE.sub("", f.sql.split("COMMENT ON", 1)[0])
+        deps[name] = (set(_WORD.findall(body)) & set(views)) - {name}
+    out: list[SchemaFile] = []
+    done: set[str] = set()
+    while len(done) < len(views):
+        ready = sorted(n for n in views if n not in done and deps[n] <= done)
+        if not ready:
+            raise ValueError(f"views that name each other: {sorted(set(views) - done)}")
+        for n in ready:
+            out.append(views[n])
+            done.add(n)
+    return out
+
+
+def view_names() -> list[str]:
+    """The views this code defines (every user-facing view)."""
+    return [f.name for f in files() if f.is_view]
+
+
+def commented_tables() -> list[str]:
+    """The user-facing tables whose comments this code ships."""
+    return [f.name for f in files() if not f.is_view]
+
+
+def _recorded(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    return dict(con.execute("SELECT path, sha256 FROM schema_files").fetchall())
+
+
+def stale(con: duckdb.DuckDBPyConnection) -> bool:
+    """A shipped file the database has not applied in its present text (one statement)."""
+    try:
+        recorded = _recorded(con)
+    except duckdb.CatalogException:   # before migration 025
+        return True
+    return any(recorded.get(f.path) != f.sha256 for f in files())
+
+
+def apply(con: duckdb.DuckDBPyConnection, *, every: bool = False) -> list[str]:
+    """Run every file whose hash differs from the recorded one (`every`: all of them, after a
+    migration, which may have rebuilt a table and lost its comments), in one transaction; the
+    paths run. The views depending on a re-created view are not touched (DuckDB binds a view's
+    query when it is read)."""
+    recorded = _recorded(con)
+    todo = [f for f in files() if every or recorded.get(f.path) != f.sha256]
+    if not todo:
+        return []
+    on_lake = lake.is_lake(con)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for f in todo:
+            try:
+                con.execute(lake.translate_view_file(f.sql) if on_lake and f.is_view else f.sql)
+            except duckdb.Error as exc:
+                raise duckdb.Error(f"storage/views/{f.path}: {exc}") from exc
+            con.execute("DELETE FROM schema_files WHERE path = ?", [f.path])
+            con.execute("INSERT INTO schema_files VALUES (?, ?, now())", [f.path, f.sha256])
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+    log.info("[storage] applied %s", ", ".join(f"views/{f.path}" for f in todo))
+    return [f.path for f in todo]
+
+
+def readme_table(con: duckdb.DuckDBPyConnection) -> str:
+    """The README's table of views and user-facing tables, from their comments in `con` (a
+    migrated database): `name` | what one row is. tests/test_schema_comments.py keeps the README
+    equal to it."""
+    lines = ["| view / table | one row per |", "|---|---|"]
+    views = dict(con.execute("SELECT view_name, comment FROM duckdb_views() WHERE NOT internal").fetchall())
+    tables = dict(con.execute("SELECT table_name, comment FROM duckdb_tables()").fetchall())
+    cell = lambda text: (text or "").replace("|", "\\|")  # noqa: E731
+    for name in sorted(view_names()):
+        lines.append(f"| `{name}` | {cell(views.get(name))} |")
+    for name in sorted(commented_tables()):
+        lines.append(f"| `{name}` (table) | {cell(tables.get(name))} |")
+    return "\n".join(lines)

@@ -1,0 +1,13 @@
+COMMENT ON TABLE alerts IS 'alert identity (fingerprint = hash of its sorted labels): its state, updated in place';
+COMMENT ON COLUMN alerts.fingerprint IS 'the alert''s identity: hash of its sorted labels';
+COMMENT ON COLUMN alerts.kind IS 'saturation_bin_changed | contamination_suspect | source_failing | …';
+COMMENT ON COLUMN alerts.labels IS 'kind, benchmark, table, model, source, scope, signal, level (JSON)';
+COMMENT ON COLUMN alerts.state IS 'pending | firing | resolved | inactive';
+COMMENT ON COLUMN alerts.since IS 'when it entered `state`';
+COMMENT ON COLUMN alerts.last_evaluated IS 'when a notify run last evaluated it';
+COMMENT ON COLUMN alerts.fired_at IS 'start of the current or last firing episode';
+COMMENT ON COLUMN alerts.pending_count IS 'evaluations it has been pending';
+COMMENT ON COLUMN alerts.data_as_of IS 'newest data version counted';
+COMMENT ON COLUMN alerts.notified IS 'none | queued | muted | baseline (for the firing of this episode)';
+COMMENT ON COLUMN alerts.muted_by IS '''silence 3'', ''inhibited by …'', ''superseded: …'', or ''''';
+COMMENT ON COLUMN alerts.annotations IS 'numbers, evidence, why and the SQL that shows it (JSON)';

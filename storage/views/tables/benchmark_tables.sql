@@ -1,0 +1,14 @@
+COMMENT ON TABLE benchmark_tables IS 'leaderboard table: one question set under one harness (a benchmark from one source, one release of a versioned source, or a pool registry/tables.csv declares), written by each analysis';
+COMMENT ON COLUMN benchmark_tables.table_id IS 'benchmark:source[:table_version], or benchmark:pooled';
+COMMENT ON COLUMN benchmark_tables.benchmark IS 'canonical benchmark id';
+COMMENT ON COLUMN benchmark_tables.source IS 'the leaderboard site (''pooled'' for a declared pool)';
+COMMENT ON COLUMN benchmark_tables.sources IS 'the sources whose rows the table holds (a pool''s members)';
+COMMENT ON COLUMN benchmark_tables.table_version IS 'the release the source states (NULL or '''': unversioned)';
+COMMENT ON COLUMN benchmark_tables.name IS 'display name, e.g. ''HumanEval (EvalPlus)''';
+COMMENT ON COLUMN benchmark_tables.n_items IS 'the question-set size the index uses (NULL: unknown)';
+COMMENT ON COLUMN benchmark_tables.is_primary IS 'the benchmark''s primary table (registry/tables.csv)';
+COMMENT ON COLUMN benchmark_tables.is_current IS 'the table is in the latest scores (a replaced release: false)';
+COMMENT ON COLUMN benchmark_tables.n_models IS 'distinct models with a result in the table (all its history)';
+COMMENT ON COLUMN benchmark_tables.first_observed_at IS 'first observation of the table (UTC)';
+COMMENT ON COLUMN benchmark_tables.last_observed_at IS 'last observation of the table (UTC)';
+COMMENT ON COLUMN benchmark_tables.run_at IS 'when the analysis wrote the row (UTC)';

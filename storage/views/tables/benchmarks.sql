@@ -1,0 +1,15 @@
+COMMENT ON TABLE benchmarks IS 'benchmark in the registry, keyed by id (the view benchmark_info calls it benchmark, as every view does)';
+COMMENT ON COLUMN benchmarks.id IS 'canonical benchmark id (the views'' benchmark column)';
+COMMENT ON COLUMN benchmarks.name IS 'display name';
+COMMENT ON COLUMN benchmarks.release_date IS 'when the benchmark was released';
+COMMENT ON COLUMN benchmarks.material_date IS 'date of its newest source material (the post-cutoff slices'' R_b)';
+COMMENT ON COLUMN benchmarks.n_items IS 'question-set size (NULL: unknown; a table may state its own)';
+COMMENT ON COLUMN benchmarks.metric_kind IS 'proportion | elo | score_10 | index | cost_usd';
+COMMENT ON COLUMN benchmarks.chance IS 'score of random guessing (headroom''s floor)';
+COMMENT ON COLUMN benchmarks.ceiling IS 'best attainable score';
+COMMENT ON COLUMN benchmarks.access IS 'public | private | … (how the question set is published)';
+COMMENT ON COLUMN benchmarks.dynamic IS 'the question set changes over time (n is nominal)';
+COMMENT ON COLUMN benchmarks.skill IS 'skill family (reference benchmarks share it)';
+COMMENT ON COLUMN benchmarks.reference_benchmarks IS 'benchmarks A1/A2 predict this one from (same skill, lower contamination risk)';
+COMMENT ON COLUMN benchmarks.paper_id IS 'row of the benchmark in Akhtar, Reuel et al. 2026 (NULL: not in the paper)';
+COMMENT ON COLUMN benchmarks.notes IS 'registry notes';

@@ -1,0 +1,14 @@
+COMMENT ON TABLE fetches IS 'attempt to obtain a source''s response (HTTP, replay or a local file)';
+COMMENT ON COLUMN fetches.id IS 'fetch id';
+COMMENT ON COLUMN fetches.run_id IS 'the collect run';
+COMMENT ON COLUMN fetches.source IS 'the leaderboard site';
+COMMENT ON COLUMN fetches.url IS 'what was fetched';
+COMMENT ON COLUMN fetches.started_at IS 'start (UTC)';
+COMMENT ON COLUMN fetches.finished_at IS 'end (UTC)';
+COMMENT ON COLUMN fetches.status IS 'ok | not_modified | error | unchanged | parse_error';
+COMMENT ON COLUMN fetches.http_status IS 'HTTP status (NULL: none)';
+COMMENT ON COLUMN fetches.bytes IS 'response size';
+COMMENT ON COLUMN fetches.sha256 IS 'SHA-256 of the response';
+COMMENT ON COLUMN fetches.etag IS 'the response''s ETag';
+COMMENT ON COLUMN fetches.last_modified IS 'the response''s Last-Modified';
+COMMENT ON COLUMN fetches.error IS 'what went wrong, redacted (NULL: nothing)';

@@ -1,0 +1,15 @@
+COMMENT ON TABLE frontier IS 'leaderboard table, date and k: the best score among results dated at or before the date (calendar time), replaced by every analysis';
+COMMENT ON COLUMN frontier.table_id IS 'the leaderboard table';
+COMMENT ON COLUMN frontier.benchmark IS 'canonical benchmark id';
+COMMENT ON COLUMN frontier.source IS 'the table''s source';
+COMMENT ON COLUMN frontier.sources IS 'the sources whose rows the table holds';
+COMMENT ON COLUMN frontier.as_of IS 'the date';
+COMMENT ON COLUMN frontier.k IS 'the top k of topk_mean and cv_topk';
+COMMENT ON COLUMN frontier.n_models IS 'models dated at or before as_of';
+COMMENT ON COLUMN frontier.frontier IS 'best score among them (the smallest for a lower-is-better metric)';
+COMMENT ON COLUMN frontier.frontier_model IS 'the model holding it';
+COMMENT ON COLUMN frontier.topk_mean IS 'mean of the top k';
+COMMENT ON COLUMN frontier.cv_topk IS 'sd / mean of the top k (population sd)';
+COMMENT ON COLUMN frontier.cv_topk_90d IS 'mean of cv_topk over the trailing 90 days';
+COMMENT ON COLUMN frontier.is_record IS 'the frontier rose at this date';
+COMMENT ON COLUMN frontier.run_at IS 'when the analysis wrote the row (UTC)';

@@ -1,0 +1,11 @@
+COMMENT ON TABLE item_results IS 'item-level result of a model as each snapshot states it (append-only history)';
+COMMENT ON COLUMN item_results.snapshot_id IS 'the snapshot (snapshots.id)';
+COMMENT ON COLUMN item_results.source IS 'the leaderboard site';
+COMMENT ON COLUMN item_results.benchmark IS 'canonical benchmark id';
+COMMENT ON COLUMN item_results.model IS 'canonical model id when known, else the page''s name';
+COMMENT ON COLUMN item_results.model_raw IS 'the model name exactly as the page writes it';
+COMMENT ON COLUMN item_results.item_id IS 'the item''s id on the page';
+COMMENT ON COLUMN item_results.item_date IS 'when the item was released (NULL: undated)';
+COMMENT ON COLUMN item_results.difficulty IS 'the item''s difficulty as the page states it';
+COMMENT ON COLUMN item_results.platform IS 'where the item comes from';
+COMMENT ON COLUMN item_results.score IS 'pass fraction on the item, in [0, 1]';

@@ -1,0 +1,10 @@
+COMMENT ON TABLE models IS 'model in the registry, keyed by id (the view model_info calls it model, as every view does)';
+COMMENT ON COLUMN models.id IS 'canonical model id (the views'' model column)';
+COMMENT ON COLUMN models.name IS 'display name';
+COMMENT ON COLUMN models.org IS 'the organisation that released it';
+COMMENT ON COLUMN models.release_date IS 'release date in the registry (resolved_cutoffs has the one the analysis used)';
+COMMENT ON COLUMN models.knowledge_cutoff IS 'knowledge cutoff in the registry (resolved_cutoffs has the one the analysis used)';
+COMMENT ON COLUMN models.cutoff_provenance IS 'what the registry''s cutoff rests on';
+COMMENT ON COLUMN models.open_weights IS 'the weights are published';
+COMMENT ON COLUMN models.predecessor IS 'the model it succeeds (A2 compares the two)';
+COMMENT ON COLUMN models.source IS 'where the registry row comes from';
