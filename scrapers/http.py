@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Literal, Mapping
 from urllib.parse import urlsplit
 
+from common.console import REPORTED   # the caller reports a failed fetch in its summary
 from common import redact
 from common.redact import redact_url
 from common.time import utcnow
@@ -241,7 +242,7 @@ def _finish(url: str, status: Status, attempts: list[Attempt], *, http_status: i
 
 def _refused(url: str, source: str, reason: str, name: str | None = None) -> FetchResult:
     now = utcnow()
-    log.error("[%s] %s", source, reason)
+    log.error("[%s] %s", source, reason, extra=REPORTED)
     return _finish(url, "error", [Attempt(redact_url(url), now, now, None, 0, reason, "error")], error=reason,
                    name=name)
 
@@ -324,7 +325,7 @@ class Fetcher:
                 delay = self._next_delay(failure, n, waited)
                 if delay is None:
                     error = f"GET {shown} failed after {n} attempt{'s' if n > 1 else ''}: {failure.reason}"
-                    log.error("[%s] %s", source, error)
+                    log.error("[%s] %s", source, error, extra=REPORTED)
                     result = _finish(url, "error", attempts, http_status=failure.http_status, error=error,
                                      name=name)
                     result.unresolved = failure.unresolved
@@ -511,7 +512,7 @@ class ReplayFetcher:
         started = utcnow()
         if name in (".", "..") or not path.exists():
             error = f"no recorded response for {shown} at {path}"
-            log.error("[%s] %s", source, error)
+            log.error("[%s] %s", source, error, extra=REPORTED)
             result = _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
                              name=name)
             result.not_recorded = True
@@ -519,7 +520,7 @@ class ReplayFetcher:
         outside = self._outside(path)
         if outside:
             error = f"refusing recorded response for {shown} at {path}: {outside}"
-            log.error("[%s] %s", source, error)
+            log.error("[%s] %s", source, error, extra=REPORTED)
             return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
                            name=name)
         try:
@@ -527,7 +528,7 @@ class ReplayFetcher:
         except OSError as exc:
             detail = str(exc) if isinstance(exc, FileRefused) else (exc.strerror or str(exc))
             error = f"cannot read recorded response for {shown} at {path}: {detail}"
-            log.error("[%s] %s", source, error)
+            log.error("[%s] %s", source, error, extra=REPORTED)
             return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
                            name=name)
         log.info("[%s] REPLAY %s <- %s (%s)", source, shown, path, human_size(len(content)))

@@ -324,10 +324,10 @@ def test_a_second_writer_waits_for_the_slot_and_gives_up_after_the_wait(harness,
 
 def test_notify_runs_after_a_failed_analyze_and_the_run_fails(harness, db_path, monkeypatch):
     from flows import pipeline as pl
-    def broken_analyze(db_path, *, now=None):
+    def broken_analyze(db_path, **kwargs):
         raise ValueError("saturation table is inconsistent")
     monkeypatch.setattr(jobs, "analyze", broken_analyze)
-    monkeypatch.setattr(jobs, "notify", lambda db_path, *, now=None: "1 notification(s) sent to the console")
+    monkeypatch.setattr(jobs, "notify", lambda db_path, **kw: "1 notification(s) sent to the console")
     state = pl.pipeline(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY), return_state=True)
     assert state.is_failed()
     assert "analyze failed: ValueError: saturation table is inconsistent" in state.message
@@ -368,8 +368,8 @@ def test_a_digest_slack_refused_fails_the_run(harness, db_path, monkeypatch):
         def __str__(self) -> str:
             return ("2 alert(s) firing (0 muted), 0 pending; 2 new notification(s); delivery to slack-webhook "
                     "failed (HTTP 404 no_service): 2 kept for the next run\n  - MGSM: saturation low → high")
-    monkeypatch.setattr(jobs, "analyze", lambda db_path, *, now=None: {"saturation": None, "suspects": None})
-    monkeypatch.setattr(jobs, "notify", lambda db_path, *, now=None: Undelivered())
+    monkeypatch.setattr(jobs, "analyze", lambda db_path, **kw: {"saturation": None, "suspects": None})
+    monkeypatch.setattr(jobs, "notify", lambda db_path, **kw: Undelivered())
     state = pl.pipeline(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY), return_state=True)
     assert state.is_failed()
     assert "notify: 2 alert(s) firing" in state.message and "2 kept for the next run" in state.message
@@ -428,7 +428,7 @@ def test_a_failed_analyze_is_an_exception_with_the_report(harness, db_path, monk
     from flows import pipeline as pl
     from prefect.states import get_state_exception
 
-    def broken(db_path, *, now=None):
+    def broken(db_path, **kwargs):
         raise ValueError("inconsistent")
     monkeypatch.setattr(jobs, "analyze", broken)
     state = pl.analyze(db_path=db_path, return_state=True)
@@ -470,10 +470,10 @@ def test_ephemeral_start_up_timeout_defaults_longer_than_prefects(monkeypatch):
 @pytest.mark.slow   # imports Prefect's server and runs the CLI cycle
 def test_an_ephemeral_server_that_does_not_start_is_one_line(monkeypatch, tmp_path, capsys):
     """Before: Prefect's RuntimeError reached the terminal as a traceback."""
-    from flows import pipeline as pl
+    from flows import ephemeral, pipeline as pl
     import prefect.server.api.server as server_module
     from cli.main import main
-    monkeypatch.setattr(pl, "_server_configured", lambda: False)
+    monkeypatch.setattr(ephemeral, "_server_configured", lambda: False)
     monkeypatch.setattr(server_module.SubprocessASGIServer, "_instances", {})   # not the harness's server
 
     def never(self, timeout=None):
