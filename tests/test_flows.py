@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -487,3 +488,115 @@ def test_an_ephemeral_server_that_does_not_start_is_one_line(monkeypatch, tmp_pa
         f"benchwatch run: Prefect's temporary server did not start within {pl.startup_timeout()} s (Timed out "
         "while attempting to connect to ephemeral Prefect API server.); raise "
         "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS, point PREFECT_API_URL at a server, or use --no-prefect"]
+
+
+# --- issue 22: one cycle, `run --no-prefect` and the pipeline flow do the same work ------------------
+
+SAME_WORK_SOURCES = ["swebench", "simple_evals", "aider_polyglot", "knowledge_cutoffs"]
+# What legitimately differs between two runs of the same cycle: when (timestamp columns, and times
+# inside text such as an alert's JSON or an event id), the run that fetched (`run_id`: local-<uuid>
+# vs the flow run's id), and what hashes those times (the analysis' input fingerprint and summary).
+VOLATILE_COLUMNS = {"run_id", "summary", "fingerprint"}
+TIME_IN_TEXT = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?( ?UTC|Z|\+00:00)?"
+
+
+def table_contents(path: str) -> dict[str, list[tuple]]:
+    """Every base table's rows, timestamps and run ids left out, sorted."""
+    con = duckdb.connect(path, read_only=True)
+    try:
+        out = {}
+        tables = [t for (t,) in con.execute("SELECT table_name FROM information_schema.tables "
+                                            "WHERE table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
+        for table in tables:
+            cols = [c for c, kind in con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? "
+                "ORDER BY ordinal_position", [table]).fetchall()
+                    if "TIMESTAMP" not in kind and c not in VOLATILE_COLUMNS]
+            rows = con.execute("SELECT " + ", ".join(f'"{c}"' for c in cols) + f' FROM "{table}"').fetchall()
+            out[table] = sorted((tuple(re.sub(TIME_IN_TEXT, "<time>", v) if isinstance(v, str) else v for v in row)
+                                 for row in rows), key=repr)
+        return out
+    finally:
+        con.close()
+
+
+def _page(path: Path) -> str:
+    """The report page without the times it was made at (the two runs ran seconds apart)."""
+    return re.sub(TIME_IN_TEXT, "<time>", path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.skipif(not ANALYSIS_READY, reason="analyze/notify jobs not in this tree yet")
+def test_run_without_prefect_and_the_pipeline_flow_do_the_same_work(harness, tmp_path, monkeypatch):
+    """Before: only the flow published the HTML report, and only `run` skipped an unchanged analysis."""
+    import json
+    from flows import pipeline as pl
+    from jobs import saturation as saturation_job
+    for name in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "BENCHWATCH_REPORT_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    computed = []
+    real = saturation_job.run_saturation
+    monkeypatch.setattr(saturation_job, "run_saturation", lambda *a, **kw: computed.append(1) or real(*a, **kw))
+    plain_db, flow_db = str(tmp_path / "plain.duckdb"), str(tmp_path / "flow.duckdb")
+
+    monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "plain-site"))
+    plain = jobs.run_cycle(plain_db, SAME_WORK_SOURCES, replay_dir=REPLAY)
+    monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "flow-site"))
+    state = pl.pipeline(db_path=flow_db, sources=SAME_WORK_SOURCES, replay_dir=str(REPLAY), return_state=True)
+    assert plain.ok and state.is_completed(), (plain.text(), state.message)
+    flowed = state.result()
+    assert computed == [1, 1]
+    assert [(o.source, o.status, o.detail) for o in plain.outcomes] == \
+        [(o.source, o.status, o.detail) for o in flowed.outcomes]
+    assert str(plain.notification) == str(flowed.notification)
+
+    # the same tables, row for row
+    a, b = table_contents(plain_db), table_contents(flow_db)
+    assert a.keys() == b.keys()
+    differ = {t: next(((x, y) for x, y in zip(a[t], b[t]) if x != y), (len(a[t]), len(b[t])))
+              for t in a if a[t] != b[t]}
+    assert differ == {}
+    assert len(a["saturation"]) > 0 and len(a["alerts"]) > 0 and len(a["notifications"]) > 0
+    # the same page, published by both
+    assert plain.published.path == tmp_path / "plain-site" / "report.html"
+    assert flowed.published.path == tmp_path / "flow-site" / "report.html"
+    assert _page(plain.published.path) == _page(flowed.published.path)
+
+    # the flow run's artifacts: the saturation table names table and population; the page is linked
+    found = artifacts_of(state)
+    assert (tmp_path / "flow-site" / "report.html").as_uri() in found[pl.REPORT_LINK_ARTIFACT].data
+    rows = json.loads(found[pl.SATURATION_ARTIFACT].data)
+    assert {"table_id", "population"} <= set(rows[0])
+    assert len({(r["table_id"], r["population"]) for r in rows}) == len(rows)
+    summary = found["benchwatch-pipeline-summary"].data
+    assert "## What changed" in summary and "- Analysis: recomputed" in summary
+    assert "  - swebench: 64 scores" in summary and "table(s) got their first level" in summary
+
+    # a second cycle over the same responses: both skip the unchanged analysis
+    again_plain = jobs.run_cycle(plain_db, SAME_WORK_SOURCES, replay_dir=REPLAY)
+    again = pl.pipeline(db_path=flow_db, sources=SAME_WORK_SOURCES, replay_dir=str(REPLAY), return_state=True)
+    assert again.is_completed(), again.message
+    assert again_plain.analysis["skipped"] and again.result().analysis["skipped"]
+    assert computed == [1, 1]
+    assert "- Analysis: inputs unchanged, stored results kept" in artifacts_of(again)["benchwatch-pipeline-summary"].data
+
+
+@pytest.mark.slow   # two CLI runs in subprocesses, one starting Prefect's temporary server
+@pytest.mark.parametrize("mode", [["--no-prefect"], []], ids=["no-prefect", "prefect"])
+def test_a_failed_source_is_printed_once_on_the_terminal(tmp_path, mode):
+    """Before: 4 times (the HTTP layer's error, the collection's warning, the flow run's report
+    lines on stderr; the report on stdout). Now the report says it; the logs elsewhere keep theirs."""
+    import os
+    import subprocess
+    import sys
+    replay = tmp_path / "replay"
+    shutil.copytree(REPLAY / "simple_evals", replay / "simple_evals")     # swebench: no recorded response
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "SLACK_", "BENCHWATCH_"))}
+    env.update(PYTHONPATH=str(ROOT), PREFECT_HOME=str(tmp_path / "prefect"), DO_NOT_TRACK="1",
+               PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="120")
+    done = subprocess.run([sys.executable, "-m", "cli.main", "run", *mode, "--replay", str(replay), "--sources",
+                           "swebench,simple_evals", "--db", str(tmp_path / "bw.duckdb")],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "swebench             failed     no recorded response for" in done.stdout
+    assert (done.stdout + done.stderr).count("no recorded response for") == 1, done.stdout + done.stderr
+    assert "simple_evals         new" in done.stdout and "[simple_evals]" not in done.stderr
