@@ -65,6 +65,14 @@ PIPELINE_DEPLOYMENT, PIPELINE_CRON = "daily", "0 6 * * *"     # collect + analyz
 COLLECT_DEPLOYMENT, COLLECT_CRON = "hourly", "15 * * * *"     # collect only, quarter past each hour
 MANUAL_DEPLOYMENT = "manual"                                  # analyze, notify: no schedule
 
+# --- what Prefect keeps --------------------------------------------------------------------------
+# Results are not persisted (persist_result=False on every task and flow, whatever
+# PREFECT_RESULTS_PERSIST_BY_DEFAULT says): nothing reads them back, a run's outcome is in DuckDB
+# and in its artifacts, and the caller of an in-process run gets the value in memory. Hence no
+# Prefect task caching either (it needs persisted results): an unchanged analysis is skipped by
+# benchwatch's own input fingerprint (storage/fingerprint.py), which covers the stored data,
+# not the task's parameters (a db_path whose content changed would hit a parameter-keyed cache).
+
 # --- collection task limits ---------------------------------------------------------------------
 # scrapers.http.Fetcher already retries each URL (4 attempts within 180 s). These task retries
 # are the second layer, for an outage longer than that: a source that is still unreachable is
@@ -205,7 +213,7 @@ def _retry_transient(task_: Any, task_run: Any, state: State) -> bool:
 
 @task(name="collect-source", task_run_name="collect-{source}", retries=COLLECT_RETRIES,
       retry_delay_seconds=COLLECT_RETRY_DELAYS_SECONDS, retry_jitter_factor=COLLECT_RETRY_JITTER,
-      retry_condition_fn=_retry_transient, timeout_seconds=COLLECT_TIMEOUT_SECONDS)
+      retry_condition_fn=_retry_transient, timeout_seconds=COLLECT_TIMEOUT_SECONDS, persist_result=False)
 def collect_source_task(db_path: str | None, source: str, replay_dir: str | None, run_id: str) -> SourceOutcome:
     # the source's secret is resolved here, inside the task run, never passed as a parameter
     # (Prefect stores parameters with the run)
@@ -217,12 +225,12 @@ def collect_source_task(db_path: str | None, source: str, replay_dir: str | None
     return outcome
 
 
-@task(name="analyze")
+@task(name="analyze", persist_result=False)
 def analyze_task(db_path: str | None, skip_unchanged: bool = False) -> dict:
     return jobs.analyze_step(db_path, skip_unchanged=skip_unchanged)
 
 
-@task(name="notify")
+@task(name="notify", persist_result=False)
 def notify_task(db_path: str | None) -> Any:
     # Slack's secrets are resolved here, inside the task run, never passed as a parameter
     return jobs.notify(db_path, slack=slack_settings())
@@ -342,7 +350,7 @@ def _start(db_path: str | None) -> None:
     lake_password_from_block(db_path or os.environ.get("BENCHWATCH_DB"))
 
 
-@flow(name="collect", description="Fetch every requested source (or replay recorded responses) into DuckDB.")
+@flow(name="collect", persist_result=False, description="Fetch every requested source (or replay recorded responses) into DuckDB.")
 def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: ReplayDir = None) -> CycleReport | State:
     """Collect sources into DuckDB.
 
@@ -357,7 +365,7 @@ def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: Repl
     return _finish(report, "collect")
 
 
-@flow(name="analyze", description="Recompute saturation and contamination signals from the stored history.")
+@flow(name="analyze", persist_result=False, description="Recompute saturation and contamination signals from the stored history.")
 def analyze(db_path: DbPath = None) -> CycleReport | State:
     """Recompute the analysis tables.
 
@@ -371,7 +379,7 @@ def analyze(db_path: DbPath = None) -> CycleReport | State:
     return _finish(report, "analyze")
 
 
-@flow(name="notify", description="Evaluate the alert rules and deliver new notifications (Slack or console).")
+@flow(name="notify", persist_result=False, description="Evaluate the alert rules and deliver new notifications (Slack or console).")
 def notify(db_path: DbPath = None) -> CycleReport | State:
     """Evaluate alerts and deliver them.
 
@@ -385,7 +393,7 @@ def notify(db_path: DbPath = None) -> CycleReport | State:
     return _finish(report, "notify")
 
 
-@flow(name="pipeline", description="collect, analyze (skipped when unchanged), publish the report, notify: one run holding the writer slot.")
+@flow(name="pipeline", persist_result=False, description="collect, analyze (skipped when unchanged), publish the report, notify: one run holding the writer slot.")
 def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: ReplayDir = None,
              collect_only: bool = False) -> CycleReport | State:
     """One full cycle.
