@@ -162,6 +162,42 @@ def test_saturation_rows_keep_indexed_benchmarks_best_first_and_json_safe():
                                      "snapshot confirms it")
 
 
+def test_level_changes_name_each_table_that_moved_and_the_first_levels():
+    import pandas as pd
+    before = pd.DataFrame({"table_id": ["mgsm:simple_evals", "gpqa:epoch", "swe:swebench"],
+                           "scope": ["all", "all", "all"], "population": ["models", "models", "systems"],
+                           "level": ["low", "high", "medium"]})
+    after = pd.DataFrame({"table_id": ["mgsm:simple_evals", "gpqa:epoch", "swe:swebench", "new:x"],
+                          "scope": ["all", "all", "all", "post_cutoff"], "population": ["models", "models", "systems", "models"],
+                          "level": ["high", "high", "medium", "low"]})
+    changes = jobs.level_changes(before, after)
+    assert changes == [jobs.LevelChange("mgsm:simple_evals", "low", "high"),
+                       jobs.LevelChange("new:x (post_cutoff)", None, "low")]
+    assert jobs.level_changes(None, before)[2] == jobs.LevelChange("swe:swebench (systems)", None, "medium")
+    assert jobs.level_changes(before, before) == [] and jobs.level_changes(before, None) == []
+
+
+def test_summary_says_what_changed_this_run():
+    from flows import pipeline as pl
+    from jobs.alerts import NotifySummary
+    from jobs.publish import PublishedReport
+    note = NotifySummary(receiver="slack-webhook", enqueued=1, to_deliver=1, delivered=1,
+                         sent_titles=["MGSM (simple-evals): level low → high"])
+    report = CycleReport([SourceOutcome("swebench", "new", "64 scores"), SourceOutcome("bfcl", "unchanged", "")],
+                         analysis={"skipped": False, "level_changes": [
+                             jobs.LevelChange("mgsm:simple_evals", "low", "high"),
+                             jobs.LevelChange("gpqa:epoch", None, "high")]},
+                         notification=note, published=PublishedReport(url="https://intranet.example/bw/report.html"))
+    md = pl.summary_markdown(report, "pipeline")
+    assert ("## What changed\n\n- New snapshots (1):\n  - swebench: 64 scores\n- Analysis: recomputed\n"
+            "- Levels changed: 1 (1 table(s) got their first level)\n  - mgsm:simple_evals: low → high\n"
+            "- Alerts sent: 1 to slack-webhook\n  - MGSM (simple-evals): level low → high\n"
+            "- Report: <https://intranet.example/bw/report.html>\n") in md
+    quiet = pl.summary_markdown(CycleReport([SourceOutcome("bfcl", "unchanged", "")],
+                                            analysis={"skipped": True}), "pipeline")
+    assert "- New snapshots: none\n- Analysis: inputs unchanged, stored results kept\n- Levels changed: 0" in quiet
+
+
 def test_serve_refuses_without_a_server(capsys):
     from prefect.settings import temporary_settings
     from prefect.settings import PREFECT_API_URL

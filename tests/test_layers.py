@@ -259,6 +259,14 @@ def test_a_synthetic_misplaced_third_party_import_is_reported(tmp_path):
     assert misplaced_third_party(root, owners) == ["alerts.slack imports prefect (only cli, flows may)"]
 
 
+def test_flows_reach_the_store_only_through_the_jobs(project_graph):
+    """flows/ wraps jobs/ (retries, concurrency, artifacts); a read or write of its own is a second owner."""
+    edges = [f"{m} -> {t}" for m, targets in project_graph.items() if m.split(".")[0] == "flows"
+             for t in targets if t.split(".")[0] == "storage"]
+    assert edges == []
+    assert "jobs.cycle" in project_graph["flows.pipeline"]
+
+
 def test_no_import_cycle_between_modules(project_graph):
     cycles = find_cycles(project_graph)
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
