@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Literal, Mapping
 from urllib.parse import urlsplit
 
-from common.console import REPORTED   # the caller reports a failed fetch in its summary
-from common import redact
+from common import console, redact   # console.REPORTED: the caller reports a failed fetch in its summary
 from common.redact import redact_url
 from common.time import utcnow
 from scrapers.base import Scraper, ScrapeError
@@ -242,7 +241,7 @@ def _finish(url: str, status: Status, attempts: list[Attempt], *, http_status: i
 
 def _refused(url: str, source: str, reason: str, name: str | None = None) -> FetchResult:
     now = utcnow()
-    log.error("[%s] %s", source, reason, extra=REPORTED)
+    log.error("[%s] %s", source, reason, extra=console.REPORTED)
     return _finish(url, "error", [Attempt(redact_url(url), now, now, None, 0, reason, "error")], error=reason,
                    name=name)
 
@@ -325,7 +324,7 @@ class Fetcher:
                 delay = self._next_delay(failure, n, waited)
                 if delay is None:
                     error = f"GET {shown} failed after {n} attempt{'s' if n > 1 else ''}: {failure.reason}"
-                    log.error("[%s] %s", source, error, extra=REPORTED)
+                    log.error("[%s] %s", source, error, extra=console.REPORTED)
                     result = _finish(url, "error", attempts, http_status=failure.http_status, error=error,
                                      name=name)
                     result.unresolved = failure.unresolved
@@ -512,7 +511,7 @@ class ReplayFetcher:
         started = utcnow()
         if name in (".", "..") or not path.exists():
             error = f"no recorded response for {shown} at {path}"
-            log.error("[%s] %s", source, error, extra=REPORTED)
+            log.error("[%s] %s", source, error, extra=console.REPORTED)
             result = _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
                              name=name)
             result.not_recorded = True
@@ -520,7 +519,7 @@ class ReplayFetcher:
         outside = self._outside(path)
         if outside:
             error = f"refusing recorded response for {shown} at {path}: {outside}"
-            log.error("[%s] %s", source, error, extra=REPORTED)
+            log.error("[%s] %s", source, error, extra=console.REPORTED)
             return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
                            name=name)
         try:
@@ -528,7 +527,7 @@ class ReplayFetcher:
         except OSError as exc:
             detail = str(exc) if isinstance(exc, FileRefused) else (exc.strerror or str(exc))
             error = f"cannot read recorded response for {shown} at {path}: {detail}"
-            log.error("[%s] %s", source, error, extra=REPORTED)
+            log.error("[%s] %s", source, error, extra=console.REPORTED)
             return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
                            name=name)
         log.info("[%s] REPLAY %s <- %s (%s)", source, shown, path, human_size(len(content)))
