@@ -267,8 +267,8 @@ class FlowSteps(CycleSteps):
     def analyze(self, db_path: Any) -> dict:
         return analyze_task(db_path, self.skip_unchanged)
 
-    def publish(self, db_path: Any) -> PublishedReport | None:
-        return _publish_report(db_path)
+    def publish(self, db_path: Any, *, unchanged: bool = False) -> PublishedReport | None:
+        return _publish_report(db_path, unchanged=unchanged)
 
     def notify(self, db_path: Any) -> Any:
         return notify_task(db_path)
@@ -289,13 +289,13 @@ def _publish(report: CycleReport, flow_name: str) -> None:
                              description=f"benchwatch {flow_name}: what changed, failed sources, alerts, errors")
 
 
-def _publish_report(db_path: str | None, *, now: datetime | None = None,
-                    report_dir: str | None = None) -> PublishedReport | None:
+def _publish_report(db_path: str | None, *, now: datetime | None = None, report_dir: str | None = None,
+                    unchanged: bool = False) -> PublishedReport | None:
     """The cycle's publish step (jobs.publish: the HTML page, when BENCHWATCH_REPORT_DIR is set)
     with the overview as Prefect artifacts (a table and markdown) and, inside a flow run, a link
     artifact to the page. Never fails the run."""
     from jobs.publish import publish_report as publish_page
-    published = publish_page(db_path, now=now, report_dir=report_dir, overview=True)
+    published = publish_page(db_path, now=now, report_dir=report_dir, overview=True, unchanged=unchanged)
     if published is None:
         return None
     try:

@@ -285,9 +285,9 @@ class CycleSteps:
     def analyze(self, db_path: Any) -> dict:
         return analyze_step(db_path)
 
-    def publish(self, db_path: Any) -> PublishedReport | None:
+    def publish(self, db_path: Any, *, unchanged: bool = False) -> PublishedReport | None:
         from jobs.publish import publish_report
-        return publish_report(db_path)
+        return publish_report(db_path, unchanged=unchanged)
 
     def notify(self, db_path: Any) -> Any:
         return notify(db_path, slack=self.slack() if self.slack is not None else None)
@@ -349,7 +349,8 @@ def run_cycle(db_path: str | os.PathLike | None, sources: Sequence[str] | None =
         return report
     analyze_into(report, steps, db_path)
     shutdown.check()
-    report.published = steps.publish(db_path)   # before notify: the digest links to the page; never fails
+    # before notify (the digest links to the page); never fails; a skipped analysis keeps the page
+    report.published = steps.publish(db_path, unchanged=bool(report.analysis and report.analysis.get("skipped")))
     shutdown.check()                # never notify after a stop was asked for
     notify_into(report, steps, db_path)
     return report

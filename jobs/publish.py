@@ -34,14 +34,26 @@ def report_dir_from_env() -> str | None:
 
 
 def publish_report(db_path: str | os.PathLike | None, *, now: datetime | None = None,
-                   report_dir: str | os.PathLike | None = None, overview: bool = False) -> PublishedReport | None:
+                   report_dir: str | os.PathLike | None = None, overview: bool = False,
+                   unchanged: bool = False) -> PublishedReport | None:
     """Write the report page (see the module docstring); None when there is nothing to publish
-    (no report folder and no overview asked for) or the report could not be made (logged)."""
+    (no report folder and no overview asked for) or the report could not be made (logged).
+
+    `unchanged`: the analysis was skipped (its inputs, the UTC day included, are those of the last
+    one), so the page already written says the same: it is kept as it is (its path and URL
+    returned, nothing read), and no overview is made (Prefect keeps the last one under its key).
+    """
     from alerts.config import REPORT_FILE_NAME, report_url_from_env
 
     folder = report_dir or report_dir_from_env()
     if not folder and not overview:
         return None
+    if unchanged:
+        page = Path(folder) / REPORT_FILE_NAME if folder else None
+        if page is None:
+            return PublishedReport()
+        if page.is_file():
+            return PublishedReport(path=page, url=report_url_from_env() or page.resolve().as_uri())
     now = now or datetime.now(timezone.utc)
     try:
         from jobs.report_html import overview_markdown, overview_rows, render_report, write_atomic

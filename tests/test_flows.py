@@ -556,9 +556,12 @@ def table_contents(path: str) -> dict[str, list[tuple]]:
         con.close()
 
 
-def _page(path: Path) -> str:
-    """The report page without the times it was made at (the two runs ran seconds apart)."""
-    return re.sub(TIME_IN_TEXT, "<time>", path.read_text(encoding="utf-8"))
+def _page(path: Path) -> list[str]:
+    """The report page without the times it was made at (the two runs ran seconds apart), as its
+    sorted table rows and other pieces: two rows that tie on the report's ORDER BY (a table's
+    model and system rows: storage/report.py orders saturation_latest without the population)
+    may come in either order."""
+    return sorted(re.sub(TIME_IN_TEXT, "<time>", path.read_text(encoding="utf-8")).split("<tr>"))
 
 
 @pytest.mark.skipif(not ANALYSIS_READY, reason="analyze/notify jobs not in this tree yet")
@@ -607,12 +610,19 @@ def test_run_without_prefect_and_the_pipeline_flow_do_the_same_work(harness, tmp
     assert "## What changed" in summary and "- Analysis: recomputed" in summary
     assert "  - swebench: 64 scores" in summary and "table(s) got their first level" in summary
 
-    # a second cycle over the same responses: both skip the unchanged analysis
+    # a second cycle over the same responses: both skip the unchanged analysis and keep the page
+    written = {p: p.stat().st_mtime_ns for p in (plain.published.path, flowed.published.path)}
+    monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "plain-site"))
     again_plain = jobs.run_cycle(plain_db, SAME_WORK_SOURCES, replay_dir=REPLAY)
+    monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "flow-site"))
     again = pl.pipeline(db_path=flow_db, sources=SAME_WORK_SOURCES, replay_dir=str(REPLAY), return_state=True)
     assert again.is_completed(), again.message
     assert again_plain.analysis["skipped"] and again.result().analysis["skipped"]
     assert computed == [1, 1]
+    assert {p: p.stat().st_mtime_ns for p in written} == written
+    assert again_plain.published.path == plain.published.path and again.result().published.path == flowed.published.path
+    kept = artifacts_of(again)
+    assert pl.REPORT_LINK_ARTIFACT in kept and pl.REPORT_ARTIFACT + "-overview" not in kept
     assert "- Analysis: inputs unchanged, stored results kept" in artifacts_of(again)["benchwatch-pipeline-summary"].data
 
 
