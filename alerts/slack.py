@@ -4,10 +4,12 @@ Settings, first match wins:
 1. `SLACK_WEBHOOK_URL` → incoming webhook (`WebhookClient`);
 2. `SLACK_BOT_TOKEN` + `SLACK_CHANNEL` → `WebClient.chat_postMessage`
    (`SLACK_API_URL` overrides the Web API base URL, e.g. for a local fake);
-3. only if neither is set and Prefect has an API configured: the Prefect Secret blocks
-   `benchwatch-slack-webhook-url` or `benchwatch-slack-bot-token` (channel from `SLACK_CHANNEL`
-   or the Prefect Variable `benchwatch_slack_channel`);
-4. otherwise the console/log, with a warning saying why.
+3. otherwise the console/log, with a warning saying why.
+
+`load_settings` reads only the mapping it is given (default: the environment). The Prefect Secret
+blocks `benchwatch-slack-webhook-url` / `benchwatch-slack-bot-token` (and the channel Variable)
+are looked up by the one secret resolver, `flows.secrets.slack_settings`, which hands the values
+down: nothing in alerts/ imports Prefect.
 
 Every secret found is registered with `common.redact`, which redacts every record of the
 `benchwatch` and `slack_sdk` logger hierarchies, so neither the webhook URL nor a token reaches
@@ -33,12 +35,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import re
-import sys
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
 from urllib.parse import urlsplit
 
@@ -100,25 +99,21 @@ class Notifier(Protocol):
 
 # --- settings -------------------------------------------------------------------------------------
 
-def load_settings(env: Mapping[str, str] | None = None,
-                  prefect_lookup: Callable[[], tuple[str | None, str | None, str | None]] | None = None
-                  ) -> SlackSettings:
-    """Resolve the Slack settings (see the module docstring); installs log redaction first."""
+def load_settings(env: Mapping[str, str] | None = None, *, origin: str = "env",
+                  missing: str = "") -> SlackSettings:
+    """The Slack settings from `env` (default os.environ; see the module docstring); installs log
+    redaction first. `origin` says where the caller found the values (`prefect`: Secret blocks,
+    flows.secrets) and `missing` why none were found beyond the environment (for the warning)."""
     env = os.environ if env is None else env
     redact.install()
     webhook = (env.get("SLACK_WEBHOOK_URL") or "").strip()
     token = (env.get("SLACK_BOT_TOKEN") or "").strip()
     channel = (env.get("SLACK_CHANNEL") or "").strip() or None
     api_url = (env.get("SLACK_API_URL") or "").strip() or None
-    origin = "env"
     if not webhook and not token:
-        webhook, token, prefect_channel, reason = _from_prefect(prefect_lookup)
-        if not webhook and not token:
-            log.warning("[alerts] no Slack settings (SLACK_WEBHOOK_URL, or SLACK_BOT_TOKEN + SLACK_CHANNEL%s); "
-                        "notifications go to the console/log", reason)
-            return SlackSettings(mode=CONSOLE, reason=f"no Slack settings{reason}")
-        channel = channel or prefect_channel
-        origin = "prefect"
+        log.warning("[alerts] no Slack settings (SLACK_WEBHOOK_URL, or SLACK_BOT_TOKEN + SLACK_CHANNEL%s); "
+                    "notifications go to the console/log", missing)
+        return SlackSettings(mode=CONSOLE, reason=f"no Slack settings{missing}")
     redact.register_secret(webhook)
     redact.register_secret(token)
     if webhook:
@@ -128,72 +123,6 @@ def load_settings(env: Mapping[str, str] | None = None,
                     "notifications go to the console/log", config.VARIABLE_CHANNEL)
         return SlackSettings(mode=CONSOLE, origin=origin, reason="bot token without a channel")
     return SlackSettings(mode=WEB_API, bot_token=token, channel=channel, api_url=api_url, origin=origin)
-
-
-def _from_prefect(lookup: Callable[[], tuple[str | None, str | None, str | None]] | None
-                  ) -> tuple[str, str, str | None, str]:
-    """(webhook, token, channel, reason) from Prefect blocks; never raises."""
-    try:
-        webhook, token, channel = (lookup or _prefect_lookup)()
-    except Exception as exc:  # no API, server down, block missing: all mean "not configured here"
-        return "", "", None, f"; Prefect Secret blocks unavailable: {redact.one_line(exc, 200)}"
-    if webhook is None and token is None:
-        return "", "", None, (f"; no Prefect Secret block {config.SECRET_BLOCK_WEBHOOK!r} "
-                              f"or {config.SECRET_BLOCK_BOT_TOKEN!r}")
-    return (webhook or "").strip(), (token or "").strip(), channel, ""
-
-
-def _prefect_lookup() -> tuple[str | None, str | None, str | None]:
-    """Read the Secret blocks (and channel Variable) from the configured Prefect API.
-
-    Prefect is imported only here (it costs seconds), and only used when an API URL is
-    configured: without one, a lookup would start a throwaway local server just to find nothing.
-    Nor is it imported to find that out when nothing points at an API (`_prefect_api_hinted`).
-    """
-    if not _prefect_api_hinted(os.environ):
-        raise RuntimeError("no Prefect API configured (PREFECT_API_URL unset)")
-    from prefect.settings import get_current_settings
-
-    if not get_current_settings().api.url:
-        raise RuntimeError("no Prefect API configured (PREFECT_API_URL unset)")
-    from prefect.blocks.system import Secret
-    from prefect.variables import Variable
-
-    def secret(name: str) -> str | None:
-        try:
-            return str(Secret.load(name).get())
-        except ValueError:  # "Unable to find block document named …"
-            return None
-
-    webhook = secret(config.SECRET_BLOCK_WEBHOOK)
-    token = None if webhook else secret(config.SECRET_BLOCK_BOT_TOKEN)
-    channel = Variable.get(config.VARIABLE_CHANNEL, default=None) if token else None
-    return webhook, token, (str(channel) if channel else None)
-
-
-# Prefect settings files that can set an API URL (besides PREFECT_API_URL in the environment):
-# the profiles file, and the working directory's .env, prefect.toml and pyproject.toml.
-_PREFECT_LOCAL_SETTINGS = (".env", "prefect.toml", "pyproject.toml")
-_PREFECT_API_SETTING = re.compile(r"PREFECT_API_URL|^\s*\[(?:tool\.prefect\.)?api\]|^\s*api\.url\s*=", re.MULTILINE)
-
-
-def _prefect_api_hinted(env: Mapping[str, str]) -> bool:
-    """Whether Prefect may have an API configured, without importing Prefect (seconds): already
-    imported (a flow run, a test harness: asking costs nothing), PREFECT_API_URL set, or a Prefect
-    settings file that mentions an API URL. False means no Secret block can be reached."""
-    if "prefect" in sys.modules or (env.get("PREFECT_API_URL") or "").strip():
-        return True
-    home = Path(env.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
-    files = [Path(env.get("PREFECT_PROFILES_PATH") or home / "profiles.toml").expanduser(),
-             *(Path(name) for name in _PREFECT_LOCAL_SETTINGS)]
-    for path in files:
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if _PREFECT_API_SETTING.search(text):
-            return True
-    return False
 
 
 # --- notifiers -------------------------------------------------------------------------------------

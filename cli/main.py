@@ -122,6 +122,11 @@ def setup_logging(verbosity: int) -> None:
     redact.install()
     level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    from common.console import DropReported
+    for handler in logging.getLogger().handlers:   # the terminal: what a command prints in its summary, once
+        if getattr(handler, "stream", None) is sys.stderr and not any(isinstance(f, DropReported)
+                                                                      for f in handler.filters):
+            handler.addFilter(DropReported())
     logging.getLogger("benchwatch").setLevel(level)
 
 

@@ -26,34 +26,34 @@ single-writer file lock, which `storage.db` waits on, keeps writes apart.
 
 from __future__ import annotations
 
-import html
 import logging
 import os
-import signal
-import subprocess
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Iterator, Literal, Sequence
 
-import pandas as pd
 from pydantic import AfterValidator, Field
 from prefect import flow, get_run_logger, task
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
 from prefect.concurrency.sync import concurrency
 from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
 from prefect.runtime import flow_run
-from prefect.settings import get_current_settings
 from prefect.states import Failed, State
 
 import scrapers
 from common import redact
-from flows.secrets import DB_PATH_PASSWORD_REFUSED, db_password, lake_password_from_block, source_secrets
+from common.console import REPORTED
+from flows.artifacts import SATURATION_COLUMNS, saturation_rows, summary_markdown  # noqa: F401 - re-exported
+from flows.ephemeral import (EPHEMERAL_STARTUP_TIMEOUT_SECONDS, OrchestrationUnavailable,  # noqa: F401
+                             _server_configured, start_ephemeral_server, startup_timeout)
+from flows.secrets import (DB_PATH_PASSWORD_REFUSED, db_password, lake_password_from_block, slack_settings,
+                           source_secrets)
 from jobs import cycle as jobs
-from jobs.cycle import CycleReport, SourceOutcome
-from storage.db import DatabaseLocked
+from jobs.cycle import CycleReport, CycleSteps, DatabaseLocked, SourceOutcome
+from jobs.publish import PublishedReport
 
 log = logging.getLogger("benchwatch.flows")
 # At import, before a worker's flow-run process validates parameters: Prefect logs refused ones verbatim.
@@ -64,6 +64,14 @@ TIMEZONE = "UTC"
 PIPELINE_DEPLOYMENT, PIPELINE_CRON = "daily", "0 6 * * *"     # collect + analyze + notify, 06:00 UTC
 COLLECT_DEPLOYMENT, COLLECT_CRON = "hourly", "15 * * * *"     # collect only, quarter past each hour
 MANUAL_DEPLOYMENT = "manual"                                  # analyze, notify: no schedule
+
+# --- what Prefect keeps --------------------------------------------------------------------------
+# Results are not persisted (persist_result=False on every task and flow, whatever
+# PREFECT_RESULTS_PERSIST_BY_DEFAULT says): nothing reads them back, a run's outcome is in DuckDB
+# and in its artifacts, and the caller of an in-process run gets the value in memory. Hence no
+# Prefect task caching either (it needs persisted results): an unchanged analysis is skipped by
+# benchwatch's own input fingerprint (storage/fingerprint.py), which covers the stored data,
+# not the task's parameters (a db_path whose content changed would hit a parameter-keyed cache).
 
 # --- collection task limits ---------------------------------------------------------------------
 # scrapers.http.Fetcher already retries each URL (4 attempts within 180 s). These task retries
@@ -84,6 +92,8 @@ WRITER_WAIT_SECONDS = 2 * 60 * 60
 # --- artifact keys (Prefect allows lowercase letters, digits and dashes) -----------------------
 SATURATION_ARTIFACT = "benchwatch-saturation"
 SUMMARY_ARTIFACT = "benchwatch-{flow}-summary"
+REPORT_ARTIFACT = "benchwatch-report"              # the overview: -overview (table) and markdown
+REPORT_LINK_ARTIFACT = "benchwatch-report-link"    # a link to the published HTML page
 
 
 # --- parameters -------------------------------------------------------------------------------------
@@ -158,10 +168,6 @@ def failure_message(report: CycleReport) -> str:
 
 # --- writer guard -------------------------------------------------------------------------------------
 
-def _server_configured() -> bool:
-    return get_current_settings().api.url is not None
-
-
 def ensure_writer_limit() -> None:
     """Create the `benchwatch-duckdb-writer` limit (1 slot) unless it exists; keeps an existing one as is."""
     with get_client(sync_client=True) as client:
@@ -207,7 +213,7 @@ def _retry_transient(task_: Any, task_run: Any, state: State) -> bool:
 
 @task(name="collect-source", task_run_name="collect-{source}", retries=COLLECT_RETRIES,
       retry_delay_seconds=COLLECT_RETRY_DELAYS_SECONDS, retry_jitter_factor=COLLECT_RETRY_JITTER,
-      retry_condition_fn=_retry_transient, timeout_seconds=COLLECT_TIMEOUT_SECONDS)
+      retry_condition_fn=_retry_transient, timeout_seconds=COLLECT_TIMEOUT_SECONDS, persist_result=False)
 def collect_source_task(db_path: str | None, source: str, replay_dir: str | None, run_id: str) -> SourceOutcome:
     # the source's secret is resolved here, inside the task run, never passed as a parameter
     # (Prefect stores parameters with the run)
@@ -219,14 +225,15 @@ def collect_source_task(db_path: str | None, source: str, replay_dir: str | None
     return outcome
 
 
-@task(name="analyze")
-def analyze_task(db_path: str | None) -> dict:
-    return jobs.analyze(db_path)
+@task(name="analyze", persist_result=False)
+def analyze_task(db_path: str | None, skip_unchanged: bool = False) -> dict:
+    return jobs.analyze_step(db_path, skip_unchanged=skip_unchanged)
 
 
-@task(name="notify")
+@task(name="notify", persist_result=False)
 def notify_task(db_path: str | None) -> Any:
-    return jobs.notify(db_path)
+    # Slack's secrets are resolved here, inside the task run, never passed as a parameter
+    return jobs.notify(db_path, slack=slack_settings())
 
 
 def _outcome_from_state(source: str, state: State) -> SourceOutcome:
@@ -241,167 +248,83 @@ def _outcome_from_state(source: str, state: State) -> SourceOutcome:
     return SourceOutcome(source, "failed", state.message or state.name or "task failed")
 
 
-def _collect(db_path: str | None, sources: Sequence[str] | None, replay_dir: str | None) -> list[SourceOutcome]:
-    """One task per source, one after another: their writes share one DuckDB file."""
-    names = list(sources) if sources else scrapers.enabled_sources()
-    run_id = str(flow_run.get_id() or "")
-    return [_outcome_from_state(name, collect_source_task(db_path, name, replay_dir, run_id, return_state=True))
-            for name in names]
+class FlowSteps(CycleSteps):
+    """The cycle's steps (jobs.cycle.run_cycle composes them) as Prefect tasks: one task per
+    source, one after another (their writes share one DuckDB file), with retries and timeouts;
+    analyze skipped when its inputs are unchanged, as `run --no-prefect` does; the report
+    published with its artifacts."""
 
+    def __init__(self, *, skip_unchanged: bool = True):
+        super().__init__()
+        self.skip_unchanged = skip_unchanged
 
-def _analyze_into(report: CycleReport, db_path: str | None) -> None:
-    state = analyze_task(db_path, return_state=True)
-    if state.is_completed():
-        report.analysis = state.result()
-    else:
-        report.errors.append(f"analyze failed: {_state_error(state)}")
+    def collect(self, db_path: Any, sources: Sequence[str] | None, replay_dir: Any) -> list[SourceOutcome]:
+        names = list(sources) if sources else scrapers.enabled_sources()
+        run_id = str(flow_run.get_id() or "")
+        return [_outcome_from_state(name, collect_source_task(db_path, name, replay_dir, run_id, return_state=True))
+                for name in names]
 
+    def analyze(self, db_path: Any) -> dict:
+        return analyze_task(db_path, self.skip_unchanged)
 
-def _notify_into(report: CycleReport, db_path: str | None) -> None:
-    state = notify_task(db_path, return_state=True)
-    if not state.is_completed():
-        report.errors.append(f"notify failed: {_state_error(state)}")
-        return
-    report.notification = state.result()
-    # Slack refusing the digest is not raised (the notifications stay queued for the next run),
-    # but nobody was told: the run must not look fine.
-    if getattr(report.notification, "ok", True) is False:
-        report.errors.append(f"notify: {str(report.notification).splitlines()[0]}")
+    def publish(self, db_path: Any, *, unchanged: bool = False) -> PublishedReport | None:
+        return _publish_report(db_path, unchanged=unchanged)
 
+    def notify(self, db_path: Any) -> Any:
+        return notify_task(db_path)
 
-def _state_error(state: State) -> str:
-    exc = state.result(raise_on_failure=False)
-    return f"{type(exc).__name__}: {exc}" if isinstance(exc, BaseException) else str(state.message or state.name)
+    def failed(self, step: str, exc: BaseException) -> None:
+        """Prefect has logged the task's failure with its traceback already."""
 
 
 # --- artifacts ----------------------------------------------------------------------------------------
-
-# The saturation table as people read it in the UI (the saturation_latest view has every column).
-SATURATION_COLUMNS = ["table_id", "benchmark", "level", "bin", "s_index", "se_delta", "n_models", "n_items",
-                      "uncertainty", "as_of", "stalled", "forecast_status", "level_note"]
-_ROUNDED = {"s_index", "se_delta"}
-_COUNTS = {"n_models", "n_items"}
-
-
-def saturation_rows(saturation: pd.DataFrame | None, levels: pd.DataFrame | None = None) -> list[dict]:
-    """Leaderboard tables that have an S_index, most saturated first, as JSON-safe artifact rows: the
-    stored `level` (from `levels`, saturation_latest) beside the raw `bin`, and where they differ
-    why, in words (`level_note`)."""
-    from alerts.text import level_note
-    from analysis.constants import HYSTERESIS_PENDING
-    if saturation is None or saturation.empty:
-        return []
-    frame = saturation.copy()
-    key = [c for c in ("table_id" if "table_id" in frame.columns else "benchmark", "population")
-           if c in frame.columns]
-    if levels is not None and len(levels) and "level" in levels.columns and set(key) <= set(levels.columns):
-        stored = levels[levels["scope"] == "all"] if "scope" in levels.columns else levels
-        stored = stored[[*key, "level", "pending_bin", "pending_count"]].drop_duplicates(key)
-        frame = frame.drop(columns=[c for c in ("level", "pending_bin", "pending_count") if c in frame.columns]) \
-            .merge(stored, on=key, how="left")
-    for col in ("level", "pending_bin", "pending_count"):
-        if col not in frame.columns:
-            frame[col] = None
-    frame["level"] = frame["level"].where(frame["level"].notna(), frame["bin"])
-    frame["level_note"] = [level_note(None if pd.isna(s) else float(s), b, lv, pb if isinstance(pb, str) else None,
-                                      None if pd.isna(pc) else int(pc), HYSTERESIS_PENDING) or None
-                           for s, b, lv, pb, pc in zip(frame["s_index"], frame["bin"], frame["level"],
-                                                       frame["pending_bin"], frame["pending_count"])]
-    columns = [c for c in SATURATION_COLUMNS if c in frame.columns or c != "table_id"]
-    frame = frame.loc[frame["s_index"].notna(), columns].sort_values(
-        "s_index", ascending=False, kind="stable")
-    return [{col: _cell(col, value) for col, value in row.items()} for row in frame.to_dict(orient="records")]
-
-
-def _cell(column: str, value: Any) -> Any:
-    if value is None or (not isinstance(value, str) and pd.isna(value)):
-        return None
-    value = value.item() if hasattr(value, "item") else value      # numpy scalar -> Python
-    if column in _ROUNDED:
-        return round(float(value), 3)
-    if column in _COUNTS:
-        return int(value)
-    return value
-
-
-def summary_markdown(report: CycleReport, flow_name: str) -> str:
-    """What a person checking the Prefect UI wants first: failed sources, alerts sent, errors."""
-    failed = [o for o in report.outcomes if o.status == "failed"]
-    lines = [f"# benchwatch {flow_name}", ""]
-    if report.outcomes:
-        new = sum(o.status == "new" for o in report.outcomes)
-        unchanged = sum(o.status == "unchanged" for o in report.outcomes)
-        lines += [f"Sources: {new} new snapshot(s), {unchanged} unchanged, {len(failed)} failed.", ""]
-    if failed:
-        lines += ["## Failed sources", "", "| source | reason |", "|---|---|"]
-        lines += [f"| {o.source} | {_md_cell(o.detail)} |" for o in failed]
-        lines.append("")
-    if report.notification is not None:   # fenced: alert text quotes scraped names verbatim
-        lines += ["## Alerts", "", "```", str(report.notification).replace("```", "'''"), "```", ""]
-    if report.errors:
-        lines += ["## Errors", ""] + [f"- {_md_cell(e)}" for e in report.errors] + [""]
-    return "\n".join(lines)
-
-
-def _md_cell(text: str) -> str:
-    """Scraped text inside a markdown table cell: inert (no HTML, no links, no code spans)."""
-    text = html.escape(" ".join(str(text).split()), quote=False)
-    return text.replace("|", "\\|").replace("`", "&#96;").replace("[", "&#91;")
-
 
 def _publish(report: CycleReport, flow_name: str) -> None:
     if report.analysis is not None:
         rows = saturation_rows(report.analysis.get("saturation"), report.analysis.get("levels"))
         if rows:
             create_table_artifact(key=SATURATION_ARTIFACT, table=rows,
-                                  description="Saturation level per benchmark after this run")
+                                  description="Saturation level per leaderboard table and population after this run")
     create_markdown_artifact(key=SUMMARY_ARTIFACT.format(flow=flow_name), markdown=summary_markdown(report, flow_name),
-                             description=f"benchwatch {flow_name}: failed sources, alerts, errors")
+                             description=f"benchwatch {flow_name}: what changed, failed sources, alerts, errors")
 
 
-REPORT_ARTIFACT = "benchwatch-report"
+def _publish_report(db_path: str | None, *, now: datetime | None = None, report_dir: str | None = None,
+                    unchanged: bool = False) -> PublishedReport | None:
+    """The cycle's publish step (jobs.publish: the HTML page, when BENCHWATCH_REPORT_DIR is set)
+    with the overview as Prefect artifacts (a table and markdown) and, inside a flow run, a link
+    artifact to the page. Never fails the run."""
+    from jobs.publish import publish_report as publish_page
+    published = publish_page(db_path, now=now, report_dir=report_dir, overview=True, unchanged=unchanged)
+    if published is None:
+        return None
+    try:
+        if published.overview_rows:
+            create_table_artifact(key=REPORT_ARTIFACT + "-overview", table=published.overview_rows,
+                                  description="Saturation overview: level, S, top-k, staleness per benchmark")
+        if published.overview_markdown is not None:
+            create_markdown_artifact(key=REPORT_ARTIFACT, markdown=published.overview_markdown,
+                                     description="benchwatch report overview")
+        if published.url and flow_run.get_id():
+            create_link_artifact(key=REPORT_LINK_ARTIFACT, link=published.url, link_text="benchwatch report",
+                                 description="The HTML report published by this run")
+    except Exception as exc:   # noqa: BLE001 - artifacts are a by-product too
+        log.warning("[flows] report artifacts not published: %s: %s", type(exc).__name__, exc)
+    return published
 
 
 def publish_report(db_path: str | None, *, now: datetime | None = None,
                    report_dir: str | None = None) -> Path | None:
-    """The report after an analysis: the overview as Prefect artifacts (a table and markdown)
-    and, when `BENCHWATCH_REPORT_DIR` (or `report_dir`) is set, the HTML page written there as
-    alerts.config.REPORT_FILE_NAME (the Slack digest links to it via BENCHWATCH_REPORT_BASE_URL).
-    Never fails the run: a report that cannot be written is logged and skipped."""
-    from alerts.config import REPORT_FILE_NAME
-    from jobs.report_html import overview_markdown, overview_rows, render_report, write_atomic
-    from storage.db import open_connection
-    from storage.report import read_html_report
-
-    now = now or datetime.now(timezone.utc)
-    report_dir = report_dir or os.environ.get("BENCHWATCH_REPORT_DIR") or None
-    try:
-        con = open_connection(db_path, read_only=True)
-        try:
-            frames = read_html_report(con)
-        finally:
-            con.close()
-        rows = overview_rows(frames, now=now)
-        if rows:
-            create_table_artifact(key=REPORT_ARTIFACT + "-overview", table=rows,
-                                  description="Saturation overview: level, S, top-k, staleness per benchmark")
-        create_markdown_artifact(key=REPORT_ARTIFACT, markdown=overview_markdown(frames, now=now),
-                                 description="benchwatch report overview")
-        if report_dir:
-            path = Path(report_dir) / REPORT_FILE_NAME
-            write_atomic(path, render_report(frames, now=now))
-            log.info("[flows] report written to %s", path)
-            return path
-    except Exception as exc:   # the report is a by-product: the run's outcome does not depend on it
-        log.warning("[flows] report not published: %s: %s", type(exc).__name__, exc)
-    return None
+    """The report after an analysis (`_publish_report`); the path of the page written, if any."""
+    published = _publish_report(db_path, now=now, report_dir=report_dir)
+    return None if published is None else published.path
 
 
 def _finish(report: CycleReport, flow_name: str) -> CycleReport | State:
     _publish(report, flow_name)
     logger = get_run_logger()
-    for line in report.text().splitlines():
-        logger.info(line)
+    for line in report.text().splitlines():   # the CLI prints the report itself: once on its terminal
+        logger.info(line, extra=REPORTED)
     if not report.ok:
         message = failure_message(report)
         return Failed(message=message, data=CycleFailed(message, report))
@@ -427,7 +350,7 @@ def _start(db_path: str | None) -> None:
     lake_password_from_block(db_path or os.environ.get("BENCHWATCH_DB"))
 
 
-@flow(name="collect", description="Fetch every requested source (or replay recorded responses) into DuckDB.")
+@flow(name="collect", persist_result=False, description="Fetch every requested source (or replay recorded responses) into DuckDB.")
 def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: ReplayDir = None) -> CycleReport | State:
     """Collect sources into DuckDB.
 
@@ -438,11 +361,11 @@ def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: Repl
     """
     _start(db_path)
     with writer_slot():
-        report = CycleReport(_collect(db_path, sources, replay_dir))
+        report = CycleReport(FlowSteps().collect(db_path, sources, replay_dir))
     return _finish(report, "collect")
 
 
-@flow(name="analyze", description="Recompute saturation and contamination signals from the stored history.")
+@flow(name="analyze", persist_result=False, description="Recompute saturation and contamination signals from the stored history.")
 def analyze(db_path: DbPath = None) -> CycleReport | State:
     """Recompute the analysis tables.
 
@@ -452,11 +375,11 @@ def analyze(db_path: DbPath = None) -> CycleReport | State:
     _start(db_path)
     report = CycleReport([])
     with writer_slot():
-        _analyze_into(report, db_path)
+        jobs.analyze_into(report, FlowSteps(skip_unchanged=False), db_path)   # asked for: always computed
     return _finish(report, "analyze")
 
 
-@flow(name="notify", description="Evaluate the alert rules and deliver new notifications (Slack or console).")
+@flow(name="notify", persist_result=False, description="Evaluate the alert rules and deliver new notifications (Slack or console).")
 def notify(db_path: DbPath = None) -> CycleReport | State:
     """Evaluate alerts and deliver them.
 
@@ -466,11 +389,11 @@ def notify(db_path: DbPath = None) -> CycleReport | State:
     _start(db_path)
     report = CycleReport([])
     with writer_slot():
-        _notify_into(report, db_path)
+        jobs.notify_into(report, FlowSteps(), db_path)
     return _finish(report, "notify")
 
 
-@flow(name="pipeline", description="collect, then analyze, then notify, in one run holding the writer slot.")
+@flow(name="pipeline", persist_result=False, description="collect, analyze (skipped when unchanged), publish the report, notify: one run holding the writer slot.")
 def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: ReplayDir = None,
              collect_only: bool = False) -> CycleReport | State:
     """One full cycle.
@@ -482,79 +405,10 @@ def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: Rep
         collect_only: Stop after collecting (no analysis, no alerts).
     """
     _start(db_path)
-    with writer_slot():
-        report = CycleReport(_collect(db_path, sources, replay_dir))
-        if not collect_only:
-            _analyze_into(report, db_path)
-            publish_report(db_path)   # before notify: the digest links to the page
-            _notify_into(report, db_path)
+    with writer_slot():   # the cycle of `benchwatch run --no-prefect`, each step a Prefect task
+        report = jobs.run_cycle(db_path, sources, replay_dir=replay_dir, collect_only=collect_only,
+                                steps=FlowSteps())
     return _finish(report, "pipeline")
-
-
-# --- the ephemeral server of `benchwatch run` ------------------------------------------------------------
-# Prefect's own default (20 s) is too short on a loaded 2-core machine; a user setting wins.
-EPHEMERAL_STARTUP_TIMEOUT_SECONDS = 120
-_PR_SET_PDEATHSIG = 1
-
-
-class OrchestrationUnavailable(Exception):
-    """Prefect's temporary (ephemeral) server did not start; said in one line by the CLI."""
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the forked child before exec
-    """Ask Linux to send SIGTERM to this (server) process when the process that started it dies,
-    SIGKILL included: an ephemeral server must never outlive its `benchwatch run`."""
-    try:
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except Exception:  # noqa: BLE001 - not Linux: the atexit/SIGTERM stop still applies
-        pass
-
-
-def startup_timeout() -> int:
-    """PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS when set, else our longer default."""
-    raw = os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS")
-    try:
-        return max(1, int(raw)) if raw else EPHEMERAL_STARTUP_TIMEOUT_SECONDS
-    except ValueError:
-        return EPHEMERAL_STARTUP_TIMEOUT_SECONDS
-
-
-def start_ephemeral_server() -> None:
-    """Start the temporary Prefect server of this process (no-op when PREFECT_API_URL is set).
-
-    Prefect starts it lazily from whichever thread first needs a client, as a plain child that
-    an abrupt end of `benchwatch run` orphans (~185 MB each). Started here instead, from the main
-    thread, it is the instance Prefect's clients reuse (`SubprocessASGIServer()` is one per
-    port, None = ephemeral), with the parent-death signal set (SIGKILL of `run` ends it), the
-    longer start-up timeout, and Prefect's atexit stop for every orderly exit (SIGTERM included:
-    the CLI turns it into an exception). A start-up failure becomes OrchestrationUnavailable.
-    """
-    if _server_configured():
-        return
-    import prefect.server.api.server as server_module
-    server = server_module.SubprocessASGIServer()
-    if server.running:
-        return
-    real_popen = subprocess.Popen
-
-    def popen(*args: Any, **kwargs: Any) -> subprocess.Popen:
-        kwargs.setdefault("preexec_fn", _die_with_parent)
-        return real_popen(*args, **kwargs)
-
-    timeout = startup_timeout()
-    setattr(server_module.subprocess, "Popen", popen)   # only while the server process is spawned
-    try:
-        server.start(timeout=timeout)
-    except Exception as exc:  # noqa: BLE001 - Prefect raises RuntimeError with the server's output
-        server.stop()
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-        raise OrchestrationUnavailable(
-            f"Prefect's temporary server did not start within {timeout} s ({first}); raise "
-            "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS, point PREFECT_API_URL at a server, "
-            "or use --no-prefect") from exc
-    finally:
-        setattr(server_module.subprocess, "Popen", real_popen)
 
 
 def run_pipeline(**parameters: Any) -> CycleReport:

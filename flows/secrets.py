@@ -13,8 +13,11 @@ Prefect Secret block.
 Every value found is registered with `common.redact`. A secret found nowhere is simply absent
 from the result: the source that needs it is skipped with one line (jobs.cycle).
 
-The Slack settings (alerts/slack.py) still do their own Secret-block lookup; moving them onto
-this resolver is the rest of issue 22.
+The Slack settings follow the same order (`slack_settings`): SLACK_WEBHOOK_URL or SLACK_BOT_TOKEN
+in the environment; else the Secret block `benchwatch-slack-webhook-url`, then
+`benchwatch-slack-bot-token` (its channel from SLACK_CHANNEL or the Prefect Variable
+`benchwatch_slack_channel`); the values are handed to `alerts.slack.load_settings`, which never
+imports Prefect.
 """
 
 from __future__ import annotations
@@ -24,9 +27,12 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from common import redact
+
+if TYPE_CHECKING:
+    from alerts.slack import SlackSettings
 
 log = logging.getLogger("benchwatch.flows.secrets")
 
@@ -34,9 +40,12 @@ _PREFECT_LOCAL_SETTINGS = (".env", "prefect.toml", "pyproject.toml")
 _PREFECT_API_SETTING = re.compile(r"PREFECT_API_URL|^\s*\[(?:tool\.prefect\.)?api\]|^\s*api\.url\s*=", re.MULTILINE)
 
 
+# Prefect settings files that can set an API URL (besides PREFECT_API_URL in the environment):
+# the profiles file, and the working directory's .env, prefect.toml and pyproject.toml.
 def prefect_api_hinted(env: Mapping[str, str]) -> bool:
-    """Whether Prefect may have an API configured, without importing Prefect: already imported,
-    PREFECT_API_URL set, or a Prefect settings file that mentions an API URL."""
+    """Whether Prefect may have an API configured, without importing Prefect (seconds): already
+    imported (a flow run, a test harness: asking costs nothing), PREFECT_API_URL set, or a Prefect
+    settings file that mentions an API URL. False means no Secret block can be reached."""
     if "prefect" in sys.modules or (env.get("PREFECT_API_URL") or "").strip():
         return True
     home = Path(env.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
@@ -86,6 +95,63 @@ def resolve_secrets(wanted: Mapping[str, str | None], *, env: Mapping[str, str] 
             redact.register_secret(value)
             out[name] = value
     return out
+
+
+# (webhook, bot token, channel) from Prefect; raises when no API is configured or it is unreachable
+SlackLookup = Callable[[], "tuple[str | None, str | None, str | None]"]
+
+
+def slack_settings(env: Mapping[str, str] | None = None, *, prefect_lookup: SlackLookup | None = None) -> SlackSettings:
+    """The Slack settings (`alerts.slack.SlackSettings`): the environment first, then, only when
+    neither SLACK_WEBHOOK_URL nor SLACK_BOT_TOKEN is set, the Prefect Secret blocks (see the module
+    docstring). `prefect_lookup` replaces the Prefect lookup in tests."""
+    from alerts.slack import load_settings
+    env = os.environ if env is None else env
+    if (env.get("SLACK_WEBHOOK_URL") or "").strip() or (env.get("SLACK_BOT_TOKEN") or "").strip():
+        return load_settings(env)
+    try:
+        webhook, token, channel = (prefect_lookup or (lambda: _slack_from_prefect(env)))()
+    except Exception as exc:  # noqa: BLE001 - no API, server down, block missing: "not configured here"
+        return load_settings(env, missing=f"; Prefect Secret blocks unavailable: {redact.one_line(exc, 200)}")
+    webhook, token = (webhook or "").strip(), (token or "").strip()
+    if not webhook and not token:
+        from alerts import config
+        return load_settings(env, missing=(f"; no Prefect Secret block {config.SECRET_BLOCK_WEBHOOK!r} "
+                                           f"or {config.SECRET_BLOCK_BOT_TOKEN!r}"))
+    resolved = {**env, "SLACK_WEBHOOK_URL": webhook, "SLACK_BOT_TOKEN": token}
+    if channel and not (env.get("SLACK_CHANNEL") or "").strip():
+        resolved["SLACK_CHANNEL"] = channel
+    return load_settings(resolved, origin="prefect")
+
+
+def _slack_from_prefect(env: Mapping[str, str]) -> tuple[str | None, str | None, str | None]:
+    """Read the Slack Secret blocks (and the channel Variable) from the configured Prefect API.
+
+    Prefect is imported only here (it costs seconds), and only used when an API URL is
+    configured: without one, a lookup would start a throwaway local server just to find nothing.
+    Nor is it imported to find that out when nothing points at an API (`prefect_api_hinted`).
+    """
+    from alerts import config
+    if not prefect_api_hinted(env):
+        raise RuntimeError("no Prefect API configured (PREFECT_API_URL unset)")
+    from prefect.settings import get_current_settings
+
+    if not get_current_settings().api.url:
+        raise RuntimeError("no Prefect API configured (PREFECT_API_URL unset)")
+    from prefect.blocks.system import Secret
+    from prefect.variables import Variable
+
+    def secret(name: str) -> str | None:
+        try:
+            found: Any = Secret.load(name)       # a Secret (sync context); typed as possibly a coroutine
+            return str(found.get())
+        except ValueError:  # "Unable to find block document named …"
+            return None
+
+    webhook = secret(config.SECRET_BLOCK_WEBHOOK)
+    token = None if webhook else secret(config.SECRET_BLOCK_BOT_TOKEN)
+    channel = Variable.get(config.VARIABLE_CHANNEL, default=None) if token else None
+    return webhook, token, (str(channel) if channel else None)
 
 
 def source_secrets(sources: Iterable[str] | None = None, *, env: Mapping[str, str] | None = None,

@@ -95,14 +95,16 @@ class NotifySummary:
 
 
 def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: Notifier | None = None,
-               rules: RuleSettings | None = None, lease: timedelta = NOTIFY_CLAIM_LEASE) -> NotifySummary:
-    """Evaluate, enqueue, deliver (see the module docstring). Slack failures are reported, not raised."""
+               rules: RuleSettings | None = None, lease: timedelta = NOTIFY_CLAIM_LEASE,
+               settings: SlackSettings | None = None) -> NotifySummary:
+    """Evaluate, enqueue, deliver (see the module docstring). Slack failures are reported, not raised.
+    `settings`: resolved by the caller (flows.secrets.slack_settings); None reads the environment."""
     shutdown.check()         # a stopping process (SIGTERM) sends nothing
     now = to_utc(now)
     rules = rule_settings_from_env() if rules is None else rules
     console_lines: list[str] = []
     if notifier is None:
-        settings = load_settings()
+        settings = load_settings() if settings is None else settings
         notifier = make_notifier(settings, console_write=console_lines.append)
 
     # 1. evaluate and claim, in one transaction (benchmark/model names come from the registry)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from common import console   # console.REPORTED: the caller reports a failed fetch in its summary
 from common.redact import redact_url
 from common.time import utcnow
 from scrapers.base import Scraper
@@ -77,6 +78,6 @@ def _finish(url: str, status: Status, attempts: list[Attempt], *, http_status: i
 
 def _refused(url: str, source: str, reason: str, name: str | None = None) -> FetchResult:
     now = utcnow()
-    log.error("[%s] %s", source, reason)
+    log.error("[%s] %s", source, reason, extra=console.REPORTED)
     return _finish(url, "error", [Attempt(redact_url(url), now, now, None, 0, reason, "error")], error=reason,
                    name=name)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 from urllib.parse import urlsplit
 
-from common import redact
+from common import console, redact   # console.REPORTED: the caller reports a failed fetch in its summary
 from common.redact import redact_url
 from common.time import utcnow
 from scrapers.base import Scraper, ScrapeError
@@ -205,7 +205,7 @@ class Fetcher:
                 delay = self._next_delay(failure, n, waited)
                 if delay is None:
                     error = f"GET {shown} failed after {n} attempt{'s' if n > 1 else ''}: {failure.reason}"
-                    log.error("[%s] %s", source, error)
+                    log.error("[%s] %s", source, error, extra=console.REPORTED)
                     result = _finish(url, "error", attempts, http_status=failure.http_status, error=error,
                                      name=name)
                     result.unresolved = failure.unresolved
@@ -392,7 +392,7 @@ class ReplayFetcher:
         started = utcnow()
         if name in (".", "..") or not path.exists():
             error = f"no recorded response for {shown} at {path}"
-            log.error("[%s] %s", source, error)
+            log.error("[%s] %s", source, error, extra=console.REPORTED)
             result = _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
                              name=name)
             result.not_recorded = True
@@ -400,7 +400,7 @@ class ReplayFetcher:
         outside = self._outside(path)
         if outside:
             error = f"refusing recorded response for {shown} at {path}: {outside}"
-            log.error("[%s] %s", source, error)
+            log.error("[%s] %s", source, error, extra=console.REPORTED)
             return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
                            name=name)
         try:
@@ -408,7 +408,7 @@ class ReplayFetcher:
         except OSError as exc:
             detail = str(exc) if isinstance(exc, FileRefused) else (exc.strerror or str(exc))
             error = f"cannot read recorded response for {shown} at {path}: {detail}"
-            log.error("[%s] %s", source, error)
+            log.error("[%s] %s", source, error, extra=console.REPORTED)
             return _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
                            name=name)
         log.info("[%s] REPLAY %s <- %s (%s)", source, shown, path, human_size(len(content)))

@@ -235,6 +235,14 @@ def test_pipeline_deployment_on_a_process_worker(server, fake_slack_process, tmp
         assert triggered.returncode == 0, (f"{triggered.stdout}\n{triggered.stderr}\n--- worker log ---\n"
                                            f"{(tmp_path / 'worker.log').read_text()}")
         assert "Flow run finished successfully in 'Completed'" in triggered.stdout
+        # the same pages again: nothing new, the analysis skipped as `run` skips it (issue 22)
+        t2 = time.monotonic()
+        again = subprocess.run(
+            PREFECT + ["deployment", "run", "pipeline/daily", "--params", json.dumps(params),
+                       "--watch", "--watch-timeout", str(RUN_TIMEOUT)],
+            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_TIMEOUT + 60)
+        print(f"unchanged: trigger -> Completed: {time.monotonic() - t2:.1f} s")
+        assert "Flow run finished successfully in 'Completed'" in again.stdout, again.stdout + again.stderr
     # prefect 3.9.1 workers may ignore the first SIGINT (ENGINEERING-NOTES §2.3): two must do.
     assert "SIGKILL" not in worker.stopped_with, f"worker needed {worker.stopped_with}"
     worker_log = (tmp_path / "worker.log").read_text(errors="replace")
@@ -243,8 +251,13 @@ def test_pipeline_deployment_on_a_process_worker(server, fake_slack_process, tmp
     # Only the triggered run ran: the paused schedules produced nothing.
     runs = api.flow_runs()
     assert [(r["state_type"], r["parameters"]) for r in runs] == [("COMPLETED", {**params, "sources": None,
-                                                                                  "collect_only": False})]
-    run_id = runs[0]["id"]
+                                                                                  "collect_only": False})] * 2
+    run_id = min(runs, key=lambda r: r["expected_start_time"])["id"]
+    second = max(runs, key=lambda r: r["expected_start_time"])["id"]
+    summary = [a["data"] for a in api.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [second]}}})
+               if a["key"] == "benchwatch-pipeline-summary"]
+    assert summary and "- Analysis: inputs unchanged, stored results kept" in summary[0], summary
+    assert "- New snapshots: none" in summary[0]
     keys = {a["key"]: a["type"] for a in api.post("/artifacts/filter", {"flow_runs": {"id": {"any_": [run_id]}}})}
     assert keys == {"benchwatch-saturation": "table", "benchwatch-pipeline-summary": "markdown",
                     "benchwatch-report-overview": "table", "benchwatch-report": "markdown"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -159,6 +160,42 @@ def test_saturation_rows_keep_indexed_benchmarks_best_first_and_json_safe():
     assert rows[0]["level_note"] is None
     assert rows[1]["level_note"] == ("S 0.20 is in the low range; the level stays very low until a second "
                                      "snapshot confirms it")
+
+
+def test_level_changes_name_each_table_that_moved_and_the_first_levels():
+    import pandas as pd
+    before = pd.DataFrame({"table_id": ["mgsm:simple_evals", "gpqa:epoch", "swe:swebench"],
+                           "scope": ["all", "all", "all"], "population": ["models", "models", "systems"],
+                           "level": ["low", "high", "medium"]})
+    after = pd.DataFrame({"table_id": ["mgsm:simple_evals", "gpqa:epoch", "swe:swebench", "new:x"],
+                          "scope": ["all", "all", "all", "post_cutoff"], "population": ["models", "models", "systems", "models"],
+                          "level": ["high", "high", "medium", "low"]})
+    changes = jobs.level_changes(before, after)
+    assert changes == [jobs.LevelChange("mgsm:simple_evals", "low", "high"),
+                       jobs.LevelChange("new:x (post_cutoff)", None, "low")]
+    assert jobs.level_changes(None, before)[2] == jobs.LevelChange("swe:swebench (systems)", None, "medium")
+    assert jobs.level_changes(before, before) == [] and jobs.level_changes(before, None) == []
+
+
+def test_summary_says_what_changed_this_run():
+    from flows import pipeline as pl
+    from jobs.alerts import NotifySummary
+    from jobs.publish import PublishedReport
+    note = NotifySummary(receiver="slack-webhook", enqueued=1, to_deliver=1, delivered=1,
+                         sent_titles=["MGSM (simple-evals): level low → high"])
+    report = CycleReport([SourceOutcome("swebench", "new", "64 scores"), SourceOutcome("bfcl", "unchanged", "")],
+                         analysis={"skipped": False, "level_changes": [
+                             jobs.LevelChange("mgsm:simple_evals", "low", "high"),
+                             jobs.LevelChange("gpqa:epoch", None, "high")]},
+                         notification=note, published=PublishedReport(url="https://intranet.example/bw/report.html"))
+    md = pl.summary_markdown(report, "pipeline")
+    assert ("## What changed\n\n- New snapshots (1):\n  - swebench: 64 scores\n- Analysis: recomputed\n"
+            "- Levels changed: 1 (1 table(s) got their first level)\n  - mgsm:simple_evals: low → high\n"
+            "- Alerts sent: 1 to slack-webhook\n  - MGSM (simple-evals): level low → high\n"
+            "- Report: <https://intranet.example/bw/report.html>\n") in md
+    quiet = pl.summary_markdown(CycleReport([SourceOutcome("bfcl", "unchanged", "")],
+                                            analysis={"skipped": True}), "pipeline")
+    assert "- New snapshots: none\n- Analysis: inputs unchanged, stored results kept\n- Levels changed: 0" in quiet
 
 
 def test_serve_refuses_without_a_server(capsys):
@@ -324,10 +361,10 @@ def test_a_second_writer_waits_for_the_slot_and_gives_up_after_the_wait(harness,
 
 def test_notify_runs_after_a_failed_analyze_and_the_run_fails(harness, db_path, monkeypatch):
     from flows import pipeline as pl
-    def broken_analyze(db_path, *, now=None):
+    def broken_analyze(db_path, **kwargs):
         raise ValueError("saturation table is inconsistent")
     monkeypatch.setattr(jobs, "analyze", broken_analyze)
-    monkeypatch.setattr(jobs, "notify", lambda db_path, *, now=None: "1 notification(s) sent to the console")
+    monkeypatch.setattr(jobs, "notify", lambda db_path, **kw: "1 notification(s) sent to the console")
     state = pl.pipeline(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY), return_state=True)
     assert state.is_failed()
     assert "analyze failed: ValueError: saturation table is inconsistent" in state.message
@@ -368,8 +405,8 @@ def test_a_digest_slack_refused_fails_the_run(harness, db_path, monkeypatch):
         def __str__(self) -> str:
             return ("2 alert(s) firing (0 muted), 0 pending; 2 new notification(s); delivery to slack-webhook "
                     "failed (HTTP 404 no_service): 2 kept for the next run\n  - MGSM: saturation low → high")
-    monkeypatch.setattr(jobs, "analyze", lambda db_path, *, now=None: {"saturation": None, "suspects": None})
-    monkeypatch.setattr(jobs, "notify", lambda db_path, *, now=None: Undelivered())
+    monkeypatch.setattr(jobs, "analyze", lambda db_path, **kw: {"saturation": None, "suspects": None})
+    monkeypatch.setattr(jobs, "notify", lambda db_path, **kw: Undelivered())
     state = pl.pipeline(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY), return_state=True)
     assert state.is_failed()
     assert "notify: 2 alert(s) firing" in state.message and "2 kept for the next run" in state.message
@@ -428,7 +465,7 @@ def test_a_failed_analyze_is_an_exception_with_the_report(harness, db_path, monk
     from flows import pipeline as pl
     from prefect.states import get_state_exception
 
-    def broken(db_path, *, now=None):
+    def broken(db_path, **kwargs):
         raise ValueError("inconsistent")
     monkeypatch.setattr(jobs, "analyze", broken)
     state = pl.analyze(db_path=db_path, return_state=True)
@@ -470,10 +507,10 @@ def test_ephemeral_start_up_timeout_defaults_longer_than_prefects(monkeypatch):
 @pytest.mark.slow   # imports Prefect's server and runs the CLI cycle
 def test_an_ephemeral_server_that_does_not_start_is_one_line(monkeypatch, tmp_path, capsys):
     """Before: Prefect's RuntimeError reached the terminal as a traceback."""
-    from flows import pipeline as pl
+    from flows import ephemeral, pipeline as pl
     import prefect.server.api.server as server_module
     from cli.main import main
-    monkeypatch.setattr(pl, "_server_configured", lambda: False)
+    monkeypatch.setattr(ephemeral, "_server_configured", lambda: False)
     monkeypatch.setattr(server_module.SubprocessASGIServer, "_instances", {})   # not the harness's server
 
     def never(self, timeout=None):
@@ -487,3 +524,125 @@ def test_an_ephemeral_server_that_does_not_start_is_one_line(monkeypatch, tmp_pa
         f"benchwatch run: Prefect's temporary server did not start within {pl.startup_timeout()} s (Timed out "
         "while attempting to connect to ephemeral Prefect API server.); raise "
         "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS, point PREFECT_API_URL at a server, or use --no-prefect"]
+
+
+# --- issue 22: one cycle, `run --no-prefect` and the pipeline flow do the same work ------------------
+
+SAME_WORK_SOURCES = ["swebench", "simple_evals", "aider_polyglot", "knowledge_cutoffs"]
+# What legitimately differs between two runs of the same cycle: when (timestamp columns, and times
+# inside text such as an alert's JSON or an event id), the run that fetched (`run_id`: local-<uuid>
+# vs the flow run's id), and what hashes those times (the analysis' input fingerprint and summary).
+VOLATILE_COLUMNS = {"run_id", "summary", "fingerprint"}
+TIME_IN_TEXT = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?( ?UTC|Z|\+00:00)?"
+
+
+def table_contents(path: str) -> dict[str, list[tuple]]:
+    """Every base table's rows, timestamps and run ids left out, sorted."""
+    con = duckdb.connect(path, read_only=True)
+    try:
+        out = {}
+        tables = [t for (t,) in con.execute("SELECT table_name FROM information_schema.tables "
+                                            "WHERE table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
+        for table in tables:
+            cols = [c for c, kind in con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? "
+                "ORDER BY ordinal_position", [table]).fetchall()
+                    if "TIMESTAMP" not in kind and c not in VOLATILE_COLUMNS]
+            rows = con.execute("SELECT " + ", ".join(f'"{c}"' for c in cols) + f' FROM "{table}"').fetchall()
+            out[table] = sorted((tuple(re.sub(TIME_IN_TEXT, "<time>", v) if isinstance(v, str) else v for v in row)
+                                 for row in rows), key=repr)
+        return out
+    finally:
+        con.close()
+
+
+def _page(path: Path) -> list[str]:
+    """The report page without the times it was made at (the two runs ran seconds apart), as its
+    sorted table rows and other pieces: two rows that tie on the report's ORDER BY (a table's
+    model and system rows: storage/report.py orders saturation_latest without the population)
+    may come in either order."""
+    return sorted(re.sub(TIME_IN_TEXT, "<time>", path.read_text(encoding="utf-8")).split("<tr>"))
+
+
+@pytest.mark.skipif(not ANALYSIS_READY, reason="analyze/notify jobs not in this tree yet")
+def test_run_without_prefect_and_the_pipeline_flow_do_the_same_work(harness, tmp_path, monkeypatch):
+    """Before: only the flow published the HTML report, and only `run` skipped an unchanged analysis."""
+    import json
+    from flows import pipeline as pl
+    from jobs import saturation as saturation_job
+    for name in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "BENCHWATCH_REPORT_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    computed = []
+    real = saturation_job.run_saturation
+    monkeypatch.setattr(saturation_job, "run_saturation", lambda *a, **kw: computed.append(1) or real(*a, **kw))
+    plain_db, flow_db = str(tmp_path / "plain.duckdb"), str(tmp_path / "flow.duckdb")
+
+    monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "plain-site"))
+    plain = jobs.run_cycle(plain_db, SAME_WORK_SOURCES, replay_dir=REPLAY)
+    monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "flow-site"))
+    state = pl.pipeline(db_path=flow_db, sources=SAME_WORK_SOURCES, replay_dir=str(REPLAY), return_state=True)
+    assert plain.ok and state.is_completed(), (plain.text(), state.message)
+    flowed = state.result()
+    assert computed == [1, 1]
+    assert [(o.source, o.status, o.detail) for o in plain.outcomes] == \
+        [(o.source, o.status, o.detail) for o in flowed.outcomes]
+    assert str(plain.notification) == str(flowed.notification)
+
+    # the same tables, row for row
+    a, b = table_contents(plain_db), table_contents(flow_db)
+    assert a.keys() == b.keys()
+    differ = {t: next(((x, y) for x, y in zip(a[t], b[t]) if x != y), (len(a[t]), len(b[t])))
+              for t in a if a[t] != b[t]}
+    assert differ == {}
+    assert len(a["saturation"]) > 0 and len(a["alerts"]) > 0 and len(a["notifications"]) > 0
+    # the same page, published by both
+    assert plain.published.path == tmp_path / "plain-site" / "report.html"
+    assert flowed.published.path == tmp_path / "flow-site" / "report.html"
+    assert _page(plain.published.path) == _page(flowed.published.path)
+
+    # the flow run's artifacts: the saturation table names table and population; the page is linked
+    found = artifacts_of(state)
+    assert (tmp_path / "flow-site" / "report.html").as_uri() in found[pl.REPORT_LINK_ARTIFACT].data
+    rows = json.loads(found[pl.SATURATION_ARTIFACT].data)
+    assert {"table_id", "population"} <= set(rows[0])
+    assert len({(r["table_id"], r["population"]) for r in rows}) == len(rows)
+    summary = found["benchwatch-pipeline-summary"].data
+    assert "## What changed" in summary and "- Analysis: recomputed" in summary
+    assert "  - swebench: 64 scores" in summary and "table(s) got their first level" in summary
+
+    # a second cycle over the same responses: both skip the unchanged analysis and keep the page
+    written = {p: p.stat().st_mtime_ns for p in (plain.published.path, flowed.published.path)}
+    monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "plain-site"))
+    again_plain = jobs.run_cycle(plain_db, SAME_WORK_SOURCES, replay_dir=REPLAY)
+    monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "flow-site"))
+    again = pl.pipeline(db_path=flow_db, sources=SAME_WORK_SOURCES, replay_dir=str(REPLAY), return_state=True)
+    assert again.is_completed(), again.message
+    assert again_plain.analysis["skipped"] and again.result().analysis["skipped"]
+    assert computed == [1, 1]
+    assert {p: p.stat().st_mtime_ns for p in written} == written
+    assert again_plain.published.path == plain.published.path and again.result().published.path == flowed.published.path
+    kept = artifacts_of(again)
+    assert pl.REPORT_LINK_ARTIFACT in kept and pl.REPORT_ARTIFACT + "-overview" not in kept
+    assert "- Analysis: inputs unchanged, stored results kept" in artifacts_of(again)["benchwatch-pipeline-summary"].data
+
+
+@pytest.mark.slow   # two CLI runs in subprocesses, one starting Prefect's temporary server
+@pytest.mark.parametrize("mode", [["--no-prefect"], []], ids=["no-prefect", "prefect"])
+def test_a_failed_source_is_printed_once_on_the_terminal(tmp_path, mode):
+    """Before: 4 times (the HTTP layer's error, the collection's warning, the flow run's report
+    lines on stderr; the report on stdout). Now the report says it; the logs elsewhere keep theirs."""
+    import os
+    import subprocess
+    import sys
+    replay = tmp_path / "replay"
+    shutil.copytree(REPLAY / "simple_evals", replay / "simple_evals")     # swebench: no recorded response
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "SLACK_", "BENCHWATCH_"))}
+    env.update(PYTHONPATH=str(ROOT), PREFECT_HOME=str(tmp_path / "prefect"), DO_NOT_TRACK="1",
+               PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="120")
+    done = subprocess.run([sys.executable, "-m", "cli.main", "run", *mode, "--replay", str(replay), "--sources",
+                           "swebench,simple_evals", "--db", str(tmp_path / "bw.duckdb")],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "swebench             failed     no recorded response for" in done.stdout
+    assert (done.stdout + done.stderr).count("no recorded response for") == 1, done.stdout + done.stderr
+    assert "simple_evals         new" in done.stdout and "[simple_evals]" not in done.stderr

@@ -45,6 +45,20 @@ def parse_layers(text: str) -> dict[str, tuple[int, int]]:
     return out
 
 
+def parse_third_party(text: str) -> dict[str, set[str]]:
+    """third-party package -> the benchwatch packages that may import it (```third-party block)."""
+    m = re.search(r"```third-party\n(.*?)```", text, re.S)
+    if not m:
+        raise AssertionError("docs/architecture.md has no ```third-party block")
+    out: dict[str, set[str]] = {}
+    for line in m[1].splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, _, owners = line.partition(":")
+            out[name.strip()] = set(owners.split())
+    return out
+
+
 # --- the graph -------------------------------------------------------------------------------------
 
 def project_modules(root: Path) -> dict[str, Path]:
@@ -102,6 +116,28 @@ def imports_of(module: str, source: str, modules: dict[str, Path]) -> set[str]:
                     found.add(target)
     found.discard(module)
     return found
+
+
+def third_party_imports(source: str) -> set[str]:
+    """Top-level names of the absolute imports in a module (module-level and inside functions)."""
+    found: set[str] = set()
+    for node in ast.walk(_parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def misplaced_third_party(root: Path, owners: dict[str, set[str]]) -> list[str]:
+    """Every import of a declared third-party package outside the packages that own it."""
+    problems = []
+    for module, path in sorted(project_modules(root).items()):
+        top = module.split(".")[0]
+        for name in sorted(third_party_imports(path.read_text(encoding="utf-8")) & set(owners)):
+            if top not in owners[name]:
+                problems.append(f"{module} imports {name} (only {', '.join(sorted(owners[name]))} may)")
+    return problems
 
 
 def import_graph(root: Path) -> dict[str, set[str]]:
@@ -200,6 +236,35 @@ def test_every_import_points_down_a_layer(project_graph):
     layers = parse_layers(ARCHITECTURE.read_text(encoding="utf-8"))
     problems = layer_violations(project_graph, layers)
     assert not problems, "imports against docs/architecture.md's layers:\n" + "\n".join(problems)
+
+
+def test_heavy_third_party_packages_are_imported_only_by_their_layer():
+    owners = parse_third_party(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert owners == {"prefect": {"flows", "cli"}, "slack_sdk": {"alerts"}, "scipy": {"analysis"}}
+    problems = misplaced_third_party(ROOT, owners)
+    assert not problems, "third-party imports against docs/architecture.md:\n" + "\n".join(problems)
+    # the walk sees them where they are
+    flows = third_party_imports((ROOT / "flows" / "pipeline.py").read_text(encoding="utf-8"))
+    assert "prefect" in flows
+
+
+def test_a_synthetic_misplaced_third_party_import_is_reported(tmp_path):
+    root = _write(tmp_path, {
+        "alerts/__init__.py": "",
+        "alerts/slack.py": "def f():\n    from prefect.blocks.system import Secret\n    import slack_sdk.web\n",
+        "flows/__init__.py": "import prefect\nfrom prefect import flow\n",
+        "jobs/__init__.py": "from . import x\n",
+    })
+    owners = {"prefect": {"flows", "cli"}, "slack_sdk": {"alerts"}}
+    assert misplaced_third_party(root, owners) == ["alerts.slack imports prefect (only cli, flows may)"]
+
+
+def test_flows_reach_the_store_only_through_the_jobs(project_graph):
+    """flows/ wraps jobs/ (retries, concurrency, artifacts); a read or write of its own is a second owner."""
+    edges = [f"{m} -> {t}" for m, targets in project_graph.items() if m.split(".")[0] == "flows"
+             for t in targets if t.split(".")[0] == "storage"]
+    assert edges == []
+    assert "jobs.cycle" in project_graph["flows.pipeline"]
 
 
 def test_no_import_cycle_between_modules(project_graph):

@@ -71,8 +71,8 @@ def test_building_the_parser_imports_no_command_implementation(tmp_path):
 def test_notify_path_imports_no_prefect_scipy_or_slack_sdk_without_slack_or_prefect_settings(tmp_path):
     got = _loaded_after("""
         import jobs.alerts
-        from alerts.slack import load_settings
-        settings = load_settings({})
+        from flows.secrets import slack_settings
+        settings = slack_settings({})
         out = [settings.mode, settings.reason]
     """, tmp_path)
     assert not {"prefect", "scipy", "slack_sdk", "requests"} & set(got["heavy"]), got["heavy"]
@@ -86,8 +86,8 @@ def test_a_prefect_profile_with_an_api_url_is_asked(tmp_path):
     (tmp_path / ".prefect" / "profiles.toml").write_text(
         'active = "x"\n[profiles.x]\nPREFECT_API_URL = "http://127.0.0.1:9/api"\n')
     got = _loaded_after("""
-        from alerts.slack import _prefect_api_hinted
+        from flows.secrets import prefect_api_hinted
         import os
-        out = _prefect_api_hinted(os.environ)
+        out = prefect_api_hinted(os.environ)
     """, tmp_path)
     assert got["out"] is True and "prefect" not in got["heavy"]

@@ -197,33 +197,45 @@ def test_settings_resolution(monkeypatch, caplog):
         no_channel = load_settings({"SLACK_BOT_TOKEN": TOKEN})
         assert no_channel.mode == CONSOLE and "no channel" in caplog.text
 
+    # the Prefect Secret blocks are looked up by the one resolver, flows.secrets, never by alerts/
+    from flows.secrets import slack_settings
+
     def no_api():
         raise RuntimeError("no Prefect API configured (PREFECT_API_URL unset)")
     with caplog.at_level(logging.WARNING):
-        console = load_settings({}, prefect_lookup=no_api)
+        console = slack_settings({}, prefect_lookup=no_api)
     assert console.mode == CONSOLE and "no Prefect API configured" in console.reason
     assert "notifications go to the console" in caplog.text
-    from_blocks = load_settings({}, prefect_lookup=lambda: ("https://hooks.slack.com/services/T9/B9/blockSecret1", None, None))
+    from_blocks = slack_settings({}, prefect_lookup=lambda: ("https://hooks.slack.com/services/T9/B9/blockSecret1",
+                                                             None, None))
     assert (from_blocks.mode, from_blocks.origin) == (WEBHOOK, "prefect")
     assert "blockSecret1" not in repr(from_blocks)
     # the registered secret goes whole
     assert redact.redact("x https://hooks.slack.com/services/T9/B9/blockSecret1 y") == "x [REDACTED] y"
-    missing = load_settings({}, prefect_lookup=lambda: (None, None, None))
+    missing = slack_settings({}, prefect_lookup=lambda: (None, None, None))
     assert missing.mode == CONSOLE and "benchwatch-slack-webhook-url" in missing.reason
+    token = slack_settings({"SLACK_CHANNEL": "#env"}, prefect_lookup=lambda: (None, TOKEN, "#var"))
+    assert (token.mode, token.channel, token.origin) == (WEB_API, "#env", "prefect")   # the environment first
+    # the environment wins without asking Prefect at all
+    assert slack_settings({"SLACK_BOT_TOKEN": TOKEN, "SLACK_CHANNEL": "#a"}, prefect_lookup=no_api).mode == WEB_API
+    # alerts/ reads only what it is given
+    assert load_settings({}).reason == "no Slack settings"
 
 
 def test_real_prefect_lookup_without_an_api_falls_back_to_console(monkeypatch):
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     from prefect.settings import get_current_settings
+    from flows.secrets import slack_settings
     if get_current_settings().api.url:
         pytest.skip("a Prefect API is configured in this environment")
-    settings = load_settings({})
+    settings = slack_settings({})
     assert settings.mode == CONSOLE and "no Prefect API configured" in settings.reason
 
 
 @pytest.mark.slow   # starts Prefect's test server
 def test_webhook_from_a_prefect_secret_block(fake_slack, monkeypatch, tmp_path):
     """The real Prefect path: a Secret block on a (temporary) Prefect server, env unset."""
+    from flows.secrets import slack_settings
     from prefect.blocks.system import Secret
     from prefect.settings import PREFECT_RESULTS_LOCAL_STORAGE_PATH, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
@@ -232,9 +244,9 @@ def test_webhook_from_a_prefect_secret_block(fake_slack, monkeypatch, tmp_path):
         monkeypatch.delenv(var, raising=False)
     with temporary_settings({PREFECT_RESULTS_LOCAL_STORAGE_PATH: tmp_path}):
         with prefect_test_harness(server_startup_timeout=60):
-            assert load_settings().mode == CONSOLE          # no block yet
+            assert slack_settings().mode == CONSOLE          # no block yet
             Secret(value=fake_slack.webhook_url).save("benchwatch-slack-webhook-url", overwrite=True)
-            settings = load_settings()
+            settings = slack_settings()
             assert (settings.mode, settings.origin) == (WEBHOOK, "prefect")
             assert make_notifier(settings).send(digest()).ok
     assert len(fake_slack.messages()) == 1 and WEBHOOK_SECRET not in repr(settings)

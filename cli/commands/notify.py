@@ -34,12 +34,13 @@ def run(args: argparse.Namespace) -> int:
     if args.test:
         return run_test()
     from common.redact import one_line
-    from alerts.slack import load_settings, make_notifier
+    from alerts.slack import make_notifier
+    from flows.secrets import slack_settings   # the one resolver: environment, then Prefect Secret blocks
     from jobs.alerts import run_notify
     from common.time import utcnow
     from storage.db import StorageError
     try:
-        notifier = make_notifier(load_settings(), console_write=print)
+        notifier = make_notifier(slack_settings(), console_write=print)
         summary = run_notify(args.db, now=utcnow(), notifier=notifier)
     except (StorageError, ValueError) as exc:
         print(f"benchwatch: {one_line(exc, 500)}", file=sys.stderr)
@@ -66,6 +67,7 @@ def run_test() -> int:
     """`notify --test`: one message, where it went, exit 1 with one line when it failed."""
     from common.redact import one_line
     from common.time import utcnow
+    from flows.secrets import slack_settings
     from jobs.alerts import run_notify_test
     # the SDK logs each failed attempt; the check reports its outcome itself, in one line
     import logging
@@ -74,7 +76,7 @@ def run_test() -> int:
     level = sdk_log.level
     sdk_log.setLevel(logging.CRITICAL)
     try:
-        result = run_notify_test(now=utcnow(), console_write=print)
+        result = run_notify_test(now=utcnow(), settings=slack_settings(), console_write=print)
     except ValueError as exc:          # a webhook URL that is not an http(s) URL
         print(f"benchwatch: {one_line(exc, 500)}", file=sys.stderr)
         return 1

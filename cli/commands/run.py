@@ -11,7 +11,8 @@ from cli.main import add_db_argument, add_sources_argument
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="one full cycle: collect every source, analyze, notify",
                        description="Collect every enabled source (live, or from --replay DIR), store new snapshots, "
-                                   "recompute saturation and contamination signals, and deliver alerts (Slack when "
+                                   "recompute saturation and contamination signals (skipped when no input changed), write "
+                                   "the HTML report to $BENCHWATCH_REPORT_DIR when set, and deliver alerts (Slack when "
                                    "SLACK_WEBHOOK_URL or SLACK_BOT_TOKEN+SLACK_CHANNEL is set, else the console). "
                                    "One failing source never stops the others. Runs as a Prefect flow in ephemeral "
                                    "mode unless PREFECT_API_URL points at a server, or --no-prefect is given.",
@@ -36,10 +37,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.no_prefect:
-            from flows.secrets import source_secrets   # the one resolver (environment, then Prefect Secret blocks)
+            from flows.secrets import slack_settings, source_secrets   # the one resolver (environment, then
+            from jobs.cycle import CycleSteps                          # Prefect Secret blocks), handed down
             secrets = None if args.replay is not None else source_secrets(args.sources)
             report = run_cycle(args.db, args.sources, replay_dir=args.replay, collect_only=args.collect_only,
-                               secrets=secrets)
+                               steps=CycleSteps(secrets, slack=slack_settings))
         else:
             from flows.pipeline import run_pipeline  # returns the report also when the flow run ends Failed
             from flows.secrets import password_to_environment
