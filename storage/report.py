@@ -72,9 +72,9 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
                coalesce(bt.name, b.name, l.benchmark) AS table_name, coalesce(bt.is_primary, true) AS is_primary
         FROM saturation_latest l LEFT JOIN benchmarks b ON b.id = l.benchmark
         LEFT JOIN benchmark_tables bt ON bt.table_id = l.table_id
-        ORDER BY l.benchmark, NOT coalesce(bt.is_primary, true), l.table_id, l.scope""")
+        ORDER BY l.benchmark, NOT coalesce(bt.is_primary, true), l.table_id, l.scope, l.population""")
     history = _read(con, "saturation_history",
-                    "SELECT * FROM saturation_history ORDER BY benchmark, table_id, scope, as_of")
+                    "SELECT * FROM saturation_history ORDER BY benchmark, table_id, scope, population, as_of")
     frontier = _read(con, "frontier", "SELECT * FROM frontier ORDER BY benchmark, table_id, k, as_of")
     trends = _read(con, "trends", "SELECT * FROM trends ORDER BY benchmark, table_id, k")
     tables = _read(con, "benchmark_tables", """SELECT * FROM benchmark_tables
