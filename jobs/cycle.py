@@ -45,8 +45,9 @@ log = logging.getLogger("benchwatch.jobs")
 
 def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.PathLike, *,
                 aux_paths: Sequence[str | os.PathLike] = (), observed_at: datetime | str | None = None,
-                native: bool = True) -> IngestResult:
-    """Parse a saved copy of a source's response and store it as a snapshot.
+                native: bool = True, wait: float = db.DEFAULT_WAIT_SECONDS) -> IngestResult:
+    """Parse a saved copy of a source's response and store it as a snapshot (waiting up to `wait`
+    seconds while another process writes).
 
     Raises ScrapeError (database untouched) when the file cannot be parsed. A `csv` file is read
     and validated inside DuckDB (`storage.csv_ingest`) when that path reproduces the pandas one
@@ -66,13 +67,13 @@ def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.P
     layout = native_layout(responses[0].content) if native and source == CSV_SOURCE and not aux_paths else None
     if layout is not None:
         result = _ingest_csv(db_path, primary, stamp, layout, responses, when, scraper.parser_version,
-                             scraper.shrink_max_drop, scraper.NAMING)
+                             scraper.shrink_max_drop, scraper.NAMING, wait=wait)
         if result is not None:
             return result
     parsed = scraper.parse_checked(responses[0].content, fetched_at=when,
                                    aux={r.file_name: r.content for r in responses[1:]},
                                    filename=responses[0].file_name)
-    with connect_synced(db_path) as con:
+    with connect_synced(db_path, wait=wait) as con:
         result = store_snapshot(con, parsed, responses, observed_at=when, origin="ingest",
                                 parser_version=scraper.parser_version)
         if result.status == "new":
@@ -82,7 +83,8 @@ def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.P
 
 def _ingest_csv(db_path: str | os.PathLike | None, primary: Path, stamp: FileStamp, layout: CsvLayout,
                 responses: list[Response], when: datetime, parser_version: int,
-                shrink_max_drop: float | None = None, naming: NamingRules = NO_RULES) -> IngestResult | None:
+                shrink_max_drop: float | None = None, naming: NamingRules = NO_RULES,
+                wait: float = db.DEFAULT_WAIT_SECONDS) -> IngestResult | None:
     """`storage.csv_ingest` into the database; None when the pandas path must read the file (nothing
     written). A database that does not exist yet is created beside its path and put in place only
     when the file was stored: a file that fails creates nothing, as on the pandas path (which
@@ -101,7 +103,7 @@ def _ingest_csv(db_path: str | os.PathLike | None, primary: Path, stamp: FileSta
         try:
             with db.new_database(target) as new:
                 try:
-                    with connect_synced(new.path) as con:
+                    with connect_synced(new.path, wait=wait) as con:
                         result = store(con)
                 except BaseException:    # past parsing (a refused date, …): the pandas path had opened it too
                     new.keep()
@@ -111,7 +113,7 @@ def _ingest_csv(db_path: str | os.PathLike | None, primary: Path, stamp: FileSta
             return result
         except FileExistsError:      # another process created it meanwhile: store into that one
             pass
-    with connect_synced(url) as con:
+    with connect_synced(url, wait=wait) as con:
         return store(con)
 
 

@@ -248,7 +248,8 @@ def _variants(tmp_path: Path) -> list[tuple[str, Path]]:
 
 def _ingest_proc(target: str, source: str, path: Path) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.Popen([sys.executable, "-m", "cli", "ingest", source, str(path), "--db", target],
+    # --wait: a dozen writers queue for one lock; on a loaded 2-core box the last waited over 60 s
+    return subprocess.Popen([sys.executable, "-m", "cli", "ingest", source, str(path), "--db", target, "--wait", "600"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

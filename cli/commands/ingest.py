@@ -7,6 +7,7 @@ import sys
 
 import scrapers
 from cli.main import add_db_argument
+from storage.db import DEFAULT_WAIT_SECONDS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="when this content was published/observed (default: now), e.g. 2025-11-18 for a backfill; "
                         "a date in the future (beyond 1 day of clock skew) or long before a benchmark "
                         "in the file existed is refused")
+    p.add_argument("--wait", type=float, default=DEFAULT_WAIT_SECONDS, metavar="SECONDS",
+                   help="how long to wait while another process writes")
     add_db_argument(p)
     p.set_defaults(func=run)
 
@@ -36,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
     from storage.db import StorageError
     from storage.ingest import IngestRefused
     try:
-        result = ingest_file(args.db, args.source, args.path, aux_paths=args.aux, observed_at=args.observed_at)
+        result = ingest_file(args.db, args.source, args.path, aux_paths=args.aux, observed_at=args.observed_at,
+                             wait=args.wait)
     except ScrapeError as exc:
         print(f"benchwatch: cannot ingest {args.path} as {exc.source}: {exc.reason}", file=sys.stderr)
         return 1
