@@ -539,6 +539,6 @@ def at_day(trends: pd.DataFrame, now) -> pd.DataFrame:
     now = pd.Timestamp(now)
     out = trends.copy()
     out["as_of"] = now
-    end = pd.to_datetime(out["trend_end"])
+    end = pd.to_datetime(out["trend_end"], utc=True).dt.tz_localize(None)    # naive UTC, as `now`
     out["stale_days"] = [None if pd.isna(e) else int((now - pd.Timestamp(e)) / pd.Timedelta(days=1)) for e in end]
     return out

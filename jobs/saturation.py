@@ -147,7 +147,10 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
         latest = latest[latest["table_id"].isin(only)]
     registry = reads.read_benchmarks(con)
     snap = saturation_table(latest, registry, k=k, alpha=alpha, z=z, scope=SCOPE)
-    snap["as_of"] = snap["table_id"].map(latest.groupby("table_id")["observed_at"].max())
+    if len(snap):
+        snap["as_of"] = snap["table_id"].map(latest.groupby("table_id")["observed_at"].max())
+    else:    # nothing to recompute (an incremental analysis on a new day): typed, for the writes
+        snap["as_of"] = pd.Series(dtype="datetime64[us]")
 
     history = with_table_ids(read_dated_history(con, benches))
     spans = store.read_table_spans(con, benches)
@@ -187,6 +190,10 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
                                       scope=SCOPE, k=k, alpha=alpha, run_at=run_at)
     run_post_cutoff_saturation(con, now=now_ts, k=k, alpha=alpha, z=z, only=only)
     run_levels(con)   # the committed level of every stored row (issue 19; jobs/levels.py)
+    if snap.empty:
+        summary = pd.DataFrame(columns=SUMMARY_COLUMNS)
+        return merged_summary(previous[~previous["table_id"].isin(only)], summary) \
+            if only is not None and previous is not None and len(previous) else summary
     summary = snap.merge(trajectory.groupby(["table_id", "population"]).size().rename("trajectory_points"),
                          left_on=["table_id", "population"], right_index=True, how="left")
     summary = summary.merge(trends[["table_id", "population", "frontier", "slope_per_month", "stalled",

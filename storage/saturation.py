@@ -313,6 +313,7 @@ def store_saturation_tables(con: duckdb.DuckDBPyConnection, *, table_ids: list[s
     front = _frame(frontier, FRONTIER_COLUMNS, run_at, "frontier")
     tr = _frame(trends, TRENDS_COLUMNS, run_at, "trends")
     tabs = tables[[*BENCHMARK_TABLES_COLUMNS, "run_at"]].copy()
+    tabs["run_at"] = pd.to_datetime(tabs["run_at"], utc=True).dt.tz_localize(None)   # stored and new rows: naive UTC
     day = day_trends[["table_id", "k", "as_of", "stale_days"]].copy()
     ids = sorted(table_ids)
     with transaction(con):
