@@ -132,10 +132,10 @@ def _sha(*parts: object) -> str:
 def model_hashes(claims: pd.DataFrame, now: datetime) -> dict[str, int]:
     """model -> a hash of its resolved dates and cutoff (analysis.cutoffs.resolve_model_dates: a
     claim of another model can change a model's trust) and of whether its release is still ahead."""
-    from analysis.cutoffs import resolve_model_dates
+    from jobs.contamination import resolved_dates
     if not len(claims):
         return {}
-    resolved = resolve_model_dates(claims).sort_values("model", kind="stable").reset_index(drop=True)
+    resolved = resolved_dates(claims).sort_values("model", kind="stable").reset_index(drop=True)
     ahead = pd.to_datetime(resolved["release_date"]) > pd.Timestamp(to_utc(now)).tz_localize(None)
     text = resolved.astype(str).assign(_ahead=ahead.astype(str))
     hashes = pd.util.hash_pandas_object(text, index=False).to_numpy(np.uint64)

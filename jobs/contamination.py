@@ -8,6 +8,7 @@ post-cutoff scope is the saturation job's (jobs/saturation.py), on the slices of
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import asdict
 from functools import partial
@@ -51,14 +52,30 @@ def with_item_dates(benchmarks: pd.DataFrame, items: pd.DataFrame) -> pd.DataFra
     return out
 
 
-def slice_inputs(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None) -> dict:
+_RESOLVED: dict[str, pd.DataFrame] = {}    # the last claims resolved (one analysis resolves them once)
+
+
+def resolved_dates(claims: pd.DataFrame) -> pd.DataFrame:
+    """analysis.cutoffs.resolve_model_dates(claims), computed once for the same claims: the steps
+    of one analysis (plan, history dating, slices, post-cutoff scope) all need it."""
+    key = hashlib.sha256(pd.util.hash_pandas_object(claims, index=False).to_numpy().tobytes()
+                         + ",".join(map(str, claims.columns)).encode()).hexdigest()
+    if key not in _RESOLVED:
+        _RESOLVED.clear()
+        _RESOLVED[key] = resolve_model_dates(claims)
+    return _RESOLVED[key].copy()
+
+
+def slice_inputs(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None,
+                 items: pd.DataFrame | None = None) -> dict:
     """Latest scores, dated items, resolved model dates and benchmarks (with their items' dates);
-    `benchmarks`: only those benchmarks' scores and items."""
+    `benchmarks`: only those benchmarks' scores and items; `items`: these instead of reading them
+    (an incremental analysis passes the items' dates: storage.contamination.read_item_dates)."""
     latest = reads.read_latest_scores(con, benchmarks=benchmarks)
-    items = store.read_item_results(con, benchmarks=benchmarks)
+    items = store.read_item_results(con, benchmarks=benchmarks) if items is None else items
     claims = reads.read_model_date_claims(con)
     return {
-        "latest": latest, "items": items, "cutoffs": resolve_model_dates(claims),
+        "latest": latest, "items": items, "cutoffs": resolved_dates(claims),
         "benchmarks": with_item_dates(reads.read_benchmarks(con).rename(columns={"id": "benchmark"}), items),
     }
 
@@ -77,8 +94,8 @@ def linked_benchmarks(benchmarks: pd.DataFrame) -> set[str]:
     return set(refs) | {r for rs in refs.values() for r in rs}
 
 
-def _inputs(con: duckdb.DuckDBPyConnection, history: bool = True) -> dict:
-    data = slice_inputs(con)
+def _inputs(con: duckdb.DuckDBPyConnection, history: bool = True, items: pd.DataFrame | None = None) -> dict:
+    data = slice_inputs(con, items=items)
     return {**data, "history": store.read_score_history(con, reference_benchmarks(data["benchmarks"]))
             if history else None}
 
@@ -105,19 +122,33 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
     """
     now_ts = naive_utc(now)
     signals_run = _signals(con, th, fresh_a3, fresh_link)
-    data = _inputs(con, history=signals_run is None or fresh_link)
-    latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
+    if signals_run is None:
+        data = _inputs(con)
+        latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
+        tested = items
+    else:   # the items' dates and snapshots of every group; the items of the groups recomputed
+        data = _inputs(con, history=fresh_link, items=store.read_item_dates(con))
+        latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
+        groups = set(fresh_a3 or ())
+        tested = store.read_item_results(con, benchmarks=sorted({b for _, b in groups}))
+        tested = tested[[(s, b) in groups for s, b in zip(tested["source"], tested["benchmark"])]]
     snapshot_ids = sorted({int(s) for s in pd.concat([latest["snapshot_id"], items["snapshot_id"]]).dropna()})
     parameters = asdict(th)
     run_id = store.run_key(snapshot_ids, parameters, seed)
 
     slices = model_slices(latest, data["benchmarks"], cutoffs, guard_days=th.guard_days)
-    post = post_cutoff_scores(items, cutoffs, now=now_ts, guard_days=th.guard_days) if len(items) else \
+    post = post_cutoff_scores(tested, cutoffs, now=now_ts, guard_days=th.guard_days) if len(tested) else \
         pd.DataFrame(columns=store.POST_COLUMNS)
+    if signals_run is not None:   # the other groups' stored post-cutoff scores, their window ending now
+        kept = store.read_last_post_scores(con)
+        kept = kept[[(s, b) not in groups for s, b in zip(kept["source"], kept["benchmark"])]]
+        if len(kept):
+            post = pd.concat([post, kept.assign(window_end=now_ts)], ignore_index=True) if len(post) else \
+                kept.assign(window_end=now_ts)
     states = store.read_suspicions(con)
     from analysis.contamination import run as signal_run
     runner = run_signals if signals_run is None else partial(signal_run.run_signals, signals=signals_run)
-    signals = runner(latest, items, cutoffs, data["benchmarks"], store.read_previous_flags(con, run_id),
+    signals = runner(latest, tested, cutoffs, data["benchmarks"], store.read_previous_flags(con, run_id),
                      rng=np.random.default_rng(seed), now=now_ts, history=data["history"],
                      predecessors=reads.read_predecessors(con), th=th, suspicions=states)
     observed = pd.concat([latest["observed_at"], items["observed_at"]]).dropna()

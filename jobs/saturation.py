@@ -20,7 +20,7 @@ from analysis.cutoffs import post_cutoff_scope
 from analysis.dating import dated_history, release_dates  # noqa: F401  (the dating rule; re-exported)
 from analysis.saturation import saturation_table, saturation_trajectory, table_sizes
 from analysis.trends import at_day, frontier_history, metric_of, trends_table
-from jobs.contamination import model_slices, slice_inputs
+from jobs.contamination import model_slices, resolved_dates, slice_inputs
 from jobs.levels import run_levels
 from common.time import naive_utc
 from common.units import METRIC_DIRECTIONS, lower_is_better
@@ -50,7 +50,8 @@ def read_dated_history(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | N
     """The dated history the trajectory, frontier and trends need: only the rows that can change
     a running top k (storage.saturation.read_running_best_history), dated by `dated_history`,
     each with its table (`benchmarks`: only those benchmarks' rows)."""
-    releases = release_dates(reads.read_model_date_claims(con))
+    claims = reads.read_model_date_claims(con)
+    releases = release_dates(claims, resolved=resolved_dates(claims))
     lower = [m for m in METRIC_DIRECTIONS if lower_is_better(m)]
     return dated_history(store.read_running_best_history(con, releases, lower, benchmarks=benchmarks),
                          releases=releases)

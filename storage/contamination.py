@@ -103,6 +103,23 @@ def read_item_results(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | No
     return naive_utc_columns(df, "item_date", "observed_at")
 
 
+def read_item_dates(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The item results' keys and dates without the models (one row per source, benchmark, item,
+    snapshot): what an incremental analysis needs of the item groups it does not recompute (their
+    material dates, snapshots and observation times)."""
+    df = con.execute("""SELECT DISTINCT i.source, i.benchmark, i.item_id, i.item_date, i.snapshot_id, sn.observed_at
+                        FROM latest_item_results i JOIN snapshots sn ON sn.id = i.snapshot_id""").df()
+    return naive_utc_columns(df, "item_date", "observed_at")
+
+
+def read_last_post_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The newest run's post-cutoff scores (POST_COLUMNS, table post_cutoff_slices), times naive UTC."""
+    df = con.execute(f"""SELECT {', '.join(POST_COLUMNS)} FROM post_cutoff_slices WHERE run_id = (
+                             SELECT run_id FROM contamination_runs ORDER BY run_at DESC, run_id LIMIT 1)
+                         ORDER BY source, benchmark, model""").df()
+    return naive_utc_columns(df, "window_start", "window_end", "pre_window_end")
+
+
 def read_previous_flags(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
     """The tests of the newest run other than `run_id` (the previous evaluation of other data)."""
     df = con.execute("""
