@@ -17,7 +17,7 @@ import pandas as pd
 
 import scrapers
 from common import shutdown
-from common.time import to_utc, utcnow
+from common.time import utcnow
 from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
 from scrapers.http import FetchResult, Fetcher, FileRefused, ReplayFetcher, fetch_source, read_capped
 from storage import db, lake
