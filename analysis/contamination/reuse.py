@@ -33,12 +33,11 @@ def _finite(v: Any) -> bool:
 def _gate(signal: str, ev: dict, th: Thresholds) -> bool:
     """The signal's own extra condition, as its test builder set it (a1._a1_self_consistency,
     a2's z floor; A3 has none): needed only for a test `finalize` does not hold."""
+    z = ev.get("robust_z" if signal == "A1" else "z")
     if signal == "A1":
-        z = ev.get("robust_z")
-        return True if z is None else bool(_finite(z) and float(z) >= th.a1_robust_z or z == float("inf"))
+        return True if z is None else bool(z == float("inf") or (_finite(z) and float(z) >= th.a1_robust_z))
     if signal == "A2":
-        z = ev.get("z")
-        return bool(_finite(z) and float(z) >= th.a2_min_z)
+        return bool(z is not None and _finite(z) and float(z) >= th.a2_min_z)
     return True
 
 
