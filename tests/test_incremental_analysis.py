@@ -32,15 +32,28 @@ WHEN_COMPUTED = {"run_at", "computed_at"}
 JSON_COLUMNS = {"evidence", "resolution", "conflicts", "parameters"}
 
 
-@pytest.fixture(scope="module")
-def analysed(tmp_path_factory) -> tuple[Path, datetime]:
-    """The sources collected and analysed once (a full analysis); each test changes a copy."""
+# the fast lane's slice: a table nothing else reads, one item group (A3), the model dates
+FAST_SOURCES = ["arc_agi", "livecodebench", "knowledge_cutoffs"]
+
+
+def _analysed(tmp_path_factory, sources: list[str]) -> tuple[Path, datetime]:
     path = tmp_path_factory.mktemp("incr") / "base.duckdb"
-    cycle.collect(path, SOURCES, replay_dir=REPLAY)
+    cycle.collect(path, sources, replay_dir=REPLAY)
     now = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(days=1)
     result = analyze(path, now=now)
     assert result["plan"] == "full"
     return path, now
+
+
+@pytest.fixture(scope="module")
+def analysed(tmp_path_factory) -> tuple[Path, datetime]:
+    """The sources collected and analysed once (a full analysis); each test changes a copy."""
+    return _analysed(tmp_path_factory, SOURCES)
+
+
+@pytest.fixture(scope="module")
+def analysed_fast(tmp_path_factory) -> tuple[Path, datetime]:
+    return _analysed(tmp_path_factory, FAST_SOURCES)
 
 
 def _copy(src: Path, dst: Path) -> Path:
@@ -92,11 +105,21 @@ def _change_source(path: Path, source: str, when: datetime) -> None:
 
 
 @pytest.mark.parametrize("source, a3, link", [
-    ("arc_agi", False, False),            # tables nothing else reads (no reference benchmarks)
-    ("livecodebench", True, True),        # scores and dated items (A3); a reference of Aider polyglot
-    ("simple_evals", False, True),        # MMLU has reference benchmarks: A1/A2 recomputed
+    # the fast lane keeps the unlinked table (test_..._fast); these repeat it with A1 and A3 recomputed
+    pytest.param("arc_agi", False, False, marks=pytest.mark.slow),   # tables nothing else reads
+    pytest.param("livecodebench", True, True, marks=pytest.mark.slow),   # items (A3); a reference of Aider's
+    pytest.param("simple_evals", False, True, marks=pytest.mark.slow),   # MMLU's references: A1/A2 recomputed
 ])
 def test_one_changed_source_gives_the_results_of_a_full_analysis(analysed, tmp_path, monkeypatch, source, a3, link):
+    _check_one_changed_source(analysed, tmp_path, monkeypatch, source, a3, link)
+
+
+def test_one_changed_source_gives_the_results_of_a_full_analysis_fast(analysed_fast, tmp_path, monkeypatch):
+    """The fast lane's case: ARC-AGI changed beside LiveCodeBench's items (A3 kept as stored)."""
+    _check_one_changed_source(analysed_fast, tmp_path, monkeypatch, "arc_agi", False, False)
+
+
+def _check_one_changed_source(analysed, tmp_path, monkeypatch, source, a3, link):
     base, now = analysed
     inc = _copy(base, tmp_path / "incremental.duckdb")
     _change_source(inc, source, now + timedelta(hours=1))
@@ -117,7 +140,7 @@ def test_one_changed_source_gives_the_results_of_a_full_analysis(analysed, tmp_p
         ours = {r[0] for r in con.execute("""SELECT DISTINCT table_id FROM benchmark_tables WHERE list_contains(sources, ?)
                                                 OR benchmark IN (SELECT benchmark FROM item_results WHERE source = ?)""",
                                           [source, source]).fetchall()}
-        n_tables = con.execute("SELECT count(*) FROM benchmark_tables").fetchone()[0]
+        n_tables = con.execute("SELECT count(*) FROM analysis_unit_inputs WHERE part = 'table'").fetchone()[0]
     recomputed = int(result["plan"].split(" table(s)")[0])   # also tables of only excluded rows, if any
     assert len(ours) <= recomputed < n_tables, (result["plan"], ours)
     assert (" 0 A3" not in result["plan"]) == a3 and ("A1/A2" in result["plan"]) == link, result["plan"]
@@ -132,8 +155,8 @@ def test_one_changed_source_gives_the_results_of_a_full_analysis(analysed, tmp_p
     assert kept["s_index"].astype(float).round(12).equals(want["s_index"].astype(float).round(12))
 
 
-def test_a_new_day_without_new_data_recomputes_only_the_day_relative_columns(analysed, tmp_path, monkeypatch):
-    base, now = analysed
+def test_a_new_day_without_new_data_recomputes_only_the_day_relative_columns(analysed_fast, tmp_path, monkeypatch):
+    base, now = analysed_fast
     inc = _copy(base, tmp_path / "incremental.duckdb")
     full = _copy(base, tmp_path / "full.duckdb")
     next_day = now + timedelta(days=1)
