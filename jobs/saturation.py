@@ -153,7 +153,7 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     else:    # nothing to recompute (an incremental analysis on a new day): typed, for the writes
         snap["as_of"] = pd.Series(dtype="datetime64[us]")
 
-    history = with_table_ids(read_dated_history(con, benches))
+    history = with_table_ids(read_dated_history(con) if benches is None else read_dated_history(con, benches))
     spans = store.read_table_spans(con, benches)
     if only is not None:
         history = history[history["table_id"].isin(only)]
