@@ -21,11 +21,12 @@ log = logging.getLogger("benchwatch.analysis.dating")
 RUNNING_BEST_SQL = "running_best_history.sql"     # the SQL twin, a resource of this package
 
 
-def release_dates(claims: pd.DataFrame) -> pd.DataFrame:
-    """Each model's resolved release date (analysis.cutoffs.resolve_model_dates): model, release_date."""
+def release_dates(claims: pd.DataFrame, resolved: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Each model's resolved release date (analysis.cutoffs.resolve_model_dates): model, release_date.
+    `resolved`: resolve_model_dates(claims) when the caller has it already."""
     if not len(claims):
         return pd.DataFrame({"model": pd.Series(dtype="object"), "release_date": pd.Series(dtype="datetime64[us]")})
-    resolved = resolve_model_dates(claims)
+    resolved = resolve_model_dates(claims) if resolved is None else resolved
     return resolved.loc[resolved["release_date"].notna(), ["model", "release_date"]].reset_index(drop=True)
 
 

@@ -431,3 +431,15 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit, *, ceiling: float | None, floor:
         return {**out, **bad, "forecast_method": "logistic"}
     return {**out, "forecast_status": "ok", "forecast_method": "logistic", "forecast_date": to_date(t_y),
             **ci(to_days(t_y - FORECAST_CI_Z * sd), to_days(t_y + FORECAST_CI_Z * sd)), "forecast_reason": None}
+
+
+def at_day(trends: pd.DataFrame, now) -> pd.DataFrame:
+    """Stored trend rows moved to the day of `now`: their day-relative columns, `as_of` (= now)
+    and `stale_days` (= now - trend_end, as `trends_table` computes it), recomputed; every other
+    column is about the table's data and stays (an incremental analysis on a new day)."""
+    now = pd.Timestamp(now)
+    out = trends.copy()
+    out["as_of"] = now
+    end = pd.to_datetime(out["trend_end"], utc=True).dt.tz_localize(None)    # naive UTC, as `now`
+    out["stale_days"] = [None if pd.isna(e) else int((now - pd.Timestamp(e)) / pd.Timedelta(days=1)) for e in end]
+    return out

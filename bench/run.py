@@ -19,6 +19,8 @@ Measures and goals:
                a file of which ~60% are rejected rows: time per row <= 1.2x a clean file's
   analyze      `benchwatch analyze` on a synthetic history (2,000 models x 100 benchmarks x
                52 weekly snapshots + 1,000 dated items x 200 models): < 60 s, RSS <= 1 GiB
+  incremental  `benchwatch analyze` after one source of 20 changed (100 % size, sources syn00..syn19)
+               vs the full analyze before it: <= 10% (tests/test_incremental_analysis.py: same results)
   cycle        a second `run --no-prefect --replay` over identical responses: <= 10% of the first
   cold         `benchwatch query "select 1"` / `status` / `--help` vs `python -c "import duckdb"`: <= 1.5x
 """
@@ -204,28 +206,34 @@ def bench_ingest(fracs: list[float], quick: bool, tmp: Path) -> None:
 
 # --- analyze at scale -----------------------------------------------------------------------
 
-def synthetic_db(path: Path, n_models: int, n_bench: int, n_weeks: int, n_items: int, n_item_models: int) -> None:
+def synthetic_db(path: Path, n_models: int, n_bench: int, n_weeks: int, n_items: int, n_item_models: int,
+                 n_sources: int = 1) -> None:
     """A history written straight with SQL (the bench's own setup, not benchwatch's ingest):
     n_weeks weekly snapshots of n_models x n_bench proportion scores (n_items=500 per benchmark;
     each week's score a little noisier than the model's level), model release dates and
     knowledge cutoffs over 3 years, and one snapshot of n_items dated items x n_item_models.
     The registry is synced first and the identity columns written as ingest writes them
     (registry.identity gives these names variant '', population 'models'), so `analyze`
-    measures the analysis, not a one-time re-identification of every stored row."""
+    measures the analysis, not a one-time re-identification of every stored row. With
+    `n_sources` > 1 the benchmarks are split over sources `syn00`, `syn01`, … (benchmark b from
+    source b mod n_sources), each with its own weekly snapshot."""
+    src = "'csv'" if n_sources == 1 else f"printf('syn%02d', b % {n_sources})"
+    src_w = "'csv'" if n_sources == 1 else f"printf('syn%02d', s)"
     from jobs.sync import connect_synced
     with connect_synced(path) as con:
         con.execute("SET preserve_insertion_order = false")
         con.execute(f"""
             INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, last_seen,
                                    origin, parser_version, n_scores, n_items, n_models, n_rejects, status)
-            SELECT w + 1, 'csv', 'syn' || w, ['syn' || w], ['syn.csv'], TIMESTAMPTZ '2024-01-07' + to_weeks(w::INT),
+            SELECT w * {n_sources} + s + 1, {src_w}, 'syn' || w || '-' || s, ['syn' || w || '-' || s], ['syn.csv'],
+                   TIMESTAMPTZ '2024-01-07' + to_weeks(w::INT),
                    TIMESTAMPTZ '2024-01-07' + to_weeks(w::INT), TIMESTAMPTZ '2024-01-07' + to_weeks(w::INT),
-                   'ingest', 1, {n_models * n_bench}, 0, 0, 0, 'ok'
-            FROM range({n_weeks}) r(w)""")
+                   'ingest', 1, {n_models * n_bench // n_sources}, 0, 0, 0, 'ok'
+            FROM range({n_weeks}) r(w), range({n_sources}) q(s)""")
         con.execute(f"""
             INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, last_seen,
                                    origin, parser_version, n_scores, n_items, n_models, n_rejects, status)
-            VALUES ({n_weeks + 1}, 'livecodebench', 'synitems', ['synitems'], ['items.json'], TIMESTAMPTZ '2025-01-01',
+            VALUES ({n_weeks * n_sources + 1}, 'livecodebench', 'synitems', ['synitems'], ['items.json'], TIMESTAMPTZ '2025-01-01',
                     TIMESTAMPTZ '2025-01-01', TIMESTAMPTZ '2025-01-01', 'ingest', 1, 0, {n_items * n_item_models}, 0, 0, 'ok')""")
         con.execute(f"""
             CREATE TEMP TABLE m AS SELECT i, 'synmodel-' || i AS name,
@@ -236,7 +244,7 @@ def synthetic_db(path: Path, n_models: int, n_bench: int, n_weeks: int, n_items:
             INSERT INTO scores (snapshot_id, source, benchmark, benchmark_raw, model, model_raw, setting, score,
                                 raw_value, metric, n_items, model_release_date, knowledge_cutoff, excluded_reason,
                                 variant, population)
-            SELECT w + 1, 'csv', 'synbench_' || b, 'synbench_' || b, m.name, m.name, '',
+            SELECT w * {n_sources} + b % {n_sources} + 1, {src}, 'synbench_' || b, 'synbench_' || b, m.name, m.name, '',
                    least(0.999, greatest(0.001, m.level * (0.8 + 0.2 * ((hash(b) % 100) / 100.0))
                          + ((hash(m.i, b, w) % 1000) / 1000.0 - 0.5) * 0.02)),
                    NULL, 'proportion', 500, m.released, m.released - 180, '', '', 'models'
@@ -244,7 +252,7 @@ def synthetic_db(path: Path, n_models: int, n_bench: int, n_weeks: int, n_items:
         con.execute(f"""
             INSERT INTO item_results (snapshot_id, source, benchmark, model, model_raw, item_id, item_date,
                                       difficulty, platform, score)
-            SELECT {n_weeks + 1}, 'livecodebench', 'livecodebench', m.name, m.name, 'item' || it,
+            SELECT {n_weeks * n_sources + 1}, 'livecodebench', 'livecodebench', m.name, m.name, 'item' || it,
                    DATE '2023-01-01' + (it * 730 // {n_items})::INT, 'medium', 'leetcode',
                    CASE WHEN (hash(m.i, it) % 1000) / 1000.0 < m.level THEN 1.0 ELSE 0.0 END
             FROM range({n_items}) t(it), (SELECT * FROM m WHERE i < {n_item_models}) m""")
@@ -277,6 +285,45 @@ def bench_analyze(fracs: list[float], quick: bool, tmp: Path) -> None:
              (wall < 60 and rss <= 1024 * 1024) if last else None)
         db.unlink(missing_ok=True)
     line("analyze", slope(sizes, ours_t))
+
+
+def changed_source(path: Path, source: str) -> int:
+    """A new weekly snapshot of `source` (one week after its newest): its newest rows again, each
+    score moved a little (what a collection of a changed page stores); returns its row count."""
+    import duckdb
+    with duckdb.connect(str(path)) as con:
+        last, new = con.execute("SELECT max(id) FILTER (WHERE source = ?), max(id) + 1 FROM snapshots",
+                                [source]).fetchone()
+        con.execute("""INSERT INTO snapshots SELECT * REPLACE (? AS id, sha256 || '-next' AS sha256,
+                           observed_at + INTERVAL 7 DAY AS observed_at, first_seen + INTERVAL 7 DAY AS first_seen,
+                           last_seen + INTERVAL 7 DAY AS last_seen)
+                       FROM snapshots WHERE id = ?""", [new, last])
+        con.execute("""INSERT INTO scores SELECT * REPLACE (? AS snapshot_id,
+                           least(0.999, greatest(0.001, score + ((hash(model, benchmark) % 100) / 100.0 - 0.45) * 0.02))
+                           AS score)
+                       FROM scores WHERE snapshot_id = ?""", [new, last])
+        con.execute("CHECKPOINT")
+        return int(con.execute("SELECT count(*) FROM scores WHERE snapshot_id = ?", [new]).fetchone()[0])
+
+
+def bench_incremental(quick: bool, tmp: Path, repeat: int = 1) -> None:
+    """One changed source out of 20 at the 100 % size: `benchwatch analyze` after it (incremental:
+    only that source's tables) vs the full analyze of the same database before it (whole processes)."""
+    full = dict(n_models=2000, n_bench=100, n_weeks=52, n_items=1000, n_item_models=200)
+    if quick:
+        full = dict(n_models=400, n_bench=20, n_weeks=52, n_items=300, n_item_models=100)
+    db = tmp / "incremental.duckdb"
+    synthetic_db(db, **full, n_sources=20)
+    rows = full["n_models"] * full["n_bench"] * full["n_weeks"]
+    t_full, rss, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
+    for i in range(repeat):
+        n = changed_source(db, f"syn{i % 20:02d}")
+        t_inc, rss_inc, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
+        ratio = t_inc / t_full
+        line("incremental", f"one changed source of 20 ({n} new rows; {rows / 1e6:.1f} M rows, {full['n_bench']} benchmarks): "
+             f"analyze {t_inc:5.2f} s (peak RSS {rss_inc / 1024:4.0f} MiB) after a full analyze {t_full:5.1f} s -> "
+             f"{ratio:5.1%} (goal <= 10%)", ratio <= 0.10)
+    db.unlink(missing_ok=True)
 
 
 # --- unchanged cycle ------------------------------------------------------------------------
@@ -321,7 +368,7 @@ def bench_cold(tmp: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="smaller sizes (a smoke test of the suite)")
-    ap.add_argument("--only", default="trajectory,ingest,analyze,cycle,cold",
+    ap.add_argument("--only", default="trajectory,ingest,analyze,incremental,cycle,cold",
                     help="comma-separated measures (default: all)")
     ap.add_argument("--no-bytecode", action="store_true",
                     help="keep PYTHONDONTWRITEBYTECODE from the environment (default: child processes cache bytecode)")
@@ -345,6 +392,8 @@ def main() -> None:
             bench_cycle(tmp)
         if "ingest" in only:
             bench_ingest(fracs, args.quick, tmp)
+        if "incremental" in only:
+            bench_incremental(args.quick, tmp)
         if "analyze" in only:
             bench_analyze([0.1, 0.5, 1.0] if not args.quick else [0.5, 1.0], args.quick, tmp)
     print(f"suite: {time.perf_counter() - t0:.0f} s")

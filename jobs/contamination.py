@@ -8,8 +8,10 @@ post-cutoff scope is the saturation job's (jobs/saturation.py), on the slices of
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import asdict
+from functools import partial
 from datetime import datetime
 
 import duckdb
@@ -50,13 +52,30 @@ def with_item_dates(benchmarks: pd.DataFrame, items: pd.DataFrame) -> pd.DataFra
     return out
 
 
-def slice_inputs(con: duckdb.DuckDBPyConnection) -> dict:
-    """Latest scores, dated items, resolved model dates and benchmarks (with their items' dates)."""
-    latest = reads.read_latest_scores(con)
-    items = store.read_item_results(con)
+_RESOLVED: dict[str, pd.DataFrame] = {}    # the last claims resolved (one analysis resolves them once)
+
+
+def resolved_dates(claims: pd.DataFrame) -> pd.DataFrame:
+    """analysis.cutoffs.resolve_model_dates(claims), computed once for the same claims: the steps
+    of one analysis (plan, history dating, slices, post-cutoff scope) all need it."""
+    key = hashlib.sha256(pd.util.hash_pandas_object(claims, index=False).to_numpy().tobytes()
+                         + ",".join(map(str, claims.columns)).encode()).hexdigest()
+    if key not in _RESOLVED:
+        _RESOLVED.clear()
+        _RESOLVED[key] = resolve_model_dates(claims)
+    return _RESOLVED[key].copy()
+
+
+def slice_inputs(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None,
+                 items: pd.DataFrame | None = None) -> dict:
+    """Latest scores, dated items, resolved model dates and benchmarks (with their items' dates);
+    `benchmarks`: only those benchmarks' scores and items; `items`: these instead of reading them
+    (an incremental analysis passes the items' dates: storage.contamination.read_item_dates)."""
+    latest = reads.read_latest_scores(con, benchmarks=benchmarks)
+    items = store.read_item_results(con, benchmarks=benchmarks) if items is None else items
     claims = reads.read_model_date_claims(con)
     return {
-        "latest": latest, "items": items, "cutoffs": resolve_model_dates(claims),
+        "latest": latest, "items": items, "cutoffs": resolved_dates(claims),
         "benchmarks": with_item_dates(reads.read_benchmarks(con).rename(columns={"id": "benchmark"}), items),
     }
 
@@ -67,9 +86,18 @@ def reference_benchmarks(benchmarks: pd.DataFrame) -> list[str]:
     return sorted({r for rs in refs for r in rs})
 
 
-def _inputs(con: duckdb.DuckDBPyConnection) -> dict:
-    data = slice_inputs(con)
-    return {**data, "history": store.read_snapshot_history(con, reference_benchmarks(data["benchmarks"]))}
+def linked_benchmarks(benchmarks: pd.DataFrame) -> set[str]:
+    """Benchmarks A1/A2 read across tables: those with reference benchmarks and the references
+    (`benchmarks`: storage.reads.read_benchmarks)."""
+    prepared = prepare_benchmarks(benchmarks.rename(columns={"id": "benchmark"}))
+    refs = {b: set(rs) for b, rs in prepared["reference_benchmarks"].items() if rs}
+    return set(refs) | {r for rs in refs.values() for r in rs}
+
+
+def _inputs(con: duckdb.DuckDBPyConnection, history: bool = True, items: pd.DataFrame | None = None) -> dict:
+    data = slice_inputs(con, items=items)
+    return {**data, "history": store.read_snapshot_history(con, reference_benchmarks(data["benchmarks"]))
+            if history else None}
 
 
 def model_slices(latest: pd.DataFrame, benchmarks: pd.DataFrame, cutoffs: pd.DataFrame, *,
@@ -83,25 +111,46 @@ def model_slices(latest: pd.DataFrame, benchmarks: pd.DataFrame, cutoffs: pd.Dat
 
 
 def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, seed: int = 0,
-                      th: Thresholds = Thresholds()) -> pd.DataFrame:
+                      th: Thresholds = Thresholds(), fresh_a3: set[tuple[str, str]] | None = None,
+                      fresh_link: bool = True) -> pd.DataFrame:
     """Resolve model dates, compute post-cutoff slices and every contamination signal, store the run.
 
-    Returns the signal tests (analysis.contamination.run_signals' frame).
+    An incremental analysis (jobs/analyze.py) passes `fresh_a3`, the (source, benchmark) item
+    groups whose inputs changed (A3 is recomputed for those only), and `fresh_link` (False: A1
+    and A2 are not recomputed); the other tests are the last run's, and every test's q-value is
+    recomputed with this run's families. Returns the signal tests (analysis.contamination.run_signals' frame).
     """
     now_ts = naive_utc(now)
-    data = _inputs(con)
-    latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
+    signals_run = _signals(con, th, fresh_a3, fresh_link)
+    if signals_run is None:
+        data = _inputs(con)
+        latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
+        tested = items
+    else:   # the items' dates and snapshots of every group; the items of the groups recomputed
+        data = _inputs(con, history=fresh_link, items=store.read_item_dates(con))
+        latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
+        groups = set(fresh_a3 or ())
+        tested = store.read_item_results(con, benchmarks=sorted({b for _, b in groups}))
+        tested = tested[[(s, b) in groups for s, b in zip(tested["source"], tested["benchmark"])]]
     snapshot_ids = sorted({int(s) for s in pd.concat([latest["snapshot_id"], items["snapshot_id"]]).dropna()})
     parameters = asdict(th)
     run_id = store.run_key(snapshot_ids, parameters, seed)
 
     slices = model_slices(latest, data["benchmarks"], cutoffs, guard_days=th.guard_days)
-    post = post_cutoff_scores(items, cutoffs, now=now_ts, guard_days=th.guard_days) if len(items) else \
+    post = post_cutoff_scores(tested, cutoffs, now=now_ts, guard_days=th.guard_days) if len(tested) else \
         pd.DataFrame(columns=store.POST_COLUMNS)
+    if signals_run is not None:   # the other groups' stored post-cutoff scores, their window ending now
+        kept = store.read_last_post_scores(con)
+        kept = kept[[(s, b) not in groups for s, b in zip(kept["source"], kept["benchmark"])]]
+        if len(kept):
+            post = pd.concat([post, kept.assign(window_end=now_ts)], ignore_index=True) if len(post) else \
+                kept.assign(window_end=now_ts)
     states = store.read_suspicions(con)
-    signals = run_signals(latest, items, cutoffs, data["benchmarks"], store.read_previous_flags(con, run_id),
-                          rng=np.random.default_rng(seed), now=now_ts, history=data["history"],
-                          predecessors=reads.read_predecessors(con), th=th, suspicions=states)
+    from analysis.contamination import run as signal_run
+    runner = run_signals if signals_run is None else partial(signal_run.run_signals, signals=signals_run)
+    signals = runner(latest, tested, cutoffs, data["benchmarks"], store.read_previous_flags(con, run_id),
+                     rng=np.random.default_rng(seed), now=now_ts, history=data["history"],
+                     predecessors=reads.read_predecessors(con), th=th, suspicions=states)
     observed = pd.concat([latest["observed_at"], items["observed_at"]]).dropna()
     as_of = observed.max().tz_localize("UTC").to_pydatetime() if len(observed) else None
     run_at = now_ts.tz_localize("UTC").to_pydatetime()
@@ -124,6 +173,29 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
             f"{r.model}/{r.benchmark} {r.signal} {r.state_before if isinstance(r.state_before, str) else 'new'}"
             f" -> {r.state}" for r in changed.itertuples()))
     return signals
+
+
+def _signals(con: duckdb.DuckDBPyConnection, th: Thresholds, fresh_a3: set[tuple[str, str]] | None,
+             fresh_link: bool) -> tuple | None:
+    """The registered signals with the last run's tests standing in for those not recomputed
+    (analysis.contamination.reuse); None for a full run. A group (or A1/A2 as a whole) whose
+    stored tests cannot stand in (a non-finite number, no snapshots) is recomputed."""
+    if fresh_a3 is None:
+        return None
+    from analysis.contamination import SIGNALS
+    from analysis.contamination.reuse import partial_signal, reusable
+    stored, skips = store.read_last_run(con)
+    bad = stored[~reusable(stored)] if len(stored) else stored
+    link_bad = bool(len(bad) and bad["signal"].isin(["A1", "A2"]).any())
+    a3 = set(fresh_a3) | {(str(s or ""), str(b)) for s, b in zip(bad["source"], bad["benchmark"])} if len(bad) \
+        else set(fresh_a3)
+    out = []
+    for signal in SIGNALS:
+        if signal.name in ("A1", "A2"):
+            out.append(partial_signal(signal, stored, skips, None if fresh_link or link_bad else ()))
+        else:
+            out.append(partial_signal(signal, stored, skips, a3))
+    return tuple(out)
 
 
 def current_data(latest: pd.DataFrame, items: pd.DataFrame) -> dict[tuple[str, str], set[int]]:

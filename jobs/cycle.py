@@ -22,7 +22,7 @@ import pandas as pd
 import scrapers
 from common import shutdown
 from common.naming import NO_RULES, NamingRules
-from common.time import to_utc, utcnow
+from common.time import utcnow
 from jobs.collect import (MISSING, RELEASE_MAX_MISSES, SourceOutcome, collect, collect_releases,  # noqa: F401
                           collect_source, new_run_id, skipped_for_secret)
 from scrapers.base import Scraper, ScrapeError
@@ -163,49 +163,12 @@ def replay_dir_problem(path: str | os.PathLike | None, sources: Sequence[str] | 
 
 
 def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None,
-            skip_unchanged: bool = False) -> dict:
-    """Recompute saturation (history, trends) and contamination signals from the stored data.
+            skip_unchanged: bool = False, incremental: bool = True) -> dict:
+    """Recompute the analysis from the stored data: skipped when nothing changed (`skip_unchanged`),
+    else only the tables whose inputs changed (jobs/analyze.py, which holds the step)."""
+    from jobs.analyze import analyze as run_analyze
+    return run_analyze(db_path, now=now, skip_unchanged=skip_unchanged, incremental=incremental)
 
-    With `skip_unchanged` (the cycle's `run`), an analysis whose inputs hash to the fingerprint of
-    the last completed one (storage.fingerprint: stored data, registry, analysis code and
-    constants, the UTC day) is not recomputed: the stored results are returned ("skipped": True).
-    """
-    from storage import fingerprint as fp
-    from storage.saturation import read_saturation_latest
-    now = now or utcnow()
-    with connect_synced(db_path) as con:
-        key = fp.input_fingerprint(con, _analysis_parameters(now))
-        summary = fp.stored_summary(con) if skip_unchanged and fp.stored_fingerprint(con) == key else None
-        if summary is not None:
-            from storage.contamination import read_suspects
-            log.info("[analyze] inputs unchanged since the last analysis: stored results kept")
-            return {"saturation": pd.DataFrame(summary), "suspects": read_suspects(con),
-                    "levels": read_saturation_latest(con), "skipped": True}
-        from jobs.contamination import run_contamination   # scipy and the analysis: only when computing
-        from jobs.saturation import run_saturation
-        fp.clear_fingerprint(con)
-        saturation = run_saturation(con, now=now)
-        suspects = run_contamination(con, now=now)
-        levels = read_saturation_latest(con)
-        fp.store_fingerprint(con, key, utcnow(), summary=saturation.to_dict(orient="records"))
-    return {"saturation": saturation, "suspects": suspects, "levels": levels, "skipped": False}
-
-
-def _analysis_parameters(now: datetime) -> dict:
-    """What an analysis depends on besides stored data: its code, its constants, the UTC day."""
-    import hashlib
-    import analysis
-    import storage
-    from analysis import constants
-    code = hashlib.sha256()
-    roots = [Path(analysis.__file__).parent, Path(__file__).parent, Path(storage.__file__).parent]
-    files = [p for root in roots for p in root.rglob("*.py")] + list(Path(analysis.__file__).parent.rglob("*.sql"))
-    import registry
-    files += [Path(registry.__file__).parent / name for name in ("tables.py", "tables.csv")]   # the table rule
-    for path in sorted(files):
-        code.update(path.read_bytes())
-    consts = {k: v for k, v in vars(constants).items() if k.isupper()}
-    return {"code": code.hexdigest(), "constants": consts, "day": to_utc(now).date().isoformat()}
 
 
 def notify(db_path: str | os.PathLike | None, *, now: datetime | None = None,

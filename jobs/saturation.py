@@ -19,14 +19,15 @@ from analysis.constants import GUARD_BAND_DAYS, SATURATION_ALPHA, SATURATION_K, 
 from analysis.cutoffs import post_cutoff_scope
 from analysis.dating import dated_history, release_dates  # noqa: F401  (the dating rule; re-exported)
 from analysis.saturation import saturation_table, saturation_trajectory, table_sizes
-from analysis.trends import frontier_history, metric_of, trends_table
-from jobs.contamination import model_slices, slice_inputs
+from analysis.trends import at_day, frontier_history, metric_of, trends_table
+from jobs.contamination import model_slices, resolved_dates, slice_inputs
 from jobs.levels import run_levels
 from common.time import naive_utc
 from common.units import METRIC_DIRECTIONS, lower_is_better
 from registry.tables import assign_tables, primary_flags, table_name
 from storage import reads
 from storage import saturation as store
+from storage.saturation import BENCHMARK_TABLES_COLUMNS
 
 log = logging.getLogger("benchwatch.jobs.saturation")
 
@@ -45,13 +46,15 @@ def with_table_ids(frame: pd.DataFrame) -> pd.DataFrame:
     return assign_tables(frame)
 
 
-def read_dated_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+def read_dated_history(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None) -> pd.DataFrame:
     """The dated history the trajectory, frontier and trends need: only the rows that can change
     a running top k (storage.saturation.read_running_best_history), dated by `dated_history`,
-    each with its table."""
-    releases = release_dates(reads.read_model_date_claims(con))
+    each with its table (`benchmarks`: only those benchmarks' rows)."""
+    claims = reads.read_model_date_claims(con)
+    releases = release_dates(claims, resolved=resolved_dates(claims))
     lower = [m for m in METRIC_DIRECTIONS if lower_is_better(m)]
-    return dated_history(store.read_running_best_history(con, releases, lower), releases=releases)
+    return dated_history(store.read_running_best_history(con, releases, lower, benchmarks=benchmarks),
+                         releases=releases)
 
 
 def primary_population(history: pd.DataFrame) -> pd.DataFrame:
@@ -122,25 +125,41 @@ def _with_sources(frame: pd.DataFrame, tables: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int = SATURATION_K,
-                   alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z) -> pd.DataFrame:
+                   alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z, only: set[str] | None = None,
+                   previous: pd.DataFrame | None = None) -> pd.DataFrame:
     """Compute and store snapshot-level saturation, its calendar-time trajectory, frontier and
     trends, per leaderboard table (never across tables), and the tables themselves.
 
     Also stores scope `post_cutoff` (`run_post_cutoff_saturation`). Returns one summary row per
     table and population with scores (scope all).
+
+    `only` (an incremental analysis, jobs/analyze.py): recompute the tables of these ids and keep
+    the stored results of the others, whose trends move to the day of `now`; `previous` is the
+    last analysis' summary, whose rows of the other tables are returned as they were.
     """
     now_ts = naive_utc(now)
-    latest = reads.read_latest_scores(con)
-    if latest.empty:
+    benches = None if only is None else sorted({t.split(":", 1)[0] for t in only})
+    latest = reads.read_latest_scores(con, benchmarks=benches)
+    if only is None and latest.empty:
         log.info("[saturation] no scores stored yet; nothing to compute")
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
-    latest = with_table_ids(latest)
+    latest = with_table_ids(latest) if len(latest) else latest.assign(table_id=pd.Series(dtype="object"))
+    if only is not None:
+        latest = latest[latest["table_id"].isin(only)]
     registry = reads.read_benchmarks(con)
     snap = saturation_table(latest, registry, k=k, alpha=alpha, z=z, scope=SCOPE)
-    snap["as_of"] = snap["table_id"].map(latest.groupby("table_id")["observed_at"].max())
+    if len(snap):
+        snap["as_of"] = snap["table_id"].map(latest.groupby("table_id")["observed_at"].max())
+    else:    # nothing to recompute (an incremental analysis on a new day): typed, for the writes
+        snap["as_of"] = pd.Series(dtype="datetime64[us]")
 
-    history = with_table_ids(read_dated_history(con))
-    tables = table_catalogue(store.read_table_spans(con), history, registry, snap)
+    history = with_table_ids(read_dated_history(con) if benches is None else read_dated_history(con, benches))
+    spans = store.read_table_spans(con, benches)
+    if only is not None:
+        history = history[history["table_id"].isin(only)]
+    tables = table_catalogue(spans, history, registry, snap)
+    if only is not None:
+        tables = tables[tables["table_id"].isin(only)]
     # A table's history is read in the metric its latest scores use (none if they mix), a past
     # table's in its history's metric; n is the table's (models population where there is one).
     metric_of_table = tables.set_index("table_id")["metric"].dropna()
@@ -157,11 +176,25 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     trends["population"] = trends["table_id"].map(primary.groupby("table_id")["population"].first())
     snap, trajectory, frontier, trends = (_with_sources(f, tables) for f in (snap, trajectory, frontier, trends))
 
-    store.store_saturation_run(con, saturation=snap, trajectory=trajectory, frontier=frontier, trends=trends,
-                               scope=SCOPE, k=k, alpha=alpha, run_at=now_ts.tz_localize("UTC").to_pydatetime(),
-                               tables=tables)
-    run_post_cutoff_saturation(con, now=now_ts, k=k, alpha=alpha, z=z)
+    run_at = now_ts.tz_localize("UTC").to_pydatetime()
+    if only is None:
+        store.store_saturation_run(con, saturation=snap, trajectory=trajectory, frontier=frontier, trends=trends,
+                                   scope=SCOPE, k=k, alpha=alpha, run_at=run_at, tables=tables)
+    else:
+        kept = store.read_benchmark_tables(con)
+        kept = kept[~kept["table_id"].isin(only)]
+        stored_trends = store.read_trends(con)
+        day = at_day(stored_trends[~stored_trends["table_id"].isin(only) & (stored_trends["k"] == k)], now_ts)
+        store.store_saturation_tables(con, table_ids=sorted(only), saturation=snap, trajectory=trajectory,
+                                      frontier=frontier, trends=trends,
+                                      tables=all_tables(kept, tables.assign(run_at=run_at)), day_trends=day,
+                                      scope=SCOPE, k=k, alpha=alpha, run_at=run_at)
+    run_post_cutoff_saturation(con, now=now_ts, k=k, alpha=alpha, z=z, only=only)
     run_levels(con)   # the committed level of every stored row (issue 19; jobs/levels.py)
+    if snap.empty:
+        summary = pd.DataFrame(columns=SUMMARY_COLUMNS)
+        return merged_summary(previous[~previous["table_id"].isin(only)], summary) \
+            if only is not None and previous is not None and len(previous) else summary
     summary = snap.merge(trajectory.groupby(["table_id", "population"]).size().rename("trajectory_points"),
                          left_on=["table_id", "population"], right_index=True, how="left")
     summary = summary.merge(trends[["table_id", "population", "frontier", "slope_per_month", "stalled",
@@ -171,7 +204,31 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
         # per value: a forecast date may lie beyond pandas' nanosecond range (year 2262)
         summary[col] = pd.Series([None if pd.isna(v) else (v if hasattr(v, "strftime") else pd.Timestamp(v))
                                   .strftime("%Y-%m-%d") for v in summary[col]], index=summary.index, dtype="object")
-    return summary[SUMMARY_COLUMNS]
+    summary = summary[SUMMARY_COLUMNS]
+    if only is not None and previous is not None and len(previous):
+        summary = merged_summary(previous[~previous["table_id"].isin(only)], summary)
+    return summary
+
+
+def all_tables(kept: pd.DataFrame, recomputed: pd.DataFrame) -> pd.DataFrame:
+    """The stored catalogue rows of the tables kept and the recomputed ones, with each
+    benchmark's primary table chosen again over both (registry.tables.primary_flags)."""
+    cols = [*BENCHMARK_TABLES_COLUMNS, "run_at"]
+    frames = [f[cols] for f in (kept, recomputed) if len(f)]
+    if not frames:
+        return pd.DataFrame(columns=cols)
+    out = pd.concat(frames, ignore_index=True).sort_values("table_id", kind="stable", ignore_index=True)
+    out["is_primary"] = primary_flags(out).to_numpy()
+    return out
+
+
+def merged_summary(kept: pd.DataFrame, recomputed: pd.DataFrame) -> pd.DataFrame:
+    """The last analysis' summary rows of the tables kept and the recomputed rows, in table order."""
+    frames = [f for f in (kept.reindex(columns=SUMMARY_COLUMNS), recomputed) if len(f)]
+    if not frames:
+        return recomputed
+    out = pd.concat(frames, ignore_index=True)
+    return out.sort_values(["table_id", "population"], kind="stable", ignore_index=True)
 
 
 def post_cutoff_saturation(latest: pd.DataFrame, slices: pd.DataFrame, registry: pd.DataFrame, *,
@@ -198,15 +255,17 @@ def post_cutoff_saturation(latest: pd.DataFrame, slices: pd.DataFrame, registry:
 
 def run_post_cutoff_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int = SATURATION_K,
                                alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z,
-                               guard_days: int = GUARD_BAND_DAYS) -> pd.DataFrame | None:
+                               guard_days: int = GUARD_BAND_DAYS, only: set[str] | None = None) -> pd.DataFrame | None:
     """Compute and store the saturation index of scope `post_cutoff`, per table; None when no
-    model has a resolved cutoff (no slices: nothing stored, as before)."""
-    data = slice_inputs(con)
+    model has a resolved cutoff (no slices: nothing stored, as before). `only`: these tables."""
+    data = slice_inputs(con, None if only is None else sorted({t.split(":", 1)[0] for t in only}))
     slices = model_slices(data["latest"], data["benchmarks"], data["cutoffs"], guard_days=guard_days)
     if not len(slices):
         return None
-    sat = post_cutoff_saturation(with_table_ids(data["latest"]), slices, reads.read_benchmarks(con), k=k,
-                                 alpha=alpha, z=z)
+    latest = with_table_ids(data["latest"])
+    if only is not None:
+        latest = latest[latest["table_id"].isin(only)]
+    sat = post_cutoff_saturation(latest, slices, reads.read_benchmarks(con), k=k, alpha=alpha, z=z)
     store.store_scope_saturation(con, sat, scope=POST_CUTOFF_SCOPE,
                                  run_at=naive_utc(now).tz_localize("UTC").to_pydatetime())
     return sat

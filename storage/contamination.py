@@ -89,12 +89,31 @@ def read_snapshot_history(con: duckdb.DuckDBPyConnection,
     return naive_utc_columns(df, "observed_at")
 
 
-def read_item_results(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Item-level results of each source's newest snapshot per benchmark (view latest_item_results)."""
+def read_item_results(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None) -> pd.DataFrame:
+    """Item-level results of each source's newest snapshot per benchmark (view latest_item_results);
+    `benchmarks`: only those."""
     df = con.execute("""SELECT i.source, i.benchmark, i.model, i.item_id, i.item_date, i.difficulty, i.platform,
                                i.score, i.snapshot_id, sn.observed_at
+                        FROM latest_item_results i JOIN snapshots sn ON sn.id = i.snapshot_id
+                        WHERE ? IS NULL OR list_contains(?, i.benchmark)""", [benchmarks, benchmarks]).df()
+    return naive_utc_columns(df, "item_date", "observed_at")
+
+
+def read_item_dates(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The item results' keys and dates without the models (one row per source, benchmark, item,
+    snapshot): what an incremental analysis needs of the item groups it does not recompute (their
+    material dates, snapshots and observation times)."""
+    df = con.execute("""SELECT DISTINCT i.source, i.benchmark, i.item_id, i.item_date, i.snapshot_id, sn.observed_at
                         FROM latest_item_results i JOIN snapshots sn ON sn.id = i.snapshot_id""").df()
     return naive_utc_columns(df, "item_date", "observed_at")
+
+
+def read_last_post_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The newest run's post-cutoff scores (POST_COLUMNS, table post_cutoff_slices), times naive UTC."""
+    df = con.execute(f"""SELECT {', '.join(POST_COLUMNS)} FROM post_cutoff_slices WHERE run_id = (
+                             SELECT run_id FROM contamination_runs ORDER BY run_at DESC, run_id LIMIT 1)
+                         ORDER BY source, benchmark, model""").df()
+    return naive_utc_columns(df, "window_start", "window_end", "pre_window_end")
 
 
 def read_previous_flags(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
@@ -106,6 +125,18 @@ def read_previous_flags(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataF
         FROM contamination_signals s JOIN prev USING (run_id)""", [run_id]).df()
     df["evidence"] = [json.loads(v) if isinstance(v, str) else v for v in df["evidence"]]
     return df
+
+
+def read_last_run(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The newest run's tests (SIGNAL_COLUMNS, evidence as stored JSON) and its models not tested
+    (SKIP_COLUMNS): what an incremental analysis keeps of the groups it does not recompute."""
+    run = con.execute("SELECT run_id FROM contamination_runs ORDER BY run_at DESC, run_id LIMIT 1").fetchone()
+    run_id = None if run is None else run[0]
+    tests = con.execute(f"SELECT {', '.join(SIGNAL_COLUMNS)} FROM contamination_signals WHERE run_id = ? "
+                        "ORDER BY signal, source, benchmark, model, detail", [run_id]).df()
+    skips = con.execute(f"SELECT {', '.join(SKIP_COLUMNS)} FROM contamination_skips WHERE run_id = ? "
+                        "ORDER BY signal, source, benchmark, model", [run_id]).df()
+    return tests, naive_utc_columns(skips, "cutoff")
 
 
 _SUSPICION_TIMES = ("first_flagged_at", "confirmed_at", "updated_at", "data_as_of", "resolved_at",

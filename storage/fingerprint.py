@@ -32,10 +32,16 @@ INPUT_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def input_fingerprint(con: duckdb.DuckDBPyConnection, parameters: dict[str, Any]) -> str:
-    """sha256 hex of the analysis inputs and `parameters` (JSON-serializable, e.g. constants)."""
+# the registry's tables: part of every unit's inputs (jobs/analyze.py)
+REGISTRY_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(t for t in INPUT_TABLES
+                                                                 if t[0] in ("benchmarks", "models", "aliases"))
+
+
+def input_fingerprint(con: duckdb.DuckDBPyConnection, parameters: dict[str, Any],
+                      tables: tuple[tuple[str, tuple[str, ...]], ...] = INPUT_TABLES) -> str:
+    """sha256 hex of the analysis inputs (`tables`, default all) and `parameters` (JSON-serializable)."""
     parts = []
-    for table, leave_out in INPUT_TABLES:
+    for table, leave_out in tables:
         cols = f"* EXCLUDE ({', '.join(leave_out)})" if leave_out else "*"
         count, xor = con.execute(f"SELECT count(*), coalesce(bit_xor(hash(t)), 0) "
                                  f"FROM (SELECT {cols} FROM {table}) t").fetchone()
@@ -66,3 +72,50 @@ def store_fingerprint(con: duckdb.DuckDBPyConnection, fingerprint: str, computed
 def clear_fingerprint(con: duckdb.DuckDBPyConnection, part: str = "analyze") -> None:
     """Forget the fingerprint (an analysis failed or was partial: the next cycle recomputes)."""
     con.execute("DELETE FROM analysis_inputs WHERE part = ?", [part])
+
+
+# --- per-unit inputs (migration 030, issue 23: incremental analysis) ---------------------------
+
+def score_groups(con: duckdb.DuckDBPyConnection, now: datetime) -> pd.DataFrame:
+    """One row per stored (source, benchmark, table_version, model): its score rows' count, an
+    order-independent XOR of their hashes (with their snapshot's date and status: holding or
+    releasing a snapshot changes it) and how many are dated after `now` (evaluated, else
+    observed: a new day can bring them into the analysis). One scan of `scores`."""
+    df = con.execute("""
+        SELECT sc.source, sc.benchmark, coalesce(sc.table_version, '') AS table_version, sc.model,
+               count(*) AS n, coalesce(bit_xor(hash(sc, sn.observed_at, sn.status)), 0) AS xor,
+               count(*) FILTER (WHERE coalesce(sc.evaluated_at, sn.observed_at) > ?) AS future
+        FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
+        GROUP BY ALL""", [now]).df()
+    return df
+
+
+def item_groups(con: duckdb.DuckDBPyConnection, now: datetime) -> pd.DataFrame:
+    """One row per stored (source, benchmark, model) of item results: count, XOR of row hashes
+    (with the snapshot's date and status), items dated after `now`."""
+    return con.execute("""
+        SELECT i.source, i.benchmark, i.model, count(*) AS n,
+               coalesce(bit_xor(hash(i, sn.observed_at, sn.status)), 0) AS xor,
+               count(*) FILTER (WHERE i.item_date > CAST(? AS DATE)) AS future
+        FROM item_results i JOIN snapshots sn ON sn.id = i.snapshot_id
+        GROUP BY ALL""", [now]).df()
+
+
+def stored_unit_fingerprints(con: duckdb.DuckDBPyConnection, part: str) -> dict[str, str]:
+    """key -> fingerprint of the units of `part` ('global', 'table', 'a3') the last analysis stored."""
+    return dict(con.execute("SELECT key, fingerprint FROM analysis_unit_inputs WHERE part = ?", [part]).fetchall())
+
+
+def store_unit_fingerprints(con: duckdb.DuckDBPyConnection, units: dict[str, dict[str, str]],
+                            computed_at: datetime) -> None:
+    """Replace every stored unit fingerprint with `units` (part -> key -> fingerprint)."""
+    rows = [(p, k, f) for p, keys in units.items() for k, f in keys.items()]
+    frame = pd.DataFrame(rows, columns=["part", "key", "fingerprint"]).assign(computed_at=computed_at)
+    con.execute("DELETE FROM analysis_unit_inputs")
+    if len(frame):
+        insert_frame(con, "analysis_unit_inputs", frame)
+
+
+def clear_unit_fingerprints(con: duckdb.DuckDBPyConnection) -> None:
+    """Forget every unit's fingerprint (the next analysis recomputes everything)."""
+    con.execute("DELETE FROM analysis_unit_inputs")

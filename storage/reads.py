@@ -14,13 +14,15 @@ from common.refs import parse_refs
 from common.time import naive_utc_columns
 
 
-def read_latest_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+def read_latest_scores(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None) -> pd.DataFrame:
     """The usable rows of each source's newest snapshot per benchmark (view latest_scores), with
     the table version that puts each row in its leaderboard table (registry.tables), without
-    reference / baseline rows (is_reference: shown in the view, never in a top k)."""
+    reference / baseline rows (is_reference: shown in the view, never in a top k).
+    `benchmarks`: only those benchmarks' rows."""
     df = con.execute("""SELECT source, benchmark, model, setting, score, metric, stderr, ci_low, ci_high, n_items,
                                snapshot_id, observed_at, model_raw, variant, population, underlying, table_version
-                        FROM latest_scores WHERE NOT coalesce(is_reference, false)""").df()
+                        FROM latest_scores WHERE NOT coalesce(is_reference, false)
+                          AND (? IS NULL OR list_contains(?, benchmark))""", [benchmarks, benchmarks]).df()
     return naive_utc_columns(df, "observed_at")
 
 

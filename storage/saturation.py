@@ -86,11 +86,14 @@ def memory_limit(con: duckdb.DuckDBPyConnection, limit: str = HISTORY_MEMORY_LIM
             con.execute("SET memory_limit = ?", [before])
 
 
-def benchmark_chunks(con: duckdb.DuckDBPyConnection, max_rows: int | None = None) -> list[list[str]]:
+def benchmark_chunks(con: duckdb.DuckDBPyConnection, max_rows: int | None = None,
+                     benchmarks: list[str] | None = None) -> list[list[str]]:
     """Benchmarks in byte order (DuckDB's VARCHAR order), cut into ranges of at most `max_rows`
-    (default HISTORY_CHUNK_ROWS) score rows; a benchmark with more is a range of its own."""
+    (default HISTORY_CHUNK_ROWS) score rows; a benchmark with more is a range of its own.
+    `benchmarks`: only those (an incremental analysis reads the tables it recomputes)."""
     max_rows = HISTORY_CHUNK_ROWS if max_rows is None else max_rows
-    counts = con.execute("SELECT benchmark, count(*) FROM scores GROUP BY benchmark ORDER BY benchmark").fetchall()
+    counts = con.execute("SELECT benchmark, count(*) FROM scores WHERE ? IS NULL OR list_contains(?, benchmark) "
+                         "GROUP BY benchmark ORDER BY benchmark", [benchmarks, benchmarks]).fetchall()
     chunks: list[list[str]] = []
     rows = max_rows
     for bench, n in counts:
@@ -138,7 +141,7 @@ def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 
 def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.DataFrame,
-                              lower_is_better: list[str]) -> pd.DataFrame:
+                              lower_is_better: list[str], benchmarks: list[str] | None = None) -> pd.DataFrame:
     """The rows of `read_score_history` that can change a running top k or a frontier, same columns.
 
     Most stored rows re-observe a model at a score no better than one it had earlier; they
@@ -149,7 +152,7 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
     within its table (benchmark, source, table_version), metric, population and model, no row
     of a strictly earlier date has a score at least as good (at least as low for a metric in
     `lower_is_better`). Rows lacking a score, model or date are kept as they are (the analysis
-    reports and drops them).
+    reports and drops them). `benchmarks`: only those benchmarks' rows.
     """
     release = release_dates[["model", "release_date"]].astype({"release_date": "datetime64[us]"})
     frames = []
@@ -157,22 +160,24 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
         # narrow rows (a row id, the keys, score and dates) through the windows; the kept rows'
         # other columns are fetched by row id at the end; one range of benchmarks at a time
         sql = running_best_sql().format(releases=rel, order=_HISTORY_ORDER)
-        for chunk in benchmark_chunks(con):
+        for chunk in benchmark_chunks(con, benchmarks=benchmarks):
             frames.append(con.execute(sql, [chunk, list(lower_is_better)]).df().pipe(shared_strings))
     df = pd.concat(frames, ignore_index=True) if frames else con.execute(
         f"SELECT * FROM ({_HISTORY_ROWS}) WHERE false").df()
     return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at")
 
 
-def read_table_spans(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+def read_table_spans(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None) -> pd.DataFrame:
     """Per stored (benchmark, source, table_version): its usable rows' first and last
-    observation and their models (each model once per row set), for `benchmark_tables`."""
+    observation and their models (each model once per row set), for `benchmark_tables`
+    (`benchmarks`: only those)."""
     df = con.execute("""
         SELECT sc.benchmark, sc.source, coalesce(sc.table_version, '') AS table_version, sc.model,
                min(sn.observed_at) AS first_observed_at, max(sn.observed_at) AS last_observed_at
         FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
         WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held' AND NOT coalesce(sc.is_reference, false)
-        GROUP BY ALL ORDER BY ALL""").df()
+          AND (? IS NULL OR list_contains(?, sc.benchmark))
+        GROUP BY ALL ORDER BY ALL""", [benchmarks, benchmarks]).df()
     return naive_utc_columns(df, "first_observed_at", "last_observed_at")
 
 
@@ -288,4 +293,50 @@ def store_scope_saturation(con: duckdb.DuckDBPyConnection, saturation: pd.DataFr
     with transaction(con):
         new = _upsert_saturation(con, sat)
     log.info("[saturation] stored %d %s row(s) (%d new)", len(sat), scope, new)
+    return int(new)
+
+
+def store_saturation_tables(con: duckdb.DuckDBPyConnection, *, table_ids: list[str], saturation: pd.DataFrame,
+                            trajectory: pd.DataFrame, frontier: pd.DataFrame, trends: pd.DataFrame,
+                            tables: pd.DataFrame, day_trends: pd.DataFrame, scope: str, k: int, alpha: float,
+                            run_at: datetime) -> int:
+    """Write an incremental run (jobs/analyze.py) in one transaction; returns the new snapshot-level rows.
+
+    The trajectory, frontier and trends of the tables `table_ids` are replaced by theirs (a table
+    among them without rows now loses its rows); `day_trends` (the other tables' stored trends with
+    their day-relative columns recomputed: as_of, stale_days) are written back onto their rows;
+    `tables` replaces `benchmark_tables` as a whole (stored rows keep their run_at)."""
+    sat = _frame(saturation, SATURATION_COLUMNS, run_at, "saturation")
+    if sat["as_of"].isna().any():
+        raise ValueError("[storage] saturation: rows without as_of cannot be keyed")
+    traj = _frame(trajectory, TRAJECTORY_COLUMNS, run_at, "saturation_trajectory")
+    front = _frame(frontier, FRONTIER_COLUMNS, run_at, "frontier")
+    tr = _frame(trends, TRENDS_COLUMNS, run_at, "trends")
+    tabs = tables[[*BENCHMARK_TABLES_COLUMNS, "run_at"]].copy()
+    tabs["run_at"] = pd.to_datetime(tabs["run_at"], utc=True).dt.tz_localize(None)   # stored and new rows: naive UTC
+    day = day_trends[["table_id", "k", "as_of", "stale_days"]].copy()
+    ids = sorted(table_ids)
+    with transaction(con):
+        new = _upsert_saturation(con, sat)
+        con.execute("DELETE FROM saturation_trajectory WHERE scope = ? AND k = ? AND alpha = ? "
+                    "AND list_contains(?, table_id)", [scope, k, alpha, ids])
+        if len(traj):
+            insert_frame(con, "saturation_trajectory", traj)
+        con.execute("DELETE FROM frontier WHERE k = ? AND list_contains(?, table_id)", [k, ids])
+        if len(front):
+            insert_frame(con, "frontier", front)
+        con.execute("DELETE FROM trends WHERE k = ? AND list_contains(?, table_id)", [k, ids])
+        if len(tr):
+            insert_frame(con, "trends", tr)
+        if len(day):
+            day["as_of"] = pd.to_datetime(day["as_of"]).astype("datetime64[us]")
+            with registered_frame(con, day) as rel:
+                con.execute(f"""UPDATE trends t SET as_of = CAST(f.as_of AS TIMESTAMPTZ), stale_days = f.stale_days
+                                FROM {rel} f WHERE t.table_id = f.table_id AND t.k = f.k""")
+        con.execute("DELETE FROM benchmark_tables")
+        if len(tabs):
+            insert_frame(con, "benchmark_tables", tabs)
+    log.info("[saturation] %d table(s) recomputed: stored %d snapshot-level row(s) (%d new), %d trajectory point(s), "
+             "%d frontier point(s), %d trend row(s); %d other trend row(s) moved to the day", len(ids), len(sat), new,
+             len(traj), len(front), len(tr), len(day))
     return int(new)

@@ -1,0 +1,207 @@
+"""`benchwatch analyze` as one step: skip it when nothing changed, recompute only the units whose
+inputs changed, or recompute everything (issue 23, "incremental analysis per table").
+
+A unit is a leaderboard table (registry.tables: benchmark × source × version, or a declared pool)
+or an item group A3 tests (source × benchmark). A unit's fingerprint covers everything its
+results read:
+
+- a table: every stored score row of each (source, benchmark) it draws from (all versions: a new
+  release makes the old one not current), the resolved dates and cutoffs of their models (and
+  whether a model's release date is still ahead of `now`), the dated items of its benchmark (the
+  post-cutoff slices' material dates), and how many of its rows are dated after `now`;
+- an A3 item group: its item rows, its models' resolved dates, how many items lie after `now`;
+- shared by all ('global'): the analysis code and constants, the registry tables.
+
+A1 and A2 read reference benchmarks across tables and draw bootstrap replicates from one
+random stream, so they are recomputed together, as a whole, when a changed table's benchmark
+has or is a reference benchmark, and otherwise kept as stored. Unchanged tests enter the
+family-wide Benjamini–Hochberg correction with their stored p-values (analysis.contamination.reuse).
+
+A new day with no new data changes no fingerprint: only the day-relative columns of the trends
+(`as_of`, `stale_days`) are recomputed. Everything a full run computes globally and cheaply (model
+dates, slices, post-cutoff scores, levels, suspicion states) is recomputed every time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from common.time import to_utc, utcnow
+from jobs.sync import connect_synced
+
+log = logging.getLogger("benchwatch.jobs.analyze")
+
+UNIT_SEP = "\x1f"      # between source and benchmark in an A3 unit's key
+
+
+@dataclass
+class Plan:
+    """What an analysis recomputes: everything (`full`), or the tables and A3 groups listed."""
+
+    full: bool
+    tables: set[str] = field(default_factory=set)
+    a3_groups: set[tuple[str, str]] = field(default_factory=set)
+    link: bool = True          # A1/A2 recomputed (else kept as stored)
+    units: dict[str, dict[str, str]] = field(default_factory=dict)   # the fingerprints to store after
+
+    def describe(self) -> str:
+        if self.full:
+            return "full"
+        return (f"{len(self.tables)} table(s), {len(self.a3_groups)} A3 item group(s) recomputed"
+                f"{', A1/A2 recomputed' if self.link else ''}")
+
+
+def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, skip_unchanged: bool = False,
+            incremental: bool = True) -> dict:
+    """Recompute saturation (history, trends) and contamination signals from the stored data.
+
+    With `skip_unchanged` (the cycle's `run`), an analysis whose inputs hash to the fingerprint of
+    the last completed one (storage.fingerprint: stored data, registry, analysis code and
+    constants, the UTC day) is not recomputed: the stored results are returned ("skipped": True).
+    With `incremental` (the default), only the tables and item groups whose inputs changed since
+    the last completed analysis are recomputed; `incremental=False` recomputes everything.
+    The results are the same either way (tests/test_incremental_analysis.py).
+    """
+    from storage import fingerprint as fp
+    from storage.saturation import read_saturation_latest
+    now = now or utcnow()
+    with connect_synced(db_path) as con:
+        key = fp.input_fingerprint(con, analysis_parameters(now))
+        summary = fp.stored_summary(con) if skip_unchanged and fp.stored_fingerprint(con) == key else None
+        if summary is not None:
+            from storage.contamination import read_suspects
+            log.info("[analyze] inputs unchanged since the last analysis: stored results kept")
+            return {"saturation": pd.DataFrame(summary), "suspects": read_suspects(con),
+                    "levels": read_saturation_latest(con), "skipped": True}
+        from jobs.contamination import run_contamination   # scipy and the analysis: only when computing
+        from jobs.saturation import run_saturation
+        plan = plan_analysis(con, now, incremental=incremental)
+        previous = fp.stored_summary(con) if not plan.full else None
+        log.info("[analyze] %s", plan.describe())
+        fp.clear_fingerprint(con)
+        fp.clear_unit_fingerprints(con)
+        if plan.full:
+            saturation = run_saturation(con, now=now)
+            suspects = run_contamination(con, now=now)
+        else:
+            saturation = run_saturation(con, now=now, only=plan.tables, previous=pd.DataFrame(previous or []))
+            suspects = run_contamination(con, now=now, fresh_a3=plan.a3_groups, fresh_link=plan.link)
+        levels = read_saturation_latest(con)
+        fp.store_fingerprint(con, key, utcnow(), summary=saturation.to_dict(orient="records"))
+        fp.store_unit_fingerprints(con, plan.units, utcnow())
+    return {"saturation": saturation, "suspects": suspects, "levels": levels, "skipped": False,
+            "plan": plan.describe()}
+
+
+def analysis_parameters(now: datetime | None) -> dict:
+    """What an analysis depends on besides stored data: its code, its constants, the UTC day
+    (left out with `now=None`: the part every unit shares)."""
+    import analysis
+    import jobs
+    import registry
+    import storage
+    from analysis import constants
+    code = hashlib.sha256()
+    roots = [Path(analysis.__file__).parent, Path(jobs.__file__).parent, Path(storage.__file__).parent]
+    files = [p for root in roots for p in root.rglob("*.py")] + list(Path(analysis.__file__).parent.rglob("*.sql"))
+    files += [Path(registry.__file__).parent / name for name in ("tables.py", "tables.csv")]   # the table rule
+    for path in sorted(files):
+        code.update(path.read_bytes())
+    consts = {k: v for k, v in vars(constants).items() if k.isupper()}
+    out = {"code": code.hexdigest(), "constants": consts}
+    if now is not None:
+        out["day"] = to_utc(now).date().isoformat()
+    return out
+
+
+# --- unit fingerprints -----------------------------------------------------------------------
+
+def _sha(*parts: object) -> str:
+    return hashlib.sha256("\n".join(str(p) for p in parts).encode()).hexdigest()
+
+
+def model_hashes(claims: pd.DataFrame, now: datetime) -> dict[str, int]:
+    """model -> a hash of its resolved dates and cutoff (analysis.cutoffs.resolve_model_dates: a
+    claim of another model can change a model's trust) and of whether its release is still ahead."""
+    from jobs.contamination import resolved_dates
+    if not len(claims):
+        return {}
+    resolved = resolved_dates(claims).sort_values("model", kind="stable").reset_index(drop=True)
+    ahead = pd.to_datetime(resolved["release_date"]) > pd.Timestamp(to_utc(now)).tz_localize(None)
+    text = resolved.astype(str).assign(_ahead=ahead.astype(str))
+    hashes = pd.util.hash_pandas_object(text, index=False).to_numpy(np.uint64)
+    return dict(zip(resolved["model"].astype(str), (int(h) for h in hashes)))
+
+
+def _group_digests(rows: pd.DataFrame, keys: list[str], models: dict[str, int]) -> pd.Series:
+    """keys -> "count:xor:future:models" of `rows` (one per key and model, storage.fingerprint)."""
+    if rows.empty:
+        return pd.Series(dtype="object")
+    r = rows.assign(_m=rows["model"].astype(str).map(models).fillna(0).astype(np.uint64),
+                    xor=rows["xor"].astype(np.uint64))
+    g = r.groupby(keys, sort=True)
+    xor = g["xor"].agg(lambda v: int(np.bitwise_xor.reduce(v.to_numpy(np.uint64))))
+    mod = r.drop_duplicates([*keys, "model"]).groupby(keys, sort=True)["_m"].agg(
+        lambda v: int(np.bitwise_xor.reduce(v.to_numpy(np.uint64))))
+    out = g["n"].sum().astype(str) + ":" + xor.astype(str) + ":" + g["future"].sum().astype(str) + ":" + mod.astype(str)
+    return out
+
+
+def unit_fingerprints(scores: pd.DataFrame, items: pd.DataFrame, models: dict[str, int],
+                      shared: str) -> dict[str, dict[str, str]]:
+    """part -> key -> fingerprint: 'global' (`shared`), 'table' (table_id), 'a3' (source␟benchmark).
+
+    `scores`/`items`: storage.fingerprint.score_groups / item_groups; `models`: model_hashes."""
+    from registry.tables import assign_tables
+    out: dict[str, dict[str, str]] = {"global": {"": shared}, "table": {}, "a3": {}}
+    item_groups = _group_digests(items, ["source", "benchmark"], models)
+    for (source, bench), digest in item_groups.items():
+        out["a3"][f"{source}{UNIT_SEP}{bench}"] = _sha(shared, digest)
+    if scores.empty:
+        return out
+    by_bench: dict[str, list[str]] = {}
+    for (source, bench), digest in item_groups.items():
+        by_bench.setdefault(str(bench), []).append(f"{source}={digest}")
+    groups = _group_digests(scores, ["source", "benchmark"], models)
+    versions = assign_tables(scores[["source", "benchmark", "table_version"]].drop_duplicates())
+    members: dict[str, set[tuple[str, str]]] = {}
+    for t, s, b in zip(versions["table_id"], versions["source"], versions["benchmark"]):
+        members.setdefault(str(t), set()).add((str(s), str(b)))
+    for t, groups_of in members.items():
+        bench = next(iter(groups_of))[1]
+        out["table"][t] = _sha(shared, *(f"{s}/{b}={groups[(s, b)]}" for s, b in sorted(groups_of)),
+                               "items", *sorted(by_bench.get(bench, [])))
+    return out
+
+
+def plan_analysis(con, now: datetime, *, incremental: bool = True) -> Plan:
+    """Which units changed since the last completed analysis (storage.fingerprint, migration 030)."""
+    from jobs.contamination import linked_benchmarks
+    from storage import fingerprint as fp
+    from storage import reads
+    shared = _sha(json.dumps(analysis_parameters(None), sort_keys=True, default=str),
+                  fp.input_fingerprint(con, {}, tables=fp.REGISTRY_TABLES))
+    units = unit_fingerprints(fp.score_groups(con, now), fp.item_groups(con, now),
+                              model_hashes(reads.read_model_date_claims(con), now), shared)
+    stored = {part: fp.stored_unit_fingerprints(con, part) for part in units}
+    if not incremental or stored["global"].get("") != shared or fp.stored_summary(con) is None:
+        return Plan(full=True, units=units)
+
+    def changed(part: str) -> set[str]:
+        now_, before = units[part], stored[part]
+        return {k for k in set(now_) | set(before) if now_.get(k) != before.get(k)}
+
+    tables = changed("table")
+    a3 = {tuple(k.split(UNIT_SEP, 1)) for k in changed("a3")}
+    benches = {t.split(":", 1)[0] for t in tables}
+    link = bool(benches & linked_benchmarks(reads.read_benchmarks(con)))
+    return Plan(full=False, tables=tables, a3_groups=a3, link=link, units=units)   # type: ignore[arg-type]
