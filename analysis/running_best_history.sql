@@ -1,7 +1,7 @@
 -- The rows of the score history that can change a running top k or a frontier, dated by the
--- history's dating rule (owned here, with its pandas twin jobs.saturation.dated_history;
--- storage.saturation.read_running_best_history only executes it, tests/test_history_pruned.py
--- requires both to give the same results). Placeholders: {releases} (a registered frame of
+-- history's dating rule, which is owned here and nowhere else (storage.saturation.read_running_best_history
+-- only executes it; tests/dating_oracle.py restates it in pandas over the whole history, and
+-- tests/test_history_pruned.py requires both to give the same results). Placeholders: {releases} (a registered frame of
 -- model, release_date) and {order}; parameters: the benchmarks of this range, the metric
 -- kinds for which lower is better.
 --
@@ -30,12 +30,13 @@ dated AS (
                      WHEN r.release_date IS NOT NULL AND CAST(r.release_date AS TIMESTAMPTZ) > f.observed_at
                      THEN CAST(r.release_date AS TIMESTAMPTZ)
                      ELSE f.observed_at END AS _date,
+           CAST(r.release_date AS TIMESTAMPTZ) AS _release,
            f.score IS NOT NULL AND NOT isnan(f.score) AS _scored
     FROM first f LEFT JOIN {releases} r ON r.model = f.model
 ),
 kept AS (
-    SELECT _rid, observed_at, snapshot_id FROM (
-        SELECT _rid, observed_at, snapshot_id, metric, score, model, _date, _scored,
+    SELECT _rid, observed_at, snapshot_id, _date, _release FROM (
+        SELECT _rid, observed_at, snapshot_id, metric, score, model, _date, _release, _scored,
                max(score) FILTER (WHERE _scored) OVER w AS _best_before,
                min(score) FILTER (WHERE _scored) OVER w AS _least_before,
                row_number() OVER (PARTITION BY benchmark, source, _tv, metric, _pop, _no_under, _date
@@ -51,6 +52,15 @@ SELECT * FROM (
     SELECT sc.source, sc.benchmark, coalesce(sc.table_version, '') AS table_version, sc.model, sc.model_raw,
            sc.setting, sc.variant, sc.population, sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low,
            sc.ci_high, sc.n_items, sc.evaluated_at, k.observed_at AS first_observed_at, k.observed_at,
-           k.snapshot_id
+           k.snapshot_id,
+           -- the date the result enters the trajectory, and why: its own evaluation date; else its
+           -- first observation, raised to its model's release where that is later. A release
+           -- later than an evaluation date is a conflict (an aliased name or a wrong release
+           -- date): flagged, never used to move the result.
+           k._release AS release_date, k._date AS date,
+           CASE WHEN sc.evaluated_at IS NOT NULL THEN 'evaluated_at'
+                WHEN k._release IS NOT NULL AND k._release > k.observed_at THEN 'release_date'
+                ELSE 'first_observed_at' END AS date_source,
+           coalesce(sc.evaluated_at IS NOT NULL AND k._release > sc.evaluated_at, false) AS date_conflict
     FROM kept k JOIN scores sc ON sc.rowid = k._rid)
 {order}

@@ -17,7 +17,7 @@ import pandas as pd
 
 from analysis.constants import GUARD_BAND_DAYS, SATURATION_ALPHA, SATURATION_K, SATURATION_Z
 from analysis.cutoffs import post_cutoff_scope
-from analysis.dating import dated_history, release_dates  # noqa: F401  (the dating rule; re-exported)
+from analysis.dating import log_dates, release_dates
 from analysis.saturation import saturation_table, saturation_trajectory, table_sizes
 from analysis.trends import at_day, frontier_history, metric_of, trends_table
 from jobs.contamination import model_slices, resolved_dates, slice_inputs
@@ -48,13 +48,13 @@ def with_table_ids(frame: pd.DataFrame) -> pd.DataFrame:
 
 def read_dated_history(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None) -> pd.DataFrame:
     """The dated history the trajectory, frontier and trends need: only the rows that can change
-    a running top k (storage.saturation.read_running_best_history), dated by `dated_history`,
-    each with its table (`benchmarks`: only those benchmarks' rows)."""
+    a running top k, each dated by the history's dating rule (both in analysis/running_best_history.sql,
+    which storage.saturation.read_running_best_history executes; `benchmarks`: only those
+    benchmarks' rows)."""
     claims = reads.read_model_date_claims(con)
     releases = release_dates(claims, resolved=resolved_dates(claims))
     lower = [m for m in METRIC_DIRECTIONS if lower_is_better(m)]
-    return dated_history(store.read_running_best_history(con, releases, lower, benchmarks=benchmarks),
-                         releases=releases)
+    return log_dates(store.read_running_best_history(con, releases, lower, benchmarks=benchmarks))
 
 
 def primary_population(history: pd.DataFrame) -> pd.DataFrame:

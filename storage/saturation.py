@@ -162,9 +162,10 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
         sql = running_best_sql().format(releases=rel, order=_HISTORY_ORDER)
         for chunk in benchmark_chunks(con, benchmarks=benchmarks):
             frames.append(con.execute(sql, [chunk, list(lower_is_better)]).df().pipe(shared_strings))
-    df = pd.concat(frames, ignore_index=True) if frames else con.execute(
-        f"SELECT * FROM ({_HISTORY_ROWS}) WHERE false").df()
-    return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at")
+        if not frames:          # no benchmark: the same columns, no row
+            frames.append(con.execute(sql, [[""], list(lower_is_better)]).df())
+    df = pd.concat(frames, ignore_index=True)
+    return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at", "release_date", "date")
 
 
 def read_table_spans(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None) -> pd.DataFrame:

@@ -1,6 +1,6 @@
 """The saturation job reads only the history rows that can change a running top k
 (storage.saturation.read_running_best_history, dated in SQL); its stored results must be
-exactly those of the full history dated in pandas (jobs.saturation.dated_history), on random
+exactly those of the full history dated in pandas (tests/dating_oracle.py, the oracle of the rule analysis/running_best_history.sql owns), on random
 histories built to hit every case (re-observations, ties, release dates after or before the
 first observation, evaluation dates, settings and aliases of one model, agent systems with and
 without an underlying model, a cost metric, a benchmark whose metric changed, held snapshots)
@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import jobs.saturation as job
+from dating_oracle import dated_history
 from helpers import SNAPSHOTS, docs_figures, needs
 from storage import reads
 from storage import saturation as store
@@ -29,7 +30,7 @@ TABLES = {"saturation": ["table_id", "scope", "population", "as_of"],
 
 def full_history(con) -> pd.DataFrame:
     """The reference: every stored result, dated in pandas."""
-    return job.dated_history(store.read_score_history(con), reads.read_model_date_claims(con))
+    return dated_history(store.read_score_history(con), reads.read_model_date_claims(con))
 
 
 def random_db(path, seed: int) -> None:

@@ -12,7 +12,7 @@ import pytest
 import registry
 import scrapers
 from analysis.saturation import saturation_table, saturation_trajectory
-from jobs.saturation import dated_history
+from dating_oracle import dated_history
 from registry.identity import identify_frame, split_variant
 from scrapers.base import ParsedSnapshot, SCORE_COLUMNS, conform
 from jobs.sync import connect_synced as connect   # what the jobs open (migrated + registry)

@@ -399,7 +399,7 @@ def test_bin_stability_identical_to_full_sort(n_models, n_items):
 # --- dated_history: release dates mapped per model (was a Python list over every row) ------
 
 def test_dated_history_release_map_identical():
-    from jobs.saturation import dated_history
+    from dating_oracle import dated_history
     rng = np.random.default_rng(5)
     n = 500
     models = rng.choice(["a", "b", "c", "d", None], n)

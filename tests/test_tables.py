@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import jobs.saturation as job
+from dating_oracle import dated_history
 from registry import tables as rt
 from storage import db
 from storage import saturation as store
@@ -199,7 +200,7 @@ def test_a_release_date_from_another_source_never_moves_an_evaluated_result(sync
     fill(synced_db, snaps, rows, dates=[("deepseek-chat", "epoch", "2025-12-01"), ("undated", "epoch", "2025-02-01")])
     caplog.set_level("INFO", logger="benchwatch.analysis.dating")
     with connect_synced(synced_db) as con:
-        full = job.dated_history(store.read_score_history(con), job.reads.read_model_date_claims(con))
+        full = dated_history(store.read_score_history(con), job.reads.read_model_date_claims(con))
         pruned = job.read_dated_history(con)
         job.run_saturation(con, now=NOW)
         frontier = con.execute("SELECT as_of, frontier_model FROM frontier ORDER BY as_of").df()
