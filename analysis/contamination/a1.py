@@ -30,6 +30,7 @@ from analysis.contamination.link import (
     _resample_refs,
     _with_anchor,
     _xy,
+    _xy_of_counts,
 )
 from analysis.contamination.numerics import _link_predict, _sigmoid
 
@@ -55,13 +56,15 @@ def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs
     pred = float(_sigmoid(_link_predict(xa, ya, x[None, r:], isotonic=link.isotonic, floor=link.floor))[0, 0])
     delta = float(model_row["score"]) - pred
 
-    sb = rng.binomial(n_int, s_all, size=(n_boot,) + s_all.shape) / n_int
-    xb, yb = _xy(sb, n_all)
+    # One draw of every score per replicate (the same draws, in the same order, as always: the
+    # bootstrap's numbers depend on nothing else); only m's own score on b is needed as a proportion.
+    counts = rng.binomial(n_int, s_all, size=(n_boot,) + s_all.shape)
+    xb, yb = _xy_of_counts(counts, n_int, n_all)
     idx = _resample_refs(rng, r, n_boot, th.a1_min_unique)
-    xr, yr = _with_anchor(np.take_along_axis(xb[:, :r], idx, axis=1),
-                          np.take_along_axis(yb[:, :r], idx, axis=1), link.anchor)
+    flat = idx + (np.arange(n_boot) * (r + 1))[:, None]
+    xr, yr = _with_anchor(xb.reshape(-1)[flat], np.ascontiguousarray(yb).reshape(-1)[flat], link.anchor)
     pb = _sigmoid(_link_predict(xr, yr, xb[:, r:r + 1], isotonic=link.isotonic, floor=link.floor))[:, 0]
-    deltas = sb[:, r, 0] - pb
+    deltas = counts[:, r, 0] / n_int[r, 0] - pb
     se_boot = float(np.std(deltas, ddof=1))
     crossing = int((deltas <= 0).sum())
     if crossing >= A1_MIN_TAIL_COUNT or se_boot <= 0:
