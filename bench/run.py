@@ -121,7 +121,7 @@ def plain_list_trajectory(df, k: int = 5) -> list[tuple[str, object, list[float]
 
 
 def bench_trajectory(fracs: list[float], quick: bool) -> None:
-    from analysis.saturation import saturation_trajectory
+    from analysis.trajectory import saturation_trajectory
     n_bench, full = (20, 1500) if quick else (100, 1500)
     sizes, ours_t = [], []
     for f in fracs:

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 import registry
-from analysis.saturation import saturation_table, saturation_trajectory
+from analysis.saturation_tables import saturation_table
+from analysis.trajectory import saturation_trajectory
 from jobs.saturation import dated_history
 from registry.identity import identify_frame, split_variant
 from scrapers.base import ParsedSnapshot, SCORE_COLUMNS, conform
