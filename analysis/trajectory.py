@@ -73,6 +73,8 @@ def _history_rows(df: pd.DataFrame, group_cols: Sequence[str]) -> dict[str, np.n
          "group_code": np.cumsum(np.r_[False, group_sorted[1:] != group_sorted[:-1]]),
          "model_code": pd.factorize(arrays["model"])[0][order]}
     d.update({f"name:{c}": arrays[c] for c in [*cols, "variant"]})
+    source = {**{c: c for c in cols}, "variant": "entity_variant" if "entity_variant" in df.columns else "model"}
+    d.update({f"str:{c}": isinstance(df[src].dtype, pd.StringDtype) for c, src in source.items()})
     return d
 
 
@@ -189,16 +191,48 @@ def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
             "changes": np.asarray(change_top, dtype="int64").reshape(len(change_top), k)}
 
 
-def _per_state(values: np.ndarray, changes: np.ndarray, state: np.ndarray) -> np.ndarray:
-    """One list per row: the `values` of its top k (`values[i, j]`: of row `changes[i, j]`),
-    best first, the -1 padding of a top k not yet full left out. Built once per change of the
-    top k that some row shows, and shared, as one read-only list object, by the rows of the
-    dates it held."""
-    used, at = np.unique(state, return_inverse=True)
-    lists = values[used].tolist()
-    for i in np.flatnonzero((changes[used] < 0).any(axis=1)).tolist():
-        lists[i] = lists[i][:int((changes[used[i]] >= 0).sum())]
-    return np.fromiter(lists, dtype=object, count=len(lists))[at.reshape(-1)]
+def _states(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(used, at): the changes of the top k that some row shows, and each row's index into them
+    (`np.unique(state, return_inverse=True)`; the states of sorted rows never decrease, so one
+    comparison of neighbours finds them)."""
+    state = np.asarray(state).reshape(-1)
+    if len(state) and not (state[1:] >= state[:-1]).all():
+        used, at = np.unique(state, return_inverse=True)
+        return used, at.reshape(-1)
+    first = np.r_[True, state[1:] != state[:-1]] if len(state) else np.zeros(0, dtype=bool)
+    return state[first], np.cumsum(first) - 1
+
+
+def _per_state(values: np.ndarray, changes: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """One list per row: the `values` of its top k (`values[i, j]`: of row `changes[i, j]`, for the
+    changes `_states` found used), best first, the -1 padding of a top k not yet full left out.
+    Built once per change of the top k that some row shows, and shared, as one read-only list
+    object, by the rows of the dates it held."""
+    lists = values.tolist()
+    for i in np.flatnonzero((changes < 0).any(axis=1)).tolist():
+        lists[i] = lists[i][:int((changes[i] >= 0).sum())]
+    return np.fromiter(lists, dtype=object, count=len(lists))[at]
+
+
+def _names(d: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
+    """str of the names of column `col` at sorted rows `rows` (`_as_str(_at(...))`; a column of
+    pandas' str dtype holds nothing else, so its names are taken as they are)."""
+    values = _at(d, col, rows)
+    return values if d.get(f"str:{col}") else _as_str(values)
+
+
+def _str_series(d: dict[str, np.ndarray], col: str, end: np.ndarray) -> pd.Series:
+    """`pd.Series(_at(d, col, end), dtype="str")`, each group's name converted once and taken when the
+    column holds one value per group (a group column; `benchmark` is one per table)."""
+    values = _at(d, col, end)
+    if len(end) == 0:
+        return pd.Series(values, dtype="str")
+    heads = np.flatnonzero(np.r_[True, d["group_code"][1:] != d["group_code"][:-1]])
+    head_names = _at(d, col, heads)
+    where = d["group_code"][end]
+    if not (values == head_names[where]).all():
+        return pd.Series(values, dtype="str")
+    return pd.Series(pd.array(head_names, dtype="str").take(where))
 
 
 def _as_str(values: np.ndarray) -> np.ndarray:
@@ -225,16 +259,18 @@ def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
     """
     d = _history_rows(with_tables(df), ["table_id"])
     scan = _topk_scan(d, k)
-    end, changes, state = scan["end"], scan["changes"], scan["state"]
+    end = scan["end"]
+    used, at = _states(scan["state"])
+    changes = scan["changes"][used]
     rows = np.where(changes >= 0, changes, 0)
-    return pd.DataFrame({"table_id": pd.Series(_at(d, "table_id", end), dtype="str"),
-                         "benchmark": pd.Series(_at(d, "benchmark", end), dtype="str"),
+    return pd.DataFrame({"table_id": _str_series(d, "table_id", end),
+                         "benchmark": _str_series(d, "benchmark", end),
                          "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
                          "n_models": pd.Series(scan["n_models"], dtype="int64"),
-                         "top_scores": _per_state(d["score"][rows], changes, state),
-                         "top_se": _per_state(d["se"][rows], changes, state),
-                         "top_models": _per_state(_at(d, "model", rows), changes, state),
-                         "top_variants": _per_state(_as_str(_at(d, "variant", rows)), changes, state)})
+                         "top_scores": _per_state(d["score"][rows], changes, at),
+                         "top_se": _per_state(d["se"][rows], changes, at),
+                         "top_models": _per_state(_at(d, "model", rows), changes, at),
+                         "top_variants": _per_state(_names(d, "variant", rows), changes, at)})
 
 
 def running_topk_scores(df: pd.DataFrame, k: int = SATURATION_K) -> tuple[pd.DataFrame, np.ndarray]:
@@ -245,8 +281,8 @@ def running_topk_scores(df: pd.DataFrame, k: int = SATURATION_K) -> tuple[pd.Dat
     scan = _topk_scan(d, k)
     end, idx = scan["end"], scan["changes"][scan["state"]]
     tops = np.where(idx >= 0, d["score"][np.where(idx >= 0, idx, 0)], np.nan)
-    frame = pd.DataFrame({"table_id": pd.Series(_at(d, "table_id", end), dtype="str"),
-                          "benchmark": pd.Series(_at(d, "benchmark", end), dtype="str"),
+    frame = pd.DataFrame({"table_id": _str_series(d, "table_id", end),
+                          "benchmark": _str_series(d, "benchmark", end),
                           "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
                           "n_models": pd.Series(scan["n_models"], dtype="int64"),
                           "top_model": _at(d, "model", idx[:, 0]) if len(end) else np.zeros(0, dtype=object)})
@@ -282,13 +318,16 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     scan = _topk_scan(d, k)
     keep = scan["n_models"] >= k
     end, state, n_models = scan["end"][keep], scan["state"][keep], scan["n_models"][keep]
-    changes = scan["changes"]
-    idx = changes[state]
+    used, at = _states(state)
+    changes = scan["changes"][used]
+    idx = changes[at]
     rows = np.where(changes >= 0, changes, 0)
     if len(end) == 0:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in TRAJECTORY_COLUMNS})
-    bench_code, bench_names = pd.factorize(_at(d, "table_id", end))     # per table
-    bench_names = np.asarray(bench_names, dtype=object)
+    heads = np.flatnonzero(np.r_[True, d["group_code"][1:] != d["group_code"][:-1]])
+    group_code, group_names = pd.factorize(_at(d, "table_id", heads))     # per table, from its groups
+    bench_code = group_code[d["group_code"][end]]
+    bench_names = np.asarray(group_names, dtype=object)
     bench = bench_names[bench_code]
     if isinstance(n_items, Mapping):
         n_per = [_check_n(n_items.get(b)) for b in bench_names]
@@ -312,14 +351,14 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
                        for c in range(8)], dtype=object)
     uncertainty = labels[pub1.astype(int) * 4 + pubk.astype(int) * 2 + assumed.astype(int)]
     res = pd.DataFrame({
-        "table_id": pd.Series(bench, dtype="str"),
-        "benchmark": pd.Series(_at(d, "benchmark", end), dtype="str"),
+        "table_id": _str_series(d, "table_id", end),
+        "benchmark": _str_series(d, "benchmark", end),
         "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
         "population": _at(d, "population", end),
         "n_models": pd.Series(n_models, dtype="int64"),
-        "top_scores": _per_state(d["score"][rows], changes, state),
-        "top_models": _per_state(_as_str(_at(d, "model", rows)), changes, state),
-        "top_variants": _per_state(_as_str(_at(d, "variant", rows)), changes, state),
+        "top_scores": _per_state(d["score"][rows], changes, at),
+        "top_models": _per_state(_names(d, "model", rows), changes, at),
+        "top_variants": _per_state(_names(d, "variant", rows), changes, at),
         "s1": s1, "sk": sk, "se_delta": out["se_delta"],
         "r_norm": out["r_norm"], "s_index": out["s_index"], "bin": out["bin"],
         "statistically_similar": out["statistically_similar"], "n_items": n, "k": int(k), "alpha": float(alpha),

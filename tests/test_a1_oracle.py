@@ -101,3 +101,31 @@ def test_row_fits_and_stable_order_equal_the_former_ones():
         q = np.column_stack([x[:, :2] + 0.01, np.full(b, 50.0)])
         assert np.array_equal(oracle._isotonic_predict_batch(x, y, q), numerics._isotonic_predict_batch(x, y, q),
                               equal_nan=True)
+
+
+def test_a1_tests_drawing_ahead_in_a_thread_gives_the_sequential_numbers(monkeypatch):
+    """a1_tests draws the next test's random numbers in a second thread while it fits the current
+    one: the tests, their evidence and the generator's final state equal a strictly sequential run."""
+    import analysis.contamination.a1 as a1
+    rng = np.random.default_rng(5)
+    models = [f"m{i}" for i in range(20)]
+    ability = rng.normal(0, 1.2, len(models))
+    rows = []
+    for b, n, shift in (("target", 198, 0.3), ("other", 300, -0.2), ("ref", 2500, -1.0)):
+        p = 1 / (1 + np.exp(-(ability + shift + rng.normal(0, 0.3, len(models)))))
+        rows += [{"source": "src", "benchmark": b, "model": m, "score": k / n, "n_items": n, "snapshot_id": 3}
+                 for m, k in zip(models, rng.binomial(n, p))]
+    scores = pd.DataFrame(rows)
+    benches = pd.DataFrame({"benchmark": ["target", "other", "ref"],
+                            "reference_benchmarks": [("ref",), ("ref",), ()], "n_items": [198, 300, 2500],
+                            "chance": [0.25, 0.0, 0.0]})
+    th = Thresholds(bootstrap_b=200)
+    runs = {}
+    for label, least in (("ahead", 2), ("sequential", 10 ** 9)):
+        monkeypatch.setattr(a1, "A1_DRAW_AHEAD_MIN_TESTS", least)
+        gen = np.random.default_rng(9)
+        tests = a1.a1_tests(scores, benches, rng=gen, th=th)
+        runs[label] = ([(t.model, t.benchmark, t.effect, t.se, t.p_value, t.gate, repr(t.evidence)) for t in tests],
+                       gen.bit_generator.state)
+    assert len(runs["ahead"][0]) == 2 * len(models)
+    assert runs["ahead"] == runs["sequential"]
