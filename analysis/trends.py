@@ -72,7 +72,8 @@ from analysis.constants import (
     TREND_WINDOW_DAYS,
 )
 from analysis.logistic import fit_logistic, logistic_time_to, plateau_test
-from analysis.saturation import PROPORTION, running_topk_scores, with_tables
+from analysis.saturation import PROPORTION, with_tables
+from analysis.trajectory import running_topk_scores
 from common.units import lower_is_better
 
 log = logging.getLogger("benchwatch.analysis.trends")

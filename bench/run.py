@@ -18,7 +18,9 @@ Measures and goals:
                CREATE TABLE ... AS SELECT * FROM read_csv(...): <= 5x (whole processes);
                a file of which ~60% are rejected rows: time per row <= 1.2x a clean file's
   analyze      `benchwatch analyze` on a synthetic history (2,000 models x 100 benchmarks x
-               52 weekly snapshots + 1,000 dated items x 200 models): < 60 s, RSS <= 1 GiB
+               52 weekly snapshots + 1,000 dated items x 200 models): < 60 s, RSS <= 1 GiB;
+               at twice that history (4,000 models, 20.8M rows): RSS <= 1.5 GiB, with the
+               growth exponents of time and peak RSS from the 100 % size
   incremental  `benchwatch analyze` after one source of 20 changed (100 % size, sources syn00..syn19)
                vs the full analyze before it: <= 10% (tests/test_incremental_analysis.py: same results)
   cycle        a second `run --no-prefect --replay` over identical responses: <= 10% of the first
@@ -123,7 +125,7 @@ def plain_list_trajectory(df, k: int = 5) -> list[tuple[str, object, list[float]
 
 
 def bench_trajectory(fracs: list[float], quick: bool) -> None:
-    from analysis.saturation import saturation_trajectory
+    from analysis.trajectory import saturation_trajectory
     n_bench, full = (20, 1500) if quick else (100, 1500)
     sizes, ours_t = [], []
     for f in fracs:
@@ -263,28 +265,50 @@ def synthetic_db(path: Path, n_models: int, n_bench: int, n_weeks: int, n_items:
         con.execute("CHECKPOINT")
 
 
-def bench_analyze(fracs: list[float], quick: bool, tmp: Path) -> None:
+def bench_analyze(fracs: list[float], quick: bool, tmp: Path, double: bool = True) -> None:
     full = dict(n_models=2000, n_bench=100, n_weeks=52, n_items=1000, n_item_models=200)
     if quick:
         full = dict(n_models=400, n_bench=20, n_weeks=52, n_items=300, n_item_models=100)
-    sizes, ours_t = [], []
+    sizes, ours_t, rss_t = [], [], []
     for f in fracs:
         size = {**full, "n_models": max(20, int(full["n_models"] * f)), "n_bench": max(2, int(full["n_bench"] * f))}
-        db = tmp / f"analyze_{f:.2f}.duckdb"
-        t0 = time.perf_counter()
-        synthetic_db(db, **size)
-        setup = time.perf_counter() - t0
-        wall, rss, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
+        wall, rss, setup = _analyze_once(tmp, f"{f:.2f}", size)
         rows = size["n_models"] * size["n_bench"] * size["n_weeks"]
         sizes.append(size["n_models"] * size["n_bench"])
         ours_t.append(wall)
+        rss_t.append(rss)
         last = f == fracs[-1]
         line("analyze", f"{f:4.0%} {size['n_models']} models x {size['n_bench']} benchmarks x {size['n_weeks']} weeks "
              f"({rows / 1e6:.1f} M rows) + {size['n_items']} items x {size['n_item_models']} models: "
              f"{wall:6.1f} s, peak RSS {rss / 1024:6.0f} MiB (goal < 60 s, <= 1024 MiB; setup {setup:.0f} s)",
              (wall < 60 and rss <= 1024 * 1024) if last else None)
-        db.unlink(missing_ok=True)
     line("analyze", slope(sizes, ours_t))
+    if not double:
+        return
+    # Twice the 100 % history (twice the models, so twice the rows of every table): memory must not
+    # grow with the history as a whole.
+    size = {**full, "n_models": full["n_models"] * 2}
+    wall, rss, setup = _analyze_once(tmp, "2x", size)
+    rows = size["n_models"] * size["n_bench"] * size["n_weeks"]
+    rss_exp = math.log(rss / rss_t[-1]) / math.log(2)
+    time_exp = math.log(wall / ours_t[-1]) / math.log(2)
+    line("analyze", f" 2x {size['n_models']} models x {size['n_bench']} benchmarks x {size['n_weeks']} weeks "
+         f"({rows / 1e6:.1f} M rows): {wall:6.1f} s, peak RSS {rss / 1024:6.0f} MiB (goal <= 1536 MiB; setup "
+         f"{setup:.0f} s); from 100 %: time exponent {time_exp:.2f}, peak RSS exponent {rss_exp:.2f} "
+         f"(1 = linear, 0 = flat)", rss <= 1536 * 1024)
+
+
+def _analyze_once(tmp: Path, label: str, size: dict) -> tuple[float, int, float]:
+    """(wall s, peak RSS KiB, setup s) of one `benchwatch analyze` on a fresh synthetic history."""
+    db = tmp / f"analyze_{label}.duckdb"
+    t0 = time.perf_counter()
+    synthetic_db(db, **size)
+    setup = time.perf_counter() - t0
+    try:
+        wall, rss, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
+    finally:
+        db.unlink(missing_ok=True)
+    return wall, rss, setup
 
 
 def changed_source(path: Path, source: str) -> int:

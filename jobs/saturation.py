@@ -18,7 +18,8 @@ import pandas as pd
 from analysis.constants import GUARD_BAND_DAYS, SATURATION_ALPHA, SATURATION_K, SATURATION_Z
 from analysis.cutoffs import post_cutoff_scope
 from analysis.dating import log_dates, release_dates
-from analysis.saturation import saturation_table, saturation_trajectory, table_sizes
+from analysis.saturation_tables import saturation_table, table_sizes
+from analysis.trajectory import saturation_trajectory
 from analysis.trends import at_day, frontier_history, metric_of, trends_table
 from jobs.contamination import model_slices, resolved_dates, slice_inputs
 from jobs.levels import run_levels

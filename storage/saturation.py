@@ -145,7 +145,7 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
     """The rows of `read_score_history` that can change a running top k or a frontier, same columns.
 
     Most stored rows re-observe a model at a score no better than one it had earlier; they
-    never enter a running top k (analysis.saturation._topk_scan skips them) and never move a
+    never enter a running top k (analysis.trajectory._topk_scan skips them) and never move a
     frontier. The query and its dating rule are analysis/running_best_history.sql (the rule of
     jobs.saturation.dated_history: a result's own evaluation date, else its first observation
     raised to `release_dates`' release of its model where that is later); a row is kept when,

@@ -11,7 +11,8 @@ import pytest
 
 import registry
 import scrapers
-from analysis.saturation import saturation_table, saturation_trajectory
+from analysis.saturation_tables import saturation_table
+from analysis.trajectory import saturation_trajectory
 from dating_oracle import dated_history
 from registry.identity import identify_frame, split_variant
 from scrapers.base import ParsedSnapshot, SCORE_COLUMNS, conform

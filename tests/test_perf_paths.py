@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from analysis.constants import SATURATION_ALPHA, SATURATION_K, SATURATION_Z
-from analysis.saturation import (POPULATION_MODELS, TRAJECTORY_COLUMNS, _check_n, _check_params, binomial_se,
-                                 index_arrays, published_se, running_topk, saturation_trajectory,
-                                 uncertainty_label, with_populations)
+from analysis.saturation import _check_n, _check_params, binomial_se, index_arrays, published_se, uncertainty_label
+from analysis.saturation_tables import POPULATION_MODELS, with_populations
+from analysis.trajectory import TRAJECTORY_COLUMNS, running_topk, saturation_trajectory
 
 log = logging.getLogger("test")
 

@@ -15,12 +15,11 @@ from analysis.saturation import (
     UNCERTAINTY_ASSUMED,
     UNCERTAINTY_BINOMIAL,
     UNCERTAINTY_PUBLISHED,
-    running_topk,
     saturation_bin,
     saturation_index,
-    saturation_table,
-    saturation_trajectory,
 )
+from analysis.saturation_tables import saturation_table
+from analysis.trajectory import running_topk, saturation_trajectory
 from cli.main import main as cli_main
 from helpers import PAPER_DATA, needs
 

@@ -3,7 +3,7 @@ per-model robust-z gate. docs/statistics.md, A1."""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -30,12 +30,14 @@ from analysis.contamination.link import (
     _resample_refs,
     _with_anchor,
     _xy,
+    _xy_of_counts,
 )
 from analysis.contamination.numerics import _link_predict, _sigmoid
 
 
 def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs: np.ndarray,
-           *, rng: np.random.Generator, th: Thresholds, n_boot: int | None = None) -> dict:
+           *, rng: np.random.Generator, th: Thresholds, n_boot: int | None = None,
+           draws: tuple[np.ndarray, np.ndarray] | None = None) -> dict:
     """δ = s_{m,b} - σ(f_b(x_m)), tested against a prediction scale (docs/statistics.md, A1).
 
     Fit uncertainty: each bootstrap replicate resamples M_ref with replacement (>= 5 distinct),
@@ -44,24 +46,25 @@ def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs
     Prediction scale: s_LOO² = mean over references of their leave-one-out residual² (how far
     a model not involved in the fit falls from it). SE = sqrt(SE_boot² + s_LOO²) (conservative:
     the fit error is in both terms); p = P(t_{R-1} > δ / SE); CI = δ ± t_{R-1, .975} SE.
+    `draws`: this test's `a1_draws`, drawn beforehand from `rng` (a1_tests draws the next test's
+    while this one is fitted); by default drawn here.
     """
     n_boot = n_boot or th.bootstrap_b
-    s_all = np.vstack([link.s_ref, np.concatenate([[model_row["score"]], s_m_refs])])
-    n_all = np.vstack([link.n_ref, np.concatenate([[model_row["n"]], n_m_refs])])
-    n_int = np.maximum(np.rint(n_all).astype(np.int64), 1)
+    s_all, n_all, n_int = _a1_arrays(model_row, link, s_m_refs, n_m_refs)
     x, y = _xy(s_all, n_all)
     r = len(link.refs)
     xa, ya = _with_anchor(x[:r], y[:r], link.anchor)
     pred = float(_sigmoid(_link_predict(xa, ya, x[None, r:], isotonic=link.isotonic, floor=link.floor))[0, 0])
     delta = float(model_row["score"]) - pred
 
-    sb = rng.binomial(n_int, s_all, size=(n_boot,) + s_all.shape) / n_int
-    xb, yb = _xy(sb, n_all)
-    idx = _resample_refs(rng, r, n_boot, th.a1_min_unique)
-    xr, yr = _with_anchor(np.take_along_axis(xb[:, :r], idx, axis=1),
-                          np.take_along_axis(yb[:, :r], idx, axis=1), link.anchor)
+    # One draw of every score per replicate (the same draws, in the same order, as always: the
+    # bootstrap's numbers depend on nothing else); only m's own score on b is needed as a proportion.
+    counts, idx = draws if draws is not None else a1_draws(rng, s_all, n_int, n_boot, th)
+    xb, yb = _xy_of_counts(counts, n_int, n_all)
+    flat = idx + (np.arange(n_boot) * (r + 1))[:, None]
+    xr, yr = _with_anchor(xb.reshape(-1)[flat], np.ascontiguousarray(yb).reshape(-1)[flat], link.anchor)
     pb = _sigmoid(_link_predict(xr, yr, xb[:, r:r + 1], isotonic=link.isotonic, floor=link.floor))[:, 0]
-    deltas = sb[:, r, 0] - pb
+    deltas = counts[:, r, 0] / n_int[r, 0] - pb
     se_boot = float(np.std(deltas, ddof=1))
     crossing = int((deltas <= 0).sum())
     if crossing >= A1_MIN_TAIL_COUNT or se_boot <= 0:
@@ -94,6 +97,71 @@ def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs
     }
 
 
+def _a1_arrays(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray,
+               n_m_refs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(s, n, n as counts) of the references (rows 0..R-1) and the tested model (row R): b, then R'."""
+    s_all = np.vstack([link.s_ref, np.concatenate([[model_row["score"]], s_m_refs])])
+    n_all = np.vstack([link.n_ref, np.concatenate([[model_row["n"]], n_m_refs])])
+    return s_all, n_all, np.maximum(np.rint(n_all).astype(np.int64), 1)
+
+
+def a1_draws(rng: np.random.Generator, s_all: np.ndarray, n_int: np.ndarray, n_boot: int,
+             th: Thresholds) -> tuple[np.ndarray, np.ndarray]:
+    """Every random number of one A1 test, in its order: each score redrawn as a count of n
+    (replicates x models x benchmarks), then the resampled reference rows (replicates x R)."""
+    counts = rng.binomial(n_int, s_all, size=(n_boot,) + s_all.shape)
+    return counts, _resample_refs(rng, len(s_all) - 1, n_boot, th.a1_min_unique)
+
+
+# With at least this many tests, a1_tests draws the next test's random numbers in a second thread
+# while it fits the current one (numpy's binomial draws release the GIL; they are about half of a
+# 445-reference test): the same generator, the same order, the same numbers.
+A1_DRAW_AHEAD_MIN_TESTS = 4
+
+
+def _with_draws(tasks: list[tuple], rng: np.random.Generator, n_boot: int, th: Thresholds) -> Iterator[tuple]:
+    """(task, draws) for each task (model_row, link, s_m, n_m, ...) in order, the draws of task i+1
+    made in a worker thread while the caller works on task i (one task ahead: bounded memory)."""
+    if len(tasks) < A1_DRAW_AHEAD_MIN_TESTS:
+        for t in tasks:
+            yield t, None
+        return
+    import queue
+    import threading
+    ahead: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def hand(item: tuple) -> bool:
+        while not stop.is_set():
+            try:
+                ahead.put(item, timeout=0.5)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def draw() -> None:
+        try:
+            for t in tasks:
+                s_all, _, n_int = _a1_arrays(*t[:4])
+                if not hand(("ok", a1_draws(rng, s_all, n_int, n_boot, th))):
+                    return
+        except BaseException as exc:     # handed to the caller, raised there
+            hand(("error", exc))
+
+    worker = threading.Thread(target=draw, name="a1-draws", daemon=True)
+    worker.start()
+    try:
+        for t in tasks:
+            kind, value = ahead.get()
+            if kind == "error":
+                raise value
+            yield t, value
+    finally:
+        stop.set()
+        worker.join()
+
+
 def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.Generator,
              slices: pd.DataFrame | None = None, th: Thresholds = Thresholds(),
              only: Callable[[str, str], bool] | None = None, prepared: Prepared | None = None) -> list[SignalTest]:
@@ -105,7 +173,7 @@ def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.G
     p = prepared or prepare(scores, benchmarks)
     bench, s, table = p.bench, p.scores, p.table
     skip = _a1_pairs_to_skip(slices)
-    tests = []
+    tasks = []
     for (source, b), rows in s.groupby(["source", "benchmark"], sort=True):
         refs_b = p.reference_benchmarks(b)
         if not refs_b:
@@ -119,12 +187,15 @@ def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.G
             if link is None:
                 log.debug("[contamination] A1 %s/%s %s not tested: %s", source or "-", b, m, why)
                 continue
-            res = a1_one(row, link, table.score.loc[m, mine].to_numpy(float),
-                         table.n.loc[m, mine].to_numpy(float), rng=rng, th=th)
-            snaps = set(link.snapshot_ids)
-            if "snapshot_id" in row and pd.notna(row["snapshot_id"]):
-                snaps.add(int(row["snapshot_id"]))
-            tests.append(signal_test("A1", m, b, source, res, snapshot_ids=snaps))
+            tasks.append((row, link, table.score.loc[m, mine].to_numpy(float), table.n.loc[m, mine].to_numpy(float),
+                          source, b))
+    tests = []
+    for (row, link, s_m, n_m, source, b), draws in _with_draws(tasks, rng, th.bootstrap_b, th):
+        res = a1_one(row, link, s_m, n_m, rng=rng, th=th, draws=draws)
+        snaps = set(link.snapshot_ids)
+        if "snapshot_id" in row and pd.notna(row["snapshot_id"]):
+            snaps.add(int(row["snapshot_id"]))
+        tests.append(signal_test("A1", row["model"], b, source, res, snapshot_ids=snaps))
     _a1_self_consistency(tests, th)
     return tests
 

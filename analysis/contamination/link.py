@@ -63,6 +63,21 @@ def _xy(s: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lg[..., 1:].mean(axis=-1), lg[..., 0]
 
 
+def _xy_of_counts(k: np.ndarray, n_int: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_xy(k / n_int, n)` of redrawn counts k (..., R, 1 + J) with the same numbers: a count takes
+    at most n_int + 1 values, so the logit of each (n_int, n) column is computed once per possible
+    count and looked up (the bootstrap's largest array after its draws; issue 23)."""
+    pairs, which = np.unique(np.stack([n_int.reshape(-1).astype(float), n.reshape(-1)]), axis=1, return_inverse=True)
+    sizes = pairs[0].astype(np.int64) + 1
+    if sizes.sum() * 4 > k.size:                   # counts as many as their possible values: directly
+        return _xy(k / n_int, n)
+    offset = np.r_[0, np.cumsum(sizes)[:-1]]
+    table = np.concatenate([_logit(np.arange(m, dtype=np.int64) / np.int64(m - 1), nn)
+                            for m, nn in zip(sizes.tolist(), pairs[1].tolist())])
+    lg = table[k + offset[which.reshape(n_int.shape)]]
+    return (lg[..., 1] if lg.shape[-1] == 2 else lg[..., 1:].mean(axis=-1)), lg[..., 0]
+
+
 def _with_anchor(x: np.ndarray, y: np.ndarray, anchor: tuple[float, float] | None) -> tuple[np.ndarray, np.ndarray]:
     if anchor is None:
         return x, y
@@ -76,13 +91,25 @@ def _resample_refs(rng: np.random.Generator, r: int, b: int, min_unique: int) ->
     idx = rng.integers(0, r, size=(b, r))
     need = min(min_unique, r)
     for _ in range(1000):
-        srt = np.sort(idx, axis=1)
-        uniq = 1 + (np.diff(srt, axis=1) != 0).sum(axis=1)
-        bad = uniq < need
+        bad = _distinct_per_row(idx, need) < need
         if not bad.any():
             return idx
         idx[bad] = rng.integers(0, r, size=(int(bad.sum()), r))
     raise RuntimeError("could not draw reference resamples with enough distinct models")
+
+
+def _distinct_per_row(idx: np.ndarray, need: int) -> np.ndarray:
+    """The number of distinct values of each row, exact below `need` (a row whose first 4·need
+    columns already hold `need` distinct values is not sorted whole: the usual case of hundreds
+    of reference models)."""
+    head = min(idx.shape[1], 4 * need)
+    srt = np.sort(idx[:, :head], axis=1)
+    uniq = 1 + (np.diff(srt, axis=1) != 0).sum(axis=1)
+    short = np.flatnonzero(uniq < need)
+    if len(short) and head < idx.shape[1]:
+        srt = np.sort(idx[short], axis=1)
+        uniq[short] = 1 + (np.diff(srt, axis=1) != 0).sum(axis=1)
+    return uniq
 
 
 def _loo_residuals(x: np.ndarray, y: np.ndarray, link: _LinkData) -> np.ndarray:

@@ -1,0 +1,369 @@
+"""The saturation index in calendar time: the running top k of each table, reconstructed from its
+results' dates (`running_topk`, `running_topk_scores`, `saturation_trajectory`). The index itself:
+analysis.saturation; populations: analysis.saturation_tables."""
+
+from __future__ import annotations
+
+import logging
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from analysis.constants import SATURATION_ALPHA, SATURATION_K, SATURATION_Z
+from analysis.saturation import (
+    _check_n,
+    _check_params,
+    binomial_se,
+    index_arrays,
+    published_se,
+    uncertainty_label,
+    with_tables,
+)
+from analysis.saturation_tables import with_populations
+
+log = logging.getLogger("benchwatch.analysis.saturation")
+
+
+# --- history reconstructed from model dates ------------------------------------------------
+
+def _factorize_runs(values: np.ndarray, sort: bool) -> tuple[np.ndarray, np.ndarray]:
+    """pd.factorize of an object array, hashing only the first value of each run of equal
+    values (histories come grouped by benchmark: a few thousand runs, not a million rows)."""
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype="int64"), np.zeros(0, dtype=object)
+    heads = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    codes, uniques = pd.factorize(values[heads], sort=sort)
+    return np.repeat(codes, np.diff(np.r_[heads, n])), np.asarray(uniques, dtype=object)
+
+
+def _history_rows(df: pd.DataFrame, group_cols: Sequence[str]) -> dict[str, np.ndarray]:
+    """The usable rows of a history frame (score, model and date present), sorted by group then date.
+
+    Arrays: score (float), date, se, group_code (consecutive per group) and model_code, in
+    sorted order; `order` (sorted row -> input row) and the names (the group columns,
+    benchmark, model, variant) as object arrays in input order, taken through `_at` only
+    where an output needs them (a frame would convert a million names to pandas' str dtype).
+    Rows lacking a score, model or date are left out with a warning naming their benchmarks.
+    The order is that of a stable sort on (group columns, date): ties keep the input order.
+    """
+    need = {"benchmark", "model", "score", "date"} - set(df.columns)
+    if need:
+        raise ValueError(f"history frame lacks column(s) {sorted(need)}")
+    cols = list(dict.fromkeys([*group_cols, "benchmark", "model"]))
+    arrays = {c: df[c].to_numpy(dtype=object) for c in cols}
+    arrays["score"] = pd.to_numeric(df["score"], errors="coerce").to_numpy(dtype="float64")
+    arrays["date"] = pd.to_datetime(df["date"]).to_numpy()
+    arrays["se"] = df["se"].to_numpy(dtype="float64") if "se" in df.columns else np.full(len(df), np.nan)
+    arrays["variant"] = df["entity_variant"].to_numpy(dtype=object) if "entity_variant" in df.columns \
+        else arrays["model"]
+    dropped = np.isnan(arrays["score"]) | np.isnat(arrays["date"]) | pd.isna(arrays["model"])
+    if dropped.any():
+        log.warning("[saturation] history: %d row(s) without score, model or date left out "
+                    "(benchmarks: %s)", int(dropped.sum()), sorted({str(b) for b in arrays["benchmark"][dropped]}))
+        arrays = {c: a[~dropped] for c, a in arrays.items()}
+    group_key = np.zeros(len(arrays["score"]), dtype="int64")
+    for col in group_cols:                       # codes in value order, missing values last (as sort_values)
+        codes, uniques = _factorize_runs(arrays[col], sort=True)
+        group_key = group_key * (len(uniques) + 1) + np.where(codes < 0, len(uniques), codes)
+    order = np.lexsort([arrays["date"].view("int64"), group_key])       # stable
+    group_sorted = group_key[order]
+    d = {"order": order, "score": arrays["score"][order], "date": arrays["date"][order], "se": arrays["se"][order],
+         "group_code": np.cumsum(np.r_[False, group_sorted[1:] != group_sorted[:-1]]),
+         "model_code": pd.factorize(arrays["model"])[0][order]}
+    d.update({f"name:{c}": arrays[c] for c in [*cols, "variant"]})
+    source = {**{c: c for c in cols}, "variant": "entity_variant" if "entity_variant" in df.columns else "model"}
+    d.update({f"str:{c}": isinstance(df[src].dtype, pd.StringDtype) for c, src in source.items()})
+    return d
+
+
+def _at(d: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
+    """The names of column `col` at sorted rows `rows` (see `_history_rows`)."""
+    return d[f"name:{col}"][d["order"][rows]]
+
+
+# Classes of models whose running maxima bound the k-th best score from below (`_topk_candidates`).
+_BOUND_CLASSES_PER_K = 2
+_BOUND_BLOCK_ROWS = 1 << 16
+
+
+def _topk_candidates(group: np.ndarray, model: np.ndarray, score: np.ndarray, k: int) -> np.ndarray:
+    """Rows that may change a running top k: every row but those at or below a lower bound of
+    the k-th best score before them (such a row is skipped by the scan, which needs a full top
+    k and a score above its k-th to act).
+
+    The bound: models are split into C = 2k classes (model code mod C); the running maximum
+    of each class within the group is one model's score, so the k-th largest of the C class
+    maxima is the score of k distinct models, at most the k-th best model. Computed on score
+    ranks offset by group (so a maximum carried over from an earlier group reads as absent)
+    in blocks of rows, with NumPy only.
+    """
+    n = len(score)
+    classes = _BOUND_CLASSES_PER_K * k
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    rank = np.unique(score, return_inverse=True)[1].reshape(-1).astype("int64")
+    span = int(rank.max()) + 1
+    key = group.astype("int64") * span + rank
+    floor = group.astype("int64") * span                       # keys below it belong to earlier groups
+    cls = model % classes
+    bound = np.empty(n, dtype="int64")
+    carry = np.full(classes, -1, dtype="int64")
+    for lo in range(0, n, _BOUND_BLOCK_ROWS):
+        hi = min(n, lo + _BOUND_BLOCK_ROWS)
+        m = np.full((hi - lo + 1, classes), -1, dtype="int64")
+        m[0] = carry
+        m[np.arange(1, hi - lo + 1), cls[lo:hi]] = key[lo:hi]
+        np.maximum.accumulate(m, axis=0, out=m)
+        carry = m[-1].copy()
+        bound[lo:hi] = np.partition(m[:-1], classes - k, axis=1)[:, classes - k]   # before each row
+    known = bound >= floor
+    return ~(known & (key <= bound))
+
+
+def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
+    """The running top k of the sorted rows `d` (see `_history_rows`: group_code, model_code), as arrays.
+
+    One pass over the rows keeps the current top k per group in a dict (model -> (score,
+    row)); a row at or below the k-th score of a full top k cannot change it and is skipped.
+    `_topk_candidates` removes most such rows beforehand with array operations, so the Python
+    pass visits only the rest, and only the rows that change the top k cost a sort of k
+    entries. Each change records the top k (row numbers, best first); the state at the end of
+    each (group, date) is then looked up with one `searchsorted`. Ties keep the earlier row
+    (as a stable sort would): a model's value is replaced only by a strictly better score,
+    and the weakest of the top k (the earliest entered among equals) only by a strictly
+    better one.
+
+    Returns `end` (row number of the last row of each (group, date)), `n_models` (distinct
+    models dated <= that date in the group), `state` (the change in force at each end) and
+    `changes` (n_changes x k row numbers, best first, -1 padded).
+    """
+    n = len(d["score"])
+    if n == 0:
+        return {"end": np.zeros(0, dtype="int64"), "n_models": np.zeros(0, dtype="int64"),
+                "state": np.zeros(0, dtype="int64"), "changes": np.zeros((0, k), dtype="int64")}
+    group = d["group_code"]
+    model = d["model_code"]
+    score = d["score"]
+    rows = np.flatnonzero(_topk_candidates(group, model, score, k))
+    g_list, m_list, s_list = group[rows].tolist(), model[rows].tolist(), score[rows].tolist()
+    change_pos: list[int] = []
+    change_top: list[tuple[int, ...]] = []
+    # top: model -> (-score, entry number, row, model); sorting these orders by score, then by
+    # when the model entered the top k (a dict's insertion order, which an update keeps).
+    # Tuples, not lists: the garbage collector stops tracking them.
+    top: dict = {}
+    ranked: list = []
+    full, kth, prev, entered = False, 0.0, None, 0
+    for g, m, sc, i in zip(g_list, m_list, s_list, rows.tolist()):
+        if g != prev:
+            top, ranked, full, prev = {}, [], False, g
+        if full and sc <= kth:          # cannot enter, cannot improve a member (members are >= kth)
+            continue
+        cur = top.get(m)
+        if cur is not None:
+            if not -sc < cur[0]:
+                continue
+            top[m] = (-sc, cur[1], i, m)
+        else:
+            if full:                    # out goes the earliest entered of the weakest
+                low = ranked[-1][0]
+                del top[next(e for e in ranked if e[0] == low)[3]]
+            entered += 1
+            top[m] = (-sc, entered, i, m)
+        ranked = sorted(top.values())
+        full = len(ranked) == k
+        kth = -ranked[-1][0]
+        change_pos.append(i)
+        change_top.append(tuple(e[2] for e in ranked) + (-1,) * (k - len(ranked)))
+    dates = d["date"]
+    last = np.ones(n, dtype=bool)
+    last[:-1] = (group[1:] != group[:-1]) | (dates[1:] != dates[:-1])
+    end = np.flatnonzero(last)
+    first_seen = ~pd.Series(group.astype("int64") * (int(model.max()) + 1) + model).duplicated().to_numpy()
+    cum = np.cumsum(first_seen)
+    start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    before = (cum - first_seen)[start]                     # distinct models before each group's first row
+    n_models = cum[end] - before[np.searchsorted(start, end, side="right") - 1]
+    state = np.searchsorted(np.asarray(change_pos, dtype="int64"), end, side="right") - 1
+    return {"end": end, "n_models": n_models.astype("int64"), "state": state,
+            "changes": np.asarray(change_top, dtype="int64").reshape(len(change_top), k)}
+
+
+def _states(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(used, at): the changes of the top k that some row shows, and each row's index into them
+    (`np.unique(state, return_inverse=True)`; the states of sorted rows never decrease, so one
+    comparison of neighbours finds them)."""
+    state = np.asarray(state).reshape(-1)
+    if len(state) and not (state[1:] >= state[:-1]).all():
+        used, at = np.unique(state, return_inverse=True)
+        return used, at.reshape(-1)
+    first = np.r_[True, state[1:] != state[:-1]] if len(state) else np.zeros(0, dtype=bool)
+    return state[first], np.cumsum(first) - 1
+
+
+def _per_state(values: np.ndarray, changes: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """One list per row: the `values` of its top k (`values[i, j]`: of row `changes[i, j]`, for the
+    changes `_states` found used), best first, the -1 padding of a top k not yet full left out.
+    Built once per change of the top k that some row shows, and shared, as one read-only list
+    object, by the rows of the dates it held."""
+    lists = values.tolist()
+    for i in np.flatnonzero((changes < 0).any(axis=1)).tolist():
+        lists[i] = lists[i][:int((changes[i] >= 0).sum())]
+    return np.fromiter(lists, dtype=object, count=len(lists))[at]
+
+
+def _names(d: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
+    """str of the names of column `col` at sorted rows `rows` (`_as_str(_at(...))`; a column of
+    pandas' str dtype holds nothing else, so its names are taken as they are)."""
+    values = _at(d, col, rows)
+    return values if d.get(f"str:{col}") else _as_str(values)
+
+
+def _str_series(d: dict[str, np.ndarray], col: str, end: np.ndarray) -> pd.Series:
+    """`pd.Series(_at(d, col, end), dtype="str")`, each group's name converted once and taken when the
+    column holds one value per group (a group column; `benchmark` is one per table)."""
+    values = _at(d, col, end)
+    if len(end) == 0:
+        return pd.Series(values, dtype="str")
+    heads = np.flatnonzero(np.r_[True, d["group_code"][1:] != d["group_code"][:-1]])
+    head_names = _at(d, col, heads)
+    where = d["group_code"][end]
+    if not (values == head_names[where]).all():
+        return pd.Series(values, dtype="str")
+    return pd.Series(pd.array(head_names, dtype="str").take(where))
+
+
+def _as_str(values: np.ndarray) -> np.ndarray:
+    """str(value) of an object array, each distinct value converted once (strings as they are)."""
+    codes, uniques = pd.factorize(values.reshape(-1), use_na_sentinel=False)
+    names = np.asarray(uniques, dtype=object)
+    if pd.api.types.infer_dtype(names, skipna=False) != "string":
+        names = np.array([str(u) for u in names], dtype=object)
+    return names[codes].reshape(values.shape)
+
+
+def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
+    """For each table and each distinct date: the top-k models among those dated <= that date.
+
+    `df`: benchmark, model, score, date, optionally se (a published SE per row) and
+    entity_variant (the page row, reported in `top_variants`). A model's value at a date is
+    its best score among its rows dated <= that date (its best variant). One sort of the
+    whole frame, then one pass in which only the rows that may change the top k do any work
+    (`_topk_scan`); the output is built from arrays. Ties keep the earlier row.
+
+    Returns table_id, benchmark, as_of, n_models (distinct models dated <= as_of), top_scores,
+    top_se, top_models, top_variants (lists of length min(k, n_models), best first; rows
+    whose top k did not change share one list object).
+    """
+    d = _history_rows(with_tables(df), ["table_id"])
+    scan = _topk_scan(d, k)
+    end = scan["end"]
+    used, at = _states(scan["state"])
+    changes = scan["changes"][used]
+    rows = np.where(changes >= 0, changes, 0)
+    return pd.DataFrame({"table_id": _str_series(d, "table_id", end),
+                         "benchmark": _str_series(d, "benchmark", end),
+                         "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
+                         "n_models": pd.Series(scan["n_models"], dtype="int64"),
+                         "top_scores": _per_state(d["score"][rows], changes, at),
+                         "top_se": _per_state(d["se"][rows], changes, at),
+                         "top_models": _per_state(_at(d, "model", rows), changes, at),
+                         "top_variants": _per_state(_names(d, "variant", rows), changes, at)})
+
+
+def running_topk_scores(df: pd.DataFrame, k: int = SATURATION_K) -> tuple[pd.DataFrame, np.ndarray]:
+    """`running_topk` as arrays, for statistics over the top k: (frame of table_id, benchmark, as_of,
+    n_models, top_model, one row per (table, date)), and the top k scores of each row as an
+    array of shape (rows, k), best first, NaN where fewer than k models are dated yet."""
+    d = _history_rows(with_tables(df), ["table_id"])
+    scan = _topk_scan(d, k)
+    end, idx = scan["end"], scan["changes"][scan["state"]]
+    tops = np.where(idx >= 0, d["score"][np.where(idx >= 0, idx, 0)], np.nan)
+    frame = pd.DataFrame({"table_id": _str_series(d, "table_id", end),
+                          "benchmark": _str_series(d, "benchmark", end),
+                          "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
+                          "n_models": pd.Series(scan["n_models"], dtype="int64"),
+                          "top_model": _at(d, "model", idx[:, 0]) if len(end) else np.zeros(0, dtype=object)})
+    return frame, tops.reshape(len(end), k)
+
+
+TRAJECTORY_COLUMNS = ["table_id", "benchmark", "as_of", "population", "n_models", "top_scores", "top_models", "top_variants",
+                      "s1", "sk", "se_delta", "r_norm", "s_index",
+                      "bin", "statistically_similar", "n_items", "k", "alpha", "z", "uncertainty"]
+
+
+def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float] | None, k: int = SATURATION_K,
+                          alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z, *,
+                          n_assumed: Mapping[str, bool] | None = None) -> pd.DataFrame:
+    """S_index in calendar time: one row per (table, population, as_of) for each distinct model date with >= k models.
+
+    `df`: benchmark, model, score, date (the result's date), optionally stderr/ci_low/ci_high
+    and the identity columns of `saturation_table` (population, underlying, model_raw,
+    setting) and `table_id` (default: the benchmark). `n_items`: one n for all tables or a
+    mapping table_id -> n (`n_assumed` likewise). The top k at `as_of` are the best models
+    among results of the table dated <= as_of, each model once (its best variant), per
+    population as in `saturation_table`; no running top k crosses a table. Benchmarks with neither n nor
+    published SEs for the models needed are left out (logged). The running top k is the one
+    of `running_topk` (`_topk_scan`), computed for every (population, benchmark) in one pass;
+    the index is then computed on arrays.
+    """
+    _check_params(k, alpha, z)
+    h = with_populations(with_tables(df))
+    h["se"] = published_se(h["stderr"] if "stderr" in h.columns else np.full(len(h), np.nan),
+                           h["ci_low"] if "ci_low" in h.columns else None,
+                           h["ci_high"] if "ci_high" in h.columns else None)
+    d = _history_rows(h, ["population", "table_id"])
+    scan = _topk_scan(d, k)
+    keep = scan["n_models"] >= k
+    end, state, n_models = scan["end"][keep], scan["state"][keep], scan["n_models"][keep]
+    used, at = _states(state)
+    changes = scan["changes"][used]
+    idx = changes[at]
+    rows = np.where(changes >= 0, changes, 0)
+    if len(end) == 0:
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in TRAJECTORY_COLUMNS})
+    heads = np.flatnonzero(np.r_[True, d["group_code"][1:] != d["group_code"][:-1]])
+    group_code, group_names = pd.factorize(_at(d, "table_id", heads))     # per table, from its groups
+    bench_code = group_code[d["group_code"][end]]
+    bench_names = np.asarray(group_names, dtype=object)
+    bench = bench_names[bench_code]
+    if isinstance(n_items, Mapping):
+        n_per = [_check_n(n_items.get(b)) for b in bench_names]
+    else:
+        n_per = [_check_n(n_items)] * len(bench_names)
+    n = np.array([np.nan if v is None else v for v in n_per], dtype="float64")[bench_code]
+    tops = d["score"][idx]
+    tse = d["se"][idx]
+    s1, sk = tops[:, 0], tops[:, k - 1]
+    n_eff = n ** alpha
+    # as saturation_index: published SEs only where n is unknown (the paper's n^alpha otherwise)
+    pub1, pubk = np.isfinite(tse[:, 0]) & ~np.isfinite(n), np.isfinite(tse[:, k - 1]) & ~np.isfinite(n)
+    se1 = np.where(pub1, tse[:, 0], binomial_se(s1, n_eff))
+    sek = np.where(pubk, tse[:, k - 1], binomial_se(sk, n_eff))
+    ok = np.isfinite(se1) & np.isfinite(sek)
+    if (~ok).any():
+        log.info("[saturation] trajectory: no n and no published SE for %s; left out", sorted(set(bench[~ok])))
+    out = index_arrays(s1, sk, se1, sek, z)
+    assumed = np.array([bool((n_assumed or {}).get(b, False)) for b in bench_names], dtype=bool)[bench_code]
+    labels = np.array([uncertainty_label(bool(c & 4), bool(c & 2), bool(c & 1) and (c & 6) != 6)
+                       for c in range(8)], dtype=object)
+    uncertainty = labels[pub1.astype(int) * 4 + pubk.astype(int) * 2 + assumed.astype(int)]
+    res = pd.DataFrame({
+        "table_id": _str_series(d, "table_id", end),
+        "benchmark": _str_series(d, "benchmark", end),
+        "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
+        "population": _at(d, "population", end),
+        "n_models": pd.Series(n_models, dtype="int64"),
+        "top_scores": _per_state(d["score"][rows], changes, at),
+        "top_models": _per_state(_names(d, "model", rows), changes, at),
+        "top_variants": _per_state(_names(d, "variant", rows), changes, at),
+        "s1": s1, "sk": sk, "se_delta": out["se_delta"],
+        "r_norm": out["r_norm"], "s_index": out["s_index"], "bin": out["bin"],
+        "statistically_similar": out["statistically_similar"], "n_items": n, "k": int(k), "alpha": float(alpha),
+        "z": float(z), "uncertainty": uncertainty,
+    })
+    if not ok.all():
+        res = res[ok].reset_index(drop=True)
+    return res[TRAJECTORY_COLUMNS]
