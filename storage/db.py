@@ -13,8 +13,6 @@ import os
 import re
 import time
 from contextlib import contextmanager
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
@@ -25,12 +23,12 @@ if TYPE_CHECKING:  # annotations only: `query`/`status` open connections without
 
 from common.redact import first_line as _first_line
 from storage import lake, views
+from storage.migrations import latest_version, migrations, sequence_ids  # noqa: F401 - re-exported (the shipped schema)
 
 log = logging.getLogger("benchwatch.storage")
 
 DEFAULT_DB = "benchwatch.duckdb"
 DEFAULT_WAIT_SECONDS = 60.0
-_MIGRATION_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
 
 
 class StorageError(Exception):
@@ -101,27 +99,6 @@ def registered_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> Ite
         raise
     _complete(con)
     con.unregister(name)
-
-
-_CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([a-z_][a-z0-9_]*)\s*\(", re.IGNORECASE)
-_NEXTVAL_COLUMN = re.compile(r"([a-z_][a-z0-9_]*)\s+[A-Z]+\s+PRIMARY\s+KEY\s+DEFAULT\s+nextval\s*\(\s*'([^']+)'\s*\)",
-                             re.IGNORECASE)
-
-
-@lru_cache(maxsize=1)
-def sequence_ids() -> dict[str, tuple[str, str]]:
-    """{table: (id column, sequence)} of the tables whose id a sequence fills on a DuckDB file,
-    read from the migrations' `CREATE TABLE … DEFAULT nextval('…')` (the one description of the
-    schema); a DuckLake store has no sequences, so `next_ids` allocates there
-    (tests/test_ducklake.py checks this against a migrated database)."""
-    found: dict[str, tuple[str, str]] = {}
-    for _, _, sql in migrations():
-        for statement in re.sub(r"--[^\n]*", "", sql).split(";"):
-            table = _CREATE_TABLE.match(statement)
-            column = _NEXTVAL_COLUMN.search(statement) if table else None
-            if table and column:
-                found[table[1].lower()] = (column[1], column[2])
-    return found
 
 
 def __getattr__(name: str) -> object:
@@ -404,22 +381,6 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
         con.execute("COMMIT")
 
 
-@lru_cache(maxsize=1)
-def migrations() -> tuple[tuple[int, str, str], ...]:
-    """(version, name, sql) of every numbered migration shipped in storage/migrations/ (read
-    once per process: every connection checks them)."""
-    found = []
-    for entry in resources.files("storage.migrations").iterdir():
-        m = _MIGRATION_NAME.match(entry.name)
-        if m:
-            found.append((int(m[1]), m[2], entry.read_text(encoding="utf-8")))
-    found.sort()
-    versions = [v for v, _, _ in found]
-    if len(versions) != len(set(versions)):
-        raise StorageError(f"two migrations share a number: {versions}")
-    return tuple(found)
-
-
 def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
     """Apply the migrations this file has not seen, each in its own transaction (translated for a
     DuckLake store: storage/lake.py), then the view files that changed (storage/views)."""
@@ -460,13 +421,6 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
 def schema_version(con: duckdb.DuckDBPyConnection) -> int:
     row = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
     return int(row[0])
-
-
-@lru_cache(maxsize=1)
-def latest_version() -> int:
-    """The newest migration this code ships (from the file names: nothing read)."""
-    return max((int(m[1]) for entry in resources.files("storage.migrations").iterdir()
-                if (m := _MIGRATION_NAME.match(entry.name))), default=0)
 
 
 def open_current(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
