@@ -25,6 +25,9 @@ Measures and goals:
                vs the full analyze before it: <= 10% (tests/test_incremental_analysis.py: same results)
   cycle        a second `run --no-prefect --replay` over identical responses: <= 10% of the first
   cold         `benchwatch query "select 1"` / `status` / `--help` vs `python -c "import duckdb"`: <= 1.5x
+  prefect      a Prefect server and a process worker on 127.0.0.1 (bench/prefect_cost.py): the first
+               full deployed pipeline run (replay) vs `run --no-prefect`: <= 2x; an unchanged
+               run (same day; new day, analysis recomputed) trigger -> Completed: <= 10 s
 """
 
 from __future__ import annotations
@@ -392,7 +395,7 @@ def bench_cold(tmp: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="smaller sizes (a smoke test of the suite)")
-    ap.add_argument("--only", default="trajectory,ingest,analyze,incremental,cycle,cold",
+    ap.add_argument("--only", default="trajectory,ingest,analyze,incremental,cycle,cold,prefect",
                     help="comma-separated measures (default: all)")
     ap.add_argument("--no-bytecode", action="store_true",
                     help="keep PYTHONDONTWRITEBYTECODE from the environment (default: child processes cache bytecode)")
@@ -420,6 +423,9 @@ def main() -> None:
             bench_incremental(args.quick, tmp)
         if "analyze" in only:
             bench_analyze([0.1, 0.5, 1.0] if not args.quick else [0.5, 1.0], args.quick, tmp)
+        if "prefect" in only:
+            from bench.prefect_cost import bench_prefect
+            bench_prefect(tmp, ENV, line, repeat=1 if args.quick else 5)
     print(f"suite: {time.perf_counter() - t0:.0f} s")
 
 

@@ -40,7 +40,7 @@ from prefect.client.orchestration import get_client
 from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
 from prefect.concurrency.sync import concurrency
 from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
-from prefect.runtime import flow_run
+from prefect.runtime import flow_run, task_run
 from prefect.states import Failed, State
 
 import scrapers
@@ -83,6 +83,10 @@ COLLECT_RETRY_JITTER = 0.2
 # Worst case of one source's fetches (per URL: 4 attempts x (10 s connect + 60 s read) plus the
 # 180 s retry budget; two URLs for livebench/lmarena/alpacaeval), with margin.
 COLLECT_TIMEOUT_SECONDS = 20 * 60
+# The same bound for the whole collection (`collect_task`): a normal one takes seconds to a few
+# minutes, so one that outlasts a single source's worst case has a hung source; the sources
+# are then collected again one task each, and that one is cut off by its own timeout.
+COLLECT_ALL_TIMEOUT_SECONDS = COLLECT_TIMEOUT_SECONDS
 
 # --- writer guard ---------------------------------------------------------------------------------
 WRITER_LIMIT = "benchwatch-duckdb-writer"
@@ -211,18 +215,37 @@ def _retry_transient(task_: Any, task_run: Any, state: State) -> bool:
     return isinstance(state.data, (SourceUnreachable, DatabaseLocked))
 
 
+@task(name="collect", persist_result=False, timeout_seconds=COLLECT_ALL_TIMEOUT_SECONDS)
+def collect_task(db_path: str | None, sources: list[str], replay_dir: str | None, run_id: str) -> list[SourceOutcome]:
+    """Every source in one task: `jobs.collect`, as `run --no-prefect` does (one connection settles
+    all unchanged sources). One task, not one per source: each task run costs Prefect's
+    bookkeeping and a database open, which made an unchanged deployed cycle several times the work."""
+    # the sources' secrets are resolved here, inside the task run, never passed as a parameter
+    # (Prefect stores parameters with the run)
+    secrets = None if replay_dir is not None else source_secrets(sources)
+    return jobs.collect(db_path, sources, replay_dir=replay_dir, run_id=run_id, secrets=secrets)
+
+
 @task(name="collect-source", task_run_name="collect-{source}", retries=COLLECT_RETRIES,
       retry_delay_seconds=COLLECT_RETRY_DELAYS_SECONDS, retry_jitter_factor=COLLECT_RETRY_JITTER,
       retry_condition_fn=_retry_transient, timeout_seconds=COLLECT_TIMEOUT_SECONDS, persist_result=False)
-def collect_source_task(db_path: str | None, source: str, replay_dir: str | None, run_id: str) -> SourceOutcome:
-    # the source's secret is resolved here, inside the task run, never passed as a parameter
-    # (Prefect stores parameters with the run)
+def collect_source_task(db_path: str | None, source: str, replay_dir: str | None, run_id: str,
+                        first: SourceOutcome | None = None) -> SourceOutcome:
+    """One source in its own task: the retries of a source `collect_task` could not reach (`first`,
+    its outcome there, is that task's first attempt: only the retries fetch again), or every
+    source on its own when `collect_task` itself failed (a crash, its timeout)."""
+    if first is not None and task_run.run_count <= 1:
+        raise SourceUnreachable(first)
     secrets = None if replay_dir is not None else source_secrets([source])
     outcome = jobs.collect_source(db_path, source, replay_dir=replay_dir, run_id=run_id, secrets=secrets)
-    # minutes-later task retries help a flaky site, not a machine without DNS (offline)
-    if outcome.status == "failed" and outcome.unreachable and not outcome.offline and replay_dir is None:
+    if _transient(outcome, replay_dir):
         raise SourceUnreachable(outcome)
     return outcome
+
+
+def _transient(outcome: SourceOutcome, replay_dir: str | None) -> bool:
+    """Worth a task retry minutes later: a flaky site, not a machine without DNS (offline), not a replay."""
+    return outcome.status == "failed" and outcome.unreachable and not outcome.offline and replay_dir is None
 
 
 @task(name="analyze", persist_result=False)
@@ -249,10 +272,10 @@ def _outcome_from_state(source: str, state: State) -> SourceOutcome:
 
 
 class FlowSteps(CycleSteps):
-    """The cycle's steps (jobs.cycle.run_cycle composes them) as Prefect tasks: one task per
-    source, one after another (their writes share one DuckDB file), with retries and timeouts;
-    analyze skipped when its inputs are unchanged, as `run --no-prefect` does; the report
-    published with its artifacts."""
+    """The cycle's steps (jobs.cycle.run_cycle composes them) as Prefect tasks: the collection as
+    one task (`collect_task`), a task of its own per source only for the retries of an unreachable
+    one, or for every source when the collection task failed; analyze skipped when its inputs are
+    unchanged, as `run --no-prefect` does; the report published with its artifacts."""
 
     def __init__(self, *, skip_unchanged: bool = True):
         super().__init__()
@@ -261,8 +284,14 @@ class FlowSteps(CycleSteps):
     def collect(self, db_path: Any, sources: Sequence[str] | None, replay_dir: Any) -> list[SourceOutcome]:
         names = list(sources) if sources else scrapers.enabled_sources()
         run_id = str(flow_run.get_id() or "")
-        return [_outcome_from_state(name, collect_source_task(db_path, name, replay_dir, run_id, return_state=True))
-                for name in names]
+        state = collect_task(db_path, names, replay_dir, run_id, return_state=True)
+        if state.is_failed() or state.is_crashed():    # Prefect logged why; each source on its own now
+            return [_outcome_from_state(name, collect_source_task(db_path, name, replay_dir, run_id,
+                                                                  return_state=True)) for name in names]
+        outcomes: list[SourceOutcome] = state.result()
+        return [_outcome_from_state(o.source, collect_source_task(db_path, o.source, replay_dir, run_id, first=o,
+                                                                  return_state=True))
+                if _transient(o, replay_dir) else o for o in outcomes]
 
     def analyze(self, db_path: Any) -> dict:
         return analyze_task(db_path, self.skip_unchanged)

@@ -291,6 +291,15 @@ def _fake_collect(results: dict[str, list]):
     return fake, calls
 
 
+def _use_fake(monkeypatch, fake) -> None:
+    """`fake` as jobs.collect_source, and jobs.collect (the flow's one collection task) made of it:
+    each source in turn, an exception raised out of the whole collection as jobs.collect does."""
+    def batch(db_path, sources=None, *, replay_dir=None, run_id="", secrets=None):
+        return [fake(db_path, s, replay_dir=replay_dir, run_id=run_id) for s in sources]
+    monkeypatch.setattr(jobs, "collect_source", fake)
+    monkeypatch.setattr(jobs, "collect", batch)
+
+
 def test_an_unreachable_live_source_is_retried_and_a_parse_error_is_not(harness, db_path, monkeypatch, fast_retries):
     from flows import pipeline as pl
     unreachable = SourceOutcome("swebench", "failed", "GET … failed after 4 attempts: connection failed",
@@ -299,9 +308,9 @@ def test_an_unreachable_live_source_is_retried_and_a_parse_error_is_not(harness,
         "swebench": [unreachable, SourceOutcome("swebench", "new", "64 scores")],
         "livebench": [SourceOutcome("livebench", "failed", "below the floor (raw response kept)")],
     })
-    monkeypatch.setattr(jobs, "collect_source", fake)
+    _use_fake(monkeypatch, fake)
     report = pl.collect(db_path=db_path, sources=["swebench", "livebench"])
-    assert calls == ["swebench", "swebench", "livebench"]
+    assert calls == ["swebench", "livebench", "swebench"]     # the collection, then swebench's retry
     assert [(o.source, o.status) for o in report.outcomes] == [("swebench", "new"), ("livebench", "failed")]
 
 
@@ -310,19 +319,20 @@ def test_a_source_still_unreachable_after_the_retries_keeps_its_reason(harness, 
     down = SourceOutcome("lmarena", "failed", "HTTP 503 Service Unavailable", unreachable=True)
     fake, calls = _fake_collect({"lmarena": [down, down, down],
                                  "simple_evals": [SourceOutcome("simple_evals", "new", "")]})
-    monkeypatch.setattr(jobs, "collect_source", fake)
+    _use_fake(monkeypatch, fake)
     report = pl.collect(db_path=db_path, sources=["lmarena", "simple_evals"])
-    assert calls == ["lmarena"] * (1 + pl.COLLECT_RETRIES) + ["simple_evals"]
+    assert calls == ["lmarena", "simple_evals"] + ["lmarena"] * pl.COLLECT_RETRIES
     assert report.outcomes[0].detail == "HTTP 503 Service Unavailable" and report.outcomes[0].unreachable
 
 
 def test_a_crashing_source_does_not_stop_the_others(harness, db_path, monkeypatch, fast_retries):
     from flows import pipeline as pl
-    fake, calls = _fake_collect({"lmarena": [RuntimeError("parser bug")],
+    fake, calls = _fake_collect({"lmarena": [RuntimeError("parser bug")] * 2,
                                  "simple_evals": [SourceOutcome("simple_evals", "new", "61 scores")]})
-    monkeypatch.setattr(jobs, "collect_source", fake)
+    _use_fake(monkeypatch, fake)
     report = pl.collect(db_path=db_path, sources=["lmarena", "simple_evals"])
-    assert calls == ["lmarena", "simple_evals"]          # a bug is not retried
+    # the collection task fails; then each source in a task of its own, and a bug is not retried
+    assert calls == ["lmarena", "lmarena", "simple_evals"]
     assert report.outcomes[0].status == "failed" and report.outcomes[0].detail == "RuntimeError: parser bug"
     assert report.outcomes[1].status == "new" and report.ok
 
@@ -342,7 +352,7 @@ def test_the_run_holds_the_single_writer_slot(harness, db_path, monkeypatch):
     def fake(db_path, source, *, replay_dir=None, run_id="", fetcher=None, secrets=None):
         seen.append(_active_writer_slots())
         return SourceOutcome(source, "new", "")
-    monkeypatch.setattr(jobs, "collect_source", fake)
+    _use_fake(monkeypatch, fake)
     pl.collect(db_path=db_path, sources=["simple_evals"])
     assert seen == [(1, 1)]                      # created with one slot, held while collecting
     assert _active_writer_slots() == (1, 0)      # released after the run
@@ -420,8 +430,9 @@ def test_a_source_that_hangs_is_cut_off_by_the_task_timeout(harness, db_path, mo
         if source == "lmarena":
             _time.sleep(30)
         return SourceOutcome(source, "new", "")
-    monkeypatch.setattr(jobs, "collect_source", fake)
+    _use_fake(monkeypatch, fake)
     monkeypatch.setattr(pl, "collect_source_task", pl.collect_source_task.with_options(timeout_seconds=1))
+    monkeypatch.setattr(pl, "collect_task", pl.collect_task.with_options(timeout_seconds=1))
     started = _time.monotonic()
     report = pl.collect(db_path=db_path, sources=["lmarena", "simple_evals"])
     assert _time.monotonic() - started < 20
@@ -479,12 +490,13 @@ def test_only_lock_contention_is_retried_not_a_permanent_storage_error(harness, 
     from flows import pipeline as pl
     from storage.db import DatabaseLocked, StorageError
     fake, calls = _fake_collect({
-        "swebench": [StorageError("cannot open database /ro/bw.duckdb: Permission denied")],
+        "swebench": [StorageError("cannot open database /ro/bw.duckdb: Permission denied")] * 2,
         "simple_evals": [DatabaseLocked("database is locked by another process"), SourceOutcome("simple_evals", "new", "")],
     })
-    monkeypatch.setattr(jobs, "collect_source", fake)
+    _use_fake(monkeypatch, fake)
     report = pl.collect(db_path=db_path, sources=["swebench", "simple_evals"])
-    assert calls == ["swebench", "simple_evals", "simple_evals"]
+    # the collection task fails on swebench; then each source in a task of its own
+    assert calls == ["swebench", "swebench", "simple_evals", "simple_evals"]
     assert report.outcomes[0].status == "failed" and "Permission denied" in report.outcomes[0].detail
     assert report.outcomes[1].status == "new"
 
