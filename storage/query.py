@@ -301,6 +301,12 @@ def check_lake_sandbox(con: duckdb.DuckDBPyConnection, statements: list) -> None
                         f"catalog database ({value})")
 
 
+def _has_schema(con: duckdb.DuckDBPyConnection) -> bool:
+    """The file holds benchwatch's schema table (else it is someone else's DuckDB file)."""
+    return bool(con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_migrations'")
+                .fetchone()[0])
+
+
 def whole_message(exc: BaseException) -> str:
     """DuckDB's whole message: its first line, then its hints ("Did you mean …", "Candidate
     bindings: …") and the `LINE 1: …` pointer, trailing blank lines dropped. The caller's
@@ -357,8 +363,9 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
 
     con = sandboxed()
     if bring_current is not None:
-        try:
-            behind = is_behind(con)
+        try:     # only a benchwatch file (one with its schema table) is brought current: any other
+            # DuckDB file is queried as it is, never written
+            behind = _has_schema(con) and is_behind(con)
         except BaseException:
             con.close()
             raise

@@ -365,3 +365,15 @@ def test_sigterm_at_random_points_of_a_query_exits_143(db):
         assert "terminate called" not in err and "Traceback" not in err
         codes.append(code)
     assert codes.count(143) >= 10
+
+
+def test_a_duckdb_file_benchwatch_did_not_write_is_queried_as_it_is(db, capsys):
+    """`query` brings an older benchwatch file current first (its views and comments); a DuckDB
+    file without benchwatch's schema is someone else's: read, never migrated (before: the whole
+    schema was written into it, and a SIGTERM could land in that write)."""
+    before = Path(db).stat().st_mtime_ns, Path(db).stat().st_size
+    assert main(["query", "--db", db, "SELECT count(*) AS n FROM t"]) == 0
+    assert "100000" in capsys.readouterr().out
+    assert (Path(db).stat().st_mtime_ns, Path(db).stat().st_size) == before
+    with duckdb.connect(db, read_only=True) as con:
+        assert [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()] == ["names", "t"]
