@@ -303,8 +303,8 @@ def check_lake_sandbox(con: duckdb.DuckDBPyConnection, statements: list) -> None
 
 def _has_schema(con: duckdb.DuckDBPyConnection) -> bool:
     """The file holds benchwatch's schema table (else it is someone else's DuckDB file)."""
-    return bool(con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_migrations'")
-                .fetchone()[0])
+    row = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_migrations'").fetchone()
+    return bool(row and row[0])
 
 
 def whole_message(exc: BaseException) -> str:
