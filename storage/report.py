@@ -131,14 +131,11 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
 
 def read_level_changes(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """The newest change of committed level of each series (table_id, scope, population, k, alpha):
-    from_level, to_level, changed_at (the analysis time of the first row with the new level).
-    Read from the stored `saturation` rows, so a first level (nothing before it) is no change."""
-    return _read(con, "saturation", """
-        WITH s AS (
-            SELECT table_id, benchmark, scope, population, k, alpha, as_of, level,
-                   lag(level) OVER (PARTITION BY table_id, scope, population, k, alpha ORDER BY as_of) AS prev
-            FROM saturation WHERE level IS NOT NULL)
+    from_level, to_level, changed_at, from the `level_changes` view (its 'alerts' basis, which
+    defines a change once); a first level (nothing before it) is no change."""
+    return _read(con, "level_changes", """
         SELECT table_id, any_value(benchmark) AS benchmark, scope, population, k, alpha,
-               arg_max(prev, as_of) AS from_level, arg_max(level, as_of) AS to_level, max(as_of) AS changed_at
-        FROM s WHERE prev IS NOT NULL AND prev <> level
+               arg_max(from_level, changed_at) AS from_level, arg_max(to_level, changed_at) AS to_level,
+               max(changed_at) AS changed_at
+        FROM level_changes WHERE basis = 'alerts' AND from_level IS NOT NULL
         GROUP BY table_id, scope, population, k, alpha ORDER BY changed_at DESC""")
