@@ -142,14 +142,15 @@ def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.DataFrame,
                               lower_is_better: list[str], benchmarks: list[str] | None = None) -> pd.DataFrame:
-    """The rows of `read_score_history` that can change a running top k or a frontier, same columns.
+    """The rows of `read_score_history` that can change a running top k or a frontier, its columns
+    and each row's date.
 
     Most stored rows re-observe a model at a score no better than one it had earlier; they
     never enter a running top k (analysis.trajectory._topk_scan skips them) and never move a
-    frontier. The query and its dating rule are analysis/running_best_history.sql (the rule of
-    jobs.saturation.dated_history: a result's own evaluation date, else its first observation
-    raised to `release_dates`' release of its model where that is later); a row is kept when,
-    within its table (benchmark, source, table_version), metric, population and model, no row
+    frontier. The query and its dating rule are analysis/running_best_history.sql (a result's own
+    evaluation date, else its first observation raised to `release_dates`' release of its model
+    where that is later; each row comes with its `date`, `date_source`, `release_date` and
+    `date_conflict`); a row is kept when, within its table (benchmark, source, table_version), metric, population and model, no row
     of a strictly earlier date has a score at least as good (at least as low for a metric in
     `lower_is_better`). Rows lacking a score, model or date are kept as they are (the analysis
     reports and drops them). `benchmarks`: only those benchmarks' rows.
@@ -239,6 +240,17 @@ def _upsert_saturation(con: duckdb.DuckDBPyConnection, sat: pd.DataFrame) -> int
     return int(new)
 
 
+def _run_frames(saturation: pd.DataFrame, trajectory: pd.DataFrame, frontier: pd.DataFrame, trends: pd.DataFrame,
+                run_at: datetime) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """One run's saturation, trajectory, frontier and trends rows in their tables' columns with
+    `run_at` (shared by the full and the incremental write); saturation rows must have `as_of`."""
+    sat = _frame(saturation, SATURATION_COLUMNS, run_at, "saturation")
+    if sat["as_of"].isna().any():
+        raise ValueError("[storage] saturation: rows without as_of cannot be keyed")
+    return (sat, _frame(trajectory, TRAJECTORY_COLUMNS, run_at, "saturation_trajectory"),
+            _frame(frontier, FRONTIER_COLUMNS, run_at, "frontier"), _frame(trends, TRENDS_COLUMNS, run_at, "trends"))
+
+
 def store_saturation_run(con: duckdb.DuckDBPyConnection, *, saturation: pd.DataFrame, trajectory: pd.DataFrame,
                          frontier: pd.DataFrame, trends: pd.DataFrame, scope: str, k: int, alpha: float,
                          run_at: datetime, tables: pd.DataFrame | None = None) -> int:
@@ -248,12 +260,7 @@ def store_saturation_run(con: duckdb.DuckDBPyConnection, *, saturation: pd.DataF
     (scope, k, alpha) slice, `frontier` and `trends` the whole k slice, `tables` (the
     leaderboard tables, BENCHMARK_TABLES_COLUMNS) the whole `benchmark_tables`.
     """
-    sat = _frame(saturation, SATURATION_COLUMNS, run_at, "saturation")
-    if sat["as_of"].isna().any():
-        raise ValueError("[storage] saturation: rows without as_of cannot be keyed")
-    traj = _frame(trajectory, TRAJECTORY_COLUMNS, run_at, "saturation_trajectory")
-    front = _frame(frontier, FRONTIER_COLUMNS, run_at, "frontier")
-    tr = _frame(trends, TRENDS_COLUMNS, run_at, "trends")
+    sat, traj, front, tr = _run_frames(saturation, trajectory, frontier, trends, run_at)
     tabs = None if tables is None else _frame(tables, BENCHMARK_TABLES_COLUMNS, run_at, "benchmark_tables")
     with transaction(con):
         new = _upsert_saturation(con, sat)
@@ -307,12 +314,7 @@ def store_saturation_tables(con: duckdb.DuckDBPyConnection, *, table_ids: list[s
     among them without rows now loses its rows); `day_trends` (the other tables' stored trends with
     their day-relative columns recomputed: as_of, stale_days) are written back onto their rows;
     `tables` replaces `benchmark_tables` as a whole (stored rows keep their run_at)."""
-    sat = _frame(saturation, SATURATION_COLUMNS, run_at, "saturation")
-    if sat["as_of"].isna().any():
-        raise ValueError("[storage] saturation: rows without as_of cannot be keyed")
-    traj = _frame(trajectory, TRAJECTORY_COLUMNS, run_at, "saturation_trajectory")
-    front = _frame(frontier, FRONTIER_COLUMNS, run_at, "frontier")
-    tr = _frame(trends, TRENDS_COLUMNS, run_at, "trends")
+    sat, traj, front, tr = _run_frames(saturation, trajectory, frontier, trends, run_at)
     tabs = tables[[*BENCHMARK_TABLES_COLUMNS, "run_at"]].copy()
     tabs["run_at"] = pd.to_datetime(tabs["run_at"], utc=True).dt.tz_localize(None)   # stored and new rows: naive UTC
     day = day_trends[["table_id", "k", "as_of", "stale_days"]].copy()
