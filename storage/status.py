@@ -92,21 +92,25 @@ _UNKNOWN_SQL = """
             UNION ALL
             SELECT 'model', model, list(DISTINCT source), count(*)
             FROM scores WHERE model NOT IN (SELECT id FROM models) GROUP BY model)
-        SELECT *, count(*) FILTER (WHERE kind = 'benchmark') OVER () AS n_benchmarks,
-               count(*) FILTER (WHERE kind = 'model') OVER () AS n_models
-        FROM u ORDER BY kind, rows DESC, name LIMIT """
+        , n AS (
+            SELECT count(*) FILTER (WHERE kind = 'benchmark') AS n_benchmarks,
+                   count(*) FILTER (WHERE kind = 'model') AS n_models FROM u)
+        SELECT u.*, n.n_benchmarks, n.n_models
+        FROM n LEFT JOIN u ON true ORDER BY kind, rows DESC, name LIMIT """
 
 
 def unknown(con: duckdb.DuckDBPyConnection, limit: int = UNKNOWN_ROWS) -> tuple[Table, dict[str, int]]:
     """Benchmark and model names in the data that no registry entry or alias maps (add an alias):
     the first `limit` rows (at least one: a row carries the counts), and how many of each kind
-    there are in all — one statement (window counts, taken before the LIMIT), as `status` pays per
-    statement at start-up."""
+    there are in all — one statement (the counts joined onto every row, and onto one empty row when
+    nothing is unknown), as `status` pays per statement at start-up. Not window counts: DuckDB 1.5
+    fails now and then ("index 0 within vector of size 0") on a filtered count() OVER () under a
+    LIMIT."""
     result = con.execute(_UNKNOWN_SQL + str(max(int(limit), 1)))   # an int literal: see _table
     columns = [d[0] for d in result.description][:-2]
-    rows = result.fetchall()
-    counts = {"benchmarks": int(rows[0][-2]), "models": int(rows[0][-1])} if rows else {"benchmarks": 0, "models": 0}
-    return Table(columns, [r[:-2] for r in rows]), counts
+    rows = result.fetchall()           # never empty: `n` has one row
+    counts = {"benchmarks": int(rows[0][-2]), "models": int(rows[0][-1])}
+    return Table(columns, [r[:-2] for r in rows if r[0] is not None]), counts
 
 
 def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
