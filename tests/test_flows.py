@@ -219,9 +219,10 @@ def test_collect_replays_sources_into_duckdb_and_publishes_a_summary(harness, db
     report = state.result()
     assert [(o.source, o.status) for o in report.outcomes] == [
         ("swebench", "new"), ("livebench", "new"), ("simple_evals", "new")]
-    # rows checked by hand against the replay files (tests/fixtures/replay/README.md)
+    # rows checked by hand against the replay files (tests/fixtures/replay/README.md); livebench:
+    # 12 models x (19 tasks + 6 category averages + the global average) = 312
     # livebench_releases: the changelog livebench's release discovery read, stored as a snapshot (no rows)
-    assert snapshot_counts(db_path) == {"livebench": 372, "livebench_releases": 0, "simple_evals": 103, "swebench": 64}
+    assert snapshot_counts(db_path) == {"livebench": 312, "livebench_releases": 0, "simple_evals": 103, "swebench": 64}
     md = artifacts_of(state)["benchwatch-collect-summary"]
     assert md.type == "markdown"
     assert "Sources: 3 new snapshot(s), 0 unchanged, 0 failed." in md.data
