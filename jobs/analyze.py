@@ -62,7 +62,7 @@ class Plan:
 
 
 def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, skip_unchanged: bool = False,
-            incremental: bool = True) -> dict:
+            incremental: bool = True, levels_before: bool = False, stored_levels: bool = True) -> dict:
     """Recompute saturation (history, trends) and contamination signals from the stored data.
 
     With `skip_unchanged` (the cycle's `run`), an analysis whose inputs hash to the fingerprint of
@@ -71,6 +71,9 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
     With `incremental` (the default), only the tables and item groups whose inputs changed since
     the last completed analysis are recomputed; `incremental=False` recomputes everything.
     The results are the same either way (tests/test_incremental_analysis.py).
+    With `levels_before`, an analysis that recomputes returns the stored levels it replaced
+    ("levels_before", read in its connection before it writes: None when unreadable).
+    `stored_levels=False`: a skipped analysis returns no "levels" (None; nothing to read back).
     """
     from storage import fingerprint as fp
     from storage.saturation import read_saturation_latest
@@ -85,7 +88,7 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
             from storage.contamination import read_suspects
             log.info("[analyze] inputs unchanged since the last analysis: stored results kept")
             return {"saturation": pd.DataFrame(summary), "suspects": read_suspects(con),
-                    "levels": read_saturation_latest(con), "skipped": True}
+                    "levels": read_saturation_latest(con) if stored_levels else None, "skipped": True}
         data_key = fp.combine(tables, {**shared, "after_now": new_day.day_sensitive_counts(con, now)})
         if incremental and stored is not None and fp.stored_fingerprint(con, DATA_PART) == data_key:
             return _move_to_day(con, now, key)
@@ -94,6 +97,7 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
         plan = plan_analysis(con, now, incremental=incremental)
         previous = fp.stored_summary(con) if not plan.full else None
         log.info("[analyze] %s", plan.describe())
+        before = _levels_before(con) if levels_before else None
         fp.clear_fingerprint(con)
         fp.clear_fingerprint(con, DATA_PART)
         fp.clear_unit_fingerprints(con)
@@ -107,8 +111,20 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
         fp.store_fingerprint(con, key, utcnow(), summary=saturation.to_dict(orient="records"))
         fp.store_fingerprint(con, data_key, utcnow(), part=DATA_PART)
         fp.store_unit_fingerprints(con, plan.units, utcnow())
-    return {"saturation": saturation, "suspects": suspects, "levels": levels, "skipped": False,
-            "plan": plan.describe()}
+    out = {"saturation": saturation, "suspects": suspects, "levels": levels, "skipped": False,
+           "plan": plan.describe()}
+    if levels_before:
+        out["levels_before"] = before
+    return out
+
+
+def _levels_before(con) -> pd.DataFrame | None:
+    from storage.saturation import read_saturation_latest
+    try:
+        return read_saturation_latest(con)
+    except Exception as exc:  # noqa: BLE001 - a store without an analysis yet: every level is new
+        log.debug("[analyze] no stored levels: %s", exc)
+        return None
 
 
 # analysis_inputs part: the inputs' fingerprint without the day (with what lies after `now`), of
