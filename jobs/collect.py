@@ -24,6 +24,7 @@ from storage import db
 from storage.ingest import Response, known_snapshot, record_fetches, store_blobs, store_snapshot
 from storage.reads import previous_validators
 from storage.release_list import listed_releases
+from storage.threads import one_thread
 from jobs.sync import connect_synced
 
 log = logging.getLogger("benchwatch.jobs")
@@ -398,6 +399,7 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
     pending, settled = [], []
     known: dict[str, _KnownReleases] = {}
     with db.connect(db_path) as con, db.transaction(con):   # one commit for every unchanged source
+        one_thread(con)              # lookups and small writes (storage.threads)
         for c in fetched:
             _settle_known(con, c)
             if c.outcome is None:

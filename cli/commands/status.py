@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if con is None:
         return 1
     try:
+        status.one_thread(con)
         sources = status.source_status(con)
         # the sources' `held` column counts them: no statement for the usual case of none
         held = status.held_table(con) if any(row[sources.columns.index("held")] for row in sources.rows) else None
