@@ -411,7 +411,7 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
         # An unchanged release list of an unchanged source: recorded here and its releases read
         # from the store (no parse, no connection of its own); any other case in collect_releases.
         unchanged = {c.source for c in settled if c.outcome is not None and c.outcome.status == "unchanged"}
-        lists = []
+        lists: list[_Collection] = []
         for name, listing in listings.items():
             if name not in unchanged or listing.outcome is not None:
                 continue
