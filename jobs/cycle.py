@@ -163,11 +163,12 @@ def replay_dir_problem(path: str | os.PathLike | None, sources: Sequence[str] | 
 
 
 def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None,
-            skip_unchanged: bool = False, incremental: bool = True) -> dict:
+            skip_unchanged: bool = False, incremental: bool = True, **options: bool) -> dict:
     """Recompute the analysis from the stored data: skipped when nothing changed (`skip_unchanged`),
-    else only the tables whose inputs changed (jobs/analyze.py, which holds the step)."""
+    else only the tables whose inputs changed (jobs/analyze.py, which holds the step and its
+    `options`)."""
     from jobs.analyze import analyze as run_analyze
-    return run_analyze(db_path, now=now, skip_unchanged=skip_unchanged, incremental=incremental)
+    return run_analyze(db_path, now=now, skip_unchanged=skip_unchanged, incremental=incremental, **options)
 
 
 
@@ -224,8 +225,7 @@ def analyze_step(db_path: str | os.PathLike | None, *, now: datetime | None = No
     changed (`level_changes`, for the run's summary: none when nothing was recomputed). The levels
     before are read in the analysis' own connection, and only when it recomputes. `levels=False`:
     a skipped analysis does not read the stored levels back (the CLI's summary does not show them)."""
-    from jobs.analyze import analyze as run_analyze
-    result = run_analyze(db_path, now=now, skip_unchanged=skip_unchanged, levels_before=True, stored_levels=levels)
+    result = analyze(db_path, now=now, skip_unchanged=skip_unchanged, levels_before=True, stored_levels=levels)
     recomputed = "levels_before" in result
     before = result.pop("levels_before", None)
     result["level_changes"] = level_changes(before, result.get("levels")) if recomputed else []
