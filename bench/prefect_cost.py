@@ -10,8 +10,8 @@ state is polled every 0.1 s: trigger -> Completed, without a CLI's own start-up 
     first      the pipeline deployment on tests/fixtures/replay into a new database, vs
                `benchwatch run --no-prefect --replay` (a whole process) into another: <= 2x
     unchanged  the same deployment run again (same day, nothing new): <= 10 s trigger -> Completed;
-               and once more after the analysis fingerprint was cleared, as a new UTC day does
-               (nothing new, the analysis recomputed): <= 10 s
+               and once more as on a new UTC day (the stored fingerprint one of the day before,
+               nothing new: only the day-relative columns move): <= 10 s
 """
 
 from __future__ import annotations
@@ -148,12 +148,16 @@ def deployed(base_env: dict[str, str], tmp: Path) -> Iterator[Deployed]:
             yield Deployed(api_url, env, worker.pid)
 
 
-def _forget_analysis(path: Path) -> None:
-    """What a new UTC day does to an unchanged store: the analysis fingerprint (which hashes the
-    day) no longer matches, so the next cycle recomputes the analysis on the same data."""
+def _as_if_yesterday(path: Path) -> None:
+    """What a new UTC day does to an unchanged store: the stored analysis fingerprint (which hashes
+    the day) is one of another day, its summary kept; the fingerprint without the day still matches,
+    so the next cycle moves the day-relative columns only (jobs/analyze.py)."""
+    from datetime import datetime, timezone
     from storage import db, fingerprint
     with db.connect(path) as con:
-        fingerprint.clear_fingerprint(con)
+        summary = fingerprint.stored_summary(con)
+        fingerprint.store_fingerprint(con, "the fingerprint of the day before", datetime.now(timezone.utc),
+                                      summary=summary)
 
 
 def bench_prefect(tmp: Path, env: dict[str, str], line: Callable[..., None], repeat: int = 1) -> None:
@@ -171,7 +175,7 @@ def bench_prefect(tmp: Path, env: dict[str, str], line: Callable[..., None], rep
             params = {"db_path": str(db_path), "replay_dir": str(REPLAY)}
             for kind in ("first", "unchanged", "new day"):
                 if kind == "new day":
-                    _forget_analysis(db_path)
+                    _as_if_yesterday(db_path)
                 took, state = dep.run(params)
                 if state != "COMPLETED":
                     raise RuntimeError(f"{kind} deployment run ended {state}")
@@ -182,7 +186,7 @@ def bench_prefect(tmp: Path, env: dict[str, str], line: Callable[..., None], rep
     line("prefect", f"first full cycle: deployed run {med['first']:5.1f} s vs run --no-prefect {med['plain']:5.1f} s "
          f"-> {ratio:4.2f}x (goal <= 2x; median of {repeat}, load {load:.1f})", ratio <= 2)
     for kind in ("unchanged", "new day"):
-        what = "same day" if kind == "unchanged" else "new day: analysis recomputed"
+        what = "same day" if kind == "unchanged" else "new day: day-relative columns moved"
         line("prefect", f"unchanged cycle ({what}) trigger->Completed {med[kind]:5.1f} s (goal <= 10 s; "
              f"median of {repeat}: {', '.join(f'{u:.1f}' for u in runs[kind])})", med[kind] <= 10)
     print(json.dumps({**runs, "load": load}))

@@ -37,6 +37,7 @@ import pandas as pd
 
 from common.time import to_utc, utcnow
 from jobs.sync import connect_synced
+from storage import new_day
 
 log = logging.getLogger("benchwatch.jobs.analyze")
 
@@ -61,7 +62,7 @@ class Plan:
 
 
 def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, skip_unchanged: bool = False,
-            incremental: bool = True) -> dict:
+            incremental: bool = True, levels_before: bool = False, stored_levels: bool = True) -> dict:
     """Recompute saturation (history, trends) and contamination signals from the stored data.
 
     With `skip_unchanged` (the cycle's `run`), an analysis whose inputs hash to the fingerprint of
@@ -70,24 +71,35 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
     With `incremental` (the default), only the tables and item groups whose inputs changed since
     the last completed analysis are recomputed; `incremental=False` recomputes everything.
     The results are the same either way (tests/test_incremental_analysis.py).
+    With `levels_before`, an analysis that recomputes returns the stored levels it replaced
+    ("levels_before", read in its connection before it writes: None when unreadable).
+    `stored_levels=False`: a skipped analysis returns no "levels" (None; nothing to read back).
     """
     from storage import fingerprint as fp
     from storage.saturation import read_saturation_latest
     now = now or utcnow()
     with connect_synced(db_path) as con:
-        key = fp.input_fingerprint(con, analysis_parameters(now))
-        summary = fp.stored_summary(con) if skip_unchanged and fp.stored_fingerprint(con) == key else None
+        tables = fp.table_digests(con)
+        shared = analysis_parameters(None)
+        key = fp.combine(tables, {**shared, "day": _day(now)})
+        stored = fp.stored_fingerprint(con)
+        summary = fp.stored_summary(con) if skip_unchanged and stored == key else None
         if summary is not None:
             from storage.contamination import read_suspects
             log.info("[analyze] inputs unchanged since the last analysis: stored results kept")
             return {"saturation": pd.DataFrame(summary), "suspects": read_suspects(con),
-                    "levels": read_saturation_latest(con), "skipped": True}
+                    "levels": read_saturation_latest(con) if stored_levels else None, "skipped": True}
+        data_key = fp.combine(tables, {**shared, "after_now": new_day.day_sensitive_counts(con, now)})
+        if incremental and stored is not None and fp.stored_fingerprint(con, DATA_PART) == data_key:
+            return _move_to_day(con, now, key)
         from jobs.contamination import run_contamination   # scipy and the analysis: only when computing
         from jobs.saturation import run_saturation
         plan = plan_analysis(con, now, incremental=incremental)
         previous = fp.stored_summary(con) if not plan.full else None
         log.info("[analyze] %s", plan.describe())
+        before = _levels_before(con) if levels_before else None
         fp.clear_fingerprint(con)
+        fp.clear_fingerprint(con, DATA_PART)
         fp.clear_unit_fingerprints(con)
         if plan.full:
             saturation = run_saturation(con, now=now)
@@ -97,9 +109,50 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
             suspects = run_contamination(con, now=now, fresh_a3=plan.a3_groups, fresh_link=plan.link)
         levels = read_saturation_latest(con)
         fp.store_fingerprint(con, key, utcnow(), summary=saturation.to_dict(orient="records"))
+        fp.store_fingerprint(con, data_key, utcnow(), part=DATA_PART)
         fp.store_unit_fingerprints(con, plan.units, utcnow())
-    return {"saturation": saturation, "suspects": suspects, "levels": levels, "skipped": False,
-            "plan": plan.describe()}
+    out = {"saturation": saturation, "suspects": suspects, "levels": levels, "skipped": False,
+           "plan": plan.describe()}
+    if levels_before:
+        out["levels_before"] = before
+    return out
+
+
+def _levels_before(con) -> pd.DataFrame | None:
+    from storage.saturation import read_saturation_latest
+    try:
+        return read_saturation_latest(con)
+    except Exception as exc:  # noqa: BLE001 - a store without an analysis yet: every level is new
+        log.debug("[analyze] no stored levels: %s", exc)
+        return None
+
+
+# analysis_inputs part: the inputs' fingerprint without the day (with what lies after `now`), of
+# the last completed analysis; the same on a new day means no new data (`_move_to_day`)
+DATA_PART = "analyze_data"
+DAY_ONLY_PLAN = "day-relative columns only (no new data)"
+# analysis.contamination.suspicions.RESOLVED, not imported here (the package imports scipy); a test keeps them equal
+RESOLVED_STATE = "resolved"
+
+
+def _day(now: datetime) -> str:
+    return to_utc(now).date().isoformat()
+
+
+def _move_to_day(con, now: datetime, key: str) -> dict:
+    """A new day without new data: what a full analysis would compute differs from the stored
+    results in the day-relative columns only (storage.new_day), which are updated in place; no
+    table, test or level is recomputed (and scipy and the analysis are not imported)."""
+    from analysis.constants import SATURATION_K
+    from storage import fingerprint as fp
+    from storage.contamination import read_suspects
+    from storage.saturation import read_saturation_latest
+    summary = fp.stored_summary(con)
+    new_day.move_to_day(con, now, k=SATURATION_K, resolved_state=RESOLVED_STATE)
+    fp.store_fingerprint(con, key, utcnow(), summary=summary)
+    log.info("[analyze] a new day without new data: only the day-relative columns moved to %s", _day(now))
+    return {"saturation": pd.DataFrame(summary or []), "suspects": read_suspects(con),
+            "levels": read_saturation_latest(con), "skipped": False, "plan": DAY_ONLY_PLAN}
 
 
 def analysis_parameters(now: datetime | None) -> dict:
@@ -119,7 +172,7 @@ def analysis_parameters(now: datetime | None) -> dict:
     consts = {k: v for k, v in vars(constants).items() if k.isupper()}
     out = {"code": code.hexdigest(), "constants": consts}
     if now is not None:
-        out["day"] = to_utc(now).date().isoformat()
+        out["day"] = _day(now)
     return out
 
 

@@ -23,6 +23,8 @@ from scrapers.http import FetchResult, Fetcher, ReplayFetcher, fetch_source
 from storage import db
 from storage.ingest import Response, known_snapshot, record_fetches, store_blobs, store_snapshot
 from storage.reads import previous_validators
+from storage.release_list import listed_releases
+from storage.threads import one_thread
 from jobs.sync import connect_synced
 
 log = logging.getLogger("benchwatch.jobs")
@@ -51,7 +53,7 @@ class SourceOutcome:
 
 
 def _attempt_rows(run_id: str, source: str, results: list[FetchResult], final_status: dict[str, str],
-                  error: dict[str, str]) -> pd.DataFrame:
+                  error: dict[str, str]) -> list[dict]:
     rows = []
     for r in results:
         for i, a in enumerate(r.attempts):
@@ -63,7 +65,7 @@ def _attempt_rows(run_id: str, source: str, results: list[FetchResult], final_st
                          "sha256": r.sha256 if last else None, "etag": r.etag if last else None,
                          "last_modified": r.last_modified if last else None,
                          "error": error.get(r.url, a.error) if last else a.error})
-    return pd.DataFrame(rows)
+    return rows
 
 
 # fetches.status of a response a list names (a manifest's entry, a release's table) that the server
@@ -169,8 +171,8 @@ def _record_fetches(con, collections: Sequence[_Collection], run_id: str) -> Non
         # pointed at (/proc/self/environ), and the file is still there to read again.
         if c.outcome is not None and c.outcome.status == "failed" and c.responses and c.origin == "fetch":
             store_blobs(con, c.responses)
-    record_fetches(con, pd.concat([_attempt_rows(run_id, c.source, c.results, c.final_status, c.errors)
-                                   for c in collections], ignore_index=True))
+    record_fetches(con, pd.DataFrame([row for c in collections       # one frame: one insert
+                                      for row in _attempt_rows(run_id, c.source, c.results, c.final_status, c.errors)]))
 
 
 def _log(outcome: SourceOutcome) -> SourceOutcome:
@@ -247,14 +249,16 @@ RELEASE_MAX_MISSES = 3
 
 
 def _add_release_notes(outcome: SourceOutcome, db_path: str | os.PathLike | None, scraper: scrapers.Scraper,
-                       replay_dir: str | os.PathLike | None, run_id: str, fetcher: Fetcher | None) -> None:
+                       replay_dir: str | os.PathLike | None, run_id: str, fetcher: Fetcher | None,
+                       known: _KnownReleases | None = None, listing: _Collection | None = None) -> None:
     """Release discovery of one source, its lines appended to the source's outcome (one line per
-    source in the cycle's report)."""
+    source in the cycle's report); `known`, `listing`: see `collect_releases`."""
     own = fetcher is None and replay_dir is None
     using: Fetcher | ReplayFetcher = (ReplayFetcher(Path(replay_dir)) if replay_dir is not None
                                       else (fetcher or Fetcher()))
     try:
-        notes = collect_releases(db_path, scraper, using, replay=replay_dir is not None, run_id=run_id)
+        notes = collect_releases(db_path, scraper, using, replay=replay_dir is not None, run_id=run_id,
+                                 known=known, listing=listing)
     except ScrapeError as exc:
         notes = [f"release discovery: {exc.reason}"]
     finally:
@@ -265,8 +269,29 @@ def _add_release_notes(outcome: SourceOutcome, db_path: str | os.PathLike | None
         log.info("[%s] releases: %s", scraper.name, "; ".join(notes))
 
 
+@dataclass
+class _KnownReleases:
+    """What release discovery reads from the store when its list is unchanged (`_known_releases`)."""
+
+    releases: list[str]
+    stored: set[str]
+    misses: dict[str, int]
+
+
+def _known_releases(con, scraper: scrapers.Scraper, releases: list[str]) -> _KnownReleases:
+    """The listed `releases`, those stored, and the 404 count of each one not stored, read in the
+    caller's connection."""
+    from common.redact import redact_url
+    from storage.reads import release_misses, stored_releases
+    stored = stored_releases(con, scraper.name)
+    misses = {r: release_misses(con, scraper.name, redact_url(scraper.release_urls(r)[0])) for r in releases
+              if r not in stored}
+    return _KnownReleases(releases, stored, misses)
+
+
 def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scraper,
-                     fetcher: Fetcher | ReplayFetcher, *, replay: bool, run_id: str) -> list[str]:
+                     fetcher: Fetcher | ReplayFetcher, *, replay: bool, run_id: str,
+                     known: _KnownReleases | None = None, listing: _Collection | None = None) -> list[str]:
     """Read the release list (`scraper.release_source`, stored as that source's snapshot), fetch and
     store every listed release not stored yet, and follow the newest stored one; returns one
     line per release that did something or could not.
@@ -274,29 +299,31 @@ def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scrape
     A release whose table is not published (HTTP 404) is tried in RELEASE_MAX_MISSES collections,
     then reported as never published and not fetched again. Under replay, a listed release with
     no recorded files is reported (once per run), never a fetch failure: nothing is recorded.
+
+    `known`: the list was fetched, found unchanged and recorded by the caller (`collect`, in its
+    one connection), which read what this needs from the store (`_known_releases`); `listing`:
+    the list fetched by the caller, not settled yet (else it is fetched here).
     """
-    from common.redact import redact_url
-    from storage.reads import release_misses, stored_releases
-    lister = scrapers.get(scraper.release_source)
     origin = "replay" if replay else "fetch"
-    listing = _fetch(lister.name, lister, fetcher, {}, origin)
-    if listing.outcome is not None:           # the list could not be read: the source's own table still counts
-        if not replay and listing.results:
-            with db.connect(db_path) as con, db.transaction(con):
+    if known is None:
+        lister = scrapers.get(scraper.release_source)
+        listing = listing if listing is not None else _fetch(lister.name, lister, fetcher, {}, origin)
+        if listing.outcome is not None:           # the list could not be read: the source's own table still counts
+            if not replay and listing.results:
+                with db.connect(db_path) as con, db.transaction(con):
+                    _record_fetches(con, [listing], run_id)
+            return [f"release list not read ({listing.outcome.detail})"]
+        releases = lister.parse_checked(listing.responses[0].content, fetched_at=listing.results[0].finished_at,
+                                        filename=listing.responses[0].file_name).meta.get("releases") or []
+        with db.connect(db_path) as con, db.transaction(con):
+            _settle_known(con, listing)
+            if listing.outcome is not None:
                 _record_fetches(con, [listing], run_id)
-        return [f"release list not read ({listing.outcome.detail})"]
-    releases = lister.parse_checked(listing.responses[0].content, fetched_at=listing.results[0].finished_at,
-                                    filename=listing.responses[0].file_name).meta.get("releases") or []
-    with db.connect(db_path) as con, db.transaction(con):
-        _settle_known(con, listing)
-        if listing.outcome is not None:
-            _record_fetches(con, [listing], run_id)
-    if listing.outcome is None:
-        _parse_and_store(db_path, listing, run_id)
-    with db.connect(db_path) as con:
-        stored = stored_releases(con, scraper.name)
-        misses = {r: release_misses(con, scraper.name, redact_url(scraper.release_urls(r)[0])) for r in releases
-                  if r not in stored}
+        if listing.outcome is None:
+            _parse_and_store(db_path, listing, run_id)
+        with db.connect(db_path) as con:
+            known = _known_releases(con, scraper, releases)
+    releases, stored, misses = known.releases, known.stored, known.misses
     primary = {Scraper.file_name(u) for u in scraper.plan()}
     newest_stored = next((r for r in releases if r in stored), None)
     follow = [newest_stored] if newest_stored and not any(
@@ -364,10 +391,15 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
     fetcher: Fetcher | ReplayFetcher = ReplayFetcher(Path(replay_dir)) if replay_dir is not None else Fetcher()
     try:
         fetched = [_fetch(n, s, fetcher, previous.get(n, {}), origin, secrets) for n, s in planned.items()]
+        # the release lists too (LiveBench's changelog): settled below with the sources when unchanged
+        listings = {n: _fetch(s.release_source, scrapers.get(s.release_source), fetcher, {}, origin)
+                    for n, s in planned.items() if s.release_source}
     finally:
         fetcher.close()
     pending, settled = [], []
+    known: dict[str, _KnownReleases] = {}
     with db.connect(db_path) as con, db.transaction(con):   # one commit for every unchanged source
+        one_thread(con)              # lookups and small writes (storage.threads)
         for c in fetched:
             _settle_known(con, c)
             if c.outcome is None:
@@ -376,8 +408,21 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
                 settled.append(c)
             else:                     # nothing fetched (the plan failed): nothing to record
                 outcomes[c.source] = c.outcome
-        if settled:
-            _record_fetches(con, settled, run_id)
+        # An unchanged release list of an unchanged source: recorded here and its releases read
+        # from the store (no parse, no connection of its own); any other case in collect_releases.
+        unchanged = {c.source for c in settled if c.outcome is not None and c.outcome.status == "unchanged"}
+        lists: list[_Collection] = []
+        for name, listing in listings.items():
+            if name not in unchanged or listing.outcome is not None:
+                continue
+            _settle_known(con, listing)
+            if listing.outcome is not None and listing.outcome.snapshot_id is not None:
+                lists.append(listing)
+                known[name] = _known_releases(con, planned[name], listed_releases(con, listing.outcome.snapshot_id))
+            else:
+                listing.outcome = None    # new content: collect_releases fetches, parses and stores it
+        if settled or lists:
+            _record_fetches(con, settled + lists, run_id)
     outcomes.update((c.source, _log(c.outcome)) for c in settled if c.outcome is not None)
     for c in pending:
         try:
@@ -387,5 +432,6 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
         c.responses = []     # the bodies are not needed any longer
     for name, scraper in planned.items():      # release discovery (LiveBench's changelog), after the plans
         if scraper.release_source and name in outcomes:
-            _add_release_notes(outcomes[name], db_path, scraper, replay_dir, run_id, None)
+            _add_release_notes(outcomes[name], db_path, scraper, replay_dir, run_id, None, known.get(name),
+                               None if name in known else listings.get(name))
     return [outcomes[n] for n in names]

@@ -163,11 +163,12 @@ def replay_dir_problem(path: str | os.PathLike | None, sources: Sequence[str] | 
 
 
 def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None,
-            skip_unchanged: bool = False, incremental: bool = True) -> dict:
+            skip_unchanged: bool = False, incremental: bool = True, **options: bool) -> dict:
     """Recompute the analysis from the stored data: skipped when nothing changed (`skip_unchanged`),
-    else only the tables whose inputs changed (jobs/analyze.py, which holds the step)."""
+    else only the tables whose inputs changed (jobs/analyze.py, which holds the step and its
+    `options`)."""
     from jobs.analyze import analyze as run_analyze
-    return run_analyze(db_path, now=now, skip_unchanged=skip_unchanged, incremental=incremental)
+    return run_analyze(db_path, now=now, skip_unchanged=skip_unchanged, incremental=incremental, **options)
 
 
 
@@ -219,18 +220,15 @@ def level_changes(before: pd.DataFrame | None, after: pd.DataFrame | None) -> li
 
 
 def analyze_step(db_path: str | os.PathLike | None, *, now: datetime | None = None,
-                 skip_unchanged: bool = True) -> dict:
+                 skip_unchanged: bool = True, levels: bool = True) -> dict:
     """The cycle's analyze: `analyze` (skipped when its inputs are unchanged), plus the levels it
-    changed (`level_changes`, for the run's summary)."""
-    from storage.saturation import read_saturation_latest
-    try:
-        with db.connect(db_path, read_only=True) as con:
-            before = read_saturation_latest(con)
-    except Exception as exc:  # noqa: BLE001 - a store without an analysis yet: every level is new
-        log.debug("[analyze] no stored levels: %s", exc)
-        before = None
-    result = analyze(db_path, now=now, skip_unchanged=skip_unchanged)
-    result["level_changes"] = [] if result.get("skipped") else level_changes(before, result.get("levels"))
+    changed (`level_changes`, for the run's summary: none when nothing was recomputed). The levels
+    before are read in the analysis' own connection, and only when it recomputes. `levels=False`:
+    a skipped analysis does not read the stored levels back (the CLI's summary does not show them)."""
+    result = analyze(db_path, now=now, skip_unchanged=skip_unchanged, levels_before=True, stored_levels=levels)
+    recomputed = "levels_before" in result
+    before = result.pop("levels_before", None)
+    result["level_changes"] = level_changes(before, result.get("levels")) if recomputed else []
     return result
 
 
@@ -252,7 +250,7 @@ class CycleSteps:
         return collect(db_path, sources, replay_dir=replay_dir, secrets=self.secrets)
 
     def analyze(self, db_path: Any) -> dict:
-        return analyze_step(db_path)
+        return analyze_step(db_path, levels=False)    # the text summary needs no levels (artifacts do: flows)
 
     def publish(self, db_path: Any, *, unchanged: bool = False) -> PublishedReport | None:
         from jobs.publish import publish_report

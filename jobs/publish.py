@@ -58,10 +58,10 @@ def publish_report(db_path: str | os.PathLike | None, *, now: datetime | None = 
     try:
         from jobs.report_html import overview_markdown, overview_rows, render_report, write_atomic
         from storage.db import open_connection
-        from storage.report import read_html_report
+        from storage.report import read_html_report, read_overview_frames
         con = open_connection(db_path, read_only=True)
-        try:
-            frames = read_html_report(con)
+        try:   # the overview alone (no page to write) draws two of the page's frames
+            frames = read_html_report(con) if folder else read_overview_frames(con)
         finally:
             con.close()
         published = PublishedReport()

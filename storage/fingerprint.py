@@ -37,17 +37,29 @@ REGISTRY_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(t for t in INPU
                                                                  if t[0] in ("benchmarks", "models", "aliases"))
 
 
+def table_digests(con: duckdb.DuckDBPyConnection,
+                  tables: tuple[tuple[str, tuple[str, ...]], ...] = INPUT_TABLES) -> list[str]:
+    """"table:count:xor" of each of `tables` (row count and an order-independent XOR of row hashes),
+    in one statement."""
+    selects = []
+    for i, (table, leave_out) in enumerate(tables):
+        cols = f"* EXCLUDE ({', '.join(leave_out)})" if leave_out else "*"
+        selects.append(f"SELECT {i} AS i, count(*) AS n, coalesce(bit_xor(hash(t)), 0) AS x "
+                       f"FROM (SELECT {cols} FROM {table}) t")
+    rows = {int(i): (int(n), int(x)) for i, n, x in con.execute(" UNION ALL ".join(selects)).fetchall()}
+    return [f"{table}:{rows[i][0]}:{rows[i][1]}" for i, (table, _) in enumerate(tables)]
+
+
+def combine(digests: list[str], parameters: dict[str, Any]) -> str:
+    """sha256 hex of `table_digests` and `parameters` (JSON-serializable)."""
+    parts = [*digests, json.dumps(parameters, sort_keys=True, default=str)]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
 def input_fingerprint(con: duckdb.DuckDBPyConnection, parameters: dict[str, Any],
                       tables: tuple[tuple[str, tuple[str, ...]], ...] = INPUT_TABLES) -> str:
     """sha256 hex of the analysis inputs (`tables`, default all) and `parameters` (JSON-serializable)."""
-    parts = []
-    for table, leave_out in tables:
-        cols = f"* EXCLUDE ({', '.join(leave_out)})" if leave_out else "*"
-        count, xor = con.execute(f"SELECT count(*), coalesce(bit_xor(hash(t)), 0) "
-                                 f"FROM (SELECT {cols} FROM {table}) t").fetchone()
-        parts.append(f"{table}:{int(count)}:{int(xor)}")
-    parts.append(json.dumps(parameters, sort_keys=True, default=str))
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    return combine(table_digests(con, tables), parameters)
 
 
 def stored_fingerprint(con: duckdb.DuckDBPyConnection, part: str = "analyze") -> str | None:

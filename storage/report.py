@@ -51,6 +51,21 @@ def _read(con: duckdb.DuckDBPyConnection, relation: str, sql: str, params: list 
     return con.execute(sql, params or []).df() if _exists(con, relation) else pd.DataFrame()
 
 
+_LEVELS_SQL = """
+        SELECT l.*, coalesce(b.name, l.benchmark) AS name, b.ceiling, b.chance, b.skill AS area,
+               coalesce(bt.name, b.name, l.benchmark) AS table_name, coalesce(bt.is_primary, true) AS is_primary
+        FROM saturation_latest l LEFT JOIN benchmarks b ON b.id = l.benchmark
+        LEFT JOIN benchmark_tables bt ON bt.table_id = l.table_id
+        ORDER BY l.benchmark, NOT coalesce(bt.is_primary, true), l.table_id, l.scope, l.population"""
+_SIGNALS_SQL = "SELECT * FROM suspects ORDER BY q_value NULLS LAST, model"
+
+
+def read_overview_frames(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
+    """The frames of `read_html_report` the overview draws (levels, signals): what a run without a
+    report folder publishes (Prefect artifacts), without reading the history the page plots."""
+    return {"levels": _read(con, "saturation_latest", _LEVELS_SQL), "signals": _read(con, "suspects", _SIGNALS_SQL)}
+
+
 def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     """Every frame the HTML report draws; `SELECT *` from the analysis views, so columns other
     branches add (top_models, population, a bin-hold probability, staleness, ...) reach the
@@ -67,12 +82,7 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     # the alert rules' own definitions of a failed fetch and a failing run
     from storage.rule_inputs import FAILED_FETCH_STATUSES, read_source_health
 
-    levels = _read(con, "saturation_latest", """
-        SELECT l.*, coalesce(b.name, l.benchmark) AS name, b.ceiling, b.chance, b.skill AS area,
-               coalesce(bt.name, b.name, l.benchmark) AS table_name, coalesce(bt.is_primary, true) AS is_primary
-        FROM saturation_latest l LEFT JOIN benchmarks b ON b.id = l.benchmark
-        LEFT JOIN benchmark_tables bt ON bt.table_id = l.table_id
-        ORDER BY l.benchmark, NOT coalesce(bt.is_primary, true), l.table_id, l.scope, l.population""")
+    levels = _read(con, "saturation_latest", _LEVELS_SQL)
     history = _read(con, "saturation_history",
                     "SELECT * FROM saturation_history ORDER BY benchmark, table_id, scope, population, as_of")
     frontier = _read(con, "frontier", "SELECT * FROM frontier ORDER BY benchmark, table_id, k, as_of")
@@ -99,7 +109,7 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     level_changes = read_level_changes(con)
     cutoffs = _read(con, "resolved_cutoffs", "SELECT * FROM resolved_cutoffs ORDER BY model")
     post_cutoff = _read(con, "post_cutoff_scores", "SELECT * FROM post_cutoff_scores ORDER BY benchmark, model")
-    signals = _read(con, "suspects", "SELECT * FROM suspects ORDER BY q_value NULLS LAST, model")
+    signals = _read(con, "suspects", _SIGNALS_SQL)
     firing = _read(con, "alerts_firing", """SELECT kind, benchmark, model, source, scope, level, since, muted_by
                                             FROM alerts_firing ORDER BY since DESC""")
     sources = con.execute("""

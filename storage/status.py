@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import duckdb
 
 from storage.db import quote_ident, schema_version
+from storage.threads import one_thread
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -114,13 +115,20 @@ def unknown(con: duckdb.DuckDBPyConnection, limit: int = UNKNOWN_ROWS) -> tuple[
 
 
 def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    return counts_and_version(con)[1]
+
+
+def counts_and_version(con: duckdb.DuckDBPyConnection) -> tuple[int, dict[str, int]]:
+    """The schema version and the row count of every table: two statements (the names, then one
+    count per table with the version beside them), as `status` pays per statement at start-up."""
     names = [r[0] for r in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY table_name").fetchall()]
-    if not names:
-        return {}
-    counts = " UNION ALL ".join(f"SELECT {i} AS i, count(*) AS n FROM {quote_ident(n)}" for i, n in enumerate(names))
+    if "schema_migrations" not in names:
+        return schema_version(con), {}
+    counts = " UNION ALL ".join(["SELECT -1 AS i, coalesce(max(version), 0) AS n FROM schema_migrations"]
+                                + [f"SELECT {i} AS i, count(*) AS n FROM {quote_ident(n)}" for i, n in enumerate(names)])
     by_index = dict(con.execute(counts).fetchall())     # one statement, not one per table
-    return {n: int(by_index[i]) for i, n in enumerate(names)}
+    return int(by_index[-1]), {n: int(by_index[i]) for i, n in enumerate(names)}
 
 
 _SIZE_SQL = """
@@ -196,5 +204,5 @@ def index_coverage(con: duckdb.DuckDBPyConnection) -> Table:
         return Table(["table_id", "benchmark", "population", "metric", "has_s", "scale", "action"], [])
 
 
-__all__ = ["Table", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "schema_version",
-           "release_date_coverage", "index_coverage", "size_rows"]
+__all__ = ["Table", "one_thread", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "counts_and_version",
+           "schema_version", "release_date_coverage", "index_coverage", "size_rows"]

@@ -12,6 +12,7 @@ import pytest
 import scrapers
 from cli.main import main
 from jobs.cycle import collect, collect_source, reparse
+from jobs.cycle import collect_source as collect_one
 from scrapers.base import ScrapeError
 from scrapers.http import Fetcher
 from storage.query import run_query
@@ -287,11 +288,19 @@ def livebench_site(monkeypatch):
     httpd.server_close()
 
 
-def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished(tmp_path, livebench_site):
+@pytest.mark.parametrize("whole", [False, True], ids=["collect_source", "collect"])
+def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished(tmp_path, livebench_site, whole):
     """LiveBench: each cycle reads the changelog; a listed release not stored is fetched and stored
     as its own table (table_version = release); a release whose table 404s is reported, tried in
-    RELEASE_MAX_MISSES collections, then no more (issue 21)."""
+    RELEASE_MAX_MISSES collections, then no more (issue 21). The same through `collect`, which
+    settles an unchanged changelog with the sources and reads its releases from the store."""
     from jobs.cycle import RELEASE_MAX_MISSES
+
+    def collect_source(db, source, *, run_id, fetcher):   # noqa: F811 - the path under test
+        if whole:
+            return collect(db, [source], run_id=run_id)[0]
+        return collect_one(db, source, run_id=run_id, fetcher=fetcher)
+
     db = tmp_path / "bw.duckdb"
     first = collect_source(db, "livebench", run_id="r1", fetcher=fast_fetcher())
     assert first.status == "new"
@@ -323,3 +332,8 @@ def test_release_discovery_under_replay_reports_unrecorded_releases_once(tmp_pat
     assert "2025_11_25" in out.detail
     errors = run_query("SELECT count(*) n FROM fetches WHERE status = 'error'", db)["n"][0]
     assert errors == 0
+    again = collect(db, ["livebench"], replay_dir=REPLAY_DIR, run_id="y")[0]    # unchanged: the same line
+    assert again.status == "unchanged" and again.detail.count("without recorded responses") == 1
+    assert "2025_11_25" in again.detail
+    assert run_query("SELECT count(*) n FROM fetches WHERE run_id = 'y' AND source = 'livebench_releases'",
+                     db)["n"][0] == 1

@@ -15,7 +15,7 @@ import pytest
 
 import analysis.trends
 import jobs.cycle as cycle
-from jobs.analyze import analyze
+from jobs.analyze import DAY_ONLY_PLAN, RESOLVED_STATE, analyze
 from storage import db
 
 REPLAY = Path(__file__).resolve().parent / "fixtures" / "replay"
@@ -175,8 +175,9 @@ def test_a_new_day_without_new_data_recomputes_only_the_day_relative_columns(ana
         monkeypatch.setattr(jobs.saturation, name, on_no_rows(getattr(jobs.saturation, name)))
     for name in ("analysis.contamination.a1.a1_one", "analysis.contamination.a3.a3_one"):
         monkeypatch.setattr(name, boom)
+    monkeypatch.setattr("jobs.analyze.plan_analysis", boom)     # not even planned: the stored results move
     result = analyze(inc, now=next_day)
-    assert result["plan"] == "0 table(s), 0 A3 item group(s) recomputed"
+    assert result["plan"] == DAY_ONLY_PLAN and not result["skipped"]
     monkeypatch.undo()
     with db.connect(inc, read_only=True) as con:
         trends = con.execute("SELECT as_of, stale_days, trend_end FROM trends").df()
@@ -186,3 +187,26 @@ def test_a_new_day_without_new_data_recomputes_only_the_day_relative_columns(ana
     assert trends["stale_days"].sum() == before + len(trends.dropna(subset=["stale_days"]))
     analyze(full, now=next_day, incremental=False)
     assert_same_results(inc, full)
+
+
+def test_a_new_day_that_brings_a_dated_row_into_the_window_is_analysed(analysed_fast, tmp_path):
+    """A row dated after the last analysis' day (an evaluation announced ahead) enters the analysis
+    when its day comes: not a move of the day-relative columns, and the same results as a full run."""
+    base, now = analysed_fast
+    inc = _copy(base, tmp_path / "incremental.duckdb")
+    with db.connect(inc) as con:
+        con.execute("""UPDATE scores SET evaluated_at = CAST(? AS TIMESTAMPTZ)
+                       WHERE rowid = (SELECT min(rowid) FROM scores WHERE source = 'arc_agi')""",
+                    [now + timedelta(hours=12)])
+    analyze(inc, now=now)                     # the row lies ahead: stored, not analysed yet
+    full = _copy(inc, tmp_path / "full.duckdb")
+    next_day = now + timedelta(days=1)
+    result = analyze(inc, now=next_day)
+    assert result["plan"] not in (DAY_ONLY_PLAN, "full") and result["plan"].split(" ")[0] != "0", result["plan"]
+    analyze(full, now=next_day, incremental=False)
+    assert_same_results(inc, full)
+
+
+def test_the_resolved_state_named_by_the_day_move_is_the_analysis_one():
+    from analysis.contamination.suspicions import RESOLVED
+    assert RESOLVED_STATE == RESOLVED

@@ -56,12 +56,12 @@ def run(args: argparse.Namespace) -> int:
     if con is None:
         return 1
     try:
-        version = status.schema_version(con)
+        status.one_thread(con)
         sources = status.source_status(con)
         # the sources' `held` column counts them: no statement for the usual case of none
         held = status.held_table(con) if any(row[sources.columns.index("held")] for row in sources.rows) else None
         unknown, counts = status.unknown(con)
-        tables = status.table_counts(con)
+        version, tables = status.counts_and_version(con)
         sizes = status.size_rows(con)
         dates = status.release_date_coverage(con)
         coverage = status.index_coverage(con) if tables.get("saturation") else None
@@ -103,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_sizes(rows: list[tuple]) -> None:
     """Tables whose standard errors (or item results) imply clearly fewer items than the registry's n."""
+    if not rows:        # nothing to check: the checks' module (dataclasses, statistics) is not imported
+        return
     from analysis.constants import IMPLIED_N_SMALL_RATIO
     from analysis.sizes import FEWER_ITEMS, size_checks
     from storage.status import Table
