@@ -88,10 +88,10 @@ _BOUND_CLASSES_PER_K = 2
 _BOUND_BLOCK_ROWS = 1 << 16
 
 
-def _topk_candidates(group: np.ndarray, model: np.ndarray, score: np.ndarray, k: int) -> np.ndarray:
+def _topk_candidates(group: np.ndarray, model: np.ndarray, rank: np.ndarray, k: int) -> np.ndarray:
     """Rows that may change a running top k: every row but those at or below a lower bound of
     the k-th best score before them (such a row is skipped by the scan, which needs a full top
-    k and a score above its k-th to act).
+    k and a score above its k-th to act). `rank`: the scores' dense ranks (equal scores, equal ranks).
 
     The bound: models are split into C = 2k classes (model code mod C); the running maximum
     of each class within the group is one model's score, so the k-th largest of the C class
@@ -99,11 +99,10 @@ def _topk_candidates(group: np.ndarray, model: np.ndarray, score: np.ndarray, k:
     ranks offset by group (so a maximum carried over from an earlier group reads as absent)
     in blocks of rows, with NumPy only.
     """
-    n = len(score)
+    n = len(rank)
     classes = _BOUND_CLASSES_PER_K * k
     if n == 0:
         return np.zeros(0, dtype=bool)
-    rank = np.unique(score, return_inverse=True)[1].reshape(-1).astype("int64")
     span = int(rank.max()) + 1
     key = group.astype("int64") * span + rank
     floor = group.astype("int64") * span                       # keys below it belong to earlier groups
@@ -122,32 +121,58 @@ def _topk_candidates(group: np.ndarray, model: np.ndarray, score: np.ndarray, k:
     return ~(known & (key <= bound))
 
 
-def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
-    """The running top k of the sorted rows `d` (see `_history_rows`: group_code, model_code), as arrays.
-
-    One pass over the rows keeps the current top k per group in a dict (model -> (score,
-    row)); a row at or below the k-th score of a full top k cannot change it and is skipped.
-    `_topk_candidates` removes most such rows beforehand with array operations, so the Python
-    pass visits only the rest, and only the rows that change the top k cost a sort of k
-    entries. Each change records the top k (row numbers, best first); the state at the end of
-    each (group, date) is then looked up with one `searchsorted`. Ties keep the earlier row
-    (as a stable sort would): a model's value is replaced only by a strictly better score,
-    and the weakest of the top k (the earliest entered among equals) only by a strictly
-    better one.
-
-    Returns `end` (row number of the last row of each (group, date)), `n_models` (distinct
-    models dated <= that date in the group), `state` (the change in force at each end) and
-    `changes` (n_changes x k row numbers, best first, -1 padded).
-    """
-    n = len(d["score"])
+def _improvements(group: np.ndarray, model: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """Of the rows given (sorted by group, then time), those scoring strictly above every earlier
+    row of their model in their group: the others can change no top k (a member keeps its
+    better value; a model outside the top k is at or below its k-th, and so is the row)."""
+    n = len(rank)
     if n == 0:
-        return {"end": np.zeros(0, dtype="int64"), "n_models": np.zeros(0, dtype="int64"),
-                "state": np.zeros(0, dtype="int64"), "changes": np.zeros((0, k), dtype="int64")}
-    group = d["group_code"]
-    model = d["model_code"]
-    score = d["score"]
-    rows = np.flatnonzero(_topk_candidates(group, model, score, k))
-    g_list, m_list, s_list = group[rows].tolist(), model[rows].tolist(), score[rows].tolist()
+        return np.zeros(0, dtype=bool)
+    order = np.lexsort((np.arange(n), model, group))                        # by (group, model), time within
+    g, m = group[order], model[order]
+    seg = np.cumsum(np.r_[False, (g[1:] != g[:-1]) | (m[1:] != m[:-1])])
+    key = seg * (int(rank.max()) + 1) + rank[order]                          # earlier segments below
+    better = np.empty(n, dtype=bool)
+    better[order] = key > np.r_[-1, np.maximum.accumulate(key)[:-1]]
+    return better
+
+
+def _topk_doubling(group: np.ndarray, model: np.ndarray, rank: np.ndarray, k: int) -> np.ndarray:
+    """The top k (indices of the rows given, best first, -1 padded) after each row, for rows
+    sorted by group then time where each model's rows score strictly higher each time and no
+    two rows of a group score the same (so the order by score decides everything).
+
+    Prefix doubling with NumPy: after the round of width w, row i holds the top k of rows
+    (i - w, i] of its group; the next round merges it with the list of row i - w. A model in
+    both lists keeps its later (better) row; one only in the older list keeps its row, which
+    then loses to the k models that beat its later row. About log2(rows per group) rounds.
+    """
+    n = len(rank)
+    order = np.lexsort((rank, group))                           # score order within each group
+    by_rank = np.empty(n, dtype="int64")
+    by_rank[order] = np.arange(n)
+    model_of = np.r_[model[order], -1]                          # [-1]: the padding's model, never a model's
+    top = np.full((n, k), -1, dtype="int64")
+    top[:, 0] = by_rank
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    lengths = np.diff(np.r_[starts, n])
+    pos = np.arange(n) - np.repeat(starts, lengths)             # position within the group
+    width = 1
+    while width < lengths.max():
+        at = np.flatnonzero(pos >= width)
+        new, old = top[at], top[at - width]
+        mine = model_of[new]
+        dup = (model_of[old][:, :, None] == mine[:, None, :]).any(axis=2) & (old >= 0)
+        both = np.concatenate([new, np.where(dup, -1, old)], axis=1)
+        both.sort(axis=1)
+        top[at] = both[:, :-k - 1:-1]
+        width *= 2
+    return np.where(top >= 0, order[np.where(top >= 0, top, 0)], -1)
+
+
+def _topk_loop(group: list, model: list, score: list, rows: list, k: int) -> tuple[list[int], list[tuple[int, ...]]]:
+    """The running top k by one pass over `rows` (the rows of groups whose scores tie, where the
+    order of entry decides: `_topk_scan`): (row of each change, its top k as row numbers)."""
     change_pos: list[int] = []
     change_top: list[tuple[int, ...]] = []
     # top: model -> (-score, entry number, row, model); sorting these orders by score, then by
@@ -156,7 +181,7 @@ def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
     top: dict = {}
     ranked: list = []
     full, kth, prev, entered = False, 0.0, None, 0
-    for g, m, sc, i in zip(g_list, m_list, s_list, rows.tolist()):
+    for g, m, sc, i in zip(group, model, score, rows):
         if g != prev:
             top, ranked, full, prev = {}, [], False, g
         if full and sc <= kth:          # cannot enter, cannot improve a member (members are >= kth)
@@ -177,6 +202,57 @@ def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
         kth = -ranked[-1][0]
         change_pos.append(i)
         change_top.append(tuple(e[2] for e in ranked) + (-1,) * (k - len(ranked)))
+    return change_pos, change_top
+
+
+def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
+    """The running top k of the sorted rows `d` (see `_history_rows`: group_code, model_code), as arrays.
+
+    The semantics are those of one pass keeping the current top k per group (model -> score,
+    row): a model's value is replaced only by a strictly better score; a new model enters a
+    full top k only above its k-th score, and then the weakest leaves (among equal scores the
+    earliest entered); the top k is ranked by score, equal scores in order of entry.
+    `_topk_candidates` and `_improvements` first drop, with array operations, the rows that
+    cannot change a top k. In a group where no two remaining rows score the same, the order
+    by score alone decides, and `_topk_doubling` computes every running top k at once with
+    NumPy. A group with equal scores among them (where the order of entry decides) takes the
+    one pass (`_topk_loop`) over its remaining rows. Each change records the top k (row
+    numbers, best first); the state at the end of each (group, date) is then looked up with
+    one `searchsorted`.
+
+    Returns `end` (row number of the last row of each (group, date)), `n_models` (distinct
+    models dated <= that date in the group), `state` (the change in force at each end) and
+    `changes` (n_changes x k row numbers, best first, -1 padded).
+    """
+    n = len(d["score"])
+    if n == 0:
+        return {"end": np.zeros(0, dtype="int64"), "n_models": np.zeros(0, dtype="int64"),
+                "state": np.zeros(0, dtype="int64"), "changes": np.zeros((0, k), dtype="int64")}
+    group = d["group_code"]
+    model = d["model_code"]
+    score = d["score"]
+    rank = np.unique(score, return_inverse=True)[1].reshape(-1).astype("int64")
+    rows = np.flatnonzero(_topk_candidates(group, model, rank, k))
+    rows = rows[_improvements(group[rows], model[rows], rank[rows])]
+    g, r = group[rows], rank[rows]
+    key = np.sort(g.astype("int64") * (int(rank.max()) + 1) + r)
+    tied = np.zeros(int(group[-1]) + 1, dtype=bool)
+    tied[key[1:][key[1:] == key[:-1]] // (int(rank.max()) + 1)] = True
+    loop = tied[g]
+    fast = rows[~loop]
+    top = _topk_doubling(group[fast], model[fast], rank[fast], k)
+    top = np.where(top >= 0, fast[np.where(top >= 0, top, 0)], -1)
+    gf = group[fast]
+    changed = np.r_[True, (gf[1:] != gf[:-1]) | (top[1:] != top[:-1]).any(axis=1)] if len(fast) else \
+        np.zeros(0, dtype=bool)
+    change_pos, change_top = fast[changed], top[changed]
+    if loop.any():
+        slow = rows[loop]
+        pos, tops = _topk_loop(group[slow].tolist(), model[slow].tolist(), score[slow].tolist(), slow.tolist(), k)
+        change_pos = np.r_[change_pos, np.asarray(pos, dtype="int64")]
+        change_top = np.concatenate([change_top, np.asarray(tops, dtype="int64").reshape(len(pos), k)])
+        by_pos = np.argsort(change_pos, kind="stable")
+        change_pos, change_top = change_pos[by_pos], change_top[by_pos]
     dates = d["date"]
     last = np.ones(n, dtype=bool)
     last[:-1] = (group[1:] != group[:-1]) | (dates[1:] != dates[:-1])
@@ -186,9 +262,8 @@ def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
     start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     before = (cum - first_seen)[start]                     # distinct models before each group's first row
     n_models = cum[end] - before[np.searchsorted(start, end, side="right") - 1]
-    state = np.searchsorted(np.asarray(change_pos, dtype="int64"), end, side="right") - 1
-    return {"end": end, "n_models": n_models.astype("int64"), "state": state,
-            "changes": np.asarray(change_top, dtype="int64").reshape(len(change_top), k)}
+    state = np.searchsorted(change_pos, end, side="right") - 1
+    return {"end": end, "n_models": n_models.astype("int64"), "state": state, "changes": change_top}
 
 
 def _states(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
