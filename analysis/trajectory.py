@@ -85,7 +85,7 @@ def _at(d: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
 
 # Classes of models whose running maxima bound the k-th best score from below (`_topk_candidates`).
 _BOUND_CLASSES_PER_K = 2
-_BOUND_BLOCK_ROWS = 1 << 16
+_BOUND_BLOCK_ROWS = 1 << 14
 
 
 def _topk_candidates(group: np.ndarray, model: np.ndarray, rank: np.ndarray, k: int) -> np.ndarray:
@@ -104,19 +104,22 @@ def _topk_candidates(group: np.ndarray, model: np.ndarray, rank: np.ndarray, k: 
     if n == 0:
         return np.zeros(0, dtype=bool)
     span = int(rank.max()) + 1
-    key = group.astype("int64") * span + rank
-    floor = group.astype("int64") * span                       # keys below it belong to earlier groups
+    dtype = "int32" if (int(group.max()) + 1) * span < 2 ** 31 else "int64"     # half the memory traffic
+    floor = group.astype(dtype) * span                                      # keys below it: earlier groups
+    key = floor + rank.astype(dtype)
     cls = model % classes
-    bound = np.empty(n, dtype="int64")
-    carry = np.full(classes, -1, dtype="int64")
+    bound = np.empty(n, dtype=dtype)
+    carry = np.full(classes, -1, dtype=dtype)
     for lo in range(0, n, _BOUND_BLOCK_ROWS):
         hi = min(n, lo + _BOUND_BLOCK_ROWS)
-        m = np.full((hi - lo + 1, classes), -1, dtype="int64")
+        m = np.full((hi - lo + 1, classes), -1, dtype=dtype)
         m[0] = carry
         m[np.arange(1, hi - lo + 1), cls[lo:hi]] = key[lo:hi]
         np.maximum.accumulate(m, axis=0, out=m)
         carry = m[-1].copy()
-        bound[lo:hi] = np.partition(m[:-1], classes - k, axis=1)[:, classes - k]   # before each row
+        before = m[:-1]                                                     # the maxima before each row
+        before.partition(classes - k, axis=1)
+        bound[lo:hi] = before[:, classes - k]
     known = bound >= floor
     return ~(known & (key <= bound))
 
@@ -143,29 +146,36 @@ def _topk_doubling(group: np.ndarray, model: np.ndarray, rank: np.ndarray, k: in
     two rows of a group score the same (so the order by score decides everything).
 
     Prefix doubling with NumPy: after the round of width w, row i holds the top k of rows
-    (i - w, i] of its group; the next round merges it with the list of row i - w. A model in
-    both lists keeps its later (better) row; one only in the older list keeps its row, which
-    then loses to the k models that beat its later row. About log2(rows per group) rounds.
+    (i - w, i] of its group; the next round merges it with the list of row i - w, less the
+    rows whose model has a later row by i (that later row is either in the newer list or
+    beaten by k of its models, which then beat the older row too). About log2(rows per
+    group) rounds of array operations on (rows, 2k) arrays.
     """
     n = len(rank)
+    dtype = "int32" if n < 2 ** 31 - 1 else "int64"
     order = np.lexsort((rank, group))                           # score order within each group
-    by_rank = np.empty(n, dtype="int64")
-    by_rank[order] = np.arange(n)
-    model_of = np.r_[model[order], -1]                          # [-1]: the padding's model, never a model's
-    top = np.full((n, k), -1, dtype="int64")
+    by_rank = np.empty(n, dtype=dtype)
+    by_rank[order] = np.arange(n, dtype=dtype)
+    by_model = np.lexsort((np.arange(n), model, group))
+    later = np.full(n, n, dtype=dtype)                          # the model's next row in the group
+    same = (group[by_model][1:] == group[by_model][:-1]) & (model[by_model][1:] == model[by_model][:-1])
+    later[by_model[:-1][same]] = by_model[1:][same]
+    later_of = np.r_[later[order], np.array([n], dtype=dtype)]  # by score order; [-1]: the padding
+    top = np.full((n, k), -1, dtype=dtype)
     top[:, 0] = by_rank
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     lengths = np.diff(np.r_[starts, n])
     pos = np.arange(n) - np.repeat(starts, lengths)             # position within the group
+    both = np.empty((n, 2 * k), dtype=dtype)
     width = 1
     while width < lengths.max():
-        at = np.flatnonzero(pos >= width)
-        new, old = top[at], top[at - width]
-        mine = model_of[new]
-        dup = (model_of[old][:, :, None] == mine[:, None, :]).any(axis=2) & (old >= 0)
-        both = np.concatenate([new, np.where(dup, -1, old)], axis=1)
-        both.sort(axis=1)
-        top[at] = both[:, :-k - 1:-1]
+        at = np.flatnonzero(pos >= width).astype(dtype)
+        merged = both[:len(at)]
+        merged[:, :k] = top[at]
+        old = top[at - width]
+        merged[:, k:] = np.where(later_of[old] <= at[:, None], -1, old)
+        merged.sort(axis=1)
+        top[at] = merged[:, :-k - 1:-1]
         width *= 2
     return np.where(top >= 0, order[np.where(top >= 0, top, 0)], -1)
 
