@@ -58,20 +58,27 @@ def _history_rows(df: pd.DataFrame, group_cols: Sequence[str]) -> dict[str, np.n
     arrays["se"] = df["se"].to_numpy(dtype="float64") if "se" in df.columns else np.full(len(df), np.nan)
     arrays["variant"] = df["entity_variant"].to_numpy(dtype=object) if "entity_variant" in df.columns \
         else arrays["model"]
-    dropped = np.isnan(arrays["score"]) | np.isnat(arrays["date"]) | pd.isna(arrays["model"])
+    model_code = pd.factorize(arrays["model"])[0]               # -1: a missing model (as pd.isna)
+    dropped = np.isnan(arrays["score"]) | np.isnat(arrays["date"]) | (model_code < 0)
     if dropped.any():
         log.warning("[saturation] history: %d row(s) without score, model or date left out "
                     "(benchmarks: %s)", int(dropped.sum()), sorted({str(b) for b in arrays["benchmark"][dropped]}))
         arrays = {c: a[~dropped] for c, a in arrays.items()}
+        model_code = model_code[~dropped]
     group_key = np.zeros(len(arrays["score"]), dtype="int64")
     for col in group_cols:                       # codes in value order, missing values last (as sort_values)
         codes, uniques = _factorize_runs(arrays[col], sort=True)
         group_key = group_key * (len(uniques) + 1) + np.where(codes < 0, len(uniques), codes)
-    order = np.lexsort([arrays["date"].view("int64"), group_key])       # stable
+    date = arrays["date"].view("int64")
+    first, span = (int(date.min()), int(date.max()) - int(date.min()) + 1) if len(date) else (0, 1)
+    if (int(group_key.max(initial=0)) + 1) * span < 2 ** 62:             # one stable sort of one key
+        order = np.argsort(group_key * span + (date - first), kind="stable")
+    else:
+        order = np.lexsort([date, group_key])                             # stable
     group_sorted = group_key[order]
     d = {"order": order, "score": arrays["score"][order], "date": arrays["date"][order], "se": arrays["se"][order],
          "group_code": np.cumsum(np.r_[False, group_sorted[1:] != group_sorted[:-1]]),
-         "model_code": pd.factorize(arrays["model"])[0][order]}
+         "model_code": model_code[order]}
     d.update({f"name:{c}": arrays[c] for c in [*cols, "variant"]})
     source = {**{c: c for c in cols}, "variant": "entity_variant" if "entity_variant" in df.columns else "model"}
     d.update({f"str:{c}": isinstance(df[src].dtype, pd.StringDtype) for c, src in source.items()})
@@ -306,18 +313,25 @@ def _names(d: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
     return values if d.get(f"str:{col}") else _as_str(values)
 
 
-def _str_series(d: dict[str, np.ndarray], col: str, end: np.ndarray) -> pd.Series:
-    """`pd.Series(_at(d, col, end), dtype="str")`, each group's name converted once and taken when the
-    column holds one value per group (a group column; `benchmark` is one per table)."""
-    values = _at(d, col, end)
+def _str_array(d: dict[str, np.ndarray], col: str, end: np.ndarray, per_group: bool = False) -> pd.api.extensions.ExtensionArray:
+    """`pd.array(_at(d, col, end), dtype="str")`, each group's name converted once and taken when the
+    column holds one value per group (always for a group column, `per_group`; `benchmark` is
+    one per table, checked)."""
     if len(end) == 0:
-        return pd.Series(values, dtype="str")
+        return pd.array(_at(d, col, end), dtype="str")
     heads = np.flatnonzero(np.r_[True, d["group_code"][1:] != d["group_code"][:-1]])
     head_names = _at(d, col, heads)
     where = d["group_code"][end]
-    if not (values == head_names[where]).all():
-        return pd.Series(values, dtype="str")
-    return pd.Series(pd.array(head_names, dtype="str").take(where))
+    if not per_group:
+        values = _at(d, col, end)
+        if not (values == head_names[where]).all():
+            return pd.array(values, dtype="str")
+    return pd.array(head_names, dtype="str").take(where)
+
+
+def _str_series(d: dict[str, np.ndarray], col: str, end: np.ndarray) -> pd.Series:
+    """`pd.Series(_at(d, col, end), dtype="str")` (see `_str_array`)."""
+    return pd.Series(_str_array(d, col, end))
 
 
 def _as_str(values: np.ndarray) -> np.ndarray:
@@ -434,21 +448,21 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     assumed = np.array([bool((n_assumed or {}).get(b, False)) for b in bench_names], dtype=bool)[bench_code]
     labels = np.array([uncertainty_label(bool(c & 4), bool(c & 2), bool(c & 1) and (c & 6) != 6)
                        for c in range(8)], dtype=object)
-    uncertainty = labels[pub1.astype(int) * 4 + pubk.astype(int) * 2 + assumed.astype(int)]
-    res = pd.DataFrame({
-        "table_id": _str_series(d, "table_id", end),
-        "benchmark": _str_series(d, "benchmark", end),
+    uncertainty = pd.array(labels, dtype="str").take(pub1.astype(int) * 4 + pubk.astype(int) * 2 + assumed.astype(int))
+    res = pd.DataFrame({                     # columns built in their dtypes: no copy, no inference
+        "table_id": _str_array(d, "table_id", end, per_group=True),
+        "benchmark": _str_array(d, "benchmark", end),
         "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
-        "population": _at(d, "population", end),
-        "n_models": pd.Series(n_models, dtype="int64"),
+        "population": _str_array(d, "population", end, per_group=True),
+        "n_models": n_models.astype("int64"),
         "top_scores": _per_state(d["score"][rows], changes, at),
         "top_models": _per_state(_names(d, "model", rows), changes, at),
         "top_variants": _per_state(_names(d, "variant", rows), changes, at),
         "s1": s1, "sk": sk, "se_delta": out["se_delta"],
-        "r_norm": out["r_norm"], "s_index": out["s_index"], "bin": out["bin"],
+        "r_norm": out["r_norm"], "s_index": out["s_index"], "bin": pd.array(out["bin"], dtype="str"),
         "statistically_similar": out["statistically_similar"], "n_items": n, "k": int(k), "alpha": float(alpha),
         "z": float(z), "uncertainty": uncertainty,
-    })
+    }, copy=False)
     if not ok.all():
         res = res[ok].reset_index(drop=True)
     return res[TRAJECTORY_COLUMNS]
