@@ -147,16 +147,20 @@ def _improvements(group: np.ndarray, model: np.ndarray, rank: np.ndarray) -> np.
     return better
 
 
+# Rows per block of the two-level prefix doubling (`_topk_doubling`).
+_DOUBLING_BLOCK = 8
+
+
 def _topk_doubling(group: np.ndarray, model: np.ndarray, rank: np.ndarray, k: int) -> np.ndarray:
     """The top k (indices of the rows given, best first, -1 padded) after each row, for rows
     sorted by group then time where each model's rows score strictly higher each time and no
     two rows of a group score the same (so the order by score decides everything).
 
-    Prefix doubling with NumPy: after the round of width w, row i holds the top k of rows
-    (i - w, i] of its group; the next round merges it with the list of row i - w, less the
-    rows whose model has a later row by i (that later row is either in the newer list or
-    beaten by k of its models, which then beat the older row too). About log2(rows per
-    group) rounds of array operations on (rows, 2k) arrays.
+    Prefix doubling with NumPy, on two levels: within blocks of B rows of a group (after the
+    round of width w, row i holds the top k of rows (i - w, i] of its block), then over the
+    blocks' lists (the top k of the group up to each block's end), then each row's list
+    merged with the one of the blocks before it. A merge (`_merge_top`) is one sort of (rows,
+    2k) arrays: about log2(B) + 1 merges of every row and log2(blocks per group) of the blocks.
     """
     n = len(rank)
     dtype = "int32" if n < 2 ** 31 - 1 else "int64"
@@ -170,21 +174,38 @@ def _topk_doubling(group: np.ndarray, model: np.ndarray, rank: np.ndarray, k: in
     later_of = np.r_[later[order], np.array([n], dtype=dtype)]  # by score order; [-1]: the padding
     top = np.full((n, k), -1, dtype=dtype)
     top[:, 0] = by_rank
+    if n == 0:
+        return top
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    lengths = np.diff(np.r_[starts, n])
-    pos = np.arange(n) - np.repeat(starts, lengths)             # position within the group
-    both = np.empty((n, 2 * k), dtype=dtype)
+    pos = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))     # position within the group
+    rows = np.arange(n, dtype=dtype)
     width = 1
-    while width < lengths.max():
-        at = np.flatnonzero(pos >= width).astype(dtype)
-        merged = both[:len(at)]
-        merged[:, :k] = top[at]
-        old = top[at - width]
-        merged[:, k:] = np.where(later_of[old] <= at[:, None], -1, old)
-        merged.sort(axis=1)
-        top[at] = merged[:, :-k - 1:-1]
+    while width < _DOUBLING_BLOCK:                              # within blocks
+        at = rows[pos % _DOUBLING_BLOCK >= width]
+        top[at] = _merge_top(top[at], top[at - width], at, later_of, k)
         width *= 2
+    block = pos // _DOUBLING_BLOCK
+    ends = rows[np.r_[(block[1:] != block[:-1]) | (pos[1:] == 0), True]]  # each block's last row
+    summary = top[ends]
+    width = 1
+    while width <= block.max():                                 # over the blocks of a group
+        at = np.flatnonzero(block[ends] >= width)
+        summary[at] = _merge_top(summary[at], summary[at - width], ends[at], later_of, k)
+        width *= 2
+    at = rows[block > 0]                                        # with the blocks before
+    before = np.searchsorted(ends, at) - 1
+    top[at] = _merge_top(top[at], summary[before], at, later_of, k)
     return np.where(top >= 0, order[np.where(top >= 0, top, 0)], -1)
+
+
+def _merge_top(newer: np.ndarray, older: np.ndarray, upto: np.ndarray, later_of: np.ndarray, k: int) -> np.ndarray:
+    """The top k of two adjacent stretches of a group from their top k lists (score-order indices,
+    best first, -1 padded; `newer` ends at row `upto`), less the older list's rows whose model
+    has a later row by `upto` (that later row is either in the newer list or beaten by k of
+    its models, which then beat the older row too)."""
+    both = np.concatenate([newer, np.where(later_of[older] <= upto[:, None], -1, older)], axis=1)
+    both.sort(axis=1)
+    return both[:, :-k - 1:-1]
 
 
 def _topk_loop(group: list, model: list, score: list, rows: list, k: int) -> tuple[list[int], list[tuple[int, ...]]]:
