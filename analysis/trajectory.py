@@ -69,10 +69,13 @@ def _history_rows(df: pd.DataFrame, group_cols: Sequence[str]) -> dict[str, np.n
     for col in group_cols:                       # codes in value order, missing values last (as sort_values)
         codes, uniques = _factorize_runs(arrays[col], sort=True)
         group_key = group_key * (len(uniques) + 1) + np.where(codes < 0, len(uniques), codes)
-    date = arrays["date"].view("int64")
-    first, span = (int(date.min()), int(date.max()) - int(date.min()) + 1) if len(date) else (0, 1)
-    if (int(group_key.max(initial=0)) + 1) * span < 2 ** 62:             # one stable sort of one key
-        order = np.argsort(group_key * span + (date - first), kind="stable")
+    n = len(group_key)
+    date = arrays["date"].view("int64") - (int(arrays["date"].view("int64").min()) if n else 0)
+    step = (int(np.gcd.reduce(date)) or 1) if n else 1           # dates as whole days when they are
+    span = int(date.max(initial=0)) // step + 1
+    if (int(group_key.max(initial=0)) + 1) * span * max(n, 1) < 2 ** 63:
+        # one key per row, unique (the row number last): any sort is the stable one
+        order = np.argsort((group_key * span + date // step) * n + np.arange(n))
     else:
         order = np.lexsort([date, group_key])                             # stable
     group_sorted = group_key[order]
@@ -80,6 +83,10 @@ def _history_rows(df: pd.DataFrame, group_cols: Sequence[str]) -> dict[str, np.n
          "group_code": np.cumsum(np.r_[False, group_sorted[1:] != group_sorted[:-1]]),
          "model_code": model_code[order]}
     d.update({f"name:{c}": arrays[c] for c in [*cols, "variant"]})
+    d.update({f"per_group:{c}": True for c in group_cols})     # one name per group (see `_str_array`)
+    if "benchmark" not in group_cols and len(order):
+        codes = _factorize_runs(arrays["benchmark"], sort=False)[0][order]
+        d["per_group:benchmark"] = not ((codes[1:] != codes[:-1]) & (group_sorted[1:] == group_sorted[:-1])).any()
     source = {**{c: c for c in cols}, "variant": "entity_variant" if "entity_variant" in df.columns else "model"}
     d.update({f"str:{c}": isinstance(df[src].dtype, pd.StringDtype) for c, src in source.items()})
     return d
@@ -334,20 +341,14 @@ def _names(d: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
     return values if d.get(f"str:{col}") else _as_str(values)
 
 
-def _str_array(d: dict[str, np.ndarray], col: str, end: np.ndarray, per_group: bool = False) -> pd.api.extensions.ExtensionArray:
+def _str_array(d: dict[str, np.ndarray], col: str, end: np.ndarray) -> pd.api.extensions.ExtensionArray:
     """`pd.array(_at(d, col, end), dtype="str")`, each group's name converted once and taken when the
-    column holds one value per group (always for a group column, `per_group`; `benchmark` is
-    one per table, checked)."""
-    if len(end) == 0:
+    column holds one name per group (`_history_rows` found which do: the group columns, and
+    `benchmark` when each table has one)."""
+    if len(end) == 0 or not d.get(f"per_group:{col}"):
         return pd.array(_at(d, col, end), dtype="str")
     heads = np.flatnonzero(np.r_[True, d["group_code"][1:] != d["group_code"][:-1]])
-    head_names = _at(d, col, heads)
-    where = d["group_code"][end]
-    if not per_group:
-        values = _at(d, col, end)
-        if not (values == head_names[where]).all():
-            return pd.array(values, dtype="str")
-    return pd.array(head_names, dtype="str").take(where)
+    return pd.array(_at(d, col, heads), dtype="str").take(d["group_code"][end])
 
 
 def _str_series(d: dict[str, np.ndarray], col: str, end: np.ndarray) -> pd.Series:
@@ -471,10 +472,10 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
                        for c in range(8)], dtype=object)
     uncertainty = pd.array(labels, dtype="str").take(pub1.astype(int) * 4 + pubk.astype(int) * 2 + assumed.astype(int))
     res = pd.DataFrame({                     # columns built in their dtypes: no copy, no inference
-        "table_id": _str_array(d, "table_id", end, per_group=True),
+        "table_id": _str_array(d, "table_id", end),
         "benchmark": _str_array(d, "benchmark", end),
         "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
-        "population": _str_array(d, "population", end, per_group=True),
+        "population": _str_array(d, "population", end),
         "n_models": n_models.astype("int64"),
         "top_scores": _per_state(d["score"][rows], changes, at),
         "top_models": _per_state(_names(d, "model", rows), changes, at),
