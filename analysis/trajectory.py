@@ -440,37 +440,37 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     keep = scan["n_models"] >= k
     end, state, n_models = scan["end"][keep], scan["state"][keep], scan["n_models"][keep]
     used, at = _states(state)
-    changes = scan["changes"][used]
-    idx = changes[at]
-    rows = np.where(changes >= 0, changes, 0)
+    changes = scan["changes"][used]             # full (>= k models): no -1 padding
     if len(end) == 0:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in TRAJECTORY_COLUMNS})
+    # The index is computed once per top k that some row shows (`used`), then taken for each row (`at`).
     heads = np.flatnonzero(np.r_[True, d["group_code"][1:] != d["group_code"][:-1]])
     group_code, group_names = pd.factorize(_at(d, "table_id", heads))     # per table, from its groups
-    bench_code = group_code[d["group_code"][end]]
+    bench_code = group_code[d["group_code"][changes[:, 0]]]
     bench_names = np.asarray(group_names, dtype=object)
-    bench = bench_names[bench_code]
     if isinstance(n_items, Mapping):
         n_per = [_check_n(n_items.get(b)) for b in bench_names]
     else:
         n_per = [_check_n(n_items)] * len(bench_names)
     n = np.array([np.nan if v is None else v for v in n_per], dtype="float64")[bench_code]
-    tops = d["score"][idx]
-    tse = d["se"][idx]
-    s1, sk = tops[:, 0], tops[:, k - 1]
+    s1, sk = d["score"][changes[:, 0]], d["score"][changes[:, k - 1]]
+    tse1, tsek = d["se"][changes[:, 0]], d["se"][changes[:, k - 1]]
     n_eff = n ** alpha
     # as saturation_index: published SEs only where n is unknown (the paper's n^alpha otherwise)
-    pub1, pubk = np.isfinite(tse[:, 0]) & ~np.isfinite(n), np.isfinite(tse[:, k - 1]) & ~np.isfinite(n)
-    se1 = np.where(pub1, tse[:, 0], binomial_se(s1, n_eff))
-    sek = np.where(pubk, tse[:, k - 1], binomial_se(sk, n_eff))
-    ok = np.isfinite(se1) & np.isfinite(sek)
+    pub1, pubk = np.isfinite(tse1) & ~np.isfinite(n), np.isfinite(tsek) & ~np.isfinite(n)
+    se1 = np.where(pub1, tse1, binomial_se(s1, n_eff))
+    sek = np.where(pubk, tsek, binomial_se(sk, n_eff))
+    ok = (np.isfinite(se1) & np.isfinite(sek))[at]
     if (~ok).any():
-        log.info("[saturation] trajectory: no n and no published SE for %s; left out", sorted(set(bench[~ok])))
+        log.info("[saturation] trajectory: no n and no published SE for %s; left out",
+                 sorted(set(bench_names[bench_code[at[~ok]]])))
     out = index_arrays(s1, sk, se1, sek, z)
     assumed = np.array([bool((n_assumed or {}).get(b, False)) for b in bench_names], dtype=bool)[bench_code]
     labels = np.array([uncertainty_label(bool(c & 4), bool(c & 2), bool(c & 1) and (c & 6) != 6)
                        for c in range(8)], dtype=object)
-    uncertainty = pd.array(labels, dtype="str").take(pub1.astype(int) * 4 + pubk.astype(int) * 2 + assumed.astype(int))
+    uncertainty = pd.array(labels, dtype="str").take((pub1.astype(int) * 4 + pubk.astype(int) * 2
+                                                      + assumed.astype(int))[at])
+    rows = changes
     res = pd.DataFrame({                     # columns built in their dtypes: no copy, no inference
         "table_id": _str_array(d, "table_id", end),
         "benchmark": _str_array(d, "benchmark", end),
@@ -480,9 +480,9 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
         "top_scores": _per_state(d["score"][rows], changes, at),
         "top_models": _per_state(_names(d, "model", rows), changes, at),
         "top_variants": _per_state(_names(d, "variant", rows), changes, at),
-        "s1": s1, "sk": sk, "se_delta": out["se_delta"],
-        "r_norm": out["r_norm"], "s_index": out["s_index"], "bin": pd.array(out["bin"], dtype="str"),
-        "statistically_similar": out["statistically_similar"], "n_items": n, "k": int(k), "alpha": float(alpha),
+        "s1": s1[at], "sk": sk[at], "se_delta": out["se_delta"][at],
+        "r_norm": out["r_norm"][at], "s_index": out["s_index"][at], "bin": pd.array(out["bin"], dtype="str").take(at),
+        "statistically_similar": out["statistically_similar"][at], "n_items": n[at], "k": int(k), "alpha": float(alpha),
         "z": float(z), "uncertainty": uncertainty,
     }, copy=False)
     if not ok.all():
