@@ -371,8 +371,8 @@ def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
     `df`: benchmark, model, score, date, optionally se (a published SE per row) and
     entity_variant (the page row, reported in `top_variants`). A model's value at a date is
     its best score among its rows dated <= that date (its best variant). One sort of the
-    whole frame, then one pass in which only the rows that may change the top k do any work
-    (`_topk_scan`); the output is built from arrays. Ties keep the earlier row.
+    whole frame, then every running top k with array operations (`_topk_scan`); the output is
+    built from arrays. Ties keep the earlier row.
 
     Returns table_id, benchmark, as_of, n_models (distinct models dated <= as_of), top_scores,
     top_se, top_models, top_variants (lists of length min(k, n_models), best first; rows
@@ -427,8 +427,8 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     among results of the table dated <= as_of, each model once (its best variant), per
     population as in `saturation_table`; no running top k crosses a table. Benchmarks with neither n nor
     published SEs for the models needed are left out (logged). The running top k is the one
-    of `running_topk` (`_topk_scan`), computed for every (population, benchmark) in one pass;
-    the index is then computed on arrays.
+    of `running_topk` (`_topk_scan`), computed for every (population, table) at once; the
+    index is then computed on arrays, once per distinct top k.
     """
     _check_params(k, alpha, z)
     h = with_populations(with_tables(df))
