@@ -163,11 +163,11 @@ def _topk_doubling(group: np.ndarray, model: np.ndarray, rank: np.ndarray, k: in
     sorted by group then time where each model's rows score strictly higher each time and no
     two rows of a group score the same (so the order by score decides everything).
 
-    Prefix doubling with NumPy, on two levels: within blocks of B rows of a group (after the
-    round of width w, row i holds the top k of rows (i - w, i] of its block), then over the
-    blocks' lists (the top k of the group up to each block's end), then each row's list
-    merged with the one of the blocks before it. A merge (`_merge_top`) is one sort of (rows,
-    2k) arrays: about log2(B) + 1 merges of every row and log2(blocks per group) of the blocks.
+    With NumPy, on two levels: each row's top k within its block of B rows of the group, by
+    one sort of a (rows, B) array; prefix doubling over the blocks' lists (after the round of
+    width w, a block holds the top k of its group's blocks (b - w, b]); each row's list merged
+    with the one of the blocks before it. A merge (`_merge_top`) is one sort of (rows, 2k)
+    arrays: one merge of every row, log2(blocks per group) merges of the blocks.
     """
     n = len(rank)
     dtype = "int32" if n < 2 ** 31 - 1 else "int64"
@@ -180,17 +180,19 @@ def _topk_doubling(group: np.ndarray, model: np.ndarray, rank: np.ndarray, k: in
     later[by_model[:-1][same]] = by_model[1:][same]
     later_of = np.r_[later[order], np.array([n], dtype=dtype)]  # by score order; [-1]: the padding
     top = np.full((n, k), -1, dtype=dtype)
-    top[:, 0] = by_rank
     if n == 0:
         return top
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     pos = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))     # position within the group
     rows = np.arange(n, dtype=dtype)
-    width = 1
-    while width < _DOUBLING_BLOCK:                              # within blocks
-        at = rows[pos % _DOUBLING_BLOCK >= width]
-        top[at] = _merge_top(top[at], top[at - width], at, later_of, k)
-        width *= 2
+    # within blocks at once: row i's list is its block's rows j <= i whose model has no later row by i
+    near = (rows - pos % _DOUBLING_BLOCK)[:, None] + np.arange(_DOUBLING_BLOCK, dtype=dtype)
+    ahead = near > rows[:, None]
+    near[ahead] = 0
+    mine = np.where(~ahead & (later[near] > rows[:, None]), by_rank[near], -1)
+    mine.sort(axis=1)
+    width = min(k, _DOUBLING_BLOCK)
+    top[:, :width] = mine[:, :-width - 1:-1]
     block = pos // _DOUBLING_BLOCK
     ends = rows[np.r_[(block[1:] != block[:-1]) | (pos[1:] == 0), True]]  # each block's last row
     summary = top[ends]
