@@ -120,12 +120,15 @@ def with_populations(df: pd.DataFrame) -> pd.DataFrame:
     system. `entity_variant` names the page row (model_raw, plus the setting when there is
     one; for a per-model row the system's name), recorded in `top_variants`.
     """
-    out = df.copy()
+    out = df.copy(deep=False)                   # copy-on-write: the new columns leave df as it is
     if "population" not in out.columns:
         out["population"] = POPULATION_MODELS
-    out["population"] = out["population"].fillna(POPULATION_MODELS).astype(str)
-    raw = out["model_raw"] if "model_raw" in out.columns else out["model"]
-    raw = raw.where(raw.notna(), out["model"]).astype(str)
+    else:
+        out["population"] = out["population"].fillna(POPULATION_MODELS).astype(str)
+    raw = out["model"]
+    if "model_raw" in out.columns:
+        raw = out["model_raw"].where(out["model_raw"].notna(), raw)
+    raw = raw.astype(str)
     if "setting" in out.columns:
         setting = out["setting"].fillna("").astype(str)
         raw = raw.where(setting.eq(""), raw + " [" + setting + "]")

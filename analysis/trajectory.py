@@ -58,21 +58,35 @@ def _history_rows(df: pd.DataFrame, group_cols: Sequence[str]) -> dict[str, np.n
     arrays["se"] = df["se"].to_numpy(dtype="float64") if "se" in df.columns else np.full(len(df), np.nan)
     arrays["variant"] = df["entity_variant"].to_numpy(dtype=object) if "entity_variant" in df.columns \
         else arrays["model"]
-    dropped = np.isnan(arrays["score"]) | np.isnat(arrays["date"]) | pd.isna(arrays["model"])
+    model_code = pd.factorize(arrays["model"])[0]               # -1: a missing model (as pd.isna)
+    dropped = np.isnan(arrays["score"]) | np.isnat(arrays["date"]) | (model_code < 0)
     if dropped.any():
         log.warning("[saturation] history: %d row(s) without score, model or date left out "
                     "(benchmarks: %s)", int(dropped.sum()), sorted({str(b) for b in arrays["benchmark"][dropped]}))
         arrays = {c: a[~dropped] for c, a in arrays.items()}
+        model_code = model_code[~dropped]
     group_key = np.zeros(len(arrays["score"]), dtype="int64")
     for col in group_cols:                       # codes in value order, missing values last (as sort_values)
         codes, uniques = _factorize_runs(arrays[col], sort=True)
         group_key = group_key * (len(uniques) + 1) + np.where(codes < 0, len(uniques), codes)
-    order = np.lexsort([arrays["date"].view("int64"), group_key])       # stable
+    n = len(group_key)
+    date = arrays["date"].view("int64") - (int(arrays["date"].view("int64").min()) if n else 0)
+    step = (int(np.gcd.reduce(date)) or 1) if n else 1           # dates as whole days when they are
+    span = int(date.max(initial=0)) // step + 1
+    if (int(group_key.max(initial=0)) + 1) * span * max(n, 1) < 2 ** 63:
+        # one key per row, unique (the row number last): any sort is the stable one
+        order = np.argsort((group_key * span + date // step) * n + np.arange(n))
+    else:
+        order = np.lexsort([date, group_key])                             # stable
     group_sorted = group_key[order]
     d = {"order": order, "score": arrays["score"][order], "date": arrays["date"][order], "se": arrays["se"][order],
          "group_code": np.cumsum(np.r_[False, group_sorted[1:] != group_sorted[:-1]]),
-         "model_code": pd.factorize(arrays["model"])[0][order]}
+         "model_code": model_code[order]}
     d.update({f"name:{c}": arrays[c] for c in [*cols, "variant"]})
+    d.update({f"per_group:{c}": True for c in group_cols})     # one name per group (see `_str_array`)
+    if "benchmark" not in group_cols and len(order):
+        codes = _factorize_runs(arrays["benchmark"], sort=False)[0][order]
+        d["per_group:benchmark"] = not ((codes[1:] != codes[:-1]) & (group_sorted[1:] == group_sorted[:-1])).any()
     source = {**{c: c for c in cols}, "variant": "entity_variant" if "entity_variant" in df.columns else "model"}
     d.update({f"str:{c}": isinstance(df[src].dtype, pd.StringDtype) for c, src in source.items()})
     return d
@@ -85,13 +99,13 @@ def _at(d: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
 
 # Classes of models whose running maxima bound the k-th best score from below (`_topk_candidates`).
 _BOUND_CLASSES_PER_K = 2
-_BOUND_BLOCK_ROWS = 1 << 16
+_BOUND_BLOCK_ROWS = 1 << 14
 
 
-def _topk_candidates(group: np.ndarray, model: np.ndarray, score: np.ndarray, k: int) -> np.ndarray:
+def _topk_candidates(group: np.ndarray, model: np.ndarray, rank: np.ndarray, k: int) -> np.ndarray:
     """Rows that may change a running top k: every row but those at or below a lower bound of
     the k-th best score before them (such a row is skipped by the scan, which needs a full top
-    k and a score above its k-th to act).
+    k and a score above its k-th to act). `rank`: the scores' dense ranks (equal scores, equal ranks).
 
     The bound: models are split into C = 2k classes (model code mod C); the running maximum
     of each class within the group is one model's score, so the k-th largest of the C class
@@ -99,55 +113,113 @@ def _topk_candidates(group: np.ndarray, model: np.ndarray, score: np.ndarray, k:
     ranks offset by group (so a maximum carried over from an earlier group reads as absent)
     in blocks of rows, with NumPy only.
     """
-    n = len(score)
+    n = len(rank)
     classes = _BOUND_CLASSES_PER_K * k
     if n == 0:
         return np.zeros(0, dtype=bool)
-    rank = np.unique(score, return_inverse=True)[1].reshape(-1).astype("int64")
     span = int(rank.max()) + 1
-    key = group.astype("int64") * span + rank
-    floor = group.astype("int64") * span                       # keys below it belong to earlier groups
+    dtype = "int32" if (int(group.max()) + 1) * span < 2 ** 31 else "int64"     # half the memory traffic
+    floor = group.astype(dtype) * span                                      # keys below it: earlier groups
+    key = floor + rank.astype(dtype)
     cls = model % classes
-    bound = np.empty(n, dtype="int64")
-    carry = np.full(classes, -1, dtype="int64")
+    bound = np.empty(n, dtype=dtype)
+    carry = np.full(classes, -1, dtype=dtype)
     for lo in range(0, n, _BOUND_BLOCK_ROWS):
         hi = min(n, lo + _BOUND_BLOCK_ROWS)
-        m = np.full((hi - lo + 1, classes), -1, dtype="int64")
+        m = np.full((hi - lo + 1, classes), -1, dtype=dtype)
         m[0] = carry
         m[np.arange(1, hi - lo + 1), cls[lo:hi]] = key[lo:hi]
         np.maximum.accumulate(m, axis=0, out=m)
         carry = m[-1].copy()
-        bound[lo:hi] = np.partition(m[:-1], classes - k, axis=1)[:, classes - k]   # before each row
+        before = m[:-1]                                                     # the maxima before each row
+        before.partition(classes - k, axis=1)
+        bound[lo:hi] = before[:, classes - k]
     known = bound >= floor
     return ~(known & (key <= bound))
 
 
-def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
-    """The running top k of the sorted rows `d` (see `_history_rows`: group_code, model_code), as arrays.
-
-    One pass over the rows keeps the current top k per group in a dict (model -> (score,
-    row)); a row at or below the k-th score of a full top k cannot change it and is skipped.
-    `_topk_candidates` removes most such rows beforehand with array operations, so the Python
-    pass visits only the rest, and only the rows that change the top k cost a sort of k
-    entries. Each change records the top k (row numbers, best first); the state at the end of
-    each (group, date) is then looked up with one `searchsorted`. Ties keep the earlier row
-    (as a stable sort would): a model's value is replaced only by a strictly better score,
-    and the weakest of the top k (the earliest entered among equals) only by a strictly
-    better one.
-
-    Returns `end` (row number of the last row of each (group, date)), `n_models` (distinct
-    models dated <= that date in the group), `state` (the change in force at each end) and
-    `changes` (n_changes x k row numbers, best first, -1 padded).
-    """
-    n = len(d["score"])
+def _improvements(group: np.ndarray, model: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """Of the rows given (sorted by group, then time), those scoring strictly above every earlier
+    row of their model in their group: the others can change no top k (a member keeps its
+    better value; a model outside the top k is at or below its k-th, and so is the row)."""
+    n = len(rank)
     if n == 0:
-        return {"end": np.zeros(0, dtype="int64"), "n_models": np.zeros(0, dtype="int64"),
-                "state": np.zeros(0, dtype="int64"), "changes": np.zeros((0, k), dtype="int64")}
-    group = d["group_code"]
-    model = d["model_code"]
-    score = d["score"]
-    rows = np.flatnonzero(_topk_candidates(group, model, score, k))
-    g_list, m_list, s_list = group[rows].tolist(), model[rows].tolist(), score[rows].tolist()
+        return np.zeros(0, dtype=bool)
+    order = np.lexsort((np.arange(n), model, group))                        # by (group, model), time within
+    g, m = group[order], model[order]
+    seg = np.cumsum(np.r_[False, (g[1:] != g[:-1]) | (m[1:] != m[:-1])])
+    key = seg * (int(rank.max()) + 1) + rank[order]                          # earlier segments below
+    better = np.empty(n, dtype=bool)
+    better[order] = key > np.r_[-1, np.maximum.accumulate(key)[:-1]]
+    return better
+
+
+# Rows per block of the two-level prefix doubling (`_topk_doubling`).
+_DOUBLING_BLOCK = 8
+
+
+def _topk_doubling(group: np.ndarray, model: np.ndarray, rank: np.ndarray, k: int) -> np.ndarray:
+    """The top k (indices of the rows given, best first, -1 padded) after each row, for rows
+    sorted by group then time where each model's rows score strictly higher each time and no
+    two rows of a group score the same (so the order by score decides everything).
+
+    With NumPy, on two levels: each row's top k within its block of B rows of the group, by
+    one sort of a (rows, B) array; prefix doubling over the blocks' lists (after the round of
+    width w, a block holds the top k of its group's blocks (b - w, b]); each row's list merged
+    with the one of the blocks before it. A merge (`_merge_top`) is one sort of (rows, 2k)
+    arrays: one merge of every row, log2(blocks per group) merges of the blocks.
+    """
+    n = len(rank)
+    dtype = "int32" if n < 2 ** 31 - 1 else "int64"
+    order = np.lexsort((rank, group))                           # score order within each group
+    by_rank = np.empty(n, dtype=dtype)
+    by_rank[order] = np.arange(n, dtype=dtype)
+    by_model = np.lexsort((np.arange(n), model, group))
+    later = np.full(n, n, dtype=dtype)                          # the model's next row in the group
+    same = (group[by_model][1:] == group[by_model][:-1]) & (model[by_model][1:] == model[by_model][:-1])
+    later[by_model[:-1][same]] = by_model[1:][same]
+    later_of = np.r_[later[order], np.array([n], dtype=dtype)]  # by score order; [-1]: the padding
+    top = np.full((n, k), -1, dtype=dtype)
+    if n == 0:
+        return top
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    pos = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))     # position within the group
+    rows = np.arange(n, dtype=dtype)
+    # within blocks at once: row i's list is its block's rows j <= i whose model has no later row by i
+    near = (rows - pos % _DOUBLING_BLOCK)[:, None] + np.arange(_DOUBLING_BLOCK, dtype=dtype)
+    ahead = near > rows[:, None]
+    near[ahead] = 0
+    mine = np.where(~ahead & (later[near] > rows[:, None]), by_rank[near], -1)
+    mine.sort(axis=1)
+    width = min(k, _DOUBLING_BLOCK)
+    top[:, :width] = mine[:, :-width - 1:-1]
+    block = pos // _DOUBLING_BLOCK
+    ends = rows[np.r_[(block[1:] != block[:-1]) | (pos[1:] == 0), True]]  # each block's last row
+    summary = top[ends]
+    width = 1
+    while width <= block.max():                                 # over the blocks of a group
+        at = np.flatnonzero(block[ends] >= width)
+        summary[at] = _merge_top(summary[at], summary[at - width], ends[at], later_of, k)
+        width *= 2
+    at = rows[block > 0]                                        # with the blocks before
+    before = np.searchsorted(ends, at) - 1
+    top[at] = _merge_top(top[at], summary[before], at, later_of, k)
+    return np.where(top >= 0, order[np.where(top >= 0, top, 0)], -1)
+
+
+def _merge_top(newer: np.ndarray, older: np.ndarray, upto: np.ndarray, later_of: np.ndarray, k: int) -> np.ndarray:
+    """The top k of two adjacent stretches of a group from their top k lists (score-order indices,
+    best first, -1 padded; `newer` ends at row `upto`), less the older list's rows whose model
+    has a later row by `upto` (that later row is either in the newer list or beaten by k of
+    its models, which then beat the older row too)."""
+    both = np.concatenate([newer, np.where(later_of[older] <= upto[:, None], -1, older)], axis=1)
+    both.sort(axis=1)
+    return both[:, :-k - 1:-1]
+
+
+def _topk_loop(group: list, model: list, score: list, rows: list, k: int) -> tuple[list[int], list[tuple[int, ...]]]:
+    """The running top k by one pass over `rows` (the rows of groups whose scores tie, where the
+    order of entry decides: `_topk_scan`): (row of each change, its top k as row numbers)."""
     change_pos: list[int] = []
     change_top: list[tuple[int, ...]] = []
     # top: model -> (-score, entry number, row, model); sorting these orders by score, then by
@@ -156,7 +228,7 @@ def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
     top: dict = {}
     ranked: list = []
     full, kth, prev, entered = False, 0.0, None, 0
-    for g, m, sc, i in zip(g_list, m_list, s_list, rows.tolist()):
+    for g, m, sc, i in zip(group, model, score, rows):
         if g != prev:
             top, ranked, full, prev = {}, [], False, g
         if full and sc <= kth:          # cannot enter, cannot improve a member (members are >= kth)
@@ -177,6 +249,57 @@ def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
         kth = -ranked[-1][0]
         change_pos.append(i)
         change_top.append(tuple(e[2] for e in ranked) + (-1,) * (k - len(ranked)))
+    return change_pos, change_top
+
+
+def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
+    """The running top k of the sorted rows `d` (see `_history_rows`: group_code, model_code), as arrays.
+
+    The semantics are those of one pass keeping the current top k per group (model -> score,
+    row): a model's value is replaced only by a strictly better score; a new model enters a
+    full top k only above its k-th score, and then the weakest leaves (among equal scores the
+    earliest entered); the top k is ranked by score, equal scores in order of entry.
+    `_topk_candidates` and `_improvements` first drop, with array operations, the rows that
+    cannot change a top k. In a group where no two remaining rows score the same, the order
+    by score alone decides, and `_topk_doubling` computes every running top k at once with
+    NumPy. A group with equal scores among them (where the order of entry decides) takes the
+    one pass (`_topk_loop`) over its remaining rows. Each change records the top k (row
+    numbers, best first); the state at the end of each (group, date) is then looked up with
+    one `searchsorted`.
+
+    Returns `end` (row number of the last row of each (group, date)), `n_models` (distinct
+    models dated <= that date in the group), `state` (the change in force at each end) and
+    `changes` (n_changes x k row numbers, best first, -1 padded).
+    """
+    n = len(d["score"])
+    if n == 0:
+        return {"end": np.zeros(0, dtype="int64"), "n_models": np.zeros(0, dtype="int64"),
+                "state": np.zeros(0, dtype="int64"), "changes": np.zeros((0, k), dtype="int64")}
+    group = d["group_code"]
+    model = d["model_code"]
+    score = d["score"]
+    rank = np.unique(score, return_inverse=True)[1].reshape(-1).astype("int64")
+    rows = np.flatnonzero(_topk_candidates(group, model, rank, k))
+    rows = rows[_improvements(group[rows], model[rows], rank[rows])]
+    g, r = group[rows], rank[rows]
+    key = np.sort(g.astype("int64") * (int(rank.max()) + 1) + r)
+    tied = np.zeros(int(group[-1]) + 1, dtype=bool)
+    tied[key[1:][key[1:] == key[:-1]] // (int(rank.max()) + 1)] = True
+    loop = tied[g]
+    fast = rows[~loop]
+    top = _topk_doubling(group[fast], model[fast], rank[fast], k)
+    top = np.where(top >= 0, fast[np.where(top >= 0, top, 0)], -1)
+    gf = group[fast]
+    changed = np.r_[True, (gf[1:] != gf[:-1]) | (top[1:] != top[:-1]).any(axis=1)] if len(fast) else \
+        np.zeros(0, dtype=bool)
+    change_pos, change_top = fast[changed], top[changed]
+    if loop.any():
+        slow = rows[loop]
+        pos, tops = _topk_loop(group[slow].tolist(), model[slow].tolist(), score[slow].tolist(), slow.tolist(), k)
+        change_pos = np.r_[change_pos, np.asarray(pos, dtype="int64")]
+        change_top = np.concatenate([change_top, np.asarray(tops, dtype="int64").reshape(len(pos), k)])
+        by_pos = np.argsort(change_pos, kind="stable")
+        change_pos, change_top = change_pos[by_pos], change_top[by_pos]
     dates = d["date"]
     last = np.ones(n, dtype=bool)
     last[:-1] = (group[1:] != group[:-1]) | (dates[1:] != dates[:-1])
@@ -186,9 +309,8 @@ def _topk_scan(d: dict[str, np.ndarray], k: int) -> dict[str, np.ndarray]:
     start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     before = (cum - first_seen)[start]                     # distinct models before each group's first row
     n_models = cum[end] - before[np.searchsorted(start, end, side="right") - 1]
-    state = np.searchsorted(np.asarray(change_pos, dtype="int64"), end, side="right") - 1
-    return {"end": end, "n_models": n_models.astype("int64"), "state": state,
-            "changes": np.asarray(change_top, dtype="int64").reshape(len(change_top), k)}
+    state = np.searchsorted(change_pos, end, side="right") - 1
+    return {"end": end, "n_models": n_models.astype("int64"), "state": state, "changes": change_top}
 
 
 def _states(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -221,18 +343,19 @@ def _names(d: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
     return values if d.get(f"str:{col}") else _as_str(values)
 
 
-def _str_series(d: dict[str, np.ndarray], col: str, end: np.ndarray) -> pd.Series:
-    """`pd.Series(_at(d, col, end), dtype="str")`, each group's name converted once and taken when the
-    column holds one value per group (a group column; `benchmark` is one per table)."""
-    values = _at(d, col, end)
-    if len(end) == 0:
-        return pd.Series(values, dtype="str")
+def _str_array(d: dict[str, np.ndarray], col: str, end: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """`pd.array(_at(d, col, end), dtype="str")`, each group's name converted once and taken when the
+    column holds one name per group (`_history_rows` found which do: the group columns, and
+    `benchmark` when each table has one)."""
+    if len(end) == 0 or not d.get(f"per_group:{col}"):
+        return pd.array(_at(d, col, end), dtype="str")
     heads = np.flatnonzero(np.r_[True, d["group_code"][1:] != d["group_code"][:-1]])
-    head_names = _at(d, col, heads)
-    where = d["group_code"][end]
-    if not (values == head_names[where]).all():
-        return pd.Series(values, dtype="str")
-    return pd.Series(pd.array(head_names, dtype="str").take(where))
+    return pd.array(_at(d, col, heads), dtype="str").take(d["group_code"][end])
+
+
+def _str_series(d: dict[str, np.ndarray], col: str, end: np.ndarray) -> pd.Series:
+    """`pd.Series(_at(d, col, end), dtype="str")` (see `_str_array`)."""
+    return pd.Series(_str_array(d, col, end))
 
 
 def _as_str(values: np.ndarray) -> np.ndarray:
@@ -250,8 +373,8 @@ def running_topk(df: pd.DataFrame, k: int = SATURATION_K) -> pd.DataFrame:
     `df`: benchmark, model, score, date, optionally se (a published SE per row) and
     entity_variant (the page row, reported in `top_variants`). A model's value at a date is
     its best score among its rows dated <= that date (its best variant). One sort of the
-    whole frame, then one pass in which only the rows that may change the top k do any work
-    (`_topk_scan`); the output is built from arrays. Ties keep the earlier row.
+    whole frame, then every running top k with array operations (`_topk_scan`); the output is
+    built from arrays. Ties keep the earlier row.
 
     Returns table_id, benchmark, as_of, n_models (distinct models dated <= as_of), top_scores,
     top_se, top_models, top_variants (lists of length min(k, n_models), best first; rows
@@ -306,8 +429,8 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     among results of the table dated <= as_of, each model once (its best variant), per
     population as in `saturation_table`; no running top k crosses a table. Benchmarks with neither n nor
     published SEs for the models needed are left out (logged). The running top k is the one
-    of `running_topk` (`_topk_scan`), computed for every (population, benchmark) in one pass;
-    the index is then computed on arrays.
+    of `running_topk` (`_topk_scan`), computed for every (population, table) at once; the
+    index is then computed on arrays, once per distinct top k.
     """
     _check_params(k, alpha, z)
     h = with_populations(with_tables(df))
@@ -319,51 +442,51 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     keep = scan["n_models"] >= k
     end, state, n_models = scan["end"][keep], scan["state"][keep], scan["n_models"][keep]
     used, at = _states(state)
-    changes = scan["changes"][used]
-    idx = changes[at]
-    rows = np.where(changes >= 0, changes, 0)
+    changes = scan["changes"][used]             # full (>= k models): no -1 padding
     if len(end) == 0:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in TRAJECTORY_COLUMNS})
+    # The index is computed once per top k that some row shows (`used`), then taken for each row (`at`).
     heads = np.flatnonzero(np.r_[True, d["group_code"][1:] != d["group_code"][:-1]])
     group_code, group_names = pd.factorize(_at(d, "table_id", heads))     # per table, from its groups
-    bench_code = group_code[d["group_code"][end]]
+    bench_code = group_code[d["group_code"][changes[:, 0]]]
     bench_names = np.asarray(group_names, dtype=object)
-    bench = bench_names[bench_code]
     if isinstance(n_items, Mapping):
         n_per = [_check_n(n_items.get(b)) for b in bench_names]
     else:
         n_per = [_check_n(n_items)] * len(bench_names)
     n = np.array([np.nan if v is None else v for v in n_per], dtype="float64")[bench_code]
-    tops = d["score"][idx]
-    tse = d["se"][idx]
-    s1, sk = tops[:, 0], tops[:, k - 1]
+    s1, sk = d["score"][changes[:, 0]], d["score"][changes[:, k - 1]]
+    tse1, tsek = d["se"][changes[:, 0]], d["se"][changes[:, k - 1]]
     n_eff = n ** alpha
     # as saturation_index: published SEs only where n is unknown (the paper's n^alpha otherwise)
-    pub1, pubk = np.isfinite(tse[:, 0]) & ~np.isfinite(n), np.isfinite(tse[:, k - 1]) & ~np.isfinite(n)
-    se1 = np.where(pub1, tse[:, 0], binomial_se(s1, n_eff))
-    sek = np.where(pubk, tse[:, k - 1], binomial_se(sk, n_eff))
-    ok = np.isfinite(se1) & np.isfinite(sek)
+    pub1, pubk = np.isfinite(tse1) & ~np.isfinite(n), np.isfinite(tsek) & ~np.isfinite(n)
+    se1 = np.where(pub1, tse1, binomial_se(s1, n_eff))
+    sek = np.where(pubk, tsek, binomial_se(sk, n_eff))
+    ok = (np.isfinite(se1) & np.isfinite(sek))[at]
     if (~ok).any():
-        log.info("[saturation] trajectory: no n and no published SE for %s; left out", sorted(set(bench[~ok])))
+        log.info("[saturation] trajectory: no n and no published SE for %s; left out",
+                 sorted(set(bench_names[bench_code[at[~ok]]])))
     out = index_arrays(s1, sk, se1, sek, z)
     assumed = np.array([bool((n_assumed or {}).get(b, False)) for b in bench_names], dtype=bool)[bench_code]
     labels = np.array([uncertainty_label(bool(c & 4), bool(c & 2), bool(c & 1) and (c & 6) != 6)
                        for c in range(8)], dtype=object)
-    uncertainty = labels[pub1.astype(int) * 4 + pubk.astype(int) * 2 + assumed.astype(int)]
-    res = pd.DataFrame({
-        "table_id": _str_series(d, "table_id", end),
-        "benchmark": _str_series(d, "benchmark", end),
+    uncertainty = pd.array(labels, dtype="str").take((pub1.astype(int) * 4 + pubk.astype(int) * 2
+                                                      + assumed.astype(int))[at])
+    rows = changes
+    res = pd.DataFrame({                     # columns built in their dtypes: no copy, no inference
+        "table_id": _str_array(d, "table_id", end),
+        "benchmark": _str_array(d, "benchmark", end),
         "as_of": pd.to_datetime(pd.Series(d["date"][end], dtype="datetime64[ns]")),
-        "population": _at(d, "population", end),
-        "n_models": pd.Series(n_models, dtype="int64"),
+        "population": _str_array(d, "population", end),
+        "n_models": n_models.astype("int64"),
         "top_scores": _per_state(d["score"][rows], changes, at),
         "top_models": _per_state(_names(d, "model", rows), changes, at),
         "top_variants": _per_state(_names(d, "variant", rows), changes, at),
-        "s1": s1, "sk": sk, "se_delta": out["se_delta"],
-        "r_norm": out["r_norm"], "s_index": out["s_index"], "bin": out["bin"],
-        "statistically_similar": out["statistically_similar"], "n_items": n, "k": int(k), "alpha": float(alpha),
+        "s1": s1[at], "sk": sk[at], "se_delta": out["se_delta"][at],
+        "r_norm": out["r_norm"][at], "s_index": out["s_index"][at], "bin": pd.array(out["bin"], dtype="str").take(at),
+        "statistically_similar": out["statistically_similar"][at], "n_items": n[at], "k": int(k), "alpha": float(alpha),
         "z": float(z), "uncertainty": uncertainty,
-    })
+    }, copy=False)
     if not ok.all():
         res = res[ok].reset_index(drop=True)
     return res[TRAJECTORY_COLUMNS]
