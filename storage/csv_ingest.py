@@ -53,6 +53,11 @@ SAFE_TEXT = "[0-9A-Za-z .,%+_-]*"
 # 6 decimals (the writer rounds to 10), not -0.0 (it writes 0.0); any other goes through that writer.
 SAFE_NUMBER = "0[.]0|-?([1-9][0-9]{0,2}[.][0-9]{1,6}|0[.][0-9]{0,5}[1-9])"
 NO_NULL = "\x00"            # DuckDB's NULL text: a NUL, which `native_layout` never lets through (cells stay text)
+# A rejected row in reject_rows (migration 033): its values, and the JSON text (j_*) of those the
+# view `rejects` does not write as `validate`'s JSON writer does (the view assembles the row JSON).
+REJECT_VALUES = ("benchmark", "model", "setting", "score", "raw_value", "metric", "stderr", "n_items")
+REJECT_PARTS = ("benchmark", "model", "setting", "score", "raw_value", "metric", "stderr",
+                "model_release_date", "knowledge_cutoff", "evaluated_at")
 # Reject stages: the declared checks' (storage.checks_sql, in `validate`'s order: a row gets the
 # first that applies); SIGN_IN_PROPORTIONS is the parser's own reject (a '%' cell in a column of
 # proportions), before them; DUPLICATE the declared unique key's, after them.
@@ -238,7 +243,8 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
                                        ORDER BY c.rn) = 1
             ORDER BY c.rn""", {"id": snapshot_id, "source": SOURCE, "observed": observed_at})
         if n_rejects:
-            con.execute(f"INSERT INTO rejects (snapshot_id, source, file_name, row_json, reason, created_at) {rejected}",
+            con.execute(f"INSERT INTO reject_rows (snapshot_id, source, file_name, {', '.join(REJECT_VALUES)}, "
+                        f"{', '.join('j_' + c for c in REJECT_PARTS)}, reason, created_at) {rejected}",
                         {"id": snapshot_id, "source": SOURCE, "file": responses[0].file_name, "now": now,
                          "duplicate": SCORE_UNIQUE.reason, "sign": REASON_PERCENT_IN_PROPORTIONS})
         result = finish_snapshot(con, IngestResult(SOURCE, "new", snapshot_id, snapshot_hash(responses), n_kept, 0, 0,
@@ -405,24 +411,32 @@ def _unit_names(units: dict[str, bool]) -> dict[str, str]:
 
 def _rejects(con: duckdb.DuckDBPyConnection, n_rejected: int) -> tuple[int, str]:
     """_bw_csv_rej: every rejected row in the order the pandas path stores them (stage, line),
-    and the SELECT of their (row JSON, reason) as `validate` writes them (its JSON writer, its
-    reason functions), assembled in SQL: text the JSON writer copies as it is and numbers both
-    writers print alike directly, any other value from the JSON of each distinct value.
-    The number of rejected rows and that SELECT (in the stored order; '' when none)."""
+    and the SELECT of their reject_rows columns: each value's JSON text and the reason as
+    `validate` writes them (its JSON writer, its reason functions), in SQL: text the JSON writer
+    copies as it is and numbers both writers print alike directly; any other value's text (j_*)
+    and the declared checks' reasons are filled in by an UPDATE of the rows that need them from
+    a table per distinct value, so the SELECT reads _bw_csv_rej alone, in its order.
+    The number of rejected rows and that SELECT ('' when none)."""
     if not n_rejected:
         return 0, ""
-    keys = reason_keys(STAGED_COLUMNS)
+    n, n_checks = _one(con, f"""SELECT count(*), count(*) FILTER (WHERE stage NOT IN ({DUPLICATE}, {SIGN_IN_PROPORTIONS}))
+                                FROM _bw_csv_keys WHERE stage > 0""")
+    text_columns = ("benchmark", "model", "setting", "raw_value", "metric")
+    # what only the declared checks' reasons read, when a row failed one
+    for_reasons = (f"n_cell, unknown_reason, {', '.join(reason_keys(STAGED_COLUMNS))}, NULL::VARCHAR AS reason, "
+                   if n_checks else "")
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _bw_csv_rej AS
-        SELECT stage, rn, benchmark, model, setting, score, raw_value, metric, stderr, n_cell, unknown_reason,
+        SELECT stage, rn, benchmark, model, setting, score, raw_value, metric, stderr, {for_reasons}
                CASE WHEN stage = {BAD_N_ITEMS} THEN NULL ELSE n_items END AS n_items,
-               model_release_date, knowledge_cutoff, evaluated_at, {", ".join(keys)}
+               model_release_date, knowledge_cutoff, evaluated_at
         FROM _bw_csv_checked WHERE stage > 0 ORDER BY stage, rn""")
-    n, n_checks = _one(con, f"""SELECT count(*), count(*) FILTER (WHERE stage NOT IN ({DUPLICATE}, {SIGN_IN_PROPORTIONS}))
-                                FROM _bw_csv_rej""")
-    if not n:
-        return 0, ""
-    joins: list[str] = []
+    odd: set[str] = set()      # the columns j_<name> added: values whose JSON text is looked up
+
+    def add_parts(columns) -> None:
+        for c in columns:
+            con.execute(f"ALTER TABLE _bw_csv_rej ADD COLUMN j_{c} VARCHAR")
+            odd.add(c)
 
     def fragments(name: str, sql: str, values, value_type: str) -> bool:
         """A table v -> f: the JSON of each distinct value (`values` makes the column `validate` had);
@@ -436,55 +450,44 @@ def _rejects(con: duckdb.DuckDBPyConnection, n_rejected: int) -> tuple[int, str]
                         f"SELECT CAST(v AS {value_type}) AS v, CAST(f AS VARCHAR) AS f FROM {rel}")
         return True
 
-    text_columns = ("benchmark", "model", "setting", "raw_value", "metric")
-    odd_text = fragments("_bw_csv_jtext", "SELECT DISTINCT v FROM (" + " UNION ALL ".join(
-        f"SELECT {c} AS v FROM _bw_csv_rej" for c in text_columns) + f") WHERE NOT regexp_full_match(v, '{SAFE_TEXT}')",
-        lambda v: v.astype("object"), "VARCHAR")
-    odd_num = fragments("_bw_csv_jnum", f"""SELECT DISTINCT v FROM (SELECT score AS v FROM _bw_csv_rej UNION ALL
-                                            SELECT stderr FROM _bw_csv_rej)
-                                            WHERE NOT regexp_full_match(CAST(v AS VARCHAR), '{SAFE_NUMBER}')""",
-                        lambda v: v.astype("float64"), "DOUBLE")
-    dates = fragments("_bw_csv_jdate", """SELECT DISTINCT v FROM (SELECT model_release_date AS v FROM _bw_csv_rej UNION ALL
-                                          SELECT knowledge_cutoff FROM _bw_csv_rej UNION ALL
-                                          SELECT evaluated_at FROM _bw_csv_rej) WHERE v IS NOT NULL""",
-                      lambda v: pd.Series(pd.to_datetime(v).astype("datetime64[us]"), index=v.index), "TIMESTAMP")
+    def safe_text(v: str) -> str:
+        return f"regexp_full_match({v}, '{SAFE_TEXT}')"
 
-    def text(c: str) -> str:
-        if not odd_text:
-            return f"""CASE WHEN r.{c} IS NULL THEN 'null' ELSE '"' || r.{c} || '"' END"""
-        joins.append(f"LEFT JOIN _bw_csv_jtext j_{c} ON j_{c}.v = r.{c}")
-        return f"""CASE WHEN r.{c} IS NULL THEN 'null' WHEN j_{c}.v IS NULL THEN '"' || r.{c} || '"' ELSE j_{c}.f END"""
+    def safe_number(v: str) -> str:
+        return f"regexp_full_match(CAST({v} AS VARCHAR), '{SAFE_NUMBER}')"
 
-    def number(c: str) -> str:
-        if not odd_num:
-            return f"coalesce(CAST(r.{c} AS VARCHAR), 'null')"
-        joins.append(f"LEFT JOIN _bw_csv_jnum j_{c} ON CAST(j_{c}.v AS VARCHAR) = CAST(r.{c} AS VARCHAR)")
-        return f"CASE WHEN r.{c} IS NULL THEN 'null' WHEN j_{c}.v IS NULL THEN CAST(r.{c} AS VARCHAR) ELSE j_{c}.f END"
-
-    def date(c: str) -> str:
-        if not dates:
-            return "'null'"
-        joins.append(f"LEFT JOIN _bw_csv_jdate j_{c} ON j_{c}.v = r.{c}")
-        return f"coalesce(j_{c}.f, 'null')"
-
-    fields = {c: text(c) for c in text_columns}
-    fields.update({"score": number("score"), "stderr": number("stderr"),
-                   "n_items": "coalesce(CAST(r.n_items AS VARCHAR), 'null')",     # an integer: written alike
-                   **{c: date(c) for c in ("model_release_date", "knowledge_cutoff", "evaluated_at")}})
-    order = ("benchmark", "model", "setting", "score", "raw_value", "metric", "stderr", "ci_low", "ci_high", "n_items",
-             "model_release_date", "knowledge_cutoff", "evaluated_at")
-    fields.update({"ci_low": "'null'", "ci_high": "'null'"})
-    row_json = ("'{' || " + " || ',' || ".join(f"""'"{c}":' || {fields[c]}""" for c in order)
-                + """ || ',"excluded_reason":"","model_tag":null,"table_version":"","is_reference":false,"reported_by":null}'""")
-    reason = f"CASE r.stage WHEN {DUPLICATE} THEN $duplicate WHEN {SIGN_IN_PROPORTIONS} THEN $sign"
+    if fragments("_bw_csv_jtext", "SELECT DISTINCT v FROM (" + " UNION ALL ".join(
+            f"SELECT {c} AS v FROM _bw_csv_rej" for c in text_columns) + f") WHERE NOT {safe_text('v')}",
+            lambda v: v.astype("object"), "VARCHAR"):
+        add_parts(text_columns)
+        for c in text_columns:
+            con.execute(f"UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jtext j WHERE j.v = _bw_csv_rej.{c}")
+    if fragments("_bw_csv_jnum", f"""SELECT DISTINCT v FROM (SELECT score AS v FROM _bw_csv_rej UNION ALL
+                                     SELECT stderr FROM _bw_csv_rej) WHERE NOT {safe_number('v')}""",
+                 lambda v: v.astype("float64"), "DOUBLE"):
+        add_parts(("score", "stderr"))
+        for c in ("score", "stderr"):
+            con.execute(f"""UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jnum j
+                            WHERE NOT {safe_number(f'_bw_csv_rej.{c}')}
+                              AND CAST(j.v AS VARCHAR) = CAST(_bw_csv_rej.{c} AS VARCHAR)""")
+    if fragments("_bw_csv_jdate", """SELECT DISTINCT v FROM (SELECT model_release_date AS v FROM _bw_csv_rej UNION ALL
+                                     SELECT knowledge_cutoff FROM _bw_csv_rej UNION ALL
+                                     SELECT evaluated_at FROM _bw_csv_rej) WHERE v IS NOT NULL""",
+                 lambda v: pd.Series(pd.to_datetime(v).astype("datetime64[us]"), index=v.index), "TIMESTAMP"):
+        add_parts(("model_release_date", "knowledge_cutoff", "evaluated_at"))
+        for c in ("model_release_date", "knowledge_cutoff", "evaluated_at"):
+            con.execute(f"UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jdate j WHERE j.v = _bw_csv_rej.{c}")
     if n_checks:
         _reason_table(con)
-        joins.append("LEFT JOIN _bw_csv_reasons rs ON rs.stage = r.stage "
-                     + " ".join(f"AND rs.k{i} IS NOT DISTINCT FROM r.k{i}" for i in range(N_REASON_KEYS)))
-        reason += " ELSE rs.reason"
-    # _bw_csv_rej alone keeps its order; a join may not (DuckDB interleaves its threads' morsels)
-    select = (f"SELECT $id, $source, $file, {row_json}, {reason} END, $now FROM _bw_csv_rej r {' '.join(joins)}"
-              + (" ORDER BY r.stage, r.rn" if joins else ""))
+        con.execute("UPDATE _bw_csv_rej SET reason = rs.reason FROM _bw_csv_reasons rs "
+                    "WHERE _bw_csv_rej.reason IS NULL AND rs.stage = _bw_csv_rej.stage "
+                    + " ".join(f"AND rs.k{i} IS NOT DISTINCT FROM _bw_csv_rej.k{i}" for i in range(N_REASON_KEYS)))
+
+    reason = f"CASE r.stage WHEN {DUPLICATE} THEN $duplicate WHEN {SIGN_IN_PROPORTIONS} THEN $sign"
+    reason += " ELSE r.reason END" if n_checks else " END"
+    values = ", ".join(f"r.{c}" for c in REJECT_VALUES)
+    parts = ", ".join(f"r.j_{c}" if c in odd else "NULL" for c in REJECT_PARTS)
+    select = f"SELECT $id, $source, $file, {values}, {parts}, {reason}, $now FROM _bw_csv_rej r"
     return int(n), select
 
 
