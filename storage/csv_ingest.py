@@ -9,6 +9,11 @@ count), and the rows go to `scores` with one INSERT … SELECT. What depends on 
 in Python terms (cleaned names, metric kinds, dates, numbers that are not plain decimals,
 alias and identity resolution) is computed once per *distinct* cell by the source's own
 reading, handed down by the job with the header layout (`CsvReading`), and joined back.
+A line's values and stage are views over the read cells, computed where they are read: the
+only other full-size table is _bw_csv_keys (line, name ids, stage). Joins do not keep the file
+order (DuckDB interleaves its threads' blocks), so the INSERT sorts by line; rejected rows are
+sorted once into _bw_csv_rej and written from it alone, as their values (`reject_rows`,
+migration 033), not as ~340 bytes of JSON each.
 
 Same result as the pandas path, row for row (tests/test_csv_ingest.py compares them): the
 same stored rows, rejects in the same order with the same reasons and row JSON, the same
