@@ -9,6 +9,11 @@ count), and the rows go to `scores` with one INSERT … SELECT. What depends on 
 in Python terms (cleaned names, metric kinds, dates, numbers that are not plain decimals,
 alias and identity resolution) is computed once per *distinct* cell by the source's own
 reading, handed down by the job with the header layout (`CsvReading`), and joined back.
+A line's values and stage are views over the read cells, computed where they are read: the
+only other full-size table is _bw_csv_keys (line, name ids, stage). Joins do not keep the file
+order (DuckDB interleaves its threads' blocks), so the INSERT sorts by line; rejected rows are
+sorted once into _bw_csv_rej and written from it alone, as their values (`reject_rows`,
+migration 033), not as ~340 bytes of JSON each.
 
 Same result as the pandas path, row for row (tests/test_csv_ingest.py compares them): the
 same stored rows, rejects in the same order with the same reasons and row JSON, the same
@@ -49,7 +54,15 @@ SOURCE = "csv"
 MAX_COLUMNS = 1000          # a wider header is read by the pandas path
 # Text the JSON writer copies as it is (no quote, backslash, slash, control or non-ASCII character).
 SAFE_TEXT = "[0-9A-Za-z .,%+_-]*"
+# A number whose DuckDB text pandas' JSON writer prints alike: fixed notation, below 1,000, at most
+# 6 decimals (the writer rounds to 10), not -0.0 (it writes 0.0); any other goes through that writer.
+SAFE_NUMBER = "0[.]0|-?([1-9][0-9]{0,2}[.][0-9]{1,6}|0[.][0-9]{0,5}[1-9])"
 NO_NULL = "\x00"            # DuckDB's NULL text: a NUL, which `native_layout` never lets through (cells stay text)
+# A rejected row in reject_rows (migration 033): its values, and the JSON text (j_*) of those the
+# view `rejects` does not write as `validate`'s JSON writer does (the view assembles the row JSON).
+REJECT_VALUES = ("benchmark", "model", "setting", "score", "raw_value", "metric", "stderr", "n_items")
+REJECT_PARTS = ("benchmark", "model", "setting", "score", "raw_value", "metric", "stderr",
+                "model_release_date", "knowledge_cutoff", "evaluated_at")
 # Reject stages: the declared checks' (storage.checks_sql, in `validate`'s order: a row gets the
 # first that applies); SIGN_IN_PROPORTIONS is the parser's own reject (a '%' cell in a column of
 # proportions), before them; DUPLICATE the declared unique key's, after them.
@@ -57,11 +70,12 @@ SIGN_IN_PROPORTIONS, BAD_N_ITEMS, DUPLICATE = PARSER_STAGE, CHECK_STAGES["bad_n_
 # The columns of a staged row (_bw_csv_staged) the declared rules read (the others are NULL here).
 STAGED_COLUMNS = frozenset(("benchmark", "model", "setting", "score", "metric", "stderr", "lo", "hi", "bad_n",
                             "n_cell"))
+# Views: a data line's values and stage are computed where they are read (no full-size copy).
+_VIEWS = ("_bw_csv_checked", "_bw_csv_staged", "_bw_csv_rows")
 _TEMP = ("_bw_csv_raw", "_bw_csv_names", "_bw_csv_metrics", "_bw_csv_settings", "_bw_csv_dates",
-         "_bw_csv_scorenum", "_bw_csv_senum", "_bw_csv_counts", "_bw_csv_rows", "_bw_csv_units", "_bw_csv_staged",
-         "_bw_csv_repeats",
-         "_bw_csv_checked", "_bw_csv_bench", "_bw_csv_models", "_bw_csv_canon", "_bw_csv_dupreasons", "_bw_csv_rej",
-         "_bw_csv_jtext", "_bw_csv_jnum", "_bw_csv_jcount", "_bw_csv_jdate", "_bw_csv_reasons", "_bw_csv_rejected")
+         "_bw_csv_scorenum", "_bw_csv_senum", "_bw_csv_counts", "_bw_csv_units", "_bw_csv_keys", "_bw_csv_repeats",
+         "_bw_csv_bench", "_bw_csv_models", "_bw_csv_canon", "_bw_csv_dupreasons", "_bw_csv_rej",
+         "_bw_csv_jtext", "_bw_csv_jnum", "_bw_csv_jdate", "_bw_csv_reasons")
 
 
 class CsvReading(Protocol):
@@ -123,6 +137,8 @@ def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: F
             return _store(con, units, responses, compressed, observed_at=observed_at, now=now, origin=origin,
                           parser_version=parser_version, max_drop=shrink_max_drop, naming=naming)
         finally:
+            for name in _VIEWS:
+                con.execute(f"DROP VIEW IF EXISTS temp.{quote_ident(name)}")
             for name in _TEMP:
                 con.execute(f"DROP TABLE IF EXISTS temp.{quote_ident(name)}")
 
@@ -187,33 +203,38 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: Fil
 def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response],
            compressed: Future, *, observed_at: datetime, now: datetime, origin: str,
            parser_version: int, max_drop: float | None, naming: NamingRules) -> IngestResult:
-    n_kept = _one(con, "SELECT count(*) FROM _bw_csv_checked WHERE stage = 0")[0]
+    n_kept, n_rows = _one(con, "SELECT count(*) FILTER (WHERE stage = 0), count(*) FROM _bw_csv_keys")
     mapper = NameMapper.from_db(con, {SOURCE: naming})
-    bench = con.execute("SELECT DISTINCT b_id, benchmark AS cell FROM _bw_csv_checked WHERE stage = 0").df()
+    bench = con.execute(_KEPT_NAMES.format(id="b_id")).df()
     bench["cell"] = bench["cell"].astype("object")
     bench["mapped"] = mapper.map("benchmark", bench["cell"]).astype("object")
     bench["mapped_id"] = pd.factorize(bench["mapped"])[0]
     bench["shared"] = bench["mapped"].duplicated(keep=False)
     check_observed_after_release(con, list(bench["mapped"]), observed_at)
-    n_rejects = _rejects(con)
+    n_rejects, rejected = _rejects(con, n_rows - n_kept)
     with transaction(con):
         snapshot_id = next_ids(con, "snapshots")[0]   # a sequence on a file; max + 1 on a lake
         store_blobs(con, responses, now, compressed=compressed.result())
         _temp_table(con, "_bw_csv_bench", bench)
         _model_table(con, mapper, snapshot_id)
-        warnings = _canonical_duplicates(con)
-        con.execute("""
+        warnings = _canonical_duplicates(con, bool(bench["shared"].any()))
+        # In file order: the joins do not keep it (DuckDB interleaves its threads' morsels).
+        excluded, canon = "''", ""
+        if warnings:
+            excluded = "CASE WHEN c.rn > k.first_rn THEN d.reason ELSE '' END"
+            canon = """LEFT JOIN _bw_csv_canon k ON k.bm = b.mapped_id AND k.mm = m.mapped_id AND k.s_id = c.s_id
+                       LEFT JOIN _bw_csv_dupreasons d ON d.first_raw = k.first_raw AND d.mapped = m.mapped"""
+        con.execute(f"""
             INSERT INTO scores BY NAME
             SELECT $id AS snapshot_id, $source AS source, b.mapped AS benchmark, c.benchmark AS benchmark_raw,
                    m.model, c.model AS model_raw, m.variant, m.population, NULL::VARCHAR AS model_tag, m.underlying,
                    c.setting, c.score, c.raw_value, c.metric, c.stderr, NULL::DOUBLE AS ci_low, NULL::DOUBLE AS ci_high,
                    c.n_items, c.model_release_date, c.knowledge_cutoff, c.evaluated_at::TIMESTAMPTZ AS evaluated_at,
-                   CASE WHEN c.rn > k.first_rn THEN d.reason ELSE '' END AS excluded_reason
+                   {excluded} AS excluded_reason
             FROM _bw_csv_checked c
             JOIN _bw_csv_bench b ON b.b_id = c.b_id
             JOIN _bw_csv_models m ON m.m_id = c.m_id
-            LEFT JOIN _bw_csv_canon k ON k.bm = b.mapped_id AND k.mm = m.mapped_id AND k.s_id = c.s_id
-            LEFT JOIN _bw_csv_dupreasons d ON d.first_raw = k.first_raw AND d.mapped = m.mapped
+            {canon}
             WHERE c.stage = 0
             ORDER BY c.rn""", {"id": snapshot_id, "source": SOURCE})
         con.execute("""
@@ -227,10 +248,10 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
                                        ORDER BY c.rn) = 1
             ORDER BY c.rn""", {"id": snapshot_id, "source": SOURCE, "observed": observed_at})
         if n_rejects:
-            con.execute("""INSERT INTO rejects (snapshot_id, source, file_name, row_json, reason, created_at)
-                           SELECT $id, $source, $file, row_json, reason, $now FROM _bw_csv_rejected
-                           ORDER BY stage, rn""",
-                        {"id": snapshot_id, "source": SOURCE, "file": responses[0].file_name, "now": now})
+            con.execute(f"INSERT INTO reject_rows (snapshot_id, source, file_name, {', '.join(REJECT_VALUES)}, "
+                        f"{', '.join('j_' + c for c in REJECT_PARTS)}, reason, created_at) {rejected}",
+                        {"id": snapshot_id, "source": SOURCE, "file": responses[0].file_name, "now": now,
+                         "duplicate": SCORE_UNIQUE.reason, "sign": REASON_PERCENT_IN_PROPORTIONS})
         result = finish_snapshot(con, IngestResult(SOURCE, "new", snapshot_id, snapshot_hash(responses), n_kept, 0, 0,
                                                    n_rejects, warnings),
                                  responses, observed_at=observed_at, now=now, origin=origin,
@@ -238,6 +259,12 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
     if n_rejects:
         log.warning("[%s] %d row(s) rejected (kept in the rejects table)", SOURCE, n_rejects)
     return logged(result)
+
+
+# The distinct kept names of one column (b_id or m_id: an id per distinct cleaned name).
+_KEPT_NAMES = """SELECT n.name_id AS {id}, any_value(n.name) AS cell
+                 FROM (SELECT DISTINCT {id} FROM _bw_csv_keys WHERE stage = 0) k
+                 JOIN _bw_csv_names n ON n.name_id = k.{id} GROUP BY ALL"""
 
 
 def _with_ids(frame: pd.DataFrame, value: str, id_column: str) -> pd.DataFrame:
@@ -249,8 +276,8 @@ def _with_ids(frame: pd.DataFrame, value: str, id_column: str) -> pd.DataFrame:
 
 
 def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str], reading: CsvReading) -> None:
-    """_bw_csv_rows: one row per data line with the values `parse` gives its cells, joined from
-    the tables of distinct cells."""
+    """_bw_csv_rows (a view): one row per data line with the values `parse` gives its cells, joined
+    from the tables of distinct cells."""
     def distinct(expr: str, where: str = "true") -> pd.Series:
         return _distinct(con, f"SELECT DISTINCT {expr} AS cell FROM _bw_csv_raw r WHERE {where}")
 
@@ -278,33 +305,38 @@ def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str], reading: C
         cells = pd.unique(pd.concat([distinct(col[c]) for c in dates], ignore_index=True))
         _temp_table(con, "_bw_csv_dates", reading.date_table(pd.Series(cells, dtype="object")))
 
-    def number(name: str, cell: str, core: str, table: str, values) -> str:
+    def odd_cells(cell: str, plain) -> pd.Series:
+        """The distinct cells of a column that `plain` (SQL of a cell's text) does not accept: the
+        pattern runs once per distinct cell, not per line."""
+        return _distinct(con, f"SELECT cell FROM (SELECT DISTINCT {cell} AS cell FROM _bw_csv_raw r) WHERE NOT {plain('cell')}")
+
+    def number(name: str, cell: str, core, table: str, values) -> str:
         """A plain decimal is cast by DuckDB; any other text is looked up in the table of its distinct
-        cells read by `values` (the scraper's own reading)."""
-        plain = (f"(regexp_full_match({core}, '{reading.PLAIN_DECIMAL}') "
-                 f"AND length({core}) <= {reading.PLAIN_DECIMAL_MAX_LEN})")
-        odd = distinct(cell, f"NOT {plain}")
+        cells read by `values` (the scraper's own reading): a line whose cell is in that table is
+        one of them."""
+        def plain(c: str) -> str:
+            return (f"(regexp_full_match({core(c)}, '{reading.PLAIN_DECIMAL}') "
+                    f"AND length({core(c)}) <= {reading.PLAIN_DECIMAL_MAX_LEN})")
+        odd = odd_cells(cell, plain)
         if odd.empty:
-            return f"CAST({core} AS DOUBLE)"
+            return f"CAST({core(cell)} AS DOUBLE)"
         _temp_table(con, table, pd.DataFrame({"cell": odd, "value": values(odd)}))
         joins.append(f"LEFT JOIN {table} {name} ON {name}.cell = {cell}")
-        return f"CASE WHEN {plain} THEN CAST({core} AS DOUBLE) ELSE {name}.value END"
+        return f"CASE WHEN {name}.cell IS NULL THEN CAST({core(cell)} AS DOUBLE) ELSE {name}.value END"
 
-    select["x"] = number("sn", col["score"], f"rtrim({col['score']}, '%')", "_bw_csv_scorenum",
-                         reading.score_numbers)
-    select["se"] = (number("se", col["stderr"], col["stderr"], "_bw_csv_senum", reading.stderr_numbers)
+    select["x"] = number("sn", col["score"], lambda c: f"rtrim({c}, '%')", "_bw_csv_scorenum", reading.score_numbers)
+    select["se"] = (number("se", col["stderr"], lambda c: c, "_bw_csv_senum", reading.stderr_numbers)
                     if "stderr" in col else "NULL::DOUBLE")
     if "n_items" in col:
-        n_plain = f"regexp_full_match({col['n_items']}, '{reading.PLAIN_COUNT}')"
-        odd = distinct(col["n_items"], f"NOT {n_plain}")
+        odd = odd_cells(col["n_items"], lambda c: f"regexp_full_match({c}, '{reading.PLAIN_COUNT}')")
         count = f"CAST({col['n_items']} AS INTEGER)"
         if odd.empty:
             select.update({"n_items": f"nullif({count}, 0)", "bad_n": f"{count} = 0"})
         else:
             _temp_table(con, "_bw_csv_counts", reading.count_table(odd))
             joins.append(f"LEFT JOIN _bw_csv_counts nc ON nc.cell = {col['n_items']}")
-            select.update({"n_items": f"CASE WHEN {n_plain} THEN nullif({count}, 0) ELSE nc.value END",
-                           "bad_n": f"CASE WHEN {n_plain} THEN {count} = 0 ELSE nc.bad END"})
+            select.update({"n_items": f"CASE WHEN nc.cell IS NULL THEN nullif({count}, 0) ELSE nc.value END",
+                           "bad_n": f"CASE WHEN nc.cell IS NULL THEN {count} = 0 ELSE nc.bad END"})
         select["n_cell"] = col["n_items"]
     else:
         select.update({"n_items": "NULL::INTEGER", "bad_n": "false", "n_cell": "NULL::VARCHAR"})
@@ -314,34 +346,39 @@ def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str], reading: C
             joins.append(f"LEFT JOIN _bw_csv_dates d_{c} ON d_{c}.cell = {col[c]}")
         else:
             select[c] = "NULL::TIMESTAMP"
-    con.execute("CREATE OR REPLACE TEMP TABLE _bw_csv_rows AS SELECT "
+    con.execute("CREATE OR REPLACE TEMP VIEW _bw_csv_rows AS SELECT "
                 + ", ".join(f"{expr} AS {quote_ident(name)}" for name, expr in select.items())
                 + " FROM _bw_csv_raw r " + " ".join(joins))
 
 
 def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
     """Decide percent vs proportion per benchmark for the rows whose metric leaves it open (from
-    the valid values, `percent_scale`), scale, and stage every row (_bw_csv_checked).
+    the valid values, `percent_scale`), scale, and stage every row: the views _bw_csv_staged
+    (first_stage: the declared checks) and _bw_csv_checked (stage: also the repeated keys), and
+    _bw_csv_keys, the only full-size table besides the file's cells (line, name ids, stage).
     The units; None when the scale is ambiguous or no row would be kept."""
-    counts = con.execute("""
-        SELECT coalesce(benchmark, '') AS bench,
-               count(*) FILTER (WHERE sign AND isfinite(x) AND x >= 0 AND x <= 100) AS signs,
-               count(*) FILTER (WHERE NOT sign AND isfinite(x) AND x > 1 AND x <= 100) AS above,
-               count(*) FILTER (WHERE NOT sign AND isfinite(x) AND x > 0 AND x <= 1) AS below
-        FROM _bw_csv_rows WHERE undeclared GROUP BY ALL""").fetchall()
     units: dict[str, bool] = {}
-    for bench, signs, above, below in counts:
-        try:
-            units[bench] = percent_scale_from_counts(int(above), int(below), signed=int(signs))
-        except AmbiguousScale:
-            return None
+    if _one(con, "SELECT bool_or(undeclared) FROM _bw_csv_metrics")[0]:
+        counts = con.execute("""
+            SELECT coalesce(benchmark, '') AS bench,
+                   count(*) FILTER (WHERE sign AND isfinite(x) AND x >= 0 AND x <= 100) AS signs,
+                   count(*) FILTER (WHERE NOT sign AND isfinite(x) AND x > 1 AND x <= 100) AS above,
+                   count(*) FILTER (WHERE NOT sign AND isfinite(x) AND x > 0 AND x <= 1) AS below
+            FROM _bw_csv_rows WHERE undeclared GROUP BY ALL""").fetchall()
+        for bench, signs, above, below in counts:
+            try:
+                units[bench] = percent_scale_from_counts(int(above), int(below), signed=int(signs))
+            except AmbiguousScale:
+                return None
     _temp_table(con, "_bw_csv_units", pd.DataFrame({"bench": pd.Series(list(units), dtype="object"),
                                                     "is_percent": pd.Series(list(units.values()), dtype="bool")}))
-    staged = f"""
-        WITH scaled AS (
-            SELECT r.*, CASE WHEN r.undeclared THEN u.is_percent
-                             ELSE (r.declared_percent OR r.sign) AND r.accuracy END AS pct
-            FROM _bw_csv_rows r LEFT JOIN _bw_csv_units u ON r.undeclared AND u.bench = coalesce(r.benchmark, '')),
+    pct = ("CASE WHEN r.undeclared THEN u.is_percent ELSE (r.declared_percent OR r.sign) AND r.accuracy END"
+           if units else "(r.declared_percent OR r.sign) AND r.accuracy")
+    units_join = ("LEFT JOIN _bw_csv_units u ON r.undeclared AND u.bench = coalesce(r.benchmark, '')"
+                  if units else "")
+    con.execute(f"""
+        CREATE OR REPLACE TEMP VIEW _bw_csv_staged AS
+        WITH scaled AS (SELECT r.*, {pct} AS pct FROM _bw_csv_rows r {units_join}),
         valued AS (
             SELECT * EXCLUDE (se), CASE WHEN pct THEN x / 100.0::DOUBLE ELSE x END AS score,
                    CASE WHEN pct THEN se / 100.0::DOUBLE ELSE se END AS stderr
@@ -349,24 +386,25 @@ def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
         SELECT *, CASE
             WHEN undeclared AND sign AND NOT pct THEN {SIGN_IN_PROPORTIONS}
             ELSE {first_stage(STAGED_COLUMNS)} END AS first_stage
-        FROM valued"""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE _bw_csv_staged AS {staged}")
+        FROM valued""")
+    con.execute("""CREATE OR REPLACE TEMP TABLE _bw_csv_keys AS
+                   SELECT rn, b_id, m_id, s_id, first_stage FROM _bw_csv_staged""")
     # a second row of one (benchmark, model, setting): rejected (the first row is kept)
     con.execute("""CREATE OR REPLACE TEMP TABLE _bw_csv_repeats AS
-                   SELECT b_id, m_id, s_id, min(rn) AS first_rn FROM _bw_csv_staged WHERE first_stage = 0
-                   GROUP BY ALL HAVING count(*) > 1""")
+                   SELECT b_id, m_id, s_id, min(rn) AS first_rn, count(*) AS n FROM _bw_csv_keys
+                   WHERE first_stage = 0 GROUP BY ALL HAVING count(*) > 1""")
     if not _one(con, "SELECT count(*) FROM _bw_csv_repeats")[0]:     # no repeated key: the stages stand
-        con.execute("ALTER TABLE _bw_csv_staged RENAME COLUMN first_stage TO stage")
-        con.execute("ALTER TABLE _bw_csv_staged RENAME TO _bw_csv_checked")
+        con.execute("ALTER TABLE _bw_csv_keys RENAME COLUMN first_stage TO stage")
+        con.execute("CREATE OR REPLACE TEMP VIEW _bw_csv_checked AS SELECT * RENAME (first_stage AS stage) "
+                    "FROM _bw_csv_staged")
     else:
-        con.execute(f"""
-            CREATE OR REPLACE TEMP TABLE _bw_csv_checked AS
-            SELECT s.* EXCLUDE (first_stage),
-                   CASE WHEN s.first_stage = 0 AND s.rn > p.first_rn THEN {DUPLICATE} ELSE s.first_stage END AS stage
-            FROM _bw_csv_staged s
-            LEFT JOIN _bw_csv_repeats p ON p.b_id = s.b_id AND p.m_id = s.m_id AND p.s_id = s.s_id""")
-        con.execute("DROP TABLE temp._bw_csv_staged")   # joined on equalities only: a hash join
-    if not _one(con, "SELECT EXISTS (SELECT 1 FROM _bw_csv_checked WHERE stage = 0)")[0]:
+        stage = f"CASE WHEN s.first_stage = 0 AND s.rn > p.first_rn THEN {DUPLICATE} ELSE s.first_stage END AS stage"
+        repeats = "LEFT JOIN _bw_csv_repeats p ON p.b_id = s.b_id AND p.m_id = s.m_id AND p.s_id = s.s_id"
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE _bw_csv_keys AS
+                        SELECT s.rn, s.b_id, s.m_id, s.s_id, {stage} FROM _bw_csv_keys s {repeats}""")
+        con.execute(f"""CREATE OR REPLACE TEMP VIEW _bw_csv_checked AS
+                        SELECT s.* EXCLUDE (first_stage), {stage} FROM _bw_csv_staged s {repeats}""")
+    if not _one(con, "SELECT EXISTS (SELECT 1 FROM _bw_csv_keys WHERE stage = 0)")[0]:
         return None
     return _unit_names(units)
 
@@ -376,75 +414,86 @@ def _unit_names(units: dict[str, bool]) -> dict[str, str]:
     return {bench: "percent" if pct else "proportion" for bench, pct in sorted(units.items())}
 
 
-def _rejects(con: duckdb.DuckDBPyConnection) -> int:
-    """_bw_csv_rejected: (stage, rn, row JSON, reason) of every rejected row, as `validate` writes
-    them (its JSON writer, its reason functions), assembled in SQL from the JSON of each distinct
-    value. The number of rejected rows."""
-    keys = reason_keys(STAGED_COLUMNS)
+def _rejects(con: duckdb.DuckDBPyConnection, n_rejected: int) -> tuple[int, str]:
+    """_bw_csv_rej: every rejected row in the order the pandas path stores them (stage, line),
+    and the SELECT of their reject_rows columns: each value's JSON text and the reason as
+    `validate` writes them (its JSON writer, its reason functions), in SQL: text the JSON writer
+    copies as it is and numbers both writers print alike directly; any other value's text (j_*)
+    and the declared checks' reasons are filled in by an UPDATE of the rows that need them from
+    a table per distinct value, so the SELECT reads _bw_csv_rej alone, in its order.
+    The number of rejected rows and that SELECT ('' when none)."""
+    if not n_rejected:
+        return 0, ""
+    n, n_checks = _one(con, f"""SELECT count(*), count(*) FILTER (WHERE stage NOT IN ({DUPLICATE}, {SIGN_IN_PROPORTIONS}))
+                                FROM _bw_csv_keys WHERE stage > 0""")
+    text_columns = ("benchmark", "model", "setting", "raw_value", "metric")
+    # what only the declared checks' reasons read, when a row failed one
+    for_reasons = (f"n_cell, unknown_reason, {', '.join(reason_keys(STAGED_COLUMNS))}, NULL::VARCHAR AS reason, "
+                   if n_checks else "")
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _bw_csv_rej AS
-        SELECT stage, rn, benchmark, model, setting, score, raw_value, metric, stderr, n_cell, unknown_reason,
+        SELECT stage, rn, benchmark, model, setting, score, raw_value, metric, stderr, {for_reasons}
                CASE WHEN stage = {BAD_N_ITEMS} THEN NULL ELSE n_items END AS n_items,
-               model_release_date, knowledge_cutoff, evaluated_at, {", ".join(keys)}
-        FROM _bw_csv_checked WHERE stage > 0""")
-    n = _one(con, "SELECT count(*) FROM _bw_csv_rej")[0]
-    if not n:
-        return 0
+               model_release_date, knowledge_cutoff, evaluated_at
+        FROM _bw_csv_checked WHERE stage > 0 ORDER BY stage, rn""")
+    odd: set[str] = set()      # the columns j_<name> added: values whose JSON text is looked up
 
-    def fragments(name: str, sql: str, values, value_type: str) -> None:
-        """A table v -> f: the JSON of each distinct value (`values` makes the column `validate` had)."""
+    def add_parts(columns) -> None:
+        for c in columns:
+            con.execute(f"ALTER TABLE _bw_csv_rej ADD COLUMN j_{c} VARCHAR")
+            odd.add(c)
+
+    def fragments(name: str, sql: str, values, value_type: str) -> bool:
+        """A table v -> f: the JSON of each distinct value (`values` makes the column `validate` had);
+        False when there is none."""
         v = con.execute(sql).df()["v"]
+        if v.empty:
+            return False
         frame = pd.DataFrame({"v": v, "f": pd.Series(json_fragments(values(v)), index=v.index, dtype="object")})
         with registered_frame(con, frame) as rel:
             con.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(name)} AS "
                         f"SELECT CAST(v AS {value_type}) AS v, CAST(f AS VARCHAR) AS f FROM {rel}")
+        return True
 
-    fragments("_bw_csv_jtext", """SELECT DISTINCT v FROM (SELECT benchmark AS v FROM _bw_csv_rej UNION ALL
-                                  SELECT model FROM _bw_csv_rej UNION ALL SELECT setting FROM _bw_csv_rej UNION ALL
-                                  SELECT metric FROM _bw_csv_rej UNION ALL SELECT raw_value FROM _bw_csv_rej
-                                  WHERE NOT regexp_full_match(raw_value, '{SAFE_TEXT}')) WHERE v IS NOT NULL""",
-              lambda v: v.astype("object"), "VARCHAR")
-    fragments("_bw_csv_jnum", """SELECT DISTINCT v FROM (SELECT score AS v FROM _bw_csv_rej UNION ALL
-                                 SELECT stderr FROM _bw_csv_rej) WHERE v IS NOT NULL""",
-              lambda v: v.astype("float64"), "DOUBLE")
-    fragments("_bw_csv_jcount", "SELECT DISTINCT n_items AS v FROM _bw_csv_rej WHERE n_items IS NOT NULL",
-              lambda v: pd.Series(pd.array(v.astype("object"), dtype="Int64"), index=v.index), "INTEGER")
-    fragments("_bw_csv_jdate", """SELECT DISTINCT v FROM (SELECT model_release_date AS v FROM _bw_csv_rej UNION ALL
-                                  SELECT knowledge_cutoff FROM _bw_csv_rej UNION ALL SELECT evaluated_at FROM _bw_csv_rej)
-                                  WHERE v IS NOT NULL""",
-              lambda v: pd.Series(pd.to_datetime(v).astype("datetime64[us]"), index=v.index), "TIMESTAMP")
-    _reason_table(con)
+    def safe_text(v: str) -> str:
+        return f"regexp_full_match({v}, '{SAFE_TEXT}')"
 
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _bw_csv_rejected AS
-        SELECT r.stage, r.rn,
-               '{{"benchmark":' || coalesce(jb.f, 'null') || ',"model":' || coalesce(jm.f, 'null')
-               || ',"setting":' || coalesce(js.f, 'null') || ',"score":' || coalesce(jx.f, 'null')
-               || ',"raw_value":' || CASE WHEN regexp_full_match(r.raw_value, '{SAFE_TEXT}') THEN '"' || r.raw_value || '"'
-                                          ELSE coalesce(jr.f, 'null') END
-               || ',"metric":' || coalesce(jt.f, 'null') || ',"stderr":' || coalesce(je.f, 'null')
-               || ',"ci_low":null,"ci_high":null,"n_items":' || coalesce(jn.f, 'null')
-               || ',"model_release_date":' || coalesce(d1.f, 'null') || ',"knowledge_cutoff":' || coalesce(d2.f, 'null')
-               || ',"evaluated_at":' || coalesce(d3.f, 'null') || ',"excluded_reason":"","model_tag":null,'
-               || '"table_version":"","is_reference":false,"reported_by":null}}' AS row_json,
-               CASE r.stage WHEN {DUPLICATE} THEN $duplicate WHEN {SIGN_IN_PROPORTIONS} THEN $sign
-                            ELSE rs.reason END AS reason
-        FROM _bw_csv_rej r
-        LEFT JOIN _bw_csv_jtext jb ON jb.v = r.benchmark
-        LEFT JOIN _bw_csv_jtext jm ON jm.v = r.model
-        LEFT JOIN _bw_csv_jtext js ON js.v = r.setting
-        LEFT JOIN _bw_csv_jtext jt ON jt.v = r.metric
-        LEFT JOIN _bw_csv_jtext jr ON jr.v = r.raw_value
-        LEFT JOIN _bw_csv_jnum jx ON CAST(jx.v AS VARCHAR) = CAST(r.score AS VARCHAR)
-        LEFT JOIN _bw_csv_jnum je ON CAST(je.v AS VARCHAR) = CAST(r.stderr AS VARCHAR)
-        LEFT JOIN _bw_csv_jcount jn ON jn.v = r.n_items
-        LEFT JOIN _bw_csv_jdate d1 ON d1.v = r.model_release_date
-        LEFT JOIN _bw_csv_jdate d2 ON d2.v = r.knowledge_cutoff
-        LEFT JOIN _bw_csv_jdate d3 ON d3.v = r.evaluated_at
-        LEFT JOIN _bw_csv_reasons rs ON rs.stage = r.stage {" ".join(f"AND rs.k{i} IS NOT DISTINCT FROM r.k{i}"
-                                                                       for i in range(N_REASON_KEYS))}""",
-                {"duplicate": SCORE_UNIQUE.reason, "sign": REASON_PERCENT_IN_PROPORTIONS})
-    return int(n)
+    def safe_number(v: str) -> str:
+        return f"regexp_full_match(CAST({v} AS VARCHAR), '{SAFE_NUMBER}')"
+
+    if fragments("_bw_csv_jtext", "SELECT DISTINCT v FROM (" + " UNION ALL ".join(
+            f"SELECT {c} AS v FROM _bw_csv_rej" for c in text_columns) + f") WHERE NOT {safe_text('v')}",
+            lambda v: v.astype("object"), "VARCHAR"):
+        add_parts(text_columns)
+        for c in text_columns:
+            con.execute(f"UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jtext j WHERE j.v = _bw_csv_rej.{c}")
+    if fragments("_bw_csv_jnum", f"""SELECT DISTINCT v FROM (SELECT score AS v FROM _bw_csv_rej UNION ALL
+                                     SELECT stderr FROM _bw_csv_rej) WHERE NOT {safe_number('v')}""",
+                 lambda v: v.astype("float64"), "DOUBLE"):
+        add_parts(("score", "stderr"))
+        for c in ("score", "stderr"):
+            con.execute(f"""UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jnum j
+                            WHERE NOT {safe_number(f'_bw_csv_rej.{c}')}
+                              AND CAST(j.v AS VARCHAR) = CAST(_bw_csv_rej.{c} AS VARCHAR)""")
+    if fragments("_bw_csv_jdate", """SELECT DISTINCT v FROM (SELECT model_release_date AS v FROM _bw_csv_rej UNION ALL
+                                     SELECT knowledge_cutoff FROM _bw_csv_rej UNION ALL
+                                     SELECT evaluated_at FROM _bw_csv_rej) WHERE v IS NOT NULL""",
+                 lambda v: pd.Series(pd.to_datetime(v).astype("datetime64[us]"), index=v.index), "TIMESTAMP"):
+        add_parts(("model_release_date", "knowledge_cutoff", "evaluated_at"))
+        for c in ("model_release_date", "knowledge_cutoff", "evaluated_at"):
+            con.execute(f"UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jdate j WHERE j.v = _bw_csv_rej.{c}")
+    if n_checks:
+        _reason_table(con)
+        con.execute("UPDATE _bw_csv_rej SET reason = rs.reason FROM _bw_csv_reasons rs "
+                    "WHERE _bw_csv_rej.reason IS NULL AND rs.stage = _bw_csv_rej.stage "
+                    + " ".join(f"AND rs.k{i} IS NOT DISTINCT FROM _bw_csv_rej.k{i}" for i in range(N_REASON_KEYS)))
+
+    reason = f"CASE r.stage WHEN {DUPLICATE} THEN $duplicate WHEN {SIGN_IN_PROPORTIONS} THEN $sign"
+    reason += " ELSE r.reason END" if n_checks else " END"
+    values = ", ".join(f"r.{c}" for c in REJECT_VALUES)
+    parts = ", ".join(f"r.j_{c}" if c in odd else "NULL" for c in REJECT_PARTS)
+    select = f"SELECT $id, $source, $file, {values}, {parts}, {reason}, $now FROM _bw_csv_rej r"
+    return int(n), select
 
 
 def _reason_table(con: duckdb.DuckDBPyConnection) -> None:
@@ -455,7 +504,7 @@ def _reason_table(con: duckdb.DuckDBPyConnection) -> None:
 def _model_table(con: duckdb.DuckDBPyConnection, mapper: NameMapper, snapshot_id: int) -> None:
     """_bw_csv_models: per distinct kept model name, its alias-mapped name and its identity."""
     assert not mapper.naming[SOURCE].benchmark_dependent   # identity by name alone: once per distinct name
-    models = con.execute("SELECT DISTINCT m_id, model AS cell FROM _bw_csv_checked WHERE stage = 0").df()
+    models = con.execute(_KEPT_NAMES.format(id="m_id")).df()
     cells = models["cell"].astype("object")
     ident = mapper.identify(pd.DataFrame({"source": SOURCE, "snapshot_id": snapshot_id, "benchmark": None,
                                           "model_raw": cells, "model_tag": None}))
@@ -467,20 +516,22 @@ def _model_table(con: duckdb.DuckDBPyConnection, mapper: NameMapper, snapshot_id
     _temp_table(con, "_bw_csv_models", frame)
 
 
-def _canonical_duplicates(con: duckdb.DuckDBPyConnection) -> list[str]:
+def _canonical_duplicates(con: duckdb.DuckDBPyConnection, shared_benchmarks: bool) -> list[str]:
     """Rows whose names map to the (benchmark, model, setting) of an earlier row are stored but
     excluded (`storage.ingest._canonical_duplicates`): _bw_csv_canon (the repeated keys, their
     first row) and _bw_csv_dupreasons (the excluded_reason per first raw name and canonical name);
-    the snapshot's warning."""
+    the snapshot's warning (none: no key repeats, and the scores need neither table)."""
     # only names that share their canonical name with another name can repeat a key
+    if not shared_benchmarks and not _one(con, "SELECT bool_or(shared) FROM _bw_csv_models")[0]:
+        return []
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _bw_csv_canon AS
-        SELECT b.mapped_id AS bm, m.mapped_id AS mm, c.s_id, min(c.rn) AS first_rn, arg_min(c.model, c.rn) AS first_raw
-        FROM _bw_csv_checked c JOIN _bw_csv_bench b ON b.b_id = c.b_id JOIN _bw_csv_models m ON m.m_id = c.m_id
+        SELECT b.mapped_id AS bm, m.mapped_id AS mm, c.s_id, min(c.rn) AS first_rn, arg_min(m.cell, c.rn) AS first_raw
+        FROM _bw_csv_keys c JOIN _bw_csv_bench b ON b.b_id = c.b_id JOIN _bw_csv_models m ON m.m_id = c.m_id
         WHERE c.stage = 0 AND (b.shared OR m.shared) GROUP BY ALL HAVING count(*) > 1""")
     dups = con.execute("""
-        SELECT k.first_raw, m.mapped, c.model, c.rn
-        FROM _bw_csv_checked c JOIN _bw_csv_bench b ON b.b_id = c.b_id JOIN _bw_csv_models m ON m.m_id = c.m_id
+        SELECT k.first_raw, m.mapped, m.cell, c.rn
+        FROM _bw_csv_keys c JOIN _bw_csv_bench b ON b.b_id = c.b_id JOIN _bw_csv_models m ON m.m_id = c.m_id
         JOIN _bw_csv_canon k ON k.bm = b.mapped_id AND k.mm = m.mapped_id AND k.s_id = c.s_id
         WHERE c.stage = 0 AND c.rn > k.first_rn ORDER BY c.rn""").fetchall()
     pairs = list(dict.fromkeys((first_raw, mapped) for first_raw, mapped, _, _ in dups))

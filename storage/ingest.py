@@ -277,9 +277,10 @@ def logged(result: IngestResult) -> IngestResult:
 
 def store_rejects(con: duckdb.DuckDBPyConnection, snapshot_id: int, source: str, file_name: str,
                   rows: Sequence[str], reasons: Sequence[str], now: datetime) -> None:
-    """The rejected rows of a snapshot (row as JSON, reason), in the order validation found them."""
+    """The rejected rows of a snapshot (row as JSON, reason), in the order validation found them
+    (table reject_rows: the view `rejects` reads them)."""
     if len(rows):
-        insert_frame(con, "rejects", pd.DataFrame({"snapshot_id": snapshot_id, "source": source, "file_name": file_name,
+        insert_frame(con, "reject_rows", pd.DataFrame({"snapshot_id": snapshot_id, "source": source, "file_name": file_name,
                                                    "row_json": rows, "reason": reasons, "created_at": now}))
 
 

@@ -27,7 +27,8 @@ def stored(path: Path) -> dict[str, pd.DataFrame]:
     with db.connect(path, read_only=True) as con:
         return {
             "scores": con.execute("SELECT * EXCLUDE (snapshot_id) FROM scores ORDER BY rowid").df(),
-            "rejects": con.execute("SELECT source, file_name, row_json, reason FROM rejects ORDER BY rowid").df(),
+            # a view over one table (reject_rows, migration 033): read in its insertion order
+            "rejects": con.execute("SELECT source, file_name, row_json, reason FROM rejects").df(),
             "snapshots": con.execute("""SELECT source, sha256, blob_sha256, file_names, observed_at, origin,
                                                parser_version, n_scores, n_items, n_models, n_rejects, warnings,
                                                meta::VARCHAR AS meta, status, held_reason FROM snapshots""").df(),

@@ -291,7 +291,7 @@ def test_concurrent_ingests_store_each_snapshot_once_with_no_lost_rows(lake_url,
     same_lines = [o[0] for o in outs[len(distinct):]]
     assert sum("unchanged" in line for line in same_lines) == N_SAME - 1, same_lines
     got = _counts(lake_url)
-    for table in ("snapshots", "scores", "item_results", "model_dates", "rejects", "blobs", "fetches"):
+    for table in ("snapshots", "scores", "item_results", "model_dates", "reject_rows", "blobs", "fetches"):
         assert got[table] == expected[table], (table, got[table], expected[table])
     with db.connect(lake_url, read_only=True) as con:
         dup_ids = con.execute("SELECT count(*) - count(DISTINCT id) FROM snapshots").fetchone()[0]

@@ -160,7 +160,7 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
                 assert _wait_runs(api, [rid], RUN_TIMEOUT) == {rid: "COMPLETED"}
 
     lake_counts, file_counts = _counts(lake_url), _counts(file_db)
-    for table in ("snapshots", "scores", "item_results", "model_dates", "rejects", "blobs", "saturation"):
+    for table in ("snapshots", "scores", "item_results", "model_dates", "reject_rows", "blobs", "saturation"):
         assert lake_counts[table] == file_counts[table], (table, lake_counts[table], file_counts[table])
     dup = _table(lake_url, "SELECT count(*) - count(DISTINCT (source, sha256)) AS d FROM snapshots")["d"].iloc[0]
     assert dup == 0
