@@ -72,9 +72,9 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
     The results are the same either way (tests/test_incremental_analysis.py).
     """
     from storage import fingerprint as fp
-    from storage.saturation import read_saturation_latest
+    from storage.saturation import ANALYSIS_MEMORY_LIMIT, memory_limit, read_saturation_latest
     now = now or utcnow()
-    with connect_synced(db_path) as con:
+    with connect_synced(db_path) as con, memory_limit(con, ANALYSIS_MEMORY_LIMIT):
         key = fp.input_fingerprint(con, analysis_parameters(now))
         summary = fp.stored_summary(con) if skip_unchanged and fp.stored_fingerprint(con) == key else None
         if summary is not None:
