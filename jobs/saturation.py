@@ -77,6 +77,7 @@ def primary_population(history: pd.DataFrame) -> pd.DataFrame:
 # of those the ones frontier_history and trends_table read (and the population).
 HISTORY_COLUMNS = ["table_id", "benchmark", "model", "model_raw", "setting", "population", "underlying", "score",
                    "stderr", "ci_low", "ci_high", "date", "metric", "se", "entity_variant"]
+CATALOGUE_COLUMNS = ["source", "table_version", "n_items"]       # assign_tables, table_sizes
 PRIMARY_COLUMNS = ["table_id", "benchmark", "model", "score", "date", "metric", "population", "se", "entity_variant"]
 
 TABLE_META = ["table_id", "benchmark", "source", "sources", "table_version"]
@@ -160,7 +161,10 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     else:    # nothing to recompute (an incremental analysis on a new day): typed, for the writes
         snap["as_of"] = pd.Series(dtype="datetime64[us]")
 
-    history = with_table_ids(read_dated_history(con) if benches is None else read_dated_history(con, benches))
+    history = read_dated_history(con) if benches is None else read_dated_history(con, benches)
+    # the dating columns are logged (read_dated_history): from here on, what the tables and the
+    # catalogue need; the read's wide frame goes as the narrow one is made
+    history = with_table_ids(history[[c for c in [*HISTORY_COLUMNS, *CATALOGUE_COLUMNS] if c in history.columns]])
     spans = store.read_table_spans(con, benches)
     if only is not None:
         history = history[history["table_id"].isin(only)]

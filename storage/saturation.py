@@ -73,8 +73,10 @@ HISTORY_CHUNK_ROWS = 1_000_000
 HISTORY_MEMORY_LIMIT = "256MB"
 # DuckDB's memory for a whole analysis (jobs/analyze.py): by default (80% of RAM) its buffer pool
 # keeps every block the analysis' reads scanned, which each read once; beyond the limit those
-# blocks are dropped (and read again from the file if a later query needs them).
-ANALYSIS_MEMORY_LIMIT = "256MB"
+# blocks are dropped (and read again from the file if a later query needs them). The history
+# reads raise it to HISTORY_MEMORY_LIMIT for their windows; setting it back drops what they cached
+# before the history frame is put in tables (the analysis' peak).
+ANALYSIS_MEMORY_LIMIT = "128MB"
 
 
 @contextmanager
