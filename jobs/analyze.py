@@ -76,9 +76,9 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
     `stored_levels=False`: a skipped analysis returns no "levels" (None; nothing to read back).
     """
     from storage import fingerprint as fp
-    from storage.saturation import read_saturation_latest
+    from storage.saturation import ANALYSIS_MEMORY_LIMIT, memory_limit, read_saturation_latest
     now = now or utcnow()
-    with connect_synced(db_path) as con:
+    with connect_synced(db_path) as con, memory_limit(con, ANALYSIS_MEMORY_LIMIT):
         tables = fp.table_digests(con)
         shared = analysis_parameters(None)
         key = fp.combine(tables, {**shared, "day": _day(now)})

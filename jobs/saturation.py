@@ -73,6 +73,13 @@ def primary_population(history: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+# The columns of the dated history that saturation_trajectory reads (identity, published SEs), and
+# of those the ones frontier_history and trends_table read (and the population).
+HISTORY_COLUMNS = ["table_id", "benchmark", "model", "model_raw", "setting", "population", "underlying", "score",
+                   "stderr", "ci_low", "ci_high", "date", "metric", "se", "entity_variant"]
+CATALOGUE_COLUMNS = ["source", "table_version", "n_items"]       # assign_tables, table_sizes
+PRIMARY_COLUMNS = ["table_id", "benchmark", "model", "score", "date", "metric", "population", "se", "entity_variant"]
+
 TABLE_META = ["table_id", "benchmark", "source", "sources", "table_version"]
 
 
@@ -154,7 +161,10 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     else:    # nothing to recompute (an incremental analysis on a new day): typed, for the writes
         snap["as_of"] = pd.Series(dtype="datetime64[us]")
 
-    history = with_table_ids(read_dated_history(con) if benches is None else read_dated_history(con, benches))
+    history = read_dated_history(con) if benches is None else read_dated_history(con, benches)
+    # the dating columns are logged (read_dated_history): from here on, what the tables and the
+    # catalogue need; the read's wide frame goes as the narrow one is made
+    history = with_table_ids(history[[c for c in [*HISTORY_COLUMNS, *CATALOGUE_COLUMNS] if c in history.columns]])
     spans = store.read_table_spans(con, benches)
     if only is not None:
         history = history[history["table_id"].isin(only)]
@@ -164,12 +174,17 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     # A table's history is read in the metric its latest scores use (none if they mix), a past
     # table's in its history's metric; n is the table's (models population where there is one).
     metric_of_table = tables.set_index("table_id")["metric"].dropna()
-    history = history[history["table_id"].map(metric_of_table) == history["metric"]]
+    # ... and only the columns the trajectory, the frontier and the trends read from here on (the
+    # dating columns were logged and the catalogue is made): a narrow copy, the read's frame goes
+    history = history.loc[history["table_id"].map(metric_of_table) == history["metric"],
+                          [c for c in HISTORY_COLUMNS if c in history.columns]]
     n_of = tables.set_index("table_id")["n_items"].dropna().to_dict()
     assumed_of = tables.set_index("table_id")["n_assumed"].fillna(False).astype(bool).to_dict()
     trajectory = saturation_trajectory(history, n_of, k, alpha, z, n_assumed=assumed_of)
     trajectory.insert(3, "scope", SCOPE)
-    primary = primary_population(history)
+    # the frontier and the trends read only these columns: a narrow copy, and the history goes
+    primary = primary_population(history[[c for c in PRIMARY_COLUMNS if c in history.columns]])
+    del history
     frontier = frontier_history(primary, k)
     trends = trends_table(primary, now=now_ts, benchmarks=registry, k=k, frontier=frontier)
     trends["k"] = k
@@ -190,14 +205,16 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
                                       frontier=frontier, trends=trends,
                                       tables=all_tables(kept, tables.assign(run_at=run_at)), day_trends=day,
                                       scope=SCOPE, k=k, alpha=alpha, run_at=run_at)
+    # what the summary needs of the frames above; the frames go before the next reads (peak memory)
+    points = trajectory.groupby(["table_id", "population"]).size().rename("trajectory_points")
+    del trajectory, frontier, primary, latest, spans
     run_post_cutoff_saturation(con, now=now_ts, k=k, alpha=alpha, z=z, only=only)
     run_levels(con)   # the committed level of every stored row (issue 19; jobs/levels.py)
     if snap.empty:
         summary = pd.DataFrame(columns=SUMMARY_COLUMNS)
         return merged_summary(previous[~previous["table_id"].isin(only)], summary) \
             if only is not None and previous is not None and len(previous) else summary
-    summary = snap.merge(trajectory.groupby(["table_id", "population"]).size().rename("trajectory_points"),
-                         left_on=["table_id", "population"], right_index=True, how="left")
+    summary = snap.merge(points, left_on=["table_id", "population"], right_index=True, how="left")
     summary = summary.merge(trends[["table_id", "population", "frontier", "slope_per_month", "stalled",
                                     "forecast_status", "forecast_date"]], on=["table_id", "population"], how="left")
     summary["trajectory_points"] = summary["trajectory_points"].fillna(0).astype("int64")

@@ -64,11 +64,19 @@ _HISTORY_ROWS = """
 # Rows of scores per query of a history read: the reads below window over every stored row, so
 # they run on contiguous ranges of benchmarks (every window is within one benchmark) to bound
 # DuckDB's memory by a range's rows instead of the whole table's.
-HISTORY_CHUNK_ROWS = 2_500_000
+# 1M rows: a range's windows then run within HISTORY_MEMORY_LIMIT (at 2.5M rows they spilled to
+# disk, ~2.5x the time of the same query in memory).
+HISTORY_CHUNK_ROWS = 1_000_000
 # DuckDB's memory while a history read runs: its buffer pool would otherwise keep every block of
 # the scores it scanned (most of a 10M-row table) in the process' memory; beyond it, DuckDB evicts
 # or spills to its temporary directory.
 HISTORY_MEMORY_LIMIT = "256MB"
+# DuckDB's memory for a whole analysis (jobs/analyze.py): by default (80% of RAM) its buffer pool
+# keeps every block the analysis' reads scanned, which each read once; beyond the limit those
+# blocks are dropped (and read again from the file if a later query needs them). The history
+# reads raise it to HISTORY_MEMORY_LIMIT for their windows; setting it back drops what they cached
+# before the history frame is put in tables (the analysis' peak).
+ANALYSIS_MEMORY_LIMIT = "128MB"
 
 
 @contextmanager
