@@ -54,13 +54,16 @@ def test_every_real_history_number_of_the_doc_sits_in_a_block():
 
 @pytest.mark.slow
 @needs(SNAPSHOTS)
-def test_docs_statistics_figures_are_current(real_history_backfilled, monkeypatch, capsys):
-    """`python docs/figures.py --check`, run in this process; its first step, the backfill of the
+def test_docs_statistics_figures_are_current(real_history, monkeypatch, capsys):
+    """`python docs/figures.py --check`, run in this process. Its first step, the backfill of the
     snapshots (`benchwatch backfill DIR` in a subprocess, docs/figures.py's `backfill`), is the
-    session's (tests/conftest.py: the same function on the same folder, run once): a copy of it.
-    Everything after it (analyze, calibration, the blocks, the comparison) runs here as the script does."""
+    session's (tests/conftest.py: the same function on the same folder, run once), already
+    analyzed at the same "now": the script's own `analyze` then recomputes only what an unchanged
+    input leaves to recompute, whose results are those of a full analysis
+    (tests/test_incremental_analysis.py). Everything after it (calibration, the blocks, the
+    comparison) runs here as the script does."""
     f = figures()
-    monkeypatch.setattr(f, "backfill", lambda root, db: copy_db(real_history_backfilled, db)
+    monkeypatch.setattr(f, "backfill", lambda root, db: copy_db(real_history, db)
                         if Path(root) == SNAPSHOTS else pytest.fail(f"backfill of {root}"))
     done = f.main(["--snapshots", str(SNAPSHOTS), "--check"])
     out = capsys.readouterr()
