@@ -62,3 +62,40 @@ def synced_db(_synced_template, tmp_path) -> Path:
     path = tmp_path / "bw.duckdb"
     shutil.copyfile(_synced_template, path)
     return path
+
+
+# --- the real snapshot history (../shared/snapshots), built once a session ----------------------
+# Several slow tests read the whole real history backfilled (and analyzed at its newest
+# observation): building it once and sharing it (read-only, or a copy for a test that writes)
+# saves a backfill and an analysis per module (~1 min each on 2 cores).
+
+@pytest.fixture(scope="session")
+def real_history_backfilled(tmp_path_factory) -> Path:
+    """../shared/snapshots backfilled as a user does it (docs/figures.py's `backfill`: the
+    `benchwatch backfill DIR` command in a subprocess), not analyzed. Read it, or copy it
+    (`real_history_copy`) to write; skipped, with the reason, without ../shared."""
+    from helpers import SNAPSHOTS, docs_figures, require
+    require(SNAPSHOTS)
+    path = tmp_path_factory.mktemp("real-history") / "backfilled.duckdb"
+    docs_figures().backfill(SNAPSHOTS, path)            # raises on any failed file
+    return path
+
+
+@pytest.fixture(scope="session")
+def real_history(real_history_backfilled, tmp_path_factory) -> Path:
+    """The backfilled real history analyzed with now = its newest observation (as docs/figures.py
+    does). Shared by every test that asks for it: only read it (storage.query.run_query,
+    read-only connections)."""
+    from helpers import copy_db, docs_figures
+    from jobs.cycle import analyze
+    path = tmp_path_factory.mktemp("real-history-analyzed") / "history.duckdb"
+    copy_db(real_history_backfilled, path)
+    analyze(path, now=docs_figures().history_now(path))
+    return path
+
+
+@pytest.fixture
+def real_history_copy(real_history_backfilled, tmp_path) -> Path:
+    """A private copy of the backfilled (not analyzed) real history, for a test that writes."""
+    from helpers import copy_db
+    return copy_db(real_history_backfilled, tmp_path / "real.duckdb")

@@ -65,6 +65,16 @@ def fixture_scraper(source: str, *, floor: int | None = 1):
     return s
 
 
+def copy_db(src: Path, dst: Path) -> Path:
+    """A DuckDB file copied with its WAL, if a writer left one (tests/conftest.py's shared databases)."""
+    import shutil
+    shutil.copyfile(src, dst)
+    wal = Path(f"{src}.wal")
+    if wal.exists():
+        shutil.copyfile(wal, f"{dst}.wal")
+    return Path(dst)
+
+
 def docs_figures():
     """docs/figures.py (a script, not a package module) loaded as a module for its tests."""
     import importlib.util

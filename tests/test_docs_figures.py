@@ -1,20 +1,18 @@
 """docs/statistics.md's figures about the real history are what the code produces now.
 
-The slow test runs `python docs/figures.py --check` on ../shared/snapshots (skipped, with the
-reason shown, when the folder is absent). The fast tests check the block rewriting and that
+The slow test runs `python docs/figures.py --check` on ../shared/snapshots (in this process, on
+the session's backfill of it, tests/conftest.py; skipped, with the reason shown, when the folder
+is absent). The fast tests check the block rewriting and that
 --check fails on a stale document.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import SNAPSHOTS, needs
+from helpers import SNAPSHOTS, copy_db, needs
 from helpers import docs_figures as figures
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,8 +54,17 @@ def test_every_real_history_number_of_the_doc_sits_in_a_block():
 
 @pytest.mark.slow
 @needs(SNAPSHOTS)
-def test_docs_statistics_figures_are_current():
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, str(ROOT / "docs" / "figures.py"), "--snapshots", str(SNAPSHOTS),
-                           "--check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+def test_docs_statistics_figures_are_current(real_history, monkeypatch, capsys):
+    """`python docs/figures.py --check`, run in this process. Its first step, the backfill of the
+    snapshots (`benchwatch backfill DIR` in a subprocess, docs/figures.py's `backfill`), is the
+    session's (tests/conftest.py: the same function on the same folder, run once), already
+    analyzed at the same "now": the script's own `analyze` then recomputes only what an unchanged
+    input leaves to recompute, whose results are those of a full analysis
+    (tests/test_incremental_analysis.py). Everything after it (calibration, the blocks, the
+    comparison) runs here as the script does."""
+    f = figures()
+    monkeypatch.setattr(f, "backfill", lambda root, db: copy_db(real_history, db)
+                        if Path(root) == SNAPSHOTS else pytest.fail(f"backfill of {root}"))
+    done = f.main(["--snapshots", str(SNAPSHOTS), "--check"])
+    out = capsys.readouterr()
+    assert done == 0, out.out[-4000:] + out.err[-2000:]

@@ -119,11 +119,9 @@ def test_running_best_history_gives_the_full_history_results(tmp_path, monkeypat
 
 @needs(SNAPSHOTS)
 @pytest.mark.slow
-def test_running_best_history_on_the_real_snapshots(tmp_path, monkeypatch):
-    figures = docs_figures()
-    path = tmp_path / "real.duckdb"
-    figures.backfill(SNAPSHOTS, path)
-    assert_same_as_full_history(path, tmp_path, monkeypatch, figures.history_now(path))
+def test_running_best_history_on_the_real_snapshots(real_history_copy, tmp_path, monkeypatch):
+    path = real_history_copy            # the backfilled real history (tests/conftest.py), a private copy
+    assert_same_as_full_history(path, tmp_path, monkeypatch, docs_figures().history_now(path))
 
 
 # --- contamination: A2 reads the last two snapshots of each series, and the references' rows ---

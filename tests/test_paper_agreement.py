@@ -66,13 +66,10 @@ def test_counts_are_per_paper_benchmark():
 # --- the real history ------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def agreement(tmp_path_factory) -> pd.DataFrame:
-    from jobs.cycle import analyze
+def agreement(real_history) -> pd.DataFrame:
+    # the history backfilled and analyzed as docs/figures.py does it (tests/conftest.py, shared: read only)
     f = docs_figures()
-    db = tmp_path_factory.mktemp("paper") / "history.duckdb"
-    f.backfill(SNAPSHOTS, db)
-    analyze(db, now=f.history_now(db))
-    frame = f.paper_agreement(db, PAPER_DATA)
+    frame = f.paper_agreement(real_history, PAPER_DATA)
     frame.attrs["block"] = f.block_paper_agreement(frame)
     return frame
 

@@ -18,9 +18,8 @@ import pandas as pd
 import pytest
 
 from analysis.constants import FDR_Q, MIN_EFFECT, MIN_EFFECT_SE, REFERENCE_TRUST
-from jobs.cycle import analyze
 from storage.query import run_query
-from helpers import SNAPSHOTS, docs_figures, needs
+from helpers import SNAPSHOTS, needs
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = [needs(SNAPSHOTS), pytest.mark.slow]   # a real-history backfill: every snapshot file, then analyze
@@ -28,13 +27,11 @@ BINS = [(0.01, "very low"), (0.3, "low"), (0.7, "moderate"), (0.9, "high"), (np.
 
 
 @pytest.fixture(scope="module")
-def history(tmp_path_factory) -> Path:
-    """The history backfilled the way a user does it (docs/figures.py calls the project's backfill)."""
-    figures = docs_figures()
-    db = tmp_path_factory.mktemp("real") / "history.duckdb"
-    figures.backfill(SNAPSHOTS, db)                  # raises on any failed file
-    analyze(db, now=figures.history_now(db))
-    return db
+def history(real_history) -> Path:
+    """The history backfilled the way a user does it (docs/figures.py calls the project's backfill)
+    and analyzed at its newest observation: tests/conftest.py's `real_history`, built once a
+    session and shared (these tests only read it)."""
+    return real_history
 
 
 def q(db: Path, sql: str) -> pd.DataFrame:
