@@ -208,6 +208,17 @@ def test_contamination_waits_for_confirmation_then_resolves_naming_the_new_data(
     assert evaluate(now=day(4), previous=ev.states, suspects=suspects("not_flagged")).notifications == []
 
 
+def test_a_suspicion_the_new_data_cannot_test_is_closed_not_cleared():
+    """New data on which the test could not run (too few rows or windows) ends the suspicion, and
+    the message says so: it is no verdict that the new data are clean."""
+    ev = evaluate(now=day(2), previous=[], suspects=suspects("persisted", snaps=(5,)))
+    untested = suspects("not_flagged", resolution={"why": "not tested on the new data (floors)", "tested": False})
+    ev = evaluate(now=day(3), previous=ev.states, suspects=untested)
+    assert [title(n) for n in ev.notifications] == [
+        "m<!channel> on gpqa_diamond: contamination suspicion closed: new data (snapshot 4 of "
+        + day(2).isoformat()[:10] + ") no longer allow the test"]
+
+
 def test_corroborated_or_strong_q_fires_at_once_and_bad_state_is_an_error():
     ev = evaluate(now=day(1), previous=[], suspects=suspects("corroborated"))
     assert [n.transition for n in ev.notifications] == [FIRING]

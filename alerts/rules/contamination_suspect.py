@@ -88,7 +88,8 @@ def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOut
                          **_data(r.get("resolved_snapshot_ids"), r.get("resolved_data_as_of")),
                          **{k: num((_evidence(r.get("resolution")) or {}).get(k))
                             for k in ("effect", "p_value", "q_value")},
-                         "why": str((_evidence(r.get("resolution")) or {}).get("why") or "")}
+                         "why": str((_evidence(r.get("resolution")) or {}).get("why") or ""),
+                         "tested": (_evidence(r.get("resolution")) or {}).get("tested") is not False}
                         for r in records]
             as_ofs = [to_utc(r["resolved_data_as_of"]) for r in records if not missing(r.get("resolved_data_as_of"))]
             conditions.append(Condition(labels=labels, annotations={**names, "resolved_by": resolved},
@@ -137,6 +138,9 @@ def _headline(transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) 
         data = "; ".join(_data_words(r.get("snapshot_ids"), r.get("data_as_of")) for r in a.get("resolved_by", []))
         if not data:     # a notice queued before suspicions were stored
             return f"{who}: contamination suspicion cleared"
+        if not any(r.get("tested", True) for r in a.get("resolved_by", [])):
+            # no verdict on the new data: the test could not run there, so the suspicion is closed, not cleared
+            return f"{who}: contamination suspicion closed: new data ({data}) no longer allow the test"
         return f"{who}: contamination suspicion resolved: new data ({data}) no longer flag it"
     why = ", ".join(CONFIRMED_BY_WORDS.get(w, (w, w))[0] for w in a.get("confirmed_by", [])) \
         or a.get("status", "suspect")

@@ -112,7 +112,7 @@ def advance_suspicions(results: pd.DataFrame, states: pd.DataFrame | None, *, ru
             out[key] = row
         elif is_open and _snaps(prev["snapshot_ids"]) != snaps:
             out[key] = _resolved(prev, run_at, run_id, snaps, snapshot_dates,
-                                 {"why": "not flagged on the new data", **numbers, "status": r["status"]})
+                                 {"why": "not flagged on the new data", "tested": True, **numbers, "status": r["status"]})
         elif is_open:   # same data, not flagged (a stored test the run did not hold): the suspicion holds
             out[key] = {**prev, "q_value": numbers["q_value"], "updated_at": run_at, "run_id": run_id}
     for key, prev in old.items():
@@ -122,7 +122,7 @@ def advance_suspicions(results: pd.DataFrame, states: pd.DataFrame | None, *, ru
         if now_snaps and not set(now_snaps) <= set(_snaps(prev["snapshot_ids"])):
             out[key] = _resolved(prev, run_at, run_id, now_snaps, snapshot_dates,
                                  {"why": "not tested on the new data (the model's rows or windows no longer "
-                                         "meet the signal's floors)"})
+                                         "meet the signal's floors)", "tested": False})
     frame = pd.DataFrame(list(out.values()), columns=SUSPICION_COLUMNS)
     return frame.sort_values(["signal", "source", "benchmark", "model", "detail"], kind="stable").reset_index(drop=True)
 
