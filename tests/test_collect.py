@@ -289,12 +289,16 @@ def livebench_site(monkeypatch):
 
 
 @pytest.mark.parametrize("whole", [False, True], ids=["collect_source", "collect"])
-def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished(tmp_path, livebench_site, whole):
+def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished(tmp_path, livebench_site, whole,
+                                                                                   monkeypatch):
     """LiveBench: each cycle reads the changelog; a listed release not stored is fetched and stored
     as its own table (table_version = release); a release whose table 404s is reported, tried in
     RELEASE_MAX_MISSES collections, then no more (issue 21). The same through `collect`, which
     settles an unchanged changelog with the sources and reads its releases from the store."""
     from jobs.cycle import RELEASE_MAX_MISSES
+
+    # `collect` builds its own Fetcher: the fast one here too (no politeness waits on 127.0.0.1)
+    monkeypatch.setattr("jobs.collect.Fetcher", fast_fetcher)
 
     def collect_source(db, source, *, run_id, fetcher):   # noqa: F811 - the path under test
         if whole:
