@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from common.time import to_utc, utcnow
+from analysis.constants import SATURATION_K, SUSPICION_STATES
 from jobs.sync import connect_synced
 from storage import new_day
 
@@ -131,8 +132,8 @@ def _levels_before(con) -> pd.DataFrame | None:
 # the last completed analysis; the same on a new day means no new data (`_move_to_day`)
 DATA_PART = "analyze_data"
 DAY_ONLY_PLAN = "day-relative columns only (no new data)"
-# analysis.contamination.suspicions.RESOLVED, not imported here (the package imports scipy); a test keeps them equal
-RESOLVED_STATE = "resolved"
+# the suspicion state a day move leaves alone (analysis.constants, not the contamination package: it imports scipy)
+RESOLVED_STATE = SUSPICION_STATES[2]
 
 
 def _day(now: datetime) -> str:
@@ -143,7 +144,6 @@ def _move_to_day(con, now: datetime, key: str) -> dict:
     """A new day without new data: what a full analysis would compute differs from the stored
     results in the day-relative columns only (storage.new_day), which are updated in place; no
     table, test or level is recomputed (and scipy and the analysis are not imported)."""
-    from analysis.constants import SATURATION_K
     from storage import fingerprint as fp
     from storage.contamination import read_suspects
     from storage.saturation import read_saturation_latest

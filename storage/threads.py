@@ -15,8 +15,3 @@ import duckdb
 def one_thread(con: duckdb.DuckDBPyConnection) -> None:
     """Small statements ahead: run them on one thread."""
     con.execute("SET threads = 1")
-
-
-def all_threads(con: duckdb.DuckDBPyConnection) -> None:
-    """Back to DuckDB's default (one thread per core), before heavy work on the same connection."""
-    con.execute("RESET threads")

@@ -84,13 +84,7 @@ def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOut
                  "benchmark_name": text(records[0], "benchmark_name") or str(bench)}
         open_ = [r for r in records if r["state"] != RESOLVED_STATE]
         if not open_:
-            resolved = [{"signal": text(r, "signal"), "detail": text(r, "detail"),
-                         **_data(r.get("resolved_snapshot_ids"), r.get("resolved_data_as_of")),
-                         **{k: num((_evidence(r.get("resolution")) or {}).get(k))
-                            for k in ("effect", "p_value", "q_value")},
-                         "why": str((_evidence(r.get("resolution")) or {}).get("why") or ""),
-                         "tested": (_evidence(r.get("resolution")) or {}).get("tested") is not False}
-                        for r in records]
+            resolved = [_resolution(r) for r in records]
             as_ofs = [to_utc(r["resolved_data_as_of"]) for r in records if not missing(r.get("resolved_data_as_of"))]
             conditions.append(Condition(labels=labels, annotations={**names, "resolved_by": resolved},
                                         data_as_of=max(as_ofs) if as_ofs else now, resolves=True))
@@ -125,6 +119,15 @@ def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOut
             data_as_of=as_of,
             fire_after=1 if confirmed else None))
     return RuleOutput(conditions, covered)
+
+
+def _resolution(r: Mapping[str, Any]) -> dict[str, Any]:
+    """What a resolved suspicion's message shows of its resolution (the evidence read once)."""
+    ev = _evidence(r.get("resolution")) or {}
+    return {"signal": text(r, "signal"), "detail": text(r, "detail"),
+            **_data(r.get("resolved_snapshot_ids"), r.get("resolved_data_as_of")),
+            **{k: num(ev.get(k)) for k in ("effect", "p_value", "q_value")},
+            "why": str(ev.get("why") or ""), "tested": ev.get("tested") is not False}
 
 
 def _data_words(ids: Any, as_of: Any) -> str:

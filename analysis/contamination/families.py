@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.contamination.base import RESULT_COLUMNS, SignalTest, Thresholds
+from analysis.constants import SUSPICION_STATES
 from analysis.contamination.numerics import benjamini_hochberg, jsonable
 from analysis.cutoffs import require_columns
 
@@ -90,7 +91,7 @@ def _data_versions(key: TestKey, snaps: tuple, flagged: bool, prev_row: dict | N
         return 0
     if suspicions is not None:
         s = suspicions.get(key)
-        if s is None or s.get("state") == "resolved":
+        if s is None or s.get("state") == SUSPICION_STATES[2]:     # resolved
             return 1
         stored = tuple(sorted(int(i) for i in (s.get("snapshot_ids") or ())))
         return int(s.get("distinct_data") or 1) + (1 if stored != tuple(snaps) else 0)

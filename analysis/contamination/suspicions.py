@@ -29,10 +29,10 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from analysis.constants import SUSPICION_CONFIRM_Q
+from analysis.constants import SUSPICION_CONFIRM_Q, SUSPICION_STATES
 from analysis.contamination.families import TestKey, test_key
 
-PENDING, CONFIRMED, RESOLVED = "pending", "confirmed", "resolved"
+PENDING, CONFIRMED, RESOLVED = SUSPICION_STATES
 SUSPICION_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "state", "confirmed_by",
                      "first_flagged_at", "confirmed_at", "updated_at", "run_id", "distinct_data", "snapshot_ids",
                      "data_as_of", "effect", "se", "ci_low", "ci_high", "p_value", "q_value", "evidence",
