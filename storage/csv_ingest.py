@@ -307,8 +307,10 @@ def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str], reading: C
 
     def odd_cells(cell: str, plain) -> pd.Series:
         """The distinct cells of a column that `plain` (SQL of a cell's text) does not accept: the
-        pattern runs once per distinct cell, not per line."""
-        return _distinct(con, f"SELECT cell FROM (SELECT DISTINCT {cell} AS cell FROM _bw_csv_raw r) WHERE NOT {plain('cell')}")
+        pattern runs once per distinct cell, not per line (a filter on a DISTINCT column would be
+        pushed below it, into the scan; one on an aggregate's result is not)."""
+        return _distinct(con, f"SELECT cell FROM (SELECT any_value({cell}) AS cell FROM _bw_csv_raw r GROUP BY {cell}) "
+                              f"WHERE NOT {plain('cell')}")
 
     def number(name: str, cell: str, core, table: str, values) -> str:
         """A plain decimal is cast by DuckDB; any other text is looked up in the table of its distinct
@@ -461,8 +463,9 @@ def _rejects(con: duckdb.DuckDBPyConnection, n_rejected: int) -> tuple[int, str]
     def safe_number(v: str) -> str:
         return f"regexp_full_match(CAST({v} AS VARCHAR), '{SAFE_NUMBER}')"
 
-    if fragments("_bw_csv_jtext", "SELECT DISTINCT v FROM (" + " UNION ALL ".join(
-            f"SELECT {c} AS v FROM _bw_csv_rej" for c in text_columns) + f") WHERE NOT {safe_text('v')}",
+    # the pattern once per distinct text (grouped first: see `odd_cells` in _cell_tables)
+    if fragments("_bw_csv_jtext", "SELECT v FROM (SELECT any_value(v) AS v FROM (" + " UNION ALL ".join(
+            f"SELECT {c} AS v FROM _bw_csv_rej" for c in text_columns) + f") GROUP BY v) WHERE NOT {safe_text('v')}",
             lambda v: v.astype("object"), "VARCHAR"):
         add_parts(text_columns)
         for c in text_columns:
