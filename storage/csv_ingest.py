@@ -308,24 +308,37 @@ def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str], reading: C
         """The distinct cells of a column that `plain` (SQL of a cell's text) does not accept: the
         pattern runs once per distinct cell, not per line (a filter on a DISTINCT column would be
         pushed below it, into the scan; one on an aggregate's result is not)."""
-        return _distinct(con, f"SELECT cell FROM (SELECT any_value({cell}) AS cell FROM _bw_csv_raw r GROUP BY {cell}) "
-                              f"WHERE NOT {plain('cell')}")
+        return odd_and_signed(cell, plain, signs=False)[0]
 
-    def number(name: str, cell: str, core, table: str, values) -> str:
+    def odd_and_signed(cell: str, plain, signs: bool) -> tuple[pd.Series, bool]:
+        """`odd_cells`, and (`signs`) whether any cell of the column contains a '%'."""
+        found = con.execute(f"""SELECT cell, NOT {plain('cell')} AS odd
+                                FROM (SELECT any_value({cell}) AS cell FROM _bw_csv_raw r GROUP BY {cell})
+                                WHERE NOT {plain('cell')} {"OR contains(cell, '%')" if signs else ""}""").fetchnumpy()
+        cells = np.asarray(found["cell"], dtype=object)     # every cell with a '%' is among them (signs)
+        return (pd.Series(cells[np.asarray(found["odd"], dtype=bool)], dtype="object"),
+                signs and any("%" in c for c in cells))
+
+    def number(name: str, cell: str, core, table: str, values, signs: bool = False) -> str:
         """A plain decimal is cast by DuckDB; any other text is looked up in the table of its distinct
         cells read by `values` (the scraper's own reading): a line whose cell is in that table is
-        one of them."""
+        one of them. `signs`: a column whose cells may end in '%' (`core` strips it); when none
+        contains one, its lines are neither stripped nor searched for one (select["sign"])."""
         def plain(c: str) -> str:
             return (f"(regexp_full_match({core(c)}, '{reading.PLAIN_DECIMAL}') "
                     f"AND length({core(c)}) <= {reading.PLAIN_DECIMAL_MAX_LEN})")
-        odd = odd_cells(cell, plain)
+        odd, signed = odd_and_signed(cell, plain, signs)
+        if signs and not signed:      # rtrim(cell, '%') = cell and no '%' on any line
+            select["sign"] = "false"
+            core = lambda c: c      # noqa: E731
         if odd.empty:
             return f"CAST({core(cell)} AS DOUBLE)"
         _temp_table(con, table, pd.DataFrame({"cell": odd, "value": values(odd)}))
         joins.append(f"LEFT JOIN {table} {name} ON {name}.cell = {cell}")
         return f"CASE WHEN {name}.cell IS NULL THEN CAST({core(cell)} AS DOUBLE) ELSE {name}.value END"
 
-    select["x"] = number("sn", col["score"], lambda c: f"rtrim({c}, '%')", "_bw_csv_scorenum", reading.score_numbers)
+    select["x"] = number("sn", col["score"], lambda c: f"rtrim({c}, '%')", "_bw_csv_scorenum", reading.score_numbers,
+                         signs=True)
     select["se"] = (number("se", col["stderr"], lambda c: c, "_bw_csv_senum", reading.stderr_numbers)
                     if "stderr" in col else "NULL::DOUBLE")
     if "n_items" in col:
@@ -412,8 +425,12 @@ def _check(con: duckdb.DuckDBPyConnection, lines: _Lines) -> dict[str, str] | No
                    WHERE first_stage = 0 GROUP BY ALL HAVING count(*) > 1""")
     if not _one(con, "SELECT count(*) FROM _bw_csv_repeats")[0]:     # no repeated key: the stages stand
         con.execute("ALTER TABLE _bw_csv_keys RENAME COLUMN first_stage TO stage")
-        con.execute("CREATE OR REPLACE TEMP VIEW _bw_csv_checked AS SELECT * RENAME (first_stage AS stage) "
-                    "FROM _bw_csv_staged")
+        if _one(con, "SELECT bool_or(stage > 0) FROM _bw_csv_keys")[0]:
+            con.execute("CREATE OR REPLACE TEMP VIEW _bw_csv_checked AS SELECT * RENAME (first_stage AS stage) "
+                        "FROM _bw_csv_staged")
+        else:       # every line kept: its lines are not checked again
+            con.execute(f"CREATE OR REPLACE TEMP VIEW _bw_csv_checked AS SELECT *, 0 AS stage "
+                        f"FROM ({staged('_bw_csv_rows', first=False)})")
     else:
         stage = f"CASE WHEN s.first_stage = 0 AND s.rn > p.first_rn THEN {DUPLICATE} ELSE s.first_stage END AS stage"
         repeats = "LEFT JOIN _bw_csv_repeats p ON p.b_id = s.b_id AND p.m_id = s.m_id AND p.s_id = s.s_id"
@@ -494,8 +511,9 @@ def _rejects(con: duckdb.DuckDBPyConnection, n_rejected: int) -> tuple[int, str]
                  lambda v: v.astype("float64"), "DOUBLE"):
         add_parts(("score", "stderr"))
         for c in ("score", "stderr"):     # only numbers whose text is not safe are in _bw_csv_jnum
+            # joined by value (equal values: 0.0 = -0.0), then by text, which only those pairs cast
             con.execute(f"""UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jnum j
-                            WHERE CAST(j.v AS VARCHAR) = CAST(_bw_csv_rej.{c} AS VARCHAR)""")
+                            WHERE j.v = _bw_csv_rej.{c} AND CAST(j.v AS VARCHAR) = CAST(_bw_csv_rej.{c} AS VARCHAR)""")
     if fragments("_bw_csv_jdate", """SELECT DISTINCT v FROM (SELECT model_release_date AS v FROM _bw_csv_rej UNION ALL
                                      SELECT knowledge_cutoff FROM _bw_csv_rej UNION ALL
                                      SELECT evaluated_at FROM _bw_csv_rej) WHERE v IS NOT NULL""",
