@@ -511,9 +511,9 @@ def _rejects(con: duckdb.DuckDBPyConnection, n_rejected: int) -> tuple[int, str]
                  lambda v: v.astype("float64"), "DOUBLE"):
         add_parts(("score", "stderr"))
         for c in ("score", "stderr"):     # only numbers whose text is not safe are in _bw_csv_jnum
-            # joined by value (equal values: 0.0 = -0.0), then by text, which only those pairs cast
+            # joined by text: 0.0 = -0.0 as values (and DuckDB, given both, would drop the text test)
             con.execute(f"""UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jnum j
-                            WHERE j.v = _bw_csv_rej.{c} AND CAST(j.v AS VARCHAR) = CAST(_bw_csv_rej.{c} AS VARCHAR)""")
+                            WHERE CAST(j.v AS VARCHAR) = CAST(_bw_csv_rej.{c} AS VARCHAR)""")
     if fragments("_bw_csv_jdate", """SELECT DISTINCT v FROM (SELECT model_release_date AS v FROM _bw_csv_rej UNION ALL
                                      SELECT knowledge_cutoff FROM _bw_csv_rej UNION ALL
                                      SELECT evaluated_at FROM _bw_csv_rej) WHERE v IS NOT NULL""",
