@@ -511,7 +511,7 @@ def _rejects(con: duckdb.DuckDBPyConnection, n_rejected: int) -> tuple[int, str]
                  lambda v: v.astype("float64"), "DOUBLE"):
         add_parts(("score", "stderr"))
         for c in ("score", "stderr"):     # only numbers whose text is not safe are in _bw_csv_jnum
-            # joined by text: 0.0 = -0.0 as values (and DuckDB, given both, would drop the text test)
+            # joined by text: as values, 0.0 = -0.0
             con.execute(f"""UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jnum j
                             WHERE CAST(j.v AS VARCHAR) = CAST(_bw_csv_rej.{c} AS VARCHAR)""")
     if fragments("_bw_csv_jdate", """SELECT DISTINCT v FROM (SELECT model_release_date AS v FROM _bw_csv_rej UNION ALL
