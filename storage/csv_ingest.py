@@ -71,7 +71,7 @@ SIGN_IN_PROPORTIONS, BAD_N_ITEMS, DUPLICATE = PARSER_STAGE, CHECK_STAGES["bad_n_
 STAGED_COLUMNS = frozenset(("benchmark", "model", "setting", "score", "metric", "stderr", "lo", "hi", "bad_n",
                             "n_cell"))
 # Views: a data line's values and stage are computed where they are read (no full-size copy).
-_VIEWS = ("_bw_csv_checked", "_bw_csv_staged", "_bw_csv_rows")
+_VIEWS = ("_bw_csv_checked", "_bw_csv_lines", "_bw_csv_staged", "_bw_csv_rows")
 _TEMP = ("_bw_csv_raw", "_bw_csv_names", "_bw_csv_metrics", "_bw_csv_settings", "_bw_csv_dates",
          "_bw_csv_scorenum", "_bw_csv_senum", "_bw_csv_counts", "_bw_csv_units", "_bw_csv_keys", "_bw_csv_repeats",
          "_bw_csv_bench", "_bw_csv_models", "_bw_csv_canon", "_bw_csv_dupreasons", "_bw_csv_rej",
@@ -196,8 +196,7 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: Fil
         "FROM _bw_csv_raw r")
     if n_rows == 0 or n_null:
         return None
-    _cell_tables(con, col, layout)
-    return _check(con)
+    return _check(con, _cell_tables(con, col, layout))
 
 
 def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response],
@@ -275,16 +274,16 @@ def _with_ids(frame: pd.DataFrame, value: str, id_column: str) -> pd.DataFrame:
     return frame
 
 
-def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str], reading: CsvReading) -> None:
+def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str], reading: CsvReading) -> "_Lines":
     """_bw_csv_rows (a view): one row per data line with the values `parse` gives its cells, joined
-    from the tables of distinct cells."""
+    from the tables of distinct cells; how to build such a view over some of the lines."""
     def distinct(expr: str, where: str = "true") -> pd.Series:
         return _distinct(con, f"SELECT DISTINCT {expr} AS cell FROM _bw_csv_raw r WHERE {where}")
 
     names = pd.unique(pd.concat([distinct(col["benchmark"]), distinct(col["model"])], ignore_index=True))
     _temp_table(con, "_bw_csv_names", _with_ids(reading.name_table(pd.Series(names, dtype="object")),
                                                 "name", "name_id"))
-    select = {"rn": "r.rowid", "benchmark": "nb.name", "b_id": "nb.name_id", "model": "nm.name", "m_id": "nm.name_id",
+    select = {"rn": "r.rn", "benchmark": "nb.name", "b_id": "nb.name_id", "model": "nm.name", "m_id": "nm.name_id",
               "raw_value": col["score"], "sign": f"contains({col['score']}, '%')"}
     joins = [f"LEFT JOIN _bw_csv_names nb ON nb.cell = {col['benchmark']}",
              f"LEFT JOIN _bw_csv_names nm ON nm.cell = {col['model']}"]
@@ -307,24 +306,39 @@ def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str], reading: C
 
     def odd_cells(cell: str, plain) -> pd.Series:
         """The distinct cells of a column that `plain` (SQL of a cell's text) does not accept: the
-        pattern runs once per distinct cell, not per line."""
-        return _distinct(con, f"SELECT cell FROM (SELECT DISTINCT {cell} AS cell FROM _bw_csv_raw r) WHERE NOT {plain('cell')}")
+        pattern runs once per distinct cell, not per line (a filter on a DISTINCT column would be
+        pushed below it, into the scan; one on an aggregate's result is not)."""
+        return odd_and_signed(cell, plain, signs=False)[0]
 
-    def number(name: str, cell: str, core, table: str, values) -> str:
+    def odd_and_signed(cell: str, plain, signs: bool) -> tuple[pd.Series, bool]:
+        """`odd_cells`, and (`signs`) whether any cell of the column contains a '%'."""
+        found = con.execute(f"""SELECT cell, NOT {plain('cell')} AS odd
+                                FROM (SELECT any_value({cell}) AS cell FROM _bw_csv_raw r GROUP BY {cell})
+                                WHERE NOT {plain('cell')} {"OR contains(cell, '%')" if signs else ""}""").fetchnumpy()
+        cells = np.asarray(found["cell"], dtype=object)     # every cell with a '%' is among them (signs)
+        return (pd.Series(cells[np.asarray(found["odd"], dtype=bool)], dtype="object"),
+                signs and any("%" in c for c in cells))
+
+    def number(name: str, cell: str, core, table: str, values, signs: bool = False) -> str:
         """A plain decimal is cast by DuckDB; any other text is looked up in the table of its distinct
         cells read by `values` (the scraper's own reading): a line whose cell is in that table is
-        one of them."""
+        one of them. `signs`: a column whose cells may end in '%' (`core` strips it); when none
+        contains one, its lines are neither stripped nor searched for one (select["sign"])."""
         def plain(c: str) -> str:
             return (f"(regexp_full_match({core(c)}, '{reading.PLAIN_DECIMAL}') "
                     f"AND length({core(c)}) <= {reading.PLAIN_DECIMAL_MAX_LEN})")
-        odd = odd_cells(cell, plain)
+        odd, signed = odd_and_signed(cell, plain, signs)
+        if signs and not signed:      # rtrim(cell, '%') = cell and no '%' on any line
+            select["sign"] = "false"
+            core = lambda c: c      # noqa: E731
         if odd.empty:
             return f"CAST({core(cell)} AS DOUBLE)"
         _temp_table(con, table, pd.DataFrame({"cell": odd, "value": values(odd)}))
         joins.append(f"LEFT JOIN {table} {name} ON {name}.cell = {cell}")
         return f"CASE WHEN {name}.cell IS NULL THEN CAST({core(cell)} AS DOUBLE) ELSE {name}.value END"
 
-    select["x"] = number("sn", col["score"], lambda c: f"rtrim({c}, '%')", "_bw_csv_scorenum", reading.score_numbers)
+    select["x"] = number("sn", col["score"], lambda c: f"rtrim({c}, '%')", "_bw_csv_scorenum", reading.score_numbers,
+                         signs=True)
     select["se"] = (number("se", col["stderr"], lambda c: c, "_bw_csv_senum", reading.stderr_numbers)
                     if "stderr" in col else "NULL::DOUBLE")
     if "n_items" in col:
@@ -346,12 +360,25 @@ def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str], reading: C
             joins.append(f"LEFT JOIN _bw_csv_dates d_{c} ON d_{c}.cell = {col[c]}")
         else:
             select[c] = "NULL::TIMESTAMP"
-    con.execute("CREATE OR REPLACE TEMP VIEW _bw_csv_rows AS SELECT "
-                + ", ".join(f"{expr} AS {quote_ident(name)}" for name, expr in select.items())
-                + " FROM _bw_csv_raw r " + " ".join(joins))
+    lines = _Lines(", ".join(f"{expr} AS {quote_ident(name)}" for name, expr in select.items()), " ".join(joins))
+    lines.view(con, "_bw_csv_rows", "(SELECT rowid AS rn, * FROM _bw_csv_raw)")
+    return lines
 
 
-def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
+@dataclass(frozen=True)
+class _Lines:
+    """The SELECT list and joins that give data lines their values (`_cell_tables`), over a source
+    of raw lines `r` with their line number `rn`."""
+
+    columns: str
+    joins: str
+
+    def view(self, con: duckdb.DuckDBPyConnection, name: str, source: str, extra: str = "") -> None:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {quote_ident(name)} AS SELECT {self.columns}{extra} "
+                    f"FROM {source} r {self.joins}")
+
+
+def _check(con: duckdb.DuckDBPyConnection, lines: _Lines) -> dict[str, str] | None:
     """Decide percent vs proportion per benchmark for the rows whose metric leaves it open (from
     the valid values, `percent_scale`), scale, and stage every row: the views _bw_csv_staged
     (first_stage: the declared checks) and _bw_csv_checked (stage: also the repeated keys), and
@@ -376,17 +403,20 @@ def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
            if units else "(r.declared_percent OR r.sign) AND r.accuracy")
     units_join = ("LEFT JOIN _bw_csv_units u ON r.undeclared AND u.bench = coalesce(r.benchmark, '')"
                   if units else "")
-    con.execute(f"""
-        CREATE OR REPLACE TEMP VIEW _bw_csv_staged AS
-        WITH scaled AS (SELECT r.*, {pct} AS pct FROM _bw_csv_rows r {units_join}),
-        valued AS (
-            SELECT * EXCLUDE (se), CASE WHEN pct THEN x / 100.0::DOUBLE ELSE x END AS score,
-                   CASE WHEN pct THEN se / 100.0::DOUBLE ELSE se END AS stderr
-            FROM scaled)
-        SELECT *, CASE
-            WHEN undeclared AND sign AND NOT pct THEN {SIGN_IN_PROPORTIONS}
-            ELSE {first_stage(STAGED_COLUMNS)} END AS first_stage
-        FROM valued""")
+
+    def staged(rows: str, first: bool = True) -> str:
+        """The lines of the view `rows` scaled, and (`first`) their first stage: the declared checks."""
+        stage = (f""", CASE WHEN undeclared AND sign AND NOT pct THEN {SIGN_IN_PROPORTIONS}
+                         ELSE {first_stage(STAGED_COLUMNS)} END AS first_stage""" if first else "")
+        return f"""
+            WITH scaled AS (SELECT r.*, {pct} AS pct FROM {rows} r {units_join}),
+            valued AS (
+                SELECT * EXCLUDE (se), CASE WHEN pct THEN x / 100.0::DOUBLE ELSE x END AS score,
+                       CASE WHEN pct THEN se / 100.0::DOUBLE ELSE se END AS stderr
+                FROM scaled)
+            SELECT *{stage} FROM valued"""
+
+    con.execute(f"CREATE OR REPLACE TEMP VIEW _bw_csv_staged AS {staged('_bw_csv_rows')}")
     con.execute("""CREATE OR REPLACE TEMP TABLE _bw_csv_keys AS
                    SELECT rn, b_id, m_id, s_id, first_stage FROM _bw_csv_staged""")
     # a second row of one (benchmark, model, setting): rejected (the first row is kept)
@@ -395,15 +425,23 @@ def _check(con: duckdb.DuckDBPyConnection) -> dict[str, str] | None:
                    WHERE first_stage = 0 GROUP BY ALL HAVING count(*) > 1""")
     if not _one(con, "SELECT count(*) FROM _bw_csv_repeats")[0]:     # no repeated key: the stages stand
         con.execute("ALTER TABLE _bw_csv_keys RENAME COLUMN first_stage TO stage")
-        con.execute("CREATE OR REPLACE TEMP VIEW _bw_csv_checked AS SELECT * RENAME (first_stage AS stage) "
-                    "FROM _bw_csv_staged")
+        if _one(con, "SELECT bool_or(stage > 0) FROM _bw_csv_keys")[0]:
+            con.execute("CREATE OR REPLACE TEMP VIEW _bw_csv_checked AS SELECT * RENAME (first_stage AS stage) "
+                        "FROM _bw_csv_staged")
+        else:       # every line kept: its lines are not checked again
+            con.execute(f"CREATE OR REPLACE TEMP VIEW _bw_csv_checked AS SELECT *, 0 AS stage "
+                        f"FROM ({staged('_bw_csv_rows', first=False)})")
     else:
         stage = f"CASE WHEN s.first_stage = 0 AND s.rn > p.first_rn THEN {DUPLICATE} ELSE s.first_stage END AS stage"
         repeats = "LEFT JOIN _bw_csv_repeats p ON p.b_id = s.b_id AND p.m_id = s.m_id AND p.s_id = s.s_id"
         con.execute(f"""CREATE OR REPLACE TEMP TABLE _bw_csv_keys AS
                         SELECT s.rn, s.b_id, s.m_id, s.s_id, {stage} FROM _bw_csv_keys s {repeats}""")
-        con.execute(f"""CREATE OR REPLACE TEMP VIEW _bw_csv_checked AS
-                        SELECT s.* EXCLUDE (first_stage), {stage} FROM _bw_csv_staged s {repeats}""")
+        # Each line's stage is read from _bw_csv_keys, joined by line before the cells' tables: a
+        # filter on the stage (the kept lines, the rejected ones) is pushed into that table's scan,
+        # so only those lines are looked up and checked again.
+        lines.view(con, "_bw_csv_lines", """(SELECT r.rowid AS rn, r.*, k.stage FROM _bw_csv_raw r
+                                             JOIN _bw_csv_keys k ON k.rn = r.rowid)""", ", r.stage AS stage")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW _bw_csv_checked AS {staged('_bw_csv_lines', first=False)}")
     if not _one(con, "SELECT EXISTS (SELECT 1 FROM _bw_csv_keys WHERE stage = 0)")[0]:
         return None
     return _unit_names(units)
@@ -458,23 +496,24 @@ def _rejects(con: duckdb.DuckDBPyConnection, n_rejected: int) -> tuple[int, str]
     def safe_text(v: str) -> str:
         return f"regexp_full_match({v}, '{SAFE_TEXT}')"
 
-    def safe_number(v: str) -> str:
-        return f"regexp_full_match(CAST({v} AS VARCHAR), '{SAFE_NUMBER}')"
-
-    if fragments("_bw_csv_jtext", "SELECT DISTINCT v FROM (" + " UNION ALL ".join(
-            f"SELECT {c} AS v FROM _bw_csv_rej" for c in text_columns) + f") WHERE NOT {safe_text('v')}",
+    # the pattern once per distinct text (grouped first: see `odd_cells` in _cell_tables)
+    if fragments("_bw_csv_jtext", "SELECT v FROM (SELECT any_value(v) AS v FROM (" + " UNION ALL ".join(
+            f"SELECT {c} AS v FROM _bw_csv_rej" for c in text_columns) + f") GROUP BY v) WHERE NOT {safe_text('v')}",
             lambda v: v.astype("object"), "VARCHAR"):
         add_parts(text_columns)
         for c in text_columns:
             con.execute(f"UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jtext j WHERE j.v = _bw_csv_rej.{c}")
-    if fragments("_bw_csv_jnum", f"""SELECT DISTINCT v FROM (SELECT score AS v FROM _bw_csv_rej UNION ALL
-                                     SELECT stderr FROM _bw_csv_rej) WHERE NOT {safe_number('v')}""",
+    # per distinct text of a number (-0.0 is not 0.0 there), the pattern once each
+    if fragments("_bw_csv_jnum", f"""SELECT v FROM (SELECT any_value(v) AS v, t FROM (
+                                         SELECT v, CAST(v AS VARCHAR) AS t FROM (SELECT score AS v FROM _bw_csv_rej
+                                                                                UNION ALL SELECT stderr FROM _bw_csv_rej))
+                                     GROUP BY t) WHERE NOT regexp_full_match(t, '{SAFE_NUMBER}')""",
                  lambda v: v.astype("float64"), "DOUBLE"):
         add_parts(("score", "stderr"))
-        for c in ("score", "stderr"):
+        for c in ("score", "stderr"):     # only numbers whose text is not safe are in _bw_csv_jnum
+            # joined by text: as values, 0.0 = -0.0
             con.execute(f"""UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jnum j
-                            WHERE NOT {safe_number(f'_bw_csv_rej.{c}')}
-                              AND CAST(j.v AS VARCHAR) = CAST(_bw_csv_rej.{c} AS VARCHAR)""")
+                            WHERE CAST(j.v AS VARCHAR) = CAST(_bw_csv_rej.{c} AS VARCHAR)""")
     if fragments("_bw_csv_jdate", """SELECT DISTINCT v FROM (SELECT model_release_date AS v FROM _bw_csv_rej UNION ALL
                                      SELECT knowledge_cutoff FROM _bw_csv_rej UNION ALL
                                      SELECT evaluated_at FROM _bw_csv_rej) WHERE v IS NOT NULL""",
