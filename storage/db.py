@@ -54,6 +54,13 @@ class SchemaTooNew(StorageError):
 # what a statement reads, and an ad hoc query cannot read the process's variables.
 BASE_CONFIG: dict[str, object] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
                                   "python_enable_replacements": False}
+# The storage format of a file benchwatch creates (an existing file keeps its own). DuckDB's default
+# (v0.10.2) stores each column's distinct-value statistics in the old ~3 KB form, which every
+# connection converts as it loads the catalog: ~3 ms of each of `query`, `status` and a cycle's
+# connections on a benchwatch file (~500 columns). v1.5.0 stores the compact form; the file then
+# opens with DuckDB 1.5 or newer (benchwatch requires 1.5). (v1.1.0 crashed DuckDB 1.5.5 in an
+# INSERT OR REPLACE of the registry sync, tests/test_storage.py; v1.2.0 and later did not.)
+NEW_FILE_STORAGE_VERSION = "v1.5.0"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -231,6 +238,8 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StorageError(f"cannot create the directory of database {path}: {exc.strerror}") from exc
+        if not Path(path).exists():
+            config["storage_compatibility_version"] = NEW_FILE_STORAGE_VERSION
     deadline = time.monotonic() + max(wait, 0.0)
     told = False
     delay = 0.1
@@ -449,11 +458,13 @@ def open_current(path: str | os.PathLike | None = None, *, wait: float = DEFAULT
 
 def is_behind(con: duckdb.DuckDBPyConnection) -> bool:
     """The file's schema is older than this code's (or it has none yet), or a view file changed
-    since it was applied: two statements."""
+    since it was applied: one statement (the version and the applied files' hashes together)."""
     try:
-        if schema_version(con) < latest_version():
-            return True
-    except duckdb.CatalogException:   # no schema_migrations table
+        rows = con.execute("SELECT path, sha256 FROM schema_files UNION ALL "
+                           "SELECT NULL, coalesce(max(version), 0)::VARCHAR FROM schema_migrations").fetchall()
+    except duckdb.CatalogException:   # no schema_migrations table, or none of schema_files (before migration 025)
         return True
-    return views.stale(con)
+    recorded = {path: digest for path, digest in rows if path is not None}
+    version = next(int(digest) for path, digest in rows if path is None)
+    return version < latest_version() or views.changed(recorded)
 

@@ -13,6 +13,9 @@ Three layers, so that no single one has to be perfect:
    (`json_serialize_sql`) is walked and a call of any function those extensions add (but the
    DuckLake read-only inspection ones), of `query`/`query_table` (they run SQL given as text) or
    a reference to the catalog's own PostgreSQL database (`__ducklake_metadata_*`) is refused.
+   `run_query` parses on the query's own connection (layer 2: no file access either) when the
+   file opens at once; otherwise (a missing or locked file, a DuckLake store) on a connection of
+   its own first, so that a refusal still comes before any wait.
 2. The connection: opened read-only, without file-system access from SQL, without spilling to
    `<db>.tmp/` (temp_directory is empty), with `memory_limit` and `threads` set, and then with
    the configuration locked, so no statement can lift a limit.
@@ -30,14 +33,12 @@ Three layers, so that no single one has to be perfect:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
 import time
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple
 
 import duckdb
 
@@ -45,9 +46,9 @@ if TYPE_CHECKING:       # the frame comes from duckdb's .df(); no pandas import 
     import pandas as pd
 
 from common.redact import redact
-from storage.db import DEFAULT_WAIT_SECONDS, StorageError, open_connection
+from storage.db import DEFAULT_WAIT_SECONDS, StorageError, default_path, open_connection
 from storage.db import is_behind
-from storage.lake import is_lake
+from storage.lake import is_lake, is_lake_url
 
 ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 
@@ -64,13 +65,14 @@ _UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
           "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 
 _MEMORY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
-# Leading whitespace and comments, then EXPLAIN, then an optional "(option, ...)" list.
-_SKIP = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.DOTALL)
-_EXPLAIN = re.compile(r"EXPLAIN\b", re.IGNORECASE)
-_OPTIONS = re.compile(r"\(([^()]*)\)")
-_ANALYZE = re.compile(r"\bANALY[SZ]E\b", re.IGNORECASE)
 # IMPORT DATABASE is expanded by the parser into the SQL files of the directory it names.
 _IMPORT = re.compile(r"\bIMPORT\s+DATABASE\b", re.IGNORECASE)
+# How an EXPLAIN is read (`_inner_of_explain`, compiled there: only an EXPLAIN needs them): leading
+# whitespace and comments, then EXPLAIN, then an optional "(option, ...)" list.
+_SKIP = r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*"
+_EXPLAIN = r"EXPLAIN\b"
+_OPTIONS = r"\(([^()]*)\)"
+_ANALYZE = r"\bANALY[SZ]E\b"
 
 # Functions the lake's extensions add that only read the store (allowed in `query` on a lake).
 LAKE_READ_FUNCTIONS = frozenset({
@@ -109,10 +111,10 @@ def memory_limit_bytes(limit: str) -> int:
     return int(float(m[1]) * _UNITS[m[2].upper()])
 
 
-@dataclass
-class Fetched:
+class Fetched(NamedTuple):
     """A result fetched within bounds: `frame` holds at most `max_rows` rows; `more_rows` when the
-    result had more; `over_bytes` when it was cut because its rows passed the byte bound."""
+    result had more; `over_bytes` when it was cut because its rows passed the byte bound. (A
+    NamedTuple, not a dataclass: `dataclasses` costs `query`'s start-up ~4 ms.)"""
 
     frame: pd.DataFrame
     more_rows: bool = False
@@ -194,17 +196,19 @@ def bound_process_memory(extra_bytes: int) -> Iterator[None]:
 
 def _inner_of_explain(query: str) -> str:
     """The statement an EXPLAIN explains; ReadOnlyViolation for EXPLAIN ANALYZE in any spelling."""
-    pos = _SKIP.match(query).end()
-    m = _EXPLAIN.match(query, pos)
+    skip, explain = re.compile(_SKIP, re.DOTALL), re.compile(_EXPLAIN, re.IGNORECASE)
+    options, analyze = re.compile(_OPTIONS), re.compile(_ANALYZE, re.IGNORECASE)
+    pos = skip.match(query).end()
+    m = explain.match(query, pos)
     if not m:  # DuckDB called it EXPLAIN, we cannot find the keyword: refuse rather than guess
         raise ReadOnlyViolation("refused: cannot tell what this EXPLAIN statement runs")
-    pos = _SKIP.match(query, m.end()).end()
-    opts = _OPTIONS.match(query, pos)
+    pos = skip.match(query, m.end()).end()
+    opts = options.match(query, pos)
     if opts:
-        if _ANALYZE.search(opts[1]):
+        if analyze.search(opts[1]):
             raise ReadOnlyViolation(_analyze_refusal())
-        pos = _SKIP.match(query, opts.end()).end()
-    if _ANALYZE.match(query, pos):
+        pos = skip.match(query, opts.end()).end()
+    if analyze.match(query, pos):
         raise ReadOnlyViolation(_analyze_refusal())
     return query[pos:]
 
@@ -214,9 +218,12 @@ def _analyze_refusal() -> str:
             "and plain EXPLAIN (without ANALYZE)")
 
 
-def _parse(sql: str) -> list:
-    """The statements of `sql`, parsed on a connection without file access (the module-level
-    parser is a connection of its own, with the defaults)."""
+def _parse(sql: str, con: duckdb.DuckDBPyConnection | None = None) -> list:
+    """The statements of `sql`, parsed on `con` (a sandboxed connection: no file access) or else on
+    a connection of its own without file access (the module-level parser is a connection of its
+    own, with the defaults)."""
+    if con is not None:
+        return con.extract_statements(sql)
     parser = duckdb.connect(config={"enable_external_access": False, "autoinstall_known_extensions": False,
                                     "autoload_known_extensions": False})
     try:
@@ -225,14 +232,15 @@ def _parse(sql: str) -> list:
         parser.close()
 
 
-def check_read_only(sql: str) -> list:
+def check_read_only(sql: str, con: duckdb.DuckDBPyConnection | None = None) -> list:
     """Refuse anything but SELECT-like statements and a plain EXPLAIN of one (see the module doc);
-    the parsed statements."""
+    the parsed statements. `con`: parse on this connection, which must be one `open_connection`
+    made with `sandboxed=True` (no file access from SQL); by default a private one."""
     if _IMPORT.search(sql):
         raise ReadOnlyViolation("refused: `benchwatch query` is read-only and only runs SELECT/EXPLAIN "
                                 "statements (got IMPORT DATABASE)")
     try:
-        statements = _parse(sql)
+        statements = _parse(sql, con)
     except duckdb.Error as exc:
         raise StorageError(f"cannot parse SQL: {whole_message(exc)}") from exc
     if not statements:
@@ -246,7 +254,7 @@ def check_read_only(sql: str) -> list:
         if st.type == duckdb.StatementType.EXPLAIN:
             inner_sql = _inner_of_explain(st.query)
             try:
-                inner = _parse(inner_sql) if inner_sql.strip() else []
+                inner = _parse(inner_sql, con) if inner_sql.strip() else []
             except duckdb.Error:
                 inner = []
             if len(inner) != 1 or inner[0].type != duckdb.StatementType.SELECT:
@@ -270,6 +278,7 @@ def check_lake_sandbox(con: duckdb.DuckDBPyConnection, statements: list) -> None
     """On a DuckLake session: refuse a statement that calls a function of the postgres/ducklake
     extensions (other than LAKE_READ_FUNCTIONS), a SQL-text function, or names the catalog's
     PostgreSQL database (module doc). Judged on DuckDB's own parse tree, not on the text."""
+    import json
     plain = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
     try:
         core = {r[0].lower() for r in plain.execute("SELECT function_name FROM duckdb_functions()").fetchall()}
@@ -349,23 +358,38 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
     data segment is bounded meanwhile (`bound_process_memory`; the CLI, a process of its own).
 
     `bring_current()`: called (with no connection open) when the file's schema or view files are
-    older than this code's (`db.is_behind`: two statements), e.g. migrating it on a short write
+    older than this code's (`db.is_behind`: one statement), e.g. migrating it on a short write
     connection as `db.open_current` does, so the query reads this release's views and comments.
 
-    Raises ReadOnlyViolation before opening anything, QueryCutOff when a bound (or Ctrl-C) stops
-    the query, StorageError for SQL errors and an unopenable database.
+    Raises ReadOnlyViolation before running anything (and before waiting for a writer's lock),
+    QueryCutOff when a bound (or Ctrl-C) stops the query, StorageError for SQL errors and an
+    unopenable database.
     """
-    statements = check_read_only(sql)
-    limit_bytes = memory_limit_bytes(memory_limit)
-    def sandboxed() -> duckdb.DuckDBPyConnection:
+    def sandboxed(wait: float = wait) -> duckdb.DuckDBPyConnection:
         return open_connection(path, read_only=True, wait=wait, on_wait=on_wait, sandboxed=True,
                                memory_limit=parse_memory_limit(memory_limit), threads=threads)
 
-    con = sandboxed()
+    con = None
+    if not is_lake_url(str(path or default_path())):
+        try:    # the usual case: the file opens at once, and the statements are parsed on its connection
+            con = sandboxed(wait=0)
+        except (StorageError, ValueError):   # missing, locked, unopenable, a bad limit: said below, after the filter
+            con = None
+    if con is None:
+        statements = check_read_only(sql)
+        limit_bytes = memory_limit_bytes(memory_limit)
+        con = sandboxed()
+    else:
+        try:
+            statements = check_read_only(sql, con)
+            limit_bytes = memory_limit_bytes(memory_limit)
+        except BaseException:
+            con.close()
+            raise
     if bring_current is not None:
         try:     # only a benchwatch file (one with its schema table) is brought current: any other
             # DuckDB file is queried as it is, never written
-            behind = _has_schema(con) and is_behind(con)
+            behind = is_behind(con) and _has_schema(con)
         except BaseException:
             con.close()
             raise

@@ -18,7 +18,6 @@ release retires needs a numbered migration that drops it; its row in `schema_fil
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 from functools import lru_cache
@@ -29,11 +28,20 @@ import duckdb
 
 from storage import lake
 
+try:   # the interpreter's own SHA-256: hashlib loads OpenSSL's libcrypto, ~2 ms of every command's start-up
+    from _sha256 import sha256       # Python 3.11
+except ImportError:                  # pragma: no cover - other interpreters
+    try:
+        from _sha2 import sha256     # Python >= 3.12
+    except ImportError:
+        from hashlib import sha256
+
 log = logging.getLogger("benchwatch.storage")
 
-_VIEW = re.compile(r"^\s*CREATE\s+OR\s+REPLACE\s+VIEW\s+([a-z_][a-z0-9_]*)\b", re.IGNORECASE | re.MULTILINE)
-_COMMENT_LINE = re.compile(r"--[^\n]*")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Compiled when first used (`files()`: a command that writes views): `query`/`status` only compare hashes.
+_VIEW = r"^\s*CREATE\s+OR\s+REPLACE\s+VIEW\s+([a-z_][a-z0-9_]*)\b"
+_COMMENT_LINE = r"--[^\n]*"
+_WORD = r"[A-Za-z_][A-Za-z0-9_]*"
 
 
 class SchemaFile(NamedTuple):
@@ -59,37 +67,47 @@ def _render(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
+def _shipped() -> tuple[SchemaFile, ...]:
+    """Every shipped file in folder and name order, rendered and hashed (read once per process)."""
+    root = resources.files(__name__)
+    out = []
+    for folder, prefix in ((root, ""), (root / "tables", "tables/")):
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            if entry.name.endswith(".sql"):
+                sql = _render(entry.read_text(encoding="utf-8"))
+                out.append(SchemaFile(prefix + entry.name, entry.name[:-4], sql, sha256(sql.encode()).hexdigest(),
+                                      not prefix))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
 def files() -> tuple[SchemaFile, ...]:
     """Every shipped file, views in dependency order first, then the tables' comments (read once
     per process)."""
-    root = resources.files(__name__)
     found: dict[str, SchemaFile] = {}
     tables: list[SchemaFile] = []
-    for folder, prefix in ((root, ""), (root / "tables", "tables/")):
-        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-            if not entry.name.endswith(".sql"):
-                continue
-            sql = _render(entry.read_text(encoding="utf-8"))
-            name = entry.name[:-4]
-            is_view = not prefix
-            if is_view:
-                declared = _VIEW.findall(sql)
-                if declared != [name]:
-                    raise ValueError(f"storage/views/{entry.name} must define exactly the view {name} (found {declared})")
-            f = SchemaFile(prefix + entry.name, name, sql, hashlib.sha256(sql.encode()).hexdigest(), is_view)
-            if is_view:
-                found[name] = f
-            else:
-                tables.append(f)
+    for f in _shipped():
+        if f.is_view:
+            declared = re.findall(_VIEW, f.sql, re.IGNORECASE | re.MULTILINE)
+            if declared != [f.name]:
+                raise ValueError(f"storage/views/{f.path} must define exactly the view {f.name} (found {declared})")
+            found[f.name] = f
+        else:
+            tables.append(f)
     return tuple(_dependency_order(found)) + tuple(tables)
+
+
+def shipped_hashes() -> dict[str, str]:
+    """{path: SHA-256} of every shipped file: what `stale` compares, without ordering the views."""
+    return {f.path: f.sha256 for f in _shipped()}
 
 
 def _dependency_order(views: dict[str, SchemaFile]) -> list[SchemaFile]:
     """Views so that each comes after every view its definition names (comments ignored)."""
     deps = {}
     for name, f in views.items():
-        body = _COMMENT_LINE.sub("", f.sql.split("COMMENT ON", 1)[0])
-        deps[name] = (set(_WORD.findall(body)) & set(views)) - {name}
+        body = re.sub(_COMMENT_LINE, "", f.sql.split("COMMENT ON", 1)[0])
+        deps[name] = (set(re.findall(_WORD, body)) & set(views)) - {name}
     out: list[SchemaFile] = []
     done: set[str] = set()
     while len(done) < len(views):
@@ -122,7 +140,12 @@ def stale(con: duckdb.DuckDBPyConnection) -> bool:
         recorded = _recorded(con)
     except duckdb.CatalogException:   # before migration 025
         return True
-    return any(recorded.get(f.path) != f.sha256 for f in files())
+    return changed(recorded)
+
+
+def changed(recorded: dict[str, str]) -> bool:
+    """A shipped file whose hash differs from `recorded` ({path: sha256} of `schema_files`)."""
+    return any(recorded.get(path) != digest for path, digest in shipped_hashes().items())
 
 
 def apply(con: duckdb.DuckDBPyConnection, *, every: bool = False) -> list[str]:
