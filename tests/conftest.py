@@ -46,8 +46,10 @@ PARALLEL_GROUPS = {
                      "test_real_history.py"),
 }
 # The longest units go first, so that none of them starts late and ends the run alone (the alert
-# replay's setup alone takes ~7 min); the rest follow in file order.
-LONGEST_FIRST = ("test_alert_replay.py", "servers", "real-history")
+# replay's setup alone takes ~7 min; then the largest modules of the whole suite and of the fast
+# lane, by their summed --durations); the rest follow in file order.
+LONGEST_FIRST = ("test_alert_replay.py", "servers", "real-history", "test_command_matrix.py", "test_bad_inputs.py",
+                 "test_report_html.py", "test_csv_ingest.py", "test_collect.py", "test_incremental_analysis.py")
 
 
 def parallel_group(nodeid: str) -> str:
@@ -147,6 +149,17 @@ def synced_db(_synced_template, tmp_path) -> Path:
     path = tmp_path / "bw.duckdb"
     shutil.copyfile(_synced_template, path)
     return path
+
+
+@pytest.fixture
+def new_synced_db(_synced_template, tmp_path):
+    """Make fresh databases as the first job leaves them: `new_synced_db("a.duckdb")` copies the
+    session's template to tmp_path / "a.duckdb" (for a test that needs more than one)."""
+    def make(name: str) -> Path:
+        path = tmp_path / name
+        shutil.copyfile(_synced_template, path)
+        return path
+    return make
 
 
 # --- the real snapshot history (../shared/snapshots), built once a session ----------------------
