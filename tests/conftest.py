@@ -84,7 +84,14 @@ def _worker() -> str | None:
 def pytest_configure(config: pytest.Config) -> None:
     """The replay files generated from the scraper cases (tests/replay_files.py) exist before any
     test reads tests/fixtures/replay (written once, by the main process); an xdist worker gets a
-    PREFECT_HOME of its own (the ephemeral server's database is a file in it)."""
+    PREFECT_HOME of its own (the ephemeral server's database is a file in it); SIGINT is handled."""
+    import signal
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        # started in the background of a shell without job control (`cmd &` in a script, nohup):
+        # SIGINT ignored, and inherited so by the xdist workers and every `benchwatch` subprocess,
+        # so the Ctrl-C tests (test_query, test_e2e_prefect's serve) would fail; a test run takes
+        # Ctrl-C as Python does by default
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if _worker() is None:
         from replay_files import write
         write()
