@@ -387,15 +387,31 @@ def test_a_run_whose_claim_lapsed_during_a_retry_after_does_not_post_again(db_pa
     from alerts import config
     monkeypatch.setattr(config, "SLACK_MAX_RETRY_AFTER_SECONDS", 5)
     add_suspect(db_path, "corroborated")
+    from alerts import slack as slack_module
     fake_slack.script(Reply(429, headers={"Retry-After": "1"}))
     first: dict = {}
     worker = threading.Thread(target=lambda: first.setdefault(
         "summary", run_notify(db_path, now=day(1), notifier=slack, lease=timedelta(seconds=0.5))))
+    # The first run's Retry-After sleep lasts until the second run is done (a wall-clock second was
+    # too short on a loaded machine: the first woke up before the second had claimed and posted).
+    second_done = threading.Event()
+
+    class GatedTime:
+        def __getattr__(self, name):
+            return getattr(time, name)
+
+        def sleep(self, seconds: float) -> None:
+            if threading.current_thread() is worker:
+                second_done.wait(60)
+            else:
+                time.sleep(seconds)
+    monkeypatch.setattr(slack_module, "time", GatedTime())
     worker.start()
     while not fake_slack.requests:
         time.sleep(0.02)
     time.sleep(0.5)                                              # the first run's lease is over
     second = run_notify(db_path, now=day(1) + timedelta(seconds=1), notifier=slack)
+    second_done.set()
     worker.join(20)
     assert second.delivered == 1
     assert not first["summary"].ok and first["summary"].delivered == 0

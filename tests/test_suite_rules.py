@@ -146,3 +146,37 @@ def test_benchwatch_refuses_to_start_on_a_shadowed_package(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("benchwatch: top-level package(s) 'storage' from /elsewhere/storage, not from this benchwatch")
     assert len(err.splitlines()) == 1
+
+
+SERVER_STARTS = ("prefect_test_harness", "pg.start(", "pg.lake_server(", '"server", "start"')
+REAL_HISTORY_FIXTURES = {"real_history", "real_history_backfilled", "real_history_copy"}
+
+
+def test_tests_that_start_servers_or_read_the_real_history_run_in_their_parallel_group():
+    """Under pytest-xdist (`-n 2`) a test that starts PostgreSQL or a Prefect server (itself or
+    through a fixture of its module) runs in the "servers" group, one at a time; one that reads the
+    real history runs in the "real-history" group, which builds it once (tests/conftest.py)."""
+    from conftest import parallel_group
+
+    wrong = []
+    for path in TESTS:
+        if not path.name.startswith("test_") or path.name == Path(__file__).name:
+            continue
+        functions = [n for n in _tree(path).body if isinstance(n, ast.FunctionDef)]
+        lines = path.read_text().splitlines()
+        starts = {f.name for f in functions
+                  if any(s in "\n".join(lines[f.lineno - 1:f.end_lineno]) for s in SERVER_STARTS)}
+        grew = True
+        while grew:                                  # fixtures that use a fixture that starts one
+            used = {f.name for f in functions if {a.arg for a in f.args.args} & starts}
+            grew = not used <= starts
+            starts |= used
+        for f in functions:
+            if not f.name.startswith("test_"):
+                continue
+            nodeid = f"tests/{path.name}::{f.name}"
+            if f.name in starts and parallel_group(nodeid) != "servers":
+                wrong.append(f"{nodeid} starts a server: add it to PARALLEL_GROUPS['servers']")
+            if {a.arg for a in f.args.args} & REAL_HISTORY_FIXTURES and parallel_group(nodeid) != "real-history":
+                wrong.append(f"{nodeid} reads the real history: add it to PARALLEL_GROUPS['real-history']")
+    assert not wrong, wrong

@@ -52,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
                                   replay_dir=None if args.replay is None else str(args.replay),
                                   collect_only=args.collect_only)
     except Exception as exc:  # noqa: BLE001 - only the orchestration's own start-up failure is expected
+        if args.no_prefect:
+            raise       # no orchestration to blame (and importing flows.pipeline costs seconds: Prefect)
         from flows.pipeline import OrchestrationUnavailable
         if not isinstance(exc, OrchestrationUnavailable):
             raise
