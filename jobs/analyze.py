@@ -12,6 +12,10 @@ results read:
 - an A3 item group: its item rows, its models' resolved dates, how many items lie after `now`;
 - shared by all ('global'): the analysis code and constants, the registry tables.
 
+The rows are hashed per unit (one scan of the score rows, which also gives the fingerprint of
+the whole input); the models' dates are fingerprinted per model ('model'), and a unit holding a
+model whose fingerprint changed is recomputed with the units whose rows changed.
+
 A1 and A2 read reference benchmarks across tables and draw bootstrap replicates from one
 random stream, so they are recomputed together, as a whole, when a changed table's benchmark
 has or is a reference benchmark, and otherwise kept as stored. Unchanged tests enter the
