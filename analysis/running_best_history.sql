@@ -3,7 +3,7 @@
 -- only executes it; tests/dating_oracle.py restates it in pandas over the whole history, and
 -- tests/test_history_pruned.py requires both to give the same results). Placeholders: {releases} (a registered frame of
 -- model, release_date) and {order}; parameters: the benchmarks of this range, the metric
--- kinds for which lower is better.
+-- kinds for which lower is better, the benchmarks of this range again.
 --
 -- A result is one (source, benchmark, table_version, model_raw, setting, score), at its first
 -- observation. Its date: its evaluation date where the page gives one (a model's release date
@@ -62,5 +62,6 @@ SELECT * FROM (
                 WHEN k._release IS NOT NULL AND k._release > k.observed_at THEN 'release_date'
                 ELSE 'first_observed_at' END AS date_source,
            coalesce(sc.evaluated_at IS NOT NULL AND k._release > sc.evaluated_at, false) AS date_conflict
-    FROM kept k JOIN scores sc ON sc.rowid = k._rid)
+    FROM kept k JOIN scores sc ON sc.rowid = k._rid
+    WHERE list_contains(?, sc.benchmark))   -- the kept rows' benchmarks: the scan reads their rows only
 {order}

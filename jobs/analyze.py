@@ -12,6 +12,10 @@ results read:
 - an A3 item group: its item rows, its models' resolved dates, how many items lie after `now`;
 - shared by all ('global'): the analysis code and constants, the registry tables.
 
+The rows are hashed per unit (one scan of the score rows, which also gives the fingerprint of
+the whole input); the models' dates are fingerprinted per model ('model'), and a unit holding a
+model whose fingerprint changed is recomputed with the units whose rows changed.
+
 A1 and A2 read reference benchmarks across tables and draw bootstrap replicates from one
 random stream, so they are recomputed together, as a whole, when a changed table's benchmark
 has or is a reference benchmark, and otherwise kept as stored. Unchanged tests enter the
@@ -29,6 +33,7 @@ import json
 import logging
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from datetime import datetime
 from pathlib import Path
 
@@ -80,7 +85,8 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
     from storage.saturation import ANALYSIS_MEMORY_LIMIT, memory_limit, read_saturation_latest
     now = now or utcnow()
     with connect_synced(db_path) as con, memory_limit(con, ANALYSIS_MEMORY_LIMIT):
-        tables = fp.table_digests(con)
+        groups = fp.score_table_groups(con, now)      # the one scan of the score rows (the plan reuses it)
+        tables = fp.table_digests(con, scores=groups)
         shared = analysis_parameters(None)
         key = fp.combine(tables, {**shared, "day": _day(now)})
         stored = fp.stored_fingerprint(con)
@@ -95,7 +101,7 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
             return _move_to_day(con, now, key)
         from jobs.contamination import run_contamination   # scipy and the analysis: only when computing
         from jobs.saturation import run_saturation
-        plan = plan_analysis(con, now, incremental=incremental)
+        plan = plan_analysis(con, now, incremental=incremental, groups=groups, digests=tables)
         previous = fp.stored_summary(con) if not plan.full else None
         log.info("[analyze] %s", plan.describe())
         before = _levels_before(con) if levels_before else None
@@ -158,6 +164,16 @@ def _move_to_day(con, now: datetime, key: str) -> dict:
 def analysis_parameters(now: datetime | None) -> dict:
     """What an analysis depends on besides stored data: its code, its constants, the UTC day
     (left out with `now=None`: the part every unit shares)."""
+    out = dict(_code_and_constants())
+    if now is not None:
+        out["day"] = _day(now)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _code_and_constants() -> tuple[tuple[str, object], ...]:
+    """The hash of the analysis code and its constants, read once per process (analyze and its
+    plan both need it)."""
     import analysis
     import jobs
     import registry
@@ -170,10 +186,7 @@ def analysis_parameters(now: datetime | None) -> dict:
     for path in sorted(files):
         code.update(path.read_bytes())
     consts = {k: v for k, v in vars(constants).items() if k.isupper()}
-    out = {"code": code.hexdigest(), "constants": consts}
-    if now is not None:
-        out["day"] = _day(now)
-    return out
+    return (("code", code.hexdigest()), ("constants", consts))
 
 
 # --- unit fingerprints -----------------------------------------------------------------------
@@ -195,28 +208,28 @@ def model_hashes(claims: pd.DataFrame, now: datetime) -> dict[str, int]:
     return dict(zip(resolved["model"].astype(str), (int(h) for h in hashes)))
 
 
-def _group_digests(rows: pd.DataFrame, keys: list[str], models: dict[str, int]) -> pd.Series:
-    """keys -> "count:xor:future:models" of `rows` (one per key and model, storage.fingerprint)."""
+def _group_digests(rows: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """keys -> "count:xor:future" of `rows` (storage.fingerprint's groups, summed over the rest of
+    their keys: a table's units cover every version of its (source, benchmark))."""
     if rows.empty:
         return pd.Series(dtype="object")
-    r = rows.assign(_m=rows["model"].astype(str).map(models).fillna(0).astype(np.uint64),
-                    xor=rows["xor"].astype(np.uint64))
-    g = r.groupby(keys, sort=True)
+    g = rows.assign(xor=rows["xor"].astype(np.uint64)).groupby(keys, sort=True)
     xor = g["xor"].agg(lambda v: int(np.bitwise_xor.reduce(v.to_numpy(np.uint64))))
-    mod = r.drop_duplicates([*keys, "model"]).groupby(keys, sort=True)["_m"].agg(
-        lambda v: int(np.bitwise_xor.reduce(v.to_numpy(np.uint64))))
-    out = g["n"].sum().astype(str) + ":" + xor.astype(str) + ":" + g["future"].sum().astype(str) + ":" + mod.astype(str)
-    return out
+    return g["n"].sum().astype(str) + ":" + xor.astype(str) + ":" + g["future"].sum().astype(str)
 
 
 def unit_fingerprints(scores: pd.DataFrame, items: pd.DataFrame, models: dict[str, int],
                       shared: str) -> dict[str, dict[str, str]]:
-    """part -> key -> fingerprint: 'global' (`shared`), 'table' (table_id), 'a3' (source␟benchmark).
+    """part -> key -> fingerprint: 'global' (`shared`), 'table' (table_id), 'a3' (source␟benchmark),
+    'model' (model: its hash, `model_hashes`).
 
-    `scores`/`items`: storage.fingerprint.score_groups / item_groups; `models`: model_hashes."""
-    from registry.tables import assign_tables
-    out: dict[str, dict[str, str]] = {"global": {"": shared}, "table": {}, "a3": {}}
-    item_groups = _group_digests(items, ["source", "benchmark"], models)
+    `scores`/`items`: storage.fingerprint.score_table_groups / item_groups. A unit's own
+    fingerprint covers its rows; the dates of its models are the 'model' part, compared one
+    model at a time (`plan_analysis`: a unit with a changed model is recomputed), so the rows
+    are grouped per unit, not per unit and model."""
+    out: dict[str, dict[str, str]] = {"global": {"": shared}, "table": {}, "a3": {},
+                                      "model": {m: str(h) for m, h in models.items()}}
+    item_groups = _group_digests(items, ["source", "benchmark"])
     for (source, bench), digest in item_groups.items():
         out["a3"][f"{source}{UNIT_SEP}{bench}"] = _sha(shared, digest)
     if scores.empty:
@@ -224,26 +237,39 @@ def unit_fingerprints(scores: pd.DataFrame, items: pd.DataFrame, models: dict[st
     by_bench: dict[str, list[str]] = {}
     for (source, bench), digest in item_groups.items():
         by_bench.setdefault(str(bench), []).append(f"{source}={digest}")
-    groups = _group_digests(scores, ["source", "benchmark"], models)
-    versions = assign_tables(scores[["source", "benchmark", "table_version"]].drop_duplicates())
-    members: dict[str, set[tuple[str, str]]] = {}
-    for t, s, b in zip(versions["table_id"], versions["source"], versions["benchmark"]):
-        members.setdefault(str(t), set()).add((str(s), str(b)))
-    for t, groups_of in members.items():
+    groups = _group_digests(scores, ["source", "benchmark"])
+    for t, groups_of in table_members(scores).items():
         bench = next(iter(groups_of))[1]
         out["table"][t] = _sha(shared, *(f"{s}/{b}={groups[(s, b)]}" for s, b in sorted(groups_of)),
                                "items", *sorted(by_bench.get(bench, [])))
     return out
 
 
-def plan_analysis(con, now: datetime, *, incremental: bool = True) -> Plan:
-    """Which units changed since the last completed analysis (storage.fingerprint, migration 030)."""
+def table_members(scores: pd.DataFrame) -> dict[str, set[tuple[str, str]]]:
+    """table_id -> the (source, benchmark) pairs whose rows it draws from (registry.tables)."""
+    from registry.tables import assign_tables
+    versions = assign_tables(scores[["source", "benchmark", "table_version"]].drop_duplicates())
+    members: dict[str, set[tuple[str, str]]] = {}
+    for t, s, b in zip(versions["table_id"], versions["source"], versions["benchmark"]):
+        members.setdefault(str(t), set()).add((str(s), str(b)))
+    return members
+
+
+def plan_analysis(con, now: datetime, *, incremental: bool = True, groups: pd.DataFrame | None = None,
+                  digests: list[str] | None = None) -> Plan:
+    """Which units changed since the last completed analysis (storage.fingerprint, migration 030).
+
+    `groups`, `digests`: storage.fingerprint.score_table_groups and table_digests of this
+    analysis, when it has them (not read again)."""
     from jobs.contamination import linked_benchmarks
     from storage import fingerprint as fp
     from storage import reads
-    shared = _sha(json.dumps(analysis_parameters(None), sort_keys=True, default=str),
-                  fp.input_fingerprint(con, {}, tables=fp.REGISTRY_TABLES))
-    units = unit_fingerprints(fp.score_groups(con, now), fp.item_groups(con, now),
+    registry_names = {t for t, _ in fp.REGISTRY_TABLES}
+    registry = [d for d in digests if d.split(":", 1)[0] in registry_names] if digests is not None \
+        else fp.table_digests(con, fp.REGISTRY_TABLES)
+    shared = _sha(json.dumps(analysis_parameters(None), sort_keys=True, default=str), fp.combine(registry, {}))
+    scores = fp.score_table_groups(con, now) if groups is None else groups
+    units = unit_fingerprints(scores, fp.item_groups(con, now),
                               model_hashes(reads.read_model_date_claims(con), now), shared)
     stored = {part: fp.stored_unit_fingerprints(con, part) for part in units}
     if not incremental or stored["global"].get("") != shared or fp.stored_summary(con) is None:
@@ -255,6 +281,13 @@ def plan_analysis(con, now: datetime, *, incremental: bool = True) -> Plan:
 
     tables = changed("table")
     a3 = {tuple(k.split(UNIT_SEP, 1)) for k in changed("a3")}
+    # the units holding a model whose dates or cutoff changed (its own rows may not have)
+    score_pairs, item_pairs = fp.models_in(con, sorted(changed("model")))
+    if score_pairs or item_pairs:
+        item_benches = {b for _, b in item_pairs}
+        tables |= {t for t, pairs in table_members(scores).items()
+                   if pairs & score_pairs or any(b in item_benches for _, b in pairs)}
+        a3 |= item_pairs
     benches = {t.split(":", 1)[0] for t in tables}
     link = bool(benches & linked_benchmarks(reads.read_benchmarks(con)))
     return Plan(full=False, tables=tables, a3_groups=a3, link=link, units=units)   # type: ignore[arg-type]

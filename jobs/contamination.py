@@ -102,12 +102,14 @@ def _inputs(con: duckdb.DuckDBPyConnection, history: bool = True, items: pd.Data
 
 def model_slices(latest: pd.DataFrame, benchmarks: pd.DataFrame, cutoffs: pd.DataFrame, *,
                  guard_days: int) -> pd.DataFrame:
-    """Pre/post-cutoff status of every scored (benchmark, model) (analysis.cutoffs.benchmark_slices)."""
+    """Pre/post-cutoff status of every scored (benchmark, model) (analysis.cutoffs.benchmark_slices:
+    a status per benchmark and model, so only the scored benchmarks are crossed with the models)."""
     if not len(cutoffs):
         return pd.DataFrame(columns=store.SLICE_COLUMNS)
     scored_pairs = latest[["benchmark", "model"]].drop_duplicates()
-    return benchmark_slices(benchmarks, cutoffs, guard_days=guard_days).merge(scored_pairs, on=["benchmark", "model"],
-                                                                               how="inner")
+    scored = benchmarks[benchmarks["benchmark"].isin(scored_pairs["benchmark"])]
+    return benchmark_slices(scored, cutoffs, guard_days=guard_days).merge(scored_pairs, on=["benchmark", "model"],
+                                                                           how="inner")
 
 
 def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, seed: int = 0,

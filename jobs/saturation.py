@@ -203,7 +203,8 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
         day = at_day(stored_trends[~stored_trends["table_id"].isin(only) & (stored_trends["k"] == k)], now_ts)
         store.store_saturation_tables(con, table_ids=sorted(only), saturation=snap, trajectory=trajectory,
                                       frontier=frontier, trends=trends,
-                                      tables=all_tables(kept, tables.assign(run_at=run_at)), day_trends=day,
+                                      tables=all_tables(kept, tables.assign(run_at=run_at), set(benches or ())),
+                                      day_trends=day,
                                       scope=SCOPE, k=k, alpha=alpha, run_at=run_at)
     # what the summary needs of the frames above; the frames go before the next reads (peak memory)
     points = trajectory.groupby(["table_id", "population"]).size().rename("trajectory_points")
@@ -228,15 +229,19 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     return summary
 
 
-def all_tables(kept: pd.DataFrame, recomputed: pd.DataFrame) -> pd.DataFrame:
-    """The stored catalogue rows of the tables kept and the recomputed ones, with each
-    benchmark's primary table chosen again over both (registry.tables.primary_flags)."""
+def all_tables(kept: pd.DataFrame, recomputed: pd.DataFrame, benchmarks: set[str] | None = None) -> pd.DataFrame:
+    """The stored catalogue rows of the tables kept and the recomputed ones, with the primary
+    table chosen again over both for each of `benchmarks` (those of the tables recomputed or
+    gone; None: every benchmark). registry.tables.primary_flags decides one benchmark at a time
+    from its own tables, so the others keep their stored flag."""
     cols = [*BENCHMARK_TABLES_COLUMNS, "run_at"]
     frames = [f[cols] for f in (kept, recomputed) if len(f)]
     if not frames:
         return pd.DataFrame(columns=cols)
     out = pd.concat(frames, ignore_index=True).sort_values("table_id", kind="stable", ignore_index=True)
-    out["is_primary"] = primary_flags(out).to_numpy()
+    again = out["benchmark"].isin(benchmarks) if benchmarks is not None else pd.Series(True, index=out.index)
+    if again.any():
+        out.loc[again, "is_primary"] = primary_flags(out[again]).to_numpy()
     return out
 
 

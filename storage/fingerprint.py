@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from storage.db import insert_frame
@@ -38,16 +39,28 @@ REGISTRY_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(t for t in INPU
 
 
 def table_digests(con: duckdb.DuckDBPyConnection,
-                  tables: tuple[tuple[str, tuple[str, ...]], ...] = INPUT_TABLES) -> list[str]:
+                  tables: tuple[tuple[str, tuple[str, ...]], ...] = INPUT_TABLES,
+                  scores: pd.DataFrame | None = None) -> list[str]:
     """"table:count:xor" of each of `tables` (row count and an order-independent XOR of row hashes),
-    in one statement."""
+    in one statement. `scores`: `score_table_groups`' frame, from which the entry of `scores` is
+    made instead of hashing its rows a second time (the same rows, the same entry)."""
     selects = []
     for i, (table, leave_out) in enumerate(tables):
+        if table == "scores" and scores is not None:
+            continue
         cols = f"* EXCLUDE ({', '.join(leave_out)})" if leave_out else "*"
         selects.append(f"SELECT {i} AS i, count(*) AS n, coalesce(bit_xor(hash(t)), 0) AS x "
                        f"FROM (SELECT {cols} FROM {table}) t")
-    rows = {int(i): (int(n), int(x)) for i, n, x in con.execute(" UNION ALL ".join(selects)).fetchall()}
+    rows = {int(i): (int(n), int(x)) for i, n, x in con.execute(" UNION ALL ".join(selects)).fetchall()} \
+        if selects else {}
+    for i, (table, _) in enumerate(tables):
+        if table == "scores" and scores is not None:
+            rows[i] = (int(scores["n"].sum()), _xor(scores["raw"]))
     return [f"{table}:{rows[i][0]}:{rows[i][1]}" for i, (table, _) in enumerate(tables)]
+
+
+def _xor(values: pd.Series) -> int:
+    return int(np.bitwise_xor.reduce(values.to_numpy(np.uint64))) if len(values) else 0
 
 
 def combine(digests: list[str], parameters: dict[str, Any]) -> str:
@@ -88,33 +101,49 @@ def clear_fingerprint(con: duckdb.DuckDBPyConnection, part: str = "analyze") -> 
 
 # --- per-unit inputs (migration 030, issue 23: incremental analysis) ---------------------------
 
-def score_groups(con: duckdb.DuckDBPyConnection, now: datetime) -> pd.DataFrame:
-    """One row per stored (source, benchmark, table_version, model): its score rows' count, an
-    order-independent XOR of their hashes (with their snapshot's date and status: holding or
-    releasing a snapshot changes it) and how many are dated after `now` (evaluated, else
-    observed: a new day can bring them into the analysis). One scan of `scores`."""
-    df = con.execute("""
-        SELECT sc.source, sc.benchmark, coalesce(sc.table_version, '') AS table_version, sc.model,
-               count(*) AS n, coalesce(bit_xor(hash(sc, sn.observed_at, sn.status)), 0) AS xor,
-               count(*) FILTER (WHERE coalesce(sc.evaluated_at, sn.observed_at) > ?) AS future
-        FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
+def score_table_groups(con: duckdb.DuckDBPyConnection, now: datetime) -> pd.DataFrame:
+    """One row per stored (source, benchmark, table_version), in one scan of `scores` (the scan
+    every analysis makes: `table_digests` takes the entry of `scores` from it): its rows' count
+    `n`, the XOR of their hashes (`raw`: every column, as `table_digests` hashes a row), the XOR
+    of those hashes with their snapshot's date and status (`xor`: holding or releasing a snapshot
+    changes it) and how many are dated after `now` (`future`: evaluated, else observed; a new day
+    can bring them into the analysis). A row's models' dates are not in it: a table's units see
+    them through the models' own fingerprints (jobs/analyze.py, `models_in`)."""
+    return con.execute("""
+        SELECT source, benchmark, table_version, count(*) AS n, coalesce(bit_xor(h), 0) AS raw,
+               coalesce(bit_xor(hash(h, observed_at, status)), 0) AS xor,
+               count(*) FILTER (WHERE coalesce(evaluated_at, observed_at) > ?) AS future
+        FROM (SELECT sc.source, sc.benchmark, coalesce(sc.table_version, '') AS table_version, hash(sc) AS h,
+                     sc.evaluated_at, sn.observed_at, sn.status
+              FROM scores sc LEFT JOIN snapshots sn ON sn.id = sc.snapshot_id)
         GROUP BY ALL""", [now]).df()
-    return df
 
 
 def item_groups(con: duckdb.DuckDBPyConnection, now: datetime) -> pd.DataFrame:
-    """One row per stored (source, benchmark, model) of item results: count, XOR of row hashes
-    (with the snapshot's date and status), items dated after `now`."""
+    """One row per stored (source, benchmark) of item results: count, XOR of row hashes (with the
+    snapshot's date and status), items dated after `now`."""
     return con.execute("""
-        SELECT i.source, i.benchmark, i.model, count(*) AS n,
+        SELECT i.source, i.benchmark, count(*) AS n,
                coalesce(bit_xor(hash(i, sn.observed_at, sn.status)), 0) AS xor,
                count(*) FILTER (WHERE i.item_date > CAST(? AS DATE)) AS future
-        FROM item_results i JOIN snapshots sn ON sn.id = i.snapshot_id
+        FROM item_results i LEFT JOIN snapshots sn ON sn.id = i.snapshot_id
         GROUP BY ALL""", [now]).df()
 
 
+def models_in(con: duckdb.DuckDBPyConnection, models: list[str]) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """The (source, benchmark) pairs of the score rows and of the item results of any of `models`
+    (the units whose model dates or cutoffs changed; none read when `models` is empty)."""
+    if not models:
+        return set(), set()
+    scores = con.execute("SELECT DISTINCT source, benchmark FROM scores WHERE list_contains(?, model)",
+                         [models]).fetchall()
+    items = con.execute("SELECT DISTINCT source, benchmark FROM item_results WHERE list_contains(?, model)",
+                        [models]).fetchall()
+    return {(str(s), str(b)) for s, b in scores}, {(str(s), str(b)) for s, b in items}
+
+
 def stored_unit_fingerprints(con: duckdb.DuckDBPyConnection, part: str) -> dict[str, str]:
-    """key -> fingerprint of the units of `part` ('global', 'table', 'a3') the last analysis stored."""
+    """key -> fingerprint of the units of `part` ('global', 'table', 'a3', 'model') the last analysis stored."""
     return dict(con.execute("SELECT key, fingerprint FROM analysis_unit_inputs WHERE part = ?", [part]).fetchall())
 
 

@@ -170,9 +170,9 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
         # other columns are fetched by row id at the end; one range of benchmarks at a time
         sql = running_best_sql().format(releases=rel, order=_HISTORY_ORDER)
         for chunk in benchmark_chunks(con, benchmarks=benchmarks):
-            frames.append(con.execute(sql, [chunk, list(lower_is_better)]).df().pipe(shared_strings))
+            frames.append(con.execute(sql, [chunk, list(lower_is_better), chunk]).df().pipe(shared_strings))
         if not frames:          # no benchmark: the same columns, no row
-            frames.append(con.execute(sql, [[""], list(lower_is_better)]).df())
+            frames.append(con.execute(sql, [[""], list(lower_is_better), [""]]).df())
     df = pd.concat(frames, ignore_index=True)
     return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at", "release_date", "date")
 

@@ -210,3 +210,49 @@ def test_a_new_day_that_brings_a_dated_row_into_the_window_is_analysed(analysed_
 def test_the_resolved_state_named_by_the_day_move_is_the_analysis_one():
     from analysis.contamination.suspicions import RESOLVED
     assert RESOLVED_STATE == RESOLVED
+
+
+def _changed_tables(path: Path, now: datetime) -> str:
+    return analyze(path, now=now)["plan"]
+
+
+@pytest.mark.slow
+def test_a_changed_row_of_an_old_snapshot_is_analysed_again(analysed_fast, tmp_path):
+    """A score row of an earlier snapshot changed in place (same count, same snapshot, a table
+    whose newest rows did not move): its table is recomputed, as a full analysis would."""
+    base, now = analysed_fast
+    inc = _copy(base, tmp_path / "incremental.duckdb")
+    with db.connect(inc) as con:
+        con.execute("""UPDATE scores SET score = score * 0.5
+                       WHERE rowid = (SELECT min(sc.rowid) FROM scores sc WHERE sc.source = 'arc_agi'
+                                        AND sc.metric = 'proportion' AND sc.score > 0
+                                        AND sc.snapshot_id < (SELECT max(id) FROM snapshots WHERE source = 'arc_agi'))""")
+    full = _copy(inc, tmp_path / "full.duckdb")
+    plan = _changed_tables(inc, now + timedelta(hours=1))
+    assert plan != "full" and not plan.startswith("0 "), plan
+    analyze(full, now=now + timedelta(hours=1), incremental=False)
+    assert_same_results(inc, full)
+
+
+@pytest.mark.slow
+def test_a_model_whose_dates_changed_has_its_tables_analysed_again(analysed_fast, tmp_path, monkeypatch):
+    """A model's release date changed (a claim of model_dates, no score row moved): every table
+    holding the model is recomputed (its units compare the models' own fingerprints), and the
+    results are those of a full analysis; without that comparison they would not be."""
+    base, now = analysed_fast
+    inc = _copy(base, tmp_path / "incremental.duckdb")
+    with db.connect(inc) as con:
+        model = con.execute("""SELECT model FROM model_dates WHERE source = 'arc_agi' AND release_date IS NOT NULL
+                               ORDER BY model LIMIT 1""").fetchone()[0]
+        con.execute("UPDATE model_dates SET release_date = release_date + INTERVAL 400 DAY WHERE model = ?", [model])
+    full, blind = _copy(inc, tmp_path / "full.duckdb"), _copy(inc, tmp_path / "blind.duckdb")
+    later = now + timedelta(hours=1)
+    plan = _changed_tables(inc, later)
+    assert plan != "full" and not plan.startswith("0 "), plan
+    analyze(full, now=later, incremental=False)
+    assert_same_results(inc, full)
+    # the same change seen without the models' fingerprints: no table recomputed, other results
+    monkeypatch.setattr("storage.fingerprint.models_in", lambda con, models: (set(), set()))
+    assert _changed_tables(blind, later).startswith("0 ")
+    with pytest.raises(AssertionError):
+        assert_same_results(blind, full)

@@ -3,9 +3,9 @@
 -- analysis) and what a row means (017). Rows of one snapshot that map to one canonical
 -- (benchmark, model, setting) are excluded at store time after the first (excluded_reason).
 CREATE OR REPLACE VIEW latest_scores AS
-WITH newest AS (
+WITH newest AS (   -- the snapshots of each (source, benchmark) first: one small row per snapshot, not per score
     SELECT sc.source, sc.benchmark, max_by(sn.id, (sn.observed_at, sn.id)) AS snapshot_id
-    FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
+    FROM (SELECT DISTINCT source, benchmark, snapshot_id FROM scores) sc JOIN snapshots sn ON sn.id = sc.snapshot_id
     WHERE sn.status IS DISTINCT FROM 'held'
     GROUP BY sc.source, sc.benchmark
 )
