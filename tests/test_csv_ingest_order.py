@@ -53,16 +53,17 @@ def test_file_order_and_first_of_repeated_keys_kept(tmp_path: Path, n: int):
             for (r,) in rejects] == [(m, b) for m, b, _ in rejected]
 
 
-def test_a_clean_file_without_percent_signs_matches_the_pandas_path(tmp_path: Path, monkeypatch):
+def test_a_clean_file_without_percent_signs_matches_the_pandas_path(tmp_path: Path, new_synced_db, monkeypatch):
     board = tmp_path / "clean.csv"
     board.write_text("model,benchmark,score,metric,n_items\n"
                      + "".join(f"m{i},b{i % 7},0.{i:03d},proportion,{100 + i}\n" for i in range(400)))
-    native, reference = both(tmp_path, board, monkeypatch)
+    native, reference = both(new_synced_db, board, monkeypatch)
     assert_same(native, reference)
     assert native[0].n_scores == 400 and native[0].n_rejects == 0
 
 
-def test_rejected_numbers_written_differently_by_the_json_writer_match_the_pandas_path(tmp_path: Path, monkeypatch):
+def test_rejected_numbers_written_differently_by_the_json_writer_match_the_pandas_path(tmp_path: Path, new_synced_db,
+                                                                                       monkeypatch):
     """Repeated keys whose later scores are -0.0, exponents and long decimals: each rejected value's
     JSON text is the pandas writer's (-0.0 is not 0.0). Not 0.0 beside -0.0: DuckDB's storage keeps
     one of two neighbouring equal doubles for both (0.0 = -0.0), on either path."""
@@ -71,6 +72,6 @@ def test_rejected_numbers_written_differently_by_the_json_writer_match_the_panda
     rows += [f"m{i},mmlu,{c}" for i, c in enumerate(cells)] + [f"m{i},mmlu,{c}" for i, c in enumerate(reversed(cells))]
     board = tmp_path / "zeros.csv"
     board.write_text("model,benchmark,score\n" + "\n".join(rows) + "\n")
-    native, reference = both(tmp_path, board, monkeypatch)
+    native, reference = both(new_synced_db, board, monkeypatch)
     assert_same(native, reference)
     assert native[0].n_rejects == 2 * len(cells)
