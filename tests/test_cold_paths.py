@@ -59,30 +59,26 @@ def test_a_refusal_comes_first_for_a_missing_or_locked_file(dbpath, tmp_path):
         holder.wait(timeout=30)
 
 
-def test_the_schema_check_sees_an_old_version_and_a_changed_view_file(dbpath):
+def _behind(dbpath) -> bool:
     con = storage_db.open_connection(dbpath, read_only=True)
     try:
-        assert not storage_db.is_behind(con)
+        return storage_db.is_behind(con)
     finally:
         con.close()
+
+
+def test_the_schema_check_sees_an_old_version_and_a_changed_view_file(dbpath):
+    assert not _behind(dbpath)
     path = next(iter(views.shipped_hashes()))
     raw = duckdb.connect(dbpath)
     raw.execute("UPDATE schema_files SET sha256 = 'edited' WHERE path = ?", [path])
     raw.close()
-    con = storage_db.open_connection(dbpath, read_only=True)
-    try:
-        assert storage_db.is_behind(con)
-    finally:
-        con.close()
+    assert _behind(dbpath)
     raw = duckdb.connect(dbpath)
     raw.execute("UPDATE schema_files SET sha256 = ? WHERE path = ?", [views.shipped_hashes()[path], path])
     raw.execute("DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)")
     raw.close()
-    con = storage_db.open_connection(dbpath, read_only=True)
-    try:
-        assert storage_db.is_behind(con)
-    finally:
-        con.close()
+    assert _behind(dbpath)
 
 
 def test_shipped_hashes_are_those_the_views_are_applied_with():
