@@ -46,6 +46,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -365,14 +366,20 @@ def bench_analyze(fracs: list[float], quick: bool, tmp: Path, double: bool = Tru
          f"(1 = linear, 0 = flat)", measured("analyze: 2x size, peak RSS", rss / 1024, 1536, "MiB"))
 
 
+def fresh_copy(db: Path, build: Callable[[Path], None]) -> None:
+    """`db` as `build` writes it: written once beside it (`<name>.base.duckdb`), copied each round."""
+    base = db.with_name(db.stem + ".base.duckdb")
+    if not base.exists():
+        build(base)
+    shutil.copyfile(base, db)
+
+
 def _analyze_once(tmp: Path, label: str, size: dict) -> tuple[float, int, float]:
     """(wall s, peak RSS KiB, setup s) of one `benchwatch analyze` on a fresh synthetic history.
     The history is written once per size and copied for each later round (setup 0 s then)."""
-    base, db = tmp / f"analyze_{label}.base.duckdb", tmp / f"analyze_{label}.duckdb"
+    db = tmp / f"analyze_{label}.duckdb"
     t0 = time.perf_counter()
-    if not base.exists():
-        synthetic_db(base, **size)
-    shutil.copyfile(base, db)
+    fresh_copy(db, lambda base: synthetic_db(base, **size))
     setup = time.perf_counter() - t0
     try:
         wall, rss, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
@@ -400,26 +407,23 @@ def changed_source(path: Path, source: str) -> int:
         return int(con.execute("SELECT count(*) FROM scores WHERE snapshot_id = ?", [new]).fetchone()[0])
 
 
-def bench_incremental(quick: bool, tmp: Path, repeat: int = 1, round_no: int = 0) -> None:
+def bench_incremental(quick: bool, tmp: Path, round_no: int = 0) -> None:
     """One changed source out of 20 at the 100 % size: `benchwatch analyze` after it (incremental:
     only that source's tables) vs the full analyze of the same database before it (whole processes).
     The history is written once and copied for each round; round k changes source syn(k mod 20)."""
     full = dict(n_models=2000, n_bench=100, n_weeks=52, n_items=1000, n_item_models=200)
     if quick:
         full = dict(n_models=400, n_bench=20, n_weeks=52, n_items=300, n_item_models=100)
-    base, db = tmp / "incremental.base.duckdb", tmp / "incremental.duckdb"
-    if not base.exists():
-        synthetic_db(base, **full, n_sources=20)
-    shutil.copyfile(base, db)
+    db = tmp / "incremental.duckdb"
+    fresh_copy(db, lambda base: synthetic_db(base, **full, n_sources=20))
     rows = full["n_models"] * full["n_bench"] * full["n_weeks"]
     t_full, rss, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
-    for i in range(repeat):
-        n = changed_source(db, f"syn{(round_no + i) % 20:02d}")
-        t_inc, rss_inc, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
-        ratio = t_inc / t_full
-        line("incremental", f"one changed source of 20 ({n} new rows; {rows / 1e6:.1f} M rows, {full['n_bench']} benchmarks): "
-             f"analyze {t_inc:5.2f} s (peak RSS {rss_inc / 1024:4.0f} MiB) after a full analyze {t_full:5.1f} s -> "
-             f"{ratio:5.1%} (goal <= 10%)", measured("incremental: one source of 20 vs full", ratio, 0.10, "%"))
+    n = changed_source(db, f"syn{round_no % 20:02d}")
+    t_inc, rss_inc, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
+    ratio = t_inc / t_full
+    line("incremental", f"one changed source of 20 ({n} new rows; {rows / 1e6:.1f} M rows, {full['n_bench']} benchmarks): "
+         f"analyze {t_inc:5.2f} s (peak RSS {rss_inc / 1024:4.0f} MiB) after a full analyze {t_full:5.1f} s -> "
+         f"{ratio:5.1%} (goal <= 10%)", measured("incremental: one source of 20 vs full", ratio, 0.10, "%"))
     db.unlink(missing_ok=True)
 
 
