@@ -280,7 +280,12 @@ def main(argv: list[str] | None = None) -> int:
         shutdown.clear()
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        if shutdown.requested():    # the handler ran but its Terminated was swallowed on the way (e.g.
+            # raised in a callback whose exceptions Python ignores): still a stop, as documented
+            print(f"benchwatch {command}: terminated (SIGTERM)", file=sys.stderr)
+            return EXIT_TERMINATED
+        return code
     except BrokenPipeError:
         # The reader went away (`benchwatch status | head`): not a failure of ours. Point stdout at
         # /dev/null so the interpreter's final flush does not raise again, and exit as a process
