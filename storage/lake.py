@@ -265,13 +265,15 @@ def release(con: duckdb.DuckDBPyConnection) -> None:
 
 # --- dialect -----------------------------------------------------------------------------------
 
-_SEQUENCE = re.compile(r"^\s*CREATE\s+SEQUENCE\b[^;]*;", re.IGNORECASE | re.MULTILINE)
-_TABLE_CONSTRAINT = re.compile(r",\s*(?:--[^\n]*\n\s*)*(?:PRIMARY\s+KEY|UNIQUE)\s*\([^)]*\)", re.IGNORECASE)
-_COLUMN_PK = re.compile(r"\s+PRIMARY\s+KEY\b", re.IGNORECASE)
-_NEXTVAL_DEFAULT = re.compile(r"\s+DEFAULT\s+nextval\s*\(\s*'[^']*'\s*\)", re.IGNORECASE)
+# Patterns as text: `re` compiles each when first used (a migration or view file for a lake), not
+# at the import of every command.
+_SEQUENCE = r"(?im)^\s*CREATE\s+SEQUENCE\b[^;]*;"
+_TABLE_CONSTRAINT = r"(?i),\s*(?:--[^\n]*\n\s*)*(?:PRIMARY\s+KEY|UNIQUE)\s*\([^)]*\)"
+_COLUMN_PK = r"(?i)\s+PRIMARY\s+KEY\b"
+_NEXTVAL_DEFAULT = r"(?i)\s+DEFAULT\s+nextval\s*\(\s*'[^']*'\s*\)"
 # DuckLake's ADD COLUMN takes only a literal default, and it counts `false` as an expression: the
 # string literal 'false' (cast to the column's type) is the same default.
-_ADD_COLUMN_KEYWORD_DEFAULT = re.compile(r"(\bADD\s+COLUMN\b[^;]*?\bDEFAULT\s+)(true|false)\b", re.IGNORECASE)
+_ADD_COLUMN_KEYWORD_DEFAULT = r"(?i)(\bADD\s+COLUMN\b[^;]*?\bDEFAULT\s+)(true|false)\b"
 
 
 def translate_ddl(sql: str) -> str:
@@ -283,23 +285,22 @@ def translate_ddl(sql: str) -> str:
     if re.search(r"\bCREATE\s+(UNIQUE\s+)?INDEX\b", sql, re.IGNORECASE):
         raise LakeError("a migration creates an index, which DuckLake does not support; "
                         "make it conditional on the file store")
-    out = _SEQUENCE.sub("", sql)
-    out = _TABLE_CONSTRAINT.sub("", out)
-    out = _NEXTVAL_DEFAULT.sub("", out)
-    out = _COLUMN_PK.sub(" NOT NULL", out)   # a missing id fails loudly instead of storing NULL
-    out = _ADD_COLUMN_KEYWORD_DEFAULT.sub(lambda m: f"{m[1]}'{m[2].lower()}'", out)
+    out = re.sub(_SEQUENCE, "", sql)
+    out = re.sub(_TABLE_CONSTRAINT, "", out)
+    out = re.sub(_NEXTVAL_DEFAULT, "", out)
+    out = re.sub(_COLUMN_PK, " NOT NULL", out)   # a missing id fails loudly instead of storing NULL
+    out = re.sub(_ADD_COLUMN_KEYWORD_DEFAULT, lambda m: f"{m[1]}'{m[2].lower()}'", out)
     return out
 
 
-_COLUMN_COMMENT = re.compile(r"^\s*COMMENT\s+ON\s+COLUMN\s+[^\s']+\s+IS\s+'(?:[^']|'')*'\s*;[ \t]*\n?",
-                             re.IGNORECASE | re.MULTILINE)
+_COLUMN_COMMENT = r"(?im)^\s*COMMENT\s+ON\s+COLUMN\s+[^\s']+\s+IS\s+'(?:[^']|'')*'\s*;[ \t]*\n?"
 
 
 def translate_view_file(sql: str) -> str:
     """A view file of storage/views for DuckLake, which keeps comments on tables, their columns and
     views but refuses them on a view's columns ("it is not a table"): those statements are left
     out (on a lake, `duckdb_columns()` has no comment for a view's columns; the file has them)."""
-    return _COLUMN_COMMENT.sub("", sql)
+    return re.sub(_COLUMN_COMMENT, "", sql)
 
 
 def literal(text: str) -> str:

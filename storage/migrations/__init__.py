@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-_MIGRATION_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
+_MIGRATION_NAME = r"^(\d{3})_([a-z0-9_]+)\.sql$"   # compiled when first used (`re`'s cache)
 
 
 @lru_cache(maxsize=1)
@@ -16,7 +16,7 @@ def migrations() -> tuple[tuple[int, str, str], ...]:
     once per process: every connection checks them)."""
     found = []
     for entry in resources.files("storage.migrations").iterdir():
-        m = _MIGRATION_NAME.match(entry.name)
+        m = re.match(_MIGRATION_NAME, entry.name)
         if m:
             found.append((int(m[1]), m[2], entry.read_text(encoding="utf-8")))
     found.sort()
@@ -27,9 +27,8 @@ def migrations() -> tuple[tuple[int, str, str], ...]:
 
 
 
-_CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([a-z_][a-z0-9_]*)\s*\(", re.IGNORECASE)
-_NEXTVAL_COLUMN = re.compile(r"([a-z_][a-z0-9_]*)\s+[A-Z]+\s+PRIMARY\s+KEY\s+DEFAULT\s+nextval\s*\(\s*'([^']+)'\s*\)",
-                             re.IGNORECASE)
+_CREATE_TABLE = r"(?i)^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([a-z_][a-z0-9_]*)\s*\("
+_NEXTVAL_COLUMN = r"(?i)([a-z_][a-z0-9_]*)\s+[A-Z]+\s+PRIMARY\s+KEY\s+DEFAULT\s+nextval\s*\(\s*'([^']+)'\s*\)"
 
 
 @lru_cache(maxsize=1)
@@ -41,8 +40,8 @@ def sequence_ids() -> dict[str, tuple[str, str]]:
     found: dict[str, tuple[str, str]] = {}
     for _, _, sql in migrations():
         for statement in re.sub(r"--[^\n]*", "", sql).split(";"):
-            table = _CREATE_TABLE.match(statement)
-            column = _NEXTVAL_COLUMN.search(statement) if table else None
+            table = re.match(_CREATE_TABLE, statement)
+            column = re.search(_NEXTVAL_COLUMN, statement) if table else None
             if table and column:
                 found[table[1].lower()] = (column[1], column[2])
     return found
@@ -52,4 +51,4 @@ def sequence_ids() -> dict[str, tuple[str, str]]:
 def latest_version() -> int:
     """The newest migration this code ships (from the file names: nothing read)."""
     return max((int(m[1]) for entry in resources.files("storage.migrations").iterdir()
-                if (m := _MIGRATION_NAME.match(entry.name))), default=0)
+                if (m := re.match(_MIGRATION_NAME, entry.name))), default=0)
