@@ -226,12 +226,10 @@ def read(con: duckdb.DuckDBPyConnection) -> Status:
     row count, most of the command's time after `import duckdb`; DuckDB releases the GIL while it
     runs one, so two lanes of them take about half the wall time on two cores."""
     one_thread(con)     # each statement on its calling thread (set per database: both cursors)
-    found: dict[str, object] = {}
+    found: list[tuple[tuple[int, dict[str, int]], list[tuple], tuple[int, int, int]]] = []
 
     def lane(cur: duckdb.DuckDBPyConnection) -> None:    # about as long as this thread's share
-        found["tables"] = counts_and_version(cur)
-        found["sizes"] = size_rows(cur)
-        found["dates"] = release_date_coverage(cur)
+        found.append((counts_and_version(cur), size_rows(cur), release_date_coverage(cur)))
 
     other = _Lane(con.cursor(), lane)
     try:
@@ -242,10 +240,9 @@ def read(con: duckdb.DuckDBPyConnection) -> Status:
         not_tested = placeholder_not_tested(con)
     finally:
         other.finish()
-    version, tables = found["tables"]  # type: ignore[misc]
+    (version, tables), sizes, dates = found[0]
     coverage = index_coverage(con) if tables.get("saturation") else None
-    return Status(sources, held, names, counts, version, tables, found["sizes"], found["dates"],  # type: ignore[arg-type]
-                  coverage, not_tested)
+    return Status(sources, held, names, counts, version, tables, sizes, dates, coverage, not_tested)
 
 
 class _Lane:
@@ -253,7 +250,8 @@ class _Lane:
     arrives meanwhile: the cursor must not outlive its connection's close) and raises its error."""
 
     def __init__(self, cursor: duckdb.DuckDBPyConnection, work: Callable[[duckdb.DuckDBPyConnection], None]):
-        self.cursor, self.error = cursor, None
+        self.cursor = cursor
+        self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, args=(work,), name="benchwatch-status", daemon=True)
         self.thread.start()
 
