@@ -21,7 +21,7 @@ from common.console import REPORTED
 from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
 from scrapers.http import FetchResult, Fetcher, ReplayFetcher, fetch_source
 from storage import db
-from storage.ingest import Response, known_snapshot, record_fetches, store_blobs, store_snapshot
+from storage.ingest import Response, known_snapshots, record_fetches, store_blobs, store_snapshot
 from storage.reads import previous_validators
 from storage.release_list import listed_releases
 from storage.threads import one_thread
@@ -135,14 +135,17 @@ def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher | ReplayFetc
     return c
 
 
-def _settle_known(con, c: _Collection) -> None:
-    """Content already stored needs no parse: 'unchanged' (and the snapshot marked as seen)."""
-    if c.outcome is not None:
-        return
-    known = known_snapshot(con, c.source, c.responses, origin=c.origin)
-    if known is not None:
-        c.outcome = SourceOutcome(c.source, "unchanged", f"same content as snapshot {known.snapshot_id}",
-                                  snapshot_id=known.snapshot_id)
+def _settle_known(con, collections: Sequence[_Collection]) -> None:
+    """Content already stored needs no parse: 'unchanged' (and the snapshot marked as seen), for
+    every collection at once (storage.ingest.known_snapshots: two or three statements in all)."""
+    open_ = [c for c in collections if c.outcome is None]
+    origins = {c.origin for c in open_}
+    for origin in sorted(origins):
+        these = [c for c in open_ if c.origin == origin]
+        for c, known in zip(these, known_snapshots(con, [(c.source, c.responses) for c in these], origin=origin)):
+            if known is not None:
+                c.outcome = SourceOutcome(c.source, "unchanged", f"same content as snapshot {known.snapshot_id}",
+                                          snapshot_id=known.snapshot_id)
 
 
 def _parse(c: _Collection) -> None:
@@ -235,7 +238,7 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
     if c.outcome is not None and not c.results:     # nothing fetched (the plan failed): nothing to record
         return c.outcome
     with db.connect(db_path) as con, db.transaction(con):   # unchanged content: settled and recorded at once
-        _settle_known(con, c)
+        _settle_known(con, [c])
         if c.outcome is not None:
             _record_fetches(con, [c], run_id)
     outcome = _log(c.outcome) if c.outcome is not None else _parse_and_store(db_path, c, run_id)
@@ -316,7 +319,7 @@ def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scrape
         releases = lister.parse_checked(listing.responses[0].content, fetched_at=listing.results[0].finished_at,
                                         filename=listing.responses[0].file_name).meta.get("releases") or []
         with db.connect(db_path) as con, db.transaction(con):
-            _settle_known(con, listing)
+            _settle_known(con, [listing])
             if listing.outcome is not None:
                 _record_fetches(con, [listing], run_id)
         if listing.outcome is None:
@@ -350,7 +353,7 @@ def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scrape
                 notes.append(f"release {release}: failed ({c.outcome.detail})")
             continue
         with db.connect(db_path) as con, db.transaction(con):
-            _settle_known(con, c)
+            _settle_known(con, [c])
             if c.outcome is not None:
                 _record_fetches(con, [c], run_id)
         out = c.outcome if c.outcome is not None else _parse_and_store(db_path, c, run_id)
@@ -400,8 +403,8 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
     known: dict[str, _KnownReleases] = {}
     with db.connect(db_path) as con, db.transaction(con):   # one commit for every unchanged source
         one_thread(con)              # lookups and small writes (storage.threads)
+        _settle_known(con, fetched)
         for c in fetched:
-            _settle_known(con, c)
             if c.outcome is None:
                 pending.append(c)
             elif c.results:
@@ -412,10 +415,10 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
         # from the store (no parse, no connection of its own); any other case in collect_releases.
         unchanged = {c.source for c in settled if c.outcome is not None and c.outcome.status == "unchanged"}
         lists: list[_Collection] = []
-        for name, listing in listings.items():
-            if name not in unchanged or listing.outcome is not None:
-                continue
-            _settle_known(con, listing)
+        settling = {name: listing for name, listing in listings.items()
+                    if name in unchanged and listing.outcome is None}
+        _settle_known(con, list(settling.values()))
+        for name, listing in settling.items():
             if listing.outcome is not None and listing.outcome.snapshot_id is not None:
                 lists.append(listing)
                 known[name] = _known_releases(con, planned[name], listed_releases(con, listing.outcome.snapshot_id))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import duckdb
 
+from storage import lake
 from storage.db import quote_ident, schema_version
 from storage.threads import one_thread
 
@@ -231,7 +232,7 @@ def read(con: duckdb.DuckDBPyConnection) -> Status:
     def lane(cur: duckdb.DuckDBPyConnection) -> None:    # about as long as this thread's share
         found.append((counts_and_version(cur), size_rows(cur), release_date_coverage(cur)))
 
-    other = _Lane(con.cursor(), lane)
+    other = _Lane(lake.cursor(con), lane)
     try:
         sources = source_status(con)
         # the sources' `held` column counts them: no statement for the usual case of none
