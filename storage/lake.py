@@ -256,15 +256,6 @@ def is_lake(con: duckdb.DuckDBPyConnection) -> bool:
     return con in _lake_connections
 
 
-def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    """Another connection to `con`'s database, for statements on another thread: on a lake with
-    the same default catalog (`con.cursor()` alone would start in DuckDB's in-memory one)."""
-    cur = con.cursor()
-    if is_lake(con):
-        cur.execute(f"USE {CATALOG_ALIAS}")
-    return cur
-
-
 def release(con: duckdb.DuckDBPyConnection) -> None:
     """Give the writer lock back (storage.db.connect calls this after closing a write session)."""
     lock = _writer_locks.pop(con, None)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import threading
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import duckdb
 
-from storage import lake
 from storage.db import quote_ident, schema_version
 from storage.threads import one_thread
 
@@ -206,76 +204,5 @@ def index_coverage(con: duckdb.DuckDBPyConnection) -> Table:
         return Table(["table_id", "benchmark", "population", "metric", "has_s", "scale", "action"], [])
 
 
-class Status(NamedTuple):
-    """Everything `benchwatch status` shows, read in one go (`read`)."""
-
-    sources: Table
-    held: Table | None              # None: no source holds a snapshot (no statement was spent on it)
-    unknown: Table
-    unknown_counts: dict[str, int]
-    version: int
-    tables: dict[str, int]
-    sizes: list[tuple]
-    dates: tuple[int, int, int]
-    coverage: Table | None          # None: no analysis stored yet
-    not_tested: Table
-
-
-def read(con: duckdb.DuckDBPyConnection) -> Status:
-    """Every read of `status`, on two cursors at once. The statements are independent, and on any
-    file each costs a few milliseconds of planning and first touches of its tables whatever the
-    row count, most of the command's time after `import duckdb`; DuckDB releases the GIL while it
-    runs one, so two lanes of them take about half the wall time on two cores."""
-    one_thread(con)     # each statement on its calling thread (set per database: both cursors)
-    found: list[tuple[tuple[int, dict[str, int]], list[tuple], tuple[int, int, int]]] = []
-
-    def lane(cur: duckdb.DuckDBPyConnection) -> None:    # about as long as this thread's share
-        found.append((counts_and_version(cur), size_rows(cur), release_date_coverage(cur)))
-
-    other = _Lane(lake.cursor(con), lane)
-    try:
-        sources = source_status(con)
-        # the sources' `held` column counts them: no statement for the usual case of none
-        held = held_table(con) if any(row[sources.columns.index("held")] for row in sources.rows) else None
-        names, counts = unknown(con)
-        not_tested = placeholder_not_tested(con)
-    finally:
-        other.finish()
-    (version, tables), sizes, dates = found[0]
-    coverage = index_coverage(con) if tables.get("saturation") else None
-    return Status(sources, held, names, counts, version, tables, sizes, dates, coverage, not_tested)
-
-
-class _Lane:
-    """`work(cursor)` on a thread of its own; `finish` waits for it (even when a signal's exception
-    arrives meanwhile: the cursor must not outlive its connection's close) and raises its error."""
-
-    def __init__(self, cursor: duckdb.DuckDBPyConnection, work: Callable[[duckdb.DuckDBPyConnection], None]):
-        self.cursor = cursor
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, args=(work,), name="benchwatch-status", daemon=True)
-        self.thread.start()
-
-    def _run(self, work: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
-        try:
-            work(self.cursor)
-        except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread by finish()
-            self.error = exc
-        finally:
-            self.cursor.close()
-
-    def finish(self) -> None:
-        pending: BaseException | None = None
-        while self.thread.is_alive():
-            try:
-                self.thread.join()
-            except BaseException as exc:  # noqa: BLE001 - SIGTERM/Ctrl-C while waiting: wait, then raise it
-                pending = pending or exc
-        if pending is not None:
-            raise pending
-        if self.error is not None:
-            raise self.error
-
-
-__all__ = ["Table", "Status", "read", "one_thread", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "counts_and_version",
+__all__ = ["Table", "one_thread", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "counts_and_version",
            "schema_version", "release_date_coverage", "index_coverage", "size_rows"]

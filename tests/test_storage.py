@@ -268,36 +268,6 @@ def test_status_lists_tables_whose_standard_errors_imply_fewer_items(dbpath, tmp
     assert not any("math_500" in ln or " mmlu " in ln for ln in out.split("fewer items")[1].splitlines())
 
 
-def test_status_read_on_two_cursors_equals_each_read_alone(dbpath, tmp_path, monkeypatch):
-    """`status.read` runs its statements on two cursors at once: the same answers as each read
-    alone, after an analysis (index coverage) and with unknown names and size checks; a failing
-    read on the other cursor is raised in the caller, and the connection is still usable."""
-    from storage import status
-    f = tmp_path / "mixed.csv"
-    f.write_text("model,benchmark,score,stderr,metric\n"
-                 + "".join(f"m{i},gpqa_diamond,{0.5 + 0.01 * i},0.06,proportion\n" for i in range(6))
-                 + "acme-internal-7b,acme_private_eval,0.5,,\n")
-    ingest_file(dbpath, "csv", f)
-    assert main(["analyze", "--db", str(dbpath)]) == 0
-    with db.open_connection(dbpath, read_only=True) as con:
-        found = status.read(con)
-    with db.open_connection(dbpath, read_only=True) as con:
-        alone = status.Status(status.source_status(con), None, *status.unknown(con),
-                              *status.counts_and_version(con), status.size_rows(con),
-                              status.release_date_coverage(con), status.index_coverage(con),
-                              status.placeholder_not_tested(con))
-    assert found == alone
-    assert found.coverage is not None and found.coverage.rows and found.sizes and found.unknown.rows
-
-    def broken(con):
-        raise RuntimeError("size rows failed")
-    monkeypatch.setattr(status, "size_rows", broken)
-    with db.open_connection(dbpath, read_only=True) as con:
-        with pytest.raises(RuntimeError, match="size rows failed"):
-            status.read(con)
-        assert con.execute("SELECT count(*) FROM scores").fetchone() == (7,)
-
-
 def test_implied_n_and_its_verdicts():
     from analysis.sizes import CONSISTENT, FEWER_ITEMS, SEVERAL_SAMPLES, implied_n, size_checks
     assert implied_n(0.5, 0.05) == pytest.approx(100.0)

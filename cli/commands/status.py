@@ -56,12 +56,18 @@ def run(args: argparse.Namespace) -> int:
     if con is None:
         return 1
     try:
-        found = status.read(con)
+        status.one_thread(con)
+        sources = status.source_status(con)
+        # the sources' `held` column counts them: no statement for the usual case of none
+        held = status.held_table(con) if any(row[sources.columns.index("held")] for row in sources.rows) else None
+        unknown, counts = status.unknown(con)
+        version, tables = status.counts_and_version(con)
+        sizes = status.size_rows(con)
+        dates = status.release_date_coverage(con)
+        coverage = status.index_coverage(con) if tables.get("saturation") else None
+        not_tested = status.placeholder_not_tested(con)
     finally:
         con.close()
-    sources, held, unknown, counts = found.sources, found.held, found.unknown, found.unknown_counts
-    version, tables, sizes, dates = found.version, found.tables, found.sizes, found.dates
-    coverage, not_tested = found.coverage, found.not_tested
     print(f"database: {redact(args.db or 'default')}   schema version: {version}")
     print()
     print("sources (times UTC):")
