@@ -41,10 +41,9 @@ def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: flo
     """
     if not _relation_exists(con, "saturation"):
         return None
-    scopes = [r[0] for r in con.execute("SELECT DISTINCT scope FROM saturation ORDER BY scope").fetchall()]
-    if not scopes:
+    frame = read_saturation(con, scope=None, k=k, alpha=alpha)      # every scope in one read
+    if frame.empty and con.execute("SELECT count(*) FROM saturation").fetchone() == (0,):
         return None
-    frame = pd.concat([read_saturation(con, scope=scope, k=k, alpha=alpha) for scope in scopes], ignore_index=True)
     frame = with_display_names(con, frame)
     if "table_id" in frame.columns and _relation_exists(con, "benchmark_tables"):
         # a table its source no longer serves (a replaced release, a board gone): its level leaves

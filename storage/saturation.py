@@ -191,16 +191,17 @@ def read_table_spans(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | Non
     return naive_utc_columns(df, "first_observed_at", "last_observed_at")
 
 
-def read_saturation(con: duckdb.DuckDBPyConnection, *, scope: str = "all", k: int | None = None,
+def read_saturation(con: duckdb.DuckDBPyConnection, *, scope: str | None = "all", k: int | None = None,
                     alpha: float | None = None) -> pd.DataFrame:
-    """The snapshot-level S_index series of every table (for the bin state machine), oldest first.
+    """The snapshot-level S_index series of every table (for the bin state machine), oldest first;
+    `scope=None`: every scope, one after the other in scope order (one read, not one per scope).
 
     Rows computed before migration 018 across the sources of a benchmark (source
     'pooled-legacy') are not a table's series and are left out."""
     df = con.execute("""SELECT * FROM saturation
-                        WHERE scope = ? AND (? IS NULL OR k = ?) AND (? IS NULL OR alpha = ?)
+                        WHERE (? IS NULL OR scope = ?) AND (? IS NULL OR k = ?) AND (? IS NULL OR alpha = ?)
                           AND source IS DISTINCT FROM 'pooled-legacy'
-                        ORDER BY benchmark, table_id, as_of""", [scope, k, k, alpha, alpha]).df()
+                        ORDER BY scope, benchmark, table_id, as_of""", [scope, scope, k, k, alpha, alpha]).df()
     return naive_utc_columns(df, "as_of", "run_at")
 
 
