@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import logging
 import os
@@ -45,11 +44,6 @@ EXIT_BUG = 70          # sysexits.h EX_SOFTWARE
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141   # 128 + SIGPIPE: the reader of our output closed it (`| head`)
 EXIT_TERMINATED = 143
-# The cyclic garbage collector's young-generation threshold while a command runs (Python's default
-# is 700 allocations). Start-up creates hundreds of thousands of long-lived objects (duckdb, pandas,
-# numpy); at 700 they cost dozens of collections, full ones included: ~7 ms of `status` and ~50 ms
-# of a `run`, measured. Reference counting still frees all acyclic garbage at once.
-GC_THRESHOLD = (10_000, 10, 10)
 _PACKAGES = ("cli", "flows", "jobs", "storage", "scrapers", "analysis", "alerts", "registry", "common")
 _HOME = Path(__file__).resolve().parents[1]     # the directory holding benchwatch's packages
 
@@ -263,15 +257,6 @@ def foreign_packages(packages: tuple[str, ...] = _PACKAGES, home: Path = _HOME) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    threshold = gc.get_threshold()
-    gc.set_threshold(*GC_THRESHOLD)
-    try:
-        return _main(argv)
-    finally:
-        gc.set_threshold(*threshold)     # main() called in a longer-lived process (tests) leaves it as it was
-
-
-def _main(argv: list[str] | None) -> int:
     foreign = foreign_packages()
     if foreign:
         print(f"benchwatch: top-level package(s) {', '.join(foreign)}, not from this benchwatch ({_HOME}): "
