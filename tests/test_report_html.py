@@ -8,6 +8,8 @@ names are HTML/script payloads that survive name cleaning.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -106,9 +108,31 @@ def frames(db) -> dict[str, pd.DataFrame]:
         con.close()
 
 
+class _AtNow(datetime):
+    """The CLI's clock at NOW (cli/commands/report.py reads `datetime.now`)."""
+
+    @classmethod
+    def now(cls, tz=None):
+        return NOW if tz is None else NOW.astimezone(tz)
+
+
 @pytest.fixture(scope="module")
-def page(frames) -> str:
-    return render_report(frames, now=NOW)
+def page_file(db, tmp_path_factory) -> tuple[Path, str]:
+    """The page as `benchwatch report --format html --out FILE` writes it (at NOW): rendered once and
+    read by every test of the page, so they check what the command writes (render_report is ~2 s)."""
+    import cli.commands.report as report_cmd
+    out = tmp_path_factory.mktemp("page") / "sub" / "report.html"
+    out.parent.mkdir()            # --out creates no folder (issue 24): test_report.py
+    stdout = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(stdout):
+        mp.setattr(report_cmd, "datetime", _AtNow)
+        assert main(["report", "--db", str(db), "--format", "html", "--out", str(out)]) == 0
+    return out, stdout.getvalue()
+
+
+@pytest.fixture(scope="module")
+def page(page_file) -> str:
+    return page_file[0].read_text(encoding="utf-8")
 
 
 def test_page_is_self_contained_and_every_scraped_string_is_escaped(page):
@@ -249,11 +273,9 @@ def test_the_text_report_is_at_most_120_columns_with_no_nan_and_dates_that_agree
     assert "forecast:" in text and "trend " in text
 
 
-def test_cli_writes_the_page_to_a_file_and_digest_links_to_sections(db, tmp_path, capsys):
-    out = tmp_path / "sub" / "report.html"
-    out.parent.mkdir()            # --out creates no folder (issue 24): test_report.py
-    assert main(["report", "--db", str(db), "--format", "html", "--out", str(out)]) == 0
-    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>") and capsys.readouterr().out == ""
+def test_cli_writes_the_page_to_a_file_and_digest_links_to_sections(page_file, page):
+    out, stdout = page_file          # the CLI wrote the page every test here reads (fixture), printing nothing
+    assert out.read_text(encoding="utf-8") == page and page.startswith("<!DOCTYPE html>") and stdout == ""
     from alerts.rules import FIRING, Notification
     n = Notification(id=1, fingerprint="f", kind="saturation_bin_changed", transition=FIRING,
                      labels={"kind": "saturation_bin_changed", "benchmark": EVIL_BENCH, "level": "high", "scope": "all"},
