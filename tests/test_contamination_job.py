@@ -233,9 +233,9 @@ def test_calibrate_exit_code_contract(tmp_path, monkeypatch, capsys):
 @pytest.mark.slow   # real data; the fast lane keeps test_run_is_stored_idempotent_and_flags_persist (suspect -> persisted)
 @needs(LCB / "livecodebench_generation_2024-02-26.json")
 @needs(LCB / "livecodebench_generation_2024-03-17.json")
-def test_livecodebench_snapshots_end_to_end(tmp_path):
+def test_livecodebench_snapshots_end_to_end(synced_db, tmp_path):
     from jobs.cycle import ingest_file
-    path = tmp_path / "bw.duckdb"
+    path = synced_db
     ingest_file(path, "livecodebench", LCB / "livecodebench_generation_2024-02-26.json", observed_at="2024-02-26")
     with connect_synced(path) as con:
         first = run_contamination(con, now="2024-02-27T00:00:00Z")
