@@ -169,22 +169,24 @@ def not_applicable(source: str, mutation: str) -> None:
         pytest.skip(f"{source}: {mutation} does not apply: {NOT_APPLICABLE[source, mutation]}")
 
 
-def baseline(tmp_path_factory, source: str) -> str:
-    """A database with the good copy of `source` stored (built once per source, then copied)."""
+def baseline(tmp_path_factory, source: str, template: Path) -> str:
+    """A database with the good copy of `source` stored (built once per source, from a copy of the
+    session's synced template, then copied)."""
     root = tmp_path_factory.getbasetemp() / "bad_inputs_base"
     root.mkdir(exist_ok=True)
     path = root / f"{source}.duckdb"
     if not path.exists():
+        shutil.copyfile(template, path)
         primary, aux = source_files(source)
         ingest_file(str(path), source, primary, aux_paths=aux, observed_at=NOW)
     return str(path)
 
 
 @pytest.fixture
-def fresh(tmp_path, tmp_path_factory):
+def fresh(tmp_path, tmp_path_factory, _synced_template):
     def make(source: str) -> str:
         target = tmp_path / "db.duckdb"
-        shutil.copy(baseline(tmp_path_factory, source), target)
+        shutil.copy(baseline(tmp_path_factory, source, _synced_template), target)
         return str(target)
     return make
 

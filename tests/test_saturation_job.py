@@ -42,10 +42,10 @@ SECOND = FIRST + "model-f,math_500,99.6,,,accuracy,2024-12-01\n"
 
 
 @pytest.fixture()
-def dbpath(tmp_path):
+def dbpath(synced_db, tmp_path):
     (tmp_path / "first.csv").write_text(FIRST)
     (tmp_path / "second.csv").write_text(SECOND)
-    path = tmp_path / "bw.duckdb"
+    path = synced_db
     ingest_file(path, "csv", tmp_path / "first.csv", observed_at="2025-01-01")
     return path
 
