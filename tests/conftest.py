@@ -47,9 +47,12 @@ PARALLEL_GROUPS = {
 }
 # The longest units go first, so that none of them starts late and ends the run alone (the alert
 # replay's setup alone takes ~7 min; then the largest modules of the whole suite and of the fast
-# lane, by their summed --durations); the rest follow in file order.
+# lane, by their summed --durations, waits included: test_query's SIGTERMs, test_slack's
+# Retry-Afters); the rest follow in file order.
 LONGEST_FIRST = ("test_alert_replay.py", "servers", "real-history", "test_command_matrix.py", "test_bad_inputs.py",
-                 "test_report_html.py", "test_csv_ingest.py", "test_collect.py", "test_incremental_analysis.py")
+                 "test_report_html.py", "test_csv_ingest.py", "test_collect.py", "test_incremental_analysis.py",
+                 "test_query.py", "test_slack.py", "test_unchanged_cycle.py", "test_storage.py", "test_shrink_guard.py",
+                 "test_notify.py")
 
 
 def parallel_group(nodeid: str) -> str:
