@@ -39,6 +39,8 @@ PARALLEL_GROUPS = {
         "test_command_matrix.py::test_every_command_survives_each_state_of_a_lake",
         "test_faults.py::test_killing_run_never_orphans_the_ephemeral_prefect_server",
         "test_slack.py::test_webhook_from_a_prefect_secret_block",
+        # and the fast tests that import Prefect in-process beside test_flows (~1 s of CPU): one worker pays it
+        "test_slack.py::test_real_prefect_lookup_without_an_api_falls_back_to_console",
     ),
     # Read the real history backfilled and analyzed once a session (the fixtures below): one worker
     # builds it once, instead of each worker building its own (~2 min of CPU each).
@@ -47,9 +49,12 @@ PARALLEL_GROUPS = {
 }
 # The longest units go first, so that none of them starts late and ends the run alone (the alert
 # replay's setup alone takes ~7 min; then the largest modules of the whole suite and of the fast
-# lane, by their summed --durations); the rest follow in file order.
+# lane, by their summed --durations, waits included: test_query's SIGTERMs, test_slack's
+# Retry-Afters); the rest follow in file order.
 LONGEST_FIRST = ("test_alert_replay.py", "servers", "real-history", "test_command_matrix.py", "test_bad_inputs.py",
-                 "test_report_html.py", "test_csv_ingest.py", "test_collect.py", "test_incremental_analysis.py")
+                 "test_report_html.py", "test_csv_ingest.py", "test_collect.py", "test_incremental_analysis.py",
+                 "test_query.py", "test_slack.py", "test_unchanged_cycle.py", "test_storage.py", "test_shrink_guard.py",
+                 "test_notify.py")
 
 
 def parallel_group(nodeid: str) -> str:

@@ -46,8 +46,8 @@ def test_plan_routes_dates_and_livebench_categories(archive):
     assert all(not f.aux for f in planned if f.source != "livebench")
 
 
-def test_backfill_stores_each_file_on_its_date_and_is_idempotent(archive, tmp_path, capsys):
-    db = tmp_path / "h.duckdb"
+def test_backfill_stores_each_file_on_its_date_and_is_idempotent(synced_db, archive, tmp_path, capsys):
+    db = synced_db
     assert main(["backfill", str(archive), "--db", str(db)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[-1] == "backfill: 4 file(s): 4 new snapshot(s), 0 unchanged, 0 failed, 3 skipped"
@@ -65,9 +65,9 @@ def test_backfill_stores_each_file_on_its_date_and_is_idempotent(archive, tmp_pa
     assert run_query("SELECT count(*) n FROM snapshots", db)["n"][0] == 4
 
 
-def test_a_broken_file_is_reported_and_the_others_stored(archive, tmp_path, capsys):
+def test_a_broken_file_is_reported_and_the_others_stored(synced_db, archive, tmp_path, capsys):
     (archive / "aider_polyglot" / "aider_polyglot_2025-10-04.yml").write_text("- model: [unterminated\n")
-    db = tmp_path / "h.duckdb"
+    db = synced_db
     assert main(["backfill", str(archive), "--db", str(db)]) == 1
     captured = capsys.readouterr()
     assert "2025-10-04 aider_polyglot_2025-10-04.yml: FAILED [aider_polyglot] malformed YAML" in captured.err
@@ -75,13 +75,13 @@ def test_a_broken_file_is_reported_and_the_others_stored(archive, tmp_path, caps
     assert run_query("SELECT count(*) n FROM snapshots", db)["n"][0] == 3
 
 
-def test_what_no_source_ingests_is_named_one_line_each(archive, tmp_path, capsys):
+def test_what_no_source_ingests_is_named_one_line_each(synced_db, archive, tmp_path, capsys):
     """A folder that is no source is one line (not one per file), a file no source claims one line
     each with its reason; the backfill still succeeds (issue 21)."""
     (archive / "notes" / "more_2025-01-02.txt").write_text("a second file of the same foreign folder\n")
     (archive / "livebench" / "livebench_categories_2024_11_25_2024-11-25.json").write_text('{"Coding": []}')
     (archive / "README.md").write_text("about the archive\n")
-    db = tmp_path / "h.duckdb"
+    db = synced_db
     assert main(["backfill", str(archive), "--db", str(db)]) == 0
     out = capsys.readouterr().out.splitlines()
     skipped = sorted(line for line in out if line.startswith("skipped "))

@@ -90,8 +90,8 @@ def fast_fetcher() -> Fetcher:
     return Fetcher(max_attempts=2, backoff_base=0.0, politeness_delay=0.0, sleep=lambda s: None)
 
 
-def test_live_collect_new_then_not_modified_then_failing(tmp_path, swebench_at):
-    db = tmp_path / "bw.duckdb"
+def test_live_collect_new_then_not_modified_then_failing(synced_db, tmp_path, swebench_at):
+    db = synced_db
     swebench_at.body = swebench_fixture()
     first = collect_source(db, "swebench", run_id="r1", fetcher=fast_fetcher())
     assert first.status == "new" and first.counts["scores"] > 0
@@ -109,8 +109,8 @@ def test_live_collect_new_then_not_modified_then_failing(tmp_path, swebench_at):
     assert run_query("SELECT count(*) n FROM snapshots", db)["n"][0] == 1
 
 
-def test_parse_failure_keeps_raw_bytes_and_reparse_recovers(tmp_path, swebench_at, monkeypatch):
-    db = tmp_path / "bw.duckdb"
+def test_parse_failure_keeps_raw_bytes_and_reparse_recovers(synced_db, tmp_path, swebench_at, monkeypatch):
+    db = synced_db
     swebench_at.body = swebench_fixture()
     cls = type(scrapers.get("swebench"))
     good_parse = cls.parse
@@ -134,13 +134,13 @@ def test_parse_failure_keeps_raw_bytes_and_reparse_recovers(tmp_path, swebench_a
     assert [o.status for o in reparse(db)] == ["unchanged"]   # idempotent
 
 
-def test_replay_collects_every_recorded_source_and_reports_the_missing(tmp_path):
+def test_replay_collects_every_recorded_source_and_reports_the_missing(synced_db, tmp_path):
     replay = tmp_path / "replay"
     (replay / "swebench").mkdir(parents=True)
     (replay / "swebench" / "leaderboards.json").write_bytes(swebench_fixture())
     (replay / "aider_polyglot").mkdir()
     shutil.copy(next((FIX / "aider_polyglot").glob("*.yml")), replay / "aider_polyglot" / "polyglot_leaderboard.yml")
-    db = tmp_path / "bw.duckdb"
+    db = synced_db
     outcomes = {o.source: o for o in collect(db, ["swebench", "aider_polyglot", "bfcl"], replay_dir=replay, run_id="x")}
     assert outcomes["swebench"].status == "new"
     assert outcomes["aider_polyglot"].status == "new"
@@ -151,11 +151,11 @@ def test_replay_collects_every_recorded_source_and_reports_the_missing(tmp_path)
     assert origins == ["replay"]
 
 
-def test_run_collect_only_without_prefect_reports_per_source(tmp_path, capsys):
+def test_run_collect_only_without_prefect_reports_per_source(synced_db, tmp_path, capsys):
     replay = tmp_path / "replay"
     (replay / "swebench").mkdir(parents=True)
     (replay / "swebench" / "leaderboards.json").write_bytes(swebench_fixture())
-    db = tmp_path / "bw.duckdb"
+    db = synced_db
     code = main(["run", "--no-prefect", "--collect-only", "--replay", str(replay), "--sources", "swebench,bfcl",
                  "--db", str(db)])
     out = capsys.readouterr().out
@@ -222,11 +222,11 @@ def tau2_bucket(monkeypatch):
     httpd.server_close()
 
 
-def test_discovered_submissions_are_fetched_and_a_missing_one_is_a_warning(tmp_path, tau2_bucket, monkeypatch):
+def test_discovered_submissions_are_fetched_and_a_missing_one_is_a_warning(new_synced_db, tmp_path, tau2_bucket, monkeypatch):
     """τ²-bench: the manifest names the submissions (`Scraper.discover`); each is fetched under its
     own name; a listed one that 404s is recorded and skipped with one warning, not a failure; a
     parse failure keeps every response for `reparse` (issue 21)."""
-    db = tmp_path / "bw.duckdb"
+    db = new_synced_db("bw.duckdb")
     first = collect_source(db, "tau2_bench", run_id="r1", fetcher=fast_fetcher())
     assert first.status == "new" and first.counts["scores"] == 39, first
     assert "/submissions/gemini-2-5-flash_google_2025-02-01/submission.json" in tau2_bucket
@@ -242,7 +242,7 @@ def test_discovered_submissions_are_fetched_and_a_missing_one_is_a_warning(tmp_p
     cls = scrapers.get("tau2_bench").__class__
     good = cls.parse
     monkeypatch.setattr(cls, "parse", lambda self, content, **kw: (_ for _ in ()).throw(ScrapeError("tau2_bench", "x")))
-    db2 = tmp_path / "bw2.duckdb"
+    db2 = new_synced_db("bw2.duckdb")
     assert collect_source(db2, "tau2_bench", run_id="r1", fetcher=fast_fetcher()).status == "failed"
     monkeypatch.setattr(cls, "parse", good)
     outcomes = reparse(db2)
@@ -289,7 +289,7 @@ def livebench_site(monkeypatch):
 
 
 @pytest.mark.parametrize("whole", [False, True], ids=["collect_source", "collect"])
-def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished(tmp_path, livebench_site, whole,
+def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished(synced_db, tmp_path, livebench_site, whole,
                                                                                    monkeypatch):
     """LiveBench: each cycle reads the changelog; a listed release not stored is fetched and stored
     as its own table (table_version = release); a release whose table 404s is reported, tried in
@@ -305,7 +305,7 @@ def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished
             return collect(db, [source], run_id=run_id)[0]
         return collect_one(db, source, run_id=run_id, fetcher=fetcher)
 
-    db = tmp_path / "bw.duckdb"
+    db = synced_db
     first = collect_source(db, "livebench", run_id="r1", fetcher=fast_fetcher())
     assert first.status == "new"
     assert "release 2024_11_25: new" in first.detail
@@ -326,10 +326,10 @@ def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished
     assert last.status == "unchanged"
 
 
-def test_release_discovery_under_replay_reports_unrecorded_releases_once(tmp_path):
+def test_release_discovery_under_replay_reports_unrecorded_releases_once(synced_db, tmp_path):
     """--replay: a listed release with no recorded files is one line, not a fetch failure, and
     nothing is recorded for it (issue 21)."""
-    db = tmp_path / "bw.duckdb"
+    db = synced_db
     out = collect(db, ["livebench"], replay_dir=REPLAY_DIR, run_id="x")[0]
     assert out.status == "new"
     assert out.detail.count("without recorded responses") == 1

@@ -213,12 +213,12 @@ def test_calibrate_command(synced_db, tmp_path, capsys):
 
 
 @pytest.mark.slow   # placebo calibration runs, several times
-def test_calibrate_exit_code_contract(tmp_path, monkeypatch, capsys):
+def test_calibrate_exit_code_contract(synced_db, tmp_path, monkeypatch, capsys):
     """Exit 1 when a signal's placebo p-values exceed nominal beyond their CI: the former
     item-independent A3 test on contest-dependent data must fail; the current one passes."""
     import jobs.contamination as job
     from analysis.contamination import Thresholds
-    path = tmp_path / "bw.duckdb"
+    path = synced_db
     ingest(path, 11, "2024-06-01", boost=None, n_items=480, n_clean=12, n_test=0, contest_size=4, contest_sd=0.6)
     assert cli.main(["calibrate", "--db", str(path), "--trials", "40"]) == 0
     original = job.run_calibration
@@ -233,9 +233,9 @@ def test_calibrate_exit_code_contract(tmp_path, monkeypatch, capsys):
 @pytest.mark.slow   # real data; the fast lane keeps test_run_is_stored_idempotent_and_flags_persist (suspect -> persisted)
 @needs(LCB / "livecodebench_generation_2024-02-26.json")
 @needs(LCB / "livecodebench_generation_2024-03-17.json")
-def test_livecodebench_snapshots_end_to_end(tmp_path):
+def test_livecodebench_snapshots_end_to_end(synced_db, tmp_path):
     from jobs.cycle import ingest_file
-    path = tmp_path / "bw.duckdb"
+    path = synced_db
     ingest_file(path, "livecodebench", LCB / "livecodebench_generation_2024-02-26.json", observed_at="2024-02-26")
     with connect_synced(path) as con:
         first = run_contamination(con, now="2024-02-27T00:00:00Z")

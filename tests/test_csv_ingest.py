@@ -139,8 +139,8 @@ def test_unusual_files_are_read_by_pandas_with_the_same_result(new_synced_db, tm
     assert outcomes[0] == outcomes[1]
 
 
-def test_an_existing_database_is_left_unchanged_by_a_file_that_fails(tmp_path):
-    path = tmp_path / "bw.duckdb"
+def test_an_existing_database_is_left_unchanged_by_a_file_that_fails(synced_db, tmp_path):
+    path = synced_db
     ingest_file(path, "csv", FIX / "scores_proportion.csv")
     before = stored(path)
     board = tmp_path / "ambiguous.csv"

@@ -39,13 +39,13 @@ def _board(n: int) -> tuple[str, list[tuple[str, str, str]], list[tuple[str, str
 
 
 @pytest.mark.parametrize("n", [3_000, pytest.param(300_000, marks=pytest.mark.slow)])
-def test_file_order_and_first_of_repeated_keys_kept(tmp_path: Path, n: int):
+def test_file_order_and_first_of_repeated_keys_kept(synced_db: Path, tmp_path: Path, n: int):
     text, kept, rejected = _board(n)
     board = tmp_path / "board.csv"
     board.write_text(text)
-    result = ingest_file(tmp_path / "db.duckdb", "csv", board, observed_at=OBSERVED)
+    result = ingest_file(synced_db, "csv", board, observed_at=OBSERVED)
     assert (result.n_scores, result.n_rejects) == (len(kept), len(rejected))
-    with db.connect(tmp_path / "db.duckdb", read_only=True) as con:
+    with db.connect(synced_db, read_only=True) as con:
         stored = con.execute("SELECT model_raw, benchmark_raw, raw_value FROM scores ORDER BY rowid").fetchall()
         rejects = con.execute("SELECT row_json FROM rejects").fetchall()
     assert stored == kept

@@ -127,9 +127,9 @@ def test_two_runs_at_once_never_corrupt_the_database(tmp_path, reference):
     assert content(path) == reference          # each snapshot once: the second saw the same content
 
 
-def test_a_writer_waiting_on_a_reader_gives_one_line_not_a_traceback(tmp_path, capsys, monkeypatch):
+def test_a_writer_waiting_on_a_reader_gives_one_line_not_a_traceback(synced_db, tmp_path, capsys, monkeypatch):
     """Before: a long `benchwatch query` held the file and `run --no-prefect` died with a traceback."""
-    path = tmp_path / "bw.duckdb"
+    path = synced_db
     with storage_db.connect(str(path)):
         pass
     holder = subprocess.Popen([sys.executable, "-c",
@@ -182,12 +182,12 @@ def test_killing_run_never_orphans_the_ephemeral_prefect_server(tmp_path, sig):
         assert "benchwatch run: terminated (SIGTERM)" in proc.stderr.read()
 
 
-def test_notify_says_how_many_claimed_notifications_wait_and_until_when(tmp_path, capsys, monkeypatch):
+def test_notify_says_how_many_claimed_notifications_wait_and_until_when(synced_db, tmp_path, capsys, monkeypatch):
     """Before: "nothing to deliver" while notifications claimed by a dead notify run waited out
     their lease. Now the count and the lease end are said."""
     for name in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "SLACK_CHANNEL", "PREFECT_API_URL"):
         monkeypatch.delenv(name, raising=False)
-    path = str(tmp_path / "bw.duckdb")
+    path = str(synced_db)
     with storage_db.connect(path) as con:
         con.executemany(
             """INSERT INTO notifications (fingerprint, kind, transition, episode, payload, created_at, claimed_until)

@@ -111,8 +111,8 @@ def assert_same_as_full_history(path, tmp_path, monkeypatch, now: pd.Timestamp =
 
 
 @pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
-def test_running_best_history_gives_the_full_history_results(tmp_path, monkeypatch, seed):
-    path = tmp_path / "random.duckdb"
+def test_running_best_history_gives_the_full_history_results(synced_db, tmp_path, monkeypatch, seed):
+    path = synced_db
     random_db(path, seed)
     assert_same_as_full_history(path, tmp_path, monkeypatch)
 
@@ -144,13 +144,13 @@ def recent_history_oracle(history: pd.DataFrame, reference_benchmarks: list[str]
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_recent_history_sql_keeps_the_rows_of_its_pandas_oracle(tmp_path, monkeypatch, seed):
+def test_recent_history_sql_keeps_the_rows_of_its_pandas_oracle(synced_db, tmp_path, monkeypatch, seed):
     """storage executes the pruning rule (SQL owned by analysis/); it keeps exactly the rows the
     pandas twin keeps from the full history, across several ranges of benchmarks."""
     import jobs.contamination as cjob
     from storage import contamination as cstore
 
-    path = tmp_path / "a2.duckdb"
+    path = synced_db
     monkeypatch.setattr(store, "HISTORY_CHUNK_ROWS", 1500)
     a2_db(path, seed)
     with connect_synced(path) as con:

@@ -485,7 +485,7 @@ def test_an_unresolvable_host_fails_at_once_and_says_so():
     assert "Failed to resolve" in result.error or "resolve" in result.error.lower()
 
 
-def test_replay_does_not_follow_links_out_of_its_folder_nor_read_procfs(tmp_path, monkeypatch):
+def test_replay_does_not_follow_links_out_of_its_folder_nor_read_procfs(synced_db, tmp_path, monkeypatch):
     """A recorded file linked to /proc/self/environ (or /etc/shadow, or any file outside the replay
     folder) was read, refused for its NUL bytes and kept in `blobs` "for re-parsing" with the
     environment's SLACK_BOT_TOKEN in it (issue 24, item 12)."""
@@ -507,7 +507,7 @@ def test_replay_does_not_follow_links_out_of_its_folder_nor_read_procfs(tmp_path
         got = r.fetch(url, source=source)
         assert got.status == "error" and "refusing recorded response" in got.error and got.content is None
     # the whole cycle: nothing of the token stored anywhere
-    db = tmp_path / "bw.duckdb"
+    db = synced_db
     collect(str(db), ["simple_evals", "swebench"], replay_dir=str(replay))
     assert run_query("SELECT count(*) AS n FROM blobs", str(db))["n"][0] == 0
     # a link inside the folder is fine; a procfs file named directly is refused by read_capped too
@@ -521,13 +521,13 @@ def test_replay_does_not_follow_links_out_of_its_folder_nor_read_procfs(tmp_path
         read_capped("/proc/self/environ")
 
 
-def test_a_replayed_file_that_fails_to_parse_is_not_kept(tmp_path):
+def test_a_replayed_file_that_fails_to_parse_is_not_kept(synced_db, tmp_path):
     from jobs.cycle import collect
     from storage.query import run_query
     replay = tmp_path / "replay" / "swebench"
     replay.mkdir(parents=True)
     (replay / "leaderboards.json").write_bytes(b"\x00\x01 not json SECRET-IN-A-LOCAL-FILE")
-    db = tmp_path / "bw.duckdb"
+    db = synced_db
     (out,) = collect(str(db), ["swebench"], replay_dir=str(tmp_path / "replay"))
     assert out.status == "failed" and "not kept" in out.detail
     assert run_query("SELECT count(*) AS n FROM blobs", str(db))["n"][0] == 0

@@ -170,8 +170,8 @@ def test_first_name_date_would_move_a_resubmission_early():
     assert traj.loc[pd.Timestamp("2024-07-01")] == pytest.approx(s_index(0.9, 0.5, 500))
 
 
-def test_variants_collapsing_in_one_snapshot_are_stored_without_key_clash(tmp_path):
-    with connect(str(tmp_path / "t.duckdb")) as con:
+def test_variants_collapsing_in_one_snapshot_are_stored_without_key_clash(synced_db, tmp_path):
+    with connect(str(synced_db)) as con:
         scores = conform(pd.DataFrame({"benchmark": "math_500", "model": ["o3", "O3", "o3-high", "o3-low"],
                                        "setting": "", "score": [0.9, 0.91, 0.95, 0.85], "metric": "proportion",
                                        "raw_value": "x", "excluded_reason": ""}), SCORE_COLUMNS)

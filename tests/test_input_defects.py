@@ -256,7 +256,7 @@ def test_two_raw_names_of_one_model_are_stored_but_analysed_once(dbpath, tmp_pat
     assert latest.set_index("model_raw").loc["o3", "score"] == pytest.approx(0.833)
 
 
-def test_a_stderr_wider_than_the_metric_range_is_rejected(dbpath, tmp_path, capsys):
+def test_a_stderr_wider_than_the_metric_range_is_rejected(new_synced_db, tmp_path, capsys):
     """1e308 (or 2.0 for a proportion) was stored as a standard error (issue 24, item 14); both the
     DuckDB path and the pandas path (a file DuckDB leaves to pandas: a short row) reject it."""
     for tail in ("", "short,gpqa_diamond\n"):
@@ -267,7 +267,7 @@ def test_a_stderr_wider_than_the_metric_range_is_rejected(dbpath, tmp_path, caps
                      "two,gpqa_diamond,0.6,2.0,proportion\n"
                      "elo_ok,arena,1200,15,elo\n"
                      "elo_wide,arena,1200,5000,elo\n" + tail)
-        db = str(tmp_path / f"bw{len(tail)}.duckdb")
+        db = str(new_synced_db(f"bw{len(tail)}.duckdb"))
         code = main(["ingest", "csv", str(f), "--db", db])
         capsys.readouterr()
         assert code == 0

@@ -93,7 +93,7 @@ COMMANDS_9 = (["status"], ["analyze"], ["query", "SELECT 1"], ["notify"], ["repo
               ["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv")])
 
 
-@pytest.mark.parametrize("form", ["keyword", "uri"])
+@pytest.mark.parametrize("form", ["keyword", pytest.param("uri", marks=pytest.mark.slow)])   # fast: one form
 @pytest.mark.parametrize("commands", [pytest.param(COMMANDS_9[:2], id="some"),
                                       pytest.param(COMMANDS_9[2:], id="more", marks=pytest.mark.slow)])
 def test_the_password_is_never_printed_when_postgresql_is_down(form, commands, capsys, monkeypatch, tmp_path):

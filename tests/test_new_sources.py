@@ -81,7 +81,7 @@ def test_each_new_folder_backfills_alone_into_a_fresh_database(folder, tmp_path,
     assert len(levels) and levels["bin"].notna().all()
 
 
-def test_a_new_arena_category_is_a_new_benchmark_listed_as_unknown(tmp_path, capsys):
+def test_a_new_arena_category_is_a_new_benchmark_listed_as_unknown(synced_db, tmp_path, capsys):
     """A category the catalogue adds (the real one added `expert`, `industry_*` on 2025-11-06)
     becomes its own benchmark, stored, and `status` lists it until the registry has it."""
     import json
@@ -89,7 +89,7 @@ def test_a_new_arena_category_is_a_new_benchmark_listed_as_unknown(tmp_path, cap
     data["expert"] = data["math"]
     path = tmp_path / "leaderboard-text.json"
     path.write_text(json.dumps(data))
-    db = tmp_path / "h.duckdb"
+    db = synced_db
     assert main(["ingest", "lmarena", str(path), "--db", str(db)]) == 0
     assert main(["status", "--db", str(db)]) == 0
     out = capsys.readouterr().out

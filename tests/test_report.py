@@ -12,8 +12,8 @@ from jobs.cycle import analyze, ingest_file
 EVIL = "x><img src=x onerror=alert(1)"   # survives name cleaning (no closing >)
 
 
-def test_report_text_and_html(tmp_path, capsys):
-    db = tmp_path / "bw.duckdb"
+def test_report_text_and_html(synced_db, tmp_path, capsys):
+    db = synced_db
     f = tmp_path / "scores.csv"
     rows = [("m1", 0.95), ("m2", 0.94), ("m3", 0.93), ("m4", 0.925), ("m5", 0.92), ("m6", 0.5)]
     f.write_text("model,benchmark,score,n_items\n" + "".join(f"{m},{EVIL},{s},500\n" for m, s in rows))
@@ -40,10 +40,10 @@ def test_report_without_a_database_says_so(tmp_path, capsys):
 
 
 @pytest.mark.slow   # two ingests and analyses (the wording itself: test_alerts_rules' level-note tests)
-def test_report_shows_the_stored_level_and_says_why_the_bin_differs(tmp_path, capsys):
+def test_report_shows_the_stored_level_and_says_why_the_bin_differs(synced_db, tmp_path, capsys):
     """analyze stores the committed level; a second snapshot whose S lies in another bin keeps the
     level until confirmed, and the report says so in words (issue 19)."""
-    db = tmp_path / "bw.duckdb"
+    db = synced_db
     low = [("m1", 0.95), ("m2", 0.80), ("m3", 0.70), ("m4", 0.60), ("m5", 0.50)]
     high = [("m1", 0.95), ("m2", 0.94), ("m3", 0.93), ("m4", 0.925), ("m5", 0.92)]
     for i, rows in enumerate((low, high)):

@@ -1,13 +1,16 @@
 """The HTML report (jobs/report_html.py) from a database of real data: content, escaping, a real browser.
 
-The database: every recorded source of tests/fixtures/replay through the replay path, plus the
-real LiveCodeBench generation snapshots of ../shared/snapshots when present (item-level data
-with release dates; skipped parts say so when absent), plus a CSV whose benchmark and model
-names are HTML/script payloads that survive name cleaning.
+The databases: the real LiveCodeBench generation snapshots of ../shared/snapshots when present
+(item-level data with release dates; skipped parts say so when absent; else the trimmed replay
+copy), plus a CSV whose benchmark and model names are HTML/script payloads that survive name
+cleaning (`small_db`, the fast lane's: ~2 s to build); the slow tests' `db` adds every other
+recorded source of tests/fixtures/replay through the replay path (~7 s).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -77,13 +80,12 @@ def parse(page: str) -> Structure:
     return s
 
 
-@pytest.fixture(scope="module")
-def db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("report") / "bw.duckdb"
+def build(path: Path, every_source: bool) -> Path:
     real_lcb = sorted(LCB.glob("livecodebench_generation_*.json")) if LCB.is_dir() else []
     # the real LiveCodeBench history replaces the trimmed replay copy when it is there
-    sources = [s for s in scrapers.enabled_sources() if not (real_lcb and s == "livecodebench")]
-    outcomes = collect(path, sources, replay_dir=REPLAY, run_id="report-test")
+    sources = [s for s in scrapers.enabled_sources() if not (real_lcb and s == "livecodebench")
+               and (every_source or s == "livecodebench")]
+    outcomes = collect(path, sources, replay_dir=REPLAY, run_id="report-test") if sources else []
     assert all(o.status == "new" for o in outcomes), [(o.source, o.detail) for o in outcomes if o.status != "new"]
     for f in real_lcb:
         ingest_file(path, "livecodebench", f, observed_at=f.stem[-10:])
@@ -97,9 +99,8 @@ def db(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def frames(db) -> dict[str, pd.DataFrame]:
-    con = duckdb.connect(str(db), read_only=True)
+def read_frames(path: Path) -> dict[str, pd.DataFrame]:
+    con = duckdb.connect(str(path), read_only=True)
     try:
         return read_html_report(con)
     finally:
@@ -107,11 +108,61 @@ def frames(db) -> dict[str, pd.DataFrame]:
 
 
 @pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    """Every recorded source, the real LiveCodeBench history and the payload CSV (the slow tests')."""
+    return build(tmp_path_factory.mktemp("report") / "bw.duckdb", every_source=True)
+
+
+@pytest.fixture(scope="module")
+def frames(db) -> dict[str, pd.DataFrame]:
+    return read_frames(db)
+
+
+@pytest.fixture(scope="module")
 def page(frames) -> str:
     return render_report(frames, now=NOW)
 
 
-def test_page_is_self_contained_and_every_scraped_string_is_escaped(page):
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory) -> Path:
+    """LiveCodeBench (real history, or the replay copy) and the payload CSV (the fast tests')."""
+    return build(tmp_path_factory.mktemp("report-small") / "bw.duckdb", every_source=False)
+
+
+@pytest.fixture(scope="module")
+def small_frames(small_db) -> dict[str, pd.DataFrame]:
+    return read_frames(small_db)
+
+
+class _AtNow(datetime):
+    """The CLI's clock at NOW (cli/commands/report.py reads `datetime.now`)."""
+
+    @classmethod
+    def now(cls, tz=None):
+        return NOW if tz is None else NOW.astimezone(tz)
+
+
+@pytest.fixture(scope="module")
+def page_file(small_db, tmp_path_factory) -> tuple[Path, str]:
+    """The small database's page as `benchwatch report --format html --out FILE` writes it (at NOW):
+    rendered once and read by the fast tests of the page, so they check what the command writes."""
+    import cli.commands.report as report_cmd
+    out = tmp_path_factory.mktemp("page") / "sub" / "report.html"
+    out.parent.mkdir()            # --out creates no folder (issue 24): test_report.py
+    stdout = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(stdout):
+        mp.setattr(report_cmd, "datetime", _AtNow)
+        assert main(["report", "--db", str(small_db), "--format", "html", "--out", str(out)]) == 0
+    return out, stdout.getvalue()
+
+
+@pytest.fixture(scope="module")
+def small_page(page_file) -> str:
+    return page_file[0].read_text(encoding="utf-8")
+
+
+def test_page_is_self_contained_and_every_scraped_string_is_escaped(small_page):
+    page = small_page
     s = parse(page)
     tags = {t for t, _ in s.tags}
     assert tags <= ALLOWED_TAGS, tags - ALLOWED_TAGS          # no script, img, iframe, link, object ...
@@ -129,7 +180,8 @@ def test_page_is_self_contained_and_every_scraped_string_is_escaped(page):
     assert "<img" not in page and "<script" not in page and "<svg onload" not in page
 
 
-def test_anchors_are_safe_unique_and_match_the_digest_links(page, frames):
+def test_anchors_are_safe_unique_and_match_the_digest_links(small_page, small_frames):
+    page, frames = small_page, small_frames
     s = parse(page)
     ids = [a["id"] for _, a in s.tags if "id" in a]
     assert len(ids) == len(set(ids))
@@ -143,6 +195,8 @@ def test_anchors_are_safe_unique_and_match_the_digest_links(page, frames):
     assert slugs(["a b", "a-b", "<>"]) == {"a b": "a-b", "a-b": "a-b-2", "<>": "benchmark"}
 
 
+@pytest.mark.slow   # every source's database (~7 s); the fast lane keeps the same checks on the small one
+#                     (test_overview_rows_of_the_small_database_are_json_safe_and_the_markdown_inert)
 def test_overview_shows_every_index_with_its_parameters(page, frames):
     lv = frames["levels"]
     indexed = lv[lv["s_index"].notna() & (lv["k"] == 5)]
@@ -158,7 +212,26 @@ def test_overview_shows_every_index_with_its_parameters(page, frames):
     assert "<script" not in md and "b\"&gt;&lt;script src=//x" in md and "\\_" in md   # inert markdown
 
 
-def test_optional_columns_render_when_present_and_are_omitted_when_absent(frames):
+def test_overview_rows_of_the_small_database_are_json_safe_and_the_markdown_inert(small_page, small_frames):
+    lv = small_frames["levels"]
+    indexed = lv[lv["s_index"].notna() & (lv["k"] == 5)]
+    assert set(indexed["benchmark"]) >= {EVIL_BENCH}
+    text = "".join(parse(small_page).text)
+    for r in indexed.itertuples():
+        assert f"{r.s_index:.3f}" in text, r.benchmark
+    rows = {(r["benchmark"], r["scope"]): r for r in overview_rows(small_frames, now=NOW)}
+    assert rows[(EVIL_BENCH, "all")]["days_since_last_observation"] == 30
+    json.dumps(list(rows.values()))                                        # artifact rows are JSON-safe
+    md = overview_markdown(small_frames, now=NOW)
+    assert "<script" not in md and "b\"&gt;&lt;script src=//x" in md and "\\_" in md   # inert markdown
+    src = small_frames["sources"].set_index("source")                     # source health, as below
+    assert {"csv"} <= set(src.index) and (src["failed_fetches"] == 0).all()
+    for name, r in src.iterrows():
+        assert f"{int(r.rows_scores)} scores" in text, name
+
+
+def test_optional_columns_render_when_present_and_are_omitted_when_absent(small_frames):
+    frames = small_frames
     # three benchmarks' sections (the payload's among them) are enough to see a column or its absence
     shown = [EVIL_BENCH, *sorted(set(frames["levels"]["benchmark"]) - {EVIL_BENCH})[:2]]
     levels = frames["levels"][frames["levels"]["benchmark"].isin(shown)].copy()
@@ -174,6 +247,8 @@ def test_optional_columns_render_when_present_and_are_omitted_when_absent(frames
     assert {t for t, _ in parse(rich).tags} <= ALLOWED_TAGS
 
 
+@pytest.mark.slow   # every source's database (~7 s); the fast lane keeps the section's rows on the small one
+#                     (test_overview_rows_of_the_small_database_are_json_safe_and_the_markdown_inert)
 def test_source_health_lists_every_source_with_its_rows(frames, page):
     src = frames["sources"].set_index("source")
     assert set(scrapers.enabled_sources()) <= set(src.index)
@@ -184,7 +259,8 @@ def test_source_health_lists_every_source_with_its_rows(frames, page):
 
 
 @needs(LCB)
-def test_post_cutoff_view_matches_a_brute_force_mean_of_the_items(db, frames, page):
+def test_post_cutoff_view_matches_a_brute_force_mean_of_the_items(small_db, small_frames, small_page):
+    db, frames, page = small_db, small_frames, small_page
     con = duckdb.connect(str(db), read_only=True)
     items = con.execute("SELECT model, item_date, score FROM latest_item_results WHERE benchmark = 'livecodebench'").df()
     con.close()
@@ -206,9 +282,10 @@ def test_post_cutoff_view_matches_a_brute_force_mean_of_the_items(db, frames, pa
 
 
 @needs(LCB)
-def test_error_bars_units_and_the_time_window_control_match_the_items(db, frames, page):
+def test_error_bars_units_and_the_time_window_control_match_the_items(small_db, small_frames, small_page):
     """Monthly points carry mean ± 1.96 SE of their items; accuracies print in %, gaps in pp; each window
     of the re-ranking control is the mean of the items released on or after its quarter's start."""
+    db, frames, page = small_db, small_frames, small_page
     con = duckdb.connect(str(db), read_only=True)
     items = con.execute("SELECT model, item_date, score FROM latest_item_results WHERE benchmark = 'livecodebench'").df()
     con.close()
@@ -239,6 +316,9 @@ def test_error_bars_units_and_the_time_window_control_match_the_items(db, frames
         assert float(row[2]) == pytest.approx(1.96 * kept.std(ddof=1) / len(kept) ** 0.5 * 100, abs=0.051)
 
 
+@pytest.mark.slow   # every source's database (~7 s); the fast lane keeps 120 columns without NaN on synthetic
+#                     frames (test_report_parts::test_the_text_report_fits_120_columns_without_nan) and a real run's
+#                     text report (test_report::test_report_text_and_html)
 def test_the_text_report_is_at_most_120_columns_with_no_nan_and_dates_that_agree(db, capsys):
     assert main(["report", "--db", str(db)]) == 0
     text = capsys.readouterr().out
@@ -249,11 +329,10 @@ def test_the_text_report_is_at_most_120_columns_with_no_nan_and_dates_that_agree
     assert "forecast:" in text and "trend " in text
 
 
-def test_cli_writes_the_page_to_a_file_and_digest_links_to_sections(db, tmp_path, capsys):
-    out = tmp_path / "sub" / "report.html"
-    out.parent.mkdir()            # --out creates no folder (issue 24): test_report.py
-    assert main(["report", "--db", str(db), "--format", "html", "--out", str(out)]) == 0
-    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>") and capsys.readouterr().out == ""
+def test_cli_writes_the_page_to_a_file_and_digest_links_to_sections(page_file, small_page):
+    page = small_page
+    out, stdout = page_file          # the CLI wrote the page every test here reads (fixture), printing nothing
+    assert out.read_text(encoding="utf-8") == page and page.startswith("<!DOCTYPE html>") and stdout == ""
     from alerts.rules import FIRING, Notification
     n = Notification(id=1, fingerprint="f", kind="saturation_bin_changed", transition=FIRING,
                      labels={"kind": "saturation_bin_changed", "benchmark": EVIL_BENCH, "level": "high", "scope": "all"},

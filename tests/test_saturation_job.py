@@ -42,10 +42,10 @@ SECOND = FIRST + "model-f,math_500,99.6,,,accuracy,2024-12-01\n"
 
 
 @pytest.fixture()
-def dbpath(tmp_path):
+def dbpath(synced_db, tmp_path):
     (tmp_path / "first.csv").write_text(FIRST)
     (tmp_path / "second.csv").write_text(SECOND)
-    path = tmp_path / "bw.duckdb"
+    path = synced_db
     ingest_file(path, "csv", tmp_path / "first.csv", observed_at="2025-01-01")
     return path
 
@@ -124,11 +124,11 @@ Alpaca Farm PPO Sim (GPT-4) 7B,,44.09937888,511,,,minimal
 """
 
 
-def test_a_reference_row_is_shown_but_never_in_a_top_k(tmp_path):
+def test_a_reference_row_is_shown_but_never_in_a_top_k(synced_db, tmp_path):
     # issue 20: AlpacaEval's reference model (50 % against itself) ranked in the top 5 and set an early "low"
     csv = tmp_path / "alpacaeval_v1_2024-05-17.csv"
     csv.write_text(ALPACA_V1)
-    path = tmp_path / "bw.duckdb"
+    path = synced_db
     ingest_file(path, "alpacaeval", csv, observed_at="2024-05-17")
     with connect_synced(path) as con:
         shown = con.execute("SELECT model_raw, is_reference, reported_by FROM latest_scores "

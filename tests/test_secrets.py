@@ -45,8 +45,8 @@ def test_source_secrets_reads_what_the_sources_declare():
     assert source_secrets(["swebench", "no_such_source"], env=env, block_lookup=lambda n: None) == {}
 
 
-def test_without_a_key_the_live_source_is_skipped_in_one_line_and_the_run_is_not_failed(tmp_path):
-    db = tmp_path / "bw.duckdb"
+def test_without_a_key_the_live_source_is_skipped_in_one_line_and_the_run_is_not_failed(synced_db, tmp_path):
+    db = synced_db
     out = collect(db, ["artificial_analysis"], secrets={})
     assert [o.status for o in out] == ["skipped"]
     assert "ARTIFICIAL_ANALYSIS_API_KEY" in out[0].detail and "\n" not in out[0].detail
@@ -57,8 +57,8 @@ def test_without_a_key_the_live_source_is_skipped_in_one_line_and_the_run_is_not
     assert run_query("SELECT count(*) n FROM fetches", db)["n"][0] == 0      # nothing was fetched
 
 
-def test_a_replay_needs_no_key(tmp_path):
-    out = collect(tmp_path / "bw.duckdb", ["artificial_analysis"], replay_dir=FIX / "replay", secrets={})
+def test_a_replay_needs_no_key(synced_db, tmp_path):
+    out = collect(synced_db, ["artificial_analysis"], replay_dir=FIX / "replay", secrets={})
     assert [o.status for o in out] == ["new"], out[0].detail
 
 
@@ -94,8 +94,8 @@ def api(monkeypatch):
     httpd.server_close()
 
 
-def test_with_a_key_the_header_is_sent_and_the_key_stored_nowhere(tmp_path, api, caplog):
-    db = tmp_path / "bw.duckdb"
+def test_with_a_key_the_header_is_sent_and_the_key_stored_nowhere(synced_db, tmp_path, api, caplog):
+    db = synced_db
     fetcher = Fetcher(max_attempts=1, backoff_base=0.0, politeness_delay=0.0, sleep=lambda s: None)
     out = collect_source(db, "artificial_analysis", fetcher=fetcher, secrets={"ARTIFICIAL_ANALYSIS_API_KEY": KEY})
     assert out.status == "new", out.detail

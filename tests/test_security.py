@@ -60,8 +60,8 @@ def text_cells(path: str) -> list[str]:
 
 
 @pytest.mark.slow   # a full replay cycle + notify through a fake Slack outage
-def test_secrets_never_reach_logs_output_the_database_or_artifacts(tmp_path, monkeypatch, caplog, capsys):
-    path = str(tmp_path / "bw.duckdb")
+def test_secrets_never_reach_logs_output_the_database_or_artifacts(synced_db, tmp_path, monkeypatch, caplog, capsys):
+    path = str(synced_db)
     with FakeSlack() as slack:
         monkeypatch.setenv("SLACK_WEBHOOK_URL", slack.webhook_url)
         monkeypatch.setenv("SLACK_BOT_TOKEN", FAKE_TOKEN)
@@ -131,8 +131,8 @@ def test_model_names_crafted_as_sql_are_stored_verbatim_and_harmless(tmp_path, c
     assert not Path("/tmp/pwned.csv").exists()
 
 
-def test_hostile_names_through_the_query_command_stay_data(tmp_path, capsys):
-    path = str(tmp_path / "bw.duckdb")
+def test_hostile_names_through_the_query_command_stay_data(synced_db, tmp_path, capsys):
+    path = str(synced_db)
     con = duckdb.connect(path)
     con.execute("CREATE TABLE names (name VARCHAR)")
     con.executemany("INSERT INTO names VALUES (?)", [[h] for h in HOSTILE])
@@ -168,10 +168,10 @@ def test_bare_urls_and_host_names_go_in_inline_code_without_invisible_characters
     assert not re.search("[\u200b-\u200f\u2060-\u2064\ufeff]", out)
 
 
-def test_table_output_prefixes_formula_cells_like_csv(tmp_path, capsys):
+def test_table_output_prefixes_formula_cells_like_csv(synced_db, tmp_path, capsys):
     """The README promised it for table and CSV output; only CSV did it (issue 24, item 14). Both
     table paths: plain (no pandas) and pandas (a NULL forces it)."""
-    path = str(tmp_path / "bw.duckdb")
+    path = str(synced_db)
     duckdb.connect(path).close()
     for extra in ("", ", NULL AS n"):
         sql = f"SELECT '=HYPERLINK(1)' AS f, '@SUM(A1)' AS g, '+cmd' AS h, '-2+3' AS i, '-0.5' AS num{extra}"
@@ -182,14 +182,14 @@ def test_table_output_prefixes_formula_cells_like_csv(tmp_path, capsys):
         assert "'-0.5" not in out and "-0.5" in out           # a plain number is not a formula
 
 
-def test_bidi_overrides_and_c1_controls_never_reach_the_console(tmp_path, capsys):
+def test_bidi_overrides_and_c1_controls_never_reach_the_console(synced_db, tmp_path, capsys):
     """U+202E shows 'gpt-4\\u202efdp.exe' as 'gpt-4exe.pdf'; C1 controls (CSI \\x9b) drive terminals."""
     from alerts.text import clean
     name = "gpt-4\u202efdp.exe\x9b31m \u2066x\u2069 \x85"
     cleaned = clean(name)
     assert not re.search("[\x80-\x9f\u202a-\u202e\u2066-\u2069]", cleaned), repr(cleaned)
     assert "gpt-4" in cleaned and "fdp.exe" in cleaned
-    path = str(tmp_path / "bw.duckdb")
+    path = str(synced_db)
     con = duckdb.connect(path)
     con.execute("CREATE TABLE names (name VARCHAR)")
     con.execute("INSERT INTO names VALUES (?)", [name])

@@ -23,8 +23,8 @@ def _boom(*args, **kwargs):
     raise AssertionError("called on an unchanged cycle")
 
 
-def test_second_cycle_skips_parse_and_analysis_and_a_change_recomputes(tmp_path, monkeypatch):
-    path = tmp_path / "c.duckdb"
+def test_second_cycle_skips_parse_and_analysis_and_a_change_recomputes(synced_db, tmp_path, monkeypatch):
+    path = synced_db
     first = cycle.run_cycle(path, SOURCES, replay_dir=REPLAY)
     assert first.analysis is not None and not first.analysis["skipped"], first.text()
     assert {o.status for o in first.outcomes} == {"new"}
@@ -84,14 +84,14 @@ def test_fingerprint_sees_every_input_change_but_not_last_seen(collected, tmp_pa
         assert fp.input_fingerprint(con, params) != base
 
 
-def test_a_changed_response_beside_unchanged_ones_is_parsed_and_reanalysed(tmp_path, monkeypatch):
+def test_a_changed_response_beside_unchanged_ones_is_parsed_and_reanalysed(synced_db, tmp_path, monkeypatch):
     """collect settles every unchanged source in one connection: the changed one must still be
     parsed (and only it), stored as a new snapshot, and the analysis recomputed."""
     import shutil
     replay = tmp_path / "replay"
     for name in SOURCES:
         shutil.copytree(REPLAY / name, replay / name)
-    path = tmp_path / "c.duckdb"
+    path = synced_db
     first = cycle.run_cycle(path, SOURCES, replay_dir=replay)
     assert {o.status for o in first.outcomes} == {"new"}, first.text()
 
