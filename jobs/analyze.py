@@ -6,9 +6,10 @@ or an item group A3 tests (source × benchmark). A unit's fingerprint covers eve
 results read:
 
 - a table: every stored score row of each (source, benchmark) it draws from (all versions: a new
-  release makes the old one not current), the resolved dates and cutoffs of their models (and
-  whether a model's release date is still ahead of `now`), the dated items of its benchmark (the
-  post-cutoff slices' material dates), and how many of its rows are dated after `now`;
+  release makes the old one not current), the snapshots of those sources (date, status, whether
+  dated after `now`), the resolved dates and cutoffs of their models (and whether a model's
+  release date is still ahead of `now`), the dated items of its benchmark (the post-cutoff
+  slices' material dates), and how many of its rows have an evaluation date after `now`;
 - an A3 item group: its item rows, its models' resolved dates, how many items lie after `now`;
 - shared by all ('global'): the analysis code and constants, the registry tables.
 
