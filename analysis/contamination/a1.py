@@ -258,7 +258,7 @@ def a1_a2_placebo(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.ran
 def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
     if not inputs.has_scores:
         return []
-    return a1_tests(inputs.scores, inputs.benchmarks, rng=inputs.rng, slices=inputs.slices, th=th,
+    return a1_tests(inputs.scores, inputs.benchmarks, rng=inputs.rng, slices=inputs.cutoff_slices(), th=th,
                     prepared=inputs.prepared)
 
 

@@ -216,10 +216,10 @@ def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
         return []
     tests = []
     if inputs.predecessors is not None and not inputs.predecessors.empty:
-        tests += a2_predecessor_tests(inputs.scores, inputs.benchmarks, inputs.predecessors, slices=inputs.slices,
+        tests += a2_predecessor_tests(inputs.scores, inputs.benchmarks, inputs.predecessors, slices=inputs.cutoff_slices(),
                                       th=th, prepared=inputs.prepared)
     if inputs.history is not None and not inputs.history.empty:
-        tests += a2_snapshot_tests(inputs.history, inputs.scores, inputs.benchmarks, slices=inputs.slices, th=th,
+        tests += a2_snapshot_tests(inputs.history, inputs.scores, inputs.benchmarks, slices=inputs.cutoff_slices(), th=th,
                                    prepared=inputs.prepared)
     return tests
 
