@@ -12,7 +12,7 @@ In calendar time reconstructed from model dates (docs/statistics.md, "Trends and
   Theil-Sen's CI collapses to [0, 0]. The fit therefore uses the distinct frontier points only:
   the frontier carried into the window at its start, every record in the window, and the
   frontier at its end (the flat tail after the last record counts). Theil-Sen slope and its
-  95% CI (`scipy.stats.theilslopes`) through those points, in pp/month for proportions (metric
+  95% CI (`theilslopes`: scipy.stats.theilslopes' numbers) through those points, in pp/month for proportions (metric
   units/month otherwise). Simulated step frontiers (tests/test_trends.py) show the CI covering
   the true drift at 0.88-0.95 where the grid method covers 0.4-0.7.
   `trend_status`: ok | too_few_points (fewer than TREND_MIN_POINTS = 6 points: slope, no CI;
@@ -48,10 +48,11 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.stats import theilslopes
+from scipy.special import ndtri
 
 from analysis.constants import (
     CV_WINDOW_DAYS,
@@ -227,6 +228,54 @@ def frontier_trend(as_of: pd.Series, frontier: pd.Series, is_record: pd.Series, 
     res = theilslopes(y, x, alpha=confidence)
     return TrendFit(TREND_OK, start, end, float(res.slope), float(res.low_slope), float(res.high_slope),
                     float(np.median(x)), float(res.intercept + res.slope * np.median(x)), len(x), n_dates)
+
+
+class TheilSen(NamedTuple):
+    slope: float
+    intercept: float
+    low_slope: float
+    high_slope: float
+
+
+def theilslopes(y, x, alpha: float = 0.95) -> TheilSen:
+    """Theil-Sen slope, intercept and the slope's `alpha` CI (Sen 1968, eq. 2.6): the steps of
+    `scipy.stats.theilslopes(y, x, alpha)` (scipy 1.17, method 'separate', NaNs propagated) with
+    the same numbers (tests/test_scipy_equivalents.py), without importing scipy.stats (~0.3 s
+    for one function, in every analysis that recomputes a table)."""
+    y = np.array(y, dtype=float, copy=True).ravel()
+    x = np.array(x, dtype=float, copy=True).ravel()
+    if len(x) != len(y):
+        raise ValueError("theilslopes: x and y differ in length")
+    if len(x) < 2 or np.isnan(x).any() or np.isnan(y).any():
+        return TheilSen(math.nan, math.nan, math.nan, math.nan)
+    deltax = x[:, np.newaxis] - x
+    deltay = y[:, np.newaxis] - y
+    slopes = deltay[deltax > 0] / deltax[deltax > 0]
+    slopes.sort()
+    medslope = np.median(slopes)
+    medinter = np.median(y) - medslope * np.median(x)
+    if alpha > 0.5:
+        alpha = 1. - alpha
+    z = ndtri(alpha / 2.)
+    nt, ny = len(slopes), len(y)
+    sigsq = 1 / 18. * (ny * (ny - 1) * (2 * ny + 5) - sum(k * (k - 1) * (2 * k + 5) for k in _repeats(x))
+                       - sum(k * (k - 1) * (2 * k + 5) for k in _repeats(y)))
+    try:
+        sigma = np.sqrt(sigsq)
+        ru = min(int(np.round((nt - z * sigma) / 2.)), len(slopes) - 1)
+        rl = max(int(np.round((nt + z * sigma) / 2.)) - 1, 0)
+        low, high = slopes[[rl, ru]]
+    except (ValueError, IndexError):
+        low, high = np.nan, np.nan
+    return TheilSen(medslope, medinter, low, high)
+
+
+def _repeats(arr: np.ndarray) -> np.ndarray:
+    """How often each value of `arr` that occurs more than once occurs (scipy's _find_repeats)."""
+    arr = np.sort(np.asarray(arr, np.float64).ravel())
+    change = np.concatenate(([True], arr[1:] != arr[:-1]))
+    freq = np.diff(np.concatenate(np.nonzero(change) + ([arr.size],)))
+    return freq[freq > 1]
 
 
 def is_stalled(fit: TrendFit, last_record_at: pd.Timestamp) -> bool | None:

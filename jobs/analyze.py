@@ -6,9 +6,10 @@ or an item group A3 tests (source × benchmark). A unit's fingerprint covers eve
 results read:
 
 - a table: every stored score row of each (source, benchmark) it draws from (all versions: a new
-  release makes the old one not current), the resolved dates and cutoffs of their models (and
-  whether a model's release date is still ahead of `now`), the dated items of its benchmark (the
-  post-cutoff slices' material dates), and how many of its rows are dated after `now`;
+  release makes the old one not current), the snapshots of those sources (date, status, whether
+  dated after `now`), the resolved dates and cutoffs of their models (and whether a model's
+  release date is still ahead of `now`), the dated items of its benchmark (the post-cutoff
+  slices' material dates), and how many of its rows have an evaluation date after `now`;
 - an A3 item group: its item rows, its models' resolved dates, how many items lie after `now`;
 - shared by all ('global'): the analysis code and constants, the registry tables.
 
@@ -82,6 +83,7 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
     `stored_levels=False`: a skipped analysis returns no "levels" (None; nothing to read back).
     """
     from storage import fingerprint as fp
+    from storage import reads
     from storage.saturation import ANALYSIS_MEMORY_LIMIT, memory_limit, read_saturation_latest
     now = now or utcnow()
     with connect_synced(db_path) as con, memory_limit(con, ANALYSIS_MEMORY_LIMIT):
@@ -112,8 +114,13 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
             saturation = run_saturation(con, now=now)
             suspects = run_contamination(con, now=now)
         else:
-            saturation = run_saturation(con, now=now, only=plan.tables, previous=pd.DataFrame(previous or []))
-            suspects = run_contamination(con, now=now, fresh_a3=plan.a3_groups, fresh_link=plan.link)
+            # the latest scores read once for the steps (the saturation of the tables recomputed,
+            # their post-cutoff scope, contamination, which reads every table's); a full analysis
+            # lets each step read its own and drop it (every table's at once: ~130 MB at 10M rows)
+            latest = reads.read_latest_scores(con)
+            saturation = run_saturation(con, now=now, only=plan.tables, previous=pd.DataFrame(previous or []),
+                                        latest=latest)
+            suspects = run_contamination(con, now=now, fresh_a3=plan.a3_groups, fresh_link=plan.link, latest=latest)
         levels = read_saturation_latest(con)
         fp.store_fingerprint(con, key, utcnow(), summary=saturation.to_dict(orient="records"))
         fp.store_fingerprint(con, data_key, utcnow(), part=DATA_PART)

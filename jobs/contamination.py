@@ -66,12 +66,21 @@ def resolved_dates(claims: pd.DataFrame) -> pd.DataFrame:
     return _RESOLVED[key].copy()
 
 
+def latest_of(latest: pd.DataFrame, benchmarks: list[str] | None) -> pd.DataFrame:
+    """The rows of `latest` (storage.reads.read_latest_scores of every benchmark) that
+    read_latest_scores(con, benchmarks) returns: one read serves each step of an analysis."""
+    if benchmarks is None:
+        return latest.copy(deep=False)
+    return latest[latest["benchmark"].isin(benchmarks)].reset_index(drop=True)
+
+
 def slice_inputs(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None,
-                 items: pd.DataFrame | None = None) -> dict:
+                 items: pd.DataFrame | None = None, latest: pd.DataFrame | None = None) -> dict:
     """Latest scores, dated items, resolved model dates and benchmarks (with their items' dates);
     `benchmarks`: only those benchmarks' scores and items; `items`: these instead of reading them
-    (an incremental analysis passes the items' dates: storage.contamination.read_item_dates)."""
-    latest = reads.read_latest_scores(con, benchmarks=benchmarks)
+    (an incremental analysis passes the items' dates: storage.contamination.read_item_dates);
+    `latest`: the latest scores of every benchmark, read once by the caller (`latest_of`)."""
+    latest = reads.read_latest_scores(con, benchmarks=benchmarks) if latest is None else latest_of(latest, benchmarks)
     items = store.read_item_results(con, benchmarks=benchmarks) if items is None else items
     claims = reads.read_model_date_claims(con)
     return {
@@ -94,8 +103,9 @@ def linked_benchmarks(benchmarks: pd.DataFrame) -> set[str]:
     return set(refs) | {r for rs in refs.values() for r in rs}
 
 
-def _inputs(con: duckdb.DuckDBPyConnection, history: bool = True, items: pd.DataFrame | None = None) -> dict:
-    data = slice_inputs(con, items=items)
+def _inputs(con: duckdb.DuckDBPyConnection, history: bool = True, items: pd.DataFrame | None = None,
+            latest: pd.DataFrame | None = None) -> dict:
+    data = slice_inputs(con, items=items, latest=latest)
     return {**data, "history": store.read_snapshot_history(con, reference_benchmarks(data["benchmarks"]))
             if history else None}
 
@@ -114,22 +124,24 @@ def model_slices(latest: pd.DataFrame, benchmarks: pd.DataFrame, cutoffs: pd.Dat
 
 def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, seed: int = 0,
                       th: Thresholds = Thresholds(), fresh_a3: set[tuple[str, str]] | None = None,
-                      fresh_link: bool = True) -> pd.DataFrame:
+                      fresh_link: bool = True, latest: pd.DataFrame | None = None) -> pd.DataFrame:
     """Resolve model dates, compute post-cutoff slices and every contamination signal, store the run.
 
     An incremental analysis (jobs/analyze.py) passes `fresh_a3`, the (source, benchmark) item
     groups whose inputs changed (A3 is recomputed for those only), and `fresh_link` (False: A1
     and A2 are not recomputed); the other tests are the last run's, and every test's q-value is
-    recomputed with this run's families. Returns the signal tests (analysis.contamination.run_signals' frame).
+    recomputed with this run's families. `latest`: the latest scores of every benchmark when the
+    caller has read them (storage.reads.read_latest_scores). Returns the signal tests
+    (analysis.contamination.run_signals' frame).
     """
     now_ts = naive_utc(now)
     signals_run = _signals(con, th, fresh_a3, fresh_link)
     if signals_run is None:
-        data = _inputs(con)
+        data = _inputs(con, latest=latest)
         latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
         tested = items
     else:   # the items' dates and snapshots of every group; the items of the groups recomputed
-        data = _inputs(con, history=fresh_link, items=store.read_item_dates(con))
+        data = _inputs(con, history=fresh_link, items=store.read_item_dates(con), latest=latest)
         latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
         groups = set(fresh_a3 or ())
         tested = store.read_item_results(con, benchmarks=sorted({b for _, b in groups}))

@@ -21,7 +21,7 @@ from analysis.dating import log_dates, release_dates
 from analysis.saturation_tables import saturation_table, table_sizes
 from analysis.trajectory import saturation_trajectory
 from analysis.trends import at_day, frontier_history, metric_of, trends_table
-from jobs.contamination import model_slices, resolved_dates, slice_inputs
+from jobs.contamination import latest_of, model_slices, resolved_dates, slice_inputs
 from jobs.levels import run_levels
 from common.time import naive_utc
 from common.units import METRIC_DIRECTIONS, lower_is_better
@@ -134,7 +134,7 @@ def _with_sources(frame: pd.DataFrame, tables: pd.DataFrame) -> pd.DataFrame:
 
 def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int = SATURATION_K,
                    alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z, only: set[str] | None = None,
-                   previous: pd.DataFrame | None = None) -> pd.DataFrame:
+                   previous: pd.DataFrame | None = None, latest: pd.DataFrame | None = None) -> pd.DataFrame:
     """Compute and store snapshot-level saturation, its calendar-time trajectory, frontier and
     trends, per leaderboard table (never across tables), and the tables themselves.
 
@@ -144,10 +144,13 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     `only` (an incremental analysis, jobs/analyze.py): recompute the tables of these ids and keep
     the stored results of the others, whose trends move to the day of `now`; `previous` is the
     last analysis' summary, whose rows of the other tables are returned as they were.
+    `latest`: the latest scores of every benchmark, when the caller has read them
+    (storage.reads.read_latest_scores; the analysis reads them once for all its steps).
     """
     now_ts = naive_utc(now)
     benches = None if only is None else sorted({t.split(":", 1)[0] for t in only})
-    latest = reads.read_latest_scores(con, benchmarks=benches)
+    every = latest
+    latest = reads.read_latest_scores(con, benchmarks=benches) if every is None else latest_of(every, benches)
     if only is None and latest.empty:
         log.info("[saturation] no scores stored yet; nothing to compute")
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
@@ -209,7 +212,7 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     # what the summary needs of the frames above; the frames go before the next reads (peak memory)
     points = trajectory.groupby(["table_id", "population"]).size().rename("trajectory_points")
     del trajectory, frontier, primary, latest, spans
-    run_post_cutoff_saturation(con, now=now_ts, k=k, alpha=alpha, z=z, only=only)
+    run_post_cutoff_saturation(con, now=now_ts, k=k, alpha=alpha, z=z, only=only, latest=every)
     run_levels(con)   # the committed level of every stored row (issue 19; jobs/levels.py)
     if snap.empty:
         summary = pd.DataFrame(columns=SUMMARY_COLUMNS)
@@ -278,10 +281,12 @@ def post_cutoff_saturation(latest: pd.DataFrame, slices: pd.DataFrame, registry:
 
 def run_post_cutoff_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int = SATURATION_K,
                                alpha: float = SATURATION_ALPHA, z: float = SATURATION_Z,
-                               guard_days: int = GUARD_BAND_DAYS, only: set[str] | None = None) -> pd.DataFrame | None:
+                               guard_days: int = GUARD_BAND_DAYS, only: set[str] | None = None,
+                               latest: pd.DataFrame | None = None) -> pd.DataFrame | None:
     """Compute and store the saturation index of scope `post_cutoff`, per table; None when no
-    model has a resolved cutoff (no slices: nothing stored, as before). `only`: these tables."""
-    data = slice_inputs(con, None if only is None else sorted({t.split(":", 1)[0] for t in only}))
+    model has a resolved cutoff (no slices: nothing stored, as before). `only`: these tables;
+    `latest`: the latest scores of every benchmark, when the caller has read them."""
+    data = slice_inputs(con, None if only is None else sorted({t.split(":", 1)[0] for t in only}), latest=latest)
     slices = model_slices(data["latest"], data["benchmarks"], data["cutoffs"], guard_days=guard_days)
     if not len(slices):
         return None

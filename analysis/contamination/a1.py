@@ -7,7 +7,6 @@ from typing import Callable, Iterator
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from analysis.constants import A1_MIN_TAIL_COUNT
 from analysis.contamination.base import (
@@ -49,6 +48,7 @@ def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs
     `draws`: this test's `a1_draws`, drawn beforehand from `rng` (a1_tests draws the next test's
     while this one is fitted); by default drawn here.
     """
+    from scipy import stats   # on first use: ~0.3 s to import, and an incremental analysis may need none
     n_boot = n_boot or th.bootstrap_b
     s_all, n_all, n_int = _a1_arrays(model_row, link, s_m_refs, n_m_refs)
     x, y = _xy(s_all, n_all)
@@ -258,7 +258,7 @@ def a1_a2_placebo(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.ran
 def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
     if not inputs.has_scores:
         return []
-    return a1_tests(inputs.scores, inputs.benchmarks, rng=inputs.rng, slices=inputs.slices, th=th,
+    return a1_tests(inputs.scores, inputs.benchmarks, rng=inputs.rng, slices=inputs.cutoff_slices(), th=th,
                     prepared=inputs.prepared)
 
 

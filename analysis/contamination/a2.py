@@ -7,7 +7,6 @@ from typing import Iterable
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from analysis.contamination.a1 import a1_a2_placebo
 from analysis.contamination.base import (
@@ -39,6 +38,7 @@ def a2_one(s_new: float, se_new: float, s_old: float, se_old: float, x_new: floa
     is counted twice) and p = P(t_{R-1} > z_J). With σ_f² alone, random model pairs drew
     p < 0.01 in 11 % of real-data placebo tests.
     """
+    from scipy import stats   # on first use: ~0.3 s to import, and an incremental analysis may need none
     x, y = _xy(link.s_ref, link.n_ref)
     xa, ya = _with_anchor(x[None, :], y[None, :], link.anchor)
     pred = _sigmoid(_link_predict(xa, ya, [[x_new, x_old]], isotonic=link.isotonic, floor=link.floor))[0]
@@ -216,10 +216,10 @@ def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
         return []
     tests = []
     if inputs.predecessors is not None and not inputs.predecessors.empty:
-        tests += a2_predecessor_tests(inputs.scores, inputs.benchmarks, inputs.predecessors, slices=inputs.slices,
+        tests += a2_predecessor_tests(inputs.scores, inputs.benchmarks, inputs.predecessors, slices=inputs.cutoff_slices(),
                                       th=th, prepared=inputs.prepared)
     if inputs.history is not None and not inputs.history.empty:
-        tests += a2_snapshot_tests(inputs.history, inputs.scores, inputs.benchmarks, slices=inputs.slices, th=th,
+        tests += a2_snapshot_tests(inputs.history, inputs.scores, inputs.benchmarks, slices=inputs.cutoff_slices(), th=th,
                                    prepared=inputs.prepared)
     return tests
 

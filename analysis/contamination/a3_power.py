@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from analysis.contamination.a3 import _a3_p, a3_core, placebo_sets
 from analysis.contamination.base import Thresholds
@@ -60,6 +59,7 @@ def a3_power(items: pd.DataFrame, cutoffs: pd.DataFrame, *, rng: np.random.Gener
     power for p < 0.05 (z_.95 + z_.80)·SE and for the flag rule (z at BH's bar for the top
     test of a family of that size, at least max(MIN_EFFECT, MIN_EFFECT_SE·SE)).
     """
+    from scipy import stats   # on first use: ~0.3 s to import, and an incremental analysis may need none
     from analysis.contamination.numerics import _wilson, benjamini_hochberg
     g = guard(th.guard_days)
     rows = []

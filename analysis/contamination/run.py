@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from functools import partial
 from typing import Any, Sequence
 
 import numpy as np
@@ -48,7 +49,7 @@ def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs
     """
     inputs = SignalInputs(scores=scores, items=items, cutoffs=cutoffs, benchmarks=benchmarks, now=now, rng=rng,
                           history=history, predecessors=predecessors,
-                          slices=_slices_or_none(benchmarks, cutoffs, th))
+                          slices_from=partial(_slices_or_none, benchmarks, cutoffs, th))
     tests: list[SignalTest] = []
     for signal in signals:
         tests += signal.tests(inputs, th)
