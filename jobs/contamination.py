@@ -66,9 +66,13 @@ def resolved_dates(claims: pd.DataFrame) -> pd.DataFrame:
     return _RESOLVED[key].copy()
 
 
-def latest_of(latest: pd.DataFrame, benchmarks: list[str] | None) -> pd.DataFrame:
-    """The rows of `latest` (storage.reads.read_latest_scores of every benchmark) that
-    read_latest_scores(con, benchmarks) returns: one read serves each step of an analysis."""
+def latest_scores(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None,
+                  latest: pd.DataFrame | None = None) -> pd.DataFrame:
+    """storage.reads.read_latest_scores(con, benchmarks); when the caller has read `latest`, the
+    latest scores of every benchmark, its rows of these benchmarks instead (one read serves each
+    step of an analysis)."""
+    if latest is None:
+        return reads.read_latest_scores(con, benchmarks=benchmarks)
     if benchmarks is None:
         return latest.copy(deep=False)
     return latest[latest["benchmark"].isin(benchmarks)].reset_index(drop=True)
@@ -79,8 +83,8 @@ def slice_inputs(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = 
     """Latest scores, dated items, resolved model dates and benchmarks (with their items' dates);
     `benchmarks`: only those benchmarks' scores and items; `items`: these instead of reading them
     (an incremental analysis passes the items' dates: storage.contamination.read_item_dates);
-    `latest`: the latest scores of every benchmark, read once by the caller (`latest_of`)."""
-    latest = reads.read_latest_scores(con, benchmarks=benchmarks) if latest is None else latest_of(latest, benchmarks)
+    `latest`: the latest scores of every benchmark, read once by the caller (`latest_scores`)."""
+    latest = latest_scores(con, benchmarks, latest)
     items = store.read_item_results(con, benchmarks=benchmarks) if items is None else items
     claims = reads.read_model_date_claims(con)
     return {

@@ -21,7 +21,7 @@ from analysis.dating import log_dates, release_dates
 from analysis.saturation_tables import saturation_table, table_sizes
 from analysis.trajectory import saturation_trajectory
 from analysis.trends import at_day, frontier_history, metric_of, trends_table
-from jobs.contamination import latest_of, model_slices, resolved_dates, slice_inputs
+from jobs.contamination import latest_scores, model_slices, resolved_dates, slice_inputs
 from jobs.levels import run_levels
 from common.time import naive_utc
 from common.units import METRIC_DIRECTIONS, lower_is_better
@@ -150,7 +150,7 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     now_ts = naive_utc(now)
     benches = None if only is None else sorted({t.split(":", 1)[0] for t in only})
     every = latest
-    latest = reads.read_latest_scores(con, benchmarks=benches) if every is None else latest_of(every, benches)
+    latest = latest_scores(con, benches, every)
     if only is None and latest.empty:
         log.info("[saturation] no scores stored yet; nothing to compute")
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
