@@ -25,7 +25,8 @@ Measures and goals:
                at twice that history (4,000 models, 20.8M rows): RSS <= 1.5 GiB, with the
                growth exponents of time and peak RSS from the 100 % size
   incremental  `benchwatch analyze` after one source of 20 changed (100 % size, sources syn00..syn19)
-               vs the full analyze before it: <= 10% (tests/test_incremental_analysis.py: same results)
+               vs the full analyze before it: <= 10% (tests/test_incremental_analysis.py: same results);
+               `benchwatch status` on that analysed history is shown (no goal)
   cycle        a second `run --no-prefect --replay` over identical responses: <= 10% of the first
   cold         `benchwatch query "select 1"` / `status` / `--help` vs `python -c "import duckdb"`: <= 1.5x
   prefect      a Prefect server and a process worker on 127.0.0.1 (bench/prefect_cost.py): the first
@@ -418,6 +419,9 @@ def bench_incremental(quick: bool, tmp: Path, round_no: int = 0) -> None:
     fresh_copy(db, lambda base: synthetic_db(base, **full, n_sources=20))
     rows = full["n_models"] * full["n_bench"] * full["n_weeks"]
     t_full, rss, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
+    t_status, rss_status, _ = peak_rss_kib([*CLI, "status", "--db", str(db)])
+    line("status", f"benchwatch status on the {rows / 1e6:.1f} M-row history, analysed: {t_status:5.2f} s, peak RSS "
+         f"{rss_status / 1024:4.0f} MiB (not a goal, shown)")
     n = changed_source(db, f"syn{round_no % 20:02d}")
     t_inc, rss_inc, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
     ratio = t_inc / t_full

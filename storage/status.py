@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import duckdb
 
 from storage.db import quote_ident, schema_version
-from storage.threads import one_thread
+from storage.threads import all_threads, one_thread
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -86,28 +86,59 @@ def held_table(con: duckdb.DuckDBPyConnection) -> Table:
 
 # Unknown names listed by `status` (the counts cover them all).
 UNKNOWN_ROWS = 50
-_UNKNOWN_SQL = """
-        WITH u AS (
-            SELECT 'benchmark' AS kind, benchmark AS name, list(DISTINCT source) AS sources, count(*) AS rows
+# From this many score and item rows on, `status` reads on every thread and counts the unknown
+# names per (name, source) first: one thread and a per-row filter start fastest on a small file
+# (start-up dominates), and take seconds on a history of millions of rows (1.8 s for 10 M, 0.25 s
+# aggregated first on two threads).
+LARGE_ROWS = 1_000_000
+
+# Per row: the names no registry entry maps, then grouped (few rows: the cheapest plan to start).
+_UNKNOWN_BY_ROW = """
+            SELECT 'benchmark' AS kind, benchmark AS name, list(DISTINCT source ORDER BY source) AS sources,
+                   count(*) AS rows
             FROM scores WHERE benchmark NOT IN (SELECT id FROM benchmarks) GROUP BY benchmark
             UNION ALL
-            SELECT 'model', model, list(DISTINCT source), count(*)
-            FROM scores WHERE model NOT IN (SELECT id FROM models) GROUP BY model)
+            SELECT 'model', model, list(DISTINCT source ORDER BY source), count(*)
+            FROM scores WHERE model NOT IN (SELECT id FROM models) GROUP BY model"""
+# The same rows, from one pass that counts rows per (benchmark, source) and (model, source): the
+# registry filter and the source lists then see thousands of groups, not millions of rows.
+_UNKNOWN_BY_GROUP = """
+            SELECT 'benchmark' AS kind, benchmark AS name, list(source ORDER BY source) AS sources,
+                   sum(n)::BIGINT AS rows
+            FROM g WHERE model IS NULL AND benchmark NOT IN (SELECT id FROM benchmarks) GROUP BY benchmark
+            UNION ALL
+            SELECT 'model', model, list(source ORDER BY source), sum(n)::BIGINT
+            FROM g WHERE benchmark IS NULL AND model NOT IN (SELECT id FROM models) GROUP BY model"""
+_UNKNOWN_SQL = """
+        WITH {groups}u AS ({names})
         , n AS (
             SELECT count(*) FILTER (WHERE kind = 'benchmark') AS n_benchmarks,
                    count(*) FILTER (WHERE kind = 'model') AS n_models FROM u)
         SELECT u.*, n.n_benchmarks, n.n_models
-        FROM n LEFT JOIN u ON true ORDER BY kind, rows DESC, name LIMIT """
+        FROM n LEFT JOIN u ON true ORDER BY kind, rows DESC, name LIMIT {limit}"""
+_GROUPS = """g AS (
+            SELECT benchmark, model, source, count(*) AS n FROM scores
+            GROUP BY GROUPING SETS ((benchmark, source), (model, source))),
+        """
 
 
-def unknown(con: duckdb.DuckDBPyConnection, limit: int = UNKNOWN_ROWS) -> tuple[Table, dict[str, int]]:
+def is_large(tables: dict[str, int]) -> bool:
+    """A history big enough (`LARGE_ROWS`) for the plans of large scans (`counts_and_version`'s counts)."""
+    return tables.get("scores", 0) + tables.get("item_results", 0) >= LARGE_ROWS
+
+
+def unknown(con: duckdb.DuckDBPyConnection, limit: int = UNKNOWN_ROWS, *,
+            large: bool = False) -> tuple[Table, dict[str, int]]:
     """Benchmark and model names in the data that no registry entry or alias maps (add an alias):
     the first `limit` rows (at least one: a row carries the counts), and how many of each kind
     there are in all — one statement (the counts joined onto every row, and onto one empty row when
-    nothing is unknown), as `status` pays per statement at start-up. Not window counts: DuckDB 1.5
+    nothing is unknown), as `status` pays per statement at start-up. `large` (`is_large`): the
+    rows are counted per name and source first (same result). Not window counts: DuckDB 1.5
     fails now and then ("index 0 within vector of size 0") on a filtered count() OVER () under a
     LIMIT."""
-    result = con.execute(_UNKNOWN_SQL + str(max(int(limit), 1)))   # an int literal: see _table
+    sql = _UNKNOWN_SQL.format(groups=_GROUPS if large else "", names=_UNKNOWN_BY_GROUP if large else _UNKNOWN_BY_ROW,
+                              limit=max(int(limit), 1))   # an int literal: see _table
+    result = con.execute(sql)
     columns = [d[0] for d in result.description][:-2]
     rows = result.fetchall()           # never empty: `n` has one row
     counts = {"benchmarks": int(rows[0][-2]), "models": int(rows[0][-1])}
@@ -204,5 +235,5 @@ def index_coverage(con: duckdb.DuckDBPyConnection) -> Table:
         return Table(["table_id", "benchmark", "population", "metric", "has_s", "scale", "action"], [])
 
 
-__all__ = ["Table", "one_thread", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "counts_and_version",
+__all__ = ["Table", "one_thread", "all_threads", "is_large", "LARGE_ROWS", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "counts_and_version",
            "schema_version", "release_date_coverage", "index_coverage", "size_rows"]

@@ -15,3 +15,8 @@ import duckdb
 def one_thread(con: duckdb.DuckDBPyConnection) -> None:
     """Small statements ahead: run them on one thread."""
     con.execute("SET threads = 1")
+
+
+def all_threads(con: duckdb.DuckDBPyConnection) -> None:
+    """Large scans ahead (`one_thread` undone): DuckDB's default, a thread per core."""
+    con.execute("RESET threads")

@@ -295,6 +295,31 @@ def test_unknown_names_count_every_name_past_the_row_limit(dbpath, tmp_path):
     assert table.columns == ["kind", "name", "sources", "rows"]
     assert table.rows == [("benchmark", "acme_eval", ["csv"], 3), ("model", "acme-a", ["csv"], 1)]
 
+def test_unknown_names_are_the_same_counted_per_row_or_per_group_first(dbpath, tmp_path, monkeypatch, capsys):
+    """`status` on a large history counts the names per (name, source) first and reads on every
+    thread (storage.status.LARGE_ROWS): the same table, counts and printed page as per row."""
+    from storage import status
+    f = tmp_path / "a.csv"     # names in two sources, several rows of one name, known names beside
+    f.write_text("model,benchmark,score\nacme-a,acme_eval,0.5\nacme-b,acme_eval,0.6\nacme-a,beta_eval,0.7\n"
+                 "gpt-4o-2024-05-13,acme_eval,0.4\nacme-c,gpqa_diamond,0.3\nacme-d,beta_eval,0.1\n")
+    ingest_file(dbpath, "csv", f)
+    with db.connect(dbpath) as con:       # a second source's rows (the csv source names only itself)
+        con.execute("UPDATE scores SET source = 'zeta' WHERE model_raw IN ('acme-b', 'acme-d')")
+    with db.connect(dbpath, read_only=True) as con:
+        for limit in (50, 3, 1):
+            assert status.unknown(con, limit, large=True) == status.unknown(con, limit, large=False)
+        table, counts = status.unknown(con, large=True)
+    assert counts == {"benchmarks": 2, "models": 4}
+    assert table.rows[:2] == [("benchmark", "acme_eval", ["csv", "zeta"], 3), ("benchmark", "beta_eval", ["csv", "zeta"], 2)]
+    assert ("model", "acme-a", ["csv"], 2) in table.rows and ("model", "acme-d", ["zeta"], 1) in table.rows
+    assert main(["status", "--db", str(dbpath)]) == 0
+    small = capsys.readouterr().out
+    monkeypatch.setattr(status, "LARGE_ROWS", 1)
+    assert status.is_large({"scores": 1}) and not status.is_large({})
+    assert main(["status", "--db", str(dbpath)]) == 0
+    assert capsys.readouterr().out == small
+
+
 def test_duckdb_file_is_a_plain_duckdb_database(dbpath):
     ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
     con = duckdb.connect(str(dbpath), read_only=True)

@@ -57,11 +57,14 @@ def run(args: argparse.Namespace) -> int:
         return 1
     try:
         status.one_thread(con)
+        version, tables = status.counts_and_version(con)
+        large = status.is_large(tables)
+        if large:                   # millions of rows: every thread (storage.status.LARGE_ROWS)
+            status.all_threads(con)
         sources = status.source_status(con)
         # the sources' `held` column counts them: no statement for the usual case of none
         held = status.held_table(con) if any(row[sources.columns.index("held")] for row in sources.rows) else None
-        unknown, counts = status.unknown(con)
-        version, tables = status.counts_and_version(con)
+        unknown, counts = status.unknown(con, large=large)
         sizes = status.size_rows(con)
         dates = status.release_date_coverage(con)
         coverage = status.index_coverage(con) if tables.get("saturation") else None
