@@ -38,7 +38,7 @@ import os
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 from urllib.parse import urlsplit
 
 from alerts import config
@@ -298,7 +298,7 @@ class SlackWebNotifier(_SlackNotifier):
         self.receiver = f"{WEB_API}:{channel}"
         self.channel = channel
         from slack_sdk.web import WebClient
-        kwargs = {"base_url": base_url} if base_url else {}
+        kwargs: dict[str, Any] = {"base_url": base_url} if base_url else {}
         self._handlers = retry_handlers() if handlers is None else handlers
         self._client = WebClient(token=token, timeout=int(timeout), logger=SDK_LOG,
                                  retry_handlers=self._handlers, **kwargs)

@@ -42,7 +42,7 @@ import math
 import zlib
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -241,8 +241,8 @@ def saturation_index(scores: Iterable[float], n_items: float | None, k: int = SA
     s, se_pub = s[order], se_pub[order]
     top = tuple(float(v) for v in s[:k])
     n_eff = None if n is None else n ** alpha
-    base = dict(top_scores=top, n_models=len(s), n_items=n, n_eff=n_eff, k=int(k), alpha=float(alpha),
-                z=float(z), metric=metric)
+    base: dict[str, Any] = dict(top_scores=top, n_models=len(s), n_items=n, n_eff=n_eff, k=int(k),
+                                alpha=float(alpha), z=float(z), metric=metric)
 
     def without(reason: str) -> SaturationResult:
         return SaturationResult(s_index=None, r_norm=None, se_delta=None, bin=None, statistically_similar=None,
@@ -264,8 +264,9 @@ def saturation_index(scores: Iterable[float], n_items: float | None, k: int = SA
                            "stderr or CI")
         if n is None:
             return without("test-set size n unknown and no published stderr")
-    se1 = se_pub[0] if pub1 else float(binomial_se(s1, n_eff))
-    sek = se_pub[k - 1] if pubk else float(binomial_se(sk, n_eff))
+    # without a published SE the returns above left a proportion with its n: n_eff is set
+    se1 = se_pub[0] if pub1 else float(binomial_se(s1, cast(float, n_eff)))
+    sek = se_pub[k - 1] if pubk else float(binomial_se(sk, cast(float, n_eff)))
     out = index_arrays(s1, sk, se1, sek, z)
     label = str(out["bin"])
     headroom = None
@@ -347,7 +348,7 @@ def bin_stability(scores: Iterable[float], n_items: float | None, k: int = SATUR
     s = np.asarray(values, dtype="float64")
     rng = np.random.default_rng(seed)
     if base.uncertainty == UNCERTAINTY_PUBLISHED:
-        se = published_se(list(stderrs))
+        se = published_se(list(cast(Sequence[float | None], stderrs)))   # published: given
         if not np.isfinite(se).all():
             log.info("[saturation] bin stability: %d of %d models lack a published SE; not resampled",
                      int((~np.isfinite(se)).sum()), len(se))
@@ -363,7 +364,8 @@ def bin_stability(scores: Iterable[float], n_items: float | None, k: int = SATUR
         se1, sek = se[rank[:, 0]], se[rank[:, k - 1]]          # each model keeps its own SE
         noise = NOISE_PUBLISHED
     else:
-        n = int(round(base.n_items))
+        n_items = cast(float, base.n_items)       # binomial noise: an index without a published SE has its n
+        n = int(round(n_items))
         if prune:
             delta = math.sqrt(math.log(1.0 / SATURATION_RESAMPLE_PRUNE_EPSILON) / (2.0 * n))
             s = s[reachable_models(s, delta, delta, k)]
@@ -373,7 +375,7 @@ def bin_stability(scores: Iterable[float], n_items: float | None, k: int = SATUR
         part = np.partition(redrawn, redrawn.shape[1] - k, axis=1)[:, redrawn.shape[1] - k:] \
             if redrawn.shape[1] > k else redrawn
         top = -np.sort(-part, axis=1)[:, :k]
-        n_eff = base.n_items ** alpha
+        n_eff = n_items ** alpha
         se1, sek = binomial_se(top[:, 0], n_eff), binomial_se(top[:, k - 1], n_eff)
         noise = NOISE_BINOMIAL.replace("n)", f"n={n})")
     s_star = index_arrays(top[:, 0], top[:, k - 1], se1, sek)["s_index"]

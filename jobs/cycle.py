@@ -359,7 +359,11 @@ def reparse(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
             order = {Path(u).name: i for i, u in enumerate(scraper.plan())}
             group = group.assign(file_name=group["url"].map(scraper.response_name))
             group = group.sort_values("file_name", key=lambda s: s.map(lambda n: order.get(n, len(order))))
-            responses = [Response(r.file_name, load_blob(con, r.sha256)) for r in group.itertuples()]
+            blobs = [(r.file_name, load_blob(con, r.sha256)) for r in group.itertuples()]
+            responses = [Response(name, blob) for name, blob in blobs if blob is not None]
+            if len(responses) < len(blobs):     # unparsed_responses lists stored blobs only: a bug if seen
+                outcomes.append(SourceOutcome(source, "failed", f"run {run_id}: a kept response is no longer stored"))
+                continue
             when = group["started_at"].iloc[0].to_pydatetime()
             try:
                 parsed = scraper.parse_checked(responses[0].content, fetched_at=when,

@@ -92,7 +92,8 @@ def split_variant(naming: NamingRules, name: str, bare_ok: Callable[[str, str], 
     ``bare_ok(base, suffix)`` decides whether a bare effort suffix may be removed (see the
     module docstring). With simple-evals' rules, ``split_variant(rules, 'o3-high') == ('o3', 'effort=high')``.
     """
-    base, parts = str(name).strip(), []
+    base = str(name).strip()
+    parts: list[str] = []
     rules = _compiled(naming).variants
     changed = True
     while changed and rules:

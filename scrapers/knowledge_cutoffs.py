@@ -94,12 +94,11 @@ class KnowledgeCutoffsScraper(Scraper):
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
         parsed = ParsedSnapshot(source=self.name)
-        found = [t for t in tables(self.data_text(content)) if self._columns(t) is not None]
+        found = [(t, cols) for t in tables(self.data_text(content)) if (cols := self._columns(t)) is not None]
         if not found:
             raise self.error("no markdown table with a 'Model Name' and a 'Cut-off' column in the README")
         rows, undated = [], []
-        for table in found:
-            model_col, company_col, cutoff_cols, source_col = self._columns(table)
+        for table, (model_col, company_col, cutoff_cols, source_col) in found:
             vendor = re.sub(r"\s+models?$", "", table.heading or "", flags=re.I).strip() or None
             for cells in table.rows:
                 cells = (cells + [""] * len(table.header))[: len(table.header)]

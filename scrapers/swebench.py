@@ -115,8 +115,10 @@ class SwebenchScraper(Scraper):
             holder = next((p for p in table.parents if str(p.get("id") or "").startswith(_BOARD_DIV)), None)
             if holder is None:
                 continue
-            board = holder["id"][len(_BOARD_DIV):]
+            board = str(holder["id"])[len(_BOARD_DIV):]
             header_row = table.find("thead") or table.find("tr")
+            if header_row is None:
+                raise self.error(f"HTML board {board!r}: a table without a header row (changed layout?)")
             headers = [th.get_text(" ", strip=True).lower() for th in header_row.find_all("th")]
             col = {key: next((i for i, h in enumerate(headers) if key in h), None) for key in ("model", "resolved", "date")}
             if col["model"] is None or col["resolved"] is None:

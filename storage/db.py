@@ -47,13 +47,16 @@ class SchemaTooNew(StorageError):
     """The file was migrated by a newer benchwatch; writing to it could corrupt what that version keeps."""
 
 
+# A value of `duckdb.connect(config=…)`.
+DuckDBSetting = str | bool | int | float | list[str]
+
 # Never install or load DuckDB extensions behind the user's back: a SQLite (or Parquet, …) file
 # given as --db would otherwise make DuckDB download the matching extension from the network.
 # Never let SQL read a Python variable by its name (DuckDB's "replacement scan"): a DataFrame
 # reaches SQL only through `registered_frame`/`insert_frame`, so renaming a local cannot change
 # what a statement reads, and an ad hoc query cannot read the process's variables.
-BASE_CONFIG: dict[str, object] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
-                                  "python_enable_replacements": False}
+BASE_CONFIG: dict[str, DuckDBSetting] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
+                                         "python_enable_replacements": False}
 # The storage format of a file benchwatch creates (an existing file keeps its own). DuckDB's default
 # (v0.10.2) stores each column's distinct-value statistics in the old ~3 KB form, which every
 # connection converts as it loads the catalog: ~3 ms of each of `query`, `status` and a cycle's
@@ -220,7 +223,7 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
     spilling to `<db>.tmp/`, applies `memory_limit`/`threads`, and then locks the configuration
     (no `SET`/`RESET` can lift a limit), for ad hoc queries that must not write anything anywhere.
     """
-    config: dict[str, object] = dict(BASE_CONFIG)
+    config: dict[str, DuckDBSetting] = dict(BASE_CONFIG)
     if sandboxed:
         config.update({"enable_external_access": False, "temp_directory": ""})
         if memory_limit:
@@ -270,7 +273,7 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
     return con
 
 
-def _open_lake(path: str, *, read_only: bool, config: dict[str, object], wait: float,
+def _open_lake(path: str, *, read_only: bool, config: dict[str, DuckDBSetting], wait: float,
                on_wait: Callable[[str], None] | None, sandboxed: bool) -> duckdb.DuckDBPyConnection:
     """A DuckLake catalog (storage/lake.py): a lock timeout is DatabaseLocked, the rest StorageError."""
     try:
@@ -429,7 +432,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
 
 def schema_version(con: duckdb.DuckDBPyConnection) -> int:
     row = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
-    return int(row[0])
+    return int(row[0]) if row else 0     # an aggregate: always one row
 
 
 def open_current(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,

@@ -198,16 +198,21 @@ def _inner_of_explain(query: str) -> str:
     """The statement an EXPLAIN explains; ReadOnlyViolation for EXPLAIN ANALYZE in any spelling."""
     skip, explain = re.compile(_SKIP, re.DOTALL), re.compile(_EXPLAIN, re.IGNORECASE)
     options, analyze = re.compile(_OPTIONS), re.compile(_ANALYZE, re.IGNORECASE)
-    pos = skip.match(query).end()
+
+    def past_blanks(at: int) -> int:      # _SKIP matches the empty string too: always a match
+        found = skip.match(query, at)
+        return found.end() if found else at
+
+    pos = past_blanks(0)
     m = explain.match(query, pos)
     if not m:  # DuckDB called it EXPLAIN, we cannot find the keyword: refuse rather than guess
         raise ReadOnlyViolation("refused: cannot tell what this EXPLAIN statement runs")
-    pos = skip.match(query, m.end()).end()
+    pos = past_blanks(m.end())
     opts = options.match(query, pos)
     if opts:
         if analyze.search(opts[1]):
             raise ReadOnlyViolation(_analyze_refusal())
-        pos = skip.match(query, opts.end()).end()
+        pos = past_blanks(opts.end())
     if analyze.match(query, pos):
         raise ReadOnlyViolation(_analyze_refusal())
     return query[pos:]
@@ -484,4 +489,4 @@ def claimed_elsewhere(con: duckdb.DuckDBPyConnection, *, now) -> tuple[int, obje
     """
     row = con.execute("""SELECT count(*), max(claimed_until) FROM notifications
                          WHERE delivered_at IS NULL AND claimed_until > ?""", [now]).fetchone()
-    return int(row[0]), row[1]
+    return (int(row[0]), row[1]) if row else (0, None)     # an aggregate: always one row

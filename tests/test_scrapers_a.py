@@ -213,6 +213,9 @@ def test_swebench_html_without_leaderboard():
     page = b"<html><body><div id='leaderboard-container'></div><p>Maintenance</p></body></html>"
     with pytest.raises(ScrapeError, match=r"^\[swebench\] .*leaderboard"):
         scraper("swebench").parse_checked(page, fetched_at=AT)
+    empty = b"<html><body><div id='leaderboard-verified'><table></table></div></body></html>"
+    with pytest.raises(ScrapeError, match=r"^\[swebench\] HTML board 'verified': a table without a header row"):
+        scraper("swebench").parse_checked(empty, fetched_at=AT)
 
 
 def test_livebench_categories_aux_html():

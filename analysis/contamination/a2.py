@@ -83,7 +83,7 @@ def a2_predecessor_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, predece
     skip = _a1_pairs_to_skip(slices)
     if pairs is None:
         require_columns(predecessors, ("model", "predecessor"), "predecessors")
-        wanted = {(m, p, None) for m, p in zip(predecessors["model"], predecessors["predecessor"])
+        wanted: set[tuple[str, str, str | None]] = {(m, p, None) for m, p in zip(predecessors["model"], predecessors["predecessor"])
                   if isinstance(m, str) and isinstance(p, str) and m != p}
     else:
         wanted = set(pairs)
@@ -197,10 +197,10 @@ class _AsOf:
 
     def latest(self, model: str, benchmarks: list[str], t: pd.Timestamp) -> dict[str, tuple[float, float]]:
         """benchmark -> (score, n) of the model's latest row observed at or before t."""
-        out = {}
-        if pd.isna(t):
+        out: dict[str, tuple[float, float]] = {}
+        if pd.isna(t) or not len(self.t):      # no row at all: no span either
             return out
-        t64 = np.datetime64(t).astype(self.t.dtype) if len(self.t) else None
+        t64 = np.datetime64(t).astype(self.t.dtype)
         for r in benchmarks:
             span = self.span.get((model, r))
             if span is None:

@@ -23,7 +23,7 @@ def _logit(p: np.ndarray, n: np.ndarray | float) -> np.ndarray:
     return np.log(q) - np.log1p(-q)
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
+def _sigmoid(x: np.ndarray | float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
@@ -210,7 +210,7 @@ def _isotonic_predict_batch(x: np.ndarray, y: np.ndarray, x_new: np.ndarray) -> 
     return np.where(np.isnan(q), np.nan, out)
 
 
-def _link_predict(x: np.ndarray, y: np.ndarray, x_new: np.ndarray, *, isotonic: bool,
+def _link_predict(x: np.ndarray, y: np.ndarray, x_new: np.ndarray | list[list[float]], *, isotonic: bool,
                   floor: float | None = None) -> np.ndarray:
     """Monotone link f: x -> y fitted per row. x, y: (B, R) points of B fits; x_new: (B, K) -> (B, K).
 
