@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
+from hypothesis import HealthCheck, Phase, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import scrapers  # noqa: E402
@@ -73,6 +73,16 @@ def wide_stderr_rows(content: bytes, is_percent: bool | None) -> int:
     return sum(1 for r in rows if r.get("model") != "bad" and (r.get("stderr") or "").strip() == "1.2")
 
 
+def expected_refusal(content: bytes, base: list[float], percent: bool, benches: list[str]) -> str:
+    """What a refused board's error must say: the scale cannot be told, or (issue 24) every good
+    row's stderr is wider than a proportion's range, so no row is left (an empty table is an error)."""
+    expected = expected_scale_is_percent(base, percent)
+    if expected is not None and wide_stderr_rows(content, expected) == len(base) * len(benches):
+        return "no rows parsed"
+    assert expected is None, "a board with a clear scale and a good row was refused"
+    return "cannot tell percent"
+
+
 def expected_scale_is_percent(base: list[float], percent: bool) -> bool | None:
     """Brute force of the scale rule on the written valid values (None = ambiguous)."""
     vals = [round(s * 100, 1) if percent else round(s, 4) for s in base]
@@ -84,6 +94,7 @@ def expected_scale_is_percent(base: list[float], percent: bool) -> bool | None:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(leaderboards())
+@example((b"model,benchmark,score,n_items,stderr\r\nm0,gpqa_diamond,0.0,,1.2\r\n", [0.0], True, ["gpqa_diamond"], None))
 def test_parse_keeps_every_good_row_with_the_right_scale(board):
     content, base, percent, benches, bad = board
     expected = expected_scale_is_percent(base, percent)
@@ -91,7 +102,7 @@ def test_parse_keeps_every_good_row_with_the_right_scale(board):
     try:
         parsed = s.parse_checked(content, fetched_at=NOW)
     except ScrapeError as exc:
-        assert expected is None and "cannot tell percent" in exc.reason
+        assert expected_refusal(content, base, percent, benches) in exc.reason
         return
     assert expected is not None
     got = parsed.scores
@@ -123,7 +134,7 @@ def test_parse_store_analyze_never_crashes(tmp_path_factory, board):
     try:
         res = ingest_file(dbp, "csv", f, observed_at=NOW)
     except ScrapeError as exc:
-        assert "cannot tell percent" in exc.reason
+        assert expected_refusal(content, base, percent, benches) in exc.reason
         return
     wide = wide_stderr_rows(content, expected_scale_is_percent(base, percent))
     assert res.n_scores == len(base) * len(benches) - wide
