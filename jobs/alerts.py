@@ -131,7 +131,8 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
     still_claimed = _claim_check(db_path, [n.id for n in claimed if n.id is not None], until=claimed_until,
                                  lease=lease)
     try:
-        result = notifier.send(messages, still_claimed=still_claimed)
+        with db.unheld():     # the claim checks open the file on their own, briefly
+            result = notifier.send(messages, still_claimed=still_claimed)
     except BaseException as exc:  # a bug, not a Slack failure: free the claim, then let it surface
         _finish(db_path, delivered=[], failed=[n.id for n in claimed], now=now, receiver=notifier.receiver,
                 error=one_line(f"{type(exc).__name__}: {exc}"), claimed_until=claimed_until)

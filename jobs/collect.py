@@ -108,8 +108,9 @@ def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher | ReplayFetc
         c.outcome = SourceOutcome(source, "skipped", skip)
         return c
     try:
-        c.results = fetch_source(scraper, fetcher, previous, urls=urls,
-                                 secret=(secrets or {}).get(scraper.secret) if scraper.secret else None)
+        with db.unheld():         # no database held while the network answers
+            c.results = fetch_source(scraper, fetcher, previous, urls=urls,
+                                     secret=(secrets or {}).get(scraper.secret) if scraper.secret else None)
     except ScrapeError as exc:
         c.outcome = SourceOutcome(source, "failed", exc.reason)
         return c
@@ -154,9 +155,10 @@ def _parse(c: _Collection) -> None:
         return
     primary = c.results[0]
     try:
-        c.parsed = c.scraper.parse_checked(c.responses[0].content, fetched_at=primary.finished_at,
-                                           aux={r.file_name: r.content for r in c.responses[1:]},
-                                           filename=c.responses[0].file_name)
+        with db.unheld():
+            c.parsed = c.scraper.parse_checked(c.responses[0].content, fetched_at=primary.finished_at,
+                                               aux={r.file_name: r.content for r in c.responses[1:]},
+                                               filename=c.responses[0].file_name)
         c.outcome = SourceOutcome(c.source, "new", "")
     except ScrapeError as exc:
         c.final_status[primary.url] = "parse_error"
@@ -316,8 +318,9 @@ def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scrape
                 with db.connect(db_path) as con, db.transaction(con):
                     _record_fetches(con, [listing], run_id)
             return [f"release list not read ({listing.outcome.detail})"]
-        releases = lister.parse_checked(listing.responses[0].content, fetched_at=listing.results[0].finished_at,
-                                        filename=listing.responses[0].file_name).meta.get("releases") or []
+        with db.unheld():         # parsed with no database held
+            releases = lister.parse_checked(listing.responses[0].content, fetched_at=listing.results[0].finished_at,
+                                            filename=listing.responses[0].file_name).meta.get("releases") or []
         with db.connect(db_path) as con, db.transaction(con):
             _settle_known(con, [listing])
             if listing.outcome is not None:
@@ -335,7 +338,11 @@ def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scrape
     notes: list[str] = []
     unrecorded: list[str] = []
     for release in [r for r in releases if r not in stored and r not in given_up] + follow:
-        c = _fetch(scraper.name, scraper, fetcher, {}, origin, urls=scraper.release_urls(release))
+        urls = scraper.release_urls(release)
+        if isinstance(fetcher, ReplayFetcher) and any(fetcher.missing(u, source=scraper.name) for u in urls):
+            unrecorded.append(release)    # nothing to read: not fetched (and no database let go for it)
+            continue
+        c = _fetch(scraper.name, scraper, fetcher, {}, origin, urls=urls)
         if c.outcome is not None and c.outcome.status == "failed":
             if replay:
                 unrecorded.append(release)

@@ -4,8 +4,9 @@ publish the report, notify; and the plain functions behind the CLI (ingest a fil
 `run_cycle` composes the steps (their order and what a failed step means); `benchwatch run
 --no-prefect` calls it with `CycleSteps` (plain calls) and the Prefect `pipeline` flow with its
 subclass that runs each step as a task (flows/pipeline.py), so both do the same work.
-Each step opens the database only for its writes (DuckDB allows one writing process), so a
-slow fetch never holds the file lock.
+The database is open only for writes (DuckDB allows one writing process): the steps share one
+instance of the file (`storage.db.held`), which is closed while a source is fetched or parsed
+and while Slack is called (`storage.db.unheld`), so a slow fetch never holds the file lock.
 """
 
 from __future__ import annotations
@@ -310,16 +311,17 @@ def run_cycle(db_path: str | os.PathLike | None, sources: Sequence[str] | None =
     the Prefect `pipeline` flow passes its task-running steps. Notify still runs after a failed
     analyze (source alerts go out); Slack refusing the digest fails the cycle (it stays queued)."""
     steps = CycleSteps(secrets) if steps is None else steps
-    report = CycleReport(steps.collect(db_path, sources, replay_dir))
-    shutdown.check()
-    if collect_only:
-        return report
-    analyze_into(report, steps, db_path)
-    shutdown.check()
-    # before notify (the digest links to the page); never fails; a skipped analysis keeps the page
-    report.published = steps.publish(db_path, unchanged=bool(report.analysis and report.analysis.get("skipped")))
-    shutdown.check()                # never notify after a stop was asked for
-    notify_into(report, steps, db_path)
+    with db.held(db_path):     # one DuckDB instance for the steps' writes, none while fetching or calling Slack
+        report = CycleReport(steps.collect(db_path, sources, replay_dir))
+        shutdown.check()
+        if collect_only:
+            return report
+        analyze_into(report, steps, db_path)
+        shutdown.check()
+        # before notify (the digest links to the page); never fails; a skipped analysis keeps the page
+        report.published = steps.publish(db_path, unchanged=bool(report.analysis and report.analysis.get("skipped")))
+        shutdown.check()                # never notify after a stop was asked for
+        notify_into(report, steps, db_path)
     return report
 
 

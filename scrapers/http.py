@@ -380,6 +380,11 @@ class ReplayFetcher:
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
 
+    def missing(self, url: str, *, source: str, name: str | None = None) -> bool:
+        """`fetch` would answer "no recorded response" for `url` (it reads nothing)."""
+        name = name or Scraper.file_name(url)
+        return not url_refusal(url) and (name in (".", "..") or not (self.directory / source / name).exists())
+
     def fetch(self, url: str, *, source: str, etag: str | None = None,
               last_modified: str | None = None, headers: Mapping[str, str] | None = None,
               name: str | None = None) -> FetchResult:
@@ -390,7 +395,7 @@ class ReplayFetcher:
         name = name or Scraper.file_name(url)
         path = self.directory / source / name
         started = utcnow()
-        if name in (".", "..") or not path.exists():
+        if self.missing(url, source=source, name=name):
             error = f"no recorded response for {shown} at {path}"
             log.error("[%s] %s", source, error, extra=console.REPORTED)
             result = _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,

@@ -11,6 +11,7 @@ import itertools
 import logging
 import os
 import re
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -231,6 +232,8 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
         if threads:
             config["threads"] = int(threads)
     path = str(path or default_path())
+    if read_only:        # DuckDB refuses a read-only instance beside this process's writing one
+        _release(path)
     if lake.is_lake_url(path):
         return _open_lake(path, read_only=read_only, config=config, wait=wait, on_wait=on_wait, sandboxed=sandboxed)
     if read_only and not Path(path).exists():
@@ -362,22 +365,166 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
             wait: float = DEFAULT_WAIT_SECONDS,
             on_wait: Callable[[str], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """`with connect(path) as con:` — a short-lived connection; write connections are migrated.
+    Inside `held(path)` a write connection is a cursor of the one instance held open there.
 
     The schema only: the registry tables are filled by `storage.registry_sync.sync_registry`,
     which the jobs that need them call explicitly (`registry_sync.connect_synced`)."""
-    con = open_connection(path, read_only=read_only, wait=wait, on_wait=on_wait)
+    cursor = None if read_only else _held_cursor(path, wait=wait, on_wait=on_wait)
+    if cursor is not None:
+        try:
+            yield cursor
+        finally:
+            _return_cursor(cursor)
+        return
+    con = _open_migrated(path, read_only=read_only, wait=wait, on_wait=on_wait)
     try:
-        if not read_only:
-            try:
-                migrate(con)
-            except duckdb.Error as exc:
-                if is_corruption(exc):
-                    raise StorageError(f"database {path or default_path()} is damaged: {_first_line(exc)}") from exc
-                raise
         yield con
     finally:
         con.close()
         lake.release(con)
+
+
+def _open_migrated(path: str | os.PathLike | None, *, read_only: bool, wait: float,
+                   on_wait: Callable[[str], None] | None) -> duckdb.DuckDBPyConnection:
+    con = open_connection(path, read_only=read_only, wait=wait, on_wait=on_wait)
+    if read_only:
+        return con
+    try:
+        migrate(con)
+    except BaseException as exc:
+        con.close()
+        lake.release(con)
+        if isinstance(exc, duckdb.Error) and is_corruption(exc):
+            raise StorageError(f"database {path or default_path()} is damaged: {_first_line(exc)}") from exc
+        raise
+    return con
+
+
+# --- one file held open across a cycle's database steps -------------------------------------------
+# A cycle's steps each open the file for their writes (collect's settling, analyze, notify), and
+# each open builds a DuckDB instance and loads the catalog, and each close checkpoints: ~20 ms
+# apiece, a tenth of an unchanged cycle. `held(path)` (jobs.cycle.run_cycle) keeps one instance
+# open instead: `connect` hands out cursors of it. The rule that no database is held while the
+# process waits on something else stays: fetching, parsing and calling Slack run inside
+# `unheld()`, which closes the held instance (checkpointing it) and opens no held one until it
+# ends; a read-only open of the file closes it too (DuckDB refuses a read-only instance beside
+# the process's own writing one). A DuckLake store is never held (storage/lake.py).
+
+class _Held:
+    """The held instance of one file: opened by the first write `connect` inside `held`."""
+
+    def __init__(self) -> None:
+        self.keeper: duckdb.DuckDBPyConnection | None = None
+        self.cursors: set[int] = set()     # ids of the cursors handed out and not returned
+        self.depth = 1                     # nested `held` blocks of the same file
+
+
+_HELD: dict[str, _Held] = {}
+_HELD_LOCK = threading.RLock()
+_UNHELD = [0]     # open `unheld()` blocks (any thread): no instance is held meanwhile
+
+
+def _held_key(path: str | os.PathLike | None) -> str | None:
+    text = str(path or default_path())
+    return None if lake.is_lake_url(text) else os.path.abspath(text)
+
+
+@contextmanager
+def held(path: str | os.PathLike | None) -> Iterator[None]:
+    """Within the block, write connections to the file `path` share one DuckDB instance (see
+    above); it is closed, with its checkpoint, when the block ends. Re-entrant."""
+    key = _held_key(path)
+    if key is None:
+        yield
+        return
+    with _HELD_LOCK:
+        entry = _HELD.get(key)
+        if entry is not None:
+            entry.depth += 1
+        else:
+            _HELD[key] = _Held()
+    try:
+        yield
+    finally:
+        with _HELD_LOCK:
+            entry = _HELD[key]
+            entry.depth -= 1
+            if entry.depth == 0:
+                del _HELD[key]
+                _close_keeper(entry, key)
+
+
+@contextmanager
+def unheld() -> Iterator[None]:
+    """No database held by this process's `held` blocks while the body runs (a fetch, a parse, a
+    call to Slack): a held instance is closed now and reopened by the next `connect` after it."""
+    with _HELD_LOCK:
+        _UNHELD[0] += 1
+        for key, entry in _HELD.items():
+            _close_keeper(entry, key)
+    try:
+        yield
+    finally:
+        with _HELD_LOCK:
+            _UNHELD[0] -= 1
+
+
+def is_held(path: str | os.PathLike | None = None) -> bool:
+    """An instance of `path` (any file when None) is held open by a `held` block right now."""
+    with _HELD_LOCK:
+        if path is None:
+            return any(e.keeper is not None for e in _HELD.values())
+        entry = _HELD.get(_held_key(path) or "")
+        return entry is not None and entry.keeper is not None
+
+
+def _release(path: str | os.PathLike | None) -> None:
+    """Close the held instance of `path`, if any (the next write `connect` reopens it)."""
+    key = _held_key(path)
+    with _HELD_LOCK:
+        entry = _HELD.get(key) if key else None
+        if entry is not None and key:
+            _close_keeper(entry, key)
+
+
+def _close_keeper(entry: _Held, key: str) -> None:
+    if entry.keeper is None:
+        return
+    if entry.cursors:     # a connection still in use: closing would close it under its user
+        log.warning("[storage] %s stays open: %d connection(s) still in use", key, len(entry.cursors))
+        return
+    keeper, entry.keeper = entry.keeper, None
+    keeper.close()
+
+
+def _held_cursor(path: str | os.PathLike | None, *, wait: float,
+                 on_wait: Callable[[str], None] | None) -> duckdb.DuckDBPyConnection | None:
+    """A cursor of the held instance of `path` (opened and migrated now if need be); None when the
+    file is not held (no `held` block, inside `unheld`, or a DuckLake store)."""
+    key = _held_key(path)
+    with _HELD_LOCK:
+        entry = _HELD.get(key) if key else None
+        if entry is None or _UNHELD[0]:
+            return None
+        if entry.keeper is None:
+            entry.keeper = _open_migrated(path, read_only=False, wait=wait, on_wait=on_wait)
+        cursor = entry.keeper.cursor()
+        entry.cursors.add(id(cursor))
+    try:   # what an instance of its own would start with: UTC (per connection), every thread (the
+        # thread count belongs to the instance: `storage.threads.one_thread` of an earlier user)
+        cursor.execute("SET TimeZone = 'UTC'")
+        cursor.execute("RESET threads")
+    except BaseException:
+        _return_cursor(cursor)
+        raise
+    return cursor
+
+
+def _return_cursor(cursor: duckdb.DuckDBPyConnection) -> None:
+    with _HELD_LOCK:
+        for entry in _HELD.values():
+            entry.cursors.discard(id(cursor))
+    cursor.close()
 
 
 @contextmanager
