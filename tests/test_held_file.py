@@ -20,11 +20,11 @@ from storage import db
 from storage.threads import one_thread
 
 REPLAY = Path(__file__).resolve().parent / "fixtures" / "replay"
-# a release list (livebench: its listed releases have no recorded files), a plain board, the cutoffs
-SOURCES = ["livebench", "aider_polyglot", "knowledge_cutoffs"]
+# a source with a release list (its listed releases have no recorded files)
+SOURCES = ["livebench"]
 
 
-def _opens(monkeypatch) -> list[str]:
+def opens(monkeypatch) -> list[str]:
     """Every DuckDB instance storage.db opens from now on (its path)."""
     opened: list[str] = []
     real = duckdb.connect
@@ -45,7 +45,7 @@ def _locked_for_others(path: Path) -> bool:
 
 
 def test_held_connections_share_one_instance_until_unheld_or_the_end(synced_db, monkeypatch):
-    opened = _opens(monkeypatch)
+    opened = opens(monkeypatch)
     with db.held(synced_db):
         assert not db.is_held(synced_db)            # opened by the first connection, not before
         with db.connect(synced_db) as con:
@@ -126,7 +126,8 @@ def _replay_with_a_recorded_release(tmp_path: Path) -> Path:
 
 def test_a_cycle_fetches_parses_and_notifies_with_no_database_held(synced_db, tmp_path, monkeypatch):
     """Every fetch, parse and delivery of a first and an unchanged cycle runs with no database
-    held, also a release fetched after collect's settling connection."""
+    held, also a release fetched after collect's settling connection (the one open of an
+    unchanged cycle: tests/test_unchanged_cycle.py)."""
     seen: list[tuple[str, bool]] = []
     release_fetches: list[bool] = []
 
@@ -156,20 +157,6 @@ def test_a_cycle_fetches_parses_and_notifies_with_no_database_held(synced_db, tm
     assert again.ok and {o.status for o in again.outcomes} == {"unchanged"}, again.text()
     assert not any(held for _, held in seen), seen
     assert release_fetches == [False, False, False, False], release_fetches   # table and categories, twice
-    assert not db.is_held() and not _locked_for_others(synced_db)
-
-
-def test_an_unchanged_cycle_opens_the_file_once(synced_db, monkeypatch):
-    """collect's settling, the analysis check and notify share one instance (listed LiveBench
-    releases without recorded files are not fetched: no reason to let the file go)."""
-    first = cycle.run_cycle(synced_db, SOURCES, replay_dir=REPLAY)
-    assert first.ok, first.text()
-    opened = _opens(monkeypatch)
-    again = cycle.run_cycle(synced_db, SOURCES, replay_dir=REPLAY)
-    assert again.ok and {o.status for o in again.outcomes} == {"unchanged"}, again.text()
-    assert again.analysis["skipped"]
-    assert "listed release(s) without recorded responses, not fetched" in again.text()
-    assert opened == [str(synced_db)], opened
     assert not db.is_held() and not _locked_for_others(synced_db)
 
 

@@ -14,6 +14,7 @@ import jobs.saturation
 import scrapers
 from storage import db
 from storage import fingerprint as fp
+from tests.test_held_file import opens
 
 REPLAY = Path(__file__).resolve().parent / "fixtures" / "replay"
 SOURCES = ["aider_polyglot", "knowledge_cutoffs"]
@@ -39,8 +40,11 @@ def test_second_cycle_skips_parse_and_analysis_and_a_change_recomputes(synced_db
     monkeypatch.setattr(jobs.saturation, "run_saturation", counted)
     for name in SOURCES:   # an unchanged cycle must not parse
         monkeypatch.setattr(type(scrapers.get(name)), "parse_checked", _boom)
+    opened = opens(monkeypatch)
     second = cycle.run_cycle(path, SOURCES, replay_dir=REPLAY)
     assert [o.status for o in second.outcomes] == ["unchanged", "unchanged"], second.text()
+    # collect's settling, the analysis check and notify share one instance (storage.db.held)
+    assert opened == [str(path)], opened
     assert second.analysis["skipped"] and calls["analysis"] == 0
     assert "inputs unchanged" in second.text()
     kept, computed = second.analysis["saturation"], first.analysis["saturation"]
