@@ -24,14 +24,6 @@ RUN_SESSION_GAP = timedelta(minutes=10)
 FAILED_FETCH_STATUSES = ("error", "parse_error")
 
 
-def _relation_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    row = con.execute("""SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'
-                         UNION ALL
-                         SELECT count(*) FROM duckdb_views() WHERE view_name = ? AND schema_name = 'main'""",
-                      [name, name]).fetchall()
-    return sum(r[0] for r in row) > 0
-
-
 def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: float) -> pd.DataFrame | None:
     """The snapshot-level S_index series of every table and scope (k, alpha fixed), with
     benchmark names, the table's name ("HumanEval (EvalPlus)") and its sources (one, or a
@@ -39,15 +31,20 @@ def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: flo
 
     None when the analysis has not produced any saturation yet (no data, not "resolved").
     """
-    if not _relation_exists(con, "saturation"):
+    try:   # (a missing relation, a file from before the analysis tables, fails the statement
+        # alone: the caller's transaction goes on; cheaper than asking the catalog first)
+        frame = read_saturation(con, scope=None, k=k, alpha=alpha)      # every scope in one read
+    except duckdb.CatalogException:
         return None
-    frame = read_saturation(con, scope=None, k=k, alpha=alpha)      # every scope in one read
     if frame.empty and con.execute("SELECT count(*) FROM saturation").fetchone() == (0,):
         return None
     frame = with_display_names(con, frame)
-    if "table_id" in frame.columns and _relation_exists(con, "benchmark_tables"):
+    if "table_id" in frame.columns:
         # a table its source no longer serves (a replaced release, a board gone): its level leaves
-        current = dict(con.execute("SELECT table_id, is_current FROM benchmark_tables").fetchall())
+        try:
+            current = dict(con.execute("SELECT table_id, is_current FROM benchmark_tables").fetchall())
+        except duckdb.CatalogException:
+            current = {}
         frame["is_current"] = [current.get(t, True) is not False for t in frame["table_id"]]
     return _with_table_names(frame)
 
@@ -68,12 +65,14 @@ def _with_table_names(frame: pd.DataFrame) -> pd.DataFrame:
 
 def read_frontier_holders(con: duckdb.DuckDBPyConnection, *, k: int) -> pd.DataFrame | None:
     """The current record holder of every leaderboard table (table `frontier`, newest as_of)."""
-    if not _relation_exists(con, "frontier"):
+    try:
+        holders = con.execute("""
+            SELECT table_id, benchmark, source, sources, frontier_model AS model, frontier AS score, as_of
+            FROM frontier WHERE k = ? AND frontier_model IS NOT NULL
+            QUALIFY row_number() OVER (PARTITION BY table_id ORDER BY as_of DESC) = 1""", [k]).df()
+    except duckdb.CatalogException:     # a file from before the frontier table
         return None
-    return _with_table_names(with_display_names(con, con.execute("""
-        SELECT table_id, benchmark, source, sources, frontier_model AS model, frontier AS score, as_of
-        FROM frontier WHERE k = ? AND frontier_model IS NOT NULL
-        QUALIFY row_number() OVER (PARTITION BY table_id ORDER BY as_of DESC) = 1""", [k]).df()))
+    return _with_table_names(with_display_names(con, holders))
 
 
 def read_source_health(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

@@ -12,6 +12,7 @@ import re
 import logging
 from datetime import datetime, timedelta, timezone
 
+import duckdb
 import pandas as pd
 
 from analysis.constants import SATURATION_BINS
@@ -334,6 +335,19 @@ def test_saturation_series_carries_names_and_its_tables_sources(db_path):
         ["swebench_verified:epoch", "SWE-bench Verified", "SWE-bench Verified (Epoch AI)", 0.9],
         ["swebench_verified:swebench", "SWE-bench Verified", "SWE-bench Verified (SWE-bench)", 0.5]]
     assert [list(v) for v in frame["sources"]] == [["epoch"], ["swebench"]]
+
+
+def test_rule_reads_of_a_file_without_the_analysis_tables_are_none_and_its_transaction_goes_on():
+    """A file from before the analysis tables: the saturation and frontier reads are None (not
+    resolved), and the evaluation's transaction is not aborted by the failed statement."""
+    with duckdb.connect() as con:
+        con.execute("CREATE TABLE benchmarks (id VARCHAR, name VARCHAR)")
+        con.execute("BEGIN TRANSACTION")
+        assert rule_inputs.read_saturation_series(con, k=5, alpha=0.5) is None
+        assert rule_inputs.read_frontier_holders(con, k=5) is None
+        con.execute("INSERT INTO benchmarks VALUES ('b', 'B')")
+        con.execute("COMMIT")
+        assert con.execute("SELECT count(*) FROM benchmarks").fetchone() == (1,)
 
 
 def test_new_frontier_info_alert_when_enabled(db_path, fake_slack, slack):
