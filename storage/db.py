@@ -267,13 +267,19 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
             time.sleep(delay)
             delay = min(delay * 1.5, 1.0)
     try:
-        con.execute("SET TimeZone = 'UTC'")
-        if sandboxed:
-            con.execute("SET lock_configuration = true")
+        _start_session(con, sandboxed=sandboxed)
     except BaseException:
         con.close()
         raise
     return con
+
+
+def _start_session(con: duckdb.DuckDBPyConnection, *, sandboxed: bool = False) -> None:
+    """What every connection starts with: UTC (a setting of the connection, not the instance), and
+    for a sandboxed one the configuration locked (no `SET`/`RESET` can lift a limit)."""
+    con.execute("SET TimeZone = 'UTC'")
+    if sandboxed:
+        con.execute("SET lock_configuration = true")
 
 
 def _open_lake(path: str, *, read_only: bool, config: dict[str, DuckDBSetting], wait: float,
@@ -288,9 +294,7 @@ def _open_lake(path: str, *, read_only: bool, config: dict[str, DuckDBSetting], 
         raise StorageError(str(exc) if isinstance(exc, lake.LakeError)
                            else f"cannot open {lake.parse(path, need_data_path=False).redacted()}: {_first_line(exc)}") from exc
     try:
-        con.execute("SET TimeZone = 'UTC'")
-        if sandboxed:
-            con.execute("SET lock_configuration = true")
+        _start_session(con, sandboxed=sandboxed)
     except BaseException:
         lake.release(con)
         con.close()
@@ -510,9 +514,9 @@ def _held_cursor(path: str | os.PathLike | None, *, wait: float,
             entry.keeper = _open_migrated(path, read_only=False, wait=wait, on_wait=on_wait)
         cursor = entry.keeper.cursor()
         entry.cursors.add(id(cursor))
-    try:   # what an instance of its own would start with: UTC (per connection), every thread (the
-        # thread count belongs to the instance: `storage.threads.one_thread` of an earlier user)
-        cursor.execute("SET TimeZone = 'UTC'")
+    try:   # what an instance of its own would start with: the session, every thread (the thread
+        # count belongs to the instance: `storage.threads.one_thread` of an earlier user)
+        _start_session(cursor)
         cursor.execute("RESET threads")
     except BaseException:
         _return_cursor(cursor)
