@@ -382,8 +382,10 @@ class ReplayFetcher:
 
     def missing(self, url: str, *, source: str, name: str | None = None) -> bool:
         """`fetch` would answer "no recorded response" for `url` (it reads nothing)."""
-        name = name or Scraper.file_name(url)
-        return not url_refusal(url) and (name in (".", "..") or not (self.directory / source / name).exists())
+        return not url_refusal(url) and self._absent(source, name or Scraper.file_name(url))
+
+    def _absent(self, source: str, name: str) -> bool:
+        return name in (".", "..") or not (self.directory / source / name).exists()
 
     def fetch(self, url: str, *, source: str, etag: str | None = None,
               last_modified: str | None = None, headers: Mapping[str, str] | None = None,
@@ -395,7 +397,7 @@ class ReplayFetcher:
         name = name or Scraper.file_name(url)
         path = self.directory / source / name
         started = utcnow()
-        if self.missing(url, source=source, name=name):
+        if self._absent(source, name):     # (refused URLs were answered above)
             error = f"no recorded response for {shown} at {path}"
             log.error("[%s] %s", source, error, extra=console.REPORTED)
             result = _finish(url, "error", [Attempt(shown, started, utcnow(), None, 0, error, "error")], error=error,
