@@ -16,6 +16,7 @@ from jobs.cycle import collect_source as collect_one
 from scrapers.base import ScrapeError
 from scrapers.http import Fetcher
 from storage.query import run_query
+from helpers import lane
 
 FIX = Path(__file__).parent / "fixtures"
 REPLAY_DIR = FIX / "replay"
@@ -288,7 +289,8 @@ def livebench_site(monkeypatch):
     httpd.server_close()
 
 
-@pytest.mark.parametrize("whole", [False, True], ids=["collect_source", "collect"])
+# the fast lane keeps `collect`, the path a cycle takes (collect_source: the same discovery, one source)
+@pytest.mark.parametrize("whole", lane([False, True], (True,)), ids=["collect_source", "collect"])
 def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished(synced_db, tmp_path, livebench_site, whole,
                                                                                    monkeypatch):
     """LiveBench: each cycle reads the changelog; a listed release not stored is fetched and stored

@@ -189,6 +189,7 @@ def test_a_new_day_without_new_data_recomputes_only_the_day_relative_columns(ana
     assert_same_results(inc, full)
 
 
+@pytest.mark.slow   # three analyses; the fast lane keeps test_a_new_day_without_new_data_recomputes_only_the_day_relative_columns
 def test_a_new_day_that_brings_a_dated_row_into_the_window_is_analysed(analysed_fast, tmp_path):
     """A row dated after the last analysis' day (an evaluation announced ahead) enters the analysis
     when its day comes: not a move of the day-relative columns, and the same results as a full run."""
