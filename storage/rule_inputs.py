@@ -75,15 +75,21 @@ def read_frontier_holders(con: duckdb.DuckDBPyConnection, *, k: int) -> pd.DataF
     return _with_table_names(with_display_names(con, holders))
 
 
-def read_source_health(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Per source: failed collection runs in a row (newest first), last error, last attempt, last new snapshot.
+# Source health reads the fetches of this long before the newest attempt first (a week of hourly
+# collections is a few thousand rows; a year of them, a quarter of a million): a source whose
+# newest successful run lies in it is settled there; only a source failing for longer, or not
+# fetched in it, is read over its whole history (read_source_health).
+SOURCE_HEALTH_WINDOW = timedelta(days=7)
 
-    A run is the fetches of one run id (attempts without one are grouped by RUN_SESSION_GAP);
-    it failed when the final attempt of any of its URLs is an error or a parse error.
-    """
-    return utc_columns(con.execute("""
-        WITH f AS (
-            SELECT id, source, url, status, error, started_at, nullif(run_id, '') AS run_id FROM fetches),
+# Per source: failed collection runs in a row (newest first), the last error, the last attempt,
+# the newest run that did not fail and the last new snapshot, from the fetches `{rows}` selects;
+# each row also carries the window's start (`since`) and the oldest attempt.
+_HEALTH_SQL = """
+        WITH bound AS (
+            SELECT max(started_at) - to_seconds(?) AS since, min(started_at) AS oldest FROM fetches),
+        f AS (
+            SELECT id, source, url, status, error, started_at, nullif(run_id, '') AS run_id FROM fetches
+            WHERE {rows}),
         gaps AS (
             SELECT id, source, started_at,
                    started_at - lag(started_at) OVER (PARTITION BY source ORDER BY started_at, id) AS gap
@@ -110,14 +116,51 @@ def read_source_health(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         health AS (
             SELECT source, count(*) FILTER (WHERE failed AND ok_since = 0) AS consecutive_failures,
                    arg_max(error, run_at) FILTER (WHERE failed AND ok_since = 0) AS last_error,
-                   max(run_at) AS last_attempt_at
+                   max(run_at) AS last_attempt_at, max(run_at) FILTER (WHERE NOT failed) AS newest_ok_at
             FROM streak GROUP BY source),
         snaps AS (SELECT source, max(first_seen) AS last_new_snapshot_at FROM snapshots GROUP BY source)
         SELECT coalesce(h.source, s.source) AS source, coalesce(h.consecutive_failures, 0) AS consecutive_failures,
-               s.last_new_snapshot_at, h.last_attempt_at, h.last_error
+               s.last_new_snapshot_at, h.last_attempt_at, h.last_error, h.newest_ok_at,
+               (SELECT since FROM bound) AS since, (SELECT oldest FROM bound) AS oldest
         FROM health h FULL JOIN snaps s ON s.source = h.source
-        ORDER BY source""", [RUN_SESSION_GAP.total_seconds(), list(FAILED_FETCH_STATUSES),
-                             list(FAILED_FETCH_STATUSES)]).df(), "last_new_snapshot_at", "last_attempt_at")
+        ORDER BY source"""
+_HEALTH_COLUMNS = ["source", "consecutive_failures", "last_new_snapshot_at", "last_attempt_at", "last_error"]
+# The window's rows: those that start in it, every row of a run with one in it (a run that began
+# before it), and every attempt without a run id (their sessions are cut by the gaps between
+# them, so all of them are kept).
+_RECENT = """started_at >= (SELECT since FROM bound) OR run_id IS NULL OR run_id = ''
+                  OR run_id IN (SELECT run_id FROM fetches WHERE started_at >= (SELECT since FROM bound))"""
+
+
+def read_source_health(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Per source: failed collection runs in a row (newest first), last error, last attempt, last new snapshot.
+
+    A run is the fetches of one run id (attempts without one are grouped by RUN_SESSION_GAP);
+    it failed when the final attempt of any of its URLs is an error or a parse error.
+
+    The fetches grow by every URL of every collection, so the runs of the recent window
+    (SOURCE_HEALTH_WINDOW before the newest attempt) are read first, in one statement. A source
+    whose newest run that did not fail ended in the window is settled by them: every later
+    run, with all its rows, is in the window too. The others (failing all through the window,
+    or not fetched in it) are read again over their whole history, so the result is the one of
+    reading everything (tests/test_source_health.py checks it against that on random histories).
+    """
+    failed = list(FAILED_FETCH_STATUSES)
+    params = [RUN_SESSION_GAP.total_seconds(), failed, failed]
+    window = SOURCE_HEALTH_WINDOW.total_seconds()
+    # rows, not .df(): a DataFrame of eight columns from DuckDB costs more than the few rows do
+    rows = con.execute(_HEALTH_SQL.format(rows=_RECENT), [window, *params]).fetchall()
+    since, oldest = rows[0][-2:] if rows else (None, None)
+    if since is not None and oldest < since:              # older rows exist: does any source need them?
+        settled = {r[0] for r in rows if r[5] is not None and r[5] >= since}
+        if len(settled) < len(rows):
+            rest = con.execute(_HEALTH_SQL.format(rows="source NOT IN (SELECT unnest(?::VARCHAR[]))"),
+                               [window, sorted(settled), *params]).fetchall()
+            rows = sorted([r for r in rows if r[0] in settled] + [r for r in rest if r[0] not in settled])
+    health = pd.DataFrame([r[:5] for r in rows], columns=_HEALTH_COLUMNS)
+    if not rows:        # (a column of Python ints is int64 already)
+        health = health.astype({"consecutive_failures": "int64"})
+    return utc_columns(health, "last_new_snapshot_at", "last_attempt_at")
 
 
 def read_suspicion_alerts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
