@@ -228,7 +228,7 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
     previous: dict = {}
     if replay_dir is None and scraper.plan():
         with db.connect(db_path) as con:
-            previous = previous_validators(con, source, scraper.plan()[0])
+            previous = previous_validators(con, {source: scraper.plan()[0]})[source]
     own = fetcher is None
     using: Fetcher | ReplayFetcher = (ReplayFetcher(Path(replay_dir)) if replay_dir is not None
                                       else (fetcher or Fetcher()))
@@ -397,7 +397,7 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
     previous: dict[str, dict] = {}
     if replay_dir is None:
         with db.connect(db_path) as con:   # conditional-GET validators of every source, then no connection
-            previous = {n: previous_validators(con, n, s.plan()[0]) for n, s in planned.items() if s.plan()}
+            previous = previous_validators(con, {n: s.plan()[0] for n, s in planned.items() if s.plan()})
     fetcher: Fetcher | ReplayFetcher = ReplayFetcher(Path(replay_dir)) if replay_dir is not None else Fetcher()
     try:
         fetched = [_fetch(n, s, fetcher, previous.get(n, {}), origin, secrets) for n, s in planned.items()]

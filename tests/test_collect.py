@@ -343,3 +343,68 @@ def test_release_discovery_under_replay_reports_unrecorded_releases_once(synced_
     assert "2025_11_25" in again.detail
     assert run_query("SELECT count(*) n FROM fetches WHERE run_id = 'y' AND source = 'livebench_releases'",
                      db)["n"][0] == 1
+
+
+@pytest.fixture()
+def two_boards(monkeypatch):
+    """SWE-bench and Aider's polyglot board on one loopback server, each with its own ETag."""
+    bodies = {"/swebench.json": (swebench_fixture(), '"swe-1"'),
+              "/polyglot.yml": (next((FIX / "aider_polyglot").glob("*.yml")).read_bytes(), '"aider-1"')}
+    seen: list[tuple[str, str | None]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            body, etag = bodies[self.path]
+            seen.append((self.path, self.headers.get("If-None-Match")))
+            if self.headers.get("If-None-Match") == etag:
+                self.send_response(304)
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("ETag", etag)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    monkeypatch.setattr(type(scrapers.get("swebench")), "urls", (f"{base}/swebench.json",))
+    monkeypatch.setattr(type(scrapers.get("aider_polyglot")), "urls", (f"{base}/polyglot.yml",))
+    monkeypatch.setattr("jobs.collect.Fetcher", fast_fetcher)
+    yield seen
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_a_live_collect_sends_each_source_its_own_stored_validator(synced_db, two_boards):
+    """The validators of every source are read in one statement (storage.reads.previous_validators):
+    each source's conditional GET carries its own primary URL's last ETag, and both are unchanged."""
+    first = {o.source: o.status for o in collect(synced_db, ["swebench", "aider_polyglot"], run_id="r1")}
+    assert first == {"swebench": "new", "aider_polyglot": "new"}
+    assert sorted(two_boards) == [("/polyglot.yml", None), ("/swebench.json", None)]
+    two_boards.clear()
+    second = {o.source: o.status for o in collect(synced_db, ["swebench", "aider_polyglot"], run_id="r2")}
+    assert second == {"swebench": "unchanged", "aider_polyglot": "unchanged"}
+    assert sorted(two_boards) == [("/polyglot.yml", '"aider-1"'), ("/swebench.json", '"swe-1"')]
+
+
+def test_previous_validators_are_the_newest_stored_response_of_each_primary(synced_db):
+    from storage import db as storage_db
+    from storage.reads import previous_validators
+    rows = [  # source, url, started_at (hours), status, sha256, etag, last_modified
+        ("a", "u/a", 1, "ok", "s1", '"a1"', None), ("a", "u/a", 2, "ok", "s2", '"a2"', "Mon"),
+        ("a", "u/a", 3, "error", None, None, None), ("a", "u/a", 4, "ok", None, '"not stored"', None),
+        ("a", "u/aux", 5, "ok", "s3", '"aux"', None),            # an aux URL: never a validator
+        ("b", "u/b", 1, "ok", "s4", None, None),                  # stored, but no validator
+        ("c", "u/c", 1, "not_modified", None, '"c"', None)]       # nothing stored from it
+    with storage_db.connect(synced_db) as con:
+        con.executemany("""INSERT INTO fetches (source, url, started_at, status, sha256, etag, last_modified)
+                           VALUES (?, ?, TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_hours(?), ?, ?, ?, ?)""",
+                        [list(r) for r in rows])
+        got = previous_validators(con, {"a": "u/a", "b": "u/b", "c": "u/c", "d": "u/d"})
+        assert previous_validators(con, {}) == {}
+    assert got == {"a": {"u/a": ('"a2"', "Mon")}, "b": {}, "c": {}, "d": {}}
