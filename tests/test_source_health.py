@@ -74,16 +74,15 @@ def random_history(rng: random.Random) -> tuple[list[dict], dict[str, datetime]]
         broken_from = rng.randint(0, max(hours - 45, 1)) if kind == "failing_long" else None
         for h in range(0, max(last_hour, 1), rng.choice([1, 1, 2, 5])):
             run_id = None if kind == "sessions" and rng.random() < 0.7 else f"{source}-run-{h}"
-            # a run whose first attempts began long before its last (one that began before the window)
-            start = T0 + timedelta(hours=h) - (timedelta(hours=40) if kind == "straddling" and rng.random() < 0.1 else timedelta())
+            # a run that began long before its last attempts: its first URL tried 40 hours early
+            early = kind == "straddling" and rng.random() < 0.1
             for u, url in enumerate(urls):
                 for attempt in range(rng.choice([1, 1, 1, 2])):        # a retry within the run
                     broken = broken_from is not None and h >= broken_from
                     status = rng.choice(FAILED_FETCH_STATUSES) if broken or rng.random() < fail_rate else \
                         rng.choice(["ok", "unchanged", "not_modified"])
-                    at = (start + timedelta(minutes=u * 3 + attempt, seconds=rng.randint(0, 59))
-                          if attempt == 0 or start == T0 + timedelta(hours=h)
-                          else T0 + timedelta(hours=h, minutes=u * 3 + attempt))
+                    at = T0 + timedelta(hours=h - (40 if early and u == 0 else 0), minutes=u * 3 + attempt,
+                                        seconds=rng.randint(0, 59))
                     fetches.append({"run_id": run_id, "source": source, "url": url, "started_at": at, "status": status,
                                     "error": f"{status} at {at:%d %H:%M:%S} of {url}" if status in FAILED_FETCH_STATUSES else None})
     fetches.sort(key=lambda f: f["started_at"])        # stored in the order they happened
