@@ -152,10 +152,13 @@ def test_sigterm_at_random_points_of_a_real_run(seeded, tmp_path, fake_slack):
         code, err, sent = _run_then_sigterm(seeded, tmp_path, fake_slack, rng.uniform(0.0, 2.5))
         if sent is None:                    # the run had finished: nothing to stop
             continue
-        if code == -signal.SIGTERM:
-            # The signal came after `main()` had returned (its handler restored, the interpreter
-            # exiting): the whole run was over, so there was nothing to stop; then its last step
-            # must have been logged and nothing sent after the signal.
+        if code in (-signal.SIGTERM, 0):
+            # The signal came after `main()` had returned: its handler restored, the interpreter
+            # exiting (killed: -15), or the process already past the interpreter, in the kernel's
+            # exit or waiting to be reaped, where a signal no longer acts (0: a run whose end
+            # moved into the delays drawn here). Either way the whole run was over, so there was
+            # nothing to stop; then its last step must have been logged and nothing sent after
+            # the signal.
             assert "[alerts]" in err.strip().splitlines()[-1], err[-2000:]
             assert [r for r in fake_slack.requests if r.accepted and r.at >= sent] == []
             continue
