@@ -17,6 +17,7 @@ from scrapers.base import ScrapeError
 from scrapers.http import Fetcher
 from storage.query import run_query
 from helpers import lane
+from test_http import ScriptedServer, reply
 
 FIX = Path(__file__).parent / "fixtures"
 REPLAY_DIR = FIX / "replay"
@@ -345,51 +346,45 @@ def test_release_discovery_under_replay_reports_unrecorded_releases_once(synced_
                      db)["n"][0] == 1
 
 
+def etagged(body: bytes, etag: str):
+    """A board that answers a conditional GET carrying its current ETag with 304."""
+    def handle(h) -> None:
+        if h.headers.get("If-None-Match") == etag:
+            reply(304)(h)
+        else:
+            reply(200, body, {"ETag": etag})(h)
+    return handle
+
+
 @pytest.fixture()
 def two_boards(monkeypatch):
     """SWE-bench and Aider's polyglot board on one loopback server, each with its own ETag."""
-    bodies = {"/swebench.json": (swebench_fixture(), '"swe-1"'),
-              "/polyglot.yml": (next((FIX / "aider_polyglot").glob("*.yml")).read_bytes(), '"aider-1"')}
-    seen: list[tuple[str, str | None]] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            body, etag = bodies[self.path]
-            seen.append((self.path, self.headers.get("If-None-Match")))
-            if self.headers.get("If-None-Match") == etag:
-                self.send_response(304)
-                self.end_headers()
-                return
-            self.send_response(200)
-            self.send_header("ETag", etag)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    monkeypatch.setattr(type(scrapers.get("swebench")), "urls", (f"{base}/swebench.json",))
-    monkeypatch.setattr(type(scrapers.get("aider_polyglot")), "urls", (f"{base}/polyglot.yml",))
+    s = ScriptedServer()
+    s.thread.start()
+    monkeypatch.setattr(type(scrapers.get("swebench")), "urls",
+                        (s.on("/swebench.json", etagged(swebench_fixture(), '"swe-1"')),))
+    monkeypatch.setattr(type(scrapers.get("aider_polyglot")), "urls",
+                        (s.on("/polyglot.yml", etagged(next((FIX / "aider_polyglot").glob("*.yml")).read_bytes(),
+                                                       '"aider-1"')),))
     monkeypatch.setattr("jobs.collect.Fetcher", fast_fetcher)
-    yield seen
-    httpd.shutdown()
-    httpd.server_close()
+    yield s
+    s.httpd.shutdown()
+    s.httpd.server_close()
 
 
 def test_a_live_collect_sends_each_source_its_own_stored_validator(synced_db, two_boards):
     """The validators of every source are read in one statement (storage.reads.previous_validators):
     each source's conditional GET carries its own primary URL's last ETag, and both are unchanged."""
+    def validators() -> list[tuple[str, str | None]]:
+        return sorted((path, headers.get("If-None-Match")) for path, headers, _ in two_boards.requests)
+
     first = {o.source: o.status for o in collect(synced_db, ["swebench", "aider_polyglot"], run_id="r1")}
     assert first == {"swebench": "new", "aider_polyglot": "new"}
-    assert sorted(two_boards) == [("/polyglot.yml", None), ("/swebench.json", None)]
-    two_boards.clear()
+    assert validators() == [("/polyglot.yml", None), ("/swebench.json", None)]
+    two_boards.requests.clear()
     second = {o.source: o.status for o in collect(synced_db, ["swebench", "aider_polyglot"], run_id="r2")}
     assert second == {"swebench": "unchanged", "aider_polyglot": "unchanged"}
-    assert sorted(two_boards) == [("/polyglot.yml", '"aider-1"'), ("/swebench.json", '"swe-1"')]
+    assert validators() == [("/polyglot.yml", '"aider-1"'), ("/swebench.json", '"swe-1"')]
 
 
 def test_previous_validators_are_the_newest_stored_response_of_each_primary(synced_db):
