@@ -61,6 +61,14 @@ def brute_force(fetches: list[dict], snapshots: dict[str, datetime]) -> pd.DataF
     return pd.DataFrame(list(out.values()))
 
 
+def _numbered(fetches: list[dict]) -> list[dict]:
+    """The attempts in the order they happened, with the ids the fetch log gives them."""
+    fetches.sort(key=lambda f: f["started_at"])
+    for i, f in enumerate(fetches, 1):
+        f["id"] = i
+    return fetches
+
+
 def random_history(rng: random.Random) -> tuple[list[dict], dict[str, datetime]]:
     fetches: list[dict] = []
     hours = rng.randint(40, 120)
@@ -85,9 +93,7 @@ def random_history(rng: random.Random) -> tuple[list[dict], dict[str, datetime]]
                                         seconds=rng.randint(0, 59))
                     fetches.append({"run_id": run_id, "source": source, "url": url, "started_at": at, "status": status,
                                     "error": f"{status} at {at:%d %H:%M:%S} of {url}" if status in FAILED_FETCH_STATUSES else None})
-    fetches.sort(key=lambda f: f["started_at"])        # stored in the order they happened
-    for i, f in enumerate(fetches, 1):
-        f["id"] = i
+    _numbered(fetches)
     snapshots = {f"src{s}": T0 + timedelta(hours=rng.randint(0, hours)) for s in range(8) if rng.random() < 0.5}
     return fetches, snapshots
 
@@ -147,8 +153,7 @@ def test_a_history_the_window_settles_is_one_statement_and_a_long_failure_reads_
             fetches.append({"run_id": f"{source}-{h}", "source": source, "url": f"https://example.test/{source}",
                             "started_at": T0 + timedelta(hours=h), "status": status,
                             "error": "HTTP 503" if status == "error" else None})
-    for i, f in enumerate(fetches, 1):
-        f["id"] = i
+    _numbered(fetches)
     monkeypatch.setattr(rule_inputs, "SOURCE_HEALTH_WINDOW", WINDOW)
     stored(synced_db, [f for f in fetches if f["source"] == "good"], {})
     with db.connect(synced_db, read_only=True) as con:
@@ -162,13 +167,6 @@ def test_a_history_the_window_settles_is_one_statement_and_a_long_failure_reads_
     assert counting.statements == 2
     assert got.loc["broken", "consecutive_failures"] == 80 and got.loc["good", "consecutive_failures"] == 0
     assert got.loc["broken", "last_error"] == "HTTP 503"
-
-
-def _numbered(fetches: list[dict]) -> list[dict]:
-    fetches.sort(key=lambda f: f["started_at"])
-    for i, f in enumerate(fetches, 1):
-        f["id"] = i
-    return fetches
 
 
 def _attempt(source: str, run_id: str | None, url: str, at: datetime, status: str) -> dict:
