@@ -90,8 +90,8 @@ def open_read_only(args: argparse.Namespace):
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `command` (the one `argv` runs, `chosen_command`) only that
-    command's module is imported and its options registered, the others are bare names: a
-    command's start-up does not pay for the other fourteen."""
+    command's module is imported and its parser added (argv names no other): a command's
+    start-up does not pay for the other fifteen."""
     parser = argparse.ArgumentParser(prog="benchwatch", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
@@ -99,8 +99,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     for name in COMMANDS:
         if command in (None, name):
             importlib.import_module(f"cli.commands.{name}").register(sub)
-        else:
-            sub.add_parser(name)
     return parser
 
 
