@@ -7,8 +7,8 @@ of its wall time on a busy machine). The setting belongs to the connection's dat
 which lives as long as the connection (storage.db opens one per use).
 
 Such statements spend their time in DuckDB's parser, binder and optimizer, not in scans (~6 ms
-each for a handful of rows), on the calling thread. `in_parallel` runs independent groups of them
-on two connections at once, one per core (DuckDB releases the GIL while it works).
+each for a handful of rows), on the calling thread. `in_parallel` runs independent reads on two
+connections at once, one per core (DuckDB releases the GIL while it works).
 """
 
 from __future__ import annotations
@@ -34,35 +34,48 @@ def all_threads(con: duckdb.DuckDBPyConnection) -> None:
 Reads = Callable[[duckdb.DuckDBPyConnection], Any]
 
 
-def in_parallel(con: duckdb.DuckDBPyConnection, first: Reads, second: Reads) -> tuple[Any, Any]:
-    """`first(con)` and `second(cursor)` at the same time, the second on a cursor of `con` in a
-    thread: (first's result, second's). Read-only groups that do not depend on each other.
+def in_parallel(con: duckdb.DuckDBPyConnection, *calls: Reads) -> list[Any]:
+    """Each `call(connection)`'s result, in the order given, run by two workers at once: this
+    thread on `con` and a thread on a cursor of `con`, each taking the next call when it is free.
+    For reads that do not depend on each other and see the same committed data (nothing else
+    writes meanwhile: DuckDB lets one process write a file, and its caller waits for these).
 
-    An exception of either is raised here (the first's before the second's), after both have
-    stopped: on one in `first` (SIGTERM's included), the second's statement is interrupted, and
-    the cursor is closed before `con` can be. A DuckLake store runs both in turn on `con`: a
-    cursor would not start in the lake's catalog (`USE` is per connection)."""
+    An exception (SIGTERM's included) stops both workers taking calls and interrupts the other
+    worker's statement; it is raised here once both have stopped (the first to happen: what failed
+    after it is its consequence), and the cursor is closed before `con` can be. A DuckLake store
+    runs the calls in turn on `con`: a cursor would not start in the lake's catalog (`USE` is per
+    connection)."""
     from storage.db import session_cursor
 
-    if lake.is_lake(con):
-        return first(con), second(con)
+    if len(calls) < 2 or lake.is_lake(con):
+        return [call(con) for call in calls]
+    results: list[Any] = [None] * len(calls)
+    failed: list[BaseException] = []          # in the order they happened
+    queue = iter(range(len(calls)))
+    lock = threading.Lock()
+
+    def take() -> int | None:
+        with lock:
+            return None if failed else next(queue, None)
+
+    def work(connection: duckdb.DuckDBPyConnection, other: duckdb.DuckDBPyConnection) -> None:
+        while (i := take()) is not None:
+            try:
+                results[i] = calls[i](connection)
+            except BaseException as exc:  # noqa: BLE001 - raised by the caller's thread
+                with lock:
+                    failed.append(exc)
+                other.interrupt()         # the other worker's statement, if any (an idle one is unaffected)
+
     cur = session_cursor(con)
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["result"] = second(cur)
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-            box["error"] = exc
-
-    thread = threading.Thread(target=work, name="benchwatch-reads", daemon=True)
+    thread = threading.Thread(target=work, args=(cur, con), name="benchwatch-reads", daemon=True)
     thread.start()
     done = False
     try:
-        result = first(con)
+        work(con, cur)
         done = True
     finally:
-        if not done:
+        if not done:                # a signal's exception between calls
             cur.interrupt()
         try:
             thread.join()
@@ -72,6 +85,6 @@ def in_parallel(con: duckdb.DuckDBPyConnection, first: Reads, second: Reads) -> 
             raise
         finally:
             cur.close()
-    if "error" in box:
-        raise box["error"]
-    return result, box["result"]
+    if failed:
+        raise failed[0]
+    return results
