@@ -43,7 +43,6 @@ from alerts.slack import CONSOLE, Notifier, SlackSettings, destination, load_set
     notify_test_message, send_quietly
 from storage import alerts as store
 from storage import db
-from storage.threads import in_parallel
 from jobs.sync import connect_synced
 
 log = logging.getLogger("benchwatch.jobs.alerts")
@@ -111,8 +110,8 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
     # 1. evaluate and claim, in one transaction (benchmark/model names come from the registry)
     with connect_synced(db_path) as con:
         with db.transaction(con):
-            previous, silences, inputs = read_evaluation_inputs(con, rules)
-            evaluation = evaluate(now=now, previous=previous, silences=silences, settings=rules, **inputs)
+            evaluation = evaluate(now=now, previous=store.read_states(con), silences=store.read_silences(con),
+                                  settings=rules, **read_rule_inputs(con, rules))
             enqueued = store.write_evaluation(con, evaluation, recorded_at=now)
             claimed = store.claim_undelivered(con, now=now, lease=lease)
     level_kinds = {name for name, kind in registry.kinds().items() if kind.state_line is not None}
@@ -186,18 +185,8 @@ def run_notify_test(*, now: datetime, settings: SlackSettings | None = None,
 
 def read_rule_inputs(con, settings: RuleSettings) -> dict:
     """Each enabled rule's input frame (AlertRule.read), keyed by the rule's `input`."""
-    return read_evaluation_inputs(con, settings)[2]
-
-
-def read_evaluation_inputs(con, settings: RuleSettings) -> tuple[list, list, dict]:
-    """What an evaluation reads: the stored alert states, the silences and each enabled rule's
-    input frame (keyed by the rule's `input`), on two connections at once (storage.threads:
-    ~6 ms of planning per statement; nothing writes until they are read). The rules' reads go
-    first: the heavier ones, shared out before the two short ones."""
-    reading = [rule for rule in registry.RULES if rule.read is not None and rule.enabled(settings)]
-    reads = [lambda c, read=rule.read: read(c, settings) for rule in reading]
-    *frames, previous, silences = in_parallel(con, *reads, store.read_states, store.read_silences)
-    return previous, silences, {rule.input: frame for rule, frame in zip(reading, frames)}
+    return {rule.input: rule.read(con, settings) for rule in registry.RULES
+            if rule.read is not None and rule.enabled(settings)}
 
 
 def _claim_check(db_path: str | os.PathLike | None, ids: list[int], *, until: datetime,

@@ -274,18 +274,6 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
     return con
 
 
-def session_cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    """A second connection to `con`'s database (DuckDB's cursor), started as `con` was (UTC): for
-    statements run beside `con`'s own (`storage.threads.in_parallel`)."""
-    cur = con.cursor()
-    try:
-        _start_session(cur)
-    except BaseException:
-        cur.close()
-        raise
-    return cur
-
-
 def _start_session(con: duckdb.DuckDBPyConnection, *, sandboxed: bool = False) -> None:
     """What every connection starts with: UTC (a setting of the connection, not the instance), and
     for a sandboxed one the configuration locked (no `SET`/`RESET` can lift a limit)."""

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import duckdb
 
 from storage.db import quote_ident, schema_version
-from storage.threads import all_threads, in_parallel, one_thread
+from storage.threads import all_threads, one_thread
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -235,5 +235,5 @@ def index_coverage(con: duckdb.DuckDBPyConnection) -> Table:
         return Table(["table_id", "benchmark", "population", "metric", "has_s", "scale", "action"], [])
 
 
-__all__ = ["Table", "one_thread", "all_threads", "in_parallel", "is_large", "LARGE_ROWS", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "counts_and_version",
+__all__ = ["Table", "one_thread", "all_threads", "is_large", "LARGE_ROWS", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "counts_and_version",
            "schema_version", "release_date_coverage", "index_coverage", "size_rows"]

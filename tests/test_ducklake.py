@@ -202,7 +202,6 @@ def test_collect_analyze_notify_on_a_lake_equals_a_file(lake_url, tmp_path, monk
     from cli import main as cli
     assert cli.main(["query", "SELECT count(*) AS n FROM snapshots", "--format", "csv", "--db", lake_url]) == 0
     assert cli.main(["query", "DELETE FROM snapshots", "--db", lake_url]) == 1
-    # status reads a lake's two groups in turn on its one session (storage.threads.in_parallel)
     assert cli.main(["status", "--db", lake_url]) == 0
 
     # benchwatch migrate --to copies the file into an empty catalog and verifies counts.

@@ -11,8 +11,6 @@ from common.redact import inert_text, redact
 from storage.db import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
-    import duckdb
-
     from storage.status import Table
 
 
@@ -59,9 +57,18 @@ def run(args: argparse.Namespace) -> int:
         return 1
     try:
         status.one_thread(con)
-        # two independent groups of small statements, one per core (storage.threads.in_parallel)
-        (version, tables, large, unknown, counts, coverage, not_tested), (sources, held, sizes, dates) = \
-            status.in_parallel(con, _counts_and_names, _sources_and_sizes)
+        version, tables = status.counts_and_version(con)
+        large = status.is_large(tables)
+        if large:                   # millions of rows: every thread (storage.status.LARGE_ROWS)
+            status.all_threads(con)
+        sources = status.source_status(con)
+        # the sources' `held` column counts them: no statement for the usual case of none
+        held = status.held_table(con) if any(row[sources.columns.index("held")] for row in sources.rows) else None
+        unknown, counts = status.unknown(con, large=large)
+        sizes = status.size_rows(con)
+        dates = status.release_date_coverage(con)
+        coverage = status.index_coverage(con) if tables.get("saturation") else None
+        not_tested = status.placeholder_not_tested(con)
     finally:
         con.close()
     print(f"database: {redact(args.db or 'default')}   schema version: {version}")
@@ -95,31 +102,6 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(coverage_text(coverage))
     return 0
-
-
-def _counts_and_names(con: duckdb.DuckDBPyConnection) -> tuple:
-    """Schema version, row counts (millions of rows: every thread, `storage.status.LARGE_ROWS`),
-    unknown names, index coverage and the models not tested."""
-    from storage import status
-
-    version, tables = status.counts_and_version(con)
-    large = status.is_large(tables)
-    if large:
-        status.all_threads(con)
-    unknown, counts = status.unknown(con, large=large)
-    coverage = status.index_coverage(con) if tables.get("saturation") else None
-    return version, tables, large, unknown, counts, coverage, status.placeholder_not_tested(con)
-
-
-def _sources_and_sizes(con: duckdb.DuckDBPyConnection) -> tuple:
-    """Each source's fetches and snapshots (held ones listed when there are any), the tables' sizes
-    against the registry's n, and release-date coverage."""
-    from storage import status
-
-    sources = status.source_status(con)
-    # the sources' `held` column counts them: no statement for the usual case of none
-    held = status.held_table(con) if any(row[sources.columns.index("held")] for row in sources.rows) else None
-    return sources, held, status.size_rows(con), status.release_date_coverage(con)
 
 
 def _print_sizes(rows: list[tuple]) -> None:
