@@ -17,7 +17,7 @@ from scrapers.base import ScrapeError
 from scrapers.http import Fetcher
 from storage.query import run_query
 from helpers import lane
-from test_http import ScriptedServer, reply
+from test_http import ScriptedServer, etagged
 
 FIX = Path(__file__).parent / "fixtures"
 REPLAY_DIR = FIX / "replay"
@@ -344,16 +344,6 @@ def test_release_discovery_under_replay_reports_unrecorded_releases_once(synced_
     assert "2025_11_25" in again.detail
     assert run_query("SELECT count(*) n FROM fetches WHERE run_id = 'y' AND source = 'livebench_releases'",
                      db)["n"][0] == 1
-
-
-def etagged(body: bytes, etag: str):
-    """A board that answers a conditional GET carrying its current ETag with 304."""
-    def handle(h) -> None:
-        if h.headers.get("If-None-Match") == etag:
-            reply(304)(h)
-        else:
-            reply(200, body, {"ETag": etag})(h)
-    return handle
 
 
 @pytest.fixture()

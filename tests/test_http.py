@@ -37,6 +37,17 @@ def reply(status: int, body: bytes = b"", headers: dict[str, str] | None = None)
     return handle
 
 
+def etagged(body: bytes, etag: str, headers: dict[str, str] | None = None) -> Handler:
+    """A resource that answers a conditional GET carrying its current ETag with 304 (and the
+    ETag), any other GET with the body, its ETag and `headers`."""
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        if h.headers.get("If-None-Match") == etag:
+            reply(304, headers={"ETag": etag})(h)
+        else:
+            reply(200, body, {"ETag": etag, **(headers or {})})(h)
+    return handle
+
+
 def slow(seconds: float, then: Handler) -> Handler:
     def handle(h: BaseHTTPRequestHandler) -> None:
         time.sleep(seconds)
@@ -152,13 +163,7 @@ def test_user_agent_names_project_version_and_operator_contact(monkeypatch):
 
 
 def test_conditional_get_304_is_not_modified(server):
-    def conditional(h: BaseHTTPRequestHandler) -> None:
-        if h.headers.get("If-None-Match") == '"v1"':
-            reply(304, headers={"ETag": '"v1"'})(h)
-        else:
-            reply(200, b"a,b\n1,2\n", {"ETag": '"v1"', "Last-Modified": "Tue, 02 Sep 2025 10:00:00 GMT"})(h)
-
-    url = server.on("/table.csv", conditional)
+    url = server.on("/table.csv", etagged(b"a,b\n1,2\n", '"v1"', {"Last-Modified": "Tue, 02 Sep 2025 10:00:00 GMT"}))
     f, _ = fetcher()
     first = f.fetch(url, source="bfcl")
     assert first.status == "ok" and first.etag == '"v1"'
@@ -434,13 +439,7 @@ class TwoFiles(Scraper):
 
 
 def test_fetch_source_fetches_primary_first_with_previous_validators(server):
-    def conditional(h: BaseHTTPRequestHandler) -> None:
-        if h.headers.get("If-None-Match") == '"p1"':
-            reply(304)(h)
-        else:
-            reply(200, b"{}", {"ETag": '"p1"'})(h)
-
-    primary, aux = server.on("/board.json", conditional), server.on("/extra.csv", reply(200, b"a\n1\n"))
+    primary, aux = server.on("/board.json", etagged(b"{}", '"p1"')), server.on("/extra.csv", reply(200, b"a\n1\n"))
     f, _ = fetcher()
     results = fetch_source(TwoFiles((primary, aux)), f, {primary: ('"p1"', None)})
     assert [(r.file_name, r.status) for r in results] == [("board.json", "not_modified"), ("extra.csv", "ok")]
