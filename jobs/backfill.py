@@ -74,6 +74,26 @@ class BackfillReport:
                 f"{len(self.done) - new} unchanged, {len(self.failed)} failed{skipped}")
 
 
+def archive_files(base: Path) -> tuple[list[Path], dict[Path, Path]]:
+    """Every file under `base` in path order, named by the path the user laid out, and the folders
+    not walked because they are a folder already walked ({folder: the first path of it}). A folder
+    that is a symbolic link is followed (an archive assembled from links to other archives), each
+    real folder once, in name order, so a link back up the tree ends (`Path.rglob` follows none)."""
+    first: dict[str, Path] = {}
+    repeats: dict[Path, Path] = {}
+    files: list[Path] = []
+    for folder, subfolders, names in os.walk(base, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in first:
+            repeats[Path(folder)] = first[real]
+            subfolders.clear()
+            continue
+        first[real] = Path(folder)
+        subfolders.sort()
+        files += [Path(folder, n) for n in names if os.path.isfile(os.path.join(folder, n))]
+    return sorted(files), repeats
+
+
 def plan_backfill(root: str | os.PathLike) -> list[BackfillFile]:
     """The ingests of a backfill of `root`, oldest date first (ties in path order)."""
     return plan_with_skips(root)[0]
@@ -81,15 +101,16 @@ def plan_backfill(root: str | os.PathLike) -> list[BackfillFile]:
 
 def plan_with_skips(root: str | os.PathLike) -> tuple[list[BackfillFile], list[Skipped]]:
     """The ingests of a backfill of `root` (oldest date first) and what it skips, each named once:
-    a folder that is no source (one line for the folder), a file without a date, a file the
-    source's own `backfill_groups` does not claim (with its reason)."""
+    a folder that is no source (one line for the folder), a link to a folder already walked, a file
+    without a date, a file the source's own `backfill_groups` does not claim (with its reason)."""
     base = Path(root)
     skipped: list[Skipped] = []
     groups: dict[tuple[Path, str], list[Path]] = {}
     foreign: dict[Path, int] = {}
-    for path in sorted(base.rglob("*")):
-        if not path.is_file():
-            continue
+    files, repeats = archive_files(base)
+    skipped += [Skipped(folder, f"the same folder as {seen.relative_to(base)}/ (a link)")
+                for folder, seen in repeats.items()]
+    for path in files:
         routed = next((src for prefix, src in ROUTES.items() if path.name.startswith(prefix)), None)
         source = routed or path.parent.name
         if path.parent == base:

@@ -97,6 +97,25 @@ def test_what_no_source_ingests_is_named_one_line_each(synced_db, archive, tmp_p
     assert out[-1].endswith("0 failed, 5 skipped")
 
 
+def test_a_source_folder_that_is_a_link_is_followed_once(synced_db, archive, tmp_path, capsys):
+    """An archive assembled from links (`ln -s /archive/evalplus dir/evalplus`) backfills as the
+    folder it points to; a link back up the tree ends instead of looping."""
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "evalplus").symlink_to(archive / "evalplus", target_is_directory=True)
+    (linked / "evalplus_again").symlink_to(archive / "evalplus", target_is_directory=True)   # the same real folder
+    (archive / "evalplus" / "up").symlink_to(linked, target_is_directory=True)              # a loop
+    planned = plan_backfill(linked)
+    assert [(f.source, f.path) for f in planned] == [("evalplus", linked / "evalplus" / "evalplus_2024-12-26.json")]
+    assert main(["backfill", str(linked), "--db", str(synced_db)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert sorted(line for line in out if line.startswith("skipped ")) == [
+        "skipped evalplus/README.md: no _YYYY-MM-DD date before the extension",
+        "skipped evalplus/up/: the same folder as ./ (a link)",
+        "skipped evalplus_again/: the same folder as evalplus/ (a link)"]
+    assert out[-1] == "backfill: 1 file(s): 1 new snapshot(s), 0 unchanged, 0 failed, 3 skipped"
+
+
 @pytest.mark.parametrize("make", ["missing", "empty"])
 def test_a_folder_without_dated_copies_is_a_usage_error(tmp_path, capsys, make):
     root = tmp_path / "dir"
