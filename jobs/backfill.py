@@ -74,24 +74,33 @@ class BackfillReport:
                 f"{len(self.done) - new} unchanged, {len(self.failed)} failed{skipped}")
 
 
-def archive_files(base: Path) -> tuple[list[Path], dict[Path, Path]]:
+def archive_files(base: Path) -> tuple[list[Path], list[Skipped]]:
     """Every file under `base` in path order, named by the path the user laid out, and the folders
-    not walked because they are a folder already walked ({folder: the first path of it}). A folder
-    that is a symbolic link is followed (an archive assembled from links to other archives), each
-    real folder once, in name order, so a link back up the tree ends (`Path.rglob` follows none)."""
-    first: dict[str, Path] = {}
-    repeats: dict[Path, Path] = {}
+    not read: a link back to a folder above it (read there already) and a folder that cannot be
+    read. A folder that is a symbolic link is followed (an archive assembled from links to other
+    archives; `Path.rglob` follows none)."""
     files: list[Path] = []
-    for folder, subfolders, names in os.walk(base, followlinks=True):
+    unread: list[Skipped] = []
+
+    def walk(folder: Path, above: frozenset[str]) -> None:
         real = os.path.realpath(folder)
-        if real in first:
-            repeats[Path(folder)] = first[real]
-            subfolders.clear()
-            continue
-        first[real] = Path(folder)
-        subfolders.sort()
-        files += [Path(folder, n) for n in names if os.path.isfile(os.path.join(folder, n))]
-    return sorted(files), repeats
+        if real in above:
+            unread.append(Skipped(folder, "a link to a folder above it, read there (not followed again)"))
+            return
+        try:
+            with os.scandir(folder) as entries:
+                found = sorted(entries, key=lambda e: e.name)
+        except OSError as exc:
+            unread.append(Skipped(folder, f"cannot be read: {exc.strerror}"))
+            return
+        for entry in found:
+            if entry.is_dir():
+                walk(Path(entry.path), above | {real})
+            elif entry.is_file():
+                files.append(Path(entry.path))
+
+    walk(base, frozenset())
+    return sorted(files), unread
 
 
 def plan_backfill(root: str | os.PathLike) -> list[BackfillFile]:
@@ -101,15 +110,13 @@ def plan_backfill(root: str | os.PathLike) -> list[BackfillFile]:
 
 def plan_with_skips(root: str | os.PathLike) -> tuple[list[BackfillFile], list[Skipped]]:
     """The ingests of a backfill of `root` (oldest date first) and what it skips, each named once:
-    a folder that is no source (one line for the folder), a link to a folder already walked, a file
-    without a date, a file the source's own `backfill_groups` does not claim (with its reason)."""
+    a folder that is no source (one line for the folder), a link back up the tree, a folder that
+    cannot be read, a file without a date, a file the source's own `backfill_groups` does not
+    claim (with its reason)."""
     base = Path(root)
-    skipped: list[Skipped] = []
     groups: dict[tuple[Path, str], list[Path]] = {}
     foreign: dict[Path, int] = {}
-    files, repeats = archive_files(base)
-    skipped += [Skipped(folder, f"the same folder as {seen.relative_to(base)}/ (a link)")
-                for folder, seen in repeats.items()]
+    files, skipped = archive_files(base)
     for path in files:
         routed = next((src for prefix, src in ROUTES.items() if path.name.startswith(prefix)), None)
         source = routed or path.parent.name

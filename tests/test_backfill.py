@@ -97,23 +97,41 @@ def test_what_no_source_ingests_is_named_one_line_each(synced_db, archive, tmp_p
     assert out[-1].endswith("0 failed, 5 skipped")
 
 
-def test_a_source_folder_that_is_a_link_is_followed_once(synced_db, archive, tmp_path, capsys):
+def test_a_source_folder_that_is_a_link_is_followed(synced_db, archive, tmp_path, capsys):
     """An archive assembled from links (`ln -s /archive/evalplus dir/evalplus`) backfills as the
-    folder it points to; a link back up the tree ends instead of looping."""
+    folders it points to, each link by its own name (a second link to the same folder under a name
+    that is no source is that, named); a link back up the tree is named and not followed again."""
     linked = tmp_path / "linked"
     linked.mkdir()
     (linked / "evalplus").symlink_to(archive / "evalplus", target_is_directory=True)
-    (linked / "evalplus_again").symlink_to(archive / "evalplus", target_is_directory=True)   # the same real folder
-    (archive / "evalplus" / "up").symlink_to(linked, target_is_directory=True)              # a loop
+    (linked / "a_copy").symlink_to(archive / "evalplus", target_is_directory=True)      # sorts first
+    (archive / "evalplus" / "up").symlink_to(linked, target_is_directory=True)         # a loop
     planned = plan_backfill(linked)
     assert [(f.source, f.path) for f in planned] == [("evalplus", linked / "evalplus" / "evalplus_2024-12-26.json")]
     assert main(["backfill", str(linked), "--db", str(synced_db)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert sorted(line for line in out if line.startswith("skipped ")) == [
+        "skipped a_copy/: not a source folder (2 file(s); known sources: see `benchwatch ingest --help`)",
+        "skipped a_copy/up/: a link to a folder above it, read there (not followed again)",
         "skipped evalplus/README.md: no _YYYY-MM-DD date before the extension",
-        "skipped evalplus/up/: the same folder as ./ (a link)",
-        "skipped evalplus_again/: the same folder as evalplus/ (a link)"]
-    assert out[-1] == "backfill: 1 file(s): 1 new snapshot(s), 0 unchanged, 0 failed, 3 skipped"
+        "skipped evalplus/up/: a link to a folder above it, read there (not followed again)"]
+    assert out[-1] == "backfill: 1 file(s): 1 new snapshot(s), 0 unchanged, 0 failed, 4 skipped"
+
+
+def test_a_folder_that_cannot_be_read_is_named_and_the_others_backfill(synced_db, archive, capsys, monkeypatch):
+    import os
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if os.path.basename(path) == "livebench":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert main(["backfill", str(archive), "--db", str(synced_db)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "skipped livebench/: cannot be read: Permission denied" in out
+    assert out[-1].startswith("backfill: 3 file(s): 3 new snapshot(s)")
 
 
 @pytest.mark.parametrize("make", ["missing", "empty"])

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "as a snapshot of that source observed on that date, oldest first "
                                    "(LiveBench tables with the categories file of their release). "
                                    "The same content again adds nothing, so a backfill can be repeated. "
-                                   "Folders that are links are followed, each real folder once. "
+                                   "Folders that are links are followed (a link back up the tree is not). "
                                    "A folder that is no source and a file no source claims are named "
                                    "(one 'skipped' line each). "
                                    "A file that cannot be parsed is reported and skipped; the exit status "
