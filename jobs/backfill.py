@@ -9,8 +9,9 @@ skipped (a registry-curation conversion, not a scrape format), and a LiveBench t
 ingested with the categories JSON of the same release as its auxiliary response (the newest
 copy of that categories file, since a release's categories do not change): how a source's files
 group is the source's own `Scraper.backfill_groups`. What is not ingested — a folder that is no
-source, a file without a date, a file its source does not claim — is reported, one line each,
-never silently dropped. The function is `benchwatch backfill`.
+source, a file without a date, a file its source does not claim, a folder it cannot read, a
+link back up the tree (linked folders are followed) — is reported, one line each, never
+silently dropped. The function is `benchwatch backfill`.
 """
 
 from __future__ import annotations
