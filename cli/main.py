@@ -188,7 +188,7 @@ def environment_failure(exc: BaseException) -> str | None:
     for anything else (a bug)."""
     import errno as errno_names
 
-    import duckdb
+    from storage.engine import duckdb
     seen: list[BaseException] = []
     cur: BaseException | None = exc
     while cur is not None and cur not in seen and len(seen) < 10:
@@ -208,7 +208,7 @@ def environment_failure(exc: BaseException) -> str | None:
 
 def report_failure(command: str, exc: BaseException, verbose: int) -> int:
     """One line on stderr for an exception a command did not handle; the exit code that says which kind."""
-    import duckdb
+    from storage.engine import duckdb
 
     from common.redact import one_line, redact
     from storage.db import StorageError, is_corruption

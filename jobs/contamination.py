@@ -14,7 +14,6 @@ from dataclasses import asdict
 from functools import partial
 from datetime import datetime
 
-import duckdb
 import numpy as np
 import pandas as pd
 
@@ -25,6 +24,7 @@ from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_c
 from storage import contamination as store
 from common.time import naive_utc
 from storage import reads
+from storage.engine import duckdb
 
 log = logging.getLogger("benchwatch.jobs.contamination")
 

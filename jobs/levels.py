@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import logging
 
-import duckdb
-
 from analysis.constants import SERIES_KEY
 from analysis.hysteresis import series_levels
 from storage import levels as store
+from storage.engine import duckdb
 
 log = logging.getLogger("benchwatch.jobs.levels")
 

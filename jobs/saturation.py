@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-import duckdb
 import pandas as pd
 
 from analysis.constants import GUARD_BAND_DAYS, SATURATION_ALPHA, SATURATION_K, SATURATION_Z
@@ -28,6 +27,7 @@ from common.units import METRIC_DIRECTIONS, lower_is_better
 from registry.tables import assign_tables, primary_flags, table_name
 from storage import reads
 from storage import saturation as store
+from storage.engine import duckdb
 from storage.saturation import BENCHMARK_TABLES_COLUMNS
 
 log = logging.getLogger("benchwatch.jobs.saturation")

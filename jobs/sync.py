@@ -11,11 +11,10 @@ import os
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-import duckdb
-
 import scrapers
 from storage import registry_sync
 from storage.db import DEFAULT_WAIT_SECONDS
+from storage.engine import duckdb
 
 
 @contextmanager

@@ -15,12 +15,12 @@ import logging
 from datetime import datetime, timedelta
 from typing import Iterable, Mapping, Sequence
 
-import duckdb
 import pandas as pd
 
 from common.time import to_utc, to_utc_or_none, utc_columns
 from storage.alert_records import AlertState, Evaluation, Notification, Silence
 from storage.db import insert_frame, next_ids
+from storage.engine import duckdb
 
 log = logging.getLogger("benchwatch.storage")
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Collection
 
-import duckdb
 import pandas as pd
 
 from common.checks import (SCORE_CHECKS, AllOf, AnyOf, Check, Col, IsNull, Less, Minus, NotFinite, NotIn, NotNull,
                            Num, Rule, Value)
 from storage.db import quote_ident
+from storage.engine import duckdb
 
 # Stage codes of a staged row: 0 kept, 1 a parser's own reject before the checks (the csv
 # source's '%' cell among proportions), then one per declared check in order, the duplicate last.

@@ -16,13 +16,13 @@ from datetime import datetime
 from functools import lru_cache
 from importlib import resources
 
-import duckdb
 import numpy as np
 import pandas as pd
 
 from common.jsonsafe import dumps_or_none
 from common.time import naive_utc_columns, utc_columns
 from storage.db import insert_frame, quote_ident, transaction
+from storage.engine import duckdb
 from storage.saturation import benchmark_chunks, memory_limit, shared_strings
 
 log = logging.getLogger("benchwatch.storage")

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import ClassVar, Protocol, Sequence
 
-import duckdb
 import numpy as np
 import pandas as pd
 
@@ -43,6 +42,7 @@ from common.units import AmbiguousScale, percent_scale_from_counts
 from storage.checks_sql import (CHECK_STAGES, DUPLICATE_STAGE, N_REASON_KEYS, PARSER_STAGE, first_stage, reason_frame,
                                 reason_keys)
 from storage.db import next_ids, quote_ident, registered_frame, transaction
+from storage.engine import duckdb
 from storage.ingest import (IngestResult, Response, logged, canonical_duplicate_reason, canonical_duplicate_warning,
                             check_observed_after_release, compress_blobs, finish_snapshot, known_snapshot,
                             parse_observed_at, snapshot_hash, store_blobs)

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
-import duckdb
+from storage.engine import duckdb
 
 if TYPE_CHECKING:  # annotations only: `query`/`status` open connections without importing pandas
     import pandas as pd

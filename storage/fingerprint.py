@@ -15,11 +15,11 @@ import json
 from datetime import datetime
 from typing import Any
 
-import duckdb
 import numpy as np
 import pandas as pd
 
 from storage.db import insert_frame
+from storage.engine import duckdb
 
 # (table, columns left out): what `benchwatch analyze` reads (views derive from these)
 INPUT_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (

@@ -36,11 +36,11 @@ from functools import cached_property
 from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
-import duckdb
 import pandas as pd
 
 from common.snapshot import ParsedSnapshot
 from storage.db import insert_frame, next_ids, transaction
+from storage.engine import duckdb
 from storage.registry_sync import NameMapper
 
 log = logging.getLogger("benchwatch.storage")

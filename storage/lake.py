@@ -39,10 +39,9 @@ from importlib import util as importlib_util
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
-import duckdb
-
 from common.redact import first_line as _first_line
 from common.redact import redact, register_conninfo
+from storage.engine import duckdb
 
 log = logging.getLogger("benchwatch.storage")
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import logging
 
-import duckdb
-
 from storage import lake
 from storage.db import quote_ident, transaction
+from storage.engine import duckdb
 
 log = logging.getLogger("benchwatch.storage")
 

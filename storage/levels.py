@@ -11,11 +11,11 @@ from __future__ import annotations
 import logging
 from typing import Sequence
 
-import duckdb
 import pandas as pd
 
 from common.time import naive_utc_columns
 from storage.db import quote_ident, registered_frame, transaction
+from storage.engine import duckdb
 
 log = logging.getLogger("benchwatch.storage")
 

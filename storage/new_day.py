@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import duckdb
-
 from storage.db import transaction
+from storage.engine import duckdb
 
 # The newest contamination run, as storage.contamination reads it.
 _LAST_RUN = "(SELECT run_id FROM contamination_runs ORDER BY run_at DESC, run_id LIMIT 1)"

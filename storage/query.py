@@ -40,7 +40,7 @@ import time
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple
 
-import duckdb
+from storage.engine import duckdb
 
 if TYPE_CHECKING:       # the frame comes from duckdb's .df(); no pandas import at CLI start
     import pandas as pd

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import duckdb
 import pandas as pd
 
 from common.refs import parse_refs
 from common.time import naive_utc_columns
+from storage.engine import duckdb
 
 
 def read_latest_scores(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None) -> pd.DataFrame:

@@ -16,7 +16,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
-import duckdb
 import pandas as pd
 
 import registry
@@ -24,6 +23,7 @@ from common.naming import NamingRules
 from common.refs import parse_refs
 from registry.identity import identify_frame
 from storage.db import DEFAULT_WAIT_SECONDS, connect, insert_frame, quote_ident, registered_frame, transaction
+from storage.engine import duckdb
 
 log = logging.getLogger("benchwatch.storage")
 

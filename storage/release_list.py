@@ -3,7 +3,7 @@ changelog): read from its snapshot instead of parsing the unchanged list again."
 
 from __future__ import annotations
 
-import duckdb
+from storage.engine import duckdb
 
 
 def listed_releases(con: duckdb.DuckDBPyConnection, snapshot_id: int) -> list[str]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import duckdb
 import pandas as pd
+
+from storage.engine import duckdb
 
 
 def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:

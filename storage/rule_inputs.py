@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import duckdb
 import numpy as np
 import pandas as pd
 
 from common.time import utc_columns
 from storage.contamination import read_suspicions
+from storage.engine import duckdb
 from storage.reads import with_display_names
 from storage.saturation import read_saturation
 

@@ -15,12 +15,12 @@ from functools import lru_cache
 from importlib import resources
 from typing import Iterator
 
-import duckdb
 import numpy as np
 import pandas as pd
 
 from common.time import naive_utc_columns
 from storage.db import insert_frame, registered_frame, transaction
+from storage.engine import duckdb
 
 log = logging.getLogger("benchwatch.storage")
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-import duckdb
-
 from storage.db import quote_ident, schema_version
+from storage.engine import duckdb
 from storage.threads import all_threads, one_thread
 
 if TYPE_CHECKING:

@@ -21,9 +21,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Callable, Protocol, TypeAlias, runtime_checkable
 
-import duckdb
-
 from storage import db, lake
+from storage.engine import duckdb
 
 Connection: TypeAlias = duckdb.DuckDBPyConnection
 OnWait = Callable[[str], None]

@@ -9,7 +9,7 @@ which lives as long as the connection (storage.db opens one per use).
 
 from __future__ import annotations
 
-import duckdb
+from storage.engine import duckdb
 
 
 def one_thread(con: duckdb.DuckDBPyConnection) -> None:

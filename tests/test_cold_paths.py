@@ -12,6 +12,7 @@ import pytest
 
 from storage import db as storage_db
 from storage import views
+from storage.engine import duckdb as engine
 from storage.query import ReadOnlyViolation, run_query
 
 
@@ -25,12 +26,12 @@ def dbpath(tmp_path) -> str:
 
 def _counting_connects(monkeypatch) -> list[object]:
     opened: list[object] = []
-    real = duckdb.connect
+    real = engine.connect      # what storage/ calls (storage.engine: the engine module, not the package)
 
     def connect(*args, **kwargs):
         opened.append(args[0] if args else kwargs.get("database", ":memory:"))
         return real(*args, **kwargs)
-    monkeypatch.setattr(duckdb, "connect", connect)
+    monkeypatch.setattr(engine, "connect", connect)
     return opened
 
 

@@ -1,5 +1,6 @@
 """What the fast paths do not import (issue 12): `query`, `status` and `--help` start without
-Prefect, scipy, pandas, slack_sdk, requests or bs4; an unchanged cycle's notify (console
+Prefect, scipy, pandas, slack_sdk, requests or bs4, nor the `duckdb` package (its engine,
+`_duckdb`, only: storage/engine.py); an unchanged cycle's notify (console
 delivery) without Prefect, scipy, slack_sdk or requests. Behaviour, not timing (bench/run.py measures the time): each check runs in a fresh
 interpreter and lists the heavy modules present in `sys.modules` afterwards."""
 
@@ -16,7 +17,7 @@ from jobs.cycle import ingest_file
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = Path(__file__).parent / "fixtures" / "csv"
-HEAVY = ("prefect", "scipy", "pandas", "numpy", "slack_sdk", "requests", "bs4", "pytz")
+HEAVY = ("prefect", "scipy", "pandas", "numpy", "slack_sdk", "requests", "bs4", "pytz", "duckdb")
 
 
 def _loaded_after(code: str, tmp_path: Path) -> dict:

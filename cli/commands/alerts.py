@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import duckdb
+    from storage.engine import duckdb
     import pandas as pd
 
     from alerts.render import state_text

@@ -24,9 +24,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import NamedTuple
 
-import duckdb
-
 from storage import lake
+from storage.engine import duckdb
 
 try:   # the interpreter's own SHA-256: hashlib loads OpenSSL's libcrypto, ~2 ms of every command's start-up
     from _sha256 import sha256       # Python 3.11

@@ -6,9 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import duckdb
-
 from storage import db, views
+from storage.engine import duckdb
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 BEGIN, END = "<!-- views:begin", "<!-- views:end -->"
