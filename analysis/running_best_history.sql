@@ -34,17 +34,22 @@ dated AS (
            f.score IS NOT NULL AND NOT isnan(f.score) AS _scored
     FROM first f LEFT JOIN {releases} r ON r.model = f.model
 ),
+-- per (table, metric, population, has an underlying model, date) its first row, best score first
+-- (NaN above every number, NULL last, as ORDER BY score DESC NULLS LAST sorts), then lowest row id:
+-- an aggregate into a few hundred groups, not a window sorting every row (~0.3 s of ~1.4 s per range)
+firsts AS (
+    SELECT arg_max(_rid, row(score IS NOT NULL, coalesce(score, 0), -_rid)) AS _rid
+    FROM dated GROUP BY benchmark, source, _tv, metric, _pop, _no_under, _date
+),
 kept AS (
     SELECT _rid, observed_at, snapshot_id, _date, _release FROM (
         SELECT _rid, observed_at, snapshot_id, metric, score, model, _date, _release, _scored,
                max(score) FILTER (WHERE _scored) OVER w AS _best_before,
-               min(score) FILTER (WHERE _scored) OVER w AS _least_before,
-               row_number() OVER (PARTITION BY benchmark, source, _tv, metric, _pop, _no_under, _date
-                                  ORDER BY score DESC NULLS LAST, _rid) AS _nth_of_date
+               min(score) FILTER (WHERE _scored) OVER w AS _least_before
         FROM dated
         WINDOW w AS (PARTITION BY benchmark, source, _tv, metric, _pop, model ORDER BY _date
                      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP))
-    WHERE NOT _scored OR model IS NULL OR _date IS NULL OR _nth_of_date = 1
+    WHERE NOT _scored OR model IS NULL OR _date IS NULL OR _rid IN (SELECT _rid FROM firsts)
        OR _best_before IS NULL OR score > _best_before
        OR (list_contains(?, metric) AND score < _least_before)
 )
