@@ -164,8 +164,10 @@ def apply(con: duckdb.DuckDBPyConnection, *, every: bool = False) -> list[str]:
                 con.execute(lake.translate_view_file(f.sql) if on_lake and f.is_view else f.sql)
             except duckdb.Error as exc:
                 raise duckdb.Error(f"storage/views/{f.path}: {exc}") from exc
-            con.execute("DELETE FROM schema_files WHERE path = ?", [f.path])
-            con.execute("INSERT INTO schema_files VALUES (?, ?, now())", [f.path, f.sha256])
+        # the applied files' hashes in two statements, not two per file (~1.5 ms each)
+        paths, digests = [f.path for f in todo], [f.sha256 for f in todo]
+        con.execute("DELETE FROM schema_files WHERE list_contains(?, path)", [paths])
+        con.execute("INSERT INTO schema_files SELECT unnest(?), unnest(?), now()", [paths, digests])
     except BaseException:
         con.execute("ROLLBACK")
         raise
