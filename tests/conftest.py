@@ -164,6 +164,19 @@ def synced_db(_synced_template, tmp_path) -> Path:
 
 
 @pytest.fixture
+def one_utc_day(monkeypatch):
+    """The analysis's clock held at the instant the test starts, for a test whose cycles must see
+    one UTC day: the analysis fingerprint holds the day, so a second cycle after midnight is a new
+    day and recomputes (CI once ran such a test across 00:00 UTC)."""
+    import jobs.analyze
+    from common.time import utcnow
+
+    start = utcnow()
+    monkeypatch.setattr(jobs.analyze, "utcnow", lambda: start)
+    return start
+
+
+@pytest.fixture
 def new_synced_db(_synced_template, tmp_path):
     """Make fresh databases as the first job leaves them: `new_synced_db("a.duckdb")` copies the
     session's template to tmp_path / "a.duckdb" (for a test that needs more than one)."""

@@ -578,7 +578,7 @@ def _page(path: Path) -> list[str]:
 
 
 @pytest.mark.skipif(not ANALYSIS_READY, reason="analyze/notify jobs not in this tree yet")
-def test_run_without_prefect_and_the_pipeline_flow_do_the_same_work(harness, tmp_path, monkeypatch):
+def test_run_without_prefect_and_the_pipeline_flow_do_the_same_work(harness, tmp_path, monkeypatch, one_utc_day):
     """Before: only the flow published the HTML report, and only `run` skipped an unchanged analysis."""
     import json
     from flows import pipeline as pl
