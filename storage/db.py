@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # annotations only: `query`/`status` open connections without
 
 from common.redact import first_line as _first_line
 from storage import lake, views
+from storage.threads import all_threads, configured_threads
 from storage.migrations import latest_version, migrations, sequence_ids  # noqa: F401 - re-exported (the shipped schema)
 
 log = logging.getLogger("benchwatch.storage")
@@ -218,13 +219,20 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
                     on_wait: Callable[[str], None] | None = None,
                     sandboxed: bool = False, memory_limit: str | None = None,
                     threads: int | None = None) -> duckdb.DuckDBPyConnection:
-    """Open the file, retrying while another process holds the lock (up to `wait` seconds).
+    """Open the file, retrying while another process holds the lock (up to `wait` seconds), on
+    `$BENCHWATCH_THREADS` threads when it is set (storage/threads.py).
 
     `sandboxed` also disables file-system access from SQL (COPY TO, read_csv, ATTACH) and
     spilling to `<db>.tmp/`, applies `memory_limit`/`threads`, and then locks the configuration
     (no `SET`/`RESET` can lift a limit), for ad hoc queries that must not write anything anywhere.
     """
     config: dict[str, DuckDBSetting] = dict(BASE_CONFIG)
+    try:
+        default_threads = configured_threads()     # $BENCHWATCH_THREADS (storage/threads.py)
+    except ValueError as exc:
+        raise StorageError(str(exc)) from None
+    if default_threads:
+        config["threads"] = default_threads
     if sandboxed:
         config.update({"enable_external_access": False, "temp_directory": ""})
         if memory_limit:
@@ -514,10 +522,10 @@ def _held_cursor(path: str | os.PathLike | None, *, wait: float,
             entry.keeper = _open_migrated(path, read_only=False, wait=wait, on_wait=on_wait)
         cursor = entry.keeper.cursor()
         entry.cursors.add(id(cursor))
-    try:   # what an instance of its own would start with: the session, every thread (the thread
+    try:   # what an instance of its own would start with: the session, its threads (the thread
         # count belongs to the instance: `storage.threads.one_thread` of an earlier user)
         _start_session(cursor)
-        cursor.execute("RESET threads")
+        all_threads(cursor)
     except BaseException:
         _return_cursor(cursor)
         raise

@@ -89,7 +89,8 @@ def _worker() -> str | None:
 def pytest_configure(config: pytest.Config) -> None:
     """The replay files generated from the scraper cases (tests/replay_files.py) exist before any
     test reads tests/fixtures/replay (written once, by the main process); an xdist worker gets a
-    PREFECT_HOME of its own (the ephemeral server's database is a file in it); SIGINT is handled."""
+    PREFECT_HOME of its own (the ephemeral server's database is a file in it) and its share of the
+    cores for DuckDB (`$BENCHWATCH_THREADS`, unless set already); SIGINT is handled."""
     import signal
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         # started in the background of a shell without job control (`cmd &` in a script, nohup):
@@ -104,6 +105,11 @@ def pytest_configure(config: pytest.Config) -> None:
         home = tempfile.mkdtemp(prefix=f"benchwatch-prefect-{_worker()}-")
         config.stash[_PREFECT_HOME] = home
         os.environ["PREFECT_HOME"] = home
+        # each worker's DuckDB runs on its share of the cores (`-n 2` on 2 cores: one thread each),
+        # not a thread per core in every worker, competing: 10-20 % less CPU for the same tests
+        # (docs/performance.md). The tests that need DuckDB's threads set their own count.
+        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+        os.environ.setdefault("BENCHWATCH_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
 
 
 _PREFECT_HOME = pytest.StashKey[str]()

@@ -17,6 +17,12 @@ from tests.test_csv_ingest import assert_same, both
 OBSERVED = "2025-06-01"
 
 
+@pytest.fixture(autouse=True)
+def _several_threads(monkeypatch):
+    """DuckDB's threads interleave the file's blocks, whatever the test run's own thread cap."""
+    monkeypatch.setenv("BENCHWATCH_THREADS", "4")
+
+
 def _board(n: int) -> tuple[str, list[tuple[str, str, str]], list[tuple[str, str, str]]]:
     """A file of n lines whose keys repeat far apart (a key's repeats land in other row groups),
     a few lines without a score; (text, kept lines, rejected lines in the order they are stored)."""

@@ -69,16 +69,26 @@ def test_held_connections_share_one_instance_until_unheld_or_the_end(synced_db, 
         assert con.execute("SELECT count(*) FROM held_probe").fetchone() == (2,)
 
 
-def test_each_held_connection_starts_as_a_new_instance_would(synced_db):
+@pytest.mark.parametrize("cap", [None, "3"])      # DuckDB's default threads, or $BENCHWATCH_THREADS
+def test_each_held_connection_starts_as_a_new_instance_would(synced_db, tmp_path, monkeypatch, cap):
+    if cap is None:
+        monkeypatch.delenv("BENCHWATCH_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("BENCHWATCH_THREADS", cap)
     with db.held(synced_db):
         with db.connect(synced_db) as con:
             one_thread(con)                         # an instance-wide setting of one user …
             con.execute("SET TimeZone = 'America/New_York'")
         with db.connect(synced_db) as con:          # … is not what the next one starts with
             threads, zone = con.execute("SELECT current_setting('threads'), current_setting('TimeZone')").fetchone()
-            with duckdb.connect() as fresh:
-                assert threads == fresh.execute("SELECT current_setting('threads')").fetchone()[0]
-            assert zone == "UTC"
+    fresh = db.open_connection(tmp_path / "fresh.duckdb")    # an instance of its own
+    try:
+        assert (threads, zone) == fresh.execute("SELECT current_setting('threads'), current_setting('TimeZone')").fetchone()
+    finally:
+        fresh.close()
+    with duckdb.connect() as plain:
+        assert threads == (int(cap) if cap else plain.execute("SELECT current_setting('threads')").fetchone()[0])
+    assert zone == "UTC"
 
 
 def test_a_read_only_open_lets_the_held_instance_go(synced_db):

@@ -198,6 +198,25 @@ def test_connections_are_utc(dbpath):
         assert con.execute("SELECT current_setting('TimeZone')").fetchone()[0] == "UTC"
 
 
+def test_benchwatch_threads_caps_every_instance_and_a_bad_value_is_named(dbpath, monkeypatch, capsys):
+    monkeypatch.setenv("BENCHWATCH_THREADS", "3")
+    with db.connect(dbpath) as con:
+        assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 3
+    with db.connect(dbpath, read_only=True) as con:
+        assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 3
+    monkeypatch.setenv("BENCHWATCH_THREADS", "")           # empty: DuckDB's default, a thread per core
+    with db.connect(dbpath) as con, duckdb.connect() as plain:
+        assert con.execute("SELECT current_setting('threads')").fetchone()[0] == \
+            plain.execute("SELECT current_setting('threads')").fetchone()[0]
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("BENCHWATCH_THREADS", bad)
+        capsys.readouterr()
+        assert main(["status", "--db", str(dbpath)]) != 0
+        err = capsys.readouterr().err
+        assert f"BENCHWATCH_THREADS='{bad}' is not a thread count" in err, err
+        assert "Traceback" not in err
+
+
 NO_DATABASE = {"saturation"}   # commands that never open the database (no --db)
 
 
