@@ -359,6 +359,47 @@ def test_five_records_with_the_plateau_pinned_at_the_last_do_not_make_a_plateau(
     assert trends_table(df, now=pd.Timestamp("2025-12-01")).iloc[0]["forecast_status"] != "plateau"
 
 
+def test_the_fit_with_its_derivatives_is_the_fit_by_finite_differences():
+    """fit_logistic gives least squares its Jacobian (analysis.logistic._jacobian; a third of a
+    fit's time was estimating it by differences): the derivatives are those of central differences,
+    and on random frontiers the fits, their covariances and the plateau tests are those of
+    scipy's own difference quotients."""
+    from scipy.optimize import curve_fit
+
+    from analysis.constants import LOGISTIC_MAX_RATE, LOGISTIC_T0_SPAN_YEARS
+    from analysis.logistic import _jacobian, fit_logistic, plateau_test
+    rng = np.random.default_rng(7)
+    t = np.sort(rng.uniform(0, 4, 12))
+    for k, t0, L in ((0.7, 1.5, 0.9), (6.0, 3.9, 0.97), (2.0, -1.0, 0.6)):
+        h = 1e-6
+        numeric = np.column_stack([(logistic(t, *(np.array([k, t0, L]) + h * e), 0.1)
+                                    - logistic(t, *(np.array([k, t0, L]) - h * e), 0.1)) / (2 * h)
+                                   for e in np.eye(3)])
+        assert _jacobian(t, k, t0, L, 0.1) == pytest.approx(numeric, abs=1e-7)
+    for _ in range(10):
+        n = int(rng.integers(5, 25))
+        t = np.sort(rng.uniform(0, 4, n))
+        y = np.minimum(np.maximum.accumulate(0.3 + 0.6 / (1 + np.exp(-rng.uniform(0.5, 3) * (t - rng.uniform(0.5, 3.5))))
+                                             + rng.normal(0, 0.01, n)), 0.99)
+        fit = fit_logistic(t, y, floor=0.0, ceiling=1.0)
+        # the reference: the same starts, scipy's differences, the least residual sum
+        best = None
+        for k0 in (0.5, 2.0, 8.0):
+            for t00 in (float(np.median(t)), float(t.max())):
+                L0 = y.max() + 0.5 * (1.0 - y.max())
+                p, cov = curve_fit(lambda tt, k, t0, L: logistic(tt, k, t0, L, 0.0), t, y, p0=[k0, t00, L0],
+                                   bounds=([1e-6, t.min() - LOGISTIC_T0_SPAN_YEARS, y.max()],
+                                           [LOGISTIC_MAX_RATE, t.max() + LOGISTIC_T0_SPAN_YEARS, 1.0]), method="trf",
+                                   maxfev=20_000)
+                sse = float(np.sum((logistic(t, *p, 0.0) - y) ** 2))
+                if best is None or sse < best[0]:
+                    best = (sse, p, cov)
+        assert [fit.k, fit.t0, fit.L] == pytest.approx(list(best[1]), rel=1e-4, abs=1e-5)
+        assert fit.cov == pytest.approx(best[2], rel=1e-3, abs=1e-8)
+        p, _ = plateau_test(t, y, fit, 0.95, floor=0.0)
+        assert p is None or 0.0 <= p <= 1.0
+
+
 # --- honest forecasts: inside (last observation, + 10 years], never overflowing ------------------
 
 def _dates_are_sane(t: pd.Series, last_obs: pd.Timestamp) -> None:
