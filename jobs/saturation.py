@@ -9,7 +9,9 @@ analysis.trends, the SQL is storage.saturation, model dates are resolved by anal
 
 from __future__ import annotations
 
+import contextvars
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
 import pandas as pd
@@ -158,13 +160,20 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     if only is not None:
         latest = latest[latest["table_id"].isin(only)]
     registry = reads.read_benchmarks(con)
-    snap = saturation_table(latest, registry, k=k, alpha=alpha, z=z, scope=SCOPE)
+    # The latest tables (their index and bin-stability draws: numpy, which releases the GIL) are
+    # computed in a thread while DuckDB reads the history, which leaves a core partly idle; the
+    # thread runs in this context (a Prefect run's logger). Same tables, same draws (each table
+    # is seeded by its own id).
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="saturation-table") as beside:
+        tables_job = beside.submit(contextvars.copy_context().run, saturation_table, latest, registry,
+                                   k=k, alpha=alpha, z=z, scope=SCOPE)
+        history = read_dated_history(con) if benches is None else read_dated_history(con, benches)
+        snap = tables_job.result()
     if len(snap):
         snap["as_of"] = snap["table_id"].map(latest.groupby("table_id")["observed_at"].max())
     else:    # nothing to recompute (an incremental analysis on a new day): typed, for the writes
         snap["as_of"] = pd.Series(dtype="datetime64[us]")
 
-    history = read_dated_history(con) if benches is None else read_dated_history(con, benches)
     # the dating columns are logged (read_dated_history): from here on, what the tables and the
     # catalogue need; the read's wide frame goes as the narrow one is made
     history = with_table_ids(history[[c for c in [*HISTORY_COLUMNS, *CATALOGUE_COLUMNS] if c in history.columns]])

@@ -146,3 +146,31 @@ def test_a_reference_row_is_shown_but_never_in_a_top_k(synced_db, tmp_path):
         scores = con.execute("SELECT top_scores FROM saturation_trajectory WHERE benchmark = 'alpacaeval_1' "
                              "ORDER BY as_of DESC LIMIT 1").fetchone()[0]
         assert 0.5 not in [round(s, 6) for s in scores]
+
+
+def test_the_latest_tables_are_computed_beside_the_history_read_in_the_callers_context(dbpath, monkeypatch):
+    """run_saturation computes the latest tables in a thread while DuckDB reads the history; the
+    thread runs in the caller's context (a Prefect run's logger is a context variable), and an
+    error there is the caller's error."""
+    import contextvars
+    import threading
+
+    import jobs.saturation as js
+    probe_var: contextvars.ContextVar[str] = contextvars.ContextVar("probe_var", default="unset")
+    seen = []
+    real = js.saturation_table
+
+    def probe(*args, **kwargs):
+        seen.append((probe_var.get(), threading.current_thread() is threading.main_thread()))
+        return real(*args, **kwargs)
+    monkeypatch.setattr(js, "saturation_table", probe)
+    probe_var.set("run-42")
+    with connect_synced(dbpath) as con:
+        summary = run_saturation(con, now="2025-01-02T00:00:00Z")
+    assert len(summary) and seen[0] == ("run-42", False)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("tables failed")
+    monkeypatch.setattr(js, "saturation_table", broken)
+    with connect_synced(dbpath) as con, pytest.raises(RuntimeError, match="tables failed"):
+        run_saturation(con, now="2025-01-03T00:00:00Z")
