@@ -588,6 +588,10 @@ def test_run_without_prefect_and_the_pipeline_flow_do_the_same_work(harness, tmp
     computed = []
     real = saturation_job.run_saturation
     monkeypatch.setattr(saturation_job, "run_saturation", lambda *a, **kw: computed.append(1) or real(*a, **kw))
+    # both runs fetch at one instant: a result without a date of its own is dated at its fetch, so
+    # fetches seconds apart moved the pages' calendar-time charts (CI: an axis tick 475.0 vs 475.1 px)
+    import scrapers.http
+    monkeypatch.setattr(scrapers.http, "utcnow", lambda: one_utc_day)
     plain_db, flow_db = str(tmp_path / "plain.duckdb"), str(tmp_path / "flow.duckdb")
 
     monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "plain-site"))
