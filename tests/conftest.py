@@ -106,8 +106,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_PREFECT_HOME] = home
         os.environ["PREFECT_HOME"] = home
         # each worker's DuckDB runs on its share of the cores (`-n 2` on 2 cores: one thread each),
-        # not a thread per core in every worker, competing: 10-20 % less CPU for the same tests
-        # (docs/performance.md). The tests that need DuckDB's threads set their own count.
+        # not a thread per core in every worker, competing: ~5 % less CPU for the same tests in five
+        # alternated runs (docs/performance.md). The tests that need DuckDB's threads set their own count.
         workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
         os.environ.setdefault("BENCHWATCH_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
 

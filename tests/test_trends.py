@@ -362,8 +362,8 @@ def test_five_records_with_the_plateau_pinned_at_the_last_do_not_make_a_plateau(
 def test_the_fit_with_its_derivatives_is_the_fit_by_finite_differences():
     """fit_logistic gives least squares its Jacobian (analysis.logistic._jacobian; a third of a
     fit's time was estimating it by differences): the derivatives are those of central differences,
-    and on random frontiers the fits, their covariances and the plateau tests are those of
-    scipy's own difference quotients."""
+    and on random frontiers the fits and their covariances are those of scipy's own difference
+    quotients (the plateau test on them stays a probability)."""
     from scipy.optimize import curve_fit
 
     from analysis.constants import LOGISTIC_MAX_RATE, LOGISTIC_T0_SPAN_YEARS
