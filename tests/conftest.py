@@ -132,8 +132,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The objects alive once the tests are collected (the modules imported, the items) go out of
     the cyclic garbage collector's reach (`gc.freeze`): they live as long as the process, yet each
-    full collection walked them all again, ~0.2–0.5 s each, ~20 per worker in the fast lane and six
-    more as pytest ends. Objects made later are collected as before. Three alternated pairs of the
+    full collection walked them all again (0.2–0.55 s each, 14–19 per worker in the fast lane, and six
+    more as pytest ends). Objects made later are collected as before. Three alternated pairs of the
     fast lane: 6–13 s less user CPU each (docs/performance.md)."""
     import gc
     gc.freeze()
