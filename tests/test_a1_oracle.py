@@ -129,3 +129,54 @@ def test_a1_tests_drawing_ahead_in_a_thread_gives_the_sequential_numbers(monkeyp
                        gen.bit_generator.state)
     assert len(runs["ahead"][0]) == 2 * len(models)
     assert runs["ahead"] == runs["sequential"]
+
+
+def test_a1_tests_held_at_their_stored_numbers_are_not_computed(monkeypatch):
+    """A test on the data and thresholds of the previous run's (families.holdable) keeps its stored
+    numbers in `finalize`; a1_tests then does not compute it: no bootstrap, no draws from the
+    generator. The run's results equal those of computing every test and holding them, and a test
+    whose data changed is computed (and only those)."""
+    import analysis.contamination.a1 as a1
+    from analysis.contamination.families import finalize, holdable, previous_tests, test_key
+    rng = np.random.default_rng(6)
+    models = [f"m{i}" for i in range(12)]
+    ability = rng.normal(0, 1.2, len(models))
+    rows = []
+    for b, n, shift in (("target", 198, 0.3), ("other", 300, -0.2), ("ref", 2500, -1.0)):
+        p = 1 / (1 + np.exp(-(ability + shift + rng.normal(0, 0.3, len(models)))))
+        rows += [{"source": "src", "benchmark": b, "model": m, "score": k / n, "n_items": n, "snapshot_id": 3}
+                 for m, k in zip(models, rng.binomial(n, p))]
+    scores = pd.DataFrame(rows)
+    benches = pd.DataFrame({"benchmark": ["target", "other", "ref"], "reference_benchmarks": [("ref",), ("ref",), ()],
+                            "n_items": [198, 300, 2500], "chance": [0.25, 0.0, 0.0]})
+    th = Thresholds(bootstrap_b=200)
+    first = a1.a1_tests(scores, benches, rng=np.random.default_rng(1), th=th)
+    assert len(first) == 2 * len(models)
+    previous = previous_tests(finalize(first, None, th))
+    calls = []
+    real_one = a1.a1_one
+    monkeypatch.setattr(a1, "a1_one", lambda *a, **k: calls.append(a[0]["model"]) or real_one(*a, **k))
+
+    gen = np.random.default_rng(2)
+    state = gen.bit_generator.state
+    held = a1.a1_tests(scores, benches, rng=gen, th=th, previous=previous)
+    assert calls == [] and gen.bit_generator.state == state          # nothing computed, nothing drawn
+    computed = a1.a1_tests(scores, benches, rng=np.random.default_rng(2), th=th)
+    assert len(calls) == 2 * len(models)
+    pd.testing.assert_frame_equal(finalize(held, previous, th), finalize(computed, previous, th))
+    assert [(t.effect, t.p_value) for t in held] == [(previous[test_key(t.model, t.benchmark, "A1", t.source, "")]
+                                                       ["effect"], previous[test_key(t.model, t.benchmark, "A1",
+                                                                                     t.source, "")]["p_value"])
+                                                      for t in held]
+
+    # new data for one model on `other`: its test and every test whose link reads its row move (those
+    # of `other`); the tests of `target` read none of them and are held
+    calls.clear()
+    changed = scores.assign(snapshot_id=np.where((scores["model"] == "m0") & (scores["benchmark"] == "other"),
+                                                 4, scores["snapshot_id"]))
+    again = a1.a1_tests(changed, benches, rng=np.random.default_rng(2), th=th, previous=previous)
+    moved = [t.model for t in again if not holdable(previous.get(test_key(t.model, t.benchmark, "A1", t.source, "")),
+                                                     t.snapshot_ids, th)]
+    assert calls == moved and len(moved) == len(models)
+    assert all(t.benchmark == "other" for t in again
+               if not holdable(previous.get(test_key(t.model, t.benchmark, "A1", t.source, "")), t.snapshot_ids, th))

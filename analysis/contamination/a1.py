@@ -3,7 +3,7 @@ per-model robust-z gate. docs/statistics.md, A1."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,7 @@ from analysis.contamination.base import (
     SignalTest,
     Thresholds,
 )
+from analysis.contamination.families import held_test, holdable, test_key
 from analysis.contamination.link import (
     _link_data,
     _LinkData,
@@ -164,11 +165,16 @@ def _with_draws(tasks: list[tuple], rng: np.random.Generator, n_boot: int, th: T
 
 def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.Generator,
              slices: pd.DataFrame | None = None, th: Thresholds = Thresholds(),
-             only: Callable[[str, str], bool] | None = None, prepared: Prepared | None = None) -> list[SignalTest]:
+             only: Callable[[str, str], bool] | None = None, prepared: Prepared | None = None,
+             previous: Mapping[tuple, dict] | None = None) -> list[SignalTest]:
     """A1 for every (source, b, m) where b has reference benchmarks and b is not post-cutoff for m.
 
     Pairs whose benchmark is post-cutoff for the model cannot be contaminated by it; they are
     the placebo set of `calibrate`. `only(model, benchmark)` restricts the tested pairs.
+    `previous`: the previous run's tests by key (families.previous_tests); a test on the same
+    data with the same thresholds (families.holdable) keeps its stored numbers in `finalize`, so
+    it is not computed again: its bootstrap (~0.1 s at ~350 reference models) draws nothing, and
+    the tests computed draw from `rng` in their order.
     """
     p = prepared or prepare(scores, benchmarks)
     bench, s, table = p.bench, p.scores, p.table
@@ -189,15 +195,31 @@ def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.G
                 continue
             tasks.append((row, link, table.score.loc[m, mine].to_numpy(float), table.n.loc[m, mine].to_numpy(float),
                           source, b))
+    snaps = [_a1_snapshots(row, link) for row, link, *_ in tasks]
+    stored = [(previous or {}).get(test_key(row["model"], b, "A1", source, "")) for row, _, _, _, source, b in tasks]
+    stored = [r if holdable(r, s, th) else None for r, s in zip(stored, snaps)]
+    computed = _with_draws([t for t, r in zip(tasks, stored) if r is None], rng, th.bootstrap_b, th)
     tests = []
-    for (row, link, s_m, n_m, source, b), draws in _with_draws(tasks, rng, th.bootstrap_b, th):
-        res = a1_one(row, link, s_m, n_m, rng=rng, th=th, draws=draws)
-        snaps = set(link.snapshot_ids)
-        if "snapshot_id" in row and pd.notna(row["snapshot_id"]):
-            snaps.add(int(row["snapshot_id"]))
-        tests.append(signal_test("A1", row["model"], b, source, res, snapshot_ids=snaps))
+    try:
+        for (row, link, s_m, n_m, source, b), ids, kept in zip(tasks, snaps, stored):
+            if kept is not None:
+                tests.append(held_test("A1", row["model"], b, source, kept, snapshot_ids=ids))
+                continue
+            _, draws = next(computed)
+            res = a1_one(row, link, s_m, n_m, rng=rng, th=th, draws=draws)
+            tests.append(signal_test("A1", row["model"], b, source, res, snapshot_ids=ids))
+    finally:
+        computed.close()
     _a1_self_consistency(tests, th)
     return tests
+
+
+def _a1_snapshots(row: pd.Series, link: _LinkData) -> tuple[int, ...]:
+    """The snapshots an A1 test reads (its link's and the tested row's), sorted (its data version)."""
+    snaps = {int(s) for s in link.snapshot_ids}
+    if "snapshot_id" in row and pd.notna(row["snapshot_id"]):
+        snaps.add(int(row["snapshot_id"]))
+    return tuple(sorted(snaps))
 
 
 def _a1_self_consistency(tests: list[SignalTest], th: Thresholds) -> None:
@@ -259,7 +281,7 @@ def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
     if not inputs.has_scores:
         return []
     return a1_tests(inputs.scores, inputs.benchmarks, rng=inputs.rng, slices=inputs.cutoff_slices(), th=th,
-                    prepared=inputs.prepared)
+                    prepared=inputs.prepared, previous=inputs.previous)
 
 
 SIGNAL = Signal(name="A1", tests=_tests, placebo=None,   # drawn jointly with A2: a2.link_placebo

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -126,6 +126,9 @@ class SignalInputs:
     predecessors: pd.DataFrame | None = None
     slices: pd.DataFrame | None = None
     slices_from: Callable[[], pd.DataFrame | None] | None = None
+    # the previous run's tests by key (families.previous_tests): a signal may skip a test
+    # `families.holdable` says this run keeps at its stored numbers (A1 does: its bootstrap)
+    previous: Mapping[tuple, dict] | None = None
     # models a signal could not test, with the reason (dicts of SKIP_COLUMNS); run_signals
     # returns them as its frame's attrs["skipped"]
     skipped: list[dict] = field(default_factory=list)

@@ -46,8 +46,11 @@ def _decoded(ev: Any) -> dict:
     return dict(ev or {})
 
 
-def _previous_tests(previous: pd.DataFrame | None) -> dict[TestKey, dict]:
-    """key -> the previous run's row of that test (every status), evidence decoded."""
+def previous_tests(previous: pd.DataFrame | Mapping[TestKey, dict] | None) -> dict[TestKey, dict]:
+    """key -> the previous run's row of that test (every status), evidence decoded (a mapping
+    is taken as already decoded)."""
+    if isinstance(previous, Mapping):
+        return dict(previous)
     if previous is None or previous.empty:
         return {}
     require_columns(previous, ("model", "benchmark", "signal", "status"), "previous tests")
@@ -72,6 +75,25 @@ def same_data(stored_evidence: Mapping[str, Any], snapshot_ids: tuple, th: Thres
     return bool(stored) and stored == tuple(snapshot_ids) and \
         json.dumps(stored_evidence.get("thresholds"), sort_keys=True, default=str) == \
         json.dumps(jsonable(asdict(th)), sort_keys=True, default=str)
+
+
+def holdable(row: Mapping[str, Any] | None, snapshot_ids: tuple, th: Thresholds) -> bool:
+    """Does this run keep the stored test `row` (its key's row of `previous_tests`) for a test of
+    `snapshot_ids`: same data, same thresholds, finite p, effect and SE. A signal may then skip
+    computing the test (`finalize` would keep the stored numbers over the computed ones)."""
+    return row is not None and same_data(row["evidence"], snapshot_ids, th) and \
+        all(_finite(row.get(c)) for c in ("p_value", "effect", "se"))
+
+
+def held_test(signal: str, model: str, benchmark: str, source: str, row: Mapping[str, Any], *,
+              snapshot_ids: tuple, detail: str = "") -> SignalTest:
+    """The test a signal did not compute because `holdable`: its key and snapshots with the stored
+    numbers and evidence of `row` (the same data give the same effect; its SE and p are those of
+    the stored draws, which `finalize` keeps either way)."""
+    return SignalTest(model=model, benchmark=benchmark, source=source, signal=signal, effect=float(row["effect"]),
+                      se=float(row["se"]), p_value=float(row["p_value"]), ci_low=float(row["ci_low"]),
+                      ci_high=float(row["ci_high"]), snapshot_ids=tuple(snapshot_ids), evidence=dict(row["evidence"]),
+                      detail=detail)
 
 
 def _hold(t: SignalTest, row: dict) -> SignalTest:
@@ -101,7 +123,7 @@ def _data_versions(key: TestKey, snaps: tuple, flagged: bool, prev_row: dict | N
     return 1
 
 
-def finalize(tests: list[SignalTest], previous: pd.DataFrame | None, th: Thresholds,
+def finalize(tests: list[SignalTest], previous: pd.DataFrame | Mapping[TestKey, dict] | None, th: Thresholds,
              families: Mapping[str, str] | None = None,
              suspicions: Mapping[TestKey, Mapping[str, Any]] | None = None) -> pd.DataFrame:
     """BH per signal family (A1, A2, A3 separately), the flag rule, and the status of each test.
@@ -120,13 +142,12 @@ def finalize(tests: list[SignalTest], previous: pd.DataFrame | None, th: Thresho
     versions (`suspicions`: the stored states by test_key; without them, the previous run's flag
     on other snapshots); else `suspect`; unflagged tests are `not_flagged`.
     """
-    prev = _previous_tests(previous)
+    prev = previous_tests(previous)
     held: dict[int, dict] = {}
     tests = list(tests)
     for i, t in enumerate(tests):
         row = prev.get(test_key(t.model, t.benchmark, t.signal, t.source, t.detail))
-        if row is not None and same_data(row["evidence"], t.snapshot_ids, th) and \
-                all(_finite(row.get(c)) for c in ("p_value", "effect", "se")):
+        if holdable(row, t.snapshot_ids, th):
             held[i] = row
             tests[i] = _hold(t, row)
     q = family_q_values(tests, families)

@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis.constants import CALIBRATION_TRIALS
 from analysis.contamination.base import log, PLACEBO_COLUMNS, SKIP_COLUMNS, Signal, SignalInputs, SignalTest, Thresholds
-from analysis.contamination.families import finalize
+from analysis.contamination.families import finalize, previous_tests
 from analysis.contamination.numerics import _share_ci, _wilson, benjamini_hochberg
 from analysis.contamination.suspicions import by_key
 from analysis.cutoffs import benchmark_slices
@@ -47,13 +47,14 @@ def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs
     Returns one row per test: model, benchmark, source, signal, detail, effect, se, ci_low, ci_high,
     p_value, q_value, flagged, status, evidence (JSON-serializable dict).
     """
+    previous = previous_tests(previous_flags)
     inputs = SignalInputs(scores=scores, items=items, cutoffs=cutoffs, benchmarks=benchmarks, now=now, rng=rng,
                           history=history, predecessors=predecessors,
-                          slices_from=partial(_slices_or_none, benchmarks, cutoffs, th))
+                          slices_from=partial(_slices_or_none, benchmarks, cutoffs, th), previous=previous)
     tests: list[SignalTest] = []
     for signal in signals:
         tests += signal.tests(inputs, th)
-    out = finalize(tests, previous_flags, th, families={s.name: s.family for s in signals},
+    out = finalize(tests, previous, th, families={s.name: s.family for s in signals},
                    suspicions=by_key(suspicions) if suspicions is not None else None)
     out.attrs["skipped"] = pd.DataFrame(inputs.skipped, columns=SKIP_COLUMNS)
     counts = out.groupby("signal")["flagged"].agg(["size", "sum"]) if not out.empty else None
