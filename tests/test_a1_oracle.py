@@ -103,22 +103,27 @@ def test_row_fits_and_stable_order_equal_the_former_ones():
                               equal_nan=True)
 
 
-def test_a1_tests_drawing_ahead_in_a_thread_gives_the_sequential_numbers(monkeypatch):
-    """a1_tests draws the next test's random numbers in a second thread while it fits the current
-    one: the tests, their evidence and the generator's final state equal a strictly sequential run."""
-    import analysis.contamination.a1 as a1
-    rng = np.random.default_rng(5)
-    models = [f"m{i}" for i in range(20)]
+def _two_tested_benchmarks(rng: np.random.Generator, models: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Scores of `models` (counts of n items, one snapshot) on `target` and `other`, both A1-tested
+    against the reference benchmark `ref`, and the benchmarks' frame."""
     ability = rng.normal(0, 1.2, len(models))
     rows = []
     for b, n, shift in (("target", 198, 0.3), ("other", 300, -0.2), ("ref", 2500, -1.0)):
         p = 1 / (1 + np.exp(-(ability + shift + rng.normal(0, 0.3, len(models)))))
         rows += [{"source": "src", "benchmark": b, "model": m, "score": k / n, "n_items": n, "snapshot_id": 3}
                  for m, k in zip(models, rng.binomial(n, p))]
-    scores = pd.DataFrame(rows)
     benches = pd.DataFrame({"benchmark": ["target", "other", "ref"],
                             "reference_benchmarks": [("ref",), ("ref",), ()], "n_items": [198, 300, 2500],
                             "chance": [0.25, 0.0, 0.0]})
+    return pd.DataFrame(rows), benches
+
+
+def test_a1_tests_drawing_ahead_in_a_thread_gives_the_sequential_numbers(monkeypatch):
+    """a1_tests draws the next test's random numbers in a second thread while it fits the current
+    one: the tests, their evidence and the generator's final state equal a strictly sequential run."""
+    import analysis.contamination.a1 as a1
+    models = [f"m{i}" for i in range(20)]
+    scores, benches = _two_tested_benchmarks(np.random.default_rng(5), models)
     th = Thresholds(bootstrap_b=200)
     runs = {}
     for label, least in (("ahead", 2), ("sequential", 10 ** 9)):
@@ -138,17 +143,8 @@ def test_a1_tests_held_at_their_stored_numbers_are_not_computed(monkeypatch):
     whose data changed is computed (and only those)."""
     import analysis.contamination.a1 as a1
     from analysis.contamination.families import finalize, holdable, previous_tests, test_key
-    rng = np.random.default_rng(6)
     models = [f"m{i}" for i in range(12)]
-    ability = rng.normal(0, 1.2, len(models))
-    rows = []
-    for b, n, shift in (("target", 198, 0.3), ("other", 300, -0.2), ("ref", 2500, -1.0)):
-        p = 1 / (1 + np.exp(-(ability + shift + rng.normal(0, 0.3, len(models)))))
-        rows += [{"source": "src", "benchmark": b, "model": m, "score": k / n, "n_items": n, "snapshot_id": 3}
-                 for m, k in zip(models, rng.binomial(n, p))]
-    scores = pd.DataFrame(rows)
-    benches = pd.DataFrame({"benchmark": ["target", "other", "ref"], "reference_benchmarks": [("ref",), ("ref",), ()],
-                            "n_items": [198, 300, 2500], "chance": [0.25, 0.0, 0.0]})
+    scores, benches = _two_tested_benchmarks(np.random.default_rng(6), models)
     th = Thresholds(bootstrap_b=200)
     first = a1.a1_tests(scores, benches, rng=np.random.default_rng(1), th=th)
     assert len(first) == 2 * len(models)

@@ -3,7 +3,7 @@ per-model robust-z gate. docs/statistics.md, A1."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Generator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -120,7 +120,8 @@ def a1_draws(rng: np.random.Generator, s_all: np.ndarray, n_int: np.ndarray, n_b
 A1_DRAW_AHEAD_MIN_TESTS = 4
 
 
-def _with_draws(tasks: list[tuple], rng: np.random.Generator, n_boot: int, th: Thresholds) -> Iterator[tuple]:
+def _with_draws(tasks: list[tuple], rng: np.random.Generator, n_boot: int,
+                th: Thresholds) -> Generator[tuple, None, None]:
     """(task, draws) for each task (model_row, link, s_m, n_m, ...) in order, the draws of task i+1
     made in a worker thread while the caller works on task i (one task ahead: bounded memory)."""
     if len(tasks) < A1_DRAW_AHEAD_MIN_TESTS:

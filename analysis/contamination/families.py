@@ -147,7 +147,7 @@ def finalize(tests: list[SignalTest], previous: pd.DataFrame | Mapping[TestKey, 
     tests = list(tests)
     for i, t in enumerate(tests):
         row = prev.get(test_key(t.model, t.benchmark, t.signal, t.source, t.detail))
-        if holdable(row, t.snapshot_ids, th):
+        if row is not None and holdable(row, t.snapshot_ids, th):
             held[i] = row
             tests[i] = _hold(t, row)
     q = family_q_values(tests, families)
