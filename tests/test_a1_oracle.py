@@ -149,6 +149,7 @@ def test_a1_tests_held_at_their_stored_numbers_are_not_computed(monkeypatch):
     first = a1.a1_tests(scores, benches, rng=np.random.default_rng(1), th=th)
     assert len(first) == 2 * len(models)
     previous = previous_tests(finalize(first, None, th))
+    stored = lambda t: previous.get(test_key(t.model, t.benchmark, "A1", t.source, ""))  # noqa: E731
     calls = []
     real_one = a1.a1_one
     monkeypatch.setattr(a1, "a1_one", lambda *a, **k: calls.append(a[0]["model"]) or real_one(*a, **k))
@@ -160,10 +161,7 @@ def test_a1_tests_held_at_their_stored_numbers_are_not_computed(monkeypatch):
     computed = a1.a1_tests(scores, benches, rng=np.random.default_rng(2), th=th)
     assert len(calls) == 2 * len(models)
     pd.testing.assert_frame_equal(finalize(held, previous, th), finalize(computed, previous, th))
-    assert [(t.effect, t.p_value) for t in held] == [(previous[test_key(t.model, t.benchmark, "A1", t.source, "")]
-                                                       ["effect"], previous[test_key(t.model, t.benchmark, "A1",
-                                                                                     t.source, "")]["p_value"])
-                                                      for t in held]
+    assert [(t.effect, t.p_value) for t in held] == [(stored(t)["effect"], stored(t)["p_value"]) for t in held]
 
     # new data for one model on `other`: its test and every test whose link reads its row move (those
     # of `other`); the tests of `target` read none of them and are held
@@ -171,8 +169,6 @@ def test_a1_tests_held_at_their_stored_numbers_are_not_computed(monkeypatch):
     changed = scores.assign(snapshot_id=np.where((scores["model"] == "m0") & (scores["benchmark"] == "other"),
                                                  4, scores["snapshot_id"]))
     again = a1.a1_tests(changed, benches, rng=np.random.default_rng(2), th=th, previous=previous)
-    moved = [t.model for t in again if not holdable(previous.get(test_key(t.model, t.benchmark, "A1", t.source, "")),
-                                                     t.snapshot_ids, th)]
-    assert calls == moved and len(moved) == len(models)
-    assert all(t.benchmark == "other" for t in again
-               if not holdable(previous.get(test_key(t.model, t.benchmark, "A1", t.source, "")), t.snapshot_ids, th))
+    moved = [t for t in again if not holdable(stored(t), t.snapshot_ids, th)]
+    assert calls == [t.model for t in moved] and len(moved) == len(models)
+    assert all(t.benchmark == "other" for t in moved)

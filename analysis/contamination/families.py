@@ -88,15 +88,14 @@ def holdable(row: Mapping[str, Any] | None, snapshot_ids: tuple, th: Thresholds)
 def held_test(signal: str, model: str, benchmark: str, source: str, row: Mapping[str, Any], *,
               snapshot_ids: tuple, detail: str = "") -> SignalTest:
     """The test a signal did not compute because `holdable`: its key and snapshots with the stored
-    numbers and evidence of `row` (the same data give the same effect; its SE and p are those of
-    the stored draws, which `finalize` keeps either way)."""
-    return SignalTest(model=model, benchmark=benchmark, source=source, signal=signal, effect=float(row["effect"]),
-                      se=float(row["se"]), p_value=float(row["p_value"]), ci_low=float(row["ci_low"]),
-                      ci_high=float(row["ci_high"]), snapshot_ids=tuple(snapshot_ids), evidence=dict(row["evidence"]),
-                      detail=detail)
+    numbers and evidence of `row`, as `finalize` holds a computed one (the same data give the same
+    effect; its SE and p are those of the stored draws, which `finalize` keeps either way)."""
+    nan = float("nan")
+    return _hold(SignalTest(model=model, benchmark=benchmark, source=source, signal=signal, effect=nan, se=nan,
+                            p_value=nan, ci_low=nan, ci_high=nan, snapshot_ids=tuple(snapshot_ids), detail=detail), row)
 
 
-def _hold(t: SignalTest, row: dict) -> SignalTest:
+def _hold(t: SignalTest, row: Mapping[str, Any]) -> SignalTest:
     """`t` with the stored numbers of its unchanged data (p, effect, SE, CI, evidence)."""
     ev = {k: v for k, v in row["evidence"].items()
           if k not in ("q_value", "corroborated_by", "persisted_from_snapshots", "held", "thresholds",
