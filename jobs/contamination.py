@@ -168,7 +168,8 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
     runner = run_signals if signals_run is None else partial(signal_run.run_signals, signals=signals_run)
     signals = runner(latest, tested, cutoffs, data["benchmarks"], store.read_previous_flags(con, run_id),
                      rng=np.random.default_rng(seed), now=now_ts, history=data["history"],
-                     predecessors=reads.read_predecessors(con), th=th, suspicions=states)
+                     predecessors=reads.read_predecessors(con), th=th, suspicions=states,
+                     stored=store.read_stored_tests(con))
     observed = pd.concat([latest["observed_at"], items["observed_at"]]).dropna()
     as_of = observed.max().tz_localize("UTC").to_pydatetime() if len(observed) else None
     run_at = now_ts.tz_localize("UTC").to_pydatetime()

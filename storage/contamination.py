@@ -127,6 +127,21 @@ def read_previous_flags(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataF
     return df
 
 
+def read_stored_tests(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The newest stored test of each key (model, benchmark, source, signal, detail) over every run,
+    evidence decoded: what a run may hold (analysis.contamination.families.holdable). A run on the
+    data of an earlier run's key (only model dates changed) finds that run's tests here, which
+    `read_previous_flags` (another key's run) does not return."""
+    df = con.execute("""
+        SELECT s.model, s.benchmark, s.source, s.signal, s.detail, s.status, s.flagged, s.effect, s.se,
+               s.ci_low, s.ci_high, s.p_value, s.q_value, s.evidence, s.run_id
+        FROM contamination_signals s JOIN contamination_runs r USING (run_id)
+        QUALIFY row_number() OVER (PARTITION BY s.model, s.benchmark, s.source, s.signal, s.detail
+                                   ORDER BY r.run_at DESC, s.run_id) = 1""").df()
+    df["evidence"] = [json.loads(v) if isinstance(v, str) else v for v in df["evidence"]]
+    return df
+
+
 def read_last_run(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The newest run's tests (SIGNAL_COLUMNS, evidence as stored JSON) and its models not tested
     (SKIP_COLUMNS): what an incremental analysis keeps of the groups it does not recompute."""

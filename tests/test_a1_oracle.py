@@ -156,7 +156,7 @@ def test_a1_tests_held_at_their_stored_numbers_are_not_computed(monkeypatch):
 
     gen = np.random.default_rng(2)
     state = gen.bit_generator.state
-    held = a1.a1_tests(scores, benches, rng=gen, th=th, previous=previous)
+    held = a1.a1_tests(scores, benches, rng=gen, th=th, stored=previous)
     assert calls == [] and gen.bit_generator.state == state          # nothing computed, nothing drawn
     computed = a1.a1_tests(scores, benches, rng=np.random.default_rng(2), th=th)
     assert len(calls) == 2 * len(models)
@@ -168,7 +168,7 @@ def test_a1_tests_held_at_their_stored_numbers_are_not_computed(monkeypatch):
     calls.clear()
     changed = scores.assign(snapshot_id=np.where((scores["model"] == "m0") & (scores["benchmark"] == "other"),
                                                  4, scores["snapshot_id"]))
-    again = a1.a1_tests(changed, benches, rng=np.random.default_rng(2), th=th, previous=previous)
+    again = a1.a1_tests(changed, benches, rng=np.random.default_rng(2), th=th, stored=previous)
     moved = [t for t in again if not holdable(stored(t), t.snapshot_ids, th)]
     assert calls == [t.model for t in moved] and len(moved) == len(models)
     assert all(t.benchmark == "other" for t in moved)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import analysis.contamination.a1
 import analysis.trends
 import jobs.cycle as cycle
 from jobs.analyze import DAY_ONLY_PLAN, RESOLVED_STATE, analyze
@@ -257,3 +258,36 @@ def test_a_model_whose_dates_changed_has_its_tables_analysed_again(analysed_fast
     assert _changed_tables(blind, later).startswith("0 ")
     with pytest.raises(AssertionError):
         assert_same_results(blind, full)
+
+
+@pytest.mark.slow   # the module's full analysis with A1 (simple-evals' MMLU), then one more
+def test_a_run_on_the_data_of_an_earlier_run_holds_its_tests(analysed, tmp_path, monkeypatch):
+    """Only a model date changed (a claim of model_dates; no score or item moved): the contamination
+    run has the key of the stored run (the same snapshots), and every test of that run is held at its
+    stored numbers; A1 draws no bootstrap for them (storage.contamination.read_stored_tests). Before,
+    the hold read only the newest run of *another* key, so every A1 p-value was drawn again."""
+    base, now = analysed
+    inc = _copy(base, tmp_path / "incremental.duckdb")
+    with db.connect(inc) as con:
+        before = con.execute("SELECT run_id, model, benchmark, source, signal, detail, p_value, effect, flagged "
+                             "FROM contamination_signals").df()
+        model = con.execute("""SELECT model FROM model_dates WHERE release_date IS NOT NULL
+                               ORDER BY model LIMIT 1""").fetchone()[0]
+        con.execute("UPDATE model_dates SET release_date = release_date + INTERVAL 30 DAY WHERE model = ?", [model])
+    assert before["run_id"].nunique() == 1 and (before["signal"] == "A1").sum() >= 5
+    calls = []
+    real = analysis.contamination.a1.a1_one
+    monkeypatch.setattr("analysis.contamination.a1.a1_one", lambda *a, **k: calls.append(a[0]["model"]) or real(*a, **k))
+    analyze(inc, now=now + timedelta(hours=1), incremental=False)
+    with db.connect(inc, read_only=True) as con:
+        after = con.execute("SELECT run_id, model, benchmark, source, signal, detail, p_value, effect, flagged, "
+                            "evidence FROM contamination_signals").df()
+    assert after["run_id"].unique().tolist() == before["run_id"].unique().tolist()     # the same key, replaced
+    keys = ["model", "benchmark", "source", "signal", "detail"]
+    both = after.merge(before, on=keys, suffixes=("", "_before"))
+    held = [json.loads(e)["held"] for e in both["evidence"]]
+    assert len(both) and all(h is not None and h["from_run"] == both.at[0, "run_id"] for h in held)
+    for col in ("p_value", "effect", "flagged"):
+        assert both[col].tolist() == both[f"{col}_before"].tolist(), col
+    new_a1 = after[after["signal"] == "A1"].merge(before[keys], on=keys, how="left", indicator=True)
+    assert len(calls) == int((new_a1["_merge"] == "left_only").sum())       # only tests the base run lacked

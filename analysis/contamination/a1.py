@@ -167,12 +167,12 @@ def _with_draws(tasks: list[tuple], rng: np.random.Generator, n_boot: int,
 def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.Generator,
              slices: pd.DataFrame | None = None, th: Thresholds = Thresholds(),
              only: Callable[[str, str], bool] | None = None, prepared: Prepared | None = None,
-             previous: Mapping[tuple, dict] | None = None) -> list[SignalTest]:
+             stored: Mapping[tuple, dict] | None = None) -> list[SignalTest]:
     """A1 for every (source, b, m) where b has reference benchmarks and b is not post-cutoff for m.
 
     Pairs whose benchmark is post-cutoff for the model cannot be contaminated by it; they are
     the placebo set of `calibrate`. `only(model, benchmark)` restricts the tested pairs.
-    `previous`: the previous run's tests by key (families.previous_tests); a test on the same
+    `stored`: the stored tests a run may hold, by key (families.previous_tests); a test on the same
     data with the same thresholds (families.holdable) keeps its stored numbers in `finalize`, so
     it is not computed again: its bootstrap (~0.1 s at ~350 reference models) draws nothing, and
     the tests computed draw from `rng` in their order.
@@ -197,12 +197,12 @@ def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.G
             tasks.append((row, link, table.score.loc[m, mine].to_numpy(float), table.n.loc[m, mine].to_numpy(float),
                           source, b))
     snaps = [_a1_snapshots(row, link) for row, link, *_ in tasks]
-    stored = [(previous or {}).get(test_key(row["model"], b, "A1", source, "")) for row, _, _, _, source, b in tasks]
-    stored = [r if holdable(r, s, th) else None for r, s in zip(stored, snaps)]
-    computed = _with_draws([t for t, r in zip(tasks, stored) if r is None], rng, th.bootstrap_b, th)
+    rows = [(stored or {}).get(test_key(row["model"], b, "A1", source, "")) for row, _, _, _, source, b in tasks]
+    kept_rows = [r if holdable(r, s, th) else None for r, s in zip(rows, snaps)]
+    computed = _with_draws([t for t, r in zip(tasks, kept_rows) if r is None], rng, th.bootstrap_b, th)
     tests = []
     try:
-        for (row, link, s_m, n_m, source, b), ids, kept in zip(tasks, snaps, stored):
+        for (row, link, s_m, n_m, source, b), ids, kept in zip(tasks, snaps, kept_rows):
             if kept is not None:
                 tests.append(held_test("A1", row["model"], b, source, kept, snapshot_ids=ids))
                 continue
@@ -282,7 +282,7 @@ def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
     if not inputs.has_scores:
         return []
     return a1_tests(inputs.scores, inputs.benchmarks, rng=inputs.rng, slices=inputs.cutoff_slices(), th=th,
-                    prepared=inputs.prepared, previous=inputs.previous)
+                    prepared=inputs.prepared, stored=inputs.stored)
 
 
 SIGNAL = Signal(name="A1", tests=_tests, placebo=None,   # drawn jointly with A2: a2.link_placebo

@@ -126,9 +126,10 @@ class SignalInputs:
     predecessors: pd.DataFrame | None = None
     slices: pd.DataFrame | None = None
     slices_from: Callable[[], pd.DataFrame | None] | None = None
-    # the previous run's tests by key (families.previous_tests): a signal may skip a test
-    # `families.holdable` says this run keeps at its stored numbers (A1 does: its bootstrap)
-    previous: Mapping[tuple, dict] | None = None
+    # the stored tests a run may hold, by key (families.previous_tests of the newest stored test of
+    # each key): a signal may skip a test `families.holdable` says this run keeps at its stored
+    # numbers (A1 does: its bootstrap)
+    stored: Mapping[tuple, dict] | None = None
     # models a signal could not test, with the reason (dicts of SKIP_COLUMNS); run_signals
     # returns them as its frame's attrs["skipped"]
     skipped: list[dict] = field(default_factory=list)

@@ -124,17 +124,19 @@ def _data_versions(key: TestKey, snaps: tuple, flagged: bool, prev_row: dict | N
 
 def finalize(tests: list[SignalTest], previous: pd.DataFrame | Mapping[TestKey, dict] | None, th: Thresholds,
              families: Mapping[str, str] | None = None,
-             suspicions: Mapping[TestKey, Mapping[str, Any]] | None = None) -> pd.DataFrame:
+             suspicions: Mapping[TestKey, Mapping[str, Any]] | None = None,
+             stored: pd.DataFrame | Mapping[TestKey, dict] | None = None) -> pd.DataFrame:
     """BH per signal family (A1, A2, A3 separately), the flag rule, and the status of each test.
 
     One family per signal: the many mostly-null A1/A2 tests of a run would otherwise raise the
     BH bar of A3's item-level tests (and vice versa); each family's q-values control that
     signal's false discovery rate at `fdr_q`.
 
-    A test whose data are unchanged since `previous` (the previous run's tests: same snapshots,
-    same thresholds) keeps its stored p, effect, SE, CI and flag: an analysis that another source
-    triggered cannot clear or raise it. Only its q is recomputed, with its family of this run
-    (the evidence says `held`).
+    A test whose data are unchanged since its stored test (`stored`: the newest stored test of each
+    key, storage.contamination.read_stored_tests; by default `previous`, the previous run's tests:
+    same snapshots, same thresholds, `holdable`) keeps its stored p, effect, SE, CI and flag: an
+    analysis that another source or a model date triggered cannot clear or raise it. Only its q is
+    recomputed, with its family of this run (the evidence says `held`).
 
     status: `corroborated` when the (model, benchmark) flag also comes from another signal or
     another source; else `persisted` when the suspicion has been flagged on two distinct data
@@ -142,10 +144,11 @@ def finalize(tests: list[SignalTest], previous: pd.DataFrame | Mapping[TestKey, 
     on other snapshots); else `suspect`; unflagged tests are `not_flagged`.
     """
     prev = previous_tests(previous)
+    holds = prev if stored is None else previous_tests(stored)
     held: dict[int, dict] = {}
     tests = list(tests)
     for i, t in enumerate(tests):
-        row = prev.get(test_key(t.model, t.benchmark, t.signal, t.source, t.detail))
+        row = holds.get(test_key(t.model, t.benchmark, t.signal, t.source, t.detail))
         if row is not None and holdable(row, t.snapshot_ids, th):
             held[i] = row
             tests[i] = _hold(t, row)

@@ -29,7 +29,8 @@ def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs
                 benchmarks: pd.DataFrame | None, previous_flags: pd.DataFrame | None, *,
                 rng: np.random.Generator, now: pd.Timestamp, history: pd.DataFrame | None = None,
                 predecessors: pd.DataFrame | None = None, th: Thresholds = Thresholds(),
-                signals: Sequence[Signal] = (), suspicions: pd.DataFrame | None = None) -> pd.DataFrame:
+                signals: Sequence[Signal] = (), suspicions: pd.DataFrame | None = None,
+                stored: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every signal of `signals` (the package passes its registry, `analysis.contamination.SIGNALS`)
     the data allow, one BH family per signal, flags and statuses.
 
@@ -38,9 +39,10 @@ def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs
     cutoffs: `analysis.cutoffs.resolve_model_dates` output; benchmarks: benchmark,
     reference_benchmarks, n_items, chance, material_date[, material_start]; previous_flags: the
     previous run's output (model, benchmark, signal, source, detail, status, flagged, effect, se,
-    ci_low, ci_high, p_value, evidence): a test on unchanged data keeps its stored numbers and
-    flag (families.finalize); suspicions: the stored suspicion states (suspicions.py), which
-    decide `persisted`; history: all
+    ci_low, ci_high, p_value, evidence); stored: the newest stored test of each key (same
+    columns; by default `previous_flags`): a test on its data keeps its stored numbers and flag
+    and is not computed again where its signal can skip it (families.finalize, holdable);
+    suspicions: the stored suspicion states (suspicions.py), which decide `persisted`; history: all
     snapshots' scores (+ observed_at, setting) for A2 re-score jumps; predecessors: (model,
     predecessor) for A2 family jumps.
 
@@ -48,14 +50,15 @@ def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs
     p_value, q_value, flagged, status, evidence (JSON-serializable dict).
     """
     previous = previous_tests(previous_flags)
+    holds = previous if stored is None else previous_tests(stored)
     inputs = SignalInputs(scores=scores, items=items, cutoffs=cutoffs, benchmarks=benchmarks, now=now, rng=rng,
                           history=history, predecessors=predecessors,
-                          slices_from=partial(_slices_or_none, benchmarks, cutoffs, th), previous=previous)
+                          slices_from=partial(_slices_or_none, benchmarks, cutoffs, th), stored=holds)
     tests: list[SignalTest] = []
     for signal in signals:
         tests += signal.tests(inputs, th)
     out = finalize(tests, previous, th, families={s.name: s.family for s in signals},
-                   suspicions=by_key(suspicions) if suspicions is not None else None)
+                   suspicions=by_key(suspicions) if suspicions is not None else None, stored=holds)
     out.attrs["skipped"] = pd.DataFrame(inputs.skipped, columns=SKIP_COLUMNS)
     counts = out.groupby("signal")["flagged"].agg(["size", "sum"]) if not out.empty else None
     log.info("[contamination] %d test(s); flagged per signal: %s", len(out),
