@@ -38,6 +38,10 @@ def _factorize_runs(values: np.ndarray, sort: bool) -> tuple[np.ndarray, np.ndar
     return np.repeat(codes, np.diff(np.r_[heads, n])), np.asarray(uniques, dtype=object)
 
 
+# keys below this sort in linear time (a stable argsort of 16-bit integers is a radix sort)
+_RADIX = 1 << 16
+
+
 def _history_rows(df: pd.DataFrame, group_cols: Sequence[str]) -> dict[str, np.ndarray]:
     """The usable rows of a history frame (score, model and date present), sorted by group then date.
 
@@ -73,7 +77,11 @@ def _history_rows(df: pd.DataFrame, group_cols: Sequence[str]) -> dict[str, np.n
     date = arrays["date"].view("int64") - (int(arrays["date"].view("int64").min()) if n else 0)
     step = (int(np.gcd.reduce(date)) or 1) if n else 1           # dates as whole days when they are
     span = int(date.max(initial=0)) // step + 1
-    if (int(group_key.max(initial=0)) + 1) * span * max(n, 1) < 2 ** 63:
+    if span <= _RADIX and int(group_key.max(initial=0)) < _RADIX:
+        # two stable passes on 16-bit keys (NumPy radix-sorts them): by date, then by group
+        order = np.argsort((date // step).astype(np.uint16), kind="stable")
+        order = order[np.argsort(group_key[order].astype(np.uint16), kind="stable")]
+    elif (int(group_key.max(initial=0)) + 1) * span * max(n, 1) < 2 ** 63:
         # one key per row, unique (the row number last): any sort is the stable one
         order = np.argsort((group_key * span + date // step) * n + np.arange(n))
     else:
