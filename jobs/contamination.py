@@ -101,7 +101,7 @@ def reference_benchmarks(benchmarks: pd.DataFrame) -> list[str]:
 
 def linked_benchmarks(benchmarks: pd.DataFrame) -> set[str]:
     """Benchmarks A1/A2 read across tables: those with reference benchmarks and the references
-    (`benchmarks`: storage.reads.read_benchmarks)."""
+    (`benchmarks`: storage.reads.read_benchmarks, or with its `id` named `benchmark`)."""
     prepared = prepare_benchmarks(benchmarks.rename(columns={"id": "benchmark"}))
     refs = {b: set(rs) for b, rs in prepared["reference_benchmarks"].items() if rs}
     return set(refs) | {r for rs in refs.values() for r in rs}
@@ -109,8 +109,11 @@ def linked_benchmarks(benchmarks: pd.DataFrame) -> set[str]:
 
 def _inputs(con: duckdb.DuckDBPyConnection, history: bool = True, items: pd.DataFrame | None = None,
             latest: pd.DataFrame | None = None) -> dict:
+    """slice_inputs, and A2's history: the rows it can read of the linked benchmarks only (no other
+    benchmark's series can be tested: its test needs reference benchmarks)."""
     data = slice_inputs(con, items=items, latest=latest)
-    return {**data, "history": store.read_snapshot_history(con, reference_benchmarks(data["benchmarks"]))
+    return {**data, "history": store.read_snapshot_history(con, reference_benchmarks(data["benchmarks"]),
+                                                           sorted(linked_benchmarks(data["benchmarks"])))
             if history else None}
 
 

@@ -64,14 +64,16 @@ def recent_history_sql() -> str:
     return resources.files("analysis").joinpath(folder, name).read_text(encoding="utf-8")
 
 
-def read_snapshot_history(con: duckdb.DuckDBPyConnection,
-                          reference_benchmarks: list[str] | None = None) -> pd.DataFrame:
+def read_snapshot_history(con: duckdb.DuckDBPyConnection, reference_benchmarks: list[str] | None = None,
+                          benchmarks: list[str] | None = None) -> pd.DataFrame:
     """Every usable score of every snapshot (A2 compares a series' last two values).
 
     With `reference_benchmarks` (the union of every benchmark's references), only the rows A1
     and A2 can read, by the rule of analysis/contamination/recent_history.sql (every row of
     those benchmarks, and of any other series the rows from its second-to-last usable snapshot
-    on), one range of benchmarks at a time (the windows stay within a benchmark).
+    on), one range of benchmarks at a time (the windows stay within a benchmark); `benchmarks`:
+    only those benchmarks' rows (jobs.contamination.linked_benchmarks: A2 tests a benchmark
+    with references and reads its references; no other row can make a test).
     """
     if reference_benchmarks is None:
         df = con.execute(f"SELECT * FROM ({_HISTORY_ROWS}) {_HISTORY_ORDER}").df()
@@ -79,7 +81,9 @@ def read_snapshot_history(con: duckdb.DuckDBPyConnection,
     sql = recent_history_sql().format(history=_HISTORY_ROWS)
     with memory_limit(con):
         frames = [con.execute(sql, [chunk, sorted(reference_benchmarks)]).df().pipe(shared_strings)
-                  for chunk in benchmark_chunks(con)]
+                  for chunk in benchmark_chunks(con, benchmarks=benchmarks)]
+    if not frames and benchmarks is not None:     # no such benchmark stored: the columns, no row
+        frames = [con.execute(sql, [[""], [""]]).df()]
     if not frames:
         return read_snapshot_history(con)
     # one range of benchmarks per query (storage.saturation.benchmark_chunks), then _HISTORY_ORDER

@@ -358,6 +358,27 @@ def test_post_cutoff_pairs_are_not_tested_but_are_the_placebo_set():
 
 
 @pytest.mark.slow   # Monte Carlo / placebo study: seconds of CPU (fast lane: -m 'not slow')
+def test_a1_and_a2_prepare_nothing_without_a_scored_reference_benchmark(monkeypatch):
+    """A1/A2 test a benchmark against its reference benchmarks: when no scored benchmark has a
+    scored reference, nothing can be tested and nothing is prepared (SignalInputs.can_link);
+    with one reference scored, the tests are those of before."""
+    import analysis.contamination.base as base
+    from analysis.contamination import SIGNALS
+    from analysis.contamination.base import SignalInputs
+    scores, benches = synth_scores(3)
+    link = [s for s in SIGNALS if s.name in ("A1", "A2")]
+
+    def inputs(frame):
+        return SignalInputs(scores=frame, items=None, cutoffs=NO_CUTOFFS, benchmarks=benches, now=NOW,
+                            rng=np.random.default_rng(0))
+
+    one_ref = inputs(scores[scores["benchmark"] != "ref2"])
+    assert one_ref.can_link and len(link[0].tests(one_ref, Thresholds())) == 12
+    no_ref = inputs(scores[~scores["benchmark"].isin(["ref1", "ref2"])])
+    monkeypatch.setattr(base, "prepare", lambda *a, **k: pytest.fail("prepared without a reference"))
+    assert not no_ref.can_link and [s.tests(no_ref, Thresholds()) for s in link] == [[], []]
+
+
 def test_a2_predecessor_power_and_null_rate():
     th = Thresholds()
     preds = pd.DataFrame({"model": [f"m{i + 1}" for i in range(13)], "predecessor": [f"m{i}" for i in range(13)]})

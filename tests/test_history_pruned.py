@@ -156,14 +156,23 @@ def test_recent_history_sql_keeps_the_rows_of_its_pandas_oracle(synced_db, tmp_p
     with connect_synced(path) as con:
         con.execute("UPDATE scores SET score = 'NaN'::DOUBLE WHERE snapshot_id = 6 AND model = 'am-3'")
         con.execute("UPDATE scores SET metric = 'elo' WHERE snapshot_id = 7 AND model = 'am-4'")
-        refs = cjob.reference_benchmarks(cjob.slice_inputs(con)["benchmarks"])
+        benchmarks = cjob.slice_inputs(con)["benchmarks"]
+        refs, linked = cjob.reference_benchmarks(benchmarks), sorted(cjob.linked_benchmarks(benchmarks))
         full = cstore.read_snapshot_history(con)
         got = cstore.read_snapshot_history(con, refs)
+        got_linked = cstore.read_snapshot_history(con, refs, linked)
+        none = cstore.read_snapshot_history(con, refs, [])
     want = recent_history_oracle(full, refs)
     assert 0 < len(want) < len(full) and refs
     order = ["snapshot_id", "source", "benchmark", "model", "setting"]
     pd.testing.assert_frame_equal(got.sort_values(order, ignore_index=True), want.sort_values(order, ignore_index=True),
                                   check_exact=True, check_dtype=False)
+    # only the linked benchmarks' rows (the analysis' read): those of the rule, no other
+    want_linked = want[want["benchmark"].isin(linked)]
+    assert "rb_other" not in linked and 0 < len(want_linked) < len(want)
+    pd.testing.assert_frame_equal(got_linked.sort_values(order, ignore_index=True),
+                                  want_linked.sort_values(order, ignore_index=True), check_exact=True, check_dtype=False)
+    assert none.empty and list(none.columns) == list(got.columns)
 
 A2_BENCHES = ["math_500", "livebench_mathematics", "aime_2025", "gpqa_diamond", "humanitys_last_exam", "rb_other"]
 
@@ -214,7 +223,7 @@ def test_contamination_history_of_the_last_snapshots_gives_the_full_history_resu
         cjob.run_contamination(con, now=NOW)
         got = con.execute("SELECT * FROM contamination_signals ORDER BY ALL").df()
     with monkeypatch.context() as m:
-        m.setattr(cstore, "read_snapshot_history", lambda con, refs=None, f=cstore.read_snapshot_history: f(con))
+        m.setattr(cstore, "read_snapshot_history", lambda con, *args, f=cstore.read_snapshot_history: f(con))
         with connect_synced(full) as con:
             cjob.run_contamination(con, now=NOW)
             want = con.execute("SELECT * FROM contamination_signals ORDER BY ALL").df()

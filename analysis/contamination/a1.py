@@ -279,7 +279,7 @@ def a1_a2_placebo(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.ran
 
 
 def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
-    if not inputs.has_scores:
+    if not inputs.can_link:
         return []
     return a1_tests(inputs.scores, inputs.benchmarks, rng=inputs.rng, slices=inputs.cutoff_slices(), th=th,
                     prepared=inputs.prepared, stored=inputs.stored)

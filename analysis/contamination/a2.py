@@ -212,7 +212,7 @@ class _AsOf:
 
 
 def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
-    if not inputs.has_scores:
+    if not inputs.can_link:
         return []
     tests = []
     if inputs.predecessors is not None and not inputs.predecessors.empty:

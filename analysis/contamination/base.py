@@ -144,6 +144,18 @@ class SignalInputs:
     def has_scores(self) -> bool:
         return self.scores is not None and not self.scores.empty and self.benchmarks is not None
 
+    @cached_property
+    def can_link(self) -> bool:
+        """Can A1/A2 test anything: some scored benchmark declares a reference benchmark that has
+        scores too. Without one every pair is untestable (no reference), and their preparation
+        (`prepared`, the slices, A2's series) would be work for no test."""
+        if not self.has_scores:
+            return False
+        assert self.scores is not None and self.benchmarks is not None
+        scored = set(self.scores["benchmark"])
+        refs = prepare_benchmarks(self.benchmarks)["reference_benchmarks"]
+        return any(b in scored and any(r != b and r in scored for r in rs) for b, rs in refs.items())
+
     @property
     def has_items(self) -> bool:
         return self.items is not None and not self.items.empty
