@@ -136,12 +136,19 @@ def read_stored_tests(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     evidence decoded: what a run may hold (analysis.contamination.families.holdable). A run on the
     data of an earlier run's key (only model dates changed) finds that run's tests here, which
     `read_previous_flags` (another key's run) does not return."""
+    # the newest run of each key by its keys alone, then that row's numbers and evidence: the
+    # window sorts six short columns of every run's tests, not their evidence (~4.6 KB a test on
+    # the real history; a year of daily runs is ~170k tests)
     df = con.execute("""
+        WITH newest AS (
+            SELECT s.run_id, s.model, s.benchmark, s.source, s.signal, s.detail
+            FROM contamination_signals s JOIN contamination_runs r USING (run_id)
+            QUALIFY row_number() OVER (PARTITION BY s.model, s.benchmark, s.source, s.signal, s.detail
+                                       ORDER BY r.run_at DESC, s.run_id) = 1)
         SELECT s.model, s.benchmark, s.source, s.signal, s.detail, s.status, s.flagged, s.effect, s.se,
                s.ci_low, s.ci_high, s.p_value, s.q_value, s.evidence, s.run_id
-        FROM contamination_signals s JOIN contamination_runs r USING (run_id)
-        QUALIFY row_number() OVER (PARTITION BY s.model, s.benchmark, s.source, s.signal, s.detail
-                                   ORDER BY r.run_at DESC, s.run_id) = 1""").df()
+        FROM contamination_signals s JOIN newest USING (run_id, model, benchmark, source, signal, detail)
+        ORDER BY s.signal, s.source, s.benchmark, s.model, s.detail""").df()
     df["evidence"] = [json.loads(v) if isinstance(v, str) else v for v in df["evidence"]]
     return df
 
