@@ -122,11 +122,18 @@ def read_last_post_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 def read_previous_flags(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
     """The tests of the newest run other than `run_id` (the previous evaluation of other data)."""
-    df = con.execute("""
+    return _decoded_tests(con.execute(f"""
         WITH prev AS (SELECT run_id FROM contamination_runs WHERE run_id <> ? ORDER BY run_at DESC, run_id LIMIT 1)
-        SELECT s.model, s.benchmark, s.source, s.signal, s.detail, s.status, s.flagged, s.effect, s.se,
-               s.ci_low, s.ci_high, s.p_value, s.q_value, s.evidence, s.run_id
-        FROM contamination_signals s JOIN prev USING (run_id)""", [run_id]).df()
+        SELECT {_STORED_TEST} FROM contamination_signals s JOIN prev USING (run_id)""", [run_id]).df())
+
+
+# a stored test as the hold and the persistence rule read it (families.previous_tests)
+_STORED_TEST = ("s.model, s.benchmark, s.source, s.signal, s.detail, s.status, s.flagged, s.effect, s.se, "
+                "s.ci_low, s.ci_high, s.p_value, s.q_value, s.evidence, s.run_id")
+
+
+def _decoded_tests(df: pd.DataFrame) -> pd.DataFrame:
+    """`df` (stored tests) with each evidence decoded from its JSON text."""
     df["evidence"] = [json.loads(v) if isinstance(v, str) else v for v in df["evidence"]]
     return df
 
@@ -139,18 +146,15 @@ def read_stored_tests(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     # the newest run of each key by its keys alone, then that row's numbers and evidence: the
     # window sorts six short columns of every run's tests, not their evidence (~4.6 KB a test on
     # the real history; a year of daily runs is ~170k tests)
-    df = con.execute("""
+    return _decoded_tests(con.execute(f"""
         WITH newest AS (
             SELECT s.run_id, s.model, s.benchmark, s.source, s.signal, s.detail
             FROM contamination_signals s JOIN contamination_runs r USING (run_id)
             QUALIFY row_number() OVER (PARTITION BY s.model, s.benchmark, s.source, s.signal, s.detail
                                        ORDER BY r.run_at DESC, s.run_id) = 1)
-        SELECT s.model, s.benchmark, s.source, s.signal, s.detail, s.status, s.flagged, s.effect, s.se,
-               s.ci_low, s.ci_high, s.p_value, s.q_value, s.evidence, s.run_id
+        SELECT {_STORED_TEST}
         FROM contamination_signals s JOIN newest USING (run_id, model, benchmark, source, signal, detail)
-        ORDER BY s.signal, s.source, s.benchmark, s.model, s.detail""").df()
-    df["evidence"] = [json.loads(v) if isinstance(v, str) else v for v in df["evidence"]]
-    return df
+        ORDER BY s.signal, s.source, s.benchmark, s.model, s.detail""").df())
 
 
 def read_last_run(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, pd.DataFrame]:
