@@ -370,6 +370,57 @@ def test_a2_snapshot_tests_identical_to_reference(seed, n_models):
         assert g == w
 
 
+# --- A1/A2 link data: positional lookups (were .loc / reindex per test) -----------------------
+
+def reference_link_rows(source_rows: pd.DataFrame, table, ref_benchmarks: list[str], exclude: set[str]):
+    """The previous label-indexing selection of `_link_data`: its reference models, their score
+    and n on b and on the reference benchmarks, and the snapshots of those reference cells."""
+    have = table.score.reindex(columns=ref_benchmarks).notna().all(axis=1)
+    candidates = source_rows[~source_rows["model"].isin(exclude)]
+    refs = [m for m in candidates["model"] if m in have.index and have[m]]
+    rows = candidates.set_index("model").loc[refs]
+    s_ref = np.column_stack([rows["score"].to_numpy(float), table.score.loc[refs, ref_benchmarks].to_numpy(float)])
+    n_ref = np.column_stack([rows["n"].to_numpy(float), table.n.loc[refs, ref_benchmarks].to_numpy(float)])
+    snaps = set(rows["snapshot_id"].dropna().astype(int))
+    snaps |= {int(v) for v in table.snapshots.loc[refs, ref_benchmarks].stack().dropna()}
+    return refs, s_ref, n_ref, tuple(sorted(snaps))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_link_data_identical_to_label_indexing(seed):
+    from analysis.contamination.link import _x_of
+    rng = np.random.default_rng(seed)
+    models = [f"m{i}" for i in rng.permutation(40)]
+    benches = ["b", "r1", "r2", "r3", "r4"]
+    rows = [(m, bb, float(rng.uniform(0.05, 0.95)), int(rng.integers(50, 500)))
+            for m in models for bb in benches if rng.uniform() < 0.8]     # holes: models without some scores
+    scores = pd.DataFrame(rows, columns=["model", "benchmark", "score", "n_items"]).assign(
+        source="s", metric="proportion", snapshot_id=lambda d: d.index + 1)   # a snapshot per cell
+    benchmarks = pd.DataFrame({"benchmark": benches, "chance": [0.25, 0.0, 0.1, 0.25, 0.0],
+                               "reference_benchmarks": [("r1", "r2", "r3", "r4"), (), (), (), ()]})
+    p = prepare(scores, benchmarks)
+    table, th = p.table, Thresholds(a1_min_ref_models=3)
+    source_rows = p.scores[(p.scores["benchmark"] == "b")]
+    for refs_b in (["r1", "r2", "r3", "r4"], ["r3", "r1"], ["r2"], ["r1", "nowhere"]):
+        for exclude in (set(), {models[0], models[5]}):
+            link, why = _link_data("b", source_rows, table, p.bench, refs_b, exclude, th)
+            if "nowhere" in refs_b:
+                assert link is None and why.startswith("|M_ref| = 0")
+                continue
+            refs, s_ref, n_ref, snaps = reference_link_rows(source_rows, table, refs_b, exclude)
+            assert link is not None and link.refs == refs and len(refs) >= 3
+            np.testing.assert_array_equal(link.s_ref, s_ref)
+            np.testing.assert_array_equal(link.n_ref, n_ref)
+            assert link.snapshot_ids == snaps
+        for m in models[:10] if "nowhere" not in refs_b else ():
+            mine = [r for r in refs_b if m in table.score.index and pd.notna(table.score.at[m, r])]
+            assert table.scored(m, refs_b) == mine
+            if mine:
+                want = float(_logit(table.score.loc[m, mine].to_numpy(float), table.n.loc[m, mine].to_numpy(float)).mean())
+                assert _x_of(table, m, mine) == want
+    assert table.scored("not a model", ["r1"]) == []
+
+
 # --- bin stability: the k best of each draw by a partition (was a full sort of every draw) ---
 
 def reference_binomial_top(s: np.ndarray, n: int, k: int, draws: int, seed: int) -> np.ndarray:

@@ -189,13 +189,13 @@ def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.G
             m = row["model"]
             if (m, b) in skip or (only is not None and not only(m, b)):
                 continue
-            mine = [r for r in refs_b if m in table.score.index and pd.notna(table.score.at[m, r])]
+            mine = table.scored(m, refs_b)
             link, why = _link_data(b, rows, table, bench, mine, {m}, th)
             if link is None:
                 log.debug("[contamination] A1 %s/%s %s not tested: %s", source or "-", b, m, why)
                 continue
-            tasks.append((row, link, table.score.loc[m, mine].to_numpy(float), table.n.loc[m, mine].to_numpy(float),
-                          source, b))
+            score, n, _ = table.cells([m], mine)
+            tasks.append((row, link, score[0], n[0], source, b))
     snaps = [_a1_snapshots(row, link) for row, link, *_ in tasks]
     rows = [(stored or {}).get(test_key(row["model"], b, "A1", source, "")) for row, _, _, _, source, b in tasks]
     kept_rows = [r if holdable(r, s, th) else None for r, s in zip(rows, snaps)]

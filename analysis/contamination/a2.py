@@ -98,8 +98,8 @@ def a2_predecessor_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, predece
                 continue
             if (new, b) in skip:
                 continue
-            both = [r for r in refs_b if all(m in table.score.index and pd.notna(table.score.at[m, r])
-                                             for m in (new, old))]
+            on_old = set(table.scored(old, refs_b))
+            both = [r for r in table.scored(new, refs_b) if r in on_old]
             link, why = _link_data(b, rows, table, bench, both, {new, old}, th)
             if link is None:
                 log.debug("[contamination] A2 %s/%s %s over %s not tested: %s", source or "-", b, new, old, why)

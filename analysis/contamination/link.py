@@ -33,15 +33,20 @@ def _link_data(b: str, source_rows: pd.DataFrame, table: _RefTable, bench: pd.Da
     """Reference models for b from one source: score on b (that source) and on all of R'."""
     if not ref_benchmarks:
         return None, "tested model has no score on any reference benchmark"
-    have = table.score.reindex(columns=ref_benchmarks).notna().all(axis=1)
     candidates = source_rows[~source_rows["model"].isin(exclude)]
-    refs = [m for m in candidates["model"] if m in have.index and have[m]]
+    if all(r in table.col_of for r in ref_benchmarks):      # a model with every reference score
+        score = table.cells(table.row_of, ref_benchmarks)[0]
+        have = ~np.isnan(score).any(axis=1)
+        keep = [m in table.row_of and bool(have[table.row_of[m]]) for m in candidates["model"]]
+    else:
+        keep = [False] * len(candidates)
+    rows = candidates[keep]
+    refs = rows["model"].tolist()
     if len(refs) < th.a1_min_ref_models:
         return None, f"|M_ref| = {len(refs)} < {th.a1_min_ref_models}"
-    rows = candidates.set_index("model").loc[refs]
-    s_ref = np.column_stack([rows["score"].to_numpy(float),
-                             table.score.loc[refs, ref_benchmarks].to_numpy(float)])
-    n_ref = np.column_stack([rows["n"].to_numpy(float), table.n.loc[refs, ref_benchmarks].to_numpy(float)])
+    ref_score, ref_n, ref_snaps = table.cells(refs, ref_benchmarks)
+    s_ref = np.column_stack([rows["score"].to_numpy(float), ref_score])
+    n_ref = np.column_stack([rows["n"].to_numpy(float), ref_n])
     chance_b = bench["chance"].get(b, np.nan)
     chance_r = bench["chance"].reindex(ref_benchmarks).to_numpy(float)
     anchor, floor = None, None
@@ -52,7 +57,7 @@ def _link_data(b: str, source_rows: pd.DataFrame, table: _RefTable, bench: pd.Da
     elif np.isfinite(chance_b) and chance_b > 0:
         floor = float(_logit(np.array(chance_b), big))
     snaps = set(rows["snapshot_id"].dropna().astype(int)) if "snapshot_id" in rows else set()
-    snaps |= {int(v) for v in table.snapshots.loc[refs, ref_benchmarks].stack().dropna()}
+    snaps |= {int(v) for v in ref_snaps[~np.isnan(ref_snaps)].tolist()}
     return _LinkData(refs, list(ref_benchmarks), s_ref, n_ref, anchor,
                      len(refs) >= th.a1_isotonic_min_ref, tuple(sorted(snaps)), floor), ""
 
@@ -126,7 +131,8 @@ def _loo_residuals(x: np.ndarray, y: np.ndarray, link: _LinkData) -> np.ndarray:
 
 
 def _x_of(table: _RefTable, model: str, refs: list[str]) -> float:
-    return float(_logit(table.score.loc[model, refs].to_numpy(float), table.n.loc[model, refs].to_numpy(float)).mean())
+    score, n, _ = table.cells([model], refs)
+    return float(_logit(score[0], n[0]).mean())
 
 
 def _reference_pool(scores: pd.DataFrame, benchmarks: pd.DataFrame, th: Thresholds, *,
