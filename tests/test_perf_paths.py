@@ -419,6 +419,9 @@ def test_link_data_identical_to_label_indexing(seed):
                 want = float(_logit(table.score.loc[m, mine].to_numpy(float), table.n.loc[m, mine].to_numpy(float)).mean())
                 assert _x_of(table, m, mine) == want
     assert table.scored("not a model", ["r1"]) == []
+    for empty in (source_rows.iloc[:0], source_rows):        # no candidate left: no link, no error
+        link, why = _link_data("b", empty, table, p.bench, ["r1"], set(empty["model"]) if len(empty) else set(), th)
+        assert link is None and why == "|M_ref| = 0 < 3"
 
 
 # --- bin stability: the k best of each draw by a partition (was a full sort of every draw) ---

@@ -310,6 +310,10 @@ class _RefTable:
         at = np.ix_(rows, cols)
         return tuple(a[at] for a in self._arrays)   # type: ignore[return-value]
 
+    def complete(self, benchmarks: list[Any]) -> np.ndarray:
+        """Per model (row), whether it has a score on every one of `benchmarks` (each in the table)."""
+        return ~np.isnan(self._arrays[0][:, [self.col_of[b] for b in benchmarks]]).any(axis=1)
+
     def scored(self, model: Any, benchmarks: list[Any]) -> list[Any]:
         """The `benchmarks` (each in the table) on which `model` has a score, in their order."""
         i = self.row_of.get(model)

@@ -34,13 +34,11 @@ def _link_data(b: str, source_rows: pd.DataFrame, table: _RefTable, bench: pd.Da
     if not ref_benchmarks:
         return None, "tested model has no score on any reference benchmark"
     candidates = source_rows[~source_rows["model"].isin(exclude)]
-    if all(r in table.col_of for r in ref_benchmarks):      # a model with every reference score
-        score = table.cells(table.row_of, ref_benchmarks)[0]
-        have = ~np.isnan(score).any(axis=1)
-        keep = [m in table.row_of and bool(have[table.row_of[m]]) for m in candidates["model"]]
-    else:
-        keep = [False] * len(candidates)
-    rows = candidates[keep]
+    keep = np.zeros(len(candidates), dtype=bool)       # a model with every reference score
+    if all(r in table.col_of for r in ref_benchmarks):
+        have, at = table.complete(ref_benchmarks), table.row_of
+        keep[:] = [m in at and bool(have[at[m]]) for m in candidates["model"]]
+    rows = candidates[keep]                             # (a mask: an empty list would select columns)
     refs = rows["model"].tolist()
     if len(refs) < th.a1_min_ref_models:
         return None, f"|M_ref| = {len(refs)} < {th.a1_min_ref_models}"
