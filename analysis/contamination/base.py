@@ -302,24 +302,27 @@ class _RefTable:
         assert self.snapshots.index.equals(self.score.index) and self.snapshots.columns.equals(self.score.columns)
         return (self.score.to_numpy(float), self.n.to_numpy(float), self.snapshots.to_numpy(float))
 
+    def _cols(self, benchmarks: Iterable[Any]) -> np.ndarray:
+        return np.fromiter((self.col_of[b] for b in benchmarks), dtype=np.intp)
+
     def cells(self, models: Iterable[Any], benchmarks: Iterable[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(score, n, snapshot id) of `models` × `benchmarks`, each in the table, as float arrays
         (`score.loc[models, benchmarks]` and the same of n and snapshots)."""
-        rows = np.fromiter((self.row_of[m] for m in models), dtype=np.intp)
-        cols = np.fromiter((self.col_of[b] for b in benchmarks), dtype=np.intp)
-        at = np.ix_(rows, cols)
+        at = np.ix_(np.fromiter((self.row_of[m] for m in models), dtype=np.intp), self._cols(benchmarks))
         return tuple(a[at] for a in self._arrays)   # type: ignore[return-value]
 
-    def complete(self, benchmarks: list[Any]) -> np.ndarray:
-        """Per model (row), whether it has a score on every one of `benchmarks` (each in the table)."""
-        return ~np.isnan(self._arrays[0][:, [self.col_of[b] for b in benchmarks]]).any(axis=1)
+    def complete(self, models: Iterable[Any], benchmarks: list[Any]) -> np.ndarray:
+        """Per model of `models`: whether it is in the table with a score on every one of
+        `benchmarks` (each in the table): the reference models A1 and A2 may use."""
+        full = ~np.isnan(self._arrays[0][:, self._cols(benchmarks)]).any(axis=1)
+        return np.fromiter((m in self.row_of and bool(full[self.row_of[m]]) for m in models), dtype=bool)
 
     def scored(self, model: Any, benchmarks: list[Any]) -> list[Any]:
         """The `benchmarks` (each in the table) on which `model` has a score, in their order."""
         i = self.row_of.get(model)
         if i is None:
             return []
-        values = self._arrays[0][i, [self.col_of[b] for b in benchmarks]]
+        values = self._arrays[0][i, self._cols(benchmarks)]
         return [b for b, v in zip(benchmarks, values.tolist()) if not np.isnan(v)]
 
 

@@ -34,10 +34,8 @@ def _link_data(b: str, source_rows: pd.DataFrame, table: _RefTable, bench: pd.Da
     if not ref_benchmarks:
         return None, "tested model has no score on any reference benchmark"
     candidates = source_rows[~source_rows["model"].isin(exclude)]
-    keep = np.zeros(len(candidates), dtype=bool)       # a model with every reference score
-    if all(r in table.col_of for r in ref_benchmarks):
-        have, at = table.complete(ref_benchmarks), table.row_of
-        keep[:] = [m in at and bool(have[at[m]]) for m in candidates["model"]]
+    keep = table.complete(candidates["model"], ref_benchmarks) if all(r in table.col_of for r in ref_benchmarks) \
+        else np.zeros(len(candidates), dtype=bool)
     rows = candidates[keep]                             # (a mask: an empty list would select columns)
     refs = rows["model"].tolist()
     if len(refs) < th.a1_min_ref_models:
@@ -144,8 +142,7 @@ def _reference_pool(scores: pd.DataFrame, benchmarks: pd.DataFrame, th: Threshol
         refs_b = p.reference_benchmarks(b)
         if not refs_b:
             continue
-        have = table.score.reindex(index=rows["model"], columns=refs_b).notna().all(axis=1)
-        models = [m for m in rows["model"] if have.get(m, False)]
+        models = [m for m, ok in zip(rows["model"], table.complete(rows["model"], refs_b)) if ok]
         if len(models) >= th.a1_min_ref_models + 2:
             pools.append((source, b, models))
     return pools
