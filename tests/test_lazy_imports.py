@@ -92,3 +92,31 @@ def test_a_prefect_profile_with_an_api_url_is_asked(tmp_path):
         out = prefect_api_hinted(os.environ)
     """, tmp_path)
     assert got["out"] is True and "prefect" not in got["heavy"]
+
+
+def _freeze_count_at_exit(call: str, tmp_path: Path) -> int:
+    """gc.get_freeze_count() as the interpreter exits, after `call` (a checker registered with
+    atexit before it, so it runs after whatever the call registers)."""
+    script = textwrap.dedent(f"""
+        import atexit, gc, sys
+        atexit.register(lambda: print("@@frozen", gc.get_freeze_count()))
+        sys.argv = ["benchwatch", "query", "SELECT 1 AS one", "--db", {str(tmp_path / "bw.duckdb")!r}]
+        from cli.main import main
+        code = {call}
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "SLACK_"))}
+    env.update(PYTHONPATH=str(ROOT), HOME=str(tmp_path))
+    cp = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                        timeout=300)
+    assert cp.returncode == 0, cp.stderr[-2000:]
+    assert "one" in cp.stdout
+    return int(cp.stdout.rsplit("@@frozen", 1)[1])
+
+
+def test_a_command_process_skips_the_final_collections_and_an_in_process_main_does_not(tmp_path):
+    ingest_file(tmp_path / "bw.duckdb", "csv", FIX / "scores_proportion.csv")
+    # the process's own command line (console script, python -m cli): frozen at exit, so the
+    # shutdown's full collections skip what the imports made (bench/run.py's cycle line times it)
+    assert _freeze_count_at_exit("main()", tmp_path) > 10_000
+    # a test's main([...]) in its own process: the collector is left as it was
+    assert _freeze_count_at_exit("main(sys.argv[1:])", tmp_path) == 0
