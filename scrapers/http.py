@@ -20,8 +20,6 @@ import re
 import threading
 import time
 from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 from urllib.parse import urlsplit
@@ -61,20 +59,20 @@ def read_capped(path: str | os.PathLike, max_bytes: int | None = None) -> bytes:
 
 
 def _package_version() -> str:
+    # importlib.metadata (and the email package it loads, ~17 ms): when a live fetch starts, not
+    # at import (a replayed or unchanged cycle makes no request)
+    from importlib.metadata import PackageNotFoundError, version
     try:
         return version("benchwatch")
     except PackageNotFoundError:  # running from a source tree that is not installed
         return "0+unknown"
 
 
-def user_agent() -> str:
+def default_user_agent() -> str:
     """`benchwatch/<version> (leaderboard monitor[; +<contact>])`; the operator's contact (URL or
     e-mail) comes from $BENCHWATCH_CONTACT so site owners can reach whoever runs the scraper."""
     contact = os.environ.get("BENCHWATCH_CONTACT", "").strip()
     return f"benchwatch/{_package_version()} (leaderboard monitor{'; +' + contact if contact else ''})"
-
-
-USER_AGENT = user_agent()
 
 
 # urllib3 logs every request line with its query string at DEBUG: its records are redacted
@@ -91,6 +89,7 @@ def parse_retry_after(value: str | None, now: datetime) -> float | None:
         return max(0.0, float(text))
     except ValueError:
         pass
+    from email.utils import parsedate_to_datetime
     try:
         when = parsedate_to_datetime(text)
     except (TypeError, ValueError):
@@ -140,7 +139,7 @@ class Fetcher:
                  backoff_base: float = DEFAULT_BACKOFF_BASE, backoff_max: float = DEFAULT_BACKOFF_MAX,
                  max_total_wait: float = DEFAULT_MAX_TOTAL_WAIT,
                  politeness_delay: float = DEFAULT_POLITENESS_DELAY, max_bytes: int = DEFAULT_MAX_BYTES,
-                 user_agent: str = USER_AGENT, session: requests.Session | None = None,
+                 user_agent: str | None = None, session: requests.Session | None = None,
                  sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic,
                  jitter: Callable[[], float] = random.random):
         if max_attempts < 1:
@@ -156,7 +155,7 @@ class Fetcher:
         self.politeness_delay = politeness_delay
         self.max_bytes = max_bytes
         self.session = session or requests.Session()
-        self.session.headers["User-Agent"] = user_agent
+        self.session.headers["User-Agent"] = default_user_agent() if user_agent is None else user_agent
         self.session.max_redirects = 10
         self._sleep = sleep
         self._clock = clock

@@ -18,7 +18,7 @@ import urllib3
 
 from scrapers.base import Scraper, ScrapeError
 from scrapers.csv import CsvScraper
-from scrapers.http import (CHUNK_SIZE, USER_AGENT, user_agent, Fetcher, ReplayFetcher, fetch_source, parse_retry_after,
+from scrapers.http import (CHUNK_SIZE, default_user_agent, Fetcher, ReplayFetcher, fetch_source, parse_retry_after,
                            FileRefused, read_capped, redact_url)
 
 Handler = Callable[[BaseHTTPRequestHandler], None]
@@ -152,14 +152,17 @@ def test_200_returns_content_hash_validators_and_one_attempt(server):
     [a] = r.attempts
     assert (a.url, a.http_status, a.bytes, a.status, a.error) == (url, 200, len(body), "ok", None)
     assert sleeps == []
-    assert server.hits("/data/leaderboards.json")[0]["User-Agent"] == USER_AGENT
+    assert server.hits("/data/leaderboards.json")[0]["User-Agent"] == default_user_agent()
 
 
 def test_user_agent_names_project_version_and_operator_contact(monkeypatch):
-    assert USER_AGENT == f"benchwatch/{importlib.metadata.version('benchwatch')} (leaderboard monitor)" \
-        or USER_AGENT.startswith(f"benchwatch/{importlib.metadata.version('benchwatch')} (leaderboard monitor; +")
+    monkeypatch.delenv("BENCHWATCH_CONTACT", raising=False)
+    assert default_user_agent() == f"benchwatch/{importlib.metadata.version('benchwatch')} (leaderboard monitor)"
+    # read when a fetcher is made, not when the module was imported
     monkeypatch.setenv("BENCHWATCH_CONTACT", "ops@example.org")
-    assert user_agent().endswith("(leaderboard monitor; +ops@example.org)")
+    assert default_user_agent().endswith("(leaderboard monitor; +ops@example.org)")
+    with Fetcher() as fetcher:
+        assert fetcher.session.headers["User-Agent"] == default_user_agent()
 
 
 def test_conditional_get_304_is_not_modified(server):

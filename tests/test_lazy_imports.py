@@ -120,3 +120,19 @@ def test_a_command_process_skips_the_final_collections_and_an_in_process_main_do
     assert _freeze_count_at_exit("main()", tmp_path) > 10_000
     # a test's main([...]) in its own process: the collector is left as it was
     assert _freeze_count_at_exit("main(sys.argv[1:])", tmp_path) == 0
+
+
+def test_a_replayed_fetch_loads_no_package_metadata(tmp_path):
+    """The User-Agent (the installed version, importlib.metadata and the email package it loads,
+    ~17 ms) is built when a live fetcher is made: a cycle on recorded responses never needs it."""
+    replay = ROOT / "tests" / "fixtures" / "replay"
+    got = _loaded_after(f"""
+        import sys
+        import jobs.cycle
+        import scrapers
+        from scrapers.http import ReplayFetcher
+        url = scrapers.get("swebench").urls[0]
+        result = ReplayFetcher({str(replay)!r}).fetch(url, source="swebench")
+        out = [result.status, sorted(m for m in ("importlib.metadata", "email.utils") if m in sys.modules)]
+    """, tmp_path)
+    assert got["out"] == ["ok", []]
