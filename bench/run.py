@@ -20,6 +20,7 @@ Measures and goals:
   ingest       `benchwatch ingest csv` of N unique score rows vs DuckDB's own
                CREATE TABLE ... AS SELECT * FROM read_csv(...): <= 5x (whole processes);
                a file of which ~60% are rejected rows: time per row <= 1.2x a clean file's
+               (each the best of two runs, alternated)
   analyze      `benchwatch analyze` on a synthetic history (2,000 models x 100 benchmarks x
                52 weekly snapshots + 1,000 dated items x 200 models): < 60 s, RSS <= 1 GiB;
                at twice that history (4,000 models, 20.8M rows): RSS <= 1.5 GiB, with the
@@ -261,19 +262,27 @@ def bench_ingest(fracs: list[float], quick: bool, tmp: Path) -> None:
         line("ingest", f"{f:4.0%} {n:8d} rows: benchwatch ingest {t_ours:6.2f} s, duckdb read_csv {t_ceiling:5.2f} s "
              f"-> {ratio:5.1f}x (goal <= 5x)", measured("ingest: clean file vs read_csv", ratio, 5) if f == fracs[-1] else None)
     line("ingest", slope(sizes, ours_t))
-    # rejects: the same number of rows, 60% of them duplicates of earlier rows
+    # rejects: the same number of rows, 60% of them duplicates of earlier rows. Each side is a single
+    # whole process of ~3 s whose runs differ by ~10 %, so the two files alternate and each side is
+    # its best of two (the clean file's first is the 100 % line's run above).
     n = int(full * fracs[-1])
     bad = tmp / "rejects.csv"
     if not bad.exists():
         write_scores_csv(bad, n, reject_share=0.6)
     db = tmp / "rejects.duckdb"
-    for p in (db, Path(str(db) + ".wal")):
-        p.unlink(missing_ok=True)
-    t_bad, out = proc([*CLI, "ingest", "csv", str(bad), "--db", str(db), "--observed-at", "2025-01-01"])
-    per_good = ours_t[-1] / n
-    ratio = (t_bad / n) / per_good
-    line("ingest", f"rejects: {n} rows of which 60% rejected: {t_bad:6.2f} s -> {ratio:4.2f}x the time per row of "
-         f"a clean file (goal <= 1.2x) [{out.strip().splitlines()[-1][:90] if out.strip() else ''}]",
+
+    def rejects() -> tuple[float, str]:
+        for p in (db, Path(str(db) + ".wal")):
+            p.unlink(missing_ok=True)
+        return proc([*CLI, "ingest", "csv", str(bad), "--db", str(db), "--observed-at", "2025-01-01"])
+
+    t_bad, out = rejects()
+    t_good = min(ours_t[-1], best_of(ours, 1))
+    t_bad = min(t_bad, rejects()[0])
+    ratio = (t_bad / n) / (t_good / n)
+    line("ingest", f"rejects: {n} rows of which 60% rejected: {t_bad:6.2f} s against a clean file's {t_good:5.2f} s "
+         f"(each the best of 2, alternated) -> {ratio:4.2f}x the time per row of a clean file (goal <= 1.2x) "
+         f"[{out.strip().splitlines()[-1][:90] if out.strip() else ''}]",
          measured("ingest: rejects, time per row vs clean", ratio, 1.2))
 
 
