@@ -503,17 +503,20 @@ def _rejects(con: duckdb.DuckDBPyConnection, n_rejected: int) -> tuple[int, str]
         add_parts(text_columns)
         for c in text_columns:
             con.execute(f"UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jtext j WHERE j.v = _bw_csv_rej.{c}")
-    # per distinct text of a number (-0.0 is not 0.0 there), the pattern once each
-    if fragments("_bw_csv_jnum", f"""SELECT v FROM (SELECT any_value(v) AS v, t FROM (
-                                         SELECT v, CAST(v AS VARCHAR) AS t FROM (SELECT score AS v FROM _bw_csv_rej
-                                                                                UNION ALL SELECT stderr FROM _bw_csv_rej))
-                                     GROUP BY t) WHERE NOT regexp_full_match(t, '{SAFE_NUMBER}')""",
+    # per distinct number, the pattern once each on its text. A number is its value and its sign:
+    # as values 0.0 = -0.0, but their texts differ; every NaN is one value (one JSON text). Grouped
+    # and joined as doubles, not as text (casting every rejected row's two numbers: ~0.1 s at 600k).
+    def neg(v: str) -> str:
+        return f"(signbit({v}) AND NOT isnan({v}))"
+    if fragments("_bw_csv_jnum", f"""SELECT v FROM (SELECT DISTINCT v, {neg('v')} FROM (
+                                         SELECT score AS v FROM _bw_csv_rej UNION ALL SELECT stderr FROM _bw_csv_rej)
+                                     WHERE v IS NOT NULL)
+                                     WHERE NOT regexp_full_match(CAST(v AS VARCHAR), '{SAFE_NUMBER}')""",
                  lambda v: v.astype("float64"), "DOUBLE"):
         add_parts(("score", "stderr"))
         for c in ("score", "stderr"):     # only numbers whose text is not safe are in _bw_csv_jnum
-            # joined by text: as values, 0.0 = -0.0
             con.execute(f"""UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jnum j
-                            WHERE CAST(j.v AS VARCHAR) = CAST(_bw_csv_rej.{c} AS VARCHAR)""")
+                            WHERE j.v = _bw_csv_rej.{c} AND {neg('j.v')} = {neg(f'_bw_csv_rej.{c}')}""")
     if fragments("_bw_csv_jdate", """SELECT DISTINCT v FROM (SELECT model_release_date AS v FROM _bw_csv_rej UNION ALL
                                      SELECT knowledge_cutoff FROM _bw_csv_rej UNION ALL
                                      SELECT evaluated_at FROM _bw_csv_rej) WHERE v IS NOT NULL""",

@@ -101,6 +101,23 @@ def test_random_cells_match_the_pandas_path(new_synced_db, tmp_path, monkeypatch
     assert_same(*both(new_synced_db, board, monkeypatch))
 
 
+def test_signed_zeros_nans_and_infinities_of_rejected_rows_match_the_pandas_path(new_synced_db, tmp_path,
+                                                                                 monkeypatch):
+    """Rejected rows whose numbers are signed zeros, NaNs, infinities or long fractions get the pandas
+    path's row JSON (their text is looked up once per distinct number: its value and its sign)."""
+    cells = [("0.0", "0.0"), ("-0.0", "-0.0"), ("-0", "0"), ("nan", "-nan"), ("-nan", "nan"), ("NaN", ""),
+             ("inf", "-inf"), ("-inf", "inf"), ("0.30000000000000004", "-0.0"), ("0.5", "0.10000000000000001")]
+    lines = ["model,benchmark,score,stderr", "anchor,mmlu,0.8,0.01"]
+    for i, (score, se) in enumerate(cells):
+        lines += [f"m{i},mmlu,0.5,0.01", f"m{i},mmlu,{score},{se}"]      # the second repeats the first's key
+    board = tmp_path / "numbers.csv"
+    board.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    native, reference = both(new_synced_db, board, monkeypatch)
+    assert_same(native, reference)
+    row_json = reference[1]["rejects"]["row_json"]
+    assert len(row_json) == len(cells)
+
+
 @pytest.mark.parametrize("text", [
     "model,benchmark,score\no3,mmlu,0.8\nbad,mmlu,0.5,extra\n",            # malformed: DuckDB refuses, pandas words it
     "model,benchmark,score\n",                                             # a header and no rows
