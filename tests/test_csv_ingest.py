@@ -104,7 +104,9 @@ def test_random_cells_match_the_pandas_path(new_synced_db, tmp_path, monkeypatch
 def test_signed_zeros_nans_and_infinities_of_rejected_rows_match_the_pandas_path(new_synced_db, tmp_path,
                                                                                  monkeypatch):
     """Rejected rows whose numbers are signed zeros, NaNs, infinities or long fractions get the pandas
-    path's row JSON (their text is looked up once per distinct number: its value and its sign)."""
+    path's row JSON (their text is looked up once per distinct number: its value and its sign). What
+    this checks is that equality: DuckDB reads a stored -0.0 back as 0.0 and pandas writes it 0.0, so
+    a lookup that ignored the sign would give the same JSON here."""
     cells = [("0.0", "0.0"), ("-0.0", "-0.0"), ("-0", "0"), ("nan", "-nan"), ("-nan", "nan"), ("NaN", ""),
              ("inf", "-inf"), ("-inf", "inf"), ("0.30000000000000004", "-0.0"), ("0.5", "0.10000000000000001")]
     lines = ["model,benchmark,score,stderr", "anchor,mmlu,0.8,0.01"]
