@@ -2,7 +2,9 @@
 those of the last one (issue 12, "unchanged cycle").
 
 The fingerprint hashes, in SQL, every stored table the analysis reads (row count and an
-order-independent XOR of row hashes), the snapshots without their first/last-seen times (a
+order-independent XOR of row hashes, each hashed again: DuckDB combines the values of a row's
+hash, or a struct's fields, by XOR-ing in the last one, so in an XOR of bare row hashes two rows
+whose last column changed alike would cancel out; the outer hash mixes that away), the snapshots without their first/last-seen times (a
 cycle that sees the same content again touches those and nothing else), and the caller's
 parameters (analysis constants and the UTC day of `now`: trends and forecasts are relative to
 the day, so a new day recomputes). Any insert, delete or update of an input row changes it.
@@ -49,7 +51,7 @@ def table_digests(con: duckdb.DuckDBPyConnection,
         if table == "scores" and scores is not None:
             continue
         cols = f"* EXCLUDE ({', '.join(leave_out)})" if leave_out else "*"
-        selects.append(f"SELECT {i} AS i, count(*) AS n, coalesce(bit_xor(hash(t)), 0) AS x "
+        selects.append(f"SELECT {i} AS i, count(*) AS n, coalesce(bit_xor(hash(hash(t))), 0) AS x "
                        f"FROM (SELECT {cols} FROM {table}) t")
     rows = {int(i): (int(n), int(x)) for i, n, x in con.execute(" UNION ALL ".join(selects)).fetchall()} \
         if selects else {}
@@ -115,12 +117,12 @@ def score_table_groups(con: duckdb.DuckDBPyConnection, now: datetime) -> pd.Data
     return con.execute("""
         WITH g AS (
             SELECT source, benchmark, coalesce(table_version, '') AS table_version, count(*) AS n,
-                   coalesce(bit_xor(hash(sc)), 0) AS raw, count(*) FILTER (WHERE evaluated_at > ?) AS future
+                   coalesce(bit_xor(hash(hash(sc))), 0) AS raw, count(*) FILTER (WHERE evaluated_at > ?) AS future
             FROM scores sc GROUP BY ALL),
         s AS (
-            SELECT source, bit_xor(hash(id, observed_at, status, observed_at > ?)) AS snapshots
+            SELECT source, bit_xor(hash(hash(id, observed_at, status, observed_at > ?))) AS snapshots
             FROM snapshots GROUP BY source)
-        SELECT g.source, g.benchmark, g.table_version, g.n, g.raw, hash(g.raw, s.snapshots) AS xor, g.future
+        SELECT g.source, g.benchmark, g.table_version, g.n, g.raw, hash(hash(g.raw, s.snapshots)) AS xor, g.future
         FROM g LEFT JOIN s ON s.source = g.source""", [now, now]).df()
 
 
@@ -129,7 +131,7 @@ def item_groups(con: duckdb.DuckDBPyConnection, now: datetime) -> pd.DataFrame:
     snapshot's date and status), items dated after `now`."""
     return con.execute("""
         SELECT i.source, i.benchmark, count(*) AS n,
-               coalesce(bit_xor(hash(i, sn.observed_at, sn.status)), 0) AS xor,
+               coalesce(bit_xor(hash(hash(i, sn.observed_at, sn.status))), 0) AS xor,
                count(*) FILTER (WHERE i.item_date > CAST(? AS DATE)) AS future
         FROM item_results i LEFT JOIN snapshots sn ON sn.id = i.snapshot_id
         GROUP BY ALL""", [now]).df()

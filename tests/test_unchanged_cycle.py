@@ -5,6 +5,7 @@ makes the next cycle recompute."""
 from __future__ import annotations
 
 import shutil
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,38 @@ def test_a_changed_response_beside_unchanged_ones_is_parsed_and_reanalysed(synce
         assert con.execute("SELECT count(*) FROM snapshots WHERE source = 'aider_polyglot'").fetchone()[0] == 2
         per_run = con.execute("SELECT count(DISTINCT source) FROM fetches GROUP BY run_id").fetchall()
         assert sorted(per_run) == [(2,), (2,)]    # each cycle recorded both sources' fetches
+
+
+def test_the_digests_see_two_rows_changed_alike(synced_db):
+    """Row hashes are XOR-ed into a digest; DuckDB's hash of several values (or of a row's
+    columns) XORs the last one in, so two rows whose last value changed alike once cancelled
+    out: a snapshot held under an even number of item rows, or the last column of two score rows
+    set alike, left the digests as they were (storage.fingerprint hashes each row's hash again)."""
+    now = datetime(2025, 6, 1, tzinfo=timezone.utc)
+    with db.connect(synced_db) as con:
+        con.execute("""INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen,
+                                              last_seen, origin, parser_version, n_scores, n_items, n_models, n_rejects, status)
+                       VALUES (1, 'livecodebench', 'a', ['a'], ['a.json'], TIMESTAMPTZ '2025-01-01', TIMESTAMPTZ '2025-01-01',
+                               TIMESTAMPTZ '2025-01-01', 'ingest', 1, 2, 2, 2, 0, 'ok')""")
+        con.execute("""INSERT INTO item_results (snapshot_id, source, benchmark, model, model_raw, item_id, item_date,
+                                                 difficulty, platform, score)
+                       SELECT 1, 'livecodebench', 'livecodebench', m, m, 'i' || i, DATE '2024-06-01', 'easy', 'leetcode', 1.0
+                       FROM (VALUES ('m1'), ('m2')) t(m), range(2) r(i)""")
+        con.execute("""INSERT INTO scores (snapshot_id, source, benchmark, benchmark_raw, model, model_raw, setting, score,
+                                           metric, excluded_reason, population)
+                       SELECT 1, 'livecodebench', 'livecodebench', 'livecodebench', m, m, '', 0.5, 'proportion', '', 'models'
+                       FROM (VALUES ('m1'), ('m2')) t(m)""")
+        last = con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'scores' "
+                           "ORDER BY column_index DESC LIMIT 1").fetchone()[0]
+        items, scores = fp.item_groups(con, now), fp.score_table_groups(con, now)
+        tables = fp.table_digests(con)
+        con.execute("UPDATE snapshots SET status = 'held'")        # over 4 item rows and 2 score rows
+        assert not fp.item_groups(con, now)["xor"].equals(items["xor"])
+        assert not fp.score_table_groups(con, now)["xor"].equals(scores["xor"])
+        con.execute("UPDATE snapshots SET status = 'ok'")
+        assert fp.item_groups(con, now)["xor"].equals(items["xor"])
+        con.execute(f"UPDATE scores SET {last} = DEFAULT")           # both rows alike (their last column)
+        con.execute(f"UPDATE scores SET {last} = 'someone'" if last == "reported_by" else
+                    f"UPDATE scores SET {last} = NOT coalesce({last}, false)")
+        assert not fp.score_table_groups(con, now)["raw"].equals(scores["raw"])
+        assert fp.table_digests(con) != tables
