@@ -49,15 +49,17 @@ def with_table_ids(frame: pd.DataFrame) -> pd.DataFrame:
     return assign_tables(frame)
 
 
-def read_dated_history(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None) -> pd.DataFrame:
+def read_dated_history(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None, *,
+                       keep: bool = False, reuse: bool = False) -> pd.DataFrame:
     """The dated history the trajectory, frontier and trends need: only the rows that can change
     a running top k, each dated by the history's dating rule (both in analysis/running_best_history.sql,
     which storage.saturation.read_running_best_history executes; `benchmarks`: only those
-    benchmarks' rows)."""
+    benchmarks' rows; `keep`, `reuse`: store what was read, read on top of what was stored)."""
     claims = reads.read_model_date_claims(con)
     releases = release_dates(claims, resolved=resolved_dates(claims))
     lower = [m for m in METRIC_DIRECTIONS if lower_is_better(m)]
-    return log_dates(store.read_running_best_history(con, releases, lower, benchmarks=benchmarks))
+    return log_dates(store.read_running_best_history(con, releases, lower, benchmarks=benchmarks,
+                                                     keep=keep, reuse=reuse))
 
 
 def primary_population(history: pd.DataFrame) -> pd.DataFrame:
@@ -167,7 +169,9 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="saturation-table") as beside:
         tables_job = beside.submit(contextvars.copy_context().run, saturation_table, latest, registry,
                                    k=k, alpha=alpha, z=z, scope=SCOPE)
-        history = read_dated_history(con) if benches is None else read_dated_history(con, benches)
+        # stored as read; an incremental analysis reads its tables' new rows on top of what the
+        # last read of them stored (storage/history_kept.py), a full one reads every row
+        history = read_dated_history(con, benches, keep=True, reuse=only is not None)
         snap = tables_job.result()
     if len(snap):
         snap["as_of"] = snap["table_id"].map(latest.groupby("table_id")["observed_at"].max())

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from common.time import naive_utc_columns
+from storage import history_kept as kept
 from storage.db import insert_frame, registered_frame, transaction
 from storage.engine import duckdb
 
@@ -149,7 +150,8 @@ def read_score_history(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 
 def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.DataFrame,
-                              lower_is_better: list[str], benchmarks: list[str] | None = None) -> pd.DataFrame:
+                              lower_is_better: list[str], benchmarks: list[str] | None = None, *,
+                              keep: bool = False, reuse: bool = False) -> pd.DataFrame:
     """The rows of `read_score_history` that can change a running top k or a frontier, its columns
     and each row's date.
 
@@ -162,19 +164,96 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
     of a strictly earlier date has a score at least as good (at least as low for a metric in
     `lower_is_better`). Rows lacking a score, model or date are kept as they are (the analysis
     reports and drops them). `benchmarks`: only those benchmarks' rows.
+
+    `keep` (an analysis, which writes): store what was read (storage.history_kept); `reuse`: read
+    each benchmark on top of its stored rows where they still hold (only the rows of its tables'
+    newer snapshots are read), else whole. The same rows either way.
     """
     release = release_dates[["model", "release_date"]].astype({"release_date": "datetime64[us]"})
     frames = []
     with registered_frame(con, release) as rel, memory_limit(con):
         # narrow rows (a row id, the keys, score and dates) through the windows; the kept rows'
         # other columns are fetched by row id at the end; one range of benchmarks at a time
-        sql = running_best_sql().format(releases=rel, order=_HISTORY_ORDER)
+        whole = _running_best(rel)
+        rule = kept.rule_digest(running_best_sql(), lower_is_better) if keep or reuse else ""
         for chunk in benchmark_chunks(con, benchmarks=benchmarks):
-            frames.append(con.execute(sql, [chunk, list(lower_is_better), chunk]).df().pipe(shared_strings))
+            if not (keep or reuse):
+                frames.append(con.execute(whole, [chunk, list(lower_is_better), chunk]).df().pipe(shared_strings))
+                continue
+            # one transaction: the kept rows and their basis describe the same rows
+            with transaction(con):
+                frames.append(_read_kept(con, chunk, rel, lower_is_better, rule, whole, reuse=reuse, keep=keep))
         if not frames:          # no benchmark: the same columns, no row
-            frames.append(con.execute(sql, [[""], list(lower_is_better), [""]]).df())
+            frames.append(con.execute(whole, [[""], list(lower_is_better), [""]]).df())
     df = pd.concat(frames, ignore_index=True)
     return naive_utc_columns(df, "evaluated_at", "first_observed_at", "observed_at", "release_date", "date")
+
+
+def _running_best(releases: str, basis: str | None = None) -> str:
+    """The history query: whole, or (`basis`, a registered frame of the tables' stored basis) on
+    top of their kept rows (analysis/running_best_history.sql says how)."""
+    if basis is None:
+        parts = dict(basis_join="", only_new="", context="", stored="")
+    else:
+        same_table = (f"{{t}}.source = b.source AND {{t}}.benchmark = b.benchmark "
+                      f"AND coalesce({{t}}.table_version, '') = b.table_version")
+        parts = dict(
+            basis_join=f"JOIN {basis} b ON {same_table.format(t='sc')} AND sc.snapshot_id > b.max_snapshot_id",
+            only_new=("AND NOT EXISTS (SELECT 1 FROM scores o JOIN snapshots osn ON osn.id = o.snapshot_id "
+                      "WHERE o.snapshot_id <= b.max_snapshot_id AND o.source = sc.source AND o.benchmark = sc.benchmark "
+                      "AND coalesce(o.table_version, '') = coalesce(sc.table_version, '') "
+                      "AND o.model_raw IS NOT DISTINCT FROM sc.model_raw AND o.setting IS NOT DISTINCT FROM sc.setting "
+                      "AND o.score IS NOT DISTINCT FROM sc.score AND o.excluded_reason = '' "
+                      "AND osn.status IS DISTINCT FROM 'held' AND NOT coalesce(o.is_reference, false))"),
+            context=("UNION ALL BY NAME SELECT h.benchmark, h.source, h.table_version AS _tv, h.model, h.metric, "
+                     "coalesce(h.population, 'models') AS _pop, h.score, h.date AS _date, "
+                     "h.score IS NOT NULL AND NOT isnan(h.score) AS _scored, true AS _context "
+                     f"FROM history_kept h JOIN {basis} b ON {same_table.format(t='h')}"),
+            stored=f"UNION ALL BY NAME SELECT h.* FROM history_kept h JOIN {basis} b ON {same_table.format(t='h')}")
+    return running_best_sql().format(releases=releases, order=_HISTORY_ORDER, **parts)
+
+
+def _read_kept(con: duckdb.DuckDBPyConnection, chunk: list[str], rel: str, lower_is_better: list[str], rule: str,
+               whole: str, *, reuse: bool, keep: bool) -> pd.DataFrame:
+    """One range of benchmarks of `read_running_best_history` with the stored kept rows: read on
+    top of them where they hold (`reuse`), else whole; stored again (`keep`)."""
+    on_kept: set[str] = set()
+    parts, inputs, basis = [], None, None
+    if reuse:
+        basis = kept.stored_basis(con, chunk, rule)
+        if len(basis):
+            inputs = kept.table_inputs(con, chunk, rel, basis)
+            on_kept = kept.reusable_benchmarks(basis, inputs)
+        if on_kept:
+            basis = basis[basis["benchmark"].isin(on_kept)]
+            with registered_frame(con, basis[[*kept.TABLE_KEYS, "max_snapshot_id"]]) as b:
+                read = con.execute(_running_best(rel, b), [sorted(on_kept), list(lower_is_better),
+                                                           sorted(on_kept)]).df()
+            held = kept.later_rows_dated_after(read, basis)
+            if held != on_kept:
+                log.info("[saturation] history of %d benchmark(s) read whole: a newer row is dated among the "
+                         "earlier ones", len(on_kept - held))
+                on_kept = held
+                basis = basis[basis["benchmark"].isin(on_kept)]
+            parts.append(read[read["benchmark"].isin(on_kept)])
+    rest = [b for b in chunk if b not in on_kept]
+    if rest and keep:       # read whole into the kept rows (inside DuckDB), then from them
+        con.execute("DELETE FROM history_kept WHERE list_contains(?, benchmark)", [rest])
+        con.execute(f"INSERT INTO history_kept BY NAME {whole}", [rest, list(lower_is_better), rest])
+        parts.append(con.execute(f"SELECT * FROM history_kept WHERE list_contains(?, benchmark) {_HISTORY_ORDER}",
+                                 [rest]).df())
+    elif rest:
+        parts.append(con.execute(whole, [rest, list(lower_is_better), rest]).df())
+    # each benchmark's rows come from one read, in its order; the reads' rows in benchmark order
+    # (byte order, as DuckDB orders text), as one read would give them
+    df = pd.concat(parts, ignore_index=True).sort_values("benchmark", kind="stable", ignore_index=True) \
+        if len(parts) > 1 else parts[0]
+    if keep:
+        from common.time import utcnow
+        # the basis of every table now (count and digest of all its rows: the same with or without the old one)
+        inputs = kept.table_inputs(con, chunk, rel) if inputs is None else inputs
+        kept.store(con, chunk, inputs, rule, utcnow(), added=kept.later_rows(df, basis) if on_kept else None)
+    return df.pipe(shared_strings)
 
 
 def read_table_spans(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None) -> pd.DataFrame:

@@ -28,8 +28,10 @@ TABLES = {"saturation": ["table_id", "scope", "population", "as_of"],
           "frontier": ["table_id", "as_of"], "trends": ["table_id", "k"], "benchmark_tables": ["table_id"]}
 
 
-def full_history(con) -> pd.DataFrame:
-    """The reference: every stored result, dated in pandas."""
+def full_history(con, benchmarks=None, **_) -> pd.DataFrame:
+    """The reference: every stored result, dated in pandas (what `job.read_dated_history` returns;
+    its storing and reuse of kept rows are not the reference's business)."""
+    assert benchmarks is None
     return dated_history(store.read_score_history(con), reads.read_model_date_claims(con))
 
 

@@ -17,7 +17,7 @@ import analysis.contamination.a1
 import analysis.trends
 import jobs.cycle as cycle
 from jobs.analyze import DAY_ONLY_PLAN, RESOLVED_STATE, analyze
-from storage import db
+from storage import db, history_kept
 
 REPLAY = Path(__file__).resolve().parent / "fixtures" / "replay"
 # several sources: ARC-AGI (no reference benchmarks), A1 on simple-evals' MMLU (references from Artificial Analysis and Epoch),
@@ -28,8 +28,10 @@ SOURCES = ["arc_agi", "aider_polyglot", "simple_evals", "artificial_analysis", "
 # is the one thing an incremental run keeps from the earlier run for the rows it did not recompute
 RESULT_TABLES = ["saturation", "saturation_trajectory", "frontier", "trends", "benchmark_tables",
                  "contamination_runs", "cutoff_resolutions", "benchmark_slices", "post_cutoff_slices",
-                 "contamination_signals", "contamination_skips", "contamination_suspicions"]
-WHEN_COMPUTED = {"run_at", "computed_at"}
+                 "contamination_signals", "contamination_skips", "contamination_suspicions",
+                 # and what the history reads kept (storage/history_kept.py): the same rows as a full read keeps
+                 "history_kept", "history_kept_basis"]
+WHEN_COMPUTED = {"run_at", "computed_at", "stored_at"}
 JSON_COLUMNS = {"evidence", "resolution", "conflicts", "parameters"}
 
 
@@ -135,6 +137,10 @@ def _check_one_changed_source(analysed, tmp_path, monkeypatch, source, a3, link)
         return real(df, **kwargs)
 
     monkeypatch.setattr("jobs.saturation.trends_table", traced)
+    on_top: list[str] = []       # the benchmarks read on top of their kept rows (only the new rows)
+    real_held = history_kept.later_rows_dated_after
+    monkeypatch.setattr(history_kept, "later_rows_dated_after",
+                        lambda history, basis: on_top.extend(real_held(history, basis)) or real_held(history, basis))
     result = analyze(inc, now=later)
     with db.connect(inc, read_only=True) as con:
         # the source's tables, and every table of a benchmark whose dated items it changed (material dates)
@@ -146,6 +152,7 @@ def _check_one_changed_source(analysed, tmp_path, monkeypatch, source, a3, link)
     assert len(ours) <= recomputed < n_tables, (result["plan"], ours)
     assert (" 0 A3" not in result["plan"]) == a3 and ("A1/A2" in result["plan"]) == link, result["plan"]
     assert set(computed) <= ours and len(ours) < n_tables
+    assert on_top and set(on_top) <= {t.split(":")[0] for t in ours}, on_top
     monkeypatch.setattr("jobs.saturation.trends_table", real)
     full_result = analyze(full, now=later, incremental=False)
     assert full_result["plan"] == "full"
