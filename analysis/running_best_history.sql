@@ -29,6 +29,7 @@ WITH first AS (
     WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
       AND NOT coalesce(sc.is_reference, false)                             -- never in a top k (017)
       AND list_contains(?, sc.benchmark) {only_new}
+    -- a result's key (storage.saturation._running_best's only_new tests it against the earlier rows)
     QUALIFY row_number() OVER (PARTITION BY sc.source, sc.benchmark, coalesce(sc.table_version, ''), sc.model_raw,
                                             sc.setting, sc.score
                                ORDER BY sn.observed_at, sn.id) = 1

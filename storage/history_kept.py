@@ -108,14 +108,18 @@ def later_rows(history: pd.DataFrame, basis: pd.DataFrame) -> pd.DataFrame:
     return history[history["snapshot_id"].to_numpy(dtype="float64") > bound]
 
 
-def store(con: duckdb.DuckDBPyConnection, benchmarks: list[str], inputs: pd.DataFrame, rule: str, at: datetime,
-          added: pd.DataFrame | None = None) -> None:
-    """The basis of `benchmarks`' tables after a read (`inputs`, its `table_inputs`), and the rows
-    it `added` to the kept rows of a table read on top of them (a table read whole has put its kept
-    rows in `history_kept` itself)."""
+def add(con: duckdb.DuckDBPyConnection, rows: pd.DataFrame) -> None:
+    """Add the `rows` a read on top of the kept rows read (`later_rows`) to them."""
+    if len(rows):
+        insert_frame(con, "history_kept", rows)
+
+
+def store_basis(con: duckdb.DuckDBPyConnection, benchmarks: list[str], inputs: pd.DataFrame, rule: str,
+                at: datetime) -> None:
+    """The basis of `benchmarks`' tables after a read (`inputs`, its `table_inputs`) whose kept
+    rows are stored (a table read whole has put them in `history_kept` itself; `add` the rows a
+    read on top of them added)."""
     con.execute("DELETE FROM history_kept_basis WHERE list_contains(?, benchmark)", [benchmarks])
-    if added is not None and len(added):
-        insert_frame(con, "history_kept", added)
     if len(inputs):
         insert_frame(con, "history_kept_basis",
                      inputs[[*TABLE_KEYS, "max_snapshot_id", "n", "digest"]].assign(rule=rule, stored_at=at))

@@ -175,14 +175,15 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
         # narrow rows (a row id, the keys, score and dates) through the windows; the kept rows'
         # other columns are fetched by row id at the end; one range of benchmarks at a time
         whole = _running_best(rel)
-        rule = kept.rule_digest(running_best_sql(), lower_is_better) if keep or reuse else ""
-        for chunk in benchmark_chunks(con, benchmarks=benchmarks):
-            if not (keep or reuse):
-                frames.append(con.execute(whole, [chunk, list(lower_is_better), chunk]).df().pipe(shared_strings))
-                continue
-            # one transaction: the kept rows and their basis describe the same rows
+        chunks = benchmark_chunks(con, benchmarks=benchmarks)
+        if keep or reuse:
+            # one transaction: the kept rows and their basis describe the same rows (and DuckDB
+            # writes a large insert's row groups straight to the file, not through its log)
             with transaction(con):
-                frames.append(_read_kept(con, chunk, rel, lower_is_better, rule, whole, reuse=reuse, keep=keep))
+                frames = _read_kept(con, chunks, rel, lower_is_better, whole, reuse=reuse, keep=keep)
+        else:
+            frames = [con.execute(whole, [chunk, list(lower_is_better), chunk]).df().pipe(shared_strings)
+                      for chunk in chunks]
         if not frames:          # no benchmark: the same columns, no row
             frames.append(con.execute(whole, [[""], list(lower_is_better), [""]]).df())
     df = pd.concat(frames, ignore_index=True)
@@ -197,6 +198,8 @@ def _running_best(releases: str, basis: str | None = None) -> str:
     else:
         same_table = (f"{{t}}.source = b.source AND {{t}}.benchmark = b.benchmark "
                       f"AND coalesce({{t}}.table_version, '') = b.table_version")
+        # only_new: a newer row whose result (the first CTE's partition key) an earlier usable row
+        # showed is not a first observation; the same key as that partition, tested on its rows
         parts = dict(
             basis_join=f"JOIN {basis} b ON {same_table.format(t='sc')} AND sc.snapshot_id > b.max_snapshot_id",
             only_new=("AND NOT EXISTS (SELECT 1 FROM scores o JOIN snapshots osn ON osn.id = o.snapshot_id "
@@ -213,47 +216,53 @@ def _running_best(releases: str, basis: str | None = None) -> str:
     return running_best_sql().format(releases=releases, order=_HISTORY_ORDER, **parts)
 
 
-def _read_kept(con: duckdb.DuckDBPyConnection, chunk: list[str], rel: str, lower_is_better: list[str], rule: str,
-               whole: str, *, reuse: bool, keep: bool) -> pd.DataFrame:
-    """One range of benchmarks of `read_running_best_history` with the stored kept rows: read on
-    top of them where they hold (`reuse`), else whole; stored again (`keep`)."""
-    on_kept: set[str] = set()
-    parts, inputs, basis = [], None, None
-    if reuse:
-        basis = kept.stored_basis(con, chunk, rule)
-        if len(basis):
-            inputs = kept.table_inputs(con, chunk, rel, basis)
-            on_kept = kept.reusable_benchmarks(basis, inputs)
-        if on_kept:
-            basis = basis[basis["benchmark"].isin(on_kept)]
-            with registered_frame(con, basis[[*kept.TABLE_KEYS, "max_snapshot_id"]]) as b:
-                read = con.execute(_running_best(rel, b), [sorted(on_kept), list(lower_is_better),
-                                                           sorted(on_kept)]).df()
-            held = kept.later_rows_dated_after(read, basis)
-            if held != on_kept:
+def _read_kept(con: duckdb.DuckDBPyConnection, chunks: list[list[str]], rel: str, lower_is_better: list[str],
+               whole: str, *, reuse: bool, keep: bool) -> list[pd.DataFrame]:
+    """`read_running_best_history`'s ranges of benchmarks with the stored kept rows: each benchmark
+    read on top of them where they hold (`reuse`), else whole; stored again (`keep`)."""
+    lower = list(lower_is_better)
+    everything = [b for chunk in chunks for b in chunk]
+    rule = kept.rule_digest(running_best_sql(), lower)
+    basis = kept.stored_basis(con, everything, rule) if reuse and everything else None
+    reusing = basis is not None and len(basis) > 0
+    # each table's rows now, in one scan (the basis to store; with the stored one, whether it holds)
+    inputs = kept.table_inputs(con, everything, rel, basis if reusing else None) if everything else None
+    on_kept = kept.reusable_benchmarks(basis, inputs) if reusing else set()
+    frames = []
+    for chunk in chunks:
+        parts = []
+        ours = sorted(set(chunk) & on_kept)
+        if ours:
+            assert basis is not None            # on_kept comes from it
+            held_basis = basis[basis["benchmark"].isin(ours)]
+            with registered_frame(con, held_basis[[*kept.TABLE_KEYS, "max_snapshot_id"]]) as b:
+                read = con.execute(_running_best(rel, b), [ours, lower, ours]).df()
+            held = kept.later_rows_dated_after(read, held_basis)
+            if held != set(ours):
                 log.info("[saturation] history of %d benchmark(s) read whole: a newer row is dated among the "
-                         "earlier ones", len(on_kept - held))
-                on_kept = held
-                basis = basis[basis["benchmark"].isin(on_kept)]
-            parts.append(read[read["benchmark"].isin(on_kept)])
-    rest = [b for b in chunk if b not in on_kept]
-    if rest and keep:       # read whole into the kept rows (inside DuckDB), then from them
-        con.execute("DELETE FROM history_kept WHERE list_contains(?, benchmark)", [rest])
-        con.execute(f"INSERT INTO history_kept BY NAME {whole}", [rest, list(lower_is_better), rest])
-        parts.append(con.execute(f"SELECT * FROM history_kept WHERE list_contains(?, benchmark) {_HISTORY_ORDER}",
-                                 [rest]).df())
-    elif rest:
-        parts.append(con.execute(whole, [rest, list(lower_is_better), rest]).df())
-    # each benchmark's rows come from one read, in its order; the reads' rows in benchmark order
-    # (byte order, as DuckDB orders text), as one read would give them
-    df = pd.concat(parts, ignore_index=True).sort_values("benchmark", kind="stable", ignore_index=True) \
-        if len(parts) > 1 else parts[0]
-    if keep:
+                         "earlier ones", len(set(ours) - held))
+            ours = sorted(held)
+            read = read[read["benchmark"].isin(held)]
+            if keep and len(read):
+                kept.add(con, kept.later_rows(read, held_basis[held_basis["benchmark"].isin(held)]))
+            parts.append(read)
+        rest = [b for b in chunk if b not in ours]
+        if rest and keep:       # read whole into the kept rows (inside DuckDB), then from them
+            con.execute("DELETE FROM history_kept WHERE list_contains(?, benchmark)", [rest])
+            con.execute(f"INSERT INTO history_kept BY NAME {whole}", [rest, lower, rest])
+            parts.append(con.execute(f"SELECT * FROM history_kept WHERE list_contains(?, benchmark) "
+                                     f"{_HISTORY_ORDER}", [rest]).df())
+        elif rest:
+            parts.append(con.execute(whole, [rest, lower, rest]).df())
+        # each benchmark's rows come from one read, in its order; the reads' rows in benchmark order
+        # (byte order, as DuckDB orders text), as one read would give them
+        df = pd.concat(parts, ignore_index=True).sort_values("benchmark", kind="stable", ignore_index=True) \
+            if len(parts) > 1 else parts[0]
+        frames.append(df.pipe(shared_strings))
+    if keep and inputs is not None:
         from common.time import utcnow
-        # the basis of every table now (count and digest of all its rows: the same with or without the old one)
-        inputs = kept.table_inputs(con, chunk, rel) if inputs is None else inputs
-        kept.store(con, chunk, inputs, rule, utcnow(), added=kept.later_rows(df, basis) if on_kept else None)
-    return df.pipe(shared_strings)
+        kept.store_basis(con, everything, inputs, rule, utcnow())
+    return frames
 
 
 def read_table_spans(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None) -> pd.DataFrame:
