@@ -19,15 +19,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 from datetime import datetime
 
 import pandas as pd
 
 from storage.db import insert_frame, registered_frame
 from storage.engine import duckdb
-
-log = logging.getLogger("benchwatch.storage")
 
 TABLE_KEYS = ["source", "benchmark", "table_version"]
 
