@@ -87,9 +87,8 @@ def later_rows_dated_after(history: pd.DataFrame, basis: pd.DataFrame) -> set[st
     """The benchmarks of `basis` whose rows of later snapshots in `history` (a read on top of the
     kept rows) are all dated after every kept row of their table: else the read is not the
     whole read's (a later row would sit among the earlier ones in a running best)."""
-    rows = history[[*TABLE_KEYS, "snapshot_id", "date"]].merge(
-        basis[[*TABLE_KEYS, "max_snapshot_id", "max_date"]], on=TABLE_KEYS, how="inner")
-    new = rows[rows["snapshot_id"] > rows["max_snapshot_id"]]
+    new = later_rows(history[[*TABLE_KEYS, "snapshot_id", "date"]], basis).merge(
+        basis[[*TABLE_KEYS, "max_date"]], on=TABLE_KEYS, how="inner")
     max_date = pd.to_datetime(new["max_date"], utc=True)
     date = pd.to_datetime(new["date"], utc=True)
     late = new["date"].isna() | (max_date.notna() & (date <= max_date))

@@ -18,7 +18,7 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from common.time import naive_utc_columns
+from common.time import naive_utc_columns, utcnow
 from storage import history_kept as kept
 from storage.db import insert_frame, registered_frame, transaction
 from storage.engine import duckdb
@@ -226,7 +226,8 @@ def _read_kept(con: duckdb.DuckDBPyConnection, chunks: list[list[str]], rel: str
     basis = kept.stored_basis(con, everything, rule) if reuse and everything else None
     reusing = basis is not None and len(basis) > 0
     # each table's rows now, in one scan (the basis to store; with the stored one, whether it holds)
-    inputs = kept.table_inputs(con, everything, rel, basis if reusing else None) if everything else None
+    inputs = kept.table_inputs(con, everything, rel, basis if reusing else None) \
+        if everything and (keep or reusing) else None
     on_kept = kept.reusable_benchmarks(basis, inputs) if reusing else set()
     frames = []
     for chunk in chunks:
@@ -260,7 +261,6 @@ def _read_kept(con: duckdb.DuckDBPyConnection, chunks: list[list[str]], rel: str
             if len(parts) > 1 else parts[0]
         frames.append(df.pipe(shared_strings))
     if keep and inputs is not None:
-        from common.time import utcnow
         kept.store_basis(con, everything, inputs, rule, utcnow())
     return frames
 

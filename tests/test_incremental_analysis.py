@@ -139,8 +139,13 @@ def _check_one_changed_source(analysed, tmp_path, monkeypatch, source, a3, link)
     monkeypatch.setattr("jobs.saturation.trends_table", traced)
     on_top: list[str] = []       # the benchmarks read on top of their kept rows (only the new rows)
     real_held = history_kept.later_rows_dated_after
-    monkeypatch.setattr(history_kept, "later_rows_dated_after",
-                        lambda history, basis: on_top.extend(real_held(history, basis)) or real_held(history, basis))
+
+    def held(history, basis):
+        out = real_held(history, basis)
+        on_top.extend(out)
+        return out
+
+    monkeypatch.setattr(history_kept, "later_rows_dated_after", held)
     result = analyze(inc, now=later)
     with db.connect(inc, read_only=True) as con:
         # the source's tables, and every table of a benchmark whose dated items it changed (material dates)
