@@ -3,7 +3,8 @@
 What docs/deploy.md tells a newcomer to do, done by the test: start `prefect server` on
 127.0.0.1 with a temporary PREFECT_HOME, create the work pool named in prefect.yaml,
 `prefect --no-prompt deploy --all` from the repository root (the repo's own prefect.yaml,
-untouched: paths are run parameters), pause the schedules, start a process worker, trigger the
+untouched: paths are run parameters), pause the schedules (the server runs without its
+scheduler service, so no scheduled run can race the pause), start a process worker, trigger the
 pipeline deployment on recorded pages with SLACK_WEBHOOK_URL pointing at a fake Slack, and
 check the run state, the DuckDB file and the Slack message. Then `benchwatch serve` against the
 same server, and `benchwatch run` in ephemeral mode (no server configured).
@@ -135,8 +136,12 @@ def server(tmp_path_factory):
     env = prefect_env(base / "home", api_url)         # the parent (base) exists: ENGINEERING-NOTES §2.3
     log = base / "server.log"
     started = time.monotonic()
+    # The server's scheduler is off: right after `deploy` it creates a schedule's next runs, and
+    # under load it did so after the test had paused the schedules (3 stray daily runs). The
+    # deployments, their schedules and the pause are still the server's own; no run is timed.
+    server_env = {**env, "PREFECT_SERVER_SERVICES_SCHEDULER_ENABLED": "false"}
     with background(PREFECT + ["server", "start", "--host", "127.0.0.1", "--port", str(port), "--analytics-off"],
-                    env, log, cwd=base, stop_signals=(signal.SIGTERM,)) as proc:
+                    server_env, log, cwd=base, stop_signals=(signal.SIGTERM,)) as proc:
         while True:
             assert proc.poll() is None, f"prefect server exited {proc.returncode}:\n{log.read_text()}"
             try:
@@ -248,7 +253,7 @@ def test_pipeline_deployment_on_a_process_worker(server, fake_slack_process, tmp
     worker_log = (tmp_path / "worker.log").read_text(errors="replace")
     assert "Executing deployment step: set_working_directory" in worker_log
 
-    # Only the triggered run ran: the paused schedules produced nothing.
+    # Only the triggered runs ran (the server's scheduler is off: see the `server` fixture).
     runs = api.flow_runs()
     assert [(r["state_type"], r["parameters"]) for r in runs] == [("COMPLETED", {**params, "sources": None,
                                                                                   "collect_only": False})] * 2
