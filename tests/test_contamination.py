@@ -379,10 +379,15 @@ def test_a1_and_a2_prepare_nothing_without_a_scored_reference_benchmark(monkeypa
     assert not no_ref.can_link and [s.tests(no_ref, Thresholds()) for s in link] == [[], []]
 
 
-def test_a2_predecessor_power_and_null_rate():
+@pytest.mark.parametrize("seeds, min_power", [
+    pytest.param(12, 0.5, id="12-seeds"),       # fast slice: measured power 0.83, no null flag in 132 tests
+    pytest.param(100, 0.65, id="100-seeds",      # the study: 5 s of CPU
+                 marks=pytest.mark.slow),        # Monte Carlo (fast lane: the 12-seed slice above)
+])
+def test_a2_predecessor_power_and_null_rate(seeds, min_power):
     th = Thresholds()
     preds = pd.DataFrame({"model": [f"m{i + 1}" for i in range(13)], "predecessor": [f"m{i}" for i in range(13)]})
-    seeds, hits, null_tests, null_flags, null_p = 100, 0, 0, 0, []
+    hits, null_tests, null_flags, null_p = 0, 0, 0, []
     for seed in range(seeds):
         scores, benches = synth_scores(seed, n_models=14, boost={7: 0.20})
         res = finalize(a2_predecessor_tests(scores, benches, preds, th=th), None, th)
@@ -394,8 +399,9 @@ def test_a2_predecessor_power_and_null_rate():
     null_p = np.array(null_p)
     print(f"A2 power {hits / seeds:.2f} at +20 pp; null flag rate {null_flags / null_tests:.4f}; "
           f"P(p<.05|null) {np.mean(null_p < 0.05):.3f}")
-    # measured: power 0.75 (0.95 with σ_f alone, which real-data placebos show anti-conservative)
-    assert hits / seeds >= 0.65
+    # measured: power 0.75 over 100 seeds (0.95 with σ_f alone, which real-data placebos show
+    # anti-conservative); P(p<.05|null) 0.001
+    assert hits / seeds >= min_power
     assert null_flags / null_tests <= 0.05
     assert np.mean(null_p < 0.05) <= 0.06
 
