@@ -75,18 +75,34 @@ class ParsedSnapshot:
     naming: NamingRules = NO_RULES
 
 
+_EMPTY: dict[tuple[tuple[str, str], ...], pd.DataFrame] = {}
+
+
 def empty_frame(columns: Mapping[str, str]) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in columns.items()})
+    """A frame with `columns` and no rows: a copy of one built once per column map (building it
+    takes ~2.5 ms, and every ParsedSnapshot starts with three)."""
+    key = tuple(columns.items())
+    frame = _EMPTY.get(key)
+    if frame is None:
+        frame = _EMPTY[key] = pd.DataFrame({c: pd.Series(dtype=t) for c, t in columns.items()})
+    return frame.copy()
 
 
 def conform(df: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
     """Add missing optional columns as nulls, order columns, and coerce dtypes."""
-    out = pd.DataFrame(index=df.index)
+    out = {}
     for col, dtype in columns.items():
-        if col in df.columns:
-            s = df[col]
-        else:
+        if col not in df.columns:
+            # all null: built at its dtype (the conversions below would give the same, ~0.6 ms each)
+            if dtype.startswith("datetime"):
+                out[col] = pd.Series(pd.NaT, index=df.index, dtype=dtype)
+                continue
             s = pd.Series([None] * len(df), index=df.index, dtype="object")
+            if dtype == "str":
+                out[col] = s
+                continue
+        else:
+            s = df[col]
         if dtype.startswith("datetime"):
             s = pd.to_datetime(s, errors="coerce", utc=True).dt.tz_localize(None).astype(dtype)
         elif dtype == "str":
@@ -97,4 +113,4 @@ def conform(df: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
         else:
             s = pd.to_numeric(s, errors="coerce").astype(dtype)
         out[col] = s
-    return out.reset_index(drop=True)
+    return pd.DataFrame(out, index=df.index).reset_index(drop=True)

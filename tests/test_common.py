@@ -195,3 +195,60 @@ def test_insert_frame_after_a_half_read_result_and_inside_a_transaction(con):
             db.insert_frame(con, "t", pd.DataFrame({"k": ["b"], "v": [2.0]}))
             db.insert_frame(con, "t", pd.DataFrame({"k": ["a"], "v": [3.0]}))   # duplicate key: all rolled back
     assert con.execute("SELECT k FROM t").fetchall() == [("a",)]
+
+
+def _conform_by_conversion(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
+    """common.snapshot.conform as it was, one conversion per column, missing ones included: the
+    oracle of its shortcuts (a missing column built at its dtype, one frame built at the end)."""
+    out = pd.DataFrame(index=df.index)
+    for col, dtype in columns.items():
+        s = df[col] if col in df.columns else pd.Series([None] * len(df), index=df.index, dtype="object")
+        if dtype.startswith("datetime"):
+            s = pd.to_datetime(s, errors="coerce", utc=True).dt.tz_localize(None).astype(dtype)
+        elif dtype == "str":
+            s = s.astype("object").where(s.notna(), None)
+            s = s.map(lambda v: None if v is None else str(v)).astype("object")
+        elif dtype == "boolean":
+            s = s.astype("boolean")
+        else:
+            s = pd.to_numeric(s, errors="coerce").astype(dtype)
+        out[col] = s
+    return out.reset_index(drop=True)
+
+
+_CONFORM_VALUES = {   # what a parser may leave in a column of each kind (and some it should not)
+    "str": [None, np.nan, pd.NA, 0, 2.5, np.int64(7), "x", "", True],
+    "datetime": [None, np.nan, pd.NaT, "2024-03-01", "not a date", datetime(2024, 1, 2, 3, tzinfo=timezone.utc),
+                 pd.Timestamp("2023-05-06")],
+    "boolean": [None, np.nan, pd.NA, True, False, np.bool_(True)],
+    "Int64": [None, np.nan, 0, np.int64(7), "12", "x"],
+    "float64": [None, np.nan, pd.NA, 0, 2.5, np.float32(0.25), "0.5", "x", "inf"],
+}
+
+
+@pytest.mark.filterwarnings("ignore:Could not infer format")     # "not a date", read by dateutil
+@pytest.mark.parametrize("seed", range(6))
+def test_conform_gives_what_converting_every_column_gives(seed):
+    from common.snapshot import ITEM_COLUMNS, MODEL_COLUMNS, SCORE_COLUMNS, conform
+    rng = np.random.default_rng(seed)
+    for columns in (SCORE_COLUMNS, ITEM_COLUMNS, MODEL_COLUMNS):
+        n = int(rng.integers(0, 6))
+        present = [c for c in columns if rng.random() < 0.5]
+        pool = {c: _CONFORM_VALUES["datetime" if columns[c].startswith("datetime") else columns[c]] for c in present}
+        df = pd.DataFrame({c: pd.Series([pool[c][int(i)] for i in rng.integers(0, len(pool[c]), n)], dtype="object")
+                           for c in present} | {"extra": pd.Series(["e"] * n, dtype="object")})
+        df.index = rng.permutation(n) * 3 if seed % 2 else [5] * n      # a filtered frame's index; repeated labels
+        got = conform(df, columns)
+        pd.testing.assert_frame_equal(got, _conform_by_conversion(df, columns), check_exact=True)
+        assert list(got.columns) == list(columns)
+        pd.testing.assert_index_equal(got.index, pd.RangeIndex(n))
+
+
+def test_each_empty_frame_is_a_frame_of_its_own():
+    from common.snapshot import SCORE_COLUMNS, empty_frame
+    a, b = empty_frame(SCORE_COLUMNS), empty_frame(SCORE_COLUMNS)
+    a["extra"] = []
+    a.loc[0] = None
+    assert list(b.columns) == list(SCORE_COLUMNS) and b.empty
+    built = pd.DataFrame({c: pd.Series(dtype=t) for c, t in SCORE_COLUMNS.items()})
+    pd.testing.assert_frame_equal(b, built)
