@@ -106,8 +106,11 @@ def conform(df: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
         if dtype.startswith("datetime"):
             s = pd.to_datetime(s, errors="coerce", utc=True).dt.tz_localize(None).astype(dtype)
         elif dtype == "str":
-            s = s.astype("object").where(s.notna(), None)
-            s = s.map(lambda v: None if v is None else str(v)).astype("object")
+            # each value's str(), None for a missing one (per value in Python: a Series' where + map
+            # cost ~0.5 ms a column)
+            missing = s.isna().to_numpy()
+            s = pd.Series([None if m else str(v) for v, m in zip(s.astype("object").to_numpy(), missing)],
+                          index=s.index, dtype="object")
         elif dtype == "boolean":
             s = s.astype("boolean")
         else:

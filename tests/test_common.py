@@ -217,7 +217,8 @@ def _conform_by_conversion(df: pd.DataFrame, columns: dict[str, str]) -> pd.Data
 
 
 _CONFORM_VALUES = {   # what a parser may leave in a column of each kind (and some it should not)
-    "str": [None, np.nan, pd.NA, 0, 2.5, np.int64(7), "x", "", True],
+    "str": [None, np.nan, pd.NA, pd.NaT, 0, 2.5, np.float64(0.1), np.int64(7), "x", "", True,
+            pd.Timestamp("2024-01-02 03:04"), datetime(2024, 1, 2, tzinfo=timezone.utc)],
     "datetime": [None, np.nan, pd.NaT, "2024-03-01", "not a date", datetime(2024, 1, 2, 3, tzinfo=timezone.utc),
                  pd.Timestamp("2023-05-06")],
     "boolean": [None, np.nan, pd.NA, True, False, np.bool_(True)],
@@ -227,7 +228,7 @@ _CONFORM_VALUES = {   # what a parser may leave in a column of each kind (and so
 
 
 @pytest.mark.filterwarnings("ignore:Could not infer format")     # "not a date", read by dateutil
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(12))
 def test_conform_gives_what_converting_every_column_gives(seed):
     from common.snapshot import ITEM_COLUMNS, MODEL_COLUMNS, SCORE_COLUMNS, conform
     rng = np.random.default_rng(seed)
@@ -237,6 +238,9 @@ def test_conform_gives_what_converting_every_column_gives(seed):
         pool = {c: _CONFORM_VALUES["datetime" if columns[c].startswith("datetime") else columns[c]] for c in present}
         df = pd.DataFrame({c: pd.Series([pool[c][int(i)] for i in rng.integers(0, len(pool[c]), n)], dtype="object")
                            for c in present} | {"extra": pd.Series(["e"] * n, dtype="object")})
+        for c in present:            # as a parser's frame has them: some columns typed (str, float64, bool, ...)
+            if rng.random() < 0.5:
+                df[c] = df[c].infer_objects()
         df.index = rng.permutation(n) * 3 if seed % 2 else [5] * n      # a filtered frame's index; repeated labels
         got = conform(df, columns)
         pd.testing.assert_frame_equal(got, _conform_by_conversion(df, columns), check_exact=True)
