@@ -106,3 +106,20 @@ def with_levels(frame: pd.DataFrame) -> pd.DataFrame:
     # a frame without tables: one series per benchmark (its only table)
     levels = series_levels(rows.assign(table_id=rows["benchmark"])).rename(columns={"table_id": "benchmark"})
     return out.merge(levels, on=["benchmark", "scope", "population", "as_of"], how="left")
+
+
+def reads_on_top(monkeypatch) -> list[list[str]]:
+    """Spy on storage.history_kept.later_rows_dated_after: for each history read that checked kept
+    rows, the benchmarks it read on top of them (only their new rows), sorted."""
+    from storage import history_kept
+
+    on_top: list[list[str]] = []
+    real = history_kept.later_rows_dated_after
+
+    def checked(history, basis):
+        held = real(history, basis)
+        on_top.append(sorted(held))
+        return held
+
+    monkeypatch.setattr(history_kept, "later_rows_dated_after", checked)
+    return on_top

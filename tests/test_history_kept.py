@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 import jobs.saturation as job
+from helpers import reads_on_top
 from jobs.sync import connect_synced
 from storage import saturation as store
 from test_history_pruned import random_db
@@ -38,20 +39,6 @@ def _hide_last(con, n: int = 2) -> int:
     con.execute("CREATE TABLE hidden AS SELECT * FROM scores WHERE snapshot_id >= ?", [first])
     con.execute("DELETE FROM scores WHERE snapshot_id >= ?", [first])
     return first
-
-
-def _traced(monkeypatch) -> list[list[str]]:
-    """The benchmarks each read on top of kept rows kept so (storage.history_kept.later_rows_dated_after)."""
-    on_top: list[list[str]] = []
-    real = store.kept.later_rows_dated_after
-
-    def checked(history, basis):
-        held = real(history, basis)
-        on_top.append(sorted(held))
-        return held
-
-    monkeypatch.setattr(store.kept, "later_rows_dated_after", checked)
-    return on_top
 
 
 def _whole(path, tmp_path) -> pd.DataFrame:
@@ -116,7 +103,7 @@ def test_a_read_on_top_of_the_kept_rows_gives_the_whole_read(synced_db, tmp_path
         benchmarks = [r[0] for r in con.execute("SELECT DISTINCT benchmark FROM scores ORDER BY 1").fetchall()]
         assert con.execute("SELECT count(*) FROM scores WHERE snapshot_id >= ?", [first_hidden]).fetchone()[0]
     want = _whole(path, tmp_path)
-    on_top = _traced(monkeypatch)
+    on_top = reads_on_top(monkeypatch)
     with connect_synced(path) as con:
         got = job.read_dated_history(con, keep=True, reuse=True)
         kept_rows = _kept_rows(con)
@@ -145,7 +132,7 @@ def test_a_read_that_stores_nothing_reuses_nothing(synced_db, monkeypatch):
         n = con.execute("SELECT count(*) FROM history_kept").fetchone()[0]
         assert n > 0
         con.execute("UPDATE history_kept SET score = -1")          # a kept row the read must not trust
-        on_top = _traced(monkeypatch)
+        on_top = reads_on_top(monkeypatch)
         whole = job.read_dated_history(con, keep=True)            # a full analysis' read: whole, stored again
         assert on_top == [] and (whole["score"] != -1).all()
         assert con.execute("SELECT count(*) FROM history_kept WHERE score = -1").fetchone()[0] == 0

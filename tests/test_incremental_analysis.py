@@ -17,7 +17,8 @@ import analysis.contamination.a1
 import analysis.trends
 import jobs.cycle as cycle
 from jobs.analyze import DAY_ONLY_PLAN, RESOLVED_STATE, analyze
-from storage import db, history_kept
+from helpers import reads_on_top
+from storage import db
 
 REPLAY = Path(__file__).resolve().parent / "fixtures" / "replay"
 # several sources: ARC-AGI (no reference benchmarks), A1 on simple-evals' MMLU (references from Artificial Analysis and Epoch),
@@ -137,15 +138,7 @@ def _check_one_changed_source(analysed, tmp_path, monkeypatch, source, a3, link)
         return real(df, **kwargs)
 
     monkeypatch.setattr("jobs.saturation.trends_table", traced)
-    on_top: list[str] = []       # the benchmarks read on top of their kept rows (only the new rows)
-    real_held = history_kept.later_rows_dated_after
-
-    def held(history, basis):
-        out = real_held(history, basis)
-        on_top.extend(out)
-        return out
-
-    monkeypatch.setattr(history_kept, "later_rows_dated_after", held)
+    on_top = reads_on_top(monkeypatch)    # per read, the benchmarks read on top of their kept rows
     result = analyze(inc, now=later)
     with db.connect(inc, read_only=True) as con:
         # the source's tables, and every table of a benchmark whose dated items it changed (material dates)
@@ -157,7 +150,8 @@ def _check_one_changed_source(analysed, tmp_path, monkeypatch, source, a3, link)
     assert len(ours) <= recomputed < n_tables, (result["plan"], ours)
     assert (" 0 A3" not in result["plan"]) == a3 and ("A1/A2" in result["plan"]) == link, result["plan"]
     assert set(computed) <= ours and len(ours) < n_tables
-    assert on_top and set(on_top) <= {t.split(":")[0] for t in ours}, on_top
+    read_on_top = [b for read in on_top for b in read]
+    assert read_on_top and set(read_on_top) <= {t.split(":")[0] for t in ours}, on_top
     monkeypatch.setattr("jobs.saturation.trends_table", real)
     full_result = analyze(full, now=later, incremental=False)
     assert full_result["plan"] == "full"
