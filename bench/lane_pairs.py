@@ -7,7 +7,8 @@ The fast lane's goal (a minute on a quiet 2-core machine) is an absolute time, a
 drift by 1.5x within an hour. A lane that misses its minute is either heavier or on a slower
 machine: running a commit whose lane met the minute beside this one, alternated, tells which. The
 commit is checked out in a temporary worktree whose `../shared` points at this checkout's, so the
-same tests run or skip on both sides. Each line: the side, pytest's summary, wall and user CPU.
+same tests run or skip on both sides. Each line: the side, wall time, CPU (user + system) and
+pytest's summary.
 """
 
 from __future__ import annotations
