@@ -1,4 +1,4 @@
-"""The recipes of README.md ("Add a leaderboard", "Add an alert rule", "Add a statistic") followed to the letter on a
+"""The recipes of docs/contributing.md ("Add a leaderboard", "Add an alert rule", "Add a statistic") followed to the letter on a
 copy of the repository, and the file list each recipe states checked against what following it
 touched.
 
@@ -222,8 +222,8 @@ def follow_the_alert_rule_recipe(copy: Path) -> None:
             assert spec.headline(RESOLVED, labels, {{}}) == "csv: snapshot size back to normal"
             assert spec.numbers(labels, {{"snapshot_id": 7, "n_scores": 2}}) == ["snapshot 7: 2 scores"]
         ''')
-    # 4. docs: a line in README "Slack alerts"
-    edit(copy, "README.md", "| network outage (every source",
+    # 4. docs: a line in docs/alerts.md's table
+    edit(copy, "docs/alerts.md", "| network outage (every source",
          "| a source's newest snapshot with fewer scores than `tiny_snapshot_min_scores` | state | when it starts "
          "and when a newer snapshot has enough |\n| network outage (every source")
 
@@ -261,7 +261,7 @@ def test_the_alert_rule_recipe_adds_a_working_rule_in_the_files_it_lists(copy, t
     assert out.split()[:2] == ["[('csv',)]", "1"], out          # fired for the tiny source only, delivered
     run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_alerts_rules.py",
            "tests/test_alerts_render.py", "-k", "tiny_snapshot")
-    assert_files_match(copy, copy / "README.md", "Add an alert rule", RULE)
+    assert_files_match(copy, copy / "docs" / "contributing.md", "Add an alert rule", RULE)
 
 
 # --- "Add a statistic" ------------------------------------------------------------------------------
@@ -392,7 +392,7 @@ def test_the_statistic_recipe_adds_a_working_signal_in_the_files_it_lists(copy, 
     out = run_in(copy, "-c", ANALYZE_TOY, str(tmp_path / "bw.duckdb"))
     assert out.split() == ["30", "30"], out              # stored by the unchanged job and storage
     run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_contamination.py", "-k", "above_half")
-    assert_files_match(copy, copy / "README.md", "Add a statistic", SIGNAL)
+    assert_files_match(copy, copy / "docs" / "contributing.md", "Add a statistic", SIGNAL)
 
 
 # --- "Add a leaderboard" ----------------------------------------------------------------------------
@@ -498,7 +498,7 @@ def test_the_source_recipe_adds_a_working_source_in_the_files_it_lists(copy, tmp
     run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_scraper_cases.py",
            "tests/test_scraper_registry.py", "tests/test_replay_files.py", "-k",
            f"{SOURCE} or every or declared_files or generated or git_ignores")
-    assert_files_match(copy, copy / "README.md", "Add a leaderboard", SOURCE)
+    assert_files_match(copy, copy / "docs" / "contributing.md", "Add a leaderboard", SOURCE)
 
 
 ARCHITECTURE_ROWS = {"Add an alert rule": "| a new alert rule |", "Add a statistic": "| a new contamination signal |",
@@ -510,7 +510,7 @@ def test_every_recipe_states_its_files_and_architecture_points_to_it():
     change goes" row of each pointing at it with the same count (the slow tests above follow them)."""
     rows = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").splitlines()
     for heading, name in (("Add an alert rule", RULE), ("Add a statistic", SIGNAL), ("Add a leaderboard", SOURCE)):
-        count, listed = recipe_files(ROOT / "README.md", heading, name)
+        count, listed = recipe_files(ROOT / "docs" / "contributing.md", heading, name)
         assert count == len(listed) and all(name in p or (ROOT / p).is_file() for p in listed), (heading, listed)
         row = [r for r in rows if r.startswith(ARCHITECTURE_ROWS[heading])]
-        assert len(row) == 1 and f'README "{heading}" ({count} files)' in row[0], (heading, row)
+        assert len(row) == 1 and f'docs/contributing.md "{heading}" ({count} files)' in row[0], (heading, row)

@@ -1,5 +1,5 @@
 """Views have one current definition each (storage/views, issue 22) and describe themselves
-(issue 25): every view and every column of it has a comment, the README's table is generated from
+(issue 25): every view and every column of it has a comment, docs/query.md's table is generated from
 the comments, a changed file is re-applied (comments included), and the views without traps —
 `leaderboard` (one row per table and model) and `level_changes` — mean what their comments say."""
 
@@ -53,9 +53,9 @@ def test_every_column_of_every_commented_table_has_a_comment(schema):
 
 
 def test_the_readme_view_table_is_the_one_generated_from_the_comments():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "query.md").read_text(encoding="utf-8")
     assert views_main.readme_block(readme) == views_main.generated(), \
-        "README's view table is stale: run `python -m storage.views --write`"
+        "docs/query.md's view table is stale: run `python -m storage.views --write`"
     for name in views.view_names():
         assert f"| `{name}` |" in readme
 

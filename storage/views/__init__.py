@@ -177,8 +177,8 @@ def apply(con: duckdb.DuckDBPyConnection, *, every: bool = False) -> list[str]:
 
 
 def readme_table(con: duckdb.DuckDBPyConnection) -> str:
-    """The README's table of views and user-facing tables, from their comments in `con` (a
-    migrated database): `name` | what one row is. tests/test_schema_comments.py keeps the README
+    """docs/query.md's table of views and user-facing tables, from their comments in `con` (a
+    migrated database): `name` | what one row is. tests/test_schema_comments.py keeps that page
     equal to it."""
     lines = ["| view / table | one row per |", "|---|---|"]
     views = dict(con.execute("SELECT view_name, comment FROM duckdb_views() WHERE NOT internal").fetchall())

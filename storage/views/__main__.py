@@ -1,5 +1,5 @@
-"""`python -m storage.views [--write]`: the README's table of views and tables, from their comments
-(an in-memory database migrated by this code); `--write` puts it between the README's markers."""
+"""`python -m storage.views [--write]`: docs/query.md's table of views and tables, from their comments
+(an in-memory database migrated by this code); `--write` puts it between docs/query.md's markers."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from storage import db, views
 from storage.engine import duckdb
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "query.md"
 BEGIN, END = "<!-- views:begin", "<!-- views:end -->"
 
 
@@ -23,7 +23,7 @@ def generated() -> str:
 
 
 def readme_block(text: str) -> str:
-    """The table between the README's markers (the line after BEGIN up to END)."""
+    """The table between docs/query.md's markers (the line after BEGIN up to END)."""
     start = text.index(BEGIN)
     return text[text.index("\n", start) + 1:text.index(END)].rstrip("\n")
 
@@ -33,9 +33,9 @@ def main(argv: list[str]) -> int:
     if "--write" not in argv:
         print(table)
         return 0
-    text = README.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     old = readme_block(text)
-    README.write_text(text.replace(old, table, 1), encoding="utf-8")
+    PAGE.write_text(text.replace(old, table, 1), encoding="utf-8")
     return 0
 
 
