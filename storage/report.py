@@ -45,6 +45,15 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     return {"levels": levels, "suspects": suspects, "firing": firing}
 
 
+def unanalysed(con: duckdb.DuckDBPyConnection) -> bool:
+    """True when the database holds snapshots but no analysis has stored a result yet (a backfill
+    without `analyze`): the report then says what to run instead of "(none)" everywhere."""
+    if not (_exists(con, "snapshots") and _exists(con, "saturation")):
+        return False
+    row = con.execute("SELECT (SELECT count(*) FROM snapshots), (SELECT count(*) FROM saturation)").fetchone()
+    return bool(row and row[0] and not row[1])
+
+
 # --- the HTML report (jobs/report_html.py renders these frames) ---------------------------------
 
 def _read(con: duckdb.DuckDBPyConnection, relation: str, sql: str, params: list | None = None) -> pd.DataFrame:

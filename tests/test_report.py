@@ -129,3 +129,30 @@ def test_report_out_refuses_links_devices_folders_and_missing_folders(tmp_path, 
     assert main(["report", "--db", str(db), "--out", str(fresh)]) == 0
     assert fresh.read_text().startswith("benchwatch report") and (fresh.stat().st_mode & 0o777) == 0o644
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_report_out_html_writes_a_page_and_an_unanalysed_database_says_run_analyze(synced_db, tmp_path, capsys):
+    """First-day traps: `--out page.html` writes the page (the suffix names the format unless --format
+    says otherwise), and a database loaded but never analysed says to run `analyze`, not "(none)"."""
+    db = synced_db
+    f = tmp_path / "scores.csv"
+    f.write_text("model,benchmark,score,n_items\n" + "".join(f"m{i},bench_x,0.{90 - i},500\n" for i in range(6)))
+    ingest_file(db, "csv", f)
+    capsys.readouterr()
+    assert main(["report", "--db", str(db)]) == 0
+    out, err = capsys.readouterr()
+    assert "benchwatch analyze" in out and "benchwatch analyze" in err
+    page = tmp_path / "page.html"
+    assert main(["report", "--db", str(db), "--out", str(page)]) == 0
+    assert page.read_text().startswith("<!DOCTYPE html>")
+    text = tmp_path / "page.htm.txt"
+    assert main(["report", "--db", str(db), "--out", str(text)]) == 0
+    assert text.read_text().startswith("benchwatch report")
+    forced = tmp_path / "forced.html"
+    assert main(["report", "--db", str(db), "--format", "text", "--out", str(forced)]) == 0
+    assert forced.read_text().startswith("benchwatch report")
+    analyze(db, now=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    capsys.readouterr()
+    assert main(["report", "--db", str(db)]) == 0
+    out, err = capsys.readouterr()
+    assert "benchwatch analyze" not in out + err

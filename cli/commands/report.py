@@ -21,9 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Summarize what the database says now: saturation level of every benchmark "
                                    "(with the probability that its bin holds under re-evaluation noise, its scale, trend and forecast), contamination-suspect flags with "
                                    "their effect and q-value, and firing alerts. Read-only.")
-    p.add_argument("--format", choices=("text", "html"), default="text",
+    p.add_argument("--format", choices=("text", "html"), default=None,
                    help="text for the terminal, html for a self-contained page with charts, a table of contents "
-                        "and #bench-<id> anchors (default: text)")
+                        "and #bench-<id> anchors (default: html when --out ends in .html or .htm, else text)")
     p.add_argument("--out", metavar="FILE", default=None,
                    help="write the report to FILE instead of stdout (html: one self-contained page with charts)")
     p.add_argument("--wait", type=float, default=DEFAULT_WAIT_SECONDS, metavar="SECONDS",
@@ -54,10 +54,21 @@ def out_refusal(out: str) -> str | None:
     return None
 
 
+def report_format(fmt: str | None, out: str | None) -> str:
+    """The format asked for, else the one `--out`'s suffix names (`page.html` is a page, not text)."""
+    if fmt is not None:
+        return fmt
+    return "html" if out is not None and Path(out).suffix.lower() in (".html", ".htm") else "text"
+
+
+UNANALYSED = ("this database has snapshots but no analysis yet: run `benchwatch analyze` "
+              "(a backfill or an ingest stores data; analyze computes the levels, trends and suspects)")
+
+
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from storage.report import read_report
+    from storage.report import read_report, unanalysed
 
     if args.out is not None:
         refusal = out_refusal(args.out)
@@ -68,7 +79,11 @@ def run(args: argparse.Namespace) -> int:
     if con is None:
         return 1
     now = datetime.now(timezone.utc)
+    args.format = report_format(args.format, args.out)
     try:
+        not_analysed = unanalysed(con)
+        if not_analysed:
+            print(f"benchwatch: {UNANALYSED}", file=sys.stderr)
         if args.format == "html":   # charts and sections: jobs/report_html.py (imported only here)
             from jobs.report_html import render_report
             from storage.report import read_html_report
@@ -80,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         con.close()
     from jobs.report_text import SATURATION_TITLE, frame_text, levels_text, render_text, suspects_text
-    sections = [(SATURATION_TITLE, levels_text(frames["levels"]) if len(frames["levels"]) else "(none)"),
+    empty = f"(none: {UNANALYSED})" if not_analysed else "(none)"
+    sections = [(SATURATION_TITLE, levels_text(frames["levels"]) if len(frames["levels"]) else empty),
                 ("Contamination suspects (a suspicion, never a verdict)", suspects_text(frames["suspects"], suspicions)),
                 ("Not tested for contamination (with the reason)",
                  frame_text(not_tested[["signal", "benchmark", "model", "reason"]], wrap=("reason",))
