@@ -123,3 +123,15 @@ def reads_on_top(monkeypatch) -> list[list[str]]:
 
     monkeypatch.setattr(history_kept, "later_rows_dated_after", checked)
     return on_top
+
+
+NOT_CODE = {"tests", "docs", "build", "dist", "node_modules"}
+
+
+def code_folders(root: Path) -> list[Path]:
+    """The repository's top-level folders of code: not hidden (`.venv`, `.git`), not a virtualenv
+    under any name (it holds `pyvenv.cfg`), not build output or egg-info, not tests or docs. A
+    checkout with its virtualenv inside must pass the suite as checked out."""
+    return sorted(p for p in root.iterdir()
+                  if p.is_dir() and not p.name.startswith((".", "_")) and p.name not in NOT_CODE
+                  and not p.name.endswith(".egg-info") and not (p / "pyvenv.cfg").exists())

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from helpers import code_folders
+
 ROOT = Path(__file__).resolve().parents[1]
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
-NOT_PACKAGES = {"tests", "docs"}
 
 
 # --- the declaration -------------------------------------------------------------------------------
@@ -64,9 +65,7 @@ def parse_third_party(text: str) -> dict[str, set[str]]:
 def project_modules(root: Path) -> dict[str, Path]:
     """Dotted module name -> file, for every .py file of every top-level package/folder of code."""
     out: dict[str, Path] = {}
-    for top in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
-        if top.name in NOT_PACKAGES:
-            continue
+    for top in code_folders(root):
         for path in sorted(top.rglob("*.py")):
             rel = path.relative_to(root).with_suffix("")
             parts = list(rel.parts)

@@ -90,8 +90,9 @@ def test_every_package_is_installed():
 
     root = Path(__file__).resolve().parents[1]
     listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {".".join(p.parent.relative_to(root).parts) for p in root.glob("*/**/__init__.py")
-             if p.parent.relative_to(root).parts[0] not in ("tests", "build")}
+    from helpers import code_folders
+    found = {".".join(p.parent.relative_to(root).parts) for top in code_folders(root)
+             for p in top.glob("**/__init__.py")}
     assert found - listed == set(), f"add to [tool.setuptools] packages in pyproject.toml: {sorted(found - listed)}"
 
 
@@ -180,3 +181,16 @@ def test_tests_that_start_servers_or_read_the_real_history_run_in_their_parallel
             if {a.arg for a in f.args.args} & REAL_HISTORY_FIXTURES and parallel_group(nodeid) != "real-history":
                 wrong.append(f"{nodeid} reads the real history: add it to PARALLEL_GROUPS['real-history']")
     assert not wrong, wrong
+
+
+def test_one_duckdb_pin_everywhere():
+    """`pip install -e .` and the ducklake extra must agree on DuckDB: the extension wheels load only
+    into the DuckDB release they were built for, so the package pins that exact release."""
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pins = [d for d in project["dependencies"] if re.match(r"duckdb\b", d)]
+    extensions = [d for d in project["optional-dependencies"]["ducklake"] if d.startswith("duckdb-extension-")]
+    versions = {d.split("==", 1)[1] for d in extensions}
+    assert len(pins) == 1 and len(versions) == 1 and pins[0] == f"duckdb=={versions.pop()}", (pins, extensions)
