@@ -34,11 +34,12 @@ def placeholder_not_tested(con: duckdb.DuckDBPyConnection) -> Table:
 
 
 def source_status(con: duckdb.DuckDBPyConnection) -> Table:
-    """Per source: last fetch attempt and outcome, last new snapshot, snapshot and score counts."""
+    """Per source: last fetch attempt and outcome (its error only: NULL once a later fetch succeeded), last
+    new snapshot, snapshot and score counts."""
     return _table(con, """
         WITH f AS (
             SELECT source, max(started_at) AS last_fetch, arg_max(status, started_at) AS last_fetch_status,
-                   arg_max(error, started_at) AS last_error
+                   arg_max_null(error, started_at) AS last_error
             FROM fetches GROUP BY source),
         s AS (
             SELECT source, count(*) AS snapshots, count(*) FILTER (WHERE status = 'held') AS held,

@@ -432,3 +432,22 @@ def test_a_run_whose_claim_lapsed_during_a_retry_after_does_not_post_again(db_pa
     assert len(fake_slack.messages()) == 1                       # posted once, by the second run
     box = outbox(db_path)
     assert box["delivered_at"].notna().all()
+
+
+def test_alerts_lists_firing_events_before_the_levels(tmp_path, capsys):
+    """`alerts --state firing`: the alerts that fire (a held snapshot, a failing source) come first;
+    the levels — states every watched table has, listed as `level` — follow them, however many."""
+    path = tmp_path / "alerts.duckdb"
+    with db.connect(path) as con:
+        rows = [(f"lvl{i}", "saturation_bin_changed",
+                 json.dumps({"benchmark": f"b{i}", "table": f"b{i}:src", "scope": "all", "level": "high"}))
+                for i in range(5)]
+        rows.append(("held1", "snapshot_held", json.dumps({"source": "swebench"})))
+        con.executemany("""INSERT INTO alerts (fingerprint, kind, labels, state, since, last_evaluated, pending_count,
+                                               notified, muted_by, annotations)
+                           VALUES (?, ?, ?, 'firing', '2026-01-01 00:00:00+00', '2026-01-01 00:00:00+00', 0,
+                                   'queued', '', '{"snapshot_id": 7}')""", rows)
+    assert cli.main(["alerts", "--state", "firing", "--db", str(path)]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines()[1:] if ln.strip()]
+    assert lines[0].lstrip().startswith("firing") and "swebench: snapshot 7 held" in lines[0]
+    assert all(ln.lstrip().startswith("level") for ln in lines[1:]) and len(lines) == 6

@@ -414,3 +414,21 @@ def test_saturation_states_from_before_tables_go_inactive_without_a_message(tmp_
         states = dict(con.execute("SELECT fingerprint, state FROM alerts ORDER BY 1").fetchall())
         assert states == {"new": "firing", "old": "inactive"}
         assert con.execute("SELECT count(*) FROM notifications").fetchone()[0] == 0
+
+
+def test_status_clears_an_error_a_later_success_superseded(dbpath):
+    """`last_error` is the error of the newest fetch: after a failure and then a success it is empty,
+    never the stale message beside `last_fetch_status ok`."""
+    from storage import status
+    from storage.db import connect
+
+    with connect(dbpath) as con:
+        con.execute("""INSERT INTO fetches (source, url, started_at, status, error) VALUES
+                       ('swebench', 'u', '2026-01-01 00:00:00+00', 'error', 'HTTP 503'),
+                       ('swebench', 'u', '2026-01-02 00:00:00+00', 'ok', NULL),
+                       ('bfcl', 'u', '2026-01-01 00:00:00+00', 'ok', NULL),
+                       ('bfcl', 'u', '2026-01-02 00:00:00+00', 'error', 'HTTP 500')""")
+        table = status.source_status(con)
+    rows = {r[table.columns.index("source")]: dict(zip(table.columns, r)) for r in table.rows}
+    assert (rows["swebench"]["last_fetch_status"], rows["swebench"]["last_error"]) == ("ok", None)
+    assert (rows["bfcl"]["last_fetch_status"], rows["bfcl"]["last_error"]) == ("error", "HTTP 500")

@@ -49,6 +49,9 @@ def run(args: argparse.Namespace) -> int:
         "muted by": frame["muted_by"].where(frame["state"] == "firing", ""),
         "fingerprint": frame["fingerprint"],
     })
+    # events that fire first, then the levels (states that are listed, never "firing"), then the rest
+    rank = rows["state"].map({"firing": 0, "level": 1}).fillna(2)
+    rows = rows.iloc[rank.argsort(kind="stable")]
     with pd.option_context("display.width", 220, "display.max_colwidth", 90, "display.max_rows", 1000):
         print(rows.to_string(index=False))
     return 0
