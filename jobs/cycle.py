@@ -293,8 +293,7 @@ class CycleReport:
             sat = self.analysis.get("saturation")
             flagged = flagged_suspects(self.analysis.get("suspects"))
             kept = " (inputs unchanged: stored results kept)" if self.analysis.get("skipped") else ""
-            lines.append(f"analyze: saturation for {0 if sat is None else len(sat)} benchmark(s); "
-                         f"{len(flagged)} contamination-suspect flag(s){kept}")
+            lines.append(f"analyze: {analysis_counts(sat)}; {len(flagged)} contamination-suspect flag(s){kept}")
         if self.published is not None and self.published.path is not None:
             lines.append(f"report: {self.published.path}")
         if self.notification is not None:
@@ -380,3 +379,13 @@ def reparse(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
             outcomes.append(SourceOutcome(source, status, f"run {run_id}: " + result.summary().split(": ", 1)[1],
                                           snapshot_id=result.snapshot_id))
     return outcomes
+
+
+def analysis_counts(summary: pd.DataFrame | None) -> str:
+    """One name and one count per concept: leaderboard tables, and how many of them have a saturation
+    index S (a summary row is a table × scope × population; S needs a proportion-like metric with n)."""
+    if summary is None or not len(summary) or "table_id" not in summary.columns:
+        return "0 leaderboard tables"
+    tables = summary["table_id"].nunique()
+    indexed = summary.loc[summary["s_index"].notna(), "table_id"].nunique() if "s_index" in summary.columns else 0
+    return f"{tables} leaderboard table(s), {indexed} with a saturation index"

@@ -335,7 +335,7 @@ def test_benchwatch_run_in_ephemeral_mode_needs_no_setup(tmp_path):
     rows = [line.split() for line in out if line.startswith("  ")]
     collected = {r[0]: r[1] for r in rows if r[0] in scrapers.SOURCES}
     assert collected == {s: "new" for s in scrapers.enabled_sources()}
-    assert any(line.startswith("analyze: saturation for ") for line in out)
+    assert any(line.startswith("analyze: ") and "leaderboard table" in line for line in out)
     assert any(line.startswith("notify: ") for line in out)      # first run: levels set, nothing to send
     listed = {scrapers.get(s).release_source for s in scrapers.enabled_sources()} - {""}   # release lists read
     assert db_rows(db_path, "SELECT count(*) FROM snapshots") == [(len(scrapers.enabled_sources()) + len(listed),)]

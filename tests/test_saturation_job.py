@@ -174,3 +174,17 @@ def test_the_latest_tables_are_computed_beside_the_history_read_in_the_callers_c
     monkeypatch.setattr(js, "saturation_table", broken)
     with connect_synced(dbpath) as con, pytest.raises(RuntimeError, match="tables failed"):
         run_saturation(con, now="2025-01-03T00:00:00Z")
+
+
+def test_the_run_line_counts_tables_once():
+    """`run` says how many leaderboard tables and how many have an S, not how many summary rows
+    (a table × scope × population) — "saturation for 134 benchmark(s)" counted rows without an S."""
+    import pandas as pd
+
+    from jobs.cycle import analysis_counts
+    summary = pd.DataFrame({"table_id": ["a:x", "a:x", "a:x", "b:y", "c:z"],
+                            "scope": ["all", "post_cutoff", "all", "all", "all"],
+                            "population": ["models", "models", "systems", "models", "models"],
+                            "s_index": [0.5, 0.2, None, None, 0.9]})
+    assert analysis_counts(summary) == "3 leaderboard table(s), 2 with a saturation index"
+    assert analysis_counts(None) == "0 leaderboard tables"
