@@ -284,7 +284,8 @@ class CycleReport:
     def text(self) -> str:
         lines = ["collect:"] + ["  " + o.line() for o in self.outcomes]
         unreachable = [o.source for o in self.outcomes if o.unreachable]
-        if self.outcomes and all(o.offline for o in self.outcomes):
+        tried = [o for o in self.outcomes if o.status != "skipped"]
+        if tried and all(o.offline for o in tried):   # a source skipped for its key is no evidence
             lines.append("  no source host name resolved: this machine looks offline "
                          "(try `benchwatch run --replay tests/fixtures/replay`)")
         elif unreachable:

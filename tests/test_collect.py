@@ -181,6 +181,10 @@ def test_offline_sources_fail_fast_and_the_report_says_offline(tmp_path):
     assert all(o.status == "failed" and o.unreachable and o.offline for o in outcomes)
     assert "looks offline" in CycleReport(outcomes).text()
     assert run_query("SELECT count(*) n FROM fetches WHERE status = 'error'", tmp_path / "bw.duckdb")["n"][0] == 2
+    # with every source enabled, one whose key is not configured is skipped: still offline, still the hint
+    skipped = collect_source(tmp_path / "bw.duckdb", "artificial_analysis", fetcher=fetcher, secrets={})
+    assert skipped.status == "skipped"
+    assert "looks offline" in CycleReport([*outcomes, skipped]).text()
 
 
 def source_failures(db, source: str) -> int:
