@@ -40,7 +40,7 @@ from common.jsonsafe import is_null as _missing
 from jobs.report_common import (OPTIONAL_LEVEL_COLUMNS, as_int, clip, date, default_params, esc, evidence, frame,
                                 g2, names, naive, pp, slugs, table, trend_text)
 from jobs.report_items import WINDOW_CSS, post_cutoff
-from jobs.report_overview import headline, overview_chart, overview_markdown, overview_rows, overview_table
+from jobs.report_overview import headline, now_block, overview_chart, overview_markdown, overview_rows, overview_table
 from jobs.report_sections import benchmark_sections, toc_entries
 
 __all__ = ["render_report", "overview_rows", "overview_markdown", "trend_text", "slugs", "write_atomic",
@@ -146,8 +146,18 @@ svg .area{font:bold 12px system-ui,sans-serif;fill:#222}svg .rl{font:11px system
 svg a:hover .rl{text-decoration:underline}
 section.bench{border-top:1px solid #e5e5e5}
 a.anchor{color:#999;text-decoration:none;font-weight:normal}
-nav{background:#fff;border:1px solid #e3e3e3;padding:8px 14px;margin:12px auto;columns:4 220px;font-size:13px}
-nav a{display:block}nav b{display:block;break-after:avoid;margin-top:6px}nav b.grp{font-size:14px}
+nav{background:#fff;border:1px solid #e3e3e3;padding:6px 14px;margin:12px auto;font-size:13px}
+nav>a{display:inline-block;margin-right:14px}nav>b{margin-right:10px}
+nav details.toc{columns:4 220px}nav details.toc a{display:block}nav details.toc b{display:block;break-after:avoid;margin-top:6px}
+nav details.toc>summary{cursor:pointer;font-weight:600;margin:4px 0}
+#now ol,#now ul{margin:4px 0 8px;padding-left:22px}#now li{margin:2px 0}
+@media (max-width:700px){
+ main{padding:8px 10px}
+ .charts,.strips{display:block;overflow-x:auto}
+ svg.chart,svg.strip{max-width:none;display:block;margin-bottom:10px}
+ td,th{white-space:normal}td.wrap{min-width:0}
+ nav details.toc{columns:1}
+}
 .bad{color:#b00;font-weight:600}
 details{margin:6px 0}details.family>summary{font-weight:600;cursor:pointer;padding:4px 0}
 .win{position:relative;background:#fff;border:1px solid #e3e3e3;padding:6px 10px;margin:8px 0}
@@ -178,12 +188,14 @@ def render_report(frames: Mapping[str, pd.DataFrame], *, now: datetime, title: s
     n_flagged = int((signals["status"] != "not_flagged").sum()) if len(signals) and "status" in signals else 0
     toc_bench = "".join(f"<b>{esc(group)}</b>" + "".join(f'<a href="#bench-{anchors[b]}">{esc(n)}</a>' for b, n in items)
                         for group, items in toc_entries(levels, lead_why, frame(frames, "tables")))
-    nav = ('<nav><b>Contents</b><a href="#overview">Overview</a>'
+    n_toc = sum(len(items) for _, items in toc_entries(levels, lead_why, frame(frames, "tables")))
+    nav = ('<nav><b>Contents</b><a href="#now">Saturated now</a><a href="#overview">Overview</a>'
            f'<a href="#headline">Changed or near a bin edge ({len(lead_why)})</a>'
            '<a href="#benchmarks">Other benchmarks, by family</a><a href="#post-cutoff">Post-cutoff view</a>'
            f'<a href="#suspects">Contamination suspects ({n_flagged})</a><a href="#alerts">Firing alerts</a>'
            '<a href="#sources">Source health</a>'
-           f'<b class="grp">Benchmarks with an index or a change</b>{toc_bench}</nav>')
+           f'<details class="toc"><summary>Every benchmark with an index or a change ({n_toc})</summary>'
+           f'{toc_bench}</details></nav>')
     lead, rest = benchmark_sections(levels, history, frontier, trends, anchors, now_ts, frame(frames, "tables"),
                                     lead_why)
     bins = ", ".join(f"{b}" for b in SATURATION_BINS)
@@ -192,8 +204,8 @@ def render_report(frames: Mapping[str, pd.DataFrame], *, now: datetime, title: s
         f"(Akhtar, Reuel et al. 2026) with k={SATURATION_K}, α={SATURATION_ALPHA} (n_eff = n^α); bins {esc(bins)} "
         f"at edges {esc(', '.join(str(e) for e in SATURATION_BIN_EDGES))}. Every number is the stored analysis; "
         "the uncertainty column says which noise model produced it. Accuracies are in %, differences of "
-        "accuracies in pp (percentage points).</p>" + nav
-        + '<h2 id="overview">Overview</h2>' + overview_chart(levels, anchors)
+        "accuracies in pp (percentage points).</p>" + now_block(levels, changes, anchors, now_ts)
+        + '<h2 id="overview">Overview</h2>' + overview_chart(levels, anchors) + nav
         + "<details><summary>The overview as a table (every row, its parameters and trend)</summary>"
         + overview_table(levels, trends, anchors, now_ts) + "</details>"
         + '<h2 id="headline">Changed or near a bin edge</h2>' + lead

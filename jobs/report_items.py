@@ -28,6 +28,8 @@ Z95 = 1.96
 WINDOW_MAX = 12
 WINDOW_TOP = 20
 WINDOW_MIN_ITEMS = 20
+# The control opens on the most recent window ranking at least this many models (else on all items).
+WINDOW_OPEN_MIN_RANKED = 5
 
 # Each radio input shows the pane of its position (enough rules for WINDOW_MAX + 1 windows).
 WINDOW_CSS = "".join(f".win>input:nth-of-type({i}):checked~.panes>.pane:nth-child({i}){{display:block}}"
@@ -97,27 +99,29 @@ def window_control(w: pd.DataFrame, cut: Mapping[str, Any], slug: str) -> str:
     all_rank = _ranked(w[w["window_start"].map(naive) == first])
     all_pos = {m: i + 1 for i, m in enumerate(all_rank["model"])}
     inputs, panes = [], []
-    for i, start in enumerate(starts):
+    rankings = [_ranked(w[w["window_start"].map(naive) == start]) for start in starts]
+    # the control opens on the most recent window that still ranks enough models to compare
+    opened = max((i for i, r in enumerate(rankings) if len(r) >= WINDOW_OPEN_MIN_RANKED), default=0)
+    for i, (start, ranked) in enumerate(zip(starts, rankings)):
         rid = f"{slug}-{i}"
         label = f"all items (from {start:%Y-%m})" if i == 0 else f"from {start:%Y-%m}"
-        inputs.append(f'<input type="radio" name="{slug}" id="{rid}"{" checked" if i == 0 else ""}>'
+        inputs.append(f'<input type="radio" name="{slug}" id="{rid}"{" checked" if i == opened else ""}>'
                       f'<label for="{rid}">{esc(label)}</label>')
-        ranked = _ranked(w[w["window_start"].map(naive) == start])
         rows = []
         for j, r in enumerate(ranked.head(WINDOW_TOP).to_dict("records")):
             c = cut.get(r["model"])
             c_hi = naive(c.get("c_hi")) if c else None
             before = c_hi is not None and c_hi >= start
-            rows.append([str(j + 1), esc(all_pos.get(r["model"], "")), esc(r["model"]), pct(r["accuracy"]),
+            rows.append([str(j + 1), esc(r["model"]), pct(r["accuracy"]),
                          "" if _missing(r.get("se")) else f"± {Z95 * float(r['se']) * 100:.1f} pp",
-                         as_int(r["n_items"]),
+                         as_int(r["n_items"]), esc(all_pos.get(r["model"], "")),
                          (f'<span class="bad">{date(c_hi)}: after the window start</span>' if before else date(c_hi))])
         dropped = int((w["window_start"].map(naive) == start).sum()) - len(ranked)
         extra = f" {dropped} model(s) with fewer than {WINDOW_MIN_ITEMS} items here are not ranked." if dropped else ""
         panes.append(f'<div class="pane"><p class="note">Items released on or after {start:%Y-%m-%d}; accuracy with '
                      f"its 95% interval (± {Z95} SE).{esc(extra)} A cutoff after the window start means some of these "
                      "items may predate the model's training data.</p>"
-                     + table(["rank", "rank on all items", "model", "accuracy", "95% interval", "items",
+                     + table(["rank", "model", "accuracy", "95% interval", "items", "rank on all items",
                               "knowledge cutoff"], rows) + "</div>")
     return (f'<div class="win"><p class="wintitle">Re-rank on items released after:</p>{"".join(inputs)}'
             f'<div class="panes">{"".join(panes)}</div></div>')

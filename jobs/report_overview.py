@@ -20,6 +20,13 @@ from jobs.report_common import (BIN_COLORS, OPTIONAL_LEVEL_COLUMNS, bin_badge, d
 
 # A change of committed level this recent (days before the report) puts a benchmark in the headline.
 CHANGED_WITHIN_DAYS = 30
+# A table not observed for longer than this is stale: it leaves the headline and the "saturated now" list
+# (its S describes an old board) and is named with its age among the stale ones.
+STALE_AFTER_DAYS = 180
+# Saturated tables named by the page's opening lines before "and N more" (each a link to its section).
+NOW_SHOWN = 10
+# Recent level changes named by the opening lines, newest first.
+CHANGES_SHOWN = 8
 # S sits near a bin edge relative to its noise when a re-evaluation keeps its bin less often than
 # this (stored P(bin holds)); without that probability, when S is this close to an edge.
 NEAR_EDGE_HOLD_PROB = 0.4
@@ -78,7 +85,7 @@ def headline(levels: pd.DataFrame, changes: pd.DataFrame, now: pd.Timestamp) -> 
                                                 f"on {naive(r['changed_at']):%Y-%m-%d}")
     for r in _indexed_rows(levels).to_dict("records"):
         bench = str(r["benchmark"])
-        if bench in out:
+        if bench in out or is_stale(r, now):      # an old board's S is not news: it stays in its family
             continue
         if not _missing(r.get("pending_bin")):
             out[bench] = f"{table_name(r)}: a move to {r['pending_bin']} awaits confirmation"
@@ -90,6 +97,75 @@ def headline(levels: pd.DataFrame, changes: pd.DataFrame, now: pd.Timestamp) -> 
         elif min(abs(float(r["s_index"]) - e) for e in SATURATION_BIN_EDGES) < NEAR_EDGE_DISTANCE:
             out[bench] = f"{table_name(r)}: near a bin edge (S {float(r['s_index']):.3f})"
     return out
+
+
+def is_stale(row: Mapping[str, Any], now: pd.Timestamp) -> bool:
+    """Not observed for more than STALE_AFTER_DAYS (an unknown age is not stale)."""
+    age = staleness_days(row, now)
+    return age is not None and age > STALE_AFTER_DAYS
+
+
+def _age(days: float | None) -> str:
+    if days is None:
+        return ""
+    return "today" if days < 1 else f"{days:.0f} day{'s' if round(days) != 1 else ''} ago"
+
+
+def now_block(levels: pd.DataFrame, changes: pd.DataFrame, anchors: Mapping[str, str], now: pd.Timestamp) -> str:
+    """The page's opening lines, the answer first: the saturated tables observed recently, strongest
+    first (by S), each linking to its section; the level changes of the last CHANGED_WITHIN_DAYS,
+    newest first; then, demoted, how many saturated tables are stale and how old they are."""
+    from alerts.rules.saturation_bin_changed import p_level_holds
+    from analysis.constants import SATURATED_BINS
+    from registry.tables import source_name
+    rows = _indexed_rows(levels)
+    if not len(rows):
+        return ""
+    rows = rows.assign(_level=[level_of(r) for r in rows.to_dict("records")],
+                       _age=[staleness_days(r, now) for r in rows.to_dict("records")])
+    saturated = rows[rows["_level"].isin(SATURATED_BINS)].sort_values(["s_index", "table_id"], ascending=[False, True])
+    stale = saturated[[is_stale(r, now) for r in saturated.to_dict("records")]]
+    fresh = saturated.drop(stale.index).drop_duplicates("benchmark")   # one line per benchmark: its strongest table
+
+    def link(r: Mapping[str, Any]) -> str:
+        return f'<a href="#bench-{anchors[r["benchmark"]]}">{esc(table_name(r))}</a>'
+
+    items = []
+    for r in fresh.head(NOW_SHOWN).to_dict("records"):
+        p_hold = p_level_holds(r, str(r["_level"]))
+        hold = "" if p_hold is None else f", P(level holds) {p_hold:.2f}"
+        pop = "" if r["_pop"] == "models" else f", {esc(r['_pop'])}"
+        items.append(f"<li>{link(r)}: S {float(r['s_index']):.2f} · {bin_badge(r['_level'])}{hold}{pop}"
+                     f" · observed {_age(r['_age'])}</li>")
+    more = len(fresh) - NOW_SHOWN
+    out = [f'<section id="now"><h2>Saturated now ({len(fresh)} benchmark{"s" if len(fresh) != 1 else ""})</h2>']
+    out.append(f"<ol>{''.join(items)}</ol>" if items else '<p class="none">No recently observed table is saturated.</p>')
+    if more > 0:
+        out.append(f'<p class="note">and {more} more: <a href="#overview">the overview</a> shows every table.</p>')
+    recent = changes[changes["changed_at"].map(naive) >= now - pd.Timedelta(days=CHANGED_WITHIN_DAYS)] \
+        if len(changes) and "changed_at" in changes.columns else pd.DataFrame()
+    if len(recent):
+        recent = recent.assign(_at=recent["changed_at"].map(naive)).sort_values("_at", ascending=False)
+        named = {str(r["table_id"]): r for r in rows.to_dict("records")}
+        lines = []
+        for r in recent.head(CHANGES_SHOWN).to_dict("records"):
+            row = named.get(str(r.get("table_id")), {"benchmark": r["benchmark"], "name": r["benchmark"]})
+            target = row if str(row.get("benchmark")) in anchors else None
+            name = link(target) if target is not None else esc(table_name(row))
+            lines.append(f"<li>{r['_at']:%Y-%m-%d}: {name} {esc(r['from_level'] or 'new')} → {esc(r['to_level'])}</li>")
+        extra = len(recent) - CHANGES_SHOWN
+        out.append(f"<h3>Changed in the last {CHANGED_WITHIN_DAYS} days</h3><ul>{''.join(lines)}</ul>"
+                   + (f'<p class="note">and {extra} more below.</p>' if extra > 0 else ""))
+    else:
+        out.append(f'<p class="note">No level changed in the last {CHANGED_WITHIN_DAYS} days.</p>')
+    if len(stale):
+        ages = [a for a in stale["_age"] if a is not None]
+        sources = sorted({source_name(str(s)) for s in stale.get("source", pd.Series(dtype=str)).dropna()})
+        whence = f"; {', '.join(sources)}" if sources else ""
+        out.append(f'<p class="note">Not counted above: {len(stale)} saturated table(s) not observed for more than '
+                   f"{STALE_AFTER_DAYS} days (up to {max(ages):.0f} days{esc(whence)}): their S "
+                   "describes an old board. Each keeps its section below, its age said.</p>")
+    return "".join(out) + "</section>"
 
 
 def _strip(area: str, rows: list[dict], anchors: Mapping[str, str]) -> str:

@@ -234,7 +234,7 @@ class TimeChart:
         left, top, right, bottom = self._plot
         xx, yy = self.px(x), self.py(y)
         anchor = "end" if xx > (left + right) / 2 else "start"
-        w = 6.0 * len(text)
+        w = 6.8 * len(text)      # wide enough for 11-px system-ui text, capitals included
         bx0 = xx - 4 - w if anchor == "end" else xx + 4
         offsets = (-5, 12, -17, 24) if above else (12, -5, 24, -17)
         for dy in offsets:

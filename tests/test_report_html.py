@@ -46,7 +46,7 @@ EVIL_BENCH = 'b"><script src=//x'
 ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h3", "h4", "p", "nav", "a",
                 "b", "table", "thead", "tbody", "tr", "th", "td", "span", "code", "details", "summary", "section",
                 "div", "svg", "rect", "line", "polyline", "polygon", "circle", "text", "g", "path",
-                "input", "label"}   # path: error bars and markers; input/label: the time-window control (CSS only)
+                "input", "label", "ol", "ul", "li"}   # path: error bars and markers; input/label: the time-window control (CSS only)
 
 
 class Structure(HTMLParser):
@@ -300,12 +300,17 @@ def test_error_bars_units_and_the_time_window_control_match_the_items(small_db, 
     ev = json.loads(a3.evidence) if isinstance(a3.evidence, str) else a3.evidence
     assert f"<td>{ev['p_pre'] * 100:.1f}%</td><td>{ev['p_post'] * 100:.1f}%</td>" in section   # accuracies in %
     assert f"<td>{ev['gap_model'] * 100:+.1f} pp</td>" in section                            # their gap in pp
-    # the window control of livecodebench: one radio per pane, the first checked, ids unique
+    # the window control of livecodebench: one radio per pane, ids unique, the most recent window that
+    # ranks at least WINDOW_OPEN_MIN_RANKED models checked (the only one)
+    from jobs.report_items import WINDOW_OPEN_MIN_RANKED
     win = section[section.index('<div class="win">'):]
     win = win[:win.index("</div></div></div>") + 6]
     radios = re.findall(r'<input type="radio" name="([a-z0-9_-]+)" id="([a-z0-9_-]+)"( checked)?>', win)
     panes = win.split('<div class="pane">')[1:]
-    assert len(radios) == len(panes) >= 3 and radios[0][2] and not any(r[2] for r in radios[1:])
+    assert len(radios) == len(panes) >= 3 and sum(bool(r[2]) for r in radios) == 1
+    ranked = [len(re.findall(r"<tr><td>\d+</td>", pane)) for pane in panes]
+    informative = [i for i, n in enumerate(ranked) if n >= WINDOW_OPEN_MIN_RANKED]
+    assert [i for i, r in enumerate(radios) if r[2]] == [informative[-1] if informative else 0], ranked
     for pane in panes[1:]:
         start = pd.Timestamp(re.search(r"Items released on or after (\d{4}-\d{2}-\d{2})", pane)[1])
         assert start.day == 1 and start.month in (1, 4, 7, 10)
@@ -548,6 +553,71 @@ def test_screenshots_at_three_anchors_in_headless_chromium_are_not_blank(page, f
     if keep:
         for s in shots:
             shutil.copy(s, Path(keep) / s.name)
+
+
+# What the page measures in the browser: the smallest rendered SVG text (its font size times the SVG's
+# scale), every pair of overlapping record labels, tables wider than the viewport that do not scroll
+# inside a container, and where the "Saturated now" section starts.
+LAYOUT_PROBE = """(() => {
+  let smallest = 1e9, overlaps = [], wide = [];
+  for (const svg of document.querySelectorAll('svg')) {
+    const vb = svg.viewBox.baseVal, box = svg.getBoundingClientRect();
+    if (!vb || !vb.width || !box.width) continue;
+    const scale = box.width / vb.width;
+    for (const t of svg.querySelectorAll('text')) {
+      if (!t.textContent.trim()) continue;
+      smallest = Math.min(smallest, parseFloat(getComputedStyle(t).fontSize) * scale);
+    }
+    const labels = [...svg.querySelectorAll('text.lbl')].map(t => t.getBoundingClientRect());
+    for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) {
+      const a = labels[i], b = labels[j];
+      if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+        overlaps.push(svg.getAttribute('aria-label') || svg.querySelector('title')?.textContent);
+    }
+  }
+  for (const t of document.querySelectorAll('table')) {
+    if (t.closest('details:not([open])')) continue;
+    const r = t.getBoundingClientRect();
+    const sc = t.closest('.scroll');
+    if (r.right > innerWidth + 1 && !sc) wide.push(t.className || t.querySelector('th')?.textContent);
+  }
+  const now = document.getElementById('now');
+  return JSON.stringify({smallest, overlaps, wide, now_top: now ? now.getBoundingClientRect().top : null,
+                         height: innerHeight});
+})()"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs the Debian package)")
+@pytest.mark.parametrize("width,height,mobile", [(1400, 900, False), (390, 844, True)])
+def test_the_page_reads_on_a_desktop_and_a_phone(page, tmp_path, width, height, mobile):
+    """At 1400x900 and on a 390x844 phone: the answer ("Saturated now") starts on the first screen,
+    no chart text renders below 11 px, no two record labels overlap, and no table runs off the
+    screen outside a scrolling container."""
+    html_file = tmp_path / "report.html"
+    html_file.write_text(page, encoding="utf-8")
+    tiny = tmp_path / "tiny.html"        # proves the probe can fail: an 11-px text in a chart scaled to a third
+    tiny.write_text('<!DOCTYPE html><title>t</title><svg viewBox="0 0 900 60" style="width:300px">'
+                    '<text class="lbl" x="5" y="20" style="font-size:11px">a label</text>'
+                    '<text class="lbl" x="8" y="22" style="font-size:11px">a label</text></svg>')
+    browser = Browser(tmp_path)
+    try:
+        browser.call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
+                     deviceScaleFactor=1, mobile=mobile)
+
+        def probe(url: str) -> dict:
+            browser.load(url)
+            return json.loads(browser.call("Runtime.evaluate", session=True, expression=LAYOUT_PROBE)["result"]["value"])
+
+        bad = probe(tiny.as_uri())
+        assert bad["smallest"] < 11 and bad["overlaps"]
+        found = probe(html_file.as_uri())
+        assert found["smallest"] >= 10.95, found["smallest"]
+        assert found["overlaps"] == [], found["overlaps"]
+        assert found["wide"] == [], found["wide"]
+        assert found["now_top"] is not None and found["now_top"] < found["height"], found
+    finally:
+        browser.close()
 
 
 @pytest.mark.slow

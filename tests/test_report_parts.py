@@ -82,7 +82,8 @@ def test_the_headline_is_what_changed_recently_or_sits_near_a_bin_edge():
 
 def test_page_order_contents_folding_and_a_frontier_on_its_own_data_with_labelled_records():
     levels = pd.DataFrame([_level("bx", "bx:src", 0.905, "very high", 0.3, area="coding",
-                                  as_of=T("2025-07-01", tz="UTC")),   # the primary's newest observation
+                                  as_of=T("2025-07-01", tz="UTC"),   # the primary's newest observation
+                                  staleness_days=20.0),                # observed recently: not stale
                            _level("calm", "calm:src", 0.5, "moderate", 0.95, area="math"),
                            {**_level("none", "none:src", float("nan"), None), "reason": "fewer than k models"}])
     frontier = pd.concat([_frontier("bx:src", "bx", ["2025-01-10", "2025-03-10", "2025-06-10"], [0.6, 0.7, 0.8],
@@ -92,7 +93,8 @@ def test_page_order_contents_folding_and_a_frontier_on_its_own_data_with_labelle
                            "benchmark": ["bx", "bx", "calm", "none"], "is_primary": [True, False, True, True],
                            "name": ["BX (src)", "BX (other)", "CALM (src)", "NONE (src)"]})
     page = render_report({"levels": levels, "frontier": frontier, "tables": tables}, now=NOW)
-    order = [page.index(x) for x in ('id="overview"', 'class="strips"', 'id="headline"', 'id="bench-bx"',
+    order = [page.index(x) for x in ('id="now"', 'id="overview"', 'class="strips"', "<nav>", 'id="headline"',
+                                     'id="bench-bx"',
                                      'id="benchmarks"', '<details class="family">', 'id="bench-calm"')]
     assert order == sorted(order)
     nav = page[page.index("<nav>"):page.index("</nav>")]
@@ -139,3 +141,41 @@ def test_the_text_report_fits_120_columns_without_nan():
 def test_trend_text_without_a_slope_names_the_reason(status):
     text = trend_text(status, float("nan"), float("nan"), float("nan"), None, T("2025-01-01"), 5)
     assert text.endswith("to 2025-01-01 (5 d stale)") and "nan" not in text
+
+
+def test_the_page_opens_with_what_is_saturated_now_strongest_first_and_stale_tables_demoted():
+    """The answer first: recently observed saturated tables by S (one line per benchmark, at most
+    NOW_SHOWN, each linking to its section), the recent level changes newest first, and the stale
+    saturated tables only counted, with their age; no more than 25 benchmark links before the first chart."""
+    from jobs.report_overview import NOW_SHOWN, STALE_AFTER_DAYS
+    rows = [_level(f"b{i:02d}", f"b{i:02d}:src", 0.70 + i * 0.01, "high" if i < 20 else "very high", 0.8)
+            for i in range(25)]
+    rows.append(_level("old", "old:src", 0.999, "very high", 0.99, as_of=NOW - pd.Timedelta(days=STALE_AFTER_DAYS + 600)))
+    rows.append(_level("low", "low:src", 0.2, "low", 0.9))
+    changes = pd.DataFrame({"table_id": ["b03:src", "b24:src", "low:src"], "benchmark": ["b03", "b24", "low"],
+                            "from_level": ["moderate", "high", "moderate"], "to_level": ["high", "very high", "low"],
+                            "changed_at": [T("2026-05-20", tz="UTC"), T("2026-05-28", tz="UTC"), T("2026-01-01", tz="UTC")]})
+    page = render_report({"levels": pd.DataFrame(rows), "level_changes": changes}, now=NOW)
+    now = page[page.index('<section id="now">'):page.index("</section>", page.index('<section id="now">'))]
+    first = re.findall(r'<li><a href="#bench-([a-z0-9_-]+)"', now)
+    assert first[:NOW_SHOWN] == [f"b{i:02d}" for i in range(24, 24 - NOW_SHOWN, -1)]   # strongest S first
+    assert "bench-old" not in now and "not observed for more than 180 days" in now and "up to 780 days" in now
+    assert "and 15 more" in now
+    changed = now[now.index("Changed in the last"):]
+    assert changed.index("b24") < changed.index("b03") and "low:src" not in changed and "LOW" not in changed
+    before_chart = page[:page.index("<svg")]
+    assert len(re.findall(r'href="#bench-', before_chart)) <= 25
+
+
+def test_the_window_control_opens_on_its_most_recent_informative_window():
+    """Not on "all items" (most cutoffs fall after its start): on the newest window that still ranks
+    WINDOW_OPEN_MIN_RANKED models; a window ranking fewer is offered but not opened."""
+    from jobs.report_items import WINDOW_OPEN_MIN_RANKED, window_control
+    n = WINDOW_OPEN_MIN_RANKED
+    starts = [T("2024-01-01")] * (n + 1) + [T("2024-04-01")] * n + [T("2024-07-01")] * (n - 1)
+    models = [f"m{i}" for i in range(n + 1)] + [f"m{i}" for i in range(n)] + [f"m{i}" for i in range(n - 1)]
+    w = pd.DataFrame({"window_start": starts, "model": models, "accuracy": 0.5, "se": 0.01, "n_items": 30})
+    page = window_control(w, {}, "win-x")
+    assert re.findall(r'id="(win-x-\d)"( checked)?', page) == [("win-x-0", ""), ("win-x-1", " checked"), ("win-x-2", "")]
+    # accuracy right after the model: on a phone the number is never the column scrolled out of view
+    assert "<th>model</th><th>accuracy</th>" in page.replace("\n", "")
