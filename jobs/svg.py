@@ -239,7 +239,7 @@ class TimeChart:
         offsets = (-5, 12, -17, 24) if above else (12, -5, 24, -17)
         for dy in offsets:
             ty = min(max(yy + dy, top + 9), bottom - 3)
-            box = (bx0, ty - 9, bx0 + w, ty + 2)
+            box = (bx0, ty - 11, bx0 + w, ty + 4)   # an 11-px line's ascent and descent, as a browser draws it
             if all(box[2] < b[0] or box[0] > b[2] or box[3] < b[1] or box[1] > b[3] for b in self._boxes):
                 self._boxes.append(box)
                 dx = -4 if anchor == "end" else 4
