@@ -176,6 +176,11 @@ def table_name(r: Mapping[str, Any]) -> str:
     return ""
 
 
+# A table not observed for longer than this is stale: it leaves the page's headline and "saturated now"
+# list (its S describes an old board), is named with its age, and shows no trend or forecast.
+STALE_AFTER_DAYS = 180
+
+
 def staleness_days(row: Mapping[str, Any], now: pd.Timestamp) -> float | None:
     """Days from the benchmark's newest observation to `now` (a stored `staleness_days` wins)."""
     stored = row.get("staleness_days")

@@ -16,13 +16,11 @@ import pandas as pd
 from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
 from common.jsonsafe import is_null as _missing
 from jobs.report_common import (BIN_COLORS, OPTIONAL_LEVEL_COLUMNS, bin_badge, default_params, esc, frame, level_of,
-                                names, naive, num, staleness_days, table, table_name, tabled, trend_cell)
+                                names, naive, num, STALE_AFTER_DAYS, staleness_days, table, table_name, tabled,
+                                trend_cell)
 
 # A change of committed level this recent (days before the report) puts a benchmark in the headline.
 CHANGED_WITHIN_DAYS = 30
-# A table not observed for longer than this is stale: it leaves the headline and the "saturated now" list
-# (its S describes an old board) and is named with its age among the stale ones.
-STALE_AFTER_DAYS = 180
 # Saturated tables named by the page's opening lines before "and N more" (each a link to its section).
 NOW_SHOWN = 10
 # Recent level changes named by the opening lines, newest first.

@@ -11,7 +11,8 @@ import pandas as pd
 from common.jsonsafe import is_null as _missing
 from jobs.report_charts import family_span, frontier_chart, s_history_chart
 from jobs.report_common import (POPULATION_ORDER, bin_badge, date, esc, forecast_text, level_of, metric_is_proportion,
-                                names, num, score_text, staleness_days, table_name, tabled, trend_cell, version)
+                                naive, names, num, score_text, STALE_AFTER_DAYS, staleness_days, table_name, tabled,
+                                trend_cell, version)
 
 
 def bench_tables(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.DataFrame,
@@ -86,11 +87,17 @@ def _section(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.
         facts.append(f"{len(family)} releases, each its own table: " + ", ".join(esc(version(x) or x) for x in family))
     if t is not None and not _missing(t.get("frontier_model")):
         facts.append(f"frontier {esc(t['frontier_model'])} {esc(score_text(t.get('frontier'), metric_is_proportion(t)))}")
-    if t is not None:
+    if t is not None and stale is not None and stale > STALE_AFTER_DAYS:
+        facts.append(f"no trend or forecast: the table was last observed {stale:.0f} days ago")
+    elif t is not None:
         facts.append(f"trend {trend_cell(t)}")
         fc = forecast_text(t.get("forecast_status"), t.get("forecast_date"), t.get("forecast_reason"))
-        if fc:
+        when = naive(t.get("forecast_date"))
+        if fc and not (t.get("forecast_status") == "ok" and when is not None and when < now):
             facts.append(f"forecast: {esc(fc)}")
+    if others:
+        reason = _primary_reason(tables, primary)
+        facts.append(f"primary table {esc(primary)}" + (f" ({esc(reason)})" if reason else ""))
     lead = f'<p class="why">{esc(why)}</p>' if why else ""
     return (f'<section id="bench-{anchor}" class="bench"><h3>{esc(name)} {bin_badge(level_of(r))}'
             f' <a class="anchor" href="#bench-{anchor}">#</a></h3>{lead}'
@@ -99,6 +106,14 @@ def _section(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.
             f'{frontier_chart(bench, name, frontier, t, r, span, family)}</div>'
             + "".join(_other_table(bench, other, levels, hist, frontier, trend_by.get(other), tables)
                       for other in others) + "</section>")
+
+
+def _primary_reason(tables: pd.DataFrame, primary: str) -> str:
+    """Why `primary` leads its benchmark's section (benchmark_tables.primary_reason, 060)."""
+    if not len(tables) or "primary_reason" not in tables.columns:
+        return ""
+    hit = tables.loc[tables["table_id"] == primary, "primary_reason"]
+    return "" if not len(hit) or _missing(hit.iloc[0]) else str(hit.iloc[0])
 
 
 def _other_table(bench: str, table_id: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.DataFrame,

@@ -26,7 +26,7 @@ from jobs.contamination import latest_scores, model_slices, resolved_dates, slic
 from jobs.levels import run_levels
 from common.time import naive_utc
 from common.units import METRIC_DIRECTIONS, lower_is_better
-from registry.tables import assign_tables, primary_flags, table_name
+from registry.tables import primary_reasons, assign_tables, primary_flags, table_name
 from storage import reads
 from storage import saturation as store
 from storage.engine import duckdb
@@ -97,7 +97,8 @@ def table_catalogue(spans: pd.DataFrame, history: pd.DataFrame, registry: pd.Dat
     rows = with_table_ids(spans) if len(spans) else spans
     if rows.empty:
         return pd.DataFrame(columns=[*TABLE_META, "name", "n_items", "n_assumed", "metric", "is_primary", "n_models",
-                                     "first_observed_at", "last_observed_at"])
+                                     "first_observed_at", "last_observed_at", "first_dated_at", "last_dated_at",
+                                     "primary_reason"])
     g = rows.groupby("table_id", sort=True)
     out = pd.DataFrame({
         "benchmark": g["benchmark"].first(), "source": g["table_source"].first(),
@@ -105,6 +106,8 @@ def table_catalogue(spans: pd.DataFrame, history: pd.DataFrame, registry: pd.Dat
         "table_version": g["table_version"].first().fillna(""), "n_models": g["model"].nunique(),
         "first_observed_at": pd.to_datetime(g["first_observed_at"].min()),
         "last_observed_at": pd.to_datetime(g["last_observed_at"].max()),
+        "first_dated_at": pd.to_datetime(g["first_dated_at"].min()),
+        "last_dated_at": pd.to_datetime(g["last_dated_at"].max()),
     }).reset_index()
     # n and metric: the snapshot-level row of the primary population where the table is current
     current = snap.sort_values("population", key=lambda p: p.ne("models"), kind="stable") \
@@ -121,6 +124,7 @@ def table_catalogue(spans: pd.DataFrame, history: pd.DataFrame, registry: pd.Dat
     out["n_items"] = pd.to_numeric(out["n_items"], errors="coerce")
     out["is_current"] = out["table_id"].isin(set(snap["table_id"]))
     out["is_primary"] = primary_flags(out).to_numpy()
+    out["primary_reason"] = primary_reasons(out).to_numpy()
     names = dict(zip(registry["id"], registry["name"])) if "name" in registry.columns else {}
     out["name"] = [table_name(names.get(b, b), s, v, ss) for b, s, v, ss in
                    zip(out["benchmark"], out["source"], out["table_version"], out["sources"])]
@@ -258,6 +262,7 @@ def all_tables(kept: pd.DataFrame, recomputed: pd.DataFrame, benchmarks: set[str
     again = out["benchmark"].isin(benchmarks) if benchmarks is not None else pd.Series(True, index=out.index)
     if again.any():
         out.loc[again, "is_primary"] = primary_flags(out[again]).to_numpy()
+        out.loc[again, "primary_reason"] = primary_reasons(out[again]).to_numpy()
     return out
 
 

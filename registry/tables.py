@@ -13,7 +13,8 @@ no top k, running best, trend or alert mixes them. This module owns the rule, on
   Default: no pooling.
 - Which table is a benchmark's *primary* (kind ``primary``): the benchmark owner's
   leaderboard where one exists; the newest version of a versioned source; where nothing is
-  declared, the source whose newest table has the most models (ties: source name).
+  declared, the source's own runs before an external report of them, then the longest dated
+  history (first to last result date), then the most models (ties: source name).
 
 The SQL of storage repeats `table_id`'s expression (views `latest_scores`, the history
 reads); tests/test_tables.py checks that both agree. Pure: no DuckDB, no network.
@@ -31,7 +32,7 @@ from typing import Iterable
 
 import pandas as pd
 
-__all__ = ["POOLED", "TableRules", "table_id", "load_table_rules", "assign_tables", "primary_flags",
+__all__ = ["POOLED", "TableRules", "table_id", "load_table_rules", "assign_tables", "primary_flags", "primary_reasons",
            "table_name", "source_name"]
 
 POOLED = "pooled"
@@ -94,9 +95,13 @@ class TableRules:
     rules: tuple[Rule, ...] = ()
 
     def primary_source(self, benchmark: str) -> str | None:
+        rule = self.primary_rule(benchmark)
+        return None if rule is None else rule.sources[0]
+
+    def primary_rule(self, benchmark: str) -> Rule | None:
         for r in self.rules:
             if r.kind == "primary" and r.matches(benchmark):
-                return r.sources[0]
+                return r
         return None
 
     def pool_of(self, benchmark: str, source: str) -> Rule | None:
@@ -187,18 +192,54 @@ def primary_flags(tables: pd.DataFrame, rules: TableRules | None = None) -> pd.S
     dates) where the benchmark has a table of it; else the source whose newest table has the
     most models (a pool counts as a source), ties by source name.
     """
-    rules = load_table_rules() if rules is None else rules
     flags = pd.Series(False, index=tables.index)
-    if tables.empty:
-        return flags
-    current = tables["is_current"].fillna(False).astype(bool) if "is_current" in tables.columns else True
-    t = tables.assign(_v=tables["table_version"].fillna("").astype(str), _c=current,
-                      _n=pd.to_numeric(tables["n_models"], errors="coerce").fillna(0))
-    for bench, g in t.groupby("benchmark", sort=False):
-        newest = g.sort_values(["source", "_c", "_v"]).groupby("source").tail(1)
-        declared = rules.primary_source(str(bench))
-        pick = newest[newest["source"] == declared]
-        if pick.empty:
-            pick = newest.sort_values(["_n", "source"], ascending=[False, True])
-        flags[pick.index[0]] = True
+    for index, _ in _primaries(tables, rules):
+        flags[index] = True
     return flags
+
+
+def primary_reasons(tables: pd.DataFrame, rules: TableRules | None = None) -> pd.Series:
+    """Why each benchmark's primary table is primary (registry/tables.csv's reason, or the rule
+    that chose it with its figures); None on the other tables. The report says it."""
+    out = pd.Series(None, index=tables.index, dtype="object")
+    for index, reason in _primaries(tables, rules):
+        out[index] = reason
+    return out
+
+
+EXTERNAL_VERSION = "external"   # the table_version of a third party's numbers (e.g. Epoch's *_external members)
+
+
+def _primaries(tables: pd.DataFrame, rules: TableRules | None) -> list[tuple[object, str]]:
+    """(index of each benchmark's primary table, why): the one definition behind primary_flags and
+    primary_reasons. Undeclared: own runs before an external report, the longest dated history
+    (first to last result date; a table without dates counts none), the most models, the source."""
+    rules = load_table_rules() if rules is None else rules
+    if tables.empty:
+        return []
+    current = tables["is_current"].fillna(False).astype(bool) if "is_current" in tables.columns else True
+    first = pd.to_datetime(tables["first_dated_at"], errors="coerce") if "first_dated_at" in tables.columns else None
+    last = pd.to_datetime(tables["last_dated_at"], errors="coerce") if "last_dated_at" in tables.columns else None
+    span = ((last - first).dt.days.fillna(0) if first is not None and last is not None
+            else pd.Series(0, index=tables.index))
+    t = tables.assign(_v=tables["table_version"].fillna("").astype(str), _c=current,
+                      _n=pd.to_numeric(tables["n_models"], errors="coerce").fillna(0), _span=span)
+    t["_ext"] = t["_v"] == EXTERNAL_VERSION
+    out = []
+    for bench, g in t.groupby("benchmark", sort=False):
+        newest = g.sort_values(["source", "_ext", "_c", "_v"], ascending=[True, False, True, True]) \
+            .groupby("source").tail(1)
+        rule = rules.primary_rule(str(bench))
+        pick = newest[newest["source"] == rule.sources[0]] if rule is not None else newest.iloc[0:0]
+        if not pick.empty:
+            out.append((pick.index[0], f"declared in registry/tables.csv: {rule.reason}"))   # type: ignore[union-attr]
+            continue
+        pick = newest.sort_values(["_ext", "_span", "_n", "source"], ascending=[True, False, False, True])
+        row = pick.iloc[0]
+        others = len(g) - 1
+        why = (f"the longest dated history ({int(row['_span'])} days, {int(row['_n'])} models)"
+               + (f" of the benchmark's {others + 1} tables" if others else ", its only table"))
+        if pick["_ext"].any() and not row["_ext"]:
+            why += "; the source's own runs come before an external report of them"
+        out.append((pick.index[0], why))
+    return out

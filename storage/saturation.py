@@ -42,7 +42,8 @@ TRENDS_COLUMNS = ["table_id", "benchmark", "source", "sources", "population", "k
                   "forecast_date", "forecast_ci_low", "forecast_ci_high", "logistic_k", "logistic_t0", "logistic_L",
                   "logistic_forecast_date", "plateau_p", "plateau_df", "forecast_reason"]  # + migrations 007, 012
 BENCHMARK_TABLES_COLUMNS = ["table_id", "benchmark", "source", "sources", "table_version", "name", "n_items",
-                            "is_primary", "is_current", "n_models", "first_observed_at", "last_observed_at"]  # 018
+                            "is_primary", "is_current", "n_models", "first_observed_at", "last_observed_at",  # 018
+                            "first_dated_at", "last_dated_at", "primary_reason"]                   # 060
 
 
 # --- reads -------------------------------------------------------------------------------
@@ -271,12 +272,14 @@ def read_table_spans(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | Non
     (`benchmarks`: only those)."""
     df = con.execute("""
         SELECT sc.benchmark, sc.source, coalesce(sc.table_version, '') AS table_version, sc.model,
-               min(sn.observed_at) AS first_observed_at, max(sn.observed_at) AS last_observed_at
+               min(sn.observed_at) AS first_observed_at, max(sn.observed_at) AS last_observed_at,
+               min(coalesce(sc.evaluated_at, sn.observed_at)) AS first_dated_at,
+               max(coalesce(sc.evaluated_at, sn.observed_at)) AS last_dated_at
         FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
         WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held' AND NOT coalesce(sc.is_reference, false)
           AND (? IS NULL OR list_contains(?, sc.benchmark))
         GROUP BY ALL ORDER BY ALL""", [benchmarks, benchmarks]).df()
-    return naive_utc_columns(df, "first_observed_at", "last_observed_at")
+    return naive_utc_columns(df, "first_observed_at", "last_observed_at", "first_dated_at", "last_dated_at")
 
 
 def read_saturation(con: duckdb.DuckDBPyConnection, *, scope: str | None = "all", k: int | None = None,

@@ -91,7 +91,8 @@ def test_page_order_contents_folding_and_a_frontier_on_its_own_data_with_labelle
                           _frontier("bx:other", "bx", ["2026-01-10", "2026-03-10"], [0.5, 0.55], ["o1", "o2"])])
     tables = pd.DataFrame({"table_id": ["bx:src", "bx:other", "calm:src", "none:src"],
                            "benchmark": ["bx", "bx", "calm", "none"], "is_primary": [True, False, True, True],
-                           "name": ["BX (src)", "BX (other)", "CALM (src)", "NONE (src)"]})
+                           "name": ["BX (src)", "BX (other)", "CALM (src)", "NONE (src)"],
+                           "primary_reason": ["the longest dated <history>", None, "its only table", "its only table"]})
     page = render_report({"levels": levels, "frontier": frontier, "tables": tables}, now=NOW)
     order = [page.index(x) for x in ('id="now"', 'id="overview"', 'class="strips"', "<nav>", 'id="headline"',
                                      'id="bench-bx"',
@@ -102,6 +103,7 @@ def test_page_order_contents_folding_and_a_frontier_on_its_own_data_with_labelle
     assert 'id="bench-none"' in page                    # its section is still there (the digest links to it)
     # the primary table's frontier is drawn on its own data (2025), not on the other table's 2026
     section = page[page.index('id="bench-bx"'):]
+    assert "primary table bx:src (the longest dated &lt;history&gt;)" in section     # which and why, escaped
     first_frontier = section[section.index("frontier of BX (bx:src)"):]
     first_frontier = first_frontier[:first_frontier.index("</svg>")]
     ticks = re.findall(r'class="tick">([^<]*)<', first_frontier)
@@ -147,7 +149,8 @@ def test_the_page_opens_with_what_is_saturated_now_strongest_first_and_stale_tab
     """The answer first: recently observed saturated tables by S (one line per benchmark, at most
     NOW_SHOWN, each linking to its section), the recent level changes newest first, and the stale
     saturated tables only counted, with their age; no more than 25 benchmark links before the first chart."""
-    from jobs.report_overview import NOW_SHOWN, STALE_AFTER_DAYS
+    from jobs.report_common import STALE_AFTER_DAYS
+    from jobs.report_overview import NOW_SHOWN
     rows = [_level(f"b{i:02d}", f"b{i:02d}:src", 0.70 + i * 0.01, "high" if i < 20 else "very high", 0.8)
             for i in range(25)]
     rows.append(_level("old", "old:src", 0.999, "very high", 0.99, as_of=NOW - pd.Timedelta(days=STALE_AFTER_DAYS + 600)))

@@ -82,6 +82,32 @@ def test_primary_is_the_owner_its_newest_release_else_the_largest_table():
     assert sorted(primary) == ["gpqa_diamond:epoch", "humaneval:evalplus", "livebench:livebench:2026-01-08"]
 
 
+def test_undeclared_primary_is_the_own_run_with_the_longest_dated_history_and_says_why():
+    """GPQA (no owner's board declared): Epoch's own runs, dated over years, lead — not a two-point
+    Artificial Analysis series with more models, nor Epoch's external report of others' numbers.
+    Without dates the rule falls back to the most models; a declared primary keeps its reason."""
+    T = pd.Timestamp
+    tables = pd.DataFrame([
+        ("gpqa_diamond:artificial_analysis", "gpqa_diamond", "artificial_analysis", "", 300, T("2026-01-01"), T("2026-02-01")),
+        ("gpqa_diamond:epoch", "gpqa_diamond", "epoch", "", 120, T("2023-06-01"), T("2026-03-01")),
+        ("gpqa_diamond:epoch:external", "gpqa_diamond", "epoch", "external", 400, T("2022-01-01"), T("2026-03-01")),
+        ("mmlu:epoch:external", "mmlu", "epoch", "external", 90, T("2021-01-01"), T("2025-01-01")),
+        ("mmlu:simple_evals", "mmlu", "simple_evals", "", 20, T("2024-04-01"), T("2024-06-01")),
+        ("humaneval:simple_evals", "humaneval", "simple_evals", "", 300, T("2023-01-01"), T("2025-01-01")),
+        ("humaneval:evalplus", "humaneval", "evalplus", "", 100, T("2024-01-01"), T("2024-03-01")),
+    ], columns=["table_id", "benchmark", "source", "table_version", "n_models", "first_dated_at", "last_dated_at"])
+    flags, reasons = rt.primary_flags(tables), rt.primary_reasons(tables)
+    assert sorted(tables.loc[flags.to_numpy(), "table_id"]) == ["gpqa_diamond:epoch", "humaneval:evalplus",
+                                                                 "mmlu:simple_evals"]
+    why = dict(zip(tables["table_id"], reasons))
+    assert why["gpqa_diamond:epoch"].startswith("the longest dated history (1004 days")
+    assert "own runs come before an external report" in why["mmlu:simple_evals"]
+    assert why["humaneval:evalplus"].startswith("declared in registry/tables.csv: ")
+    assert pd.isna(why["gpqa_diamond:artificial_analysis"])
+    undated = tables.drop(columns=["first_dated_at", "last_dated_at"])
+    assert "gpqa_diamond:artificial_analysis" in set(undated.loc[rt.primary_flags(undated).to_numpy(), "table_id"])
+
+
 # --- per table, end to end ----------------------------------------------------------------------
 
 def snapshot(sid: int, source: str, observed: str, file_name: str = "f.csv") -> dict:

@@ -6,9 +6,12 @@ COMMENT ON COLUMN benchmark_tables.sources IS 'the sources whose rows the table 
 COMMENT ON COLUMN benchmark_tables.table_version IS 'the release the source states (NULL or '''': unversioned)';
 COMMENT ON COLUMN benchmark_tables.name IS 'display name, e.g. ''HumanEval (EvalPlus)''';
 COMMENT ON COLUMN benchmark_tables.n_items IS 'the question-set size the index uses (NULL: unknown)';
-COMMENT ON COLUMN benchmark_tables.is_primary IS 'the benchmark''s primary table (registry/tables.csv)';
+COMMENT ON COLUMN benchmark_tables.is_primary IS 'the benchmark''s primary table: the one registry/tables.csv declares, else the longest dated history among its own-run tables (primary_reason says which)';
 COMMENT ON COLUMN benchmark_tables.is_current IS 'the table is in the latest scores (a replaced release: false)';
 COMMENT ON COLUMN benchmark_tables.n_models IS 'distinct models with a result in the table (all its history)';
 COMMENT ON COLUMN benchmark_tables.first_observed_at IS 'first observation of the table (UTC)';
 COMMENT ON COLUMN benchmark_tables.last_observed_at IS 'last observation of the table (UTC)';
+COMMENT ON COLUMN benchmark_tables.first_dated_at IS 'date of the table''s oldest result (its evaluation date, else its first observation; UTC)';
+COMMENT ON COLUMN benchmark_tables.last_dated_at IS 'date of the table''s newest result (its evaluation date, else its first observation; UTC)';
+COMMENT ON COLUMN benchmark_tables.primary_reason IS 'why the primary table is primary (NULL on the other tables)';
 COMMENT ON COLUMN benchmark_tables.run_at IS 'when the analysis wrote the row (UTC)';
