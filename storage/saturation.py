@@ -314,7 +314,7 @@ def read_benchmark_tables(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every leaderboard table of the last analysis (table `benchmark_tables`), primary first."""
     return naive_utc_columns(con.execute("""SELECT * FROM benchmark_tables
                                             ORDER BY benchmark, is_primary DESC, table_id""").df(),
-                             "first_observed_at", "last_observed_at", "run_at")
+                             "first_observed_at", "last_observed_at", "first_dated_at", "last_dated_at", "run_at")
 
 
 # --- writes ------------------------------------------------------------------------------
