@@ -490,26 +490,27 @@ def _upgrade_beside(target: str, *, wait: float, on_wait: Callable[[str], None] 
     import shutil
 
     from storage import beside
-    folder = Path(target).parent
+    real = os.path.realpath(target)      # a symlink's file is upgraded, the link kept
     try:
-        with beside.dir_lock(folder, wait=wait, on_wait=on_wait):
+        with beside.dir_lock(Path(real).parent, wait=wait, on_wait=on_wait):
             guard = open_connection(target, read_only=True, wait=wait, on_wait=on_wait)
             try:
                 if Path(f"{target}.wal").exists() or not _schema_work(guard):
                     return     # written meanwhile (start over), or upgraded by another process
-                beside.remove_leftovers(target)
-                temp = beside.temp_beside(target, beside.UPGRADING)
+                beside.remove_leftovers(real)
+                temp = beside.temp_beside(real, beside.UPGRADING)
                 try:
-                    shutil.copyfile(target, temp)
+                    shutil.copyfile(real, temp)
+                    shutil.copymode(real, temp)
                     _build(temp)
-                    beside.replace(temp, target)
+                    beside.replace(temp, real)
                 finally:
                     beside.remove(temp)
             finally:
                 guard.close()
     except TimeoutError as exc:
         raise DatabaseLocked(f"cannot upgrade database {target}: {exc}; gave up after {wait:.0f} s") from exc
-    log.info("[storage] upgraded %s to schema %d", target, latest_version())
+    log.info("[storage] upgraded %s to schema %d beside it", target, latest_version())
 
 
 def _build(temp: Path) -> None:

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import duckdb
 import pytest
@@ -36,8 +37,8 @@ OLD_VERSION = 4          # the upgrades below apply 005 on, which ALTER tables w
 HISTORY_ROWS = 40
 
 # The first write open of `path` (what every command does first), killed by the signal `sig` at
-# the n-th applied migration ("after") or `arg` seconds into the open ("timer"). With SIGTERM the
-# CLI's handler is installed, as in `benchwatch run`.
+# the n-th applied migration ("after", arg "n"; "n:s" s seconds later) or `arg` seconds into the
+# open ("timer"). With SIGTERM the CLI's handler is installed, as in `benchwatch run`.
 CHILD = """
 import logging, os, signal, sys, threading, time
 from cli.main import _on_sigterm
@@ -45,12 +46,15 @@ from storage import db
 path, how, arg, sig = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 signal.signal(signal.SIGTERM, _on_sigterm)
 if how == "after":
+    n, _, later = arg.partition(":")
     seen = [0]
     class Kill(logging.Handler):
         def emit(self, record):
             if record.getMessage().startswith("[storage] applied migration"):
                 seen[0] += 1
-                if seen[0] == int(arg):
+                if seen[0] == int(n) and later:
+                    threading.Timer(float(later), os.kill, (os.getpid(), sig)).start()
+                elif seen[0] == int(n):
                     os.kill(os.getpid(), sig)
                     time.sleep(5)
     log = logging.getLogger("benchwatch.storage")
@@ -76,7 +80,7 @@ def _history(path: Path) -> None:
     con.close()
 
 
-def _child(path: Path, how: str, arg: float | int, sig: int, fsize: int | None = None) -> int:
+def _child(path: Path, how: str, arg: float | int | str, sig: int, fsize: int | None = None) -> int:
     def limit() -> None:
         if fsize is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
@@ -155,6 +159,21 @@ def test_leftovers_of_a_killed_attempt_are_removed_by_the_next_upgrade(tmp_path)
     assert {p.name for p in tmp_path.iterdir()} == {"bw.duckdb", unrelated.name}
 
 
+def test_an_upgrade_keeps_the_files_mode_and_a_symlink(tmp_path):
+    """The copy takes the file's permissions, and a database reached through a symlink is upgraded
+    where it lives (the link stays a link)."""
+    real = tmp_path / "data" / "bw.duckdb"
+    real.parent.mkdir()
+    _history(real)
+    real.chmod(0o640)
+    link = tmp_path / "bw.duckdb"
+    link.symlink_to(real)
+    _assert_opens(link, history=True)
+    assert link.is_symlink() and os.path.samefile(link, real)
+    assert real.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in real.parent.iterdir()) == ["bw.duckdb"]
+
+
 def test_a_current_file_is_opened_in_place(tmp_path, monkeypatch):
     """No copy, no private file, when nothing needs migrating (the cost of opening stays one query)."""
     path = tmp_path / "bw.duckdb"
@@ -197,51 +216,80 @@ def test_an_unreplayable_wal_is_one_line_that_says_what_to_do(tmp_path, capsys):
 
 # --- the slow lane: kills at random moments of real commands ----------------------------------------
 
-def _run_cli_then_kill(path: Path, sig: int, delay: float, fsize: int | None = None) -> int:
+def _run_cli_then_kill(path: Path, sig: int, *, nth: int = 0, delay: float = 0.0, fsize: int | None = None) -> int:
+    """`benchwatch -v run` on `path`, sent `sig` `delay` s after its `nth` applied migration (its
+    log line), or `delay` s after its start when `nth` is 0; or run under a file size limit."""
     def limit() -> None:
         if fsize is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "run", "--no-prefect", "--collect-only", "--replay",
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "-v", "run", "--no-prefect", "--collect-only", "--replay",
                              str(REPLAY), "--sources", "swebench", "--db", str(path)], cwd=ROOT, env=ENV,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+    assert proc.stderr is not None
     if fsize is None:
-        time.sleep(delay)
-        if proc.poll() is None:
-            proc.send_signal(sig)
+        seen = 0
+        if nth:
+            for line in proc.stderr:
+                seen += "applied migration" in line
+                if seen == nth:
+                    break
+        if not nth or seen == nth:
+            time.sleep(delay)
+            if proc.poll() is None:
+                proc.send_signal(sig)
     proc.communicate(timeout=300)
     return proc.returncode
+
+
+def _pending(case: str) -> int:
+    return _migration_count() - (OLD_VERSION if case == "upgrade" else 0)
+
+
+def cli_trials(folder: Path, case: str, trials: int = 16) -> Iterator[tuple[str, Path]]:
+    """Seeded trials of `benchwatch run` on a new file or an upgrade of one with history, killed
+    (SIGKILL, SIGTERM) within its migrations (a random one, plus up to 50 ms) or anywhere in its
+    first seconds ("late"), or stopped by a file size limit; (what was done, the file) of each."""
+    rng = random.Random(f"55-{case}")
+    for trial in range(trials):
+        path = folder / f"{trial}" / "bw.duckdb"
+        path.parent.mkdir()
+        if case == "upgrade":
+            _history(path)
+        kind = rng.choice(["kill", "term", "fsize", "late"])
+        sig = signal.SIGTERM if kind == "term" or (kind == "late" and rng.random() < 0.5) else signal.SIGKILL
+        if kind == "fsize":
+            base = path.stat().st_size if path.exists() else 0     # from within the copy to past the migrations
+            _run_cli_then_kill(path, 0, fsize=rng.randrange(max(base // 2, 16 << 10), base + (3 << 20)))
+        elif kind == "late":
+            _run_cli_then_kill(path, sig, delay=rng.uniform(0.5, 6.0))
+        else:
+            _run_cli_then_kill(path, sig, nth=rng.randrange(1, _pending(case) + 1), delay=rng.uniform(0.0, 0.05))
+        yield kind, path
+
+
+def open_trials(folder: Path, case: str, trials: int = 16) -> Iterator[tuple[str, Path]]:
+    """Seeded trials of the first write open alone, killed at a random migration plus up to 50 ms."""
+    rng = random.Random(f"55-open-{case}")
+    for trial in range(trials):
+        path = folder / f"{trial}" / "bw.duckdb"
+        path.parent.mkdir()
+        if case == "upgrade":
+            _history(path)
+        sig = rng.choice([signal.SIGKILL, signal.SIGTERM])
+        _child(path, "after", f"{rng.randrange(1, _pending(case) + 1)}:{rng.uniform(0.0, 0.05):.3f}", sig)
+        yield signal.Signals(sig).name, path
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["new", "upgrade"])
 def test_random_kills_of_a_first_run_and_of_an_upgrade(tmp_path, case):
-    """`benchwatch run` killed at seeded random moments (SIGKILL, SIGTERM) or stopped by a seeded
-    file size limit; every trial's file opens afterwards with its history."""
-    rng = random.Random(f"55-{case}")
-    for trial in range(12):
-        path = tmp_path / f"{trial}" / "bw.duckdb"
-        path.parent.mkdir()
-        if case == "upgrade":
-            _history(path)
-        kind = rng.choice(["kill", "term", "fsize"])
-        if kind == "fsize":
-            base = path.stat().st_size if path.exists() else 0     # from within the copy to past the migrations
-            _run_cli_then_kill(path, 0, 0, fsize=rng.randrange(max(base // 2, 16 << 10), base + (3 << 20)))
-        else:
-            _run_cli_then_kill(path, signal.SIGKILL if kind == "kill" else signal.SIGTERM, rng.uniform(0.3, 4.0))
+    """Every trial's file opens afterwards, whole, with its history (`cli_trials`)."""
+    for _, path in cli_trials(tmp_path, case):
         _assert_opens(path, history=case == "upgrade")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["new", "upgrade"])
-def test_random_moments_of_the_first_open(tmp_path, case):
-    """The first write open alone, killed at seeded random moments of its migrations."""
-    rng = random.Random(f"55-open-{case}")
-    for trial in range(16):
-        path = tmp_path / f"{trial}" / "bw.duckdb"
-        path.parent.mkdir()
-        if case == "upgrade":
-            _history(path)
-        sig = rng.choice([signal.SIGKILL, signal.SIGTERM])
-        _child(path, "timer", round(rng.uniform(0.0, 1.5), 3), sig)
+def test_random_moments_of_the_migrations_of_a_first_open(tmp_path, case):
+    for _, path in open_trials(tmp_path, case):
         _assert_opens(path, history=case == "upgrade")
