@@ -174,6 +174,22 @@ def test_an_upgrade_keeps_the_files_mode_and_a_symlink(tmp_path):
     assert sorted(p.name for p in real.parent.iterdir()) == ["bw.duckdb"]
 
 
+@pytest.mark.parametrize("case", lane(["new", "upgrade"], fast=["upgrade"]))
+def test_two_processes_migrating_one_file_at_once(tmp_path, case):
+    """Two first opens at once: one builds or upgrades the file (under the directory lock), the
+    other waits and then finds it current; both succeed and nothing is lost."""
+    path = tmp_path / "bw.duckdb"
+    if case == "upgrade":
+        _history(path)
+    procs = [subprocess.Popen([sys.executable, "-c", CHILD, str(path), "none", "0", "0"], cwd=ROOT, env=ENV,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    _assert_opens(path, history=case == "upgrade")
+    assert beside.leftovers(path) == []
+
+
 def test_a_current_file_is_opened_in_place(tmp_path, monkeypatch):
     """No copy, no private file, when nothing needs migrating (the cost of opening stays one query)."""
     path = tmp_path / "bw.duckdb"
