@@ -209,6 +209,23 @@ def _insert_frame_lake(con: duckdb.DuckDBPyConnection, table: str, frame: pd.Dat
         return con.execute(f"SELECT * FROM {rel}").fetchall()
 
 
+def _is_wal_replay_error(exc: Exception) -> bool:
+    return "replaying WAL" in str(exc) or "replaying the WAL" in str(exc)
+
+
+def _wal_advice(path: str, exc: Exception) -> str:
+    """What to do with a database whose write-ahead log DuckDB cannot replay (one line, DuckDB's
+    reason last). Nothing is moved automatically: the log may hold the only copy of the last changes."""
+    import shlex
+    wal = f"{path}.wal"
+    reason = _first_line(exc)
+    reason = reason.split('": ', 1)[1] if '": ' in reason else reason     # the part after the quoted path
+    return (f"database {path} cannot be opened: DuckDB cannot replay its write-ahead log {wal}. "
+            f"Back up both files first, then move the log aside (mv {shlex.quote(wal)} "
+            f"{shlex.quote(wal + '.unreplayable')}) and run again: the database then opens as of its last "
+            f"checkpoint, without the changes only the log held (DuckDB: {reason})")
+
+
 def _is_lock_error(exc: Exception) -> bool:
     text = str(exc)
     return "Could not set lock" in text or "Conflicting lock" in text
@@ -248,10 +265,7 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
         raise StorageError(f"database {path} does not exist (run `benchwatch run` or `benchwatch ingest` first)")
     _refuse_foreign_file(path)
     if not read_only:
-        try:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StorageError(f"cannot create the directory of database {path}: {exc.strerror}") from exc
+        _make_parent(path)
         if not Path(path).exists():
             config["storage_compatibility_version"] = NEW_FILE_STORAGE_VERSION
     deadline = time.monotonic() + max(wait, 0.0)
@@ -262,6 +276,8 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
             con = duckdb.connect(path, read_only=read_only, config=config)
             break
         except duckdb.Error as exc:
+            if _is_wal_replay_error(exc):
+                raise StorageError(_wal_advice(path, exc)) from exc
             if not _is_lock_error(exc):
                 raise StorageError(f"cannot open database {path}: {_first_line(exc)}") from exc
             if time.monotonic() >= deadline:
@@ -280,6 +296,13 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
         con.close()
         raise
     return con
+
+
+def _make_parent(path: str) -> None:
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"cannot create the directory of database {path}: {exc.strerror}") from exc
 
 
 def _start_session(con: duckdb.DuckDBPyConnection, *, sandboxed: bool = False) -> None:
@@ -398,18 +421,138 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
 
 def _open_migrated(path: str | os.PathLike | None, *, read_only: bool, wait: float,
                    on_wait: Callable[[str], None] | None) -> duckdb.DuckDBPyConnection:
-    con = open_connection(path, read_only=read_only, wait=wait, on_wait=on_wait)
+    """A connection to a file at this code's schema. A file changes schema only beside itself
+    (storage/beside.py): a new one is built under a private name and linked into place, an older
+    one is upgraded as a copy that replaces it; a current one is just opened (one query)."""
     if read_only:
-        return con
+        return open_connection(path, read_only=True, wait=wait, on_wait=on_wait)
+    target = str(path or default_path())
+    on_file = not lake.is_lake_url(target) and not _in_memory(target)
+    if on_file and not Path(target).exists():
+        _create_beside(target, wait=wait, on_wait=on_wait)
+    for _ in range(_UPGRADE_ATTEMPTS):
+        con = open_connection(target, wait=wait, on_wait=on_wait)
+        try:
+            if not on_file:
+                migrate(con)         # a DuckLake store: each migration a catalog transaction
+                return con
+            if not _schema_work(con):
+                return con
+            con.execute("CHECKPOINT")      # the WAL into the file: the copy below is then the whole database
+        except BaseException as exc:
+            con.close()
+            lake.release(con)
+            if isinstance(exc, duckdb.Error) and is_corruption(exc):
+                raise StorageError(f"database {target} is damaged: {_first_line(exc)}") from exc
+            raise
+        con.close()
+        _upgrade_beside(target, wait=wait, on_wait=on_wait)
+    raise StorageError(f"database {target} kept being written by another process while benchwatch tried to "
+                       "upgrade its schema; stop the other writer and run again")
+
+
+# How often `_open_migrated` starts over when another process wrote between its checks.
+_UPGRADE_ATTEMPTS = 5
+
+
+def _in_memory(path: str) -> bool:
+    return path == "" or path.startswith(":memory:")
+
+
+def _create_beside(target: str, *, wait: float, on_wait: Callable[[str], None] | None) -> None:
+    """A database that does not exist yet, built fully migrated under a private name in its
+    directory and linked into place (never over a file another process made meanwhile)."""
+    from storage import beside     # imported when a schema changes: not by every command's start
+    _make_parent(target)
+    try:
+        with beside.dir_lock(Path(target).parent, wait=wait, on_wait=on_wait):
+            if Path(target).exists():      # another process made it while this one waited
+                return
+            beside.remove_leftovers(target)
+            temp = beside.temp_beside(target, beside.CREATING)
+            try:
+                _build(temp)
+                if beside.link_into_place(temp, target):
+                    log.info("[storage] created %s at schema %d", target, latest_version())
+            finally:
+                beside.remove(temp)
+    except TimeoutError as exc:
+        raise DatabaseLocked(f"cannot create database {target}: {exc}; gave up after {wait:.0f} s") from exc
+
+
+def _upgrade_beside(target: str, *, wait: float, on_wait: Callable[[str], None] | None) -> None:
+    """Migrate a copy of the (checkpointed) file `target` and put it in place in one rename.
+
+    Under the directory lock (one upgrade at a time) and a read-only connection to `target`
+    (DuckDB's shared lock: no process writes it meanwhile, and a read-only instance never writes
+    or removes its WAL, also after the rename). A WAL found then means another writer came
+    between the caller's checkpoint and this lock: nothing is done and the caller starts over."""
+    import shutil
+
+    from storage import beside
+    real = os.path.realpath(target)      # a symlink's file is upgraded, the link kept
+    try:
+        with beside.dir_lock(Path(real).parent, wait=wait, on_wait=on_wait):
+            guard = open_connection(target, read_only=True, wait=wait, on_wait=on_wait)
+            try:
+                if Path(f"{target}.wal").exists() or not _schema_work(guard):
+                    return     # written meanwhile (start over), or upgraded by another process
+                beside.remove_leftovers(real)
+                temp = beside.temp_beside(real, beside.UPGRADING)
+                try:
+                    shutil.copyfile(real, temp)
+                    shutil.copymode(real, temp)
+                    _build(temp)
+                    beside.replace(temp, real)
+                finally:
+                    beside.remove(temp)
+            finally:
+                guard.close()
+    except TimeoutError as exc:
+        raise DatabaseLocked(f"cannot upgrade database {target}: {exc}; gave up after {wait:.0f} s") from exc
+    log.info("[storage] upgraded %s to schema %d beside it", target, latest_version())
+
+
+def _build(temp: Path) -> None:
+    """Migrate the private file `temp` (new, or a copy), checkpoint it, close it and fsync it: after
+    this it is a whole database on disk, with no WAL."""
+    from storage import beside
+    con = open_connection(temp, wait=0)
     try:
         migrate(con)
-    except BaseException as exc:
+        con.execute("CHECKPOINT")
+    finally:
         con.close()
-        lake.release(con)
-        if isinstance(exc, duckdb.Error) and is_corruption(exc):
-            raise StorageError(f"database {path or default_path()} is damaged: {_first_line(exc)}") from exc
-        raise
-    return con
+    if Path(f"{temp}.wal").exists():     # DuckDB removes the WAL at a checkpoint: not one then
+        raise StorageError(f"database {temp} kept a write-ahead log after its checkpoint; nothing was put in place")
+    beside.fsync_file(temp)
+
+
+def _schema_work(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether `migrate(con)` would change the file: a shipped migration it lacks, or, at this
+    code's newest schema, a view file whose text changed (one statement on a current file).
+    SchemaTooNew for a file a newer benchwatch migrated."""
+    try:
+        rows = con.execute("SELECT NULL, version::VARCHAR FROM schema_migrations UNION ALL "
+                           "SELECT path, sha256 FROM schema_files").fetchall()
+    except duckdb.CatalogException:     # before migration 025 (no schema_files), or no schema at all
+        try:
+            rows = con.execute("SELECT NULL, version::VARCHAR FROM schema_migrations").fetchall()
+        except duckdb.CatalogException:
+            rows = []
+    done = {int(v) for p, v in rows if p is None}
+    _refuse_newer(done)
+    if any(version not in done for version, _, _ in migrations()):
+        return True
+    return max(done, default=0) >= latest_version() and views.changed({p: v for p, v in rows if p is not None})
+
+
+def _refuse_newer(done: set[int]) -> None:
+    known = max((v for v, _, _ in migrations()), default=0)
+    if done and max(done) > known:
+        raise SchemaTooNew(
+            f"the database has schema version {max(done)}, newer than this benchwatch knows ({known}): "
+            "it was migrated by a newer benchwatch; upgrade benchwatch (nothing was written)")
 
 
 # --- one file held open across a cycle's database steps -------------------------------------------
@@ -561,11 +704,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
         version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)"""))
     done = {r[0] for r in con.execute("SELECT version FROM schema_migrations").fetchall()}
     shipped = migrations()
-    known = max((v for v, _, _ in shipped), default=0)
-    if done and max(done) > known:
-        raise SchemaTooNew(
-            f"the database has schema version {max(done)}, newer than this benchwatch knows ({known}): "
-            "it was migrated by a newer benchwatch; upgrade benchwatch (nothing was written)")
+    _refuse_newer(done)
     applied = []
     for version, name, sql in shipped:
         if version in done:

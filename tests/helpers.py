@@ -75,6 +75,22 @@ def copy_db(src: Path, dst: Path) -> Path:
     return Path(dst)
 
 
+def file_at_version(path: Path, upto: int) -> None:
+    """A file as an earlier benchwatch left it: migrations 001..upto applied, nothing later."""
+    import duckdb
+
+    from storage import db
+    con = duckdb.connect(str(path))
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+                "applied_at TIMESTAMPTZ NOT NULL)")
+    for version, name, sql in db.migrations():
+        if version <= upto:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
+    con.close()
+
+
 def docs_figures():
     """docs/figures.py (a script, not a package module) loaded as a module for its tests."""
     import importlib.util

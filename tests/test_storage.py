@@ -18,6 +18,7 @@ from scrapers.base import ScrapeError
 from storage import db, registry_sync
 from storage.query import ReadOnlyViolation, run_query
 from jobs.sync import connect_synced
+from helpers import file_at_version
 
 FIX = Path(__file__).parent / "fixtures" / "csv"
 DATA_TABLES = ("snapshots", "blobs", "scores", "item_results", "model_dates", "rejects", "fetches")
@@ -151,25 +152,12 @@ def test_query_waits_for_a_writer_in_another_process(dbpath, capsys):
     assert "gave up" in capsys.readouterr().err
 
 
-def _file_at_version(path: Path, upto: int) -> None:
-    """A file as an earlier benchwatch left it: migrations 001..upto applied, nothing later."""
-    con = duckdb.connect(str(path))
-    con.execute("SET TimeZone = 'UTC'")
-    con.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-                "applied_at TIMESTAMPTZ NOT NULL)")
-    for version, name, sql in db.migrations():
-        if version <= upto:
-            con.execute(sql)
-            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
-    con.close()
-
-
 @pytest.mark.parametrize("upto", [1, 6])
 def test_migrations_apply_to_an_existing_file(tmp_path, upto):
     # A file created by an earlier version, with data in it: re-opening applies the missing
     # migrations and keeps the data.
     dbpath = tmp_path / "old.duckdb"
-    _file_at_version(dbpath, upto)
+    file_at_version(dbpath, upto)
     raw = duckdb.connect(str(dbpath))
     raw.execute("""INSERT INTO snapshots VALUES (1, 'csv', 'abc', ['abc'], ['f.csv'], '2025-01-01', '2025-01-01',
                    '2025-01-01', 'ingest', 1, 1, 0, 1, 0, [], NULL)""")
@@ -386,7 +374,7 @@ def test_a_read_only_command_brings_an_older_file_up_to_date_first(tmp_path, cap
     write connection, then read."""
     dbpath = tmp_path / "old.duckdb"     # a plain connect: migrated, registry never synced
     newest = db.latest_version()
-    _file_at_version(dbpath, 13)                      # as a benchwatch of schema 13 left it: migrations 1-13 only
+    file_at_version(dbpath, 13)                      # as a benchwatch of schema 13 left it: migrations 1-13 only
     con = duckdb.connect(str(dbpath))
     assert con.execute("SELECT count(*) FROM meta WHERE key = 'registry_sha256'").fetchone()[0] == 0
     con.close()
@@ -402,7 +390,7 @@ def test_saturation_states_from_before_tables_go_inactive_without_a_message(tmp_
     """Migration 024: a level state keyed by benchmark (no `table` label, pooled sources) can never
     be evaluated again; it goes inactive silently. A per-table state is untouched."""
     dbpath = tmp_path / "old.duckdb"
-    _file_at_version(dbpath, 23)
+    file_at_version(dbpath, 23)
     con = duckdb.connect(str(dbpath))
     old = {"kind": "saturation_bin_changed", "benchmark": "mmlu", "scope": "all", "level": "high", "source": ""}
     new = {**old, "table": "mmlu:simple_evals", "source": "simple_evals"}
