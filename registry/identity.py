@@ -63,14 +63,14 @@ _MODEL_TAG = re.compile(r"^\s*Model:\s*(.+?)\s*$", re.I)
 class _Compiled:
     """A source's `NamingRules` with its regexes compiled (once per distinct rules)."""
 
-    variants: tuple[tuple[re.Pattern, str], ...]
+    variants: tuple[tuple[re.Pattern, str, bool], ...]     # (pattern, attribute, is a prefix marker)
     system_name: re.Pattern | None
     system_tag: re.Pattern | None
 
 
 @lru_cache(maxsize=None)
 def _compiled(rules: NamingRules) -> _Compiled:
-    return _Compiled(tuple((re.compile(p, re.I), attr) for p, attr in rules.variants),
+    return _Compiled(tuple((re.compile(p, re.I), attr, p.startswith("^")) for p, attr in rules.all_variants),
                      re.compile(rules.system_name) if rules.system_name else None,
                      re.compile(rules.system_tag, re.I) if rules.system_tag else None)
 
@@ -87,34 +87,49 @@ class Identity:
 
 def split_variant(naming: NamingRules, name: str, bare_ok: Callable[[str, str], bool] = lambda base, suffix: True
                   ) -> tuple[str, str]:
-    """(base name, variant) by a source's rules; (name, '') when no marker applies.
+    """(base name, variant) by a source's rules and the shared ones (`COMMON_VARIANTS`); (name,
+    '') when no marker applies.
 
-    ``bare_ok(base, suffix)`` decides whether a bare effort suffix may be removed (see the
-    module docstring). With simple-evals' rules, ``split_variant(rules, 'o3-high') == ('o3', 'effort=high')``.
+    The variant is ``attr=value`` parts joined by ``'; '`` in the name's order, each attribute
+    at most once: a marker of an attribute already removed stays in the base (two values of one
+    setting are not guessed apart). ``bare_ok(base, suffix)`` decides whether a bare effort
+    suffix may be removed (see the module docstring). ``split_variant(NO_RULES, 'o3-high') ==
+    ('o3', 'effort=high')``; ``…-thinking-64k-high-effort`` -> ``thinking=64k; effort=high``.
     """
     base = str(name).strip()
-    parts: list[str] = []
+    prefix: list[str] = []
+    suffix: list[str] = []
+    taken: set[str] = set()
     rules = _compiled(naming).variants
     changed = True
     while changed and rules:
         changed = False
-        for pattern, attr in rules:
+        for pattern, attr, is_prefix in rules:
             m = pattern.search(base)
-            if not m or m.start() == 0:
+            if not m:
                 continue
-            value, stem = m.group(1).lower(), base[:m.start()].rstrip()
+            stem = base[m.end():].lstrip() if is_prefix else base[:m.start()].rstrip()
+            if not stem or (not is_prefix and m.start() == 0):
+                continue
+            value = m.group(1).lower()
             if attr == BARE_EFFORT:
-                if not bare_ok(stem, value):
-                    continue
                 attr = "effort"
-            parts.insert(0, f"{attr}={value}")
+                if attr in taken or not bare_ok(stem, value):
+                    continue
+            if attr in taken:
+                continue
+            taken.add(attr)
+            if is_prefix:
+                prefix.append(f"{attr}={value}")
+            else:
+                suffix.insert(0, f"{attr}={value}")
             base = stem
             changed = True
             break
-    return base, "; ".join(parts)
+    return base, "; ".join(prefix + suffix)
 
 
-_BARE = re.compile(rf"^(.*)-({EFFORT})$", re.I)
+_BARE = re.compile(rf"^(.*?)(?:-|\s+-\s+)({EFFORT})$", re.I)
 
 
 def _bare_evidence(names) -> dict[str, set[str]]:
