@@ -227,3 +227,32 @@ def test_a_registry_sync_recanonicalises_rows_stored_under_older_rules(synced_db
     assert got == [("llama-3.1-405b-instruct-bf16", "llama-3.1-405b-instruct", "precision=bf16"),
                    ("llama-3.1-405b-instruct-fp8", "llama-3.1-405b-instruct", "precision=fp8"),
                    ("o3-high", "o3-2025-04-16", "effort=high")]
+
+
+# --- status: names a person could alias ----------------------------------------------------------
+
+def test_status_lists_a_systems_unknown_model_not_the_system_name(synced_db):
+    """An agent system is never a registry model (no alias can name it): `status` lists the model
+    it runs on when the registry lacks it, and a model run's own unknown name, as before."""
+    from storage import status
+    with connect(str(synced_db)) as con:
+        scores = conform(pd.DataFrame({
+            "benchmark": "swebench_verified", "model": ["Acme Agent + Zeta-9", "Other Agent", "Third Agent"],
+            "model_tag": ["Model: zeta-9-preview", "Model: claude-sonnet-4-20250514", "Model: a; Model: b"],
+            "setting": "", "score": [0.5, 0.6, 0.4], "metric": "proportion", "raw_value": "x",
+            "excluded_reason": ""}), SCORE_COLUMNS)
+        store_snapshot(con, ParsedSnapshot(source="swebench", scores=scores, naming=scrapers.get("swebench").NAMING),
+                       [Response("l.json", b"s")], observed_at=datetime(2025, 6, 1, tzinfo=timezone.utc),
+                       origin="ingest", parser_version=1)
+        scores = conform(pd.DataFrame({"benchmark": "mmlu", "model": ["acme-internal-7b-fp8", "o3-high"],
+                                       "setting": "", "score": [0.5, 0.9], "metric": "proportion", "raw_value": "x",
+                                       "excluded_reason": ""}), SCORE_COLUMNS)
+        store_snapshot(con, ParsedSnapshot(source="lmarena", scores=scores, naming=scrapers.get("lmarena").NAMING),
+                       [Response("t.csv", b"t")], observed_at=datetime(2025, 6, 1, tzinfo=timezone.utc),
+                       origin="ingest", parser_version=1)
+    with connect(str(synced_db)) as con:
+        for large in (False, True):
+            table, counts = status.unknown(con, large=large)
+            names = {r[1] for r in table.rows if r[0] == "model"}
+            assert names == {"zeta-9-preview", "acme-internal-7b"}, (large, names)
+            assert counts["models"] == 2
