@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis.constants import SATURATION_ALPHA, SATURATION_K, SATURATION_Z
 from analysis.saturation import _check_params, bin_stability, published_se, saturation_index, stability_seed, with_tables
-from common.naming import ENTITY_KEY
+from common.naming import ENTITY_KEY, POPULATION_MODELS, POPULATION_SYSTEMS, POPULATION_SYSTEMS_PER_MODEL
 
 log = logging.getLogger("benchwatch.analysis.saturation")
 
@@ -125,9 +125,6 @@ def _reason_row(bench: str, k: int, alpha: float, z: float, n_models: int, reaso
     log.warning("[saturation] %s: no index: %s", bench, reason)
     return {"benchmark": bench, "k": k, "alpha": alpha, "z": z, "n_models": n_models, "top_scores": [],
             "top_models": [], "top_variants": [], "reason": reason}
-
-
-POPULATION_MODELS, POPULATION_SYSTEMS, POPULATION_SYSTEMS_PER_MODEL = "models", "systems", "systems_per_model"
 
 
 def with_populations(df: pd.DataFrame) -> pd.DataFrame:

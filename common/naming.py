@@ -95,6 +95,10 @@ class NamingRules:
 
 NO_RULES = NamingRules()
 
+# The populations a score row is ranked in (registry/identity.py decides a row's): model runs,
+# agent systems, and (analysis only) each system counted under the one model it runs on.
+POPULATION_MODELS, POPULATION_SYSTEMS, POPULATION_SYSTEMS_PER_MODEL = "models", "systems", "systems_per_model"
+
 # What a "model" of a ranking is: one model in one leaderboard table and one population (model
 # runs | agent systems). A model's best variant is chosen within this key, never across it, so a
 # custom system run of a model cannot hide its standard runs from the models' ranking (issue 49).

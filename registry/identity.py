@@ -45,15 +45,14 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from common.naming import BARE_EFFORT, EFFORT, NO_RULES, NamingRules
+from common.naming import (BARE_EFFORT, EFFORT, NO_RULES, POPULATION_MODELS, POPULATION_SYSTEMS,
+                           POPULATION_SYSTEMS_PER_MODEL, NamingRules)
 from registry import alias_key
 
 __all__ = ["POPULATIONS", "MODELS", "SYSTEMS", "SYSTEMS_PER_MODEL", "Identity", "identify", "identify_frame",
            "split_variant", "model_tags"]
 
-MODELS = "models"
-SYSTEMS = "systems"
-SYSTEMS_PER_MODEL = "systems_per_model"
+MODELS, SYSTEMS, SYSTEMS_PER_MODEL = POPULATION_MODELS, POPULATION_SYSTEMS, POPULATION_SYSTEMS_PER_MODEL
 POPULATIONS = (MODELS, SYSTEMS, SYSTEMS_PER_MODEL)
 
 _MODEL_TAG = re.compile(r"^\s*Model:\s*(.+?)\s*$", re.I)

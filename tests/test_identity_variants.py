@@ -256,3 +256,17 @@ def test_status_lists_a_systems_unknown_model_not_the_system_name(synced_db):
             names = {r[1] for r in table.rows if r[0] == "model"}
             assert names == {"zeta-9-preview", "acme-internal-7b"}, (large, names)
             assert counts["models"] == 2
+
+
+def test_contamination_reads_a_models_own_runs_never_a_system_named_like_it():
+    """τ²-bench names a custom submission after its model: the model's score for A1/A2 is its
+    standard run (population `models`), not the custom system's better one."""
+    from analysis.contamination.base import prepare_scores
+    bench = pd.DataFrame({"reference_benchmarks": [()], "n_items": [114], "chance": [0.0]},
+                         index=pd.Index(["tau2_bench_retail"], name="benchmark"))
+    scores = pd.DataFrame({"source": "tau2_bench", "benchmark": "tau2_bench_retail", "metric": "proportion",
+                           "model": ["gpt-realtime-2", "gpt-realtime-2", "gpt-realtime-1.5"],
+                           "population": ["systems", "models", "models"], "score": [0.5, 0.4737, 0.447],
+                           "n_items": 114})
+    got = prepare_scores(scores, bench).set_index("model")["score"]
+    assert got.to_dict() == {"gpt-realtime-2": 0.4737, "gpt-realtime-1.5": 0.447}
