@@ -8,19 +8,24 @@ stays in ``scores.model_raw``.
 - ``model``: the canonical id (registry/models.csv via aliases.csv) of the *base name*, else
   the base name itself (unresolved; listed by ``benchwatch status``). The base name is the
   page's name with a documented variant marker removed; nothing else is ever merged.
-- ``variant``: the removed marker, e.g. ``effort=high`` or ``label=report`` ('' when none).
-  Settings are not models (registry/README.md): two efforts of one model count once.
+- ``variant``: the removed markers, e.g. ``effort=high``, ``precision=fp8``,
+  ``thinking=64k; effort=high`` or ``label=report`` ('' when none): ``attr=value`` parts in the
+  name's order, each attribute once. Settings are not models (registry/README.md): two efforts
+  or two precision builds of one model count once.
 - ``population``: ``models`` (a model run: one model, the source's own harness) or
   ``systems`` (an agent system: a scaffold over one or several models). The two are never
   ranked together.
 - ``underlying``: for a system, the canonical id of the one model it names (SWE-bench's
   ``Model: …`` tags), NULL when it names none or several.
 
-Per-source rules are data declared by each source beside its parser (``NAMING =
-NamingRules(...)`` on the scraper class, `common.naming`) and handed to this module by the jobs
-(``scrapers.naming_rules()``: registry never imports scrapers); docs/architecture.md ("Model
-identity") lists them. A rule is a variant marker on the end of the name (``-high-effort``,
-``(32k thinking tokens)``, ``(report)``), or says which rows are agent systems: every row
+The markers every source shares are declared once (``COMMON_VARIANTS`` in `common.naming`:
+precision and serving builds ``-bf16``/``-fp8``/``-awq``/``-q8_0``, hosts ``-together``/``fireworks/``,
+efforts ``-high-effort``/``-thinking-xhigh``/``(high)``/bare ``-high``, budgets ``-thinking-16k``,
+``Thinking 16K``, ``(32k thinking)``) and applied after each source's own. Per-source rules are
+data declared by each source beside its parser (``NAMING = NamingRules(...)`` on the scraper
+class) and handed to this module by the jobs (``scrapers.naming_rules()``: registry never
+imports scrapers); docs/architecture.md ("Model identity") lists them. A rule is a variant
+marker on the end of the name (a prefix when its pattern starts ``^``: ``fireworks/``), or says which rows are agent systems: every row
 (named with ``Model:`` tags, SWE-bench except its ``bash-only`` board, Terminal-Bench), a name
 that pairs two models (Aider's architect/editor ``o3 (high) + gpt-4.1``), or a tag (τ²-bench's
 ``System: custom``).
@@ -29,8 +34,8 @@ A *bare* effort suffix (``-low``/``-medium``/``-high``/``-minimal``/``-xhigh``) 
 names spell a size (``mistral-medium``), so it is removed only with evidence: the base
 resolves in the registry, or the same snapshot of the source lists the base with a second,
 different bare suffix or on its own (``o3`` beside ``o3-high``; ``gpt-5-mini-low`` beside
-``gpt-5-mini-high``). Explicit markers (``-high-effort``, ``-thinking-64k``, ``(high)``,
-``(report)``) need no evidence. When the base does not resolve, the variant still collapses
+``gpt-5-mini-high``; ARC-AGI's ``o1 - high`` spelling too). Explicit markers (``-high-effort``,
+``-thinking-64k``, ``-fp8``, ``(high)``, ``(report)``) need no evidence. When the base does not resolve, the variant still collapses
 rows that differ only by the marker (the page says they are one model) and the base name is
 the model (unresolved).
 """
