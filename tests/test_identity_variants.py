@@ -270,3 +270,18 @@ def test_contamination_reads_a_models_own_runs_never_a_system_named_like_it():
                            "n_items": 114})
     got = prepare_scores(scores, bench).set_index("model")["score"]
     assert got.to_dict() == {"gpt-realtime-2": 0.4737, "gpt-realtime-1.5": 0.447}
+
+
+def test_the_leaderboard_says_which_model_names_are_registry_ids(synced_db):
+    """A view's `model` is a canonical id when the registry knows the name, else the page's base
+    name ('Claude 3.5 Sonnet' is deliberately not aliased): `model_known` tells them apart."""
+    with connect(str(synced_db)) as con:
+        scores = conform(pd.DataFrame({"benchmark": "mmlu", "model": ["llama-3.1-405b-instruct-bf16",
+                                                                      "Claude 3.5 Sonnet", "GLM-5.2"],
+                                       "setting": "", "score": [0.88, 0.87, 0.8], "metric": "proportion",
+                                       "raw_value": "x", "excluded_reason": ""}), SCORE_COLUMNS)
+        store_snapshot(con, ParsedSnapshot(source="lmarena", scores=scores, naming=scrapers.get("lmarena").NAMING),
+                       [Response("t.csv", b"k")], observed_at=datetime(2025, 1, 1, tzinfo=timezone.utc),
+                       origin="ingest", parser_version=1)
+        got = con.execute("SELECT model, model_known FROM leaderboard ORDER BY model").fetchall()
+    assert got == [("Claude 3.5 Sonnet", False), ("GLM-5.2", False), ("llama-3.1-405b-instruct", True)]
