@@ -165,32 +165,31 @@ def identify(naming: NamingRules, benchmark: str, name: str, tags: str | None, r
              siblings: Mapping[str, set[str]] | None = None) -> Identity:
     """The identity of one row by its source's rules. ``resolve(name)`` is the registry lookup
     (None: unknown); ``siblings``: the bare-suffix evidence of the row's snapshot (``_bare_evidence``)."""
-    def canonical(n: str) -> str:
-        return resolve(n) or n
-
-    rules = _compiled(naming)
-    if naming.systems:   # agent systems named with their models' `Model:` tags
-        named = model_tags(tags)
-        if benchmark in naming.model_run_benchmarks:   # every model in the same minimal agent: model runs
-            if len(named) == 1:
-                return Identity(canonical(named[0]), "", MODELS, None)
-            return Identity(canonical(str(name).strip()), "", MODELS, None)
-        return Identity(str(name).strip(), "", SYSTEMS, canonical(named[0]) if len(named) == 1 else None)
-    if rules.system_name is not None and rules.system_name.search(str(name)):   # a pair of models
-        return Identity(str(name).strip(), "", SYSTEMS, None)
-    if rules.system_tag is not None and isinstance(tags, str) and rules.system_tag.search(tags):   # its own scaffold
-        return Identity(str(name).strip(), "", SYSTEMS, None)
-    direct = resolve(name)
-    if direct is not None:
-        return Identity(direct, "", MODELS, None)
     def bare_ok(base: str, suffix: str) -> bool:
         if resolve(base) is not None:
             return True
         seen = (siblings or {}).get(alias_key(base), set())
         return len(seen - {suffix}) > 0
 
-    base, variant = split_variant(naming, name, bare_ok)
-    return Identity(canonical(base), variant, MODELS, None)
+    def model_of(n: str) -> tuple[str, str]:
+        """(model, variant) of a model's name, a row's or a `Model:` tag's: by the same rules."""
+        direct = resolve(n)
+        if direct is not None:
+            return direct, ""
+        base, variant = split_variant(naming, n, bare_ok)
+        return resolve(base) or base, variant
+
+    rules = _compiled(naming)
+    if naming.systems:   # agent systems named with their models' `Model:` tags
+        named = model_tags(tags)
+        if benchmark in naming.model_run_benchmarks:   # every model in the same minimal agent: model runs
+            return Identity(*model_of(named[0] if len(named) == 1 else str(name).strip()), MODELS, None)
+        return Identity(str(name).strip(), "", SYSTEMS, model_of(named[0])[0] if len(named) == 1 else None)
+    if rules.system_name is not None and rules.system_name.search(str(name)):   # a pair of models
+        return Identity(str(name).strip(), "", SYSTEMS, None)
+    if rules.system_tag is not None and isinstance(tags, str) and rules.system_tag.search(tags):   # its own scaffold
+        return Identity(str(name).strip(), "", SYSTEMS, None)
+    return Identity(*model_of(name), MODELS, None)
 
 
 def identify_frame(rows: pd.DataFrame, alias_table: Mapping[str, str], naming: Mapping[str, NamingRules]

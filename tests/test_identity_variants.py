@@ -285,3 +285,17 @@ def test_the_leaderboard_says_which_model_names_are_registry_ids(synced_db):
                        origin="ingest", parser_version=1)
         got = con.execute("SELECT model, model_known FROM leaderboard ORDER BY model").fetchall()
     assert got == [("Claude 3.5 Sonnet", False), ("GLM-5.2", False), ("llama-3.1-405b-instruct", True)]
+
+
+def test_a_systems_tagged_model_is_read_by_the_same_rules():
+    """`Model:` tags name models too: a precision or effort marker in a tag is a setting of the
+    model a bash-only run (or a system) runs on."""
+    rows = pd.DataFrame({"source": ["swebench", "swebench", "terminal_bench"],
+                         "benchmark": ["swebench_bash_only", "swebench_verified", "terminal_bench"],
+                         "snapshot_id": 1, "model_raw": ["Llama 405B FP8 (mini-swe-agent)", "Agent + Llama", "Droid"],
+                         "model_tag": ["Model: llama-3.1-405b-instruct-fp8", "Model: llama-3.1-405b-instruct-bf16",
+                                       "Model: o3-high"]})
+    got = identify_frame(rows, ALIASES, scrapers.naming_rules())
+    assert got["model"].tolist() == ["llama-3.1-405b-instruct", "Agent + Llama", "Droid"]
+    assert got["variant"].tolist() == ["precision=fp8", "", ""]
+    assert got["underlying"].tolist()[1:] == ["llama-3.1-405b-instruct", "o3-2025-04-16"]
