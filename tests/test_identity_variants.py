@@ -299,3 +299,22 @@ def test_a_systems_tagged_model_is_read_by_the_same_rules():
     assert got["model"].tolist() == ["llama-3.1-405b-instruct", "Agent + Llama", "Droid"]
     assert got["variant"].tolist() == ["precision=fp8", "", ""]
     assert got["underlying"].tolist()[1:] == ["llama-3.1-405b-instruct", "o3-2025-04-16"]
+
+
+def test_arc_agi_custom_solutions_are_systems_and_its_effort_rows_one_model():
+    """ARC Prize lists Kaggle solutions (`modelType: Custom`: ARChitects) beside model runs: they
+    are agent systems, never ranked with the models; `o3-low`/`o3-high` are o3 at two efforts."""
+    from pathlib import Path
+    fix = Path(__file__).parent / "fixtures" / "arc_agi"
+    scraper = scrapers.get("arc_agi")
+    parsed = scraper.parse((fix / "evaluations.json").read_bytes(), fetched_at=datetime(2025, 4, 16, tzinfo=timezone.utc),
+                           aux={"models.json": (fix / "models.json").read_bytes(),
+                                "datasets.json": (fix / "datasets.json").read_bytes()})
+    s = parsed.scores.drop_duplicates("model")
+    rows = pd.DataFrame({"source": "arc_agi", "benchmark": "arc_agi", "snapshot_id": 1, "model_raw": s["model"],
+                         "model_tag": s["model_tag"] if "model_tag" in s.columns else None})
+    got = pd.concat([rows.reset_index(drop=True), identify_frame(rows, ALIASES, scrapers.naming_rules())
+                     .reset_index(drop=True)], axis=1).set_index("model_raw")
+    assert got.loc["ARChitects", "population"] == "systems"
+    assert got.loc["o3-high", "model"] == got.loc["o3-low", "model"] == "o3-2025-04-16"
+    assert got.loc["o3-high", "population"] == "models"
