@@ -1,5 +1,9 @@
 """How a source's page names the model of a row: declared by the source, applied by identity.
 
+The markers every page shares (precision and serving builds, efforts, thinking budgets:
+`COMMON_VARIANTS`) are declared once here and apply to every source after its own rules; where
+a model's best variant is chosen (`ENTITY_KEY`) is defined here too.
+
 Each scraper class declares its `NAMING = NamingRules(...)` beside its parser (a source is one
 unit); `registry.identity` applies them, and the jobs hand every source's rules down to it
 (`scrapers.naming_rules()`), since registry and storage never import scrapers. Pure data:
