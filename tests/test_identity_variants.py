@@ -144,18 +144,17 @@ def test_stripping_variants_never_merges_two_real_models(source):
 
 
 def test_property_any_subset_of_real_names_keeps_distinct_models_apart():
-    hypothesis = pytest.importorskip("hypothesis")
+    pytest.importorskip("hypothesis")
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    @settings(max_examples=60, deadline=None, derandomize=True)
+    @settings(max_examples=20, deadline=None, derandomize=True)
     @given(st.lists(st.sampled_from(REAL_LOOKING), min_size=2, max_size=25, unique=True),
            st.sampled_from(MODEL_SOURCES))
     def check(pairs, source):
         _check_no_merge(source, pairs)
 
     check()
-    assert hypothesis is not None
 
 
 # --- models and systems are split before the best variant is chosen -------------------------------
