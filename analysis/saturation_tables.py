@@ -13,6 +13,7 @@ import pandas as pd
 
 from analysis.constants import SATURATION_ALPHA, SATURATION_K, SATURATION_Z
 from analysis.saturation import _check_params, bin_stability, published_se, saturation_index, stability_seed, with_tables
+from common.naming import ENTITY_KEY, POPULATION_MODELS, POPULATION_SYSTEMS, POPULATION_SYSTEMS_PER_MODEL
 
 log = logging.getLogger("benchwatch.analysis.saturation")
 
@@ -24,6 +25,10 @@ STABILITY_THREADS = 2
 
 
 # --- a snapshot: every benchmark ----------------------------------------------------------
+
+# ENTITY_KEY = the ranking (table, population) and the model within it
+_RANKING, _ENTITY = ENTITY_KEY[:-1], ENTITY_KEY[-1]
+assert _RANKING == ("table_id", "population") and _ENTITY == "model", ENTITY_KEY
 
 TABLE_COLUMNS = ["table_id", "benchmark", "as_of", "scope", "population", "k", "alpha", "z", "metric", "n_items", "n_assumed",
                  "n_models", "top_scores", "top_models", "top_variants", "s1", "sk", "se_delta", "r_norm", "s_index", "bin",
@@ -67,7 +72,8 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
     rows = []
     pending = []     # (row, its bin-stability columns being drawn in the pool)
     with ThreadPoolExecutor(max_workers=STABILITY_THREADS, thread_name_prefix="bin-stability") as pool:
-        for (table, population), g in df.groupby(["table_id", "population"], sort=True):
+        # a ranking is one (table, population); a model once in it, its best variant (ENTITY_KEY)
+        for (table, population), g in df.groupby(list(_RANKING), sort=True):
             bench = g["benchmark"].iat[0]
             info = reg.get(bench, {})
             metrics = g["metric"].dropna().unique()
@@ -80,7 +86,7 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
             # Best variant per model; ties broken by name so the ranking never depends on read order.
             order = ["score", "model"] + (["entity_variant"] if "entity_variant" in g.columns else [])
             best = g.sort_values(order, ascending=[False] + [True] * (len(order) - 1), kind="stable") \
-                    .drop_duplicates("model", keep="first")
+                    .drop_duplicates(_ENTITY, keep="first")
             n, n_assumed = _benchmark_n(bench, g["n_items"], info)
             res = saturation_index(best["score"].to_numpy(), n, k, alpha, z, stderrs=best["se_published"].to_numpy(),
                                    metric=metric, ceiling=info.get("ceiling"), chance=info.get("chance"),
@@ -119,9 +125,6 @@ def _reason_row(bench: str, k: int, alpha: float, z: float, n_models: int, reaso
     log.warning("[saturation] %s: no index: %s", bench, reason)
     return {"benchmark": bench, "k": k, "alpha": alpha, "z": z, "n_models": n_models, "top_scores": [],
             "top_models": [], "top_variants": [], "reason": reason}
-
-
-POPULATION_MODELS, POPULATION_SYSTEMS, POPULATION_SYSTEMS_PER_MODEL = "models", "systems", "systems_per_model"
 
 
 def with_populations(df: pd.DataFrame) -> pd.DataFrame:

@@ -8,19 +8,24 @@ stays in ``scores.model_raw``.
 - ``model``: the canonical id (registry/models.csv via aliases.csv) of the *base name*, else
   the base name itself (unresolved; listed by ``benchwatch status``). The base name is the
   page's name with a documented variant marker removed; nothing else is ever merged.
-- ``variant``: the removed marker, e.g. ``effort=high`` or ``label=report`` ('' when none).
-  Settings are not models (registry/README.md): two efforts of one model count once.
+- ``variant``: the removed markers, e.g. ``effort=high``, ``precision=fp8``,
+  ``thinking=64k; effort=high`` or ``label=report`` ('' when none): ``attr=value`` parts in the
+  name's order, each attribute once. Settings are not models (registry/README.md): two efforts
+  or two precision builds of one model count once.
 - ``population``: ``models`` (a model run: one model, the source's own harness) or
   ``systems`` (an agent system: a scaffold over one or several models). The two are never
   ranked together.
 - ``underlying``: for a system, the canonical id of the one model it names (SWE-bench's
   ``Model: …`` tags), NULL when it names none or several.
 
-Per-source rules are data declared by each source beside its parser (``NAMING =
-NamingRules(...)`` on the scraper class, `common.naming`) and handed to this module by the jobs
-(``scrapers.naming_rules()``: registry never imports scrapers); docs/architecture.md ("Model
-identity") lists them. A rule is a variant marker on the end of the name (``-high-effort``,
-``(32k thinking tokens)``, ``(report)``), or says which rows are agent systems: every row
+The markers every source shares are declared once (``COMMON_VARIANTS`` in `common.naming`:
+precision and serving builds ``-bf16``/``-fp8``/``-awq``/``-q8_0``, hosts ``-together``/``fireworks/``,
+efforts ``-high-effort``/``-thinking-xhigh``/``(high)``/bare ``-high``, budgets ``-thinking-16k``,
+``Thinking 16K``, ``(32k thinking)``) and applied after each source's own. Per-source rules are
+data declared by each source beside its parser (``NAMING = NamingRules(...)`` on the scraper
+class) and handed to this module by the jobs (``scrapers.naming_rules()``: registry never
+imports scrapers); docs/architecture.md ("Model identity") lists them. A rule is a variant
+marker on the end of the name (a prefix when its pattern starts ``^``: ``fireworks/``), or says which rows are agent systems: every row
 (named with ``Model:`` tags, SWE-bench except its ``bash-only`` board, Terminal-Bench), a name
 that pairs two models (Aider's architect/editor ``o3 (high) + gpt-4.1``), or a tag (τ²-bench's
 ``System: custom``).
@@ -29,8 +34,8 @@ A *bare* effort suffix (``-low``/``-medium``/``-high``/``-minimal``/``-xhigh``) 
 names spell a size (``mistral-medium``), so it is removed only with evidence: the base
 resolves in the registry, or the same snapshot of the source lists the base with a second,
 different bare suffix or on its own (``o3`` beside ``o3-high``; ``gpt-5-mini-low`` beside
-``gpt-5-mini-high``). Explicit markers (``-high-effort``, ``-thinking-64k``, ``(high)``,
-``(report)``) need no evidence. When the base does not resolve, the variant still collapses
+``gpt-5-mini-high``; ARC-AGI's ``o1 - high`` spelling too). Explicit markers (``-high-effort``,
+``-thinking-64k``, ``-fp8``, ``(high)``, ``(report)``) need no evidence. When the base does not resolve, the variant still collapses
 rows that differ only by the marker (the page says they are one model) and the base name is
 the model (unresolved).
 """
@@ -45,15 +50,14 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from common.naming import BARE_EFFORT, EFFORT, NO_RULES, NamingRules
+from common.naming import (BARE_EFFORT, EFFORT, NO_RULES, POPULATION_MODELS, POPULATION_SYSTEMS,
+                           POPULATION_SYSTEMS_PER_MODEL, NamingRules)
 from registry import alias_key
 
 __all__ = ["POPULATIONS", "MODELS", "SYSTEMS", "SYSTEMS_PER_MODEL", "Identity", "identify", "identify_frame",
            "split_variant", "model_tags"]
 
-MODELS = "models"
-SYSTEMS = "systems"
-SYSTEMS_PER_MODEL = "systems_per_model"
+MODELS, SYSTEMS, SYSTEMS_PER_MODEL = POPULATION_MODELS, POPULATION_SYSTEMS, POPULATION_SYSTEMS_PER_MODEL
 POPULATIONS = (MODELS, SYSTEMS, SYSTEMS_PER_MODEL)
 
 _MODEL_TAG = re.compile(r"^\s*Model:\s*(.+?)\s*$", re.I)
@@ -63,14 +67,14 @@ _MODEL_TAG = re.compile(r"^\s*Model:\s*(.+?)\s*$", re.I)
 class _Compiled:
     """A source's `NamingRules` with its regexes compiled (once per distinct rules)."""
 
-    variants: tuple[tuple[re.Pattern, str], ...]
+    variants: tuple[tuple[re.Pattern, str, bool], ...]     # (pattern, attribute, is a prefix marker)
     system_name: re.Pattern | None
     system_tag: re.Pattern | None
 
 
 @lru_cache(maxsize=None)
 def _compiled(rules: NamingRules) -> _Compiled:
-    return _Compiled(tuple((re.compile(p, re.I), attr) for p, attr in rules.variants),
+    return _Compiled(tuple((re.compile(p, re.I), attr, p.startswith("^")) for p, attr in rules.all_variants),
                      re.compile(rules.system_name) if rules.system_name else None,
                      re.compile(rules.system_tag, re.I) if rules.system_tag else None)
 
@@ -87,34 +91,49 @@ class Identity:
 
 def split_variant(naming: NamingRules, name: str, bare_ok: Callable[[str, str], bool] = lambda base, suffix: True
                   ) -> tuple[str, str]:
-    """(base name, variant) by a source's rules; (name, '') when no marker applies.
+    """(base name, variant) by a source's rules and the shared ones (`COMMON_VARIANTS`); (name,
+    '') when no marker applies.
 
-    ``bare_ok(base, suffix)`` decides whether a bare effort suffix may be removed (see the
-    module docstring). With simple-evals' rules, ``split_variant(rules, 'o3-high') == ('o3', 'effort=high')``.
+    The variant is ``attr=value`` parts joined by ``'; '`` in the name's order, each attribute
+    at most once: a marker of an attribute already removed stays in the base (two values of one
+    setting are not guessed apart). ``bare_ok(base, suffix)`` decides whether a bare effort
+    suffix may be removed (see the module docstring). ``split_variant(NO_RULES, 'o3-high') ==
+    ('o3', 'effort=high')``; ``…-thinking-64k-high-effort`` -> ``thinking=64k; effort=high``.
     """
     base = str(name).strip()
-    parts: list[str] = []
+    prefix: list[str] = []
+    suffix: list[str] = []
+    taken: set[str] = set()
     rules = _compiled(naming).variants
     changed = True
     while changed and rules:
         changed = False
-        for pattern, attr in rules:
+        for pattern, attr, is_prefix in rules:
             m = pattern.search(base)
-            if not m or m.start() == 0:
+            if not m:
                 continue
-            value, stem = m.group(1).lower(), base[:m.start()].rstrip()
+            stem = base[m.end():].lstrip() if is_prefix else base[:m.start()].rstrip()
+            if not stem or (not is_prefix and m.start() == 0):
+                continue
+            value = m.group(1).lower()
             if attr == BARE_EFFORT:
-                if not bare_ok(stem, value):
-                    continue
                 attr = "effort"
-            parts.insert(0, f"{attr}={value}")
+                if attr in taken or not bare_ok(stem, value):
+                    continue
+            if attr in taken:
+                continue
+            taken.add(attr)
+            if is_prefix:
+                prefix.append(f"{attr}={value}")
+            else:
+                suffix.insert(0, f"{attr}={value}")
             base = stem
             changed = True
             break
-    return base, "; ".join(parts)
+    return base, "; ".join(prefix + suffix)
 
 
-_BARE = re.compile(rf"^(.*)-({EFFORT})$", re.I)
+_BARE = re.compile(rf"^(.*?)(?:-|\s+-\s+)({EFFORT})$", re.I)
 
 
 def _bare_evidence(names) -> dict[str, set[str]]:
@@ -146,32 +165,31 @@ def identify(naming: NamingRules, benchmark: str, name: str, tags: str | None, r
              siblings: Mapping[str, set[str]] | None = None) -> Identity:
     """The identity of one row by its source's rules. ``resolve(name)`` is the registry lookup
     (None: unknown); ``siblings``: the bare-suffix evidence of the row's snapshot (``_bare_evidence``)."""
-    def canonical(n: str) -> str:
-        return resolve(n) or n
-
-    rules = _compiled(naming)
-    if naming.systems:   # agent systems named with their models' `Model:` tags
-        named = model_tags(tags)
-        if benchmark in naming.model_run_benchmarks:   # every model in the same minimal agent: model runs
-            if len(named) == 1:
-                return Identity(canonical(named[0]), "", MODELS, None)
-            return Identity(canonical(str(name).strip()), "", MODELS, None)
-        return Identity(str(name).strip(), "", SYSTEMS, canonical(named[0]) if len(named) == 1 else None)
-    if rules.system_name is not None and rules.system_name.search(str(name)):   # a pair of models
-        return Identity(str(name).strip(), "", SYSTEMS, None)
-    if rules.system_tag is not None and isinstance(tags, str) and rules.system_tag.search(tags):   # its own scaffold
-        return Identity(str(name).strip(), "", SYSTEMS, None)
-    direct = resolve(name)
-    if direct is not None:
-        return Identity(direct, "", MODELS, None)
     def bare_ok(base: str, suffix: str) -> bool:
         if resolve(base) is not None:
             return True
         seen = (siblings or {}).get(alias_key(base), set())
         return len(seen - {suffix}) > 0
 
-    base, variant = split_variant(naming, name, bare_ok)
-    return Identity(canonical(base), variant, MODELS, None)
+    def model_of(n: str) -> tuple[str, str]:
+        """(model, variant) of a model's name, a row's or a `Model:` tag's: by the same rules."""
+        direct = resolve(n)
+        if direct is not None:
+            return direct, ""
+        base, variant = split_variant(naming, n, bare_ok)
+        return resolve(base) or base, variant
+
+    rules = _compiled(naming)
+    if naming.systems:   # agent systems named with their models' `Model:` tags
+        named = model_tags(tags)
+        if benchmark in naming.model_run_benchmarks:   # every model in the same minimal agent: model runs
+            return Identity(*model_of(named[0] if len(named) == 1 else str(name).strip()), MODELS, None)
+        return Identity(str(name).strip(), "", SYSTEMS, model_of(named[0])[0] if len(named) == 1 else None)
+    if rules.system_name is not None and rules.system_name.search(str(name)):   # a pair of models
+        return Identity(str(name).strip(), "", SYSTEMS, None)
+    if rules.system_tag is not None and isinstance(tags, str) and rules.system_tag.search(tags):   # its own scaffold
+        return Identity(str(name).strip(), "", SYSTEMS, None)
+    return Identity(*model_of(name), MODELS, None)
 
 
 def identify_frame(rows: pd.DataFrame, alias_table: Mapping[str, str], naming: Mapping[str, NamingRules]

@@ -15,7 +15,7 @@ from typing import ClassVar, Mapping
 
 import pandas as pd
 
-from common.naming import EFFORT, NamingRules
+from common.naming import NamingRules
 from scrapers._cells import percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing, parse_date
@@ -33,8 +33,8 @@ class AiderScraper(Scraper):
     # a trailing parenthesis naming an effort or thinking budget, or an edit format, is a setting;
     # an architect/editor pair (o3 (high) + gpt-4.1) is a system of two models
     NAMING = NamingRules(
-        variants=((rf"\s*\(({EFFORT}|default(?: think(?:ing)?)?|no think(?:ing)?|\d+k think(?:ing)?(?: tokens)?)\)$",
-                   "effort"),
+        # `(high)` and `(32k thinking)`: the shared markers (common.naming.COMMON_VARIANTS)
+        variants=((r"\s*\((default(?: think(?:ing)?)?|no think(?:ing)?)\)$", "thinking"),
                   (r"\s*\((diff|whole|udiff|diff-fenced|editor-diff|editor-whole)\)$", "edit_format")),
         system_name=r"\s\+\s")
 

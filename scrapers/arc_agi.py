@@ -20,7 +20,10 @@ Cost per task goes to `<benchmark>_cost_per_task` (metric `cost_usd`, same table
 
 Rows: model = `modelId` (the stable key; `displayName` is a label such as ``o3 (low)*``);
 the human baselines (`modelGroup` Human: panel, MTurkers, STEM graduates) are reference rows
-(`is_reference`: shown, never in a top k); `display: false` rows are stored with an
+(`is_reference`: shown, never in a top k); a custom solution (`modelType` Custom: the Kaggle
+entries ARChitects, Icecuber) is tagged `System: custom`, an agent system (registry/identity.py),
+never ranked with the model runs; efforts and budgets in a modelId (`o3-high`, `o1 - low`,
+`…-thinking-xhigh`, `Claude 3.7 Thinking 16K`) are the shared variant markers (common.naming); `display: false` rows are stored with an
 excluded_reason (the board hides them). Release dates (`modelReleaseDate`) go to the scores'
 `model_release_date` and, with provenance ``leaderboard``, to the models frame (model dates
 from data). No CIs are published.
@@ -34,6 +37,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from common.naming import NamingRules
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing, parse_date, parse_number, slug
 from scrapers.cases import Case, Has, S, snap
@@ -45,6 +49,8 @@ SPLIT_TASKS: dict[tuple[int, str], int] = {
 }
 _DATASET = re.compile(r"^v(\d+)[_-](.+)$", re.I)
 _REFERENCE_GROUPS = {"human"}
+_CUSTOM_TYPES = {"custom"}     # modelType of a solution built for the prize (its own system), not a model run
+CUSTOM_TAG = "System: custom"
 HIDDEN = "not displayed on the board (display: false)"
 
 
@@ -74,6 +80,9 @@ def _records(data: Any, key: str) -> list[dict]:
 
 class ArcAgiScraper(Scraper):
     name = "arc_agi"
+    # a custom solution (modelType Custom, tagged `System: custom`) is an agent system
+    NAMING = NamingRules(system_tag=r"(^|;)\s*System:\s*custom\b")
+    parser_version = 2   # 2: custom solutions tagged `System: custom` (model_tag)
     urls = ("https://arcprize.org/media/data/evaluations.json",
             "https://arcprize.org/media/data/models.json",
             "https://arcprize.org/media/data/datasets.json")
@@ -103,9 +112,11 @@ class ArcAgiScraper(Scraper):
                 unknown.add(str(dataset))
             info = models.get(str(model), {})
             group = str(_first(info, "modelGroup") or _first(ev, "modelGroup") or "").strip().lower()
+            kind = str(_first(info, "modelType") or _first(ev, "modelType") or "").strip().lower()
             release = parse_date(_first(ev, "modelReleaseDate") or _first(info, "modelReleaseDate"))
             hidden = ev.get("display") is False or str(ev.get("display")).lower() == "false"
             common = {"model": str(model).strip(), "setting": "", "table_version": split,
+                      "model_tag": CUSTOM_TAG if kind in _CUSTOM_TYPES else None,
                       "model_release_date": release, "is_reference": group in _REFERENCE_GROUPS,
                       "excluded_reason": HIDDEN if hidden else ""}
             score = _first(ev, "score")
@@ -173,7 +184,7 @@ class ArcAgiScraper(Scraper):
         for rec in df.to_dict("records"):
             model = rec[key]
             models[model] = {"modelReleaseDate": rec.get("Model_Release_Date"), "providerId": rec.get("Provider"),
-                             "modelGroup": rec.get("Model_Group")}
+                             "modelGroup": rec.get("Model_Group"), "modelType": rec.get("Model_Type")}
             for d in datasets:
                 if is_missing(rec.get(f"{d}_Score")) or str(rec.get(f"{d}_Score")).strip() == "":
                     continue
@@ -196,6 +207,8 @@ class ArcAgiScraper(Scraper):
                                                                                                is_reference=True),
                  S(benchmark="arc_agi", model="o3-high", table_version="semi_private")(
                      score=0.875, excluded_reason=Has("display: false")),
+                 S(benchmark="arc_agi", model="ARChitects", table_version="semi_private")(model_tag="System: custom"),
+                 S(benchmark="arc_agi_2", model="R1", table_version="public_eval")(model_tag=None),
                  S("models", model="ARChitects")(release_date="2024-11-03", org="ARC Prize 2024"))),
         # the later layout: one object, model fields inline, `cost` for costPerTask, an ARC-AGI-3 split
         Case("arc_agi/evaluations_later_layout.json", scores=9, rejects=0, spots=(

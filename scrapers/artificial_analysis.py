@@ -38,7 +38,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from common.naming import BARE_EFFORT, EFFORT, NamingRules
+from common.naming import NamingRules
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing, parse_date, slug
 from scrapers.cases import Absent, Case, Has, S, snap
@@ -82,8 +82,8 @@ def evaluation_target(key: str) -> tuple[str, str, str, int | None] | None:
 class ArtificialAnalysisScraper(Scraper):
     name = "artificial_analysis"
     # its slugs: gpt-5-4-nano-medium, claude-sonnet-4-6-non-reasoning-low-effort
-    NAMING = NamingRules(variants=((rf"-({EFFORT})-effort$", "effort"), (r"-(non-reasoning|reasoning)$", "mode"),
-                                   (rf"-({EFFORT})$", BARE_EFFORT)))
+    # the reasoning mode; `-high-effort` and bare `-high`: the shared markers (COMMON_VARIANTS)
+    NAMING = NamingRules(variants=((r"-(non-reasoning|reasoning)$", "mode"),))
     urls = ("https://artificialanalysis.ai/api/v2/data/llms/models",)
     min_rows = 50    # the April 2026 payloads list 445 and 479 models
     secret = "ARTIFICIAL_ANALYSIS_API_KEY"

@@ -21,7 +21,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from common.naming import BARE_EFFORT, EFFORT, NamingRules
+from common.naming import EFFORT, NamingRules
 from scrapers._cells import percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing, slug
@@ -53,12 +53,10 @@ LB_AUX = lambda release: (("categories_%s.json" % release, "livebench/categories
 class LivebenchScraper(Scraper):
     name = "livebench"
     # efforts and thinking budgets are settings; a bare `-thinking` is not (kimi-k2-thinking is a model)
+    # its own spellings; `-high-effort`, `-thinking-64k` and bare `-high`: the shared markers (COMMON_VARIANTS)
     NAMING = NamingRules(variants=(
         (rf"-thinking-auto-({EFFORT})-effort$", "effort"),
-        (rf"-({EFFORT})-effort$", "effort"),
-        (r"-(thinking-\d+k)$", "effort"),
-        (r"-(highthinking|nothinking)$", "effort"),
-        (rf"-({EFFORT})$", BARE_EFFORT)))
+        (r"-(highthinking|nothinking)$", "effort")))
     urls = (f"https://livebench.ai/table_{RELEASES[0]}.csv",
             f"https://livebench.ai/categories_{RELEASES[0]}.json")
     min_rows = 200  # score rows; the smallest copy (2024_11_25, first commit) has 26 models x 18 tasks = 468

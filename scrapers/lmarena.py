@@ -50,7 +50,7 @@ from typing import Mapping
 import pandas as pd
 
 from scrapers import _markdown
-from common.naming import BARE_EFFORT, EFFORT, NamingRules
+from common.naming import NamingRules
 from scrapers._cells import number_cells, percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import AmbiguousScale, clean_name, is_missing, parse_date, parse_number, proportions_from, slug
@@ -80,7 +80,7 @@ def _col(df: pd.DataFrame, *patterns: str) -> str | None:
 
 class LmarenaScraper(Scraper):
     name = "lmarena"
-    NAMING = NamingRules(variants=((rf"-({EFFORT})$", BARE_EFFORT),))   # the effort: o3-mini-high
+    NAMING = NamingRules()   # its o3-mini-high, -bf16/-fp8 and -thinking-16k: the shared markers (COMMON_VARIANTS)
     # The Space's dated tables (leaderboard_table_YYYYMMDD.csv) ended 2025-05; the maintained
     # catalogue is the production source. The old tables still parse as ingested files.
     urls = (CATALOGUE,)

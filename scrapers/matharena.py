@@ -31,7 +31,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from common.naming import EFFORT, NamingRules
+from common.naming import NamingRules
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, parse_number, slug
 from scrapers.cases import Absent, Case, S, snap
@@ -49,7 +49,7 @@ SUMMARY_ROWS = {"avg", "average", "cost", "acc", "accuracy"}
 
 class MatharenaScraper(Scraper):
     name = "matharena"
-    NAMING = NamingRules(variants=((rf"\s*\(({EFFORT})\)$", "effort"),))   # o3-mini (high)
+    NAMING = NamingRules()   # o3-mini (high): a shared marker (common.naming.COMMON_VARIANTS)
     urls = ("https://matharena.ai/js/table_data.js",)
     min_rows = 5    # the launch table has 16 models
 

@@ -39,7 +39,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from common.naming import BARE_EFFORT, EFFORT, NamingRules
+from common.naming import NamingRules
 from scrapers._cells import percent_cells
 from scrapers._markdown import MarkdownTable, footnote_refs, footnotes, tables
 from scrapers.base import ParsedSnapshot, Scraper
@@ -88,8 +88,8 @@ def _on_or_after_o1(model: str, group: str | None) -> bool:
 class SimpleEvalsScraper(Scraper):
     name = "simple_evals"
     # a trailing -low/-medium/-high is the reasoning effort (o3-high); (report), (rerun …), (work in progress) a label
-    NAMING = NamingRules(variants=((r"\s*\((report|rerun[^)]*|work in progress)\)$", "label"),
-                                   (rf"-({EFFORT})$", BARE_EFFORT)))
+    # labels; its `-high` efforts are the shared markers (common.naming.COMMON_VARIANTS)
+    NAMING = NamingRules(variants=((r"\s*\((report|rerun[^)]*|work in progress)\)$", "label"),))
     urls = ("https://raw.githubusercontent.com/openai/simple-evals/main/README.md",)
     min_rows = 20   # the smallest README version (2024-04) has 60 scores
 

@@ -92,14 +92,18 @@ UNKNOWN_ROWS = 50
 # aggregated first on two threads).
 LARGE_ROWS = 1_000_000
 
+# The model name of a score row a person could alias: a model run's model; for an agent system
+# (population `systems`, never a registry model) the one model it runs on (`underlying`; NULL
+# when it names none or several, so the row names no model to alias).
+_MODEL_NAME = "CASE WHEN population IS DISTINCT FROM 'systems' THEN model ELSE underlying END"
 # Per row: the names no registry entry maps, then grouped (few rows: the cheapest plan to start).
-_UNKNOWN_BY_ROW = """
+_UNKNOWN_BY_ROW = f"""
             SELECT 'benchmark' AS kind, benchmark AS name, list(DISTINCT source ORDER BY source) AS sources,
                    count(*) AS rows
             FROM scores WHERE benchmark NOT IN (SELECT id FROM benchmarks) GROUP BY benchmark
             UNION ALL
-            SELECT 'model', model, list(DISTINCT source ORDER BY source), count(*)
-            FROM scores WHERE model NOT IN (SELECT id FROM models) GROUP BY model"""
+            SELECT 'model', {_MODEL_NAME} AS m, list(DISTINCT source ORDER BY source), count(*)
+            FROM scores WHERE {_MODEL_NAME} NOT IN (SELECT id FROM models) GROUP BY m"""
 # The same rows, from one pass that counts rows per (benchmark, source) and (model, source): the
 # registry filter and the source lists then see thousands of groups, not millions of rows.
 _UNKNOWN_BY_GROUP = """
@@ -116,9 +120,9 @@ _UNKNOWN_SQL = """
                    count(*) FILTER (WHERE kind = 'model') AS n_models FROM u)
         SELECT u.*, n.n_benchmarks, n.n_models
         FROM n LEFT JOIN u ON true ORDER BY kind, rows DESC, name LIMIT {limit}"""
-_GROUPS = """g AS (
-            SELECT benchmark, model, source, count(*) AS n FROM scores
-            GROUP BY GROUPING SETS ((benchmark, source), (model, source))),
+_GROUPS = f"""g AS (
+            SELECT benchmark, {_MODEL_NAME} AS model, source, count(*) AS n FROM scores
+            GROUP BY GROUPING SETS ((benchmark, source), ({_MODEL_NAME}, source))),
         """
 
 

@@ -43,7 +43,7 @@ def test_bare_suffix_needs_evidence_and_explicit_markers_do_not():
     out = ident("livebench", ["zz-model-high", "zz-model-low", "kimi-k2-thinking", "zz-other-thinking-64k"])
     assert out["model"].tolist() == ["zz-model", "zz-model", "kimi-k2-thinking", "zz-other"]
     assert split_variant(scrapers.get("livebench").NAMING, "claude-opus-4-5-20251101-thinking-64k-high-effort") == \
-        ("claude-opus-4-5-20251101", "effort=thinking-64k; effort=high")
+        ("claude-opus-4-5-20251101", "thinking=64k; effort=high")   # one attribute each (issue 51)
     assert split_variant(scrapers.get("aider_polyglot").NAMING, "gpt-5 (high)") == ("gpt-5", "effort=high")
 
 
@@ -214,10 +214,11 @@ def test_a_toy_sources_rules_are_applied_and_change_the_synced_digest():
     got = identify_frame(rows, ALIASES, toy)
     assert got["model"].tolist()[:2] == ["o3-2025-04-16"] * 2 and got["variant"].tolist()[:2] == ["effort=high", ""]
     assert got["population"].tolist() == ["models", "models", "systems"]
-    assert identify_frame(rows, ALIASES, {})["variant"].tolist() == ["", "", ""]   # no rules: names as they are
+    # no rules of its own: only the shared markers apply (none of them is `[high]`)
+    assert identify_frame(rows, ALIASES, {})["variant"].tolist() == ["", "", ""]
     base = scrapers.naming_rules()
     assert synced_digest(base) == synced_digest(dict(reversed(list(base.items()))))
-    changed = dict(base, lmarena=NamingRules())
+    changed = dict(base, simple_evals=NamingRules())
     assert synced_digest(changed) != synced_digest(base)
     swapped = NamingRules(systems=True, model_run_benchmarks=frozenset({"b", "a"}))
     assert swapped.fingerprint() == NamingRules(systems=True, model_run_benchmarks=frozenset({"a", "b"})).fingerprint()

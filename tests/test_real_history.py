@@ -237,12 +237,12 @@ def test_the_readme_questions_each_answer_in_one_query_on_the_real_history(histo
     last = q(history, "SELECT source, max(observed_at) AS m FROM snapshots GROUP BY source")
     assert dict(zip(changes["source"], changes["last_change"])) == dict(zip(last["source"], last["m"]))
     assert post["post_cutoff"].dropna().between(0, 1).all() and (post["n_items"] >= 0).all()
-    # the leaderboard has no duplicate: one row per (table, model), the best of its variants
-    dup = q(history, "SELECT count(*) - count(DISTINCT (table_id, model)) AS n FROM leaderboard")
+    # the leaderboard has no duplicate: one row per (table, population, model), the best of its variants
+    dup = q(history, "SELECT count(*) - count(DISTINCT (table_id, population, model)) AS n FROM leaderboard")
     assert dup["n"][0] == 0
     from common.units import METRIC_DIRECTIONS
     higher = ", ".join(f"'{k}'" for k, v in METRIC_DIRECTIONS.items() if v == "higher")
-    worse = q(history, f"""SELECT count(*) AS n FROM leaderboard l JOIN latest_scores s USING (table_id, model)
+    worse = q(history, f"""SELECT count(*) AS n FROM leaderboard l JOIN latest_scores s USING (table_id, population, model)
                            WHERE NOT s.is_reference AND s.metric IN ({higher}) AND s.score > l.score""")
     assert worse["n"][0] == 0
     for name in views.view_names():   # every view reads on a real history

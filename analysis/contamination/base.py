@@ -29,6 +29,7 @@ from analysis.constants import (
     MIN_EFFECT_SE,
 )
 from analysis.cutoffs import check_proportions, require_columns
+from common.naming import POPULATION_MODELS
 from common.refs import parse_refs
 
 log = logging.getLogger("benchwatch.analysis.contamination")
@@ -235,6 +236,8 @@ def prepare_scores(scores: pd.DataFrame, bench: pd.DataFrame, what: str = "score
                    by_setting: bool = False) -> pd.DataFrame:
     """Proportion scores, one row per (source, benchmark, model[, snapshot]), with n and SE.
 
+    A model's signals read its own runs: rows of another population (an agent system, which
+    τ²-bench names after its model) are left out before the best is chosen (common.naming.ENTITY_KEY).
     Several settings of one model (edit formats, prompts) collapse to the best one, as the
     leaderboards rank them (unless `by_setting`). n = the row's n_items, else the registry's, else s(1-s)/stderr²;
     SE = stderr, else sqrt(s(1-s)/n) (n_eff = n items; docs/statistics.md, "The signals").
@@ -245,6 +248,8 @@ def prepare_scores(scores: pd.DataFrame, bench: pd.DataFrame, what: str = "score
         s["source"] = ""
     if "metric" in s.columns:
         s = s[s["metric"].fillna("proportion") == "proportion"]
+    if "population" in s.columns:
+        s = s[s["population"].fillna(POPULATION_MODELS).eq(POPULATION_MODELS)]
     s["score"] = pd.to_numeric(s["score"], errors="coerce")
     s = s[s["score"].notna()]
     check_proportions(s["score"], f"{what}: score")

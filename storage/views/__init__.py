@@ -9,8 +9,10 @@ hash covers both. The same files serve a DuckDB file and a DuckLake store (which
 on a view's columns: `lake.translate_view_file` leaves those out there).
 
 A view file may use `{{lower_is_better}}`: the metric kinds whose best value is the smallest
-(`common.metrics.METRIC_DIRECTIONS`, the one place a direction is decided), as SQL literals. The
-hash is of the text after that substitution, so changing the constant re-applies the view.
+(`common.metrics.METRIC_DIRECTIONS`, the one place a direction is decided), as SQL literals, and
+`{{entity_key}}`: the columns within which a model's best variant is chosen
+(`common.naming.ENTITY_KEY`: table, population, model). The hash is of the text after that
+substitution, so changing a constant re-applies the view.
 
 Views are applied in dependency order (a view naming another view comes after it). A view a
 release retires needs a numbered migration that drops it; its row in `schema_files` stays.
@@ -53,8 +55,10 @@ class SchemaFile(NamedTuple):
 
 def _placeholders() -> dict[str, str]:
     from common.metrics import METRIC_DIRECTIONS
+    from common.naming import ENTITY_KEY
     lower = sorted(k for k, v in METRIC_DIRECTIONS.items() if v == "lower")
-    return {"{{lower_is_better}}": ", ".join("'" + k.replace("'", "''") + "'" for k in lower) or "NULL"}
+    return {"{{lower_is_better}}": ", ".join("'" + k.replace("'", "''") + "'" for k in lower) or "NULL",
+            "{{entity_key}}": ", ".join(ENTITY_KEY)}
 
 
 def _render(text: str) -> str:
