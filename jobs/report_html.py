@@ -40,6 +40,7 @@ from common.jsonsafe import is_null as _missing
 from jobs.report_common import (OPTIONAL_LEVEL_COLUMNS, as_int, clip, date, default_params, esc, evidence, frame,
                                 g2, names, naive, pp, slugs, table, trend_text)
 from jobs.report_items import WINDOW_CSS, post_cutoff
+from registry.tables import source_name
 from jobs.report_overview import headline, now_block, overview_chart, overview_markdown, overview_rows, overview_table
 from jobs.report_sections import benchmark_sections, toc_entries
 
@@ -73,7 +74,7 @@ def _suspects(signals: pd.DataFrame) -> str:
         corroborated = names(ev.get("corroborated_by"))
         if corroborated:
             facts += "; corroborated by " + ", ".join(str(c) for c in corroborated)
-        rows.append([esc(r["model"]), esc(r["benchmark"]), esc(r.get("source")),
+        rows.append([esc(r["model"]), esc(r["benchmark"]), esc(source_name(r.get("source"))),
                      esc(r.get("signal")) + (f" ({esc(r['detail'])})" if not _missing(r.get("detail")) and r.get("detail") else ""), esc(what),
                      pp(r.get("effect")) + (f" ± {pp(r.get('se'), False)}" if not _missing(r.get("se")) else ""),
                      ci, esc(g2(r.get("p_value"))), esc(g2(r.get("q_value"))), esc(r.get("status")), esc(facts)])
@@ -93,7 +94,7 @@ def _source_health(sources: pd.DataFrame, now: pd.Timestamp) -> str:
         last = naive(r.get("last_success_at"))
         age = "" if last is None else f" ({max((now - last) / pd.Timedelta(days=1), 0):.0f} d ago)"
         failing = int(r.get("consecutive_failures") or 0) if not _missing(r.get("consecutive_failures")) else 0
-        rows.append([esc(r["source"]), (date(last) + age) if last is not None else "never",
+        rows.append([esc(source_name(r["source"])), (date(last) + age) if last is not None else "never",
                      f'<span class="{"bad" if failing else ""}">{failing}</span>',
                      esc(f"{as_int(r.get('failed_fetches'))} of {as_int(r.get('fetches'))}"),
                      esc(as_int(r.get("snapshots"))), date(r.get("newest_observed_at")),

@@ -45,6 +45,9 @@ SOURCE_NAMES = {
     "aider_edit": "Aider edit", "aider_polyglot": "Aider polyglot", "alpacaeval": "AlpacaEval", "bfcl": "BFCL",
     "epoch": "Epoch AI", "evalplus": "EvalPlus", "livebench": "LiveBench", "livecodebench": "LiveCodeBench",
     "lmarena": "LMArena", "simple_evals": "simple-evals", "swebench": "SWE-bench", "csv": "CSV",
+    "openrouter": "OpenRouter", "knowledge_cutoffs": "knowledge-cutoff tables", "terminal_bench": "Terminal-Bench",
+    "arc_agi": "ARC Prize", "artificial_analysis": "Artificial Analysis", "matharena": "MathArena",
+    "tau2_bench": "τ²-bench", "livebench_releases": "LiveBench releases",
 }
 
 

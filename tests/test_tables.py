@@ -390,3 +390,10 @@ def test_a_table_its_source_no_longer_serves_leaves_its_level():
     assert [(c.resolves, c.labels["level"], c.annotations["retired"]) for c in old] == [(True, "high", RETIRED)]
     assert [(c.resolves, c.labels["level"]) for c in new] == [(False, "moderate")]
     assert len(groups) == 2
+
+
+def test_every_source_has_a_display_name():
+    """Pages and messages name a source by its display name ('τ²-bench', not 'tau2_bench'): one per source."""
+    import scrapers
+    missing = [s for s in scrapers.SOURCES if rt.source_name(s) == s and s not in ("csv",)]
+    assert missing == [], f"add to registry.tables.SOURCE_NAMES: {missing}"
