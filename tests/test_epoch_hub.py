@@ -237,3 +237,35 @@ def test_the_real_hub_matches_an_independent_reading_of_every_declared_member():
         rows = s[s.benchmark == bench]
         assert rows.ci_low.notna().all() and (rows.ci_low <= rows.score).all() and (rows.score <= rows.ci_high).all()
     assert s.loc[s.benchmark == "apex_agents", "stderr"].max() < 0.1      # percentage points read as shares
+
+
+# --- reported by name: the ingest line and `benchwatch status` ----------------------------------------
+
+def test_an_undeclared_member_is_named_by_ingest_and_by_status(tmp_path, capsys, monkeypatch):
+    """Real CLI, real DuckDB file: the declared members are stored, the undeclared one is named in the
+    ingest's warnings and in `status` (from the snapshot's meta), the broken one as failed."""
+    from cli.main import main
+    for name in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "SLACK_CHANNEL", "PREFECT_API_URL"):
+        monkeypatch.delenv(name, raising=False)
+    zpath = tmp_path / "benchmark_data.zip"
+    zpath.write_bytes(_hub(("gpqa_diamond.csv", "gpqa_diamond.csv"), ("swe_bench_verified.csv", "swe_bench_verified.csv"),
+                           ("epoch_capabilities_index.csv", "epoch_capabilities_index.csv"),
+                           ("hle_external.csv", "hub/hle_external.csv"),
+                           ("metr_time_horizons_external.csv", "hub/metr_time_horizons_external.csv"),
+                           ("lech_mazur_writing_external.csv", "hub/lech_mazur_writing_external.csv"),
+                           ("webdev_arena_external.csv", "hub/webdev_arena_external.csv"),
+                           ("aider_polyglot_external.csv", "hub/aider_polyglot_external.csv"),
+                           ("swe_bench_bash.csv", "swe_bench_bash_only.csv"),       # past the source's floor of 20 rows
+                           ("new_board_external.csv", "hub/new_board_external.csv"),
+                           ("mmlu_external.csv", "hub/mmlu_without_em.csv")))
+    db = str(tmp_path / "hub.duckdb")
+    assert main(["ingest", "epoch", str(zpath), "--db", db, "--observed-at", "2026-03-12"]) == 0
+    out = capsys.readouterr().out
+    assert "[epoch] new snapshot" in out and "new_board_external.csv" in out and "mmlu_external.csv lacks" in out
+    assert main(["status", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "epoch snapshot 1: undeclared: benchmark_data/new_board_external.csv" in out
+    assert "epoch snapshot 1: failed: benchmark_data/mmlu_external.csv" in out
+    assert main(["query", "--db", db, "SELECT benchmark, metric, count(*) AS n FROM scores GROUP BY ALL ORDER BY 1"]) == 0
+    out = capsys.readouterr().out
+    assert "metr_time_horizon" in out and "minutes" in out and "score_10" in out and "elo" in out

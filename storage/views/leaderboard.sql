@@ -28,7 +28,7 @@ COMMENT ON COLUMN leaderboard.population IS 'models (model runs) | systems (agen
 COMMENT ON COLUMN leaderboard.rank IS 'rank of the best variant among the table''s entries of the same population and metric (1 = best; ties share a rank; NULL for a reference row)';
 COMMENT ON COLUMN leaderboard.model IS 'canonical model id when known, else the page''s name';
 COMMENT ON COLUMN leaderboard.score IS 'the best variant''s score (a proportion in [0, 1] for accuracy-like metrics)';
-COMMENT ON COLUMN leaderboard.metric IS 'kind of score: proportion | elo | score_10 | index | cost_usd (lower is better: best = smallest)';
+COMMENT ON COLUMN leaderboard.metric IS 'kind of score: proportion | elo | score_10 | index | cost_usd (lower is better: best = smallest) | minutes (a time horizon)';
 COMMENT ON COLUMN leaderboard.stderr IS 'standard error the page states for that variant (NULL: none)';
 COMMENT ON COLUMN leaderboard.ci_low IS 'lower end of the interval the page states for that variant (NULL: none)';
 COMMENT ON COLUMN leaderboard.ci_high IS 'upper end of the interval the page states for that variant (NULL: none)';
