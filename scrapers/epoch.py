@@ -282,7 +282,12 @@ class EpochScraper(Scraper):
                         self.warn(parsed, missing + " (member not read)")
                     failed.append(member)
                     continue
-                frames.append(self._frame(df, decl, where=member, parsed=parsed))
+                try:
+                    frames.append(self._frame(df, decl, where=member, parsed=parsed))
+                except (ValueError, TypeError, KeyError, AttributeError) as exc:   # one member, not the hub
+                    self.warn(parsed, f"{member}: not readable as declared ({type(exc).__name__}: {exc}); "
+                                      "member not read")
+                    failed.append(member)
         parsed.meta.update(members=len(names), undeclared=undeclared, failed=failed, not_read=not_read)
         if undeclared:
             self.warn(parsed, f"{len(undeclared)} undeclared zip member(s) not read (declare them in "

@@ -192,6 +192,11 @@ def _number(cell: str) -> float | None:
     return float(text)
 
 
+# the effort / thinking-budget suffix of a model version, written here again (not imported) so that
+# this reading stays independent of the parser's
+EFFORT = re.compile(r"_(?:x?high|medium|low|minimal|max|none|unknown|\d+[kK])$")
+
+
 def _plain_top5(data: bytes, decl: epoch.Member) -> list[tuple[str, float]]:
     """The top five (model, stored score) of one member, read with the csv module from its declaration:
     the score column times its unit's factor, the model column (else the fallback) without the effort
@@ -204,7 +209,7 @@ def _plain_top5(data: bytes, decl: epoch.Member) -> list[tuple[str, float]]:
         name = " ".join(name.split())
         if value is None or not name:
             continue
-        rows.append((re.sub(epoch.EFFORT_SUFFIX, "", name), value * factor))
+        rows.append((EFFORT.sub("", name), value * factor))
     rows.sort(key=lambda t: (-t[1], t[0]))
     return rows[:5]
 
