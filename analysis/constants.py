@@ -31,6 +31,14 @@ SATURATION_RESAMPLE_DRAWS = 2000  # Monte Carlo error of a probability <= 0.5/sq
 SATURATION_RESAMPLE_PRUNE_EPSILON = 1e-12
 # A published CI is taken as a 95% normal interval: SE = (ci_high - ci_low) / (2 * 1.96).
 PUBLISHED_CI_Z = 1.96
+# Metric kinds that get no saturation index, and why (docs/statistics.md, "Metric kinds without an
+# index"): S asks whether the top k are apart by more than their sampling noise on a score scale;
+# these are not scores with sampling noise on such a scale. The reason is stored with the table.
+NO_INDEX_METRICS = {
+    "minutes": "no index: a time horizon in minutes is a task length (METR's, with an asymmetric "
+               "interval on a log scale), not a score over a test set",
+    "cost_usd": "no index: a cost, not a score with sampling noise",
+}
 
 
 # --- Trends and forecasts (docs/statistics.md, "Trends and forecasts") --------------------------------------

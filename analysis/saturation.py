@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.constants import (
+    NO_INDEX_METRICS,
     PUBLISHED_CI_Z,
     SATURATED_BINS,
     SATURATION_ALPHA,
@@ -250,6 +251,8 @@ def saturation_index(scores: Iterable[float], n_items: float | None, k: int = SA
                                 s1=top[0] if top else None, sk=top[k - 1] if len(top) >= k else None,
                                 uncertainty=None, reason=reason, **base)
 
+    if metric in NO_INDEX_METRICS:
+        return without(NO_INDEX_METRICS[metric])
     if len(s) < k:
         return without(f"only {len(s)} model score(s), fewer than k={k}")
     s1, sk = s[0], s[k - 1]

@@ -10,7 +10,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from analysis.constants import SATURATION_ALPHA, SATURATION_K, SATURATION_Z
+from analysis.constants import NO_INDEX_METRICS, SATURATION_ALPHA, SATURATION_K, SATURATION_Z
 from analysis.saturation import (
     _check_n,
     _check_params,
@@ -441,6 +441,9 @@ def saturation_trajectory(df: pd.DataFrame, n_items: float | Mapping[str, float]
     index is then computed on arrays, once per distinct top k.
     """
     _check_params(k, alpha, z)
+    if "metric" in df.columns and df["metric"].isin(list(NO_INDEX_METRICS)).any():
+        # a metric kind without an index (time horizons, costs) has no trajectory either
+        df = df[~df["metric"].isin(list(NO_INDEX_METRICS))]
     h = with_populations(with_tables(df))
     h["se"] = published_se(h["stderr"] if "stderr" in h.columns else np.full(len(h), np.nan),
                            h["ci_low"] if "ci_low" in h.columns else None,

@@ -12,6 +12,7 @@ METRIC_DIRECTIONS: dict[str, str] = {
     "score_10": "higher",
     "index": "higher",
     "cost_usd": "lower",
+    "minutes": "higher",          # a longer time horizon is better
 }
 
 

@@ -24,6 +24,7 @@ METRIC_RANGES: dict[str, tuple[float, float]] = {
     "score_10": (0.0, 10.0),      # MT-bench style 1-10 judge scores
     "index": (-1000.0, 1000.0),   # composite indices such as Epoch's ECI
     "cost_usd": (0.0, 1e7),       # dollars
+    "minutes": (0.0, 1e6),        # a task length in minutes (METR's time horizon); no saturation index
 }
 
 # metric kind -> which way is better: common/metrics.py (no pandas, so that storage/views reads it

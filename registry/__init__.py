@@ -46,7 +46,7 @@ SKILLS = frozenset({
 })
 ACCESS_VALUES = ("public", "private", "")
 # Metric kinds that are not averages over a fixed item set: n_items stays empty for them.
-NON_ITEM_METRICS = frozenset({"elo", "score_10", "index", "cost_usd"})
+NON_ITEM_METRICS = frozenset({"elo", "score_10", "index", "cost_usd", "minutes"})
 
 _BENCHMARK_ID = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
 _MODEL_ID = re.compile(r"[a-z0-9][a-z0-9._:-]*")

@@ -1,123 +1,224 @@
-"""Epoch AI Benchmarking Hub: `benchmark_data.zip`, or one of its CSVs.
+"""Epoch AI Benchmarking Hub: `benchmark_data.zip`, or one of its CSVs, read by declaration.
 
-The zip holds one CSV per benchmark; the benchmark id is the member's file name
-(`gpqa_diamond.csv` -> `gpqa_diamond`, `swe_bench_verified.csv` -> `swebench_verified`).
-A single CSV (ingested from disk) names its benchmark through `filename`; snapshot copies
-are named `epoch_<member>_<YYYY-MM-DD>.csv`. Two schemas are read:
-- runs CSV: `Model version, mean_score, Best score (across scorers), Release date, ...,
-  stderr, Log viewer, Logs, Started at, id`. Score = mean_score (fallback: Best score),
-  0-1 -> metric proportion; stderr in the same unit; `Release date` -> model_release_date;
-  `Started at` -> evaluated_at. One model version may have several runs (two for
-  `claude-opus-4-6` on SWE-bench Verified), so setting = the run `id`: stable across
-  snapshots, and distinct runs stay distinct rows.
-- ECI CSV (`epoch_capabilities_index.csv`): `Model version, ECI Score, Release date, ...`
-  -> benchmark `epoch_capabilities_index`, metric index. 40-48% of rows have no score yet:
-  skipped, counted in a warning.
-- SWE-bench bash-only runs: `Model version, % Resolved, Release date, Organization, Country,
-  Training compute (FLOP), Training compute notes, Avg. Cost ($), Date run, Notes, Source,
-  Source link, SWE-Agent Release Version, id`. Recognised by its `SWE-Agent Release Version`
-  column (or `bash_only` in the name): SWE-bench Verified's 500 tasks run with the minimal
-  bash-only agent, i.e. benchmark `swebench_bash_only` (not `swebench_verified`, whose Epoch
-  runs use Epoch's own harness); `% Resolved` is a proportion (0.744) despite its name (the
-  scale is read from the values); `Date run` -> evaluated_at; setting `agent=<release>; run=<id>`.
-- Any other table with a model column (`Model version`, `Model`, `Model name`, `Name`,
-  `System`) and a score column (`mean_score`, `Best score`, `% Resolved`, `Score`, `Accuracy`,
-  or another header naming a score, accuracy, resolved or correct share): read the same way,
-  percent or proportion decided from the values (`common.units.percent_scale`; a stderr
-  column follows the score's unit).
-`*_external.csv` members hold third-party results (the model developer's or another board's
-numbers): benchmark = the name without `_external`, `table_version = 'external'` (never one
-table with Epoch's own runs), `reported_by = 'external'`.
-`Model version` encodes effort / thinking budget (`_high`, `_32K`): the suffix is a
-setting of the model, not another model (registry/README.md), so it moves to `setting`
-(`effort=high; run=<id>`) and the model name is the bare version. A file without a model or
-a score column is an error naming the columns it found (a zip member: skipped, named with
-its columns in a warning). Quoted fields contain newlines, so the CSVs are read with a real
-CSV parser.
+The zip holds one CSV per benchmark, each with its own schema. Nothing about a member is guessed:
+`scrapers/epoch_members.csv` (data, one row per member file name) declares its benchmark id, its
+model column (and a fallback name column for rows Epoch left without a `Model version`), its score
+column and unit, its uncertainty columns, its test-set size where known, its date columns, the
+columns that make a row's setting, its record-id column, and whether it is Epoch's own run or a
+number Epoch copied from elsewhere (`external`). The declaration's columns:
+
+- `unit`: `proportion` (a share, 0-1), `percent` (0-100, stored as a proportion), `elo`, `minutes`,
+  `score_10` (a 0-10 grade), `index`, `cost_usd`, or `not_read` (declared, deliberately not stored:
+  its notes say why). Declared from what the column is, never from its values: Epoch's
+  percent-formatted fields (`% Resolved`, `Overall pass (%)`) hold shares and are `proportion`. A
+  value outside the unit's range is a rejected row (`validate`) and one warning per member.
+- `stderr` (its `stderr_unit`: empty = the score's, `percent` = percentage points), `ci_low`/`ci_high`
+  (bounds in the score's unit), `ci_pm` (a `+a/-b` interval around the score, WebDev Arena's `=+11/-11`).
+- `n_items` (a constant) or `n_column` (a column of per-row sizes).
+- `setting`: `;`-separated `key:Column`; each non-empty cell adds `key=value` to the row's setting,
+  after the effort suffix of the model version and before `run=<record id>` (`run`).
+- `external`: `yes` -> `table_version = 'external'` and `reported_by = 'external'` (never one table
+  with Epoch's own runs). Every `*_external.csv` member must say `yes`.
+
+A zip member without a declaration (a later hub's new benchmark) is not read: named in a warning
+and in `meta["undeclared"]` (`benchwatch status` lists it); the declared members still ingest. A
+declared column missing from a member fails that member: a warning naming member and columns, the
+member in `meta["failed"]`; the others still ingest. A single CSV (ingested from disk) is a member
+named by its file name (`gpqa_diamond.csv`, or a snapshot copy `epoch_<member>_<YYYY-MM-DD>.csv`)
+and read through the same declaration; an undeclared name or a missing declared column is an error.
+
+`Model version` encodes effort / thinking budget (`_high`, `_32K`): the suffix is a setting of the
+model, not another model (registry/README.md), so it moves to `setting` (`effort=high; run=<id>`)
+and the model name is the bare version. Quoted fields contain newlines: read with a real CSV parser.
+Members unpack in chunks under one cap for the whole archive, whatever their compression method
+(`_member`).
 """
 
 from __future__ import annotations
 
+import bz2
+import csv
 import io
+import lzma
 import re
+import struct
 import zipfile
+import zlib
+from copy import copy
+from dataclasses import dataclass
 from datetime import datetime
-from pathlib import PurePosixPath
-from typing import Mapping
+from functools import cache
+from pathlib import Path, PurePosixPath
+from typing import Any, Mapping
 
+import numpy as np
 import pandas as pd
 
 from common.naming import NamingRules
 from scrapers._cells import number_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
-from scrapers.normalize import AmbiguousScale, clean_name, is_missing, parse_date, percent_scale
+from scrapers.normalize import METRIC_RANGES, clean_name, is_missing, parse_date
 from scrapers.cases import Case, Has, S, snap
 
-# Epoch's file stem -> canonical benchmark id, where they differ.
-BENCHMARK_IDS: dict[str, str] = {"swe_bench_verified": "swebench_verified", "swe_bench_bash_only": "swebench_bash_only",
-                                 "swe_bench_verified_bash_only": "swebench_bash_only"}
-ECI_BENCHMARK = "epoch_capabilities_index"
-BASH_ONLY_BENCHMARK = "swebench_bash_only"
-EXTERNAL = "external"          # table_version and reported_by of an `*_external.csv` member
+MEMBERS_FILE = Path(__file__).with_name("epoch_members.csv")
+EXTERNAL = "external"          # table_version and reported_by of an external member
+NOT_READ = "not_read"
+# unit -> (metric kind, factor to the stored value)
+UNITS: dict[str, tuple[str, float]] = {
+    "proportion": ("proportion", 1.0), "percent": ("proportion", 0.01), "elo": ("elo", 1.0),
+    "minutes": ("minutes", 1.0), "score_10": ("score_10", 1.0), "index": ("index", 1.0),
+    "cost_usd": ("cost_usd", 1.0),
+}
+STDERR_UNITS = {"": None, "percent": 0.01}
 _CHUNK = 1024 * 1024
-
-
-def _unpacked_cap() -> int:
-    """The most the zip's members may unpack to together: the HTTP layer's response cap (read at
-    call time, so one setting bounds both)."""
-    from scrapers import http
-    return http.DEFAULT_MAX_BYTES
 _SNAPSHOT_NAME = re.compile(r"epoch_(.+)_\d{4}-\d{2}-\d{2}")
+_ID = re.compile(r"[a-z0-9_]+")
+_PLUS_MINUS = re.compile(r"^\s*=?\s*\+\s*(\d+(?:\.\d+)?)\s*/\s*-\s*(\d+(?:\.\d+)?)\s*$")
 
-# Model and score columns, lower-cased, in order of preference. The first score names are Epoch's
-# runs schema (proportions as they are); the others are read as percent or proportion by value.
-MODEL_COLUMNS = ("model version", "model", "model name", "model_name", "name", "system")
-RUNS_SCORE_COLUMNS = ("mean_score", "best score (across scorers)", "best score")
-OTHER_SCORE_COLUMNS = ("% resolved", "resolved", "score", "accuracy", "% correct", "correct", "pass@1")
-_SCORE_LIKE = re.compile(r"score|resolved|accuracy|correct|pass@1")
-_NOT_A_SCORE = re.compile(r"stderr|std|error|note|link|cost|compute|eci|release|date|source|version|\bid\b|count|n_")
-_AGENT_VERSION = ("swe-agent release version", "mini-swe-agent version", "mini-swe-agent_version")
-
-# `_high`, `_xhigh`, `_minimal`, `_32K`, `_16k` at the end of a model version: effort / thinking budget.
-EFFORT_SUFFIX = r"_((?:x?high|medium|low|minimal|max|none)|\d+[kK])$"
+# `_high`, `_xhigh`, `_minimal`, `_unknown`, `_32K`, `_16k` at the end of a model version: effort / thinking budget.
+EFFORT_SUFFIX = r"_((?:x?high|medium|low|minimal|max|none|unknown)|\d+[kK])$"
 
 
-def _stem(filename: str) -> str:
+@dataclass(frozen=True)
+class Member:
+    """One row of scrapers/epoch_members.csv."""
+
+    member: str
+    benchmark: str
+    external: bool
+    model: str
+    model_fallback: str
+    score: str
+    unit: str
+    stderr: str
+    stderr_unit: str
+    ci_low: str
+    ci_high: str
+    ci_pm: str
+    n_items: int | None
+    n_column: str
+    release_date: str
+    evaluated_at: str
+    setting: tuple[tuple[str, str], ...]
+    run: str
+    notes: str
+
+    def columns(self) -> list[str]:
+        """Every column the declaration names: each must be in the member's header."""
+        named = [self.model, self.model_fallback, self.score, self.stderr, self.ci_low, self.ci_high, self.ci_pm,
+                 self.n_column, self.release_date, self.evaluated_at, self.run] + [c for _, c in self.setting]
+        return [c for c in dict.fromkeys(named) if c]
+
+
+def load_members(path: Path = MEMBERS_FILE) -> dict[str, Member]:
+    """The declarations, checked: ValueError naming file, line and column on anything malformed."""
+    out: dict[str, Member] = {}
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        for line, row in enumerate(reader, start=2):
+            def bad(column: str, why: str) -> ValueError:
+                return ValueError(f"{path.name} line {line}, column {column}: {why}")
+            if None in row or any(v is None for v in row.values()):
+                raise bad("*", "wrong number of fields")
+            r = {k: v.strip() for k, v in row.items()}
+            name = r["member"]
+            if not _ID.fullmatch(name) or name in out:
+                raise bad("member", f"{name!r} is empty, not [a-z0-9_] or declared twice")
+            if not _ID.fullmatch(r["benchmark"]):
+                raise bad("benchmark", f"{r['benchmark']!r} is not a benchmark id")
+            if r["external"] not in ("yes", "no"):
+                raise bad("external", f"{r['external']!r} is not yes/no")
+            if name.endswith("_" + EXTERNAL) and r["external"] != "yes":
+                raise bad("external", f"{name} is an _external member: external must be yes")
+            if r["unit"] not in UNITS and r["unit"] != NOT_READ:
+                raise bad("unit", f"{r['unit']!r} is not one of {sorted(UNITS) + [NOT_READ]}")
+            if r["unit"] != NOT_READ and not (r["model"] and r["score"]):
+                raise bad("model/score", "a read member names its model and score columns")
+            if r["unit"] == NOT_READ and not r["notes"]:
+                raise bad("notes", "a not_read member says why in its notes")
+            if r["stderr_unit"] not in STDERR_UNITS or (r["stderr_unit"] and not r["stderr"]):
+                raise bad("stderr_unit", f"{r['stderr_unit']!r}: empty or 'percent', and only with a stderr column")
+            if bool(r["ci_low"]) != bool(r["ci_high"]) or (r["ci_pm"] and r["ci_low"]):
+                raise bad("ci_low/ci_high/ci_pm", "both bounds, or one +a/-b column, or none")
+            if r["n_items"] and (not r["n_items"].isdigit() or int(r["n_items"]) < 1 or r["n_column"]):
+                raise bad("n_items", f"{r['n_items']!r}: a positive whole number, and not with n_column")
+            setting = []
+            for part in filter(None, (p.strip() for p in r["setting"].split(";"))):
+                key, sep, column = part.partition(":")
+                if not sep or not _ID.fullmatch(key.strip()) or not column.strip():
+                    raise bad("setting", f"{part!r} is not key:Column")
+                setting.append((key.strip(), column.strip()))
+            out[name] = Member(
+                member=name, benchmark=r["benchmark"], external=r["external"] == "yes", model=r["model"],
+                model_fallback=r["model_fallback"], score=r["score"], unit=r["unit"], stderr=r["stderr"],
+                stderr_unit=r["stderr_unit"], ci_low=r["ci_low"], ci_high=r["ci_high"], ci_pm=r["ci_pm"],
+                n_items=int(r["n_items"]) if r["n_items"] else None, n_column=r["n_column"],
+                release_date=r["release_date"], evaluated_at=r["evaluated_at"], setting=tuple(setting),
+                run=r["run"], notes=r["notes"])
+    return out
+
+
+@cache
+def members() -> dict[str, Member]:
+    """The declarations of the shipped file, read once."""
+    return load_members()
+
+
+def member_name(filename: str) -> str:
+    """'gpqa_diamond.csv' / 'benchmark_data/gpqa_diamond.csv' / 'epoch_gpqa_diamond_2026-04-19.csv' -> 'gpqa_diamond'."""
     stem = PurePosixPath(filename).stem
     m = _SNAPSHOT_NAME.fullmatch(stem)
     return m.group(1) if m else stem
 
 
-def is_external(filename: str) -> bool:
-    """'gpqa_diamond_external.csv' (third-party results) -> True."""
-    return _stem(filename).endswith("_" + EXTERNAL)
+def plus_minus(score: pd.Series, cells: pd.Series) -> tuple[pd.Series, pd.Series, list[Any]]:
+    """(ci_low, ci_high, unparseable cells) from `+a/-b` cells around `score` (missing cells: NaN)."""
+    low, high, bad = [], [], []
+    for s, cell in zip(score, cells):
+        m = None if is_missing(cell) else _PLUS_MINUS.match(str(cell))
+        if m is None:
+            if not is_missing(cell):
+                bad.append(cell)
+            low.append(np.nan)
+            high.append(np.nan)
+        else:
+            high.append(s + float(m[1]))
+            low.append(s - float(m[2]))
+    return pd.Series(low, index=score.index, dtype="float64"), pd.Series(high, index=score.index, dtype="float64"), bad
 
 
-def benchmark_from_filename(filename: str) -> str:
-    """'gpqa_diamond.csv' / 'epoch_gpqa_diamond_2026-04-19.csv' / 'gpqa_diamond_external.csv' -> 'gpqa_diamond'."""
-    stem = _stem(filename)
-    if stem.endswith("_" + EXTERNAL):
-        stem = stem[: -len(EXTERNAL) - 1]
-    if "bash_only" in stem:
-        return BASH_ONLY_BENCHMARK
-    return BENCHMARK_IDS.get(stem, stem)
+class _Bounded:
+    """A bzip2 or LZMA member's raw bytes decompressed at most `_CHUNK` at a time.
 
+    zipfile passes these methods' whole input to the decompressor without a size limit, so one
+    read of a few hundred compressed bytes can allocate gigabytes before any cap is checked;
+    here every call to the decompressor names `max_length`."""
 
-def score_column(df: pd.DataFrame) -> tuple[str | None, bool]:
-    """(the score column, whether it is Epoch's runs schema: proportions as they are)."""
-    runs = _column(df, *RUNS_SCORE_COLUMNS)
-    if runs is not None:
-        return runs, True
-    other = _column(df, *OTHER_SCORE_COLUMNS)
-    if other is None:
-        other = next((c for c in df.columns if _SCORE_LIKE.search(str(c).lower())
-                      and not _NOT_A_SCORE.search(str(c).lower())), None)
-    return other, False
+    def __init__(self, raw: Any, method: int):
+        self.raw = raw
+        self.method = method
+        self.dec: Any = bz2.BZ2Decompressor() if method == zipfile.ZIP_BZIP2 else None
 
+    def _lzma(self) -> Any:
+        head = self.raw.read(4)
+        if len(head) < 4:
+            raise EOFError("LZMA member shorter than its header")
+        size = struct.unpack("<H", head[2:4])[0]
+        props = self.raw.read(size)
+        filters = [lzma._decode_filter_properties(lzma.FILTER_LZMA1, props)]   # type: ignore[attr-defined]
+        return lzma.LZMADecompressor(lzma.FORMAT_RAW, filters=filters)
 
-def _column(df: pd.DataFrame, *names: str) -> str | None:
-    lower = {str(c).strip().lower(): c for c in df.columns}
-    return next((lower[n] for n in names if n in lower), None)
+    def read(self, n: int) -> bytes:
+        if self.dec is None:
+            self.dec = self._lzma()
+        while not self.dec.eof:
+            data = self.raw.read(_CHUNK) if self.dec.needs_input else b""
+            if self.dec.needs_input and not data:
+                return b""           # the raw stream ended: zipfile's own checks saw its size
+            out = self.dec.decompress(data, max_length=n)
+            if out:
+                return bytes(out)
+        return b""
 
 
 class EpochScraper(Scraper):
@@ -126,6 +227,7 @@ class EpochScraper(Scraper):
     NAMING = NamingRules(variants=((r"_(thinking)$", "effort"), (r"\s*\((\d+K thinking)\)$", "effort")))
     urls = ("https://epoch.ai/data/benchmark_data.zip",)
     min_rows = 20   # the smallest CSV (swe_bench_verified, 2026-03) has 24 runs
+    parser_version = 2   # 2: every member read by its declaration (scrapers/epoch_members.csv)
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
@@ -134,147 +236,175 @@ class EpochScraper(Scraper):
         if content[:4] == b"PK\x03\x04":
             parsed.scores = self._zip(content, parsed)
             return parsed
-        df = self._read(content, where=filename or "response")
-        if _column(df, "eci score") is not None:
-            bench = ECI_BENCHMARK
-        elif _column(df, *_AGENT_VERSION) is not None:
-            bench = BASH_ONLY_BENCHMARK
-        elif filename:
-            bench = benchmark_from_filename(filename)
-        else:
-            raise self.error("a single Epoch runs CSV does not name its benchmark; pass its file name "
-                             f"(e.g. gpqa_diamond.csv); found columns {list(df.columns)}")
-        parsed.scores = self._frame(df, bench, where=filename or "response", parsed=parsed, strict=True,
-                                    external=bool(filename) and is_external(filename or ""))
+        if not filename:
+            raise self.error("a single Epoch CSV does not name its benchmark; pass its file name "
+                             "(e.g. gpqa_diamond.csv)")
+        name = member_name(filename)
+        decl = members().get(name)
+        if decl is None:
+            raise self.error(f"{filename}: {name!r} is not a declared Epoch member (declare it in "
+                             "scrapers/epoch_members.csv: its columns are never guessed)")
+        if decl.unit == NOT_READ:
+            raise self.error(f"{filename}: declared not read ({decl.notes})")
+        df = self.csv(content, where=filename)
+        missing = self._missing(decl, df)
+        if missing:
+            raise self.error(missing)
+        parsed.scores = self._frame(df, decl, where=filename, parsed=parsed)
         return parsed
-
-    def _read(self, content: bytes, *, where: str) -> pd.DataFrame:
-        return self.csv(content, where=where)
 
     def _zip(self, content: bytes, parsed: ParsedSnapshot) -> pd.DataFrame:
         try:
             archive = zipfile.ZipFile(io.BytesIO(content))
         except zipfile.BadZipFile as exc:
             raise self.error(f"benchmark_data.zip is not a valid zip: {exc}") from exc
-        frames, skipped = [], []
-        found: list[str] = []
+        declared = members()
+        frames: list[pd.DataFrame] = []
+        undeclared: list[str] = []
+        failed: list[str] = []
+        not_read: list[str] = []
         budget = [_unpacked_cap()]      # what the members may still unpack to, together
         with archive:
-            members = [m for m in archive.namelist() if m.lower().endswith(".csv") and not m.startswith("__MACOSX")]
-            for member in members:
+            names = [m for m in archive.namelist() if m.lower().endswith(".csv") and not m.startswith("__MACOSX")]
+            for member in names:
+                decl = declared.get(member_name(member))
+                if decl is None:
+                    undeclared.append(member)
+                    continue
+                if decl.unit == NOT_READ:
+                    not_read.append(member)
+                    continue
                 # one broken member must not hide the other benchmarks: a warning, not an error
                 df = self.csv(self._member(archive, member, budget), where=member, fatal=False, parsed=parsed)
-                if df is None:
-                    skipped.append(member)
+                missing = None if df is None else self._missing(decl, df)
+                if df is None or missing:
+                    if missing:
+                        self.warn(parsed, missing + " (member not read)")
+                    failed.append(member)
                     continue
-                if _column(df, "eci score") is not None:
-                    bench = ECI_BENCHMARK
-                elif _column(df, *_AGENT_VERSION) is not None:
-                    bench = BASH_ONLY_BENCHMARK
-                else:
-                    bench = benchmark_from_filename(member)
-                frame = self._frame(df, bench, where=member, parsed=parsed, strict=False, external=is_external(member))
-                if frame is None:
-                    skipped.append(member)
-                    found.append(f"{member}: {list(df.columns)}")
-                else:
-                    frames.append(frame)
-        parsed.meta["members"] = len(members)
-        if skipped:
-            self.warn(parsed, f"{len(skipped)} zip member(s) unreadable or without a model column and a score "
-                              f"column skipped: {skipped}" + (f"; columns found: {'; '.join(found)}" if found else ""))
+                try:
+                    frames.append(self._frame(df, decl, where=member, parsed=parsed))
+                except (ValueError, TypeError, KeyError, AttributeError) as exc:   # one member, not the hub
+                    self.warn(parsed, f"{member}: not readable as declared ({type(exc).__name__}: {exc}); "
+                                      "member not read")
+                    failed.append(member)
+        parsed.meta.update(members=len(names), undeclared=undeclared, failed=failed, not_read=not_read)
+        if undeclared:
+            self.warn(parsed, f"{len(undeclared)} undeclared zip member(s) not read (declare them in "
+                              f"scrapers/epoch_members.csv; columns are never guessed): {undeclared}")
+        if not_read:
+            self.warn(parsed, f"{len(not_read)} zip member(s) declared not read: {not_read}")
         if not frames:
-            raise self.error(f"no member of benchmark_data.zip has a model column and a score column "
-                             f"({len(members)} CSVs)" + (f"; columns found: {'; '.join(found)}" if found else ""))
+            raise self.error(f"no declared member of benchmark_data.zip could be read ({len(names)} CSVs; "
+                             f"undeclared {undeclared}, failed {failed})")
         return pd.concat(frames, ignore_index=True)
 
     def _member(self, archive: zipfile.ZipFile, member: str, budget: list[int]) -> bytes:
         """A member's bytes, unpacked in chunks and never beyond what is left of the cap (a small
-        zip can hold a member of gigabytes: its declared size is not trusted). ScrapeError past it."""
+        zip can hold a member of gigabytes: its declared size is not trusted). ScrapeError past it.
+
+        Stored and deflated members are read through zipfile (its deflate reads are bounded);
+        bzip2 and LZMA members are read raw and decompressed here with a bounded output per call
+        (`_Bounded`), their CRC checked as zipfile would."""
         chunks, total = [], 0
         try:
-            with archive.open(member) as fh:
+            info = archive.getinfo(member)
+            if info.compress_type in (zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA):
+                raw_info = copy(info)
+                raw_info.compress_type = zipfile.ZIP_STORED
+                raw_info.file_size = info.compress_size
+                raw_info.CRC = None          # type: ignore[assignment]  # the raw bytes have no CRC of their own
+                opened: Any = archive.open(raw_info)
+                fh: Any = _Bounded(opened, info.compress_type)
+            else:
+                opened = fh = archive.open(member)
+            crc = 0
+            with opened:
                 while chunk := fh.read(min(_CHUNK, budget[0] - total + 1)):
                     total += len(chunk)
                     if total > budget[0]:
                         raise self.error(f"benchmark_data.zip: {member} unpacks to more than the "
                                          f"{_unpacked_cap() // (1024 * 1024)} MB cap of the whole archive "
                                          "(refused, as a response over the cap is)")
+                    crc = zlib.crc32(chunk, crc)
                     chunks.append(chunk)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError) as exc:
+            if fh is not opened and (crc != info.CRC or total != info.file_size):
+                raise zipfile.BadZipFile(f"bad CRC or size of the unpacked member ({total} bytes, "
+                                         f"{info.file_size} declared)")
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError, lzma.LZMAError,
+                KeyError) as exc:
             raise self.error(f"benchmark_data.zip: {member}: {exc}") from exc
         budget[0] -= total
         return b"".join(chunks)
 
-    def _frame(self, df: pd.DataFrame, bench: str, *, where: str, parsed: ParsedSnapshot,
-               strict: bool, external: bool = False) -> pd.DataFrame | None:
-        """One CSV -> score rows. Unknown schema: ScrapeError if `strict`, else None (skipped)."""
-        model_col = _column(df, *MODEL_COLUMNS)
-        runs_schema = True
-        if bench == ECI_BENCHMARK:
-            score_col, metric = _column(df, "eci score"), "index"
-        else:
-            (score_col, runs_schema), metric = score_column(df), "proportion"
-        if model_col is None or score_col is None:
-            if not strict:
-                return None
-            missing = [n for n, c in (("a model column (Model version, Model, Name, …)", model_col),
-                                      ("a score column (mean_score, Best score, % Resolved, Score, Accuracy, …)",
-                                       score_col)) if c is None]
-            raise self.error(f"{where}: lacks {' and '.join(missing)}; columns found: {list(df.columns)}")
-        if score_col != _column(df, "mean_score", "eci score"):
-            self.warn(parsed, f"{where}: no mean_score column; using {score_col!r}")
+    @staticmethod
+    def _missing(decl: Member, df: pd.DataFrame) -> str | None:
+        """The error line of a member without one of its declared columns, else None."""
+        header = {str(c).strip() for c in df.columns}
+        gone = [c for c in decl.columns() if c not in header]
+        if not gone:
+            return None
+        return (f"{decl.member}.csv lacks its declared column(s) {gone} (scrapers/epoch_members.csv); "
+                f"columns found: {list(df.columns)}")
 
-        blank = df[score_col].map(is_missing)
+    def _frame(self, df: pd.DataFrame, decl: Member, *, where: str, parsed: ParsedSnapshot) -> pd.DataFrame:
+        """One member's rows, read as declared."""
+        df = df.rename(columns=lambda c: str(c).strip())
+        metric, factor = UNITS[decl.unit]
+        blank = df[decl.score].map(is_missing)
         if blank.any():
-            self.warn(parsed, f"{where}: {int(blank.sum())} of {len(df)} row(s) have no {score_col} yet; skipped")
+            self.warn(parsed, f"{where}: {int(blank.sum())} of {len(df)} row(s) have no {decl.score} yet; skipped")
         df = df[~blank]
-        score, bad = number_cells(df[score_col].astype(str).str.replace("%", "", regex=False)
-                                  if not runs_schema else df[score_col], index=df.index)
+        number, bad = number_cells(df[decl.score], index=df.index)
         if bad:
-            self.warn(parsed, f"{where}: unparseable {score_col} value(s) {bad[:5]} (rows rejected)")
-        percent = False
-        if not runs_schema and metric == "proportion":
-            signs = df[score_col].astype(str).str.contains("%", regex=False)
-            try:
-                percent = percent_scale(score, signed=signs)
-            except AmbiguousScale as exc:
-                raise self.error(f"{where}: column {score_col!r}: {exc}") from exc
-            if percent:
-                score = score / 100.0
+            self.warn(parsed, f"{where}: unparseable {decl.score} value(s) {bad[:5]} (rows rejected)")
+        score = number * factor
+        lo, hi = METRIC_RANGES[metric]
+        outside = int(((score < lo) | (score > hi)).sum())
+        if outside:
+            self.warn(parsed, f"{where}: {outside} of {len(score)} {decl.score} value(s) outside the declared unit "
+                              f"{decl.unit!r} ({metric} in [{lo:g}, {hi:g}]); rows rejected: is the declaration right?")
 
-        names = df[model_col].map(clean_name)
+        names = df[decl.model].map(clean_name)
+        if decl.model_fallback:
+            names = names.where(names.notna(), df[decl.model_fallback].map(clean_name))
+        names = names.astype("object")
         effort = names.str.extract(EFFORT_SUFFIX, expand=False)
         out = pd.DataFrame({
-            "benchmark": bench,
+            "benchmark": decl.benchmark,
             "model": names.str.replace(EFFORT_SUFFIX, "", regex=True),
-            "setting": ("effort=" + effort).fillna(""),
             "score": score,
-            "raw_value": raw_text(df[score_col]),
+            "raw_value": raw_text(df[decl.score]),
             "metric": metric,
         }, index=df.index)
-        agent_col = _column(df, *_AGENT_VERSION)
-        if agent_col is not None:       # the agent's release: part of the run's setting
-            agent = ("agent=" + df[agent_col].fillna("").astype(str).str.strip()).where(
-                ~df[agent_col].map(is_missing), "")
-            out["setting"] = (out["setting"] + "; " + agent).where((out["setting"] != "") & (agent != ""),
-                                                                   out["setting"] + agent)
-        optional = {"stderr": _column(df, "stderr", "standard error"),
-                    "model_release_date": _column(df, "release date"),
-                    "evaluated_at": _column(df, "started at", "date run", "date"), "setting": _column(df, "id")}
-        if bench == ECI_BENCHMARK:
-            optional = {k: v for k, v in optional.items() if k == "model_release_date"}
-        for field, col in optional.items():
-            if col is None:
-                self.warn(parsed, f"{where}: no column for {field}; left NULL")
-            elif field == "stderr":
-                out[field] = number_cells(df[col], index=df.index)[0] / (100.0 if percent else 1.0)
-            elif field == "setting":
-                run = "run=" + df[col].fillna("").astype(str).str.strip()
-                out[field] = (out["setting"] + "; " + run).where(out["setting"] != "", run)
-            else:
-                out[field] = df[col].map(parse_date)
-        if external:
+        parts = [("effort=" + effort).fillna("")]
+        for key, column in decl.setting:
+            cells = df[column].map(lambda v: "" if is_missing(v) else " ".join(str(v).split()))
+            parts.append((key + "=" + cells).where(cells != "", ""))
+        if decl.run:
+            cells = df[decl.run].map(lambda v: "" if is_missing(v) else str(v).strip())
+            parts.append(("run=" + cells).where(cells != "", ""))
+        out["setting"] = ["; ".join(p for p in row if p) for row in zip(*parts)]
+        if decl.stderr:
+            se_factor = STDERR_UNITS[decl.stderr_unit] or factor
+            out["stderr"] = number_cells(df[decl.stderr], index=df.index)[0] * se_factor
+        if decl.ci_low:
+            out["ci_low"] = number_cells(df[decl.ci_low], index=df.index)[0] * factor
+            out["ci_high"] = number_cells(df[decl.ci_high], index=df.index)[0] * factor
+        if decl.ci_pm:
+            out["ci_low"], out["ci_high"], bad_ci = plus_minus(number, df[decl.ci_pm])
+            out["ci_low"], out["ci_high"] = out["ci_low"] * factor, out["ci_high"] * factor
+            if bad_ci:
+                self.warn(parsed, f"{where}: {decl.ci_pm} cell(s) not written +a/-b {bad_ci[:5]}; interval left NULL")
+        if decl.n_items is not None:
+            out["n_items"] = decl.n_items
+        elif decl.n_column:
+            out["n_items"] = number_cells(df[decl.n_column], index=df.index)[0]
+        if decl.release_date:
+            out["model_release_date"] = df[decl.release_date].map(parse_date)
+        if decl.evaluated_at:
+            out["evaluated_at"] = df[decl.evaluated_at].map(parse_date)
+        if decl.external:
             out["table_version"] = EXTERNAL
             out["reported_by"] = EXTERNAL
         return out.reset_index(drop=True)
@@ -297,28 +427,67 @@ class EpochScraper(Scraper):
              benchmarks=frozenset({"epoch_capabilities_index"}), warnings=("3 of 5",), spots=(
                  S(model="claude-3-5-sonnet-20240620")(score=130.0, metric="index", model_release_date="2024-06-20"),
              )),
-        # Epoch's SWE-bench bash-only schema (issue 20: "missing column(s) mean_score or Best score"): the header
-        # as Epoch publishes it, rows typed from the SWE-bench bash-only board (2025-11-24 copy: resolved share,
-        # date, mini-SWE-agent release, folder, instance cost). `% Resolved` is a proportion.
-        Case("epoch/swe_bench_bash_only.csv", scores=4, rejects=0, benchmarks=frozenset({"swebench_bash_only"}),
-             warnings=("using '% Resolved'",), spots=(
+        # Epoch's SWE-bench bash-only schema (issue 20): the header as Epoch publishes it (member
+        # `swe_bench_bash.csv`), rows typed from the SWE-bench bash-only board. `% Resolved` is a share; the
+        # member is swebench.com's board copied by Epoch, so an external report (before: stored as Epoch's own).
+        Case("epoch/swe_bench_bash_only.csv", filename="swe_bench_bash.csv", scores=4, rejects=0,
+             benchmarks=frozenset({"swebench_bash_only"}), spots=(
                  S(model="gemini-3-pro-preview")(score=0.742, model_release_date="2025-11-18", evaluated_at="2025-11-18",
                                                  setting="agent=1.15.0; run=20251118_mini-v1.15.0_gemini-3-pro-preview-20251118",
-                                                 stderr=None, table_version="", reported_by=None),
+                                                 stderr=None, table_version="external", reported_by="external"),
                  S(model="claude-opus-4-20250514")(score=0.676, evaluated_at="2025-08-02"),   # multi-line note
                  S(model="gpt-5-2025-08-07")(score=0.65, setting=Has("effort=medium; agent=1.7.0")),
              )),
-        # the same rows under another file name: the schema (its SWE-Agent column) decides the benchmark
-        Case("epoch/swe_bench_bash_only.csv", filename="benchmark_data.csv", scores=4,
-             benchmarks=frozenset({"swebench_bash_only"}), id="fix:epoch/bash-only-by-schema"),
-        # Another schema: `Model`, `Score` in percent with '%' signs, an `_external` member (third-party numbers,
-        # rows typed from simple-evals' "Other Models (Reported)" GPQA column): its own table, reported_by external.
-        Case("epoch/gpqa_diamond_external.csv", scores=4, rejects=0, benchmarks=frozenset({"gpqa_diamond"}),
-             spots=(
-                 S(model="Claude 3.5 Sonnet")(score=0.594, raw_value="59.4%", table_version="external",
-                                              reported_by="external", model_release_date="2024-06-20"),
-                 S(model="Gemini 1.5 Flash")(score=0.386),
+        # one member of each declared unit, headers as the hub publishes them, rows typed for the case
+        Case("epoch/hub/hle_external.csv", scores=3, rejects=0, benchmarks=frozenset({"humanitys_last_exam"}), spots=(
+            # the standard error under another name (`Accuracy Standard Error`), in the score's unit
+            S(model="gemini-3-pro-preview")(score=0.3752, stderr=0.019, metric="proportion", table_version="external",
+                                            reported_by="external", setting="run=recA1"),
+            S(model="claude-opus-4-6", setting="effort=max; run=recA2")(score=0.3444, stderr=0.0186),
+        )),
+        Case("epoch/hub/aider_polyglot_external.csv", scores=3, rejects=0, benchmarks=frozenset({"aider_polyglot"}),
+             spots=(S(model="gpt-5-2025-08-07", setting="effort=high; edit_format=diff; run=recB1")(
+                 score=0.88, raw_value="88.0", metric="proportion"),
+                 S(model="deepseek-chat-v3")(score=0.036),)),        # a low percent stays a percent
+        Case("epoch/hub/webdev_arena_external.csv", scores=2, rejects=1, benchmarks=frozenset({"webdev_arena"}), spots=(
+                 S(model="claude-opus-4-5-20251101")(score=1512.0, metric="elo", ci_low=1501.0, ci_high=1523.0,
+                                                     setting="effort=32K; run=recC1", evaluated_at="2026-01-05"),
+                 S(model="gpt-5.2-2025-12-11")(score=1480.0, ci_low=None, ci_high=None),   # `n/a` interval
              )),
+        Case("epoch/hub/metr_time_horizons_external.csv", scores=3, rejects=0,
+             benchmarks=frozenset({"metr_time_horizon"}), spots=(
+                 S(model="claude-opus-4-5-20251101")(score=288.904952, metric="minutes", ci_low=108.873592,
+                                                     ci_high=1225.190511, stderr=None),
+                 S(model="gpt2-xl")(score=0.039792, ci_low=0.001788),
+             )),
+        Case("epoch/hub/lech_mazur_writing_external.csv", scores=2, rejects=0,
+             benchmarks=frozenset({"lech_mazur_writing"}), spots=(
+                 S(model="o3-2025-04-16")(score=8.39, metric="score_10", setting="effort=medium; run=recE1"),)),
+        Case("epoch/hub/mmlu_external.csv", scores=3, rejects=1, benchmarks=frozenset({"mmlu"}), spots=(
+            S(model="amazon.nova-lite-v1:0", setting="shots=5; run=recF1")(score=0.77),
+            S(model="amazon.nova-lite-v1:0", setting="shots=0; run=recF2")(score=0.75),   # the cell was "0\n"
+            S(model="Palmyra X (43B)")(score=0.609),          # no Model version: named by `Name`
+        )),
+        # a member whose declared column is gone is an error naming member and column (in a zip: that
+        # member is skipped, tests/test_epoch_hub.py); an undeclared name is never guessed
+        # the whole hub as served (48 members): counts recomputed with a plain csv reading of each member
+        # from its declaration (tests/test_epoch_hub.py); 27 rows without any model name are rejected
+        snap("epoch/epoch_2026-03-12.zip", 3610, rejects=27, meta={"members": 48, "undeclared": [], "failed": [],
+                                                                 "not_read": ["geobench_external.csv"]}, spots=(
+            S(benchmark="metr_time_horizon", model="claude-opus-4-5-20251101")(
+                score=288.904952, metric="minutes", ci_low=108.873592, ci_high=1225.190511, table_version="external",
+                setting="effort=16K; run=recPjuZumaNjbylqU"),
+            S(benchmark="lech_mazur_writing", model="o3-2025-04-16")(score=8.39, metric="score_10"),
+            S(benchmark="webdev_arena", model="claude-opus-4-5-20251101", setting="effort=32K; run=recQLSl4DM4fz7VAt")(
+                score=1512.0, metric="elo", ci_low=1501.0, ci_high=1523.0),
+            S(benchmark="humanitys_last_exam", model="gemini-3-pro-preview")(score=0.3752, stderr=0.019),
+            S(benchmark="terminal_bench_2", model="gpt-5.3-codex")(score=0.751, stderr=0.024,
+                                                                  setting="agent=Simple Codex; run=recQGdQu18B2G90mW"),
+            S(benchmark="apex_agents", model="claude-opus-4-6")(score=0.298, stderr=0.036),
+            S(benchmark="livebench", model="gemini-2.5-pro-exp-03-25")(score=0.8235, reported_by="external"),
+            S(benchmark="mmlu", model="amazon.nova-lite-v1:0")(score=0.77, setting="shots=5; run=reccNX56mRCIhx9ok"),
+            S(benchmark="gpqa_diamond", model="gemini-3.1-pro-preview")(score=0.941, table_version=""),
+        )),
         snap("epoch/epoch_epoch_capabilities_index_2026-03-12.csv", 283, rejects=0, spots=(
             S(benchmark="epoch_capabilities_index", model="claude-3-5-sonnet-20240620", setting="")(score=130.0),)),
         snap("epoch/epoch_epoch_capabilities_index_2026-04-19.csv", 348, rejects=0),
@@ -330,3 +499,10 @@ class EpochScraper(Scraper):
             S(benchmark="swebench_verified", model="gpt-5.3-codex", setting="effort=high; run=6w5buMbgeEqtRoE55cLZVv")(
                 score=0.7479338842975206),)),
     )
+
+
+def _unpacked_cap() -> int:
+    """The most the zip's members may unpack to together: the HTTP layer's response cap (read at
+    call time, so one setting bounds both)."""
+    from scrapers import http
+    return http.DEFAULT_MAX_BYTES

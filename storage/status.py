@@ -26,6 +26,25 @@ def _table(con: duckdb.DuckDBPyConnection, sql: str) -> Table:
     return Table([d[0] for d in result.description], result.fetchall())
 
 
+def unread_parts(con: duckdb.DuckDBPyConnection) -> Table:
+    """Parts of each source's newest snapshot that were not read: a zip's members without a
+    declaration (`meta.undeclared`) and declared members that failed (`meta.failed`, a declared
+    column missing), as their parsers recorded them. Empty for every source that records none."""
+    return _table(con, """
+        WITH newest AS (SELECT source, max(id) AS snapshot_id FROM snapshots GROUP BY source),
+        parts AS (
+            SELECT s.source, s.id AS snapshot_id,
+                   CAST(json_extract(s.meta, '$.undeclared') AS VARCHAR[]) AS undeclared,
+                   CAST(json_extract(s.meta, '$.failed') AS VARCHAR[]) AS failed
+            FROM snapshots s JOIN newest n ON n.source = s.source AND n.snapshot_id = s.id)
+        SELECT source, snapshot_id, 'undeclared' AS kind, array_to_string(undeclared, ', ') AS names FROM parts
+        WHERE len(coalesce(undeclared, [])) > 0
+        UNION ALL
+        SELECT source, snapshot_id, 'failed' AS kind, array_to_string(failed, ', ') AS names FROM parts
+        WHERE len(coalesce(failed, [])) > 0
+        ORDER BY source, kind""")
+
+
 def placeholder_not_tested(con: duckdb.DuckDBPyConnection) -> Table:
     """Models the newest contamination analysis could not test because their only cutoff is a
     placeholder date (view contamination_not_tested, migration 022), with the reason."""
@@ -219,10 +238,10 @@ _INDEX_SQL = """
         SELECT table_id, benchmark, population, metric, s_index IS NOT NULL AS has_s, scale,
                CASE WHEN s_index IS NOT NULL THEN NULL
                     WHEN NOT registered THEN 'add ' || benchmark || ' to registry/benchmarks.csv (with n_items)'
+                    WHEN reason LIKE 'no index:%' THEN reason
                     WHEN n_models < 5 AND reason LIKE 'only %' THEN reason
                     WHEN notes LIKE '%No index:%' THEN 'no index: ' || trim(split_part(split_part(notes, 'No index:', 2), '.', 1))
                     WHEN metric = 'proportion' THEN 'add n_items for ' || benchmark || ' in registry/benchmarks.csv'
-                    WHEN metric = 'cost_usd' THEN 'no index: a cost, not a score with sampling noise'
                     ELSE 'the board publishes no stderr or interval for its ' || metric || ' scores'
                END AS action
         FROM t ORDER BY has_s, metric <> 'proportion', metric, table_id, population"""
@@ -240,4 +259,4 @@ def index_coverage(con: duckdb.DuckDBPyConnection) -> Table:
 
 
 __all__ = ["Table", "one_thread", "all_threads", "is_large", "LARGE_ROWS", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "counts_and_version",
-           "schema_version", "release_date_coverage", "index_coverage", "size_rows"]
+           "schema_version", "release_date_coverage", "index_coverage", "size_rows", "unread_parts"]

@@ -384,14 +384,14 @@ def test_a_zip_member_over_the_cap_is_refused_while_it_unpacks(fresh, tmp_path):
     primary, _ = source_files("epoch")
     with zipfile.ZipFile(primary) as real:
         members = {n: real.read(n) for n in real.namelist()}
-    members["bomb.csv"] = bytes(http.DEFAULT_MAX_BYTES + 1)           # NUL bytes: compresses to ~65 KB
+    members["frontiermath.csv"] = bytes(http.DEFAULT_MAX_BYTES + 1)   # a declared member; NUL bytes: ~65 KB
     content = _zip_with(members)
     assert len(content) < 1024 * 1024
     dbp = fresh("epoch")
     before = state(dbp)
     with pytest.raises(ScrapeError) as exc:
         ingest_file(dbp, "epoch", write_broken(tmp_path, primary, content), observed_at=NOW)
-    assert "bomb.csv" in exc.value.reason and "cap" in exc.value.reason and "\n" not in str(exc.value)
+    assert "frontiermath.csv" in exc.value.reason and "cap" in exc.value.reason and "\n" not in str(exc.value)
     assert state(dbp) == before
 
 
@@ -404,8 +404,8 @@ def test_zip_members_over_the_cap_together_are_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(http, "DEFAULT_MAX_BYTES", sum(len(v) for v in members.values()) + each // 2)
     scraper = scrapers.get("epoch")
     scraper.parse_checked(primary.read_bytes(), fetched_at=NOW)        # the real archive fits
-    members["zz_more.csv"] = next(iter(members.values()))
-    with pytest.raises(ScrapeError, match="zz_more.csv unpacks to more than"):
+    members["math_level_5.csv"] = next(iter(members.values()))     # a declared member (undeclared ones are not read)
+    with pytest.raises(ScrapeError, match="math_level_5.csv unpacks to more than"):
         scraper.parse_checked(_zip_with(members), fetched_at=NOW)
 
 

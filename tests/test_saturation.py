@@ -316,6 +316,25 @@ def test_trajectory_without_n_is_left_out_and_published_se_is_used():
     assert t.loc[0, "uncertainty"] == UNCERTAINTY_PUBLISHED
 
 
+def test_time_horizons_and_costs_get_no_index_even_with_published_intervals():
+    """Minutes (METR's time horizon, an asymmetric log-scale interval) and costs are not scores with
+    sampling noise near a ceiling: before, a published CI gave them an S like any Elo board."""
+    minutes = [288.9, 161.8, 120.0, 110.0, 100.0, 5.0]
+    ci_low, ci_high = [108.9, 74.8, 60.0, 55.0, 50.0, 2.0], [1225.2, 348.3, 240.0, 220.0, 200.0, 10.0]
+    latest = pd.DataFrame({"benchmark": "metr", "model": list("abcdef"), "score": minutes, "metric": "minutes",
+                           "ci_low": ci_low, "ci_high": ci_high})
+    row = saturation_table(latest, bootstrap_seed=None).iloc[0]
+    assert row["s_index"] is None or pd.isna(row["s_index"])
+    assert row["reason"].startswith("no index: a time horizon in minutes")
+    costs = saturation_index([3.0, 2.0, 1.0, 0.5, 0.4], None, stderrs=[0.1] * 5, metric="cost_usd")
+    assert costs.s_index is None and costs.reason.startswith("no index: a cost")
+    history = latest.assign(date=pd.Timestamp("2025-11-24"))
+    assert saturation_trajectory(history, {"metr": None}).empty
+    # an Elo board with the same intervals still gets its index from them
+    assert saturation_table(latest.assign(metric="elo", score=[1500.0 + m for m in minutes]),
+                            bootstrap_seed=None).iloc[0]["s_index"] > 0
+
+
 def test_running_topk_handles_large_histories_in_one_pass():
     rng = np.random.default_rng(11)
     n = 60_000

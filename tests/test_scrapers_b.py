@@ -154,22 +154,29 @@ def test_epoch_zip_members_name_their_benchmarks():
     p = parse_bytes("epoch", buf.getvalue(), filename="benchmark_data.zip")
     assert p.scores.benchmark.value_counts().to_dict() == {"gpqa_diamond": 4, "swebench_verified": 3,
                                                            "epoch_capabilities_index": 2}
-    assert any("gsm8k_external.csv" in w for w in p.warnings)
+    # gsm8k_external is declared with more columns (Name, Shots, id) than this copy has: that member fails
+    assert any("gsm8k_external.csv" in w and "'Name'" in w for w in p.warnings)
+    assert p.meta["failed"] == ["benchmark_data/gsm8k_external.csv"]
 
 
 def test_an_unparseable_epoch_file_names_the_columns_it_found():
     body = b"Model version,Release date,Organization,Notes\ngpt-4,2023-03-14,OpenAI,x\n"
-    with pytest.raises(ScrapeError, match=r"\[epoch\].*lacks a score column.*columns found: \['Model version', "
+    with pytest.raises(ScrapeError, match=r"\[epoch\].*lacks its declared column\(s\) \['mean_score', 'stderr', "
+                                          r"'Started at', 'id'\].*columns found: \['Model version', "
                                           r"'Release date', 'Organization', 'Notes'\]"):
         parse_bytes("epoch", body, filename="gpqa_diamond.csv")
-    # in the zip: that member is skipped and named with its columns; the others parse
+    # in the zip: that member is skipped and named with its columns, an undeclared one is named and never
+    # read; the others parse
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         z.writestr("benchmark_data/odd.csv", body)
-        z.write(FIXTURES / "epoch" / "swe_bench_bash_only.csv", "benchmark_data/swe_bench_bash_only.csv")
+        z.writestr("benchmark_data/frontiermath.csv", body)
+        z.write(FIXTURES / "epoch" / "swe_bench_bash_only.csv", "benchmark_data/swe_bench_bash.csv")
     p = parse_bytes("epoch", buf.getvalue(), filename="benchmark_data.zip")
     assert set(p.scores.benchmark) == {"swebench_bash_only"}
-    assert any("odd.csv: ['Model version', 'Release date', 'Organization', 'Notes']" in w for w in p.warnings)
+    assert any("frontiermath.csv lacks" in w and "['Model version', 'Release date', 'Organization', 'Notes']" in w
+               for w in p.warnings)
+    assert any("undeclared" in w and "odd.csv" in w for w in p.warnings)
 
 
 def test_epoch_runs_csv_without_a_name_is_an_error():
@@ -193,7 +200,7 @@ def test_knowledge_cutoffs_2024_readme_floor():
     ("lmarena", "arena_hard_auto_leaderboard_v0.1.csv", None),
     ("bfcl", "data_overall_2025-12-16.csv", None),
     ("epoch", "gpqa_diamond.csv", "gpqa_diamond.csv"),
-    ("epoch", "swe_bench_bash_only.csv", "swe_bench_bash_only.csv"),
+    ("epoch", "swe_bench_bash_only.csv", "swe_bench_bash.csv"),
     ("alpacaeval", "alpacaeval_v2_2024-12-27.csv", "alpacaeval_v2_2024-12-27.csv"),
     ("alpacaeval", "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv"),
     ("evalplus", "humaneval_2024-03-10.csv", None),

@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         dates = status.release_date_coverage(con)
         coverage = status.index_coverage(con) if tables.get("saturation") else None
         not_tested = status.placeholder_not_tested(con)
+        unread = status.unread_parts(con)
     finally:
         con.close()
     print(f"database: {redact(args.db or 'default')}   schema version: {version}")
@@ -80,6 +81,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"held snapshots ({len(held.rows)}): dropped half or more of a benchmark's rows, kept out of "
               "latest_scores and the analysis; release one with `benchwatch accept SNAPSHOT`")
         print(text_table(held))
+        print()
+    if unread.rows:
+        print(f"parts of the newest snapshot not read ({len(unread.rows)}): undeclared members are never guessed "
+              "(declare them, e.g. scrapers/epoch_members.csv); failed ones lack a declared column")
+        for source, snapshot_id, kind, names in unread.rows:
+            print(f"  {source} snapshot {snapshot_id}: {kind}: {names}")
         print()
     if not_tested.rows:
         print(f"not tested for contamination ({len(not_tested.rows)}): the model's only cutoff is a placeholder date "

@@ -10,7 +10,7 @@ COMMENT ON COLUMN benchmark_info.name IS 'display name';
 COMMENT ON COLUMN benchmark_info.release_date IS 'when the benchmark was released';
 COMMENT ON COLUMN benchmark_info.material_date IS 'date of its newest source material (the post-cutoff slices'' R_b)';
 COMMENT ON COLUMN benchmark_info.n_items IS 'question-set size (NULL: unknown; a table may state its own)';
-COMMENT ON COLUMN benchmark_info.metric_kind IS 'proportion | elo | score_10 | index | cost_usd';
+COMMENT ON COLUMN benchmark_info.metric_kind IS 'proportion | elo | score_10 | index | cost_usd | minutes';
 COMMENT ON COLUMN benchmark_info.chance IS 'score of random guessing (headroom''s floor)';
 COMMENT ON COLUMN benchmark_info.ceiling IS 'best attainable score';
 COMMENT ON COLUMN benchmark_info.access IS 'public | private | … (how the question set is published)';

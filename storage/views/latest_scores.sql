@@ -26,7 +26,7 @@ COMMENT ON COLUMN latest_scores.source IS 'the leaderboard site (a scraper name:
 COMMENT ON COLUMN latest_scores.benchmark IS 'canonical benchmark id (benchmark_info.benchmark) when known, else the page''s name';
 COMMENT ON COLUMN latest_scores.model IS 'canonical model id (model_info.model) when known, else the page''s name';
 COMMENT ON COLUMN latest_scores.score IS 'the score as a number: a proportion in [0, 1] for accuracy-like metrics, else in the unit `metric` names';
-COMMENT ON COLUMN latest_scores.metric IS 'kind of score: proportion | elo | score_10 | index | cost_usd (lower is better)';
+COMMENT ON COLUMN latest_scores.metric IS 'kind of score: proportion | elo | score_10 | index | cost_usd (lower is better) | minutes (a time horizon)';
 COMMENT ON COLUMN latest_scores.stderr IS 'standard error the page states (NULL: none stated)';
 COMMENT ON COLUMN latest_scores.n_items IS 'test-set size the page states for the row (NULL: not stated)';
 COMMENT ON COLUMN latest_scores.observed_at IS 'when the snapshot holding the row was observed (UTC)';

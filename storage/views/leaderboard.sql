@@ -32,7 +32,7 @@ COMMENT ON COLUMN leaderboard.rank IS 'rank of the best variant among the table'
 COMMENT ON COLUMN leaderboard.model IS 'canonical model id when known (model_known), else the page''s name without its variant markers; a system''s own name';
 COMMENT ON COLUMN leaderboard.model_known IS 'true: model is a registry id (model_info.model); false: the page''s name, unknown to the registry (benchwatch status lists model runs'' ones)';
 COMMENT ON COLUMN leaderboard.score IS 'the best variant''s score (a proportion in [0, 1] for accuracy-like metrics)';
-COMMENT ON COLUMN leaderboard.metric IS 'kind of score: proportion | elo | score_10 | index | cost_usd (lower is better: best = smallest)';
+COMMENT ON COLUMN leaderboard.metric IS 'kind of score: proportion | elo | score_10 | index | cost_usd (lower is better: best = smallest) | minutes (a time horizon)';
 COMMENT ON COLUMN leaderboard.stderr IS 'standard error the page states for that variant (NULL: none)';
 COMMENT ON COLUMN leaderboard.ci_low IS 'lower end of the interval the page states for that variant (NULL: none)';
 COMMENT ON COLUMN leaderboard.ci_high IS 'upper end of the interval the page states for that variant (NULL: none)';

@@ -4,7 +4,7 @@ COMMENT ON COLUMN benchmarks.name IS 'display name';
 COMMENT ON COLUMN benchmarks.release_date IS 'when the benchmark was released';
 COMMENT ON COLUMN benchmarks.material_date IS 'date of its newest source material (the post-cutoff slices'' R_b)';
 COMMENT ON COLUMN benchmarks.n_items IS 'question-set size (NULL: unknown; a table may state its own)';
-COMMENT ON COLUMN benchmarks.metric_kind IS 'proportion | elo | score_10 | index | cost_usd';
+COMMENT ON COLUMN benchmarks.metric_kind IS 'proportion | elo | score_10 | index | cost_usd | minutes';
 COMMENT ON COLUMN benchmarks.chance IS 'score of random guessing (headroom''s floor)';
 COMMENT ON COLUMN benchmarks.ceiling IS 'best attainable score';
 COMMENT ON COLUMN benchmarks.access IS 'public | private | … (how the question set is published)';

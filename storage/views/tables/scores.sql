@@ -8,7 +8,7 @@ COMMENT ON COLUMN scores.model_raw IS 'the model name exactly as the page writes
 COMMENT ON COLUMN scores.setting IS 'the page''s evaluation setting ('''' for none)';
 COMMENT ON COLUMN scores.score IS 'the score as a number (a proportion in [0, 1] for accuracy-like metrics)';
 COMMENT ON COLUMN scores.raw_value IS 'the cell exactly as the page writes it';
-COMMENT ON COLUMN scores.metric IS 'proportion | elo | score_10 | index | cost_usd';
+COMMENT ON COLUMN scores.metric IS 'proportion | elo | score_10 | index | cost_usd | minutes';
 COMMENT ON COLUMN scores.stderr IS 'standard error the page states (NULL: none)';
 COMMENT ON COLUMN scores.ci_low IS 'lower end of the interval the page states (NULL: none)';
 COMMENT ON COLUMN scores.ci_high IS 'upper end of the interval the page states (NULL: none)';
