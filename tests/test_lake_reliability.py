@@ -179,7 +179,7 @@ def test_query_on_a_lake_refuses_the_postgres_scanner_and_store_maintenance(serv
 def test_the_lake_sandbox_check_judges_the_parse_tree():
     """The check `query` runs on a lake session (fast: the extensions loaded, no server needed)."""
     import duckdb
-    from storage.query import ReadOnlyViolation, check_lake_sandbox, check_read_only
+    from storage.query import ReadOnlyViolation, check_allowed, check_read_only
     con = duckdb.connect()
     try:
         lake.load_extensions(con)
@@ -188,10 +188,17 @@ def test_the_lake_sandbox_check_judges_the_parse_tree():
     for sql in ("SELECT * FROM postgres_scan('x', 'y', 'z')", "SELECT * FROM (SELECT 1) t, POSTGRES_QUERY('a', 'b')",
                 "SELECT * FROM query('SELECT 1')", "EXPLAIN SELECT pg_clear_cache()",
                 "SELECT * FROM __ducklake_metadata_lake.public.ducklake_snapshot",
-                "SELECT 1 WHERE 1 IN (SELECT * FROM ducklake_expire_snapshots('lake'))"):
+                "SELECT * FROM __ducklake_metadata_lake.ducklake_snapshot",
+                "SELECT 1 WHERE 1 IN (SELECT * FROM ducklake_expire_snapshots('lake'))",
+                "SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT * FROM postgres_scan(''x'', ''y'', ''z'')'))",
+                "SELECT postgres_hstore_get('a', 'b')", "SELECT * FROM read_postgres_binary('x')",
+                "SELECT * FROM other.main.x"):
         with pytest.raises(ReadOnlyViolation, match="refused"):
-            check_lake_sandbox(con, check_read_only(sql))
-    check_lake_sandbox(con, check_read_only("SELECT upper('a'), * FROM range(3); SELECT * FROM ducklake_snapshots('x')"))
+            check_allowed(con, check_read_only(sql), lake=True)
+    check_allowed(con, check_read_only("SELECT upper('a'), * FROM range(3); SELECT * FROM ducklake_snapshots('x')"),
+                  lake=True)
+    with pytest.raises(ReadOnlyViolation, match="ducklake_snapshots"):   # not on a DuckDB file
+        check_allowed(con, check_read_only("SELECT * FROM ducklake_snapshots('x')"), lake=False)
     con.close()
 
 
