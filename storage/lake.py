@@ -40,13 +40,14 @@ from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 from common.redact import first_line as _first_line
-from common.redact import redact, register_conninfo
+from common.redact import redact, register_conninfo, split_conninfo_password
 from storage.engine import duckdb
 
 log = logging.getLogger("benchwatch.storage")
 
 PREFIX = "ducklake:"
 CATALOG_ALIAS = "lake"
+CATALOG_SECRET = "benchwatch_catalog"    # the temporary secret holding the catalog's password
 DATA_PATH_ENV = "BENCHWATCH_DATA_PATH"
 # pg_advisory_lock key of the writer section (one per catalog database): "bw" + "writer".
 WRITER_LOCK_KEY = 0x6277_7772_6974_6572 & 0x7FFF_FFFF_FFFF_FFFF
@@ -215,11 +216,16 @@ def open_lake(target: LakeTarget, *, read_only: bool, config: dict[str, Any], wa
         load_extensions(con)
         if not read_only:
             lock = WriterLock(target.conninfo, wait=wait, on_wait=on_wait, what=target.redacted())
-        # ATTACH takes no bound parameters: the two strings are quoted as SQL literals.
+        # ATTACH takes no bound parameters: the strings are quoted as SQL literals. The password
+        # is not in the ATTACH string, which DuckDB shows (duckdb_databases().path, the
+        # allowed_paths setting): it goes in a temporary secret the catalog's attach names, which
+        # duckdb_secrets() shows redacted (and `query` refuses to show at all).
+        url, secret = _attach_url_and_secret(con, target)
         options = ", ".join(([f"DATA_PATH {literal(target.data_path)}"] if target.data_path else [])
-                            + (["READ_ONLY"] if read_only else []))
+                            + (["READ_ONLY"] if read_only else [])
+                            + ([f"METADATA_PARAMETERS MAP {{'SECRET': {literal(secret)}}}"] if secret else []))
         try:
-            con.execute(f"ATTACH {literal(target.url)} AS {CATALOG_ALIAS}" + (f" ({options})" if options else ""))
+            con.execute(f"ATTACH {literal(url)} AS {CATALOG_ALIAS}" + (f" ({options})" if options else ""))
         except duckdb.Error as exc:
             if read_only and "does not exist" in str(exc) and "creating a new DuckLake" in str(exc):
                 raise LakeError(f"DuckLake catalog {target.redacted()} holds no benchwatch store yet "
@@ -242,6 +248,17 @@ def open_lake(target: LakeTarget, *, read_only: bool, config: dict[str, Any], wa
         _writer_locks[con] = lock
         weakref.finalize(con, lock.release)
     return con
+
+
+def _attach_url_and_secret(con: duckdb.DuckDBPyConnection, target: LakeTarget) -> tuple[str, str | None]:
+    """The URL to ATTACH without the catalog's password, and the name of the temporary DuckDB
+    secret (TYPE postgres) that holds it (None when the conninfo has none: libpq then reads
+    PGPASSWORD or ~/.pgpass itself)."""
+    conninfo, password = split_conninfo_password(target.conninfo)
+    if password is None:
+        return target.url, None
+    con.execute(f"CREATE TEMPORARY SECRET {CATALOG_SECRET} (TYPE postgres, PASSWORD {literal(password)})")
+    return PREFIX + "postgres:" + conninfo, CATALOG_SECRET
 
 
 def _recorded_data_path(con: duckdb.DuckDBPyConnection) -> str:
