@@ -57,6 +57,27 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
                              "(default: $BENCHWATCH_DB or ./benchwatch.duckdb)")
 
 
+def output_refused(command: str, out: object, inputs: list) -> bool:
+    """True, after one line on stderr, when `out` (a file the command writes) is one of `inputs`
+    (common.outputs: the database, its WAL, benchwatch's configuration, the command's input
+    files); the command then exits EXIT_USAGE."""
+    from common.outputs import refusal
+    why = refusal(str(out), inputs)
+    if why:
+        print(f"benchwatch {command}: {why}", file=sys.stderr)
+    return why is not None
+
+
+def database_refused(command: str, db: str | None, inputs: list) -> bool:
+    """`output_refused` for the database a writing command fills (`--db`, default
+    $BENCHWATCH_DB): not one of its input files, nor inside an input folder, nor benchwatch's
+    configuration. A DuckLake URL names no local file: nothing to compare."""
+    from common.outputs import LAKE_PREFIX, own_inputs
+    from storage.db import default_path
+    path = str(db or default_path())
+    return not path.startswith(LAKE_PREFIX) and output_refused(command, path, inputs + own_inputs())
+
+
 def source_list(text: str) -> list[str]:
     """argparse type of --sources: 'a,b' -> ['a', 'b'], each a registered source."""
     import scrapers

@@ -448,12 +448,13 @@ def test_reasonable_queries_pass_the_allow_list_and_run(db, sql):
 
 
 def _documented_queries() -> list[str]:
-    """Every SQL block of the README and every `benchwatch query "…"` example of the docs."""
+    """Every SQL block of the README (the questions a user asks the store) and every
+    `benchwatch query "…"` example of the README and the docs."""
     import re
-    texts = [(ROOT / "README.md").read_text()] + [p.read_text() for p in sorted((ROOT / "docs").glob("*.md"))]
-    found = []
+    readme = (ROOT / "README.md").read_text()
+    texts = [readme] + [p.read_text() for p in sorted((ROOT / "docs").glob("*.md"))]
+    found = re.findall(r"```sql\n(.*?)```", readme, re.DOTALL)
     for text in texts:
-        found += re.findall(r"```sql\n(.*?)```", text, re.DOTALL)
         found += [q for q in re.findall(r'benchwatch query (?:--\S+ \S+ )*"([^"]+)"', text) if q not in ("SQL",)]
     return found
 
