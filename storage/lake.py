@@ -258,7 +258,40 @@ def _attach_url_and_secret(con: duckdb.DuckDBPyConnection, target: LakeTarget) -
     if password is None:
         return target.url, None
     con.execute(f"CREATE TEMPORARY SECRET {CATALOG_SECRET} (TYPE postgres, PASSWORD {literal(password)})")
-    return PREFIX + "postgres:" + conninfo, CATALOG_SECRET
+    # the postgres extension appends the secret's `password=…` to the conninfo: a URI must
+    # become key=value pairs first
+    return PREFIX + "postgres:" + keyword_conninfo(conninfo), CATALOG_SECRET
+
+
+def keyword_conninfo(conninfo: str) -> str:
+    """A libpq URI (`postgresql://user@host:5432/db?sslmode=require`) as key=value pairs; any
+    other conninfo as it is."""
+    if not re.match(r"(?i)^postgres(?:ql)?://", conninfo.strip()):
+        return conninfo
+    from urllib.parse import parse_qsl, unquote, urlsplit
+    parts = urlsplit(conninfo.strip())
+    userinfo, _, hostports = parts.netloc.rpartition("@")
+    pairs = [("user", unquote(userinfo.split(":", 1)[0]))] if userinfo else []
+    hosts, ports = [], []
+    for hostport in hostports.split(","):
+        if hostport.startswith("["):                     # [::1]:5432
+            host, _, rest = hostport[1:].partition("]")
+            port = rest.removeprefix(":")
+        else:
+            host, _, port = hostport.partition(":")
+        hosts.append(unquote(host))
+        ports.append(port)
+    pairs += [(k, ",".join(v)) for k, v in (("host", hosts), ("port", ports)) if any(v)]
+    if parts.path.strip("/"):
+        pairs.append(("dbname", unquote(parts.path.lstrip("/"))))
+    pairs += parse_qsl(parts.query, keep_blank_values=True)
+    return " ".join(f"{key}={_conninfo_value(value)}" for key, value in pairs)
+
+
+def _conninfo_value(value: str) -> str:
+    if value and not re.search(r"[\s'\\]", value):
+        return value
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _recorded_data_path(con: duckdb.DuckDBPyConnection) -> str:
