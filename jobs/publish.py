@@ -77,7 +77,7 @@ def publish_report(db_path: str | os.PathLike | None, *, now: datetime | None = 
             published.overview_markdown = overview_markdown(frames, now=now)
         if folder:
             path = Path(folder) / REPORT_FILE_NAME
-            from common.outputs import database_inputs, own_inputs, refusal
+            from jobs.outputs import database_inputs, own_inputs, refusal
             why = refusal(path, database_inputs(str(db_path or default_path())) + own_inputs())
             if why:        # never over the database or a file benchwatch reads (the CLI refuses it first)
                 raise ValueError(why)

@@ -312,6 +312,33 @@ def release(con: duckdb.DuckDBPyConnection) -> None:
         lock.release()
 
 
+# --- the catalog gone ---------------------------------------------------------------------------
+
+# What DuckDB's postgres extension, libpq and psycopg say when the catalog's server stopped or
+# cannot be reached (checked on an exception and the ones it came from).
+CONNECTION_LOST_WORDS = (
+    "server closed the connection unexpectedly", "terminating connection due to administrator command",
+    "no connection to the server", "could not connect to server", "Connection refused",
+    "Unable to connect to Postgres", "connection to server at", "SSL SYSCALL error", "Broken pipe",
+    'Failed to execute query "ROLLBACK"', 'Failed to execute query "COMMIT"')
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """`exc` (or an exception it came from) says the DuckLake catalog's PostgreSQL is gone: no
+    later step of a cycle can reach the store either, and a person must restart the server."""
+    seen: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and cur not in seen and len(seen) < 10:
+        seen.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    for item in seen:
+        driver = type(item).__module__.split(".")[0] in ("psycopg", "psycopg2")   # the writer lock's connection
+        ours = isinstance(item, (duckdb.Error, LakeError)) or type(item).__name__ == "StorageError"
+        if (driver or ours) and any(word in str(item) for word in CONNECTION_LOST_WORDS):
+            return True
+    return False
+
+
 # --- dialect -----------------------------------------------------------------------------------
 
 # Patterns as text: `re` compiles each when first used (a migration or view file for a lake), not

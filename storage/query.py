@@ -409,18 +409,20 @@ def check_allowed(con: duckdb.DuckDBPyConnection, statements: list, *, store: bo
     `lake`: DuckLake's inspection functions are allowed (default: `con` is a lake session)."""
     import json
     lake = is_lake(con) if lake is None else lake
-    database = str(con.execute("SELECT current_database()").fetchone()[0]) if store else None
+    current = con.execute("SELECT current_database()").fetchone() if store else None
+    database = str(current[0]) if current else None
     internal = _internal_views(con)
     for st in statements:
         text = _inner_of_explain(st.query) if st.type == duckdb.StatementType.EXPLAIN else st.query
         row = con.execute("SELECT json_serialize_sql(?)", [text]).fetchone()
-        tree = json.loads(row[0]) if row and row[0] else {"error": True}
+        tree: dict = json.loads(row[0]) if row and row[0] else {"error": True}
         if tree.get("error"):
             raise ReadOnlyViolation(f"refused: `benchwatch query` cannot check this statement "
                                     f"({str(tree.get('error_message', ''))[:80]}); write it as a plain SELECT")
         try:
             walk = _Walk(database, internal, lake=lake, ctes=_cte_names(tree))
-            for statement in tree.get("statements") or []:
+            statements_of: list = tree.get("statements") or []
+            for statement in statements_of:
                 walk.node(statement.get("node"))
         except _Refused as exc:
             raise ReadOnlyViolation(

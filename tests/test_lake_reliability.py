@@ -417,6 +417,46 @@ def test_postgresql_stopped_mid_backfill_is_one_line(tmp_path, monkeypatch):
         server.stop()
 
 
+@pytest.mark.slow
+def test_postgresql_stopped_during_a_runs_analyze_is_one_line(tmp_path, monkeypatch):
+    """Issue 55 item 8: PostgreSQL stops while `run` analyzes (the writer lock held for seconds
+    after a collect that found nothing new). Before: ~100 lines, a traceback per failed step
+    (analyze, then notify, which cannot reach the store either) and the errors' multi-line text
+    (exit 1). Now: one line saying what happened and what to do, exit 1."""
+    import subprocess
+    import time
+    server = pg.start()
+    try:
+        url = "ducklake:postgres:" + server.create_database("bw_stopped_analyze")
+        monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "data"))
+        sources = "swebench,livecodebench,lmarena"
+        replay = str(ROOT / "tests" / "fixtures" / "replay")
+        first = _cli_process("run", "--no-prefect", "--collect-only", "--replay", replay, "--sources", sources,
+                             "--db", url)
+        assert first.wait(timeout=300) == 0, first.communicate()[1]
+        proc = _cli_process("run", "--no-prefect", "--replay", replay, "--sources", sources, "--db", url)
+        held_since, deadline = None, time.monotonic() + 240
+        while proc.poll() is None and time.monotonic() < deadline:   # the analysis holds the writer lock
+            writers = server.psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'benchwatch-writer'")
+            if writers.strip() not in ("", "0"):
+                held_since = held_since or time.monotonic()
+                if time.monotonic() - held_since > 4:
+                    break
+            else:
+                held_since = None
+            time.sleep(0.1)
+        assert proc.poll() is None, "the run ended before PostgreSQL could be stopped"
+        subprocess.run(server._as_owner(["pg_ctl", "-D", str(server.root / "data"), "-m", "immediate", "-w",
+                                         "stop"]), capture_output=True, timeout=60)
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 1, err
+        line = _one_line(err)
+        assert "lost the connection to PostgreSQL" in line and "run it again" in line, line
+        assert out.strip() == "", out
+    finally:
+        server.stop()
+
+
 # --- the secret scan (issue 24, "Done when") ---------------------------------------------------------
 
 FAKE_TOKEN = "xoxb-000FAKE-222FAKE-LakeSecretToken77"

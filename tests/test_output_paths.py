@@ -105,6 +105,6 @@ def test_the_publish_step_refuses_the_database_too(synced_db, caplog):
     ("a", [("the folder", "a", True)], True),
 ])
 def test_refusal_compares_resolved_paths(tmp_path, monkeypatch, out, inputs, refused):
-    from common.outputs import Input, refusal
+    from jobs.outputs import Input, refusal
     monkeypatch.chdir(tmp_path)
     assert (refusal(out, [Input(*i) for i in inputs]) is not None) == refused

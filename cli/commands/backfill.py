@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"benchwatch backfill: {root} is not a directory", file=sys.stderr)
         return 2
     from cli.main import database_refused
-    from common.outputs import Input
+    from jobs.outputs import Input
     if database_refused("backfill", args.db, [Input("the backfill folder", root, folder=True)]):
         return 2
     planned, skipped = plan_with_skips(root)

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from storage.db import StorageError
     from storage.ingest import IngestRefused
     from cli.main import EXIT_USAGE, database_refused
-    from common.outputs import Input
+    from jobs.outputs import Input
     if database_refused("ingest", args.db, [Input("the file to ingest", args.path)]
                         + [Input("an --aux file", a) for a in args.aux]):
         return EXIT_USAGE

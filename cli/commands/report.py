@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out is not None:
         from cli.main import EXIT_USAGE, output_refused
-        from common.outputs import database_inputs, own_inputs
+        from jobs.outputs import database_inputs, own_inputs
         from storage.db import default_path
         if output_refused("report", args.out, database_inputs(args.db or default_path()) + own_inputs()):
             return EXIT_USAGE

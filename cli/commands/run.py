@@ -69,7 +69,7 @@ def _outputs_refused(args: argparse.Namespace) -> bool:
     """The database is not inside the --replay folder nor benchwatch's configuration, and the
     report page ($BENCHWATCH_REPORT_DIR/report.html) is none of those nor the database."""
     from cli.main import database_refused, output_refused
-    from common.outputs import Input, database_inputs, own_inputs
+    from jobs.outputs import Input, database_inputs, own_inputs
     from jobs.publish import report_page_from_env
     from storage.db import default_path
     replay = [Input("the --replay folder", args.replay, folder=True)] if args.replay else []

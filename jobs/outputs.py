@@ -13,8 +13,9 @@ import os
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
+from storage.lake import DATA_PATH_ENV, is_lake_url
+
 _HOME = Path(__file__).resolve().parents[1]      # the directory holding benchwatch's packages
-LAKE_PREFIX = "ducklake:"
 
 
 class Input(NamedTuple):
@@ -33,8 +34,8 @@ def database_inputs(db: str | os.PathLike) -> list[Input]:
     """The database a command reads: a DuckDB file with its write-ahead log and spill folder, or
     a DuckLake store's local data folder ($BENCHWATCH_DATA_PATH)."""
     text = os.fspath(db)
-    if text.startswith(LAKE_PREFIX):
-        data = os.environ.get("BENCHWATCH_DATA_PATH", "")
+    if is_lake_url(text):
+        data = os.environ.get(DATA_PATH_ENV, "")
         return [Input("the DuckLake store's data folder", data, folder=True)] if data and "://" not in data else []
     return [Input("the database", text), Input("the database's write-ahead log", text + ".wal"),
             Input("the database's spill folder", text + ".tmp", folder=True)]
