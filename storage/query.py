@@ -414,7 +414,9 @@ def check_allowed(con: duckdb.DuckDBPyConnection, statements: list, *, store: bo
     internal = _internal_views(con)
     for st in statements:
         text = _inner_of_explain(st.query) if st.type == duckdb.StatementType.EXPLAIN else st.query
-        row = con.execute("SELECT json_serialize_sql(?)", [text]).fetchone()
+        # a literal, not a bound parameter: binding a Python value makes DuckDB import pandas
+        # (`query` starts without it); a standard SQL string has no escape but the doubled quote
+        row = con.execute("SELECT json_serialize_sql('" + text.replace("'", "''") + "')").fetchone()
         tree: dict = json.loads(row[0]) if row and row[0] else {"error": True}
         if tree.get("error"):
             raise ReadOnlyViolation(f"refused: `benchwatch query` cannot check this statement "
