@@ -86,7 +86,7 @@ _NESTED = """
     list_negative_dot_product list_negative_inner_product list_pack list_position list_prepend
     list_product list_reduce list_resize list_reverse list_reverse_sort list_select list_sem list_skewness
     list_slice list_sort list_stddev_pop list_stddev_samp list_string_agg list_sum list_transform
-    list_unique list_value list_var_pop list_var_samp list_where list_zip range reduce
+    list_unique list_value list_var_pop list_var_samp list_where list_zip range reduce unnest
     map map_concat map_contains map_contains_entry map_contains_value map_entries map_extract
     map_extract_value map_from_entries map_keys map_values row struct_concat struct_contains
     struct_extract struct_extract_at struct_has struct_indexof struct_insert struct_keys struct_pack

@@ -441,6 +441,7 @@ def test_nested_execution_is_refused_end_to_end_in_one_line(db, capsys):
     "SELECT a FROM t WHERE a < 2 UNION ALL SELECT a FROM t WHERE a IN (SELECT a FROM t WHERE a < 1)",
     "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r",
     "SELECT * FROM main.t LIMIT 1", "SELECT * FROM q.main.t LIMIT 1", "SELECT * FROM (VALUES (1), (2)) v(x)",
+    "SELECT unnest([1, 2]) AS x, generate_series(1, 3) AS s", "SELECT * FROM unnest([1, 2]) u(x)",
     "SELECT CASE WHEN a BETWEEN 1 AND 2 THEN 'x' END, a::VARCHAR, TRY_CAST('1' AS INTEGER) FROM t LIMIT 3",
 ])
 def test_reasonable_queries_pass_the_allow_list_and_run(db, sql):
