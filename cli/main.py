@@ -57,6 +57,28 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
                              "(default: $BENCHWATCH_DB or ./benchwatch.duckdb)")
 
 
+def output_refused(command: str, out: object, inputs: list) -> bool:
+    """True, after one line on stderr, when `out` (a file the command writes) is one of `inputs`
+    (jobs.outputs: the database, its WAL, benchwatch's configuration, the command's input
+    files); the command then exits EXIT_USAGE."""
+    from jobs.outputs import refusal
+    why = refusal(str(out), inputs)
+    if why:
+        print(f"benchwatch {command}: {why}", file=sys.stderr)
+    return why is not None
+
+
+def database_refused(command: str, db: str | None, inputs: list) -> bool:
+    """`output_refused` for the database a writing command fills (`--db`, default
+    $BENCHWATCH_DB): not one of its input files, nor inside an input folder, nor benchwatch's
+    configuration. A DuckLake URL names no local file: nothing to compare."""
+    from jobs.outputs import own_inputs
+    from storage.db import default_path
+    from storage.lake import is_lake_url
+    path = str(db or default_path())
+    return not is_lake_url(path) and output_refused(command, path, inputs + own_inputs())
+
+
 def source_list(text: str) -> list[str]:
     """argparse type of --sources: 'a,b' -> ['a', 'b'], each a registered source."""
     import scrapers
@@ -127,7 +149,26 @@ def setup_logging(verbosity: int) -> None:
         if getattr(handler, "stream", None) is sys.stderr and not any(isinstance(f, DropReported)
                                                                       for f in handler.filters):
             handler.addFilter(DropReported())
+            if verbosity == 0:
+                handler.addFilter(DropLostCatalog())
     logging.getLogger("benchwatch").setLevel(level)
+
+
+class DropLostCatalog(logging.Filter):
+    """Without -v, on the terminal: the records of a DuckLake catalog whose PostgreSQL is gone (a
+    step's traceback, Prefect's task and flow failures and their "Finished in state Failed" lines).
+    The command stops and says it in one line (`environment_failure`: what happened, what to do);
+    -v shows them all, and Prefect's own run log keeps them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is None and not record.name.startswith("prefect"):
+            return True
+        from storage.lake import CONNECTION_LOST_WORDS, connection_lost
+        if exc is not None:
+            return not connection_lost(exc)
+        text = record.getMessage()
+        return not (("DuckLake" in text or "Postgres" in text) and any(w in text for w in CONNECTION_LOST_WORDS))
 
 
 def quiet_prefect_defaults() -> None:
@@ -175,13 +216,9 @@ _ENVIRONMENT = (
      "the database's file system is read-only; use --db on a writable one"),
     (("EACCES", "EPERM"), ("Permission denied", "Operation not permitted"),
      "no permission to write there; check the path of --db and its folder"),
-    ((), ("server closed the connection unexpectedly", "terminating connection due to administrator command",
-          "no connection to the server", "could not connect to server", "Connection refused",
-          "Unable to connect to Postgres", "connection to server at", "SSL SYSCALL error", "Broken pipe",
-          'Failed to execute query "ROLLBACK"', 'Failed to execute query "COMMIT"'),
-     "lost the connection to PostgreSQL (the DuckLake catalog); check the server and run it again "
-     "(what was committed before is kept)"),
 )
+LOST_CATALOG = ("lost the connection to PostgreSQL (the DuckLake catalog); check the server and run it again "
+                "(what was committed before is kept)")
 
 
 def environment_failure(exc: BaseException) -> str | None:
@@ -191,6 +228,9 @@ def environment_failure(exc: BaseException) -> str | None:
     import errno as errno_names
 
     from storage.engine import duckdb
+    from storage.lake import connection_lost
+    if connection_lost(exc):        # storage.lake.CONNECTION_LOST_WORDS: what libpq and DuckDB say
+        return LOST_CATALOG
     seen: list[BaseException] = []
     cur: BaseException | None = exc
     while cur is not None and cur not in seen and len(seen) < 10:

@@ -29,6 +29,7 @@ from jobs.collect import (MISSING, RELEASE_MAX_MISSES, SourceOutcome, collect, c
 from scrapers.base import Scraper, ScrapeError
 from scrapers.http import FileRefused, read_capped
 from storage import db, lake
+from storage.lake import connection_lost
 from storage.db import DatabaseLocked  # noqa: F401 - re-exported: flows retry on it without reaching storage
 from storage.ingest import IngestResult, parse_observed_at, record_fetches, Response, store_snapshot
 from jobs.sync import connect_synced
@@ -345,6 +346,8 @@ def _step(report: CycleReport, steps: CycleSteps, name: str, call: Callable[[], 
     except Exception as exc:  # noqa: BLE001 - reported; notify still runs for source alerts
         if shutdown.requested():    # SIGTERM, turned by DuckDB into "Query interrupted": a stop, not a failure
             raise shutdown.Terminated() from exc
+        if connection_lost(exc):    # the DuckLake catalog's server is gone: no later step reaches the store
+            raise                   # either; the CLI says so in one line (what was committed is kept)
         steps.failed(name, exc)
         report.errors.append(f"{name} failed: {type(exc).__name__}: {exc}")
         return None

@@ -33,6 +33,13 @@ def report_dir_from_env() -> str | None:
     return (os.environ.get("BENCHWATCH_REPORT_DIR") or "").strip() or None
 
 
+def report_page_from_env() -> Path | None:
+    """The page a run writes ($BENCHWATCH_REPORT_DIR/report.html), None without that folder."""
+    from alerts.config import REPORT_FILE_NAME
+    folder = report_dir_from_env()
+    return Path(folder) / REPORT_FILE_NAME if folder else None
+
+
 def publish_report(db_path: str | os.PathLike | None, *, now: datetime | None = None,
                    report_dir: str | os.PathLike | None = None, overview: bool = False,
                    unchanged: bool = False) -> PublishedReport | None:
@@ -57,7 +64,7 @@ def publish_report(db_path: str | os.PathLike | None, *, now: datetime | None = 
     now = now or datetime.now(timezone.utc)
     try:
         from jobs.report_html import overview_markdown, overview_rows, render_report, write_atomic
-        from storage.db import open_connection
+        from storage.db import default_path, open_connection
         from storage.report import read_html_report, read_overview_frames
         con = open_connection(db_path, read_only=True)
         try:   # the overview alone (no page to write) draws two of the page's frames
@@ -70,6 +77,10 @@ def publish_report(db_path: str | os.PathLike | None, *, now: datetime | None = 
             published.overview_markdown = overview_markdown(frames, now=now)
         if folder:
             path = Path(folder) / REPORT_FILE_NAME
+            from jobs.outputs import database_inputs, own_inputs, refusal
+            why = refusal(path, database_inputs(str(db_path or default_path())) + own_inputs())
+            if why:        # never over the database or a file benchwatch reads (the CLI refuses it first)
+                raise ValueError(why)
             write_atomic(path, render_report(frames, now=now))
             published.path = path
             published.url = report_url_from_env() or path.resolve().as_uri()

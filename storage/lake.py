@@ -40,13 +40,14 @@ from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 from common.redact import first_line as _first_line
-from common.redact import redact, register_conninfo
+from common.redact import redact, register_conninfo, split_conninfo_password
 from storage.engine import duckdb
 
 log = logging.getLogger("benchwatch.storage")
 
 PREFIX = "ducklake:"
 CATALOG_ALIAS = "lake"
+CATALOG_SECRET = "benchwatch_catalog"    # the temporary secret holding the catalog's password
 DATA_PATH_ENV = "BENCHWATCH_DATA_PATH"
 # pg_advisory_lock key of the writer section (one per catalog database): "bw" + "writer".
 WRITER_LOCK_KEY = 0x6277_7772_6974_6572 & 0x7FFF_FFFF_FFFF_FFFF
@@ -215,11 +216,16 @@ def open_lake(target: LakeTarget, *, read_only: bool, config: dict[str, Any], wa
         load_extensions(con)
         if not read_only:
             lock = WriterLock(target.conninfo, wait=wait, on_wait=on_wait, what=target.redacted())
-        # ATTACH takes no bound parameters: the two strings are quoted as SQL literals.
+        # ATTACH takes no bound parameters: the strings are quoted as SQL literals. The password
+        # is not in the ATTACH string, which DuckDB shows (duckdb_databases().path, the
+        # allowed_paths setting): it goes in a temporary secret the catalog's attach names, which
+        # duckdb_secrets() shows redacted (and `query` refuses to show at all).
+        url, secret = _attach_url_and_secret(con, target)
         options = ", ".join(([f"DATA_PATH {literal(target.data_path)}"] if target.data_path else [])
-                            + (["READ_ONLY"] if read_only else []))
+                            + (["READ_ONLY"] if read_only else [])
+                            + ([f"METADATA_PARAMETERS MAP {{'SECRET': {literal(secret)}}}"] if secret else []))
         try:
-            con.execute(f"ATTACH {literal(target.url)} AS {CATALOG_ALIAS}" + (f" ({options})" if options else ""))
+            con.execute(f"ATTACH {literal(url)} AS {CATALOG_ALIAS}" + (f" ({options})" if options else ""))
         except duckdb.Error as exc:
             if read_only and "does not exist" in str(exc) and "creating a new DuckLake" in str(exc):
                 raise LakeError(f"DuckLake catalog {target.redacted()} holds no benchwatch store yet "
@@ -244,6 +250,50 @@ def open_lake(target: LakeTarget, *, read_only: bool, config: dict[str, Any], wa
     return con
 
 
+def _attach_url_and_secret(con: duckdb.DuckDBPyConnection, target: LakeTarget) -> tuple[str, str | None]:
+    """The URL to ATTACH without the catalog's password, and the name of the temporary DuckDB
+    secret (TYPE postgres) that holds it (None when the conninfo has none: libpq then reads
+    PGPASSWORD or ~/.pgpass itself)."""
+    conninfo, password = split_conninfo_password(target.conninfo)
+    if password is None:
+        return target.url, None
+    con.execute(f"CREATE TEMPORARY SECRET {CATALOG_SECRET} (TYPE postgres, PASSWORD {literal(password)})")
+    # the postgres extension appends the secret's `password=…` to the conninfo: a URI must
+    # become key=value pairs first
+    return PREFIX + "postgres:" + keyword_conninfo(conninfo), CATALOG_SECRET
+
+
+def keyword_conninfo(conninfo: str) -> str:
+    """A libpq URI (`postgresql://user@host:5432/db?sslmode=require`) as key=value pairs; any
+    other conninfo as it is."""
+    if not re.match(r"(?i)^postgres(?:ql)?://", conninfo.strip()):
+        return conninfo
+    from urllib.parse import parse_qsl, unquote, urlsplit
+    parts = urlsplit(conninfo.strip())
+    userinfo, _, hostports = parts.netloc.rpartition("@")
+    pairs = [("user", unquote(userinfo.split(":", 1)[0]))] if userinfo else []
+    hosts, ports = [], []
+    for hostport in hostports.split(","):
+        if hostport.startswith("["):                     # [::1]:5432
+            host, _, rest = hostport[1:].partition("]")
+            port = rest.removeprefix(":")
+        else:
+            host, _, port = hostport.partition(":")
+        hosts.append(unquote(host))
+        ports.append(port)
+    pairs += [(k, ",".join(v)) for k, v in (("host", hosts), ("port", ports)) if any(v)]
+    if parts.path.strip("/"):
+        pairs.append(("dbname", unquote(parts.path.lstrip("/"))))
+    pairs += parse_qsl(parts.query, keep_blank_values=True)
+    return " ".join(f"{key}={_conninfo_value(value)}" for key, value in pairs)
+
+
+def _conninfo_value(value: str) -> str:
+    if value and not re.search(r"[\s'\\]", value):
+        return value
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def _recorded_data_path(con: duckdb.DuckDBPyConnection) -> str:
     """The data path the catalog records (a reader that was not told it)."""
     row = con.execute(f"SELECT value FROM {CATALOG_ALIAS}.options() WHERE option_name = 'data_path'").fetchone()
@@ -260,6 +310,33 @@ def release(con: duckdb.DuckDBPyConnection) -> None:
     lock = _writer_locks.pop(con, None)
     if lock is not None:
         lock.release()
+
+
+# --- the catalog gone ---------------------------------------------------------------------------
+
+# What DuckDB's postgres extension, libpq and psycopg say when the catalog's server stopped or
+# cannot be reached (checked on an exception and the ones it came from).
+CONNECTION_LOST_WORDS = (
+    "server closed the connection unexpectedly", "terminating connection due to administrator command",
+    "no connection to the server", "could not connect to server", "Connection refused",
+    "Unable to connect to Postgres", "connection to server at", "SSL SYSCALL error", "Broken pipe",
+    'Failed to execute query "ROLLBACK"', 'Failed to execute query "COMMIT"')
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """`exc` (or an exception it came from) says the DuckLake catalog's PostgreSQL is gone: no
+    later step of a cycle can reach the store either, and a person must restart the server."""
+    seen: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and cur not in seen and len(seen) < 10:
+        seen.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    for item in seen:
+        driver = type(item).__module__.split(".")[0] in ("psycopg", "psycopg2")   # the writer lock's connection
+        ours = isinstance(item, (duckdb.Error, LakeError)) or type(item).__name__ == "StorageError"
+        if (driver or ours) and any(word in str(item) for word in CONNECTION_LOST_WORDS):
+            return True
+    return False
 
 
 # --- dialect -----------------------------------------------------------------------------------

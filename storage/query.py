@@ -1,21 +1,22 @@
 """Read-only, bounded ad hoc SQL for people (`benchwatch query`).
 
-Three layers, so that no single one has to be perfect:
+Layers, so that no single one has to be perfect:
 
 1. The statement filter: only SELECT-like statements and a plain EXPLAIN of one. `EXPLAIN
    ANALYZE` is refused because it *executes* its inner statement (which may be a `SET`, a
    `CREATE TEMP`, a `CHECKPOINT` or a `COPY`). `IMPORT DATABASE` is refused before anything
    parses the text (DuckDB's parser reads the named directory's SQL files), and the text is
    parsed on a connection without file access.
-   On a DuckLake store the session has the `postgres` and `ducklake` extensions loaded, whose
-   functions reach any PostgreSQL server (`postgres_scan`, `postgres_query`, `postgres_execute`,
-   `postgres_attach`) or maintain the store: each statement's parse tree
-   (`json_serialize_sql`) is walked and a call of any function those extensions add (but the
-   DuckLake read-only inspection ones), of `query`/`query_table` (they run SQL given as text) or
-   a reference to the catalog's own PostgreSQL database (`__ducklake_metadata_*`) is refused.
-   `run_query` parses on the query's own connection (layer 2: no file access either) when the
-   file opens at once; otherwise (a missing or locked file, a DuckLake store) on a connection of
-   its own first, so that a refusal still comes before any wait.
+   Then the allow-list (`check_allowed`, storage/query_allow.py): every node of each statement's
+   parse tree (DuckDB's own `json_serialize_sql`) must be of a listed kind, every function called
+   one of the listed scalar, aggregate, window or table functions, and every table named one of
+   the store's tables and views (or DuckDB's descriptions of them, e.g. `duckdb_columns()`).
+   What is not listed is refused, so nested execution (`json_execute_serialized_sql`, `query()`),
+   file readers, the PostgreSQL scanner of a DuckLake session, `duckdb_databases()` or
+   `duckdb_settings()` need no rule of their own. `run_query` parses on the query's own
+   connection (layer 2: no file access either) when the file opens at once; otherwise (a
+   missing or locked file, a DuckLake store) on a connection of its own first, so that a
+   refusal still comes before any wait (the table names are then judged once the store is open).
 2. The connection: opened read-only, without file-system access from SQL, without spilling to
    `<db>.tmp/` (temp_directory is empty), with `memory_limit` and `threads` set, and then with
    the configuration locked, so no statement can lift a limit.
@@ -45,9 +46,11 @@ from storage.engine import duckdb
 if TYPE_CHECKING:       # the frame comes from duckdb's .df(); no pandas import at CLI start
     import pandas as pd
 
+from common import shutdown
 from common.redact import redact
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError, default_path, open_connection
 from storage.db import is_behind
+from storage import query_allow as allow
 from storage.lake import is_lake, is_lake_url
 
 ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
@@ -73,16 +76,6 @@ _SKIP = r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*"
 _EXPLAIN = r"EXPLAIN\b"
 _OPTIONS = r"\(([^()]*)\)"
 _ANALYZE = r"\bANALY[SZ]E\b"
-
-# Functions the lake's extensions add that only read the store (allowed in `query` on a lake).
-LAKE_READ_FUNCTIONS = frozenset({
-    "ducklake_snapshots", "ducklake_table_info", "ducklake_table_changes", "ducklake_table_insertions",
-    "ducklake_table_deletions", "ducklake_current_snapshot", "ducklake_last_committed_snapshot",
-    "ducklake_list_files", "ducklake_options", "ducklake_settings", "murmur3_32"})
-# Core table functions that run SQL given as a string (their text is not checked by the filter).
-SQL_TEXT_FUNCTIONS = frozenset({"query", "query_table"})
-_METADATA_CATALOG = "__ducklake_metadata"
-
 
 class ReadOnlyViolation(StorageError):
     """A statement that would change something, refused before it runs."""
@@ -267,52 +260,188 @@ def check_read_only(sql: str, con: duckdb.DuckDBPyConnection | None = None) -> l
     return statements
 
 
-def _nodes(tree: object):
-    """Every dict of a json_serialize_sql tree."""
+def _internal_views(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
+    """DuckDB's own views that a name without `information_schema.` finds (duckdb_databases,
+    pg_settings, …), lower case: refused by name in any form but query_allow.SYSTEM_VIEWS."""
+    return frozenset(r[0].lower() for r in con.execute(
+        "SELECT view_name FROM duckdb_views() WHERE internal AND schema_name IN ('main', 'pg_catalog')").fetchall())
+
+
+# A table name that is a plain identifier: it names a table or view of the store, or DuckDB says
+# it does not exist (with its "Did you mean …"); never a file (a replacement scan needs a dot).
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+
+
+class _Refused(Exception):
+    """Raised inside the walk: what is not allowed, in words."""
+
+
+class _Walk:
+    """One statement's tree, node by node, against storage/query_allow.py (fail closed: a node of
+    a kind not listed there is refused like a function that is not)."""
+
+    def __init__(self, database: str | None, internal: frozenset[str], *, lake: bool, ctes: frozenset[str]):
+        self.database, self.internal, self.lake, self.ctes = database, internal, lake, ctes
+
+    def node(self, node: object) -> None:
+        if isinstance(node, list):
+            for item in node:
+                self.node(item)
+            return
+        if not isinstance(node, dict) or ("id" in node and "type_info" in node):
+            return                   # a value or a type (DECIMAL(10, 2), STRUCT(…)): nothing to call
+        kind = node.get("type")
+        if "class" in node:
+            self.expression(node)
+        elif isinstance(kind, str) and kind.endswith("_NODE"):
+            if kind not in allow.QUERY_NODES:
+                raise _Refused(f"a {kind} query is not allowed")
+            self.children(node)
+        elif isinstance(kind, str) and "query_location" in node and "sample" in node:
+            self.table_ref(node)
+        elif isinstance(kind, str) and kind not in allow.STRUCTURAL_TYPES:
+            raise _Refused(f"a {kind} node is not allowed")
+        else:
+            self.children(node)
+
+    def children(self, node: dict, skip: tuple[str, ...] = ()) -> None:
+        for key, value in node.items():
+            if key not in skip:
+                self.node(value)
+
+    def expression(self, node: dict) -> None:
+        cls = node.get("class")
+        if cls not in allow.EXPRESSION_CLASSES:
+            raise _Refused(f"a {cls} expression is not allowed")
+        if cls == "CONSTANT":
+            return                   # a value: data, not something to call
+        if cls in ("FUNCTION", "WINDOW"):
+            name = str(node.get("function_name", ""))
+            allowed = allow.WINDOW_FUNCTIONS if cls == "WINDOW" else allow.FUNCTIONS
+            if (name.lower() not in allowed or str(node.get("catalog") or "").lower() not in allow.BUILTIN_CATALOGS
+                    or str(node.get("schema") or "").lower() not in allow.BUILTIN_SCHEMAS):
+                raise _Refused(f"{_qualified(node, 'catalog', 'schema', name)}() is not allowed")
+        self.children(node)
+
+    def table_ref(self, node: dict) -> None:
+        kind = node["type"]
+        if kind not in allow.TABLE_REFS:
+            raise _Refused(f"a {kind} table reference is not allowed")
+        if kind == "BASE_TABLE":
+            self.relation(node.get("catalog_name") or "", node.get("schema_name") or "", str(node.get("table_name")))
+        elif kind == "TABLE_FUNCTION":
+            function = node.get("function") or {}
+            if function.get("class") != "FUNCTION":
+                raise _Refused("a table function that is not a plain call is not allowed")
+            self.table_function(function)
+            self.children(function, skip=("function_name", "catalog", "schema"))
+            self.children(node, skip=("function",))
+            return
+        elif kind == "SHOW_REF":
+            if node.get("show_type") not in allow.SHOW_TYPES:
+                raise _Refused(f"SHOW {node.get('show_type')} is not allowed")
+            name = str(node.get("table_name") or "").strip('"')
+            if node.get("query") is None and name.lower() not in allow.SHOW_NAMES:
+                # SHOW databases, SHOW variables, …: DuckDB's own lists (DESCRIBE <table> describes one)
+                raise _Refused(f"SHOW {name} is not allowed (SHOW TABLES and DESCRIBE <table> are)")
+        self.children(node)
+
+    def table_function(self, function: dict) -> None:
+        name = str(function.get("function_name", "")).lower()
+        catalog, schema = (str(function.get(k) or "").lower() for k in ("catalog", "schema"))
+        if catalog in allow.BUILTIN_CATALOGS and schema in allow.BUILTIN_SCHEMAS:
+            if name in allow.TABLE_FUNCTIONS or (self.lake and name in allow.LAKE_TABLE_FUNCTIONS):
+                return
+        elif self.lake and name in allow.LAKE_SHORT_FUNCTIONS and not catalog \
+                and (self.database is None or schema == self.database.lower()):
+            return          # lake.snapshots(): the store's own inspection (its alias judged once it is open)
+        raise _Refused(f"{_qualified(function, 'catalog', 'schema', str(function.get('function_name')))}() is not allowed")
+
+    def relation(self, catalog: str, schema: str, name: str) -> None:
+        """A table name: a plain name in the store (a CTE, a table or view, or an unknown name
+        DuckDB then reports), or one of DuckDB's descriptions of tables (query_allow.SYSTEM_VIEWS);
+        never another catalog, a file, or DuckDB's other views (duckdb_databases, pg_settings)."""
+        low, cat, sch = name.lower(), catalog.lower(), schema.lower()
+        shown = ".".join(p for p in (catalog, schema, name) if p)
+        if cat in ("", "system") and (sch or "main", low) in allow.SYSTEM_VIEWS:
+            return
+        if low in self.internal or sch in ("information_schema", "pg_catalog") or cat in ("system", "temp"):
+            raise _Refused(f"{shown} is one of DuckDB's own views, not a table or view of the store")
+        if not cat and not sch and (low in self.ctes or _IDENTIFIER.match(name)):
+            return
+        if not _IDENTIFIER.match(name):
+            raise _Refused(f"{shown} is not a table or view of the store")
+        if self.database is None:      # judged once the store is open (its catalog's name)
+            return
+        here = self.database.lower()
+        if cat in ("", here) and sch in ("", "main", here) and not (cat and sch == here):
+            return
+        raise _Refused(f"{shown} is not a table or view of the store")
+
+
+def _qualified(node: dict, catalog_key: str, schema_key: str, name: str) -> str:
+    return ".".join(str(p) for p in (node.get(catalog_key), node.get(schema_key), name) if p)
+
+
+def _cte_names(tree: object) -> frozenset[str]:
+    """Every CTE name the tree defines, in any scope (DuckDB's own view names are refused before
+    a CTE name is looked at, so a name used out of its CTE's scope cannot become one of them)."""
+    names: set[str] = set()
     stack = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            yield node
+            ctes = node.get("cte_map")
+            if isinstance(ctes, dict):
+                names.update(str(e.get("key", "")).lower() for e in ctes.get("map") or [] if isinstance(e, dict))
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
+    return frozenset(names)
 
 
-def check_lake_sandbox(con: duckdb.DuckDBPyConnection, statements: list) -> None:
-    """On a DuckLake session: refuse a statement that calls a function of the postgres/ducklake
-    extensions (other than LAKE_READ_FUNCTIONS), a SQL-text function, or names the catalog's
-    PostgreSQL database (module doc). Judged on DuckDB's own parse tree, not on the text."""
+def check_allowed(con: duckdb.DuckDBPyConnection, statements: list, *, store: bool = True,
+                  lake: bool | None = None) -> None:
+    """Refuse a statement whose parse tree (DuckDB's `json_serialize_sql`) holds anything not on
+    the allow-list of storage/query_allow.py: a function, table function, node kind or table
+    name. `store`: `con` is the store's connection, and table names are judged against its
+    tables and views too; else (a private parser, before waiting for a lock) only the rest.
+    `lake`: DuckLake's inspection functions are allowed (default: `con` is a lake session)."""
     import json
-    plain = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
-    try:
-        core = {r[0].lower() for r in plain.execute("SELECT function_name FROM duckdb_functions()").fetchall()}
-    finally:
-        plain.close()
-    present = {r[0].lower() for r in con.execute("SELECT function_name FROM duckdb_functions()").fetchall()}
-    forbidden = (present - core - LAKE_READ_FUNCTIONS) | SQL_TEXT_FUNCTIONS
+    lake = is_lake(con) if lake is None else lake
+    current = con.execute("SELECT current_database()").fetchone() if store else None
+    database = str(current[0]) if current else None
+    internal = _internal_views(con)
     for st in statements:
         text = _inner_of_explain(st.query) if st.type == duckdb.StatementType.EXPLAIN else st.query
-        row = con.execute("SELECT json_serialize_sql(?)", [text]).fetchone()
-        tree = json.loads(row[0]) if row and row[0] else {"error": True}
+        # a literal, not a bound parameter: binding a Python value makes DuckDB import pandas
+        # (`query` starts without it); a standard SQL string has no escape but the doubled quote
+        row = con.execute("SELECT json_serialize_sql('" + text.replace("'", "''") + "')").fetchone()
+        tree: dict = json.loads(row[0]) if row and row[0] else {"error": True}
         if tree.get("error"):
-            raise ReadOnlyViolation(f"refused: cannot check this statement on a DuckLake store "
-                                    f"({str(tree.get('error_message', ''))[:80]})")
-        for node in _nodes(tree):
-            name = node.get("function_name")
-            if isinstance(name, str):
-                low = name.lower()
-                qualified = bool(node.get("catalog") or node.get("schema"))   # lake.expire_snapshots()
-                if low in forbidden or (qualified and f"ducklake_{low}" in forbidden):
-                    raise ReadOnlyViolation(
-                        f"refused: `benchwatch query` on a DuckLake store reads the store's tables; {name}() "
-                        "reaches beyond them (PostgreSQL servers, files, store maintenance)")
-            for key in ("catalog_name", "schema_name", "catalog", "schema"):
-                value = node.get(key)
-                if isinstance(value, str) and value.lower().startswith(_METADATA_CATALOG):
-                    raise ReadOnlyViolation(
-                        f"refused: `benchwatch query` on a DuckLake store reads the store's tables, not the "
-                        f"catalog database ({value})")
+            raise ReadOnlyViolation(f"refused: `benchwatch query` cannot check this statement "
+                                    f"({str(tree.get('error_message', ''))[:80]}); write it as a plain SELECT")
+        try:
+            walk = _Walk(database, internal, lake=lake, ctes=_cte_names(tree))
+            statements_of: list = tree.get("statements") or []
+            for statement in statements_of:
+                walk.node(statement.get("node"))
+        except _Refused as exc:
+            raise ReadOnlyViolation(
+                f"refused: `benchwatch query` reads only the store's tables and views, with the functions "
+                f"docs/deploy.md lists; {exc}") from None
+
+
+def _check_before_open(statements: list, *, lake: bool) -> None:
+    """`check_allowed` without the store's table names, on a private parser (no file access), so
+    that a refusal comes before any wait for a lock or a catalog; run_query judges the table
+    names once the store is open."""
+    parser = duckdb.connect(config={"enable_external_access": False, "autoinstall_known_extensions": False,
+                                    "autoload_known_extensions": False})
+    try:
+        check_allowed(parser, statements, store=False, lake=lake)
+    finally:
+        parser.close()
 
 
 def _has_schema(con: duckdb.DuckDBPyConnection) -> bool:
@@ -382,6 +511,7 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
             con = None
     if con is None:
         statements = check_read_only(sql)
+        _check_before_open(statements, lake=is_lake_url(str(path or default_path())))
         limit_bytes = memory_limit_bytes(memory_limit)
         con = sandboxed()
     else:
@@ -402,12 +532,12 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
             con.close()
             bring_current()
             con = sandboxed()
-    if is_lake(con):
-        try:
-            check_lake_sandbox(con, statements)
-        except BaseException:
-            con.close()
-            raise
+    try:
+        check_allowed(con, statements)
+        shutdown.check()     # a SIGTERM that DuckDB turned into its own error (or swallowed) meanwhile
+    except BaseException:
+        con.close()
+        raise
     outcome: dict[str, object] = {}
     done = threading.Event()    # not Thread.is_alive(): an interrupted join() can make it lie (Python < 3.13)
 
@@ -438,6 +568,7 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
             worker.start()
             try:
                 while not done.wait(min(0.2, max(deadline - time.monotonic(), 0.0))):
+                    shutdown.check()     # SIGTERM's exception can be lost on the way (common.shutdown)
                     if time.monotonic() >= deadline:
                         cut = f"query cut off after {timeout:g} s (the --timeout limit; raise it for a longer query)"
                         break

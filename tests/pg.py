@@ -65,6 +65,31 @@ class PgServer:
         self.psql(f'CREATE DATABASE "{name}"')
         return self.conninfo(name)
 
+    def create_role(self, role: str, password: str) -> None:
+        """A login role (not a superuser) that must give its password (scram-sha-256), although the
+        cluster trusts every other connection: so a test sees the password actually reach libpq."""
+        self.psql(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
+        hba = self.root / "data" / "pg_hba.conf"
+        hba.write_text(f"host all {role} 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
+        self.psql("SELECT pg_reload_conf()")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:       # the reload is asynchronous: until a login without
+            probe = subprocess.run(["psql", "-X", "-w", "-h", "127.0.0.1", "-p", str(self.port), "-U", role,
+                                    "-d", "postgres", "-c", "SELECT 1"], capture_output=True, text=True,
+                                   timeout=60, env={k: v for k, v in os.environ.items() if k != "PGPASSWORD"})
+            if probe.returncode:                 # a password is refused
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"pg_hba.conf reload never asked {role} for a password")
+
+    def grant_reader(self, role: str, dbname: str, owner: str = "postgres") -> None:
+        """The least privilege docs/deploy.md tells users to grant `benchwatch query`'s role."""
+        for sql in (f'GRANT CONNECT ON DATABASE "{dbname}" TO {role}',
+                    f"GRANT USAGE ON SCHEMA public TO {role}",
+                    f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}",
+                    f"ALTER DEFAULT PRIVILEGES FOR ROLE {owner} IN SCHEMA public GRANT SELECT ON TABLES TO {role}"):
+            self.psql(sql, dbname)
+
     def stop(self) -> None:
         subprocess.run(self._as_owner(["pg_ctl", "-D", str(self.root / "data"), "-m", "immediate", "-w", "stop"]),
                        capture_output=True, timeout=60)

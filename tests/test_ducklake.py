@@ -375,3 +375,16 @@ def test_the_view_files_apply_on_a_lake_once_with_their_comments(lake_url):
         con.execute("SELECT * FROM leaderboard JOIN level_changes USING (table_id) LIMIT 1").fetchall()
     with db.connect(lake_url) as con:
         assert views.apply(con) == []
+
+
+def test_a_uri_conninfo_becomes_key_value_pairs_for_the_secret():
+    """The catalog's password goes in a DuckDB secret whose `password=…` the postgres extension
+    appends to the conninfo: a URI (what `split_conninfo_password` leaves of
+    postgresql://user:PW@host/db) must be key=value pairs first, else the attach fails."""
+    from common.redact import split_conninfo_password
+    rest, password = split_conninfo_password("postgresql://bw:S3cr%40t@db.internal:5433/bench?sslmode=require")
+    assert password == "S3cr@t"
+    assert lake.keyword_conninfo(rest) == "user=bw host=db.internal port=5433 dbname=bench sslmode=require"
+    assert lake.keyword_conninfo("postgres://u%20x@h1:1,h2:2/d?application_name=it%27s") == \
+        "user='u x' host=h1,h2 port=1,2 dbname=d application_name='it\\'s'"
+    assert lake.keyword_conninfo("dbname=x host=h user=u") == "dbname=x host=h user=u"

@@ -154,6 +154,21 @@ def _escapes(server, url: str) -> list[str]:
         f"CALL postgres_attach('{other}')",
         "IMPORT DATABASE '/tmp'",
         "SELECT 1; IMPORT DATABASE '/tmp'",
+        *NESTED(other),
+    ]
+
+
+def NESTED(other: str) -> list[str]:
+    """Issue 55 item 1: SQL run by a function the parse-tree check never looked inside, and the
+    catalog functions that showed the conninfo (item 6)."""
+    return [
+        f"SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT rolname FROM postgres_scan(''{other}'', "
+        "''pg_catalog'', ''pg_authid'')'))",
+        "SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT * FROM postgres_query("
+        "''__ducklake_metadata_lake'', ''SELECT pg_read_file(''''PG_VERSION'''')'')'))",
+        "SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT * FROM postgres_execute("
+        "''__ducklake_metadata_lake'', ''COPY (SELECT 1) TO PROGRAM ''''touch /tmp/bw-owned'''''')'))",
+        "SELECT path FROM duckdb_databases()", "SELECT * FROM duckdb_settings()", "SELECT * FROM duckdb_secrets()",
     ]
 
 
@@ -176,10 +191,99 @@ def test_query_on_a_lake_refuses_the_postgres_scanner_and_store_maintenance(serv
         capsys.readouterr()
 
 
+def test_nested_execution_and_catalog_functions_are_refused_on_a_lake(server, lake_url, capsys):
+    """Before: each of these ran (rows of pg_authid, a file of the catalog host, a shell command,
+    the conninfo with its password). Refused before the catalog is even attached."""
+    from storage import db
+    with db.connect(lake_url):       # a store: on the old code each statement ran against it
+        pass
+    url = "ducklake:postgres:" + _forms(lake_url.removeprefix("ducklake:postgres:"), PASSWORD)["keyword"]
+    for sql in NESTED(server.conninfo("postgres")):
+        code = main(["query", sql, "--db", url, "--format", "csv"])
+        out = capsys.readouterr()
+        assert code == 1, (sql, out.out[:300], out.err)
+        assert "refused" in _one_line(out.err), sql
+        assert PASSWORD not in out.out + out.err and "postgres" not in out.out, sql
+    assert not Path("/tmp/bw-owned").exists()
+
+
+@pytest.mark.parametrize("read_only", [True, False], ids=["ro", "rw"])
+def test_no_function_shows_the_password(lake_url, read_only):
+    """Item 6, below the query filter: the session itself (read-only or writing) holds the password
+    only in a temporary secret, which DuckDB shows redacted; before, duckdb_databases().path and
+    the allowed_paths setting showed the whole conninfo."""
+    from storage import db
+    url = "ducklake:postgres:" + _forms(lake_url.removeprefix("ducklake:postgres:"), PASSWORD)["keyword"]
+    with db.connect(url):                                   # creates the store
+        pass
+    con = db.open_connection(url, read_only=read_only, sandboxed=read_only)
+    try:
+        assert con.execute("SELECT count(*) FROM meta").fetchone()[0] >= 0      # attached and readable
+        seen = [str(row) for sql in ("SELECT * FROM duckdb_databases()", "SELECT * FROM duckdb_settings()",
+                                     "SELECT * FROM duckdb_secrets()")
+                for row in con.execute(sql).fetchall()]
+        assert any("dbname=" in row for row in seen)         # the scan reads what held the conninfo
+        assert [row for row in seen if PASSWORD in row] == []
+        with pytest.raises(Exception, match="(?i)redact|allow_unredacted|lock"):
+            con.execute("SELECT * FROM duckdb_secrets(redact => false)").fetchall()
+    finally:
+        con.close()
+        lake.release(con)
+
+
+def test_the_documented_reader_role_reads_and_can_do_nothing_else(server, lake_url, request, capsys):
+    """docs/deploy.md's read-only role (pg.grant_reader: CONNECT, USAGE, SELECT and default
+    privileges) with a password PostgreSQL checks: `query` reads the store through it, and even a
+    session that skipped the query filter could not read files or pg_authid, run programs, or
+    write, in PostgreSQL or in the store."""
+    from storage import db
+    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", lake_url]) == 0
+    role, password = f"bw_reader_{abs(hash(request.node.name)) % 10**8}", "Rd-71c3aa90-secret"
+    dbname = dict(p.split("=", 1) for p in lake_url.removeprefix("ducklake:postgres:").split())["dbname"]
+    server.create_role(role, password)
+    server.grant_reader(role, dbname)
+    snapshots_before = server.psql("SELECT count(*) FROM ducklake_snapshot", dbname).strip()
+    base = lake_url.removeprefix("ducklake:postgres:").replace("user=postgres", f"user={role}")
+    reader = f"ducklake:postgres:{base} password={password}"
+    capsys.readouterr()
+    assert main(["query", "SELECT count(*) AS n FROM scores", "--db", reader, "--format", "csv"]) == 0
+    assert int(capsys.readouterr().out.splitlines()[1]) > 0
+    assert main(["query", "SELECT 1", "--db", f"ducklake:postgres:{base} password=wrong-password"]) == 1
+    assert "password authentication failed" in capsys.readouterr().err       # the password is what let it in
+    con = db.open_connection(reader, read_only=True)       # no filter: what the role itself allows
+    try:
+        for sql in ("SELECT * FROM postgres_query('__ducklake_metadata_lake', 'SELECT pg_read_file(''PG_VERSION'')')",
+                    "SELECT * FROM postgres_query('__ducklake_metadata_lake', 'SELECT rolpassword FROM pg_authid')",
+                    "SELECT * FROM postgres_execute('__ducklake_metadata_lake', 'COPY (SELECT 1) TO PROGRAM ''true''')",
+                    "SELECT * FROM postgres_execute('__ducklake_metadata_lake', 'CREATE TABLE owned (a int)')",
+                    "SELECT * FROM postgres_execute('__ducklake_metadata_lake', 'DELETE FROM ducklake_snapshot')"):
+            with pytest.raises(Exception, match="(?i)permission denied|must be superuser|read-only transaction"):
+                con.execute(sql).fetchall()
+    finally:
+        con.close()
+    import psycopg      # the role itself, outside DuckDB's read-only transaction
+    with psycopg.connect(f"{base} password={password}", autocommit=True) as pg_con:
+        for sql in ("SELECT pg_read_file('PG_VERSION')", "SELECT rolpassword FROM pg_authid",
+                    "COPY (SELECT 1) TO PROGRAM 'true'", "CREATE TABLE owned (a int)",
+                    "DELETE FROM ducklake_snapshot", "UPDATE ducklake_metadata SET value = value"):
+            with pytest.raises(psycopg.Error, match="(?i)permission denied|must be superuser|privilege"):
+                pg_con.execute(sql)
+    # a write as the reader fails (at DuckLake's commit: exit 70, its TransactionException is not
+    # classified yet) and stores nothing
+    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_other_benchmark.csv"), "--db", reader]) != 0
+    assert "owned" not in server.psql("SELECT string_agg(tablename, ',') FROM pg_tables", dbname)
+    assert server.psql("SELECT count(*) FROM ducklake_snapshot", dbname).strip() == snapshots_before
+    # tables the writer creates later are readable too (ALTER DEFAULT PRIVILEGES)
+    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_other_benchmark.csv"), "--db", lake_url]) == 0
+    capsys.readouterr()
+    assert main(["query", "SELECT count(DISTINCT snapshot_id) AS n FROM scores", "--db", reader, "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "2"
+
+
 def test_the_lake_sandbox_check_judges_the_parse_tree():
     """The check `query` runs on a lake session (fast: the extensions loaded, no server needed)."""
     import duckdb
-    from storage.query import ReadOnlyViolation, check_lake_sandbox, check_read_only
+    from storage.query import ReadOnlyViolation, check_allowed, check_read_only
     con = duckdb.connect()
     try:
         lake.load_extensions(con)
@@ -188,10 +292,17 @@ def test_the_lake_sandbox_check_judges_the_parse_tree():
     for sql in ("SELECT * FROM postgres_scan('x', 'y', 'z')", "SELECT * FROM (SELECT 1) t, POSTGRES_QUERY('a', 'b')",
                 "SELECT * FROM query('SELECT 1')", "EXPLAIN SELECT pg_clear_cache()",
                 "SELECT * FROM __ducklake_metadata_lake.public.ducklake_snapshot",
-                "SELECT 1 WHERE 1 IN (SELECT * FROM ducklake_expire_snapshots('lake'))"):
+                "SELECT * FROM __ducklake_metadata_lake.ducklake_snapshot",
+                "SELECT 1 WHERE 1 IN (SELECT * FROM ducklake_expire_snapshots('lake'))",
+                "SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT * FROM postgres_scan(''x'', ''y'', ''z'')'))",
+                "SELECT postgres_hstore_get('a', 'b')", "SELECT * FROM read_postgres_binary('x')",
+                "SELECT * FROM other.main.x"):
         with pytest.raises(ReadOnlyViolation, match="refused"):
-            check_lake_sandbox(con, check_read_only(sql))
-    check_lake_sandbox(con, check_read_only("SELECT upper('a'), * FROM range(3); SELECT * FROM ducklake_snapshots('x')"))
+            check_allowed(con, check_read_only(sql), lake=True)
+    check_allowed(con, check_read_only("SELECT upper('a'), * FROM range(3); SELECT * FROM ducklake_snapshots('x')"),
+                  lake=True)
+    with pytest.raises(ReadOnlyViolation, match="ducklake_snapshots"):   # not on a DuckDB file
+        check_allowed(con, check_read_only("SELECT * FROM ducklake_snapshots('x')"), lake=False)
     con.close()
 
 
@@ -302,6 +413,46 @@ def test_postgresql_stopped_mid_backfill_is_one_line(tmp_path, monkeypatch):
         line = _one_line("\n".join(x for x in err.splitlines() if x.startswith("benchwatch")))
         assert ("PostgreSQL" in line or "ducklake:postgres:" in line or "DuckLake catalog" in line), line
         assert "terminate called" not in err, err
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_postgresql_stopped_during_a_runs_analyze_is_one_line(tmp_path, monkeypatch):
+    """Issue 55 item 8: PostgreSQL stops while `run` analyzes (the writer lock held for seconds
+    after a collect that found nothing new). Before: ~100 lines, a traceback per failed step
+    (analyze, then notify, which cannot reach the store either) and the errors' multi-line text
+    (exit 1). Now: one line saying what happened and what to do, exit 1."""
+    import subprocess
+    import time
+    server = pg.start()
+    try:
+        url = "ducklake:postgres:" + server.create_database("bw_stopped_analyze")
+        monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "data"))
+        sources = "swebench,livecodebench,lmarena"
+        replay = str(ROOT / "tests" / "fixtures" / "replay")
+        first = _cli_process("run", "--no-prefect", "--collect-only", "--replay", replay, "--sources", sources,
+                             "--db", url)
+        assert first.wait(timeout=300) == 0, first.communicate()[1]
+        proc = _cli_process("run", "--no-prefect", "--replay", replay, "--sources", sources, "--db", url)
+        held_since, deadline = None, time.monotonic() + 240
+        while proc.poll() is None and time.monotonic() < deadline:   # the analysis holds the writer lock
+            writers = server.psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'benchwatch-writer'")
+            if writers.strip() not in ("", "0"):
+                held_since = held_since or time.monotonic()
+                if time.monotonic() - held_since > 4:
+                    break
+            else:
+                held_since = None
+            time.sleep(0.1)
+        assert proc.poll() is None, "the run ended before PostgreSQL could be stopped"
+        subprocess.run(server._as_owner(["pg_ctl", "-D", str(server.root / "data"), "-m", "immediate", "-w",
+                                         "stop"]), capture_output=True, timeout=60)
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 1, err
+        line = _one_line(err)
+        assert "lost the connection to PostgreSQL" in line and "run it again" in line, line
+        assert out.strip() == "", out
     finally:
         server.stop()
 

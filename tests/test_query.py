@@ -384,3 +384,95 @@ def test_a_duckdb_file_benchwatch_did_not_write_is_queried_as_it_is(db, capsys):
     assert (Path(db).stat().st_mtime_ns, Path(db).stat().st_size) == before
     with duckdb.connect(db, read_only=True) as con:
         assert [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()] == ["names", "t"]
+
+
+# --- the allow-list (issue 55, items 1 and 6): what a query may call, on DuckDB's parse tree ---------
+
+NESTED_AND_BEYOND = [
+    # nested execution: SQL the statement filter never sees
+    "SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT 42'))",
+    "SELECT * FROM t WHERE a IN (SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT 1')))",
+    "SELECT * FROM query('SELECT 42')", "SELECT * FROM query_table('t')",
+    "SELECT json_serialize_plan('SELECT 1')", "SELECT list_aggregate([1], 'sum')",
+    # what the catalog functions show: paths, settings, secrets (a lake's conninfo and password)
+    "SELECT path FROM duckdb_databases()", "SELECT * FROM duckdb_databases", "SELECT * FROM main.duckdb_databases",
+    "SELECT * FROM system.main.duckdb_databases", "SHOW databases", "SELECT * FROM pragma_database_list",
+    "SELECT * FROM duckdb_settings()", "SELECT * FROM pg_settings", "SELECT * FROM pg_catalog.pg_settings",
+    "SELECT * FROM duckdb_secrets()", "SELECT * FROM which_secret('s3://x', 's3')", "SELECT * FROM duckdb_extensions()",
+    "SELECT current_setting('memory_limit')", "SELECT getvariable('x')",
+    "DESCRIBE SELECT * FROM duckdb_settings()",
+    "WITH duckdb_databases AS (SELECT 1) SELECT * FROM duckdb_databases",
+    "SELECT * FROM (WITH x AS (SELECT 1) SELECT * FROM x), duckdb_databases",
+    # files and state
+    "SELECT * FROM read_csv('/etc/passwd')", "SELECT * FROM '/etc/passwd'", "SELECT * FROM 'x.parquet'",
+    "SELECT * FROM glob('/*')", "SELECT * FROM read_text('/etc/hostname')", "SELECT nextval('s')",
+    "SELECT * FROM other.main.t", "SELECT setseed(0.5)", "SELECT * FROM summary(t)",
+]
+
+
+@pytest.mark.parametrize("sql", NESTED_AND_BEYOND)
+def test_what_the_allow_list_does_not_name_is_refused(db, sql):
+    """Before: only statement types were checked on a DuckDB file, so SQL text run by
+    json_execute_serialized_sql or query() (never seen by the filter) and duckdb_databases() /
+    duckdb_settings() (a lake's conninfo) went through."""
+    with pytest.raises(ReadOnlyViolation, match="^refused: "):
+        run_query(sql, db)
+
+
+def test_nested_execution_is_refused_end_to_end_in_one_line(db, capsys):
+    assert main(["query", "--db", db, "--format", "csv",
+                 "SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT 4242 AS x'))"]) == 1
+    out = capsys.readouterr()
+    assert "4242" not in out.out
+    assert len(out.err.strip().splitlines()) == 1 and "json_execute_serialized_sql() is not allowed" in out.err
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT 1", "FROM t", "DESCRIBE t", "SUMMARIZE t", "SHOW TABLES", "SHOW ALL TABLES", "EXPLAIN SELECT * FROM t",
+    "WITH x AS (SELECT a FROM t) SELECT count(*), avg(a), stddev_samp(a), median(a), quantile_cont(a, 0.9) FROM x",
+    "SELECT a, row_number() OVER (ORDER BY a DESC), lag(a) OVER w, sum(a) OVER w FROM t "
+    "WINDOW w AS (ORDER BY a) QUALIFY a < 3",
+    "SELECT date_trunc('month', DATE '2025-03-04'), strftime(now(), '%Y'), year(current_date), "
+    "upper(name), regexp_replace(name, 'a', 'b'), round(10 / 3, 2), 1.5::DECIMAL(10, 2), coalesce(name, ''), "
+    "name ILIKE '%p%', length(name), '{\"k\": 1}'::JSON ->> 'k', [1, 2][1], {'a': 1}.a, list_sum([1, 2]) FROM names",
+    "SELECT column_name, comment FROM duckdb_columns() WHERE table_name = 'names'",
+    "SELECT table_name FROM information_schema.tables", "SELECT * FROM range(3) r(i) JOIN t ON t.a = r.i",
+    "SELECT * FROM t a JOIN t b USING (a) LEFT JOIN t c ON c.a = a.a WHERE a.a < 2",
+    "SELECT a FROM t WHERE a < 2 UNION ALL SELECT a FROM t WHERE a IN (SELECT a FROM t WHERE a < 1)",
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r",
+    "SELECT * FROM main.t LIMIT 1", "SELECT * FROM q.main.t LIMIT 1", "SELECT * FROM (VALUES (1), (2)) v(x)",
+    "SELECT unnest([1, 2]) AS x, generate_series(1, 3) AS s", "SELECT * FROM unnest([1, 2]) u(x)",
+    "SELECT CASE WHEN a BETWEEN 1 AND 2 THEN 'x' END, a::VARCHAR, TRY_CAST('1' AS INTEGER) FROM t LIMIT 3",
+])
+def test_reasonable_queries_pass_the_allow_list_and_run(db, sql):
+    run_query(sql, db)
+
+
+def _documented_queries() -> list[str]:
+    """Every SQL block of the README (the questions a user asks the store) and every
+    `benchwatch query "…"` example of the README and the docs."""
+    import re
+    readme = (ROOT / "README.md").read_text()
+    texts = [readme] + [p.read_text() for p in sorted((ROOT / "docs").glob("*.md"))]
+    found = re.findall(r"```sql\n(.*?)```", readme, re.DOTALL)
+    for text in texts:
+        found += [q for q in re.findall(r'benchwatch query (?:--\S+ \S+ )*"([^"]+)"', text) if q not in ("SQL",)]
+    return found
+
+
+def test_the_views_and_the_documented_queries_pass_the_allow_list(synced_db):
+    """The allow-list names what real questions use: each view's own SELECT (CTEs, window
+    functions, QUALIFY, joins) and every query the README and docs show."""
+    import re
+    from storage.db import open_connection
+    from storage.query import check_allowed
+    con = open_connection(synced_db, read_only=True, sandboxed=True)
+    try:
+        bodies = [re.sub(r"(?is)^\s*CREATE\s+VIEW\s+\S+\s+AS\s+", "", sql) for (sql,) in con.execute(
+            "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = current_database()").fetchall()]
+        documented = _documented_queries()
+        assert len(bodies) >= 15 and len(documented) >= 10     # the check below checks something
+        for sql in bodies + documented:
+            check_allowed(con, check_read_only(sql, con))
+    finally:
+        con.close()

@@ -39,6 +39,10 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         print(f"benchwatch backfill: {root} is not a directory", file=sys.stderr)
         return 2
+    from cli.main import database_refused
+    from jobs.outputs import Input
+    if database_refused("backfill", args.db, [Input("the backfill folder", root, folder=True)]):
+        return 2
     planned, skipped = plan_with_skips(root)
     if not planned:
         print(f"benchwatch backfill: {root} holds no <source>/<name>_<YYYY-MM-DD>.<ext> file of a known source",

@@ -38,6 +38,11 @@ def run(args: argparse.Namespace) -> int:
     from scrapers.base import ScrapeError
     from storage.db import StorageError
     from storage.ingest import IngestRefused
+    from cli.main import EXIT_USAGE, database_refused
+    from jobs.outputs import Input
+    if database_refused("ingest", args.db, [Input("the file to ingest", args.path)]
+                        + [Input("an --aux file", a) for a in args.aux]):
+        return EXIT_USAGE
     try:
         result = ingest_file(args.db, args.source, args.path, aux_paths=args.aux, observed_at=args.observed_at,
                              wait=args.wait)

@@ -71,6 +71,11 @@ def run(args: argparse.Namespace) -> int:
     from storage.report import read_report, unanalysed
 
     if args.out is not None:
+        from cli.main import EXIT_USAGE, output_refused
+        from jobs.outputs import database_inputs, own_inputs
+        from storage.db import default_path
+        if output_refused("report", args.out, database_inputs(args.db or default_path()) + own_inputs()):
+            return EXIT_USAGE
         refusal = out_refusal(args.out)
         if refusal:
             print(f"benchwatch: {refusal}", file=sys.stderr)

@@ -35,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"benchwatch run: {problem}", file=sys.stderr)
         return 2
+    if _outputs_refused(args):
+        return 2
     try:
         if args.no_prefect:
             from flows.secrets import slack_settings, source_secrets   # the one resolver (environment, then
@@ -61,3 +63,18 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(report.text())
     return 0 if report.ok else 1
+
+
+def _outputs_refused(args: argparse.Namespace) -> bool:
+    """The database is not inside the --replay folder nor benchwatch's configuration, and the
+    report page ($BENCHWATCH_REPORT_DIR/report.html) is none of those nor the database."""
+    from cli.main import database_refused, output_refused
+    from jobs.outputs import Input, database_inputs, own_inputs
+    from jobs.publish import report_page_from_env
+    from storage.db import default_path
+    replay = [Input("the --replay folder", args.replay, folder=True)] if args.replay else []
+    if database_refused("run", args.db, replay):
+        return True
+    page = report_page_from_env()
+    return page is not None and output_refused(
+        "run", page, database_inputs(str(args.db or default_path())) + replay + own_inputs())
