@@ -21,7 +21,7 @@ Guards applied here, for every origin (ingest, fetch, replay, reparse):
   `confirmed`: the source really serves it) or by `benchwatch accept SNAPSHOT` (status
   `accepted`).
 - **One row per canonical name**: two rows of one snapshot whose names map to the same
-  (benchmark, model, setting) — `o3` and `O3` — are both stored (distinct `model_raw`); all but
+  (benchmark, model, setting) of one table (`table_version`) — `o3` and `O3` — are both stored (distinct `model_raw`); all but
   the first get an `excluded_reason`, so the analysis sees one, and a warning says so.
 """
 
@@ -207,7 +207,9 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
     models = mapper.map("model", scores["model"])
     check_observed_after_release(con, list(benchmarks) + (list(mapper.map("benchmark", parsed.items["benchmark"]))
                                                           if len(parsed.items) else []), observed_at)
-    excluded, warnings = _canonical_duplicates(scores, benchmarks, models)
+    versions = scores["table_version"].fillna("") if "table_version" in scores.columns \
+        else pd.Series("", index=scores.index)
+    excluded, warnings = _canonical_duplicates(scores, benchmarks, models, versions)
     with transaction(con):
         snapshot_id = next_ids(con, "snapshots")[0]
         store_blobs(con, responses, now)
@@ -306,10 +308,15 @@ def canonical_duplicate_warning(n: int, raw: str, canonical: str) -> str:
             f"(e.g. {raw!r} = {canonical!r}); stored, excluded from the analysis")
 
 
-def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: pd.Series) -> tuple[pd.Series, list[str]]:
-    """excluded_reason with every row after the first of one canonical (benchmark, model, setting) excluded."""
+def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: pd.Series,
+                          versions: pd.Series | None = None) -> tuple[pd.Series, list[str]]:
+    """excluded_reason with every row after the first of one canonical (benchmark, model, setting)
+    of one table excluded. The table (its `table_version`: a split, a release, a board) is part of
+    the key: one model in two splits of an ARC-AGI version is two results, not a duplicate."""
     excluded = scores["excluded_reason"].fillna("").astype("object").reset_index(drop=True)
-    key = pd.DataFrame({"b": list(benchmarks), "m": list(models), "s": list(scores["setting"].fillna(""))})
+    version = list(versions.astype(str)) if versions is not None else [""] * len(scores)
+    key = pd.DataFrame({"b": list(benchmarks), "m": list(models), "s": list(scores["setting"].fillna("")),
+                        "v": version})
     usable = excluded.eq("")
     dup = key[usable].duplicated(keep="first").reindex(key.index, fill_value=False)
     warnings = []
@@ -318,7 +325,8 @@ def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: p
         raw = scores["model"].reset_index(drop=True)
         for i in dup[dup].index:
             k = key.loc[i]
-            j = first[(first["b"] == k["b"]) & (first["m"] == k["m"]) & (first["s"] == k["s"])].index[0]
+            j = first[(first["b"] == k["b"]) & (first["m"] == k["m"]) & (first["s"] == k["s"])
+                      & (first["v"] == k["v"])].index[0]
             excluded[i] = canonical_duplicate_reason(raw[j], k["m"])
         warnings.append(canonical_duplicate_warning(int(dup.sum()), raw[dup[dup].index[0]],
                                                     key.loc[dup[dup].index[0], "m"]))
