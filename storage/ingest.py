@@ -12,8 +12,9 @@ Guards applied here, for every origin (ingest, fetch, replay, reparse):
 - **Shrink guard**: a snapshot in which some table — a benchmark's scores of one
   `table_version` (a release, a board: a top-30 list is its own table, never compared with the
   full one), or a benchmark's item results — has dropped more than `SHRINK_MAX_DROP` of the rows
-  of the previous usable snapshot of the same source that has that table (the newest non-held one
-  observed before it) is stored with status `held`: it is kept out of `latest_scores`,
+  of the table's recent maximum (the largest of the previous usable snapshot of the same source
+  that has that table and those within `SHRINK_LOOKBACK` before it, back to the newest accepted or
+  confirmed one: gradual shrinking is held too) is stored with status `held`: it is kept out of `latest_scores`,
   `latest_item_results` and the analysis. A truncated download (a CSV or markdown table cut at a
   line boundary: a new user's was cut to 55 %) looks exactly like this. A source that prunes on
   purpose sets its own limit (`Scraper.shrink_max_drop`). It is released when a later
@@ -53,6 +54,10 @@ OBSERVED_BEFORE_RELEASE_GRACE = timedelta(days=90)
 # A snapshot that drops more than this share of a table's rows (vs the source's previous usable
 # snapshot of that table) is held; a source that prunes on purpose sets Scraper.shrink_max_drop.
 SHRINK_MAX_DROP = 0.20
+# The guard compares with the table's largest size over this span before a snapshot (and always
+# with the previous snapshot), back to the newest snapshot accepted or confirmed: a table that
+# shrinks a little at a time (100 -> 81 -> 66 -> 54, each step under the limit) is held too.
+SHRINK_LOOKBACK = timedelta(days=90)
 SNAPSHOT_STATUSES = ("ok", "held", "confirmed", "accepted")
 
 
@@ -344,9 +349,11 @@ def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int,
     """Why snapshot `snapshot_id` (its rows already written) must be held, or '' (the shrink guard).
 
     For each table it has (a benchmark's scores of one table_version; a benchmark's item results),
-    compare its row count with the previous usable snapshot of the source having that table: the
-    newest non-held one observed at or before it. Held when some table dropped more than
-    `shrink_max_drop(max_drop)` of its rows.
+    compare its row count with the table's recent maximum: the largest count among the usable
+    (non-held) snapshots of the source having that table observed before it — the previous one,
+    and those within SHRINK_LOOKBACK, back to the newest accepted or confirmed one (a size a
+    person or the source confirmed is the new reference). Held when some table dropped more
+    than `shrink_max_drop(max_drop)` of its rows.
     """
     max_drop = shrink_max_drop(max_drop)
     rows = con.execute("""
@@ -358,18 +365,29 @@ def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int,
             SELECT 'item results', snapshot_id, benchmark, '', count(*) FROM item_results
             WHERE source = $source GROUP BY ALL),
         new AS (SELECT kind, benchmark, version, n FROM counts WHERE snapshot_id = $id),
-        prev AS (
-            SELECT c.kind, c.benchmark, c.version, c.n, c.snapshot_id
+        prev AS (        -- the usable snapshots of each table observed before it, newest first
+            SELECT c.kind, c.benchmark, c.version, c.n, c.snapshot_id, sn.observed_at,
+                   row_number() OVER t AS rn,
+                   max(CASE WHEN sn.status IN ('accepted', 'confirmed') THEN (sn.observed_at, sn.id) END) OVER t
+                       AS released
             FROM counts c JOIN snapshots sn ON sn.id = c.snapshot_id
             WHERE c.snapshot_id <> $id AND sn.status IS DISTINCT FROM 'held'
               AND (sn.observed_at < $at OR (sn.observed_at = $at AND sn.id < $id))
-            QUALIFY row_number() OVER (PARTITION BY c.kind, c.benchmark, c.version
-                                       ORDER BY sn.observed_at DESC, sn.id DESC) = 1)
+            WINDOW t AS (PARTITION BY c.kind, c.benchmark, c.version ORDER BY sn.observed_at DESC, sn.id DESC
+                         ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)),
+        reference AS (   -- the table's recent maximum: the previous snapshot and those within the
+                         -- lookback, back to the newest size a person or a re-fetch released
+            SELECT p.kind, p.benchmark, p.version, max(p.n) AS n, arg_max(p.snapshot_id, p.n) AS snapshot_id
+            FROM prev p JOIN snapshots sn ON sn.id = p.snapshot_id
+            WHERE p.rn = 1 OR (p.observed_at >= $since
+                               AND (p.released IS NULL OR (sn.observed_at, sn.id) >= p.released))
+            GROUP BY ALL)
         SELECT new.kind, new.benchmark, new.version, new.n, prev.n, prev.snapshot_id
-        FROM new JOIN prev USING (kind, benchmark, version)
+        FROM new JOIN reference prev USING (kind, benchmark, version)
         WHERE prev.n - new.n > $drop * prev.n
         ORDER BY new.n / prev.n, new.benchmark, new.version""",
-        {"source": source, "id": snapshot_id, "at": observed_at, "drop": max_drop}).fetchall()
+        {"source": source, "id": snapshot_id, "at": observed_at, "drop": max_drop,
+         "since": observed_at - SHRINK_LOOKBACK}).fetchall()
     if not rows:
         return ""
     shown = "; ".join(f"{b}{f' ({v})' if v else ''}: {n} {kind} vs {p} in snapshot {sid}"
