@@ -178,3 +178,204 @@ def test_an_accepted_size_is_the_new_reference(synced_db, tmp_path):
         accept_snapshot(con, res.snapshot_id)
     res = ingest_file(synced_db, "csv", tmp_path / "c.csv", observed_at="2025-01-03")
     assert not res.held_reason
+
+
+def test_version_kind_in_sql_is_the_registry_rule(synced_db):
+    """latest_scores repeats registry.tables.version_kind; both must say the same of every form."""
+    from registry import tables as rt
+    versions = ["", "2026-01-08", "2024-11-25", "top30", "top5", "semi_private", "v0.1", "2026-01", "top",
+                "xtop30", "2026-01-08b"]
+    with connect_synced(synced_db) as con:
+        sql = con.execute("""
+            SELECT v, CASE WHEN regexp_full_match(v, '\\d{4}-\\d{2}-\\d{2}') THEN 'release'
+                           WHEN regexp_full_match(v, 'top\\d+') THEN 'partial' ELSE 'board' END
+            FROM unnest(?::VARCHAR[]) t(v)""", [versions]).fetchall()
+        view = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'latest_scores'"
+                           ).fetchone()[0]
+    assert dict(sql) == {v: rt.version_kind(v) for v in versions}
+    assert "\\d{4}-\\d{2}-\\d{2}" in view and "top\\d+" in view
+
+
+# --- real copies: every table's models, counted independently from the raw file -----------------
+
+from helpers import SNAPSHOTS, needs   # noqa: E402
+
+
+def _slug(text: str) -> str:
+    import re
+    return re.sub(r"[^a-z0-9]+", "_", str(text).strip().lower()).strip("_")
+
+
+def arc_counts(path) -> dict[tuple[str, str], set[str]]:
+    """(benchmark, split) -> the raw model ids of the rows the board shows with a score in [0, 1],
+    read from an evaluations JSON or the wide CSV export (this test's own reader)."""
+    import csv
+    import re
+    out: dict[tuple[str, str], set[str]] = {}
+
+    def add(dataset: str, model: str, score, display) -> None:
+        m = re.match(r"^v(\d+)[_-](.+)$", str(dataset).strip(), re.I)
+        try:
+            value = float(score)
+        except (TypeError, ValueError):
+            return
+        if not m or not 0 <= value <= 1 or str(display).lower() == "false":
+            return
+        bench = "arc_agi" if m[1] == "1" else f"arc_agi_{m[1]}"
+        out.setdefault((bench, _slug(m[2])), set()).add(str(model).strip())
+
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith(("[", "{")):
+        data = json.loads(text)
+        rows = data.get("evaluations", []) if isinstance(data, dict) else data
+        for r in rows:
+            add(r.get("datasetId"), r.get("modelId"), r.get("score"), r.get("display"))
+    else:
+        for r in csv.DictReader(text.splitlines()):
+            for col, cell in r.items():
+                if col and col.endswith("_Score") and str(cell or "").strip():
+                    add(col[: -len("_Score")], r.get("Config"), cell, r.get("display"))
+    return out
+
+
+def catalogue_counts(path, identity: dict[str, str]) -> list[int]:
+    """The number of rated models of each category of an LMArena catalogue JSON (two keys of one
+    model by the stored identity once)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    counts = []
+    for board in data.values():
+        if isinstance(board, dict):
+            rated = {identity.get(k.strip(), k.strip()) for k, e in board.items()
+                     if isinstance(e, dict) and isinstance(e.get("rating"), (int, float))}
+            counts.append(len(rated))
+    return sorted(c for c in counts if c)
+
+
+def markdown_rows(path) -> int:
+    """Data rows of the page's first markdown table whose score cell starts with a number."""
+    import re
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if re.match(r"^\s*\|[\s:|-]+\|\s*$", line) and "-" in line)
+    header = [c.strip() for c in lines[start - 1].strip().strip("|").split("|")]
+    score = next(i for i, h in enumerate(header) if "分数" in h or h.lower().startswith("score"))
+    n = 0
+    for line in lines[start + 1:]:
+        if not line.strip().startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) > score and re.match(r"^-?\d", cells[score]):
+            n += 1
+    return n
+
+
+def _real_files():
+    if not SNAPSHOTS.exists():
+        return []
+    files = sorted(p for p in (SNAPSHOTS / "arc_agi").glob("*") if "_evaluations_" in p.name or p.suffix == ".csv")
+    files += sorted(p for p in (SNAPSHOTS / "lmarena_history").glob("*catalog_*.json"))
+    files += sorted(p for p in (SNAPSHOTS / "lmarena_history").glob("*.md"))
+    return files
+
+
+@needs(SNAPSHOTS)
+@pytest.mark.slow
+@pytest.mark.parametrize("path", _real_files(), ids=lambda p: p.name)
+def test_each_real_table_holds_every_model_of_its_file(path, synced_db):
+    """Each ARC-AGI and LMArena copy alone: each table of latest_scores has as many distinct models
+    as this test counts in the raw file (two raw names of one model, by the stored identity, once)."""
+    source = "arc_agi" if path.parent.name == "arc_agi" else "lmarena"
+    aux = []
+    if "_evaluations_" in path.name:
+        date = path.name.rsplit("_", 1)[1]
+        aux = [p for p in path.parent.glob(f"*_models_{date}")]
+    ingest_file(synced_db, source, path, aux_paths=aux, observed_at="2026-06-01")
+    latest = run_query("SELECT table_id, benchmark, table_version, model, model_raw FROM latest_scores", synced_db)
+    stored = run_query("SELECT benchmark, table_version, model, model_raw FROM scores", synced_db)
+    per_table = latest.groupby("table_id")["model"].nunique().to_dict()
+    identity = dict(zip(stored["model_raw"], stored["model"]))
+    if source == "arc_agi":
+        want = {(f"{b}:arc_agi:{v}"): len({identity.get(m, m) for m in models})
+                for (b, v), models in arc_counts(path).items()}
+        got = {t: n for t, n in per_table.items() if "_cost_per_task" not in t}
+        assert got == want
+    elif path.suffix == ".json":
+        assert sorted(per_table.values()) == catalogue_counts(path, identity)
+    else:
+        rows = markdown_rows(path)
+        stored_rows = len(stored)
+        assert stored_rows == rows
+        assert len(per_table) == 1 and list(per_table.values())[0] == stored["model"].nunique()
+
+
+# --- an existing file is corrected, and the next digest says so once ---------------------------
+
+def _snap(sid: int, source: str, observed: str, file_name: str) -> dict:
+    t = pd.Timestamp(observed, tz="UTC")
+    return {"id": sid, "source": source, "sha256": f"s{sid}", "blob_sha256": [f"s{sid}"], "file_names": [file_name],
+            "observed_at": t, "first_seen": t, "last_seen": t, "origin": "ingest", "parser_version": 1,
+            "n_scores": 0, "n_items": 0, "n_models": 0, "n_rejects": 0, "status": "ok"}
+
+
+def _row(sid: int, source: str, bench: str, model: str, value: float, version: str, excluded: str = "") -> dict:
+    return {"snapshot_id": sid, "source": source, "benchmark": bench, "benchmark_raw": bench, "model": model,
+            "model_raw": model, "setting": "", "score": value, "metric": "proportion", "n_items": 120,
+            "excluded_reason": excluded, "variant": "", "population": "models", "table_version": version}
+
+
+def test_migration_040_corrects_an_old_file_and_the_digest_says_it_once(tmp_path, monkeypatch):
+    """A file the previous release left: ARC-AGI-2 public_eval rows dropped as duplicates of the
+    semi-private ones, an older LiveBench release stored last and shown. Migration 040 restores
+    the rows, the new view shows the newest release, and the first notify says once which tables
+    were corrected."""
+    from pathlib import Path
+    from jobs.alerts import run_notify
+    from storage import db
+    from storage.db import insert_frame
+    from storage.ingest import canonical_duplicate_reason
+    path = tmp_path / "old.duckdb"
+    shipped = db.migrations()
+    monkeypatch.setattr(db, "migrations", lambda: tuple(m for m in shipped if m[0] < 40))
+    old_view = Path(db.__file__).parent / "migrations" / "023_latest_scores_semantics.sql"
+    with db.connect(path) as con:                       # a file as the previous release left it
+        insert_frame(con, "snapshots", pd.DataFrame([
+            _snap(1, "arc_agi", "2026-06-01", "evaluations.json"),
+            _snap(2, "livebench", "2026-06-01", "table_2026_01_08.csv"),
+            _snap(3, "livebench", "2026-06-01", "table_2025_03_25.csv")]))
+        rows = [_row(1, "arc_agi", "arc_agi_2", f"m{i}", 0.1 * i, "semi_private") for i in range(6)]
+        rows += [_row(1, "arc_agi", "arc_agi_2", f"m{i}", 0.1 * i, "public_eval",
+                      canonical_duplicate_reason(f"m{i}", f"m{i}")) for i in range(6)]
+        rows += [_row(2, "livebench", "livebench", f"m{i}", 0.5, "2026-01-08") for i in range(6)]
+        rows += [_row(3, "livebench", "livebench", f"m{i}", 0.4, "2025-03-25") for i in range(5)]
+        insert_frame(con, "scores", pd.DataFrame(rows))
+        con.execute(old_view.read_text())               # the view the previous release applied
+        con.execute("UPDATE schema_files SET sha256 = 'previous' WHERE path = 'latest_scores.sql'")
+        before = dict(con.execute("SELECT table_id, count(*) FROM latest_scores GROUP BY 1").fetchall())
+    assert before == {"arc_agi_2:arc_agi:semi_private": 6, "livebench:livebench:2025-03-25": 5}
+    monkeypatch.undo()
+    with db.connect(path) as con:
+        after = dict(con.execute("SELECT table_id, count(*) FROM latest_scores GROUP BY 1").fetchall())
+    assert after == {"arc_agi_2:arc_agi:semi_private": 6, "arc_agi_2:arc_agi:public_eval": 6,
+                     "livebench:livebench:2026-01-08": 6}
+    lines: list[str] = []
+    from alerts.slack import ConsoleNotifier
+    first = run_notify(path, now=pd.Timestamp("2026-06-02", tz="UTC").to_pydatetime(),
+                       notifier=ConsoleNotifier(lines.append))
+    assert sorted(first.corrected) == [
+        "corrected arc_agi_2:arc_agi:public_eval: now current (6 models)",
+        "corrected livebench:livebench:2025-03-25: no longer current (was 5 models; its source has a newer "
+        "or fuller table)",
+        "corrected livebench:livebench:2026-01-08: now current (6 models)"]
+    second = run_notify(path, now=pd.Timestamp("2026-06-03", tz="UTC").to_pydatetime(),
+                        notifier=ConsoleNotifier(lines.append))
+    assert second.corrected == []
+
+
+def test_an_arc_agi_3_run_cost_is_no_cost_per_task(synced_db, tmp_path):
+    rows = [{"datasetId": "v3_Semi_Private", "modelId": f"m{i}", "score": 0.1 + 0.01 * i, "cost": 100.0 + i}
+            for i in range(6)]
+    rows += [{"datasetId": "v2_Semi_Private", "modelId": f"m{i}", "score": 0.2, "cost": 1.5} for i in range(6)]
+    (tmp_path / "e.json").write_text(json.dumps(rows))
+    ingest_file(synced_db, "arc_agi", tmp_path / "e.json", observed_at="2026-06-01")
+    got = run_query("SELECT benchmark, count(*) AS n FROM latest_scores WHERE metric = 'cost_usd' GROUP BY 1",
+                    synced_db)
+    assert dict(zip(got["benchmark"], got["n"])) == {"arc_agi_3_run_cost": 6, "arc_agi_2_cost_per_task": 6}
