@@ -379,3 +379,41 @@ def test_an_arc_agi_3_run_cost_is_no_cost_per_task(synced_db, tmp_path):
     got = run_query("SELECT benchmark, count(*) AS n FROM latest_scores WHERE metric = 'cost_usd' GROUP BY 1",
                     synced_db)
     assert dict(zip(got["benchmark"], got["n"])) == {"arc_agi_3_run_cost": 6, "arc_agi_2_cost_per_task": 6}
+
+
+def test_a_corrected_tables_level_move_is_said_by_the_correction_not_as_a_change(synced_db, fake_slack):
+    """The first digest after a correction: one message names the corrected table; that table's
+    level move is folded into it (delivered, not sent as a change); another table's move is sent."""
+    from datetime import timedelta
+    from alerts.slack import SlackWebhookNotifier
+    from jobs.alerts import run_notify
+    from storage import db
+    from test_notify import T0, add_saturation, outbox, sections
+    slack = SlackWebhookNotifier(fake_slack.webhook_url)
+    path = str(synced_db)
+
+    def day(i: float):
+        return T0 + timedelta(days=i)
+
+    for bench, source in (("swebench_verified", "swebench"), ("gpqa_diamond", "epoch")):
+        add_saturation(path, day(0), 0.50, bench=bench, source=source)
+    run_notify(path, now=day(0.1), notifier=slack)              # the baseline
+    for d, s in ((1, 0.80), (2, 0.81)):
+        for bench, source in (("swebench_verified", "swebench"), ("gpqa_diamond", "epoch")):
+            add_saturation(path, day(d), s, bench=bench, source=source)
+        if d == 1:
+            run_notify(path, now=day(1.1), notifier=slack)      # pending
+    with db.connect(path) as con:
+        con.execute("INSERT INTO table_corrections (table_id, detail, corrected_at) VALUES (?, ?, ?)",
+                    ["swebench_verified:swebench", "12 -> 148 models in use", day(2)])
+    summary = run_notify(path, now=day(2.1), notifier=slack)
+    assert summary.corrected == ["corrected swebench_verified:swebench: 12 -> 148 models in use"]
+    assert [t for t in summary.sent_titles] == ["GPQA Diamond (Epoch AI): level moderate → high"]
+    texts = sections(fake_slack)
+    assert any("swebench_verified:swebench" in t and "12 -&gt; 148 models in use" in t for t in texts) or \
+        any("swebench_verified:swebench" in t and "12 -> 148" in t for t in texts)
+    assert not any("SWE-bench Verified (SWE-bench): level" in t for t in texts)
+    box = outbox(path)
+    folded = box[box["receiver"].fillna("").str.contains("folded")]
+    assert folded["kind"].tolist() == ["saturation_bin_changed"] and folded["delivered_at"].notna().all()
+    assert run_notify(path, now=day(2.2), notifier=slack).corrected == []   # said once
