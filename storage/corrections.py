@@ -42,8 +42,8 @@ def settle_corrections(con: duckdb.DuckDBPyConnection, *, now: datetime) -> int:
         WHERE b.n_models IS DISTINCT FROM n.n
         ORDER BY 1""").fetchall()
     details = [(t, f"{before} -> {after} models in use" if before is not None and after is not None
-                else f"now current ({after} models)" if before is None
-                else f"no longer current (was {before} models; its source has a newer or fuller table)")
+                else f"now in use ({after} models)" if before is None
+                else f"no longer in use (was {before} models)")
                for t, before, after in rows]
     if details:
         con.executemany("INSERT INTO table_corrections (table_id, detail, corrected_at) VALUES (?, ?, ?)",

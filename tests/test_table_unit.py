@@ -324,9 +324,9 @@ def _row(sid: int, source: str, bench: str, model: str, value: float, version: s
 
 def test_migration_040_corrects_an_old_file_and_the_digest_says_it_once(tmp_path, monkeypatch):
     """A file the previous release left: ARC-AGI-2 public_eval rows dropped as duplicates of the
-    semi-private ones, an older LiveBench release stored last and shown. Migration 040 restores
-    the rows, the new view shows the newest release, and the first notify says once which tables
-    were corrected."""
+    semi-private ones, an older LiveBench release stored last and shown, an ARC-AGI-3 run cost
+    stored as a cost per task. Migration 040 restores the rows and moves the cost, the new view
+    shows the newest release, and the first notify says once which tables were corrected."""
     from pathlib import Path
     from jobs.alerts import run_notify
     from storage import db
@@ -344,27 +344,31 @@ def test_migration_040_corrects_an_old_file_and_the_digest_says_it_once(tmp_path
         rows = [_row(1, "arc_agi", "arc_agi_2", f"m{i}", 0.1 * i, "semi_private") for i in range(6)]
         rows += [_row(1, "arc_agi", "arc_agi_2", f"m{i}", 0.1 * i, "public_eval",
                       canonical_duplicate_reason(f"m{i}", f"m{i}")) for i in range(6)]
+        rows += [dict(_row(1, "arc_agi", "arc_agi_3_cost_per_task", f"m{i}", 100.0 + i, "semi_private"),
+                      metric="cost_usd") for i in range(6)]
         rows += [_row(2, "livebench", "livebench", f"m{i}", 0.5, "2026-01-08") for i in range(6)]
         rows += [_row(3, "livebench", "livebench", f"m{i}", 0.4, "2025-03-25") for i in range(5)]
         insert_frame(con, "scores", pd.DataFrame(rows))
         con.execute(old_view.read_text())               # the view the previous release applied
         con.execute("UPDATE schema_files SET sha256 = 'previous' WHERE path = 'latest_scores.sql'")
         before = dict(con.execute("SELECT table_id, count(*) FROM latest_scores GROUP BY 1").fetchall())
-    assert before == {"arc_agi_2:arc_agi:semi_private": 6, "livebench:livebench:2025-03-25": 5}
+    assert before == {"arc_agi_2:arc_agi:semi_private": 6, "livebench:livebench:2025-03-25": 5,
+                      "arc_agi_3_cost_per_task:arc_agi:semi_private": 6}
     monkeypatch.undo()
     with db.connect(path) as con:
         after = dict(con.execute("SELECT table_id, count(*) FROM latest_scores GROUP BY 1").fetchall())
     assert after == {"arc_agi_2:arc_agi:semi_private": 6, "arc_agi_2:arc_agi:public_eval": 6,
-                     "livebench:livebench:2026-01-08": 6}
+                     "livebench:livebench:2026-01-08": 6, "arc_agi_3_run_cost:arc_agi:semi_private": 6}
     lines: list[str] = []
     from alerts.slack import ConsoleNotifier
     first = run_notify(path, now=pd.Timestamp("2026-06-02", tz="UTC").to_pydatetime(),
                        notifier=ConsoleNotifier(lines.append))
     assert sorted(first.corrected) == [
-        "corrected arc_agi_2:arc_agi:public_eval: now current (6 models)",
-        "corrected livebench:livebench:2025-03-25: no longer current (was 5 models; its source has a newer "
-        "or fuller table)",
-        "corrected livebench:livebench:2026-01-08: now current (6 models)"]
+        "corrected arc_agi_2:arc_agi:public_eval: now in use (6 models)",
+        "corrected arc_agi_3_cost_per_task:arc_agi:semi_private: no longer in use (was 6 models)",
+        "corrected arc_agi_3_run_cost:arc_agi:semi_private: now in use (6 models)",
+        "corrected livebench:livebench:2025-03-25: no longer in use (was 5 models)",
+        "corrected livebench:livebench:2026-01-08: now in use (6 models)"]
     second = run_notify(path, now=pd.Timestamp("2026-06-03", tz="UTC").to_pydatetime(),
                         notifier=ConsoleNotifier(lines.append))
     assert second.corrected == []

@@ -34,6 +34,14 @@ WHERE rowid IN (
     HAVING count(*) FILTER (WHERE excluded_reason = '') = 0
        AND count(*) FILTER (WHERE excluded_reason LIKE 'duplicate of model %after name mapping%') > 0);
 
+-- 3. ARC-AGI-3's board states what the whole run cost (`cost`; interactive games: no fixed task
+--    set), which was stored as a cost per task. The stored rows of a version >= 3 move to
+--    `<benchmark>_run_cost` (scrapers/arc_agi.py RUN_COST_FROM_VERSION); the boards of those
+--    versions publish `cost` only, so no stored row of them is a cost per task.
+UPDATE scores SET benchmark = regexp_replace(benchmark, '_cost_per_task$', '_run_cost'),
+                  benchmark_raw = regexp_replace(benchmark_raw, '_cost_per_task$', '_run_cost')
+WHERE source = 'arc_agi' AND regexp_full_match(benchmark, 'arc_agi_([3-9]|[1-9][0-9]+)_cost_per_task');
+
 -- Recompute every table on the next analysis (its inputs changed under it); the kept history is
 -- a cache (034): read whole again.
 DELETE FROM analysis_inputs;
