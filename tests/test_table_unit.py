@@ -421,3 +421,35 @@ def test_a_corrected_tables_level_move_is_said_by_the_correction_not_as_a_change
     folded = box[box["receiver"].fillna("").str.contains("folded")]
     assert folded["kind"].tolist() == ["saturation_bin_changed"] and folded["delivered_at"].notna().all()
     assert run_notify(path, now=day(2.2), notifier=slack).corrected == []   # said once
+
+
+@needs(SNAPSHOTS)
+@pytest.mark.slow
+def test_the_real_lmarena_history_keeps_the_full_board_in_use_after_a_top_page(synced_db):
+    """The LMArena history copies in date order: the overall table in use is the newest full board
+    (this test's own reading: a page whose text says it lists the top N is not one), never a newer
+    top-N page; its rows are the rows that file holds."""
+    import re
+    folder = SNAPSHOTS / "lmarena_history"
+    dated = sorted((re.search(r"_(\d{4}-\d{2}-\d{2})\.", p.name)[1], p) for p in folder.glob("*")
+                   if re.search(r"_(\d{4}-\d{2}-\d{2})\.", p.name))
+    if not any(re.search(r"前\s*\d+\s*名|top\s*\d+", p.read_text(encoding="utf-8", errors="replace")[:3000],
+                         re.IGNORECASE) for _, p in dated if p.suffix == ".md"):
+        pytest.skip("no top-N page among the copies")
+    for date, p in dated:
+        ingest_file(synced_db, "lmarena", p, observed_at=date)
+
+    def partial(p) -> bool:
+        head = p.read_text(encoding="utf-8", errors="replace")
+        head = head[: head.find("|")] if "|" in head else head
+        return p.suffix == ".md" and bool(re.search(r"前\s*\d+\s*名|\btop[ -]?\d+\b", head, re.IGNORECASE))
+    full = [p for _, p in dated if not partial(p)]
+    newest = full[-1]
+    used = run_query("SELECT DISTINCT s.file_names[1] AS f FROM latest_scores l JOIN snapshots s "
+                     "ON s.id = l.snapshot_id WHERE l.table_id = 'arena_elo:lmarena'", synced_db)["f"].tolist()
+    assert used == [newest.name]
+    if newest.suffix == ".md":
+        n = run_query("SELECT count(*) AS n FROM scores sc JOIN snapshots s ON s.id = sc.snapshot_id "
+                      "WHERE s.file_names[1] = ? AND sc.benchmark = 'arena_elo'".replace("?", f"'{newest.name}'"),
+                      synced_db)["n"][0]
+        assert n == markdown_rows(newest)
