@@ -41,9 +41,11 @@ def settle_corrections(con: duckdb.DuckDBPyConnection, *, now: datetime) -> int:
         FROM table_corrections_basis b FULL JOIN now_ n USING (table_id)
         WHERE b.n_models IS DISTINCT FROM n.n
         ORDER BY 1""").fetchall()
-    details = [(t, f"{before} -> {after} models in use" if before is not None and after is not None
-                else f"now in use ({after} models)" if before is None
-                else f"no longer in use (was {before} models)")
+    def models(n: int) -> str:
+        return f"{n} model{'' if n == 1 else 's'}"
+    details = [(t, f"{before} -> {models(after)} in use" if before is not None and after is not None
+                else f"now in use ({models(after)})" if before is None
+                else f"no longer in use (was {models(before)})")
                for t, before, after in rows]
     if details:
         con.executemany("INSERT INTO table_corrections (table_id, detail, corrected_at) VALUES (?, ?, ?)",

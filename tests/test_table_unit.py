@@ -340,7 +340,9 @@ def test_migration_040_corrects_an_old_file_and_the_digest_says_it_once(tmp_path
         insert_frame(con, "snapshots", pd.DataFrame([
             _snap(1, "arc_agi", "2026-06-01", "evaluations.json"),
             _snap(2, "livebench", "2026-06-01", "table_2026_01_08.csv"),
-            _snap(3, "livebench", "2026-06-01", "table_2025_03_25.csv")]))
+            _snap(3, "livebench", "2026-06-01", "table_2025_03_25.csv"),
+            dict(_snap(4, "lmarena", "2025-05-14", "elo_data.json"),
+                 meta='{"kinds": {"elo_data.json": "elo_max_derived"}}')]))
         rows = [_row(1, "arc_agi", "arc_agi_2", f"m{i}", 0.1 * i, "semi_private") for i in range(6)]
         rows += [_row(1, "arc_agi", "arc_agi_2", f"m{i}", 0.1 * i, "public_eval",
                       canonical_duplicate_reason(f"m{i}", f"m{i}")) for i in range(6)]
@@ -348,17 +350,20 @@ def test_migration_040_corrects_an_old_file_and_the_digest_says_it_once(tmp_path
                       metric="cost_usd") for i in range(6)]
         rows += [_row(2, "livebench", "livebench", f"m{i}", 0.5, "2026-01-08") for i in range(6)]
         rows += [_row(3, "livebench", "livebench", f"m{i}", 0.4, "2025-03-25") for i in range(5)]
+        rows += [dict(_row(4, "lmarena", "arena_elo_text_coding", "m0", 1400.0 + i, ""), metric="elo",
+                      setting=f"2025-05-0{i + 1}") for i in range(3)]
         insert_frame(con, "scores", pd.DataFrame(rows))
         con.execute(old_view.read_text())               # the view the previous release applied
         con.execute("UPDATE schema_files SET sha256 = 'previous' WHERE path = 'latest_scores.sql'")
         before = dict(con.execute("SELECT table_id, count(*) FROM latest_scores GROUP BY 1").fetchall())
     assert before == {"arc_agi_2:arc_agi:semi_private": 6, "livebench:livebench:2025-03-25": 5,
-                      "arc_agi_3_cost_per_task:arc_agi:semi_private": 6}
+                      "arc_agi_3_cost_per_task:arc_agi:semi_private": 6, "arena_elo_text_coding:lmarena": 3}
     monkeypatch.undo()
     with db.connect(path) as con:
         after = dict(con.execute("SELECT table_id, count(*) FROM latest_scores GROUP BY 1").fetchall())
     assert after == {"arc_agi_2:arc_agi:semi_private": 6, "arc_agi_2:arc_agi:public_eval": 6,
-                     "livebench:livebench:2026-01-08": 6, "arc_agi_3_run_cost:arc_agi:semi_private": 6}
+                     "livebench:livebench:2026-01-08": 6, "arc_agi_3_run_cost:arc_agi:semi_private": 6,
+                     "arena_elo_text_coding:lmarena:top1": 3}
     lines: list[str] = []
     from alerts.slack import ConsoleNotifier
     first = run_notify(path, now=pd.Timestamp("2026-06-02", tz="UTC").to_pydatetime(),
@@ -367,6 +372,8 @@ def test_migration_040_corrects_an_old_file_and_the_digest_says_it_once(tmp_path
         "corrected arc_agi_2:arc_agi:public_eval: now in use (6 models)",
         "corrected arc_agi_3_cost_per_task:arc_agi:semi_private: no longer in use (was 6 models)",
         "corrected arc_agi_3_run_cost:arc_agi:semi_private: now in use (6 models)",
+        "corrected arena_elo_text_coding:lmarena: no longer in use (was 1 model)",
+        "corrected arena_elo_text_coding:lmarena:top1: now in use (1 model)",
         "corrected livebench:livebench:2025-03-25: no longer in use (was 5 models)",
         "corrected livebench:livebench:2026-01-08: now in use (6 models)"]
     second = run_notify(path, now=pd.Timestamp("2026-06-03", tz="UTC").to_pydatetime(),

@@ -42,6 +42,15 @@ UPDATE scores SET benchmark = regexp_replace(benchmark, '_cost_per_task$', '_run
                   benchmark_raw = regexp_replace(benchmark_raw, '_cost_per_task$', '_run_cost')
 WHERE source = 'arc_agi' AND regexp_full_match(benchmark, 'arc_agi_([3-9]|[1-9][0-9]+)_cost_per_task');
 
+-- 4. LMArena's elo_data.json lists each category's leader per date (a top-1 list), stored under
+--    the category's own table: it was compared with the catalogue's full boards (and held as their
+--    shrink). Its rows become table_version 'top1' (scrapers/lmarena.py ELO_MAX_BOARD): a partial
+--    table of its own. A snapshot held for that reason stays held (`benchwatch accept` releases it).
+UPDATE scores SET table_version = 'top1'
+WHERE source = 'lmarena' AND coalesce(table_version, '') = ''
+  AND snapshot_id IN (SELECT id FROM snapshots
+                      WHERE source = 'lmarena' AND CAST(meta AS VARCHAR) LIKE '%"elo_max_derived"%');
+
 -- Recompute every table on the next analysis (its inputs changed under it); the kept history is
 -- a cache (034): read whole again.
 DELETE FROM analysis_inputs;
