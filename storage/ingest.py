@@ -14,8 +14,9 @@ Guards applied here, for every origin (ingest, fetch, replay, reparse):
   full one), or a benchmark's item results — has dropped more than `SHRINK_MAX_DROP` of the rows
   of the table's recent maximum (the largest of the previous usable snapshot of the same source
   that has that table and those within `SHRINK_LOOKBACK` before it, back to the newest accepted or
-  confirmed one: gradual shrinking is held too) is stored with status `held`: it is kept out of `latest_scores`,
-  `latest_item_results` and the analysis. A truncated download (a CSV or markdown table cut at a
+  confirmed one: gradual shrinking is held too) is stored with status `held` and the tables that
+  shrank in `held_tables`: those are kept out of `latest_scores`, `latest_item_results` and the
+  analysis; its other tables are used (the table is the unit). A truncated download (a CSV or markdown table cut at a
   line boundary: a new user's was cut to 55 %) looks exactly like this. A source that prunes on
   purpose sets its own limit (`Scraper.shrink_max_drop`). It is released when a later
   *collection* (fetch or replay, not a re-ingested file) sees the same content again (status
@@ -271,16 +272,16 @@ def finish_snapshot(con: duckdb.DuckDBPyConnection, result: IngestResult, respon
     """The snapshot's own row, written last in its transaction (its rows are in: the shrink guard
     compares their counts); `result` gains the held reason. `max_drop`: the source's own shrink
     limit (None: SHRINK_MAX_DROP)."""
-    held_reason = shrink_reason(con, result.source, result.snapshot_id, observed_at, max_drop=max_drop)
+    held_reason, held_tables = shrink_check(con, result.source, result.snapshot_id, observed_at, max_drop=max_drop)
     con.execute(
         """INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, last_seen,
                                   origin, parser_version, n_scores, n_items, n_models, n_rejects, warnings, meta,
-                                  status, held_reason)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                                  status, held_reason, held_tables)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         [result.snapshot_id, result.source, result.sha256, [r.sha256 for r in responses],
          [r.file_name for r in responses], observed_at, now, now, origin, parser_version, result.n_scores,
          result.n_items, result.n_models, result.n_rejects, result.warnings, json.dumps(meta, default=str),
-         "held" if held_reason else "ok", held_reason or None])
+         "held" if held_reason else "ok", held_reason or None, held_tables or None])
     result.held_reason = held_reason
     return result
 
@@ -346,7 +347,21 @@ def shrink_max_drop(own: float | None) -> float:
 
 def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int, observed_at: datetime, *,
                   max_drop: float | None = None) -> str:
-    """Why snapshot `snapshot_id` (its rows already written) must be held, or '' (the shrink guard).
+    """Why snapshot `snapshot_id` (its rows already written) must be held, or '' (`shrink_check`)."""
+    return shrink_check(con, source, snapshot_id, observed_at, max_drop=max_drop)[0]
+
+
+def held_table_key(kind: str, benchmark: str, version: str = "") -> str:
+    """A table's key in `snapshots.held_tables` (migration 041): 'scores' or 'items', benchmark,
+    table_version, joined by chr(31) (the reads repeat it: 'items' has no version)."""
+    return f"scores\x1f{benchmark}\x1f{version}" if kind == "scores" else f"items\x1f{benchmark}"
+
+
+def shrink_check(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int, observed_at: datetime, *,
+                 max_drop: float | None = None) -> tuple[str, list[str]]:
+    """Why snapshot `snapshot_id` (its rows already written) must be held, or '' (the shrink guard),
+    and the keys of the tables that shrank (`held_table_key`): only those are kept out; the
+    snapshot's other tables are used.
 
     For each table it has (a benchmark's scores of one table_version; a benchmark's item results),
     compare its row count with the table's recent maximum: the largest count among the usable
@@ -371,7 +386,11 @@ def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int,
                    max(CASE WHEN sn.status IN ('accepted', 'confirmed') THEN (sn.observed_at, sn.id) END) OVER t
                        AS released
             FROM counts c JOIN snapshots sn ON sn.id = c.snapshot_id
-            WHERE c.snapshot_id <> $id AND sn.status IS DISTINCT FROM 'held'
+            WHERE c.snapshot_id <> $id
+              AND (sn.status IS DISTINCT FROM 'held'      -- a held snapshot's tables that did not shrink (041)
+                   OR NOT coalesce(list_contains(sn.held_tables, CASE c.kind WHEN 'scores'
+                        THEN 'scores' || chr(31) || c.benchmark || chr(31) || c.version
+                        ELSE 'items' || chr(31) || c.benchmark END), true))
               AND (sn.observed_at < $at OR (sn.observed_at = $at AND sn.id < $id))
             WINDOW t AS (PARTITION BY c.kind, c.benchmark, c.version ORDER BY sn.observed_at DESC, sn.id DESC
                          ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)),
@@ -389,11 +408,13 @@ def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int,
         {"source": source, "id": snapshot_id, "at": observed_at, "drop": max_drop,
          "since": observed_at - SHRINK_LOOKBACK}).fetchall()
     if not rows:
-        return ""
+        return "", []
     shown = "; ".join(f"{b}{f' ({v})' if v else ''}: {n} {kind} vs {p} in snapshot {sid}"
                       for kind, b, v, n, p, sid in rows[:3])
     more = f" (+{len(rows) - 3} more)" if len(rows) > 3 else ""
-    return f"dropped more than {max_drop:.0%} of a table's rows: {shown}{more}"
+    keys = [held_table_key("scores" if kind == "scores" else "items", b, v) for kind, b, v, *_ in rows]
+    return (f"dropped more than {max_drop:.0%} of a table's rows (its recent maximum; only these tables are "
+            f"held): {shown}{more}"), keys
 
 
 def _confirm_held(con: duckdb.DuckDBPyConnection, snapshot_ids: Sequence[int], now: datetime) -> None:

@@ -460,3 +460,33 @@ def test_the_real_lmarena_history_keeps_the_full_board_in_use_after_a_top_page(s
                       "WHERE s.file_names[1] = ? AND sc.benchmark = 'arena_elo'".replace("?", f"'{newest.name}'"),
                       synced_db)["n"][0]
         assert n == markdown_rows(newest)
+
+
+def test_a_shrunk_table_is_held_but_the_snapshots_other_tables_are_used(synced_db, tmp_path):
+    """A catalogue whose language board shrank (the real 2025-11-05 copy: 229 -> 130) and which adds
+    a category: the shrunk board is held (the older one stays in use), the new category and the
+    full board are used at once; accepting the snapshot releases the shrunk board too."""
+    from storage.ingest import accept_snapshot
+
+    def cat(n_full: int, n_spanish: int, extra: bool) -> str:
+        full = {f"model-{i}": {"rating": 1500 - i, "rating_q025": 1495 - i, "rating_q975": 1505 - i}
+                for i in range(n_full)}
+        doc = {"full": full, "spanish": dict(list(full.items())[:n_spanish])}
+        if extra:
+            doc["expert"] = dict(list(full.items())[:20])
+        return json.dumps(doc)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "leaderboard-text.json").write_text(cat(50, 40, False))
+    (tmp_path / "b" / "leaderboard-text.json").write_text(cat(55, 20, True))
+    ingest_file(synced_db, "lmarena", tmp_path / "a" / "leaderboard-text.json", observed_at="2025-11-01")
+    res = ingest_file(synced_db, "lmarena", tmp_path / "b" / "leaderboard-text.json", observed_at="2025-11-05")
+    assert "arena_elo_text_spanish" in res.held_reason and "expert" not in res.held_reason
+    got = run_query("SELECT table_id, count(*) AS n, min(snapshot_id) AS s FROM latest_scores GROUP BY 1", synced_db)
+    tables = {t: (int(n), int(s)) for t, n, s in zip(got["table_id"], got["n"], got["s"])}
+    assert tables == {"arena_elo:lmarena": (55, res.snapshot_id), "arena_elo_text_expert:lmarena": (20, res.snapshot_id),
+                      "arena_elo_text_spanish:lmarena": (40, res.snapshot_id - 1)}
+    with connect_synced(synced_db) as con:
+        accept_snapshot(con, res.snapshot_id)
+    n = run_query("SELECT count(*) AS n FROM latest_scores WHERE benchmark = 'arena_elo_text_spanish'", synced_db)
+    assert n["n"][0] == 20

@@ -80,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
         from storage.ingest import SHRINK_MAX_DROP
         print(f"held snapshots ({len(held.rows)}): a table dropped more than its source's shrink limit of its rows "
               f"(default {SHRINK_MAX_DROP:.0%}, against the table's recent maximum; each reason states the limit "
-              "used), kept out of latest_scores and the analysis; release one with `benchwatch accept SNAPSHOT`")
+              "used); those tables are kept out of latest_scores and the analysis (the snapshot's others are used); "
+              "release one with `benchwatch accept SNAPSHOT`")
         print(text_table(held))
         print()
     if not_tested.rows:

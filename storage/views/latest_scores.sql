@@ -15,7 +15,8 @@ WITH tables AS (   -- one small row per (table, snapshot) first, not per score
            CASE WHEN regexp_full_match(t.version, '\d{4}-\d{2}-\d{2}') THEN 'release'
                 WHEN regexp_full_match(t.version, 'top\d+') THEN 'partial' ELSE 'board' END AS kind
     FROM tables t JOIN snapshots sn ON sn.id = t.snapshot_id
-    WHERE sn.status IS DISTINCT FROM 'held'
+    WHERE sn.status IS DISTINCT FROM 'held'         -- a held snapshot's tables that did not shrink are used (041)
+       OR NOT coalesce(list_contains(sn.held_tables, 'scores' || chr(31) || t.benchmark || chr(31) || t.version), true)
     GROUP BY t.source, t.benchmark, t.version
 ), ranked AS (
     SELECT *, max(version) FILTER (WHERE kind = 'release') OVER w AS newest_release,
