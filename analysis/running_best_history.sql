@@ -26,7 +26,7 @@ WITH first AS (
            sc.model, sc.metric, coalesce(sc.population, 'models') AS _pop,
            sc.underlying IS NULL AS _no_under, sc.score, sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
     FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id {basis_join}
-    WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
+    WHERE sc.excluded_reason = '' AND (sn.status IS DISTINCT FROM 'held' OR NOT coalesce(list_contains(sn.held_tables, 'scores' || chr(31) || sc.benchmark || chr(31) || coalesce(sc.table_version, '')), true))   -- shrink guard (010, 041)
       AND NOT coalesce(sc.is_reference, false)                             -- never in a top k (017)
       AND list_contains(?, sc.benchmark) {only_new}
     -- a result's key (storage.saturation._running_best's only_new tests it against the earlier rows)

@@ -38,11 +38,15 @@ from alerts.engine import evaluate
 from alerts.records import FIRING, PENDING, to_utc
 from common import shutdown
 from common.redact import one_line
+from alerts.corrections import correction_lines, correction_message
 from alerts.render import render_digest, title
 from alerts.slack import CONSOLE, Notifier, SlackSettings, destination, load_settings, make_notifier, \
     notify_test_message, send_quietly
 from storage import alerts as store
+from storage import corrections as table_corrections
 from storage import db
+from storage.alert_records import Notification
+from storage.engine import duckdb
 from jobs.sync import connect_synced
 
 log = logging.getLogger("benchwatch.jobs.alerts")
@@ -72,6 +76,7 @@ class NotifySummary:
     error: str | None = None          # redacted
     sent_titles: list[str] = field(default_factory=list)
     console_text: str = ""            # the digest, when it went to the console
+    corrected: list[str] = field(default_factory=list)   # tables corrected (migration 040), said once
 
     @property
     def ok(self) -> bool:
@@ -88,7 +93,7 @@ class NotifySummary:
         else:
             head += (f"; delivery to {self.receiver} failed ({self.error}): "
                      f"{self.to_deliver - self.delivered} kept for the next run")
-        lines = [head] + [f"  - {t}" for t in self.sent_titles]
+        lines = [head] + [f"  - {t}" for t in self.corrected] + [f"  - {t}" for t in self.sent_titles]
         if self.console_text:
             lines.append(self.console_text)
         return "\n".join(lines)
@@ -114,20 +119,23 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
                                   settings=rules, **read_rule_inputs(con, rules))
             enqueued = store.write_evaluation(con, evaluation, recorded_at=now)
             claimed = store.claim_undelivered(con, now=now, lease=lease)
-    level_kinds = {name for name, kind in registry.kinds().items() if kind.state_line is not None}
+            level_kinds = {name for name, kind in registry.kinds().items() if kind.state_line is not None}
+            corrections, claimed = _fold_corrections(con, claimed, level_kinds, now=now, receiver=notifier.receiver)
     summary = NotifySummary(
         receiver=notifier.receiver, enqueued=enqueued, to_deliver=len(claimed),
         firing=sum(s.state == FIRING and s.kind not in level_kinds for s in evaluation.states),
         levels=sum(s.state == FIRING and s.kind in level_kinds for s in evaluation.states),
         pending=sum(s.state == PENDING for s in evaluation.states),
         muted=sum(s.state == FIRING and bool(s.muted_by) and s.kind not in level_kinds for s in evaluation.states))
-    if not claimed:
+    if not claimed and not corrections:
         log.info("[alerts] %s", summary)
         return summary
 
     # 2. deliver, without holding the database; the claim is checked before every request
     claimed_until = now + lease
     messages = render_digest(claimed, now=now, report_url=report_url_from_env())
+    if corrections:       # said once, first (the corrected tables' level moves are folded into it)
+        messages.insert(0, correction_message([(c.table_id, c.detail) for c in corrections], now=now))
     still_claimed = _claim_check(db_path, [n.id for n in claimed if n.id is not None], until=claimed_until,
                                  lease=lease)
     try:
@@ -147,6 +155,10 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
                     "another run may send them again (at-least-once)", len(delivered))
     _finish(db_path, delivered=[n.id for n in delivered], failed=[n.id for n in failed], now=now,
             receiver=result.receiver, error=result.error or "not sent", claimed_until=claimed_until)
+    if corrections and result.sent:
+        with db.connect(db_path) as con:
+            table_corrections.mark_notified(con, corrections, now=now)
+        summary.corrected = correction_lines([(c.table_id, c.detail) for c in corrections])
     summary.delivered = len(delivered)
     summary.error = result.error
     summary.sent_titles = [("resolved: " if n.transition != FIRING else "") + title(n) for n in delivered]
@@ -154,6 +166,22 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
     level = logging.INFO if result.ok else logging.WARNING
     log.log(level, "[alerts] %s", str(summary).splitlines()[0])
     return summary
+
+
+def _fold_corrections(con: duckdb.DuckDBPyConnection, claimed: list[Notification], level_kinds: set[str], *,
+                      now: datetime, receiver: str) -> tuple[list[table_corrections.Correction], list[Notification]]:
+    """The tables corrected by a rule change (storage/corrections.py) not yet said, and the claimed
+    notifications left to render: a level move of a corrected table is the correction itself, so
+    it is marked delivered (the correction message says it) instead of being sent as a change."""
+    table_corrections.settle_corrections(con, now=now)
+    corrections = table_corrections.pending_corrections(con)
+    if not corrections:
+        return corrections, claimed
+    corrected = {c.table_id for c in corrections}
+    folded = [n for n in claimed if n.kind in level_kinds and n.labels.get("table") in corrected]
+    store.mark_delivered(con, [n.id for n in folded if n.id is not None], at=now,
+                         receiver=f"{receiver} (folded into the table correction)")
+    return corrections, [n for n in claimed if n not in folded]
 
 
 @dataclass

@@ -16,13 +16,22 @@ no top k, running best, trend or alert mixes them. This module owns the rule, on
   declared, the source's own runs before an external report of them, then the longest dated
   history (first to last result date), then the most models (ties: source name).
 
-The SQL of storage repeats `table_id`'s expression (views `latest_scores`, the history
+- Which of a source's tables of one benchmark are *current* (`version_kind`): a version that is
+  a date (``2026-01-08``: LiveBench) is a *release*; a newer release replaces an older one, by
+  the release's own date, whatever order their snapshots were stored in. A ``top<N>`` version
+  is a *partial* page (a top-30 list): its own table, never compared with the full board and
+  current only while the source has no full board of that benchmark. Any other version (an
+  ARC-AGI split, an Arena-Hard version, none) is a *board*: current while the source's newest
+  snapshot of the benchmark's boards holds it.
+
+The SQL of storage repeats `table_id`'s and `version_kind`'s expressions (views `latest_scores`, the history
 reads); tests/test_tables.py checks that both agree. Pure: no DuckDB, no network.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import lru_cache
@@ -32,7 +41,8 @@ from typing import Iterable
 
 import pandas as pd
 
-__all__ = ["POOLED", "TableRules", "table_id", "load_table_rules", "assign_tables", "primary_flags", "primary_reasons",
+__all__ = ["POOLED", "TableRules", "table_id", "version_kind", "RELEASE", "PARTIAL", "BOARD", "load_table_rules",
+           "assign_tables", "primary_flags", "primary_reasons",
            "table_name", "source_name"]
 
 POOLED = "pooled"
@@ -56,6 +66,23 @@ def table_id(benchmark: str, source: str, table_version: str | None = "") -> str
     version = "" if table_version is None or (isinstance(table_version, float) and pd.isna(table_version)) \
         else str(table_version)
     return f"{benchmark}:{source}:{version}" if version else f"{benchmark}:{source}"
+
+
+RELEASE, PARTIAL, BOARD = "release", "partial", "board"
+_RELEASE_VERSION = re.compile(r"\d{4}-\d{2}-\d{2}")
+_PARTIAL_VERSION = re.compile(r"top\d+")
+
+
+def version_kind(table_version: str | None) -> str:
+    """What a table's version says about the table: 'release' (an ISO date: a newer release
+    replaces it), 'partial' (``top<N>``: a page of the best N, never the full board) or 'board'."""
+    version = "" if table_version is None or (isinstance(table_version, float) and pd.isna(table_version)) \
+        else str(table_version)
+    if _RELEASE_VERSION.fullmatch(version):
+        return RELEASE
+    if _PARTIAL_VERSION.fullmatch(version):
+        return PARTIAL
+    return BOARD
 
 
 def pooled_id(benchmark: str) -> str:
@@ -191,9 +218,10 @@ def primary_flags(tables: pd.DataFrame, rules: TableRules | None = None) -> pd.S
 
     `tables`: one row per table: table_id, benchmark, source (``pooled`` for a pool),
     table_version, n_models, optionally is_current (a table its source still serves). The
-    declared source's newest version (a current one first; versions compare as text: ISO
-    dates) where the benchmark has a table of it; else the source whose newest table has the
-    most models (a pool counts as a source), ties by source name.
+    declared source's newest version (a current one first, a full board before a partial page;
+    versions compare as text: ISO dates) where the benchmark has a table of it; else (`_primaries`)
+    a source's own runs before an external report, the longest dated history, the most models (a
+    pool counts as a source), ties by source name.
     """
     flags = pd.Series(False, index=tables.index)
     for index, _ in _primaries(tables, rules):
@@ -225,12 +253,15 @@ def _primaries(tables: pd.DataFrame, rules: TableRules | None) -> list[tuple[obj
     last = pd.to_datetime(tables["last_dated_at"], errors="coerce") if "last_dated_at" in tables.columns else None
     span = ((last - first).dt.days.fillna(0) if first is not None and last is not None
             else pd.Series(0, index=tables.index))
-    t = tables.assign(_v=tables["table_version"].fillna("").astype(str), _c=current,
+    versions = tables["table_version"].fillna("").astype(str)
+    t = tables.assign(_v=versions, _c=current, _full=versions.map(version_kind).ne(PARTIAL),
                       _n=pd.to_numeric(tables["n_models"], errors="coerce").fillna(0), _span=span)
     t["_ext"] = t["_v"] == EXTERNAL_VERSION
     out = []
     for bench, g in t.groupby("benchmark", sort=False):
-        newest = g.sort_values(["source", "_ext", "_c", "_v"], ascending=[True, False, True, True]) \
+        # per source: its own runs before an external report, a current table, a full board before a
+        # partial page, the newest version (versions compare as text: ISO dates)
+        newest = g.sort_values(["source", "_ext", "_c", "_full", "_v"], ascending=[True, False, True, True, True]) \
             .groupby("source").tail(1)
         rule = rules.primary_rule(str(bench))
         pick = newest[newest["source"] == rule.sources[0]] if rule is not None else newest.iloc[0:0]

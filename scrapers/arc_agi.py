@@ -16,7 +16,9 @@ and each split its own question set, so `table_version` = the split's slug (`sem
 `public_eval`, `private_eval`). A dataset id of another form keeps benchmark `arc_agi` with the
 id's slug as table_version, with a warning. n_items is set for the splits whose task counts
 ARC Prize states (`SPLIT_TASKS`); other splits fall back to the registry's n of their version.
-Cost per task goes to `<benchmark>_cost_per_task` (metric `cost_usd`, same table_version).
+Cost per task goes to `<benchmark>_cost_per_task` (metric `cost_usd`, same table_version); from
+ARC-AGI-3 on (`RUN_COST_FROM_VERSION`) a bare `cost` is the whole run's cost:
+`<benchmark>_run_cost` (an explicit `costPerTask` stays a cost per task).
 
 Rows: model = `modelId` (the stable key; `displayName` is a label such as ``o3 (low)*``);
 the human baselines (`modelGroup` Human: panel, MTurkers, STEM graduates) are reference rows
@@ -47,6 +49,9 @@ SPLIT_TASKS: dict[tuple[int, str], int] = {
     (1, "semi_private"): 100, (1, "private_eval"): 100, (1, "public_eval"): 400,
     (2, "semi_private"): 120, (2, "private_eval"): 120, (2, "public_eval"): 120,
 }
+# From this ARC-AGI version on (interactive games: no fixed set of tasks to divide by) the board's
+# `cost` is what the whole run cost: `<benchmark>_run_cost`, never a cost per task.
+RUN_COST_FROM_VERSION = 3
 _DATASET = re.compile(r"^v(\d+)[_-](.+)$", re.I)
 _REFERENCE_GROUPS = {"human"}
 _CUSTOM_TYPES = {"custom"}     # modelType of a solution built for the prize (its own system), not a model run
@@ -122,10 +127,16 @@ class ArcAgiScraper(Scraper):
             score = _first(ev, "score")
             rows.append({**common, "benchmark": bench, "score": self._number(score), "raw_value": _raw(score),
                          "metric": "proportion", "n_items": n})
-            cost = _first(ev, "costPerTask", "cost_per_task", "cost")
-            if self._number(cost) is not None:
-                rows.append({**common, "benchmark": f"{bench}_cost_per_task", "score": self._number(cost),
-                             "raw_value": _raw(cost), "metric": "cost_usd"})
+            per_task, cost = _first(ev, "costPerTask", "cost_per_task"), _first(ev, "cost")
+            named = _DATASET.match(str(dataset).strip())
+            version = int(named.group(1)) if named else 1
+            if self._number(per_task) is None and version >= RUN_COST_FROM_VERSION:
+                target, per_task = f"{bench}_run_cost", cost       # the whole run's cost, not per task
+            else:
+                target, per_task = f"{bench}_cost_per_task", per_task if self._number(per_task) is not None else cost
+            if self._number(per_task) is not None:
+                rows.append({**common, "benchmark": target, "score": self._number(per_task),
+                             "raw_value": _raw(per_task), "metric": "cost_usd"})
         if not rows:
             raise self.error("no evaluations (empty list or changed layout)")
         if unknown:

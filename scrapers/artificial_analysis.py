@@ -27,7 +27,9 @@ and `gdpval_aa_normalized`, which are `index` metrics. An index AA marks as esti
 (`…_is_estimated: true`) is stored with an excluded_reason. An evaluation key not listed here
 is kept under its own name (a proportion when every value is in [0, 1], else an index) with a
 warning. `null` = not evaluated: no row. Release dates go to the scores and, with provenance
-``leaderboard``, to the models frame. AA publishes no CIs and no n.
+``leaderboard``, to the models frame. AA publishes no n and no CIs for its scores; GDPval-AA's
+Elo (`breakdowns.gdpval`: `elo`, `lower95ci`, `upper95ci`, the rating its normalized index is
+made from) is `gdpval_aa_elo` (metric `elo`) with that 95 % interval as ci_low/ci_high.
 """
 
 from __future__ import annotations
@@ -67,8 +69,19 @@ KNOWN: dict[str, tuple[str, str, str, int | None]] = {
     "aime25": ("aime_2025", PROPORTION, "", None),
     "aime_25": ("aime_2025", PROPORTION, "", None),
 }
+# GDPval-AA's rating (breakdowns.gdpval: Elo with a published 95 % interval), beside its normalized index
+GDPVAL_ELO, ELO = "gdpval_aa_elo", "elo"
 _AA_INDEX = re.compile(r"^artificial_analysis_(.+_index)$")
 ESTIMATED = "index estimated by Artificial Analysis (…_is_estimated)"
+
+
+def _number_or_none(value: Any) -> float | None:
+    if is_missing(value) or isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def evaluation_target(key: str) -> tuple[str, str, str, int | None] | None:
@@ -146,6 +159,7 @@ class ArtificialAnalysisScraper(Scraper):
                 rows.append({"benchmark": bench, "model": model, "setting": "", "score": score,
                              "raw_value": str(value), "metric": metric, "table_version": version, "n_items": n,
                              "model_release_date": release, "excluded_reason": ESTIMATED if estimated else ""})
+            rows.extend(self._gdpval_elo(m, model, release, parsed))
         if models and unnamed == len(models):
             raise self.error("no model has a 'slug', 'id' or 'name' (changed layout?)")
         if unnamed:
@@ -163,6 +177,26 @@ class ArtificialAnalysisScraper(Scraper):
         parsed.models = pd.DataFrame(model_rows).drop_duplicates("model")
         parsed.meta["deprecated"] = sum(1 for m in models if m.get("deprecated") is True)
         return parsed
+
+    def _gdpval_elo(self, m: dict, model: str, release: Any, parsed: ParsedSnapshot) -> list[dict]:
+        """GDPval-AA's Elo with its published 95 % interval (`breakdowns.gdpval`: elo, lower95ci,
+        upper95ci), the rating the normalized index is made from: one row, or none without an Elo."""
+        breakdowns = m.get("breakdowns")
+        gdp = breakdowns.get("gdpval") if isinstance(breakdowns, dict) else None
+        if not isinstance(gdp, dict) or is_missing(gdp.get("elo")) or isinstance(gdp.get("elo"), bool):
+            return []
+        try:
+            elo = float(gdp["elo"])
+        except (TypeError, ValueError):
+            return [{"benchmark": GDPVAL_ELO, "model": model, "score": None, "raw_value": str(gdp["elo"]),
+                     "metric": ELO}]
+        low, high = (_number_or_none(gdp.get(k)) for k in ("lower95ci", "upper95ci"))
+        if (low is None) != (high is None):
+            self.warn(parsed, f"{model}: GDPval Elo interval has one end only; stored without an interval")
+            low = high = None
+        return [{"benchmark": GDPVAL_ELO, "model": model, "setting": "", "score": elo, "raw_value": str(gdp["elo"]),
+                 "metric": ELO, "ci_low": low, "ci_high": high, "table_version": "", "n_items": None,
+                 "model_release_date": release, "excluded_reason": ""}]
 
     # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
     CASES = (
@@ -187,10 +221,18 @@ class ArtificialAnalysisScraper(Scraper):
                  S(benchmark="gpqa_diamond", model="mimo-v2-5-0424")(score=0.849, model_release_date=None),
                  S("models", model="gpt-5-5-high")(release_date="2026-04-23", org="OpenAI", open_weights=False))),
         # every non-null evaluation value but the *_is_estimated flags; 120 estimated intelligence indexes
-        snap("artificial_analysis/artificial_analysis_llms_2026-04-10.json", 5523, rejects=0,
+        # GDPval's Elo and its 95 % interval (breakdowns.gdpval): 5 models x 11 evaluations + 4 Elo rows
+        Case("artificial_analysis/gdpval_breakdowns.json", scores=59, rejects=0, models=5,
+             warnings=("interval has one end only",), spots=(
+                 S(benchmark="gdpval_aa_elo", model="model-a-high")(score=900.5, ci_low=875.0, ci_high=926.0,
+                                                                     metric="elo"),
+                 S(benchmark="gdpval_aa_elo", model="model-d")(score=1260.5, ci_low=None, ci_high=None),
+                 S(benchmark="gdpval_aa", model="model-e")(score=0.6, metric="index"),
+                 Absent(dict(benchmark="gdpval_aa_elo", model="model-e")))),
+        snap("artificial_analysis/artificial_analysis_llms_2026-04-10.json", 5827, rejects=0,
              models=445, excluded=120, spots=(
                  S(benchmark="gpqa_diamond", model="gemini-3-1-pro-preview")(score=0.941, model_release_date="2026-02-19"),)),
-        snap("artificial_analysis/artificial_analysis_llms_2026-04-30.json", 6033, rejects=0,
+        snap("artificial_analysis/artificial_analysis_llms_2026-04-30.json", 6370, rejects=0,
              models=479, excluded=120, spots=(
                  S(benchmark="gpqa_diamond", model="gemini-3-1-pro-preview")(score=0.941),)),
     )

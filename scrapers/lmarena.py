@@ -17,7 +17,9 @@ Three kinds of file, sniffed from the content (not the name):
 - `elo_data.json` (`elo_max_derived`, a third-party derivation of the Elo pickles):
   `[{date, category, max_elo, max_model}]` = the best Elo per category per leaderboard date.
   Benchmark `arena_elo_<category slug>`, model = max_model, evaluated_at = setting = date
-  (one frontier model can lead a category on many dates).
+  (one frontier model can lead a category on many dates), table_version `top1`: the leader of
+  each date is a partial table of its own, never compared with (or held as a shrink of) the
+  catalogue's full board of that category.
 - `leaderboard-<arena>.json` of the maintained catalogue (lmarena/arena-catalog, the production
   source since the Space stopped publishing tables in 2025-05): `{category: {model_key: {rating,
   rating_q025, rating_q975}}}`; rating = Elo, the quantiles its 95% interval -> ci_low/ci_high.
@@ -60,6 +62,9 @@ from scrapers.cases import Absent, Case, S, snap
 NO_CUTOFF = {"online", "暂无数据"}
 CATALOGUE = "https://raw.githubusercontent.com/lmarena/arena-catalog/main/data/leaderboard-text.json"
 OVERALL = "arena_elo"
+# elo_data.json lists each category's leader on each date: a top-1 list per date, its own (partial)
+# table — never compared with, or taking the place of, a category's full board
+ELO_MAX_BOARD = "top1"
 # Vendor-logo alt texts the markdown scrape glues before a model name ("Azurephi-4"), besides the
 # row's own organisation (stripped too). An unknown one stays in the name (unresolved in status).
 LOGO_PREFIXES = ("01.AI", "Anthropic", "Azure", "Cohere", "HuggingFace", "InternLM", "Meta", "Minimax",
@@ -227,6 +232,7 @@ class LmarenaScraper(Scraper):
             "raw_value": raw_text(df["max_elo"]),
             "metric": "elo",
             "evaluated_at": dates,
+            "table_version": ELO_MAX_BOARD,
         })
 
     # --- leaderboard-<arena>.json (arena-catalog) ----------------------------------------------
@@ -411,7 +417,8 @@ class LmarenaScraper(Scraper):
             S(benchmark="arena_elo_text_full", model="gpt-4o-2024-05-13", setting="2024-06-29")(metric="elo"),
             S(benchmark="arena_elo_text_full", model="gpt-4o-2024-05-13", setting="2024-07-06")(metric="elo"),
             S(benchmark="arena_elo_text_full", model="gemini-2.5-pro-preview-05-06")(score=1446.0525,
-                                                                                     evaluated_at="2025-05-11"),
+                                                                                     evaluated_at="2025-05-11",
+                                                                                     table_version="top1"),
             S(benchmark="arena_elo_vision_full")(score=1225.8014),
         )),
         Case("lmarena/leaderboard-text.json", replay="leaderboard-text.json", scores=12, rejects=0, meta={"categories": ["coding", "full", "math"]},

@@ -50,7 +50,8 @@ _HISTORY_ROWS = """
     SELECT sc.source, sc.benchmark, sc.model, sc.setting, sc.score, sc.metric, sc.stderr,
            sc.n_items, sc.snapshot_id, sn.observed_at
     FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
-    WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'"""
+    WHERE sc.excluded_reason = ''
+      AND (sn.status IS DISTINCT FROM 'held' OR NOT coalesce(list_contains(sn.held_tables, 'scores' || chr(31) || sc.benchmark || chr(31) || coalesce(sc.table_version, '')), true))"""
 _HISTORY_ORDER = "ORDER BY observed_at, snapshot_id, source, benchmark, model, setting, score"
 
 

@@ -12,16 +12,18 @@ Guards applied here, for every origin (ingest, fetch, replay, reparse):
 - **Shrink guard**: a snapshot in which some table — a benchmark's scores of one
   `table_version` (a release, a board: a top-30 list is its own table, never compared with the
   full one), or a benchmark's item results — has dropped more than `SHRINK_MAX_DROP` of the rows
-  of the previous usable snapshot of the same source that has that table (the newest non-held one
-  observed before it) is stored with status `held`: it is kept out of `latest_scores`,
-  `latest_item_results` and the analysis. A truncated download (a CSV or markdown table cut at a
+  of the table's recent maximum (the largest of the previous usable snapshot of the same source
+  that has that table and those within `SHRINK_LOOKBACK` before it, back to the newest accepted or
+  confirmed one: gradual shrinking is held too) is stored with status `held` and the tables that
+  shrank in `held_tables`: those are kept out of `latest_scores`, `latest_item_results` and the
+  analysis; its other tables are used (the table is the unit). A truncated download (a CSV or markdown table cut at a
   line boundary: a new user's was cut to 55 %) looks exactly like this. A source that prunes on
   purpose sets its own limit (`Scraper.shrink_max_drop`). It is released when a later
   *collection* (fetch or replay, not a re-ingested file) sees the same content again (status
   `confirmed`: the source really serves it) or by `benchwatch accept SNAPSHOT` (status
   `accepted`).
 - **One row per canonical name**: two rows of one snapshot whose names map to the same
-  (benchmark, model, setting) — `o3` and `O3` — are both stored (distinct `model_raw`); all but
+  (benchmark, model, setting) of one table (`table_version`) — `o3` and `O3` — are both stored (distinct `model_raw`); all but
   the first get an `excluded_reason`, so the analysis sees one, and a warning says so.
 """
 
@@ -53,6 +55,10 @@ OBSERVED_BEFORE_RELEASE_GRACE = timedelta(days=90)
 # A snapshot that drops more than this share of a table's rows (vs the source's previous usable
 # snapshot of that table) is held; a source that prunes on purpose sets Scraper.shrink_max_drop.
 SHRINK_MAX_DROP = 0.20
+# The guard compares with the table's largest size over this span before a snapshot (and always
+# with the previous snapshot), back to the newest snapshot accepted or confirmed: a table that
+# shrinks a little at a time (100 -> 81 -> 66 -> 54, each step under the limit) is held too.
+SHRINK_LOOKBACK = timedelta(days=90)
 SNAPSHOT_STATUSES = ("ok", "held", "confirmed", "accepted")
 
 
@@ -207,7 +213,9 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
     models = mapper.map("model", scores["model"])
     check_observed_after_release(con, list(benchmarks) + (list(mapper.map("benchmark", parsed.items["benchmark"]))
                                                           if len(parsed.items) else []), observed_at)
-    excluded, warnings = _canonical_duplicates(scores, benchmarks, models)
+    versions = scores["table_version"].fillna("") if "table_version" in scores.columns \
+        else pd.Series("", index=scores.index)
+    excluded, warnings = _canonical_duplicates(scores, benchmarks, models, versions)
     with transaction(con):
         snapshot_id = next_ids(con, "snapshots")[0]
         store_blobs(con, responses, now)
@@ -264,16 +272,16 @@ def finish_snapshot(con: duckdb.DuckDBPyConnection, result: IngestResult, respon
     """The snapshot's own row, written last in its transaction (its rows are in: the shrink guard
     compares their counts); `result` gains the held reason. `max_drop`: the source's own shrink
     limit (None: SHRINK_MAX_DROP)."""
-    held_reason = shrink_reason(con, result.source, result.snapshot_id, observed_at, max_drop=max_drop)
+    held_reason, held_tables = shrink_check(con, result.source, result.snapshot_id, observed_at, max_drop=max_drop)
     con.execute(
         """INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, last_seen,
                                   origin, parser_version, n_scores, n_items, n_models, n_rejects, warnings, meta,
-                                  status, held_reason)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                                  status, held_reason, held_tables)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         [result.snapshot_id, result.source, result.sha256, [r.sha256 for r in responses],
          [r.file_name for r in responses], observed_at, now, now, origin, parser_version, result.n_scores,
          result.n_items, result.n_models, result.n_rejects, result.warnings, json.dumps(meta, default=str),
-         "held" if held_reason else "ok", held_reason or None])
+         "held" if held_reason else "ok", held_reason or None, held_tables or None])
     result.held_reason = held_reason
     return result
 
@@ -306,10 +314,15 @@ def canonical_duplicate_warning(n: int, raw: str, canonical: str) -> str:
             f"(e.g. {raw!r} = {canonical!r}); stored, excluded from the analysis")
 
 
-def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: pd.Series) -> tuple[pd.Series, list[str]]:
-    """excluded_reason with every row after the first of one canonical (benchmark, model, setting) excluded."""
+def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: pd.Series,
+                          versions: pd.Series | None = None) -> tuple[pd.Series, list[str]]:
+    """excluded_reason with every row after the first of one canonical (benchmark, model, setting)
+    of one table excluded. The table (its `table_version`: a split, a release, a board) is part of
+    the key: one model in two splits of an ARC-AGI version is two results, not a duplicate."""
     excluded = scores["excluded_reason"].fillna("").astype("object").reset_index(drop=True)
-    key = pd.DataFrame({"b": list(benchmarks), "m": list(models), "s": list(scores["setting"].fillna(""))})
+    version = list(versions.astype(str)) if versions is not None else [""] * len(scores)
+    key = pd.DataFrame({"b": list(benchmarks), "m": list(models), "s": list(scores["setting"].fillna("")),
+                        "v": version})
     usable = excluded.eq("")
     dup = key[usable].duplicated(keep="first").reindex(key.index, fill_value=False)
     warnings = []
@@ -318,7 +331,8 @@ def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: p
         raw = scores["model"].reset_index(drop=True)
         for i in dup[dup].index:
             k = key.loc[i]
-            j = first[(first["b"] == k["b"]) & (first["m"] == k["m"]) & (first["s"] == k["s"])].index[0]
+            j = first[(first["b"] == k["b"]) & (first["m"] == k["m"]) & (first["s"] == k["s"])
+                      & (first["v"] == k["v"])].index[0]
             excluded[i] = canonical_duplicate_reason(raw[j], k["m"])
         warnings.append(canonical_duplicate_warning(int(dup.sum()), raw[dup[dup].index[0]],
                                                     key.loc[dup[dup].index[0], "m"]))
@@ -333,12 +347,28 @@ def shrink_max_drop(own: float | None) -> float:
 
 def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int, observed_at: datetime, *,
                   max_drop: float | None = None) -> str:
-    """Why snapshot `snapshot_id` (its rows already written) must be held, or '' (the shrink guard).
+    """Why snapshot `snapshot_id` (its rows already written) must be held, or '' (`shrink_check`)."""
+    return shrink_check(con, source, snapshot_id, observed_at, max_drop=max_drop)[0]
+
+
+def held_table_key(kind: str, benchmark: str, version: str = "") -> str:
+    """A table's key in `snapshots.held_tables` (migration 041): 'scores' or 'items', benchmark,
+    table_version, joined by chr(31) (the reads repeat it: 'items' has no version)."""
+    return f"scores\x1f{benchmark}\x1f{version}" if kind == "scores" else f"items\x1f{benchmark}"
+
+
+def shrink_check(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int, observed_at: datetime, *,
+                 max_drop: float | None = None) -> tuple[str, list[str]]:
+    """Why snapshot `snapshot_id` (its rows already written) must be held, or '' (the shrink guard),
+    and the keys of the tables that shrank (`held_table_key`): only those are kept out; the
+    snapshot's other tables are used.
 
     For each table it has (a benchmark's scores of one table_version; a benchmark's item results),
-    compare its row count with the previous usable snapshot of the source having that table: the
-    newest non-held one observed at or before it. Held when some table dropped more than
-    `shrink_max_drop(max_drop)` of its rows.
+    compare its row count with the table's recent maximum: the largest count among the usable
+    (non-held) snapshots of the source having that table observed before it — the previous one,
+    and those within SHRINK_LOOKBACK, back to the newest accepted or confirmed one (a size a
+    person or the source confirmed is the new reference). Held when some table dropped more
+    than `shrink_max_drop(max_drop)` of its rows.
     """
     max_drop = shrink_max_drop(max_drop)
     rows = con.execute("""
@@ -350,24 +380,41 @@ def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int,
             SELECT 'item results', snapshot_id, benchmark, '', count(*) FROM item_results
             WHERE source = $source GROUP BY ALL),
         new AS (SELECT kind, benchmark, version, n FROM counts WHERE snapshot_id = $id),
-        prev AS (
-            SELECT c.kind, c.benchmark, c.version, c.n, c.snapshot_id
+        prev AS (        -- the usable snapshots of each table observed before it, newest first
+            SELECT c.kind, c.benchmark, c.version, c.n, c.snapshot_id, sn.observed_at,
+                   row_number() OVER t AS rn,
+                   max(CASE WHEN sn.status IN ('accepted', 'confirmed') THEN (sn.observed_at, sn.id) END) OVER t
+                       AS released
             FROM counts c JOIN snapshots sn ON sn.id = c.snapshot_id
-            WHERE c.snapshot_id <> $id AND sn.status IS DISTINCT FROM 'held'
+            WHERE c.snapshot_id <> $id
+              AND (sn.status IS DISTINCT FROM 'held'      -- a held snapshot's tables that did not shrink (041)
+                   OR NOT coalesce(list_contains(sn.held_tables, CASE c.kind WHEN 'scores'
+                        THEN 'scores' || chr(31) || c.benchmark || chr(31) || c.version
+                        ELSE 'items' || chr(31) || c.benchmark END), true))
               AND (sn.observed_at < $at OR (sn.observed_at = $at AND sn.id < $id))
-            QUALIFY row_number() OVER (PARTITION BY c.kind, c.benchmark, c.version
-                                       ORDER BY sn.observed_at DESC, sn.id DESC) = 1)
+            WINDOW t AS (PARTITION BY c.kind, c.benchmark, c.version ORDER BY sn.observed_at DESC, sn.id DESC
+                         ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)),
+        reference AS (   -- the table's recent maximum: the previous snapshot and those within the
+                         -- lookback, back to the newest size a person or a re-fetch released
+            SELECT p.kind, p.benchmark, p.version, max(p.n) AS n, arg_max(p.snapshot_id, p.n) AS snapshot_id
+            FROM prev p JOIN snapshots sn ON sn.id = p.snapshot_id
+            WHERE p.rn = 1 OR (p.observed_at >= $since
+                               AND (p.released IS NULL OR (sn.observed_at, sn.id) >= p.released))
+            GROUP BY ALL)
         SELECT new.kind, new.benchmark, new.version, new.n, prev.n, prev.snapshot_id
-        FROM new JOIN prev USING (kind, benchmark, version)
+        FROM new JOIN reference prev USING (kind, benchmark, version)
         WHERE prev.n - new.n > $drop * prev.n
         ORDER BY new.n / prev.n, new.benchmark, new.version""",
-        {"source": source, "id": snapshot_id, "at": observed_at, "drop": max_drop}).fetchall()
+        {"source": source, "id": snapshot_id, "at": observed_at, "drop": max_drop,
+         "since": observed_at - SHRINK_LOOKBACK}).fetchall()
     if not rows:
-        return ""
+        return "", []
     shown = "; ".join(f"{b}{f' ({v})' if v else ''}: {n} {kind} vs {p} in snapshot {sid}"
                       for kind, b, v, n, p, sid in rows[:3])
     more = f" (+{len(rows) - 3} more)" if len(rows) > 3 else ""
-    return f"dropped more than {max_drop:.0%} of a table's rows: {shown}{more}"
+    keys = [held_table_key("scores" if kind == "scores" else "items", b, v) for kind, b, v, *_ in rows]
+    return (f"dropped more than {max_drop:.0%} of a table's rows (its recent maximum; only these tables are "
+            f"held): {shown}{more}"), keys
 
 
 def _confirm_held(con: duckdb.DuckDBPyConnection, snapshot_ids: Sequence[int], now: datetime) -> None:

@@ -17,7 +17,7 @@ from storage.engine import duckdb
 
 
 def read_latest_scores(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | None = None) -> pd.DataFrame:
-    """The usable rows of each source's newest snapshot per benchmark (view latest_scores), with
+    """The usable rows of each current leaderboard table's newest snapshot (view latest_scores), with
     the table version that puts each row in its leaderboard table (registry.tables), without
     reference / baseline rows (is_reference: shown in the view, never in a top k).
     `benchmarks`: only those benchmarks' rows."""

@@ -54,7 +54,7 @@ _HISTORY_ROWS = """
                sc.setting, sc.variant, sc.population, sc.underlying, sc.score, sc.metric, sc.stderr, sc.ci_low,
                sc.ci_high, sc.n_items, sc.evaluated_at, sn.observed_at, sn.id AS snapshot_id
         FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
-        WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held'   -- shrink guard (010)
+        WHERE sc.excluded_reason = '' AND (sn.status IS DISTINCT FROM 'held' OR NOT coalesce(list_contains(sn.held_tables, 'scores' || chr(31) || sc.benchmark || chr(31) || coalesce(sc.table_version, '')), true))   -- shrink guard (010, 041)
           AND NOT coalesce(sc.is_reference, false)                             -- never in a top k (017)
     )
     SELECT source, benchmark, table_version, model, model_raw, setting, variant, population, underlying, score,
@@ -208,7 +208,9 @@ def _running_best(releases: str, basis: str | None = None) -> str:
                       "AND coalesce(o.table_version, '') = coalesce(sc.table_version, '') "
                       "AND o.model_raw IS NOT DISTINCT FROM sc.model_raw AND o.setting IS NOT DISTINCT FROM sc.setting "
                       "AND o.score IS NOT DISTINCT FROM sc.score AND o.excluded_reason = '' "
-                      "AND osn.status IS DISTINCT FROM 'held' AND NOT coalesce(o.is_reference, false))"),
+                      "AND (osn.status IS DISTINCT FROM 'held' OR NOT coalesce(list_contains(osn.held_tables, 'scores' || chr(31) "
+                      "|| o.benchmark || chr(31) || coalesce(o.table_version, '')), true)) "
+                      "AND NOT coalesce(o.is_reference, false))"),
             context=("UNION ALL BY NAME SELECT h.benchmark, h.source, h.table_version AS _tv, h.model, h.metric, "
                      "coalesce(h.population, 'models') AS _pop, h.score, h.date AS _date, "
                      "h.score IS NOT NULL AND NOT isnan(h.score) AS _scored, true AS _context "
@@ -276,7 +278,8 @@ def read_table_spans(con: duckdb.DuckDBPyConnection, benchmarks: list[str] | Non
                min(coalesce(sc.evaluated_at, sn.observed_at)) AS first_dated_at,
                max(coalesce(sc.evaluated_at, sn.observed_at)) AS last_dated_at
         FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
-        WHERE sc.excluded_reason = '' AND sn.status IS DISTINCT FROM 'held' AND NOT coalesce(sc.is_reference, false)
+        WHERE sc.excluded_reason = '' AND NOT coalesce(sc.is_reference, false)
+          AND (sn.status IS DISTINCT FROM 'held' OR NOT coalesce(list_contains(sn.held_tables, 'scores' || chr(31) || sc.benchmark || chr(31) || coalesce(sc.table_version, '')), true))
           AND (? IS NULL OR list_contains(?, sc.benchmark))
         GROUP BY ALL ORDER BY ALL""", [benchmarks, benchmarks]).df()
     return naive_utc_columns(df, "first_observed_at", "last_observed_at", "first_dated_at", "last_dated_at")

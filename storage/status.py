@@ -237,10 +237,14 @@ _INDEX_SQL = """
             WHERE s.scope = 'all' AND s.population <> 'systems_per_model')
         SELECT table_id, benchmark, population, metric, s_index IS NOT NULL AS has_s, scale,
                CASE WHEN s_index IS NOT NULL THEN NULL
-                    WHEN NOT registered THEN 'add ' || benchmark || ' to registry/benchmarks.csv (with n_items)'
+                    WHEN metric = 'cost_usd' THEN 'no index: a cost, not a score with sampling noise'
+                         || CASE WHEN registered THEN '' ELSE ' (add ' || benchmark || ' to registry/benchmarks.csv to name it)' END
                     WHEN reason LIKE 'no index:%' THEN reason
                     WHEN n_models < 5 AND reason LIKE 'only %' THEN reason
                     WHEN notes LIKE '%No index:%' THEN 'no index: ' || trim(split_part(split_part(notes, 'No index:', 2), '.', 1))
+                    WHEN NOT registered AND metric = 'proportion'
+                         THEN 'add ' || benchmark || ' to registry/benchmarks.csv (with n_items)'
+                    WHEN NOT registered THEN 'add ' || benchmark || ' to registry/benchmarks.csv'
                     WHEN metric = 'proportion' THEN 'add n_items for ' || benchmark || ' in registry/benchmarks.csv'
                     ELSE 'the board publishes no stderr or interval for its ' || metric || ' scores'
                END AS action

@@ -45,3 +45,28 @@ def test_status_names_the_registry_line_or_the_reason_for_each_table_without_s(s
     assert f"release dates: {dated} of {models} models with a latest result" in out
     assert "index coverage (newest analysis, scope all): " in out and "proportion " in out
     assert "add n_items for scicode in registry/benchmarks.csv" in out
+
+
+def test_status_remedies_fit_the_metric(synced_db, tmp_path):
+    """Issue 49: a cost never gets 'add n' (registered or not), nor a rate whose denominator differs
+    per model (the registry's `No index:` note says why); GDPval's index points to its Elo table,
+    whose interval the board publishes."""
+    rows = [{"datasetId": "v3_Public_Preview", "modelId": f"m{i}", "score": 0.1 + 0.01 * i, "costPerTask": 1.0 + i}
+            for i in range(6)]
+    import json
+    (tmp_path / "e.json").write_text(json.dumps(rows))
+    ingest_file(synced_db, "arc_agi", tmp_path / "e.json", observed_at="2026-06-01")
+    ingest_file(synced_db, "csv", _csv(tmp_path / "h.csv", "aa_omniscience_non_hallucination"), observed_at="2026-06-01")
+    ingest_file(synced_db, "artificial_analysis", FIX / "artificial_analysis" / "gdpval_breakdowns.json",
+                observed_at="2026-06-01")
+    with connect_synced(synced_db) as con:
+        run_saturation(con, now="2026-06-02")
+    with db.connect(synced_db, read_only=True) as con:
+        table = index_coverage(con)
+    action = {r[1]: r[-1] for r in table.rows if r[2] == "models"}
+    assert action["arc_agi_3_cost_per_task"].startswith("no index: a cost")
+    assert "n_items" not in action["arc_agi_3_cost_per_task"]
+    assert action["aa_omniscience_non_hallucination"].startswith("no index: its denominator")
+    assert "n_items" not in action["aa_omniscience_non_hallucination"]
+    # GDPval's normalized index has no interval; its Elo (with the board's interval) is named
+    assert "gdpval_aa_elo" in action["gdpval_aa"] and "publishes no" not in action["gdpval_aa"]

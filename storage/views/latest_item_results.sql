@@ -5,6 +5,7 @@ WITH newest AS (
     SELECT ir.source, ir.benchmark, max_by(sn.id, (sn.observed_at, sn.id)) AS snapshot_id
     FROM item_results ir JOIN snapshots sn ON sn.id = ir.snapshot_id
     WHERE sn.status IS DISTINCT FROM 'held'
+       OR NOT coalesce(list_contains(sn.held_tables, 'items' || chr(31) || ir.benchmark), true)
     GROUP BY ir.source, ir.benchmark
 )
 SELECT ir.source, ir.benchmark, ir.model, ir.item_id, ir.item_date, ir.score,

@@ -1,13 +1,35 @@
--- Each source's newest non-held snapshot per benchmark, with the leaderboard table each row
--- belongs to (the expression of registry.tables.table_id; a declared pool is applied by the
--- analysis) and what a row means (017). Rows of one snapshot that map to one canonical
--- (benchmark, model, setting) are excluded at store time after the first (excluded_reason).
+-- Each leaderboard table's newest non-held snapshot (a table is (benchmark, source,
+-- table_version): registry.tables.table_id), for the tables their source still serves: the
+-- newest release of a source's releases, by the release's own date (never by the order its
+-- snapshots were stored in); a board (a split, a version, none) while the source's newest
+-- snapshot of the benchmark's boards holds it; a partial page (top<N>) only while the source has
+-- no full board of the benchmark (registry.tables.version_kind, repeated here). Rows of one table
+-- of one snapshot that map to one canonical (benchmark, model, setting) are excluded at store time
+-- after the first (excluded_reason).
 CREATE OR REPLACE VIEW latest_scores AS
-WITH newest AS (   -- the snapshots of each (source, benchmark) first: one small row per snapshot, not per score
-    SELECT sc.source, sc.benchmark, max_by(sn.id, (sn.observed_at, sn.id)) AS snapshot_id
-    FROM (SELECT DISTINCT source, benchmark, snapshot_id FROM scores) sc JOIN snapshots sn ON sn.id = sc.snapshot_id
-    WHERE sn.status IS DISTINCT FROM 'held'
-    GROUP BY sc.source, sc.benchmark
+WITH tables AS (   -- one small row per (table, snapshot) first, not per score
+    SELECT DISTINCT source, benchmark, coalesce(table_version, '') AS version, snapshot_id FROM scores
+), newest AS (     -- each table's newest usable snapshot
+    SELECT t.source, t.benchmark, t.version, max_by(sn.id, (sn.observed_at, sn.id)) AS snapshot_id,
+           max((sn.observed_at, sn.id)) AS seen,
+           CASE WHEN regexp_full_match(t.version, '\d{4}-\d{2}-\d{2}') THEN 'release'
+                WHEN regexp_full_match(t.version, 'top\d+') THEN 'partial' ELSE 'board' END AS kind
+    FROM tables t JOIN snapshots sn ON sn.id = t.snapshot_id
+    WHERE sn.status IS DISTINCT FROM 'held'         -- a held snapshot's tables that did not shrink are used (041)
+       OR NOT coalesce(list_contains(sn.held_tables, 'scores' || chr(31) || t.benchmark || chr(31) || t.version), true)
+    GROUP BY t.source, t.benchmark, t.version
+), ranked AS (
+    SELECT *, max(version) FILTER (WHERE kind = 'release') OVER w AS newest_release,
+           max(seen) FILTER (WHERE kind = 'board') OVER w AS newest_board,
+           max(seen) FILTER (WHERE kind = 'partial') OVER w AS newest_page,
+           count(*) FILTER (WHERE kind <> 'partial') OVER w AS full_tables
+    FROM newest
+    WINDOW w AS (PARTITION BY source, benchmark)
+), current AS (    -- the tables the source still serves
+    SELECT source, benchmark, version, snapshot_id FROM ranked
+    WHERE CASE kind WHEN 'release' THEN version = newest_release
+                    WHEN 'board' THEN seen = newest_board
+                    ELSE full_tables = 0 AND seen = newest_page END
 )
 SELECT sc.source, sc.benchmark, sc.model, sc.score, sc.metric, sc.stderr, sc.n_items,
        sn.observed_at, sc.setting, sc.model_raw, sc.benchmark_raw, sc.ci_low, sc.ci_high,
@@ -17,11 +39,12 @@ SELECT sc.source, sc.benchmark, sc.model, sc.score, sc.metric, sc.stderr, sc.n_i
        sc.benchmark || ':' || sc.source
            || CASE WHEN coalesce(sc.table_version, '') = '' THEN '' ELSE ':' || sc.table_version END AS table_id
 FROM scores sc
-JOIN newest n USING (source, benchmark, snapshot_id)
+JOIN current c ON c.source = sc.source AND c.benchmark = sc.benchmark AND c.snapshot_id = sc.snapshot_id
+                 AND c.version = coalesce(sc.table_version, '')
 JOIN snapshots sn ON sn.id = sc.snapshot_id
 WHERE sc.excluded_reason = '';
 
-COMMENT ON VIEW latest_scores IS 'score row in the newest non-held snapshot of each (source, benchmark), raw: a model with several variants (effort levels, settings) has several rows — `leaderboard` keeps its best; adversarial/test entries and second raw names of one model (o3/O3) excluded';
+COMMENT ON VIEW latest_scores IS 'score row in the newest non-held snapshot of each leaderboard table its source still serves (the newest release by its own date; a board in the source''s newest snapshot of the benchmark; a top-N page only without a full board), raw: a model with several variants (effort levels, settings) has several rows — `leaderboard` keeps its best; adversarial/test entries and second raw names of one model (o3/O3) excluded';
 COMMENT ON COLUMN latest_scores.source IS 'the leaderboard site (a scraper name: lmarena, swebench, …)';
 COMMENT ON COLUMN latest_scores.benchmark IS 'canonical benchmark id (benchmark_info.benchmark) when known, else the page''s name';
 COMMENT ON COLUMN latest_scores.model IS 'canonical model id (model_info.model) when known, else the page''s name';

@@ -15,6 +15,7 @@ COMMENT ON COLUMN snapshots.n_models IS 'distinct models';
 COMMENT ON COLUMN snapshots.n_rejects IS 'rows rejected (rejects)';
 COMMENT ON COLUMN snapshots.warnings IS 'what the parser warned about (optional fields missing, …)';
 COMMENT ON COLUMN snapshots.meta IS 'what the page states about itself (JSON)';
-COMMENT ON COLUMN snapshots.status IS 'ok | held (kept out of latest_* by the shrink guard) | confirmed | accepted';
+COMMENT ON COLUMN snapshots.status IS 'ok | held (the tables in held_tables kept out of latest_* by the shrink guard) | confirmed | accepted';
 COMMENT ON COLUMN snapshots.held_reason IS 'why it is held';
+COMMENT ON COLUMN snapshots.held_tables IS 'the tables the shrink guard held (''scores''|benchmark|table_version or ''items''|benchmark, chr(31)-joined): a held snapshot''s other tables are used; NULL on a held snapshot: all of it is held';
 COMMENT ON COLUMN snapshots.released_at IS 'when a held snapshot was confirmed or accepted';
