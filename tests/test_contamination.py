@@ -242,11 +242,39 @@ def test_a3_null_without_planting_and_floors():
     assert ev["label"] == "suspect, not a verdict"
 
 
+def test_a3_does_not_test_a_model_stronger_than_every_reference():
+    """Issue 50: GPT-4o (2024-05-13) was stronger than every clean reference (`ability_clamped`,
+    one reference weighted -0.23) and flagged at +16 pp by a matched gap extrapolated beyond the
+    references. Such a model is not tested; it is listed with the reason. A model weaker than every
+    reference is still tested, and its evidence says the comparison is at the references' edge."""
+    from analysis.contamination.a3 import ABOVE_RANGE_REASON
+    items, cut = synth_items(7)
+    clean = items[items["model"].str.startswith("clean")]
+    best = clean.groupby("model")["score"].mean().idxmax()
+    worst = clean.groupby("model")["score"].mean().idxmin()
+    strong = clean[clean["model"] == best].assign(model="strong")
+    strong["score"] = np.minimum(1.0, strong["score"] + 0.15 + 0.15 * (strong["item_date"] <= TEST_CUT))
+    weak = clean[clean["model"] == worst].assign(model="weak")
+    weak["score"] = np.maximum(0.0, weak["score"] * 0.5)
+    claims = pd.DataFrame({"model": sorted(set(items["model"])) + ["strong", "weak"], "release_date": pd.NaT,
+                           "knowledge_cutoff": [CLEAN_CUT if m.startswith("clean") else TEST_CUT
+                                                for m in sorted(set(items["model"]))] + [TEST_CUT, TEST_CUT],
+                           "provenance": "vendor_doc", "source": "synthetic"})
+    res = run_signals(None, pd.concat([items, strong, weak], ignore_index=True), resolve_model_dates(claims), None,
+                      None, rng=np.random.default_rng(0), now=NOW)
+    assert "strong" not in set(res["model"])
+    skipped = res.attrs["skipped"].set_index("model")
+    assert skipped.at["strong", "reason"] == ABOVE_RANGE_REASON and skipped.at["strong", "signal"] == "A3"
+    ev = res.set_index("model").at["weak", "evidence"]
+    assert ev["ability_clamped"] and ev["ability_side"] == "below"
+
+
 def test_calibrate_on_synthetic_null_data():
     items, cut = synth_items(3)
     out = calibrate(None, items, cut, None, rng=np.random.default_rng(3), now=NOW, trials=40).set_index("signal")
     a3 = out.loc["A3"]
-    assert a3["tests"] == 40 * 8 and a3["ok"]
+    # every clean model in every trial, but the strongest at a cutoff (above the others: untestable)
+    assert 40 * 7 <= a3["tests"] < 40 * 8 and a3["ok"]
     assert a3["p05_lo"] <= 0.05 and a3["fw_bh_lo"] <= 0.05
     assert out.loc["A1", "tests"] == 0 and out.loc["A1", "ok"] is None
 
@@ -490,14 +518,17 @@ def test_livecodebench_2024_03_17_deepseek_flagged_gpt_claude_not():
     res = run_signals(None, items, cut, None, None, rng=np.random.default_rng(0),
                       now=pd.Timestamp("2024-03-17")).set_index("model")
     # Testable models: those with >= 50 items on both sides, i.e. the 2023-08-30 cutoff group.
-    assert set(res.index) == DEEPSEEK_FAMILY | {"Claude-3-Opus", "Claude-3-Sonnet"}
+    # Claude-3-Opus is stronger than every clean reference: not tested (issue 50), listed with the reason
+    assert set(res.index) == DEEPSEEK_FAMILY | {"Claude-3-Sonnet"}
+    from analysis.contamination.a3 import ABOVE_RANGE_REASON
+    assert res.attrs["skipped"].set_index("model").at["Claude-3-Opus", "reason"] == ABOVE_RANGE_REASON
     flagged = set(res.index[res["flagged"]])
     # the strongest DeepSeek-derived models are flagged; nothing outside the family is
     assert {"DSCoder-33b-Ins", "DSCoder-33b-Base", "WCoder-33B-V1.1"} <= flagged <= DEEPSEEK_FAMILY
     for big in ("DSCoder-33b-Ins", "DSCoder-33b-Base", "WCoder-33B-V1.1"):
         assert res.at[big, "effect"] > 0.15 and res.at[big, "q_value"] < 0.05
         assert res.at[big, "ci_low"] > 0
-    for clean in ("Claude-3-Opus", "Claude-3-Sonnet"):
+    for clean in ("Claude-3-Sonnet",):
         assert not res.at[clean, "flagged"] and res.at[clean, "q_value"] > 0.1
     ev = res.at["DSCoder-33b-Ins", "evidence"]
     assert ev["n_pre"] == 127 and ev["n_post"] == 202

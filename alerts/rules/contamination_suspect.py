@@ -180,6 +180,10 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
             parts.append(f"n {ev.get('n_pre') or 'n/a'} pre / {ev.get('n_post') or 'n/a'} post")
         if ev.get("n_ref") is not None:
             parts.append(f"reference set {ev['n_ref']} models")
+        if ev.get("ability_clamped"):
+            side = "weaker" if ev.get("ability_side", "below") == "below" else "stronger"
+            parts.append(f"the model is {side} than every clean reference: the comparison extrapolates "
+                         "(matched at the references' edge)")
         if s.get("snapshot_ids"):
             parts.append(f"on {_data_words(s.get('snapshot_ids'), s.get('data_as_of'))}")
             seen = int(s.get("distinct_data") or 1)
