@@ -77,9 +77,10 @@ HYSTERESIS_EDGE_CAP = 0.5
 GUARD_BAND_DAYS = 30             # g: margin around cutoffs (staged rollouts, post-training data)
 UNKNOWN_CUTOFF_LOOKBACK_MONTHS = 12   # unknown cutoff: c_lo = release - 12 months, c_hi = release
 DATE_CONFLICT_DAYS = 31          # two claims further apart than this are a visible conflict
-# A source's date claim that moves by less than this between its snapshots is jitter (the same
-# instant read in two time zones, a re-serialised file), not a revision: the first value seen is
-# kept (analysis.cutoffs.first_of_jitter), so it cannot move a test's windows.
+# A source's date claim that moves by at most this between its snapshots is jitter (the same
+# instant read in two time zones, a re-serialised file; dates are stored by day, so an instant that
+# moves by less than a day can show as two dates a day apart), not a revision: the first value seen
+# is kept (analysis.cutoffs.first_of_jitter), so it cannot move a test's windows.
 DATE_JITTER_MAX = "1D"
 # Which claim about a model's dates wins (docs/statistics.md, "Trust of a cutoff claim"): most authoritative first.
 # 'registry' = a curated registry row without a finer provenance. Unknown provenances rank last.

@@ -112,14 +112,15 @@ def placeholder_claims(cutoff_claims: pd.DataFrame, release: pd.Series, *, confl
 def first_of_jitter(newest: pd.DataFrame, claims: pd.DataFrame, field: str,
                     jitter: pd.Timedelta = pd.Timedelta(DATE_JITTER_MAX)) -> pd.DataFrame:
     """`newest` (one claim of `field` per model, source and provenance: the newest) with each
-    value replaced by the first-observed value of the same source's claims that lie less than
-    `jitter` from it: a date that moves by less than a day between snapshots (the same instant
-    read in two time zones, a re-serialised file) keeps its first value, so it cannot move a
-    test's windows; a revision by a day or more stands. `claims` carries `first_observed_at`."""
+    value replaced by the first-observed value of the same source's claims that lie within
+    `jitter` of it: a date that moves by less than a day between snapshots (the same instant read
+    in two time zones, a re-serialised file) keeps its first value, so it cannot move a test's
+    windows. Dates are stored by day, so such an instant can show as two dates one day apart: a
+    move of at most one day is jitter; a revision by more stands. `claims` carries `first_observed_at`."""
     key = ["model", "source", "provenance"]
     pool = claims[key + [field, "first_observed_at"]].rename(columns={field: "_v", "first_observed_at": "_first"})
     m = newest[key + [field]].assign(_row=np.arange(len(newest))).merge(pool, on=key, how="left")
-    near = m[(m["_v"] - m[field]).abs() < jitter]
+    near = m[(m["_v"] - m[field]).abs() <= jitter]
     first = near.sort_values(["_first", "_v"], kind="stable", na_position="last").drop_duplicates("_row")
     out = newest.copy()
     values = pd.Series(first.set_index("_row")["_v"].reindex(np.arange(len(newest))).to_numpy(), index=out.index)
@@ -141,7 +142,7 @@ def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFL
     with a value wins. With an `observed_at` column, only the newest claim of each (source,
     provenance) counts: a leaderboard that revised its estimate (LiveCodeBench moved
     DeepSeek-Coder's cutoff from 2023-07-30 to 2023-08-30) is not in conflict with itself; with
-    `first_observed_at` too, a newest claim less than a day from an earlier one of that source keeps
+    `first_observed_at` too, a newest claim within a day of an earlier one of that source keeps
     the earlier one's value (`first_of_jitter`: jitter never moves a test). Claims of one field more than `conflict_days` apart set `conflict` and
     are all listed in `conflicts` (JSON: field, source, provenance, value).
 

@@ -669,6 +669,59 @@ def test_suspicion_first_notification_rule_and_resolution_only_on_new_data():
     assert (x6["state"], x6["distinct_data"], x6["resolved_at"]) == ("pending", 1, None)
 
 
+def test_new_snapshots_of_unchanged_evidence_neither_confirm_resolve_nor_refire():
+    """Issue 50: three models were confirmed "flagged on two analyses of distinct data" at q 0.039
+    when their item results and their references' were identical in both snapshots (the new file
+    only added two other models); DSCoder-6.7b-Ins resolved and fired again on identical results.
+    Evidence is the content of a test's inputs (`data_hash`), not the snapshot that carried it."""
+    from analysis.contamination.suspicions import advance_suspicions
+    th = Thresholds()
+    dates = {i: pd.Timestamp(f"2024-03-{10 + i}") for i in range(1, 9)}
+
+    def t(snap, p, h, effect=0.2):
+        x = _t("x", "A3", "lcb", snaps=(snap,), p=p, effect=effect)
+        x.evidence["data_hash"] = h
+        return x
+
+    def run(tests, previous, states, run_id, snap):
+        res = finalize(tests, previous, th, suspicions=None if states is None else
+                       {(r["model"], r["benchmark"], r["signal"], r["source"], r["detail"]): r
+                        for r in states.to_dict("records")})
+        return res, advance_suspicions(res, states, run_id=run_id, run_at=dates[snap], current_data={("lcb", "b"): {snap}},
+                                       snapshot_dates=dates)
+
+    def nulls(snap, k=3):
+        return [_t(f"n{i}", "A3", "lcb", snaps=(snap,), p=0.6) for i in range(k)]
+
+    r1, s1 = run([t(1, 0.01, "A")] + nulls(1), None, None, "r1", 1)          # q 0.04: pending
+    assert s1.set_index("model").at["x", "state"] == "pending"
+    # a new snapshot, the same rows for x and its references (another model was added): same evidence
+    r2, s2 = run([t(2, 0.01, "A")] + nulls(2, 4), _prev_rows(r1), s1, "r2", 2)
+    x2 = s2.set_index("model").loc["x"]
+    assert (x2["state"], x2["distinct_data"]) == ("pending", 1)
+    assert r2.set_index("model").at["x", "status"] == "suspect"
+    # the same evidence no longer flagged (q moved past 0.05 with the family): the suspicion holds
+    # (no stored test to hold: recomputed, as after a change of another model's date)
+    r3, s3 = run([t(3, 0.01, "A")] + nulls(3, 9), None, s2, "r3", 3)
+    assert not r3.set_index("model").at["x", "flagged"]
+    assert s3.set_index("model").at["x", "state"] == "pending"
+    # new results of x: a second version of the evidence, confirmed
+    r4, s4 = run([t(4, 0.01, "B")] + nulls(4), _prev_rows(r3, "r3"), s3, "r4", 4)
+    x4 = s4.set_index("model").loc["x"]
+    assert (x4["state"], x4["confirmed_by"], x4["distinct_data"]) == ("confirmed", "distinct_data", 2)
+    # new evidence that does not flag: resolved; the same evidence re-published and flagged again
+    # (q back under 0.05 with a smaller family) does not fire again
+    r5, s5 = run([t(5, 0.4, "C", effect=0.01)] + nulls(5), _prev_rows(r4, "r4"), s4, "r5", 5)
+    assert s5.set_index("model").at["x", "state"] == "resolved"
+    r6, s6 = run([t(6, 0.01, "C")] + nulls(6, 1), None, s5, "r6", 6)
+    assert r6.set_index("model").at["x", "flagged"]
+    x6 = s6.set_index("model").loc["x"]
+    assert x6["state"] == "resolved" and x6["resolved_snapshot_ids"] == [5]
+    # new evidence that flags: a new episode
+    _, s7 = run([t(7, 0.01, "D")] + nulls(7, 1), _prev_rows(r6, "r6"), s6, "r7", 7)
+    assert s7.set_index("model").at["x", "state"] == "pending"
+
+
 # --- A3's test: an independent brute force, the null it claims, the power it promises --------------------
 
 def test_a3_p_value_matches_an_independent_brute_force():

@@ -11,6 +11,7 @@ import pandas as pd
 
 from analysis.constants import A3_MIN_REF_COVERAGE, A3_REFS_PER_PARAMETER, FISHER_MIN_EXPECTED, REFERENCE_TRUST
 from analysis.contamination.base import (
+    data_hash,
     log,
     PLACEBO_COLUMNS,
     SKIP_COLUMNS,
@@ -319,7 +320,11 @@ def a3_one(matrix: pd.DataFrame, dates: pd.Series, model: str, c_lo: pd.Timestam
            "reference_weights": dict(zip(refs, w.tolist())), "ability_clamped": bool(core["clamped"][0, 0]),
            "ability_side": "below" if bool(core["clamped"][0, 0]) else None,
            "pre_window": [None, (c_lo - g)], "post_window": [(c_hi + g), dates[post].max()],
-           "c_lo": c_lo, "c_hi": c_hi}
+           "c_lo": c_lo, "c_hi": c_hi,
+           # the evidence itself: the model's and its references' results on the window items, their
+           # dates and sides (not the snapshots that carried them)
+           "data_hash": data_hash(model, refs, matrix.index[keep], y_all, dates[keep].to_numpy("datetime64[ns]"),
+                                  pre_m, post_m)}
     return res, ""
 
 
