@@ -243,6 +243,16 @@ def test_calibrate_command(synced_db, tmp_path, capsys):
     # 8 clean models x 10 trials, less the strongest at each cutoff (above the others' range: untestable)
     assert 70 <= int(line.split()[1]) < 80
     assert "n/a (no placebo test possible)" in out   # A1/A2: no reference benchmarks here
+    # the result is stored: the alert rule reads each signal's newest calibration (issue 50)
+    from storage.contamination import read_latest_calibration
+    from storage.rule_inputs import read_suspicion_alerts
+    with connect_synced(path) as con:
+        cal = read_latest_calibration(con).set_index("signal")
+        run_contamination(con, now="2024-06-02T00:00:00Z")
+        alerts_in = read_suspicion_alerts(con)
+    assert sorted(cal.index) == ["A1", "A2", "A3"] and bool(cal.at["A3", "ok"]) and pd.isna(cal.at["A1", "ok"])
+    assert 70 <= cal.at["A3", "tests"] < 80 and cal.at["A3", "trials"] == 10
+    assert alerts_in is not None and bool(alerts_in.set_index("model").at["test0", "calibration_ok"])
     assert cli.main(["calibrate", "--db", str(path), "--trials", "10", "--seed", "3", "--power"]) == 0
     out = capsys.readouterr().out
     assert "placebo P(p < 0.05) =" in out and "placebo P(p < 0.01) =" in out
