@@ -472,11 +472,14 @@ def test_status_corroborated_persisted_suspect():
          "evidence": {"snapshot_ids": [0]}},
     ])
     out = finalize(tests, prev, th).set_index(["model", "signal"])["status"]
-    assert out[("x", "A1")] == out[("x", "A3")] == "corroborated"
+    # A1 is retired from alerting (RETIRED_SIGNALS): it corroborates nothing, but A3 corroborates it
+    assert out[("x", "A1")] == "corroborated" and out[("x", "A3")] == "suspect"
+    both = finalize([_t("x", "A2", "s1"), _t("x", "A3", "s2")], None, th).set_index("signal")["status"]
+    assert (both == "corroborated").all()
     assert out[("y", "A1")] == "persisted"
     assert out[("z", "A1")] == "suspect"
     assert out[("w", "A1")] == "not_flagged" and out[("v", "A1")] == "not_flagged"
-    two_sources = finalize([_t("x", "A1", "epoch"), _t("x", "A1", "simple_evals")], None, th)
+    two_sources = finalize([_t("x", "A2", "epoch"), _t("x", "A2", "simple_evals")], None, th)
     assert (two_sources["status"] == "corroborated").all()
 
 

@@ -26,7 +26,7 @@ from alerts.records import RESOLVED, Condition, to_utc
 from alerts.rules.base import AlertKind, AlertRule, RuleOutput, make_labels, missing, num, \
     require, sql_literal, text
 from alerts.text import clean, day, fixed, pp
-from analysis.constants import CONTAMINATION_STATUSES, SUSPICION_CONFIRM_Q, SUSPICION_STATES
+from analysis.constants import CONTAMINATION_STATUSES, RETIRED_SIGNALS, SUSPICION_CONFIRM_Q, SUSPICION_STATES
 from common.jsonsafe import decoded as _evidence
 
 if TYPE_CHECKING:
@@ -97,6 +97,8 @@ def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOut
         # a signal whose newest placebo calibration found it miscalibrated on this data: its flags are
         # shown unconfirmed, with that reason, never delivered as confirmed (issue 50)
         unconfirmed = {text(r, "signal"): _miscalibrated(r) for r in open_ if _calibration_failed(r)}
+        unconfirmed.update({text(r, "signal"): RETIRED_SIGNALS[text(r, "signal")] for r in open_
+                            if text(r, "signal") in RETIRED_SIGNALS})
         confirmed = [r for r in open_ if r["state"] == CONFIRMED and text(r, "signal") not in unconfirmed]
         # the strongest evidence first: smallest q, then largest effect
         open_.sort(key=lambda r: (1.0 if num(r["q_value"]) is None else num(r["q_value"]),
@@ -179,7 +181,8 @@ def _headline(transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) 
     why = ", ".join(CONFIRMED_BY_WORDS.get(w, (w, w))[0] for w in a.get("confirmed_by", [])) \
         or a.get("status", "suspect")
     if a.get("status") == UNCONFIRMED:
-        why = "unconfirmed: its signal is miscalibrated on this data"
+        why = "unconfirmed: " + ("its signal is miscalibrated on this data" if any(
+            "miscalibrated" in r for r in a.get("unconfirmed_because", [])) else "its signal is retired from alerting")
     return f"{who}: contamination suspect ({why})"
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.contamination.base import RESULT_COLUMNS, SignalTest, Thresholds
-from analysis.constants import SUSPICION_STATES
+from analysis.constants import RETIRED_SIGNALS, SUSPICION_STATES
 from analysis.contamination.numerics import benjamini_hochberg, jsonable
 from analysis.cutoffs import require_columns
 
@@ -177,7 +177,7 @@ def finalize(tests: list[SignalTest], previous: pd.DataFrame | Mapping[TestKey, 
                for i, (t, qi) in enumerate(zip(tests, q))]
     fired: dict[tuple[str, str], set[tuple[str, str]]] = {}
     for t, f in zip(tests, flagged):
-        if f:
+        if f and t.signal not in RETIRED_SIGNALS:      # a retired signal corroborates nothing
             fired.setdefault((t.model, t.benchmark), set()).add((t.signal, t.source))
     rows = []
     for i, (t, qi, f) in enumerate(zip(tests, q, flagged)):
