@@ -111,13 +111,12 @@ CONTAMINATION_STATUSES = ("corroborated", "persisted", "suspect", "not_flagged")
 # its BH q is at most SUSPICION_CONFIRM_Q (a fifth of FDR_Q).
 SUSPICION_STATES = ("pending", "confirmed", "resolved")
 # Signals that are computed and stored as evidence but never deliver a confirmed alert nor corroborate
-# another signal, with the reason (issue 50; docs/statistics.md, "A1 retired from alerting"). A1: on
-# the real history its prediction scale (the references' leave-one-out residuals of real models,
-# ±10 pp on GPQA Diamond) leaves a minimum detectable effect of several times MIN_EFFECT: its placebo
-# never reaches the nominal rate, and a planted +10 pp gain is not found.
+# another signal, with the reason (issue 50; docs/statistics.md, "A1 is retired from alerting"). A1:
+# on real data its prediction scale (the references' leave-one-out residuals of real models) leaves a
+# minimum detectable effect of several times MIN_EFFECT; its placebo never reaches the nominal rate.
 RETIRED_SIGNALS = {"A1": "A1 is retired from alerting: on real data the spread of clean models around the "
                          "cross-benchmark link (its prediction scale) leaves it no power at the effects it "
-                         "could flag (docs/statistics.md, A1 retired from alerting)"}
+                         "could flag (docs/statistics.md, A1 is retired from alerting)"}
 SUSPICION_CONFIRM_Q = 0.01
 A3_MIN_ITEMS_PER_SIDE = 50       # A3 floor: items in each of the pre and post windows
 A3_MIN_REF_MODELS = 3            # A3: clean reference models needed for the drift control (our floor)

@@ -3,20 +3,22 @@
 
 A suspicion is a test flagged under the full rule (q <= fdr_q, effect >= min_effect and
 >= min_effect_se · SE, the signal's gate). Its state is stored (table contamination_suspicions)
-and moves only with the test's own data:
+and moves only with new evidence: the content key of the test's inputs (`data_hash` in its
+evidence, families.same_evidence; snapshots only for tests stored without one), so a new snapshot
+whose rows for the model and its references are unchanged moves nothing (issue 50):
 
 - a flagged test without an open suspicion opens one: `pending`, or `confirmed` at once when
   the first-notification rule (`confirmation`) already holds;
 - an open suspicion whose test is flagged again stays open; on a new data version (other
   snapshots) `distinct_data` grows, and the rule may confirm it; its numbers are the test's
   (held at their stored values while its data are unchanged: families.finalize), its q the run's;
-- an open suspicion resolves only when an analysis of NEW data for that test (snapshots other
-  than those it rests on) no longer flags it, or no longer tests it while its (source, benchmark)
-  has new data; the resolution names those snapshots and their date. An analysis that another
-  source triggered changes neither.
+- an open suspicion resolves only when an analysis of NEW evidence for that test no longer flags
+  it, or no longer tests it while its (source, benchmark) has new data; the resolution names those
+  snapshots, their date and the evidence's key. An analysis that another source triggered changes
+  neither; a resolved suspicion flagged again on the evidence that resolved it stays resolved.
 
 The first-notification rule (one rule, `confirmation`): a suspicion is confirmed, and its alert
-fires, when it has been flagged on two analyses of distinct data, or is corroborated by another
+fires, when it has been flagged on two versions of its evidence, or is corroborated by another
 signal or source, or its q is at most SUSPICION_CONFIRM_Q (0.01, a fifth of the FDR level).
 
 Pure: frames in, a frame out; the run time and snapshot dates are passed in.
