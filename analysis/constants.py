@@ -85,6 +85,11 @@ HYSTERESIS_EDGE_CAP = 0.5
 GUARD_BAND_DAYS = 30             # g: margin around cutoffs (staged rollouts, post-training data)
 UNKNOWN_CUTOFF_LOOKBACK_MONTHS = 12   # unknown cutoff: c_lo = release - 12 months, c_hi = release
 DATE_CONFLICT_DAYS = 31          # two claims further apart than this are a visible conflict
+# A source's date claim that moves by at most this between its snapshots is jitter (the same
+# instant read in two time zones, a re-serialised file; dates are stored by day, so an instant that
+# moves by less than a day can show as two dates a day apart), not a revision: the first value seen
+# is kept (analysis.cutoffs.first_of_jitter), so it cannot move a test's windows.
+DATE_JITTER_MAX = "1D"
 # Which claim about a model's dates wins (docs/statistics.md, "Trust of a cutoff claim"): most authoritative first.
 # 'registry' = a curated registry row without a finer provenance. Unknown provenances rank last.
 PROVENANCE_PRIORITY = ("vendor_doc", "model_card", "registry", "leaderboard", "listing", "inferred")
@@ -113,6 +118,13 @@ CONTAMINATION_STATUSES = ("corroborated", "persisted", "suspect", "not_flagged")
 # two analyses of distinct data, or corroborated by another signal or source, or at once when
 # its BH q is at most SUSPICION_CONFIRM_Q (a fifth of FDR_Q).
 SUSPICION_STATES = ("pending", "confirmed", "resolved")
+# Signals that are computed and stored as evidence but never deliver a confirmed alert nor corroborate
+# another signal, with the reason (issue 50; docs/statistics.md, "A1 is retired from alerting"). A1:
+# on real data its prediction scale (the references' leave-one-out residuals of real models) leaves a
+# minimum detectable effect of several times MIN_EFFECT; its placebo never reaches the nominal rate.
+RETIRED_SIGNALS = {"A1": "A1 is retired from alerting: on real data the spread of clean models around the "
+                         "cross-benchmark link (its prediction scale) leaves it no power at the effects it "
+                         "could flag (docs/statistics.md, A1 is retired from alerting)"}
 SUSPICION_CONFIRM_Q = 0.01
 A3_MIN_ITEMS_PER_SIDE = 50       # A3 floor: items in each of the pre and post windows
 A3_MIN_REF_MODELS = 3            # A3: clean reference models needed for the drift control (our floor)

@@ -19,6 +19,7 @@ import pandas as pd
 
 from analysis.constants import (
     DATE_CONFLICT_DAYS,
+    DATE_JITTER_MAX,
     DATE_SOURCE_PRIORITY,
     GUARD_BAND_DAYS,
     PLACEHOLDER_MIN_LAG_DAYS,
@@ -108,6 +109,29 @@ def placeholder_claims(cutoff_claims: pd.DataFrame, release: pd.Series, *, confl
     return suspect & ~corroborated
 
 
+def first_of_jitter(newest: pd.DataFrame, claims: pd.DataFrame, field: str,
+                    jitter: pd.Timedelta = pd.Timedelta(DATE_JITTER_MAX)) -> pd.DataFrame:
+    """`newest` (one claim of `field` per model, source and provenance: the newest) with each
+    value replaced by the first-observed value of the same source's claims that lie within
+    `jitter` of it: a date that moves by less than a day between snapshots (the same instant read
+    in two time zones, a re-serialised file) keeps its first value, so it cannot move a test's
+    windows. Dates are stored by day, so such an instant can show as two dates one day apart: a
+    move of at most one day is jitter; a revision by more stands. `claims` carries `first_observed_at`."""
+    key = ["model", "source", "provenance"]
+    pool = claims[key + [field, "first_observed_at"]].rename(columns={field: "_v", "first_observed_at": "_first"})
+    m = newest[key + [field]].assign(_row=np.arange(len(newest))).merge(pool, on=key, how="left")
+    near = m[(m["_v"] - m[field]).abs() <= jitter]
+    first = near.sort_values(["_first", "_v"], kind="stable", na_position="last").drop_duplicates("_row")
+    out = newest.copy()
+    values = pd.Series(first.set_index("_row")["_v"].reindex(np.arange(len(newest))).to_numpy(), index=out.index)
+    moved = values.notna() & (values != out[field])
+    if moved.any():
+        log.info("[cutoffs] %d %s claim(s) moved by less than %s since first seen: the first value kept, e.g. %s",
+                 int(moved.sum()), field, jitter, out.loc[moved, ["model", "source"]].head(3).to_dict("records"))
+    out[field] = values.where(values.notna(), out[field]).astype(out[field].dtype)
+    return out
+
+
 def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFLICT_DAYS,
                         lookback_months: int = UNKNOWN_CUTOFF_LOOKBACK_MONTHS) -> pd.DataFrame:
     """One row per model from every source's date claims, with provenance and conflicts.
@@ -117,7 +141,9 @@ def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFL
     inferred), then source in `DATE_SOURCE_PRIORITY` order, then source name. The first claim
     with a value wins. With an `observed_at` column, only the newest claim of each (source,
     provenance) counts: a leaderboard that revised its estimate (LiveCodeBench moved
-    DeepSeek-Coder's cutoff from 2023-07-30 to 2023-08-30) is not in conflict with itself. Claims of one field more than `conflict_days` apart set `conflict` and
+    DeepSeek-Coder's cutoff from 2023-07-30 to 2023-08-30) is not in conflict with itself; with
+    `first_observed_at` too, a newest claim within a day of an earlier one of that source keeps
+    the earlier one's value (`first_of_jitter`: jitter never moves a test). Claims of one field more than `conflict_days` apart set `conflict` and
     are all listed in `conflicts` (JSON: field, source, provenance, value).
 
     Interval: stated cutoff c -> c_lo = c_hi = c. Unknown cutoff -> c_hi = release date,
@@ -130,11 +156,12 @@ def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFL
     """
     require_columns(claims, CLAIM_COLUMNS, "model date claims")
     dated = "observed_at" in claims.columns
-    c = claims.loc[claims["model"].notna(), list(CLAIM_COLUMNS) + (["observed_at"] if dated else [])].copy()
+    times = [t for t in ("observed_at", "first_observed_at") if dated and t in claims.columns]
+    c = claims.loc[claims["model"].notna(), list(CLAIM_COLUMNS) + times].copy()
     c["release_date"] = as_dates(c["release_date"], "model date claims: release_date")
     c["knowledge_cutoff"] = as_dates(c["knowledge_cutoff"], "model date claims: knowledge_cutoff")
-    if dated:
-        c["observed_at"] = as_dates(c["observed_at"], "model date claims: observed_at")
+    for t in times:
+        c[t] = as_dates(c[t], f"model date claims: {t}")
     c["provenance"] = c["provenance"].fillna("").astype("str")
     c["source"] = c["source"].fillna("").astype("str")
     unknown = sorted(set(c["provenance"]) - set(PROVENANCE_PRIORITY))
@@ -152,8 +179,10 @@ def resolve_model_dates(claims: pd.DataFrame, *, conflict_days: int = DATE_CONFL
         have = c[c[field].notna()]
         if dated:   # a source that revised its date: its newest claim stands, the older ones are superseded
             newest = have.sort_values("observed_at", ascending=False, kind="stable", na_position="last")
-            have = newest.drop_duplicates(["model", "source", "provenance"]).sort_values(
-                ["model", "_prov_rank", "_src_rank", "source"], kind="stable")
+            newest = newest.drop_duplicates(["model", "source", "provenance"])
+            if "first_observed_at" in have.columns:
+                newest = first_of_jitter(newest, have, field)
+            have = newest.sort_values(["model", "_prov_rank", "_src_rank", "source"], kind="stable")
         if field == "knowledge_cutoff":
             ph = placeholder_claims(have, out["release_date"], conflict_days=conflict_days)
             only_ph = ph.groupby(have["model"]).transform("all")

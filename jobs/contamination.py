@@ -254,3 +254,11 @@ def run_power(con: duckdb.DuckDBPyConnection, *, now: datetime | str, trials: in
         return pd.DataFrame()
     return a3_power(items, data["cutoffs"], rng=np.random.default_rng(seed), now=naive_utc(now), trials=trials,
                     gains=gains, th=th)
+
+
+def record_calibration(con: duckdb.DuckDBPyConnection, table: pd.DataFrame, *, calibrated_at: datetime | str,
+                       seed: int) -> str:
+    """Store a calibration result (`run_calibration`'s frame) with the newest observation of the data
+    it read: the contamination_suspect rule holds a miscalibrated signal's flags as unconfirmed."""
+    at = naive_utc(calibrated_at).tz_localize("UTC").to_pydatetime()
+    return store.store_calibration(con, table, calibrated_at=at, seed=seed)

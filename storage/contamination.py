@@ -40,6 +40,8 @@ SUSPICION_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "state"
 SIGNAL_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "effect", "se", "ci_low", "ci_high", "p_value",
                   "q_value", "flagged", "status", "evidence"]
 SKIP_COLUMNS = ["signal", "source", "benchmark", "model", "cutoff", "cutoff_trust", "reason"]
+CALIBRATION_COLUMNS = ["signal", "trials", "tests", "p01", "p01_lo", "p01_hi", "p05", "p05_lo", "p05_hi",
+                       "fw_bh", "fw_bh_lo", "fw_bh_hi", "fw_rule", "fw_rule_lo", "fw_rule_hi", "ok"]
 _RUN_TABLES = ("cutoff_resolutions", "benchmark_slices", "post_cutoff_slices", "contamination_signals",
                "contamination_skips")
 
@@ -287,3 +289,39 @@ def store_contamination_run(con: duckdb.DuckDBPyConnection, *, run_id: str, run_
                 insert_frame(con, "contamination_suspicions", _suspicion_rows(suspicions))
     log.info("[contamination] stored run %s: %d model date(s), %d slice(s), %d post-cutoff score(s), %d test(s), "
              "%d flagged", run_id, len(cut), len(sl), len(post), len(sig), int(run.at[0, "n_flagged"]))
+
+
+# --- placebo calibrations (migration 050) --------------------------------------------------------
+
+def store_calibration(con: duckdb.DuckDBPyConnection, table: pd.DataFrame, *, calibrated_at: datetime,
+                      seed: int) -> str:
+    """Store one `benchwatch calibrate` result (analysis.contamination.summarize_placebo's frame, one
+    row per signal) in one transaction, with the newest observation of the data (`as_of`); returns
+    its calibration id (a hash of its content and time)."""
+    row = con.execute("SELECT max(observed_at) FROM snapshots").fetchone()
+    as_of = row[0] if row else None
+    missing = set(CALIBRATION_COLUMNS) - set(table.columns)
+    if missing:
+        raise ValueError(f"[storage] contamination_calibrations: frame lacks column(s) {sorted(missing)}")
+    rows = table[CALIBRATION_COLUMNS].copy()
+    key = hashlib.sha256(json.dumps({"at": str(calibrated_at), "seed": int(seed),
+                                     "rows": rows.astype(str).to_dict("records")}, sort_keys=True).encode()).hexdigest()[:16]
+    rows["ok"] = [None if v is None or (isinstance(v, float) and np.isnan(v)) else bool(v) for v in rows["ok"]]
+    out = pd.DataFrame({"calibration_id": key, "calibrated_at": calibrated_at, "as_of": as_of,
+                        "signal": rows["signal"], "trials": rows["trials"].astype(int), "seed": int(seed),
+                        "tests": rows["tests"].fillna(0).astype(int)})
+    for col in CALIBRATION_COLUMNS[3:]:
+        out[col] = rows[col].to_numpy(dtype=object if col == "ok" else float)
+    with transaction(con):
+        con.execute("DELETE FROM contamination_calibrations WHERE calibration_id = ?", [key])
+        insert_frame(con, "contamination_calibrations", out)
+    return key
+
+
+def read_latest_calibration(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The newest stored calibration of each signal (contamination_calibrations), times naive UTC;
+    no rows before `benchwatch calibrate` stored one."""
+    df = con.execute("""SELECT * FROM contamination_calibrations
+                        QUALIFY row_number() OVER (PARTITION BY signal ORDER BY calibrated_at DESC, calibration_id) = 1
+                        ORDER BY signal""").df()
+    return naive_utc_columns(df, "calibrated_at", "as_of")

@@ -39,14 +39,15 @@ def read_benchmarks(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 
 def read_model_date_claims(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every distinct date claim (view model_cutoffs) with when it was last observed, so a source's
-    revised claim supersedes its older one in analysis.cutoffs.resolve_model_dates. In one order:
+    """Every distinct date claim (view model_cutoffs) with when it was last and first observed, so a
+    source's revised claim supersedes its older one in analysis.cutoffs.resolve_model_dates (and a
+    sub-day jitter keeps the first value). In one order:
     the steps of an analysis resolve the claims once (jobs.contamination.resolved_dates, keyed by
     the frame), and a view's GROUP BY returns its rows in any order."""
     df = con.execute("""SELECT model, release_date, knowledge_cutoff, provenance, source,
-                               last_observed_at AS observed_at
+                               last_observed_at AS observed_at, first_observed_at
                         FROM model_cutoffs ORDER BY ALL""").df()
-    return naive_utc_columns(df, "observed_at")
+    return naive_utc_columns(df, "observed_at", "first_observed_at")
 
 
 def read_predecessors(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

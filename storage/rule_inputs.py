@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from common.time import utc_columns
-from storage.contamination import read_suspicions
+from storage.contamination import read_latest_calibration, read_suspicions
 from storage.engine import duckdb
 from storage.reads import with_display_names
 from storage.saturation import read_saturation
@@ -169,4 +169,23 @@ def read_suspicion_alerts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None
     df = read_suspicions(con)
     if df.empty:
         return None
+    df = with_calibration(df, read_latest_calibration(con))
     return with_display_names(con, df)
+
+
+def with_calibration(suspicions: pd.DataFrame, calibration: pd.DataFrame) -> pd.DataFrame:
+    """`suspicions` with the newest stored placebo calibration of each one's signal (migration 050):
+    `calibration_ok` (NULL: none stored, or no placebo test possible) and `calibration` (its shares
+    and CIs, a dict), which the contamination_suspect rule reads to hold a miscalibrated signal's
+    flags as unconfirmed."""
+    out = suspicions.copy()
+    if calibration.empty:
+        out["calibration_ok"], out["calibration"] = None, None
+        return out
+    by = {r["signal"]: r for r in calibration.to_dict("records")}
+    out["calibration_ok"] = [None if (c := by.get(s)) is None or c["ok"] is None or pd.isna(c["ok"]) else bool(c["ok"])
+                             for s in out["signal"]]
+    keep = ("calibrated_at", "trials", "tests", "p01", "p01_lo", "p01_hi", "p05", "p05_lo", "p05_hi",
+            "fw_bh", "fw_bh_lo", "fw_bh_hi")
+    out["calibration"] = [None if (c := by.get(s)) is None else {k: c[k] for k in keep} for s in out["signal"]]
+    return out

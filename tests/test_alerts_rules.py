@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from alerts.config import RuleSettings
-from alerts.render import title
+from alerts.render import numbers as render_lines, title
 from alerts.engine import evaluate
 from alerts.rules import (
     FIRING,
@@ -174,7 +174,7 @@ def suspects(status="suspect", model="m<!channel>", source="epoch", snaps=(3,), 
     `not_flagged` = resolved on snapshot 4) or by its state."""
     state = _STATE_OF.get(status, status)
     resolved = state == "resolved"
-    return pd.DataFrame([{"model": model, "benchmark": "gpqa_diamond", "source": source, "signal": "A1", "detail": "",
+    return pd.DataFrame([{"model": model, "benchmark": "gpqa_diamond", "source": source, "signal": "A3", "detail": "",
                           "state": state, "confirmed_by": {"persisted": "distinct_data",
                                                            "corroborated": "corroborated"}.get(status),
                           "effect": 0.072, "se": 0.021, "ci_low": 0.031, "ci_high": 0.113, "p_value": 0.001,
@@ -229,6 +229,51 @@ def test_corroborated_or_strong_q_fires_at_once_and_bad_state_is_an_error():
         evaluate(now=day(1), previous=[], suspects=suspects("contaminated"))
     with pytest.raises(ValueError, match="suspicions frame lacks column"):
         evaluate(now=day(1), previous=[], suspects=suspects().drop(columns="q_value"))
+
+
+def test_a_miscalibrated_signal_is_never_delivered_as_confirmed():
+    """Issue 50: `benchwatch calibrate` found A3 miscalibrated on the data it ran on (placebo P(p < 0.05)
+    9.4 % [7.8, 10.9]) while `notify` sent its flags as "confirmed (q at most 0.01 at once)". While the
+    newest stored calibration of a signal fails, its flags are shown unconfirmed with that reason and
+    not fired; a firing one is withdrawn; a passing calibration lets the confirmation stand."""
+    bad = {"calibration_ok": False,
+           "calibration": {"calibrated_at": day(0), "trials": 200, "tests": 1200, "p01": 0.033, "p01_lo": 0.024,
+                           "p01_hi": 0.042, "p05": 0.094, "p05_lo": 0.078, "p05_hi": 0.109, "fw_bh": 0.23,
+                           "fw_bh_lo": 0.18, "fw_bh_hi": 0.29}}
+    strong = dict(confirmed_by="strong_q", q_value=0.004)
+    ev = evaluate(now=day(1), previous=[], suspects=suspects("confirmed", **strong, **bad))
+    assert ev.notifications == [] and [s.state for s in ev.states] == [PENDING]
+    a = ev.states[0].annotations
+    assert a["status"] == "unconfirmed" and a["signals"][0]["calibrated"] is False
+    assert a["unconfirmed_because"] == [
+        "A3 is miscalibrated on this data (benchwatch calibrate of " + day(0).isoformat()[:10] + ": placebo "
+        "P(p < 0.01) 3.3% [2.4%, 4.2%], P(p < 0.05) 9.4% [7.8%, 10.9%], trials with a BH flag 23.0% [18.0%, 29.0%]): "
+        "its q-values are not to be trusted"]
+    # a passing calibration: the confirmation stands and fires
+    good = {"calibration_ok": True, "calibration": {**bad["calibration"], "p05": 0.05}}
+    ev = evaluate(now=day(2), previous=ev.states, suspects=suspects("confirmed", **strong, **good))
+    assert [(n.transition, title(n)) for n in ev.notifications] == [
+        (FIRING, "m<!channel> on gpqa_diamond: contamination suspect (q ≤ 0.01)")]
+    # a later calibration fails: withdrawn, and the message says why (not "cleared")
+    ev = evaluate(now=day(3), previous=ev.states, suspects=suspects("confirmed", **strong, **bad))
+    assert [(n.transition, title(n)) for n in ev.notifications] == [
+        (RESOLVED, "m<!channel> on gpqa_diamond: contamination suspect withdrawn to unconfirmed "
+                   "(its signal is miscalibrated on this data)")]
+    assert any(line.startswith("unconfirmed: A3 is miscalibrated") for line in render_lines(ev.notifications[0]))
+    # no calibration stored (NULL): the analysis' confirmation stands
+    none = {"calibration_ok": None, "calibration": None}
+    assert [n.transition for n in evaluate(now=day(1), previous=[],
+                                           suspects=suspects("confirmed", **strong, **none)).notifications] == [FIRING]
+
+
+def test_a_retired_signal_never_fires_and_says_why():
+    """Issue 50: A1 has no power on real data (it never reached p < 0.05 in 1,139 placebo tests of the
+    replay); it is retired from alerting: its suspicions are shown unconfirmed with the reason."""
+    from analysis.constants import RETIRED_SIGNALS
+    a1 = suspects("confirmed", confirmed_by="strong_q", q_value=0.004, signal="A1")
+    ev = evaluate(now=day(1), previous=[], suspects=a1)
+    assert ev.notifications == [] and ev.states[0].annotations["unconfirmed_because"] == [RETIRED_SIGNALS["A1"]]
+    assert ev.states[0].annotations["status"] == "unconfirmed"
 
 
 def test_pending_suspect_that_resolves_sends_nothing_and_a_resolution_alone_creates_no_alert():

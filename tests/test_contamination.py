@@ -242,11 +242,39 @@ def test_a3_null_without_planting_and_floors():
     assert ev["label"] == "suspect, not a verdict"
 
 
+def test_a3_does_not_test_a_model_stronger_than_every_reference():
+    """Issue 50: GPT-4o (2024-05-13) was stronger than every clean reference (`ability_clamped`,
+    one reference weighted -0.23) and flagged at +16 pp by a matched gap extrapolated beyond the
+    references. Such a model is not tested; it is listed with the reason. A model weaker than every
+    reference is still tested, and its evidence says the comparison is at the references' edge."""
+    from analysis.contamination.a3 import ABOVE_RANGE_REASON
+    items, cut = synth_items(7)
+    clean = items[items["model"].str.startswith("clean")]
+    best = clean.groupby("model")["score"].mean().idxmax()
+    worst = clean.groupby("model")["score"].mean().idxmin()
+    strong = clean[clean["model"] == best].assign(model="strong")
+    strong["score"] = np.minimum(1.0, strong["score"] + 0.15 + 0.15 * (strong["item_date"] <= TEST_CUT))
+    weak = clean[clean["model"] == worst].assign(model="weak")
+    weak["score"] = np.maximum(0.0, weak["score"] * 0.5)
+    claims = pd.DataFrame({"model": sorted(set(items["model"])) + ["strong", "weak"], "release_date": pd.NaT,
+                           "knowledge_cutoff": [CLEAN_CUT if m.startswith("clean") else TEST_CUT
+                                                for m in sorted(set(items["model"]))] + [TEST_CUT, TEST_CUT],
+                           "provenance": "vendor_doc", "source": "synthetic"})
+    res = run_signals(None, pd.concat([items, strong, weak], ignore_index=True), resolve_model_dates(claims), None,
+                      None, rng=np.random.default_rng(0), now=NOW)
+    assert "strong" not in set(res["model"])
+    skipped = res.attrs["skipped"].set_index("model")
+    assert skipped.at["strong", "reason"] == ABOVE_RANGE_REASON and skipped.at["strong", "signal"] == "A3"
+    ev = res.set_index("model").at["weak", "evidence"]
+    assert ev["ability_clamped"] and ev["ability_side"] == "below"
+
+
 def test_calibrate_on_synthetic_null_data():
     items, cut = synth_items(3)
     out = calibrate(None, items, cut, None, rng=np.random.default_rng(3), now=NOW, trials=40).set_index("signal")
     a3 = out.loc["A3"]
-    assert a3["tests"] == 40 * 8 and a3["ok"]
+    # every clean model in every trial, but the strongest at a cutoff (above the others: untestable)
+    assert 40 * 7 <= a3["tests"] < 40 * 8 and a3["ok"]
     assert a3["p05_lo"] <= 0.05 and a3["fw_bh_lo"] <= 0.05
     assert out.loc["A1", "tests"] == 0 and out.loc["A1", "ok"] is None
 
@@ -444,11 +472,14 @@ def test_status_corroborated_persisted_suspect():
          "evidence": {"snapshot_ids": [0]}},
     ])
     out = finalize(tests, prev, th).set_index(["model", "signal"])["status"]
-    assert out[("x", "A1")] == out[("x", "A3")] == "corroborated"
+    # A1 is retired from alerting (RETIRED_SIGNALS): it corroborates nothing, but A3 corroborates it
+    assert out[("x", "A1")] == "corroborated" and out[("x", "A3")] == "suspect"
+    both = finalize([_t("x", "A2", "s1"), _t("x", "A3", "s2")], None, th).set_index("signal")["status"]
+    assert (both == "corroborated").all()
     assert out[("y", "A1")] == "persisted"
     assert out[("z", "A1")] == "suspect"
     assert out[("w", "A1")] == "not_flagged" and out[("v", "A1")] == "not_flagged"
-    two_sources = finalize([_t("x", "A1", "epoch"), _t("x", "A1", "simple_evals")], None, th)
+    two_sources = finalize([_t("x", "A2", "epoch"), _t("x", "A2", "simple_evals")], None, th)
     assert (two_sources["status"] == "corroborated").all()
 
 
@@ -490,14 +521,17 @@ def test_livecodebench_2024_03_17_deepseek_flagged_gpt_claude_not():
     res = run_signals(None, items, cut, None, None, rng=np.random.default_rng(0),
                       now=pd.Timestamp("2024-03-17")).set_index("model")
     # Testable models: those with >= 50 items on both sides, i.e. the 2023-08-30 cutoff group.
-    assert set(res.index) == DEEPSEEK_FAMILY | {"Claude-3-Opus", "Claude-3-Sonnet"}
+    # Claude-3-Opus is stronger than every clean reference: not tested (issue 50), listed with the reason
+    assert set(res.index) == DEEPSEEK_FAMILY | {"Claude-3-Sonnet"}
+    from analysis.contamination.a3 import ABOVE_RANGE_REASON
+    assert res.attrs["skipped"].set_index("model").at["Claude-3-Opus", "reason"] == ABOVE_RANGE_REASON
     flagged = set(res.index[res["flagged"]])
     # the strongest DeepSeek-derived models are flagged; nothing outside the family is
     assert {"DSCoder-33b-Ins", "DSCoder-33b-Base", "WCoder-33B-V1.1"} <= flagged <= DEEPSEEK_FAMILY
     for big in ("DSCoder-33b-Ins", "DSCoder-33b-Base", "WCoder-33B-V1.1"):
         assert res.at[big, "effect"] > 0.15 and res.at[big, "q_value"] < 0.05
         assert res.at[big, "ci_low"] > 0
-    for clean in ("Claude-3-Opus", "Claude-3-Sonnet"):
+    for clean in ("Claude-3-Sonnet",):
         assert not res.at[clean, "flagged"] and res.at[clean, "q_value"] > 0.1
     ev = res.at["DSCoder-33b-Ins", "evidence"]
     assert ev["n_pre"] == 127 and ev["n_post"] == 202
@@ -636,6 +670,59 @@ def test_suspicion_first_notification_rule_and_resolution_only_on_new_data():
                 {("lcb", "b"): {10}})
     x6 = s6.set_index("model").loc["x"]
     assert (x6["state"], x6["distinct_data"], x6["resolved_at"]) == ("pending", 1, None)
+
+
+def test_new_snapshots_of_unchanged_evidence_neither_confirm_resolve_nor_refire():
+    """Issue 50: three models were confirmed "flagged on two analyses of distinct data" at q 0.039
+    when their item results and their references' were identical in both snapshots (the new file
+    only added two other models); DSCoder-6.7b-Ins resolved and fired again on identical results.
+    Evidence is the content of a test's inputs (`data_hash`), not the snapshot that carried it."""
+    from analysis.contamination.suspicions import advance_suspicions
+    th = Thresholds()
+    dates = {i: pd.Timestamp(f"2024-03-{10 + i}") for i in range(1, 9)}
+
+    def t(snap, p, h, effect=0.2):
+        x = _t("x", "A3", "lcb", snaps=(snap,), p=p, effect=effect)
+        x.evidence["data_hash"] = h
+        return x
+
+    def run(tests, previous, states, run_id, snap):
+        res = finalize(tests, previous, th, suspicions=None if states is None else
+                       {(r["model"], r["benchmark"], r["signal"], r["source"], r["detail"]): r
+                        for r in states.to_dict("records")})
+        return res, advance_suspicions(res, states, run_id=run_id, run_at=dates[snap], current_data={("lcb", "b"): {snap}},
+                                       snapshot_dates=dates)
+
+    def nulls(snap, k=3):
+        return [_t(f"n{i}", "A3", "lcb", snaps=(snap,), p=0.6) for i in range(k)]
+
+    r1, s1 = run([t(1, 0.01, "A")] + nulls(1), None, None, "r1", 1)          # q 0.04: pending
+    assert s1.set_index("model").at["x", "state"] == "pending"
+    # a new snapshot, the same rows for x and its references (another model was added): same evidence
+    r2, s2 = run([t(2, 0.01, "A")] + nulls(2, 4), _prev_rows(r1), s1, "r2", 2)
+    x2 = s2.set_index("model").loc["x"]
+    assert (x2["state"], x2["distinct_data"]) == ("pending", 1)
+    assert r2.set_index("model").at["x", "status"] == "suspect"
+    # the same evidence no longer flagged (q moved past 0.05 with the family): the suspicion holds
+    # (no stored test to hold: recomputed, as after a change of another model's date)
+    r3, s3 = run([t(3, 0.01, "A")] + nulls(3, 9), None, s2, "r3", 3)
+    assert not r3.set_index("model").at["x", "flagged"]
+    assert s3.set_index("model").at["x", "state"] == "pending"
+    # new results of x: a second version of the evidence, confirmed
+    r4, s4 = run([t(4, 0.01, "B")] + nulls(4), _prev_rows(r3, "r3"), s3, "r4", 4)
+    x4 = s4.set_index("model").loc["x"]
+    assert (x4["state"], x4["confirmed_by"], x4["distinct_data"]) == ("confirmed", "distinct_data", 2)
+    # new evidence that does not flag: resolved; the same evidence re-published and flagged again
+    # (q back under 0.05 with a smaller family) does not fire again
+    r5, s5 = run([t(5, 0.4, "C", effect=0.01)] + nulls(5), _prev_rows(r4, "r4"), s4, "r5", 5)
+    assert s5.set_index("model").at["x", "state"] == "resolved"
+    r6, s6 = run([t(6, 0.01, "C")] + nulls(6, 1), None, s5, "r6", 6)
+    assert r6.set_index("model").at["x", "flagged"]
+    x6 = s6.set_index("model").loc["x"]
+    assert x6["state"] == "resolved" and x6["resolved_snapshot_ids"] == [5]
+    # new evidence that flags: a new episode
+    _, s7 = run([t(7, 0.01, "D")] + nulls(7, 1), _prev_rows(r6, "r6"), s6, "r7", 7)
+    assert s7.set_index("model").at["x", "state"] == "pending"
 
 
 # --- A3's test: an independent brute force, the null it claims, the power it promises --------------------

@@ -89,6 +89,47 @@ def test_run_is_stored_idempotent_and_flags_persist(synced_db):
     assert third.at["test0", "evidence"]["persisted_from_snapshots"] == [1]
 
 
+def test_a_cutoff_that_jitters_between_snapshots_moves_no_test(synced_db):
+    """Issue 50, the DSCoder-6.7b-Ins case on a fixture of our own: the item results are the same in
+    every snapshot, only the re-serialised file gives the tested model's date as 07:00 or as 22:00 of
+    the day before (one instant read in two time zones). With the newest claim winning, the cutoff
+    moved a day, an item day crossed the post window's edge and the suspicion resolved and fired
+    again. The first value is kept: the test is the same in every snapshot, and the suspicion neither
+    gains a data version (no confirmation "on distinct data") nor resolves."""
+    from storage.contamination import read_suspicions
+    path = synced_db
+    items, _ = synth_items(12, boost={0: 1.0})
+    # test0's cutoff: the post window (c_hi + 30 days) starts on an item day, at 07:00 or the day before
+    day = pd.Timestamp(sorted(set(items["item_date"]))[len(set(items["item_date"])) * 3 // 4]) - pd.Timedelta(days=30)
+    a, b = day + pd.Timedelta(hours=7), day - pd.Timedelta(hours=2)
+
+    def ingest_with(cut: pd.Timestamp, observed: str, tag: str) -> None:
+        parsed, _ = synthetic_snapshot(12)
+        models = parsed.models.copy()
+        models.loc[models["model"] == "test0", "knowledge_cutoff"] = cut
+        parsed = ParsedSnapshot(source=parsed.source, scores=parsed.scores, items=parsed.items, models=models)
+        with connect_synced(path) as con:
+            store_snapshot(con, parsed, [Response("synthlcb_12.json", f"synthlcb {tag}".encode())],
+                           observed_at=datetime.fromisoformat(observed).replace(tzinfo=timezone.utc),
+                           origin="ingest", parser_version=1)
+
+    seen = []
+    for i, (cut, observed) in enumerate([(a, "2024-06-01"), (b, "2024-06-02"), (a, "2024-06-03"), (b, "2024-06-04")]):
+        ingest_with(cut, observed, f"serialised {i}")
+        with connect_synced(path) as con:
+            res = run_contamination(con, now=f"{observed}T12:00:00Z").set_index("model").loc["test0"]
+            state = read_suspicions(con).set_index("model").loc["test0"]
+            c_hi = con.execute("SELECT c_hi FROM resolved_cutoffs WHERE model = 'test0'").fetchone()[0]
+        seen.append((res["effect"], res["p_value"], res["evidence"]["n_post"], res["evidence"]["data_hash"]))
+        assert pd.Timestamp(c_hi) == a.normalize()           # the first value (stored by day), whatever the newest file says
+        assert state["state"] != "resolved" and state["distinct_data"] == 1
+        assert res["flagged"]
+    assert len(set(seen)) == 1 and len({len(set(v)) for v in seen}) == 1
+    with connect_synced(path) as con:
+        snaps = con.execute("SELECT count(*) FROM snapshots WHERE source = 'synthlcb'").fetchone()[0]
+    assert snaps == 4                                        # four stored snapshots, one piece of evidence
+
+
 @pytest.mark.slow   # three analyses and notifies (~4 s); the fast lane keeps the logic in test_contamination.py
 #                     (test_unchanged_data_keep_their_stored_p_effect_and_flag_and_only_q_moves, ..._resolution_only_on_new_data)
 def test_suspicion_holds_through_an_unrelated_source_and_resolves_only_on_new_data(synced_db, fake_slack):
@@ -199,8 +240,19 @@ def test_calibrate_command(synced_db, tmp_path, capsys):
     assert cli.main(["calibrate", "--db", str(path), "--trials", "10", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.strip().startswith("A3"))
-    assert line.split()[1] == "80"            # 8 clean models x 10 trials
+    # 8 clean models x 10 trials, less the strongest at each cutoff (above the others' range: untestable)
+    assert 70 <= int(line.split()[1]) < 80
     assert "n/a (no placebo test possible)" in out   # A1/A2: no reference benchmarks here
+    # the result is stored: the alert rule reads each signal's newest calibration (issue 50)
+    from storage.contamination import read_latest_calibration
+    from storage.rule_inputs import read_suspicion_alerts
+    with connect_synced(path) as con:
+        cal = read_latest_calibration(con).set_index("signal")
+        run_contamination(con, now="2024-06-02T00:00:00Z")
+        alerts_in = read_suspicion_alerts(con)
+    assert sorted(cal.index) == ["A1", "A2", "A3"] and bool(cal.at["A3", "ok"]) and pd.isna(cal.at["A1", "ok"])
+    assert 70 <= cal.at["A3", "tests"] < 80 and cal.at["A3", "trials"] == 10
+    assert alerts_in is not None and bool(alerts_in.set_index("model").at["test0", "calibration_ok"])
     assert cli.main(["calibrate", "--db", str(path), "--trials", "10", "--seed", "3", "--power"]) == 0
     out = capsys.readouterr().out
     assert "placebo P(p < 0.05) =" in out and "placebo P(p < 0.01) =" in out

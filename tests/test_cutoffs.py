@@ -81,6 +81,42 @@ def test_newest_claim_of_a_source_supersedes_its_older_one():
     assert len(json.loads(without["conflicts"])) == 3   # no observation times: every claim counts
 
 
+def test_a_date_that_jitters_by_less_than_a_day_keeps_its_first_value():
+    """Issue 50: LiveCodeBench's release timestamp of one model flipped between 2023-08-30 07:00 and
+    2023-08-29 22:00 UTC from snapshot to snapshot (the same instant read in two time zones); the
+    newest claim won, so the cutoff moved a day and back, items crossed the window edge and the test
+    resolved and fired again on identical item results. A sub-day move keeps the first value; a
+    revision by a day or more (2023-07-30 -> 2023-08-30) still supersedes."""
+    a, b = T("2023-08-30 07:00"), T("2023-08-29 22:00")
+    rows, first, last = [], [], []
+    for i, (value, day) in enumerate([(a, 1), (b, 2), (a, 3), (b, 4), (a, 5), (b, 6)]):
+        rows.append(("ds", None, value, "leaderboard", "livecodebench"))
+        first.append(T(f"2024-03-0{day}"))
+        last.append(T(f"2024-03-0{day}"))
+    c = claims(rows).assign(observed_at=last, first_observed_at=first)
+    # the view's shape: one row per distinct claim, first and last observation
+    view = (c.groupby(["model", "knowledge_cutoff", "provenance", "source"], dropna=False)
+            .agg(release_date=("release_date", "first"), observed_at=("observed_at", "max"),
+                 first_observed_at=("first_observed_at", "min")).reset_index())
+    cut = []
+    for k in range(1, 7):                       # the history as it grew, snapshot by snapshot
+        seen = c.iloc[:k]
+        v = (seen.groupby(["model", "knowledge_cutoff", "provenance", "source"], dropna=False)
+             .agg(release_date=("release_date", "first"), observed_at=("observed_at", "max"),
+                  first_observed_at=("first_observed_at", "min")).reset_index())
+        cut.append(resolve_model_dates(v).set_index("model").at["ds", "c_hi"])
+    assert cut == [a] * 6                       # the first value, whatever the newest snapshot says
+    assert resolve_model_dates(view).set_index("model").at["ds", "c_hi"] == a
+    # without first observations (frames built by hand), the newest claim still wins
+    assert resolve_model_dates(view.drop(columns="first_observed_at")).set_index("model").at["ds", "c_hi"] == b
+    # a real revision (a month) supersedes, and its own later jitter keeps the revised first value
+    rev = pd.concat([view, claims([("ds", None, T("2023-09-30 07:00"), "leaderboard", "livecodebench"),
+                                   ("ds", None, T("2023-09-30 01:00"), "leaderboard", "livecodebench")])
+                     .assign(observed_at=[T("2024-04-01"), T("2024-04-02")],
+                             first_observed_at=[T("2024-04-01"), T("2024-04-02")])], ignore_index=True)
+    assert resolve_model_dates(rev).set_index("model").at["ds", "c_hi"] == T("2023-09-30 07:00")
+
+
 def test_bad_claims_raise_clear_errors():
     with pytest.raises(ValueError, match="knowledge_cutoff"):
         resolve_model_dates(claims([("m", None, "last autumn-ish", "listing", "x")]))

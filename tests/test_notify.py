@@ -73,13 +73,13 @@ def add_suspect(path, status, model="gpt-x", bench="gpqa_diamond", source="epoch
                          "snapshot_ids": [n], "seed": 0, "parameters": "{}", "n_tests": 1,
                          "n_flagged": int(status != "not_flagged")}])
     signal = pd.DataFrame([{"run_id": f"run{n}", "model": model, "benchmark": bench, "source": source,
-                            "signal": "A1", "detail": "", "effect": 0.072, "se": 0.021, "ci_low": 0.031,
+                            "signal": "A3", "detail": "", "effect": 0.072, "se": 0.021, "ci_low": 0.031,
                             "ci_high": 0.113, "p_value": 0.001, "q_value": 0.02,
                             "flagged": status != "not_flagged", "status": status,
                             "evidence": json.dumps({"n_ref": 12})}])
     state = {"suspect": "pending", "persisted": "confirmed", "corroborated": "confirmed"}.get(status, "resolved")
     suspicion = pd.DataFrame([{
-        "model": model, "benchmark": bench, "source": source, "signal": "A1", "detail": "", "state": state,
+        "model": model, "benchmark": bench, "source": source, "signal": "A3", "detail": "", "state": state,
         "confirmed_by": {"persisted": "distinct_data", "corroborated": "corroborated"}.get(status),
         "first_flagged_at": T0, "confirmed_at": None, "updated_at": T0 + timedelta(seconds=n), "run_id": f"run{n}",
         "distinct_data": 2 if status == "persisted" else 1, "snapshot_ids": [n], "data_as_of": T0,

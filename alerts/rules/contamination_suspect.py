@@ -7,8 +7,11 @@ analysis) and never recomputes a test: `confirmed` fires, `pending` stays pendin
 `resolved` resolves the alert with the data that resolved it. Which suspicion is confirmed is
 the analysis' one first-notification rule (analysis.contamination.suspicions.confirmation):
 flagged on two analyses of distinct data, or corroborated by another signal or source, or q at
-most SUSPICION_CONFIRM_Q at once. An alert whose (model, benchmark, source) has no stored
-suspicion keeps its state. Never labelled "contaminated".
+most SUSPICION_CONFIRM_Q at once. A signal whose newest stored placebo calibration (`benchwatch
+calibrate`, table contamination_calibrations) found it miscalibrated on this data has its flags
+shown as unconfirmed, with that reason, and never delivered as confirmed (a firing one is withdrawn).
+An alert whose (model, benchmark, source) has no stored suspicion keeps its state. Never labelled
+"contaminated".
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from alerts.records import RESOLVED, Condition, to_utc
 from alerts.rules.base import AlertKind, AlertRule, RuleOutput, make_labels, missing, num, \
     require, sql_literal, text
 from alerts.text import clean, day, fixed, pp
-from analysis.constants import CONTAMINATION_STATUSES, SUSPICION_CONFIRM_Q, SUSPICION_STATES
+from analysis.constants import CONTAMINATION_STATUSES, RETIRED_SIGNALS, SUSPICION_CONFIRM_Q, SUSPICION_STATES
 from common.jsonsafe import decoded as _evidence
 
 if TYPE_CHECKING:
@@ -34,6 +37,8 @@ CONTAMINATION_SUSPECT = "contamination_suspect"
 # contamination statuses of analysis.contamination (strongest first), kept for the suspects view
 CORROBORATED, PERSISTED, SUSPECT, NOT_FLAGGED = CONTAMINATION_STATUSES
 PENDING, CONFIRMED, RESOLVED_STATE = SUSPICION_STATES
+# an open suspicion of a signal that `benchwatch calibrate` last found miscalibrated (never fires)
+UNCONFIRMED = "unconfirmed"
 
 # why a suspicion was confirmed: (headline word, the rule in words)
 CONFIRMED_BY_WORDS = {
@@ -89,7 +94,12 @@ def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOut
             conditions.append(Condition(labels=labels, annotations={**names, "resolved_by": resolved},
                                         data_as_of=max(as_ofs) if as_ofs else now, resolves=True))
             continue
-        confirmed = [r for r in open_ if r["state"] == CONFIRMED]
+        # a signal whose newest placebo calibration found it miscalibrated on this data: its flags are
+        # shown unconfirmed, with that reason, never delivered as confirmed (issue 50)
+        unconfirmed = {text(r, "signal"): _miscalibrated(r) for r in open_ if _calibration_failed(r)}
+        unconfirmed.update({text(r, "signal"): RETIRED_SIGNALS[text(r, "signal")] for r in open_
+                            if text(r, "signal") in RETIRED_SIGNALS})
+        confirmed = [r for r in open_ if r["state"] == CONFIRMED and text(r, "signal") not in unconfirmed]
         # the strongest evidence first: smallest q, then largest effect
         open_.sort(key=lambda r: (1.0 if num(r["q_value"]) is None else num(r["q_value"]),
                                   -(num(r["effect"]) or 0.0)))
@@ -101,6 +111,7 @@ def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOut
             "distinct_data": int(num(r.get("distinct_data")) or 1),
             **_data(r.get("snapshot_ids"), r.get("data_as_of")),
             "evidence": _evidence(r.get("evidence")),
+            "calibrated": text(r, "signal") not in unconfirmed,
         } for r in open_]
         why = sorted({text(r, "confirmed_by") for r in confirmed if text(r, "confirmed_by")})
         where = f"model = {sql_literal(model)} AND benchmark = {sql_literal(bench)}"
@@ -108,8 +119,9 @@ def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOut
             labels=labels,
             annotations={
                 **names,
-                "status": CONFIRMED if confirmed else PENDING,
+                "status": CONFIRMED if confirmed else UNCONFIRMED if unconfirmed else PENDING,
                 "confirmed_by": why,
+                "unconfirmed_because": [unconfirmed[k] for k in sorted(unconfirmed)],
                 "as_of": as_of.isoformat(),
                 "signals": signals,
                 "why": "the score outruns what this model does on clean reference data, which test-set "
@@ -119,6 +131,24 @@ def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOut
             data_as_of=as_of,
             fire_after=1 if confirmed else None))
     return RuleOutput(conditions, covered)
+
+
+def _calibration_failed(r: Mapping[str, Any]) -> bool:
+    ok = r.get("calibration_ok")
+    return ok is not None and not missing(ok) and not bool(ok)
+
+
+def _miscalibrated(r: Mapping[str, Any]) -> str:
+    """Why a signal's flags are unconfirmed: its newest calibration's figures (storage.rule_inputs.with_calibration)."""
+    c = r.get("calibration") or {}
+
+    def share(name: str) -> str:
+        v, lo, hi = (num(c.get(k)) for k in (name, f"{name}_lo", f"{name}_hi"))
+        return "n/a" if v is None else f"{v:.1%} [{lo or 0:.1%}, {hi or 0:.1%}]"
+    when = f" of {day(c['calibrated_at'])}" if not missing(c.get("calibrated_at")) else ""
+    return (f"{clean(text(r, 'signal'), 40)} is miscalibrated on this data (benchwatch calibrate{when}: placebo "
+            f"P(p < 0.01) {share('p01')}, P(p < 0.05) {share('p05')}, trials with a BH flag {share('fw_bh')}): "
+            "its q-values are not to be trusted")
 
 
 def _resolution(r: Mapping[str, Any]) -> dict[str, Any]:
@@ -137,6 +167,9 @@ def _data_words(ids: Any, as_of: Any) -> str:
 
 def _headline(transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) -> str:
     who = f"{clean(a.get('model_name') or labels['model'])} on {clean(a.get('benchmark_name') or labels['benchmark'])}"
+    if transition == RESOLVED and a.get("status") == UNCONFIRMED and not a.get("resolved_by"):
+        # a firing suspicion whose signal a later calibration found miscalibrated: withdrawn, not cleared
+        return f"{who}: contamination suspect withdrawn to unconfirmed (its signal is miscalibrated on this data)"
     if transition == RESOLVED:
         data = "; ".join(_data_words(r.get("snapshot_ids"), r.get("data_as_of")) for r in a.get("resolved_by", []))
         if not data:     # a notice queued before suspicions were stored
@@ -147,6 +180,9 @@ def _headline(transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) 
         return f"{who}: contamination suspicion resolved: new data ({data}) no longer flag it"
     why = ", ".join(CONFIRMED_BY_WORDS.get(w, (w, w))[0] for w in a.get("confirmed_by", [])) \
         or a.get("status", "suspect")
+    if a.get("status") == UNCONFIRMED:
+        why = "unconfirmed: " + ("its signal is miscalibrated on this data" if any(
+            "miscalibrated" in r for r in a.get("unconfirmed_because", [])) else "its signal is retired from alerting")
     return f"{who}: contamination suspect ({why})"
 
 
@@ -180,12 +216,18 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
             parts.append(f"n {ev.get('n_pre') or 'n/a'} pre / {ev.get('n_post') or 'n/a'} post")
         if ev.get("n_ref") is not None:
             parts.append(f"reference set {ev['n_ref']} models")
+        if ev.get("ability_clamped"):
+            side = "weaker" if ev.get("ability_side", "below") == "below" else "stronger"
+            parts.append(f"the model is {side} than every clean reference: the comparison extrapolates "
+                         "(matched at the references' edge)")
         if s.get("snapshot_ids"):
             parts.append(f"on {_data_words(s.get('snapshot_ids'), s.get('data_as_of'))}")
             seen = int(s.get("distinct_data") or 1)
             parts.append(f"flagged on {seen} data version{'s' if seen != 1 else ''}")
         parts.append(clean(s.get("status") or s.get("state") or "suspect", 20))
         lines.append(" · ".join(parts))
+    for reason in a.get("unconfirmed_because", []):
+        lines.append(f"unconfirmed: {clean(reason, 400)}")
     rule = "; ".join(CONFIRMED_BY_WORDS.get(w, (w, w))[1] for w in a.get("confirmed_by", []))
     lines.append(f"status {a.get('status', 'suspect')}{f' ({rule})' if rule else ''} (a suspicion, not a finding)"
                  f" · as of {day(a.get('as_of'))}")

@@ -11,6 +11,7 @@ import pandas as pd
 from analysis.constants import A1_MIN_TAIL_COUNT
 from analysis.contamination.base import (
     _a1_pairs_to_skip,
+    data_hash,
     log,
     PLACEBO_COLUMNS,
     prepare,
@@ -197,22 +198,30 @@ def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.G
             score, n, _ = table.cells([m], mine)
             tasks.append((row, link, score[0], n[0], source, b))
     snaps = [_a1_snapshots(row, link) for row, link, *_ in tasks]
+    hashes = [_a1_hash(row, link, s_m, n_m) for row, link, s_m, n_m, *_ in tasks]
     rows = [(stored or {}).get(test_key(row["model"], b, "A1", source, "")) for row, _, _, _, source, b in tasks]
-    kept_rows = [r if holdable(r, s, th) else None for r, s in zip(rows, snaps)]
+    kept_rows = [r if holdable(r, s, th, h) else None for r, s, h in zip(rows, snaps, hashes)]
     computed = _with_draws([t for t, r in zip(tasks, kept_rows) if r is None], rng, th.bootstrap_b, th)
     tests = []
     try:
-        for (row, link, s_m, n_m, source, b), ids, kept in zip(tasks, snaps, kept_rows):
+        for (row, link, s_m, n_m, source, b), ids, kept, h in zip(tasks, snaps, kept_rows, hashes):
             if kept is not None:
                 tests.append(held_test("A1", row["model"], b, source, kept, snapshot_ids=ids))
                 continue
             _, draws = next(computed)
             res = a1_one(row, link, s_m, n_m, rng=rng, th=th, draws=draws)
+            res["data_hash"] = h
             tests.append(signal_test("A1", row["model"], b, source, res, snapshot_ids=ids))
     finally:
         computed.close()
     _a1_self_consistency(tests, th)
     return tests
+
+
+def _a1_hash(row: pd.Series, link: _LinkData, s_m: np.ndarray, n_m: np.ndarray) -> str:
+    """The content key of an A1 test's inputs (base.data_hash): the references' and the model's scores."""
+    return data_hash(row["model"], float(row["score"]), float(row["n"]), link.refs, link.ref_benchmarks,
+                     link.s_ref, link.n_ref, np.asarray(s_m, float), np.asarray(n_m, float), link.anchor, link.floor)
 
 
 def _a1_snapshots(row: pd.Series, link: _LinkData) -> tuple[int, ...]:

@@ -11,6 +11,7 @@ import pandas as pd
 from analysis.contamination.a1 import a1_a2_placebo
 from analysis.contamination.base import (
     _a1_pairs_to_skip,
+    data_hash,
     log,
     PLACEBO_COLUMNS,
     prepare,
@@ -107,7 +108,9 @@ def a2_predecessor_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, predece
             rn, ro = by_model.loc[new], by_model.loc[old]
             res = a2_one(float(rn["score"]), float(rn["se"]), float(ro["score"]), float(ro["se"]),
                          _x_of(table, new, both), _x_of(table, old, both), link)
-            res.update({"kind": "predecessor", "predecessor": old})
+            res.update({"kind": "predecessor", "predecessor": old,
+                        "data_hash": data_hash(new, old, float(rn["score"]), float(rn["se"]), float(ro["score"]),
+                                               float(ro["se"]), link.refs, link.s_ref, link.n_ref, both)})
             detail = f"predecessor {old}"
             snaps = set(link.snapshot_ids) | {int(v) for v in (rn.get("snapshot_id"), ro.get("snapshot_id"))
                                               if v is not None and pd.notna(v)}
@@ -173,7 +176,9 @@ def a2_snapshot_tests(history: pd.DataFrame, scores: pd.DataFrame, benchmarks: p
                      x["new"], x["old"], link, kind="rescore")
         snap_new, snap_old = int(col["snapshot_id"][inew]), int(col["snapshot_id"][io])
         res.update({"kind": "snapshot", "setting": setting, "snapshot_new": snap_new, "snapshot_old": snap_old,
-                    "observed_new": t_new, "observed_old": t_old})
+                    "observed_new": t_new, "observed_old": t_old,
+                    "data_hash": data_hash(m, setting, float(score[inew]), float(se[inew]), float(score[io]),
+                                           float(se[io]), x["new"], x["old"], link.refs, link.s_ref, link.n_ref)})
         snaps = set(link.snapshot_ids) | {snap_new, snap_old}
         tests.append(signal_test("A2", m, b, source, res, snapshot_ids=snaps, detail=f"rescore {setting}".rstrip(),
                                  gate=bool(np.isfinite(res["z"]) and res["z"] >= th.a2_min_z)))

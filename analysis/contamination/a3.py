@@ -11,6 +11,7 @@ import pandas as pd
 
 from analysis.constants import A3_MIN_REF_COVERAGE, A3_REFS_PER_PARAMETER, FISHER_MIN_EXPECTED, REFERENCE_TRUST
 from analysis.contamination.base import (
+    data_hash,
     log,
     PLACEBO_COLUMNS,
     SKIP_COLUMNS,
@@ -159,8 +160,11 @@ def a3_core(y: np.ndarray, pre: np.ndarray, post: np.ndarray, clusters: np.ndarr
     gap_model = (pre.T.astype(float) @ y[:, targets]) / n_pre[:, None] - (post.T.astype(float) @ y[:, targets]) / n_post[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(se > 0, effect / se, np.nan)
+    zm = np.where(ref_masks[None], ability[:, None, :], np.nan)
+    with np.errstate(invalid="ignore"):
+        above = ability[:, targets] > np.nanmax(zm, axis=-1)
     return {"effect": effect, "se": se, "z": z, "gap_model": gap_model, "gap_ref": gap_model - effect,
-            "weights": w, "clamped": clamped, "n_pre": n_pre, "n_post": n_post}
+            "weights": w, "clamped": clamped, "above_range": above, "n_pre": n_pre, "n_post": n_post}
 
 
 def reference_placebo_p(z_model: np.ndarray, z_refs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -286,6 +290,8 @@ def a3_one(matrix: pd.DataFrame, dates: pd.Series, model: str, c_lo: pd.Timestam
     item_normal = th.a3_null == "item_normal"
     clusters = np.arange(int(keep.sum())) if item_normal else dates[keep].to_numpy()
     core = a3_core(y_all, pre_m, post_m, clusters, targets, masks)
+    if bool(core["above_range"][0, 0]):
+        return None, ABOVE_RANGE_REASON
     effect, se_item, z = float(core["effect"][0, 0]), float(core["se"][0, 0]), float(core["z"][0, 0])
     z_placebo = core["z"][0, 1:]
     e_placebo, se_placebo = core["effect"][0, 1:], core["se"][0, 1:]
@@ -312,9 +318,20 @@ def a3_one(matrix: pd.DataFrame, dates: pd.Series, model: str, c_lo: pd.Timestam
            "effect_vs_median_gap": float(core["gap_model"][0, 0]) - float(np.median(gaps)),
            "reference_models": refs, "reference_gaps": dict(zip(refs, gaps.tolist())),
            "reference_weights": dict(zip(refs, w.tolist())), "ability_clamped": bool(core["clamped"][0, 0]),
+           "ability_side": "below" if bool(core["clamped"][0, 0]) else None,
            "pre_window": [None, (c_lo - g)], "post_window": [(c_hi + g), dates[post].max()],
-           "c_lo": c_lo, "c_hi": c_hi}
+           "c_lo": c_lo, "c_hi": c_hi,
+           # the evidence itself: the model's and its references' results on the window items, their
+           # dates and sides (not the snapshots that carried them)
+           "data_hash": data_hash(model, refs, matrix.index[keep], y_all, dates[keep].to_numpy("datetime64[ns]"),
+                                  pre_m, post_m)}
     return res, ""
+
+
+# Why a model stronger than every clean reference is not tested (a3_one; the placebo and the power
+# study leave such a model out the same way). docs/statistics.md, A3, "Outside the references' range".
+ABOVE_RANGE_REASON = ("stronger than every clean reference (post-window accuracy above theirs): the "
+                      "ability-matched reference gap would extrapolate beyond the references, so no test")
 
 
 def _a3_frame(items: pd.DataFrame, now: pd.Timestamp) -> dict[tuple[str, str], tuple[pd.DataFrame, pd.Series, tuple]]:
@@ -442,9 +459,10 @@ def _a3_placebo_frame(matrix: pd.DataFrame, dates: pd.Series, clean: list[str], 
         p, _, _, se = _a3_p(eff[:, eye], ses[:, eye], eff[:, ~eye].reshape(-1, m, m - 1),
                             ses[:, ~eye].reshape(-1, m, m - 1), th)
         rows = np.arange(lo, lo + len(f))[good]
+        above = core["above_range"].reshape(-1, m, m)[:, eye]     # untestable, as in a3_one
         out["effect"][rows] = core["effect"].reshape(-1, m, m)[:, eye]
         out["se"][rows] = se
-        out["p_value"][rows] = p
+        out["p_value"][rows] = np.where(above, np.nan, p)
     return out
 
 

@@ -102,6 +102,8 @@ def a3_power(items: pd.DataFrame, cutoffs: pd.DataFrame, *, rng: np.random.Gener
                 y2 = y.copy()
                 y2[:, j] = plant_gain(y[:, j], pre, gain)
                 res = _one_cutoff(y2, d, pre, post, th, only=j)
+                if not np.isfinite(res["p"][j]):      # untestable there (a3_one would not test it)
+                    continue
                 p_all = base["p"].copy()
                 p_all[j] = res["p"][j]
                 eff, se = res["effect"][j], res["se"][j]
@@ -120,10 +122,13 @@ def a3_power(items: pd.DataFrame, cutoffs: pd.DataFrame, *, rng: np.random.Gener
             hits_flag = int(np.sum(st["flag"]))
             se_med = float(np.nanmedian(st["se"]))
             z_bh = stats.norm.isf(th.fdr_q / m)
-            p05, p05_lo, p05_hi = _wilson(hits05, trials)
-            fl, fl_lo, fl_hi = _wilson(hits_flag, trials)
+            done = len(p_arr)           # trials whose planted model A3 tests
+            if not done:
+                continue
+            p05, p05_lo, p05_hi = _wilson(hits05, done)
+            fl, fl_lo, fl_hi = _wilson(hits_flag, done)
             n = np.asarray(st["n"], dtype=float)
-            rows.append({"source": source, "benchmark": bench, "planted": gain, "trials": trials,
+            rows.append({"source": source, "benchmark": bench, "planted": gain, "trials": done,
                          "n_pre": float(n[:, 0].mean()), "n_post": float(n[:, 1].mean()), "se_total": se_med,
                          "p05": p05, "p05_lo": p05_lo, "p05_hi": p05_hi, "flag": fl, "flag_lo": fl_lo,
                          "flag_hi": fl_hi, "mde_p05": (z95 + z80) * se_med,
@@ -153,5 +158,6 @@ def _one_cutoff(y: np.ndarray, d: np.ndarray, pre: np.ndarray, post: np.ndarray,
     for row, j in enumerate(who):
         keep = np.arange(m) != j
         p, _, _, se = _a3_p(eff[row, j:j + 1], ses[row, j:j + 1], eff[row, keep][None], ses[row, keep][None], th)
-        out["effect"][j], out["se"][j], out["p"][j] = eff[row, j], se[0], p[0]
+        untestable = bool(core["above_range"][0].reshape(-1, m)[row, j])   # as a3_one: no test
+        out["effect"][j], out["se"][j], out["p"][j] = eff[row, j], se[0], (np.nan if untestable else p[0])
     return out

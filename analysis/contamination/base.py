@@ -99,6 +99,29 @@ class SignalTest:
     detail: str = ""       # tells apart two tests of one signal on one (model, benchmark, source)
 
 
+def data_hash(*parts: Any) -> str:
+    """A content key of a test's inputs (its numbers, names and dates, never snapshot ids): two
+    snapshots whose rows for the model and its references are identical give the same key, so a
+    re-published or re-serialised file is not new evidence (suspicions.py: confirmation, resolution
+    and a second firing need new evidence). Arrays by dtype, shape and bytes; the rest by repr."""
+    import hashlib
+    h = hashlib.sha256()
+    for part in parts:
+        if isinstance(part, (pd.Series, pd.Index)):
+            part = part.to_numpy()
+        if isinstance(part, np.ndarray):
+            a = np.ascontiguousarray(part)
+            if a.dtype == object:
+                h.update(repr(a.tolist()).encode())
+            else:
+                h.update(f"{a.dtype}{a.shape}".encode())
+                h.update(a.tobytes())
+        else:
+            h.update(repr(part).encode())
+        h.update(b"\x1f")
+    return h.hexdigest()[:24]
+
+
 def signal_test(signal: str, model: str, benchmark: str, source: str, res: dict, *, snapshot_ids: Iterable[int] = (),
                 gate: bool = True, detail: str = "") -> SignalTest:
     """The one SignalTest builder: effect, se, p, CI from a signal's result dict, which is also its evidence."""

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.contamination.base import RESULT_COLUMNS, SignalTest, Thresholds
-from analysis.constants import SUSPICION_STATES
+from analysis.constants import RETIRED_SIGNALS, SUSPICION_STATES
 from analysis.contamination.numerics import benjamini_hochberg, jsonable
 from analysis.cutoffs import require_columns
 
@@ -68,20 +68,38 @@ def _finite(v: Any) -> bool:
         return False
 
 
-def same_data(stored_evidence: Mapping[str, Any], snapshot_ids: tuple, th: Thresholds) -> bool:
-    """Is a stored test about the same data, by the same method? Its snapshots (the rows it
-    read) and the thresholds it was computed with are those of this run."""
+def same_evidence(old_evidence: Mapping[str, Any] | None, old_snapshots: Any, evidence: Mapping[str, Any] | None,
+                  snapshot_ids: Any) -> bool:
+    """Do two tests of one key rest on the same evidence? By the content key of their inputs
+    (`data_hash`, base.data_hash) when both have one: a new snapshot whose rows for the model and its
+    references are unchanged is the same evidence. Without a key (tests stored before it), by
+    their snapshots."""
+    h_old, h_new = (old_evidence or {}).get("data_hash"), (evidence or {}).get("data_hash")
+    if h_old and h_new:
+        return str(h_old) == str(h_new)
+    as_ids = lambda v: tuple(sorted(int(s) for s in (v if v is not None and not isinstance(v, float) else ())))  # noqa: E731
+    return as_ids(old_snapshots) == as_ids(snapshot_ids)
+
+
+def same_data(stored_evidence: Mapping[str, Any], snapshot_ids: tuple, th: Thresholds,
+              data_hash: str | None = None) -> bool:
+    """Is a stored test about the same data, by the same method? Its evidence (`same_evidence`: the
+    content key of its inputs, else the snapshots it read) and the thresholds it was computed with
+    are those of this run."""
     stored = tuple(sorted(int(s) for s in (stored_evidence.get("snapshot_ids") or ())))
-    return bool(stored) and stored == tuple(snapshot_ids) and \
+    if not (stored or stored_evidence.get("data_hash")):
+        return False
+    return same_evidence(stored_evidence, stored, {"data_hash": data_hash}, snapshot_ids) and \
         json.dumps(stored_evidence.get("thresholds"), sort_keys=True, default=str) == \
         json.dumps(jsonable(asdict(th)), sort_keys=True, default=str)
 
 
-def holdable(row: Mapping[str, Any] | None, snapshot_ids: tuple, th: Thresholds) -> bool:
+def holdable(row: Mapping[str, Any] | None, snapshot_ids: tuple, th: Thresholds, data_hash: str | None = None) -> bool:
     """Does this run keep the stored test `row` (its key's row of `previous_tests`) for a test of
-    `snapshot_ids`: same data, same thresholds, finite p, effect and SE. A signal may then skip
-    computing the test (`finalize` would keep the stored numbers over the computed ones)."""
-    return row is not None and same_data(row["evidence"], snapshot_ids, th) and \
+    `snapshot_ids` (and inputs `data_hash`): same data, same thresholds, finite p, effect and SE. A
+    signal may then skip computing the test (`finalize` would keep the stored numbers over the
+    computed ones)."""
+    return row is not None and same_data(row["evidence"], snapshot_ids, th, data_hash) and \
         all(_finite(row.get(c)) for c in ("p_value", "effect", "se"))
 
 
@@ -106,19 +124,21 @@ def _hold(t: SignalTest, row: Mapping[str, Any]) -> SignalTest:
 
 
 def _data_versions(key: TestKey, snaps: tuple, flagged: bool, prev_row: dict | None,
-                   suspicions: Mapping[TestKey, Mapping[str, Any]] | None) -> int:
-    """On how many distinct data versions this open suspicion has been flagged, this one included."""
+                   suspicions: Mapping[TestKey, Mapping[str, Any]] | None, evidence: Mapping[str, Any]) -> int:
+    """On how many distinct versions of its evidence (`same_evidence`: new results of the model or of
+    its references, not a new snapshot of the same rows) this open suspicion has been flagged, this
+    one included."""
     if not flagged:
         return 0
     if suspicions is not None:
         s = suspicions.get(key)
         if s is None or s.get("state") == SUSPICION_STATES[2]:     # resolved
             return 1
-        stored = tuple(sorted(int(i) for i in (s.get("snapshot_ids") or ())))
-        return int(s.get("distinct_data") or 1) + (1 if stored != tuple(snaps) else 0)
+        new = not same_evidence(_decoded(s.get("evidence")), s.get("snapshot_ids"), evidence, snaps)
+        return int(s.get("distinct_data") or 1) + (1 if new else 0)
     if prev_row is not None and prev_row.get("status") != "not_flagged":
-        stored = tuple(sorted(int(i) for i in (prev_row["evidence"].get("snapshot_ids") or ())))
-        return 2 if stored != tuple(snaps) else 1
+        new = not same_evidence(prev_row["evidence"], prev_row["evidence"].get("snapshot_ids"), evidence, snaps)
+        return 2 if new else 1
     return 1
 
 
@@ -149,7 +169,7 @@ def finalize(tests: list[SignalTest], previous: pd.DataFrame | Mapping[TestKey, 
     tests = list(tests)
     for i, t in enumerate(tests):
         row = holds.get(test_key(t.model, t.benchmark, t.signal, t.source, t.detail))
-        if row is not None and holdable(row, t.snapshot_ids, th):
+        if row is not None and holdable(row, t.snapshot_ids, th, t.evidence.get("data_hash")):
             held[i] = row
             tests[i] = _hold(t, row)
     q = family_q_values(tests, families)
@@ -157,13 +177,13 @@ def finalize(tests: list[SignalTest], previous: pd.DataFrame | Mapping[TestKey, 
                for i, (t, qi) in enumerate(zip(tests, q))]
     fired: dict[tuple[str, str], set[tuple[str, str]]] = {}
     for t, f in zip(tests, flagged):
-        if f:
+        if f and t.signal not in RETIRED_SIGNALS:      # a retired signal corroborates nothing
             fired.setdefault((t.model, t.benchmark), set()).add((t.signal, t.source))
     rows = []
     for i, (t, qi, f) in enumerate(zip(tests, q, flagged)):
         key = test_key(t.model, t.benchmark, t.signal, t.source, t.detail)
         others = sorted(fired.get((t.model, t.benchmark), set()) - {(t.signal, t.source)})
-        versions = _data_versions(key, t.snapshot_ids, f, prev.get(key), suspicions)
+        versions = _data_versions(key, t.snapshot_ids, f, prev.get(key), suspicions, t.evidence)
         status = ("not_flagged" if not f else "corroborated" if others
                   else "persisted" if versions >= 2 else "suspect")
         prev_snaps = (prev[key]["evidence"].get("snapshot_ids") if key in prev else None)

@@ -3,20 +3,22 @@
 
 A suspicion is a test flagged under the full rule (q <= fdr_q, effect >= min_effect and
 >= min_effect_se · SE, the signal's gate). Its state is stored (table contamination_suspicions)
-and moves only with the test's own data:
+and moves only with new evidence: the content key of the test's inputs (`data_hash` in its
+evidence, families.same_evidence; snapshots only for tests stored without one), so a new snapshot
+whose rows for the model and its references are unchanged moves nothing (issue 50):
 
 - a flagged test without an open suspicion opens one: `pending`, or `confirmed` at once when
   the first-notification rule (`confirmation`) already holds;
 - an open suspicion whose test is flagged again stays open; on a new data version (other
   snapshots) `distinct_data` grows, and the rule may confirm it; its numbers are the test's
   (held at their stored values while its data are unchanged: families.finalize), its q the run's;
-- an open suspicion resolves only when an analysis of NEW data for that test (snapshots other
-  than those it rests on) no longer flags it, or no longer tests it while its (source, benchmark)
-  has new data; the resolution names those snapshots and their date. An analysis that another
-  source triggered changes neither.
+- an open suspicion resolves only when an analysis of NEW evidence for that test no longer flags
+  it, or no longer tests it while its (source, benchmark) has new data; the resolution names those
+  snapshots, their date and the evidence's key. An analysis that another source triggered changes
+  neither; a resolved suspicion flagged again on the evidence that resolved it stays resolved.
 
 The first-notification rule (one rule, `confirmation`): a suspicion is confirmed, and its alert
-fires, when it has been flagged on two analyses of distinct data, or is corroborated by another
+fires, when it has been flagged on two versions of its evidence, or is corroborated by another
 signal or source, or its q is at most SUSPICION_CONFIRM_Q (0.01, a fifth of the FDR level).
 
 Pure: frames in, a frame out; the run time and snapshot dates are passed in.
@@ -30,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.constants import SUSPICION_CONFIRM_Q, SUSPICION_STATES
-from analysis.contamination.families import TestKey, test_key
+from analysis.contamination.families import TestKey, same_evidence, test_key
 
 PENDING, CONFIRMED, RESOLVED = SUSPICION_STATES
 SUSPICION_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "state", "confirmed_by",
@@ -93,9 +95,14 @@ def advance_suspicions(results: pd.DataFrame, states: pd.DataFrame | None, *, ru
         is_open = bool(prev) and prev["state"] != RESOLVED
         numbers = {k: (None if pd.isna(r[k]) else float(r[k])) for k in
                    ("effect", "se", "ci_low", "ci_high", "p_value", "q_value")}
+        new_evidence = not is_open or not same_evidence(_ev(prev.get("evidence")), prev.get("snapshot_ids"), ev, snaps)
+        if r["flagged"] and prev and not is_open and not _new_since_resolution(prev, ev, snaps):
+            # resolved, and flagged again on the evidence that resolved it (a rerun, a re-published
+            # file, another model's data moving q): no new evidence, so it stays resolved
+            out[key] = {**prev, "updated_at": run_at, "run_id": run_id}
+            continue
         if r["flagged"]:
-            versions = (int(prev["distinct_data"]) + (1 if _snaps(prev["snapshot_ids"]) != snaps else 0)
-                        if is_open else 1)
+            versions = int(prev["distinct_data"]) + (1 if new_evidence else 0) if is_open else 1
             why = confirmation(versions, numbers["q_value"], r["status"], confirm_q)
             was_confirmed = is_open and prev["state"] == CONFIRMED
             state = CONFIRMED if was_confirmed or why else PENDING
@@ -110,10 +117,11 @@ def advance_suspicions(results: pd.DataFrame, states: pd.DataFrame | None, *, ru
                    "resolved_at": None, "resolved_snapshot_ids": None, "resolved_data_as_of": None,
                    "resolution": None}
             out[key] = row
-        elif is_open and _snaps(prev["snapshot_ids"]) != snaps:
+        elif is_open and new_evidence:
             out[key] = _resolved(prev, run_at, run_id, snaps, snapshot_dates,
-                                 {"why": "not flagged on the new data", "tested": True, **numbers, "status": r["status"]})
-        elif is_open:   # same data, not flagged (a stored test the run did not hold): the suspicion holds
+                                 {"why": "not flagged on the new data", "tested": True, **numbers, "status": r["status"],
+                                  "data_hash": ev.get("data_hash")})
+        elif is_open:   # same evidence, not flagged (q moved with other tests of the family): the suspicion holds
             out[key] = {**prev, "q_value": numbers["q_value"], "updated_at": run_at, "run_id": run_id}
     for key, prev in old.items():
         if key in seen or prev["state"] == RESOLVED:
@@ -125,6 +133,21 @@ def advance_suspicions(results: pd.DataFrame, states: pd.DataFrame | None, *, ru
                                          "meet the signal's floors)", "tested": False})
     frame = pd.DataFrame(list(out.values()), columns=SUSPICION_COLUMNS)
     return frame.sort_values(["signal", "source", "benchmark", "model", "detail"], kind="stable").reset_index(drop=True)
+
+
+def _ev(v: Any) -> dict[str, Any]:
+    if isinstance(v, str):
+        import json
+        v = json.loads(v)
+    return dict(v) if isinstance(v, Mapping) else {}
+
+
+def _new_since_resolution(prev: Mapping[str, Any], evidence: Mapping[str, Any], snaps: tuple[int, ...]) -> bool:
+    """Is a flagged test of a resolved suspicion new evidence: other inputs than those that resolved
+    it (`same_evidence` against the resolution; a suspicion resolved without a tested verdict compares
+    with the snapshots that closed it)."""
+    res = _ev(prev.get("resolution"))
+    return not same_evidence({"data_hash": res.get("data_hash")}, prev.get("resolved_snapshot_ids"), evidence, snaps)
 
 
 def _resolved(prev: Mapping[str, Any], run_at: pd.Timestamp, run_id: str, snaps: tuple[int, ...],

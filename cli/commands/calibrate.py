@@ -19,6 +19,10 @@ with a gain planted in a clean model's pre-cutoff items: P(p < 0.05) >= 50 % at 
 P(flagged under the full rule after BH) >= 90 % at +20 pp, with items per side, Wilson CIs and the
 minimum detectable effect at 80 % power (where a target is out of reach, that is why). The
 targets are reported, not part of the exit status.
+
+The result is stored (table contamination_calibrations): while a signal's newest calibration finds
+it miscalibrated, the contamination_suspect rule shows its flags as unconfirmed with that reason and
+never delivers them as confirmed.
 """
 
 from __future__ import annotations
@@ -139,6 +143,19 @@ def render_power(placebo: pd.DataFrame, power: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _record(args: argparse.Namespace, table: "pd.DataFrame", now: Any) -> None:
+    """Store the result (the contamination_suspect rule reads the newest of each signal: a signal found
+    miscalibrated has its flags shown unconfirmed). A file that cannot be written is said, not fatal."""
+    from jobs.contamination import record_calibration
+    from jobs.sync import connect_synced
+    try:
+        with connect_synced(args.db, wait=args.wait) as con:
+            record_calibration(con, table, calibrated_at=now, seed=args.seed)
+    except Exception as exc:     # a read-only file or a writer holding it: the figures are still printed
+        print(f"benchwatch calibrate: result not stored ({type(exc).__name__}: {exc}); the alert rule keeps "
+              "the previous calibration", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -156,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
         power = run_power(con, now=now, trials=args.trials, seed=args.seed) if args.power else None
     finally:
         con.close()
+    _record(args, table, now)
     print(f"placebo calibration: {args.trials} trial(s), seed {args.seed}")
     with pd.option_context("display.width", 250):
         print(render(table))
