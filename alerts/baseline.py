@@ -67,7 +67,10 @@ def _p(s: AlertState) -> float | None:
 
 def _by_s(levels: Iterable[AlertState]) -> list[AlertState]:
     """Strongest saturation first: by S, descending (no S last), then by name."""
-    return sorted(levels, key=lambda s: (-(_s(s) if _s(s) is not None else -1.0), _name(s), s.fingerprint))
+    def key(s: AlertState) -> tuple[float, str, str]:
+        x = _s(s)
+        return (-(x if x is not None else -1.0), _name(s), s.fingerprint)
+    return sorted(levels, key=key)
 
 
 def _level_text(level: str, s_index: float | None, p: float | None) -> str:
