@@ -176,7 +176,8 @@ def lines(n: Notification) -> list[str]:
         tables = a.get("tables") or []
         if len(tables) == 1:
             t = tables[0]
-            return [f"level {_level_text(t['level'], t['s_index'], t['p_level_holds'])} (its level, not a change)"]
+            text = _level_text(t["level"], t["s_index"], t["p_level_holds"])
+            return [f"{text if text.startswith('level ') else 'level ' + text} (its level, not a change)"]
         spread: dict[str, int] = {}
         for t in tables:
             key = t["level"] if settled(t["p_level_holds"]) else "not settled"

@@ -288,7 +288,8 @@ def test_a_level_below_the_floor_is_not_announced_as_that_level():
     ev = evaluate(now=later, previous=states, saturation=pd.concat([first, shaky]))
     text = render_plain(ev.notifications, now=later)
     assert "level high" not in text and "(high" not in text
-    assert "level not settled (stored high, P(level holds) 0.00), S 0.71" in text
+    assert "level not settled (stored high, P(level holds) 0.00), S 0.71 (its level, not a change)" in text
+    assert "level level" not in text
     # and on day one the baseline lists it apart from the saturated
     base = evaluate(now=later, previous=[], saturation=shaky)
     (notice,) = base.notifications
