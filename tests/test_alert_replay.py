@@ -155,7 +155,8 @@ def test_messages_show_one_probability_and_never_announce_a_level_below_the_floo
             assert len(m.text) <= 300, d.date                      # the phone notification: the summary line
             for n in m.notifications:
                 p = (n.annotations.get("numbers") or {}).get("p_level_holds")
-                if n.kind == "saturation_bin_changed" and p is not None and p < LEVEL_ANNOUNCE_MIN_P:
+                if n.kind == "saturation_bin_changed" and n.transition == "firing" and p is not None \
+                        and p < LEVEL_ANNOUNCE_MIN_P:       # (a resolution announces no level)
                     assert "not settled" in render_plain([n], now=n.created_at), (d.date, n.labels)
     assert accepted and all("P(bin holds)" not in json.dumps(r.body, ensure_ascii=False) for r in accepted)
 
