@@ -5,8 +5,10 @@ evaluation that has levels (no level alert recorded before, some now) sends ONE 
 through the same outbox: how many benchmarks are watched from how many sources, which are
 saturated, which suspects and failing sources there are, and that from now on only changes are
 sent. Alerts entering firing in that evaluation are listed there instead of in messages of
-their own (their later resolution is sent). A series first seen after day one gets one
-"now watching" notice (one line in the next digest), not a level-change alert.
+their own (their later resolution is sent). Tables first seen after day one get ONE "now
+watching" notice per source and release ("LiveBench 2026-01-08: now watching 27 tables"), not
+a level-change alert each. Saturated tables are listed strongest first (by S), and a level
+whose P(level holds) is below config.LEVEL_ANNOUNCE_MIN_P is not announced as that level.
 
 Pure: states in, notifications out (alerts.engine calls `notices`).
 """
@@ -18,13 +20,16 @@ from typing import Any, Iterable, Mapping
 
 from alerts.records import FIRING, NOTIFIED_BASELINE, AlertState, Notification, fingerprint
 from alerts.rules.base import AlertKind
-from alerts.text import clean, scope_suffix, word_for
+from alerts.config import LEVEL_ANNOUNCE_MIN_P
+from alerts.text import clean, scope_suffix, settled, unsettled
 
 BASELINE = "baseline"
 NOW_WATCHING = "now_watching"
 NOTICE_KINDS: tuple[str, ...] = (BASELINE, NOW_WATCHING)
 SATURATED_LEVELS = ("high", "very high")
 LISTED = 12   # names listed per part of the baseline before "and N more"
+TOP_LISTED = 3   # tables named in a "now watching" line (strongest saturation first)
+LEVEL_ORDER = ("very high", "high", "moderate", "low", "very low")
 
 
 def _role(kind: str, kinds: Mapping[str, AlertKind], labels: Mapping[str, str] | None = None) -> str:
@@ -52,10 +57,28 @@ def _name(s: AlertState) -> str:
     return clean(s.annotations.get("benchmark_name") or s.labels.get("benchmark") or "?", 80) + scope_suffix(s.labels)
 
 
-def _held(s: AlertState) -> str:
-    """How firm a level is, in the words of alerts.text.WORDING."""
-    p = (s.annotations.get("numbers") or {}).get("p_level_holds")
-    return word_for("p_hold", p) + ("" if p is None else f", P(level holds) {p:.2f}")
+def _s(s: AlertState) -> float | None:
+    return (s.annotations.get("numbers") or {}).get("s_index")
+
+
+def _p(s: AlertState) -> float | None:
+    return (s.annotations.get("numbers") or {}).get("p_level_holds")
+
+
+def _by_s(levels: Iterable[AlertState]) -> list[AlertState]:
+    """Strongest saturation first: by S, descending (no S last), then by name."""
+    def key(s: AlertState) -> tuple[float, str, str]:
+        x = _s(s)
+        return (-(x if x is not None else -1.0), _name(s), s.fingerprint)
+    return sorted(levels, key=key)
+
+
+def _level_text(level: str, s_index: float | None, p: float | None) -> str:
+    """'high, S 0.97, P(level holds) 0.93', or the stored level said not to be settled below the floor."""
+    s_part = "" if s_index is None else f", S {s_index:.2f}"
+    if not settled(p):
+        return f"{unsettled(level, p)}{s_part}"
+    return f"{level}{s_part}" + ("" if p is None else f", P(level holds) {p:.2f}")
 
 
 def baseline_notice(states: Iterable[AlertState], kinds: Mapping[str, AlertKind], now: datetime,
@@ -64,14 +87,17 @@ def baseline_notice(states: Iterable[AlertState], kinds: Mapping[str, AlertKind]
 
     `headline(kind, transition, labels, annotations)` words the other firing alerts."""
     firing = [s for s in states if s.state == FIRING]
-    levels = sorted((s for s in firing if _role(s.kind, kinds) == "level"), key=lambda s: (_name(s), s.fingerprint))
+    levels = _by_s(s for s in firing if _role(s.kind, kinds) == "level")
     benchmarks = sorted({s.labels.get("benchmark", "") for s in levels})
     sources = sorted({str(x) for s in levels for x in s.annotations.get("sources", [])})
-    saturated = [f"{_name(s)} ({s.labels.get('level')}, {_held(s)})" for s in levels
-                 if s.labels.get("level") in SATURATED_LEVELS]
+    saturated = [f"{_name(s)} ({_level_text(s.labels.get('level', ''), _s(s), _p(s))})" for s in levels
+                 if s.labels.get("level") in SATURATED_LEVELS and settled(_p(s))]
+    unsettled_ = [f"{_name(s)} ({_level_text(s.labels.get('level', ''), _s(s), _p(s))})" for s in levels
+                  if not settled(_p(s))]
     by_level: dict[str, int] = {}
     for s in levels:
-        by_level[s.labels.get("level", "")] = by_level.get(s.labels.get("level", ""), 0) + 1
+        if settled(_p(s)):
+            by_level[s.labels.get("level", "")] = by_level.get(s.labels.get("level", ""), 0) + 1
     suspects = [headline(s.kind, FIRING, s.labels, s.annotations) for s in firing
                 if _role(s.kind, kinds, s.labels) == "suspect"]
     failing = sorted({src for s in firing if _role(s.kind, kinds) == "failing"
@@ -83,25 +109,38 @@ def baseline_notice(states: Iterable[AlertState], kinds: Mapping[str, AlertKind]
     return Notification(fingerprint=fingerprint(labels), kind=BASELINE, transition=FIRING, episode=now,
                         labels=labels, created_at=now, annotations={
                             "benchmarks": len(benchmarks), "series": len(levels), "sources": sources,
-                            "levels": by_level, "saturated": saturated, "suspects": sorted(suspects),
-                            "failing_sources": failing, "also_firing": sorted(other)})
+                            "levels": by_level, "saturated": saturated, "unsettled": unsettled_,
+                            "suspects": sorted(suspects), "failing_sources": failing, "also_firing": sorted(other)})
+
+
+def release_of(s: AlertState) -> str:
+    """The release a new table came with: the table's version (`benchmark:source:version`), else
+    the day of its newest snapshot."""
+    parts = str(s.labels.get("table") or "").split(":", 2)
+    if len(parts) == 3 and parts[2]:
+        return parts[2]
+    return str(s.annotations.get("as_of") or "")[:10]
 
 
 def watching_notices(entered: Iterable[AlertState], kinds: Mapping[str, AlertKind], now: datetime) -> list[Notification]:
-    """One "now watching" notice per series first seen in this evaluation (after day one)."""
-    out = []
+    """ONE "now watching" notice per source and release whose tables were first seen in this
+    evaluation (after day one): the tables listed strongest saturation first."""
+    from registry.tables import source_name
+    by_release: dict[tuple[str, str], list[AlertState]] = {}
     for s in entered:
         if _role(s.kind, kinds) != "level" or s.notified != NOTIFIED_BASELINE:
             continue
-        labels = {"kind": NOW_WATCHING, "benchmark": s.labels.get("benchmark", ""), "scope": s.labels.get("scope", "")}
+        source = s.labels.get("source") or ",".join(sorted(str(x) for x in s.annotations.get("sources", [])))
+        by_release.setdefault((source, release_of(s)), []).append(s)
+    out = []
+    for (source, release), members in sorted(by_release.items()):
+        labels = {"kind": NOW_WATCHING, "source": source, "signal": release}
+        tables = [{"name": _name(s), "level": s.labels.get("level"), "s_index": _s(s), "p_level_holds": _p(s),
+                   "level_note": s.annotations.get("level_note") or ""} for s in _by_s(members)]
         out.append(Notification(fingerprint=fingerprint(labels), kind=NOW_WATCHING, transition=FIRING, episode=now,
                                 labels=labels, created_at=now, annotations={
-                                    "benchmark_name": s.annotations.get("benchmark_name"),
-                                    "level": s.labels.get("level"), "bin": s.annotations.get("bin"),
-                                    "level_note": s.annotations.get("level_note") or "",
-                                    "s_index": (s.annotations.get("numbers") or {}).get("s_index"),
-                                    "p_level_holds": (s.annotations.get("numbers") or {}).get("p_level_holds"),
-                                    "sources": s.annotations.get("sources", [])}))
+                                    "source_name": source_name(source), "release": release, "tables": tables,
+                                    "sources": sorted({str(x) for s in members for x in s.annotations.get("sources", [])})}))
     return out
 
 
@@ -113,31 +152,47 @@ def _names(items: list[str]) -> str:
 
 
 def title(n: Notification) -> str:
-    """The notice's headline (plain text)."""
+    """The notice's headline (plain text): the one-line summary."""
     a = n.annotations
     if n.kind == BASELINE:
-        n, m = a.get("benchmarks", 0), len(a.get("sources", []))
+        b, m = a.get("benchmarks", 0), len(a.get("sources", []))
         sources = f" from {m} source{'s' * (m != 1)}" if m else ""
-        return f"benchwatch now watches {n} benchmark{'s' * (n != 1)}{sources}"
-    name = clean(a.get("benchmark_name") or n.labels.get("benchmark") or "?", 80) + scope_suffix(n.labels)
-    return f"now watching {name}: level {a.get('level')}"
+        t, sus, fail = a.get("series", 0), len(a.get("suspects", [])), len(a.get("failing_sources", []))
+        parts = [f"{len(a.get('saturated', []))} saturated", f"{sus} contamination suspect{'s' * (sus != 1)}",
+                 f"{fail} source{'s' * (fail != 1)} failing"]
+        return (f"benchwatch now watches {b} benchmark{'s' * (b != 1)} ({t} table{'s' * (t != 1)}){sources}: "
+                + ", ".join(parts))
+    tables = a.get("tables") or []
+    where = clean(f"{a.get('source_name') or n.labels.get('source') or ''} {a.get('release') or ''}".strip(), 80)
+    if len(tables) == 1:
+        return f"{where}: now watching {clean(tables[0]['name'], 80)}"
+    return f"{where}: now watching {len(tables)} tables"
 
 
 def lines(n: Notification) -> list[str]:
     """The notice's body lines (plain text; the renderer escapes them)."""
     a = n.annotations
     if n.kind == NOW_WATCHING:
-        s = a.get("s_index")
-        p = a.get("p_level_holds")
-        held = word_for("p_hold", p) + ("" if p is None else f" (P(level holds) {p:.2f})")
-        out = [(f"S_index {s:.2f}" if isinstance(s, (int, float)) else "S_index n/a") + f" · {held}"]
-        if a.get("level_note"):
-            out.append(str(a["level_note"]))
-        return out
+        tables = a.get("tables") or []
+        if len(tables) == 1:
+            t = tables[0]
+            text = _level_text(t["level"], t["s_index"], t["p_level_holds"])
+            return [f"{text if text.startswith('level ') else 'level ' + text} (its level, not a change)"]
+        spread: dict[str, int] = {}
+        for t in tables:
+            key = t["level"] if settled(t["p_level_holds"]) else "not settled"
+            spread[key] = spread.get(key, 0) + 1
+        counts = ", ".join(f"{spread[k]} {k}" for k in (*LEVEL_ORDER, "not settled") if spread.get(k))
+        top = ", ".join(f"{clean(t['name'], 60)} ({_level_text(t['level'], t['s_index'], t['p_level_holds'])})"
+                        for t in tables[:TOP_LISTED])
+        return [f"levels (not changes): {counts}; strongest: {top}"]
     levels = a.get("levels", {})
-    spread = ", ".join(f"{levels[k]} {k}" for k in ("very high", "high", "moderate", "low", "very low") if levels.get(k))
-    out = [f"{a.get('series', 0)} level series ({spread or 'none'}); sources: {_names(list(a.get('sources', [])))}",
-           f"{len(a.get('saturated', []))} saturated (level high or very high): {_names(list(a.get('saturated', [])))}",
+    spread_ = ", ".join(f"{levels[k]} {k}" for k in LEVEL_ORDER if levels.get(k))
+    unsettled_ = list(a.get("unsettled", []))
+    out = [f"saturated, strongest first: {_names(list(a.get('saturated', [])))}",
+           f"levels: {spread_ or 'none'}" + (f"; {len(unsettled_)} not settled (P(level holds) below "
+                                                  f"{LEVEL_ANNOUNCE_MIN_P:.2f}): {_names(unsettled_)}" if unsettled_ else ""),
+           f"sources: {_names(list(a.get('sources', [])))}",
            f"suspects (contamination, a suspicion, never a verdict): {_names(list(a.get('suspects', [])))}",
            f"sources failing: {_names(list(a.get('failing_sources', [])))}"]
     if a.get("also_firing"):

@@ -34,6 +34,14 @@ NETWORK_OUTAGE_MIN_SOURCES = 3
 # (storage.rule_inputs.RUN_SESSION_GAP groups fetch attempts into runs the same way).
 LATEST_RUN_WINDOW_MINUTES = 10
 
+# A level whose P(level holds) (the share of re-evaluations of the top k at the real sampling
+# noise whose S stays in the level's bin) is below this is not announced as that level: a
+# message says the level is not settled and names the stored one (alerts.text.settled).
+LEVEL_ANNOUNCE_MIN_P = 0.5
+# The one definition of the one probability messages show, printed once in every digest's footer.
+P_LEVEL_HOLDS_DEFINITION = ("P(level holds): the share of re-evaluations of the top models at their real sampling "
+                            "noise whose S stays in the level's bin")
+
 # --- Slack delivery -----------------------------------------------------------------------------
 # Each handler retries while the request's attempt count (shared by all handlers, slack_sdk
 # RetryState) is below its own maximum: a 429 then a dropped connection then a 500 is 3 attempts.

@@ -27,6 +27,7 @@ from alerts.records import FIRING, RESOLVED, Notification
 from alerts.text import clean as _clean
 from alerts.text import unlinked as _unlinked
 _PARTIAL_ENTITY = re.compile(r"&[a-z]{0,4}$")
+FALLBACK_CHARS = 300   # the phone-notification text: the summary line, cut here
 
 
 @dataclass(frozen=True)
@@ -115,16 +116,16 @@ def _ordered(notifications: Sequence[Notification]) -> list[Notification]:
 
 
 def _groups(ordered: Sequence[Notification]) -> list[list[Notification]]:
-    """The digest's sections, in order: one per notification, except that "now watching" notices
-    are one section, and notifications of a kind with a `cause_key` that share kind, transition
-    and cause (source failures of one cause, their recoveries) are one section."""
+    """The digest's sections, in order: one per notification (a "now watching" notice is already
+    one per source and release), except that notifications of a kind with a `cause_key` that
+    share kind, transition and cause (source failures of one cause, their recoveries) are one
+    section."""
     groups: list[list[Notification]] = []
     index: dict[tuple, int] = {}
+    key: tuple | None
     for n in ordered:
         spec = registry.kind(n.kind)
-        if n.kind == baseline.NOW_WATCHING:
-            key: tuple | None = (n.kind,)
-        elif spec is not None and spec.cause_key:
+        if spec is not None and spec.cause_key:
             key = (n.kind, n.transition, "" if n.transition == RESOLVED else str(n.annotations.get(spec.cause_key)))
         else:
             key = None
@@ -143,9 +144,6 @@ def _group_lines(group: Sequence[Notification]) -> tuple[str, list[str], str | N
     if len(group) == 1:
         return (title(n), numbers(n), n.annotations.get("why") if n.transition == FIRING else None,
                 n.annotations.get("sql"))
-    if n.kind == baseline.NOW_WATCHING:
-        return (f"now watching {len(group)} new series (their level, not a change)",
-                [title(m) + "".join(f" · {line}" for line in numbers(m)) for m in group], None, None)
     spec = registry.kind(n.kind)
     names = ", ".join(sorted(_clean(m.labels.get("source") or m.labels.get("benchmark") or m.fingerprint, 60)
                              for m in group))
@@ -182,21 +180,43 @@ def query_command(sql: str) -> str:
     return f'benchwatch query "{quoted}"'
 
 
-def _counts(notifications: Sequence[Notification]) -> str:
-    parts = []
-    if any(n.kind == baseline.BASELINE for n in notifications):
-        parts.append("baseline")
-    watching = sum(n.kind == baseline.NOW_WATCHING for n in notifications)
-    if watching:
-        parts.append(f"now watching {watching} new series")
-    notifications = [n for n in notifications if n.kind not in baseline.NOTICE_KINDS]
-    firing = sum(n.transition == FIRING for n in notifications)
-    resolved = len(notifications) - firing
-    if firing:
-        parts.append(f"{firing} new alert{'s' * (firing != 1)}")
+def summary(notifications: Sequence[Notification]) -> str:
+    """The digest's one-line summary (its header and the phone-notification text): the baseline's
+    own summary, else counts per kind ("1 level change, 18 sources failing, 2 resolved") and the
+    new tables ("LiveBench 2026-01-08: now watching 27 tables")."""
+    base = [n for n in notifications if n.kind == baseline.BASELINE]
+    if base:
+        return "baseline: " + title(base[0]).removeprefix("benchwatch ")
+    parts: list[str] = []
+    counts: dict[str, int] = {}
+    for n in notifications:
+        if n.kind not in baseline.NOTICE_KINDS and n.transition == FIRING:
+            counts[n.kind] = counts.get(n.kind, 0) + 1
+    order = registry.all_kinds()
+    for kind in sorted(counts, key=lambda k: order.index(k) if k in order else len(order)):
+        spec = registry.kind(kind)
+        if spec is None:
+            parts.append(f"{counts[kind]} {kind}")
+            continue
+        part = spec.noun(counts[kind])
+        if spec.cause_key:      # named once: "18 sources failing (HTTP 503)"
+            causes = sorted({_clean(n.annotations.get(spec.cause_key) or "cause unknown", 80) for n in notifications
+                             if n.kind == kind and n.transition == FIRING})
+            part += f" ({causes[0]})" if len(causes) == 1 else f" ({len(causes)} causes)"
+        parts.append(part)
+    resolved = sum(n.kind not in baseline.NOTICE_KINDS and n.transition != FIRING for n in notifications)
     if resolved:
         parts.append(f"{resolved} resolved")
+    parts += [title(n) for n in notifications if n.kind == baseline.NOW_WATCHING]
     return ", ".join(parts) or "nothing new"
+
+
+def footer(notifications: Sequence[Notification]) -> str | None:
+    """The one definition of P(level holds), once per digest, when a message shows it."""
+    if not any("P(level holds)" in " ".join([title(n), *numbers(n)]) for n in notifications):
+        return None
+    return (f"{config.P_LEVEL_HOLDS_DEFINITION}; below {config.LEVEL_ANNOUNCE_MIN_P:.2f} a level is not announced "
+            "as that level")
 
 
 _ANCHOR_UNSAFE = re.compile(r"[^a-z0-9_-]+")
@@ -229,7 +249,9 @@ def render_digest(notifications: Sequence[Notification], *, now: datetime,
             link = _link(f"{report_url}#{report_anchor(g[0].labels['benchmark'])}", "report section")
             return _fit(text, config.SLACK_MAX_SECTION_TEXT - len(link) - 1) + "\n" + link
         sections = [(g, linked(g, text)) for g, text in sections]
-    budget_blocks = config.SLACK_MAX_BLOCKS - 2          # header + context
+    total = summary(ordered)
+    foot = footer(ordered)
+    budget_blocks = config.SLACK_MAX_BLOCKS - 2 - (1 if foot else 0)    # header + context (+ footer)
     pages: list[list[tuple[Sequence[Notification], str]]] = [[]]
     chars = 0
     for g, text in sections:
@@ -240,7 +262,6 @@ def render_digest(notifications: Sequence[Notification], *, now: datetime,
         pages[-1].append((g, text))
         chars += len(text)
 
-    total = _counts(ordered)
     messages = []
     for i, page in enumerate(pages, start=1):
         part = f" ({i}/{len(pages)})" if len(pages) > 1 else ""
@@ -252,11 +273,12 @@ def render_digest(notifications: Sequence[Notification], *, now: datetime,
                 + (f" · {_link(report_url, 'HTML report')}" if report_url else "")}]},
         ]
         blocks += [{"type": "section", "text": {"type": "mrkdwn", "text": text}} for _, text in page]
+        if foot and i == len(pages):
+            blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": escape(foot)}]})
         items = [n for g, _ in page for n in g]
-        fallback = f"benchwatch: {total}{part} — " + "; ".join(
-            ("resolved: " if n.transition == RESOLVED else "") + escape(title(n)) for n in items)
-        messages.append(SlackMessage(text=_fit(fallback, config.SLACK_MAX_SECTION_TEXT),
-                                     blocks=blocks, notifications=tuple(items)))
+        # the phone notification: the summary line alone (a section's headline names the cause once)
+        fallback = _fit(escape(f"benchwatch: {total}{part}"), FALLBACK_CHARS)
+        messages.append(SlackMessage(text=fallback, blocks=blocks, notifications=tuple(items)))
     return messages
 
 
@@ -264,7 +286,7 @@ def render_plain(notifications: Sequence[Notification], *, now: datetime) -> str
     """The same digest as plain text for the console or a log (no Slack escaping needed)."""
     if not notifications:
         return "benchwatch: nothing new"
-    lines = [f"benchwatch: {_counts(notifications)} ({now:%Y-%m-%d %H:%M} UTC)"]
+    lines = [f"benchwatch: {summary(notifications)} ({now:%Y-%m-%d %H:%M} UTC)"]
     for group in _groups(_ordered(notifications)):
         n = group[0]
         head, body, why, sql = _group_lines(group)
@@ -275,4 +297,7 @@ def render_plain(notifications: Sequence[Notification], *, now: datetime) -> str
             lines.append(f"         why: {why}")
         if sql:
             lines.append(f"         look: {query_command(sql)}")
+    foot = footer(notifications)
+    if foot:
+        lines.append(f"-- {foot}")
     return "\n".join(lines)

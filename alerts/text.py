@@ -98,10 +98,22 @@ def word_for(measure: str, value: float | None) -> str:
 _SATURATED = ("high", "very high")
 
 
+def settled(p_hold: float | None) -> bool:
+    """May a level with this P(level holds) be announced as that level? Not below
+    config.LEVEL_ANNOUNCE_MIN_P (no draws: yes, worded at most "likely")."""
+    return p_hold is None or p_hold >= config.LEVEL_ANNOUNCE_MIN_P
+
+
+def unsettled(level: str, p_hold: float | None) -> str:
+    """How a message names a level below the floor: the stored level, said not to be settled."""
+    p = "" if p_hold is None else f", P(level holds) {p_hold:.2f}"
+    return f"level not settled (stored {level}{p})"
+
+
 def level_meaning(level: str, p_hold: float | None) -> str:
     """What a saturation level means for a reader, worded no stronger than P(level holds) (WORDING)."""
     word = word_for("p_hold", p_hold)
-    held = " (no re-evaluation draws)" if p_hold is None else f" (P(level holds) {p_hold:.2f})"
+    held = " (no re-evaluation draws)" if p_hold is None else ""
     if word == "uncertain":
         return (f"uncertain{held}: another re-evaluation of the same models could move S out of this level, "
                 "so read the level as a hint, not a finding")
@@ -120,22 +132,24 @@ def level_meaning(level: str, p_hold: float | None) -> str:
 
 
 def level_note(s_index: float | None, bin_: str | None, level: str | None, pending_bin: str | None = None,
-               pending_count: int | None = None, needed: int = 2) -> str:
+               pending_since: Any = None, dwell_days: int | None = None) -> str:
     """Where the raw bin of S differs from the committed level, why, in words ('' when they agree).
 
-    `needed`: consecutive snapshots a move needs (analysis.constants.HYSTERESIS_PENDING).
+    `pending_since`: when the pending move was first proposed; `dwell_days`: how long it must
+    stand (analysis.constants.LEVEL_DWELL_DAYS, the default).
     """
     if not bin_ or not level or bin_ == level or s_index is None:
         return ""
+    from analysis.constants import LEVEL_DWELL_DAYS
+    dwell = LEVEL_DWELL_DAYS if dwell_days is None else dwell_days
     head = f"S {s_index:.2f} is in the {bin_} range"
     if pending_bin:
-        count = int(pending_count or 0)
-        left = max(needed - count, 1)
-        if count == 1 and needed == 2:
-            more = "a second snapshot confirms it"
-        else:
-            more = "one more snapshot confirms it" if left == 1 else f"{left} more snapshots confirm it"
         towards = "" if pending_bin == bin_ else f" (a move towards {pending_bin})"
-        return f"{head}; the level stays {level} until {more}{towards}"
+        if pending_since is None or (not isinstance(pending_since, str) and pending_since != pending_since):
+            return f"{head}; the level stays {level} until the move has stood {dwell} days{towards}"
+        import pandas as pd
+        due = (pd.Timestamp(pending_since).normalize() + pd.Timedelta(days=dwell)).strftime("%Y-%m-%d")
+        return (f"{head} since {day(pd.Timestamp(pending_since).isoformat())}; the level stays {level} until "
+                f"{due} ({dwell} days), unless a newer snapshot undoes the move{towards}")
     return (f"{head}, but not far enough past the edge (the hysteresis margin) or not firmly enough under "
             f"re-evaluation noise to count as {bin_}: the level is {level}")

@@ -75,7 +75,13 @@ HYSTERESIS_MIN_MARGIN = 0.05     # h: S must clear an edge by 0.05 (capped per e
 # SATURATION_RESAMPLE_DRAWS) lies beyond the crossed edge on the side of the move (a move the
 # sampling noise alone could undo is not committed). No draws: the margin alone decides.
 HYSTERESIS_MIN_SUPPORT = 0.8
-HYSTERESIS_PENDING = 2           # consecutive snapshots proposing a move before it is committed
+# A one-bin move is committed once every snapshot since the one that first proposed it has kept
+# proposing it for this many days (evidence that the new S stays, whether the source publishes
+# daily or is frozen), never by counting snapshots: an identical re-publication adds no evidence.
+LEVEL_DWELL_DAYS = 7
+# A level never sits this many bins or more from the bin of its own S: such a move commits at
+# once (to the bin the margin and support allow, at most one bin short of S's own).
+LEVEL_MAX_LAG_BINS = 2
 # The margin at an edge is at most this share of the narrower bin it separates: with h = 0.05
 # the very-low bin [0, 0.01) could otherwise never be entered from above (x <= 0.01 - 0.05).
 HYSTERESIS_EDGE_CAP = 0.5

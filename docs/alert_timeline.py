@@ -47,6 +47,7 @@ class Day:
     messages: list[Any] = field(default_factory=list)        # alerts.render.SlackMessage, delivered
     firing_levels: list[tuple[str, str, str]] = field(default_factory=list)   # (table, scope label, level)
     stored_levels: dict[tuple[str, str], str] = field(default_factory=dict)   # (table, scope label) -> level
+    stored_bins: dict[tuple[str, str], str] = field(default_factory=dict)     # (table, scope label) -> bin of S
     suspects: Any = None                                     # the suspects view after analyze
 
     @property
@@ -124,9 +125,11 @@ def replay(snapshots: Path, db: Path, notifier: Any, *, on_day: Callable[[Day], 
                 if state.kind == "saturation_bin_changed" and state.state == "firing":
                     day.firing_levels.append((state.labels.get("table") or state.labels["benchmark"], state.labels["scope"],
                                               state.labels["level"]))
-            rows = con.execute("""SELECT table_id, scope, population, level FROM saturation_latest
+            rows = con.execute("""SELECT table_id, scope, population, level, bin FROM saturation_latest
                                   WHERE k = 5 AND alpha = 0.5 AND level IS NOT NULL""").fetchall()
-            day.stored_levels = {(b, s if (p or "models") == "models" else f"{s}:{p}"): lv for b, s, p, lv in rows}
+            day.stored_levels = {(b, s if (p or "models") == "models" else f"{s}:{p}"): lv for b, s, p, lv, _ in rows}
+            day.stored_bins = {(b, s if (p or "models") == "models" else f"{s}:{p}"): bn for b, s, p, _, bn in rows
+                               if bn is not None}
             day.suspects = con.execute("SELECT * FROM suspects").df()
         days.append(day)
         if on_day:

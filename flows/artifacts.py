@@ -29,7 +29,6 @@ def saturation_rows(saturation: pd.DataFrame | None, levels: pd.DataFrame | None
     stored `level` (from `levels`, saturation_latest) beside the raw `bin`, and where they differ
     why, in words (`level_note`). Only the `all` scope: the post-cutoff view is the report's."""
     from alerts.text import level_note
-    from analysis.constants import HYSTERESIS_PENDING
     if saturation is None or saturation.empty:
         return []
     frame = saturation.copy()
@@ -39,17 +38,17 @@ def saturation_rows(saturation: pd.DataFrame | None, levels: pd.DataFrame | None
            if c in frame.columns]
     if levels is not None and len(levels) and "level" in levels.columns and set(key) <= set(levels.columns):
         stored = levels[levels["scope"] == "all"] if "scope" in levels.columns else levels
-        stored = stored[[*key, "level", "pending_bin", "pending_count"]].drop_duplicates(key)
-        frame = frame.drop(columns=[c for c in ("level", "pending_bin", "pending_count") if c in frame.columns]) \
+        stored = stored[[*key, "level", "pending_bin", "pending_since"]].drop_duplicates(key)
+        frame = frame.drop(columns=[c for c in ("level", "pending_bin", "pending_since") if c in frame.columns]) \
             .merge(stored, on=key, how="left")
-    for col in ("level", "pending_bin", "pending_count"):
+    for col in ("level", "pending_bin", "pending_since"):
         if col not in frame.columns:
             frame[col] = None
     frame["level"] = frame["level"].where(frame["level"].notna(), frame["bin"])
     frame["level_note"] = [level_note(None if pd.isna(s) else float(s), b, lv, pb if isinstance(pb, str) else None,
-                                      None if pd.isna(pc) else int(pc), HYSTERESIS_PENDING) or None
-                           for s, b, lv, pb, pc in zip(frame["s_index"], frame["bin"], frame["level"],
-                                                       frame["pending_bin"], frame["pending_count"])]
+                                      None if pd.isna(ps) else ps) or None
+                           for s, b, lv, pb, ps in zip(frame["s_index"], frame["bin"], frame["level"],
+                                                       frame["pending_bin"], frame["pending_since"])]
     columns = [c for c in SATURATION_COLUMNS if c in frame.columns or c not in _OPTIONAL]
     frame = frame.loc[frame["s_index"].notna(), columns].sort_values(
         "s_index", ascending=False, kind="stable")

@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from common.time import to_utc, utcnow
+from common.time import naive_utc, to_utc, utcnow
 from analysis.constants import SATURATION_K, SUSPICION_STATES
 from jobs.sync import connect_synced
 from storage import new_day
@@ -155,13 +155,16 @@ def _day(now: datetime) -> str:
 
 def _move_to_day(con, now: datetime, key: str) -> dict:
     """A new day without new data: what a full analysis would compute differs from the stored
-    results in the day-relative columns only (storage.new_day), which are updated in place; no
-    table, test or level is recomputed (and scipy and the analysis are not imported)."""
+    results in the day-relative columns only (storage.new_day), which are updated in place, and
+    in the levels (a pending move commits after LEVEL_DWELL_DAYS without a new snapshot:
+    jobs/levels.py, pure, no scipy); no table or test is recomputed."""
+    from jobs.levels import run_levels
     from storage import fingerprint as fp
     from storage.contamination import read_suspects
     from storage.saturation import read_saturation_latest
     summary = fp.stored_summary(con)
     new_day.move_to_day(con, now, k=SATURATION_K, resolved_state=RESOLVED_STATE)
+    run_levels(con, naive_utc(now))
     fp.store_fingerprint(con, key, utcnow(), summary=summary)
     log.info("[analyze] a new day without new data: only the day-relative columns moved to %s", _day(now))
     return {"saturation": pd.DataFrame(summary or []), "suspects": read_suspects(con),

@@ -43,13 +43,12 @@ def bench_tables(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier:
 def _level_note(r: Mapping[str, Any]) -> str:
     """Where S lies in another bin than the stored level: why, in words (alerts.text.level_note)."""
     from alerts.text import level_note
-    from analysis.constants import HYSTERESIS_PENDING
     if _missing(r.get("level")) or _missing(r.get("s_index")):
         return ""
     pending = None if _missing(r.get("pending_bin")) else str(r["pending_bin"])
-    count = None if _missing(r.get("pending_count")) else int(r["pending_count"])
+    since = None if _missing(r.get("pending_since")) else r["pending_since"]
     return level_note(float(r["s_index"]), None if _missing(r.get("bin")) else str(r["bin"]), str(r["level"]),
-                      pending, count, HYSTERESIS_PENDING)
+                      pending, since)
 
 
 def _section(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.DataFrame,

@@ -230,7 +230,7 @@ def run_saturation(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: in
     points = trajectory.groupby(["table_id", "population"]).size().rename("trajectory_points")
     del trajectory, frontier, primary, latest, spans
     run_post_cutoff_saturation(con, now=now_ts, k=k, alpha=alpha, z=z, only=only, latest=every)
-    run_levels(con)   # the committed level of every stored row (issue 19; jobs/levels.py)
+    run_levels(con, now_ts)   # the committed level of every stored row as of now (jobs/levels.py)
     if snap.empty:
         summary = pd.DataFrame(columns=SUMMARY_COLUMNS)
         return merged_summary(previous[~previous["table_id"].isin(only)], summary) \

@@ -25,7 +25,7 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
         SELECT l.benchmark, l.table_id, l.source, coalesce(bt.name, b.name, l.benchmark) AS name,
                coalesce(bt.is_primary, true) AS is_primary, l.scope, l.population, l.top_models, l.s_index,
                l.bin_hold_prob, l.resample_noise, l.resample_draws, l.comparable, l.scale, l.bin,
-               l.level, l.level_since, l.pending_bin, l.pending_count,   -- the committed level (020)
+               l.level, l.level_since, l.pending_bin, l.pending_count, l.pending_since,   -- the level (020, 055)
                l.r_norm, l.se_delta, l.n_items, l.n_models, l.uncertainty, l.stagnation, l.as_of,
                t.frontier, t.slope_per_month, t.slope_ci_low, t.slope_ci_high, t.slope_unit, t.stalled,
                t.trend_status, t.trend_end, t.stale_days, t.forecast_status, t.forecast_date

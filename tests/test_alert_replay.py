@@ -118,6 +118,49 @@ def _evidence_ids(signals) -> set:
     return {i for s in signals for i in _ids(s.get("evidence"))}
 
 
+def test_no_stored_level_sits_two_bins_from_its_s(replayed):
+    from analysis.constants import LEVEL_MAX_LAG_BINS, SATURATION_BINS
+    days, _, _ = replayed
+    far = [(d.date, key, lv, d.stored_bins[key]) for d in days for key, lv in d.stored_levels.items()
+           if key in d.stored_bins
+           and abs(SATURATION_BINS.index(lv) - SATURATION_BINS.index(d.stored_bins[key])) >= LEVEL_MAX_LAG_BINS]
+    assert not far
+
+
+def test_every_level_change_is_caused_by_a_change_in_its_table(replayed):
+    days, _, _ = replayed
+    for d in days:
+        for n in d.notifications:
+            a = n.annotations
+            if n.kind == "saturation_bin_changed" and n.transition == "firing" and a.get("from_level"):
+                # the snapshot that moved S differs from the last one before (never a re-publication)
+                assert (a["top_before"], a["s_before"]) != (a["top_after"], a["s_after"]), (d.date, n.labels)
+
+
+def test_one_now_watching_notification_per_source_and_release(replayed):
+    days, _, _ = replayed
+    for d in days:
+        keys = [(n.labels["source"], n.labels["signal"]) for n in d.notifications if n.kind == "now_watching"]
+        assert len(keys) == len(set(keys)), d.date
+
+
+def test_messages_show_one_probability_and_never_announce_a_level_below_the_floor(replayed):
+    from alerts.config import LEVEL_ANNOUNCE_MIN_P
+    from alerts.render import render_plain
+    days, accepted, _ = replayed
+    for d in days:
+        for m in d.messages:
+            text = render_plain(list(m.notifications), now=m.notifications[0].created_at)
+            assert "P(bin holds)" not in text and "P(bin holds)" not in m.text, d.date
+            assert len(m.text) <= 300, d.date                      # the phone notification: the summary line
+            for n in m.notifications:
+                p = (n.annotations.get("numbers") or {}).get("p_level_holds")
+                if n.kind == "saturation_bin_changed" and n.transition == "firing" and p is not None \
+                        and p < LEVEL_ANNOUNCE_MIN_P:       # (a resolution announces no level)
+                    assert "not settled" in render_plain([n], now=n.created_at), (d.date, n.labels)
+    assert accepted and all("P(bin holds)" not in json.dumps(r.body, ensure_ascii=False) for r in accepted)
+
+
 def test_the_timeline_document_is_generated_from_the_replay(replayed):
     days, _, _ = replayed
     text = _timeline().timeline_markdown(days)

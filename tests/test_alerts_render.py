@@ -58,27 +58,29 @@ def section_texts(messages) -> list[str]:
 
 def test_saturation_section_says_what_changed_numbers_why_and_where():
     (msg,) = render_digest([saturation_move()], now=NOW)
-    assert [b["type"] for b in msg.blocks] == ["header", "context", "section"]
-    assert msg.blocks[0]["text"]["text"] == "benchwatch: 1 new alert"
+    assert [b["type"] for b in msg.blocks] == ["header", "context", "section", "context"]
+    assert msg.blocks[0]["text"]["text"] == "benchwatch: 1 level change"
     text = msg.blocks[2]["text"]["text"]
     lines = text.split("\n")
     assert lines[0] == ":rotating_light: *SWE-bench Verified: level moderate → high*"
-    assert lines[1] == ("S_index 0.81 (P(bin holds) 0.87 under binomial(n=500), 2000 draws) · R_norm 0.46 "
-                        "· SE_Δ 0.021 · k=5, α=0.5, "
+    # one probability, P(level holds) (the stored level's), defined once in the footer
+    assert lines[1] == ("S_index 0.81 · P(level holds) 0.87 · R_norm 0.46 · SE_Δ 0.021 · k=5, α=0.5, "
                         "n=500, 41 models · as of 2026-01-15")
-    # the change names the table rows behind it: the top k of the last snapshot at the old level and of the new
-    # (the move was proposed by the 2026-01-08 snapshot and confirmed by the next: "before" is the last one before it)
+    # the change names the table rows behind it: the top k of the last snapshot at the old level and of the
+    # snapshot whose S changed (2026-01-08); the level moved when that had stood LEVEL_DWELL_DAYS
     assert lines[2] == ("top 5 before (2026-01-01, S 0.50, level moderate): a 0.710, b 0.620; "
-                        "after (2026-01-15, S 0.81): b 0.705, a 0.700")
-    assert lines[3] == ("the move was first proposed on 2026-01-08 and confirmed on 2026-01-15 (hysteresis: a move "
-                        "needs 2 snapshots in a row)")
+                        "after (2026-01-08, S 0.80): a 0.700, b 0.690")
+    assert lines[3] == ("the level moved on 2026-01-15: S stayed past the edge for 7 days after 2026-01-08 "
+                        "(no newer snapshot undid it)")
     # P(level holds) 0.87 < 0.9: "likely", never "statistically indistinguishable" (alerts.text.WORDING)
     assert lines[4].startswith("_Why it matters:_ the top models are likely indistinguishable within evaluation "
-                               "noise (P(level holds) 0.87)")
+                               "noise: ")
+    assert "P(bin holds)" not in json.dumps(msg.blocks) and text.count("P(level holds)") == 1
+    assert msg.blocks[3]["elements"][0]["text"].startswith("P(level holds): the share of re-evaluations")
     assert lines[5] == ("_Where to look:_ `benchwatch query \"SELECT as_of, s_index, bin, level, r_norm, se_delta, n_models "
                         "FROM saturation WHERE benchmark = 'swebench_verified' AND scope = 'all' AND k = 5 "
                         "AND alpha = 0.5 ORDER BY as_of DESC LIMIT 10\"`")
-    assert msg.text == "benchwatch: 1 new alert — SWE-bench Verified: level moderate → high"
+    assert msg.text == "benchwatch: 1 level change"
     assert msg.notifications[0].fingerprint
 
 
@@ -148,7 +150,7 @@ def test_split_only_when_block_kit_limits_demand_it(monkeypatch):
     messages = render_digest(many, now=NOW)
     assert [len(m.blocks) for m in messages] == [50, 50, 26]
     assert [m.blocks[0]["text"]["text"] for m in messages] == [
-        f"benchwatch: 120 new alerts ({i}/3)" for i in (1, 2, 3)]
+        f"benchwatch: 120 contamination suspects ({i}/3)" for i in (1, 2, 3)]
     carried = [n.labels["model"] for m in messages for n in m.notifications]
     assert sorted(carried) == sorted(n.labels["model"] for n in many)  # each exactly once
     for m in messages:  # slack_sdk's own Block Kit validation (section 3000, header 150)
@@ -182,7 +184,7 @@ def test_query_command_is_shell_quoted():
 def test_plain_text_digest_for_the_console():
     text = render_plain([saturation_move(), contamination("gpt-x", "resolved")], now=NOW)
     lines = text.split("\n")
-    assert lines[0] == "benchwatch: 1 new alert, 1 resolved (2026-03-02 09:30 UTC)"
+    assert lines[0] == "benchwatch: 1 level change, 1 resolved (2026-03-02 09:30 UTC)"
     assert lines[1] == "FIRING   SWE-bench Verified: level moderate → high"
     assert "RESOLVED gpt-x on GPQA <Diamond> & friends: contamination suspicion cleared" in lines
     assert render_plain([], now=NOW) == "benchwatch: nothing new"
@@ -215,13 +217,104 @@ def test_the_baseline_digest_reads_as_a_baseline():
                                     "s_index": [0.97, 0.1], "sources": [["simple_evals"], ["epoch"]]}))
     ev = evaluate(now=NOW, previous=[], saturation=sat)
     (msg,) = render_digest(ev.notifications, now=NOW)
-    assert msg.blocks[0]["text"]["text"] == "benchwatch: baseline"
+    assert msg.blocks[0]["text"]["text"] == ("benchwatch: baseline: now watches 2 benchmarks (2 tables) from 2 sources: "
+                                             "1 saturated, 0 contamination suspects, 0 sources failing")
     (text,) = section_texts([msg])
     assert text.split("\n") == [
-        ":eyes: *benchwatch now watches 2 benchmarks from 2 sources*",
-        "2 level series (1 very high, 1 low); sources: epoch, simple_evals",
-        "1 saturated (level high or very high): mmlu (very high, likely)",   # no draws: at most "likely"
+        ":eyes: *benchwatch now watches 2 benchmarks (2 tables) from 2 sources: 1 saturated, 0 contamination "
+        "suspects, 0 sources failing*",
+        "saturated, strongest first: mmlu (very high, S 0.97)",      # no draws: no P shown
+        "levels: 1 very high, 1 low",
+        "sources: epoch, simple_evals",
         "suspects (contamination, a suspicion, never a verdict): none",
         "sources failing: none",
         "This is the baseline: from now on you hear of changes (a level change, a new suspect, a source failing "
         "or recovering), not of levels that stay."]
+
+
+# --- one line per change, the headline first (issue 50) -------------------------------------------
+
+def tables_frame(rows, as_of) -> pd.DataFrame:
+    """Saturation rows of leaderboard tables: (table_id, source, name, S, P(S* in each bin) or None)."""
+    return with_levels(pd.DataFrame({
+        "table_id": [r[0] for r in rows], "benchmark": [r[0].split(":")[0] for r in rows],
+        "source": [r[1] for r in rows], "sources": [[r[1]] for r in rows], "table_name": [r[2] for r in rows],
+        "scope": "all", "as_of": [as_of] * len(rows), "s_index": [r[3] for r in rows],
+        "bin_probs": [r[4] for r in rows], "k": 5, "alpha": 0.5}))
+
+
+def test_new_tables_of_one_release_are_one_now_watching_notification_and_one_line():
+    first = tables_frame([("mmlu:simple_evals", "simple_evals", "MMLU (simple-evals)", 0.5, None)], NOW)
+    states = evaluate(now=NOW, previous=[], saturation=first).states
+    later = NOW + timedelta(days=1)
+    release = [(f"lb{i}:livebench:2026-01-08", "livebench", f"LB task {i}", s, None)
+               for i, s in enumerate([0.2, 0.95, 0.5, 0.75, 0.4, 0.05, 0.6])]
+    other = [("hle:epoch", "epoch", "HLE (Epoch AI)", 0.1, None)]
+    sat = pd.concat([first, tables_frame(release + other, later)])
+    ev = evaluate(now=later, previous=states, saturation=sat)
+    watching = [n for n in ev.notifications if n.kind == "now_watching"]
+    assert len(watching) == len(ev.notifications) == 2          # one per source and release, not one per table
+    from alerts.render import numbers, title
+    assert sorted(title(n) for n in watching) == ["Epoch AI 2026-03-03: now watching HLE (Epoch AI)",
+                                                   "LiveBench 2026-01-08: now watching 7 tables"]
+    (lb,) = [n for n in watching if n.labels["source"] == "livebench"]
+    (line,) = numbers(lb)
+    assert line.startswith("levels (not changes): 1 very high, 1 high, 3 moderate, 2 low; strongest: "
+                           "LB task 1 (very high, S 0.95), LB task 3 (high, S 0.75), LB task 6 (moderate, S 0.60)")
+    plain = render_plain(ev.notifications, now=later)
+    assert plain.splitlines()[0] == ("benchwatch: Epoch AI 2026-03-03: now watching HLE (Epoch AI), "
+                                     "LiveBench 2026-01-08: now watching 7 tables (2026-03-03 09:30 UTC)")
+    assert len(plain.splitlines()) == 5          # header, two notices of one line each (and nothing per table)
+    assert evaluate(now=later, previous=ev.states, saturation=sat).notifications == []
+
+
+def test_the_baseline_lists_the_strongest_saturations_first_by_s():
+    # 14 saturated tables whose names sort against their S: the strongest must lead, not hide in "and N more"
+    rows = [(f"b{i}:src", "src", f"{chr(97 + i)} board", round(0.71 + 0.02 * i, 3), None) for i in range(14)]
+    ev = evaluate(now=NOW, previous=[], saturation=tables_frame(rows, NOW))
+    (notice,) = ev.notifications
+    assert notice.annotations["saturated"][:2] == ["n board (very high, S 0.97)", "m board (very high, S 0.95)"]
+    (text,) = section_texts(render_digest(ev.notifications, now=NOW))
+    assert text.split("\n")[1].startswith("saturated, strongest first: n board (very high, S 0.97), m board")
+    assert text.split("\n")[1].endswith("and 2 more")
+
+
+def test_a_level_below_the_floor_is_not_announced_as_that_level():
+    first = tables_frame([("mmlu:simple_evals", "simple_evals", "MMLU (simple-evals)", 0.5, None)], NOW)
+    states = evaluate(now=NOW, previous=[], saturation=first).states
+    later = NOW + timedelta(days=1)
+    # S 0.71 is in the high bin, but every re-evaluation lands in moderate: P(level holds) 0.00
+    shaky = tables_frame([("swe:swebench", "swebench", "SWE-bench (SWE-bench)", 0.71, [0, 0, 1.0, 0, 0])], later)
+    ev = evaluate(now=later, previous=states, saturation=pd.concat([first, shaky]))
+    text = render_plain(ev.notifications, now=later)
+    assert "level high" not in text and "(high" not in text
+    assert "level not settled (stored high, P(level holds) 0.00), S 0.71 (its level, not a change)" in text
+    assert "level level" not in text
+    # and on day one the baseline lists it apart from the saturated
+    base = evaluate(now=later, previous=[], saturation=shaky)
+    (notice,) = base.notifications
+    assert notice.annotations["saturated"] == []
+    assert notice.annotations["unsettled"] == ["SWE-bench (SWE-bench) (level not settled (stored high, "
+                                               "P(level holds) 0.00), S 0.71)"]
+
+
+def test_no_message_shows_another_probability_than_p_level_holds():
+    msgs = render_digest([saturation_move(), contamination("gpt-x")], now=NOW)
+    payload = json.dumps([{"text": m.text, "blocks": m.blocks} for m in msgs], ensure_ascii=False)
+    assert "P(bin holds)" not in payload
+    footers = [b for m in msgs for b in m.blocks if b["type"] == "context" and "P(level holds):" in
+               b["elements"][0]["text"]]
+    assert len(footers) == 1                                    # defined once, in the footer
+
+
+def test_the_fallback_text_of_18_failing_sources_names_the_cause_once():
+    sources = [f"src{i:02d}" for i in range(18)]
+    health = pd.DataFrame({"source": sources, "consecutive_failures": 3, "last_new_snapshot_at": NOW - timedelta(days=1),
+                           "last_error": ["HTTP 503 Service Unavailable"] * 18})
+    base = evaluate(now=NOW - timedelta(days=1), previous=[], saturation=with_levels(pd.DataFrame(
+        {"benchmark": "mmlu", "scope": "all", "as_of": [NOW - timedelta(days=2)], "s_index": [0.5]}))).states
+    ev = evaluate(now=NOW, previous=base, source_health=health)
+    (msg,) = render_digest(ev.notifications, now=NOW)
+    assert msg.text == "benchwatch: 18 sources failing (HTTP 503)"
+    assert msg.text.count("503") == 1 and msg.text.count("failing") == 1
+    assert msg.blocks[0]["text"]["text"] == msg.text

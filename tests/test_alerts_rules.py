@@ -33,10 +33,11 @@ def day(i: int) -> datetime:
     return T0 + timedelta(days=i)
 
 
-def history(values, bench="swebench_verified", scope="all", start=0, **extra) -> pd.DataFrame:
-    """S_index rows of one series with the levels `analyze` stores (tests/helpers.with_levels)."""
+def history(values, bench="swebench_verified", scope="all", start=0, every=1, **extra) -> pd.DataFrame:
+    """S_index rows of one series, one every `every` days, with the levels `analyze` stores
+    (tests/helpers.with_levels: the newest row judged at its own as_of)."""
     return with_levels(pd.DataFrame({"benchmark": bench, "scope": scope,
-                         "as_of": [day(start + i) for i in range(len(values))],
+                         "as_of": [day(start + every * i) for i in range(len(values))],
                          "s_index": values, "benchmark_name": "SWE-bench Verified",
                          "r_norm": 0.5, "se_delta": 0.021, "k": 5, "alpha": 0.5, "n_items": 500, **extra}))
 
@@ -87,12 +88,14 @@ def test_parse_matchers_and_duration():
 # --- saturation ---------------------------------------------------------------------------------
 
 def test_stored_levels_reproduce_the_methods_d_prototype():
-    frame = level_series(history(PROTOTYPE))
+    # one snapshot a week: a one-bin move has stood LEVEL_DWELL_DAYS by the next snapshot, so each
+    # lands one snapshot before METHODS D's count of two did; the two-bin jump (.22 -> .75) at once
+    frame = level_series(history(PROTOTYPE, every=7))
     bins = ["low", "moderate", "high", "very high"]
-    assert frame["level"].tolist() == [bins[i] for i in (0, 0, 0, 1, 1, 1, 1, 0, 0, 2, 2, 2, 2, 3)]
-    # a move is pending on the snapshot before each commit
-    assert frame["pending_bin"].tolist() == [None, None, "moderate", None, None, None, "low", None,
-                                             "high", None, None, None, "very high", None]
+    assert frame["level"].tolist() == [bins[i] for i in (0, 0, 1, 1, 1, 1, 0, 0, 2, 2, 2, 2, 3, 3)]
+    assert frame["pending_bin"].isna().all()            # each pending move was settled by the next week
+    last = level_series(history(PROTOTYPE[:13], every=7)).iloc[-1]
+    assert (last["level"], last["pending_bin"]) == ("high", "very high")   # the newest row: still waiting
 
 
 def test_prototype_sequence_notifies_each_committed_move_once():
@@ -100,19 +103,20 @@ def test_prototype_sequence_notifies_each_committed_move_once():
     states, sent = [], []
     for i in range(1, len(PROTOTYPE) + 1):
         for repeat in range(2):
-            ev = evaluate(now=day(i) + timedelta(hours=repeat), previous=states,
-                          saturation=history(PROTOTYPE[:i]))
+            ev = evaluate(now=day(7 * i) + timedelta(hours=repeat), previous=states,
+                          saturation=history(PROTOTYPE[:i], every=7))
             states = ev.states
             sent += [(i, title(n)) for n in ev.notifications]
             if repeat:
                 assert ev.notifications == [], f"re-run of snapshot {i} notified"
         pending = sorted(s.labels["level"] for s in states if s.state == PENDING)
-        assert pending == {3: ["moderate"], 7: ["low"], 9: ["high"], 13: ["very high"]}.get(i, []), i
+        assert pending == {3: ["moderate"], 7: ["low"], 13: ["very high"]}.get(i, []), i
         assert len(firing_levels(ev)) == 1
-    assert sent == [(1, "benchwatch now watches 1 benchmark"),           # day one: the baseline, once
+    assert sent == [(1, "benchwatch now watches 1 benchmark (1 table): 0 saturated, 0 contamination suspects, "
+                        "0 sources failing"),                                # day one: the baseline, once
                     (4, "SWE-bench Verified: level low → moderate"),
                     (8, "SWE-bench Verified: level moderate → low"),
-                    (10, "SWE-bench Verified: level low → high"),
+                    (9, "SWE-bench Verified: level low → high"),            # two bins: at once
                     (14, "SWE-bench Verified: level high → very high")]
     assert firing_levels(ev) == ["very high"]
     # the left levels are resolved without their own message (folded into the move), the
@@ -122,10 +126,11 @@ def test_prototype_sequence_notifies_each_committed_move_once():
 
 
 def test_first_observation_sets_the_level_without_alerting_but_records_history_events():
-    ev = evaluate(now=day(20), previous=[], saturation=history(PROTOTYPE))
+    ev = evaluate(now=day(100), previous=[], saturation=history(PROTOTYPE, every=7))
     (notice,) = ev.notifications                  # the level is a state: only the day-one baseline is sent
-    assert (notice.kind, title(notice)) == ("baseline", "benchwatch now watches 1 benchmark")
-    assert notice.annotations["saturated"] == ["SWE-bench Verified (very high, likely)"]
+    assert (notice.kind, title(notice)) == ("baseline", "benchwatch now watches 1 benchmark (1 table): 1 saturated, "
+                                                        "0 contamination suspects, 0 sources failing")
+    assert notice.annotations["saturated"] == ["SWE-bench Verified (very high, S 0.97)"]
     assert firing_levels(ev) == ["very high"]
     assert by_kind(ev, "saturation_bin_changed")[0].notified == "baseline"
     moves = [(e.detail["from"], e.detail["to"], e.detail["direction"]) for e in ev.events
@@ -134,15 +139,15 @@ def test_first_observation_sets_the_level_without_alerting_but_records_history_e
                      ("high", "very high", "up")]
 
 
-def test_multi_bin_jump_after_the_pending_period():
+def test_a_multi_bin_jump_lands_at_once():
+    # no level sits two bins from its S (analysis.constants.LEVEL_MAX_LAG_BINS): no pending period
     states = evaluate(now=day(1), previous=[], saturation=history([.2])).states
     ev = evaluate(now=day(2), previous=states, saturation=history([.2, .95]))
-    assert ev.notifications == []
-    assert [s.labels["level"] for s in ev.states if s.state == PENDING] == ["very high"]
-    ev = evaluate(now=day(3), previous=ev.states, saturation=history([.2, .95, .96]))
     assert [title(n) for n in ev.notifications] == ["SWE-bench Verified: level low → very high"]
     n = ev.notifications[0]
-    assert (n.transition, n.episode, n.annotations["numbers"]["s_index"]) == (FIRING, day(3), 0.96)
+    assert (n.transition, n.episode, n.annotations["numbers"]["s_index"]) == (FIRING, day(2), 0.95)
+    assert n.annotations["proposed_since"] is None             # not a dwell: at once
+    assert evaluate(now=day(3), previous=ev.states, saturation=history([.2, .95, .96])).notifications == []
 
 
 def test_abandoned_proposal_goes_inactive_without_a_message():
@@ -337,9 +342,11 @@ def test_failing_source_inhibits_its_derived_alerts_until_it_recovers():
 
 
 def test_failing_source_inhibits_saturation_computed_from_its_scores():
-    hist = history([.5, .8, .81], sources=[["swebench", "epoch"]] * 3)
-    states = evaluate(now=day(1), previous=[], saturation=hist.iloc[:1]).states
-    states = evaluate(now=day(2), previous=states, saturation=hist.iloc[:2]).states
+    def hist_of(n: int) -> pd.DataFrame:      # the levels `analyze` stores after the first n weekly snapshots
+        return history([.5, .8, .81][:n], every=7, sources=[["swebench", "epoch"]] * n)
+    hist = hist_of(3)
+    states = evaluate(now=day(1), previous=[], saturation=hist_of(1)).states
+    states = evaluate(now=day(2), previous=states, saturation=hist_of(2)).states
     ev = evaluate(now=day(3), previous=states, saturation=hist, source_health=health(failures=3))
     assert [n.kind for n in ev.notifications] == ["source_failing"]
     (high,) = [s for s in ev.states if s.labels.get("level") == "high"]
@@ -404,8 +411,9 @@ def test_day_one_sends_one_baseline_listing_levels_suspects_and_failing_sources(
                   source_health=health(failures=3, source="bfcl"))
     (notice,) = ev.notifications                       # one message: suspects and failures are listed in it
     a = notice.annotations
-    assert title(notice) == "benchwatch now watches 2 benchmarks from 3 sources"
-    assert (a["saturated"], a["failing_sources"]) == (["SWE-bench Verified (very high, likely)"], ["bfcl"])
+    assert title(notice) == ("benchwatch now watches 2 benchmarks (2 tables) from 3 sources: 1 saturated, "
+                             "1 contamination suspect, 1 source failing")
+    assert (a["saturated"], a["failing_sources"]) == (["SWE-bench Verified (very high, S 0.95)"], ["bfcl"])
     assert a["suspects"] == ["m<!channel> on gpqa_diamond: contamination suspect (corroborated)"]
     assert a["also_firing"] == []
     # what was listed is recorded as announced: its resolution is sent later, its firing never again
@@ -420,7 +428,9 @@ def test_a_series_first_seen_after_day_one_is_one_now_watching_line_not_a_change
     states = evaluate(now=day(1), previous=[], saturation=history([.5])).states
     both = pd.concat([history([.5, .52]), history([.97], bench="hle", start=1).assign(benchmark_name="HLE")])
     ev = evaluate(now=day(2), previous=states, saturation=both)
-    assert [(n.kind, title(n)) for n in ev.notifications] == [("now_watching", "now watching HLE: level very high")]
+    assert [(n.kind, title(n)) for n in ev.notifications] == [("now_watching", "2026-01-02: now watching HLE")]
+    from alerts.render import numbers
+    assert numbers(ev.notifications[0]) == ["level very high, S 0.97 (its level, not a change)"]
     assert evaluate(now=day(3), previous=ev.states, saturation=both).notifications == []
 
 
@@ -476,9 +486,11 @@ def test_wording_comes_from_one_table():
     for p in (0.54, 0.69, 0.75, 0.89, None):
         assert "statistically indistinguishable" not in level_meaning("high", p)
     assert "statistically indistinguishable" in level_meaning("very high", 0.93)
-    assert level_meaning("high", 0.54).startswith("uncertain (P(level holds) 0.54)")
-    assert level_note(0.34, "moderate", "low", "moderate", 1) == (
-        "S 0.34 is in the moderate range; the level stays low until a second snapshot confirms it")
+    assert level_meaning("high", 0.54).startswith("uncertain: another re-evaluation")
+    assert "P(" not in level_meaning("high", 0.54)        # the message shows P(level holds) once, in its numbers
+    assert level_note(0.34, "moderate", "low", "moderate", day(2)) == (
+        "S 0.34 is in the moderate range since 2026-01-03; the level stays low until 2026-01-10 (7 days), "
+        "unless a newer snapshot undoes the move")
     assert level_note(0.34, "moderate", "low").startswith("S 0.34 is in the moderate range, but not far enough past")
     assert level_note(0.5, "moderate", "moderate") == ""
 
@@ -488,11 +500,12 @@ def test_a_level_that_differs_from_the_bin_says_why_in_words():
     ev = evaluate(now=day(2), previous=states, saturation=history([.2, .2, .36]))
     (low,) = [s for s in ev.states if s.labels["level"] == "low"]
     assert low.annotations["level_note"] == (
-        "S 0.36 is in the moderate range; the level stays low until a second snapshot confirms it")
+        "S 0.36 is in the moderate range since 2026-01-03; the level stays low until 2026-01-10 (7 days), "
+        "unless a newer snapshot undoes the move")
     from alerts.render import state_text
     assert state_text(low.kind, low.state, low.labels, low.annotations) == (
-        "level", "SWE-bench Verified: level low since 2026-01-01 (S 0.36 is in the moderate range; the level "
-                 "stays low until a second snapshot confirms it)")
+        "level", "SWE-bench Verified: level low since 2026-01-01 (S 0.36 is in the moderate range since 2026-01-03; "
+                 "the level stays low until 2026-01-10 (7 days), unless a newer snapshot undoes the move)")
     # 0.34 does not clear the edge 0.3 by the margin: no move starts, and the note does not promise one
     ev = evaluate(now=day(2), previous=states, saturation=history([.2, .2, .34]))
     (low,) = [s for s in ev.states if s.labels["level"] == "low"]

@@ -154,12 +154,12 @@ def test_saturation_rows_keep_indexed_benchmarks_best_first_and_json_safe():
     assert pl.saturation_rows(None) == [] and pl.saturation_rows(frame.iloc[0:0]) == []
     # the stored level is shown beside the bin, and where they differ the artifact says why
     levels = pd.DataFrame({"benchmark": ["a", "c"], "scope": "all", "level": ["very low", "high"],
-                           "pending_bin": ["low", None], "pending_count": [1, 0]})
+                           "pending_bin": ["low", None], "pending_since": [pd.Timestamp("2026-11-01"), None]})
     rows = pl.saturation_rows(frame, levels)
     assert [(r["level"], r["bin"]) for r in rows] == [("high", "high"), ("very low", "low")]
     assert rows[0]["level_note"] is None
-    assert rows[1]["level_note"] == ("S 0.20 is in the low range; the level stays very low until a second "
-                                     "snapshot confirms it")
+    assert rows[1]["level_note"] == ("S 0.20 is in the low range since 2026-11-01; the level stays very low until "
+                                     "2026-11-08 (7 days), unless a newer snapshot undoes the move")
 
 
 def test_level_changes_name_each_table_that_moved_and_the_first_levels():

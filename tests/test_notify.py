@@ -51,7 +51,7 @@ def db_path(synced_db):
     return str(synced_db)          # migrated, registry loaded: as after any job
 
 
-def add_saturation(path, as_of, s_index, bench="swebench_verified", scope="all", source="swebench"):
+def add_saturation(path, as_of, s_index, bench="swebench_verified", scope="all", source="swebench", now=None):
     row = pd.DataFrame([{"table_id": f"{bench}:{source}", "benchmark": bench, "source": source,
                          "sources": [source], "as_of": as_of, "scope": scope, "k": 5, "alpha": 0.5, "z": 1.96,
                          "metric": "proportion", "n_items": 500, "n_models": 30, "s1": 0.8, "sk": 0.78,
@@ -59,7 +59,13 @@ def add_saturation(path, as_of, s_index, bench="swebench_verified", scope="all",
     row["bin"] = SATURATION_BINS[int(bin_index(s_index))]
     with db.connect(path) as con:
         db.insert_frame(con, "saturation", row)
-        run_levels(con)                            # as `analyze` does after storing the rows
+        run_levels(con, now or as_of)              # as `analyze` does after storing the rows
+
+
+def analyze_levels(path, now):
+    """A new day without new data: `analyze` recomputes the levels as of `now` (jobs/analyze.py)."""
+    with db.connect(path) as con:
+        run_levels(con, now)
 
 
 _runs = iter(range(1, 10_000))
@@ -129,31 +135,39 @@ def slack(fake_slack):
     return SlackWebhookNotifier(fake_slack.webhook_url)
 
 
-def test_bin_crossing_sends_exactly_one_message_after_the_pending_period(db_path, fake_slack, slack):
+def test_bin_crossing_sends_exactly_one_message_once_the_move_has_stood(db_path, fake_slack, slack):
     add_saturation(db_path, day(0), 0.50)                     # moderate: first observation, the baseline only
     first = run_notify(db_path, now=day(0.1), notifier=slack)
-    assert first.sent_titles == ["benchwatch now watches 1 benchmark from 1 source"]
+    assert first.sent_titles == ["benchwatch now watches 1 benchmark (1 table) from 1 source: 0 saturated, "
+                                 "0 contamination suspects, 0 sources failing"]
     assert run_notify(db_path, now=day(0.2), notifier=slack).to_deliver == 0
     add_saturation(db_path, day(1), 0.80)                     # proposes high: pending
     summary = run_notify(db_path, now=day(1.1), notifier=slack)
     assert (summary.pending, summary.to_deliver) == (1, 0)
-    add_saturation(db_path, day(2), 0.81)                     # second proposal: committed
+    add_saturation(db_path, day(2), 0.80)                     # the same table again: no evidence, still pending
     summary = run_notify(db_path, now=day(2.1), notifier=slack)
+    assert (summary.pending, summary.to_deliver) == (1, 0)
+    due = day(1).replace(hour=0) + timedelta(days=7)         # LEVEL_DWELL_DAYS calendar days after the move
+    analyze_levels(db_path, due - timedelta(minutes=1))       # not yet
+    assert run_notify(db_path, now=due - timedelta(seconds=30), notifier=slack).to_deliver == 0
+    analyze_levels(db_path, due)                              # no new snapshot (a frozen source): a week stood
+    summary = run_notify(db_path, now=day(8.1), notifier=slack)
     assert (summary.enqueued, summary.delivered, summary.ok) == (1, 1, True)
     assert str(summary).splitlines()[1] == "  - SWE-bench Verified (SWE-bench): level moderate → high"
-    for when in (day(2.1), day(2.2), day(3)):                 # re-running sends nothing
+    for when in (day(8.1), day(8.2), day(9)):                 # re-running sends nothing
         assert run_notify(db_path, now=when, notifier=slack).to_deliver == 0
     assert len(fake_slack.requests) == 2                      # the baseline, then the change
     baseline_text, text = sections(fake_slack)
-    assert baseline_text.startswith(":eyes: *benchwatch now watches 1 benchmark from 1 source*")
-    assert text.startswith(":rotating_light: *SWE-bench Verified (SWE-bench): level moderate → high*\nS_index 0.81")
+    assert baseline_text.startswith(":eyes: *benchwatch now watches 1 benchmark (1 table) from 1 source")
+    assert text.startswith(":rotating_light: *SWE-bench Verified (SWE-bench): level moderate → high*\nS_index 0.80")
+    assert f"the level moved on {due:%Y-%m-%d}: S stayed past the edge for 7 days after {day(1):%Y-%m-%d}" in text
     box = outbox(db_path)
     assert box[["kind", "transition", "receiver", "attempts"]].values.tolist() == [
         ["baseline", "firing", "slack-webhook", 0], ["saturation_bin_changed", "firing", "slack-webhook", 0]]
     assert box["level"].tolist()[1] == "high"
-    assert box["delivered_at"].iloc[1] == pd.Timestamp(day(2.1))
-    with db.connect(db_path, read_only=True) as con:   # the alert's level is the stored one
-        assert con.execute("SELECT level, level_since FROM saturation_latest").fetchone() == ("high", day(2))
+    assert box["delivered_at"].iloc[1] == pd.Timestamp(day(8.1))
+    with db.connect(db_path, read_only=True) as con:   # the alert's level is the stored one, since the week stood
+        assert con.execute("SELECT level, level_since FROM saturation_latest").fetchone() == ("high", due)
     with db.connect(db_path, read_only=True) as con:
         moves = con.execute("""SELECT detail->>'from', detail->>'to' FROM alert_events
                                WHERE event = 'SaturationBinChanged'""").fetchall()
@@ -172,7 +186,7 @@ def test_slack_outage_over_several_runs_loses_nothing_and_delivers_each_once(db_
     assert (first.enqueued, first.to_deliver, first.delivered, first.ok) == (1, 2, 0, False)   # + the baseline
     assert first.error == "HTTP 503: internal_error"
     add_saturation(db_path, day(1), 0.80)
-    add_saturation(db_path, day(2), 0.81)                     # committed move
+    add_saturation(db_path, day(2), 0.81, now=day(8))         # analyzed a week after the move: committed
     second = run_notify(db_path, now=day(2.5), notifier=slack)
     assert (second.enqueued, second.to_deliver, second.delivered) == (1, 3, 0)
     add_fetch_runs(db_path, "bfcl", ["error", "error", "error"], day(3))   # 3 failed runs in a row
@@ -189,7 +203,8 @@ def test_slack_outage_over_several_runs_loses_nothing_and_delivers_each_once(db_
     assert run_notify(db_path, now=day(4.5), notifier=slack).to_deliver == 0
     assert len(fake_slack.messages()) == 1                    # one digest
     heads = [t.split("\n")[0] for t in sections(fake_slack)]
-    assert heads == [":eyes: *benchwatch now watches 1 benchmark from 1 source*",
+    assert heads == [":eyes: *benchwatch now watches 1 benchmark (1 table) from 1 source: 0 saturated, "
+                     "0 contamination suspects, 0 sources failing*",
                      ":rotating_light: *bfcl: source failing (3 runs in a row)*",
                      ":rotating_light: *SWE-bench Verified (SWE-bench): level moderate → high*",
                      ":rotating_light: *gpt-x on GPQA Diamond: contamination suspect (corroborated)*"]
@@ -215,9 +230,9 @@ def test_silence_mutes_delivery_but_the_alert_is_recorded(db_path, fake_slack, s
     assert rc == 0
     assert capsys.readouterr().out.startswith(
         "silence 1: benchmark=swebench_verified, kind=saturation_bin_changed until ")
-    for i, s in enumerate((0.5, 0.8, 0.81)):
-        add_saturation(db_path, day(i), s)
-        run_notify(db_path, now=day(i + 0.1), notifier=slack)
+    for i, s in enumerate((0.5, 0.8, 0.81)):                  # one a week: the move stands by the third
+        add_saturation(db_path, day(7 * i), s)
+        run_notify(db_path, now=day(7 * i + 0.1), notifier=slack)
     assert outbox(db_path)["kind"].tolist() == ["baseline"]   # the day-one baseline is not a benchmark's alert
     assert len(fake_slack.requests) == 1
     with db.connect(db_path, read_only=True) as con:

@@ -41,11 +41,11 @@ def test_report_without_a_database_says_so(tmp_path, capsys):
 
 @pytest.mark.slow   # two ingests and analyses (the wording itself: test_alerts_rules' level-note tests)
 def test_report_shows_the_stored_level_and_says_why_the_bin_differs(synced_db, tmp_path, capsys):
-    """analyze stores the committed level; a second snapshot whose S lies in another bin keeps the
-    level until confirmed, and the report says so in words (issue 19)."""
+    """analyze stores the committed level; a second snapshot whose S lies one bin up keeps the
+    level until the move has stood LEVEL_DWELL_DAYS, and the report says so in words (issues 19, 50)."""
     db = synced_db
-    low = [("m1", 0.95), ("m2", 0.80), ("m3", 0.70), ("m4", 0.60), ("m5", 0.50)]
-    high = [("m1", 0.95), ("m2", 0.94), ("m3", 0.93), ("m4", 0.925), ("m5", 0.92)]
+    low = [("m1", 0.95), ("m2", 0.90), ("m3", 0.88), ("m4", 0.86), ("m5", 0.85)]      # S 0.28: low
+    high = [("m1", 0.95), ("m2", 0.92), ("m3", 0.90), ("m4", 0.89), ("m5", 0.88)]     # S 0.49: moderate
     for i, rows in enumerate((low, high)):
         f = tmp_path / f"scores{i}.csv"
         f.write_text("model,benchmark,score,n_items\n" + "".join(f"{m},bench_x,{s},500\n" for m, s in rows))
@@ -54,17 +54,17 @@ def test_report_shows_the_stored_level_and_says_why_the_bin_differs(synced_db, t
     capsys.readouterr()
     assert main(["query", "--db", str(db), "--format", "csv",
                  "SELECT bin, level, pending_bin, pending_count FROM saturation_latest WHERE scope = 'all'"]) == 0
-    assert capsys.readouterr().out.splitlines()[1] == "high,very low,high,1"
+    assert capsys.readouterr().out.splitlines()[1] == "moderate,low,moderate,1"
     assert main(["report", "--db", str(db)]) == 0
-    text = capsys.readouterr().out
-    assert "bench_x (CSV) [all]: S 0.85 is in the high range; the level stays very low until a second snapshot confirms it" \
-        in text
-    # a third snapshot confirms the move: the change is read back from the stored rows and leads the HTML page
+    text = " ".join(capsys.readouterr().out.split())           # the note is wrapped at 120 columns
+    assert ("bench_x (CSV) [all]: S 0.49 is in the moderate range since 2025-12-02; the level stays low until "
+            "2025-12-09 (7 days), unless a newer snapshot undoes the move") in text
+    # a week later (a third snapshot on the way): the change is read back from the stored rows and leads the HTML page
     f = tmp_path / "scores2.csv"
     f.write_text("model,benchmark,score,n_items\n" + "".join(f"{m},bench_x,{s},500\n" for m, s in high[:4])
-                 + "m5,bench_x,0.921,500\n")       # new content: an unchanged page is no new snapshot
+                 + "m5,bench_x,0.881,500\n")       # new content: an unchanged page is no new snapshot
     ingest_file(db, "csv", f, observed_at="2025-12-03T00:00:00Z")
-    analyze(db, now=datetime(2025, 12, 3, 12, tzinfo=timezone.utc))
+    analyze(db, now=datetime(2025, 12, 9, 12, tzinfo=timezone.utc))
     from jobs.report_html import render_report
     from storage import db as storage_db
     from storage.report import read_html_report, read_level_changes
@@ -72,10 +72,10 @@ def test_report_shows_the_stored_level_and_says_why_the_bin_differs(synced_db, t
         changes = read_level_changes(con)
         frames = read_html_report(con)
     row = changes[(changes["benchmark"] == "bench_x") & (changes["scope"] == "all")].iloc[0]
-    assert (row["from_level"], row["to_level"]) == ("very low", "high")
-    page = render_report(frames, now=datetime(2025, 12, 4, tzinfo=timezone.utc))
+    assert (row["from_level"], row["to_level"]) == ("low", "moderate")
+    page = render_report(frames, now=datetime(2025, 12, 10, tzinfo=timezone.utc))
     lead = page[page.index('id="headline"'):page.index('id="benchmarks"')]
-    assert 'id="bench-bench_x"' in lead and "level changed very low → high on 2025-12-03" in lead
+    assert 'id="bench-bench_x"' in lead and "level changed low → moderate on 2025-12-09" in lead
 
 
 def _targets(tmp_path):

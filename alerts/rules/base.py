@@ -89,6 +89,13 @@ class AlertKind:
     baseline_role: str = ""
     cause_key: str = ""
     inhibits_kinds: tuple[str, ...] = ()
+    nouns: tuple[str, ...] = ()   # (one, many) in a digest's summary line; () = the kind's name, +s
+
+    def noun(self, n: int) -> str:
+        """'1 level change', '18 sources failing': how a digest's summary line counts this kind."""
+        name = self.name.replace("_", " ")
+        one, many = self.nouns[:2] if len(self.nouns) >= 2 else (name, name + "s")
+        return f"{n} {one if n == 1 else many}"
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:

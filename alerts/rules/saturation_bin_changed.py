@@ -33,8 +33,8 @@ from alerts.config import RuleSettings
 from alerts.records import RESOLVED, AlertEvent, AlertState, Condition, fingerprint, to_utc
 from alerts.rules.base import AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, missing, num, \
     require, sql_literal, text
-from alerts.text import clean, day, fixed, general, level_meaning, level_note, scope_suffix
-from analysis.constants import HYSTERESIS_PENDING, SATURATION_BINS, SERIES_KEY
+from alerts.text import clean, day, fixed, general, level_meaning, level_note, scope_suffix, settled, unsettled
+from analysis.constants import LEVEL_DWELL_DAYS, SATURATION_BINS, SERIES_KEY
 
 if TYPE_CHECKING:
     from storage.store import Connection
@@ -149,23 +149,30 @@ def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[
 
 
 def _cause(records: Sequence[Mapping[str, Any]], at: int) -> dict[str, Any]:
-    """The table rows behind the level change committed by records[at]: the top k of the last
-    snapshot before the move was first proposed (the confirming snapshots in between proposed
-    it too) and of the snapshot that committed it."""
+    """The table rows behind the level change in force after records[at]: the top k of the last
+    snapshot before the move was first proposed and of the snapshot that proposed it (the one
+    whose S changed; later ones that only kept proposing it add no news), with how the move was
+    committed (analysis/hysteresis.py): at once (S two bins away) or after LEVEL_DWELL_DAYS."""
     start = at
     while start > 1 and not missing(records[start - 1].get("pending_bin")):
         start -= 1                       # records[start - 1] proposed the move: it belongs to it
-    before, after = records[start - 1], records[at]
+    before, after, now = records[start - 1], records[start], records[at]
+    since = records[at].get("level_since")
+    committed = None if missing(since) else to_utc(since)
+    dwelt = committed is not None and committed > to_utc(after["as_of"])
     return {"top_before": top_k(before), "top_before_as_of": to_utc(before["as_of"]).isoformat(),
             "s_before": num(before.get("s_index")), "level_before": text(before, "level") or None,
-            "proposed_since": to_utc(records[start]["as_of"]).isoformat() if start < at else None,
+            "proposed_since": to_utc(after["as_of"]).isoformat() if dwelt else None,
+            "committed_at": None if committed is None else committed.isoformat(),
             "top_after": top_k(after), "top_after_as_of": to_utc(after["as_of"]).isoformat(),
-            "s_after": num(after.get("s_index"))}
+            "s_after": num(after.get("s_index")), "s_now": num(now.get("s_index")),
+            "now_as_of": to_utc(now["as_of"]).isoformat()}
 
 
 def _event(records: Sequence[Mapping[str, Any]], at: int, bench: Any, scope: Any) -> AlertEvent:
     before, rec = records[at - 1], records[at]
-    as_of = to_utc(rec["as_of"])
+    # the change happened when the level was committed (a dwell may end between two snapshots)
+    as_of = to_utc(rec["level_since"]) if not missing(rec.get("level_since")) else to_utc(rec["as_of"])
     level, prev_level = str(rec["level"]), str(before["level"])
     up = SATURATION_BINS.index(level) > SATURATION_BINS.index(prev_level)
     series = text(rec, "table_id") or str(bench)
@@ -209,10 +216,11 @@ def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, leve
         "level_since": None if missing(since) else to_utc(since).isoformat(),
         "bin": text(row, "bin") or None,
         "pending_bin": text(row, "pending_bin") or None,
-        "pending_count": int(num(row.get("pending_count")) or 0),
+        "pending_since": None if missing(row.get("pending_since")) else to_utc(row["pending_since"]).isoformat(),
         "level_note": level_note(num(row.get("s_index")), text(row, "bin") or None, str(row.get("level")),
-                                 text(row, "pending_bin") or None, int(num(row.get("pending_count")) or 0),
-                                 HYSTERESIS_PENDING) if not missing(row.get("level")) else "",
+                                 text(row, "pending_bin") or None,
+                                 None if missing(row.get("pending_since")) else row["pending_since"])
+                      if not missing(row.get("level")) else "",
         "snapshot_id": num(row.get("snapshot_id")),
         "numbers": {**{key: num(row.get(key)) for key in
                        ("s_index", "bin_hold_prob", "r_norm", "se_delta", "k", "alpha", "z", "n_items", "n_models",
@@ -246,6 +254,10 @@ def _headline(transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) 
     if transition == RESOLVED:
         return f"{name}: level no longer {labels['level']}"
     own = " (own scale, not comparable)" if a.get("comparable") is False else ""
+    p = (a.get("numbers") or {}).get("p_level_holds")
+    if not settled(p):     # below the floor a level is not announced as that level
+        left = f"left level {a['from_level']}; " if a.get("from_level") else ""
+        return f"{name}: {left}{unsettled(labels['level'], p)}{own}"
     if a.get("from_level"):
         return f"{name}: level {a['from_level']} → {labels['level']}{own}"
     return f"{name}: level {labels['level']}{own}"
@@ -265,14 +277,11 @@ def _state_line(state: str, labels: Mapping[str, str], a: Mapping[str, Any]) -> 
 
 def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
     x = a.get("numbers", {})
-    s_index = f"S_index {fixed(x.get('s_index'))}"
-    if x.get("bin_hold_prob") is not None:
-        draws = f", {x['resample_draws']:.0f} draws" if x.get("resample_draws") is not None else ""
-        noise = clean(a.get("resample_noise") or "re-evaluation noise", 60)
-        s_index += f" (P(bin holds) {x['bin_hold_prob']:.2f} under {noise}{draws})"
+    p = x.get("p_level_holds")
+    held = f"P(level holds) {p:.2f}" if p is not None else "P(level holds) n/a (no re-evaluation draws)"
     n_items = "n/a" if x.get("n_items") is None else f"{x['n_items']:.0f}"
     models = f", {x['n_models']:.0f} models" if x.get("n_models") is not None else ""
-    lines = [f"{s_index} · R_norm {fixed(x.get('r_norm'))} · SE_Δ {fixed(x.get('se_delta'), 3)} "
+    lines = [f"S_index {fixed(x.get('s_index'))} · {held} · R_norm {fixed(x.get('r_norm'))} · SE_Δ {fixed(x.get('se_delta'), 3)} "
              f"· k={general(x.get('k'))}, α={general(x.get('alpha'))}, n={n_items}{models} "
              f"· as of {day(a.get('as_of'))}"]
     if a.get("level_note") and labels.get("level") == a.get("to_level"):
@@ -283,10 +292,9 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
                   f"{clean(a.get('top_before'), 600)}") if a.get("top_before") else ""
         after = f"after ({day(a.get('top_after_as_of'))}, S {fixed(a.get('s_after'))}): {clean(a['top_after'], 600)}"
         lines.append("; ".join(p for p in (before, after) if p))
-        if a.get("proposed_since"):
-            lines.append(f"the move was first proposed on {day(a['proposed_since'])} and confirmed on "
-                         f"{day(a.get('top_after_as_of'))} (hysteresis: a move needs {HYSTERESIS_PENDING} "
-                         "snapshots in a row)")
+    if a.get("proposed_since") and a.get("committed_at"):
+        lines.append(f"the level moved on {day(a['committed_at'])}: S stayed past the edge for {LEVEL_DWELL_DAYS} days "
+                         f"after {day(a['proposed_since'])} (no newer snapshot undid it)")
     if a.get("retired"):
         lines.append(clean(a["retired"], 300))
     if a.get("comparable") is False:
@@ -309,4 +317,5 @@ def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
 RULE = AlertRule(
     name="saturation_bin_changed", input="saturation", read=_read, conditions=_conditions,
     kinds=(AlertKind(SATURATION_BIN_CHANGED, _headline, _numbers, group_keys=("benchmark", "table", "scope"),
-                     replaced=_replaced, state_line=_state_line, baseline_role="level"),))
+                     replaced=_replaced, state_line=_state_line, baseline_role="level",
+                     nouns=("level change", "level changes")),))

@@ -61,4 +61,4 @@ def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
 RULE = AlertRule(
     name="snapshot_held", input="held_snapshots", read=_read,
     conditions=lambda held, ctx: RuleOutput(held_conditions(held), {(SNAPSHOT_HELD,)}),
-    kinds=(AlertKind(SNAPSHOT_HELD, _headline, _numbers),))
+    kinds=(AlertKind(SNAPSHOT_HELD, _headline, _numbers, nouns=("snapshot held", "snapshots held")),))

@@ -170,7 +170,8 @@ def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
 RULE = AlertRule(
     name="source_health", input="source_health", read=_read, conditions=_conditions,
     kinds=(AlertKind(NETWORK_OUTAGE, _outage_headline, _outage_numbers, inhibits_kinds=(SOURCE_FAILING, SOURCE_STALE),
-                     baseline_role="failing"),
+                     baseline_role="failing", nouns=("network outage", "network outages")),
            AlertKind(SOURCE_FAILING, _failing_headline, _numbers, scope_keys=("source",), inhibits_sources=True,
-                     cause_key="cause"),
-           AlertKind(SOURCE_STALE, _stale_headline, _numbers, scope_keys=("source",), inhibits_sources=True)))
+                     cause_key="cause", nouns=("source failing", "sources failing")),
+           AlertKind(SOURCE_STALE, _stale_headline, _numbers, scope_keys=("source",), inhibits_sources=True,
+                     nouns=("source stale", "sources stale"))))

@@ -115,15 +115,14 @@ def run(args: argparse.Namespace) -> int:
 def _level_notes(levels: pd.DataFrame) -> list[str]:
     """One line per benchmark whose S lies in another bin than its level: why, in words."""
     from alerts.text import level_note
-    from analysis.constants import HYSTERESIS_PENDING
     if "level" not in levels.columns:
         return []
     out = []
     for r in levels.to_dict("records"):
         pending = r.get("pending_bin") if isinstance(r.get("pending_bin"), str) else None
-        count = r.get("pending_count")
+        since = r.get("pending_since")
         note = level_note(r.get("s_index"), r.get("bin"), r.get("level") if isinstance(r.get("level"), str) else None,
-                          pending, None if count is None or count != count else int(count), HYSTERESIS_PENDING)
+                          pending, None if since is None or since != since else since)
         if note:
             out.append(f"  {r.get('name')} [{r.get('scope')}]: {note}")
     return out

@@ -37,6 +37,7 @@ COMMENT ON COLUMN saturation.resample_noise IS 'the noise bin_probs were drawn w
 COMMENT ON COLUMN saturation.resample_draws IS 'draws behind bin_probs';
 COMMENT ON COLUMN saturation.resample_seed IS 'numpy default_rng seed of the draws';
 COMMENT ON COLUMN saturation.level IS 'the committed level after hysteresis (what alerts and the report show; NULL: no index yet)';
-COMMENT ON COLUMN saturation.level_since IS 'as_of of the row at which the current level was committed';
+COMMENT ON COLUMN saturation.level_since IS 'when the current level was committed (analysis/hysteresis.py: a snapshot, or the day a move had stood LEVEL_DWELL_DAYS)';
 COMMENT ON COLUMN saturation.pending_bin IS 'the level a move waits to commit to (NULL: none pending)';
-COMMENT ON COLUMN saturation.pending_count IS 'consecutive snapshots that proposed the pending move so far (0: none)';
+COMMENT ON COLUMN saturation.pending_count IS 'snapshots that proposed the pending move so far (0: none; a count, not what commits it)';
+COMMENT ON COLUMN saturation.pending_since IS 'as_of of the snapshot that first proposed the pending move (NULL: none pending); it commits LEVEL_DWELL_DAYS days later unless undone';
