@@ -86,6 +86,9 @@ def test_fatal_error_inside_parse_checked_keeps_its_reason():
 HTML_SOURCES = {"swebench.py"}   # HTML pages are one of its real layouts: it decodes with self.text, then sniffs
 DECODERS = {("json", "loads"), ("yaml", "safe_load"), ("yaml", "load"), ("pd", "read_csv"), ("pandas", "read_csv"),
             ("csv", "reader"), ("csv", "DictReader")}
+# Functions that read a declaration file shipped with the package (never a response): they decode it
+# themselves and check every line (epoch's members, scrapers/epoch_members.csv).
+DECLARATION_READERS = {("epoch.py", "load_members")}
 
 
 def test_no_scraper_decodes_on_its_own():
@@ -95,9 +98,12 @@ def test_no_scraper_decodes_on_its_own():
     for path in sorted((Path(__file__).resolve().parents[1] / "scrapers").glob("*.py")):
         if path.name in ("base.py", "http.py"):
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        tree = ast.parse(path.read_text())
+        exempt = {n.lineno for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+                  and (path.name, f.name) in DECLARATION_READERS for n in ast.walk(f) if hasattr(n, "lineno")}
+        for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                    and (node.value.id, node.attr) in DECODERS:
+                    and (node.value.id, node.attr) in DECODERS and node.lineno not in exempt:
                 offenders.append(f"{path.name}:{node.lineno} {node.value.id}.{node.attr}")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "text" and path.name not in HTML_SOURCES \
                     and isinstance(node.func.value, ast.Name) and node.func.value.id == "self":
