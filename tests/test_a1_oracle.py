@@ -163,12 +163,16 @@ def test_a1_tests_held_at_their_stored_numbers_are_not_computed(monkeypatch):
     pd.testing.assert_frame_equal(finalize(held, previous, th), finalize(computed, previous, th))
     assert [(t.effect, t.p_value) for t in held] == [(stored(t)["effect"], stored(t)["p_value"]) for t in held]
 
-    # new data for one model on `other`: its test and every test whose link reads its row move (those
-    # of `other`); the tests of `target` read none of them and are held
+    # a new snapshot that repeats one model's row on `other` is the same evidence: every test is held
     calls.clear()
-    changed = scores.assign(snapshot_id=np.where((scores["model"] == "m0") & (scores["benchmark"] == "other"),
-                                                 4, scores["snapshot_id"]))
+    on_other = (scores["model"] == "m0") & (scores["benchmark"] == "other")
+    repeated = scores.assign(snapshot_id=np.where(on_other, 4, scores["snapshot_id"]))
+    a1.a1_tests(repeated, benches, rng=np.random.default_rng(2), th=th, stored=previous)
+    assert calls == []
+    # new data for that model on `other` (its score moves): its test and every test whose link reads its
+    # row move (those of `other`); the tests of `target` read none of them and are held
+    changed = repeated.assign(score=np.where(on_other, scores["score"] + 0.01, scores["score"]))
     again = a1.a1_tests(changed, benches, rng=np.random.default_rng(2), th=th, stored=previous)
-    moved = [t for t in again if not holdable(stored(t), t.snapshot_ids, th)]
+    moved = [t for t in again if not holdable(stored(t), t.snapshot_ids, th, t.evidence.get("data_hash"))]
     assert calls == [t.model for t in moved] and len(moved) == len(models)
     assert all(t.benchmark == "other" for t in moved)

@@ -397,6 +397,7 @@ def test_a_corrected_tables_level_move_is_said_by_the_correction_not_as_a_change
     level move is folded into it (delivered, not sent as a change); another table's move is sent."""
     from datetime import timedelta
     from alerts.slack import SlackWebhookNotifier
+    from analysis.constants import LEVEL_DWELL_DAYS
     from jobs.alerts import run_notify
     from storage import db
     from test_notify import T0, add_saturation, outbox, sections
@@ -409,15 +410,16 @@ def test_a_corrected_tables_level_move_is_said_by_the_correction_not_as_a_change
     for bench, source in (("swebench_verified", "swebench"), ("gpqa_diamond", "epoch")):
         add_saturation(path, day(0), 0.50, bench=bench, source=source)
     run_notify(path, now=day(0.1), notifier=slack)              # the baseline
-    for d, s in ((1, 0.80), (2, 0.81)):
+    stood = 1 + LEVEL_DWELL_DAYS + 1          # the move proposed on day 1 has stood its dwell time
+    for d, s in ((1, 0.80), (stood, 0.81)):
         for bench, source in (("swebench_verified", "swebench"), ("gpqa_diamond", "epoch")):
             add_saturation(path, day(d), s, bench=bench, source=source)
         if d == 1:
             run_notify(path, now=day(1.1), notifier=slack)      # pending
     with db.connect(path) as con:
         con.execute("INSERT INTO table_corrections (table_id, detail, corrected_at) VALUES (?, ?, ?)",
-                    ["swebench_verified:swebench", "12 -> 148 models in use", day(2)])
-    summary = run_notify(path, now=day(2.1), notifier=slack)
+                    ["swebench_verified:swebench", "12 -> 148 models in use", day(stood)])
+    summary = run_notify(path, now=day(stood + 0.1), notifier=slack)
     assert summary.corrected == ["corrected swebench_verified:swebench: 12 -> 148 models in use"]
     assert [t for t in summary.sent_titles] == ["GPQA Diamond (Epoch AI): level moderate → high"]
     texts = sections(fake_slack)
@@ -427,7 +429,7 @@ def test_a_corrected_tables_level_move_is_said_by_the_correction_not_as_a_change
     box = outbox(path)
     folded = box[box["receiver"].fillna("").str.contains("folded")]
     assert folded["kind"].tolist() == ["saturation_bin_changed"] and folded["delivered_at"].notna().all()
-    assert run_notify(path, now=day(2.2), notifier=slack).corrected == []   # said once
+    assert run_notify(path, now=day(stood + 0.2), notifier=slack).corrected == []   # said once
 
 
 @needs(SNAPSHOTS)
