@@ -132,16 +132,14 @@ class ClaimLapsed(Exception):
 
 
 def retry_after_seconds(headers: Mapping[str, object] | None) -> float | None:
-    """A response's Retry-After in seconds (slack_sdk gives header values as lists); None if absent
-    or not a number of seconds."""
+    """A response's Retry-After in seconds (slack_sdk gives header values as lists): delta-seconds
+    or an HTTP-date (`common.time.parse_retry_after`, as the fetcher reads it); None if absent or
+    unreadable. A date beyond the cap is no "no value": it is left for the next run."""
+    from common.time import parse_retry_after, utcnow
     for key, value in (headers or {}).items():
         if str(key).lower() == "retry-after":
             first = value[0] if isinstance(value, (list, tuple)) and value else value
-            try:
-                seconds = float(str(first).strip())
-            except ValueError:
-                return None
-            return seconds if seconds >= 0 and seconds == seconds else None
+            return parse_retry_after(str(first), utcnow())
     return None
 
 
