@@ -43,6 +43,7 @@ from urllib.parse import urlsplit
 
 from alerts import config
 from common import redact
+from common.redact import inert_text
 from alerts.render import SlackMessage, escape, render_plain
 from storage.alert_records import Notification
 
@@ -351,7 +352,7 @@ def destination(settings: SlackSettings) -> str:
         if settings.api_url:
             api = urlsplit(settings.api_url)
             via = f" via {api.scheme}://{api.hostname}{f':{api.port}' if api.port else ''}"
-        return f"Slack channel {settings.channel}{via}"
+        return f"Slack channel {inert_text(settings.channel)}{via}"     # a newline in the setting: one line
     return f"the console ({settings.reason or 'no Slack settings'})"
 
 
