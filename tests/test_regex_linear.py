@@ -45,6 +45,13 @@ CASES = {
         "from common.redact import redact\n"
         f"text = 'http://a:' + 'a.' * {N // 2} + '\\n!'\n"
         "assert redact(text) == text"),
+    "naming rules": (
+        "import scrapers\n"
+        "from registry.identity import split_variant\n"
+        "rules = type(scrapers.get('simple_evals')).NAMING\n"
+        f"name = 'o3 ' + '(rerun' * {N // 6} + '!'\n"
+        "assert split_variant(rules, name) == (name, '')\n"
+        "assert split_variant(rules, 'o3 (rerun 2)') == ('o3', 'label=rerun 2')"),
     "identity model tag": (
         "from registry.identity import model_tags\n"
         f"model_tags('Model: a' + ' ' * {N} + '!')"),
