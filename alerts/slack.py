@@ -43,6 +43,7 @@ from urllib.parse import urlsplit
 
 from alerts import config
 from common import redact
+from common.redact import inert_text
 from alerts.render import SlackMessage, escape, render_plain
 from storage.alert_records import Notification
 
@@ -132,16 +133,14 @@ class ClaimLapsed(Exception):
 
 
 def retry_after_seconds(headers: Mapping[str, object] | None) -> float | None:
-    """A response's Retry-After in seconds (slack_sdk gives header values as lists); None if absent
-    or not a number of seconds."""
+    """A response's Retry-After in seconds (slack_sdk gives header values as lists): delta-seconds
+    or an HTTP-date (`common.time.parse_retry_after`, as the fetcher reads it); None if absent or
+    unreadable. A date beyond the cap is no "no value": it is left for the next run."""
+    from common.time import parse_retry_after, utcnow
     for key, value in (headers or {}).items():
         if str(key).lower() == "retry-after":
             first = value[0] if isinstance(value, (list, tuple)) and value else value
-            try:
-                seconds = float(str(first).strip())
-            except ValueError:
-                return None
-            return seconds if seconds >= 0 and seconds == seconds else None
+            return parse_retry_after(str(first), utcnow())
     return None
 
 
@@ -353,7 +352,7 @@ def destination(settings: SlackSettings) -> str:
         if settings.api_url:
             api = urlsplit(settings.api_url)
             via = f" via {api.scheme}://{api.hostname}{f':{api.port}' if api.port else ''}"
-        return f"Slack channel {settings.channel}{via}"
+        return f"Slack channel {inert_text(settings.channel)}{via}"     # a newline in the setting: one line
     return f"the console ({settings.reason or 'no Slack settings'})"
 
 

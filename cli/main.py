@@ -306,6 +306,20 @@ def skip_final_collections() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`benchwatch`: the command's exit code. Everything it writes to stdout and stderr, printed
+    lines and log records alike, passes `common.console.PrintableStream`: a scraped name or a
+    setting cannot put a raw control character (an escape sequence, a carriage return) on the
+    terminal."""
+    from common.console import PrintableStream
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = PrintableStream(out), PrintableStream(err)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: list[str] | None) -> int:
     if argv is None:     # the process's own command line (console script, python -m cli); not a test's main([...])
         skip_final_collections()
     foreign = foreign_packages()

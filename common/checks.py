@@ -143,6 +143,12 @@ def reason_bad_stderr(value: float) -> str:
 
 
 REASON_BAD_CI = "CI bound not finite"
+
+
+def reason_ci_excludes_score(score: object, low: object, high: object) -> str:
+    def shown(v: object) -> str:     # one bound may be missing (the other excludes the score)
+        return "missing" if v is None or v != v else repr(float(v))  # type: ignore[arg-type]
+    return f"CI [{shown(low)}, {shown(high)}] does not contain the score {shown(score)}"
 REASON_PERCENT_IN_PROPORTIONS = "a cell written with '%' in a column whose other values are proportions (0-1)"
 REASON_DUPLICATE = "duplicate (benchmark, model, setting) in one response; first row kept"
 
@@ -167,6 +173,10 @@ SCORE_CHECKS: tuple[Check, ...] = (
                                                       Less(Minus(hi, lo), stderr))),
           lambda se: reason_bad_stderr(float(se)), (stderr,)),
     Check("bad_ci", any_of(NotFinite(Col("ci_low")), NotFinite(Col("ci_high"))), lambda: REASON_BAD_CI),
+    # an interval is around its estimate: one that excludes it (or is inverted) is a misread column
+    Check("ci_excludes_score", any_of(Less(score, Col("ci_low")), Less(Col("ci_high"), score)),
+          reason_ci_excludes_score,
+          (score, Col("ci_low"), Col("ci_high"))),
 )
 SCORE_UNIQUE = UniqueKey("duplicate", ("benchmark", "model", "setting", "table_version"), REASON_DUPLICATE)
 

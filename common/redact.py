@@ -42,7 +42,10 @@ _SECRET_QUERY = re.compile(r"([?&](?:[\w.-]*(?:token|key|secret|password|passwd|
 # libpq keyword form: `password = value`, the value bare (up to white space) or single-quoted.
 _CONNINFO_PASSWORD = re.compile(r"(\bpassword\s*=\s*)(?:'(?:[^'\\]|\\.)*'?|\S+)", re.IGNORECASE)
 # A URL's userinfo password: scheme://user:PASSWORD@host (postgresql://, postgres://, any other).
-_URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@\"']*:)[^@\s/\"']*@", re.IGNORECASE)
+# The scheme is at most 64 characters: unbounded, every word start in a long `a.a.a.…` run rescanned
+# the run to its end (quadratic in the text, which may quote scraped cells).
+_SCHEME = r"\b[a-z][a-z0-9+.-]{0,63}://"
+_URL_PASSWORD = re.compile(rf"({_SCHEME}[^/\s:@\"']*:)[^@\s/\"']*@", re.IGNORECASE)
 
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # the secret part of a webhook URL is the path after /services/
@@ -73,7 +76,7 @@ def conninfo_passwords(conninfo: str) -> list[str]:
         found.append(value)
         if value.startswith("'") and value.endswith("'") and len(value) >= 2:
             found.append(re.sub(r"\\(.)", r"\1", value[1:-1]))
-    for m in re.finditer(r"\b[a-z][a-z0-9+.-]*://\S+", conninfo, re.IGNORECASE):
+    for m in re.finditer(rf"{_SCHEME}\S+", conninfo, re.IGNORECASE):
         try:
             password = urlsplit(m[0]).password
         except ValueError:
@@ -109,7 +112,7 @@ def split_conninfo_password(text: str) -> tuple[str, str | None]:
 
     # keyword form: `password` starts the string, a key (after white space) or the conninfo (after `:`)
     out = re.sub(r"(?<![^\s:])password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)\s*", keyword, text, flags=re.IGNORECASE)
-    out = re.sub(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@\"']*):([^@\s/\"']*)@", userinfo, out, flags=re.IGNORECASE)
+    out = re.sub(rf"({_SCHEME}[^/\s:@\"']*):([^@\s/\"']*)@", userinfo, out, flags=re.IGNORECASE)
     out = re.sub(r"([?&])password=([^&#\s]*)(&?)", query, out, flags=re.IGNORECASE)
     out = re.sub(r"[?&]$", "", out.strip()) if out != text else out
     return out, (found[0] if found else None)

@@ -73,6 +73,9 @@ class ParsedSnapshot:
     shrink_max_drop: float | None = None
     # the source's naming rules (`Scraper.NAMING`): how storage identifies the rows' models
     naming: NamingRules = NO_RULES
+    # non-empty: why the parse asks storage to store the snapshot held (a fan-out cap of the source:
+    # `scrapers.base.MAX_TABLES`), as the shrink guard holds one
+    held_reason: str = ""
 
 
 _EMPTY: dict[tuple[tuple[str, str], ...], pd.DataFrame] = {}

@@ -60,3 +60,26 @@ def utc_columns(df: pd.DataFrame, *columns: str) -> pd.DataFrame:
     for col in columns:
         df[col] = pd.to_datetime(df[col], utc=True)
     return df
+
+
+def parse_retry_after(value: str | None, now: datetime) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date); None if absent or
+    unreadable (not a number of seconds nor a date; NaN). One reader for the fetcher and for Slack
+    delivery: an HTTP-date read as "no value" was retried after a second instead of waited out."""
+    if value is None or not str(value).strip():
+        return None
+    text = str(value).strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        pass
+    else:
+        return None if seconds != seconds else max(0.0, seconds)
+    from email.utils import parsedate_to_datetime
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:  # HTTP-dates are GMT by definition
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - now).total_seconds())

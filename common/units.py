@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import numpy as np
@@ -129,6 +129,26 @@ def proportions_from(values: pd.Series, *, signed: pd.Series | None = None) -> p
     if signed is not None:
         x = x.mask(signed.reindex(x.index, fill_value=False).fillna(False).astype(bool))
     return x
+
+
+# The plausible range of a date a leaderboard states (a model's release or knowledge cutoff, an
+# evaluation, an item): none of the boards predates 2015 (the oldest real date is a 2018 cutoff),
+# and none can be later than now (an announced release: a few days). Outside it, a date is a typo
+# or a placeholder (9999-12-31, 1970-01-01) and degrades to NULL with a warning.
+DATE_MIN = datetime(2015, 1, 1)
+DATE_MAX_AHEAD = timedelta(days=7)
+
+
+def implausible_dates(values: pd.Series, now: datetime) -> pd.Series:
+    """The present dates of `values` (naive UTC) outside [DATE_MIN, now + DATE_MAX_AHEAD]."""
+    latest = pd.Timestamp(now).tz_convert("UTC").tz_localize(None) if pd.Timestamp(now).tzinfo else pd.Timestamp(now)
+    dates = pd.to_datetime(values, errors="coerce")
+    return (dates.notna() & ((dates < pd.Timestamp(DATE_MIN)) | (dates > latest + DATE_MAX_AHEAD))).astype(bool)
+
+
+def date_range_text() -> str:
+    """The plausible range as a reason says it."""
+    return f"{DATE_MIN:%Y-%m-%d} to now + {DATE_MAX_AHEAD.days} days"
 
 
 _MONTHS = {m: i for i, m in enumerate(

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 import scrapers
+from common.redact import inert_text
 from jobs.cycle import ingest_file
 from scrapers.base import ScrapeError
 from storage.ingest import IngestRefused, IngestResult
@@ -56,7 +57,7 @@ class Skipped:
 
     def line(self, root: Path | None = None) -> str:
         shown = self.path.relative_to(root) if root is not None and self.path.is_relative_to(root) else self.path
-        return f"skipped {shown}{'/' if self.path.is_dir() else ''}: {self.reason}"
+        return f"skipped {inert_text(str(shown))}{'/' if self.path.is_dir() else ''}: {self.reason}"
 
 
 @dataclass

@@ -115,6 +115,15 @@ def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher | ReplayFetc
         c.outcome = SourceOutcome(source, "failed", exc.reason)
         return c
     if origin == "replay":    # a listed response with no recorded file: the parser says so; nothing recorded
+        listed = [r for r in c.results if r.discovered]
+        if listed and all(r.not_recorded for r in listed) and c.results[0].ok:
+            # the primary (a manifest) without any file it lists: no copy to replay (a usage error,
+            # one line), never a parse failure counted against the source run after run
+            c.outcome = SourceOutcome(source, "skipped", (
+                f"the replay folder has {c.results[0].file_name} but none of the {len(listed)} file(s) it lists "
+                f"(e.g. {listed[0].file_name}): not a copy to replay; nothing read or recorded"))
+            c.results = []
+            return c
         c.results = [r for r in c.results if not (r.discovered and r.status == "error")]
     for r in c.results:       # a listed response the server does not have: reported, not a failed run
         if r.discovered and r.http_status == 404:
@@ -310,8 +319,9 @@ def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scrape
     the list fetched by the caller, not settled yet (else it is fetched here).
     """
     origin = "replay" if replay else "fetch"
+    held_note = ""
+    lister = scrapers.get(scraper.release_source)
     if known is None:
-        lister = scrapers.get(scraper.release_source)
         listing = listing if listing is not None else _fetch(lister.name, lister, fetcher, {}, origin)
         if listing.outcome is not None:           # the list could not be read: the source's own table still counts
             if not replay and listing.results:
@@ -319,14 +329,18 @@ def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scrape
                     _record_fetches(con, [listing], run_id)
             return [f"release list not read ({listing.outcome.detail})"]
         with db.unheld():         # parsed with no database held
-            releases = lister.parse_checked(listing.responses[0].content, fetched_at=listing.results[0].finished_at,
-                                            filename=listing.responses[0].file_name).meta.get("releases") or []
+            parsed_list = lister.parse_checked(listing.responses[0].content, fetched_at=listing.results[0].finished_at,
+                                               filename=listing.responses[0].file_name)
+        releases = parsed_list.meta.get("releases") or []
         with db.connect(db_path) as con, db.transaction(con):
             _settle_known(con, [listing])
             if listing.outcome is not None:
                 _record_fetches(con, [listing], run_id)
         if listing.outcome is None:
             _parse_and_store(db_path, listing, run_id)
+            if parsed_list.held_reason:  # new, beyond the lister's fan-out cap: stored held, nothing fetched
+                releases, held_note = [], f"release list held: {parsed_list.held_reason}"
+        # (the same list seen again released its held snapshot, as a shrink's: its releases are used)
         with db.connect(db_path) as con:
             known = _known_releases(con, scraper, releases)
     releases, stored, misses = known.releases, known.stored, known.misses
@@ -335,9 +349,14 @@ def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scrape
     follow = [newest_stored] if newest_stored and not any(
         Scraper.file_name(u) in primary for u in scraper.release_urls(newest_stored)) else []
     given_up = [r for r, n in misses.items() if n >= RELEASE_MAX_MISSES]
-    notes: list[str] = []
+    notes: list[str] = [held_note] if held_note else []
     unrecorded: list[str] = []
-    for release in [r for r in releases if r not in stored and r not in given_up] + follow:
+    todo = [r for r in releases if r not in stored and r not in given_up]
+    if len(todo) > lister.max_releases:     # a released (accepted, confirmed) long list: a bounded share per run
+        notes.append(f"{len(todo)} listed release(s) not stored, above the cap of {lister.max_releases} a "
+                     f"collection fetches: the newest {lister.max_releases} fetched, the rest left for later runs")
+        todo = todo[:lister.max_releases]
+    for release in todo + follow:
         urls = scraper.release_urls(release)
         if isinstance(fetcher, ReplayFetcher) and any(fetcher.missing(u, source=scraper.name) for u in urls):
             unrecorded.append(release)    # nothing to read: not fetched (and no database let go for it)

@@ -60,7 +60,8 @@ __all__ = ["POPULATIONS", "MODELS", "SYSTEMS", "SYSTEMS_PER_MODEL", "Identity", 
 MODELS, SYSTEMS, SYSTEMS_PER_MODEL = POPULATION_MODELS, POPULATION_SYSTEMS, POPULATION_SYSTEMS_PER_MODEL
 POPULATIONS = (MODELS, SYSTEMS, SYSTEMS_PER_MODEL)
 
-_MODEL_TAG = re.compile(r"^\s*Model:\s*(.+?)\s*$", re.I)
+# matched on the stripped tag: `\s*(.+?)\s*$` backtracked quadratically on a long run of spaces
+_MODEL_TAG = re.compile(r"Model:\s*+(.+)", re.I)
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,7 @@ def model_tags(tags: str | None) -> list[str]:
         return []
     out = []
     for t in tags.split(";"):
-        m = _MODEL_TAG.match(t)
+        m = _MODEL_TAG.fullmatch(t.strip())
         if m and m.group(1) not in out:
             out.append(m.group(1))
     return out

@@ -20,8 +20,14 @@ __all__ = ["Spread", "declarations", "parse_literal"]
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*")
 _NUMBER = re.compile(r"-?(?:\d[\d_]*\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)")
-# `const name: Type[] = [` / `var name = [` / `export const name = {`
-_DECL = re.compile(r"(?:^|[;\n])\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]*)?=\s*(?=[\[{])")
+# `const name: Type[] = [` / `var name = [` / `export const name = {`. Linear on hostile text: a
+# declaration starts after `;` or a line break followed by blanks that are no line break (one start
+# per run of empty lines, not one per line: `\s*` there made a run of newlines quadratic), and a type
+# annotation is at most _TYPE_MAX characters (an unbounded `[^=\n]*` rescanned a long line from each
+# `;const a:` on it).
+_TYPE_MAX = 200
+_DECL = re.compile(r"(?:^|[;\n])[^\S\n]*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*"
+                   rf"(?::[^=\n]{{0,{_TYPE_MAX}}})?=\s*(?=[\[{{])")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,10 @@ import re
 from dataclasses import dataclass, field
 
 _SEPARATOR_CELL = re.compile(r"^\s*:?-+:?\s*$")
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+# An ATX heading's opening: up to three spaces, 1-6 `#`, white space. The title is the rest with its
+# closing `#`s and white space stripped in code (`heading_title`), not by the pattern: adjacent
+# quantifiers over one run of spaces (`(.*?)\s*#*\s*$`) backtrack cubically on a long hostile line.
+_HEADING_OPEN = re.compile(r"\s{0,3}#{1,6}\s")
 _FOOTNOTE_DEF = re.compile(r"^\s{0,3}\[\^([^\]]+)\]:\s?(.*)$")
 _FOOTNOTE_REF = re.compile(r"\[\^([^\]]+)\]")
 _LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
@@ -27,6 +30,18 @@ class MarkdownTable:
     header: list[str]
     rows: list[list[str]] = field(default_factory=list)
     line: int = 0          # 1-based line number of the header row, for error messages
+
+
+def heading_title(line: str) -> str | None:
+    """The title of an ATX heading line ('### 2025-11-25 ##' -> '2025-11-25'), or None.
+
+    Linear in the line's length: a pattern anchors the opening, the closing sequence is stripped
+    with `str.rstrip` (trailing white space, then `#`s, then white space).
+    """
+    m = _HEADING_OPEN.match(line)
+    if m is None:
+        return None
+    return line[m.end() - 1:].strip().rstrip("#").rstrip()
 
 
 def split_row(line: str) -> list[str]:
@@ -57,9 +72,9 @@ def tables(text: str) -> list[MarkdownTable]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        m = _HEADING.match(line)
-        if m:
-            heading = m.group(2)
+        title = heading_title(line)
+        if title is not None:
+            heading = title
         if "|" in line and i + 1 < len(lines) and _is_separator(lines[i + 1]) and not _is_separator(line):
             table = MarkdownTable(heading=heading, header=split_row(line), line=i + 1)
             i += 2

@@ -27,10 +27,23 @@ from common.checks import (REASON_BAD_CI, REASON_DUPLICATE, REASON_PERCENT_IN_PR
                            reject_rows_json)
 from common.snapshot import (ITEM_COLUMNS, MANDATORY_SCORE_COLUMNS, MODEL_COLUMNS, N_ITEMS_MAX,  # noqa: F401
                              SCORE_COLUMNS, ParsedSnapshot, conform, empty_frame)
+from common.time import utcnow
+from common.units import date_range_text, implausible_dates
 from scrapers.normalize import METRIC_RANGES
 
 log = logging.getLogger("benchwatch.scrapers")
 T = TypeVar("T")
+
+# Fan-out caps: how much one upstream file may make (issue 55). A source may declare its own
+# (`Scraper.max_tables`, `Scraper.max_releases`); beyond them the file is stored held, like a
+# shrink (one line; `benchwatch accept` releases it), never silently turned into that many tables
+# or fetches. The largest real files have 39 tables and 10 releases.
+MAX_TABLES = 200          # distinct (benchmark, table_version) of one parse
+MAX_RELEASES = 100        # releases one release list names
+# YAML is built as Python objects node by node (~70x its size in memory): a file beyond these is
+# refused before it is built. The largest real leaderboard YAML has 56 KB and 4,375 nodes.
+YAML_MAX_BYTES = 2 * 1024 * 1024
+YAML_MAX_NODES = 100_000
 
 class ScrapeError(Exception):
     """A response that cannot be turned into trustworthy rows. Always names the source."""
@@ -42,17 +55,58 @@ class ScrapeError(Exception):
         self.reason = reason
 
 
+class Refused(ValueError):
+    """Input a decoder refuses to read at all (beyond a size cap), as opposed to malformed input."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict; a key named twice is an error (json keeps the last value
+    silently, so a second `"score"` would replace the first without a word)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key!r} in one object")
+            seen.add(key)
+    return out
+
+
 _NO_ALIAS_LOADER: Any = None
 
 
 def _no_alias_loader() -> Any:
-    """yaml.SafeLoader refusing anchors (`&a`) and aliases (`*a`) as a ComposerError, built once."""
+    """yaml.SafeLoader refusing anchors (`&a`) and aliases (`*a`), more than YAML_MAX_NODES nodes,
+    and a mapping key named twice (PyYAML keeps the last value silently), built once."""
     global _NO_ALIAS_LOADER
     if _NO_ALIAS_LOADER is None:
         import yaml
 
         class NoAliasLoader(yaml.SafeLoader):
+            nodes = 0
+
+            def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+                if isinstance(node, yaml.MappingNode):
+                    seen: set[Any] = set()
+                    for key_node, _ in node.value:
+                        key = self.construct_object(key_node, deep=True)
+                        try:
+                            again = key in seen
+                        except TypeError:       # an unhashable key: the base constructor says so
+                            continue
+                        if again:
+                            raise yaml.constructor.ConstructorError(
+                                "while constructing a mapping", node.start_mark,
+                                f"found duplicate key {key!r}", key_node.start_mark)
+                        seen.add(key)
+                return super().construct_mapping(node, deep)
+
             def compose_node(self, parent: Any, index: Any) -> Any:
+                self.nodes += 1
+                if self.nodes > YAML_MAX_NODES:
+                    raise yaml.composer.ComposerError(
+                        None, None, f"more than {YAML_MAX_NODES:,} YAML nodes (the cap of one file)",
+                        self.peek_event().start_mark)
                 event = self.peek_event()
                 if isinstance(event, yaml.AliasEvent):
                     raise yaml.composer.ComposerError(
@@ -87,6 +141,8 @@ class Scraper:
     NAMING: ClassVar[NamingRules] = NO_RULES
     # What parsing declared files must give (scrapers/cases.py): set at the end of each class
     CASES: ClassVar[tuple[Case, ...]] = ()
+    max_tables: ClassVar[int] = MAX_TABLES      # beyond: the snapshot is stored held (fan-out cap)
+    max_releases: ClassVar[int] = MAX_RELEASES  # a release list naming more is held; nor fetched more per run
     parser_version: ClassVar[int] = 1    # bump when parse output changes for the same bytes
     enabled: ClassVar[bool] = True       # collected by `benchwatch run` by default
     produces: ClassVar[str] = "scores"   # "scores", "models" (metadata sources) or "releases" (a release list)
@@ -209,16 +265,22 @@ class Scraper:
     def json(self, content: bytes | str, *, where: str | None = None, fatal: bool = True,
              parsed: ParsedSnapshot | None = None) -> Any:
         """Decoded JSON (any top-level type; the caller checks the shape it needs)."""
-        return self._decode(content, "JSON", _json.loads, where=where, fatal=fatal, parsed=parsed)
+        return self._decode(content, "JSON", lambda text: _json.loads(text, object_pairs_hook=_unique_keys),
+                            where=where, fatal=fatal, parsed=parsed)
 
     def yaml(self, content: bytes | str, *, where: str | None = None, fatal: bool = True,
              parsed: ParsedSnapshot | None = None) -> Any:
         """Decoded YAML with the safe loader (no object construction from scraped bytes) and without
         anchors or aliases: no leaderboard uses them, and nested aliases expand a few hundred bytes
-        into gigabytes once a cell is turned into text (a "billion laughs")."""
+        into gigabytes once a cell is turned into text (a "billion laughs"). A text beyond
+        YAML_MAX_BYTES or YAML_MAX_NODES nodes is refused before it is built, and a mapping key
+        named twice is an error."""
         import yaml   # imported here: only the Aider sources read YAML
 
         def read(text: str) -> Any:
+            if len(text) > YAML_MAX_BYTES:
+                raise Refused(f"{len(text):,} characters, above the size cap of {YAML_MAX_BYTES:,} for YAML "
+                              "(read as Python objects)")
             try:
                 return yaml.load(text, Loader=_no_alias_loader())   # noqa: S506 - a SafeLoader subclass
             except yaml.YAMLError as exc:   # one error path: a parser's own error becomes a ValueError
@@ -281,7 +343,7 @@ class Scraper:
         try:
             return read(text)
         except (ValueError, _csv.Error) as exc:   # JSONDecodeError, pandas' ParserError/EmptyDataError are ValueErrors
-            reason = f"{where + ': ' if where else ''}malformed {kind}: {exc}"
+            reason = f"{where + ': ' if where else ''}{'refused' if isinstance(exc, Refused) else 'malformed'} {kind}: {exc}"
             cause = exc
         if fatal:
             raise self.error(reason) from cause
@@ -310,7 +372,45 @@ class Scraper:
         parsed.shrink_max_drop = self.shrink_max_drop
         parsed.naming = self.NAMING
         parsed.warnings[:0] = [w for w in self.__dict__.pop("_text_warnings", []) if w not in parsed.warnings]
-        return validate(self.name, parsed, min_rows=self.min_rows, produces=self.produces)
+        parsed = validate(self.name, parsed, min_rows=self.min_rows, produces=self.produces)
+        self._drop_implausible_dates(parsed, utcnow())
+        self._hold_beyond_caps(parsed)
+        return parsed
+
+    def _drop_implausible_dates(self, parsed: ParsedSnapshot, now: datetime) -> None:
+        """Dates outside the plausible range (`common.units.implausible_dates`: a placeholder such as
+        9999-12-31, a typo) become NULL with one warning per column: optional fields degrade."""
+        for frame_name, columns in DATE_COLUMNS.items():
+            frame = getattr(parsed, frame_name)
+            for column in columns:
+                if column not in frame.columns or not len(frame):
+                    continue
+                bad = implausible_dates(frame[column], now)
+                if bad.any():
+                    first = pd.Timestamp(frame.loc[bad, column].iloc[0])
+                    frame[column] = frame[column].mask(bad)
+                    self.warn(parsed, f"{frame_name}.{column}: {int(bad.sum())} implausible date(s) (e.g. "
+                                      f"{first:%Y-%m-%d}; plausible: {date_range_text()}) set to NULL")
+
+    def _hold_beyond_caps(self, parsed: ParsedSnapshot) -> None:
+        """Mark a parse that fans out beyond this source's caps to be stored held, with one line:
+        more releases than `max_releases` (a release list), or more tables (a benchmark's scores of
+        one table_version, a benchmark's item results) than `max_tables`."""
+        if self.produces == "releases":
+            n, cap, what = len(parsed.meta.get("releases") or []), self.max_releases, "releases"
+        else:
+            tables = set(zip(parsed.scores["benchmark"], parsed.scores["table_version"]))
+            tables |= {(b, "items") for b in parsed.items["benchmark"].unique()}
+            n, cap, what = len(tables), self.max_tables, "tables (benchmark x table_version)"
+        if n > cap:
+            parsed.held_reason = (f"{n} {what} from one file, above this source's cap of {cap}: stored held "
+                                  "(a broken or hostile upstream file; `benchwatch accept` releases it)")
+            self.warn(parsed, parsed.held_reason)
+
+
+# The date columns of each frame of a parse, kept within the plausible range (`common.units.DATE_MIN`).
+DATE_COLUMNS = {"scores": ("model_release_date", "knowledge_cutoff", "evaluated_at"),
+                "models": ("release_date", "knowledge_cutoff"), "items": ("item_date",)}
 
 
 # The pandas names of the inputs the checks derive from a row (common.checks.DERIVED).

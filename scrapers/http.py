@@ -19,14 +19,13 @@ import random
 import re
 import threading
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 from urllib.parse import urlsplit
 
 from common import console, redact   # console.REPORTED: the caller reports a failed fetch in its summary
 from common.redact import redact_url
-from common.time import utcnow
+from common.time import parse_retry_after, utcnow  # noqa: F401 - parse_retry_after: re-exported
 from scrapers.base import Scraper, ScrapeError
 from scrapers.fetch_result import Attempt, FetchResult, Status, _finish, _one_line, _refused  # noqa: F401
 from scrapers import files
@@ -78,25 +77,6 @@ def default_user_agent() -> str:
 # urllib3 logs every request line with its query string at DEBUG: its records are redacted
 # (common.redact covers the urllib3 hierarchy), from the moment this module is used.
 redact.install()
-
-
-def parse_retry_after(value: str | None, now: datetime) -> float | None:
-    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date); None if absent/unreadable."""
-    if value is None or not value.strip():
-        return None
-    text = value.strip()
-    try:
-        return max(0.0, float(text))
-    except ValueError:
-        pass
-    from email.utils import parsedate_to_datetime
-    try:
-        when = parsedate_to_datetime(text)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:  # HTTP-dates are GMT by definition
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - now).total_seconds())
 
 
 def url_refusal(url: str) -> str | None:

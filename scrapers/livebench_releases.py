@@ -20,11 +20,11 @@ import re
 from datetime import datetime
 from typing import Mapping
 
+from scrapers._markdown import heading_title
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import parse_date
 from scrapers.cases import Case, snap
 
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _DATE = re.compile(r"^\[?v?(\d{4})-(\d{2})-(\d{2})\]?\b")
 
 
@@ -43,10 +43,9 @@ class LivebenchReleasesScraper(Scraper):
         text = self.data_text(content)
         releases: list[str] = []
         for line in text.splitlines():
-            heading = _HEADING.match(line)
-            if not heading:
+            title = heading_title(line)
+            if title is None:
                 continue
-            title = heading.group(1)
             m = _DATE.match(title)
             if m is None:
                 if re.match(r"^\d{4}-\d", title):

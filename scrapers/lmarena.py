@@ -71,6 +71,7 @@ LOGO_PREFIXES = ("01.AI", "Anthropic", "Azure", "Cohere", "HuggingFace", "Intern
                  "MoonshotAI", "Nvidia", "OpenChat", "RWKV", "Snowflake", "Stability", "Stepfun", "Tencent")
 _ORG_SUFFIX = re.compile(r"^(.*?[a-z0-9.)\]])(x?[A-Z][\w.&/]*(?: [A-Z][\w.&/]*)*)$")
 _TOP_N = re.compile(r"(?:前\s*(\d+)\s*名|\btop[ -]?(\d+)\b)", re.IGNORECASE)
+_SCORE_CELL = re.compile(r"(-?\d+(?:\.\d+)?)(?:\s*+\(?\s*+±\s*+(\d+(?:\.\d+)?)\s*+\)?)?(?:\s*+[^\W\d_]+)?")
 _UPDATED = re.compile(r"更新时间\**\s*[:：]\s*\**\s*(\d{4}-\d{2}-\d{2})")
 
 
@@ -374,8 +375,9 @@ class LmarenaScraper(Scraper):
     def _score(score_cell: str, ci_cell: str) -> tuple[float | None, float | None, float | None]:
         """(score, ci_low, ci_high) from '1446' + '+5/-4', '1452' + '±4', '1504±10' or '1508 (±6)'."""
         # a trailing label ('1349Preliminary': few votes yet) is kept in raw_value only
-        m = re.match(r"^\s*(-?\d+(?:\.\d+)?)\s*(?:\(?\s*±\s*(\d+(?:\.\d+)?)\s*\)?)?\s*(?:[^\W\d_]+)?\s*$",
-                     score_cell or "")
+        # stripped first and possessive (`\s*+`): adjacent `\s*` over one run of spaces backtrack
+        # super-linearly on a long hostile cell
+        m = _SCORE_CELL.fullmatch((score_cell or "").strip())
         if not m:
             return None, None, None
         score = float(m[1])

@@ -88,8 +88,9 @@ def _on_or_after_o1(model: str, group: str | None) -> bool:
 class SimpleEvalsScraper(Scraper):
     name = "simple_evals"
     # a trailing -low/-medium/-high is the reasoning effort (o3-high); (report), (rerun …), (work in progress) a label
-    # labels; its `-high` efforts are the shared markers (common.naming.COMMON_VARIANTS)
-    NAMING = NamingRules(variants=((r"\s*\((report|rerun[^)]*|work in progress)\)$", "label"),))
+    # labels (`rerun[^()]*`: a label holds no parenthesis, and `[^)]*` rescanned a long name from each
+    # '(rerun'); its `-high` efforts are the shared markers (common.naming.COMMON_VARIANTS)
+    NAMING = NamingRules(variants=((r"\s*\((report|rerun[^()]*|work in progress)\)$", "label"),))
     urls = ("https://raw.githubusercontent.com/openai/simple-evals/main/README.md",)
     min_rows = 20   # the smallest README version (2024-04) has 60 scores
 

@@ -222,6 +222,8 @@ class Tau2BenchScraper(Scraper):
                     self.warn(parsed, f"submission {directory}: {key} beyond the {trials} trial(s) it states; ignored")
                     continue
                 try:
+                    if isinstance(value, bool):     # JSON true/false is no score (float(True) / 100 = 0.01)
+                        raise TypeError(value)
                     score = float(value) / 100.0
                 except (TypeError, ValueError):
                     self.warn(parsed, f"submission {directory}: {domain}.{key} = {value!r} is not a number; skipped")

@@ -262,17 +262,22 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
         result = finish_snapshot(con, IngestResult(source, "new", snapshot_id, sha, len(sc), len(items),
                                                    len(parsed.models), len(rejects), list(parsed.warnings) + warnings),
                                  responses, observed_at=observed_at, now=now, origin=origin,
-                                 parser_version=parser_version, meta=parsed.meta, max_drop=parsed.shrink_max_drop)
+                                 parser_version=parser_version, meta=parsed.meta, max_drop=parsed.shrink_max_drop,
+                                 hold=parsed.held_reason)
     return logged(result)
 
 
 def finish_snapshot(con: duckdb.DuckDBPyConnection, result: IngestResult, responses: Sequence[Response], *,
                     observed_at: datetime, now: datetime, origin: str, parser_version: int,
-                    meta: dict, max_drop: float | None = None) -> IngestResult:
+                    meta: dict, max_drop: float | None = None, hold: str = "") -> IngestResult:
     """The snapshot's own row, written last in its transaction (its rows are in: the shrink guard
     compares their counts); `result` gains the held reason. `max_drop`: the source's own shrink
-    limit (None: SHRINK_MAX_DROP)."""
-    held_reason, held_tables = shrink_check(con, result.source, result.snapshot_id, observed_at, max_drop=max_drop)
+    limit (None: SHRINK_MAX_DROP); `hold`: the parse's own reason to hold it (a fan-out cap,
+    `ParsedSnapshot.held_reason`), which holds the whole snapshot (no table of it is used)."""
+    shrunk, held_tables = shrink_check(con, result.source, result.snapshot_id, observed_at, max_drop=max_drop)
+    held_reason = "; ".join(r for r in (hold, shrunk) if r)
+    if hold:
+        held_tables = []          # held whole: the NULL of held_tables (a snapshot held before 041 reads alike)
     con.execute(
         """INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, last_seen,
                                   origin, parser_version, n_scores, n_items, n_models, n_rejects, warnings, meta,

@@ -32,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from common.redact import inert_text
     from jobs.backfill import backfill, plan_with_skips
     from storage.db import StorageError
 
@@ -50,10 +51,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     def show(item: BackfillFile, result: IngestResult | None, error: str | None) -> None:
+        name = inert_text(item.path.name)      # a file name's own newline would forge a line
         if result is not None:
-            print(f"{item.date} {item.path.name}: {result.summary()}", flush=True)
+            print(f"{item.date} {name}: {result.summary()}", flush=True)
         else:
-            print(f"{item.date} {item.path.name}: FAILED {error}", file=sys.stderr, flush=True)
+            print(f"{item.date} {name}: FAILED {error}", file=sys.stderr, flush=True)
 
     for item in skipped:     # never silently: one line per folder or file no source ingests
         print(item.line(root), flush=True)

@@ -1,0 +1,42 @@
+"""Every line the CLI prints is free of raw control characters (issue 55, item 8).
+
+`backfill` printed a file name's raw escape sequences (`\\x1b]0;…\\x07` retitles the terminal) and
+newlines (a forged line), and a newline in SLACK_CHANNEL was echoed raw by `notify --test`.
+Both failed before the fix.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cli.main import main
+
+
+def _no_raw_controls(text: str) -> None:
+    assert not any((ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f for c in text), repr(text)
+
+
+def test_backfill_escapes_control_characters_of_file_names(synced_db, tmp_path, capsys):
+    folder = tmp_path / "archive" / "csv"
+    folder.mkdir(parents=True)
+    name = "scores\x1b]0;owned\x07\nFORGED LINE_2025-01-02.csv"
+    (folder / name).write_text("model,benchmark,score\no3,gpqa_diamond,0.8\n")
+    (folder / "notes\x1b[2J.txt").write_text("not a copy")
+    main(["backfill", str(tmp_path / "archive"), "--db", str(synced_db)])
+    out, err = capsys.readouterr()
+    _no_raw_controls(out + err)
+    assert not any(line.startswith("FORGED") for line in (out + err).splitlines())
+    assert "\\x1b]0;owned\\x07\\x0aFORGED LINE" in out
+
+
+def test_notify_test_escapes_a_newline_in_the_channel(fake_slack, monkeypatch, capsys):
+    for var in ("SLACK_WEBHOOK_URL", "PREFECT_API_URL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-123456789012-fakeBotTokenSecretValue")
+    monkeypatch.setenv("SLACK_CHANNEL", "#alerts\nbenchwatch: all clear\x1b[8m")
+    monkeypatch.setenv("SLACK_API_URL", fake_slack.api_url)
+    main(["notify", "--test"])
+    out, err = capsys.readouterr()
+    _no_raw_controls(out + err)
+    assert not any(line.startswith("benchwatch: all clear") for line in (out + err).splitlines())
+    assert "#alerts\\x0abenchwatch: all clear\\x1b[8m" in out + err
