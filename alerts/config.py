@@ -38,6 +38,11 @@ LATEST_RUN_WINDOW_MINUTES = 10
 # noise whose S stays in the level's bin) is below this is not announced as that level: a
 # message says the level is not settled and names the stored one (alerts.text.settled).
 LEVEL_ANNOUNCE_MIN_P = 0.5
+# The scopes whose level changes are announced. A post-cutoff slice's S moves when a model's dates
+# move (a cutoff table, another source's release dates) as well as when its leaderboard does, and is
+# recomputed back in time, so a message could name no change of the table: its level is stored and
+# shown (report, saturation_latest), not alerted.
+ANNOUNCED_SCOPES = ("all",)
 # The one definition of the one probability messages show, printed once in every digest's footer.
 P_LEVEL_HOLDS_DEFINITION = ("P(level holds): the share of re-evaluations of the top models at their real sampling "
                             "noise whose S stays in the level's bin")

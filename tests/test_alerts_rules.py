@@ -511,3 +511,17 @@ def test_a_level_that_differs_from_the_bin_says_why_in_words():
     (low,) = [s for s in ev.states if s.labels["level"] == "low"]
     assert "until a second snapshot" not in low.annotations["level_note"]
     assert [s.state for s in ev.states] == [FIRING]
+
+
+def test_a_post_cutoff_slice_level_is_stored_not_alerted():
+    """Only ANNOUNCED_SCOPES ('all') notify: a post-cutoff slice's S also moves when model dates move,
+    recomputed back in time, so its change could name no change of the table (the replay of the real
+    history: a cutoff table's new dates moved ARC-AGI-2's post-cutoff level a year after its data)."""
+    from alerts.config import ANNOUNCED_SCOPES
+    assert ANNOUNCED_SCOPES == ("all",)
+    both = pd.concat([history([.2, .95]), history([.2, .95], scope="post_cutoff")], ignore_index=True)
+    states = evaluate(now=day(1), previous=[], saturation=history([.2])).states
+    ev = evaluate(now=day(2), previous=states, saturation=both)
+    moved = [n for n in ev.notifications if n.kind == "saturation_bin_changed"]
+    assert [n.labels["scope"] for n in moved] == ["all"]
+    assert not [s for s in ev.states if s.labels.get("scope") == "post_cutoff"]

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from alerts.config import RuleSettings
+from alerts.config import ANNOUNCED_SCOPES, RuleSettings
 from alerts.records import RESOLVED, AlertEvent, AlertState, Condition, fingerprint, to_utc
 from alerts.rules.base import AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, missing, num, \
     require, sql_literal, text
@@ -113,6 +113,8 @@ def saturation_conditions(history: pd.DataFrame) -> tuple[list[Condition], list[
     groups: set[tuple[str, ...]] = set()
     by_group: dict[tuple[Any, Any, Any], list[dict]] = {}
     for r in frame.to_dict("records"):
+        if r["scope"] not in ANNOUNCED_SCOPES:     # stored and shown, not alerted (alerts.config)
+            continue
         if not (missing(r["benchmark"]) or missing(r["series"])):
             by_group.setdefault((r["benchmark"], r["_table"], r["series"]), []).append(r)
     for (bench, table, scope), rows in by_group.items():
