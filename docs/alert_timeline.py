@@ -84,13 +84,14 @@ def _day_folder(files: list[Any], root: Path) -> Path:
 
 
 def replay_dates(file_dates: list[str]) -> list[str]:
-    """The days the replay runs: every day a file arrives, and the day after a level move proposed
-    then has stood its dwell time (LEVEL_DWELL_DAYS): the day a daily schedule would commit and
-    announce it. The days between change nothing a message could say (no data, no level due)."""
+    """The days the replay runs: every day a file arrives, and the day a level move proposed then
+    has stood its dwell time (LEVEL_DWELL_DAYS; a file is observed at its date's midnight, the run is
+    at 06:00): the day a daily schedule would commit and announce it. The days between change
+    nothing a message could say (no data, no level due)."""
     from analysis.constants import LEVEL_DWELL_DAYS
     out = set(file_dates)
     for d in file_dates:
-        out.add((datetime.fromisoformat(d) + timedelta(days=LEVEL_DWELL_DAYS + 1)).date().isoformat())
+        out.add((datetime.fromisoformat(d) + timedelta(days=LEVEL_DWELL_DAYS)).date().isoformat())
     return sorted(out)
 
 
