@@ -228,14 +228,11 @@ def environment_failure(exc: BaseException) -> str | None:
     import errno as errno_names
 
     from storage.engine import duckdb
+    from common.errors import exception_chain
     from storage.lake import connection_lost
     if connection_lost(exc):        # storage.lake.CONNECTION_LOST_WORDS: what libpq and DuckDB say
         return LOST_CATALOG
-    seen: list[BaseException] = []
-    cur: BaseException | None = exc
-    while cur is not None and cur not in seen and len(seen) < 10:
-        seen.append(cur)
-        cur = cur.__cause__ or cur.__context__
+    seen = exception_chain(exc)
     for item in seen:
         code = item.errno if isinstance(item, OSError) else None
         driver = type(item).__module__.split(".")[0] in ("psycopg", "psycopg2")   # the writer lock's connection

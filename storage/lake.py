@@ -39,6 +39,7 @@ from importlib import util as importlib_util
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
+from common.errors import exception_chain
 from common.redact import first_line as _first_line
 from common.redact import redact, register_conninfo, split_conninfo_password
 from storage.engine import duckdb
@@ -326,11 +327,7 @@ CONNECTION_LOST_WORDS = (
 def connection_lost(exc: BaseException) -> bool:
     """`exc` (or an exception it came from) says the DuckLake catalog's PostgreSQL is gone: no
     later step of a cycle can reach the store either, and a person must restart the server."""
-    seen: list[BaseException] = []
-    cur: BaseException | None = exc
-    while cur is not None and cur not in seen and len(seen) < 10:
-        seen.append(cur)
-        cur = cur.__cause__ or cur.__context__
+    seen = exception_chain(exc)
     for item in seen:
         driver = type(item).__module__.split(".")[0] in ("psycopg", "psycopg2")   # the writer lock's connection
         ours = isinstance(item, (duckdb.Error, LakeError)) or type(item).__name__ == "StorageError"

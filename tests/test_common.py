@@ -256,3 +256,11 @@ def test_each_empty_frame_is_a_frame_of_its_own():
     assert list(b.columns) == list(SCORE_COLUMNS) and b.empty
     built = pd.DataFrame({c: pd.Series(dtype=t) for c, t in SCORE_COLUMNS.items()})
     pd.testing.assert_frame_equal(b, built)
+
+
+def test_exception_chain_follows_causes_once_and_stops_at_a_cycle():
+    from common.errors import exception_chain
+    a, b, c = ValueError("a"), KeyError("b"), OSError("c")
+    a.__cause__, b.__context__, c.__context__ = b, c, a      # a -> b -> c -> a
+    assert exception_chain(a) == [a, b, c]
+    assert exception_chain(a, limit=2) == [a, b]
