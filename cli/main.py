@@ -46,7 +46,7 @@ EXIT_BUG = 70          # sysexits.h EX_SOFTWARE
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141   # 128 + SIGPIPE: the reader of our output closed it (`| head`)
 EXIT_TERMINATED = 143
-_PACKAGES = ("cli", "flows", "jobs", "storage", "scrapers", "analysis", "alerts", "registry", "common")
+_PACKAGES = ("cli", "flows", "jobs", "report", "storage", "scrapers", "analysis", "alerts", "registry", "common")
 _HOME = Path(__file__).resolve().parents[1]     # the directory holding benchwatch's packages
 
 

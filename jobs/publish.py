@@ -63,7 +63,7 @@ def publish_report(db_path: str | os.PathLike | None, *, now: datetime | None = 
             return PublishedReport(path=page, url=report_url_from_env() or page.resolve().as_uri())
     now = now or datetime.now(timezone.utc)
     try:
-        from jobs.report_html import overview_markdown, overview_rows, render_report, write_atomic
+        from report.html import overview_markdown, overview_rows, render_report, write_atomic
         from storage.db import default_path, open_connection
         from storage.report import read_html_report, read_overview_frames
         con = open_connection(db_path, read_only=True)

@@ -54,7 +54,7 @@ def unanalysed(con: duckdb.DuckDBPyConnection) -> bool:
     return bool(row and row[0] and not row[1])
 
 
-# --- the HTML report (jobs/report_html.py renders these frames) ---------------------------------
+# --- the HTML report (report/html.py renders these frames) ---------------------------------
 
 def _read(con: duckdb.DuckDBPyConnection, relation: str, sql: str, params: list | None = None) -> pd.DataFrame:
     """`sql`'s rows, or an empty frame when `relation` does not exist (a database before migrations)."""

@@ -65,7 +65,7 @@ def test_report_shows_the_stored_level_and_says_why_the_bin_differs(synced_db, t
                  + "m5,bench_x,0.881,500\n")       # new content: an unchanged page is no new snapshot
     ingest_file(db, "csv", f, observed_at="2025-12-03T00:00:00Z")
     analyze(db, now=datetime(2025, 12, 9, 12, tzinfo=timezone.utc))
-    from jobs.report_html import render_report
+    from report.html import render_report
     from storage import db as storage_db
     from storage.report import read_html_report, read_level_changes
     with storage_db.connect(str(db), read_only=True) as con:

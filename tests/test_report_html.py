@@ -1,4 +1,4 @@
-"""The HTML report (jobs/report_html.py) from a database of real data: content, escaping, a real browser.
+"""The HTML report (report/html.py) from a database of real data: content, escaping, a real browser.
 
 The databases: the real LiveCodeBench generation snapshots of ../shared/snapshots when present
 (item-level data with release dates; skipped parts say so when absent; else the trimmed replay
@@ -29,7 +29,7 @@ import scrapers
 from alerts.render import render_digest, report_anchor
 from cli.main import main
 from jobs.cycle import analyze, collect, ingest_file
-from jobs.report_html import overview_markdown, overview_rows, render_report, slugs
+from report.html import overview_markdown, overview_rows, render_report, slugs
 from storage.report import read_html_report
 from helpers import SNAPSHOTS, needs
 
@@ -302,7 +302,7 @@ def test_error_bars_units_and_the_time_window_control_match_the_items(small_db, 
     assert f"<td>{ev['gap_model'] * 100:+.1f} pp</td>" in section                            # their gap in pp
     # the window control of livecodebench: one radio per pane, ids unique, the most recent window that
     # ranks at least WINDOW_OPEN_MIN_RANKED models checked (the only one)
-    from jobs.report_items import WINDOW_OPEN_MIN_RANKED
+    from report.items import WINDOW_OPEN_MIN_RANKED
     win = section[section.index('<div class="win">'):]
     win = win[:win.index("</div></div></div>") + 6]
     radios = re.findall(r'<input type="radio" name="([a-z0-9_-]+)" id="([a-z0-9_-]+)"( checked)?>', win)

@@ -9,10 +9,10 @@ from datetime import datetime, timezone
 import pandas as pd
 import pytest
 
-from jobs.report_common import PALETTE, forecast_text, trend_text
-from jobs.report_html import render_report
-from jobs.report_overview import bin_range, headline
-from jobs.report_text import TEXT_WIDTH, fit_table, levels_text
+from report.base import PALETTE, forecast_text, trend_text
+from report.html import render_report
+from report.overview import bin_range, headline
+from report.text import TEXT_WIDTH, fit_table, levels_text
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 T = pd.Timestamp
@@ -149,8 +149,8 @@ def test_the_page_opens_with_what_is_saturated_now_strongest_first_and_stale_tab
     """The answer first: recently observed saturated tables by S (one line per benchmark, at most
     NOW_SHOWN, each linking to its section), the recent level changes newest first, and the stale
     saturated tables only counted, with their age; no more than 25 benchmark links before the first chart."""
-    from jobs.report_common import STALE_AFTER_DAYS
-    from jobs.report_overview import NOW_SHOWN
+    from report.base import STALE_AFTER_DAYS
+    from report.overview import NOW_SHOWN
     rows = [_level(f"b{i:02d}", f"b{i:02d}:src", 0.70 + i * 0.01, "high" if i < 20 else "very high", 0.8)
             for i in range(25)]
     rows.append(_level("old", "old:src", 0.999, "very high", 0.99, as_of=NOW - pd.Timedelta(days=STALE_AFTER_DAYS + 600)))
@@ -173,7 +173,7 @@ def test_the_page_opens_with_what_is_saturated_now_strongest_first_and_stale_tab
 def test_the_window_control_opens_on_its_most_recent_informative_window():
     """Not on "all items" (most cutoffs fall after its start): on the newest window that still ranks
     WINDOW_OPEN_MIN_RANKED models; a window ranking fewer is offered but not opened."""
-    from jobs.report_items import WINDOW_OPEN_MIN_RANKED, window_control
+    from report.items import WINDOW_OPEN_MIN_RANKED, window_control
     n = WINDOW_OPEN_MIN_RANKED
     starts = [T("2024-01-01")] * (n + 1) + [T("2024-04-01")] * n + [T("2024-07-01")] * (n - 1)
     models = [f"m{i}" for i in range(n + 1)] + [f"m{i}" for i in range(n)] + [f"m{i}" for i in range(n - 1)]

@@ -297,7 +297,7 @@ def test_the_shrink_guard_compares_a_release_with_its_own_table_only(synced_db):
 def test_the_html_report_draws_the_primary_table_its_releases_and_the_other_tables(synced_db):
     """The section of a benchmark is headed by its primary table; each release of the primary
     source is its own series with a marked break; another source's table is shown beside."""
-    from jobs.report_html import render_report
+    from report.html import render_report
     from storage.report import read_html_report
     two_sources_and_two_releases(synced_db)
     with connect_synced(synced_db) as con:

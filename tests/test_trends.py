@@ -237,7 +237,7 @@ def test_no_data_in_window_is_null_not_zero():
     assert t["trend_status"] == "no_data_in_window"
     assert math.isnan(t["slope_per_month"]) and math.isnan(t["slope_ci_low"]) and math.isnan(t["slope_ci_high"])
     assert t["stalled"] is None or pd.isna(t["stalled"])
-    from jobs.report_html import trend_text
+    from report.html import trend_text
     assert trend_text(t["trend_status"], t["slope_per_month"], t["slope_ci_low"], t["slope_ci_high"], t["stalled"],
                       t["trend_end"], t["stale_days"]) == "no data in window to 2024-12-27 (5 d stale)"
     # two dates in the window, one record, at its end: 2 points (carried-in start, record), a slope without a CI

@@ -89,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
         not_analysed = unanalysed(con)
         if not_analysed:
             print(f"benchwatch: {UNANALYSED}", file=sys.stderr)
-        if args.format == "html":   # charts and sections: jobs/report_html.py (imported only here)
-            from jobs.report_html import render_report
+        if args.format == "html":   # charts and sections: report/html.py (imported only here)
+            from report.html import render_report
             from storage.report import read_html_report
             return _emit(render_report(read_html_report(con), now=now), args.out)
         frames = read_report(con)
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         suspicions = read_suspicions(con)
     finally:
         con.close()
-    from jobs.report_text import SATURATION_TITLE, frame_text, levels_text, render_text, suspects_text
+    from report.text import SATURATION_TITLE, frame_text, levels_text, render_text, suspects_text
     empty = f"(none: {UNANALYSED})" if not_analysed else "(none)"
     sections = [(SATURATION_TITLE, levels_text(frames["levels"]) if len(frames["levels"]) else empty),
                 ("Contamination suspects (a suspicion, never a verdict)", suspects_text(frames["suspects"], suspicions)),

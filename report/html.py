@@ -37,12 +37,12 @@ import pandas as pd
 
 from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
 from common.jsonsafe import is_null as _missing
-from jobs.report_common import (OPTIONAL_LEVEL_COLUMNS, as_int, clip, date, default_params, esc, evidence, frame,
+from report.base import (OPTIONAL_LEVEL_COLUMNS, as_int, clip, date, default_params, esc, evidence, frame,
                                 g2, names, naive, pp, slugs, table, trend_text)
-from jobs.report_items import WINDOW_CSS, post_cutoff
+from report.items import WINDOW_CSS, post_cutoff
 from registry.tables import source_name
-from jobs.report_overview import headline, now_block, overview_chart, overview_markdown, overview_rows, overview_table
-from jobs.report_sections import benchmark_sections, toc_entries
+from report.overview import headline, now_block, overview_chart, overview_markdown, overview_rows, overview_table
+from report.sections import benchmark_sections, toc_entries
 
 __all__ = ["render_report", "overview_rows", "overview_markdown", "trend_text", "slugs", "write_atomic",
            "OPTIONAL_LEVEL_COLUMNS"]

@@ -1,4 +1,4 @@
-"""Shared pieces of the HTML report (jobs/report_html.py): display constants, escaping, cell formats.
+"""Shared pieces of the HTML report (report/html.py): display constants, escaping, cell formats.
 
 Formatting only: every function turns a stored number or label into text, none computes a
 statistic. Every string that may come from a scraped page goes through `esc`.

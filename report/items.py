@@ -14,8 +14,8 @@ from typing import Any, Mapping
 import pandas as pd
 
 from common.jsonsafe import is_null as _missing
-from jobs.report_common import PALETTE, as_int, date, esc, evidence, g2, naive, pct, pp, slugs, table
-from jobs.svg import TimeChart
+from report.base import PALETTE, as_int, date, esc, evidence, g2, naive, pct, pp, slugs, table
+from report.svg import TimeChart
 
 # Display choices (not statistics): how many lines one post-cutoff chart draws (one per colour of
 # the palette), and the fewest items a model-month needs to be drawn (a month of 3 problems is noise).

@@ -15,7 +15,7 @@ import pandas as pd
 
 from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
 from common.jsonsafe import is_null as _missing
-from jobs.report_common import (BIN_COLORS, OPTIONAL_LEVEL_COLUMNS, bin_badge, default_params, esc, frame, level_of,
+from report.base import (BIN_COLORS, OPTIONAL_LEVEL_COLUMNS, bin_badge, default_params, esc, frame, level_of,
                                 names, naive, num, STALE_AFTER_DAYS, staleness_days, table, table_name, tabled,
                                 trend_cell)
 

@@ -9,8 +9,8 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from common.jsonsafe import is_null as _missing
-from jobs.report_charts import family_span, frontier_chart, s_history_chart
-from jobs.report_common import (POPULATION_ORDER, bin_badge, date, esc, forecast_text, level_of, metric_is_proportion,
+from report.charts import family_span, frontier_chart, s_history_chart
+from report.base import (POPULATION_ORDER, bin_badge, date, esc, forecast_text, level_of, metric_is_proportion,
                                 naive, names, num, score_text, STALE_AFTER_DAYS, staleness_days, table_name, tabled,
                                 trend_cell, version)
 

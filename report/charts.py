@@ -13,9 +13,9 @@ import pandas as pd
 
 from analysis.constants import SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
 from common.jsonsafe import is_null as _missing
-from jobs.report_common import (BIN_COLORS, PALETTE, ci_uninformative, metric_is_proportion, names, naive, tabled,
+from report.base import (BIN_COLORS, PALETTE, ci_uninformative, metric_is_proportion, names, naive, tabled,
                                 version)
-from jobs.svg import TimeChart
+from report.svg import TimeChart
 
 # Width of a benchmark's two charts (side by side on a 1280-pixel screen).
 CHART_WIDTH = 600

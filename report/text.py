@@ -15,7 +15,7 @@ import pandas as pd
 
 from analysis.constants import SATURATION_ALPHA, SATURATION_K
 from common.jsonsafe import is_null as _missing
-from jobs.report_common import forecast_text, level_of, names, trend_text
+from report.base import forecast_text, level_of, names, trend_text
 
 TEXT_WIDTH = 120
 GAP = 2          # spaces between columns
