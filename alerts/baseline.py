@@ -22,6 +22,7 @@ from alerts.records import FIRING, NOTIFIED_BASELINE, AlertState, Notification, 
 from alerts.rules.base import AlertKind
 from alerts.config import LEVEL_ANNOUNCE_MIN_P
 from alerts.text import clean, scope_suffix, settled, unsettled
+from registry.tables import table_key
 
 BASELINE = "baseline"
 NOW_WATCHING = "now_watching"
@@ -116,9 +117,9 @@ def baseline_notice(states: Iterable[AlertState], kinds: Mapping[str, AlertKind]
 def release_of(s: AlertState) -> str:
     """The release a new table came with: the table's version (`benchmark:source:version`), else
     the day of its newest snapshot."""
-    parts = str(s.labels.get("table") or "").split(":", 2)
-    if len(parts) == 3 and parts[2]:
-        return parts[2]
+    version = table_key(s.labels.get("table") or "").table_version
+    if version:
+        return version
     return str(s.annotations.get("as_of") or "")[:10]
 
 

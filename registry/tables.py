@@ -37,7 +37,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, NamedTuple
 
 import pandas as pd
 
@@ -66,6 +66,21 @@ def table_id(benchmark: str, source: str, table_version: str | None = "") -> str
     version = "" if table_version is None or (isinstance(table_version, float) and pd.isna(table_version)) \
         else str(table_version)
     return f"{benchmark}:{source}:{version}" if version else f"{benchmark}:{source}"
+
+
+class TableKey(NamedTuple):
+    """A table id's parts (`table_id` is their one spelling)."""
+    benchmark: str
+    source: str
+    table_version: str
+
+
+def table_key(table_id: Any) -> TableKey:
+    """The parts of a table id: 'livebench:livebench:2024-11-25' -> ('livebench', 'livebench',
+    '2024-11-25'); a missing part is ''. The inverse of `table_id`, the one place that splits it."""
+    parts = ("" if table_id is None else str(table_id)).split(":", 2)
+    parts += [""] * (3 - len(parts))
+    return TableKey(*parts)
 
 
 RELEASE, PARTIAL, BOARD = "release", "partial", "board"

@@ -15,6 +15,7 @@ from alerts.render import report_anchor
 from analysis.constants import SATURATION_ALPHA, SATURATION_K
 from common.jsonsafe import decoded
 from common.jsonsafe import is_null as _missing
+from registry.tables import table_key
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision
 # deficiency. Yellow is left out (invisible as a thin line on white); black is the seventh colour.
@@ -158,8 +159,7 @@ def tabled(df: pd.DataFrame) -> pd.DataFrame:
 
 def version(table_id: Any) -> str:
     """The version part of a table id ('livebench:livebench:2024-11-25' -> '2024-11-25'), '' without one."""
-    parts = str(table_id).split(":", 2)
-    return parts[2] if len(parts) == 3 else ""
+    return table_key(table_id).table_version
 
 
 def level_of(r: Mapping[str, Any]) -> Any:

@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from common.jsonsafe import is_null as _missing
+from registry.tables import table_key
 from report.charts import family_span, frontier_chart, s_history_chart
 from report.base import (POPULATION_ORDER, bin_badge, date, esc, forecast_text, level_of, metric_is_proportion,
                                 naive, names, num, score_text, STALE_AFTER_DAYS, staleness_days, table_name, tabled,
@@ -33,8 +34,8 @@ def bench_tables(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier:
         primary = str(lv.loc[lv["is_primary"].fillna(False).astype(bool), "table_id"].iloc[0])
     else:
         primary = seen[0] if seen else bench
-    source = primary.split(":")[1] if primary.count(":") >= 1 else None
-    family = sorted((x for x in seen if source is not None and x.count(":") >= 1 and x.split(":")[1] == source),
+    source = table_key(primary).source or None
+    family = sorted((x for x in seen if source is not None and table_key(x).source == source),
                     key=lambda x: (version(x), x)) or [primary]
     others = [x for x in seen if x not in family]
     return primary, family, others

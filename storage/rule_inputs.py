@@ -51,12 +51,12 @@ def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: flo
 
 def _with_table_names(frame: pd.DataFrame) -> pd.DataFrame:
     """Add table_name ('HumanEval (EvalPlus)', registry.tables.table_name) to rows with table_id."""
-    from registry.tables import table_name
+    from registry.tables import table_key, table_name
     if "table_id" not in frame.columns:
         return frame
     sources = frame["sources"] if "sources" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
     frame["sources"] = [list(v) if isinstance(v, (list, tuple, np.ndarray)) else [] for v in sources]
-    versions = [t.split(":", 2)[2] if isinstance(t, str) and t.count(":") >= 2 else "" for t in frame["table_id"]]
+    versions = [table_key(t).table_version if isinstance(t, str) else "" for t in frame["table_id"]]
     src = frame["source"] if "source" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
     frame["table_name"] = [table_name(n, s, v, ss) for n, s, v, ss in
                            zip(frame["benchmark_name"], src, versions, frame["sources"])]

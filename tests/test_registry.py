@@ -371,3 +371,12 @@ def test_predecessors_are_other_registered_models(tmp_path):
     assert set(with_pred["predecessor"]) <= set(models["id"])
     assert (with_pred["predecessor"] != with_pred["id"]).all()
     assert models.set_index("id").loc["claude-3-5-sonnet-20241022", "predecessor"] == "claude-3-5-sonnet-20240620"
+
+
+def test_table_key_is_the_inverse_of_table_id():
+    """A table id is split in one place (registry.tables.table_key), the inverse of table_id;
+    a version keeps its own colons."""
+    from registry.tables import table_id, table_key
+    for parts in [("mgsm", "simple_evals", ""), ("livebench", "livebench", "2024-11-25"), ("arc", "arc_agi", "v2:semi")]:
+        assert table_key(table_id(*parts)) == parts
+    assert table_key(None) == ("", "", "") and table_key("mmlu") == ("mmlu", "", "")
