@@ -245,13 +245,13 @@ def trend_cell(t: Mapping[str, Any] | None) -> str:
                           t.get("slope_unit"), t.get("slope_points")))
 
 
-def forecast_text(status: Any, when: Any, reason: Any = None) -> str:
+def forecast_text(status: Any, when: Any, reason: Any = None, reached_at: Any = None) -> str:
     """A forecast whose date agrees with its status: a date only when the status has one
-    ('ok': the threshold is forecast then; 'reached': it was reached then), never
+    ('ok': `when`, the forecast date; 'reached': `reached_at`, the observed date), never
     "insufficient_data 2026-03"."""
     if _missing(status):
         return ""
-    day = naive(when)
+    day = naive(when) if status == "ok" else naive(reached_at) if status == "reached" else None
     if status == "ok" and day is not None:
         text = f"threshold forecast {day:%Y-%m}"
     elif status == "reached" and day is not None:
@@ -261,6 +261,12 @@ def forecast_text(status: Any, when: Any, reason: Any = None) -> str:
     if not _missing(reason) and status not in ("ok", "reached"):
         text += f" ({reason})"
     return text
+
+
+# The paper's "stagnation" flag (saturated while the frontier is far below the ceiling: the top k are
+# statistically tied there), as the report words it: a statement about bunching at one date, never a
+# trend word that could contradict a rising slope printed beside it (issue 53).
+BUNCHED_LABEL = "top-k tied far below ceiling"
 
 
 def metric_is_proportion(*rows: Mapping[str, Any] | None) -> bool:

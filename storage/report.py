@@ -28,7 +28,7 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
                l.level, l.level_since, l.pending_bin, l.pending_count, l.pending_since,   -- the level (020, 055)
                l.r_norm, l.se_delta, l.n_items, l.n_models, l.uncertainty, l.stagnation, l.as_of,
                t.frontier, t.slope_per_month, t.slope_ci_low, t.slope_ci_high, t.slope_unit, t.stalled,
-               t.trend_status, t.trend_end, t.stale_days, t.forecast_status, t.forecast_date
+               t.trend_status, t.trend_end, t.stale_days, t.forecast_status, t.forecast_date, t.reached_at
         FROM saturation_latest l
         LEFT JOIN benchmarks b ON b.id = l.benchmark
         LEFT JOIN benchmark_tables bt ON bt.table_id = l.table_id       -- 'HumanEval (EvalPlus)' (018)
