@@ -7,7 +7,9 @@ the stored frontier is built by the project's one dating rule (analysis/dating.p
 its evaluation date, else its first observation raised to its model's release), so a point
 dated <= o is a result the rule puts before the origin. The forecast is scored against the
 frontier the table actually shows at o + h (the last frontier point dated <= o + h); only
-origins whose o + h lies within the table's dated history are scored.
+origins whose o + h lies within the table's history are scored: up to its last dated result, or
+its last observation (`observed_until`) when that is later (every result a table showed by its
+last snapshot is dated on or before it, so the frontier is known up to then).
 
 - Methods (higher-is-better kinds; a lower-is-better kind gets no forecast anywhere, so no
   record): `persistence` (no change: F(o)); `theil_sen` (the trailing-year Theil-Sen slope of
@@ -250,7 +252,8 @@ def backtest(frontier: pd.DataFrame, tables: pd.DataFrame, *, horizons: Sequence
 
     `frontier`: table_id, as_of, frontier, is_record (analysis.trends.frontier_history, one
     population per table). `tables`: table_id, metric, floor, ceiling (None where unknown; a
-    proportion defaults to 0 and 1). Lower-is-better kinds are left out (no forecast to score).
+    proportion defaults to 0 and 1), optionally observed_until (the table's last observation).
+    Lower-is-better kinds are left out (no forecast to score).
     """
     methods = default_methods() if methods is None else methods
     meta = {r["table_id"]: r for r in tables.to_dict("records")}
@@ -280,6 +283,9 @@ def backtest(frontier: pd.DataFrame, tables: pd.DataFrame, *, horizons: Sequence
         hit = np.flatnonzero(f >= threshold) if threshold is not None else np.array([], dtype=int)
         actual = float(days[hit[0]]) if len(hit) else None
         first, last = days[0], days[-1]
+        until = info.get("observed_until")
+        if until is not None and not pd.isna(until):
+            last = max(last, float(_days([until])[0]))
         ts_first = pd.Timestamp(round(first * 86_400), unit="s")
         ts_last = pd.Timestamp(round(last * 86_400), unit="s")
         for origin in origins_of(ts_first, ts_last, min(horizons), min_history_days):

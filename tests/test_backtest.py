@@ -60,6 +60,19 @@ def test_one_origin_by_hand():
     assert origins_of(pd.Timestamp("2024-01-01"), pd.Timestamp("2025-09-01"), 3)[-1] == pd.Timestamp("2025-06-01")
 
 
+def test_a_table_observed_after_its_last_result_is_scored_up_to_its_last_observation():
+    tables = _tables(["t"]).assign(observed_until=pd.Timestamp("2026-03-01"))
+    rows, _ = backtest(_frontier("t", HAND_DATES, HAND_VALUES), tables)
+    # the last origin is now 2025-11-01 (3 months of 30.44 days before the last observation); its outcome
+    # is the frontier carried from the last result (.80): nothing was dated later by the last snapshot
+    assert rows["origin"].max() == pd.Timestamp("2025-11-01")
+    last = rows[(rows["origin"] == pd.Timestamp("2025-11-01")) & (rows["method"] == PERSISTENCE)]
+    assert last["horizon_months"].tolist() == [3] and last["observed"].iat[0] == 0.80
+    # a 12-month outcome from 2025-02-01 (past the last result, within the last observation)
+    assert len(rows[(rows["origin"] == pd.Timestamp("2025-02-01")) & (rows["horizon_months"] == 12)])
+    assert not len(rows[(rows["origin"] == pd.Timestamp("2025-03-01")) & (rows["horizon_months"] == 12)])
+
+
 def test_a_method_sees_nothing_dated_after_its_origin():
     seen: list[tuple[float, float]] = []
 
