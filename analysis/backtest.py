@@ -22,9 +22,10 @@ last snapshot is dated on or before it, so the frontier is known up to then).
   the metric's own unit otherwise; each kind is summarised on its own. Persistence's MAE on the
   same rows stands beside every method's.
 - Calibrated intervals (cross-fitted): the tables are split into BACKTEST_FOLDS folds (by a hash
-  of the table id); a forecast's 80 % interval is forecast + [q10, q90] of the residuals
-  observed - forecast of the same kind, horizon and method on the *other* folds' tables,
-  clipped to [F(o), ceiling]. This borrows strength across tables (a table with little history
+  of the table id); a forecast's 80 % interval is forecast + s_h [z10, z90]: s_h the mean absolute
+  residual (observed - forecast) at its horizon, z the residuals divided by their horizon's s_h,
+  pooled over the horizons (the longest has the fewest outcomes), both from the same kind and
+  method on the *other* folds' tables; clipped to [F(o), ceiling]. This borrows strength across tables (a table with little history
   gets the interval its kind earned) and never scores an interval on the residuals that made
   it. `coverage` is the share of outcomes inside it; `raw_coverage` that of the method's own
   interval, where it has one.
@@ -33,6 +34,8 @@ last snapshot is dated on or before it, so the frontier is known up to then).
   90 % CIs come from a table-clustered bootstrap (whole tables resampled, BACKTEST_BOOTSTRAP_B
   times, seeded), so a table with many origins cannot narrow them as if its forecasts were
   independent; `n_tables` stands beside `n`.
+- Damped line (`with_damped`): F(o) + lambda (Theil-Sen - F(o)), lambda from DAMPING_GRID chosen
+  per kind and horizon on the other folds' tables: how much of the trailing slope persisted.
 - Choice (`choose_methods`): per kind, the non-persistence method with the lowest mean MAE over
   the horizons, provided it has at least BACKTEST_MIN_TABLES tables at every horizon and beats
   persistence's MAE on the same rows at every horizon; otherwise `persistence`, which forecasts
@@ -79,7 +82,8 @@ from common.units import lower_is_better
 
 log = logging.getLogger("benchwatch.analysis.backtest")
 
-PERSISTENCE, THEIL_SEN, LOGISTIC = "persistence", "theil_sen", "logistic"
+PERSISTENCE, THEIL_SEN, LOGISTIC, DAMPED = "persistence", "theil_sen", "logistic", "damped_theil_sen"
+DAMPING_GRID = tuple(i / 20 for i in range(21))      # the damping factors tried: 0 (no change) .. 1 (the line)
 
 ROW_COLUMNS = ["table_id", "metric", "origin", "horizon_months", "method", "frontier_at_origin", "forecast",
                "raw_low", "raw_high", "observed", "ceiling", "n_records"]
@@ -325,6 +329,38 @@ def _bound(v) -> float | None:
 
 # --- calibration, summary, choice -----------------------------------------------------------------
 
+def with_damped(rows: pd.DataFrame, *, folds: int = BACKTEST_FOLDS) -> pd.DataFrame:
+    """`rows` plus the damped Theil-Sen forecasts: F(o) + lambda (theil_sen - F(o)), lambda in
+    DAMPING_GRID chosen per kind and horizon to minimise the absolute error on the *other* folds'
+    tables (cross-fitted: a table's forecast never uses a lambda its own outcomes chose). Lambda 0
+    is no change, 1 the line: the trailing slope shrunk by how much of it persisted across tables
+    (borrowed strength). `damping` holds the lambda of each row (NaN for the other methods)."""
+    out = rows.copy()
+    out["damping"] = math.nan
+    line = out[out["method"] == THEIL_SEN]
+    if not len(line):
+        return out
+    fold = line["table_id"].map(lambda t: fold_of(t, folds)).to_numpy()
+    step = (line["forecast"] - line["frontier_at_origin"]).to_numpy()
+    resid = (line["observed"] - line["frontier_at_origin"]).to_numpy()
+    kinds = line["metric"].map(lambda m: kind_of(m)[0]).to_numpy()
+    hs = line["horizon_months"].to_numpy()
+    grid = np.asarray(DAMPING_GRID)
+    lam = np.full(len(line), math.nan)
+    for kind in np.unique(kinds):
+        for h in np.unique(hs):
+            same = (kinds == kind) & (hs == h)
+            for k in range(folds):
+                train, test = same & (fold != k), same & (fold == k)
+                if test.any() and train.any():
+                    cost = np.abs(resid[train][None, :] - grid[:, None] * step[train][None, :]).sum(axis=1)
+                    lam[test] = grid[int(np.argmin(cost))]
+    damped = line.assign(method=DAMPED, forecast=line["frontier_at_origin"].to_numpy() + lam * step,
+                         raw_low=math.nan, raw_high=math.nan, damping=lam)
+    damped = damped[np.isfinite(lam)]
+    return pd.concat([out, damped], ignore_index=True)
+
+
 def fold_of(table_id: str, folds: int = BACKTEST_FOLDS) -> int:
     """The cross-fitting fold of a table: a stable hash of its id (the same on every run)."""
     return zlib.crc32(str(table_id).encode("utf-8")) % folds
@@ -336,9 +372,24 @@ def residual_quantiles(residuals: np.ndarray, nominal: float = BACKTEST_NOMINAL)
     return float(np.quantile(residuals, tail)), float(np.quantile(residuals, 1.0 - tail))
 
 
+def pooled_quantiles(resid: np.ndarray, horizons: np.ndarray,
+                     nominal: float = BACKTEST_NOMINAL) -> tuple[dict[int, float], float, float]:
+    """({horizon: scale}, z_low, z_high): each horizon's residuals scaled by their own mean absolute
+    value, the scaled residuals pooled over the horizons for the interval's shape (a 10 % / 90 %
+    quantile needs many outcomes, a scale few). The interval at horizon h: forecast + scale_h [z_low, z_high]."""
+    scale = {int(x): float(np.mean(np.abs(resid[horizons == x]))) for x in np.unique(horizons)}
+    s = np.array([scale[int(x)] for x in horizons])
+    z = np.divide(resid, s, out=np.zeros_like(resid, dtype="float64"), where=s > 0)
+    z_lo, z_hi = residual_quantiles(z, nominal)
+    return scale, z_lo, z_hi
+
+
 def calibrate(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, folds: int = BACKTEST_FOLDS) -> pd.DataFrame:
     """`rows` with `low`, `high` (the cross-fitted calibrated interval) and `inside` (module
-    docstring); NaN where the other folds hold no residual of the same kind, horizon and method."""
+    docstring); NaN where the other folds hold no residual of the same kind and method.
+
+    The interval's shape is pooled over the horizons, its scale is each horizon's own
+    (`pooled_quantiles`): the 12-month horizon has the fewest outcomes."""
     out = rows.copy()
     out["low"] = math.nan
     out["high"] = math.nan
@@ -346,17 +397,20 @@ def calibrate(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, folds: i
         out["inside"] = pd.Series(dtype="object")
         return out
     fold = out["table_id"].map(lambda t: fold_of(t, folds)).to_numpy()
+    h = out["horizon_months"].to_numpy()
     resid = (out["observed"] - out["forecast"]).to_numpy()
-    keys = out[["metric", "horizon_months", "method"]].astype(str).agg("|".join, axis=1).to_numpy()
+    keys = (out["metric"].map(lambda m: kind_of(m)[0]) + "|" + out["method"].astype(str)).to_numpy()
+    forecast = out["forecast"].to_numpy()
     low, high = np.full(len(out), math.nan), np.full(len(out), math.nan)
     for key in np.unique(keys):
         same = keys == key
         for k in range(folds):
             train, test = same & (fold != k), same & (fold == k)
             if test.any() and train.any():
-                q_lo, q_hi = residual_quantiles(resid[train], nominal)
-                low[test] = out["forecast"].to_numpy()[test] + q_lo
-                high[test] = out["forecast"].to_numpy()[test] + q_hi
+                scale, q_lo, q_hi = pooled_quantiles(resid[train], h[train], nominal)
+                width = np.array([scale.get(int(x), math.nan) for x in h[test]])
+                low[test] = forecast[test] + q_lo * width
+                high[test] = forecast[test] + q_hi * width
     start = out["frontier_at_origin"].to_numpy()
     cap = out["ceiling"].to_numpy(dtype="float64")
     low, high = np.maximum(low, start), np.maximum(high, start)
@@ -414,7 +468,10 @@ def summarize(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, b: int =
         has = inside.notna().to_numpy()
         raw = g["raw_low"].notna() & g["raw_high"].notna()
         raw_in = ((g["observed"] >= g["raw_low"] - 1e-12) & (g["observed"] <= g["raw_high"] + 1e-12))[raw]
-        q_lo, q_hi = residual_quantiles((g["observed"] - g["forecast"]).to_numpy() * scale, nominal)
+        every = rows[(kinds == kind) & (rows["method"] == method)]         # pooled, as `calibrate`
+        widths, z_lo, z_hi = pooled_quantiles((every["observed"] - every["forecast"]).to_numpy(),
+                                              every["horizon_months"].to_numpy(), nominal)
+        q_lo, q_hi = widths[int(h)] * z_lo * scale, widths[int(h)] * z_hi * scale
         mae_ci = _cluster_ci(table, np.abs(err), ones, b=b, ci=ci, rng=rng)
         naive_ci = _cluster_ci(table, np.abs(naive), ones, b=b, ci=ci, rng=rng)
         cov_ci = _cluster_ci(table[has], inside[has].astype(float).to_numpy(), ones[has], b=b, ci=ci, rng=rng) \

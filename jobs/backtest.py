@@ -13,7 +13,7 @@ from datetime import datetime
 
 import pandas as pd
 
-from analysis.backtest import backtest, calibrate, crossing_summary, summarize
+from analysis.backtest import backtest, calibrate, crossing_summary, summarize, with_damped
 from analysis.constants import SATURATION_K
 from common.time import naive_utc
 from storage import backtest as store
@@ -36,7 +36,7 @@ def run_backtest(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int 
     if not len(frontier):
         raise NoFrontier("no analysed frontier in the database: run `benchwatch analyze` first")
     rows, crossings = backtest(frontier, tables)
-    rows = calibrate(rows)
+    rows = calibrate(with_damped(rows))
     summary = summarize(rows)
     bench = tables.set_index("table_id")["benchmark"].to_dict()
     rows["benchmark"] = rows["table_id"].map(bench)

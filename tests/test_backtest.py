@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.backtest import (LOGISTIC, PERSISTENCE, THEIL_SEN, Method, Past, backtest, calibrate, choose_methods,
-                               crossing_summary, default_methods, origins_of, summarize)
+from analysis.backtest import (DAMPED, LOGISTIC, PERSISTENCE, THEIL_SEN, Method, Past, backtest, calibrate, choose_methods,
+                               crossing_summary, default_methods, origins_of, summarize, with_damped)
 from analysis.constants import BACKTEST_COVERAGE_TARGET, DAYS_PER_MONTH
 from analysis.logistic import logistic
 
@@ -222,3 +222,21 @@ def test_a_method_is_chosen_only_where_it_beats_persistence():
     summary.loc[summary["method"] == LOGISTIC, "mae"] = 3.0
     summary.loc[summary["method"] == LOGISTIC, "n_tables"] = 3
     assert choose_methods(summary) == {"proportion": PERSISTENCE}         # too few tables to earn a choice
+
+
+def test_the_damped_line_keeps_the_share_of_the_slope_that_persisted_on_other_tables():
+    # every table's line overshoots: the frontier moved half the step the line forecast
+    rows = []
+    for i in range(20):
+        for h in (3, 6, 12):
+            step = 0.01 * h * (1 + i % 3)
+            rows.append({"table_id": f"t{i}", "metric": "proportion", "origin": pd.Timestamp("2025-01-01"),
+                         "horizon_months": h, "method": THEIL_SEN, "frontier_at_origin": 0.5, "forecast": 0.5 + step,
+                         "raw_low": math.nan, "raw_high": math.nan, "observed": 0.5 + step / 2, "ceiling": 1.0,
+                         "n_records": 5})
+    out = with_damped(pd.DataFrame(rows))
+    damped = out[out["method"] == DAMPED]
+    assert len(damped) == 60 and (damped["damping"] == 0.5).all()
+    assert np.allclose(damped["forecast"], damped["observed"])
+    s = summarize(calibrate(out), b=50).set_index(["method", "horizon_months"])
+    assert s.loc[(DAMPED, 12), "mae"] < s.loc[(THEIL_SEN, 12), "mae"]
