@@ -107,7 +107,9 @@ def levels_text(levels: pd.DataFrame) -> str:
         top = names(r.get("top_models"))
         facts = [BUNCHED_LABEL if r.get("stagnation") is True else "",
                  f"scale {scale}: not comparable with the paper's" if scale_text == "own" else "",
-                 f"trend {trend}" if trend else "", f"forecast: {forecast}" if forecast else "",
+                 f"trend {trend}" if trend else "",
+                 f"forecast: {forecast}" + (f" ({r['track_record']})" if r.get("track_record") else "")
+                 if forecast else "",
                  ("top: " + ", ".join(top[:3]) + (", …" if len(top) > 3 else "")) if top else "",
                  f"noise: {r['uncertainty']}" if not _missing(r.get("uncertainty")) else ""]
         details.append("; ".join(f for f in facts if f))
