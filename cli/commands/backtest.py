@@ -56,8 +56,10 @@ def render(result: dict) -> str:
     import pandas as pd
 
     summary, rows = result["summary"], result["rows"]
-    lines = [f"forecast backtest: {len(rows)} forecast(s) from {rows['table_id'].nunique() if len(rows) else 0} "
-             "table(s), monthly origins, each seeing only results dated on or before its origin"]
+    scored = rows[rows["method"] == "persistence"] if len(rows) else rows      # every scored origin and horizon
+    lines = [f"forecast backtest: {len(scored)} origin-horizon pair(s) scored from "
+             f"{scored['table_id'].nunique() if len(scored) else 0} table(s) (monthly origins, each method seeing only "
+             "results dated on or before its origin)"]
     if not len(summary):
         lines.append("no table has enough dated history (180 days and 3 records before an origin, and an outcome "
                      "3 months later)")
@@ -84,9 +86,10 @@ def render(result: dict) -> str:
     if len(cs):
         lines += ["", "crossing dates (origins before a table's frontier reached its threshold):"]
         for r in cs.to_dict("records"):
-            lines.append(f"  {r['kind']} {r['method']}: {r['n']} origin(s) of {r['n_tables']} table(s), "
-                         f"{r['n_dated']} dated; error {_fmt(r['mae_months'])} months mean absolute, "
-                         f"{_fmt(r['bias_months'], '+.1f')} bias")
+            head = f"  {r['kind']} {r['method']}: {r['n']} origin(s) of {r['n_tables']} table(s), "
+            lines.append(head + ("no crossing date forecast" if not r["n_dated"] else
+                                 f"{r['n_dated']} dated; error {_fmt(r['mae_months'])} months mean absolute, "
+                                 f"{_fmt(r['bias_months'], '+.1f')} bias (> 0: late)"))
     return "\n".join(lines)
 
 
