@@ -91,7 +91,7 @@ CROSSING_COLUMNS = ["table_id", "metric", "origin", "method", "threshold", "fore
                     "error_months"]
 SUMMARY_COLUMNS = ["kind", "unit", "horizon_months", "method", "n", "n_tables", "mae", "mae_low", "mae_high",
                    "naive_mae", "naive_mae_low", "naive_mae_high", "bias", "coverage", "coverage_low",
-                   "coverage_high", "raw_coverage", "n_raw", "q_low", "q_high", "nominal", "chosen"]
+                   "coverage_high", "raw_coverage", "n_raw", "q_low", "q_high", "nominal", "chosen", "damping"]
 
 
 @dataclass(frozen=True)
@@ -329,6 +329,14 @@ def _bound(v) -> float | None:
 
 # --- calibration, summary, choice -----------------------------------------------------------------
 
+def best_damping(step: np.ndarray, moved: np.ndarray) -> float:
+    """The lambda of DAMPING_GRID minimising sum |moved - lambda step|: `step` the line's forecast
+    rise, `moved` the frontier's actual rise (ties: the smaller lambda, the nearer no change)."""
+    grid = np.asarray(DAMPING_GRID)
+    cost = np.abs(np.asarray(moved)[None, :] - grid[:, None] * np.asarray(step)[None, :]).sum(axis=1)
+    return float(grid[int(np.argmin(cost))])
+
+
 def with_damped(rows: pd.DataFrame, *, folds: int = BACKTEST_FOLDS) -> pd.DataFrame:
     """`rows` plus the damped Theil-Sen forecasts: F(o) + lambda (theil_sen - F(o)), lambda in
     DAMPING_GRID chosen per kind and horizon to minimise the absolute error on the *other* folds'
@@ -345,7 +353,6 @@ def with_damped(rows: pd.DataFrame, *, folds: int = BACKTEST_FOLDS) -> pd.DataFr
     resid = (line["observed"] - line["frontier_at_origin"]).to_numpy()
     kinds = line["metric"].map(lambda m: kind_of(m)[0]).to_numpy()
     hs = line["horizon_months"].to_numpy()
-    grid = np.asarray(DAMPING_GRID)
     lam = np.full(len(line), math.nan)
     for kind in np.unique(kinds):
         for h in np.unique(hs):
@@ -353,8 +360,7 @@ def with_damped(rows: pd.DataFrame, *, folds: int = BACKTEST_FOLDS) -> pd.DataFr
             for k in range(folds):
                 train, test = same & (fold != k), same & (fold == k)
                 if test.any() and train.any():
-                    cost = np.abs(resid[train][None, :] - grid[:, None] * step[train][None, :]).sum(axis=1)
-                    lam[test] = grid[int(np.argmin(cost))]
+                    lam[test] = best_damping(step[train], resid[train])
     damped = line.assign(method=DAMPED, forecast=line["frontier_at_origin"].to_numpy() + lam * step,
                          raw_low=math.nan, raw_high=math.nan, damping=lam)
     damped = damped[np.isfinite(lam)]
@@ -476,6 +482,11 @@ def summarize(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, b: int =
         naive_ci = _cluster_ci(table, np.abs(naive), ones, b=b, ci=ci, rng=rng)
         cov_ci = _cluster_ci(table[has], inside[has].astype(float).to_numpy(), ones[has], b=b, ci=ci, rng=rng) \
             if has.any() else (math.nan, math.nan)
+        damping = math.nan
+        if method == DAMPED:       # for live forecasts: the lambda of every table of the kind at this horizon
+            line = rows[(kinds == kind) & (rows["method"] == THEIL_SEN) & (rows["horizon_months"] == h)]
+            damping = best_damping((line["forecast"] - line["frontier_at_origin"]).to_numpy(),
+                                   (line["observed"] - line["frontier_at_origin"]).to_numpy())
         out.append({"kind": kind, "unit": unit, "horizon_months": int(h), "method": method, "n": len(g),
                     "n_tables": int(g["table_id"].nunique()), "mae": float(np.mean(np.abs(err))),
                     "mae_low": mae_ci[0], "mae_high": mae_ci[1], "naive_mae": float(np.mean(np.abs(naive))),
@@ -483,7 +494,7 @@ def summarize(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, b: int =
                     "coverage": float(inside[has].astype(float).mean()) if has.any() else math.nan,
                     "coverage_low": cov_ci[0], "coverage_high": cov_ci[1],
                     "raw_coverage": float(raw_in.mean()) if len(raw_in) else math.nan, "n_raw": int(raw.sum()),
-                    "q_low": q_lo, "q_high": q_hi, "nominal": nominal, "chosen": False})
+                    "q_low": q_lo, "q_high": q_hi, "nominal": nominal, "chosen": False, "damping": damping})
     summary = pd.DataFrame(out, columns=SUMMARY_COLUMNS)
     chosen = choose_methods(summary)
     summary["chosen"] = [chosen.get(k) == m for k, m in zip(summary["kind"], summary["method"])]
@@ -523,4 +534,35 @@ def crossing_summary(crossings: pd.DataFrame) -> pd.DataFrame:
                     "n_dated": len(e), "mae_months": float(e.abs().mean()) if len(e) else math.nan,
                     "bias_months": float(e.mean()) if len(e) else math.nan,
                     "median_abs_months": float(e.abs().median()) if len(e) else math.nan})
+    return pd.DataFrame(out, columns=cols)
+
+
+def live_forecast(frontier: float, slope_per_day: float, ceiling: float | None, record: pd.DataFrame, *,
+                  metric: str) -> pd.DataFrame:
+    """The frontier forecast of the method a kind's backtest chose, with the interval the backtest
+    calibrated: one row per horizon (horizon_months, forecast, low, high, method, n), in the
+    metric's units. `record`: forecast_backtest_summary rows of the kind's chosen method;
+    `frontier`, `slope_per_day`: the table's current frontier and trailing Theil-Sen slope. Empty
+    when the chosen method is persistence (no forecast earned) or not one this can apply."""
+    cols = ["horizon_months", "forecast", "low", "high", "method", "n"]
+    if not len(record) or not math.isfinite(frontier) or not math.isfinite(slope_per_day):
+        return pd.DataFrame(columns=cols)
+    _, _, scale = kind_of(metric)
+    out = []
+    for r in record.sort_values("horizon_months").to_dict("records"):
+        if r["method"] not in (THEIL_SEN, DAMPED):
+            continue
+        days = float(r["horizon_months"]) * DAYS_PER_MONTH
+        line = frontier + max(slope_per_day, 0.0) * days
+        line = min(line, ceiling) if ceiling is not None else line
+        lam = 1.0 if r["method"] == THEIL_SEN else float(r["damping"])
+        if not math.isfinite(lam):
+            continue
+        point = frontier + lam * (line - frontier)
+
+        def bound(q: float) -> float:
+            v = max(point + q / scale, frontier)
+            return min(v, ceiling) if ceiling is not None else v
+        out.append({"horizon_months": int(r["horizon_months"]), "forecast": point, "low": bound(float(r["q_low"])),
+                    "high": bound(float(r["q_high"])), "method": r["method"], "n": int(r["n"])})
     return pd.DataFrame(out, columns=cols)

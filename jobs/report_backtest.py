@@ -12,9 +12,10 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.backtest import kind_of, live_forecast
 from analysis.constants import BACKTEST_COVERAGE_TARGET, DAYS_PER_MONTH
 from common.jsonsafe import is_null as _missing
-from jobs.report_common import METHOD_NAMES, PALETTE, esc, table
+from jobs.report_common import METHOD_NAMES, PALETTE, esc, naive, score_text, table
 from jobs.svg import TimeChart, from_days
 
 NO_CHANGE = "persistence"
@@ -87,3 +88,28 @@ def backtest_section(summary: pd.DataFrame) -> str:
                      + table(["method", "horizon", "forecasts", "tables", f"MAE [90 % CI] ({unit})",
                               "no-change MAE", "bias", "inside 80 % interval [90 % CI]"], rows))
     return "".join(parts)
+
+
+def live_forecast_text(trend: dict, summary: pd.DataFrame | None) -> str:
+    """The frontier at the longest backtest horizon after the table's last result, by the method its
+    kind's backtest chose, with the interval the backtest calibrated (analysis.backtest.live_forecast);
+    "" when no method earned a forecast, or the trend has no slope."""
+    metric = trend.get("metric")
+    if summary is None or not len(summary) or _missing(metric) or _missing(trend.get("slope_per_month")) \
+            or _missing(trend.get("frontier")) or trend.get("direction") == "lower":
+        return ""
+    kind, _, scale = kind_of(str(metric))
+    record = summary[(summary["kind"] == kind) & summary["chosen"].fillna(False).astype(bool)]
+    ceiling = 1.0 if kind == "proportion" else None
+    slope = float(trend["slope_per_month"]) / scale / DAYS_PER_MONTH
+    got = live_forecast(float(trend["frontier"]), slope, ceiling, record, metric=str(metric))
+    end = naive(trend.get("trend_end"))
+    if not len(got) or end is None:
+        return ""
+    r = got.iloc[-1]
+    when = end + pd.Timedelta(days=float(r["horizon_months"]) * DAYS_PER_MONTH)
+    prop = kind == "proportion"
+    return (f"frontier by {when:%Y-%m} ({int(r['horizon_months'])} months after its last result): "
+            f"{score_text(r['forecast'], prop)} [{score_text(r['low'], prop)}, {score_text(r['high'], prop)}], "
+            f"{METHOD_NAMES.get(str(r['method']), str(r['method']))}, 80 % interval calibrated on "
+            f"{int(r['n'])} backtest forecasts")

@@ -39,7 +39,7 @@ from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATIO
 from common.jsonsafe import is_null as _missing
 from jobs.report_common import (OPTIONAL_LEVEL_COLUMNS, as_int, clip, date, default_params, esc, evidence, frame,
                                 g2, names, naive, pp, slugs, table, trend_text)
-from jobs.report_backtest import backtest_section
+from jobs.report_backtest import backtest_section, live_forecast_text
 from jobs.report_common import with_track_record
 from jobs.report_items import WINDOW_CSS, post_cutoff
 from registry.tables import source_name
@@ -201,6 +201,7 @@ def render_report(frames: Mapping[str, pd.DataFrame], *, now: datetime, title: s
            f'<details class="toc"><summary>Every benchmark with an index or a change ({n_toc})</summary>'
            f'{toc_bench}</details></nav>')
     trends = with_track_record(trends, frame(frames, "backtest"))   # each forecast line carries its kind's record
+    trends["live_forecast"] = [live_forecast_text(t, frame(frames, "backtest")) for t in trends.to_dict("records")]
     lead, rest = benchmark_sections(levels, history, frontier, trends, anchors, now_ts, frame(frames, "tables"),
                                     lead_why)
     bins = ", ".join(f"{b}" for b in SATURATION_BINS)

@@ -95,6 +95,9 @@ def _section(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.
         if fc and not (t.get("forecast_status") == "ok" and when is not None and when < now):
             record = t.get("track_record")
             facts.append(f"forecast: {esc(fc)}" + (f" ({esc(record)})" if not _missing(record) and record else ""))
+        live = t.get("live_forecast")
+        if not _missing(live) and live:
+            facts.append(esc(live))
     if others:
         reason = _primary_reason(tables, primary)
         facts.append(f"primary table {esc(primary)}" + (f" ({esc(reason)})" if reason else ""))

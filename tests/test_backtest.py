@@ -240,3 +240,37 @@ def test_the_damped_line_keeps_the_share_of_the_slope_that_persisted_on_other_ta
     assert np.allclose(damped["forecast"], damped["observed"])
     s = summarize(calibrate(out), b=50).set_index(["method", "horizon_months"])
     assert s.loc[(DAMPED, 12), "mae"] < s.loc[(THEIL_SEN, 12), "mae"]
+
+
+def test_a_live_forecast_carries_the_damping_and_interval_the_backtest_earned():
+    from analysis.backtest import live_forecast
+    record = pd.DataFrame([{"kind": "proportion", "horizon_months": 12, "method": DAMPED, "damping": 0.5,
+                            "q_low": -2.0, "q_high": 3.0, "n": 40},
+                           {"kind": "proportion", "horizon_months": 3, "method": DAMPED, "damping": 1.0,
+                            "q_low": -1.0, "q_high": 1.0, "n": 90}])
+    per_day = 0.01 / DAYS_PER_MONTH                                # +1 pp a month
+    got = live_forecast(0.60, per_day, 1.0, record, metric="proportion").set_index("horizon_months")
+    # 12 months: the line reaches .72, half of its rise is kept: .66, interval .66 + [-.02, +.03]
+    assert got.loc[12, "forecast"] == pytest.approx(0.66)
+    assert (got.loc[12, "low"], got.loc[12, "high"]) == (pytest.approx(0.64), pytest.approx(0.69))
+    # 3 months: the whole line, .63; the lower bound never below today's frontier
+    assert got.loc[3, "forecast"] == pytest.approx(0.63) and got.loc[3, "low"] == pytest.approx(0.62)
+    # near the ceiling: capped
+    capped = live_forecast(0.99, per_day, 1.0, record, metric="proportion").set_index("horizon_months")
+    assert capped["high"].max() <= 1.0 and capped["forecast"].max() <= 1.0
+    # no change chosen: no forecast earned
+    assert live_forecast(0.6, per_day, 1.0, record.assign(method=PERSISTENCE), metric="proportion").empty
+
+
+def test_the_summary_stores_the_damping_of_every_table():
+    rows = []
+    for i in range(10):
+        for h in (3, 6, 12):
+            step = 0.01 * h
+            rows.append({"table_id": f"t{i}", "metric": "proportion", "origin": pd.Timestamp("2025-01-01"),
+                         "horizon_months": h, "method": THEIL_SEN, "frontier_at_origin": 0.5, "forecast": 0.5 + step,
+                         "raw_low": math.nan, "raw_high": math.nan, "observed": 0.5 + 0.25 * step, "ceiling": 1.0,
+                         "n_records": 5})
+    s = summarize(calibrate(with_damped(pd.DataFrame(rows))), b=20)
+    assert (s.loc[s["method"] == DAMPED, "damping"] == 0.25).all()
+    assert s.loc[s["method"] != DAMPED, "damping"].isna().all()

@@ -75,3 +75,16 @@ def test_the_page_links_the_section():
     page = render_report({"backtest": _summary()}, now=NOW)
     assert 'href="#forecast-record"' in page and 'id="forecast-record"' in page
     assert page.index('id="forecast-record"') < page.index('id="post-cutoff"')
+
+
+def test_a_section_shows_the_frontier_forecast_the_backtest_calibrated():
+    from jobs.report_backtest import live_forecast_text
+    s = _summary().assign(damping=lambda d: d["method"].map({"damped_theil_sen": 0.5}))
+    trend = {"metric": "proportion", "frontier": 0.60, "slope_per_month": 1.0, "slope_unit": "pp/month",
+             "trend_end": pd.Timestamp("2026-01-01"), "direction": "higher"}
+    text = live_forecast_text(trend, s)
+    # the line rises 12 pp in 12 months, half is kept: 66 %; q_low/q_high of the 12-month row: -1/+2 pp
+    assert text.startswith("frontier by 2027-01 (12 months after its last result): 66.0% [65.0%, 68.0%]"), text
+    assert "damped Theil–Sen line, 80 % interval calibrated on 240 backtest forecasts" in text
+    assert live_forecast_text(trend, _summary("persistence")) == ""          # no method earned a forecast
+    assert live_forecast_text({**trend, "slope_per_month": float("nan")}, s) == ""

@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS forecast_backtest_summary (
     q_high             DOUBLE,
     nominal            DOUBLE,
     chosen             BOOLEAN,
+    damping            DOUBLE,
     run_at             TIMESTAMPTZ NOT NULL
 );
 CREATE TABLE IF NOT EXISTS forecast_backtest_crossings (

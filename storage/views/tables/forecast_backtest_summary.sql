@@ -21,4 +21,5 @@ COMMENT ON COLUMN forecast_backtest_summary.q_low IS '10 % quantile of observed 
 COMMENT ON COLUMN forecast_backtest_summary.q_high IS '90 % quantile of observed - forecast: the interval ends at forecast + q_high';
 COMMENT ON COLUMN forecast_backtest_summary.nominal IS 'the intervals'' nominal coverage (0.8)';
 COMMENT ON COLUMN forecast_backtest_summary.chosen IS 'the method this kind''s forecasts use: the best that beats persistence at every horizon (persistence: no forecast)';
+COMMENT ON COLUMN forecast_backtest_summary.damping IS 'damped_theil_sen: the share of the trailing slope a live forecast carries (chosen on every table of the kind at this horizon; NULL for other methods)';
 COMMENT ON COLUMN forecast_backtest_summary.run_at IS 'when the backtest ran (UTC)';
