@@ -292,8 +292,9 @@ def backtest(frontier: pd.DataFrame, tables: pd.DataFrame, *, horizons: Sequence
             last = max(last, float(_days([until])[0]))
         ts_first = pd.Timestamp(round(first * 86_400), unit="s")
         ts_last = pd.Timestamp(round(last * 86_400), unit="s")
-        for origin in origins_of(ts_first, ts_last, min(horizons), min_history_days):
-            o = float(_days([origin])[0])
+        origins = origins_of(ts_first, ts_last, min(horizons), min_history_days)
+        for origin, o in zip(origins, _days(origins) if len(origins) else []):
+            o = float(o)
             i = int(np.searchsorted(days, o, side="right"))
             if i == 0 or int(rec[:i].sum()) < min_records:
                 continue

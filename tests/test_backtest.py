@@ -123,21 +123,30 @@ def _synthetic(n_tables: int, seed: int) -> tuple[pd.DataFrame, dict]:
     return pd.concat(frames, ignore_index=True), params
 
 
-def _oracle(params: dict, simulated: dict, shrink: float = 1.0, draws: int = 400, seed: int = 1) -> Method:
+def _oracle(params: dict, simulated: dict, shrink: float = 1.0, draws: int = 400, seed: int = 1,
+            shared: dict | None = None) -> Method:
     """The true predictive distribution of F(o + h) given F(o), by simulation of the known process:
     median and 10/90 % quantiles (`shrink` < 1 narrows the interval around the median: overconfident).
-    `simulated` collects each interval's probability under the simulation (its expected coverage)."""
+    `simulated` collects each interval's probability under the simulation (its expected coverage).
+    One simulation per origin serves every horizon (and, through `shared`, every oracle)."""
     rng = np.random.default_rng(seed)
+    shared = {} if shared is None else shared
+
+    def futures(past: Past, longest: float) -> tuple[np.ndarray, np.ndarray]:
+        key = (past.table_id, past.origin)
+        if key not in shared:
+            n = rng.poisson(RATE * longest / DAYS_PER_MONTH, draws)
+            width = max(int(n.max()), 1)
+            t = past.origin + rng.uniform(0, longest, (draws, width))
+            s = np.clip(_latent(params[past.table_id], t) - np.abs(rng.normal(0, SIGMA, (draws, width))), 0, 1)
+            shared[key] = (t, np.where(np.arange(width)[None, :] < n[:, None], s, -np.inf))
+        return shared[key]
 
     def values(past: Past, horizons):
         out = []
+        t, s = futures(past, 12 * DAYS_PER_MONTH)
         for h in horizons:
-            n = rng.poisson(RATE * h / DAYS_PER_MONTH, draws)
-            width = max(int(n.max()), 1)
-            t = past.origin + rng.uniform(0, h, (draws, width))
-            s = _latent(params[past.table_id], t) - np.abs(rng.normal(0, SIGMA, (draws, width)))
-            s = np.where(np.arange(width)[None, :] < n[:, None], np.clip(s, 0, 1), -np.inf)
-            f = np.maximum(past.now, s.max(axis=1))
+            f = np.maximum(past.now, np.where(t <= past.origin + h, s, -np.inf).max(axis=1))
             lo, mid, hi = np.quantile(f, [0.1, 0.5, 0.9])
             lo, hi = mid - shrink * (mid - lo), mid + shrink * (hi - mid)
             simulated[(past.table_id, round(past.origin), round(h / DAYS_PER_MONTH))] = \
@@ -157,8 +166,10 @@ def synthetic():
     frontier, params = _synthetic(60, seed=7)
     simulated: dict = {}
     over: dict = {}
+    shared: dict = {}
     rows, _ = backtest(frontier, _tables(params), methods={
-        "oracle": _oracle(params, simulated), "overconfident": _oracle(params, over, shrink=0.25, seed=2),
+        "oracle": _oracle(params, simulated, shared=shared),
+        "overconfident": _oracle(params, over, shrink=0.25, shared=shared),
         PERSISTENCE: default_methods()[PERSISTENCE]})
     return rows, simulated, over
 
