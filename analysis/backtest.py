@@ -266,7 +266,8 @@ def backtest(frontier: pd.DataFrame, tables: pd.DataFrame, *, horizons: Sequence
     skipped = 0
     for table, g in frontier.groupby("table_id", sort=True):
         info = meta.get(table, {})
-        metric = info.get("metric") or PROPORTION
+        metric = info.get("metric")
+        metric = PROPORTION if metric is None or pd.isna(metric) else str(metric)
         if lower_is_better(metric):
             skipped += 1
             continue

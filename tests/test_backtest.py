@@ -285,3 +285,12 @@ def test_the_summary_stores_the_damping_of_every_table():
     s = summarize(calibrate(with_damped(pd.DataFrame(rows))), b=20)
     assert (s.loc[s["method"] == DAMPED, "damping"] == 0.25).all()
     assert s.loc[s["method"] != DAMPED, "damping"].isna().all()
+
+
+def test_costs_are_left_out_and_a_table_without_a_metric_is_a_proportion():
+    tables = pd.DataFrame({"table_id": ["cost", "plain"], "metric": ["cost_usd", np.nan],
+                           "floor": [None, None], "ceiling": [None, None]})
+    frontier = pd.concat([_frontier("cost", HAND_DATES, HAND_VALUES), _frontier("plain", HAND_DATES, HAND_VALUES)])
+    rows, _ = backtest(frontier, tables)
+    assert set(rows["table_id"]) == {"plain"} and set(rows["metric"]) == {"proportion"}
+    assert (rows["ceiling"] == 1.0).all()
