@@ -158,3 +158,16 @@ A3_POWER_FLAG_AT_20 = 0.90
 # --- sizes from the data (analysis/sizes.py) ----------------------------------------------
 IMPLIED_N_SMALL_RATIO = 0.5      # median implied n below this share of the registry's n: fewer items were run
 IMPLIED_N_MIN_ROWS = 3           # rows (or models) a table needs before its implied n is judged
+
+
+# --- Forecast backtest (docs/statistics.md, "Forecasts with a track record"; analysis/backtest.py) ---------------------
+BACKTEST_HORIZONS_MONTHS = (3, 6, 12)   # forecast horizons scored at each monthly origin
+BACKTEST_NOMINAL = 0.8                  # the intervals' nominal coverage
+BACKTEST_COVERAGE_TARGET = (0.7, 0.9)   # an 80 % interval is calibrated when it covers 70-90 % of outcomes
+BACKTEST_MIN_HISTORY_DAYS = 180         # dated history a table needs before an origin
+BACKTEST_MIN_RECORDS = 3                # frontier records a table needs by an origin
+BACKTEST_FOLDS = 5                      # intervals are calibrated on the other folds' tables (cross-fitting)
+BACKTEST_MIN_TABLES = 5                 # tables of a metric kind a method needs to be chosen or calibrated
+BACKTEST_BOOTSTRAP_B = 1000             # table-clustered bootstrap resamples of the summary's CIs
+BACKTEST_CI = 0.9                       # level of those CIs
+BACKTEST_SEED = 53                      # the bootstrap's seed (issue 53): the same summary on the same rows

@@ -27,11 +27,13 @@ In calendar time reconstructed from model dates (docs/statistics.md, "Trends and
   covariance. `insufficient_data` below 5 records, when no inflection is visible (max F <
   fitted midpoint: refit with L = ceiling, reported but flagged), when the fit pins L at the
   last record while the trailing-year slope is still significantly positive (no plateau
-  visible either), or when the CI is wider than 24 months; the forecast then falls back to
-  extrapolating the Theil-Sen line. Every forecast date lies in (last observation, last
+  visible either), or when the CI is wider than 24 months; the Theil-Sen line then only says
+  whether the crossing lies beyond the horizon (`beyond_horizon`), never a date: a status has a
+  `forecast_date` only when it is `ok` (issue 53), and `reached` keeps the observed date in
+  `reached_at`. Every forecast date lies in (last observation, last
   observation + FORECAST_HORIZON_YEARS]: while the frontier is below the threshold, a fit that
   puts the crossing at or before the last observation contradicts the data (the logistic then
-  falls back to the line; a line that does so gives no date, `insufficient_data`), and a
+  falls back: `insufficient_data`, no date), and a
   crossing later than the horizon is `beyond_horizon` with no date. Dates are computed in float
   days and bounded before any conversion, so no slope (1e-300, 1e300) can overflow or wrap.
   `plateau` (no forecast date) is a test that can fail:
@@ -300,7 +302,7 @@ TREND_COLUMNS = ["table_id", "benchmark", "as_of", "metric", "direction", "n_mod
                  "trend_end", "stale_days", "slope_per_month", "slope_ci_low", "slope_ci_high", "slope_unit",
                  "slope_points", "stalled", "forecast_threshold", "forecast_status", "forecast_method",
                  "forecast_date", "forecast_ci_low", "forecast_ci_high", "logistic_k", "logistic_t0", "logistic_L",
-                 "logistic_forecast_date", "plateau_p", "plateau_df", "forecast_reason"]
+                 "logistic_forecast_date", "plateau_p", "plateau_df", "forecast_reason", "reached_at"]
 
 
 def trends_table(df: pd.DataFrame, *, now, benchmarks: pd.DataFrame | None = None, k: int = SATURATION_K,
@@ -387,8 +389,9 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit, *, ceiling: float | None, floor:
     out: dict = {"forecast_threshold": target}
     reached = rec[rec["frontier"] >= target]
     if len(reached):
+        # the observed date, under its own name: `forecast_date` is a forecast's, and only status ok has one
         return {**out, "forecast_status": "reached", "forecast_method": "observed",
-                "forecast_date": reached["as_of"].iat[0], "forecast_reason": "frontier already at the threshold"}
+                "reached_at": reached["as_of"].iat[0], "forecast_reason": "frontier already at the threshold"}
     last_obs = fit.end if last_obs is None else last_obs
     lo_days = float(_days([last_obs])[0])                       # the window a forecast date may fall in
     hi_days = lo_days + FORECAST_HORIZON_YEARS * DAYS_PER_YEAR
@@ -414,10 +417,14 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit, *, ceiling: float | None, floor:
         return {"forecast_ci_low": _from_days(low), "forecast_ci_high": _from_days(high)}
 
     def fallback(reason: str) -> dict:
-        res = {**out, "forecast_status": "insufficient_data", "forecast_method": "theil_sen"}
+        """No dated forecast: the logistic is not identified. The Theil-Sen line says whether the
+        crossing lies beyond the horizon; a date it gives is not stored (insufficient_data has no
+        date: the line's crossing is not a forecast that earned its interval, docs/statistics.md)."""
+        res = {**out, "forecast_status": "insufficient_data", "forecast_method": "theil_sen",
+               "forecast_date": None, "forecast_ci_low": None, "forecast_ci_high": None}
         if fit.status == TREND_NO_DATA:
             return {**res, "forecast_method": None, "forecast_reason": reason + "; no data in the trend window"}
-        mid, early, late = _linear_forecast(fit, target)
+        mid, _, _ = _linear_forecast(fit, target)
         if mid is None:
             return {**res, "forecast_reason": reason + "; frontier not rising over the trailing year"}
         bad = bounded(mid, "the linear Theil-Sen extrapolation")
@@ -425,8 +432,8 @@ def _forecast(rec: pd.DataFrame, fit: TrendFit, *, ceiling: float | None, floor:
             status = bad.pop("forecast_status")
             return {**res, **bad, "forecast_status": status if status == FORECAST_BEYOND_HORIZON else res["forecast_status"],
                     "forecast_reason": reason + "; " + bad["forecast_reason"]}
-        return {**res, "forecast_date": _from_days(mid), **ci(early, late),
-                "forecast_reason": reason + "; linear Theil-Sen extrapolation"}
+        return {**res, "forecast_reason": reason + "; the linear Theil-Sen extrapolation would cross within the "
+                                               "horizon, but a line is no dated forecast"}
 
     if len(rec) < FORECAST_MIN_RECORDS:
         return fallback(f"{len(rec)} record-setting point(s), fewer than {FORECAST_MIN_RECORDS}")

@@ -245,13 +245,13 @@ def trend_cell(t: Mapping[str, Any] | None) -> str:
                           t.get("slope_unit"), t.get("slope_points")))
 
 
-def forecast_text(status: Any, when: Any, reason: Any = None) -> str:
+def forecast_text(status: Any, when: Any, reason: Any = None, reached_at: Any = None) -> str:
     """A forecast whose date agrees with its status: a date only when the status has one
-    ('ok': the threshold is forecast then; 'reached': it was reached then), never
+    ('ok': `when`, the forecast date; 'reached': `reached_at`, the observed date), never
     "insufficient_data 2026-03"."""
     if _missing(status):
         return ""
-    day = naive(when)
+    day = naive(when) if status == "ok" else naive(reached_at) if status == "reached" else None
     if status == "ok" and day is not None:
         text = f"threshold forecast {day:%Y-%m}"
     elif status == "reached" and day is not None:
@@ -261,6 +261,59 @@ def forecast_text(status: Any, when: Any, reason: Any = None) -> str:
     if not _missing(reason) and status not in ("ok", "reached"):
         text += f" ({reason})"
     return text
+
+
+# The paper's "stagnation" flag (saturated while the frontier is far below the ceiling: the top k are
+# statistically tied there), as the report words it: a statement about bunching at one date, never a
+# trend word that could contradict a rising slope printed beside it (issue 53).
+BUNCHED_LABEL = "top-k tied far below ceiling"
+
+
+# The backtest's methods as the report names them (analysis/backtest.py).
+METHOD_NAMES = {"persistence": "no change", "theil_sen": "Theil–Sen line", "damped_theil_sen": "damped Theil–Sen line",
+                "logistic": "logistic"}
+
+
+def track_record_text(summary: pd.DataFrame, metric: Any, method: Any = None) -> str:
+    """The backtest's record on this kind of table (forecast_backtest_summary) at its longest
+    horizon: of `method` (the method that made a forecast) where the backtest scored it, else of
+    the method the kind's forecasts use, or that no method beat no change; "" without a backtest."""
+    if summary is None or not len(summary) or _missing(metric):
+        return ""
+    kind = "proportion" if metric == "proportion" else str(metric)
+    same = summary[summary["kind"] == kind]
+    rows = same[same["method"] == method] if not _missing(method) and (same["method"] == method).any() \
+        else same[same["chosen"].fillna(False).astype(bool)]
+    if not len(rows):
+        return ""
+    r = rows.sort_values("horizon_months").iloc[-1]
+    unit = "pp" if kind == "proportion" else str(r.get("unit") or kind)
+    h, n, tables = int(r["horizon_months"]), int(r["n"]), int(r["n_tables"])
+    if r["method"] == "persistence":
+        return (f"backtest: no method beat no change on this kind of table ({h}-month no-change MAE "
+                f"{float(r['naive_mae']):.1f} {unit}, n = {n} from {tables} tables): no forecast earned")
+    cov = "" if _missing(r.get("coverage")) else f", {float(r['coverage']) * 100:.0f} % inside their 80 % interval"
+    worse = "" if float(r["mae"]) < float(r["naive_mae"]) else "; no better than no change"
+    name = METHOD_NAMES.get(str(r["method"]), str(r["method"]))
+    return (f"{h}-month {name} forecasts on this kind of table: MAE {float(r['mae']):.1f} {unit} "
+            f"(no change {float(r['naive_mae']):.1f}){cov}, n = {n} from {tables} tables{worse}")
+
+
+def with_track_record(frame: pd.DataFrame, summary: pd.DataFrame | None) -> pd.DataFrame:
+    """`frame` (rows with a `metric`, optionally forecast_status and forecast_method) with
+    `track_record`: `track_record_text` of its kind, for a row with a forecast to make (not one
+    reached or unavailable); a dated forecast quotes its own method's record."""
+    out = frame.copy()
+    if summary is None or not len(summary) or "metric" not in out.columns:
+        out["track_record"] = ""
+        return out
+    status = out["forecast_status"] if "forecast_status" in out.columns else pd.Series(None, index=out.index)
+    method = out["forecast_method"] if "forecast_method" in out.columns else pd.Series(None, index=out.index)
+    out["track_record"] = [
+        "" if _missing(m) or st in ("reached", "unavailable") else
+        track_record_text(summary, m, meth if st == "ok" else None)
+        for m, st, meth in zip(out["metric"], status, method)]
+    return out
 
 
 def metric_is_proportion(*rows: Mapping[str, Any] | None) -> bool:

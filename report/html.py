@@ -39,6 +39,8 @@ from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATIO
 from common.jsonsafe import is_null as _missing
 from report.base import (OPTIONAL_LEVEL_COLUMNS, as_int, clip, date, default_params, esc, evidence, frame,
                                 g2, names, naive, pp, slugs, table, trend_text)
+from report.backtest import backtest_section, live_forecast_text
+from report.base import with_track_record
 from report.items import WINDOW_CSS, post_cutoff
 from registry.tables import source_name
 from report.overview import headline, now_block, overview_chart, overview_markdown, overview_rows, overview_table
@@ -192,11 +194,14 @@ def render_report(frames: Mapping[str, pd.DataFrame], *, now: datetime, title: s
     n_toc = sum(len(items) for _, items in toc_entries(levels, lead_why, frame(frames, "tables")))
     nav = ('<nav><b>Contents</b><a href="#now">Saturated now</a><a href="#overview">Overview</a>'
            f'<a href="#headline">Changed or near a bin edge ({len(lead_why)})</a>'
-           '<a href="#benchmarks">Other benchmarks, by family</a><a href="#post-cutoff">Post-cutoff view</a>'
+           '<a href="#benchmarks">Other benchmarks, by family</a><a href="#forecast-record">Forecast track record</a>'
+           '<a href="#post-cutoff">Post-cutoff view</a>'
            f'<a href="#suspects">Contamination suspects ({n_flagged})</a><a href="#alerts">Firing alerts</a>'
            '<a href="#sources">Source health</a>'
            f'<details class="toc"><summary>Every benchmark with an index or a change ({n_toc})</summary>'
            f'{toc_bench}</details></nav>')
+    trends = with_track_record(trends, frame(frames, "backtest"))   # each forecast line carries its kind's record
+    trends["live_forecast"] = [live_forecast_text(t, frame(frames, "backtest")) for t in trends.to_dict("records")]
     lead, rest = benchmark_sections(levels, history, frontier, trends, anchors, now_ts, frame(frames, "tables"),
                                     lead_why)
     bins = ", ".join(f"{b}" for b in SATURATION_BINS)
@@ -211,6 +216,7 @@ def render_report(frames: Mapping[str, pd.DataFrame], *, now: datetime, title: s
         + overview_table(levels, trends, anchors, now_ts) + "</details>"
         + '<h2 id="headline">Changed or near a bin edge</h2>' + lead
         + '<h2 id="benchmarks">Other benchmarks, by family</h2>' + rest
+        + '<h2 id="forecast-record">Forecast track record</h2>' + backtest_section(frame(frames, "backtest"))
         + '<h2 id="post-cutoff">Post-cutoff view</h2>'
         + post_cutoff(frame(frames, "item_months"), frame(frames, "cutoffs"), signals, frame(frames, "post_cutoff"),
                       frame(frames, "item_windows"))

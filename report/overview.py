@@ -15,7 +15,7 @@ import pandas as pd
 
 from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
 from common.jsonsafe import is_null as _missing
-from report.base import (BIN_COLORS, OPTIONAL_LEVEL_COLUMNS, bin_badge, default_params, esc, frame, level_of,
+from report.base import (BUNCHED_LABEL, BIN_COLORS, OPTIONAL_LEVEL_COLUMNS, bin_badge, default_params, esc, frame, level_of,
                                 names, naive, num, STALE_AFTER_DAYS, staleness_days, table, table_name, tabled,
                                 trend_cell)
 
@@ -234,7 +234,7 @@ def overview_table(levels: pd.DataFrame, trends: pd.DataFrame, anchors: dict[str
         return '<p class="none">No saturation rows yet: run <code>benchwatch analyze</code>.</p>'
     optional = [c for c in OPTIONAL_LEVEL_COLUMNS if c in levels.columns and levels[c].notna().any()]
     headers = ["benchmark", "scope", "level", "S_index"] + [OPTIONAL_LEVEL_COLUMNS[c][0] for c in optional] + [
-        "R_norm (SE_Δ)", "n items", "models", "top-k", "stagnation", "days since last obs.",
+        "R_norm (SE_Δ)", "n items", "models", "top-k", BUNCHED_LABEL, "days since last obs.",
         "frontier trend", "uncertainty"]
     trend_by = {r["table_id"]: r for r in tabled(trends).to_dict("records")} \
         if len(trends) and "benchmark" in trends else {}
@@ -311,7 +311,7 @@ def overview_markdown(frames: Mapping[str, pd.DataFrame], *, now: datetime) -> s
              f"Saturation index S with k={SATURATION_K}, α={SATURATION_ALPHA}; most saturated first.", ""]
     if not rows:
         return "\n".join(lines + ["No saturation rows yet."])
-    lines += ["| table | scope | level | S | top-k | stagnation | days since last observation | uncertainty |",
+    lines += [f"| table | scope | level | S | top-k | {BUNCHED_LABEL} | days since last observation | uncertainty |",
               "|---|---|---|---|---|---|---|---|"]
     lines += [f"| {_md_cell(r['table'])} | {_md_cell(r['scope'])} | {_md_cell(r['level'])} | {r['s_index']:.3f} | "
               f"{_md_cell(r['top_k'])} | {'yes' if r['stagnation'] else ''} | "

@@ -91,10 +91,14 @@ def _section(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.
         facts.append(f"no trend or forecast: the table was last observed {stale:.0f} days ago")
     elif t is not None:
         facts.append(f"trend {trend_cell(t)}")
-        fc = forecast_text(t.get("forecast_status"), t.get("forecast_date"), t.get("forecast_reason"))
+        fc = forecast_text(t.get("forecast_status"), t.get("forecast_date"), t.get("forecast_reason"), t.get("reached_at"))
         when = naive(t.get("forecast_date"))
         if fc and not (t.get("forecast_status") == "ok" and when is not None and when < now):
-            facts.append(f"forecast: {esc(fc)}")
+            record = t.get("track_record")
+            facts.append(f"forecast: {esc(fc)}" + (f" ({esc(record)})" if not _missing(record) and record else ""))
+        live = t.get("live_forecast")
+        if not _missing(live) and live:
+            facts.append(esc(live))
     if others:
         reason = _primary_reason(tables, primary)
         facts.append(f"primary table {esc(primary)}" + (f" ({esc(reason)})" if reason else ""))

@@ -97,6 +97,9 @@ class TimeChart:
     width: int = 720
     height: int = 240
     margin: tuple[int, int, int, int] = (28, 96, 30, 52)   # top, right, bottom, left
+    # explicit x ticks (position, label) for an x that is not calendar time (a forecast horizon
+    # drawn as days from 1970); None: month-aligned date ticks
+    x_ticks: Sequence[tuple[object, str]] | None = None
     _layers: list[str] = field(default_factory=list)
     _legend: list[tuple[str, str, str]] = field(default_factory=list)
     _boxes: list[tuple[float, float, float, float]] = field(default_factory=list)   # placed labels
@@ -257,7 +260,9 @@ class TimeChart:
             out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" class="grid"/>')
             out.append(f'<text x="{left - 5}" y="{y + 3.5:.1f}" text-anchor="end" class="tick">'
                        f'{esc(self.y_format(v))}</text>')
-        for x, label in _time_ticks(self._x0, self._x1):
+        ticks = _time_ticks(self._x0, self._x1) if self.x_ticks is None else \
+            [(to_days(x), label) for x, label in self.x_ticks]
+        for x, label in ticks:
             xx = self.px(from_days(x))
             out.append(f'<line x1="{xx:.1f}" y1="{bottom}" x2="{xx:.1f}" y2="{bottom + 4}" class="axis"/>')
             out.append(f'<text x="{xx:.1f}" y="{bottom + 16}" text-anchor="middle" class="tick">{esc(label)}</text>')

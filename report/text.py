@@ -15,7 +15,7 @@ import pandas as pd
 
 from analysis.constants import SATURATION_ALPHA, SATURATION_K
 from common.jsonsafe import is_null as _missing
-from report.base import forecast_text, level_of, names, trend_text
+from report.base import BUNCHED_LABEL, forecast_text, level_of, names, trend_text
 
 TEXT_WIDTH = 120
 GAP = 2          # spaces between columns
@@ -103,11 +103,13 @@ def levels_text(levels: pd.DataFrame) -> str:
         trend = trend_text(r.get("trend_status"), r.get("slope_per_month"), r.get("slope_ci_low"),
                            r.get("slope_ci_high"), r.get("stalled"), r.get("trend_end"), r.get("stale_days"),
                            r.get("slope_unit"))
-        forecast = forecast_text(r.get("forecast_status"), r.get("forecast_date"))
+        forecast = forecast_text(r.get("forecast_status"), r.get("forecast_date"), reached_at=r.get("reached_at"))
         top = names(r.get("top_models"))
-        facts = ["stagnation" if r.get("stagnation") is True else "",
+        facts = [BUNCHED_LABEL if r.get("stagnation") is True else "",
                  f"scale {scale}: not comparable with the paper's" if scale_text == "own" else "",
-                 f"trend {trend}" if trend else "", f"forecast: {forecast}" if forecast else "",
+                 f"trend {trend}" if trend else "",
+                 f"forecast: {forecast}" + (f" ({r['track_record']})" if r.get("track_record") else "")
+                 if forecast else "",
                  ("top: " + ", ".join(top[:3]) + (", …" if len(top) > 3 else "")) if top else "",
                  f"noise: {r['uncertainty']}" if not _missing(r.get("uncertainty")) else ""]
         details.append("; ".join(f for f in facts if f))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from storage.backtest import read_backtest_summary
 from storage.engine import duckdb
 
 
@@ -28,7 +29,8 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
                l.level, l.level_since, l.pending_bin, l.pending_count, l.pending_since,   -- the level (020, 055)
                l.r_norm, l.se_delta, l.n_items, l.n_models, l.uncertainty, l.stagnation, l.as_of,
                t.frontier, t.slope_per_month, t.slope_ci_low, t.slope_ci_high, t.slope_unit, t.stalled,
-               t.trend_status, t.trend_end, t.stale_days, t.forecast_status, t.forecast_date
+               t.trend_status, t.trend_end, t.stale_days, t.forecast_status, t.forecast_method, t.forecast_date, t.reached_at,
+               t.metric
         FROM saturation_latest l
         LEFT JOIN benchmarks b ON b.id = l.benchmark
         LEFT JOIN benchmark_tables bt ON bt.table_id = l.table_id       -- 'HumanEval (EvalPlus)' (018)
@@ -42,7 +44,7 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
         FROM suspects WHERE status <> 'not_flagged' ORDER BY q_value""").df() if _exists(con, "suspects") else empty
     firing = con.execute("""SELECT kind, benchmark, model, source, scope, level, since, muted_by
                             FROM alerts_firing ORDER BY since DESC""").df() if _exists(con, "alerts_firing") else empty
-    return {"levels": levels, "suspects": suspects, "firing": firing}
+    return {"levels": levels, "suspects": suspects, "firing": firing, "backtest": read_backtest_summary(con)}
 
 
 def unanalysed(con: duckdb.DuckDBPyConnection) -> bool:
@@ -144,6 +146,7 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     if len(health):
         sources = sources.merge(health, on="source", how="outer")
     return {"levels": levels, "history": history, "frontier": frontier, "trends": trends, "tables": tables,
+            "backtest": read_backtest_summary(con),
             "item_months": item_months, "item_windows": item_windows, "level_changes": level_changes,
             "cutoffs": cutoffs, "post_cutoff": post_cutoff,
             "signals": signals, "firing": firing, "sources": sources}

@@ -40,7 +40,8 @@ TRENDS_COLUMNS = ["table_id", "benchmark", "source", "sources", "population", "k
                   "trend_start", "trend_end", "stale_days", "slope_per_month", "slope_ci_low", "slope_ci_high",
                   "slope_unit", "slope_points", "stalled", "forecast_threshold", "forecast_status", "forecast_method",
                   "forecast_date", "forecast_ci_low", "forecast_ci_high", "logistic_k", "logistic_t0", "logistic_L",
-                  "logistic_forecast_date", "plateau_p", "plateau_df", "forecast_reason"]  # + migrations 007, 012
+                  "logistic_forecast_date", "plateau_p", "plateau_df", "forecast_reason",
+                  "reached_at"]  # + migrations 007, 012, 075
 BENCHMARK_TABLES_COLUMNS = ["table_id", "benchmark", "source", "sources", "table_version", "name", "n_items",
                             "is_primary", "is_current", "n_models", "first_observed_at", "last_observed_at",  # 018
                             "first_dated_at", "last_dated_at", "primary_reason"]                   # 060

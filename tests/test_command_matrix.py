@@ -2,7 +2,7 @@
 
 States: no file, an empty (migrated) database, a database migrated only up to the previous
 schema, metadata only (cut-offs and model metadata), item data only, each replay fixture
-ingested alone, and all sources. Commands: analyze, report, notify, calibrate, status, query,
+ingested alone, and all sources. Commands: analyze, report, notify, calibrate, backtest, status, query,
 alerts, silence list. Each must end with exit 0 or 1 (an expected failure, said on stderr in
 one line), never with a traceback or the "bug" code 70. The per-source part is slow. The lake
 variant (at the end) runs every command on a DuckLake store too (slow; skips without PostgreSQL).
@@ -34,6 +34,7 @@ COMMANDS = {
     "report": ["report"],
     "notify": ["notify"],
     "calibrate": ["calibrate", "--trials", "2", "--bootstrap", "50"],
+    "backtest": ["backtest"],
     "status": ["status"],
     "query": ["query", "SELECT * FROM saturation_latest"],
     "query-latest": ["query", "SELECT count(*) AS n FROM latest_scores"],

@@ -43,7 +43,8 @@ def test_trend_text_says_when_an_interval_is_uninformative_and_never_prints_nan(
 
 def test_forecast_dates_agree_with_their_status():
     assert forecast_text("insufficient_data", T("2026-03-09")) == "insufficient data"
-    assert forecast_text("reached", T("2025-06-02")) == "threshold reached 2025-06"
+    assert forecast_text("reached", None, reached_at=T("2025-06-02")) == "threshold reached 2025-06"
+    assert forecast_text("reached", T("2025-06-02")) == "reached"      # a forecast date is no reached date
     assert forecast_text("ok", T("2027-01-02")) == "threshold forecast 2027-01"
     assert forecast_text("unavailable", T("2026-03-09"), "flat") == "unavailable (flat)"
     assert forecast_text(float("nan"), None) == ""

@@ -19,6 +19,7 @@ COMMANDS: tuple[str, ...] = (
     "alerts",
     "silence",
     "calibrate",
+    "backtest",
     "accept",
     "migrate",
 )

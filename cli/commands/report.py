@@ -101,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
         con.close()
     from report.text import SATURATION_TITLE, frame_text, levels_text, render_text, suspects_text
     empty = f"(none: {UNANALYSED})" if not_analysed else "(none)"
-    sections = [(SATURATION_TITLE, levels_text(frames["levels"]) if len(frames["levels"]) else empty),
+    from report.base import with_track_record
+    sections = [(SATURATION_TITLE, levels_text(with_track_record(frames["levels"], frames.get("backtest")))
+                 if len(frames["levels"]) else empty),
                 ("Contamination suspects (a suspicion, never a verdict)", suspects_text(frames["suspects"], suspicions)),
                 ("Not tested for contamination (with the reason)",
                  frame_text(not_tested[["signal", "benchmark", "model", "reason"]], wrap=("reason",))

@@ -23,9 +23,9 @@ COMMENT ON COLUMN trends.stalled IS 'the slope''s interval contains 0 and the la
 COMMENT ON COLUMN trends.forecast_threshold IS 'the score the forecast is for';
 COMMENT ON COLUMN trends.forecast_status IS 'ok | reached | plateau | insufficient_data | unavailable | beyond_horizon (later than 10 years, no date)';
 COMMENT ON COLUMN trends.forecast_method IS 'logistic | theil_sen | observed';
-COMMENT ON COLUMN trends.forecast_date IS 'when the frontier is forecast to reach the threshold (always after the last observation)';
-COMMENT ON COLUMN trends.forecast_ci_low IS 'earliest date of the forecast''s interval';
-COMMENT ON COLUMN trends.forecast_ci_high IS 'latest date of the forecast''s interval';
+COMMENT ON COLUMN trends.forecast_date IS 'when the frontier is forecast to reach the threshold: only for forecast_status ok (after the last observation, within 10 years); a reached threshold''s date is reached_at';
+COMMENT ON COLUMN trends.forecast_ci_low IS 'earliest date of the forecast''s interval (status ok only)';
+COMMENT ON COLUMN trends.forecast_ci_high IS 'latest date of the forecast''s interval (status ok only; NULL: open beyond 10 years)';
 COMMENT ON COLUMN trends.logistic_k IS 'logistic fit: growth rate per year';
 COMMENT ON COLUMN trends.logistic_t0 IS 'logistic fit: midpoint';
 COMMENT ON COLUMN trends.logistic_L IS 'logistic fit: upper asymptote';
@@ -40,3 +40,4 @@ COMMENT ON COLUMN trends.trend_end IS 'end of the trend window: the table''s las
 COMMENT ON COLUMN trends.stale_days IS 'days from trend_end to the analysis';
 COMMENT ON COLUMN trends.plateau_p IS 'p-value of the plateau F-test (NULL: not run)';
 COMMENT ON COLUMN trends.plateau_df IS 'degrees of freedom of the plateau F-test';
+COMMENT ON COLUMN trends.reached_at IS 'forecast_status reached: the date the frontier was first observed at the threshold (the result''s date)';

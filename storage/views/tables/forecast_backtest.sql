@@ -1,0 +1,17 @@
+COMMENT ON TABLE forecast_backtest IS 'every scored forecast of the last `benchwatch backtest`: a table''s frontier forecast at a monthly past origin for a horizon by one method, seeing only results dated on or before the origin, against the frontier observed at origin + horizon (docs/statistics.md, Forecasts with a track record)';
+COMMENT ON COLUMN forecast_backtest.table_id IS 'the leaderboard table';
+COMMENT ON COLUMN forecast_backtest.benchmark IS 'canonical benchmark id';
+COMMENT ON COLUMN forecast_backtest.metric IS 'kind of score (proportions in 0..1)';
+COMMENT ON COLUMN forecast_backtest.origin IS 'the past date the forecast was made at (first day of a month)';
+COMMENT ON COLUMN forecast_backtest.horizon_months IS 'months ahead: 3, 6 or 12';
+COMMENT ON COLUMN forecast_backtest.method IS 'persistence (no change) | theil_sen | logistic';
+COMMENT ON COLUMN forecast_backtest.frontier_at_origin IS 'the frontier at the origin (the persistence forecast)';
+COMMENT ON COLUMN forecast_backtest.forecast IS 'the forecast frontier at origin + horizon';
+COMMENT ON COLUMN forecast_backtest.low IS 'lower end of the calibrated 80 % interval (residuals of the other folds'' tables; NULL: none to calibrate from)';
+COMMENT ON COLUMN forecast_backtest.high IS 'upper end of the calibrated 80 % interval';
+COMMENT ON COLUMN forecast_backtest.raw_low IS 'lower end of the method''s own 80 % interval (NULL: it has none)';
+COMMENT ON COLUMN forecast_backtest.raw_high IS 'upper end of the method''s own 80 % interval';
+COMMENT ON COLUMN forecast_backtest.observed IS 'the frontier the table showed at origin + horizon';
+COMMENT ON COLUMN forecast_backtest.inside IS 'observed lies inside the calibrated interval';
+COMMENT ON COLUMN forecast_backtest.n_records IS 'frontier records dated on or before the origin';
+COMMENT ON COLUMN forecast_backtest.run_at IS 'when the backtest ran (UTC)';

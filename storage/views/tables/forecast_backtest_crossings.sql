@@ -1,0 +1,11 @@
+COMMENT ON TABLE forecast_backtest_crossings IS 'the last backtest''s crossing dates: at each origin before a table''s frontier reached its threshold, each method''s forecast date against the actual one';
+COMMENT ON COLUMN forecast_backtest_crossings.table_id IS 'the leaderboard table';
+COMMENT ON COLUMN forecast_backtest_crossings.benchmark IS 'canonical benchmark id';
+COMMENT ON COLUMN forecast_backtest_crossings.metric IS 'kind of score';
+COMMENT ON COLUMN forecast_backtest_crossings.origin IS 'the past date the forecast was made at';
+COMMENT ON COLUMN forecast_backtest_crossings.method IS 'persistence | theil_sen | logistic';
+COMMENT ON COLUMN forecast_backtest_crossings.threshold IS 'the score forecast to be reached (floor + 0.9 (ceiling - floor))';
+COMMENT ON COLUMN forecast_backtest_crossings.forecast_crossing IS 'the method''s forecast date (NULL: none within 10 years; persistence never has one)';
+COMMENT ON COLUMN forecast_backtest_crossings.actual_crossing IS 'the date of the first result at or above the threshold';
+COMMENT ON COLUMN forecast_backtest_crossings.error_months IS 'forecast - actual, in months (> 0: late)';
+COMMENT ON COLUMN forecast_backtest_crossings.run_at IS 'when the backtest ran (UTC)';

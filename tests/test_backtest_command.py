@@ -1,0 +1,80 @@
+"""`benchwatch backtest` end to end (issue 53): a dated history ingested the ordinary way, analysed,
+backtested; the JSON's shape and units, the stored tables, the exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+from cli.main import main
+
+HEADER = ["Model version", "mean_score", "Best score (across scorers)", "Release date", "Organization", "Country",
+          "Training compute (FLOP)", "Training compute notes", "stderr", "Log viewer", "Logs", "Started at", "id"]
+
+
+def _epoch_gpqa(path: Path, n: int = 60, seed: int = 0) -> Path:
+    """An Epoch GPQA Diamond file of `n` models released over three years on a rising S-curve."""
+    rng = np.random.default_rng(seed)
+    start = pd.Timestamp("2022-01-01")
+    released = start + pd.to_timedelta(np.sort(rng.uniform(0, 3 * 365, n)), unit="D")
+    t = (released - start).days.to_numpy() / 365.25
+    score = 0.25 + 0.7 / (1 + np.exp(-2 * (t - 1.5))) - np.abs(rng.normal(0, 0.04, n))
+    rows = pd.DataFrame({h: "" for h in HEADER}, index=range(n))
+    rows["Model version"] = [f"synth-model-{i}" for i in range(n)]
+    rows["mean_score"] = rows["Best score (across scorers)"] = score.round(4)
+    rows["Release date"] = released.strftime("%Y-%m-%d")
+    rows["stderr"] = 0.02
+    rows["Started at"] = (released + pd.Timedelta(days=3)).strftime("%Y-%m-%dT00:00:00.000Z")
+    rows["id"] = [f"id{i}" for i in range(n)]
+    rows.to_csv(path, index=False)
+    return path
+
+
+def test_backtest_without_an_analysis_says_what_to_run(tmp_path, capsys):
+    db = tmp_path / "empty.duckdb"
+    assert main(["ingest", "epoch", str(_epoch_gpqa(tmp_path / "gpqa_diamond.csv")), "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["backtest", "--db", str(db)]) == 1
+    err = capsys.readouterr().err
+    assert "benchwatch analyze" in err and err.count("\n") == 1
+    assert main(["backtest", "--db", str(tmp_path / "missing.duckdb")]) == 1
+
+
+@pytest.mark.slow
+def test_backtest_json_and_stored_tables(tmp_path, capsys):
+    db = tmp_path / "bt.duckdb"
+    assert main(["ingest", "epoch", str(_epoch_gpqa(tmp_path / "gpqa_diamond.csv")), "--db", str(db)]) == 0
+    assert main(["analyze", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["backtest", "--db", str(db), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [h["horizon_months"] for h in out["horizons"]] == [3, 6, 12]
+    for h in out["horizons"]:
+        assert {"n", "n_tables", "mae_pp", "naive_mae_pp", "bias_pp", "coverage", "nominal"} <= set(h)
+        assert h["nominal"] == 0.8 and h["n_tables"] == 1 and h["n"] > 0
+        assert h["coverage"] is None or 0 <= h["coverage"] <= 1         # a fraction
+    assert {m["method"] for m in out["methods"]} == {"persistence", "theil_sen", "logistic"}
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        n12 = con.execute("SELECT count(*) FROM forecast_backtest WHERE horizon_months = 12 "
+                          "AND method = 'persistence'").fetchone()[0]
+        stored = con.execute("SELECT n, mae FROM forecast_backtest_summary WHERE kind = 'proportion' "
+                             "AND method = 'persistence' AND horizon_months = 12").fetchone()
+        # the persistence MAE in pp is the mean |F(o) - observed| of the stored forecasts, x 100
+        mae = con.execute("SELECT 100 * avg(abs(frontier_at_origin - observed)) FROM forecast_backtest "
+                          "WHERE horizon_months = 12 AND method = 'persistence'").fetchone()[0]
+        late = con.execute("SELECT count(*) FROM forecast_backtest f JOIN benchmark_tables bt USING (table_id) "
+                           "WHERE f.origin + to_days(CAST(round(f.horizon_months * 30.4375) AS INTEGER)) "
+                           "> bt.last_observed_at + INTERVAL 1 DAY").fetchone()[0]
+    finally:
+        con.close()
+    assert stored[0] == n12 > 0 and stored[1] == pytest.approx(mae)
+    assert late == 0                         # no outcome beyond the table's last observation
+    assert main(["backtest", "--db", str(db)]) == 0
+    text = capsys.readouterr().out
+    assert "proportion tables (pp)" in text and "no-change MAE" in text
