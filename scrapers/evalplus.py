@@ -10,6 +10,11 @@ data. Three layouts, sniffed from the content:
   (HumanEval only).
 Scores are pass@1 in percent. A null score (36 models have no MBPP) is no row.
 
+Each model's `link` that points at a Hugging Face model page states who published the weights:
+the `models` frame carries that owner as the model's organisation (no date: the page states
+none), so the database learns the name (view learned_models). Other links (a paper, a blog) state
+no publisher and give no row.
+
 Test-set sizes: HumanEval(+) 164 tasks; MBPP(+) 378 tasks since MBPP+ v0.2.0 (EvalPlus
 README, 2024-04-17: "MBPP+ is upgraded to v0.2.0 by removing some broken tasks
 (399 -> 378 tasks)"), the version the `pass@1` layout reports. Which MBPP+ version the
@@ -25,7 +30,7 @@ import pandas as pd
 
 from scrapers._cells import percent_cells, raw_text
 from scrapers.base import ParsedSnapshot, Scraper
-from scrapers.normalize import clean_name, is_missing
+from scrapers.normalize import clean_name, hugging_face_repo, is_missing
 from scrapers.cases import Absent, Case, S, snap
 
 HUMANEVAL_TASKS = 164
@@ -53,11 +58,22 @@ class EvalplusScraper(Scraper):
             parsed.scores = self._from_csv(text, parsed)
         return parsed
 
+    @staticmethod
+    def _publishers(links: list[tuple[Any, Any]]) -> pd.DataFrame:
+        """(model, link) pairs -> the `models` rows of those whose link is a Hugging Face model page."""
+        rows = []
+        for model, link in links:
+            repo, name = hugging_face_repo(link), clean_name(model)
+            if repo is not None and name is not None:
+                rows.append({"model": name, "org": repo[0], "provenance": "leaderboard"})
+        return pd.DataFrame(rows, columns=["model", "org", "provenance"]).drop_duplicates("model")
+
     def _from_json(self, text: str, parsed: ParsedSnapshot) -> pd.DataFrame:
         data = self.json(text, where="results.json")
         entries = {k: v for k, v in data.items() if isinstance(v, dict)}
         if not entries:
             raise self.error("results.json has no model entries")
+        parsed.models = self._publishers([(model, entry.get("link")) for model, entry in entries.items()])
         keys = set().union(*entries.values())
         if "pass@1" in keys:
             parsed.meta["layout"] = "pass@1"
@@ -86,6 +102,8 @@ class EvalplusScraper(Scraper):
         if missing:
             raise self.error(f"humaneval.csv lacks column(s) {', '.join(missing)}; found {list(df.columns)}")
         parsed.meta["layout"] = "humaneval.csv"
+        if "link" in lower:
+            parsed.models = self._publishers(list(zip(df[lower["model"]], df[lower["link"]])))
         cells = [(model, bench, value)
                  for col, bench in CSV_COLUMNS.items()
                  for model, value in zip(df[lower["model"]], df[lower[col]])]

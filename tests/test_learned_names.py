@@ -1,0 +1,87 @@
+"""Model names the database learns from the sources' own data (issue 51).
+
+A name no registry entry maps is *learned* when a source states facts about it in its own model
+list (who made it, when it was released, its cutoff): `benchwatch status` counts it apart from the
+names nothing knows, the view `learned_models` lists it with what each source said. Fixtures are
+small files written here; the real scrapers parse them.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+
+from cli.main import main
+from jobs.cycle import ingest_file
+from storage import db
+from storage.status import unknown
+
+
+# models without a link, enough for the source's row floor (`min_rows`): unknown names
+FILLERS = {f"Filler-{i}B": {"link": None, "open-data": "None", "prompted": True, "size": i,
+                            "pass@1": {"humaneval": 10.0 + i, "humaneval+": 9.0 + i, "mbpp": 8.0, "mbpp+": 7.0}}
+           for i in range(1, 11)}
+
+
+def _evalplus(tmp_path):
+    f = tmp_path / "results.json"
+    f.write_text(json.dumps({**FILLERS,
+        # a Hugging Face link states the repository: its owner published the model
+        "Acme-Coder-7B": {"link": "https://huggingface.co/acme-lab/Acme-Coder-7B-hf", "open-data": "None",
+                          "prompted": True, "size": 7,
+                          "pass@1": {"humaneval": 60.0, "humaneval+": 55.0, "mbpp": 50.0, "mbpp+": 45.0}},
+        # a paper link states nothing about who published it: the name stays unknown
+        "Paper-Model-2B": {"link": "https://arxiv.org/abs/2203.13474", "open-data": "None", "prompted": False,
+                           "size": 2, "pass@1": {"humaneval": 20.0, "humaneval+": 18.0, "mbpp": 30.0,
+                                                 "mbpp+": 25.0}},
+        "Zed-Coder-1B": {"link": "https://huggingface.co/zed/Zed-Coder-1B", "open-data": "None",
+                         "prompted": True, "size": 1,
+                         "pass@1": {"humaneval": 10.0, "humaneval+": 9.0, "mbpp": 12.0, "mbpp+": 11.0}},
+        "Tiny-Model": {"link": "https://example.org/", "open-data": "None", "prompted": True, "size": 1,
+                       "pass@1": {"humaneval": 11.0, "humaneval+": 9.5, "mbpp": 12.5, "mbpp+": 11.5}},
+        "Small-Model": {"link": None, "open-data": "None", "prompted": True, "size": 1,
+                        "pass@1": {"humaneval": 12.0, "humaneval+": 10.0, "mbpp": 13.0, "mbpp+": 12.0}},
+    }))
+    return f
+
+
+def test_a_model_a_source_states_facts_about_is_learned_not_unknown(synced_db, tmp_path, capsys):
+    f = tmp_path / "scores.csv"      # a release date beside the score is a statement about the model
+    f.write_text("model,benchmark,score,model_release_date\n"
+                 "acme-stated-7b,gpqa_diamond,0.5,2025-03-01\nacme-silent-7b,gpqa_diamond,0.4,\n")
+    ingest_file(synced_db, "csv", f)
+    with db.connect(synced_db, read_only=True) as con:
+        table, counts = unknown(con)
+        learned = con.execute("SELECT model, sources, release_dates FROM learned_models").fetchall()
+    assert counts["models"] == 1 and counts["learned"] == 1
+    assert [r[1] for r in table.rows if r[0] == "model"] == ["acme-silent-7b"]
+    assert learned == [("acme-stated-7b", ["csv"], [datetime.date(2025, 3, 1)])]
+    assert main(["status", "--db", str(synced_db)]) == 0
+    out = capsys.readouterr().out
+    assert "1 model(s) not in the registry" in out and "acme-silent-7b" in out
+    assert "1 model name(s) learned from the sources" in out
+
+
+def test_evalplus_states_the_publisher_of_a_hugging_face_link(synced_db, tmp_path):
+    ingest_file(synced_db, "evalplus", _evalplus(tmp_path))
+    with db.connect(synced_db, read_only=True) as con:
+        orgs = dict(con.execute("SELECT model, org FROM model_dates WHERE source = 'evalplus'").fetchall())
+        dated = con.execute("SELECT count(*) FROM model_cutoffs WHERE source = 'evalplus'").fetchone()[0]
+        table, counts = unknown(con)
+    assert orgs == {"Acme-Coder-7B": "acme-lab", "Zed-Coder-1B": "zed"}
+    assert dated == 0          # a statement of who made it is no date claim: the analysis never sees it
+    assert sorted(r[1] for r in table.rows if r[0] == "model") == sorted(
+        ["Paper-Model-2B", "Small-Model", "Tiny-Model", *FILLERS])
+    assert counts["learned"] == 2
+
+
+def test_only_a_hugging_face_model_page_names_a_publisher():
+    from scrapers.normalize import hugging_face_repo
+    assert hugging_face_repo("https://huggingface.co/Qwen/Qwen2.5-Coder-32B-Instruct") == (
+        "Qwen", "Qwen2.5-Coder-32B-Instruct")
+    assert hugging_face_repo("https://huggingface.co/codellama/CodeLlama-70b-Python-hf/tree/main") == (
+        "codellama", "CodeLlama-70b-Python-hf")
+    for link in ("https://huggingface.co/datasets/openai/gsm8k", "https://huggingface.co/spaces/a/b",
+                 "https://huggingface.co/codellama", "https://arxiv.org/abs/2203.13474", None, 7,
+                 "https://huggingface.co.evil.example/a/b"):
+        assert hugging_face_repo(link) is None, link
