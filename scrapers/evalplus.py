@@ -28,9 +28,9 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from scrapers._cells import percent_cells, raw_text
+from scrapers._cells import percent_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
-from scrapers.normalize import clean_name, hugging_face_repo, is_missing
+from scrapers.normalize import clean_name, is_missing
 from scrapers.cases import Absent, Case, S, snap
 
 HUMANEVAL_TASKS = 164
@@ -58,22 +58,12 @@ class EvalplusScraper(Scraper):
             parsed.scores = self._from_csv(text, parsed)
         return parsed
 
-    @staticmethod
-    def _publishers(links: list[tuple[Any, Any]]) -> pd.DataFrame:
-        """(model, link) pairs -> the `models` rows of those whose link is a Hugging Face model page."""
-        rows = []
-        for model, link in links:
-            repo, name = hugging_face_repo(link), clean_name(model)
-            if repo is not None and name is not None:
-                rows.append({"model": name, "org": repo[0], "provenance": "leaderboard"})
-        return pd.DataFrame(rows, columns=["model", "org", "provenance"]).drop_duplicates("model")
-
     def _from_json(self, text: str, parsed: ParsedSnapshot) -> pd.DataFrame:
         data = self.json(text, where="results.json")
         entries = {k: v for k, v in data.items() if isinstance(v, dict)}
         if not entries:
             raise self.error("results.json has no model entries")
-        parsed.models = self._publishers([(model, entry.get("link")) for model, entry in entries.items()])
+        parsed.models = stated_models(entries, links=[entry.get("link") for entry in entries.values()])
         keys = set().union(*entries.values())
         if "pass@1" in keys:
             parsed.meta["layout"] = "pass@1"
@@ -103,7 +93,7 @@ class EvalplusScraper(Scraper):
             raise self.error(f"humaneval.csv lacks column(s) {', '.join(missing)}; found {list(df.columns)}")
         parsed.meta["layout"] = "humaneval.csv"
         if "link" in lower:
-            parsed.models = self._publishers(list(zip(df[lower["model"]], df[lower["link"]])))
+            parsed.models = stated_models(df[lower["model"]], links=df[lower["link"]])
         cells = [(model, bench, value)
                  for col, bench in CSV_COLUMNS.items()
                  for model, value in zip(df[lower["model"]], df[lower[col]])]
@@ -134,6 +124,8 @@ class EvalplusScraper(Scraper):
                                                                       metric="proportion"),
             S(benchmark="humaneval_plus", model="Code-13B")(score=0.524),
             S(benchmark="humaneval", model="CodeGen-16B")(n_items=164),
+            # a Hugging Face link names the publisher; a paper link (CodeGen-16B) names none
+            S("models", model="OpenCoder-8B-Instruct")(org="infly"), Absent({"model": "CodeGen-16B"}, "models"),
         )),
         Case("evalplus/results_2024-04-18.json", scores=10,   # CodeGen2-16B: humaneval and humaneval_plus only
              warnings=("MBPP+ version",), spots=(
