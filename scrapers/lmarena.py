@@ -69,7 +69,9 @@ ELO_MAX_BOARD = "top1"
 # row's own organisation (stripped too). An unknown one stays in the name (unresolved in status).
 LOGO_PREFIXES = ("01.AI", "Anthropic", "Azure", "Cohere", "HuggingFace", "InternLM", "Meta", "Minimax",
                  "MoonshotAI", "Nvidia", "OpenChat", "RWKV", "Snowflake", "Stability", "Stepfun", "Tencent")
-_ORG_SUFFIX = re.compile(r"^(.*?[a-z0-9.)\]])(x?[A-Z][\w.&/]*(?: [A-Z][\w.&/]*)*)$")
+# the organisation glued after a model's name: capitalised words ('Google', 'AllenAI/UW', 'xAI'),
+# or a number before one ('01 AI': `yi-34b-chat01 AI`)
+_ORG_SUFFIX = re.compile(r"^(.*?[a-z0-9.)\]])(x?(?:\d+ )?[A-Z][\w.&/]*(?: [A-Z][\w.&/]*)*)$")
 _TOP_N = re.compile(r"(?:前\s*(\d+)\s*名|\btop[ -]?(\d+)\b)", re.IGNORECASE)
 _SCORE_CELL = re.compile(r"(-?\d+(?:\.\d+)?)(?:\s*+\(?\s*+±\s*+(\d+(?:\.\d+)?)\s*+\)?)?(?:\s*+[^\W\d_]+)?")
 _UPDATED = re.compile(r"更新时间\**\s*[:：]\s*\**\s*(\d{4}-\d{2}-\d{2})")
@@ -442,12 +444,13 @@ class LmarenaScraper(Scraper):
         Case("lmarena/cherry_md_2025-06-05.md", scores=2, spots=(   # links, knowledge cutoff column
             S(model="o1-preview")(score=1341.0, knowledge_cutoff="2023-10-01"),
             S(model="Gemini-2.5-Pro-Preview-05-06")(knowledge_cutoff=None, evaluated_at="2025-06-05"))),
-        Case("lmarena/cherry_md_2026-02-10.md", scores=6, rejects=0, spots=(   # '1504±10', glued logo and org
+        Case("lmarena/cherry_md_2026-02-10.md", scores=7, rejects=0, spots=(   # '1504±10', glued logo and org
             S(model="claude-opus-4-6-thinking")(score=1504.0, ci_low=1494.0, ci_high=1514.0),
             S(model="ernie-5.0-0110")(score=1451.0, raw_value="1451±7Preliminary"),
             S(model="tulu-2-dpo-70b")(score=1179.0),
             S(model="RWKV-4-Raven-14B")(score=1042.0),
-            S("models", model="claude-opus-4-6")(org="Anthropic"))),    # the cell's `<Org> · <licence>` tail
+            S("models", model="claude-opus-4-6")(org="Anthropic"),     # the cell's `<Org> · <licence>` tail
+            S(model="yi-34b-chat")(score=1184.0), S("models", model="yi-34b-chat")(org="01 AI"))),   # '01 AI' glued
         Case("lmarena/cherry_text_md_2026-07-29.md", scores=3, meta={"board": "top30"}, spots=(
             S(model="claude-fable-5")(score=1508.0, ci_low=1502.0, table_version="top30"),
             S(model="claude-opus-5-max")(score=1495.0, ci_high=1507.0))),

@@ -114,7 +114,9 @@ LARGE_ROWS = 1_000_000
 # The model name of a score row a person could alias: a model run's model; for an agent system
 # (population `systems`, never a registry model) the one model it runs on (`underlying`; NULL
 # when it names none or several, so the row names no model to alias).
-_MODEL_NAME = "CASE WHEN population IS DISTINCT FROM 'systems' THEN model ELSE underlying END"
+# An entry the source marks adversarial or dev (`excluded_reason`) names no model to alias: NULL.
+_MODEL_NAME = ("CASE WHEN excluded_reason <> '' THEN NULL "
+               "WHEN population IS DISTINCT FROM 'systems' THEN model ELSE underlying END")
 # Per row: the names no registry entry maps, then grouped (few rows: the cheapest plan to start).
 _UNKNOWN_BY_ROW = f"""
             SELECT 'benchmark' AS kind, benchmark AS name, list(DISTINCT source ORDER BY source) AS sources,

@@ -85,3 +85,17 @@ def test_only_a_hugging_face_model_page_names_a_publisher():
                  "https://huggingface.co/codellama", "https://arxiv.org/abs/2203.13474", None, 7,
                  "https://huggingface.co.evil.example/a/b"):
         assert hugging_face_repo(link) is None, link
+
+
+def test_an_excluded_entry_is_no_unknown_model(synced_db, tmp_path):
+    """An entry the source marks adversarial or dev (`excluded_reason`: AlpacaEval's NullModel) is
+    kept for the record, but it is no model a person could alias: not an unknown name."""
+    f = tmp_path / "scores.csv"
+    f.write_text("model,benchmark,score\nNullModel,gpqa_diamond,0.9\nacme-real-7b,gpqa_diamond,0.4\n")
+    ingest_file(synced_db, "csv", f)
+    with db.connect(synced_db) as con:
+        con.execute("UPDATE scores SET excluded_reason = 'adversarial entry' WHERE model_raw = 'NullModel'")
+    with db.connect(synced_db, read_only=True) as con:
+        for large in (False, True):
+            table, counts = unknown(con, large=large)
+            assert [r[1] for r in table.rows] == ["acme-real-7b"] and counts["models"] == 1, large
