@@ -117,29 +117,33 @@ LARGE_ROWS = 1_000_000
 # An entry the source marks adversarial or dev (`excluded_reason`) names no model to alias: NULL.
 _MODEL_NAME = ("CASE WHEN excluded_reason <> '' THEN NULL "
                "WHEN population IS DISTINCT FROM 'systems' THEN model ELSE underlying END")
+# The names the sources state facts about (view learned_models: not registry ids): learned,
+# counted apart from the names nothing states anything about. A row's model is stated when its
+# name (as identified) or the page's own name is (model_dates keeps the page's name: a statement
+# about `fireworks/kimi-k2p5` is one about the row identified as `kimi-k2p5`).
+_STATED = "(SELECT model FROM model_dates WHERE source <> 'registry')"
+_STATED_RAW = f"bool_or(model_raw IN (SELECT model_raw FROM model_dates WHERE source <> 'registry'))"
 # Per row: the names no registry entry maps, then grouped (few rows: the cheapest plan to start).
 _UNKNOWN_BY_ROW = f"""
             SELECT 'benchmark' AS kind, benchmark AS name, list(DISTINCT source ORDER BY source) AS sources,
-                   count(*) AS rows
+                   count(*) AS rows, false AS stated
             FROM scores WHERE benchmark NOT IN (SELECT id FROM benchmarks) GROUP BY benchmark
             UNION ALL
-            SELECT 'model', {_MODEL_NAME} AS m, list(DISTINCT source ORDER BY source), count(*)
+            SELECT 'model', {_MODEL_NAME} AS m, list(DISTINCT source ORDER BY source), count(*), {_STATED_RAW}
             FROM scores WHERE {_MODEL_NAME} NOT IN (SELECT id FROM models) GROUP BY m"""
-# The model names the sources state facts about (view learned_models: not registry ids): learned,
-# counted apart from the names nothing states anything about.
-_STATED = "(SELECT model FROM model_dates WHERE source <> 'registry')"
 # The same rows, from one pass that counts rows per (benchmark, source) and (model, source): the
 # registry filter and the source lists then see thousands of groups, not millions of rows.
 _UNKNOWN_BY_GROUP = """
             SELECT 'benchmark' AS kind, benchmark AS name, list(source ORDER BY source) AS sources,
-                   sum(n)::BIGINT AS rows
+                   sum(n)::BIGINT AS rows, false AS stated
             FROM g WHERE model IS NULL AND benchmark NOT IN (SELECT id FROM benchmarks) GROUP BY benchmark
             UNION ALL
-            SELECT 'model', model, list(source ORDER BY source), sum(n)::BIGINT
+            SELECT 'model', model, list(source ORDER BY source), sum(n)::BIGINT, bool_or(stated)
             FROM g WHERE benchmark IS NULL AND model NOT IN (SELECT id FROM models) GROUP BY model"""
 _UNKNOWN_SQL = """
         WITH {groups}a AS ({names})
-        , u AS (SELECT * FROM a WHERE kind = 'benchmark' OR name NOT IN """ + _STATED + """)
+        , u AS (SELECT kind, name, sources, rows FROM a
+                WHERE kind = 'benchmark' OR NOT (stated OR name IN """ + _STATED + """))
         , n AS (
             SELECT count(*) FILTER (WHERE kind = 'benchmark') AS n_benchmarks,
                    count(*) FILTER (WHERE kind = 'model') AS n_models,
@@ -148,7 +152,7 @@ _UNKNOWN_SQL = """
         SELECT u.*, n.n_benchmarks, n.n_models, n.n_learned
         FROM n LEFT JOIN u ON true ORDER BY kind, rows DESC, name LIMIT {limit}"""
 _GROUPS = f"""g AS (
-            SELECT benchmark, {_MODEL_NAME} AS model, source, count(*) AS n FROM scores
+            SELECT benchmark, {_MODEL_NAME} AS model, source, count(*) AS n, {_STATED_RAW} AS stated FROM scores
             GROUP BY GROUPING SETS ((benchmark, source), ({_MODEL_NAME}, source))),
         """
 

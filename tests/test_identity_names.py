@@ -32,6 +32,14 @@ def ident(source: str, names: list[str], benchmark: str = "x") -> pd.DataFrame:
     # ARC-AGI: 'Claude 3.7' (Anthropic) is the one Claude 3.7 there ever was, Sonnet
     ("arc_agi", "Claude 3.7", "claude-3-7-sonnet-20250219", ""),
     ("arc_agi", "Claude 3.7 Thinking 16K", "claude-3-7-sonnet-20250219", "thinking=16k"),
+    # registry rows whose facts are Epoch's (release date, organisation); the names the sources use
+    ("aider_edit", "WizardLM-2 8x22B", "wizardlm-2-8x22b", ""),
+    ("epoch", "WizardLM-2-8x22B", "wizardlm-2-8x22b", ""),
+    ("matharena", "DeepSeek-R1-Distill-Qwen-32B", "deepseek-r1-distill-qwen-32b", ""),
+    # Fireworks' id: Epoch lists it with kimi-k2.5's date, organisation and capability-index scores
+    ("epoch", "fireworks/kimi-k2p5", "kimi-k2.5", "host=fireworks"),
+    ("artificial_analysis", "kimi-k2-5-non-reasoning", "kimi-k2.5", "mode=non-reasoning"),
+    ("livebench", "arcee-trinity-large-preview", "trinity-large-preview", ""),
 ])
 def test_a_shipped_name_resolves(source, name, model, variant):
     out = ident(source, [name]).iloc[0]
@@ -49,6 +57,11 @@ def test_a_shipped_name_resolves(source, name, model, variant):
     ("lmarena", "GPT-4o (08/06)"),
     ("evalplus", "CodeLlama-7B"),        # base, Python or Instruct: EvalPlus's link (a blog) does not say
     ("evalplus", "CodeLlama-70B"),       # its link says the Python model, which the registry does not hold
+    # two experimental snapshots had the name (1219, 01-21): which one is not said
+    ("matharena", "gemini-2.0-flash-thinking"),
+    # a sibling of a registry model is another model
+    ("artificial_analysis", "trinity-large-thinking"),
+    ("artificial_analysis", "kimi-k2-thinking-turbo"),
 ])
 def test_a_name_that_would_be_a_false_merge_stays_unresolved(source, name):
     out = ident(source, [name]).iloc[0]

@@ -99,3 +99,16 @@ def test_an_excluded_entry_is_no_unknown_model(synced_db, tmp_path):
         for large in (False, True):
             table, counts = unknown(con, large=large)
             assert [r[1] for r in table.rows] == ["acme-real-7b"] and counts["models"] == 1, large
+
+
+def test_a_statement_about_the_page_s_name_covers_the_row_identified_from_it(synced_db, tmp_path):
+    """The naming rules strip a host route (`fireworks/`): the row's model is `zz-k9p5`, while the
+    source's statement is about its own name `fireworks/zz-k9p5`; both are the same row's names."""
+    f = tmp_path / "scores.csv"
+    f.write_text("model,benchmark,score,model_release_date\nfireworks/zz-k9p5,gpqa_diamond,0.5,2026-01-27\n")
+    ingest_file(synced_db, "csv", f)
+    with db.connect(synced_db, read_only=True) as con:
+        assert con.execute("SELECT DISTINCT model FROM scores").fetchall() == [("zz-k9p5",)]
+        for large in (False, True):
+            table, counts = unknown(con, large=large)
+            assert (counts["models"], counts["learned"], table.rows) == (0, 1, []), large
