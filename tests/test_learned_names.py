@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import json
 
+import registry
 from cli.main import main
 from jobs.cycle import ingest_file
 from storage import db
@@ -112,3 +113,23 @@ def test_a_statement_about_the_page_s_name_covers_the_row_identified_from_it(syn
         for large in (False, True):
             table, counts = unknown(con, large=large)
             assert (counts["models"], counts["learned"], table.rows) == (0, 1, []), large
+
+
+def test_views_show_the_registry_s_name_with_the_page_s_name_beside(synced_db, tmp_path):
+    """issue 51: a known model by its registry name, an unknown one by its page's name, the raw
+    name beside both; saturation's top models likewise (top_names, top_known beside top_models)."""
+    f = tmp_path / "scores.csv"
+    f.write_text("model,benchmark,score\nclaude-3.5-sonnet-20240620,gpqa_diamond,0.6\nZz Model,gpqa_diamond,0.5\n")
+    ingest_file(synced_db, "csv", f)
+    with db.connect(synced_db) as con:
+        rows = con.execute("SELECT model, model_name, model_raw, model_known FROM leaderboard ORDER BY model").fetchall()
+        con.execute("""INSERT INTO saturation (table_id, benchmark, source, as_of, scope, population, k, alpha, z,
+                                               run_at, top_models, top_variants)
+                       VALUES ('gpqa_diamond:csv', 'gpqa_diamond', 'csv', now(), 'all', 'models', 5, 0.5, 1.96, now(),
+                               ['claude-3-5-sonnet-20240620', 'Zz Model'],
+                               ['claude-3.5-sonnet-20240620', 'Zz Model'])""")
+        top = con.execute("SELECT top_models, top_names, top_known FROM saturation_latest").fetchall()
+    name = registry.load_models().set_index("id").loc["claude-3-5-sonnet-20240620", "name"]
+    assert rows == [("Zz Model", "Zz Model", "Zz Model", False),
+                    ("claude-3-5-sonnet-20240620", name, "claude-3.5-sonnet-20240620", True)]
+    assert top == [(["claude-3-5-sonnet-20240620", "Zz Model"], [name, "Zz Model"], [True, False])]
