@@ -53,8 +53,11 @@ def test_a_shipped_name_resolves(source, name, model, variant):
     ("matharena", "claude-3.5-sonnet"),
     ("simple_evals", "Claude 3.5 Sonnet"),
     ("artificial_analysis", "gpt-4o"),
-    # a separator-blind match would take these for gpt-4-1106-preview / codellama-…-instruct
-    ("lmarena", "GPT-4o (08/06)"),
+    # matching the name after a route's vendor prefix would take these for openrouter's
+    # deepseek/deepseek-chat (aliased to deepseek-v3) and moonshotai/kimi-k2 (kimi-k2-instruct, 0711):
+    # DeepSeek's deepseek-chat pointed at V2, V2.5, V3 and later; Kimi K2 had a 0711 and a 0905
+    ("aider_polyglot", "deepseek-chat"),
+    ("aider_polyglot", "Kimi K2"),
     ("evalplus", "CodeLlama-7B"),        # base, Python or Instruct: EvalPlus's link (a blog) does not say
     ("evalplus", "CodeLlama-70B"),       # its link says the Python model, which the registry does not hold
     # two experimental snapshots had the name (1219, 01-21): which one is not said

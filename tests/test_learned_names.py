@@ -133,3 +133,13 @@ def test_views_show_the_registry_s_name_with_the_page_s_name_beside(synced_db, t
     assert rows == [("Zz Model", "Zz Model", "Zz Model", False),
                     ("claude-3-5-sonnet-20240620", name, "claude-3.5-sonnet-20240620", True)]
     assert top == [(["claude-3-5-sonnet-20240620", "Zz Model"], [name, "Zz Model"], [True, False])]
+
+
+def test_the_report_names_top_models_by_the_registry_and_marks_page_names():
+    from jobs.report_common import UNLISTED, top_names
+    row = {"top_models": ["claude-3-5-sonnet-20240620", "Claude 3.5 Sonnet"],
+           "top_names": ["Claude 3.5 Sonnet (2024-06-20)", "Claude 3.5 Sonnet"], "top_known": [True, False]}
+    assert top_names(row) == ["Claude 3.5 Sonnet (2024-06-20)", "Claude 3.5 Sonnet" + UNLISTED]
+    assert top_names({"top_models": ["a", "b"]}) == ["a", "b"]      # a frame without display names
+    # an agent system's own name is never a registry model: no mark
+    assert top_names({**row, "population": "systems"}) == ["Claude 3.5 Sonnet (2024-06-20)", "Claude 3.5 Sonnet"]
