@@ -121,8 +121,12 @@ _MODEL_NAME = ("CASE WHEN excluded_reason <> '' THEN NULL "
 # counted apart from the names nothing states anything about. A row's model is stated when its
 # name (as identified) or the page's own name is (model_dates keeps the page's name: a statement
 # about `fireworks/kimi-k2p5` is one about the row identified as `kimi-k2p5`).
-_STATED = "(SELECT model FROM model_dates WHERE source <> 'registry')"
-_STATED_RAW = f"bool_or(model_raw IN (SELECT model_raw FROM model_dates WHERE source <> 'registry'))"
+# Names compare as the registry compares them (`registry.alias_key`: case, outer and repeated
+# spaces; SQL's lower for casefold), nothing looser: on the grouped names, not per row.
+_KEY = "lower(regexp_replace(trim({0}), '\\s+', ' ', 'g'))"
+_STATED = (f"(SELECT {_KEY.format('model')} FROM model_dates WHERE source <> 'registry' "
+           f"UNION SELECT {_KEY.format('model_raw')} FROM model_dates WHERE source <> 'registry')")
+_STATED_RAW = "bool_or(model_raw IN (SELECT model_raw FROM model_dates WHERE source <> 'registry'))"
 # Per row: the names no registry entry maps, then grouped (few rows: the cheapest plan to start).
 _UNKNOWN_BY_ROW = f"""
             SELECT 'benchmark' AS kind, benchmark AS name, list(DISTINCT source ORDER BY source) AS sources,
@@ -143,7 +147,7 @@ _UNKNOWN_BY_GROUP = """
 _UNKNOWN_SQL = """
         WITH {groups}a AS ({names})
         , u AS (SELECT kind, name, sources, rows FROM a
-                WHERE kind = 'benchmark' OR NOT (stated OR name IN """ + _STATED + """))
+                WHERE kind = 'benchmark' OR NOT (stated OR """ + _KEY.format("name") + " IN " + _STATED + """))
         , n AS (
             SELECT count(*) FILTER (WHERE kind = 'benchmark') AS n_benchmarks,
                    count(*) FILTER (WHERE kind = 'model') AS n_models,

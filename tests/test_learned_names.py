@@ -143,3 +143,16 @@ def test_the_report_names_top_models_by_the_registry_and_marks_page_names():
     assert top_names({"top_models": ["a", "b"]}) == ["a", "b"]      # a frame without display names
     # an agent system's own name is never a registry model: no mark
     assert top_names({**row, "population": "systems"}) == ["Claude 3.5 Sonnet (2024-06-20)", "Claude 3.5 Sonnet"]
+
+
+def test_a_name_is_learned_as_the_registry_matches_names_case_and_spacing_blind(synced_db, tmp_path):
+    """A source states `ACME  X-7b` (its date); another page writes `acme x-7b`: one name, as
+    `registry.alias_key` compares names (case, outer and repeated spaces), nothing looser."""
+    f = tmp_path / "scores.csv"
+    f.write_text("model,benchmark,score,model_release_date\nACME  X-7b,gpqa_diamond,0.5,2025-03-01\n"
+                 "acme x-7b,mmlu,0.4,\nacme-x-7b,mmlu,0.3,\n")
+    ingest_file(synced_db, "csv", f)
+    with db.connect(synced_db, read_only=True) as con:
+        for large in (False, True):
+            table, counts = unknown(con, large=large)
+            assert ([r[1] for r in table.rows], counts["learned"]) == (["acme-x-7b"], 2), large
