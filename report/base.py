@@ -16,6 +16,7 @@ from analysis.constants import SATURATION_ALPHA, SATURATION_K
 from common.jsonsafe import decoded
 from common.jsonsafe import is_null as _missing
 from registry.tables import table_key
+from common.naming import POPULATION_SYSTEMS
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision
 # deficiency. Yellow is left out (invisible as a thin line on white); black is the seventh colour.
@@ -101,6 +102,24 @@ def names(value: Any) -> list[str]:
     if _missing(value):
         return []
     return [str(v) for v in list(value)]
+
+
+# After a top model's name that is a page's, not the registry's (`top_known` false): a reader
+# tells 'Claude 3.5 Sonnet' (a page's undated name) from 'Claude 3.5 Sonnet (2024-06-20)'.
+UNLISTED = " (unlisted)"
+
+
+def top_names(row: Any) -> list[str]:
+    """A level row's top models as people read them (issue 51): the registry's display names, and
+    the pages' names of the models it does not know marked `UNLISTED` (the views' `top_names`,
+    `top_known`; an agent system's own name is never a registry model: not marked); the ids
+    (`top_models`) for a frame without them."""
+    shown, known = names(row.get("top_names")), row.get("top_known")
+    if not shown:
+        return names(row.get("top_models"))
+    systems = row.get("population") == POPULATION_SYSTEMS
+    flags = [True] * len(shown) if systems or _missing(known) else [bool(k) for k in list(known)]
+    return [n if k else n + UNLISTED for n, k in zip(shown, flags)]
 
 
 def clip(v: Any, n: int) -> str:

@@ -17,7 +17,7 @@ from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATIO
 from common.jsonsafe import is_null as _missing
 from report.base import (BUNCHED_LABEL, BIN_COLORS, OPTIONAL_LEVEL_COLUMNS, bin_badge, default_params, esc, frame, level_of,
                                 names, naive, num, STALE_AFTER_DAYS, staleness_days, table, table_name, tabled,
-                                trend_cell)
+                                top_names, trend_cell)
 
 # A change of committed level this recent (days before the report) puts a benchmark in the headline.
 CHANGED_WITHIN_DAYS = 30
@@ -249,7 +249,7 @@ def overview_table(levels: pd.DataFrame, trends: pd.DataFrame, anchors: dict[str
         if _missing(r.get("s_index")):
             empty.append([link, esc(r.get("scope")), esc(r.get("reason") or "no index")])
             continue
-        top = names(r.get("top_models"))
+        top = top_names(r)
         if top:
             shown = ", ".join(esc(m) for m in top[:TOP_MODELS_SHOWN])
             top_cell = shown + (f" +{len(top) - TOP_MODELS_SHOWN} more" if len(top) > TOP_MODELS_SHOWN else "")

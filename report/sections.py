@@ -13,7 +13,7 @@ from registry.tables import table_key
 from report.charts import family_span, frontier_chart, s_history_chart
 from report.base import (POPULATION_ORDER, bin_badge, date, esc, forecast_text, level_of, metric_is_proportion,
                                 naive, names, num, score_text, STALE_AFTER_DAYS, staleness_days, table_name, tabled,
-                                trend_cell, version)
+                                top_names, trend_cell, version)
 
 
 def bench_tables(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.DataFrame,
@@ -79,7 +79,7 @@ def _section(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.
     if note:
         facts.append(esc(note))
     span = family_span((hist, frontier), family)
-    top = names(r.get("top_models"))
+    top = top_names(r)
     if top:
         facts.append("top-k: " + ", ".join(esc(m) for m in top))
     t = trend_by.get(primary)

@@ -15,7 +15,7 @@ import pandas as pd
 
 from analysis.constants import SATURATION_ALPHA, SATURATION_K
 from common.jsonsafe import is_null as _missing
-from report.base import BUNCHED_LABEL, forecast_text, level_of, names, trend_text
+from report.base import BUNCHED_LABEL, forecast_text, level_of, names, trend_text, top_names
 
 TEXT_WIDTH = 120
 GAP = 2          # spaces between columns
@@ -104,7 +104,7 @@ def levels_text(levels: pd.DataFrame) -> str:
                            r.get("slope_ci_high"), r.get("stalled"), r.get("trend_end"), r.get("stale_days"),
                            r.get("slope_unit"))
         forecast = forecast_text(r.get("forecast_status"), r.get("forecast_date"), reached_at=r.get("reached_at"))
-        top = names(r.get("top_models"))
+        top = top_names(r)
         facts = [BUNCHED_LABEL if r.get("stagnation") is True else "",
                  f"scale {scale}: not comparable with the paper's" if scale_text == "own" else "",
                  f"trend {trend}" if trend else "",

@@ -44,3 +44,27 @@ def number_cells(values: Iterable[Any], index: pd.Index | None = None) -> tuple[
 def raw_text(values: Iterable[Any]) -> list[str | None]:
     """Cells as the page had them, for `scores.raw_value` (None stays None)."""
     return [None if v is None else str(v) for v in values]
+
+
+def stated_models(names: Iterable[Any], *, orgs: Iterable[Any] | None = None,
+                  links: Iterable[Any] | None = None) -> pd.DataFrame:
+    """The `models` rows (model, org, provenance) of the models whose row states who made them:
+    the page's organisation cell, else the owner of a Hugging Face model page it links
+    (`normalize.hugging_face_repo`). A row that states neither gives no row: the database learns a
+    model's name only from what its source says (view learned_models), never from a guess."""
+    from scrapers.normalize import clean_name, hugging_face_repo
+    names = list(names)
+    org_cells = list(orgs) if orgs is not None else [None] * len(names)
+    link_cells = list(links) if links is not None else [None] * len(names)
+    rows = []
+    for name, org, link in zip(names, org_cells, link_cells):
+        model = clean_name(name)
+        if model is None:
+            continue
+        stated = clean_name(org) if isinstance(org, str) else None
+        if stated is None:
+            repo = hugging_face_repo(link)
+            stated = repo[0] if repo else None
+        if stated is not None:
+            rows.append({"model": model, "org": stated, "provenance": "leaderboard"})
+    return pd.DataFrame(rows, columns=["model", "org", "provenance"]).drop_duplicates("model", ignore_index=True)

@@ -37,7 +37,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from scrapers._cells import number_cells, percent_cells, raw_text
+from scrapers._cells import number_cells, percent_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing
 from scrapers.cases import Case, Has, S, snap
@@ -116,6 +116,9 @@ class AlpacaevalScraper(Scraper):
         if model_col is None:
             raise self.error(f"{where}: no model column ('name' or the unnamed key column); found {list(df.columns)}")
         model = df[model_col].map(clean_name)
+        if "link" in columns:   # a Hugging Face link states who published the model (view learned_models)
+            parsed.models = pd.concat([parsed.models, stated_models(model, links=df[columns["link"]])],
+                                      ignore_index=True).drop_duplicates("model", ignore_index=True)
 
         if "n_total" in columns:
             n_items = pd.to_numeric(df[columns["n_total"]], errors="coerce").astype("Int64")
@@ -191,6 +194,7 @@ class AlpacaevalScraper(Scraper):
         Case("alpacaeval/alpacaeval_v2_2024-01-09.csv", scores=3, benchmarks=frozenset({"alpacaeval_2"}),
              warnings=("length_controlled_winrate",), spots=(
                  S(model="GPT-4 Turbo")(score=0.5, is_reference=True), S(model="GPT-4")(n_items=805, is_reference=False),
+                 S("models", model="Yi 34B Chat")(org="01-ai"),     # its link: huggingface.co/01-ai/…
              )),
         Case("alpacaeval/alpacaeval_v2_2024-12-27.csv", scores=8,
              rejects=2, spots=(   # 'GPT 3.5 Turbo (06/13)' is listed twice

@@ -32,7 +32,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from scrapers._cells import number_cells, percent_cells, raw_text
+from scrapers._cells import number_cells, percent_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing, slug
 from scrapers.cases import Absent, Case, S, snap
@@ -149,6 +149,9 @@ class BfclScraper(Scraper):
         names = df[by_lower["model"]].map(lambda v: split_mode(clean_name(v) or ""))
         model = names.map(lambda t: t[0] or None)
         setting = names.map(lambda t: t[1])
+        org_col, link_col = by_lower.get("organization"), by_lower.get("model link")
+        parsed.models = stated_models(model, orgs=df[org_col] if org_col else None,
+                                      links=df[link_col] if link_col else None)
 
         frames = []
         for col in df.columns:
@@ -203,6 +206,7 @@ class BfclScraper(Scraper):
         Case("bfcl/data_v1v2_2024-08-14.csv", spots=(
             S(benchmark="bfcl_overall", model="Claude-3.5-Sonnet-20240620", setting="Prompt")(score=0.9053),
             S(benchmark="bfcl_cost_per_1k_function_calls", model="Functionary-Medium-v3.1")(score=85.52),
+            S("models", model="Functionary-Medium-v3.1")(org="MeetKai"),     # the Organization column
         )),
         snap("bfcl/bfcl_data_overall_2024-10-21.csv", 1405, rejects=0, spots=(
             S(benchmark="bfcl_overall", model="GPT-4o-2024-08-06", setting="FC")(score=0.6219),)),

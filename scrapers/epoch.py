@@ -55,13 +55,15 @@ import numpy as np
 import pandas as pd
 
 from common.naming import NamingRules
-from scrapers._cells import number_cells, raw_text
+from scrapers._cells import number_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import METRIC_RANGES, clean_name, is_missing, parse_date
 from scrapers.cases import Case, Has, S, snap
 
 MEMBERS_FILE = Path(__file__).with_name("epoch_members.csv")
 EXTERNAL = "external"          # table_version and reported_by of an external member
+# The hub's column of who made each model (every member has it; optional: read where present)
+ORGANIZATION = "Organization"
 NOT_READ = "not_read"
 # unit -> (metric kind, factor to the stored value)
 UNITS: dict[str, tuple[str, float]] = {
@@ -403,6 +405,9 @@ class EpochScraper(Scraper):
             out["n_items"] = number_cells(df[decl.n_column], index=df.index)[0]
         if decl.release_date:
             out["model_release_date"] = df[decl.release_date].map(parse_date)
+        if ORGANIZATION in df.columns:   # who made each model, where the hub says (view learned_models)
+            parsed.models = pd.concat([parsed.models, stated_models(out["model"], orgs=df[ORGANIZATION])],
+                                      ignore_index=True).drop_duplicates("model", ignore_index=True)
         if decl.evaluated_at:
             out["evaluated_at"] = df[decl.evaluated_at].map(parse_date)
         if decl.external:
@@ -418,6 +423,7 @@ class EpochScraper(Scraper):
                 evaluated_at="2026-04-15 14:03:19", setting="effort=high; run=AQF46S9hBhosKPEMy3fyB9"),
             S(model="glm-4.7")(score=0.8333333333333334),     # the row after a multi-line note
             S(model="grok-4-0709")(evaluated_at=None),
+            S("models", model="glm-4.7")(org="Z.ai (Zhipu AI)", release_date=None),   # the hub's Organization
         )),
         Case("epoch/swe_bench_verified.csv", filename="epoch_swe_bench_verified_2026-04-19.csv", scores=3,
              rejects=0, benchmarks=frozenset({"swebench_verified"}), spots=(

@@ -10,6 +10,11 @@ data. Three layouts, sniffed from the content:
   (HumanEval only).
 Scores are pass@1 in percent. A null score (36 models have no MBPP) is no row.
 
+Each model's `link` that points at a Hugging Face model page states who published the weights:
+the `models` frame carries that owner as the model's organisation (no date: the page states
+none), so the database learns the name (view learned_models). Other links (a paper, a blog) state
+no publisher and give no row.
+
 Test-set sizes: HumanEval(+) 164 tasks; MBPP(+) 378 tasks since MBPP+ v0.2.0 (EvalPlus
 README, 2024-04-17: "MBPP+ is upgraded to v0.2.0 by removing some broken tasks
 (399 -> 378 tasks)"), the version the `pass@1` layout reports. Which MBPP+ version the
@@ -23,7 +28,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from scrapers._cells import percent_cells, raw_text
+from scrapers._cells import percent_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing
 from scrapers.cases import Absent, Case, S, snap
@@ -58,6 +63,7 @@ class EvalplusScraper(Scraper):
         entries = {k: v for k, v in data.items() if isinstance(v, dict)}
         if not entries:
             raise self.error("results.json has no model entries")
+        parsed.models = stated_models(entries, links=[entry.get("link") for entry in entries.values()])
         keys = set().union(*entries.values())
         if "pass@1" in keys:
             parsed.meta["layout"] = "pass@1"
@@ -86,6 +92,8 @@ class EvalplusScraper(Scraper):
         if missing:
             raise self.error(f"humaneval.csv lacks column(s) {', '.join(missing)}; found {list(df.columns)}")
         parsed.meta["layout"] = "humaneval.csv"
+        if "link" in lower:
+            parsed.models = stated_models(df[lower["model"]], links=df[lower["link"]])
         cells = [(model, bench, value)
                  for col, bench in CSV_COLUMNS.items()
                  for model, value in zip(df[lower["model"]], df[lower[col]])]
@@ -116,6 +124,8 @@ class EvalplusScraper(Scraper):
                                                                       metric="proportion"),
             S(benchmark="humaneval_plus", model="Code-13B")(score=0.524),
             S(benchmark="humaneval", model="CodeGen-16B")(n_items=164),
+            # a Hugging Face link names the publisher; a paper link (CodeGen-16B) names none
+            S("models", model="OpenCoder-8B-Instruct")(org="infly"), Absent({"model": "CodeGen-16B"}, "models"),
         )),
         Case("evalplus/results_2024-04-18.json", scores=10,   # CodeGen2-16B: humaneval and humaneval_plus only
              warnings=("MBPP+ version",), spots=(

@@ -53,7 +53,7 @@ import pandas as pd
 
 from scrapers import _markdown
 from common.naming import NamingRules
-from scrapers._cells import number_cells, percent_cells, raw_text
+from scrapers._cells import number_cells, percent_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import AmbiguousScale, clean_name, is_missing, parse_date, parse_number, proportions_from, slug
 from scrapers.cases import Absent, Case, S, snap
@@ -69,7 +69,9 @@ ELO_MAX_BOARD = "top1"
 # row's own organisation (stripped too). An unknown one stays in the name (unresolved in status).
 LOGO_PREFIXES = ("01.AI", "Anthropic", "Azure", "Cohere", "HuggingFace", "InternLM", "Meta", "Minimax",
                  "MoonshotAI", "Nvidia", "OpenChat", "RWKV", "Snowflake", "Stability", "Stepfun", "Tencent")
-_ORG_SUFFIX = re.compile(r"^(.*?[a-z0-9.)\]])(x?[A-Z][\w.&/]*(?: [A-Z][\w.&/]*)*)$")
+# the organisation glued after a model's name: capitalised words ('Google', 'AllenAI/UW', 'xAI'),
+# or a number before one ('01 AI': `yi-34b-chat01 AI`)
+_ORG_SUFFIX = re.compile(r"^(.*?[a-z0-9.)\]])(x?(?:\d+ )?[A-Z][\w.&/]*(?: [A-Z][\w.&/]*)*)$")
 _TOP_N = re.compile(r"(?:前\s*(\d+)\s*名|\btop[ -]?(\d+)\b)", re.IGNORECASE)
 _SCORE_CELL = re.compile(r"(-?\d+(?:\.\d+)?)(?:\s*+\(?\s*+±\s*+(\d+(?:\.\d+)?)\s*+\)?)?(?:\s*+[^\W\d_]+)?")
 _UPDATED = re.compile(r"更新时间\**\s*[:：]\s*\**\s*(\d{4}-\d{2}-\d{2})")
@@ -159,6 +161,9 @@ class LmarenaScraper(Scraper):
         else:
             cutoff = df[cutoff_col].map(lambda v: None if str(v).strip().lower() in NO_CUTOFF else parse_date(v))
         models = df[model_col].map(clean_name)
+        org_col = _col(df, r"organization")
+        if org_col is not None:   # who made each model (view learned_models)
+            parsed.models = stated_models(models, orgs=df[org_col])
 
         frames = []
         for bench, (col, metric) in present.items():
@@ -315,18 +320,19 @@ class LmarenaScraper(Scraper):
         if when is None:
             self.warn(parsed, f"{where}: no update time (数据更新时间); evaluated_at NULL")
         rows = []
+        orgs: list[tuple[str, str | None]] = []     # (model, the organisation its row names)
         skipped = 0
         for cells in table.rows:
             def cell(key: str, cells: list[str] = cells) -> str:
                 i = col[key]
                 return cells[i] if i is not None and i < len(cells) else ""
-            org = clean_name(cell("org")) or ""
-            model = self._model_name(cell("model"), org)
+            model, org = self._model_name(cell("model"), clean_name(cell("org")) or "")
             score, lo, hi = self._score(cell("score"), cell("ci"))
             if not model or score is None:
                 skipped += 1
                 continue
             cutoff = cell("cutoff").strip()
+            orgs.append((model, org or None))
             rows.append({"benchmark": OVERALL, "model": model, "setting": "", "score": score,
                          "raw_value": cell("score").strip(), "metric": "elo", "ci_low": lo, "ci_high": hi,
                          "evaluated_at": when, "table_version": version,
@@ -334,6 +340,7 @@ class LmarenaScraper(Scraper):
         if skipped:
             self.warn(parsed, f"{where}: {skipped} row(s) without a model or a readable score skipped")
         parsed.meta["board"] = version or "full"
+        parsed.models = stated_models([m for m, _ in orgs], orgs=[o for _, o in orgs])
         return pd.DataFrame(rows)
 
     @staticmethod
@@ -345,13 +352,14 @@ class LmarenaScraper(Scraper):
         return None
 
     @staticmethod
-    def _model_name(cell: str, org: str) -> str | None:
+    def _model_name(cell: str, org: str) -> tuple[str | None, str]:
         """The model of a markdown cell: links, superscript notes, the `<Org> · <licence>` tail and a
-        glued logo prefix removed."""
+        glued logo prefix removed; with the organisation (`org`, the row's organisation cell, else
+        the one the tail names; '' when neither does)."""
         text = re.sub(r"\[\s*<sup>[^<]*</sup>\s*\]\([^)]*\)", "", cell or "")
         name = clean_name(text)
         if not name:
-            return None
+            return None, org
         if " · " in name:                       # 2026 layout: "<model><Org> · <licence>"
             name = name.split(" · ", 1)[0]
             known = next((p for p in sorted(LOGO_PREFIXES, key=len, reverse=True)
@@ -369,7 +377,7 @@ class LmarenaScraper(Scraper):
             if name.startswith(prefix) and rest[:1].isalnum():    # 'Meta-Llama…' is a name, 'MetaMeta-…' a prefix
                 name = rest
                 break
-        return name.strip() or None
+        return name.strip() or None, org
 
     @staticmethod
     def _score(score_cell: str, ci_cell: str) -> tuple[float | None, float | None, float | None]:
@@ -410,6 +418,7 @@ class LmarenaScraper(Scraper):
                  S(benchmark="mt_bench", model="gpt-4-0314")(score=8.96, knowledge_cutoff="2021-09-01"),
                  S(benchmark="mmlu", model="yi-34b-chat")(knowledge_cutoff="2023-06-01"),
                  Absent({"benchmark": "arena_elo"}),
+                 S("models", model="gpt-4-0314")(org="OpenAI"),      # the Organization column
              )),
         Case("lmarena/arena_hard_auto_leaderboard_v0.1.csv", scores=3,
              benchmarks=frozenset({"arena_hard_auto"}), spots=(
@@ -435,11 +444,13 @@ class LmarenaScraper(Scraper):
         Case("lmarena/cherry_md_2025-06-05.md", scores=2, spots=(   # links, knowledge cutoff column
             S(model="o1-preview")(score=1341.0, knowledge_cutoff="2023-10-01"),
             S(model="Gemini-2.5-Pro-Preview-05-06")(knowledge_cutoff=None, evaluated_at="2025-06-05"))),
-        Case("lmarena/cherry_md_2026-02-10.md", scores=6, rejects=0, spots=(   # '1504±10', glued logo and org
+        Case("lmarena/cherry_md_2026-02-10.md", scores=7, rejects=0, spots=(   # '1504±10', glued logo and org
             S(model="claude-opus-4-6-thinking")(score=1504.0, ci_low=1494.0, ci_high=1514.0),
             S(model="ernie-5.0-0110")(score=1451.0, raw_value="1451±7Preliminary"),
             S(model="tulu-2-dpo-70b")(score=1179.0),
-            S(model="RWKV-4-Raven-14B")(score=1042.0))),
+            S(model="RWKV-4-Raven-14B")(score=1042.0),
+            S("models", model="claude-opus-4-6")(org="Anthropic"),     # the cell's `<Org> · <licence>` tail
+            S(model="yi-34b-chat")(score=1184.0), S("models", model="yi-34b-chat")(org="01 AI"))),   # '01 AI' glued
         Case("lmarena/cherry_text_md_2026-07-29.md", scores=3, meta={"board": "top30"}, spots=(
             S(model="claude-fable-5")(score=1508.0, ci_low=1502.0, table_version="top30"),
             S(model="claude-opus-5-max")(score=1495.0, ci_high=1507.0))),

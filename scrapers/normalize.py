@@ -46,3 +46,20 @@ def clean_name(text: Any) -> str | None:
     s = re.sub(r"<[^>]+>", "", s)
     s = re.sub(r"\s+", " ", s).strip().strip("*").strip()
     return s or None
+
+
+# A Hugging Face model page: https://huggingface.co/<owner>/<repo>[/...]; `owner` publishes the weights.
+_HF_REPO = re.compile(r"^https?://(?:www\.)?huggingface\.co/([A-Za-z0-9][\w.-]*)/([\w.-]+)/?(?:[?#/].*)?$")
+_HF_NOT_OWNERS = frozenset({"datasets", "spaces", "docs", "blog", "papers", "models", "collections"})
+
+
+def hugging_face_repo(link: Any) -> tuple[str, str] | None:
+    """(owner, repo) of a link to a Hugging Face model page, else None: a page that links a model's
+    weights states who published them (a dataset, space or paper page names no model)."""
+    if not isinstance(link, str):
+        return None
+    m = _HF_REPO.match(link.strip())
+    if not m or m.group(1).lower() in _HF_NOT_OWNERS:
+        return None
+    return m.group(1), m.group(2)
+

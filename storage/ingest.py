@@ -446,7 +446,9 @@ def accept_snapshot(con: duckdb.DuckDBPyConnection, snapshot_id: int, *, now: da
 
 def _date_claims(parsed: ParsedSnapshot, mapper: NameMapper, source: str, snapshot_id: int,
                  observed_at: datetime) -> pd.DataFrame:
-    """Model date claims from a metadata frame and from dates printed next to scores."""
+    """Model date claims from a metadata frame and from dates printed next to scores; a metadata
+    row that names only the model's organisation is kept too (a statement about the model the
+    view learned_models reads; model_cutoffs, the analysis' claims, leaves it out)."""
     frames = []
     m = parsed.models
     if len(m):
@@ -462,8 +464,8 @@ def _date_claims(parsed: ParsedSnapshot, mapper: NameMapper, source: str, snapsh
     if not frames:
         return pd.DataFrame()
     claims = pd.concat(frames, ignore_index=True)
-    claims = claims[claims["release_date"].notna() | claims["knowledge_cutoff"].notna()]
-    claims = claims.drop_duplicates(["model_raw", "release_date", "knowledge_cutoff", "provenance"])
+    claims = claims[claims["release_date"].notna() | claims["knowledge_cutoff"].notna() | claims["org"].notna()]
+    claims = claims.drop_duplicates(["model_raw", "release_date", "knowledge_cutoff", "provenance", "org"])
     claims.insert(0, "model", mapper.map("model", claims["model_raw"]))
     claims["source"] = source
     claims["snapshot_id"] = snapshot_id

@@ -24,7 +24,8 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     empty = pd.DataFrame()
     levels = con.execute("""
         SELECT l.benchmark, l.table_id, l.source, coalesce(bt.name, b.name, l.benchmark) AS name,
-               coalesce(bt.is_primary, true) AS is_primary, l.scope, l.population, l.top_models, l.s_index,
+               coalesce(bt.is_primary, true) AS is_primary, l.scope, l.population, l.top_models, l.top_names, l.top_known,
+               l.s_index,
                l.bin_hold_prob, l.resample_noise, l.resample_draws, l.comparable, l.scale, l.bin,
                l.level, l.level_since, l.pending_bin, l.pending_count, l.pending_since,   -- the level (020, 055)
                l.r_norm, l.se_delta, l.n_items, l.n_models, l.uncertainty, l.stagnation, l.as_of,

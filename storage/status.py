@@ -114,33 +114,49 @@ LARGE_ROWS = 1_000_000
 # The model name of a score row a person could alias: a model run's model; for an agent system
 # (population `systems`, never a registry model) the one model it runs on (`underlying`; NULL
 # when it names none or several, so the row names no model to alias).
-_MODEL_NAME = "CASE WHEN population IS DISTINCT FROM 'systems' THEN model ELSE underlying END"
+# An entry the source marks adversarial or dev (`excluded_reason`) names no model to alias: NULL.
+_MODEL_NAME = ("CASE WHEN excluded_reason <> '' THEN NULL "
+               "WHEN population IS DISTINCT FROM 'systems' THEN model ELSE underlying END")
+# The names the sources state facts about (view learned_models: not registry ids): learned,
+# counted apart from the names nothing states anything about. A row's model is stated when its
+# name (as identified) or the page's own name is (model_dates keeps the page's name: a statement
+# about `fireworks/kimi-k2p5` is one about the row identified as `kimi-k2p5`).
+# Names compare as the registry compares them (`registry.alias_key`: case, outer and repeated
+# spaces; SQL's lower for casefold), nothing looser: on the grouped names, not per row.
+_KEY = "lower(regexp_replace(trim({0}), '\\s+', ' ', 'g'))"
+_STATED = (f"(SELECT {_KEY.format('model')} FROM model_dates WHERE source <> 'registry' "
+           f"UNION SELECT {_KEY.format('model_raw')} FROM model_dates WHERE source <> 'registry')")
+_STATED_RAW = "bool_or(model_raw IN (SELECT model_raw FROM model_dates WHERE source <> 'registry'))"
 # Per row: the names no registry entry maps, then grouped (few rows: the cheapest plan to start).
 _UNKNOWN_BY_ROW = f"""
             SELECT 'benchmark' AS kind, benchmark AS name, list(DISTINCT source ORDER BY source) AS sources,
-                   count(*) AS rows
+                   count(*) AS rows, false AS stated
             FROM scores WHERE benchmark NOT IN (SELECT id FROM benchmarks) GROUP BY benchmark
             UNION ALL
-            SELECT 'model', {_MODEL_NAME} AS m, list(DISTINCT source ORDER BY source), count(*)
+            SELECT 'model', {_MODEL_NAME} AS m, list(DISTINCT source ORDER BY source), count(*), {_STATED_RAW}
             FROM scores WHERE {_MODEL_NAME} NOT IN (SELECT id FROM models) GROUP BY m"""
 # The same rows, from one pass that counts rows per (benchmark, source) and (model, source): the
 # registry filter and the source lists then see thousands of groups, not millions of rows.
 _UNKNOWN_BY_GROUP = """
             SELECT 'benchmark' AS kind, benchmark AS name, list(source ORDER BY source) AS sources,
-                   sum(n)::BIGINT AS rows
+                   sum(n)::BIGINT AS rows, false AS stated
             FROM g WHERE model IS NULL AND benchmark NOT IN (SELECT id FROM benchmarks) GROUP BY benchmark
             UNION ALL
-            SELECT 'model', model, list(source ORDER BY source), sum(n)::BIGINT
+            SELECT 'model', model, list(source ORDER BY source), sum(n)::BIGINT, bool_or(stated)
             FROM g WHERE benchmark IS NULL AND model NOT IN (SELECT id FROM models) GROUP BY model"""
 _UNKNOWN_SQL = """
-        WITH {groups}u AS ({names})
+        WITH {groups}a AS ({names})
+        , u AS (SELECT kind, name, sources, rows FROM a
+                WHERE kind = 'benchmark' OR NOT (stated OR """ + _KEY.format("name") + " IN " + _STATED + """))
         , n AS (
             SELECT count(*) FILTER (WHERE kind = 'benchmark') AS n_benchmarks,
-                   count(*) FILTER (WHERE kind = 'model') AS n_models FROM u)
-        SELECT u.*, n.n_benchmarks, n.n_models
+                   count(*) FILTER (WHERE kind = 'model') AS n_models,
+                   (SELECT count(*) FROM a WHERE kind = 'model') - count(*) FILTER (WHERE kind = 'model')
+                       AS n_learned FROM u)
+        SELECT u.*, n.n_benchmarks, n.n_models, n.n_learned
         FROM n LEFT JOIN u ON true ORDER BY kind, rows DESC, name LIMIT {limit}"""
 _GROUPS = f"""g AS (
-            SELECT benchmark, {_MODEL_NAME} AS model, source, count(*) AS n FROM scores
+            SELECT benchmark, {_MODEL_NAME} AS model, source, count(*) AS n, {_STATED_RAW} AS stated FROM scores
             GROUP BY GROUPING SETS ((benchmark, source), ({_MODEL_NAME}, source))),
         """
 
@@ -152,9 +168,10 @@ def is_large(tables: dict[str, int]) -> bool:
 
 def unknown(con: duckdb.DuckDBPyConnection, limit: int = UNKNOWN_ROWS, *,
             large: bool = False) -> tuple[Table, dict[str, int]]:
-    """Benchmark and model names in the data that no registry entry or alias maps (add an alias):
-    the first `limit` rows (at least one: a row carries the counts), and how many of each kind
-    there are in all — one statement (the counts joined onto every row, and onto one empty row when
+    """Benchmark and model names in the data that no registry entry or alias maps and (models) no
+    source states a fact about (add an alias or a registry row): the first `limit` rows (at least one: a row carries the counts), and how many of each kind
+    there are in all, with `learned`: the model names a source states facts about (view
+    learned_models), not listed — one statement (the counts joined onto every row, and onto one empty row when
     nothing is unknown), as `status` pays per statement at start-up. `large` (`is_large`): the
     rows are counted per name and source first (same result). Not window counts: DuckDB 1.5
     fails now and then ("index 0 within vector of size 0") on a filtered count() OVER () under a
@@ -162,10 +179,10 @@ def unknown(con: duckdb.DuckDBPyConnection, limit: int = UNKNOWN_ROWS, *,
     sql = _UNKNOWN_SQL.format(groups=_GROUPS if large else "", names=_UNKNOWN_BY_GROUP if large else _UNKNOWN_BY_ROW,
                               limit=max(int(limit), 1))   # an int literal: see _table
     result = con.execute(sql)
-    columns = [d[0] for d in result.description][:-2]
+    columns = [d[0] for d in result.description][:-3]
     rows = result.fetchall()           # never empty: `n` has one row
-    counts = {"benchmarks": int(rows[0][-2]), "models": int(rows[0][-1])}
-    return Table(columns, [r[:-2] for r in rows if r[0] is not None]), counts
+    counts = {"benchmarks": int(rows[0][-3]), "models": int(rows[0][-2]), "learned": int(rows[0][-1])}
+    return Table(columns, [r[:-3] for r in rows if r[0] is not None]), counts
 
 
 def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:

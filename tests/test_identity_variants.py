@@ -79,8 +79,8 @@ def test_arc_agi_effort_pairs_are_one_model_in_every_source(source):
 
 
 def test_an_unresolved_pair_of_efforts_collapses_onto_its_base():
-    out = ident("arc_agi", ["gpt-5-2-high", "gpt-5-2-xhigh", "Claude 3.7 Thinking 16K", "Claude 3.7 Thinking 8K"])
-    assert out["model"].tolist() == ["gpt-5-2", "gpt-5-2", "Claude 3.7", "Claude 3.7"]
+    out = ident("arc_agi", ["gpt-5-2-high", "gpt-5-2-xhigh", "Zz Model 3 Thinking 16K", "Zz Model 3 Thinking 8K"])
+    assert out["model"].tolist() == ["gpt-5-2", "gpt-5-2", "Zz Model 3", "Zz Model 3"]
     assert out["variant"].tolist() == ["effort=high", "effort=xhigh", "thinking=16k", "thinking=8k"]
 
 

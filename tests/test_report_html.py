@@ -236,10 +236,12 @@ def test_optional_columns_render_when_present_and_are_omitted_when_absent(small_
     shown = [EVIL_BENCH, *sorted(set(frames["levels"]["benchmark"]) - {EVIL_BENCH})[:2]]
     levels = frames["levels"][frames["levels"]["benchmark"].isin(shown)].copy()
     assert set(levels["benchmark"]) == set(shown)
-    plain = render_report({**frames, "levels": levels.drop(columns=["bin_hold_prob", "top_models"])}, now=NOW)
+    plain = render_report({**frames, "levels": levels.drop(columns=["bin_hold_prob", "top_models", "top_names", "top_known"],
+                                                         errors="ignore")}, now=NOW)
     assert "P(bin holds)" not in plain and "top-k: " not in plain
     levels["bin_hold_prob"] = 0.8125
     levels["top_models"] = [["model-a", EVIL_MODEL_2, "<script>alert(3)</script>"]] * len(levels)
+    levels["top_names"] = levels["top_models"]     # the display names the views give (issue 51): escaped too
     rich = render_report({**frames, "levels": levels}, now=NOW)
     assert "P(bin holds)" in rich and "0.81" in rich
     assert "&lt;svg onload=alert(2)" in rich and "&lt;script&gt;alert(3)&lt;/script&gt;" in rich

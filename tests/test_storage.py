@@ -298,7 +298,7 @@ def test_unknown_names_count_every_name_past_the_row_limit(dbpath, tmp_path):
     ingest_file(dbpath, "csv", f)
     with db.connect(dbpath, read_only=True) as con:
         table, counts = unknown(con, limit=2)
-    assert counts == {"benchmarks": 1, "models": 3}    # the models past the limit are counted too
+    assert counts == {"benchmarks": 1, "models": 3, "learned": 0}    # the models past the limit are counted too
     assert table.columns == ["kind", "name", "sources", "rows"]
     assert table.rows == [("benchmark", "acme_eval", ["csv"], 3), ("model", "acme-a", ["csv"], 1)]
 
@@ -316,7 +316,7 @@ def test_unknown_names_are_the_same_counted_per_row_or_per_group_first(dbpath, t
         for limit in (50, 3, 1):
             assert status.unknown(con, limit, large=True) == status.unknown(con, limit, large=False)
         table, counts = status.unknown(con, large=True)
-    assert counts == {"benchmarks": 2, "models": 4}
+    assert counts == {"benchmarks": 2, "models": 4, "learned": 0}
     assert table.rows[:2] == [("benchmark", "acme_eval", ["csv", "zeta"], 3), ("benchmark", "beta_eval", ["csv", "zeta"], 2)]
     assert ("model", "acme-a", ["csv"], 2) in table.rows and ("model", "acme-d", ["zeta"], 1) in table.rows
     assert main(["status", "--db", str(dbpath)]) == 0

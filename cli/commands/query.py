@@ -18,7 +18,7 @@ _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 VIEWS_HELP = """\
 views: leaderboard, latest_scores, latest_item_results, saturation_latest, saturation_history,
 level_changes, post_cutoff_scores, suspects, resolved_cutoffs, model_cutoffs, benchmark_info,
-model_info, alerts_firing, notification_log; tables: benchmark_tables, trends, frontier, saturation,
+model_info, learned_models, alerts_firing, notification_log; tables: benchmark_tables, trends, frontier, saturation,
 snapshots, scores, item_results, fetches, rejects (see the README). Every column has a comment:
 SELECT column_name, comment FROM duckdb_columns() WHERE table_name = 'leaderboard'
 """

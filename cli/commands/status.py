@@ -100,7 +100,10 @@ def run(args: argparse.Namespace) -> int:
     print("rows: " + ", ".join(f"{k}={v}" for k, v in tables.items() if k != "schema_migrations"))
     print()
     print(f"unknown names: {counts['benchmarks']} benchmark(s), {counts['models']} model(s) "
-          "not in the registry (add aliases in registry/aliases.csv)")
+          "not in the registry and stated by no source (add aliases in registry/aliases.csv)")
+    if counts.get("learned"):
+        print(f"  and {counts['learned']} model name(s) learned from the sources: not in the registry, but a source "
+              "states who made them or when (view learned_models; not linked across sources)")
     if unknown.rows:
         print(text_table(unknown))
     _print_sizes(sizes)

@@ -17,6 +17,7 @@ SELECT table_id, benchmark, source, table_version, population,
        CASE WHEN NOT is_reference
             THEN rank() OVER (PARTITION BY table_id, population, metric, is_reference ORDER BY _better DESC) END AS rank,
        model, EXISTS (SELECT 1 FROM models m WHERE m.id = best.model) AS model_known,
+       coalesce((SELECT m.name FROM models m WHERE m.id = best.model), model) AS model_name,
        score, metric, stderr, ci_low, ci_high, n_items,
        variant, setting, model_raw, n_variants, is_reference, reported_by, underlying,
        model_release_date, evaluated_at, observed_at, snapshot_id
@@ -30,6 +31,7 @@ COMMENT ON COLUMN leaderboard.table_version IS 'the release of the question set 
 COMMENT ON COLUMN leaderboard.population IS 'models (model runs) | systems (agent systems): rank is within one population';
 COMMENT ON COLUMN leaderboard.rank IS 'rank of the best variant among the table''s entries of the same population and metric (1 = best; ties share a rank; NULL for a reference row)';
 COMMENT ON COLUMN leaderboard.model IS 'canonical model id when known (model_known), else the page''s name without its variant markers; a system''s own name';
+COMMENT ON COLUMN leaderboard.model_name IS 'the model''s display name: the registry''s (models.name) when model_known, else the page''s name without its variant markers (model); the page''s own name is model_raw';
 COMMENT ON COLUMN leaderboard.model_known IS 'true: model is a registry id (model_info.model); false: the page''s name, unknown to the registry (benchwatch status lists model runs'' ones)';
 COMMENT ON COLUMN leaderboard.score IS 'the best variant''s score (a proportion in [0, 1] for accuracy-like metrics)';
 COMMENT ON COLUMN leaderboard.metric IS 'kind of score: proportion | elo | score_10 | index | cost_usd (lower is better: best = smallest) | minutes (a time horizon)';

@@ -1,10 +1,13 @@
 -- One row per date claim (registry and every source); the resolution with priorities is
 -- analysis.cutoffs' job (resolved_cutoffs). Conflicts are visible by comparing rows of one model.
+-- A row of model_dates without a date (a source stating only who made a model: learned_models)
+-- is no date claim.
 CREATE OR REPLACE VIEW model_cutoffs AS
 SELECT model, knowledge_cutoff, release_date, provenance, source,
        any_value(model_raw) AS model_raw, max(snapshot_id) AS snapshot_id,
        min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at
 FROM model_dates
+WHERE release_date IS NOT NULL OR knowledge_cutoff IS NOT NULL
 GROUP BY model, knowledge_cutoff, release_date, provenance, source;
 
 COMMENT ON VIEW model_cutoffs IS 'claim about a model''s dates, from the registry and every source (conflicts stay visible: compare the rows of one model; resolved_cutoffs has the one used)';

@@ -1,8 +1,11 @@
 -- S_index through calendar time per table, reconstructed from each result's own date.
 CREATE OR REPLACE VIEW saturation_history AS
+WITH registry_names AS (SELECT map(list(id), list(name)) AS names FROM models)
 SELECT table_id, benchmark, source, sources, as_of, s_index, bin, scope, k, alpha, r_norm, se_delta, n_models,
-       n_items, top_scores, uncertainty, population, top_models, top_variants
-FROM saturation_trajectory;
+       n_items, top_scores, uncertainty, population, top_models, top_variants,
+       list_transform(top_models, m -> coalesce(r.names[m], m)) AS top_names,
+       list_transform(top_models, m -> r.names[m] IS NOT NULL) AS top_known
+FROM saturation_trajectory, registry_names r;
 
 COMMENT ON VIEW saturation_history IS 'table, population and date: S reconstructed back in time from each result''s own date (its evaluation date, else its first observation; a model''s release date never moves an evaluated result); raw bins, no hysteresis (level_changes lists their changes, basis ''history'', beside the committed levels)';
 COMMENT ON COLUMN saturation_history.table_id IS 'the leaderboard table: benchmark:source[:version] or benchmark:pooled';
@@ -24,3 +27,5 @@ COMMENT ON COLUMN saturation_history.uncertainty IS 'which standard errors: bino
 COMMENT ON COLUMN saturation_history.population IS 'models | systems | systems_per_model';
 COMMENT ON COLUMN saturation_history.top_models IS 'the canonical ids behind top_scores, rank order';
 COMMENT ON COLUMN saturation_history.top_variants IS 'the page''s name [+ setting] of the row used for each top model';
+COMMENT ON COLUMN saturation_history.top_names IS 'each top model''s display name (registry models.name), its identified page name when the registry does not know it (top_known false)';
+COMMENT ON COLUMN saturation_history.top_known IS 'for each top model: true when it is a registry id, false when it is a page''s name the registry does not know';

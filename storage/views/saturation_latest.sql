@@ -2,12 +2,18 @@
 -- release its source has replaced (benchmark_tables.is_current false) keeps its rows in
 -- `saturation`, not a current level; legacy pooled rows (migration 018) are not a table.
 -- Every column of `saturation` (so a column a migration adds is listed; comment it here).
+-- `top_names` and `top_known` (issue 51): each top model's registry display name (its identified
+-- name when the registry does not know it), and whether it is a registry id, beside the
+-- canonical ids (`top_models`) and the pages' names (`top_variants`).
 CREATE OR REPLACE VIEW saturation_latest AS
-SELECT *
-FROM saturation
-WHERE source IS DISTINCT FROM 'pooled-legacy'
-  AND table_id NOT IN (SELECT table_id FROM benchmark_tables WHERE NOT coalesce(is_current, true))
-QUALIFY row_number() OVER (PARTITION BY table_id, scope, population, k, alpha ORDER BY as_of DESC) = 1;
+WITH registry_names AS (SELECT map(list(id), list(name)) AS names FROM models)
+SELECT s.*,
+       list_transform(s.top_models, m -> coalesce(r.names[m], m)) AS top_names,
+       list_transform(s.top_models, m -> r.names[m] IS NOT NULL) AS top_known
+FROM saturation s, registry_names r
+WHERE s.source IS DISTINCT FROM 'pooled-legacy'
+  AND s.table_id NOT IN (SELECT table_id FROM benchmark_tables WHERE NOT coalesce(is_current, true))
+QUALIFY row_number() OVER (PARTITION BY s.table_id, s.scope, s.population, s.k, s.alpha ORDER BY s.as_of DESC) = 1;
 
 COMMENT ON VIEW saturation_latest IS 'current leaderboard table, scope and population (and k, alpha): its newest saturation index S with the committed `level` — never across tables, sources or releases';
 COMMENT ON COLUMN saturation_latest.table_id IS 'the leaderboard table: benchmark:source[:version], or benchmark:pooled for a pool registry/tables.csv declares';
@@ -27,6 +33,8 @@ COMMENT ON COLUMN saturation_latest.n_models IS 'entries of the population in th
 COMMENT ON COLUMN saturation_latest.top_scores IS 'the top-k scores, best first';
 COMMENT ON COLUMN saturation_latest.top_models IS 'the canonical ids behind top_scores, rank order';
 COMMENT ON COLUMN saturation_latest.top_variants IS 'the page''s name [+ setting] of the row used for each top model';
+COMMENT ON COLUMN saturation_latest.top_names IS 'each top model''s display name (registry models.name), its identified page name when the registry does not know it (top_known false)';
+COMMENT ON COLUMN saturation_latest.top_known IS 'for each top model: true when it is a registry id (top_names is the registry''s name), false when it is a page''s name the registry does not know';
 COMMENT ON COLUMN saturation_latest.s1 IS 'the best score';
 COMMENT ON COLUMN saturation_latest.sk IS 'the k-th best score';
 COMMENT ON COLUMN saturation_latest.se_delta IS 'standard error of s1 - sk';
