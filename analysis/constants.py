@@ -158,3 +158,12 @@ A3_POWER_FLAG_AT_20 = 0.90
 # --- sizes from the data (analysis/sizes.py) ----------------------------------------------
 IMPLIED_N_SMALL_RATIO = 0.5      # median implied n below this share of the registry's n: fewer items were run
 IMPLIED_N_MIN_ROWS = 3           # rows (or models) a table needs before its implied n is judged
+
+# --- when sources disagree (analysis/disagreement.py, issue 54) ------------------------------
+DISAGREEMENT_Z = 3.0             # a finding: |z| of the gap after the pair of sources' offset >= 3 ...
+DISAGREEMENT_FDR = FDR_Q         # ... and kept by Benjamini-Hochberg at this level over independent units
+OFFSET_MIN_PAIRS = 5             # a systematic offset of two tables is estimated from >= 5 compared models
+OFFSET_SIGNIFICANT_SE = 2.0      # reported as a systematic offset when |median gap| >= 2 of its SEs
+MAD_TO_SD = 1.4826               # a normal's SD from its median absolute deviation
+MEDIAN_SE_FACTOR = 1.2533        # SE of a median = sqrt(pi/2) * SD / sqrt(n) (normal data)
+TRANSCRIPTION_TOLERANCE = 0.005  # a copy off its origin by more: half a point on a proportion, 0.5 % of the value else
