@@ -39,6 +39,7 @@ from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATIO
 from common.jsonsafe import is_null as _missing
 from jobs.report_common import (OPTIONAL_LEVEL_COLUMNS, as_int, clip, date, default_params, esc, evidence, frame,
                                 g2, names, naive, pp, slugs, table, trend_text)
+from jobs.report_disagreements import disagreements_html
 from jobs.report_items import WINDOW_CSS, post_cutoff
 from registry.tables import source_name
 from jobs.report_overview import headline, now_block, overview_chart, overview_markdown, overview_rows, overview_table
@@ -194,7 +195,7 @@ def render_report(frames: Mapping[str, pd.DataFrame], *, now: datetime, title: s
            f'<a href="#headline">Changed or near a bin edge ({len(lead_why)})</a>'
            '<a href="#benchmarks">Other benchmarks, by family</a><a href="#post-cutoff">Post-cutoff view</a>'
            f'<a href="#suspects">Contamination suspects ({n_flagged})</a><a href="#alerts">Firing alerts</a>'
-           '<a href="#sources">Source health</a>'
+           '<a href="#sources">Source health</a><a href="#disagreements">When sources disagree</a>'
            f'<details class="toc"><summary>Every benchmark with an index or a change ({n_toc})</summary>'
            f'{toc_bench}</details></nav>')
     lead, rest = benchmark_sections(levels, history, frontier, trends, anchors, now_ts, frame(frames, "tables"),
@@ -216,7 +217,8 @@ def render_report(frames: Mapping[str, pd.DataFrame], *, now: datetime, title: s
                       frame(frames, "item_windows"))
         + '<h2 id="suspects">Contamination suspects</h2>' + _suspects(signals)
         + '<h2 id="alerts">Firing alerts</h2>' + _firing(frame(frames, "firing"))
-        + '<h2 id="sources">Source health</h2>' + _source_health(frame(frames, "sources"), now_ts))
+        + '<h2 id="sources">Source health</h2>' + _source_health(frame(frames, "sources"), now_ts)
+        + '<h2 id="disagreements">When sources disagree</h2>' + disagreements_html(frame(frames, "disagreements")))
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
             "img-src data:\">"

@@ -57,6 +57,7 @@ class LivebenchScraper(Scraper):
     NAMING = NamingRules(variants=(
         (rf"-thinking-auto-({EFFORT})-effort$", "effort"),
         (r"-(highthinking|nothinking)$", "effort")))
+    page = "https://livebench.ai/"
     urls = (f"https://livebench.ai/table_{RELEASES[0]}.csv",
             f"https://livebench.ai/categories_{RELEASES[0]}.json")
     min_rows = 200  # score rows; the smallest copy (2024_11_25, first commit) has 26 models x 18 tasks = 468
