@@ -49,7 +49,8 @@ REQUIRED = ["model", "benchmark", "source_a", "source_b", "score_a", "score_b", 
 
 @dataclass(frozen=True)
 class Disagreements:
-    """`pairs`: the compared measurement pairs with offset, tau, z_resid, p, q and `finding`;
+    """`pairs`: the compared measurement pairs with offset (leave-one-out; 0 with offset_pairs 0
+    when the two tables share fewer than OFFSET_MIN_PAIRS models), tau, z_resid, p, q and `finding`;
     `offsets`: one row per pair of tables with enough pairs (offset, offset_se, tau, n_pairs,
     systematic); `transcriptions`: the transcription checks with `mismatch`; `listed`: the
     pairs not compared (settings differ, or no standard error)."""
@@ -62,12 +63,12 @@ class Disagreements:
 
     @property
     def findings(self) -> pd.DataFrame:
-        out = self.pairs[self.pairs["finding"]]
+        out = self.pairs.loc[self.pairs["finding"].astype(bool)]
         return out.reindex(out["z_resid"].abs().sort_values(ascending=False).index)
 
     @property
     def mismatches(self) -> pd.DataFrame:
-        out = self.transcriptions[self.transcriptions["mismatch"]]
+        out = self.transcriptions.loc[self.transcriptions["mismatch"].astype(bool)]
         return out.reindex(out["diff"].abs().sort_values(ascending=False).index)
 
 
@@ -78,11 +79,13 @@ def transcription_tolerance(metric: str, a: float, b: float) -> float:
     return TRANSCRIPTION_TOLERANCE * max(abs(a), abs(b))
 
 
-def _median_se(diffs: np.ndarray, se_diff: np.ndarray) -> tuple[float, float]:
-    """(SD, SE of the median) of `diffs`: SD = max(1.4826 · MAD, median se_diff)."""
-    mad = float(np.median(np.abs(diffs - np.median(diffs)))) * MAD_TO_SD
-    sd = max(mad, float(np.median(se_diff)))
-    return sd, MEDIAN_SE_FACTOR * sd / math.sqrt(len(diffs))
+def _median_se(diffs: np.ndarray, se_diff: np.ndarray) -> np.ndarray:
+    """SE of the median of each row of `diffs` (2-D: one sample per row): 1.2533 · SD / √n with
+    SD = max(1.4826 · MAD, median se_diff) of the row."""
+    centre = np.median(diffs, axis=1, keepdims=True)
+    mad = np.median(np.abs(diffs - centre), axis=1) * MAD_TO_SD
+    sd = np.maximum(mad, np.median(se_diff, axis=1))
+    return MEDIAN_SE_FACTOR * sd / math.sqrt(diffs.shape[1])
 
 
 def _offsets(group: pd.DataFrame, min_pairs: int) -> tuple[dict, pd.DataFrame]:
@@ -91,18 +94,17 @@ def _offsets(group: pd.DataFrame, min_pairs: int) -> tuple[dict, pd.DataFrame]:
     m = len(diffs)
     out = group.copy()
     if m < min_pairs:
-        out["offset"], out["offset_se"], out["tau"] = 0.0, 0.0, 0.0
+        out["offset"], out["offset_se"], out["tau"], out["offset_pairs"] = 0.0, 0.0, 0.0, 0
         out["z_resid"] = out["z"].astype(float)
         return {}, out
     mad_sd = float(np.median(np.abs(diffs - np.median(diffs)))) * MAD_TO_SD
     tau = math.sqrt(max(0.0, mad_sd ** 2 - float(np.median(se ** 2))))
-    _, se_all = _median_se(diffs, se)
-    loo, loo_se = np.empty(m), np.empty(m)
-    for i in range(m):
-        rest = np.delete(np.arange(m), i)
-        loo[i] = float(np.median(diffs[rest]))
-        loo_se[i] = _median_se(diffs[rest], se[rest])[1]
-    out["offset"], out["offset_se"], out["tau"] = loo, loo_se, tau
+    se_all = float(_median_se(diffs[None, :], se[None, :])[0])
+    others = ~np.eye(m, dtype=bool)                       # row i: every pair but i (leave one out)
+    rest = np.broadcast_to(diffs, (m, m))[others].reshape(m, m - 1)
+    rest_se = np.broadcast_to(se, (m, m))[others].reshape(m, m - 1)
+    loo, loo_se = np.median(rest, axis=1), _median_se(rest, rest_se)
+    out["offset"], out["offset_se"], out["tau"], out["offset_pairs"] = loo, loo_se, tau, m
     out["z_resid"] = (diffs - loo) / np.sqrt(se ** 2 + tau ** 2 + loo_se ** 2)
     offset = float(np.median(diffs))
     first = group.iloc[0]
@@ -135,7 +137,8 @@ def analyse(frame: pd.DataFrame, *, z_min: float = DISAGREEMENT_Z, fdr: float = 
         parts.append(part)
         if summary:
             summaries.append(summary)
-    pairs = pd.concat(parts) if parts else compared.assign(offset=[], offset_se=[], tau=[], z_resid=[])
+    pairs = pd.concat(parts) if parts else compared.assign(offset=[], offset_se=[], tau=[], offset_pairs=[],
+                                                                        z_resid=[])
     offsets = pd.DataFrame(summaries, columns=["benchmark", "table_a", "table_b", "source_a", "source_b", "metric",
                                                "n_pairs", "offset", "offset_se", "tau", "systematic"])
 
@@ -149,7 +152,8 @@ def analyse(frame: pd.DataFrame, *, z_min: float = DISAGREEMENT_Z, fdr: float = 
     kept = units[q_units <= fdr]
     cut = float(kept.max()) if len(kept) else -1.0       # the BH cut-off: the largest unit p kept
     if len(pairs):
-        pairs["q"] = [float(q_units.loc[(b, m)]) for b, m in zip(pairs["benchmark"], pairs["model"])]
+        keys = pd.MultiIndex.from_frame(pairs[UNIT_KEY])
+        pairs["q"] = q_units.reindex(keys).to_numpy(float)
         pairs["finding"] = (pairs["p_unit_adj"] <= cut) & (pairs["z_resid"].abs() >= z_min)
     else:
         pairs["q"], pairs["finding"] = [], []
