@@ -80,7 +80,8 @@ def parse_comparisons(text: str, where: str = f"registry/{FILE}") -> tuple[Compa
             raise ValueError(f"{line} (table): '*' is allowed for `other` only")
         if (source, version) == (other, other_version):
             raise ValueError(f"{line}: a table cannot be compared with itself")
-        key = (bench, *sorted([f"{source}:{version}", f"{other}:{other_version}"]))
+        first, second = sorted([f"{source}:{version}", f"{other}:{other_version}"])
+        key = (bench, first, second)
         if key in seen:
             raise ValueError(f"{line}: the pair {key[1]} / {key[2]} of {bench} is declared twice")
         seen.add(key)
