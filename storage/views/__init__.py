@@ -54,6 +54,20 @@ class SchemaFile(NamedTuple):
     is_view: bool
 
 
+def _comparisons() -> tuple:
+    """registry/comparisons.csv, read beside the registry package without importing it (its
+    loaders import pandas; `query` and `status` render the views to compare their hashes)."""
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    from common.comparisons import FILE, parse_comparisons
+    spec = find_spec("registry")
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError("the registry package is not installed: registry/comparisons.csv cannot be read")
+    path = Path(list(spec.submodule_search_locations)[0]) / FILE
+    return parse_comparisons(path.read_text(encoding="utf-8"))
+
+
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -62,12 +76,11 @@ def _literal(text: str) -> str:
 def _placeholders() -> dict[str, str]:
     from common.metrics import METRIC_DIRECTIONS
     from common.naming import ENTITY_KEY
-    from registry.comparisons import load_comparisons
     lower = sorted(k for k, v in METRIC_DIRECTIONS.items() if v == "lower")
     # an empty list is one row of NULLs (VALUES needs a row; the view drops it)
     comparisons = ", ".join("(" + ", ".join(_literal(v) for v in (c.kind, c.benchmark, c.source, c.version,
                                                                    c.other_source, c.other_version, c.reason)) + ")"
-                            for c in load_comparisons()) or "(" + ", ".join(["NULL"] * 7) + ")"
+                            for c in _comparisons()) or "(" + ", ".join(["NULL"] * 7) + ")"
     return {"{{lower_is_better}}": ", ".join(_literal(k) for k in lower) or "NULL",
             "{{entity_key}}": ", ".join(ENTITY_KEY),
             "{{source_comparisons}}": comparisons}
