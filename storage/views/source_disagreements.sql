@@ -47,7 +47,7 @@ WITH tables AS (   -- one small row per (table, snapshot) first, not per score
            trim(regexp_replace(sc.setting, '(^|;\s*)(run|effort|thinking|mode|version)=[^;]*', '', 'g'), '; ') AS shown_setting,
            regexp_extract(sc.setting, '(?:^|;\s*)version=([^;]*)', 1) AS stated_version,
            list_transform(string_split(coalesce(sc.variant, '') || ';' || sc.setting, ';'),
-                          p -> [lower(trim(split_part(p, '=', 1))), lower(trim(split_part(p, '=', 2)))]) AS kv,
+                          lambda p: [lower(trim(split_part(p, '=', 1))), lower(trim(split_part(p, '=', 2)))]) AS kv,
            CASE WHEN sc.metric IN ({{lower_is_better}}) THEN -sc.score ELSE sc.score END AS better
     FROM scores sc
     JOIN newest nw ON nw.source = sc.source AND nw.benchmark = sc.benchmark AND nw.snapshot_id = sc.snapshot_id
@@ -63,13 +63,13 @@ WITH tables AS (   -- one small row per (table, snapshot) first, not per score
                 WHEN regexp_matches(stated_version, '\d{4}-\d{2}-\d{2}')
                     THEN regexp_extract(stated_version, '\d{4}-\d{2}-\d{2}')
                 ELSE trim(stated_version) END AS rv,
-           array_to_string(list_sort(list_distinct(list_filter(list_transform(kv, x ->
+           array_to_string(list_sort(list_distinct(list_filter(list_transform(kv, lambda x:
                CASE WHEN x[1] NOT IN ('effort', 'thinking', 'mode') THEN ''
                     WHEN x[2] IN ('thinking', 'reasoning', 'on') THEN 'on'
                     WHEN x[2] IN ('', 'unknown', 'default', 'default think', 'default thinking', 'no', 'none', 'off',
                                   'non-reasoning', 'no thinking', 'no think', 'nothinking') THEN ''
                     ELSE regexp_replace(x[2], '\s*(thinking|think|tokens)\s*', '', 'g') END),
-               x -> x <> ''))), ',') AS skey
+               lambda x: x <> ''))), ',') AS skey
     FROM raw WHERE model IS NOT NULL AND model <> ''
 ), cand AS MATERIALIZED (       -- every pair of rows of one model in two paired tables
     SELECT CASE d.kind WHEN 'copy' THEN 'transcription' ELSE 'measurement' END AS kind, d.reason,
