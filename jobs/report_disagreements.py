@@ -17,7 +17,7 @@ import pandas as pd
 from analysis.constants import DISAGREEMENT_FDR, DISAGREEMENT_Z
 from analysis.disagreement import Disagreements, analyse, largest
 from common.jsonsafe import is_null as _missing
-from jobs.report_common import esc
+from jobs.report_common import esc, table
 from jobs.report_text import TEXT_WIDTH, fit_table
 
 TITLE = ("When sources disagree (source_disagreements; docs/disagreements.md): the same model on the same "
@@ -132,20 +132,21 @@ def _link(source: str) -> str:
 
 def _table(frame: pd.DataFrame, with_z: bool) -> str:
     head = ["benchmark", "model", "source a", "source b", "a", "b", "a − b"]
-    head += ["z", "z vs offset", "q"] if with_z else []
+    head += ["z", "z vs offset", "q", "finding"] if with_z else []
     head += ["why"]
-    out = ["<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"]
+    rows = []
     for r in frame.to_dict("records"):
         table_a = esc(r["table_a"]).replace(esc(r["source_a"]), _link(r["source_a"]), 1)
         table_b = esc(r["table_b"]).replace(esc(r["source_b"]), _link(r["source_b"]), 1)
         cells = [esc(r["benchmark"]), esc(r["model"]), table_a, table_b, esc(_pp(r["score_a"], r["metric"])),
                  esc(_pp(r["score_b"], r["metric"])), esc(_pp(r["diff"], r["metric"], True))]
         if with_z:
-            cells += [esc(_z(r["z"])), esc(_z(r["z_resid"])), "" if _missing(r.get("q")) else f"{float(r['q']):.2g}"]
-        cells.append(f'<span class="wrap">{esc(r["why"])}</span>')
-        cls = ' class="bad"' if r.get("finding") else ""
-        out.append(f"<tr{cls}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return "".join(out) + "</table>"
+            cells += [esc(_z(r["z"])), esc(_z(r["z_resid"])),
+                      "" if _missing(r.get("q")) else f"{float(r['q']):.2g}",
+                      '<span class="bad">finding</span>' if r.get("finding") else ""]
+        cells.append(esc(r["why"]))
+        rows.append(cells)
+    return table(head, rows, wrap=("why",))
 
 
 def disagreements_html(frame: pd.DataFrame, per_benchmark: int = PER_BENCHMARK) -> str:
@@ -154,7 +155,7 @@ def disagreements_html(frame: pd.DataFrame, per_benchmark: int = PER_BENCHMARK) 
         return '<p class="note">No model is measured by two sources on one question set.</p>'
     result = analysed(frame)
     out = [f'<p class="note">{esc(summary(result, frame))} z treats the two runs as independent: conservative '
-           "when both ran the same items. A finding's row is marked.</p>"]
+           "when both ran the same items.</p>"]
     offsets = _offset_lines(result)
     if offsets:
         out.append("<p>Offsets between two sources on one benchmark, estimated once (the gaps are measured "

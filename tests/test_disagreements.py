@@ -85,7 +85,7 @@ def test_a_planted_15_pp_error_is_found_and_named(tmp_path):
     assert any(line.startswith("* gpqa_diamond") and PLANTED in line for line in text.splitlines())
     assert "epoch https://epoch.ai/benchmarks" in text
     html = disagreements_html(rows)
-    assert PLANTED in html and 'href="https://epoch.ai/benchmarks"' in html and '<tr class="bad">' in html
+    assert PLANTED in html and 'href="https://epoch.ai/benchmarks"' in html and '<span class="bad">finding</span>' in html
 
 
 def test_settings_are_compared_where_both_state_them_and_a_mismatch_is_named(tmp_path):

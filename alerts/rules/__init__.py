@@ -34,8 +34,8 @@ from alerts.records import (  # noqa: F401  (re-exported: the records used to li
     to_utc,
 )
 from alerts.matchers import parse_duration, parse_matchers  # noqa: F401
-from alerts.rules import (contamination_suspect, new_frontier, saturation_bin_changed, snapshot_held, source_disagreement,
-                          source_health)
+from alerts.rules import source_disagreement  # issue 54 (info, off by default)
+from alerts.rules import contamination_suspect, new_frontier, saturation_bin_changed, snapshot_held, source_health
 from alerts.rules.base import AlertKind, AlertRule, make_labels, sql_literal  # noqa: F401
 from alerts.rules.contamination_suspect import (  # noqa: F401
     CONTAMINATION_SUSPECT,
