@@ -17,6 +17,7 @@ import pandas as pd
 from analysis.constants import DISAGREEMENT_FDR, DISAGREEMENT_Z
 from analysis.disagreement import Disagreements, analyse, largest
 from common.jsonsafe import is_null as _missing
+from common.redact import inert_text
 from jobs.report_common import esc, table
 from jobs.report_text import TEXT_WIDTH, fit_table
 
@@ -49,6 +50,11 @@ def _pp(v: Any, metric: str, signed: bool = False) -> str:
     return f"{float(v):+.4g}" if signed else f"{float(v):.4g}"
 
 
+def _t(value: Any) -> str:
+    """A scraped name for a terminal: control characters shown, never interpreted."""
+    return str(inert_text(str(value)))
+
+
 def _spread(v: Any, metric: str) -> str:
     """A spread or an SE: pp for a proportion, the metric's unit else."""
     if _missing(v):
@@ -75,15 +81,15 @@ def _offset_lines(result: Disagreements) -> list[str]:
     out = []
     for r in result.offsets.to_dict("records"):
         word = "systematic offset" if r["systematic"] else "offset (not distinguishable from 0)"
-        out.append(f"{r['benchmark']}: {r['table_a']} − {r['table_b']}: {word} "
+        out.append(f"{_t(r['benchmark'])}: {_t(r['table_a'])} − {_t(r['table_b'])}: {word} "
                    f"{_pp(r['offset'], r['metric'], True)} ± {_spread(r['offset_se'], r['metric'])} "
                    f"(median of {r['n_pairs']} models; harness spread τ {_spread(r['tau'], r['metric'])})")
     return out
 
 
 def _mismatch_lines(result: Disagreements) -> list[str]:
-    return [f"{r['benchmark']} · {r['model']}: {r['table_a']} {_pp(r['score_a'], r['metric'])} vs "
-            f"{r['table_b']} {_pp(r['score_b'], r['metric'])} ({_pp(r['diff'], r['metric'], True)})"
+    return [f"{_t(r['benchmark'])} · {_t(r['model'])}: {_t(r['table_a'])} {_pp(r['score_a'], r['metric'])} vs "
+            f"{_t(r['table_b'])} {_pp(r['score_b'], r['metric'])} ({_pp(r['diff'], r['metric'], True)})"
             for r in result.mismatches.to_dict("records")]
 
 
@@ -106,7 +112,7 @@ def disagreements_text(frame: pd.DataFrame, per_benchmark: int = PER_BENCHMARK) 
     top = largest(result, per_benchmark)
     if len(top):
         lines += ["", f"largest gaps per benchmark (at most {per_benchmark}; * = a finding):"]
-        rows = [[("* " if r["finding"] else "") + str(r["benchmark"]), r["model"], r["table_a"], r["table_b"],
+        rows = [[("* " if r["finding"] else "") + _t(r["benchmark"]), _t(r["model"]), _t(r["table_a"]), _t(r["table_b"]),
                  _pp(r["score_a"], r["metric"]), _pp(r["score_b"], r["metric"]),
                  _pp(r["diff"], r["metric"], True), _z(r["z"]), _z(r["z_resid"])]
                 for r in top.to_dict("records")]
@@ -116,7 +122,7 @@ def disagreements_text(frame: pd.DataFrame, per_benchmark: int = PER_BENCHMARK) 
     if len(findings):
         lines += ["", "why (findings):"]
         for r in findings.to_dict("records"):
-            lines += textwrap.wrap(f"{r['benchmark']} · {r['model']}: {r['why']}", TEXT_WIDTH,
+            lines += textwrap.wrap(f"{_t(r['benchmark'])} · {_t(r['model'])}: {_t(r['why'])}", TEXT_WIDTH,
                                    initial_indent="  ", subsequent_indent="    ")
     used = sorted(set(frame["source_a"]) | set(frame["source_b"]))
     links = source_links()

@@ -238,3 +238,14 @@ def test_the_alert_is_off_by_default_and_fires_for_a_new_disagreement(tmp_path):
     ev2 = evaluate(now=now.replace(day=3), previous=ev.states, source_disagreements=same, settings=on)
     assert [(x.transition, title(x)) for x in ev2.notifications] == [
         (RESOLVED, f"gpqa_diamond · {PLANTED}: csv vs epoch no longer disagree")]
+
+
+def test_scraped_names_are_inert_in_the_text_and_escaped_in_html():
+    from jobs.report_disagreements import disagreements_html, disagreements_text
+    diffs = np.linspace(-0.01, 0.01, 8)
+    diffs[2] = 0.3
+    frame = _frame(diffs)
+    frame.loc[2, ["model", "why"]] = ["evil\x1b[31m<script>", "copied\x07"]
+    text, html = disagreements_text(frame), disagreements_html(frame)
+    assert "\x1b" not in text and "\x07" not in text and "evil\\x1b[31m" in text
+    assert "<script>" not in html and "evil\x1b[31m&lt;script&gt;" in html
