@@ -83,6 +83,7 @@ class RuleSettings:
 
     source_failing_runs: int = SOURCE_FAILING_RUNS
     source_stale_days: float = SOURCE_STALE_DAYS
+    # info kinds are off unless named: new_frontier, source_disagreement (BENCHWATCH_INFO_ALERTS)
     enabled_info_kinds: frozenset[str] = frozenset()   # e.g. frozenset({'new_frontier'})
 
     def __post_init__(self) -> None:

@@ -171,3 +171,12 @@ BACKTEST_MIN_TABLES = 5                 # tables of a metric kind a method needs
 BACKTEST_BOOTSTRAP_B = 1000             # table-clustered bootstrap resamples of the summary's CIs
 BACKTEST_CI = 0.9                       # level of those CIs
 BACKTEST_SEED = 53                      # the bootstrap's seed (issue 53): the same summary on the same rows
+
+# --- when sources disagree (analysis/disagreement.py, issue 54) ------------------------------
+DISAGREEMENT_Z = 3.0             # a finding: |z| of the gap after the pair of sources' offset >= 3 ...
+DISAGREEMENT_FDR = FDR_Q         # ... and kept by Benjamini-Hochberg at this level over independent units
+OFFSET_MIN_PAIRS = 5             # a systematic offset of two tables is estimated from >= 5 compared models
+OFFSET_SIGNIFICANT_SE = 2.0      # reported as a systematic offset when |median gap| >= 2 of its SEs
+MAD_TO_SD = 1.4826               # a normal's SD from its median absolute deviation
+MEDIAN_SE_FACTOR = 1.2533        # SE of a median = sqrt(pi/2) * SD / sqrt(n) (normal data)
+TRANSCRIPTION_TOLERANCE = 0.005  # a copy off its origin by more: half a point on a proportion, 0.5 % of the value else

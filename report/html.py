@@ -42,6 +42,7 @@ from report.base import (OPTIONAL_LEVEL_COLUMNS, as_int, clip, date, default_par
 from report.backtest import backtest_section, live_forecast_text
 from report.base import with_track_record
 from report.items import WINDOW_CSS, post_cutoff
+from report.disagreements import disagreements_html
 from registry.tables import source_name
 from report.overview import headline, now_block, overview_chart, overview_markdown, overview_rows, overview_table
 from report.sections import benchmark_sections, toc_entries
@@ -197,7 +198,7 @@ def render_report(frames: Mapping[str, pd.DataFrame], *, now: datetime, title: s
            '<a href="#benchmarks">Other benchmarks, by family</a><a href="#forecast-record">Forecast track record</a>'
            '<a href="#post-cutoff">Post-cutoff view</a>'
            f'<a href="#suspects">Contamination suspects ({n_flagged})</a><a href="#alerts">Firing alerts</a>'
-           '<a href="#sources">Source health</a>'
+           '<a href="#sources">Source health</a><a href="#disagreements">When sources disagree</a>'
            f'<details class="toc"><summary>Every benchmark with an index or a change ({n_toc})</summary>'
            f'{toc_bench}</details></nav>')
     trends = with_track_record(trends, frame(frames, "backtest"))   # each forecast line carries its kind's record
@@ -222,7 +223,8 @@ def render_report(frames: Mapping[str, pd.DataFrame], *, now: datetime, title: s
                       frame(frames, "item_windows"))
         + '<h2 id="suspects">Contamination suspects</h2>' + _suspects(signals)
         + '<h2 id="alerts">Firing alerts</h2>' + _firing(frame(frames, "firing"))
-        + '<h2 id="sources">Source health</h2>' + _source_health(frame(frames, "sources"), now_ts))
+        + '<h2 id="sources">Source health</h2>' + _source_health(frame(frames, "sources"), now_ts)
+        + '<h2 id="disagreements">When sources disagree</h2>' + disagreements_html(frame(frames, "disagreements")))
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
             "img-src data:\">"

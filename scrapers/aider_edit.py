@@ -8,6 +8,7 @@ from scrapers.cases import Case, Has, S, snap
 
 class AiderEditScraper(AiderScraper):
     name = "aider_edit"
+    page = "https://aider.chat/docs/leaderboards/edit.html"
     urls = ("https://raw.githubusercontent.com/Aider-AI/aider/main/aider/website/_data/edit_leaderboard.yml",)
     min_rows = 20       # the copies hold 31 (2024-07) to 98 (2024-12) runs
     benchmark = "aider_edit"

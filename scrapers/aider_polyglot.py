@@ -8,6 +8,7 @@ from scrapers.cases import Case, S, snap
 
 class AiderPolyglotScraper(AiderScraper):
     name = "aider_polyglot"
+    page = "https://aider.chat/docs/leaderboards/"
     urls = ("https://raw.githubusercontent.com/Aider-AI/aider/main/aider/website/_data/polyglot_leaderboard.yml",)
     min_rows = 5        # the first published version (2024-12-21) had 10 runs
     benchmark = "aider_polyglot"

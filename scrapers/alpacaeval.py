@@ -67,6 +67,7 @@ def is_adversarial(name: str | None) -> bool:
 
 class AlpacaevalScraper(Scraper):
     name = "alpacaeval"
+    page = "https://tatsu-lab.github.io/alpaca_eval/"
     urls = (
         "https://raw.githubusercontent.com/tatsu-lab/alpaca_eval/main/src/alpaca_eval/leaderboards/"
         f"data_AlpacaEval_2/{V2_FILE}",

@@ -97,6 +97,7 @@ class ArtificialAnalysisScraper(Scraper):
     # its slugs: gpt-5-4-nano-medium, claude-sonnet-4-6-non-reasoning-low-effort
     # the reasoning mode; `-high-effort` and bare `-high`: the shared markers (COMMON_VARIANTS)
     NAMING = NamingRules(variants=((r"-(non-reasoning|reasoning)$", "mode"),))
+    page = "https://artificialanalysis.ai/leaderboards/models"
     urls = ("https://artificialanalysis.ai/api/v2/data/llms/models",)
     min_rows = 50    # the April 2026 payloads list 445 and 479 models
     secret = "ARTIFICIAL_ANALYSIS_API_KEY"

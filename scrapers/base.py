@@ -132,6 +132,7 @@ class Scraper:
 
     name: ClassVar[str] = ""
     urls: ClassVar[tuple[str, ...]] = ()
+    page: ClassVar[str] = ""            # the leaderboard a person reads (links in the report); '' = urls[0]
     min_rows: ClassVar[int] = 1          # fewer kept rows than this is a ScrapeError
     # The share of a table's rows a new snapshot may drop before the shrink guard holds it
     # (storage.ingest.SHRINK_MAX_DROP when None); raise it only for a board that prunes on purpose.

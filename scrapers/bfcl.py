@@ -83,6 +83,7 @@ def _expected_type(name: str) -> str:
 
 class BfclScraper(Scraper):
     name = "bfcl"
+    page = "https://gorilla.cs.berkeley.edu/leaderboard.html"
     urls = ("https://gorilla.cs.berkeley.edu/data_overall.csv",)
     min_rows = 50   # the smallest copy (data.csv 2024-03-20, 21 models) has 252 scores
     # The cost column is filled for a varying share of the models (62, then 25, then 40 between

@@ -228,6 +228,7 @@ class EpochScraper(Scraper):
     # `_thinking` is a setting (Epoch's effort column is already `setting`); a trailing (<N>K thinking)
     # budget is one of the rules every source shares (common.naming), read as `thinking=<N>k`
     NAMING = NamingRules(variants=((r"_(thinking)$", "effort"),))
+    page = "https://epoch.ai/benchmarks"
     urls = ("https://epoch.ai/data/benchmark_data.zip",)
     min_rows = 20   # the smallest CSV (swe_bench_verified, 2026-03) has 24 runs
     parser_version = 2   # 2: every member read by its declaration (scrapers/epoch_members.csv)

@@ -45,6 +45,7 @@ CSV_COLUMNS = {"pass@1_base": "humaneval", "pass@1_plus": "humaneval_plus"}
 
 class EvalplusScraper(Scraper):
     name = "evalplus"
+    page = "https://evalplus.github.io/leaderboard.html"
     urls = ("https://evalplus.github.io/results.json",)
     min_rows = 50   # the smallest copy (humaneval.csv, 79 models) has 158 scores
 

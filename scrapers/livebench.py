@@ -60,6 +60,7 @@ class LivebenchScraper(Scraper):
         # a dated API snapshot run without extended thinking, beside its `-thinking-32k` run
         # (`claude-4-1-opus-20250805-base`): a vendor serves no pretrained base model under a dated id
         (r"(?<=-\d{8})-(base)$", "mode")))
+    page = "https://livebench.ai/"
     urls = (f"https://livebench.ai/table_{RELEASES[0]}.csv",
             f"https://livebench.ai/categories_{RELEASES[0]}.json")
     min_rows = 200  # score rows; the smallest copy (2024_11_25, first commit) has 26 models x 18 tasks = 468

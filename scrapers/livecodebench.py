@@ -36,6 +36,7 @@ def _epoch_ms(values: pd.Series) -> pd.Series:
 
 class LivecodebenchScraper(Scraper):
     name = "livecodebench"
+    page = "https://livecodebench.github.io/leaderboard.html"
     urls = ("https://livecodebench.github.io/performances_generation.json",)
     min_rows = 5    # the oldest copy has 28 models
     # A release can list fewer models per scenario than the one before (repair: 30, then 17 on

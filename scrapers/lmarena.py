@@ -91,6 +91,7 @@ class LmarenaScraper(Scraper):
     NAMING = NamingRules()   # its o3-mini-high, -bf16/-fp8 and -thinking-16k: the shared markers (COMMON_VARIANTS)
     # The Space's dated tables (leaderboard_table_YYYYMMDD.csv) ended 2025-05; the maintained
     # catalogue is the production source. The old tables still parse as ingested files.
+    page = "https://lmarena.ai/leaderboard"
     urls = (CATALOGUE,)
     min_rows = 10   # the smallest table (2023-06) has 28 models
 

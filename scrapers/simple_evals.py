@@ -91,6 +91,7 @@ class SimpleEvalsScraper(Scraper):
     # labels (`rerun[^()]*`: a label holds no parenthesis, and `[^)]*` rescanned a long name from each
     # '(rerun'); its `-high` efforts are the shared markers (common.naming.COMMON_VARIANTS)
     NAMING = NamingRules(variants=((r"\s*\((report|rerun[^()]*|work in progress)\)$", "label"),))
+    page = "https://github.com/openai/simple-evals"
     urls = ("https://raw.githubusercontent.com/openai/simple-evals/main/README.md",)
     min_rows = 20   # the smallest README version (2024-04) has 60 scores
 

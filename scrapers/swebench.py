@@ -60,6 +60,7 @@ class SwebenchScraper(Scraper):
     # every board lists agent systems (underlying model from the `Model:` tags) except bash-only, where
     # every model runs in the same minimal agent: there a row is a model run of its single `Model:` tag
     NAMING = NamingRules(systems=True, model_run_benchmarks=frozenset({"swebench_bash_only"}))
+    page = "https://www.swebench.com/"
     urls = ("https://raw.githubusercontent.com/SWE-bench/swe-bench.github.io/master/data/leaderboards.json",)
     min_rows = 50   # the smallest copy (2025-05-07) has 168 rows over 4 boards
 

@@ -14,6 +14,12 @@ def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
                             [name, name]).df().iloc[:, 0].sum())
 
 
+def _disagreements(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The rows of `source_disagreements` (empty before the view exists)."""
+    from storage.disagreements import read_source_disagreements
+    return read_source_disagreements(con) if _exists(con, "source_disagreements") else pd.DataFrame()
+
+
 def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     """Frames for a person: saturation levels with trends, contamination suspects, firing alerts.
 
@@ -45,7 +51,8 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
         FROM suspects WHERE status <> 'not_flagged' ORDER BY q_value""").df() if _exists(con, "suspects") else empty
     firing = con.execute("""SELECT kind, benchmark, model, source, scope, level, since, muted_by
                             FROM alerts_firing ORDER BY since DESC""").df() if _exists(con, "alerts_firing") else empty
-    return {"levels": levels, "suspects": suspects, "firing": firing, "backtest": read_backtest_summary(con)}
+    return {"levels": levels, "suspects": suspects, "firing": firing, "backtest": read_backtest_summary(con),
+            "disagreements": _disagreements(con)}
 
 
 def unanalysed(con: duckdb.DuckDBPyConnection) -> bool:
@@ -90,7 +97,7 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     month of the newest item-level snapshot), item_windows (the same per model over the items released
     on or after each quarter's start), level_changes (`read_level_changes`), cutoffs (resolved_cutoffs), post_cutoff (post_cutoff_scores),
     signals (every test of the newest contamination run, flagged or not), firing (alerts_firing),
-    sources (health per source).
+    sources (health per source), disagreements (source_disagreements).
     """
     # the alert rules' own definitions of a failed fetch and a failing run
     from storage.rule_inputs import FAILED_FETCH_STATUSES, read_source_health
@@ -150,7 +157,7 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
             "backtest": read_backtest_summary(con),
             "item_months": item_months, "item_windows": item_windows, "level_changes": level_changes,
             "cutoffs": cutoffs, "post_cutoff": post_cutoff,
-            "signals": signals, "firing": firing, "sources": sources}
+            "signals": signals, "firing": firing, "sources": sources, "disagreements": _disagreements(con)}
 
 
 def read_level_changes(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

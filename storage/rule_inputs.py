@@ -189,3 +189,12 @@ def with_calibration(suspicions: pd.DataFrame, calibration: pd.DataFrame) -> pd.
             "fw_bh", "fw_bh_lo", "fw_bh_hi")
     out["calibration"] = [None if (c := by.get(s)) is None else {k: c[k] for k in keep} for s in out["signal"]]
     return out
+
+
+def read_source_disagreements(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
+    """The rows of `source_disagreements` (the `source_disagreement` rule); None before the view exists."""
+    from storage.disagreements import read_source_disagreements as read
+    try:
+        return read(con)
+    except duckdb.CatalogException:
+        return None

@@ -44,8 +44,8 @@ PARALLEL_GROUPS = {
     ),
     # Read the real history backfilled and analyzed once a session (the fixtures below): one worker
     # builds it once, instead of each worker building its own (~2 min of CPU each).
-    "real-history": ("test_docs_figures.py", "test_history_pruned.py", "test_paper_agreement.py",
-                     "test_real_history.py"),
+    "real-history": ("test_disagreements_real.py", "test_docs_figures.py", "test_history_pruned.py",
+                     "test_paper_agreement.py", "test_real_history.py"),
 }
 # The longest units go first, so that none of them starts late and ends the run alone (the alert
 # replay's setup alone takes ~7 min; then the largest modules of the whole suite and of the fast

@@ -34,6 +34,7 @@ from alerts.records import (  # noqa: F401  (re-exported: the records used to li
     to_utc,
 )
 from alerts.matchers import parse_duration, parse_matchers  # noqa: F401
+from alerts.rules import source_disagreement  # issue 54 (info, off by default)
 from alerts.rules import contamination_suspect, new_frontier, saturation_bin_changed, snapshot_held, source_health
 from alerts.rules.base import AlertKind, AlertRule, make_labels, sql_literal  # noqa: F401
 from alerts.rules.contamination_suspect import (  # noqa: F401
@@ -52,6 +53,7 @@ from alerts.rules.saturation_bin_changed import (  # noqa: F401
     saturation_conditions,
 )
 from alerts.rules.snapshot_held import SNAPSHOT_HELD, held_conditions  # noqa: F401
+from alerts.rules.source_disagreement import SOURCE_DISAGREEMENT, disagreement_conditions  # noqa: F401
 from alerts.rules.source_health import NETWORK_OUTAGE, SOURCE_FAILING, SOURCE_STALE, failure_cause, \
     source_conditions  # noqa: F401
 
@@ -62,6 +64,7 @@ RULES: tuple[AlertRule, ...] = (
     saturation_bin_changed.RULE,
     contamination_suspect.RULE,
     new_frontier.RULE,
+    source_disagreement.RULE,
 )
 
 

@@ -110,6 +110,9 @@ def run(args: argparse.Namespace) -> int:
                  if len(not_tested) else "(none)"),
                 ("Alerts firing (a table's level is a state, in the table above; a level change notifies)",
                  frame_text(_events_firing(frames["firing"])))]
+    if len(frames["disagreements"]):
+        from report.disagreements import TITLE, disagreements_text
+        sections.append((TITLE, disagreements_text(frames["disagreements"])))
     notes = _level_notes(frames["levels"]) if len(frames["levels"]) else []
     return _emit(render_text(sections, now, notes), args.out)
 

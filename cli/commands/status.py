@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -70,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         coverage = status.index_coverage(con) if tables.get("saturation") else None
         not_tested = status.placeholder_not_tested(con)
         unread = status.unread_parts(con)
+        from storage.disagreements import count_source_disagreements, read_source_disagreements
+        disagreements = read_source_disagreements(con) if count_source_disagreements(con) else None
     finally:
         con.close()
     print(f"database: {redact(args.db or 'default')}   schema version: {version}")
@@ -114,6 +117,11 @@ def run(args: argparse.Namespace) -> int:
     if coverage is not None and coverage.rows:
         print()
         print(coverage_text(coverage))
+    if disagreements is not None and len(disagreements):
+        from report.disagreements import TITLE, disagreements_text
+        print()
+        print("\n".join(textwrap.wrap(TITLE + ":", 120)))
+        print(disagreements_text(disagreements))
     return 0
 
 

@@ -11,7 +11,8 @@ on a view's columns: `lake.translate_view_file` leaves those out there).
 A view file may use `{{lower_is_better}}`: the metric kinds whose best value is the smallest
 (`common.metrics.METRIC_DIRECTIONS`, the one place a direction is decided), as SQL literals, and
 `{{entity_key}}`: the columns within which a model's best variant is chosen
-(`common.naming.ENTITY_KEY`: table, population, model). The hash is of the text after that
+(`common.naming.ENTITY_KEY`: table, population, model), and `{{source_comparisons}}`: the pairs of
+tables registry/comparisons.csv declares, as the rows of a VALUES list. The hash is of the text after that
 substitution, so changing a constant re-applies the view.
 
 Views are applied in dependency order (a view naming another view comes after it). A view a
@@ -53,12 +54,36 @@ class SchemaFile(NamedTuple):
     is_view: bool
 
 
+def _comparisons() -> tuple:
+    """registry/comparisons.csv, read beside the registry package without importing it (its
+    loaders import pandas; `query` and `status` render the views to compare their hashes)."""
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    from common.comparisons import FILE, parse_comparisons
+    spec = find_spec("registry")
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError("the registry package is not installed: registry/comparisons.csv cannot be read")
+    path = Path(list(spec.submodule_search_locations)[0]) / FILE
+    return parse_comparisons(path.read_text(encoding="utf-8"))
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+@lru_cache(maxsize=1)
 def _placeholders() -> dict[str, str]:
     from common.metrics import METRIC_DIRECTIONS
     from common.naming import ENTITY_KEY
     lower = sorted(k for k, v in METRIC_DIRECTIONS.items() if v == "lower")
-    return {"{{lower_is_better}}": ", ".join("'" + k.replace("'", "''") + "'" for k in lower) or "NULL",
-            "{{entity_key}}": ", ".join(ENTITY_KEY)}
+    # an empty list is one row of NULLs (VALUES needs a row; the view drops it)
+    comparisons = ", ".join("(" + ", ".join(_literal(v) for v in (c.kind, c.benchmark, c.source, c.version,
+                                                                   c.other_source, c.other_version, c.reason)) + ")"
+                            for c in _comparisons()) or "(" + ", ".join(["NULL"] * 7) + ")"
+    return {"{{lower_is_better}}": ", ".join(_literal(k) for k in lower) or "NULL",
+            "{{entity_key}}": ", ".join(ENTITY_KEY),
+            "{{source_comparisons}}": comparisons}
 
 
 def _render(text: str) -> str:

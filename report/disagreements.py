@@ -1,0 +1,175 @@
+"""When sources disagree, as `benchwatch status` and the report show it (issue 54).
+
+The rows come from the view `source_disagreements` (storage/disagreements.py), the findings from
+analysis/disagreement.py; this module only words and lays them out: a summary line, the systematic
+offsets, the transcription errors, and the largest gaps of each benchmark with both sources'
+links. Scraped names are escaped in HTML.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from functools import lru_cache
+from typing import Any
+
+import pandas as pd
+
+from analysis.constants import DISAGREEMENT_FDR, DISAGREEMENT_Z
+from analysis.disagreement import Disagreements, analyse, largest
+from common.jsonsafe import is_null as _missing
+from common.redact import inert_text
+from report.base import esc, table
+from report.text import TEXT_WIDTH, fit_table
+
+TITLE = ("When sources disagree (source_disagreements; docs/disagreements.md): the same model on the same "
+         "question set from two sources")
+PER_BENCHMARK = 3
+
+
+@lru_cache(maxsize=1)
+def source_links() -> dict[str, str]:
+    """Each source's page a person reads (`Scraper.page`, else its first URL)."""
+    import scrapers
+    out = {}
+    for name in scrapers.SOURCES:
+        scraper = scrapers.get(name)
+        out[name] = scraper.page or (scraper.urls[0] if scraper.urls else "")
+    return out
+
+
+def analysed(frame: pd.DataFrame) -> Disagreements:
+    """The view's rows with their findings (analysis/disagreement.py)."""
+    return analyse(frame)
+
+
+def _pp(v: Any, metric: str, signed: bool = False) -> str:
+    if _missing(v):
+        return ""
+    if metric == "proportion":
+        return f"{float(v) * 100:+.1f} pp" if signed else f"{float(v) * 100:.1f}%"
+    return f"{float(v):+.4g}" if signed else f"{float(v):.4g}"
+
+
+def _t(value: Any) -> str:
+    """A scraped name for a terminal: control characters shown, never interpreted."""
+    return str(inert_text(str(value)))
+
+
+def _spread(v: Any, metric: str) -> str:
+    """A spread or an SE: pp for a proportion, the metric's unit else."""
+    if _missing(v):
+        return ""
+    return f"{float(v) * 100:.1f} pp" if metric == "proportion" else f"{float(v):.3g}"
+
+
+def _z(v: Any) -> str:
+    return "" if _missing(v) else f"{float(v):+.1f}"
+
+
+def summary(result: Disagreements, frame: pd.DataFrame) -> str:
+    """One sentence: how many pairs, compared, listed, checks, findings."""
+    n_bench = frame["benchmark"].nunique() if len(frame) else 0
+    return (f"{len(frame)} pairs of sources on {n_bench} benchmarks: {len(result.pairs)} compared, "
+            f"{len(result.listed)} listed without comparison (settings differ or no standard error), "
+            f"{len(result.transcriptions)} transcription checks (a copy beside its origin). Findings: "
+            f"{len(result.findings)} gaps with |z| ≥ {DISAGREEMENT_Z:g} after the pair of sources' offset, kept by "
+            f"Benjamini-Hochberg at q ≤ {DISAGREEMENT_FDR:g} over {result.n_units} independent (benchmark, model) "
+            f"units; {len(result.mismatches)} transcription errors.")
+
+
+def _offset_lines(result: Disagreements) -> list[str]:
+    out = []
+    for r in result.offsets.to_dict("records"):
+        word = "systematic offset" if r["systematic"] else "offset (not distinguishable from 0)"
+        out.append(f"{_t(r['benchmark'])}: {_t(r['table_a'])} − {_t(r['table_b'])}: {word} "
+                   f"{_pp(r['offset'], r['metric'], True)} ± {_spread(r['offset_se'], r['metric'])} "
+                   f"(median of {r['n_pairs']} models; harness spread τ {_spread(r['tau'], r['metric'])})")
+    return out
+
+
+def _mismatch_lines(result: Disagreements) -> list[str]:
+    return [f"{_t(r['benchmark'])} · {_t(r['model'])}: {_t(r['table_a'])} {_pp(r['score_a'], r['metric'])} vs "
+            f"{_t(r['table_b'])} {_pp(r['score_b'], r['metric'])} ({_pp(r['diff'], r['metric'], True)})"
+            for r in result.mismatches.to_dict("records")]
+
+
+def disagreements_text(frame: pd.DataFrame, per_benchmark: int = PER_BENCHMARK) -> str:
+    """The text block of status and the text report."""
+    if not len(frame):
+        return "(no model is measured by two sources on one question set)"
+    result = analysed(frame)
+    lines = textwrap.wrap(summary(result, frame), TEXT_WIDTH)
+    offsets = _offset_lines(result)
+    if offsets:
+        lines += ["", "offsets between two sources on one benchmark (estimated once; the gaps below are "
+                      "measured against them):"]
+        lines += [y for x in offsets for y in textwrap.wrap(x, TEXT_WIDTH, initial_indent="  ",
+                                                            subsequent_indent="    ")]
+    mismatches = _mismatch_lines(result)
+    if mismatches:
+        lines += ["", "transcription errors (a copy off the board it copies by more than rounding):"]
+        lines += ["  " + x for x in mismatches]
+    top = largest(result, per_benchmark)
+    if len(top):
+        lines += ["", f"largest gaps per benchmark (at most {per_benchmark}; * = a finding):"]
+        rows = [[("* " if r["finding"] else "") + _t(r["benchmark"]), _t(r["model"]), _t(r["table_a"]), _t(r["table_b"]),
+                 _pp(r["score_a"], r["metric"]), _pp(r["score_b"], r["metric"]),
+                 _pp(r["diff"], r["metric"], True), _z(r["z"]), _z(r["z_resid"])]
+                for r in top.to_dict("records")]
+        lines.append(fit_table(["benchmark", "model", "source a", "source b", "a", "b", "a − b", "z",
+                                "z vs offset"], rows))
+    findings = result.findings
+    if len(findings):
+        lines += ["", "why (findings):"]
+        for r in findings.to_dict("records"):
+            lines += textwrap.wrap(f"{_t(r['benchmark'])} · {_t(r['model'])}: {_t(r['why'])}", TEXT_WIDTH,
+                                   initial_indent="  ", subsequent_indent="    ")
+    used = sorted(set(frame["source_a"]) | set(frame["source_b"]))
+    links = source_links()
+    lines += [""] + textwrap.wrap("sources: " + ", ".join(f"{s} {links.get(s, '')}".strip() for s in used),
+                                  TEXT_WIDTH, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
+    return "\n".join(lines)
+
+
+def _link(source: str) -> str:
+    url = source_links().get(str(source), "")
+    return f'<a href="{esc(url)}">{esc(source)}</a>' if url.startswith(("https://", "http://")) else esc(source)
+
+
+def _table(frame: pd.DataFrame, with_z: bool) -> str:
+    head = ["benchmark", "model", "source a", "source b", "a", "b", "a − b"]
+    head += ["z", "z vs offset", "q", "finding"] if with_z else []
+    head += ["why"]
+    rows = []
+    for r in frame.to_dict("records"):
+        table_a = esc(r["table_a"]).replace(esc(r["source_a"]), _link(r["source_a"]), 1)
+        table_b = esc(r["table_b"]).replace(esc(r["source_b"]), _link(r["source_b"]), 1)
+        cells = [esc(r["benchmark"]), esc(r["model"]), table_a, table_b, esc(_pp(r["score_a"], r["metric"])),
+                 esc(_pp(r["score_b"], r["metric"])), esc(_pp(r["diff"], r["metric"], True))]
+        if with_z:
+            cells += [esc(_z(r["z"])), esc(_z(r["z_resid"])),
+                      "" if _missing(r.get("q")) else f"{float(r['q']):.2g}",
+                      '<span class="bad">finding</span>' if r.get("finding") else ""]
+        cells.append(esc(r["why"]))
+        rows.append(cells)
+    return table(head, rows, wrap=("why",))
+
+
+def disagreements_html(frame: pd.DataFrame, per_benchmark: int = PER_BENCHMARK) -> str:
+    """The report's section: summary, offsets, transcription errors, the largest gaps per benchmark."""
+    if not len(frame):
+        return '<p class="note">No model is measured by two sources on one question set.</p>'
+    result = analysed(frame)
+    out = [f'<p class="note">{esc(summary(result, frame))} z treats the two runs as independent: conservative '
+           "when both ran the same items.</p>"]
+    offsets = _offset_lines(result)
+    if offsets:
+        out.append("<p>Offsets between two sources on one benchmark, estimated once (the gaps are measured "
+                   "against them):</p><ul>" + "".join(f"<li>{esc(x)}</li>" for x in offsets) + "</ul>")
+    if len(result.mismatches):
+        out.append("<p>Transcription errors (a copy off the board it copies by more than rounding):</p>"
+                   + _table(result.mismatches, with_z=False))
+    top = largest(result, per_benchmark)
+    if len(top):
+        out.append(f"<p>Largest gaps per benchmark (at most {per_benchmark}):</p>" + _table(top, with_z=True))
+    return "".join(out)

@@ -1,0 +1,24 @@
+"""The read of `source_disagreements` (storage/views/source_disagreements.sql): what status, the
+report and the `source_disagreement` alert rule hand to analysis/disagreement.py."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from storage.engine import duckdb
+
+if TYPE_CHECKING:      # `status` counts first: no pandas when no model has two sources
+    import pandas as pd
+
+ORDER = "ORDER BY benchmark, model, table_a, table_b"
+
+
+def count_source_disagreements(con: duckdb.DuckDBPyConnection) -> int:
+    """How many rows the view has (one statement, no DataFrame)."""
+    row = con.execute("SELECT count(*) FROM source_disagreements").fetchone()
+    return int(row[0]) if row else 0
+
+
+def read_source_disagreements(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every row of the view (empty, with its columns, on a database without pairs)."""
+    return con.execute(f"SELECT * FROM source_disagreements {ORDER}").df()
