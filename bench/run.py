@@ -31,8 +31,6 @@ Measures and goals:
   cycle        a second `run --no-prefect --replay` over identical responses: <= 10% of the first
                (and shown: the same after a year of hourly collections in the fetch log)
   cold         `benchwatch query "select 1"` / `status` / `--help` vs `python -c "import duckdb"`: <= 1.5x
-               (and shown: each vs `python -c "import _duckdb"`, DuckDB's engine module alone, which
-               benchwatch imports instead of the package: storage/engine.py)
   prefect      a Prefect server and a process worker on 127.0.0.1 (bench/prefect_cost.py): the first
                full deployed pipeline run (replay) vs `run --no-prefect`: <= 2x; an unchanged
                run (same day; new day, analysis recomputed) trigger -> Completed: <= 10 s
@@ -491,21 +489,16 @@ def bench_cold(tmp: Path) -> None:
     cases = {"query": [*CLI, "query", "select 1", "--db", str(db)], "status": [*CLI, "status", "--db", str(db)],
              "--help": [*CLI, "--help"]}
     base = [sys.executable, "-c", "import duckdb"]
-    # benchwatch loads DuckDB's engine module without the package's __init__ (storage/engine.py):
-    # its own start-up over that engine alone is shown beside the goal's ratio
-    engine = [sys.executable, "-c", "import _duckdb"]
     times = {name: float("inf") for name in cases}
-    t_base = t_engine = float("inf")
+    t_base = float("inf")
     for _ in range(5):                       # interleaved: the same minute for every command
         t_base = min(t_base, proc(base)[0])
-        t_engine = min(t_engine, proc(engine)[0])
         for name, args in cases.items():
             times[name] = min(times[name], proc(args)[0])
     for name, t in times.items():
         ratio = t / t_base
         line("cold", f"benchwatch {name:<7} {t:5.2f} s vs python -c 'import duckdb' {t_base:5.2f} s -> {ratio:4.2f}x "
-             f"(goal <= 1.5x{'' if name != '--help' else '; not a goal, shown'}); vs 'import _duckdb' {t_engine:5.2f} s "
-             f"-> {t / t_engine:4.2f}x (shown)",
+             f"(goal <= 1.5x{'' if name != '--help' else '; not a goal, shown'})",
              measured(f"cold: {name} vs import duckdb", ratio, 1.5) if name != "--help" else None)
 
 

@@ -19,6 +19,7 @@ import random
 import re
 import threading
 import time
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 from urllib.parse import urlsplit
@@ -58,9 +59,6 @@ def read_capped(path: str | os.PathLike, max_bytes: int | None = None) -> bytes:
 
 
 def _package_version() -> str:
-    # importlib.metadata (and the email package it loads, ~17 ms): when a live fetch starts, not
-    # at import (a replayed or unchanged cycle makes no request)
-    from importlib.metadata import PackageNotFoundError, version
     try:
         return version("benchwatch")
     except PackageNotFoundError:  # running from a source tree that is not installed

@@ -239,7 +239,7 @@ def test_namespace_defaults_are_sane():
 def test_ctrl_c_before_the_statement_starts_still_stops_it(db):
     """A Ctrl-C that lands before the worker's statement has begun (DuckDB ignores an interrupt
     with nothing running) must still stop the query once it starts, not leave it running."""
-    import _thread
+    import signal
     import threading
     seen: list[str] = []
 
@@ -247,7 +247,7 @@ def test_ctrl_c_before_the_statement_starts_still_stops_it(db):
         # the interrupt arrives in this gap (timed from here, not from the start: on a loaded
         # machine opening the file may take longer than 0.1 s, and Ctrl-C during the open is
         # another case)
-        threading.Timer(0.1, _thread.interrupt_main).start()
+        threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()
         time.sleep(0.5)
         try:
             return con.execute(SLOW_SQL).fetchall()

@@ -23,19 +23,12 @@ from __future__ import annotations
 import logging
 import re
 from functools import lru_cache
+from hashlib import sha256
 from importlib import resources
 from typing import NamedTuple
 
 from storage import lake
 from storage.engine import duckdb
-
-try:   # the interpreter's own SHA-256: hashlib loads OpenSSL's libcrypto, ~2 ms of every command's start-up
-    from _sha256 import sha256       # Python 3.11
-except ImportError:                  # pragma: no cover - other interpreters
-    try:
-        from _sha2 import sha256     # Python >= 3.12
-    except ImportError:
-        from hashlib import sha256
 
 log = logging.getLogger("benchwatch.storage")
 
