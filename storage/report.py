@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from storage.engine import duckdb
+from storage.rule_inputs import FAILED_FETCH_STATUSES, read_source_health
 
 
 def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
@@ -89,9 +90,6 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     signals (every test of the newest contamination run, flagged or not), firing (alerts_firing),
     sources (health per source).
     """
-    # the alert rules' own definitions of a failed fetch and a failing run
-    from storage.rule_inputs import FAILED_FETCH_STATUSES, read_source_health
-
     levels = _read(con, "saturation_latest", _LEVELS_SQL)
     history = _read(con, "saturation_history",
                     "SELECT * FROM saturation_history ORDER BY benchmark, table_id, scope, population, as_of")

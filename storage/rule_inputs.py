@@ -17,6 +17,7 @@ from storage.contamination import read_latest_calibration, read_suspicions
 from storage.engine import duckdb
 from storage.reads import with_display_names
 from storage.saturation import read_saturation
+from registry.tables import table_name
 
 # Fetch attempts of one source without a run id belong to one collection run when they start
 # less than this apart (retries with backoff take seconds; scheduled runs are hours apart).
@@ -51,7 +52,6 @@ def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: flo
 
 def _with_table_names(frame: pd.DataFrame) -> pd.DataFrame:
     """Add table_name ('HumanEval (EvalPlus)', registry.tables.table_name) to rows with table_id."""
-    from registry.tables import table_name
     if "table_id" not in frame.columns:
         return frame
     sources = frame["sources"] if "sources" in frame.columns else pd.Series([None] * len(frame), index=frame.index)

@@ -413,3 +413,15 @@ def test_storage_never_imports_scrapers(project_graph):
     edges = sorted(f"{m} -> {t}" for m, targets in project_graph.items() if m.split(".")[0] == "storage"
                    for t in targets if t.split(".")[0] == "scrapers")
     assert not edges, "storage imports scrapers:\n" + "\n".join(edges)
+
+
+def test_alerts_build_no_sql_text():
+    """The alert rules read through storage functions and take the queries their messages show
+    from storage.look_queries: no SQL statement is written in alerts/."""
+    statement = re.compile(r"\bSELECT\b.+\bFROM\b|\b(?:INSERT INTO|DELETE FROM|UPDATE \w+ SET)\b", re.IGNORECASE)
+    offenders = []
+    for path in sorted((ROOT / "alerts").rglob("*.py")):
+        for node in ast.walk(_parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and statement.search(node.value):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []

@@ -115,7 +115,7 @@ def _freeze_count_at_exit(call: str, tmp_path: Path) -> int:
 def test_a_command_process_skips_the_final_collections_and_an_in_process_main_does_not(tmp_path):
     ingest_file(tmp_path / "bw.duckdb", "csv", FIX / "scores_proportion.csv")
     # the process's own command line (console script, python -m cli): frozen at exit, so the
-    # shutdown's full collections skip what the imports made (bench/run.py's cycle line times it)
+    # shutdown's full collections skip what the imports made
     assert _freeze_count_at_exit("main()", tmp_path) > 10_000
     # a test's main([...]) in its own process: the collector is left as it was
     assert _freeze_count_at_exit("main(sys.argv[1:])", tmp_path) == 0

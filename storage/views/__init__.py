@@ -29,6 +29,8 @@ from typing import NamedTuple
 
 from storage import lake
 from storage.engine import duckdb
+from common.metrics import METRIC_DIRECTIONS
+from common.naming import ENTITY_KEY
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -47,8 +49,6 @@ class SchemaFile(NamedTuple):
 
 
 def _placeholders() -> dict[str, str]:
-    from common.metrics import METRIC_DIRECTIONS
-    from common.naming import ENTITY_KEY
     lower = sorted(k for k, v in METRIC_DIRECTIONS.items() if v == "lower")
     return {"{{lower_is_better}}": ", ".join("'" + k.replace("'", "''") + "'" for k in lower) or "NULL",
             "{{entity_key}}": ", ".join(ENTITY_KEY)}
@@ -161,7 +161,7 @@ def apply(con: duckdb.DuckDBPyConnection, *, every: bool = False) -> list[str]:
                 con.execute(lake.translate_view_file(f.sql) if on_lake and f.is_view else f.sql)
             except duckdb.Error as exc:
                 raise duckdb.Error(f"storage/views/{f.path}: {exc}") from exc
-        # the applied files' hashes in two statements, not two per file (~1.5 ms each)
+        # the applied files' hashes in two statements, not two per file
         paths, digests = [f.path for f in todo], [f.sha256 for f in todo]
         con.execute("DELETE FROM schema_files WHERE list_contains(?, path)", [paths])
         con.execute("INSERT INTO schema_files SELECT unnest(?), unnest(?), now()", [paths, digests])
