@@ -48,7 +48,7 @@ _PREFECT_API_SETTING = re.compile(r"PREFECT_API_URL|^\s*\[(?:tool\.prefect\.)?ap
 # Prefect settings files that can set an API URL (besides PREFECT_API_URL in the environment):
 # the profiles file, and the working directory's .env, prefect.toml and pyproject.toml.
 def prefect_api_hinted(env: Mapping[str, str]) -> bool:
-    """Whether Prefect may have an API configured, without importing Prefect (seconds): already
+    """Whether Prefect may have an API configured, without importing Prefect: already
     imported (a flow run, a test harness: asking costs nothing), PREFECT_API_URL set, or a Prefect
     settings file that mentions an API URL. False means no Secret block can be reached."""
     found = settings.read(env)
@@ -133,7 +133,7 @@ def slack_settings(env: Mapping[str, str] | None = None, *, prefect_lookup: Slac
 def _slack_from_prefect(env: Mapping[str, str]) -> tuple[str | None, str | None, str | None]:
     """Read the Slack Secret blocks (and the channel Variable) from the configured Prefect API.
 
-    Prefect is imported only here (it costs seconds), and only used when an API URL is
+    Prefect is imported only here (the notify path runs without it), and only used when an API URL is
     configured: without one, a lookup would start a throwaway local server just to find nothing.
     Nor is it imported to find that out when nothing points at an API (`prefect_api_hinted`).
     """

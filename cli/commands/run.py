@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
                                   collect_only=args.collect_only)
     except Exception as exc:  # noqa: BLE001 - only the orchestration's own start-up failure is expected
         if args.no_prefect:
-            raise       # no orchestration to blame (and importing flows.pipeline costs seconds: Prefect)
+            raise       # no orchestration to blame (and flows.pipeline would import Prefect)
         from flows.pipeline import OrchestrationUnavailable
         if not isinstance(exc, OrchestrationUnavailable):
             raise
