@@ -22,7 +22,7 @@ from alerts.records import FIRING, NOTIFIED_BASELINE, AlertState, Notification, 
 from alerts.rules.base import AlertKind
 from alerts.config import LEVEL_ANNOUNCE_MIN_P
 from alerts.text import clean, scope_suffix, settled, unsettled
-from registry.tables import table_key
+from registry.tables import table_key, source_name
 
 BASELINE = "baseline"
 NOW_WATCHING = "now_watching"
@@ -126,7 +126,6 @@ def release_of(s: AlertState) -> str:
 def watching_notices(entered: Iterable[AlertState], kinds: Mapping[str, AlertKind], now: datetime) -> list[Notification]:
     """ONE "now watching" notice per source and release whose tables were first seen in this
     evaluation (after day one): the tables listed strongest saturation first."""
-    from registry.tables import source_name
     by_release: dict[tuple[str, str], list[AlertState]] = {}
     for s in entered:
         if _role(s.kind, kinds) != "level" or s.notified != NOTIFIED_BASELINE:

@@ -6,9 +6,10 @@ live in `analysis/constants.py`; the constants here decide when a finding become
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any, Mapping
+
+from common import settings
 
 # --- Alert kinds ----------------------------------------------------------------------------------
 # Each kind is declared by its rule module (alerts/rules/<rule>.py) and registered in
@@ -101,8 +102,7 @@ REPORT_FILE_NAME = "report.html"
 
 def report_url_from_env(env: Mapping[str, str] | None = None) -> str | None:
     """The report's URL from `BENCHWATCH_REPORT_BASE_URL` (http or https only), else None."""
-    env = os.environ if env is None else env
-    base = (env.get("BENCHWATCH_REPORT_BASE_URL") or "").strip()
+    base = settings.read(env).report_base_url
     if not base.lower().startswith(("http://", "https://")):
         return None
     return f"{base.rstrip('/')}/{REPORT_FILE_NAME}"
@@ -110,6 +110,4 @@ def report_url_from_env(env: Mapping[str, str] | None = None) -> str | None:
 
 def rule_settings_from_env(env: Mapping[str, str] | None = None) -> RuleSettings:
     """Defaults, with info kinds turned on by `BENCHWATCH_INFO_ALERTS=new_frontier` (comma-separated)."""
-    env = os.environ if env is None else env
-    kinds = frozenset(k.strip() for k in (env.get("BENCHWATCH_INFO_ALERTS") or "").split(",") if k.strip())
-    return RuleSettings(enabled_info_kinds=kinds)
+    return RuleSettings(enabled_info_kinds=settings.read(env).info_alerts)

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 from alerts import config
 from alerts.render import SlackMessage, escape
+from storage import look_queries as look
 
 HEADER = "benchwatch: leaderboard tables corrected"
 WHY = ("Rebuilt under the per-table rule (issue 49): a model in several splits of one version is no "
@@ -32,8 +33,7 @@ def correction_message(corrections: Sequence[tuple[str, str]], *, now: datetime)
     for table, detail in corrections:
         line = f"• `{escape(table, in_code=True)}`: {escape(detail)}"
         if chars + len(line) > config.SLACK_MAX_SECTION_TEXT - 200:
-            lines.append(f"… and {len(corrections) - len(lines)} more (`benchwatch query \"SELECT * FROM "
-                         "table_corrections\"`)")
+            lines.append(f"… and {len(corrections) - len(lines)} more (`benchwatch query \"{look.CORRECTIONS}\"`)")
             break
         lines.append(line)
         chars += len(line) + 1

@@ -26,6 +26,7 @@ from alerts import rules as registry
 from alerts.records import FIRING, RESOLVED, Notification
 from alerts.text import clean as _clean
 from alerts.text import unlinked as _unlinked
+from storage import look_queries as look
 _PARTIAL_ENTITY = re.compile(r"&[a-z]{0,4}$")
 FALLBACK_CHARS = 300   # the phone-notification text: the summary line, cut here
 
@@ -154,7 +155,7 @@ def _group_lines(group: Sequence[Notification]) -> tuple[str, list[str], str | N
     detail = f"{runs[0]}" if len(runs) == 1 else f"{runs[0]}–{runs[-1]}" if runs else "several"
     return (f"{len(group)} sources failing: {_clean(cause or 'same cause', 120)}",
             [f"{names} · {detail} failed runs in a row"], n.annotations.get("why"),
-            "SELECT source, started_at, status, error FROM fetches ORDER BY started_at DESC LIMIT 20")
+            look.RECENT_FETCHES)
 
 
 def _section_text(group: Sequence[Notification]) -> str:

@@ -34,18 +34,21 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 from urllib.parse import urlsplit
+from http.client import HTTPException
+import random
 
+from common import settings
 from alerts import config
 from common import redact
 from common.redact import inert_text
 from alerts.render import SlackMessage, escape, render_plain
 from storage.alert_records import Notification
+from common.time import parse_retry_after, utcnow
 
 if TYPE_CHECKING:   # slack_sdk is imported by the Slack notifiers: console delivery needs none of it
     from slack_sdk.http_retry import RetryHandler
@@ -105,12 +108,10 @@ def load_settings(env: Mapping[str, str] | None = None, *, origin: str = "env",
     """The Slack settings from `env` (default os.environ; see the module docstring); installs log
     redaction first. `origin` says where the caller found the values (`prefect`: Secret blocks,
     flows.secrets) and `missing` why none were found beyond the environment (for the warning)."""
-    env = os.environ if env is None else env
     redact.install()
-    webhook = (env.get("SLACK_WEBHOOK_URL") or "").strip()
-    token = (env.get("SLACK_BOT_TOKEN") or "").strip()
-    channel = (env.get("SLACK_CHANNEL") or "").strip() or None
-    api_url = (env.get("SLACK_API_URL") or "").strip() or None
+    found = settings.read(env)
+    webhook, token = found.slack_webhook_url, found.slack_bot_token
+    channel, api_url = found.slack_channel, found.slack_api_url
     if not webhook and not token:
         log.warning("[alerts] no Slack settings (SLACK_WEBHOOK_URL, or SLACK_BOT_TOKEN + SLACK_CHANNEL%s); "
                     "notifications go to the console/log", missing)
@@ -136,7 +137,6 @@ def retry_after_seconds(headers: Mapping[str, object] | None) -> float | None:
     """A response's Retry-After in seconds (slack_sdk gives header values as lists): delta-seconds
     or an HTTP-date (`common.time.parse_retry_after`, as the fetcher reads it); None if absent or
     unreadable. A date beyond the cap is no "no value": it is left for the next run."""
-    from common.time import parse_retry_after, utcnow
     for key, value in (headers or {}).items():
         if str(key).lower() == "retry-after":
             first = value[0] if isinstance(value, (list, tuple)) and value else value
@@ -158,8 +158,6 @@ def _capped_rate_limit_handler(max_retry_count: int) -> RetryHandler:
     """slack_sdk's rate-limit handler with two limits: it retries only a Retry-After of at most
     `config.SLACK_MAX_RETRY_AFTER_SECONDS` (read when a 429 arrives), and after the wait asks its
     `still_claimed` (set by the notifier for each send) before the request is sent again."""
-    import random
-
     from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
     class CappedRateLimitRetryHandler(RateLimitErrorRetryHandler):
@@ -223,8 +221,6 @@ def with_delivery_key(message: SlackMessage) -> SlackMessage:
 
 def _delivery_errors() -> tuple[type[BaseException], ...]:
     """Exceptions that mean "Slack or the network failed", as opposed to a bug of ours."""
-    from http.client import HTTPException   # imports ssl: only when delivering to Slack
-
     from slack_sdk.errors import SlackClientError
     return (SlackClientError, OSError, HTTPException)
 

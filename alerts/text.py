@@ -7,6 +7,7 @@ import re
 from typing import Any, Mapping
 
 from alerts import config
+from analysis.constants import LEVEL_DWELL_DAYS
 
 # What a terminal or a chat client acts on instead of showing: C0 controls, DEL, C1 controls
 # (CSI …), and the bidirectional overrides/isolates/marks that reorder what is shown (U+202E
@@ -140,7 +141,6 @@ def level_note(s_index: float | None, bin_: str | None, level: str | None, pendi
     """
     if not bin_ or not level or bin_ == level or s_index is None:
         return ""
-    from analysis.constants import LEVEL_DWELL_DAYS
     dwell = LEVEL_DWELL_DAYS if dwell_days is None else dwell_days
     head = f"S {s_index:.2f} is in the {bin_} range"
     if pending_bin:

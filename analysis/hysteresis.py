@@ -57,6 +57,7 @@ from analysis.constants import (
 )
 from analysis.saturation import bin_index
 from common.time import naive_utc
+from analysis.constants import SERIES_KEY
 
 _EDGES = np.asarray(SATURATION_BIN_EDGES, dtype="float64")
 _WIDTHS = np.diff(np.concatenate([[0.0], _EDGES, [1.0]]))             # width of each bin in SATURATION_BINS
@@ -259,7 +260,6 @@ def series_levels(df: pd.DataFrame, key: Sequence[str] | None = None, *, now: An
     lets a move that has stood LEVEL_DWELL_DAYS commit although no new snapshot arrived (a
     frozen source); without it the newest row is judged at its own as_of.
     """
-    from analysis.constants import SERIES_KEY
     key = list(SERIES_KEY if key is None else key) + [c for c in ("k", "alpha") if c in df.columns]
     need = set(key) | {"as_of", "s_index"}
     if need - set(df.columns):

@@ -242,8 +242,7 @@ class TheilSen(NamedTuple):
 def theilslopes(y, x, alpha: float = 0.95) -> TheilSen:
     """Theil-Sen slope, intercept and the slope's `alpha` CI (Sen 1968, eq. 2.6): the steps of
     `scipy.stats.theilslopes(y, x, alpha)` (scipy 1.17, method 'separate', NaNs propagated) with
-    the same numbers (tests/test_scipy_equivalents.py), without importing scipy.stats (~0.3 s
-    for one function, in every analysis that recomputes a table)."""
+    the same numbers (tests/test_scipy_equivalents.py)."""
     y = np.array(y, dtype=float, copy=True).ravel()
     x = np.array(x, dtype=float, copy=True).ravel()
     if len(x) != len(y):

@@ -1,13 +1,16 @@
 """Performance suite (issue 12): each line a measured ratio beside its goal, within one run.
 
-    python bench/run.py                # the whole suite, 5 rounds (~30 min on 2 cores)
-    python bench/run.py --repeat 1     # one round (~8 min)
+    python bench/run.py                # the whole suite, 5 rounds
+    python bench/run.py --repeat 1     # one round
     python bench/run.py --quick        # smaller sizes, one round, for a smoke test
     python bench/run.py --only trajectory,cold
     python bench/run.py --no-bytecode  # children keep PYTHONDONTWRITEBYTECODE (compile every time)
 
+A run of every measure at full size writes its closing table to docs/performance.md, replacing
+the page (`--no-write`: print only; `--write`: write the table of a partial or quick run too).
+
 These machines are noisy, so every figure is a ratio to a reference measured in the same run
-(best of a few repeats), never an absolute time, and never a unit test; and runs differ by ~15 %,
+(best of a few repeats), never an absolute time, and never a unit test; and runs differ from one to the next,
 so the suite runs every measure in rounds (5 by default) and judges each goal on the median of
 its rounds (the closing summary: median, range, met or missed). Each measure is run
 at several sizes (10% ... 100%) so that growth is visible: a line per size, and a slope
@@ -31,8 +34,6 @@ Measures and goals:
   cycle        a second `run --no-prefect --replay` over identical responses: <= 10% of the first
                (and shown: the same after a year of hourly collections in the fetch log)
   cold         `benchwatch query "select 1"` / `status` / `--help` vs `python -c "import duckdb"`: <= 1.5x
-               (and shown: each vs `python -c "import _duckdb"`, DuckDB's engine module alone, which
-               benchwatch imports instead of the package: storage/engine.py)
   prefect      a Prefect server and a process worker on 127.0.0.1 (bench/prefect_cost.py): the first
                full deployed pipeline run (replay) vs `run --no-prefect`: <= 2x; an unchanged
                run (same day; new day, analysis recomputed) trigger -> Completed: <= 10 s
@@ -107,7 +108,7 @@ def line(name: str, text: str, ok: bool | None = None) -> None:
 
 @dataclass
 class Goal:
-    """One goal's figures, a value per round; the suite judges the median (runs differ by ~15 %)."""
+    """One goal's figures, a value per round; the suite judges the median (runs differ)."""
     label: str
     unit: str
     limit: float
@@ -136,21 +137,45 @@ def _fmt(value: float, unit: str, exact: bool = False) -> str:
     return f"{value:,.{digits}f}{'' if unit == 'x' else ' '}{unit}"
 
 
-def summary(rounds: int) -> bool:
-    """The table the README shows: per goal the median of the rounds, their range, met or missed."""
-    print(f"\nsummary: median of {rounds} round{'s' if rounds > 1 else ''} per goal (range), "
-          f"load now {os.getloadavg()[0]:.1f}", flush=True)
-    all_met = True
+def summary_rows() -> list[tuple[str, str, str, str, bool]]:
+    """Per goal: label, median of the rounds, their range, the goal, met."""
+    rows = []
     for g in GOALS.values():
         v = sorted(g.values)
         med = statistics.median(v)
-        ok = g.meets(med)
-        all_met &= ok
-        spread = f"({_fmt(v[0], g.unit)} … {_fmt(v[-1], g.unit)}, n={len(v)})" if len(v) > 1 else "(n=1)"
+        spread = f"{_fmt(v[0], g.unit)} … {_fmt(v[-1], g.unit)}, n={len(v)}" if len(v) > 1 else "n=1"
         goal = f"{'>=' if g.higher_is_better else '<='} {_fmt(g.limit, g.unit, exact=True)}"
-        print(f"  {g.label:<44} {_fmt(med, g.unit):>9} {spread:<30} goal {goal:<10} "
-              f"{'met' if ok else 'MISSES'}", flush=True)
-    return all_met
+        rows.append((g.label, _fmt(med, g.unit), spread, goal, g.meets(med)))
+    return rows
+
+
+def summary(rounds: int) -> bool:
+    """The closing table: per goal the median of the rounds, their range, met or missed."""
+    print(f"\nsummary: median of {rounds} round{'s' if rounds > 1 else ''} per goal (range), "
+          f"load now {os.getloadavg()[0]:.1f}", flush=True)
+    rows = summary_rows()
+    for label, med, spread, goal, ok in rows:
+        print(f"  {label:<44} {med:>9} ({spread:<28}) goal {goal:<10} {'met' if ok else 'MISSES'}", flush=True)
+    return all(ok for *_, ok in rows)
+
+
+PAGE = REPO / "docs" / "performance.md"
+
+
+def write_page(path: Path, rounds: int, command: str) -> None:
+    """docs/performance.md: the closing table of this run, replacing the page (its history is git's)."""
+    lines = ["# Performance", "",
+             "Written by `python bench/run.py` (bench/run.py says what each line measures and why); "
+             "do not edit by hand. Every figure is a ratio to a reference measured in the same run, "
+             "or a limit the goal names; the median of the rounds decides.", "",
+             f"Run: `{command}`, {rounds} round{'s' if rounds > 1 else ''}, {os.cpu_count()} cores, "
+             f"load average {os.getloadavg()[0]:.1f} at the end.", "",
+             "| line | median | range | goal | |", "|---|---|---|---|---|"]
+    for label, med, spread, goal, ok in summary_rows():
+        lines.append(f"| {label} | {med} | {spread} | {goal.replace('>=', '≥').replace('<=', '≤')} | "
+                     f"{'met' if ok else '**missed**'} |")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {path}", flush=True)
 
 
 CLI = [sys.executable, "-m", "cli"]
@@ -264,8 +289,8 @@ def bench_ingest(fracs: list[float], quick: bool, tmp: Path) -> None:
              f"-> {ratio:5.1f}x (goal <= 5x)", measured("ingest: clean file vs read_csv", ratio, 5) if f == fracs[-1] else None)
     line("ingest", slope(sizes, ours_t))
     # rejects: the same number of rows, 60% of them duplicates of earlier rows. Each side is a single
-    # whole process of ~3 s whose runs differ by ~10 %, so the two files alternate and each side is
-    # its best of two (the clean file's first is the 100 % line's run above).
+    # whole process whose runs differ from one to the next, so the two files alternate and each
+    # side is its best of two (the clean file's first is the 100 % line's run above).
     n = int(full * fracs[-1])
     bad = tmp / "rejects.csv"
     if not bad.exists():
@@ -491,21 +516,16 @@ def bench_cold(tmp: Path) -> None:
     cases = {"query": [*CLI, "query", "select 1", "--db", str(db)], "status": [*CLI, "status", "--db", str(db)],
              "--help": [*CLI, "--help"]}
     base = [sys.executable, "-c", "import duckdb"]
-    # benchwatch loads DuckDB's engine module without the package's __init__ (storage/engine.py):
-    # its own start-up over that engine alone is shown beside the goal's ratio
-    engine = [sys.executable, "-c", "import _duckdb"]
     times = {name: float("inf") for name in cases}
-    t_base = t_engine = float("inf")
+    t_base = float("inf")
     for _ in range(5):                       # interleaved: the same minute for every command
         t_base = min(t_base, proc(base)[0])
-        t_engine = min(t_engine, proc(engine)[0])
         for name, args in cases.items():
             times[name] = min(times[name], proc(args)[0])
     for name, t in times.items():
         ratio = t / t_base
         line("cold", f"benchwatch {name:<7} {t:5.2f} s vs python -c 'import duckdb' {t_base:5.2f} s -> {ratio:4.2f}x "
-             f"(goal <= 1.5x{'' if name != '--help' else '; not a goal, shown'}); vs 'import _duckdb' {t_engine:5.2f} s "
-             f"-> {t / t_engine:4.2f}x (shown)",
+             f"(goal <= 1.5x{'' if name != '--help' else '; not a goal, shown'})",
              measured(f"cold: {name} vs import duckdb", ratio, 1.5) if name != "--help" else None)
 
 
@@ -517,6 +537,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=None, metavar="N",
                     help="rounds of every measure; the summary judges each goal on the median "
                          "(default 5, or 1 with --quick)")
+    ap.add_argument("--write", action="store_true", help="write docs/performance.md even for a partial or quick run")
+    ap.add_argument("--no-write", action="store_true", help="print the closing table only")
     ap.add_argument("--no-bytecode", action="store_true",
                     help="keep PYTHONDONTWRITEBYTECODE from the environment (default: child processes cache bytecode)")
     args = ap.parse_args()
@@ -558,6 +580,9 @@ def main() -> None:
             bench_prefect(tmp, ENV, line, repeat=rounds, measured=measured)
     all_met = summary(rounds)
     print(f"suite: {time.perf_counter() - t0:.0f} s; {'every goal met' if all_met else 'some goals missed'}")
+    whole = not args.quick and only == set(ap.get_default("only").split(","))
+    if not args.no_write and (whole or args.write):
+        write_page(PAGE, rounds, " ".join(["python bench/run.py", *sys.argv[1:]]))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 from typing import Any, Iterable
 
+from common.redact import inert_text
+
 REPORTED_ATTR = "benchwatch_reported"
 REPORTED = {REPORTED_ATTR: True}
 
@@ -28,7 +30,6 @@ def printable(text: str) -> str:
     C1 controls, DEL, bidi overrides as \\xNN / \\uNNNN), except the line feeds and tabs that lay
     out the CLI's own output. A value that may hold a newline of its own (a file name, a channel)
     is escaped whole with `inert_text` where it is worded."""
-    from common.redact import inert_text
     if text.isprintable():
         return text
     return "\n".join("\t".join(str(inert_text(part)) for part in line.split("\t")) for line in text.split("\n"))

@@ -29,6 +29,7 @@ import logging
 import re
 import threading
 from typing import Callable
+from urllib.parse import unquote, urlsplit
 
 REDACTED = "[REDACTED]"
 
@@ -69,7 +70,6 @@ def register_secret(value: str | None) -> None:
 
 def conninfo_passwords(conninfo: str) -> list[str]:
     """The password(s) a libpq connection string carries, keyword or URI form (to register)."""
-    from urllib.parse import unquote, urlsplit
     found = []
     for m in re.finditer(r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", conninfo, re.IGNORECASE):
         value = m[1]
@@ -92,7 +92,6 @@ def split_conninfo_password(text: str) -> tuple[str, str | None]:
     (`postgresql://user:PW@host/db`) and a URI's `?password=` parameter. Why: a password must not
     become a Prefect flow parameter (Prefect stores parameters with the run); the caller hands it
     to libpq through PGPASSWORD instead, which psycopg and DuckDB's postgres extension both honour."""
-    from urllib.parse import unquote
     found: list[str] = []
 
     def keyword(m: re.Match[str]) -> str:

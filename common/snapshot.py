@@ -82,8 +82,8 @@ _EMPTY: dict[tuple[tuple[str, str], ...], pd.DataFrame] = {}
 
 
 def empty_frame(columns: Mapping[str, str]) -> pd.DataFrame:
-    """A frame with `columns` and no rows: a copy of one built once per column map (building it
-    takes ~2.5 ms, and every ParsedSnapshot starts with three)."""
+    """A frame with `columns` and no rows: a copy of one built once per column map (every
+    ParsedSnapshot starts with three)."""
     key = tuple(columns.items())
     frame = _EMPTY.get(key)
     if frame is None:
@@ -96,7 +96,7 @@ def conform(df: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
     out = {}
     for col, dtype in columns.items():
         # a missing date or text column is built null at its dtype (the conversions below would
-        # give the same, ~0.6 ms each); a missing number or flag is converted from nulls
+        # give the same); a missing number or flag is converted from nulls
         if col in df.columns:
             s = df[col]
         elif dtype.startswith("datetime"):
@@ -110,8 +110,7 @@ def conform(df: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
         if dtype.startswith("datetime"):
             s = pd.to_datetime(s, errors="coerce", utc=True).dt.tz_localize(None).astype(dtype)
         elif dtype == "str":
-            # each value's str(), None for a missing one (per value in Python: a Series' where + map
-            # cost ~0.5 ms a column)
+            # each value's str(), None for a missing one
             missing = s.isna().to_numpy()
             s = pd.Series([None if m else str(v) for v, m in zip(s.astype("object").to_numpy(), missing)],
                           index=s.index, dtype="object")

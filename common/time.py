@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from typing import Any
+from email.utils import parsedate_to_datetime
 
 import pandas as pd
 
@@ -75,7 +76,6 @@ def parse_retry_after(value: str | None, now: datetime) -> float | None:
         pass
     else:
         return None if seconds != seconds else max(0.0, seconds)
-    from email.utils import parsedate_to_datetime
     try:
         when = parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError, OverflowError):

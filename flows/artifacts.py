@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from jobs.cycle import CycleReport, LevelChange
+from alerts.text import level_note
 
 # The saturation table as people read it in the UI (the saturation_latest view has every column):
 # a table is named by its table_id and population (two swebench_verified tables, or the model
@@ -28,7 +29,6 @@ def saturation_rows(saturation: pd.DataFrame | None, levels: pd.DataFrame | None
     """Leaderboard tables that have an S_index, most saturated first, as JSON-safe artifact rows: the
     stored `level` (from `levels`, saturation_latest) beside the raw `bin`, and where they differ
     why, in words (`level_note`). Only the `all` scope: the post-cutoff view is the report's."""
-    from alerts.text import level_note
     if saturation is None or saturation.empty:
         return []
     frame = saturation.copy()

@@ -3,12 +3,14 @@ started from the main thread, with a longer start-up timeout, and never outlivin
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 from typing import Any
 
 from prefect.settings import get_current_settings
+import prefect.server.api.server as server_module
+
+from common import settings
 
 
 def _server_configured() -> bool:
@@ -36,7 +38,7 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the forked child b
 
 def startup_timeout() -> int:
     """PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS when set, else our longer default."""
-    raw = os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS")
+    raw = settings.read().prefect_ephemeral_startup_timeout
     try:
         return max(1, int(raw)) if raw else EPHEMERAL_STARTUP_TIMEOUT_SECONDS
     except ValueError:
@@ -55,7 +57,6 @@ def start_ephemeral_server() -> None:
     """
     if _server_configured():
         return
-    import prefect.server.api.server as server_module
     server = server_module.SubprocessASGIServer()
     if server.running:
         return

@@ -27,7 +27,6 @@ single-writer file lock, which `storage.db` waits on, keeps writes apart.
 from __future__ import annotations
 
 import logging
-import os
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -44,6 +43,7 @@ from prefect.runtime import flow_run, task_run
 from prefect.states import Failed, State
 
 import scrapers
+from common import settings
 from common import redact
 from common.console import REPORTED
 from flows.artifacts import SATURATION_COLUMNS, saturation_rows, summary_markdown  # noqa: F401 - re-exported
@@ -53,7 +53,7 @@ from flows.secrets import (DB_PATH_PASSWORD_REFUSED, db_password, lake_password_
                            source_secrets)
 from jobs import cycle as jobs
 from jobs.cycle import CycleReport, CycleSteps, DatabaseLocked, SourceOutcome
-from jobs.publish import PublishedReport
+from jobs.publish import PublishedReport, publish_report as publish_page
 
 log = logging.getLogger("benchwatch.flows")
 # At import, before a worker's flow-run process validates parameters: Prefect logs refused ones verbatim.
@@ -323,7 +323,6 @@ def _publish_report(db_path: str | None, *, now: datetime | None = None, report_
     """The cycle's publish step (jobs.publish: the HTML page, when BENCHWATCH_REPORT_DIR is set)
     with the overview as Prefect artifacts (a table and markdown) and, inside a flow run, a link
     artifact to the page. Never fails the run."""
-    from jobs.publish import publish_report as publish_page
     published = publish_page(db_path, now=now, report_dir=report_dir, overview=True, unchanged=unchanged)
     if published is None:
         return None
@@ -376,7 +375,7 @@ def _show_package_logs() -> None:
 def _start(db_path: str | None) -> None:
     """What every flow does first: benchwatch's logs on, the lake's password from a Secret block."""
     _show_package_logs()
-    lake_password_from_block(db_path or os.environ.get("BENCHWATCH_DB"))
+    lake_password_from_block(db_path or settings.read().db)
 
 
 @flow(name="collect", persist_result=False, description="Fetch every requested source (or replay recorded responses) into DuckDB.")

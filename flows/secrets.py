@@ -29,7 +29,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from common import settings
 from common import redact
+from alerts import config
+from alerts.slack import load_settings
+from scrapers.base import ScrapeError
+import scrapers
 
 if TYPE_CHECKING:
     from alerts.slack import SlackSettings
@@ -43,13 +48,14 @@ _PREFECT_API_SETTING = re.compile(r"PREFECT_API_URL|^\s*\[(?:tool\.prefect\.)?ap
 # Prefect settings files that can set an API URL (besides PREFECT_API_URL in the environment):
 # the profiles file, and the working directory's .env, prefect.toml and pyproject.toml.
 def prefect_api_hinted(env: Mapping[str, str]) -> bool:
-    """Whether Prefect may have an API configured, without importing Prefect (seconds): already
+    """Whether Prefect may have an API configured, without importing Prefect: already
     imported (a flow run, a test harness: asking costs nothing), PREFECT_API_URL set, or a Prefect
     settings file that mentions an API URL. False means no Secret block can be reached."""
-    if "prefect" in sys.modules or (env.get("PREFECT_API_URL") or "").strip():
+    found = settings.read(env)
+    if "prefect" in sys.modules or found.prefect_api_url:
         return True
-    home = Path(env.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
-    files = [Path(env.get("PREFECT_PROFILES_PATH") or home / "profiles.toml").expanduser(),
+    home = Path(found.prefect_home or Path.home() / ".prefect").expanduser()
+    files = [Path(found.prefect_profiles_path or home / "profiles.toml").expanduser(),
              *(Path(name) for name in _PREFECT_LOCAL_SETTINGS)]
     for path in files:
         try:
@@ -105,9 +111,9 @@ def slack_settings(env: Mapping[str, str] | None = None, *, prefect_lookup: Slac
     """The Slack settings (`alerts.slack.SlackSettings`): the environment first, then, only when
     neither SLACK_WEBHOOK_URL nor SLACK_BOT_TOKEN is set, the Prefect Secret blocks (see the module
     docstring). `prefect_lookup` replaces the Prefect lookup in tests."""
-    from alerts.slack import load_settings
     env = os.environ if env is None else env
-    if (env.get("SLACK_WEBHOOK_URL") or "").strip() or (env.get("SLACK_BOT_TOKEN") or "").strip():
+    found = settings.read(env)
+    if found.slack_webhook_url or found.slack_bot_token:
         return load_settings(env)
     try:
         webhook, token, channel = (prefect_lookup or (lambda: _slack_from_prefect(env)))()
@@ -118,20 +124,19 @@ def slack_settings(env: Mapping[str, str] | None = None, *, prefect_lookup: Slac
         from alerts import config
         return load_settings(env, missing=(f"; no Prefect Secret block {config.SECRET_BLOCK_WEBHOOK!r} "
                                            f"or {config.SECRET_BLOCK_BOT_TOKEN!r}"))
-    resolved = {**env, "SLACK_WEBHOOK_URL": webhook, "SLACK_BOT_TOKEN": token}
-    if channel and not (env.get("SLACK_CHANNEL") or "").strip():
-        resolved["SLACK_CHANNEL"] = channel
+    resolved = {**env, settings.SLACK_WEBHOOK_URL: webhook, settings.SLACK_BOT_TOKEN: token}
+    if channel and not found.slack_channel:
+        resolved[settings.SLACK_CHANNEL] = channel
     return load_settings(resolved, origin="prefect")
 
 
 def _slack_from_prefect(env: Mapping[str, str]) -> tuple[str | None, str | None, str | None]:
     """Read the Slack Secret blocks (and the channel Variable) from the configured Prefect API.
 
-    Prefect is imported only here (it costs seconds), and only used when an API URL is
+    Prefect is imported only here (the notify path runs without it), and only used when an API URL is
     configured: without one, a lookup would start a throwaway local server just to find nothing.
     Nor is it imported to find that out when nothing points at an API (`prefect_api_hinted`).
     """
-    from alerts import config
     if not prefect_api_hinted(env):
         raise RuntimeError("no Prefect API configured (PREFECT_API_URL unset)")
     from prefect.settings import get_current_settings
@@ -158,8 +163,6 @@ def source_secrets(sources: Iterable[str] | None = None, *, env: Mapping[str, st
                    block_lookup: Callable[[str], str | None] | None = None) -> dict[str, str]:
     """The resolved secrets of `sources` (default: the enabled ones); unknown names are left to
     `collect`, which reports them."""
-    import scrapers
-    from scrapers.base import ScrapeError
     wanted: dict[str, str | None] = {}
     for name in (list(sources) if sources else scrapers.enabled_sources()):
         try:
@@ -176,7 +179,7 @@ def source_secrets(sources: Iterable[str] | None = None, *, env: Mapping[str, st
 # conninfo names no password: that is how the password reaches a Prefect flow run without ever
 # being one of its parameters. Where else: ~/.pgpass (libpq reads it too), or the Prefect Secret
 # block below, read by the flow run itself.
-PG_PASSWORD_ENV = "PGPASSWORD"
+PG_PASSWORD_ENV = settings.PG_PASSWORD
 PG_PASSWORD_BLOCK = "benchwatch-pg-password"
 
 DB_PATH_PASSWORD_REFUSED = (
@@ -211,7 +214,7 @@ def lake_password_from_block(db_path: str | None, *, env: Any = None,
     `benchwatch-pg-password`, when there is one, becomes PGPASSWORD of this (flow-run) process
     (`env`, default os.environ)."""
     env = os.environ if env is None else env
-    if not db_path or not str(db_path).startswith("ducklake:") or env.get(PG_PASSWORD_ENV):
+    if not db_path or not str(db_path).startswith("ducklake:") or settings.read(env).pg_password:
         return
     found = resolve_secrets({PG_PASSWORD_ENV: PG_PASSWORD_BLOCK}, env=env, block_lookup=block_lookup)
     if found.get(PG_PASSWORD_ENV):

@@ -44,7 +44,16 @@ import pandas as pd
 from common.time import naive_utc, to_utc, utcnow
 from analysis.constants import SATURATION_K, SUSPICION_STATES
 from jobs.sync import connect_synced
-from storage import new_day
+from analysis import constants
+from jobs.levels import run_levels
+from registry.tables import assign_tables
+from storage import new_day, fingerprint as fp, reads
+from storage.contamination import read_suspects
+from storage.saturation import ANALYSIS_MEMORY_LIMIT, memory_limit, read_saturation_latest
+import analysis
+import jobs
+import registry
+import storage
 
 log = logging.getLogger("benchwatch.jobs.analyze")
 
@@ -82,9 +91,6 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
     ("levels_before", read in its connection before it writes: None when unreadable).
     `stored_levels=False`: a skipped analysis returns no "levels" (None; nothing to read back).
     """
-    from storage import fingerprint as fp
-    from storage import reads
-    from storage.saturation import ANALYSIS_MEMORY_LIMIT, memory_limit, read_saturation_latest
     now = now or utcnow()
     with connect_synced(db_path) as con, memory_limit(con, ANALYSIS_MEMORY_LIMIT):
         groups = fp.score_table_groups(con, now)      # the one scan of the score rows (the plan reuses it)
@@ -133,7 +139,6 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
 
 
 def _levels_before(con) -> pd.DataFrame | None:
-    from storage.saturation import read_saturation_latest
     try:
         return read_saturation_latest(con)
     except Exception as exc:  # noqa: BLE001 - a store without an analysis yet: every level is new
@@ -158,10 +163,6 @@ def _move_to_day(con, now: datetime, key: str) -> dict:
     results in the day-relative columns only (storage.new_day), which are updated in place, and
     in the levels (a pending move commits after LEVEL_DWELL_DAYS without a new snapshot:
     jobs/levels.py, pure, no scipy); no table or test is recomputed."""
-    from jobs.levels import run_levels
-    from storage import fingerprint as fp
-    from storage.contamination import read_suspects
-    from storage.saturation import read_saturation_latest
     summary = fp.stored_summary(con)
     new_day.move_to_day(con, now, k=SATURATION_K, resolved_state=RESOLVED_STATE)
     run_levels(con, naive_utc(now))
@@ -184,11 +185,6 @@ def analysis_parameters(now: datetime | None) -> dict:
 def _code_and_constants() -> tuple[tuple[str, object], ...]:
     """The hash of the analysis code and its constants, read once per process (analyze and its
     plan both need it)."""
-    import analysis
-    import jobs
-    import registry
-    import storage
-    from analysis import constants
     code = hashlib.sha256()
     roots = [Path(analysis.__file__).parent, Path(jobs.__file__).parent, Path(storage.__file__).parent]
     files = [p for root in roots for p in root.rglob("*.py")] + list(Path(analysis.__file__).parent.rglob("*.sql"))
@@ -257,7 +253,6 @@ def unit_fingerprints(scores: pd.DataFrame, items: pd.DataFrame, models: dict[st
 
 def table_members(scores: pd.DataFrame) -> dict[str, set[tuple[str, str]]]:
     """table_id -> the (source, benchmark) pairs whose rows it draws from (registry.tables)."""
-    from registry.tables import assign_tables
     versions = assign_tables(scores[["source", "benchmark", "table_version"]].drop_duplicates())
     members: dict[str, set[tuple[str, str]]] = {}
     for t, s, b in zip(versions["table_id"], versions["source"], versions["benchmark"]):
@@ -272,8 +267,6 @@ def plan_analysis(con, now: datetime, *, incremental: bool = True, groups: pd.Da
     `groups`, `digests`: storage.fingerprint.score_table_groups and table_digests of this
     analysis, when it has them (not read again)."""
     from jobs.contamination import linked_benchmarks
-    from storage import fingerprint as fp
-    from storage import reads
     registry_names = {t for t, _ in fp.REGISTRY_TABLES}
     registry = [d for d in digests if d.split(":", 1)[0] in registry_names] if digests is not None \
         else fp.table_digests(con, fp.REGISTRY_TABLES)

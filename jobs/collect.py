@@ -22,10 +22,10 @@ from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
 from scrapers.http import FetchResult, Fetcher, ReplayFetcher, fetch_source
 from storage import db
 from storage.ingest import Response, known_snapshots, record_fetches, store_blobs, store_snapshot
-from storage.reads import previous_validators
 from storage.release_list import listed_releases
-from storage.threads import one_thread
 from jobs.sync import connect_synced
+from common.redact import redact_url
+from storage.reads import previous_validators, release_misses, stored_releases
 
 log = logging.getLogger("benchwatch.jobs")
 
@@ -295,8 +295,6 @@ class _KnownReleases:
 def _known_releases(con, scraper: scrapers.Scraper, releases: list[str]) -> _KnownReleases:
     """The listed `releases`, those stored, and the 404 count of each one not stored, read in the
     caller's connection."""
-    from common.redact import redact_url
-    from storage.reads import release_misses, stored_releases
     stored = stored_releases(con, scraper.name)
     misses = {r: release_misses(con, scraper.name, redact_url(scraper.release_urls(r)[0])) for r in releases
               if r not in stored}
@@ -428,7 +426,6 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
     pending, settled = [], []
     known: dict[str, _KnownReleases] = {}
     with db.connect(db_path) as con, db.transaction(con):   # one commit for every unchanged source
-        one_thread(con)              # lookups and small writes (storage.threads)
         _settle_known(con, fetched)
         for c in fetched:
             if c.outcome is None:

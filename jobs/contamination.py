@@ -18,13 +18,12 @@ import numpy as np
 import pandas as pd
 
 from analysis.constants import CALIBRATION_TRIALS
-from analysis.contamination import Thresholds, calibrate, prepare_benchmarks, run_signals
 from analysis.contamination.suspicions import advance_suspicions
 from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_cutoff_scores, resolve_model_dates
-from storage import contamination as store
 from common.time import naive_utc
-from storage import reads
 from storage.engine import duckdb
+from analysis.contamination import Thresholds, calibrate, prepare_benchmarks, run_signals, SIGNALS, run as signal_run
+from storage import contamination as store, reads
 
 log = logging.getLogger("benchwatch.jobs.contamination")
 
@@ -153,7 +152,7 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
         groups = set(fresh_a3 or ())
         tested = store.read_item_results(con, benchmarks=sorted({b for _, b in groups}))
         tested = tested[[(s, b) in groups for s, b in zip(tested["source"], tested["benchmark"])]]
-    # in numpy: ~200k ids at 10M stored rows (a set of Python ints took ~60 ms)
+    # in numpy: one id per stored snapshot, which a history of millions of rows has many of
     snapshot_ids = np.unique(pd.concat([latest["snapshot_id"], items["snapshot_id"]]).dropna()
                              .to_numpy(dtype="int64")).tolist()
     parameters = asdict(th)
@@ -169,7 +168,6 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
             post = pd.concat([post, kept.assign(window_end=now_ts)], ignore_index=True) if len(post) else \
                 kept.assign(window_end=now_ts)
     states = store.read_suspicions(con)
-    from analysis.contamination import run as signal_run
     runner = run_signals if signals_run is None else partial(signal_run.run_signals, signals=signals_run)
     signals = runner(latest, tested, cutoffs, data["benchmarks"], store.read_previous_flags(con, run_id),
                      rng=np.random.default_rng(seed), now=now_ts, history=data["history"],
@@ -204,10 +202,9 @@ def _signals(con: duckdb.DuckDBPyConnection, th: Thresholds, fresh_a3: set[tuple
     """The registered signals with the last run's tests standing in for those not recomputed
     (analysis.contamination.reuse); None for a full run. A group (or A1/A2 as a whole) whose
     stored tests cannot stand in (a non-finite number, no snapshots) is recomputed."""
+    from analysis.contamination.reuse import partial_signal, reusable   # only an analysis that keeps stored tests
     if fresh_a3 is None:
         return None
-    from analysis.contamination import SIGNALS
-    from analysis.contamination.reuse import partial_signal, reusable
     stored, skips = store.read_last_run(con)
     bad = stored[~reusable(stored)] if len(stored) else stored
     link_bad = bool(len(bad) and bad["signal"].isin(["A1", "A2"]).any())
@@ -247,7 +244,7 @@ def run_power(con: duckdb.DuckDBPyConnection, *, now: datetime | str, trials: in
               seed: int = 0, gains: tuple[float, ...] = (0.10, 0.20), th: Thresholds = Thresholds()) -> pd.DataFrame:
     """A3's power on the database's dated items: gains planted in clean models' pre-cutoff items
     (analysis.contamination.a3_power.a3_power; read only)."""
-    from analysis.contamination.a3_power import a3_power
+    from analysis.contamination.a3_power import a3_power   # `calibrate --power` only
     data = slice_inputs(con)
     items = data["items"]
     if items.empty:

@@ -31,10 +31,11 @@ from scrapers.http import FileRefused, read_capped
 from storage import db, lake
 from storage.lake import connection_lost
 from storage.db import DatabaseLocked  # noqa: F401 - re-exported: flows retry on it without reaching storage
-from storage.ingest import IngestResult, parse_observed_at, record_fetches, Response, store_snapshot
 from jobs.sync import connect_synced
 from storage.csv_ingest import FileStamp, ingest_csv
 from scrapers.csv import CsvLayout, native_layout
+from jobs.analyze import analyze as run_analyze
+from storage.ingest import IngestResult, parse_observed_at, record_fetches, Response, store_snapshot, load_blob, unparsed_responses
 
 if TYPE_CHECKING:
     from alerts.slack import SlackSettings
@@ -169,7 +170,6 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None,
     """Recompute the analysis from the stored data: skipped when nothing changed (`skip_unchanged`),
     else only the tables whose inputs changed (jobs/analyze.py, which holds the step and its
     `options`)."""
-    from jobs.analyze import analyze as run_analyze
     return run_analyze(db_path, now=now, skip_unchanged=skip_unchanged, incremental=incremental, **options)
 
 
@@ -179,7 +179,7 @@ def notify(db_path: str | os.PathLike | None, *, now: datetime | None = None,
     """Evaluate alert rules on the stored analysis and deliver what is new (Slack or console).
     `slack`: the settings resolved by the caller (flows.secrets: environment, then Prefect Secret
     blocks); None reads the environment only."""
-    from jobs.alerts import run_notify
+    from jobs.alerts import run_notify   # not loaded by `analyze`, `ingest` or `backfill`
     return run_notify(db_path, now=now or utcnow(), settings=slack)
 
 
@@ -255,7 +255,7 @@ class CycleSteps:
         return analyze_step(db_path, levels=False)    # the text summary needs no levels (artifacts do: flows)
 
     def publish(self, db_path: Any, *, unchanged: bool = False) -> PublishedReport | None:
-        from jobs.publish import publish_report
+        from jobs.publish import publish_report   # not loaded by `analyze`, `ingest` or `backfill`
         return publish_report(db_path, unchanged=unchanged)
 
     def notify(self, db_path: Any) -> Any:
@@ -355,7 +355,6 @@ def _step(report: CycleReport, steps: CycleSteps, name: str, call: Callable[[], 
 
 def reparse(db_path: str | os.PathLike | None, sources: Sequence[str] | None = None) -> list[SourceOutcome]:
     """Parse again the raw responses kept after parse failures (after a parser fix); no refetch."""
-    from storage.ingest import load_blob, unparsed_responses
     outcomes = []
     with connect_synced(db_path) as con:
         pending = unparsed_responses(con, sources)

@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
-from storage.lake import DATA_PATH_ENV, is_lake_url
+from common import settings
+from storage.lake import is_lake_url
 
 _HOME = Path(__file__).resolve().parents[1]      # the directory holding benchwatch's packages
 
@@ -35,7 +36,7 @@ def database_inputs(db: str | os.PathLike) -> list[Input]:
     a DuckLake store's local data folder ($BENCHWATCH_DATA_PATH)."""
     text = os.fspath(db)
     if is_lake_url(text):
-        data = os.environ.get(DATA_PATH_ENV, "")
+        data = settings.read().data_path
         return [Input("the DuckLake store's data folder", data, folder=True)] if data and "://" not in data else []
     return [Input("the database", text), Input("the database's write-ahead log", text + ".wal"),
             Input("the database's spill folder", text + ".tmp", folder=True)]

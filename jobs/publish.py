@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from common import settings
+from alerts.config import REPORT_FILE_NAME, report_url_from_env
+
 log = logging.getLogger("benchwatch.jobs.publish")
 
 
@@ -30,12 +33,11 @@ class PublishedReport:
 
 
 def report_dir_from_env() -> str | None:
-    return (os.environ.get("BENCHWATCH_REPORT_DIR") or "").strip() or None
+    return settings.read().report_dir
 
 
 def report_page_from_env() -> Path | None:
     """The page a run writes ($BENCHWATCH_REPORT_DIR/report.html), None without that folder."""
-    from alerts.config import REPORT_FILE_NAME
     folder = report_dir_from_env()
     return Path(folder) / REPORT_FILE_NAME if folder else None
 
@@ -50,8 +52,6 @@ def publish_report(db_path: str | os.PathLike | None, *, now: datetime | None = 
     one), so the page already written says the same: it is kept as it is (its path and URL
     returned, nothing read), and no overview is made (Prefect keeps the last one under its key).
     """
-    from alerts.config import REPORT_FILE_NAME, report_url_from_env
-
     folder = report_dir or report_dir_from_env()
     if not folder and not overview:
         return None

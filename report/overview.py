@@ -13,11 +13,13 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
 from common.jsonsafe import is_null as _missing
 from report.base import (BUNCHED_LABEL, BIN_COLORS, OPTIONAL_LEVEL_COLUMNS, bin_badge, default_params, esc, frame, level_of,
                                 names, naive, num, STALE_AFTER_DAYS, staleness_days, table, table_name, tabled,
                                 top_names, trend_cell)
+from alerts.rules.saturation_bin_changed import p_level_holds
+from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K, SATURATED_BINS
+from registry.tables import source_name
 
 # A change of committed level this recent (days before the report) puts a benchmark in the headline.
 CHANGED_WITHIN_DAYS = 30
@@ -113,9 +115,6 @@ def now_block(levels: pd.DataFrame, changes: pd.DataFrame, anchors: Mapping[str,
     """The page's opening lines, the answer first: the saturated tables observed recently, strongest
     first (by S), each linking to its section; the level changes of the last CHANGED_WITHIN_DAYS,
     newest first; then, demoted, how many saturated tables are stale and how old they are."""
-    from alerts.rules.saturation_bin_changed import p_level_holds
-    from analysis.constants import SATURATED_BINS
-    from registry.tables import source_name
     rows = _indexed_rows(levels)
     if not len(rows):
         return ""

@@ -14,6 +14,8 @@ from report.charts import family_span, frontier_chart, s_history_chart
 from report.base import (POPULATION_ORDER, bin_badge, date, esc, forecast_text, level_of, metric_is_proportion,
                                 naive, names, num, score_text, STALE_AFTER_DAYS, staleness_days, table_name, tabled,
                                 top_names, trend_cell, version)
+from alerts.text import level_note
+from registry.tables import source_name
 
 
 def bench_tables(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.DataFrame,
@@ -43,7 +45,6 @@ def bench_tables(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier:
 
 def _level_note(r: Mapping[str, Any]) -> str:
     """Where S lies in another bin than the stored level: why, in words (alerts.text.level_note)."""
-    from alerts.text import level_note
     if _missing(r.get("level")) or _missing(r.get("s_index")):
         return ""
     pending = None if _missing(r.get("pending_bin")) else str(r["pending_bin"])
@@ -150,7 +151,6 @@ def bench_order(levels: pd.DataFrame) -> list[str]:
 
 def family_of(bench: str, levels: pd.DataFrame, tables: pd.DataFrame) -> str:
     """The family a benchmark is folded under: its primary table's source, by display name."""
-    from registry.tables import source_name
     primary, _, _ = bench_tables(bench, levels, pd.DataFrame(), pd.DataFrame(), tables)
     parts = primary.split(":")
     return source_name(parts[1]) if len(parts) >= 2 else "other"

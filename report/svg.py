@@ -1,8 +1,8 @@
 """A small SVG writer for the HTML report's charts: time on x, a linear scale on y.
 
 Why hand-written and not matplotlib: the report needs a handful of chart primitives (step
-lines, bands, points, vertical markers, axes with date ticks); matplotlib would add a ~40 MB
-dependency and ~0.5 s of import time to a CLI whose cold start is measured, and its SVG
+lines, bands, points, vertical markers, axes with date ticks); matplotlib would add a large
+dependency and its import to every report, and its SVG
 output carries ids and fonts we would have to post-process. This module has no dependency
 beyond the standard library, is imported only when a report is rendered, and escapes every
 piece of text it writes (labels and tooltips quote scraped model names).

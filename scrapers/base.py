@@ -30,6 +30,7 @@ from common.snapshot import (ITEM_COLUMNS, MANDATORY_SCORE_COLUMNS, MODEL_COLUMN
 from common.time import utcnow
 from common.units import date_range_text, implausible_dates
 from scrapers.normalize import METRIC_RANGES
+from scrapers._jsliteral import declarations
 
 log = logging.getLogger("benchwatch.scrapers")
 T = TypeVar("T")
@@ -276,8 +277,7 @@ class Scraper:
         into gigabytes once a cell is turned into text (a "billion laughs"). A text beyond
         YAML_MAX_BYTES or YAML_MAX_NODES nodes is refused before it is built, and a mapping key
         named twice is an error."""
-        import yaml   # imported here: only the Aider sources read YAML
-
+        import yaml   # only the sources that read YAML
         def read(text: str) -> Any:
             if len(text) > YAML_MAX_BYTES:
                 raise Refused(f"{len(text):,} characters, above the size cap of {YAML_MAX_BYTES:,} for YAML "
@@ -292,7 +292,6 @@ class Scraper:
     def js_declarations(self, content: bytes | str, *, where: str | None = None) -> dict[str, Any]:
         """The top-level `const|let|var NAME = <literal>` of a JavaScript/TypeScript data file, read
         as literals (scrapers._jsliteral: the file is never run)."""
-        from scrapers._jsliteral import declarations
         decls = self._decode(content, "JS literal", declarations, where=where, fatal=True, parsed=None)
         assert decls is not None   # fatal: a malformed file raised
         return decls

@@ -59,6 +59,7 @@ from scrapers._cells import number_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import METRIC_RANGES, clean_name, is_missing, parse_date
 from scrapers.cases import Case, Has, S, snap
+from scrapers import http
 
 MEMBERS_FILE = Path(__file__).with_name("epoch_members.csv")
 EXTERNAL = "external"          # table_version and reported_by of an external member
@@ -512,5 +513,4 @@ class EpochScraper(Scraper):
 def _unpacked_cap() -> int:
     """The most the zip's members may unpack to together: the HTTP layer's response cap (read at
     call time, so one setting bounds both)."""
-    from scrapers import http
     return http.DEFAULT_MAX_BYTES

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+import stat
 
 class FileRefused(OSError):
     """A local file that is not read: not a regular file, or larger than the size cap."""
@@ -20,7 +21,6 @@ def read_capped(path: str | os.PathLike, max_bytes: int) -> bytes:
     refuses anything but a regular file (devices, FIFOs, directories) before opening it for
     reading. Raises FileRefused (one line) or OSError.
     """
-    import stat
     cap = max_bytes
     p = Path(path)
     pseudo = pseudo_file_system(p)

@@ -19,10 +19,12 @@ import random
 import re
 import threading
 import time
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 from urllib.parse import urlsplit
 
+from common import settings
 from common import console, redact   # console.REPORTED: the caller reports a failed fetch in its summary
 from common.redact import redact_url
 from common.time import parse_retry_after, utcnow  # noqa: F401 - parse_retry_after: re-exported
@@ -58,9 +60,6 @@ def read_capped(path: str | os.PathLike, max_bytes: int | None = None) -> bytes:
 
 
 def _package_version() -> str:
-    # importlib.metadata (and the email package it loads, ~17 ms): when a live fetch starts, not
-    # at import (a replayed or unchanged cycle makes no request)
-    from importlib.metadata import PackageNotFoundError, version
     try:
         return version("benchwatch")
     except PackageNotFoundError:  # running from a source tree that is not installed
@@ -70,7 +69,7 @@ def _package_version() -> str:
 def default_user_agent() -> str:
     """`benchwatch/<version> (leaderboard monitor[; +<contact>])`; the operator's contact (URL or
     e-mail) comes from $BENCHWATCH_CONTACT so site owners can reach whoever runs the scraper."""
-    contact = os.environ.get("BENCHWATCH_CONTACT", "").strip()
+    contact = settings.read().contact
     return f"benchwatch/{_package_version()} (leaderboard monitor{'; +' + contact if contact else ''})"
 
 

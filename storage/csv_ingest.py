@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import logging
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import ClassVar, Protocol, Sequence
@@ -44,7 +43,7 @@ from storage.checks_sql import (CHECK_STAGES, DUPLICATE_STAGE, N_REASON_KEYS, PA
 from storage.db import next_ids, quote_ident, registered_frame, transaction
 from storage.engine import duckdb
 from storage.ingest import (IngestResult, Response, logged, canonical_duplicate_reason, canonical_duplicate_warning,
-                            check_observed_after_release, compress_blobs, finish_snapshot, known_snapshot,
+                            check_observed_after_release, finish_snapshot, known_snapshot,
                             parse_observed_at, snapshot_hash, store_blobs)
 from storage.registry_sync import NameMapper
 
@@ -128,19 +127,17 @@ def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: F
     if known is not None:
         return known
     con.execute("SET enable_progress_bar = false")    # long statements would draw DuckDB's bar on stderr
-    with ThreadPoolExecutor(1) as pool:    # the blob's compression runs beside DuckDB's work
-        compressed = pool.submit(compress_blobs, responses)
-        try:
-            units = _prepare(con, path, stamp, layout)
-            if units is None:
-                return None
-            return _store(con, units, responses, compressed, observed_at=observed_at, now=now, origin=origin,
-                          parser_version=parser_version, max_drop=shrink_max_drop, naming=naming)
-        finally:
-            for name in _VIEWS:
-                con.execute(f"DROP VIEW IF EXISTS temp.{quote_ident(name)}")
-            for name in _TEMP:
-                con.execute(f"DROP TABLE IF EXISTS temp.{quote_ident(name)}")
+    try:
+        units = _prepare(con, path, stamp, layout)
+        if units is None:
+            return None
+        return _store(con, units, responses, observed_at=observed_at, now=now, origin=origin,
+                      parser_version=parser_version, max_drop=shrink_max_drop, naming=naming)
+    finally:
+        for name in _VIEWS:
+            con.execute(f"DROP VIEW IF EXISTS temp.{quote_ident(name)}")
+        for name in _TEMP:
+            con.execute(f"DROP TABLE IF EXISTS temp.{quote_ident(name)}")
 
 
 def _temp_table(con: duckdb.DuckDBPyConnection, name: str, frame: pd.DataFrame) -> None:
@@ -200,7 +197,7 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: Fil
 
 
 def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response],
-           compressed: Future, *, observed_at: datetime, now: datetime, origin: str,
+           *, observed_at: datetime, now: datetime, origin: str,
            parser_version: int, max_drop: float | None, naming: NamingRules) -> IngestResult:
     n_kept, n_rows = _one(con, "SELECT count(*) FILTER (WHERE stage = 0), count(*) FROM _bw_csv_keys")
     mapper = NameMapper.from_db(con, {SOURCE: naming})
@@ -213,7 +210,7 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
     n_rejects, rejected = _rejects(con, n_rows - n_kept)
     with transaction(con):
         snapshot_id = next_ids(con, "snapshots")[0]   # a sequence on a file; max + 1 on a lake
-        store_blobs(con, responses, now, compressed=compressed.result())
+        store_blobs(con, responses, now)
         _temp_table(con, "_bw_csv_bench", bench)
         _model_table(con, mapper, snapshot_id)
         warnings = _canonical_duplicates(con, bool(bench["shared"].any()))
@@ -505,7 +502,7 @@ def _rejects(con: duckdb.DuckDBPyConnection, n_rejected: int) -> tuple[int, str]
             con.execute(f"UPDATE _bw_csv_rej SET j_{c} = j.f FROM _bw_csv_jtext j WHERE j.v = _bw_csv_rej.{c}")
     # per distinct number, the pattern once each on its text. A number is its value and its sign:
     # as values 0.0 = -0.0, but their texts differ; every NaN is one value (one JSON text). Grouped
-    # and joined as doubles, not as text (the join cast every rejected row's number: ~0.05 s at 600k).
+    # and joined as doubles, not as text (the join would cast every rejected row's number).
     def neg(v: str) -> str:
         return f"(signbit({v}) AND NOT isnan({v}))"
     if fragments("_bw_csv_jnum", f"""SELECT v FROM (SELECT DISTINCT v, {neg('v')} FROM (

@@ -16,16 +16,18 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+import shutil
 
+from common import settings
 from storage.engine import duckdb
 
 if TYPE_CHECKING:  # annotations only: `query`/`status` open connections without importing pandas
     import pandas as pd
 
 from common.redact import first_line as _first_line
-from storage import lake, views
 from storage.threads import all_threads, configured_threads
 from storage.migrations import latest_version, migrations, sequence_ids  # noqa: F401 - re-exported (the shipped schema)
+from storage import lake, views
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -61,8 +63,8 @@ BASE_CONFIG: dict[str, DuckDBSetting] = {"autoinstall_known_extensions": False, 
                                          "python_enable_replacements": False}
 # The storage format of a file benchwatch creates (an existing file keeps its own). DuckDB's default
 # (v0.10.2) stores each column's distinct-value statistics in the old ~3 KB form, which every
-# connection converts as it loads the catalog: ~3 ms of each of `query`, `status` and a cycle's
-# connections on a benchwatch file (~500 columns). v1.5.0 stores the compact form; the file then
+# connection converts as it loads the catalog, on every open of a benchwatch file (~500
+# columns). v1.5.0 stores the compact form; the file then
 # opens with DuckDB 1.5 or newer (benchwatch requires 1.5). (v1.1.0 crashed DuckDB 1.5.5 in an
 # INSERT OR REPLACE of the registry sync, tests/test_storage.py; v1.2.0 and later did not.)
 NEW_FILE_STORAGE_VERSION = "v1.5.0"
@@ -70,7 +72,7 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def default_path() -> str:
-    return os.environ.get("BENCHWATCH_DB") or DEFAULT_DB
+    return settings.read().db or DEFAULT_DB
 
 
 def quote_ident(name: str) -> str:
@@ -462,7 +464,7 @@ def _in_memory(path: str) -> bool:
 def _create_beside(target: str, *, wait: float, on_wait: Callable[[str], None] | None) -> None:
     """A database that does not exist yet, built fully migrated under a private name in its
     directory and linked into place (never over a file another process made meanwhile)."""
-    from storage import beside     # imported when a schema changes: not by every command's start
+    from storage import beside   # only when a schema changes
     _make_parent(target)
     try:
         with beside.dir_lock(Path(target).parent, wait=wait, on_wait=on_wait):
@@ -487,9 +489,7 @@ def _upgrade_beside(target: str, *, wait: float, on_wait: Callable[[str], None] 
     (DuckDB's shared lock: no process writes it meanwhile, and a read-only instance never writes
     or removes its WAL, also after the rename). A WAL found then means another writer came
     between the caller's checkpoint and this lock: nothing is done and the caller starts over."""
-    import shutil
-
-    from storage import beside
+    from storage import beside   # only when a schema changes
     real = os.path.realpath(target)      # a symlink's file is upgraded, the link kept
     try:
         with beside.dir_lock(Path(real).parent, wait=wait, on_wait=on_wait):
@@ -516,7 +516,7 @@ def _upgrade_beside(target: str, *, wait: float, on_wait: Callable[[str], None] 
 def _build(temp: Path) -> None:
     """Migrate the private file `temp` (new, or a copy), checkpoint it, close it and fsync it: after
     this it is a whole database on disk, with no WAL."""
-    from storage import beside
+    from storage import beside   # only when a schema changes
     con = open_connection(temp, wait=0)
     try:
         migrate(con)
@@ -557,8 +557,8 @@ def _refuse_newer(done: set[int]) -> None:
 
 # --- one file held open across a cycle's database steps -------------------------------------------
 # A cycle's steps each open the file for their writes (collect's settling, analyze, notify), and
-# each open builds a DuckDB instance and loads the catalog, and each close checkpoints: ~20 ms
-# apiece, a tenth of an unchanged cycle. `held(path)` (jobs.cycle.run_cycle) keeps one instance
+# each open builds a DuckDB instance and loads the catalog, and each close checkpoints.
+# `held(path)` (jobs.cycle.run_cycle) keeps one instance
 # open instead: `connect` hands out cursors of it. The rule that no database is held while the
 # process waits on something else stays: fetching, parsing and calling Slack run inside
 # `unheld()`, which closes the held instance (checkpointing it) and opens no held one until it
@@ -666,7 +666,7 @@ def _held_cursor(path: str | os.PathLike | None, *, wait: float,
         cursor = entry.keeper.cursor()
         entry.cursors.add(id(cursor))
     try:   # what an instance of its own would start with: the session, its threads (the thread
-        # count belongs to the instance: `storage.threads.one_thread` of an earlier user)
+        # count belongs to the instance: an earlier user's `SET threads`)
         _start_session(cursor)
         all_threads(cursor)
     except BaseException:

@@ -172,7 +172,7 @@ def known_snapshots(con: duckdb.DuckDBPyConnection, contents: Sequence[tuple[str
                     origin: str, now: datetime | None = None) -> list[IngestResult | None]:
     """`known_snapshot` of each (source, responses), in their order: two statements whatever their
     number, a third when a held snapshot is seen again (a cycle settles every unchanged source at
-    once; each statement costs ~1 ms, whatever its rows)."""
+    once)."""
     if not contents:
         return []
     shas = [snapshot_hash(responses) for _, responses in contents]
@@ -486,15 +486,13 @@ def compress_blobs(responses: Sequence[Response]) -> list[bytes]:
             for r in responses]
 
 
-def store_blobs(con: duckdb.DuckDBPyConnection, responses: Sequence[Response], now: datetime | None = None, *,
-                compressed: Sequence[bytes] | None = None) -> None:
-    """Keep raw bytes by SHA-256 (also for responses that failed to parse, for re-parsing later).
-    `compressed`: `compress_blobs(responses)` when the caller already has it."""
+def store_blobs(con: duckdb.DuckDBPyConnection, responses: Sequence[Response], now: datetime | None = None) -> None:
+    """Keep raw bytes by SHA-256 (also for responses that failed to parse, for re-parsing later)."""
     blob_df = pd.DataFrame({
         "sha256": [r.sha256 for r in responses],
         "size": [len(r.content) for r in responses],
         "compression": "zlib",
-        "content": list(compressed) if compressed is not None else compress_blobs(responses),
+        "content": compress_blobs(responses),
         "first_seen": now or datetime.now(timezone.utc),
     }).drop_duplicates("sha256")
     insert_frame(con, "blobs", blob_df, skip_existing="sha256")

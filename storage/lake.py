@@ -38,18 +38,19 @@ import weakref
 from importlib import util as importlib_util
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
+from urllib.parse import parse_qsl, unquote, urlsplit
 
+from common import settings
 from common.errors import exception_chain
-from common.redact import first_line as _first_line
-from common.redact import redact, register_conninfo, split_conninfo_password
 from storage.engine import duckdb
+from common.redact import first_line as _first_line, redact, register_conninfo, split_conninfo_password
 
 log = logging.getLogger("benchwatch.storage")
 
 PREFIX = "ducklake:"
 CATALOG_ALIAS = "lake"
 CATALOG_SECRET = "benchwatch_catalog"    # the temporary secret holding the catalog's password
-DATA_PATH_ENV = "BENCHWATCH_DATA_PATH"
+DATA_PATH_ENV = settings.DATA_PATH
 # pg_advisory_lock key of the writer section (one per catalog database): "bw" + "writer".
 WRITER_LOCK_KEY = 0x6277_7772_6974_6572 & 0x7FFF_FFFF_FFFF_FFFF
 
@@ -96,7 +97,7 @@ def parse(target: str, data_path: str | None = None, *, need_data_path: bool = T
     register_conninfo(conninfo)   # every later message, log record and error is redacted of it
     if not conninfo:
         raise LakeError("ducklake:postgres: needs a libpq conninfo (dbname=… host=… user=…)")
-    data_path = data_path or os.environ.get(DATA_PATH_ENV, "")
+    data_path = data_path or settings.read().data_path
     if not data_path and not need_data_path:
         return LakeTarget(catalog=catalog, conninfo=conninfo, data_path="")
     if not data_path:
@@ -269,7 +270,6 @@ def keyword_conninfo(conninfo: str) -> str:
     other conninfo as it is."""
     if not re.match(r"(?i)^postgres(?:ql)?://", conninfo.strip()):
         return conninfo
-    from urllib.parse import parse_qsl, unquote, urlsplit
     parts = urlsplit(conninfo.strip())
     userinfo, _, hostports = parts.netloc.rpartition("@")
     pairs = [("user", unquote(userinfo.split(":", 1)[0]))] if userinfo else []

@@ -40,6 +40,7 @@ import threading
 import time
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple
+import json
 
 from storage.engine import duckdb
 
@@ -48,10 +49,9 @@ if TYPE_CHECKING:       # the frame comes from duckdb's .df(); no pandas import 
 
 from common import shutdown
 from common.redact import redact
-from storage.db import DEFAULT_WAIT_SECONDS, StorageError, default_path, open_connection
-from storage.db import is_behind
 from storage import query_allow as allow
 from storage.lake import is_lake, is_lake_url
+from storage.db import DEFAULT_WAIT_SECONDS, StorageError, default_path, open_connection, is_behind
 
 ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 
@@ -106,8 +106,7 @@ def memory_limit_bytes(limit: str) -> int:
 
 class Fetched(NamedTuple):
     """A result fetched within bounds: `frame` holds at most `max_rows` rows; `more_rows` when the
-    result had more; `over_bytes` when it was cut because its rows passed the byte bound. (A
-    NamedTuple, not a dataclass: `dataclasses` costs `query`'s start-up ~4 ms.)"""
+    result had more; `over_bytes` when it was cut because its rows passed the byte bound."""
 
     frame: pd.DataFrame
     more_rows: bool = False
@@ -407,7 +406,6 @@ def check_allowed(con: duckdb.DuckDBPyConnection, statements: list, *, store: bo
     name. `store`: `con` is the store's connection, and table names are judged against its
     tables and views too; else (a private parser, before waiting for a lock) only the rest.
     `lake`: DuckLake's inspection functions are allowed (default: `con` is a lake session)."""
-    import json
     lake = is_lake(con) if lake is None else lake
     current = con.execute("SELECT current_database()").fetchone() if store else None
     database = str(current[0]) if current else None

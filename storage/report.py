@@ -6,6 +6,7 @@ import pandas as pd
 
 from storage.backtest import read_backtest_summary
 from storage.engine import duckdb
+from storage.rule_inputs import FAILED_FETCH_STATUSES, read_source_health
 
 
 def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
@@ -99,9 +100,6 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     signals (every test of the newest contamination run, flagged or not), firing (alerts_firing),
     sources (health per source), disagreements (source_disagreements).
     """
-    # the alert rules' own definitions of a failed fetch and a failing run
-    from storage.rule_inputs import FAILED_FETCH_STATUSES, read_source_health
-
     levels = _read(con, "saturation_latest", _LEVELS_SQL)
     history = _read(con, "saturation_history",
                     "SELECT * FROM saturation_history ORDER BY benchmark, table_id, scope, population, as_of")

@@ -17,6 +17,7 @@ from storage.contamination import read_latest_calibration, read_suspicions
 from storage.engine import duckdb
 from storage.reads import with_display_names
 from storage.saturation import read_saturation
+from registry.tables import table_name
 
 # Fetch attempts of one source without a run id belong to one collection run when they start
 # less than this apart (retries with backoff take seconds; scheduled runs are hours apart).

@@ -22,6 +22,7 @@ from common.time import naive_utc_columns, utcnow
 from storage import history_kept as kept
 from storage.db import insert_frame, registered_frame, transaction
 from storage.engine import duckdb
+from analysis.dating import RUNNING_BEST_SQL
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -68,7 +69,7 @@ _HISTORY_ROWS = """
 # they run on contiguous ranges of benchmarks (every window is within one benchmark) to bound
 # DuckDB's memory by a range's rows instead of the whole table's.
 # 1M rows: a range's windows then run within HISTORY_MEMORY_LIMIT (at 2.5M rows they spilled to
-# disk, ~2.5x the time of the same query in memory).
+# disk).
 HISTORY_CHUNK_ROWS = 1_000_000
 # DuckDB's memory while a history read runs: its buffer pool would otherwise keep every block of
 # the scores it scanned (most of a 10M-row table) in the process' memory; beyond it, DuckDB evicts
@@ -133,7 +134,6 @@ _HISTORY_ORDER = "ORDER BY benchmark, model, source, table_version, setting, fir
 @lru_cache(maxsize=1)
 def running_best_sql() -> str:
     """The running-best history query, owned by analysis/ with the dating rule (storage executes it)."""
-    from analysis.dating import RUNNING_BEST_SQL
     return resources.files("analysis").joinpath(RUNNING_BEST_SQL).read_text(encoding="utf-8")
 
 

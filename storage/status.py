@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from storage.db import quote_ident, schema_version
 from storage.engine import duckdb
-from storage.threads import all_threads, one_thread
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -105,10 +104,9 @@ def held_table(con: duckdb.DuckDBPyConnection) -> Table:
 
 # Unknown names listed by `status` (the counts cover them all).
 UNKNOWN_ROWS = 50
-# From this many score and item rows on, `status` reads on every thread and counts the unknown
-# names per (name, source) first: one thread and a per-row filter start fastest on a small file
-# (start-up dominates), and take seconds on a history of millions of rows (1.8 s for 10 M, 0.25 s
-# aggregated first on two threads).
+# From this many score and item rows on, `status` counts the unknown names per (name, source)
+# before it looks them up in the registry: a per-row filter is slow on a history of millions of
+# rows, where aggregating first wins.
 LARGE_ROWS = 1_000_000
 
 # The model name of a score row a person could alias: a model run's model; for an agent system
@@ -279,5 +277,5 @@ def index_coverage(con: duckdb.DuckDBPyConnection) -> Table:
         return Table(["table_id", "benchmark", "population", "metric", "has_s", "scale", "action"], [])
 
 
-__all__ = ["Table", "one_thread", "all_threads", "is_large", "LARGE_ROWS", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "counts_and_version",
+__all__ = ["Table", "is_large", "LARGE_ROWS", "source_status", "held_snapshots", "held_table", "unknown", "table_counts", "counts_and_version",
            "schema_version", "release_date_coverage", "index_coverage", "size_rows", "unread_parts"]

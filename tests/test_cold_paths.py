@@ -26,7 +26,7 @@ def dbpath(tmp_path) -> str:
 
 def _counting_connects(monkeypatch) -> list[object]:
     opened: list[object] = []
-    real = engine.connect      # what storage/ calls (storage.engine: the engine module, not the package)
+    real = engine.connect      # what storage/ calls (storage.engine)
 
     def connect(*args, **kwargs):
         opened.append(args[0] if args else kwargs.get("database", ":memory:"))

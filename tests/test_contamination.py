@@ -412,7 +412,7 @@ def test_a1_and_a2_prepare_nothing_without_a_scored_reference_benchmark(monkeypa
 
 @pytest.mark.parametrize("seeds, min_power", [
     pytest.param(12, 0.5, id="12-seeds"),       # fast slice: measured power 0.83, no null flag in 132 tests
-    pytest.param(100, 0.65, id="100-seeds",      # the study: 5 s of CPU
+    pytest.param(100, 0.65, id="100-seeds",      # the study
                  marks=pytest.mark.slow),        # Monte Carlo (fast lane: the 12-seed slice above)
 ])
 def test_a2_predecessor_power_and_null_rate(seeds, min_power):

@@ -130,7 +130,7 @@ def test_a_cutoff_that_jitters_between_snapshots_moves_no_test(synced_db):
     assert snaps == 4                                        # four stored snapshots, one piece of evidence
 
 
-@pytest.mark.slow   # three analyses and notifies (~4 s); the fast lane keeps the logic in test_contamination.py
+@pytest.mark.slow   # three analyses and notifies; the fast lane keeps the logic in test_contamination.py
 #                     (test_unchanged_data_keep_their_stored_p_effect_and_flag_and_only_q_moves, ..._resolution_only_on_new_data)
 def test_suspicion_holds_through_an_unrelated_source_and_resolves_only_on_new_data(synced_db, fake_slack):
     """The LiveCodeBench story of issue 19: a suspect fires; an unrelated source's snapshot triggers

@@ -41,7 +41,7 @@ def stored(path: Path) -> dict[str, pd.DataFrame]:
 
 def both(new_synced_db, board: Path, monkeypatch) -> tuple:
     """(result, tables) of the DuckDB path — which must not fall back — and of the pandas path, each
-    into a fresh database (a copy of the session's synced one: creating each costs ~0.2 s)."""
+    into a fresh database (a copy of the session's synced one, cheaper than creating each)."""
     native_db, pandas_db = new_synced_db("native.duckdb"), new_synced_db("pandas.duckdb")
     with monkeypatch.context() as m:
         def no_fallback(*args, **kwargs):

@@ -1,4 +1,4 @@
-"""End to end against a real Prefect server and process worker (marked `e2e`; ~2 minutes).
+"""End to end against a real Prefect server and process worker (marked `e2e`).
 
 What docs/deploy.md tells a newcomer to do, done by the test: start `prefect server` on
 127.0.0.1 with a temporary PREFECT_HOME, create the work pool named in prefect.yaml,

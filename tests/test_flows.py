@@ -1,7 +1,7 @@
 """The Prefect flows (flows/pipeline.py), prefect.yaml and the replay fixture layout.
 
 Flow tests run under `prefect_test_harness` (a temporary server subprocess on a temporary
-SQLite database), started once for this module: ~9 s. Results storage goes to a temporary
+SQLite database), started once for this module. Results storage goes to a temporary
 directory too, or cached results would leak between sessions (ENGINEERING-NOTES §2.2). The
 harness is module-scoped rather than session-scoped on purpose: while it is active every
 Prefect client in the process talks to it, and later test modules (Slack settings look for

@@ -17,7 +17,6 @@ import jobs.cycle as cycle
 import scrapers
 from scrapers.http import ReplayFetcher
 from storage import db
-from storage.threads import one_thread
 
 REPLAY = Path(__file__).resolve().parent / "fixtures" / "replay"
 # a source with a release list (its listed releases have no recorded files)
@@ -77,7 +76,7 @@ def test_each_held_connection_starts_as_a_new_instance_would(synced_db, tmp_path
         monkeypatch.setenv("BENCHWATCH_THREADS", cap)
     with db.held(synced_db):
         with db.connect(synced_db) as con:
-            one_thread(con)                         # an instance-wide setting of one user …
+            con.execute("SET threads = 1")          # an instance-wide setting of one user …
             con.execute("SET TimeZone = 'America/New_York'")
         with db.connect(synced_db) as con:          # … is not what the next one starts with
             threads, zone = con.execute("SELECT current_setting('threads'), current_setting('TimeZone')").fetchone()

@@ -209,7 +209,7 @@ def a2_db(path, seed: int) -> None:
         insert_frame(con, "scores", pd.DataFrame(rows))
 
 
-@pytest.mark.slow   # two full contamination runs per seed (~15 s); the fast lane keeps the saturation case above
+@pytest.mark.slow   # two full contamination runs per seed; the fast lane keeps the saturation case above
 @pytest.mark.parametrize("seed", [0, 1])
 def test_contamination_history_of_the_last_snapshots_gives_the_full_history_results(tmp_path, monkeypatch, seed):
     import jobs.contamination as cjob

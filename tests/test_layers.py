@@ -248,12 +248,34 @@ def test_heavy_third_party_packages_are_imported_only_by_their_layer():
 
 
 def test_duckdb_is_imported_by_storage_engine_alone():
-    """One owner of the DuckDB import (storage/engine.py: the engine module, not the package whose
-    __init__ costs every command ~45 ms); every other module takes `duckdb` from it."""
+    """One owner of the DuckDB import (storage/engine.py); every other module takes `duckdb` from it."""
     importers = sorted(module for module, path in project_modules(ROOT).items()
                        if module.split(".")[0] != "bench"      # the bench measures `import duckdb` itself
                        and {"duckdb", "_duckdb"} & third_party_imports(path.read_text(encoding="utf-8")))
     assert importers == ["storage.engine"]
+
+
+def private_imports(source: str, project: set[str]) -> list[str]:
+    """Imports of another distribution's private module (`_duckdb`, `_sha256`, `pandas._libs`):
+    a name with a part that starts with `_`, outside benchwatch's own packages."""
+    found = []
+    for node in ast.walk(_parse(source)):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module] if isinstance(node, ast.ImportFrom) and not node.level and node.module else []
+        found += [n for n in names if n != "__future__" and n.split(".")[0] not in project
+                  and any(part.startswith("_") for part in n.split("."))]
+    return found
+
+
+def test_no_module_imports_a_private_module_of_another_package():
+    modules = project_modules(ROOT)
+    project = {m.split(".")[0] for m in modules}
+    tests = {f"tests.{p.stem}": p for p in (ROOT / "tests").rglob("*.py")}
+    problems = [f"{module}: {name}" for module, path in sorted({**modules, **tests}.items())
+                for name in private_imports(path.read_text(encoding="utf-8"), project | {"helpers", "conftest"})]
+    assert not problems, "private modules imported:\n" + "\n".join(problems)
+    assert private_imports("import _duckdb\nfrom pandas._libs import lib\nfrom scrapers._cells import x\n",
+                           {"scrapers"}) == ["_duckdb", "pandas._libs"]
 
 
 def test_a_synthetic_misplaced_third_party_import_is_reported(tmp_path):
@@ -391,3 +413,15 @@ def test_storage_never_imports_scrapers(project_graph):
     edges = sorted(f"{m} -> {t}" for m, targets in project_graph.items() if m.split(".")[0] == "storage"
                    for t in targets if t.split(".")[0] == "scrapers")
     assert not edges, "storage imports scrapers:\n" + "\n".join(edges)
+
+
+def test_alerts_build_no_sql_text():
+    """The alert rules read through storage functions and take the queries their messages show
+    from storage.look_queries: no SQL statement is written in alerts/."""
+    statement = re.compile(r"\bSELECT\b.+\bFROM\b|\b(?:INSERT INTO|DELETE FROM|UPDATE \w+ SET)\b", re.IGNORECASE)
+    offenders = []
+    for path in sorted((ROOT / "alerts").rglob("*.py")):
+        for node in ast.walk(_parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and statement.search(node.value):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []

@@ -1,6 +1,5 @@
 """What the fast paths do not import (issue 12): `query`, `status` and `--help` start without
-Prefect, scipy, pandas, slack_sdk, requests or bs4, nor the `duckdb` package (its engine,
-`_duckdb`, only: storage/engine.py); an unchanged cycle's notify (console
+Prefect, scipy, pandas, slack_sdk, requests or bs4; an unchanged cycle's notify (console
 delivery) without Prefect, scipy, slack_sdk or requests. Behaviour, not timing (bench/run.py measures the time): each check runs in a fresh
 interpreter and lists the heavy modules present in `sys.modules` afterwards."""
 
@@ -17,7 +16,7 @@ from jobs.cycle import ingest_file
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = Path(__file__).parent / "fixtures" / "csv"
-HEAVY = ("prefect", "scipy", "pandas", "numpy", "slack_sdk", "requests", "bs4", "pytz", "duckdb")
+HEAVY = ("prefect", "scipy", "pandas", "numpy", "slack_sdk", "requests", "bs4", "pytz")
 
 
 def _loaded_after(code: str, tmp_path: Path) -> dict:
@@ -116,23 +115,8 @@ def _freeze_count_at_exit(call: str, tmp_path: Path) -> int:
 def test_a_command_process_skips_the_final_collections_and_an_in_process_main_does_not(tmp_path):
     ingest_file(tmp_path / "bw.duckdb", "csv", FIX / "scores_proportion.csv")
     # the process's own command line (console script, python -m cli): frozen at exit, so the
-    # shutdown's full collections skip what the imports made (bench/run.py's cycle line times it)
+    # shutdown's full collections skip what the imports made
     assert _freeze_count_at_exit("main()", tmp_path) > 10_000
     # a test's main([...]) in its own process: the collector is left as it was
     assert _freeze_count_at_exit("main(sys.argv[1:])", tmp_path) == 0
 
-
-def test_a_replayed_fetch_loads_no_package_metadata(tmp_path):
-    """The User-Agent (the installed version, importlib.metadata and the email package it loads,
-    ~17 ms) is built when a live fetcher is made: a cycle on recorded responses never needs it."""
-    replay = ROOT / "tests" / "fixtures" / "replay"
-    got = _loaded_after(f"""
-        import sys
-        import jobs.cycle
-        import scrapers
-        from scrapers.http import ReplayFetcher
-        url = scrapers.get("swebench").urls[0]
-        result = ReplayFetcher({str(replay)!r}).fetch(url, source="swebench")
-        out = [result.status, sorted(m for m in ("importlib.metadata", "email.utils") if m in sys.modules)]
-    """, tmp_path)
-    assert got["out"] == ["ok", []]

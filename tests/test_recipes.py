@@ -140,8 +140,9 @@ def follow_the_alert_rule_recipe(copy: Path) -> None:
 
         from alerts.config import RuleSettings
         from alerts.records import RESOLVED, Condition, to_utc
-        from alerts.rules.base import AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, sql_literal
+        from alerts.rules.base import AlertKind, AlertRule, RuleContext, RuleOutput, make_labels
         from alerts.text import clean
+        from storage import look_queries as look
 
         if TYPE_CHECKING:
             from storage.store import Connection
@@ -155,7 +156,7 @@ def follow_the_alert_rule_recipe(copy: Path) -> None:
                 labels=make_labels(TINY_SNAPSHOT, source=row["source"]),
                 annotations={"n_scores": int(row["n_scores"]), "snapshot_id": int(row["snapshot_id"]),
                              "why": "a page that lost its table would rank a handful of models",
-                             "sql": f"SELECT * FROM snapshots WHERE source = {sql_literal(str(row['source']))}"},
+                             "sql": look.source_snapshots(str(row['source']))},
                 data_as_of=to_utc(row["observed_at"])) for row in low.to_dict("records")]
             return RuleOutput(conditions, {(TINY_SNAPSHOT, str(s)) for s in frame["source"]})
 
@@ -254,7 +255,7 @@ print(firing, sent[0], summary.enqueued)
 """
 
 
-@pytest.mark.slow      # a copy of the repository, one notify and two tests in child processes (~15 s)
+@pytest.mark.slow      # a copy of the repository, one notify and two tests in child processes
 def test_the_alert_rule_recipe_adds_a_working_rule_in_the_files_it_lists(copy, tmp_path):
     follow_the_alert_rule_recipe(copy)
     out = run_in(copy, "-c", NOTIFY_TINY, str(tmp_path / "bw.duckdb"))

@@ -3,8 +3,8 @@
 The databases: the real LiveCodeBench generation snapshots of ../shared/snapshots when present
 (item-level data with release dates; skipped parts say so when absent; else the trimmed replay
 copy), plus a CSV whose benchmark and model names are HTML/script payloads that survive name
-cleaning (`small_db`, the fast lane's: ~2 s to build); the slow tests' `db` adds every other
-recorded source of tests/fixtures/replay through the replay path (~7 s).
+cleaning (`small_db`, the fast lane's); the slow tests' `db` adds every other
+recorded source of tests/fixtures/replay through the replay path.
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def test_anchors_are_safe_unique_and_match_the_digest_links(small_page, small_fr
     assert slugs(["a b", "a-b", "<>"]) == {"a b": "a-b", "a-b": "a-b-2", "<>": "benchmark"}
 
 
-@pytest.mark.slow   # every source's database (~7 s); the fast lane keeps the same checks on the small one
+@pytest.mark.slow   # every source's database; the fast lane keeps the same checks on the small one
 #                     (test_overview_rows_of_the_small_database_are_json_safe_and_the_markdown_inert)
 def test_overview_shows_every_index_with_its_parameters(page, frames):
     lv = frames["levels"]
@@ -249,7 +249,7 @@ def test_optional_columns_render_when_present_and_are_omitted_when_absent(small_
     assert {t for t, _ in parse(rich).tags} <= ALLOWED_TAGS
 
 
-@pytest.mark.slow   # every source's database (~7 s); the fast lane keeps the section's rows on the small one
+@pytest.mark.slow   # every source's database; the fast lane keeps the section's rows on the small one
 #                     (test_overview_rows_of_the_small_database_are_json_safe_and_the_markdown_inert)
 def test_source_health_lists_every_source_with_its_rows(frames, page):
     src = frames["sources"].set_index("source")
@@ -323,7 +323,7 @@ def test_error_bars_units_and_the_time_window_control_match_the_items(small_db, 
         assert float(row[2]) == pytest.approx(1.96 * kept.std(ddof=1) / len(kept) ** 0.5 * 100, abs=0.051)
 
 
-@pytest.mark.slow   # every source's database (~7 s); the fast lane keeps 120 columns without NaN on synthetic
+@pytest.mark.slow   # every source's database; the fast lane keeps 120 columns without NaN on synthetic
 #                     frames (test_report_parts::test_the_text_report_fits_120_columns_without_nan) and a real run's
 #                     text report (test_report::test_report_text_and_html)
 def test_the_text_report_is_at_most_120_columns_with_no_nan_and_dates_that_agree(db, capsys):

@@ -1,5 +1,4 @@
-"""The analysis computes a few scipy.stats results without importing scipy.stats (~0.3 s of every
-`benchwatch analyze`, which an incremental one should not pay: issue 23). Each stand-in must give
+"""The analysis computes a few scipy.stats results with its own stand-ins (issue 23). Each stand-in must give
 scipy.stats' numbers exactly (bit for bit), on many random inputs and the edge cases."""
 
 from __future__ import annotations
@@ -86,7 +85,7 @@ def test_f_upper_tail_and_normal_quantile_give_scipys_numbers():
     assert _Z95 == stats.norm.ppf(0.975)
 
 
-@pytest.mark.slow   # a fresh interpreter importing the analysis: ~1.5 s
+@pytest.mark.slow   # a fresh interpreter importing the analysis
 def test_the_analysis_modules_import_no_scipy_stats():
     """What `benchwatch analyze` imports to recompute tables and re-apply the family-wide
     correction; the signals import scipy.stats when one of their tests is computed."""

@@ -136,7 +136,7 @@ def _check(code: int, err: str, sent: float | None, slack) -> None:
     assert late == [], "delivered after the signal"
 
 
-@pytest.mark.slow   # two real runs (~5 s each; the fast lane keeps the deterministic test above)
+@pytest.mark.slow   # two real runs; the fast lane keeps the deterministic test above
 def test_sigterm_during_the_analysis_of_a_real_run(seeded, tmp_path, fake_slack):
     for delay in (0.0, 0.4):
         code, err, sent = _run_then_sigterm(seeded, tmp_path, fake_slack, delay)

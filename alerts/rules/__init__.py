@@ -36,7 +36,7 @@ from alerts.records import (  # noqa: F401  (re-exported: the records used to li
 from alerts.matchers import parse_duration, parse_matchers  # noqa: F401
 from alerts.rules import source_disagreement  # issue 54 (info, off by default)
 from alerts.rules import contamination_suspect, new_frontier, saturation_bin_changed, snapshot_held, source_health
-from alerts.rules.base import AlertKind, AlertRule, make_labels, sql_literal  # noqa: F401
+from alerts.rules.base import AlertKind, AlertRule, make_labels  # noqa: F401
 from alerts.rules.contamination_suspect import (  # noqa: F401
     CONTAMINATION_SUSPECT,
     CORROBORATED,

@@ -164,11 +164,6 @@ def make_labels(kind: str, **labels: Any) -> dict[str, str]:
     return out
 
 
-def sql_literal(text: str) -> str:
-    """A SQL string literal for the 'where to look' queries shown to people (not executed here)."""
-    return "'" + str(text).replace("'", "''") + "'"
-
-
 def text(row: Mapping[str, Any], key: str, default: str = "") -> str:
     value = row.get(key, default)
     return default if missing(value) else str(value)

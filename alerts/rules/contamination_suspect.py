@@ -24,10 +24,12 @@ import pandas as pd
 from alerts.config import RuleSettings
 from alerts.records import RESOLVED, Condition, to_utc
 from alerts.rules.base import AlertKind, AlertRule, RuleOutput, make_labels, missing, num, \
-    require, sql_literal, text
+    require, text
 from alerts.text import clean, day, fixed, pp
 from analysis.constants import CONTAMINATION_STATUSES, RETIRED_SIGNALS, SUSPICION_CONFIRM_Q, SUSPICION_STATES
 from common.jsonsafe import decoded as _evidence
+from storage import rule_inputs as store
+from storage import look_queries as look
 
 if TYPE_CHECKING:
     from storage.store import Connection
@@ -114,7 +116,6 @@ def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOut
             "calibrated": text(r, "signal") not in unconfirmed,
         } for r in open_]
         why = sorted({text(r, "confirmed_by") for r in confirmed if text(r, "confirmed_by")})
-        where = f"model = {sql_literal(model)} AND benchmark = {sql_literal(bench)}"
         conditions.append(Condition(
             labels=labels,
             annotations={
@@ -126,7 +127,7 @@ def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOut
                 "signals": signals,
                 "why": "the score outruns what this model does on clean reference data, which test-set "
                        "exposure would explain; read this model's number on this benchmark with caution",
-                "sql": f"SELECT * FROM contamination_suspicions WHERE {where}",
+                "sql": look.suspicions(model, bench),
             },
             data_as_of=as_of,
             fire_after=1 if confirmed else None))
@@ -235,7 +236,6 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
 
 
 def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
-    from storage import rule_inputs as store
     return store.read_suspicion_alerts(con)
 
 

@@ -12,8 +12,11 @@ import pandas as pd
 from alerts.config import RuleSettings
 from alerts.records import RESOLVED, AlertState, Condition, to_utc
 from alerts.rules.base import INFO, AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, num, require, \
-    sql_literal, text
+    text
 from alerts.text import clean, day, fixed, scope_suffix
+from analysis.constants import SATURATION_K
+from storage import rule_inputs as store
+from storage import look_queries as look
 
 if TYPE_CHECKING:
     from storage.store import Connection
@@ -44,8 +47,7 @@ def frontier_conditions(frontier: pd.DataFrame) -> tuple[list[Condition], set[tu
                          "as_of": as_of.isoformat(),
                          "numbers": {"score": num(row["score"]), "stderr": num(row.get("stderr"))},
                          "why": "a new best score on this benchmark",
-                         "sql": f"SELECT * FROM frontier WHERE benchmark = {sql_literal(bench)}"
-                                + (f" AND table_id = {sql_literal(table)}" if table else "")},
+                         "sql": look.frontier(bench, table)},
             data_as_of=as_of, fire_after=1, group=group))
     return conditions, groups
 
@@ -78,8 +80,6 @@ def _replaced(old: AlertState) -> dict[str, Any]:
 
 
 def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
-    from analysis.constants import SATURATION_K
-    from storage import rule_inputs as store
     return store.read_frontier_holders(con, k=SATURATION_K)
 
 

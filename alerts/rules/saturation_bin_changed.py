@@ -32,9 +32,11 @@ import pandas as pd
 from alerts.config import ANNOUNCED_SCOPES, RuleSettings
 from alerts.records import RESOLVED, AlertEvent, AlertState, Condition, fingerprint, to_utc
 from alerts.rules.base import AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, missing, num, \
-    require, sql_literal, text
+    require, text
 from alerts.text import clean, day, fixed, general, level_meaning, level_note, scope_suffix, settled, unsettled
-from analysis.constants import LEVEL_DWELL_DAYS, SATURATION_BINS, SERIES_KEY
+from analysis.constants import LEVEL_DWELL_DAYS, SATURATION_BINS, SERIES_KEY, SATURATION_ALPHA, SATURATION_K
+from storage import rule_inputs as store
+from storage import look_queries as look
 
 if TYPE_CHECKING:
     from storage.store import Connection
@@ -199,14 +201,6 @@ def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, leve
     name = text(row, "table_name") or text(row, "benchmark_name") or str(bench)
     base_scope = text(row, "scope")
     population = text(row, "population")
-    where = f"benchmark = {sql_literal(bench)}" + (f" AND scope = {sql_literal(base_scope)}" if base_scope else "")
-    if text(row, "table_id"):
-        where += f" AND table_id = {sql_literal(text(row, 'table_id'))}"
-    if population and population != "models":
-        where += f" AND population = {sql_literal(population)}"
-    for key in ("k", "alpha"):
-        if num(row.get(key)) is not None:
-            where += f" AND {key} = {num(row.get(key)):g}"
     sources = row.get("sources")
     p_hold = p_level_holds(row, level)
     since = row.get("level_since")
@@ -230,8 +224,8 @@ def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, leve
         "resample_noise": text(row, "resample_noise") or None,
         **_scale_annotations(row),
         "why": level_meaning(level, p_hold),
-        "sql": f"SELECT as_of, s_index, bin, level, r_norm, se_delta, n_models FROM saturation WHERE {where} "
-               "ORDER BY as_of DESC LIMIT 10",
+        "sql": look.saturation_series(bench, scope=base_scope, table_id=text(row, "table_id"), population=population,
+                                      k=num(row.get("k")), alpha=num(row.get("alpha"))),
     }
 
 
@@ -311,8 +305,6 @@ def _replaced(old: AlertState) -> dict[str, Any]:
 
 
 def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
-    from analysis.constants import SATURATION_ALPHA, SATURATION_K
-    from storage import rule_inputs as store
     return store.read_saturation_series(con, k=SATURATION_K, alpha=SATURATION_ALPHA)
 
 

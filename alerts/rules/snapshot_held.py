@@ -11,8 +11,10 @@ import pandas as pd
 
 from alerts.config import RuleSettings
 from alerts.records import RESOLVED, Condition, to_utc
-from alerts.rules.base import AlertKind, AlertRule, RuleOutput, make_labels, require, sql_literal, text
+from alerts.rules.base import AlertKind, AlertRule, RuleOutput, make_labels, require, text
 from alerts.text import clean, day
+from storage.status import held_snapshots
+from storage import look_queries as look
 
 if TYPE_CHECKING:
     from storage.store import Connection
@@ -36,8 +38,7 @@ def held_conditions(held: pd.DataFrame) -> list[Condition]:
                          "why": "a leaderboard cut short (truncated download) would otherwise replace the "
                                 "full one; the previous snapshot stays in use until this one is confirmed by a "
                                 f"later fetch or released with `benchwatch accept {sid}`",
-                         "sql": f"SELECT id, observed_at, n_scores, status, held_reason FROM snapshots "
-                                f"WHERE source = {sql_literal(str(source))} ORDER BY id DESC LIMIT 5"},
+                         "sql": look.source_snapshots(str(source))},
             data_as_of=to_utc(row["observed_at"])))
     return conditions
 
@@ -54,7 +55,6 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
 
 
 def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
-    from storage.status import held_snapshots
     return held_snapshots(con, pending_only=True)
 
 

@@ -17,8 +17,9 @@ import pandas as pd
 
 from alerts.config import RuleSettings
 from alerts.records import RESOLVED, Condition, to_utc
-from alerts.rules.base import INFO, AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, num, sql_literal
+from alerts.rules.base import INFO, AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, num
 from alerts.text import clean, fixed, pp
+from storage import look_queries as look
 
 if TYPE_CHECKING:
     from storage.store import Connection
@@ -52,8 +53,7 @@ def disagreement_conditions(rows: pd.DataFrame, now: Any) -> list[Condition]:
                                          "offset_pairs": num(r.get("offset_pairs")),
                                          "q": num(r.get("q"))},
                              "why": str(r["why"]),
-                             "sql": "SELECT * FROM source_disagreements WHERE benchmark = "
-                                    f"{sql_literal(r['benchmark'])} AND model = {sql_literal(r['model'])}"},
+                             "sql": look.disagreements(r["benchmark"], r["model"])},
                 data_as_of=as_of))
     return out
 

@@ -21,8 +21,10 @@ import pandas as pd
 from alerts.config import LATEST_RUN_WINDOW_MINUTES, NETWORK_OUTAGE_MIN_SOURCES, RuleSettings
 from alerts.records import RESOLVED, Condition, to_utc
 from alerts.rules.base import AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, missing, num, \
-    require, sql_literal, text
+    require, text
 from alerts.text import clean, day
+from storage import rule_inputs as store
+from storage import look_queries as look
 
 if TYPE_CHECKING:
     from storage.store import Connection
@@ -68,8 +70,7 @@ def source_conditions(health: pd.DataFrame, now: Any, settings: RuleSettings) ->
         failures = num(row["consecutive_failures"]) or 0
         last_new = row["last_new_snapshot_at"]
         last_new = None if missing(last_new) else to_utc(last_new)
-        fetch_sql = ("SELECT started_at, status, http_status, error FROM fetches "
-                     f"WHERE source = {sql_literal(source)} ORDER BY started_at DESC LIMIT 5")
+        fetch_sql = look.source_fetches(source)
         common = {"last_new_snapshot_at": last_new.isoformat() if last_new else None,
                   "consecutive_failures": int(failures), "last_error": text(row, "last_error") or None,
                   "sql": fetch_sql}
@@ -118,7 +119,7 @@ def outage_condition(health: pd.DataFrame, now: Any, settings: RuleSettings) -> 
                      "cause": "; ".join(named), "consecutive_failures": min(runs),
                      "why": "every source failed with a network cause: the network (or DNS) of this machine is "
                             "down, not the leaderboards; per-source failure alerts are held back while it lasts",
-                     "sql": "SELECT source, started_at, status, error FROM fetches ORDER BY started_at DESC LIMIT 20"},
+                     "sql": look.RECENT_FETCHES},
         data_as_of=to_utc(now))
 
 
@@ -163,7 +164,6 @@ def _outage_numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str
 
 
 def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
-    from storage import rule_inputs as store
     return store.read_source_health(con)
 
 

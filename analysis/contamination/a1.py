@@ -3,7 +3,7 @@ per-model robust-z gate. docs/statistics.md, A1."""
 
 from __future__ import annotations
 
-from typing import Callable, Generator, Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -37,8 +37,7 @@ from analysis.contamination.numerics import _link_predict, _sigmoid
 
 
 def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs: np.ndarray,
-           *, rng: np.random.Generator, th: Thresholds, n_boot: int | None = None,
-           draws: tuple[np.ndarray, np.ndarray] | None = None) -> dict:
+           *, rng: np.random.Generator, th: Thresholds, n_boot: int | None = None) -> dict:
     """δ = s_{m,b} - σ(f_b(x_m)), tested against a prediction scale (docs/statistics.md, A1).
 
     Fit uncertainty: each bootstrap replicate resamples M_ref with replacement (>= 5 distinct),
@@ -47,10 +46,8 @@ def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs
     Prediction scale: s_LOO² = mean over references of their leave-one-out residual² (how far
     a model not involved in the fit falls from it). SE = sqrt(SE_boot² + s_LOO²) (conservative:
     the fit error is in both terms); p = P(t_{R-1} > δ / SE); CI = δ ± t_{R-1, .975} SE.
-    `draws`: this test's `a1_draws`, drawn beforehand from `rng` (a1_tests draws the next test's
-    while this one is fitted); by default drawn here.
     """
-    from scipy import stats   # on first use: ~0.3 s to import, and an incremental analysis may need none
+    from scipy import stats   # imported when used: an analysis that computes no contamination test needs none of it
     n_boot = n_boot or th.bootstrap_b
     s_all, n_all, n_int = _a1_arrays(model_row, link, s_m_refs, n_m_refs)
     x, y = _xy(s_all, n_all)
@@ -61,7 +58,7 @@ def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs
 
     # One draw of every score per replicate (the same draws, in the same order, as always: the
     # bootstrap's numbers depend on nothing else); only m's own score on b is needed as a proportion.
-    counts, idx = draws if draws is not None else a1_draws(rng, s_all, n_int, n_boot, th)
+    counts, idx = a1_draws(rng, s_all, n_int, n_boot, th)
     xb, yb = _xy_of_counts(counts, n_int, n_all)
     flat = idx + (np.arange(n_boot) * (r + 1))[:, None]
     xr, yr = _with_anchor(xb.reshape(-1)[flat], np.ascontiguousarray(yb).reshape(-1)[flat], link.anchor)
@@ -115,56 +112,6 @@ def a1_draws(rng: np.random.Generator, s_all: np.ndarray, n_int: np.ndarray, n_b
     return counts, _resample_refs(rng, len(s_all) - 1, n_boot, th.a1_min_unique)
 
 
-# With at least this many tests, a1_tests draws the next test's random numbers in a second thread
-# while it fits the current one (numpy's binomial draws release the GIL; they are about half of a
-# 445-reference test): the same generator, the same order, the same numbers.
-A1_DRAW_AHEAD_MIN_TESTS = 4
-
-
-def _with_draws(tasks: list[tuple], rng: np.random.Generator, n_boot: int,
-                th: Thresholds) -> Generator[tuple, None, None]:
-    """(task, draws) for each task (model_row, link, s_m, n_m, ...) in order, the draws of task i+1
-    made in a worker thread while the caller works on task i (one task ahead: bounded memory)."""
-    if len(tasks) < A1_DRAW_AHEAD_MIN_TESTS:
-        for t in tasks:
-            yield t, None
-        return
-    import queue
-    import threading
-    ahead: queue.Queue = queue.Queue(maxsize=1)
-    stop = threading.Event()
-
-    def hand(item: tuple) -> bool:
-        while not stop.is_set():
-            try:
-                ahead.put(item, timeout=0.5)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def draw() -> None:
-        try:
-            for t in tasks:
-                s_all, _, n_int = _a1_arrays(*t[:4])
-                if not hand(("ok", a1_draws(rng, s_all, n_int, n_boot, th))):
-                    return
-        except BaseException as exc:     # handed to the caller, raised there
-            hand(("error", exc))
-
-    worker = threading.Thread(target=draw, name="a1-draws", daemon=True)
-    worker.start()
-    try:
-        for t in tasks:
-            kind, value = ahead.get()
-            if kind == "error":
-                raise value
-            yield t, value
-    finally:
-        stop.set()
-        worker.join()
-
-
 def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.Generator,
              slices: pd.DataFrame | None = None, th: Thresholds = Thresholds(),
              only: Callable[[str, str], bool] | None = None, prepared: Prepared | None = None,
@@ -175,7 +122,7 @@ def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.G
     the placebo set of `calibrate`. `only(model, benchmark)` restricts the tested pairs.
     `stored`: the stored tests a run may hold, by key (families.previous_tests); a test on the same
     data with the same thresholds (families.holdable) keeps its stored numbers in `finalize`, so
-    it is not computed again: its bootstrap (~0.1 s at ~350 reference models) draws nothing, and
+    it is not computed again: its bootstrap draws nothing, and
     the tests computed draw from `rng` in their order.
     """
     p = prepared or prepare(scores, benchmarks)
@@ -201,19 +148,14 @@ def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.G
     hashes = [_a1_hash(row, link, s_m, n_m) for row, link, s_m, n_m, *_ in tasks]
     rows = [(stored or {}).get(test_key(row["model"], b, "A1", source, "")) for row, _, _, _, source, b in tasks]
     kept_rows = [r if holdable(r, s, th, h) else None for r, s, h in zip(rows, snaps, hashes)]
-    computed = _with_draws([t for t, r in zip(tasks, kept_rows) if r is None], rng, th.bootstrap_b, th)
     tests = []
-    try:
-        for (row, link, s_m, n_m, source, b), ids, kept, h in zip(tasks, snaps, kept_rows, hashes):
-            if kept is not None:
-                tests.append(held_test("A1", row["model"], b, source, kept, snapshot_ids=ids))
-                continue
-            _, draws = next(computed)
-            res = a1_one(row, link, s_m, n_m, rng=rng, th=th, draws=draws)
-            res["data_hash"] = h
-            tests.append(signal_test("A1", row["model"], b, source, res, snapshot_ids=ids))
-    finally:
-        computed.close()
+    for (row, link, s_m, n_m, source, b), ids, kept, h in zip(tasks, snaps, kept_rows, hashes):
+        if kept is not None:
+            tests.append(held_test("A1", row["model"], b, source, kept, snapshot_ids=ids))
+            continue
+        res = a1_one(row, link, s_m, n_m, rng=rng, th=th)
+        res["data_hash"] = h
+        tests.append(signal_test("A1", row["model"], b, source, res, snapshot_ids=ids))
     _a1_self_consistency(tests, th)
     return tests
 

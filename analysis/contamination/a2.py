@@ -39,7 +39,7 @@ def a2_one(s_new: float, se_new: float, s_old: float, se_old: float, x_new: floa
     is counted twice) and p = P(t_{R-1} > z_J). With σ_f² alone, random model pairs drew
     p < 0.01 in 11 % of real-data placebo tests.
     """
-    from scipy import stats   # on first use: ~0.3 s to import, and an incremental analysis may need none
+    from scipy import stats   # imported when used: an analysis that computes no contamination test needs none of it
     x, y = _xy(link.s_ref, link.n_ref)
     xa, ya = _with_anchor(x[None, :], y[None, :], link.anchor)
     pred = _sigmoid(_link_predict(xa, ya, [[x_new, x_old]], isotonic=link.isotonic, floor=link.floor))[0]

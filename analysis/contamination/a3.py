@@ -61,7 +61,7 @@ def did_test(y_pre: np.ndarray, y_post: np.ndarray, a_pre: np.ndarray, a_post: n
       `fisher_min_expected`, one-sided Fisher exact on the rounded effective table instead
       (G_ref enters there as a fixed shift).
     """
-    from scipy import stats   # on first use: ~0.3 s to import, and an incremental analysis may need none
+    from scipy import stats   # imported when used: an analysis that computes no contamination test needs none of it
     n_pre, n_post = len(y_pre), len(y_post)
     p_pre, p_post = float(np.mean(y_pre)), float(np.mean(y_post))
     g_ref = float(np.mean(a_pre) - np.mean(a_post))
@@ -177,7 +177,7 @@ def reference_placebo_p(z_model: np.ndarray, z_refs: np.ndarray) -> tuple[np.nda
     p = P(t_R > z / max(1, σ̂)) with R placebo references (σ̂² estimated from R values).
     z_model (...,), z_refs (..., R) -> (p, scale, R).
     """
-    from scipy import stats   # on first use: ~0.3 s to import, and an incremental analysis may need none
+    from scipy import stats   # imported when used: an analysis that computes no contamination test needs none of it
     ok = np.isfinite(z_refs)
     r = ok.sum(axis=-1)
     sigma = np.sqrt(np.where(ok, z_refs ** 2, 0.0).sum(axis=-1) / np.maximum(r, 1))
@@ -198,7 +198,7 @@ def reference_variance_p(effect: np.ndarray, se: np.ndarray, e_refs: np.ndarray,
     (DerSimonian–Laird): τ̂² = max(0, mean_r (E_r² − SE_r²)); V = SE² + τ̂²; p = Φ(−E / √V).
     effect, se (...), e_refs, se_refs (..., R) -> (p, τ̂, R); p is NaN with fewer than 2 references.
     """
-    from scipy import stats   # on first use: ~0.3 s to import, and an incremental analysis may need none
+    from scipy import stats   # imported when used: an analysis that computes no contamination test needs none of it
     ok = np.isfinite(e_refs) & np.isfinite(se_refs)
     r = ok.sum(axis=-1)
     excess = np.where(ok, e_refs ** 2 - se_refs ** 2, 0.0).sum(axis=-1) / np.maximum(r, 1)
@@ -219,7 +219,7 @@ def _a3_p(effect: np.ndarray, se: np.ndarray, e_placebo: np.ndarray, se_placebo:
     z's scale, SE × max(1, σ̂), t with R df (`reference_placebo_p`). 'item_normal' (the first,
     anti-conservative test): p = Φ(-z) with items as independent units, scale 1, df = inf.
     """
-    from scipy import stats   # on first use: ~0.3 s to import, and an incremental analysis may need none
+    from scipy import stats   # imported when used: an analysis that computes no contamination test needs none of it
     with np.errstate(invalid="ignore", divide="ignore"):
         z = np.where(se > 0, effect / np.where(se > 0, se, 1.0), np.nan)
         z_placebo = np.where(se_placebo > 0, e_placebo / np.where(se_placebo > 0, se_placebo, 1.0), np.nan)
@@ -257,7 +257,7 @@ def a3_one(matrix: pd.DataFrame, dates: pd.Series, model: str, c_lo: pd.Timestam
     matched gap extrapolated to the strongest model, or a reference that is not quite clean,
     widens the placebo z's and so the test, instead of producing a flag.
     """
-    from scipy import stats   # on first use: ~0.3 s to import, and an incremental analysis may need none
+    from scipy import stats   # imported when used: an analysis that computes no contamination test needs none of it
     g = guard(th.guard_days)
     y = matrix[model]
     pre0 = y.notna() & (dates <= c_lo - g)

@@ -10,6 +10,7 @@ import pandas as pd
 from analysis.contamination.a3 import _a3_p, a3_core, placebo_sets
 from analysis.contamination.base import Thresholds
 from analysis.cutoffs import guard
+from analysis.contamination.numerics import _wilson, benjamini_hochberg
 
 
 POWER_COLUMNS = ["source", "benchmark", "planted", "trials", "n_pre", "n_post", "se_total",
@@ -59,8 +60,7 @@ def a3_power(items: pd.DataFrame, cutoffs: pd.DataFrame, *, rng: np.random.Gener
     power for p < 0.05 (z_.95 + z_.80)·SE and for the flag rule (z at BH's bar for the top
     test of a family of that size, at least max(MIN_EFFECT, MIN_EFFECT_SE·SE)).
     """
-    from scipy import stats   # on first use: ~0.3 s to import, and an incremental analysis may need none
-    from analysis.contamination.numerics import _wilson, benjamini_hochberg
+    from scipy import stats   # imported when used: an analysis that computes no contamination test needs none of it
     g = guard(th.guard_days)
     rows = []
     for source, bench, matrix, dates, clean in placebo_sets(items, cutoffs, now, g):

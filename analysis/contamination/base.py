@@ -7,6 +7,7 @@ import logging
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Iterable, Mapping
+import hashlib
 
 import numpy as np
 import pandas as pd
@@ -104,7 +105,6 @@ def data_hash(*parts: Any) -> str:
     snapshots whose rows for the model and its references are identical give the same key, so a
     re-published or re-serialised file is not new evidence (suspicions.py: confirmation, resolution
     and a second firing need new evidence). Arrays by dtype, shape and bytes; the rest by repr."""
-    import hashlib
     h = hashlib.sha256()
     for part in parts:
         if isinstance(part, (pd.Series, pd.Index)):
@@ -138,7 +138,7 @@ class SignalInputs:
     shared by the score-based signals (A1, A2). `slices`: analysis.cutoffs.benchmark_slices
     (pre/post cutoff per model and benchmark), or None; `slices_from`: what computes them on
     first use (`cutoff_slices`), when given: an incremental analysis that keeps A1 and A2 as
-    stored needs none (~0.1 s of every model and benchmark crossed)."""
+    stored needs none."""
 
     scores: pd.DataFrame | None
     items: pd.DataFrame | None

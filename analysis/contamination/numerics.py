@@ -7,12 +7,13 @@ from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import isotonic_regression
 from scipy.special import ndtri
 
 from common.jsonsafe import jsonable  # noqa: F401 - the signals' evidence goes through it
 
 # scipy.stats.norm.ppf(0.975) is ndtri(0.975) (tests/test_scipy_equivalents.py): scipy.special,
-# not scipy.stats, whose import (~0.3 s) an incremental analysis would pay for nothing
+# not scipy.stats
 _Z95 = ndtri(0.975)
 
 
@@ -99,7 +100,7 @@ def isotonic_fit_batch(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def _isotonic_fit_rows(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The same fits row by row: tied x pooled to their mean (weighted by count), then weighted PAVA
-    (scipy's compiled PAVA), for rows too long for the min-max formula.
+    (scipy's `isotonic_regression`), for rows too long for the min-max formula.
 
     The sort and the pooling of ties are done for all rows at once (group numbers running over the
     whole batch: `bincount` adds each group's values in the same order as row by row), so the loop
@@ -114,10 +115,8 @@ def _isotonic_fit_rows(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nda
     counts = np.bincount(group).astype(float)
     means = np.bincount(group, weights=ys) / counts
     bounds = np.r_[0, np.cumsum(np.count_nonzero(starts, axis=1))].tolist()   # row i: bounds[i]:bounds[i+1]
-    weights = counts.copy()                                   # PAVA overwrites its weights
-    blocks = np.empty(n + 1, dtype=np.intp)
     for lo, hi in zip(bounds[:-1], bounds[1:]):
-        means[lo:hi] = _pava(means[lo:hi], weights[lo:hi], blocks[:hi - lo + 1])
+        means[lo:hi] = isotonic_regression(means[lo:hi], weights=counts[lo:hi], increasing=True).x
     return xs, means[group].reshape(b, n)
 
 
@@ -142,27 +141,6 @@ def stable_argsort_rows(x: np.ndarray) -> np.ndarray:
     key.sort(axis=1)
     key -= run
     return key.astype(np.intp)
-
-
-def _pava(means: np.ndarray, weights: np.ndarray, blocks: np.ndarray) -> np.ndarray:
-    """Weighted PAVA of one row of group means (scipy's `isotonic_regression` without its checks
-    and copies: its compiled routine, called on views; the public function where it is absent)."""
-    if _PAVA is None:
-        from scipy.optimize import isotonic_regression
-        return isotonic_regression(means, weights=weights, increasing=True).x
-    blocks.fill(-1)
-    return _PAVA(means, weights, blocks)[0]
-
-
-def _compiled_pava() -> Any:
-    try:    # the routine behind scipy.optimize.isotonic_regression (scipy >= 1.12); same numbers
-        from scipy.optimize._pava_pybind import pava
-    except ImportError:     # pragma: no cover - another scipy layout: the public function
-        return None
-    return pava
-
-
-_PAVA = _compiled_pava()
 
 
 def _isotonic_fit_block(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -239,8 +217,7 @@ def benjamini_hochberg(p_values: Iterable[float]) -> np.ndarray:
 def bh_adjust(p: np.ndarray) -> np.ndarray:
     """Benjamini-Hochberg adjusted p-values of `p` (1-D, in [0, 1]): the steps of
     `scipy.stats.false_discovery_control(p, method="bh")` (scipy 1.17) on a NumPy array, with the
-    same numbers (tests/test_scipy_equivalents.py), without importing scipy.stats (~0.3 s: the
-    family-wide correction runs in every analysis, an incremental one included)."""
+    same numbers (tests/test_scipy_equivalents.py)."""
     p = np.asarray(p, dtype=float)
     if p.size <= 1:
         return p

@@ -6,6 +6,8 @@ import argparse
 import sys
 
 from cli.main import add_db_argument
+from storage.db import StorageError, connect
+from storage.engine import duckdb
 
 STATES = ("firing", "pending", "resolved", "inactive")
 
@@ -22,12 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from storage.engine import duckdb
     import pandas as pd
 
     from alerts.render import state_text
     from storage import alerts as store
-    from storage.db import StorageError, connect
     try:
         with connect(args.db, read_only=True) as con:
             frame = store.alerts_frame(con, state=args.state)

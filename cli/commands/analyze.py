@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import re
 
 from cli.main import add_db_argument
+from storage.db import StorageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,7 +24,6 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from jobs.cycle import analyze, flagged_suspects
-    from storage.db import StorageError
     try:
         result = analyze(args.db)
     except StorageError as exc:
@@ -60,5 +61,4 @@ def run(args: argparse.Namespace) -> int:
 
 def _reason_kind(reason: str) -> str:
     """Group reasons that differ only in numbers ('only 3 model score(s)…')."""
-    import re
     return re.sub(r"\d+", "N", reason)

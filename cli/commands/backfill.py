@@ -8,7 +8,10 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from cli.main import add_db_argument
+from cli.main import add_db_argument, database_refused
+from common.redact import inert_text
+from storage.db import StorageError
+
 
 if TYPE_CHECKING:
     from jobs.backfill import BackfillFile
@@ -32,15 +35,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from common.redact import inert_text
     from jobs.backfill import backfill, plan_with_skips
-    from storage.db import StorageError
 
     root = Path(args.root)
     if not root.is_dir():
         print(f"benchwatch backfill: {root} is not a directory", file=sys.stderr)
         return 2
-    from cli.main import database_refused
     from jobs.outputs import Input
     if database_refused("backfill", args.db, [Input("the backfill folder", root, folder=True)]):
         return 2

@@ -6,8 +6,8 @@ import argparse
 import sys
 
 import scrapers
-from cli.main import add_db_argument
-from storage.db import DEFAULT_WAIT_SECONDS
+from cli.main import add_db_argument, EXIT_USAGE, database_refused
+from storage.db import DEFAULT_WAIT_SECONDS, StorageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,9 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from jobs.cycle import ingest_file
     from scrapers.base import ScrapeError
-    from storage.db import StorageError
     from storage.ingest import IngestRefused
-    from cli.main import EXIT_USAGE, database_refused
     from jobs.outputs import Input
     if database_refused("ingest", args.db, [Input("the file to ingest", args.path)]
                         + [Input("an --aux file", a) for a in args.aux]):

@@ -7,6 +7,7 @@ import sys
 
 from cli.main import add_db_argument
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError
+from storage import db
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +28,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from jobs.migrate import migrate_to_lake
-    from storage import db
     say = lambda m: print(f"benchwatch: {m}", file=sys.stderr)  # noqa: E731
     try:
         report = migrate_to_lake(args.db or db.default_path(), args.to, replace=args.replace,

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import logging
 
 from cli.main import add_db_argument
+from common.redact import one_line
+from storage.db import StorageError, connect
+from storage.query import claimed_elsewhere
 
 SETTINGS_HELP = """\
 delivery: SLACK_WEBHOOK_URL (incoming webhook), or SLACK_BOT_TOKEN + SLACK_CHANNEL (Web API;
@@ -33,12 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.test:
         return run_test()
-    from common.redact import one_line
     from alerts.slack import make_notifier
     from flows.secrets import slack_settings   # the one resolver: environment, then Prefect Secret blocks
     from jobs.alerts import run_notify
     from common.time import utcnow
-    from storage.db import StorageError
     try:
         notifier = make_notifier(slack_settings(), console_write=print)
         summary = run_notify(args.db, now=utcnow(), notifier=notifier)
@@ -54,8 +56,6 @@ def run(args: argparse.Namespace) -> int:
 def _say_what_waits(db_path: str | None) -> None:
     """Notifications claimed by another notify run (still delivering, or dead) are not "nothing"."""
     from common.time import utcnow
-    from storage.db import connect
-    from storage.query import claimed_elsewhere
     with connect(db_path, read_only=True) as con:
         waiting, until = claimed_elsewhere(con, now=utcnow())
     if waiting:
@@ -65,14 +65,10 @@ def _say_what_waits(db_path: str | None) -> None:
 
 def run_test() -> int:
     """`notify --test`: one message, where it went, exit 1 with one line when it failed."""
-    from common.redact import one_line
     from common.time import utcnow
     from flows.secrets import slack_settings
     from jobs.alerts import run_notify_test
-    # the SDK logs each failed attempt; the check reports its outcome itself, in one line
-    import logging
-
-    from alerts.slack import SDK_LOG as sdk_log
+    from alerts.slack import SDK_LOG as sdk_log  # the SDK logs each failed attempt; the check reports its outcome itself, in one line
     level = sdk_log.level
     sdk_log.setLevel(logging.CRITICAL)
     try:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import json
 
-from cli.main import add_db_argument
 from common.redact import inert_text
-from storage.db import DEFAULT_WAIT_SECONDS
-from storage.query import DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS, DEFAULT_TIMEOUT_SECONDS, parse_memory_limit
+from cli.main import add_db_argument, open_read_only
+from storage.db import DEFAULT_WAIT_SECONDS, StorageError
+from storage.query import DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS, DEFAULT_TIMEOUT_SECONDS, parse_memory_limit, Fetched, QueryCutOff, fetch_bounded, memory_limit_bytes, result_too_large, run_query
 
 # A CSV cell a spreadsheet would evaluate (=HYPERLINK(…), +cmd, -2+3, @SUM): prefixed with ' .
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -135,7 +136,6 @@ def _fetch_table(max_rows: int, max_bytes: int | None = None):
     DataFrame (`fetch_bounded`: at most max_rows rows and max_bytes bytes — default: those of the
     default --memory — are fetched, never the whole result)."""
     def fetch(con, statement: str) -> object:
-        from storage.query import fetch_bounded, memory_limit_bytes
         limit = memory_limit_bytes(DEFAULT_MEMORY_LIMIT) if max_bytes is None else max_bytes
 
         result = con.execute(statement)
@@ -151,8 +151,6 @@ def _fetch_table(max_rows: int, max_bytes: int | None = None):
 
 
 def run(args: argparse.Namespace) -> int:
-    from storage.db import StorageError
-    from storage.query import Fetched, QueryCutOff, memory_limit_bytes, result_too_large, run_query
 
     try:
         df = run_query(args.sql, args.db, wait=args.wait, on_wait=lambda m: print(f"benchwatch: {m}", file=sys.stderr),
@@ -197,8 +195,6 @@ def _json_columns(df) -> list[str]:
 
 def _nested(df):
     """JSON columns decoded (a JSON text that does not parse stays the text it is)."""
-    import json
-
     def decode(cell):
         if not isinstance(cell, str):
             return cell
@@ -219,8 +215,6 @@ def _nested(df):
 def _bring_current(args: argparse.Namespace) -> None:
     """A file an older benchwatch wrote (older schema or view files): migrated, and the registry
     columns it adds filled, as every read-only command does (cli.main.open_read_only)."""
-    from cli.main import open_read_only
-
     con = open_read_only(args)
     if con is None:        # why was printed; the query's own open says it again if it still fails
         return

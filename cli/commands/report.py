@@ -8,6 +8,8 @@ import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
+import stat
+import tempfile
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,7 +38,6 @@ def out_refusal(out: str) -> str | None:
     """Why `--out` may not be written (None when it may): the report replaces only a regular file or
     creates a new one in an existing folder; a symlink, device, FIFO or folder at the path, or a
     missing folder, is refused rather than replaced or created."""
-    import stat
     path = Path(out)
     try:
         mode = os.lstat(path).st_mode
@@ -163,7 +164,6 @@ def _emit(text: str, out: str | None) -> int:
 def _write_new_then_replace(path: Path, text: str) -> None:
     """Write a new temporary file beside `path` (created exclusively: never through a link left at
     its name) and rename it over `path`; the temporary file is removed when anything fails."""
-    import tempfile
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         try:       # the mode of the file it replaces, else readable as a served page (mkstemp: 0600)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 import scrapers
-from cli.main import add_db_argument, add_sources_argument
+from cli.main import add_db_argument, add_sources_argument, database_refused, output_refused
+from storage.db import default_path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,10 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
 
     from jobs.cycle import replay_dir_problem, run_cycle
-    from storage.db import default_path
     problem = replay_dir_problem(args.replay, args.sources)
     if problem:
         print(f"benchwatch run: {problem}", file=sys.stderr)
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
                                   collect_only=args.collect_only)
     except Exception as exc:  # noqa: BLE001 - only the orchestration's own start-up failure is expected
         if args.no_prefect:
-            raise       # no orchestration to blame (and importing flows.pipeline costs seconds: Prefect)
+            raise       # no orchestration to blame (and flows.pipeline would import Prefect)
         from flows.pipeline import OrchestrationUnavailable
         if not isinstance(exc, OrchestrationUnavailable):
             raise
@@ -68,10 +68,8 @@ def run(args: argparse.Namespace) -> int:
 def _outputs_refused(args: argparse.Namespace) -> bool:
     """The database is not inside the --replay folder nor benchwatch's configuration, and the
     report page ($BENCHWATCH_REPORT_DIR/report.html) is none of those nor the database."""
-    from cli.main import database_refused, output_refused
     from jobs.outputs import Input, database_inputs, own_inputs
     from jobs.publish import report_page_from_env
-    from storage.db import default_path
     replay = [Input("the --replay folder", args.replay, folder=True)] if args.replay else []
     if database_refused("run", args.db, replay):
         return True

@@ -15,6 +15,7 @@ import sys
 from datetime import timedelta
 
 from cli.main import add_db_argument
+from storage.db import StorageError, connect
 
 # The longest silence: ten years is "forever" for a leaderboard, and far from datetime's year-9999 edge.
 MAX_SILENCE = timedelta(days=3650)
@@ -57,7 +58,6 @@ def run_add(args: argparse.Namespace) -> int:
     from alerts.rules import parse_duration, parse_matchers
     from common.time import utcnow
     from storage import alerts as store
-    from storage.db import StorageError, connect
     try:
         matchers = parse_matchers(args.match)
         duration = parse_duration(args.duration)
@@ -93,7 +93,6 @@ def run_list(args: argparse.Namespace) -> int:
 
     from common.time import utcnow
     from storage import alerts as store
-    from storage.db import StorageError, connect
     try:
         with connect(args.db, read_only=True) as con:     # listing never creates or migrates a file
             frame = store.silences_frame(con, now=utcnow(), include_expired=args.all)
@@ -118,7 +117,6 @@ def run_list(args: argparse.Namespace) -> int:
 def run_expire(args: argparse.Namespace) -> int:
     from common.time import utcnow
     from storage import alerts as store
-    from storage.db import StorageError, connect
     try:
         with connect(args.db) as con:
             outcome = store.expire_silence(con, args.id, at=utcnow())

@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING
 from cli.main import add_db_argument, open_read_only
 from common.redact import inert_text, redact
 from storage.db import DEFAULT_WAIT_SECONDS
+from analysis.constants import IMPLIED_N_SMALL_RATIO
+from storage import status
+from storage.status import Table
 
 if TYPE_CHECKING:
     from storage.status import Table
@@ -51,17 +54,13 @@ def text_table(table: Table, widest: int = MAX_CELL) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from storage import status
 
     con = open_read_only(args)
     if con is None:
         return 1
     try:
-        status.one_thread(con)
         version, tables = status.counts_and_version(con)
         large = status.is_large(tables)
-        if large:                   # millions of rows: every thread (storage.status.LARGE_ROWS)
-            status.all_threads(con)
         sources = status.source_status(con)
         # the sources' `held` column counts them: no statement for the usual case of none
         held = status.held_table(con) if any(row[sources.columns.index("held")] for row in sources.rows) else None
@@ -129,9 +128,7 @@ def _print_sizes(rows: list[tuple]) -> None:
     """Tables whose standard errors (or item results) imply clearly fewer items than the registry's n."""
     if not rows:        # nothing to check: the checks' module (dataclasses, statistics) is not imported
         return
-    from analysis.constants import IMPLIED_N_SMALL_RATIO
     from analysis.sizes import FEWER_ITEMS, size_checks
-    from storage.status import Table
 
     small = [c for c in size_checks(rows) if c.verdict == FEWER_ITEMS]
     if not small:

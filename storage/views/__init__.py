@@ -24,19 +24,14 @@ from __future__ import annotations
 import logging
 import re
 from functools import lru_cache
+from hashlib import sha256
 from importlib import resources
 from typing import NamedTuple
 
 from storage import lake
 from storage.engine import duckdb
-
-try:   # the interpreter's own SHA-256: hashlib loads OpenSSL's libcrypto, ~2 ms of every command's start-up
-    from _sha256 import sha256       # Python 3.11
-except ImportError:                  # pragma: no cover - other interpreters
-    try:
-        from _sha2 import sha256     # Python >= 3.12
-    except ImportError:
-        from hashlib import sha256
+from common.metrics import METRIC_DIRECTIONS
+from common.naming import ENTITY_KEY
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -74,8 +69,6 @@ def _literal(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _placeholders() -> dict[str, str]:
-    from common.metrics import METRIC_DIRECTIONS
-    from common.naming import ENTITY_KEY
     lower = sorted(k for k, v in METRIC_DIRECTIONS.items() if v == "lower")
     # an empty list is one row of NULLs (VALUES needs a row; the view drops it)
     comparisons = ", ".join("(" + ", ".join(_literal(v) for v in (c.kind, c.benchmark, c.source, c.version,
@@ -193,7 +186,7 @@ def apply(con: duckdb.DuckDBPyConnection, *, every: bool = False) -> list[str]:
                 con.execute(lake.translate_view_file(f.sql) if on_lake and f.is_view else f.sql)
             except duckdb.Error as exc:
                 raise duckdb.Error(f"storage/views/{f.path}: {exc}") from exc
-        # the applied files' hashes in two statements, not two per file (~1.5 ms each)
+        # the applied files' hashes in two statements, not two per file
         paths, digests = [f.path for f in todo], [f.sha256 for f in todo]
         con.execute("DELETE FROM schema_files WHERE list_contains(?, path)", [paths])
         con.execute("INSERT INTO schema_files SELECT unnest(?), unnest(?), now()", [paths, digests])
