@@ -311,6 +311,32 @@ def test_summarize_placebo_can_fail_and_has_honest_intervals():
     assert uniform.at["A1", "fw_bh_lo"] <= 0.05
 
 
+def test_placebo_units_are_the_clean_models_and_their_interval_is_honest():
+    """A clean model keeps its offset at every fake cutoff: four models whose p-values fall under 0.05
+    in 0, 0, 0 and 5 % of 100 cutoffs are four units, not 400 tests. The trial-clustered interval
+    (the exit rule's) then misses 3 %; the interval across the models reaches it, as a calibrated
+    test's rate on so few models may. Four models each at 15 % fail both (anti-conservative)."""
+    from cli.commands.calibrate import render_power
+    trials = 100
+    frame = pd.DataFrame({"trial": np.tile(np.arange(trials), 4), "signal": "A3", "source": "lcb",
+                          "benchmark": "lcb", "model": np.repeat(["a", "b", "c", "d"], trials), "effect": 0.0,
+                          "se": 0.03, "gate": True})
+    p = np.full(4 * trials, 0.5)
+    p[3 * trials:3 * trials + 5] = 0.01                       # model d: 5 of its 100 cutoffs
+    lumpy = summarize_placebo(frame.assign(p_value=p), trials, signals=["A3"]).set_index("signal").loc["A3"]
+    assert lumpy["units"] == 4 and lumpy["p05"] == pytest.approx(0.0125)
+    assert lumpy["p05_hi"] < 0.03 <= lumpy["p05_unit_hi"] and lumpy["p05_unit_lo"] == 0.0
+    line = next(x for x in render_power(lumpy.to_frame().T.reset_index(names="signal"), pd.DataFrame())
+                if "placebo P(p < 0.05)" in x)
+    assert "NOT met (4 clean model(s); across them 1.2% [0.0%," in line and "reaches the target" in line
+    p = np.where(np.arange(4 * trials) % trials < 15, 0.01, 0.5)         # every model at 15 %
+    bad = summarize_placebo(frame.assign(p_value=p), trials, signals=["A3"]).set_index("signal").loc["A3"]
+    assert bad["p05_unit_lo"] > 0.07 and not bad["ok"]
+    line = next(x for x in render_power(bad.to_frame().T.reset_index(names="signal"), pd.DataFrame())
+                if "placebo P(p < 0.05)" in x)
+    assert "misses the target too" in line
+
+
 def test_bh_is_per_signal_family():
     a3 = [_t(f"x{i}", "A3", "lcb", p=0.004) for i in range(2)]
     noise = [_t(f"y{i}", "A1", "s1", p=0.9) for i in range(72)]
