@@ -154,7 +154,7 @@ def _not_calibrated(r: Mapping[str, Any]) -> str:
     c = r.get("calibration") or {}
     name = clean(text(r, "signal"), 40)
     if c and not missing(c.get("calibrated_at")):
-        return (f"{name} is not calibrated on this data: benchwatch calibrate of {day(c['calibrated_at'])} found no "
+        return (f"{name} is not calibrated on this data: its placebo calibration of {day(c['calibrated_at'])} found no "
                 "placebo test possible (too few clean models or items), so its q-values are unchecked")
     return (f"{name} is not calibrated on this data: no placebo calibration on record (run benchwatch calibrate), "
             "so its q-values are unchecked")
