@@ -146,10 +146,6 @@ A1_ROBUST_Z = 3.5                # self-consistency guard: modified z of the res
 A1_ROBUST_Z_MIN_BENCHMARKS = 5   # ... applied when the model has A1 residuals on >= 5 benchmarks
 A2_MIN_Z = 3.0                   # A2: z_J >= 3 (one-sided p ~ 0.0013)
 CALIBRATION_TRIALS = 200         # placebo trials of `benchwatch calibrate`
-# The signals `analyze` calibrates itself whenever it recomputes them (jobs/contamination.py): A3's
-# placebo is cheap beside the analysis; A1/A2's shares A1's bootstrap, so they wait for `benchwatch
-# calibrate` (until then the alert rule shows their flags unconfirmed: not calibrated on this data).
-ANALYZE_CALIBRATES = ("A3",)
 # A3's targets (issue 19), reported by `benchwatch calibrate --power`: placebo P(p < .05) within
 # [3 %, 7 %] and P(p < .01) <= 2 %; power with a gain planted in pre-cutoff items: P(p < .05) >= 50 %
 # at +10 pp, P(flagged under the full rule, after BH) >= 90 % at +20 pp.

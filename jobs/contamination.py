@@ -17,7 +17,7 @@ from datetime import datetime
 import numpy as np
 import pandas as pd
 
-from analysis.constants import ANALYZE_CALIBRATES, CALIBRATION_TRIALS
+from analysis.constants import CALIBRATION_TRIALS
 from analysis.contamination import Thresholds, calibrate, prepare_benchmarks, run_signals
 from analysis.contamination.suspicions import advance_suspicions
 from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_cutoff_scores, resolve_model_dates
@@ -188,9 +188,6 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
                                   seed=seed, parameters=parameters, cutoffs=cutoffs, slices=slices,
                                   post_scores=post, signals=signals, suspicions=suspicions,
                                   skipped=signals.attrs.get("skipped"))
-    if signals_run is None or groups:     # A3 recomputed: calibrated on the data it now runs on
-        calibrate_signals(con, ANALYZE_CALIBRATES, items=items if signals_run is None else None,
-                          cutoffs=cutoffs, now=now_ts, seed=seed, th=th)
     moved = suspicions.merge(states[["model", "benchmark", "source", "signal", "detail", "state"]],
                              on=["model", "benchmark", "source", "signal", "detail"], how="left",
                              suffixes=("", "_before"))
@@ -244,25 +241,6 @@ def run_calibration(con: duckdb.DuckDBPyConnection, *, now: datetime | str, tria
     return calibrate(data["latest"], data["items"], data["cutoffs"], data["benchmarks"],
                      rng=np.random.default_rng(seed), now=naive_utc(now), trials=trials, th=th,
                      bootstrap_b=bootstrap_b)
-
-
-def calibrate_signals(con: duckdb.DuckDBPyConnection, names: tuple[str, ...], *, items: pd.DataFrame | None,
-                      cutoffs: pd.DataFrame, now: pd.Timestamp, seed: int, th: Thresholds = Thresholds(),
-                      trials: int = CALIBRATION_TRIALS) -> pd.DataFrame | None:
-    """The placebo calibration of the item-level signals `names` on the stored dated items (`items`,
-    else read), stored as `benchwatch calibrate` stores it: `analyze` runs it whenever it recomputes
-    A3, so A3's flags are judged by a calibration on the data they rest on (the contamination_suspect
-    rule confirms nothing without one). No dated items: nothing to calibrate, nothing stored."""
-    from analysis.contamination import SIGNALS
-    from analysis.contamination import run as signal_run
-    chosen = [s for s in SIGNALS if s.name in names]
-    items = store.read_item_results(con) if items is None else items
-    if not chosen or items.empty:
-        return None
-    table = signal_run.calibrate(None, items, cutoffs, None, rng=np.random.default_rng(seed), now=now,
-                                 trials=trials, th=th, signals=chosen)
-    record_calibration(con, table, calibrated_at=now, seed=seed)
-    return table
 
 
 def run_power(con: duckdb.DuckDBPyConnection, *, now: datetime | str, trials: int = CALIBRATION_TRIALS,

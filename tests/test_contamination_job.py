@@ -4,7 +4,6 @@ idempotence per run, persistence across snapshots, post-cutoff saturation, `benc
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -133,19 +132,16 @@ def test_a_cutoff_that_jitters_between_snapshots_moves_no_test(synced_db):
 
 @pytest.mark.slow   # three analyses and notifies (~4 s); the fast lane keeps the logic in test_contamination.py
 #                     (test_unchanged_data_keep_their_stored_p_effect_and_flag_and_only_q_moves, ..._resolution_only_on_new_data)
-def test_suspicion_holds_through_an_unrelated_source_and_resolves_only_on_new_data(synced_db, fake_slack,
-                                                                                  monkeypatch):
+def test_suspicion_holds_through_an_unrelated_source_and_resolves_only_on_new_data(synced_db, fake_slack):
     """The LiveCodeBench story of issue 19: a suspect fires; an unrelated source's snapshot triggers
     an analysis (its tests even join A3's BH family, so the q moves): the suspicion keeps firing with
     the same p and effect; only a new snapshot of the suspect's own source that no longer flags it
     resolves it, and the message names that snapshot. A3 is taken as calibrated (a passing
-    calibration on record, none computed by the analysis): this story is about the suspicion's life;
-    seed 12's own placebo lands at P(p < .05) 8 % [6.6, 9.5], the spread of 8 clean models."""
+    calibration on record): this story is about the suspicion's life, and without one nothing fires."""
     from alerts.slack import SlackWebhookNotifier
     from jobs.alerts import run_notify
     from storage.contamination import read_suspicions
     path, slack = synced_db, SlackWebhookNotifier(fake_slack.webhook_url)
-    monkeypatch.setattr("jobs.contamination.ANALYZE_CALIBRATES", ())
     _store_passing_calibration(path)
 
     def analyze(day):
@@ -249,12 +245,11 @@ def _store_passing_calibration(path) -> None:
         record_calibration(con, pd.DataFrame([row]), calibrated_at="2024-01-01T00:00:00Z", seed=0)
 
 
-def test_analysis_calibrates_a3_on_its_data_and_without_a_calibration_nothing_is_confirmed(synced_db, monkeypatch):
-    """Issue 50: flags are never delivered as confirmed without a passing calibration on record. An
-    analysis that recomputes A3 stores A3's placebo calibration on the data it ran on (as `benchwatch
-    calibrate` would, ANALYZE_CALIBRATES); one that keeps A3 as stored does not recompute it. With no
-    calibration on record (the analysis made to skip it), a strong flag (q <= 0.01: confirmed at once)
-    is shown unconfirmed, "not calibrated on this data", and nothing fires."""
+def test_without_a_calibration_on_record_nothing_is_confirmed(synced_db):
+    """Issue 50: flags are never delivered as confirmed without a passing calibration on record. On a
+    database where `benchwatch calibrate` never ran, a strong flag (q <= 0.01: confirmed at once by
+    the analysis) is shown unconfirmed, "not calibrated on this data", and nothing fires; once a
+    passing calibration is stored, it fires."""
     from alerts.engine import evaluate
     from storage.contamination import read_latest_calibration
     from storage.rule_inputs import read_suspicion_alerts
@@ -262,28 +257,20 @@ def test_analysis_calibrates_a3_on_its_data_and_without_a_calibration_nothing_is
     ingest(path, 5, "2024-06-01")
     with connect_synced(path) as con:
         res = run_contamination(con, now="2024-06-02T00:00:00Z").set_index("model")
-        cal = read_latest_calibration(con).set_index("signal")
-        run_contamination(con, now="2024-06-03T00:00:00Z", fresh_a3=set(), fresh_link=False)   # A3 kept
-        again = read_latest_calibration(con).set_index("signal")
-    assert res.at["test0", "flagged"] and res.at["test0", "q_value"] <= 0.01
-    assert list(cal.index) == ["A3"] and cal.at["A3", "tests"] > 0 and cal.at["A3", "trials"] == 200
-    assert cal.at["A3", "calibrated_at"] == pd.Timestamp("2024-06-02") and cal.at["A3", "as_of"] == pd.Timestamp("2024-06-01")
-    assert again.at["A3", "calibration_id"] == cal.at["A3", "calibration_id"]
-    # the same data analyzed in a file where A3 was never calibrated
-    monkeypatch.setattr("jobs.contamination.ANALYZE_CALIBRATES", ())
-    fresh = path.parent / "uncalibrated.duckdb"
-    shutil.copyfile(path, fresh)
-    with connect_synced(fresh) as con:
-        con.execute("DELETE FROM contamination_calibrations")
-        run_contamination(con, now="2024-06-04T00:00:00Z")
         assert read_latest_calibration(con).empty
         suspicions = read_suspicion_alerts(con)
+    assert res.at["test0", "flagged"] and res.at["test0", "q_value"] <= 0.01
     assert suspicions.set_index("model").at["test0", "state"] == "confirmed"      # the analysis' rule
-    ev = evaluate(now=datetime(2024, 6, 4, tzinfo=timezone.utc), previous=[], suspects=suspicions)
+    ev = evaluate(now=datetime(2024, 6, 2, 1, tzinfo=timezone.utc), previous=[], suspects=suspicions)
     assert ev.notifications == []
     a = next(s.annotations for s in ev.states if s.labels["model"] == "test0")
     assert a["status"] == "unconfirmed"
     assert a["unconfirmed_because"][0].startswith("A3 is not calibrated on this data: no placebo calibration on record")
+    _store_passing_calibration(path)
+    with connect_synced(path) as con:
+        suspicions = read_suspicion_alerts(con)
+    ev = evaluate(now=datetime(2024, 6, 2, 2, tzinfo=timezone.utc), previous=ev.states, suspects=suspicions)
+    assert [n.labels["model"] for n in ev.notifications if n.transition == "firing"] == ["test0"]
 
 
 def test_calibrate_command(synced_db, tmp_path, capsys):
