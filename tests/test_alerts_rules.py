@@ -170,15 +170,20 @@ def test_missing_data_keeps_states():
 
 # --- contamination -----------------------------------------------------------------------------------
 
+# a passing placebo calibration of the signal (storage.rule_inputs.with_calibration)
+PASSING = {"calibrated_at": day(0), "trials": 200, "tests": 1200, "p01": 0.01, "p01_lo": 0.005, "p01_hi": 0.015,
+           "p05": 0.05, "p05_lo": 0.04, "p05_hi": 0.06, "fw_bh": 0.05, "fw_bh_lo": 0.03, "fw_bh_hi": 0.08}
 _STATE_OF = {"suspect": "pending", "persisted": "confirmed", "corroborated": "confirmed", "not_flagged": "resolved"}
 
 
 def suspects(status="suspect", model="m<!channel>", source="epoch", snaps=(3,), **extra):
     """One stored suspicion state (storage.rule_inputs.read_suspicion_alerts), named by the
     analysis status it stands for (`suspect` = pending, `persisted`/`corroborated` = confirmed,
-    `not_flagged` = resolved on snapshot 4) or by its state."""
+    `not_flagged` = resolved on snapshot 4) or by its state; its signal passed its newest
+    calibration (`PASSING`) unless `extra` says otherwise."""
     state = _STATE_OF.get(status, status)
     resolved = state == "resolved"
+    extra = {"calibration_ok": True, "calibration": PASSING, **extra}
     return pd.DataFrame([{"model": model, "benchmark": "gpqa_diamond", "source": source, "signal": "A3", "detail": "",
                           "state": state, "confirmed_by": {"persisted": "distinct_data",
                                                            "corroborated": "corroborated"}.get(status),
@@ -265,10 +270,37 @@ def test_a_miscalibrated_signal_is_never_delivered_as_confirmed():
         (RESOLVED, "m<!channel> on gpqa_diamond: contamination suspect withdrawn to unconfirmed "
                    "(its signal is miscalibrated on this data)")]
     assert any(line.startswith("unconfirmed: A3 is miscalibrated") for line in render_lines(ev.notifications[0]))
-    # no calibration stored (NULL): the analysis' confirmation stands
+
+
+def test_a_signal_never_calibrated_on_this_data_is_never_delivered_as_confirmed():
+    """Issue 50: a database where `benchwatch calibrate` never ran (or found no placebo test possible)
+    has no evidence that the signal's q-values hold on its data: its flags are shown unconfirmed with
+    the reason "not calibrated on this data" and never fire; a passing calibration lets them fire."""
+    strong = dict(confirmed_by="strong_q", q_value=0.004)
     none = {"calibration_ok": None, "calibration": None}
-    assert [n.transition for n in evaluate(now=day(1), previous=[],
-                                           suspects=suspects("confirmed", **strong, **none)).notifications] == [FIRING]
+    ev = evaluate(now=day(1), previous=[], suspects=suspects("confirmed", **strong, **none))
+    assert ev.notifications == [] and [s.state for s in ev.states] == [PENDING]
+    a = ev.states[0].annotations
+    assert a["status"] == "unconfirmed" and a["signals"][0]["calibrated"] is False
+    assert a["unconfirmed_because"] == ["A3 is not calibrated on this data: no placebo calibration on record (run "
+                                        "benchwatch calibrate), so its q-values are unchecked"]
+    # a frame read without the calibration columns counts as none
+    bare = suspects("confirmed", **strong).drop(columns=["calibration_ok", "calibration"])
+    assert evaluate(now=day(1), previous=[], suspects=bare).notifications == []
+    # a calibration on record that had no placebo test: not calibrated either, and it says so
+    empty = {"calibration_ok": None, "calibration": {"calibrated_at": day(0), "trials": 200, "tests": 0}}
+    ev = evaluate(now=day(1), previous=[], suspects=suspects("confirmed", **strong, **empty))
+    assert ev.notifications == []
+    assert "found no placebo test possible" in ev.states[0].annotations["unconfirmed_because"][0]
+    # a passing calibration: it fires; a later database state without one withdraws it, saying why
+    ev = evaluate(now=day(2), previous=ev.states, suspects=suspects("confirmed", **strong))
+    assert [n.transition for n in ev.notifications] == [FIRING]
+    ev = evaluate(now=day(3), previous=ev.states, suspects=suspects("confirmed", **strong, **none))
+    assert [(n.transition, title(n)) for n in ev.notifications] == [
+        (RESOLVED, "m<!channel> on gpqa_diamond: contamination suspect withdrawn to unconfirmed "
+                   "(its signal is not calibrated on this data)")]
+    assert any(line.startswith("unconfirmed: A3 is not calibrated on this data") for line in
+               render_lines(ev.notifications[0]))
 
 
 def test_a_retired_signal_never_fires_and_says_why():

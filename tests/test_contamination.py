@@ -311,6 +311,32 @@ def test_summarize_placebo_can_fail_and_has_honest_intervals():
     assert uniform.at["A1", "fw_bh_lo"] <= 0.05
 
 
+def test_placebo_units_are_the_clean_models_and_their_interval_is_honest():
+    """A clean model keeps its offset at every fake cutoff: four models whose p-values fall under 0.05
+    in 0, 0, 0 and 5 % of 100 cutoffs are four units, not 400 tests. The trial-clustered interval
+    (the exit rule's) then misses 3 %; the interval across the models reaches it, as a calibrated
+    test's rate on so few models may. Four models each at 15 % fail both (anti-conservative)."""
+    from cli.commands.calibrate import render_power
+    trials = 100
+    frame = pd.DataFrame({"trial": np.tile(np.arange(trials), 4), "signal": "A3", "source": "lcb",
+                          "benchmark": "lcb", "model": np.repeat(["a", "b", "c", "d"], trials), "effect": 0.0,
+                          "se": 0.03, "gate": True})
+    p = np.full(4 * trials, 0.5)
+    p[3 * trials:3 * trials + 5] = 0.01                       # model d: 5 of its 100 cutoffs
+    lumpy = summarize_placebo(frame.assign(p_value=p), trials, signals=["A3"]).set_index("signal").loc["A3"]
+    assert lumpy["units"] == 4 and lumpy["p05"] == pytest.approx(0.0125)
+    assert lumpy["p05_hi"] < 0.03 <= lumpy["p05_unit_hi"] and lumpy["p05_unit_lo"] == 0.0
+    line = next(x for x in render_power(lumpy.to_frame().T.reset_index(names="signal"), pd.DataFrame())
+                if "placebo P(p < 0.05)" in x)
+    assert "NOT met (4 clean model(s); across them 1.2% [0.0%," in line and "reaches the target" in line
+    p = np.where(np.arange(4 * trials) % trials < 15, 0.01, 0.5)         # every model at 15 %
+    bad = summarize_placebo(frame.assign(p_value=p), trials, signals=["A3"]).set_index("signal").loc["A3"]
+    assert bad["p05_unit_lo"] > 0.07 and not bad["ok"]
+    line = next(x for x in render_power(bad.to_frame().T.reset_index(names="signal"), pd.DataFrame())
+                if "placebo P(p < 0.05)" in x)
+    assert "misses the target too" in line
+
+
 def test_bh_is_per_signal_family():
     a3 = [_t(f"x{i}", "A3", "lcb", p=0.004) for i in range(2)]
     noise = [_t(f"y{i}", "A1", "s1", p=0.9) for i in range(72)]
@@ -796,6 +822,28 @@ def test_a3_null_rate_over_thirty_seeded_datasets(synth):
     assert 0.03 <= p05 <= 0.07 and p01 <= 0.02
 
 
+@pytest.mark.slow   # Monte Carlo: 40 datasets (the fast lane has the 6-dataset slice above)
+def test_a3_placebo_rate_of_one_history_is_lumpy_with_five_clean_models():
+    """Issue 50: a history with five clean models (LiveCodeBench's count) gives a placebo of five
+    units, whatever its trials. Over 40 seeded histories the test is near nominal pooled (measured
+    4.4 %), but one history's P(p < .05) has quartiles 0 %, 2.2 %, 7.2 %: half fall below 2 %. So a
+    single history's rate below 3 % is no evidence of a conservative test, and a test meeting 3 % on
+    every such history would be anti-conservative (docs/statistics.md, What one history's placebo can say)."""
+    from analysis.contamination import a3_placebo
+    rates, pooled = [], []
+    for s in range(40):
+        p = a3_placebo(*synth_items(500 + s, n_test=0, n_clean=5), rng=np.random.default_rng(s), now=NOW,
+                       trials=40)["p_value"].to_numpy()
+        rates.append((p < 0.05).mean())
+        pooled.append(p)
+    p05 = float((np.concatenate(pooled) < 0.05).mean())
+    q25, q50, q75 = np.quantile(rates, [0.25, 0.5, 0.75])
+    print(f"A3 placebo, 40 histories of 5 clean models: pooled P(p<.05) {p05:.3f}; per history quartiles "
+          f"{q25:.3f} {q50:.3f} {q75:.3f}; below 2 %: {np.mean(np.array(rates) < 0.02):.2f}")
+    assert 0.03 <= p05 <= 0.07
+    assert np.mean(np.array(rates) < 0.02) >= 0.25 and np.mean(np.array(rates) > 0.07) >= 0.1
+
+
 def _lcb_targets(placebo_trials: int, power_trials: int, th: Thresholds = Thresholds()):
     from analysis.contamination import a3_placebo
     from analysis.contamination.a3_power import a3_power
@@ -820,9 +868,12 @@ def test_a3_targets_on_real_livecodebench_items():
 
 @pytest.mark.slow   # Monte Carlo on real items (fast lane: test_a3_targets_on_real_livecodebench_items)
 @needs(LCB / "livecodebench_generation_2024-03-17.json")
-@pytest.mark.xfail(strict=True, reason="known gap (issue 50, open): since a model stronger than every clean "
-                   "reference is no longer tested, the placebo's P(p < .05) on this file is 1.3 %, below the 2 % "
-                   "floor of 'not too conservative'; strict: the test fails again once the floor is met")
+@pytest.mark.xfail(strict=True, reason="known limit (issue 50): the placebo's P(p < .05) on this file is 1.3 % "
+                   "(0 % [0, 0] P(p < .01); 4 testable clean models, per model 0, 0, 0 and 4.9 %), below the 2 % floor. "
+                   "Not a conservative test: averaged over seeded histories it is at 5 %, and one history of 5 clean "
+                   "models falls below 2 % half the time (test_a3_placebo_rate_of_one_history_is_lumpy_with_five_"
+                   "clean_models); meeting the floor here would need a test anti-conservative for new models. "
+                   "Power is met (P(p < .05) 86 % at +10 pp, MDE 8.0 pp). Strict: fails again once the floor is met")
 def test_a3_targets_on_real_livecodebench_items_full():
     """400 placebo and 200 power trials: the placebo's P(p < .05) near nominal and P(p < .01) <= 2 %;
     the former test (issue 10) is more conservative and flags a planted +10 pp gain less often."""

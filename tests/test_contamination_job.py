@@ -136,11 +136,13 @@ def test_suspicion_holds_through_an_unrelated_source_and_resolves_only_on_new_da
     """The LiveCodeBench story of issue 19: a suspect fires; an unrelated source's snapshot triggers
     an analysis (its tests even join A3's BH family, so the q moves): the suspicion keeps firing with
     the same p and effect; only a new snapshot of the suspect's own source that no longer flags it
-    resolves it, and the message names that snapshot."""
+    resolves it, and the message names that snapshot. A3 is taken as calibrated (a passing
+    calibration on record): this story is about the suspicion's life, and without one nothing fires."""
     from alerts.slack import SlackWebhookNotifier
     from jobs.alerts import run_notify
     from storage.contamination import read_suspicions
     path, slack = synced_db, SlackWebhookNotifier(fake_slack.webhook_url)
+    _store_passing_calibration(path)
 
     def analyze(day):
         with connect_synced(path) as con:
@@ -232,6 +234,43 @@ def test_migration_022_seeds_suspicions_from_the_newest_run(synced_db):
     assert (row["state"], row["confirmed_by"], row["distinct_data"]) == ("confirmed", "distinct_data", 2)
     assert list(row["snapshot_ids"]) == res.at["test0", "evidence"]["snapshot_ids"]
     assert row["p_value"] == pytest.approx(res.at["test0", "p_value"])
+
+
+def _store_passing_calibration(path) -> None:
+    from jobs.contamination import record_calibration
+    row = {"signal": "A3", "trials": 200, "tests": 1200, "p01": 0.01, "p01_lo": 0.005, "p01_hi": 0.015, "p05": 0.05,
+           "p05_lo": 0.04, "p05_hi": 0.06, "fw_bh": 0.05, "fw_bh_lo": 0.03, "fw_bh_hi": 0.08, "fw_rule": 0.05,
+           "fw_rule_lo": 0.03, "fw_rule_hi": 0.08, "ok": True}
+    with connect_synced(path) as con:
+        record_calibration(con, pd.DataFrame([row]), calibrated_at="2024-01-01T00:00:00Z", seed=0)
+
+
+def test_without_a_calibration_on_record_nothing_is_confirmed(synced_db):
+    """Issue 50: flags are never delivered as confirmed without a passing calibration on record. On a
+    database where `benchwatch calibrate` never ran, a strong flag (q <= 0.01: confirmed at once by
+    the analysis) is shown unconfirmed, "not calibrated on this data", and nothing fires; once a
+    passing calibration is stored, it fires."""
+    from alerts.engine import evaluate
+    from storage.contamination import read_latest_calibration
+    from storage.rule_inputs import read_suspicion_alerts
+    path = synced_db
+    ingest(path, 5, "2024-06-01")
+    with connect_synced(path) as con:
+        res = run_contamination(con, now="2024-06-02T00:00:00Z").set_index("model")
+        assert read_latest_calibration(con).empty
+        suspicions = read_suspicion_alerts(con)
+    assert res.at["test0", "flagged"] and res.at["test0", "q_value"] <= 0.01
+    assert suspicions.set_index("model").at["test0", "state"] == "confirmed"      # the analysis' rule
+    ev = evaluate(now=datetime(2024, 6, 2, 1, tzinfo=timezone.utc), previous=[], suspects=suspicions)
+    assert ev.notifications == []
+    a = next(s.annotations for s in ev.states if s.labels["model"] == "test0")
+    assert a["status"] == "unconfirmed"
+    assert a["unconfirmed_because"][0].startswith("A3 is not calibrated on this data: no placebo calibration on record")
+    _store_passing_calibration(path)
+    with connect_synced(path) as con:
+        suspicions = read_suspicion_alerts(con)
+    ev = evaluate(now=datetime(2024, 6, 2, 2, tzinfo=timezone.utc), previous=ev.states, suspects=suspicions)
+    assert [n.labels["model"] for n in ev.notifications if n.transition == "firing"] == ["test0"]
 
 
 def test_calibrate_command(synced_db, tmp_path, capsys):

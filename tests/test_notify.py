@@ -27,6 +27,7 @@ from jobs.alerts import NOTIFY_CLAIM_LEASE, run_notify
 from storage import alerts as store
 from storage import rule_inputs
 from storage import db
+from storage.contamination import store_calibration
 from storage.ingest import record_fetches
 
 # Just ahead of the wall clock, so silences the CLI starts "now" cover the test's evaluations.
@@ -99,6 +100,12 @@ def add_suspect(path, status, model="gpt-x", bench="gpqa_diamond", source="epoch
         db.insert_frame(con, "contamination_signals", signal)
         con.execute("DELETE FROM contamination_suspicions WHERE model = ? AND benchmark = ?", [model, bench])
         db.insert_frame(con, "contamination_suspicions", suspicion)
+        # A3 passed its placebo calibration on this data (else its flags are never confirmed: issue 50)
+        store_calibration(con, pd.DataFrame([{"signal": "A3", "trials": 200, "tests": 1200, "p01": 0.01,
+                                              "p01_lo": 0.005, "p01_hi": 0.015, "p05": 0.05, "p05_lo": 0.04,
+                                              "p05_hi": 0.06, "fw_bh": 0.05, "fw_bh_lo": 0.03, "fw_bh_hi": 0.08,
+                                              "fw_rule": 0.05, "fw_rule_lo": 0.03, "fw_rule_hi": 0.08, "ok": True}]),
+                          calibrated_at=T0, seed=0)
 
 
 def add_fetch_runs(path, source, statuses, start):

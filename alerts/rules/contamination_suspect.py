@@ -9,7 +9,9 @@ the analysis' one first-notification rule (analysis.contamination.suspicions.con
 flagged on two analyses of distinct data, or corroborated by another signal or source, or q at
 most SUSPICION_CONFIRM_Q at once. A signal whose newest stored placebo calibration (`benchwatch
 calibrate`, table contamination_calibrations) found it miscalibrated on this data has its flags
-shown as unconfirmed, with that reason, and never delivered as confirmed (a firing one is withdrawn).
+shown as unconfirmed, with that reason, and never delivered as confirmed (a firing one is withdrawn);
+so is a signal without a passing calibration on record ("not calibrated on this data": none stored, or
+no placebo test was possible), since its q-values would be unchecked on the data they run on.
 An alert whose (model, benchmark, source) has no stored suspicion keeps its state. Never labelled
 "contaminated".
 """
@@ -99,6 +101,7 @@ def contamination_conditions(suspicions: pd.DataFrame, now: datetime) -> RuleOut
         # a signal whose newest placebo calibration found it miscalibrated on this data: its flags are
         # shown unconfirmed, with that reason, never delivered as confirmed (issue 50)
         unconfirmed = {text(r, "signal"): _miscalibrated(r) for r in open_ if _calibration_failed(r)}
+        unconfirmed.update({text(r, "signal"): _not_calibrated(r) for r in open_ if _calibration_missing(r)})
         unconfirmed.update({text(r, "signal"): RETIRED_SIGNALS[text(r, "signal")] for r in open_
                             if text(r, "signal") in RETIRED_SIGNALS})
         confirmed = [r for r in open_ if r["state"] == CONFIRMED and text(r, "signal") not in unconfirmed]
@@ -139,6 +142,25 @@ def _calibration_failed(r: Mapping[str, Any]) -> bool:
     return ok is not None and not missing(ok) and not bool(ok)
 
 
+def _calibration_missing(r: Mapping[str, Any]) -> bool:
+    """No passing calibration on record for this suspicion's signal: none stored, or its newest one
+    had no placebo test (`calibration_ok` NULL). A frame without the calibration columns (read
+    before migration 050's reader joined them) counts as none."""
+    ok = r.get("calibration_ok")
+    return ok is None or missing(ok)
+
+
+def _not_calibrated(r: Mapping[str, Any]) -> str:
+    """Why a signal without a passing calibration on record has its flags unconfirmed."""
+    c = r.get("calibration") or {}
+    name = clean(text(r, "signal"), 40)
+    if c and not missing(c.get("calibrated_at")):
+        return (f"{name} is not calibrated on this data: its placebo calibration of {day(c['calibrated_at'])} found no "
+                "placebo test possible (too few clean models or items), so its q-values are unchecked")
+    return (f"{name} is not calibrated on this data: no placebo calibration on record (run benchwatch calibrate), "
+            "so its q-values are unchecked")
+
+
 def _miscalibrated(r: Mapping[str, Any]) -> str:
     """Why a signal's flags are unconfirmed: its newest calibration's figures (storage.rule_inputs.with_calibration)."""
     c = r.get("calibration") or {}
@@ -170,7 +192,7 @@ def _headline(transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) 
     who = f"{clean(a.get('model_name') or labels['model'])} on {clean(a.get('benchmark_name') or labels['benchmark'])}"
     if transition == RESOLVED and a.get("status") == UNCONFIRMED and not a.get("resolved_by"):
         # a firing suspicion whose signal a later calibration found miscalibrated: withdrawn, not cleared
-        return f"{who}: contamination suspect withdrawn to unconfirmed (its signal is miscalibrated on this data)"
+        return f"{who}: contamination suspect withdrawn to unconfirmed ({_unconfirmed_words(a)})"
     if transition == RESOLVED:
         data = "; ".join(_data_words(r.get("snapshot_ids"), r.get("data_as_of")) for r in a.get("resolved_by", []))
         if not data:     # a notice queued before suspicions were stored
@@ -182,9 +204,18 @@ def _headline(transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) 
     why = ", ".join(CONFIRMED_BY_WORDS.get(w, (w, w))[0] for w in a.get("confirmed_by", [])) \
         or a.get("status", "suspect")
     if a.get("status") == UNCONFIRMED:
-        why = "unconfirmed: " + ("its signal is miscalibrated on this data" if any(
-            "miscalibrated" in r for r in a.get("unconfirmed_because", [])) else "its signal is retired from alerting")
+        why = "unconfirmed: " + _unconfirmed_words(a)
     return f"{who}: contamination suspect ({why})"
+
+
+def _unconfirmed_words(a: Mapping[str, Any]) -> str:
+    """The headline's short form of why an open suspicion is unconfirmed (its reasons in full follow)."""
+    reasons = a.get("unconfirmed_because", [])
+    if any("miscalibrated" in r for r in reasons):
+        return "its signal is miscalibrated on this data"
+    if any("not calibrated" in r for r in reasons):
+        return "its signal is not calibrated on this data"
+    return "its signal is retired from alerting"
 
 
 def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:

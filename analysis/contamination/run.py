@@ -72,7 +72,13 @@ def summarize_placebo(placebo: pd.DataFrame, trials: int, th: Thresholds = Thres
     rate per trial after BH alone (q <= fdr_q within the signal's family) and after the full
     flag rule, each with a 95 % CI. `ok` is False when a share or the BH-only rate exceeds its
     nominal level (0.01, 0.05, fdr_q) beyond its CI (the CI's lower bound is above it).
-    One row per signal name of `signals` (default: those present in `placebo`), ordered by name."""
+    One row per signal name of `signals` (default: those present in `placebo`), ordered by name.
+
+    `units`: the distinct placebo models (source, benchmark, model). A clean model keeps its own
+    offset at every fake cutoff, so its placebo tests are one unit, not many; `p05_unit_lo/hi` is
+    the share's CI with those units as clusters (t with units − 1 df): how far from 5 % a
+    calibrated test's rate may fall on a history with that few clean models (the --power target
+    check reads it; the exit rule keeps the trial-clustered CI)."""
     rows = []
     if signals is None:
         signals = sorted(set(placebo["signal"])) if len(placebo) else []
@@ -95,6 +101,12 @@ def summarize_placebo(placebo: pd.DataFrame, trials: int, th: Thresholds = Thres
                 (t["effect"].to_numpy() >= th.min_effect_se * t["se"].to_numpy()) & t["gate"].to_numpy(bool)
             any_bh += int(bh.any())
             any_rule += int(rule.any())
+        keys = [c for c in ("source", "benchmark", "model") if c in sub.columns]
+        if "model" in keys:       # a frame without models (built by hand) has no units to count
+            per_unit = sub.assign(**{k: sub[k].fillna("").astype(str) for k in keys}).groupby(keys)["p_value"]
+            row["units"] = per_unit.ngroups
+            _, row["p05_unit_lo"], row["p05_unit_hi"] = _unit_share_ci(
+                per_unit.apply(lambda p: float((p < 0.05).sum())).to_numpy(float), per_unit.size().to_numpy(float))
         k = per_trial.ngroups
         row["trials_tested"] = k
         row["fw_bh"], row["fw_bh_lo"], row["fw_bh_hi"] = _wilson(any_bh, k)
@@ -102,8 +114,19 @@ def summarize_placebo(placebo: pd.DataFrame, trials: int, th: Thresholds = Thres
         row["ok"] = bool(row["p01_lo"] <= 0.01 and row["p05_lo"] <= 0.05 and row["fw_bh_lo"] <= th.fdr_q)
         rows.append(row)
     cols = ["signal", "trials", "trials_tested", "tests", "p01", "p01_lo", "p01_hi", "p05", "p05_lo", "p05_hi",
-            "fw_bh", "fw_bh_lo", "fw_bh_hi", "fw_rule", "fw_rule_lo", "fw_rule_hi", "ok"]
+            "fw_bh", "fw_bh_lo", "fw_bh_hi", "fw_rule", "fw_rule_lo", "fw_rule_hi", "ok", "units",
+            "p05_unit_lo", "p05_unit_hi"]
     return pd.DataFrame(rows).reindex(columns=cols)
+
+
+def _unit_share_ci(hits: np.ndarray, n: np.ndarray) -> tuple[float, float, float]:
+    """`_share_ci` with placebo models as the clusters and t_{units−1} for the few of them (one
+    unit: no interval, [0, 1])."""
+    from scipy import stats   # on first use: ~0.3 s to import
+    if len(n) < 2:
+        p = float(hits.sum() / n.sum()) if n.sum() else float("nan")
+        return p, 0.0, 1.0
+    return _share_ci(hits, n, z=float(stats.t.ppf(0.975, len(n) - 1)))
 
 
 def calibrate(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs: pd.DataFrame,

@@ -18,11 +18,13 @@ P(p < 0.05) within [3 %, 7 %] and P(p < 0.01) <= 2 %, and its power on the datab
 with a gain planted in a clean model's pre-cutoff items: P(p < 0.05) >= 50 % at +10 pp and
 P(flagged under the full rule after BH) >= 90 % at +20 pp, with items per side, Wilson CIs and the
 minimum detectable effect at 80 % power (where a target is out of reach, that is why). The
-targets are reported, not part of the exit status.
+placebo line names its clean models (the independent units: each keeps its offset at every fake
+cutoff) and, when the rate misses its target, the rate's CI across those models. The targets are
+reported, not part of the exit status.
 
 The result is stored (table contamination_calibrations): while a signal's newest calibration finds
-it miscalibrated, the contamination_suspect rule shows its flags as unconfirmed with that reason and
-never delivers them as confirmed.
+it miscalibrated, or no passing calibration is on record, the contamination_suspect rule shows its
+flags as unconfirmed with that reason and never delivers them as confirmed.
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ def render(table: pd.DataFrame) -> str:
 
     shown = pd.DataFrame({
         "signal": table["signal"], "tests": table["tests"],
+        "placebo models": [("n/a" if pd.isna(r.get("units")) else f"{int(r['units'])}") for _, r in table.iterrows()],
         "p<0.01 (nominal 1%)": [_ci(r, "p01") for _, r in table.iterrows()],
         "p<0.05 (nominal 5%)": [_ci(r, "p05") for _, r in table.iterrows()],
         f"trials with a BH flag (nominal {FDR_Q:.0%})": [_ci(r, "fw_bh") for _, r in table.iterrows()],
@@ -95,6 +98,26 @@ def render(table: pd.DataFrame) -> str:
 
 def _pct(row: Any, name: str) -> str:
     return f"{row[name]:.1%} [{row[f'{name}_lo']:.1%}, {row[f'{name}_hi']:.1%}]"
+
+
+def _units_note(r: Any, met: bool) -> str:
+    """How many independent units (clean models) the placebo rate rests on, and, when the target is
+    missed, whether the rate across them still reaches it (summarize_placebo's p05_unit_lo/hi):
+    each clean model keeps its own offset at every fake cutoff, so on a history with few clean
+    models a calibrated test's rate lands far from 5 % (docs/statistics.md, A3 calibration)."""
+    import pandas as pd
+
+    units = r.get("units")
+    if units is None or pd.isna(units):
+        return ""
+    note = f" ({int(units)} clean model(s)"
+    lo, hi = r.get("p05_unit_lo"), r.get("p05_unit_hi")
+    if met or lo is None or pd.isna(lo):
+        return note + ")"
+    within = lo <= A3_PLACEBO_P05[1] and hi >= A3_PLACEBO_P05[0]
+    return (note + f"; across them {r['p05']:.1%} [{lo:.1%}, {hi:.1%}], which "
+            + ("reaches the target: a calibrated test's rate on so few models may fall this far from 5 %)" if within
+               else "misses the target too)"))
 
 
 def render_power(placebo: pd.DataFrame, power: pd.DataFrame) -> list[str]:
@@ -111,7 +134,7 @@ def render_power(placebo: pd.DataFrame, power: pd.DataFrame) -> list[str]:
         ok05 = A3_PLACEBO_P05[0] <= r["p05"] <= A3_PLACEBO_P05[1]
         ok01 = r["p01"] <= A3_PLACEBO_P01_MAX
         lines.append(f"  placebo P(p < 0.05) = {_pct(r, 'p05')}, target {A3_PLACEBO_P05[0]:.0%} to "
-                     f"{A3_PLACEBO_P05[1]:.0%}: {'met' if ok05 else 'NOT met'}")
+                     f"{A3_PLACEBO_P05[1]:.0%}: {'met' if ok05 else 'NOT met'}{_units_note(r, ok05)}")
         lines.append(f"  placebo P(p < 0.01) = {_pct(r, 'p01')}, target at most {A3_PLACEBO_P01_MAX:.0%}: "
                      f"{'met' if ok01 else 'NOT met'}")
     if not len(power):
