@@ -39,16 +39,16 @@ PARALLEL_GROUPS = {
         "test_command_matrix.py::test_every_command_survives_each_state_of_a_lake",
         "test_faults.py::test_killing_run_never_orphans_the_ephemeral_prefect_server",
         "test_slack.py::test_webhook_from_a_prefect_secret_block",
-        # and the fast tests that import Prefect in-process beside test_flows (~1 s of CPU): one worker pays it
+        # and the fast tests that import Prefect in-process beside test_flows: one worker pays the import
         "test_slack.py::test_real_prefect_lookup_without_an_api_falls_back_to_console",
     ),
     # Read the real history backfilled and analyzed once a session (the fixtures below): one worker
-    # builds it once, instead of each worker building its own (~2 min of CPU each).
+    # builds it once, instead of each worker building its own.
     "real-history": ("test_disagreements_real.py", "test_docs_figures.py", "test_history_pruned.py",
                      "test_paper_agreement.py", "test_real_history.py"),
 }
 # The longest units go first, so that none of them starts late and ends the run alone (the alert
-# replay's setup alone takes ~7 min; then the largest modules of the whole suite and of the fast
+# replay's setup is the longest; then the largest modules of the whole suite and of the fast
 # lane, by their summed --durations, waits included: test_query's SIGTERMs, test_slack's
 # Retry-Afters); the rest follow in file order.
 LONGEST_FIRST = ("test_alert_replay.py", "servers", "real-history", "test_command_matrix.py", "test_bad_inputs.py",
@@ -106,8 +106,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_PREFECT_HOME] = home
         os.environ["PREFECT_HOME"] = home
         # each worker's DuckDB runs on its share of the cores (`-n 2` on 2 cores: one thread each),
-        # not a thread per core in every worker, competing: ~5 % less CPU for the same tests in five
-        # alternated runs (docs/performance.md). The tests that need DuckDB's threads set their own count.
+        # not a thread per core in every worker, competing for the same cores. The tests that need
+        # DuckDB's threads set their own count.
         workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
         os.environ.setdefault("BENCHWATCH_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
 
@@ -132,9 +132,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The objects alive once the tests are collected (the modules imported, the items) go out of
     the cyclic garbage collector's reach (`gc.freeze`): they live as long as the process, yet each
-    full collection walked them all again (0.2–0.55 s each, 14–19 per worker in the fast lane, and six
-    more as pytest ends). Objects made later are collected as before. Three alternated pairs of the
-    fast lane: 6–13 s less user CPU each (docs/performance.md)."""
+    full collection walked them all again, many times per worker. Objects made later are collected
+    as before."""
     import gc
     gc.freeze()
 
@@ -172,7 +171,7 @@ def _synced_template(tmp_path_factory) -> Path:
 @pytest.fixture
 def synced_db(_synced_template, tmp_path) -> Path:
     """A fresh database file as the first job leaves it, copied from the session's template:
-    creating one (14 migrations, the registry sync, a checkpoint) costs ~0.2 s, a copy ~1 ms.
+    creating one runs every migration, the registry sync and a checkpoint; a copy is a file copy.
     Tests of creating or migrating a file use a path that does not exist yet instead."""
     path = tmp_path / "bw.duckdb"
     shutil.copyfile(_synced_template, path)
@@ -206,7 +205,7 @@ def new_synced_db(_synced_template, tmp_path):
 # --- the real snapshot history (../shared/snapshots), built once a session ----------------------
 # Several slow tests read the whole real history backfilled (and analyzed at its newest
 # observation): building it once and sharing it (read-only, or a copy for a test that writes)
-# saves a backfill and an analysis per module (~1 min each on 2 cores).
+# saves a backfill and an analysis per module.
 
 @pytest.fixture(scope="session")
 def real_history_backfilled(tmp_path_factory) -> Path:
