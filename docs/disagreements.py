@@ -13,7 +13,6 @@ block). Nothing here is tuned to the files: the same code runs on any history.
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib.util
 import sys
 import tempfile
@@ -131,27 +130,8 @@ def main(argv: list[str] | None = None) -> int:
             db = Path(tmp) / "history.duckdb"
             figures.backfill(args.snapshots, db)
             rows = read_rows(db)
-    old = args.doc.read_text(encoding="utf-8")
-    new, missing = figures.render(old, blocks(rows))
-    if missing:
-        print(f"disagreements: {args.doc} lacks the block(s) {', '.join(missing)}", file=sys.stderr)
-        return 2
-    if args.check:
-        if new != old:
-            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                                       str(args.doc), "regenerated"))
-            print(f"disagreements: {args.doc} differs from what the code produces now; "
-                  "run python docs/disagreements.py", file=sys.stderr)
-            return 1
-        print(f"disagreements: {args.doc} is up to date")
-        return 0
-    if new != old:
-        args.doc.write_text(new, encoding="utf-8")
-        print(f"disagreements: rewrote {args.doc}")
-    else:
-        print(f"disagreements: {args.doc} already up to date")
-    return 0
-
+    return figures.rewrite(args.doc, blocks(rows), check=args.check, name="disagreements",
+                           command="python docs/disagreements.py")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -617,27 +617,32 @@ def main(argv: list[str] | None = None) -> int:
     if not args.snapshots.is_dir():
         print(f"figures: snapshots folder {args.snapshots} not found", file=sys.stderr)
         return 2
-    old = args.doc.read_text(encoding="utf-8")
-    new, missing = render(old, generate(args.snapshots, args.db))
+    return rewrite(args.doc, generate(args.snapshots, args.db), check=args.check, name="figures",
+                   command="python docs/figures.py")
+
+
+def rewrite(doc: Path, blocks: dict[str, str], *, check: bool, name: str, command: str) -> int:
+    """Put `blocks` into `doc` (or, with `check`, say whether it is stale): the step every
+    generator of a document's figures ends with. 0 written or current, 1 stale, 2 a block missing."""
+    old = doc.read_text(encoding="utf-8")
+    new, missing = render(old, blocks)
     if missing:
-        print(f"figures: {args.doc} lacks the block(s) {', '.join(missing)}", file=sys.stderr)
+        print(f"{name}: {doc} lacks the block(s) {', '.join(missing)}", file=sys.stderr)
         return 2
-    if args.check:
+    if check:
         if new != old:
             sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                                       str(args.doc), "regenerated"))
-            print(f"figures: {args.doc} differs from what the code produces now; run python docs/figures.py",
-                  file=sys.stderr)
+                                                       str(doc), "regenerated"))
+            print(f"{name}: {doc} differs from what the code produces now; run {command}", file=sys.stderr)
             return 1
-        print(f"figures: {args.doc} is up to date")
+        print(f"{name}: {doc} is up to date")
         return 0
     if new != old:
-        args.doc.write_text(new, encoding="utf-8")
-        print(f"figures: rewrote {args.doc}")
+        doc.write_text(new, encoding="utf-8")
+        print(f"{name}: rewrote {doc}")
     else:
-        print(f"figures: {args.doc} already up to date")
+        print(f"{name}: {doc} already up to date")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

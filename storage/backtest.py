@@ -15,6 +15,7 @@ import pandas as pd
 from common.time import naive_utc_columns
 from storage.db import insert_frame, transaction
 from storage.engine import duckdb
+from storage.saturation import stamped_frame
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -41,21 +42,14 @@ def read_backtest_inputs(con: duckdb.DuckDBPyConnection, k: int) -> tuple[pd.Dat
     return naive_utc_columns(frontier, "as_of"), naive_utc_columns(tables, "observed_until")
 
 
-def _frame(df: pd.DataFrame, columns: list[str], run_at: datetime, what: str) -> pd.DataFrame:
-    missing = set(columns) - set(df.columns)
-    if missing:
-        raise ValueError(f"[storage] {what}: frame lacks column(s) {sorted(missing)}")
-    out = df[columns].copy()
-    out["run_at"] = run_at
-    return out
 
 
 def store_backtest(con: duckdb.DuckDBPyConnection, *, rows: pd.DataFrame, summary: pd.DataFrame,
                    crossings: pd.DataFrame, run_at: datetime) -> None:
     """Replace the stored backtest (forecasts, summary, crossings) in one transaction."""
-    frames = {"forecast_backtest": _frame(rows, ROW_COLUMNS, run_at, "forecast_backtest"),
-              "forecast_backtest_summary": _frame(summary, SUMMARY_COLUMNS, run_at, "forecast_backtest_summary"),
-              "forecast_backtest_crossings": _frame(crossings, CROSSING_COLUMNS, run_at, "forecast_backtest_crossings")}
+    frames = {"forecast_backtest": stamped_frame(rows, ROW_COLUMNS, run_at, "forecast_backtest"),
+              "forecast_backtest_summary": stamped_frame(summary, SUMMARY_COLUMNS, run_at, "forecast_backtest_summary"),
+              "forecast_backtest_crossings": stamped_frame(crossings, CROSSING_COLUMNS, run_at, "forecast_backtest_crossings")}
     with transaction(con):
         for table, frame in frames.items():
             con.execute(f"DELETE FROM {table}")      # the names are the constants above, never input

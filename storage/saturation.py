@@ -323,7 +323,8 @@ def read_benchmark_tables(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 # --- writes ------------------------------------------------------------------------------
 
-def _frame(df: pd.DataFrame, columns: list[str], run_at: datetime, where: str) -> pd.DataFrame:
+def stamped_frame(df: pd.DataFrame, columns: list[str], run_at: datetime, where: str) -> pd.DataFrame:
+    """`df`'s declared columns (all required: a missing one is named) stamped with the run's time."""
     missing = set(columns) - set(df.columns)
     if missing:
         raise ValueError(f"[storage] {where}: frame lacks column(s) {sorted(missing)}")
@@ -348,11 +349,11 @@ def _run_frames(saturation: pd.DataFrame, trajectory: pd.DataFrame, frontier: pd
                 run_at: datetime) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """One run's saturation, trajectory, frontier and trends rows in their tables' columns with
     `run_at` (shared by the full and the incremental write); saturation rows must have `as_of`."""
-    sat = _frame(saturation, SATURATION_COLUMNS, run_at, "saturation")
+    sat = stamped_frame(saturation, SATURATION_COLUMNS, run_at, "saturation")
     if sat["as_of"].isna().any():
         raise ValueError("[storage] saturation: rows without as_of cannot be keyed")
-    return (sat, _frame(trajectory, TRAJECTORY_COLUMNS, run_at, "saturation_trajectory"),
-            _frame(frontier, FRONTIER_COLUMNS, run_at, "frontier"), _frame(trends, TRENDS_COLUMNS, run_at, "trends"))
+    return (sat, stamped_frame(trajectory, TRAJECTORY_COLUMNS, run_at, "saturation_trajectory"),
+            stamped_frame(frontier, FRONTIER_COLUMNS, run_at, "frontier"), stamped_frame(trends, TRENDS_COLUMNS, run_at, "trends"))
 
 
 def store_saturation_run(con: duckdb.DuckDBPyConnection, *, saturation: pd.DataFrame, trajectory: pd.DataFrame,
@@ -365,7 +366,7 @@ def store_saturation_run(con: duckdb.DuckDBPyConnection, *, saturation: pd.DataF
     leaderboard tables, BENCHMARK_TABLES_COLUMNS) the whole `benchmark_tables`.
     """
     sat, traj, front, tr = _run_frames(saturation, trajectory, frontier, trends, run_at)
-    tabs = None if tables is None else _frame(tables, BENCHMARK_TABLES_COLUMNS, run_at, "benchmark_tables")
+    tabs = None if tables is None else stamped_frame(tables, BENCHMARK_TABLES_COLUMNS, run_at, "benchmark_tables")
     with transaction(con):
         new = _upsert_saturation(con, sat)
         con.execute("DELETE FROM saturation_trajectory WHERE scope = ? AND k = ? AND alpha = ?", [scope, k, alpha])
