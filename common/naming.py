@@ -99,6 +99,16 @@ class NamingRules:
 
 NO_RULES = NamingRules()
 
+# A row that states its model's release date (ARC Prize's `modelReleaseDate`) is about the model
+# its name resolves to only if the dates agree within this many days (the 30-day guard band of
+# docs/statistics.md): ARC Prize's `o3-low` released 2024-12-20 is the December 2024 preview,
+# not the o3 of April 2025 that the name `o3` resolves to. The registry model the row is about
+# then is the one registered as `<name>-preview` whose release date does agree
+# (registry/identity.py); with none, the name keeps its model (a listing may date a model by its
+# announcement: models.dev's o3-mini).
+RELEASE_AGREES_DAYS = 30
+PREVIEW_SUFFIX = "-preview"
+
 # The populations a score row is ranked in (registry/identity.py decides a row's): model runs,
 # agent systems, and (analysis only) each system counted under the one model it runs on.
 POPULATION_MODELS, POPULATION_SYSTEMS, POPULATION_SYSTEMS_PER_MODEL = "models", "systems", "systems_per_model"

@@ -43,6 +43,7 @@ the model (unresolved).
 from __future__ import annotations
 
 import re
+from datetime import date
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Mapping
@@ -51,11 +52,11 @@ import numpy as np
 import pandas as pd
 
 from common.naming import (BARE_EFFORT, EFFORT, NO_RULES, POPULATION_MODELS, POPULATION_SYSTEMS,
-                           POPULATION_SYSTEMS_PER_MODEL, NamingRules)
+                           POPULATION_SYSTEMS_PER_MODEL, PREVIEW_SUFFIX, RELEASE_AGREES_DAYS, NamingRules)
 from registry import alias_key
 
 __all__ = ["POPULATIONS", "MODELS", "SYSTEMS", "SYSTEMS_PER_MODEL", "Identity", "identify", "identify_frame",
-           "split_variant", "model_tags"]
+           "split_variant", "model_tags", "dated_model"]
 
 MODELS, SYSTEMS, SYSTEMS_PER_MODEL = POPULATION_MODELS, POPULATION_SYSTEMS, POPULATION_SYSTEMS_PER_MODEL
 POPULATIONS = (MODELS, SYSTEMS, SYSTEMS_PER_MODEL)
@@ -162,10 +163,32 @@ def model_tags(tags: str | None) -> list[str]:
     return out
 
 
+def _agrees(a, b) -> bool:
+    return abs((pd.Timestamp(a) - pd.Timestamp(b)).days) <= RELEASE_AGREES_DAYS
+
+
+def dated_model(model: str, base: str, released, resolve: Callable[[str], str | None],
+                release_of: Mapping[str, object]) -> str:
+    """The registry model of a row that states its model's release date (``released``): ``model``
+    when the dates agree or either is unknown; else the registered ``<base>-preview`` whose date
+    agrees (`common.naming.RELEASE_AGREES_DAYS`), else still ``model`` (no guess without one)."""
+    mine = release_of.get(model)
+    if released is None or pd.isna(released) or mine is None or pd.isna(mine) or _agrees(released, mine):
+        return model
+    preview = resolve(base + PREVIEW_SUFFIX)
+    theirs = release_of.get(preview) if preview is not None else None
+    if preview is not None and theirs is not None and not pd.isna(theirs) and _agrees(released, theirs):
+        return preview
+    return model
+
+
 def identify(naming: NamingRules, benchmark: str, name: str, tags: str | None, resolve: Callable[[str], str | None],
-             siblings: Mapping[str, set[str]] | None = None) -> Identity:
+             siblings: Mapping[str, set[str]] | None = None, *, released=None,
+             release_of: Mapping[str, object] | None = None) -> Identity:
     """The identity of one row by its source's rules. ``resolve(name)`` is the registry lookup
-    (None: unknown); ``siblings``: the bare-suffix evidence of the row's snapshot (``_bare_evidence``)."""
+    (None: unknown); ``siblings``: the bare-suffix evidence of the row's snapshot (``_bare_evidence``);
+    ``released``: the model release date the row states, checked against the registry's
+    (``release_of``: canonical id -> release date; `dated_model`)."""
     def bare_ok(base: str, suffix: str) -> bool:
         if resolve(base) is not None:
             return True
@@ -176,9 +199,10 @@ def identify(naming: NamingRules, benchmark: str, name: str, tags: str | None, r
         """(model, variant) of a model's name, a row's or a `Model:` tag's: by the same rules."""
         direct = resolve(n)
         if direct is not None:
-            return direct, ""
+            return dated_model(direct, str(n).strip(), released, resolve, release_of or {}), ""
         base, variant = split_variant(naming, n, bare_ok)
-        return resolve(base) or base, variant
+        found = resolve(base)
+        return (base if found is None else dated_model(found, base, released, resolve, release_of or {})), variant
 
     rules = _compiled(naming)
     if naming.systems:   # agent systems named with their models' `Model:` tags
@@ -193,9 +217,11 @@ def identify(naming: NamingRules, benchmark: str, name: str, tags: str | None, r
     return Identity(*model_of(name), MODELS, None)
 
 
-def identify_frame(rows: pd.DataFrame, alias_table: Mapping[str, str], naming: Mapping[str, NamingRules]
-                   ) -> pd.DataFrame:
-    """``identify`` over a frame of source, benchmark, model_raw, optional model_tag and snapshot_id.
+def identify_frame(rows: pd.DataFrame, alias_table: Mapping[str, str], naming: Mapping[str, NamingRules],
+                   release_of: Mapping[str, object] | None = None) -> pd.DataFrame:
+    """``identify`` over a frame of source, benchmark, model_raw, optional model_tag, snapshot_id and
+    model_release_date (the date a row states; checked against ``release_of``, the registry's
+    release date of each canonical id: `dated_model`).
 
     ``alias_table``: ``{alias_key(name): canonical id}`` (registry.alias_map or the DB's
     aliases); ``naming``: each source's rules (a source without an entry has none). The bare-suffix evidence is gathered per (source, snapshot_id): the names one
@@ -208,17 +234,21 @@ def identify_frame(rows: pd.DataFrame, alias_table: Mapping[str, str], naming: M
     none = pd.Series([None] * len(rows), index=rows.index, dtype="object")
     tags = rows["model_tag"] if "model_tag" in rows.columns else none
     snaps = rows["snapshot_id"] if "snapshot_id" in rows.columns else none
+    dates = (pd.to_datetime(rows["model_release_date"]).dt.date.astype("object")
+             if "model_release_date" in rows.columns and release_of else none)
     evidence = {ctx: _bare_evidence(g) for ctx, g in
                 rows["model_raw"].groupby([rows["source"], snaps.fillna(-1)], sort=False)}
     # identify once per distinct (source, benchmark, name, tag, snapshot), then broadcast by code
     keys = pd.DataFrame({"src": rows["source"].to_numpy(dtype=object), "bench": rows["benchmark"].to_numpy(dtype=object),
                          "raw": rows["model_raw"].to_numpy(dtype=object),
                          "tag": [t if isinstance(t, str) else None for t in tags.tolist()],
-                         "snap": snaps.fillna(-1).to_numpy(dtype=object)})
+                         "snap": snaps.fillna(-1).to_numpy(dtype=object),
+                         "released": [d if isinstance(d, date) else None for d in dates.tolist()]})
     codes = keys.groupby(list(keys.columns), sort=False, dropna=False).ngroup().to_numpy()
     first = keys.drop_duplicates(keep="first")
-    out = [identify(naming.get(src, NO_RULES), bench, raw, tag, resolve, evidence.get((src, snap)))
-           for src, bench, raw, tag, snap in first.itertuples(index=False, name=None)]
+    out = [identify(naming.get(src, NO_RULES), bench, raw, tag, resolve, evidence.get((src, snap)),
+                    released=released, release_of=release_of)
+           for src, bench, raw, tag, snap, released in first.itertuples(index=False, name=None)]
     cols = {name: np.array([getattr(i, name) for i in out] or [None], dtype=object)[codes] if len(codes) else []
             for name in ("model", "variant", "population", "underlying")}
     return pd.DataFrame({"model": cols["model"], "variant": cols["variant"], "population": cols["population"],

@@ -222,7 +222,8 @@ def store_snapshot(con: duckdb.DuckDBPyConnection, parsed: ParsedSnapshot, respo
 
         tags = scores["model_tag"] if "model_tag" in scores.columns else pd.Series(None, index=scores.index, dtype="object")
         ident = mapper.identify(pd.DataFrame({"source": source, "snapshot_id": snapshot_id, "benchmark": benchmarks,
-                                              "model_raw": scores["model"], "model_tag": tags}))
+                                              "model_raw": scores["model"], "model_tag": tags,
+                                              "model_release_date": scores["model_release_date"]}))
         sc = pd.DataFrame({
             "snapshot_id": snapshot_id, "source": source,
             "benchmark": benchmarks, "benchmark_raw": scores["benchmark"],

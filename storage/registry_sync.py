@@ -82,8 +82,10 @@ class NameMapper:
     """Maps page names to canonical ids through the aliases (and the ids themselves), and
     identifies score rows by the naming rules of their sources (`naming`, handed down)."""
 
-    def __init__(self, aliases: pd.DataFrame, benchmark_ids, model_ids, naming: Mapping[str, NamingRules]):
+    def __init__(self, aliases: pd.DataFrame, benchmark_ids, model_ids, naming: Mapping[str, NamingRules],
+                 release_dates: Mapping[str, object] | None = None):
         self.naming = dict(naming)
+        self.release_dates = dict(release_dates or {})   # canonical model id -> registry release date
         self._maps: dict[str, dict[str, str]] = {"model": {}, "benchmark": {}}
         for kind, ids in (("benchmark", benchmark_ids), ("model", model_ids)):
             for i in ids:
@@ -98,16 +100,16 @@ class NameMapper:
         return names.map(lambda n: uniq.get(n, n) if isinstance(n, str) else n)
 
     def identify(self, rows: pd.DataFrame) -> pd.DataFrame:
-        """registry.identity over score rows (source, benchmark, model_raw, model_tag, snapshot_id):
-        model, variant, population, underlying."""
-        return identify_frame(rows, self._maps["model"], self.naming)
+        """registry.identity over score rows (source, benchmark, model_raw, model_tag, snapshot_id,
+        optional model_release_date): model, variant, population, underlying."""
+        return identify_frame(rows, self._maps["model"], self.naming, self.release_dates)
 
     @classmethod
     def from_db(cls, con: duckdb.DuckDBPyConnection, naming: Mapping[str, NamingRules]) -> "NameMapper":
         aliases = con.execute("SELECT kind, alias, canonical FROM aliases").df()
         bids = [r[0] for r in con.execute("SELECT id FROM benchmarks").fetchall()]
-        mids = [r[0] for r in con.execute("SELECT id FROM models").fetchall()]
-        return cls(aliases, bids, mids, naming)
+        models = con.execute("SELECT id, release_date FROM models").fetchall()
+        return cls(aliases, bids, [r[0] for r in models], naming, {r[0]: r[1] for r in models if r[1] is not None})
 
 
 def sync_registry(con: duckdb.DuckDBPyConnection, naming: Mapping[str, NamingRules]) -> bool:
@@ -140,7 +142,8 @@ def sync_registry(con: duckdb.DuckDBPyConnection, naming: Mapping[str, NamingRul
         insert_frame(con, "aliases", a, columns=["kind", "alias_key", "alias", "canonical"])
         con.execute("DELETE FROM model_dates WHERE source = 'registry'")
         insert_frame(con, "model_dates", claims)
-        _remap(con, NameMapper(aliases, b["id"], m["id"], naming))
+        _remap(con, NameMapper(aliases, b["id"], m["id"], naming,
+                               dict(zip(m["id"], m["release_date"])) if "release_date" in m.columns else None))
         insert_frame(con, "meta", pd.DataFrame({"key": ["registry_sha256"], "value": [digest]}), or_replace=["key"])
     log.info("[storage] registry synced: %d benchmarks, %d models, %d aliases", len(b), len(m), len(a))
     return True
@@ -163,7 +166,8 @@ def _remap(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
 
 def _reidentify(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
     """Score rows' model, variant, population and underlying model from registry.identity."""
-    keys = con.execute("""SELECT DISTINCT source, snapshot_id, benchmark, model_raw, model_tag FROM scores""").df()
+    keys = con.execute("""SELECT DISTINCT source, snapshot_id, benchmark, model_raw, model_tag, model_release_date
+                          FROM scores""").df()
     if keys.empty:
         return
     ident = pd.concat([keys, mapper.identify(keys)], axis=1)
@@ -174,6 +178,7 @@ def _reidentify(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
                        WHERE scores.source = i.source AND scores.snapshot_id = i.snapshot_id
                          AND scores.benchmark = i.benchmark AND scores.model_raw = i.model_raw
                          AND scores.model_tag IS NOT DISTINCT FROM i.model_tag
+                         AND scores.model_release_date IS NOT DISTINCT FROM i.model_release_date
                          AND (scores.model IS DISTINCT FROM i.model OR scores.variant IS DISTINCT FROM i.variant
                               OR scores.population IS DISTINCT FROM i.population
                               OR scores.underlying IS DISTINCT FROM i.underlying)""")

@@ -75,3 +75,33 @@ def test_the_base_rule_is_livebench_s_own():
     """Another source's dated '-base' name keeps it: only LiveBench says its '-base' is a run mode."""
     out = ident("lmarena", ["claude-4-sonnet-20250514-base"]).iloc[0]
     assert (out["model"], out["variant"]) == ("claude-4-sonnet-20250514-base", "")
+
+
+RELEASES = dict(zip(registry.load_models()["id"], registry.load_models()["release_date"]))
+
+
+def ident_dated(source: str, names: list[str], released: list[str | None]) -> pd.DataFrame:
+    rows = pd.DataFrame({"source": source, "benchmark": "x", "snapshot_id": 1, "model_raw": names,
+                         "model_tag": [None] * len(names),
+                         "model_release_date": pd.to_datetime(pd.Series(released, dtype="object"))})
+    return pd.concat([rows, identify_frame(rows, ALIASES, scrapers.naming_rules(), RELEASES)], axis=1)
+
+
+@pytest.mark.parametrize("source, name, released, model", [
+    # ARC Prize's April 2025 file: `o3-low`/`o3-high` released 2024-12-20 are the December 2024
+    # preview, not the o3 released in April 2025 that the name `o3` resolves to
+    ("arc_agi", "o3-low", "2024-12-20", "o3-preview-2024-12-20"),
+    ("arc_agi", "o3-high", "2024-12-20", "o3-preview-2024-12-20"),
+    # Epoch's copy of the preview's row names it itself
+    ("epoch", "o3-preview (Low)", None, "o3-preview-2024-12-20"),
+    # guards: the row's date agrees with the resolved model, or states none: unchanged
+    ("arc_agi", "o3-low", "2025-04-16", "o3-2025-04-16"),
+    ("arc_agi", "o3-high", None, "o3-2025-04-16"),
+    # a date far from the model's that no registered preview matches leaves the model as resolved
+    # (models.dev dates o3-mini by its announcement, 2024-12-20): no '-preview' guess without one
+    ("arc_agi", "o3-mini-high", "2024-12-20", "o3-mini-2025-01-31"),
+    # a preview is matched by its date too: o3 stated 2026 is not the 2024 preview
+    ("arc_agi", "o3-low", "2026-03-01", "o3-2025-04-16"),
+])
+def test_a_stated_release_date_picks_the_preview(source, name, released, model):
+    assert ident_dated(source, [name], [released]).iloc[0]["model"] == model
