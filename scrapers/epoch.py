@@ -227,8 +227,12 @@ class _Bounded:
 class EpochScraper(Scraper):
     name = "epoch"
     # `_thinking` is a setting (Epoch's effort column is already `setting`); a trailing (<N>K thinking)
-    # budget is one of the rules every source shares (common.naming), read as `thinking=<N>k`
-    NAMING = NamingRules(variants=((r"_(thinking)$", "effort"),))
+    # budget is one of the rules every source shares (common.naming), read as `thinking=<N>k`. The
+    # external members' fallback names (papers, HELM, OSWorld) write the prompt's shots and an
+    # agent's step budget into the name: `QWEN-CHAT 7B (8-shot)`, `opencua-32b (100 steps)`
+    NAMING = NamingRules(variants=((r"_(thinking)$", "effort"),
+                                   (r"\s*\((\d+|zero|one|few)-shot\)$", "shots"),
+                                   (r"\s*\((\d+)\s+steps\)$", "steps")))
     page = "https://epoch.ai/benchmarks"
     urls = ("https://epoch.ai/data/benchmark_data.zip",)
     min_rows = 20   # the smallest CSV (swe_bench_verified, 2026-03) has 24 runs

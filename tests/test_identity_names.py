@@ -105,3 +105,29 @@ def ident_dated(source: str, names: list[str], released: list[str | None]) -> pd
 ])
 def test_a_stated_release_date_picks_the_preview(source, name, released, model):
     assert ident_dated(source, [name], [released]).iloc[0]["model"] == model
+
+
+@pytest.mark.parametrize("name, model, variant", [
+    # the papers Epoch copies write the prompt's shots and an agent's step budget into the name:
+    # settings of one model (the runs of one entry count once)
+    ("QWEN-CHAT 7B (0-shot)", "QWEN-CHAT 7B", "shots=0"),
+    ("QWEN-CHAT 7B (8-shot)", "QWEN-CHAT 7B", "shots=8"),
+    ("GLaM (64B/64E) (One-shot)", "GLaM (64B/64E)", "shots=one"),
+    ("GLaM (64B/64E) (Zero-shot)", "GLaM (64B/64E)", "shots=zero"),
+    ("opencua-32b (100 steps)", "opencua-32b", "steps=100"),
+    ("claude-sonnet-4-5-20250929 (100 steps)", "claude-sonnet-4-5-20250929", "steps=100"),
+    # guards: a size, an expert count or a context length in parentheses is part of the model's name
+    ("GPT-J (6B)", "GPT-J (6B)", ""),
+    ("GLaM (MoE) 8B/64E", "GLaM (MoE) 8B/64E", ""),
+    ("Mixtral (8x7B 32K seqlen)", "Mixtral (8x7B 32K seqlen)", ""),
+    ("8-shot Minerva", "8-shot Minerva", ""),
+])
+def test_epoch_shots_and_steps_are_settings(name, model, variant):
+    out = ident("epoch", [name]).iloc[0]
+    assert (out["model"], out["variant"]) == (model, variant)
+
+
+def test_shots_and_steps_are_epoch_s_own():
+    """Only the papers Epoch copies write shots into a name: another source keeps it."""
+    out = ident("lmarena", ["QWEN-CHAT 7B (8-shot)"]).iloc[0]
+    assert (out["model"], out["variant"]) == ("QWEN-CHAT 7B (8-shot)", "")
