@@ -27,8 +27,9 @@ entries ARChitects, Icecuber) is tagged `System: custom`, an agent system (regis
 never ranked with the model runs; efforts and budgets in a modelId (`o3-high`, `o1 - low`,
 `…-thinking-xhigh`, `Claude 3.7 Thinking 16K`) are the shared variant markers (common.naming); `display: false` rows are stored with an
 excluded_reason (the board hides them). Release dates (`modelReleaseDate`) go to the scores'
-`model_release_date` and, with provenance ``leaderboard``, to the models frame (model dates
-from data). No CIs are published.
+`model_release_date` and, with provenance ``leaderboard`` and the provider (`providerId`: who made
+it, `Human` for the baselines), to the models frame (model dates from data; an entry with a
+provider and no date is listed too). No CIs are published.
 """
 
 from __future__ import annotations
@@ -143,10 +144,13 @@ class ArcAgiScraper(Scraper):
         if unknown:
             self.warn(parsed, f"dataset id(s) not of the form v<N>_<split>: {sorted(unknown)}; kept under arc_agi")
         parsed.scores = pd.DataFrame(rows)
-        parsed.models = pd.DataFrame([
-            {"model": mid, "org": clean_name(_first(m, "providerId", "providerDisplayName")),
-             "release_date": parse_date(_first(m, "modelReleaseDate")), "provenance": "leaderboard"}
-            for mid, m in models.items() if parse_date(_first(m, "modelReleaseDate")) is not None])
+        # the board's model list: who made each entry (`providerId`: `Human` for the human baselines)
+        # and when, where it says either (a dateless entry's provider is a statement too)
+        listed = [{"model": mid, "org": clean_name(_first(m, "providerId", "providerDisplayName")),
+                   "release_date": parse_date(_first(m, "modelReleaseDate")), "provenance": "leaderboard"}
+                  for mid, m in models.items()]
+        parsed.models = pd.DataFrame([r for r in listed if r["release_date"] is not None or r["org"] is not None],
+                                     columns=["model", "org", "release_date", "provenance"])
         return parsed
 
     def backfill_aux(self, name: str, siblings: Sequence[str]) -> list[str] | None:
@@ -209,7 +213,7 @@ class ArcAgiScraper(Scraper):
         # 28 evaluations of 10 models -> 28 score + 24 cost rows; o3-high and Gemini 2.5 hidden (display: false)
         Case("arc_agi/evaluations.json", replay="evaluations.json", aux=(("models.json", "arc_agi/models.json"),
                                                         ("datasets.json", "arc_agi/datasets.json")),
-             scores=52, rejects=0, models=9, excluded=8, spots=(
+             scores=52, rejects=0, models=10, excluded=8, spots=(
                  S(benchmark="arc_agi", model="R1", table_version="semi_private")(
                      score=0.158, n_items=100, model_release_date="2025-01-22", is_reference=False),
                  S(benchmark="arc_agi_2", model="R1", table_version="public_eval")(score=0.003, n_items=120),
@@ -221,7 +225,8 @@ class ArcAgiScraper(Scraper):
                      score=0.875, excluded_reason=Has("display: false")),
                  S(benchmark="arc_agi", model="ARChitects", table_version="semi_private")(model_tag="System: custom"),
                  S(benchmark="arc_agi_2", model="R1", table_version="public_eval")(model_tag=None),
-                 S("models", model="ARChitects")(release_date="2024-11-03", org="ARC Prize 2024"))),
+                 S("models", model="ARChitects")(release_date="2024-11-03", org="ARC Prize 2024"),
+                 S("models", model="2025_human_panel")(release_date=None, org="Human"))),
         # the later layout: one object, model fields inline, `cost` for costPerTask, an ARC-AGI-3 split
         Case("arc_agi/evaluations_later_layout.json", scores=9, rejects=0, spots=(
             S(benchmark="arc_agi_2", model="gpt-5-2-high", table_version="semi_private")(
@@ -230,14 +235,14 @@ class ArcAgiScraper(Scraper):
             S(benchmark="arc_agi_3", model="gpt-5-2-high", table_version="public_preview")(score=0.125, n_items=None),
             S(benchmark="arc_agi_2", model="human_panel")(is_reference=True))),
         # 89 evaluations + 85 numeric costs; 6 hidden (display: false), 2 of them with a cost
-        snap("arc_agi/arc_agi_evaluations_2025-04-16.json", 174, rejects=0, models=30, excluded=8,
+        snap("arc_agi/arc_agi_evaluations_2025-04-16.json", 174, rejects=0, models=33, excluded=8,
              aux=(("models.json", "arc_agi/arc_agi_models_2025-04-16.json"),
                   ("datasets.json", "arc_agi/arc_agi_datasets_2025-04-16.json"),
                   ("providers.json", "arc_agi/arc_agi_providers_2025-04-16.json")), spots=(
                  S(benchmark="arc_agi", model="o3-low", table_version="semi_private")(score=0.757),
                  S(benchmark="arc_agi_2", model="ARChitects", table_version="semi_private")(score=0.025))),
         # the wide CSV export; gpt-4o's v1 semi-private cell is 4.500 (a percent in a 0-1 column): rejected
-        snap("arc_agi/arc_agi_leaderboard_2025-04-14.csv", 151, rejects=1, models=27, spots=(
+        snap("arc_agi/arc_agi_leaderboard_2025-04-14.csv", 151, rejects=1, models=30, spots=(
             S(benchmark="arc_agi", model="ARChitects", table_version="semi_private")(score=0.56,
                                                                                       model_release_date="2024-11-03"),)),
     )
