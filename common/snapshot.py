@@ -51,6 +51,7 @@ ITEM_COLUMNS: dict[str, str] = {
 MODEL_COLUMNS: dict[str, str] = {
     "model": "str",
     "org": "str",
+    "link": "str",         # the page the source gives for the model (card, repository, paper, announcement)
     "release_date": "datetime64[us]",
     "knowledge_cutoff": "datetime64[us]",
     "provenance": "str",   # vendor_doc | model_card | leaderboard | inferred | listing

@@ -47,24 +47,29 @@ def raw_text(values: Iterable[Any]) -> list[str | None]:
 
 
 def stated_models(names: Iterable[Any], *, orgs: Iterable[Any] | None = None,
-                  links: Iterable[Any] | None = None) -> pd.DataFrame:
-    """The `models` rows (model, org, provenance) of the models whose row states who made them:
-    the page's organisation cell, else the owner of a Hugging Face model page it links
-    (`normalize.hugging_face_repo`). A row that states neither gives no row: the database learns a
-    model's name only from what its source says (view learned_models), never from a guess."""
-    from scrapers.normalize import clean_name, hugging_face_repo
+                  links: Iterable[Any] | None = None, also: Iterable[Any] | None = None) -> pd.DataFrame:
+    """The `models` rows (model, org, link, provenance) of the models whose row states something
+    about them: the page's organisation cell, else the owner of a Hugging Face model page it links
+    (`normalize.hugging_face_repo`); and the page it gives for the model (`link`: a model card,
+    repository, paper or announcement; `normalize.model_link`). A row that states none of these
+    gives no row: the database learns a model's name only from what its source says (view
+    learned_models), never from a guess. ``also``: another name the same row gives the same entry
+    (AlpacaEval's results key beside its display name): stated with the same facts."""
+    from scrapers.normalize import clean_name, hugging_face_repo, model_link
     names = list(names)
     org_cells = list(orgs) if orgs is not None else [None] * len(names)
     link_cells = list(links) if links is not None else [None] * len(names)
+    also_cells = list(also) if also is not None else [None] * len(names)
     rows = []
-    for name, org, link in zip(names, org_cells, link_cells):
-        model = clean_name(name)
-        if model is None:
-            continue
+    for name, org, link, other in zip(names, org_cells, link_cells, also_cells):
         stated = clean_name(org) if isinstance(org, str) else None
         if stated is None:
             repo = hugging_face_repo(link)
             stated = repo[0] if repo else None
-        if stated is not None:
-            rows.append({"model": model, "org": stated, "provenance": "leaderboard"})
-    return pd.DataFrame(rows, columns=["model", "org", "provenance"]).drop_duplicates("model", ignore_index=True)
+        page = model_link(link)
+        if stated is None and page is None:
+            continue
+        for model in (clean_name(name), clean_name(other) if isinstance(other, str) else None):
+            if model is not None:
+                rows.append({"model": model, "org": stated, "link": page, "provenance": "leaderboard"})
+    return pd.DataFrame(rows, columns=["model", "org", "link", "provenance"]).drop_duplicates("model", ignore_index=True)

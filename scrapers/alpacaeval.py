@@ -22,6 +22,11 @@ Stored but excluded from statistics (`excluded_reason`): adversarial entries, i.
 rows of the package CSV (verbose/concise prompt variants used to test length control,
 not on the public leaderboard).
 
+Models: a docs CSV row's `link` is the page it gives for the model (a Hugging Face card names its
+publisher): the models frame states it for the display name and for the entry's key in the
+package CSV, which the row's `samples` link names (`results/<key>/model_outputs.json`): one entry,
+two names (view learned_models). The package CSV states nothing about its models.
+
 Reference rows (`is_reference`): the annotator compares every model with one reference model
 (AlpacaEval 1: text-davinci-003; AlpacaEval 2: GPT-4 Preview 11/06), which is listed against
 itself at a win rate of exactly 50 %, standard error 0 (all 805 comparisons draws). Such a row
@@ -31,6 +36,7 @@ CSVs) is stored and shown but never enters a top k: it is the scale's midpoint, 
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Mapping
@@ -40,7 +46,7 @@ import pandas as pd
 from scrapers._cells import number_cells, percent_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, is_missing
-from scrapers.cases import Case, Has, S, snap
+from scrapers.cases import Absent, Case, Has, S, snap
 
 ALPACAEVAL_SIZE = 805
 V1_FILE = "alpaca_eval_gpt4_leaderboard.csv"
@@ -55,6 +61,16 @@ BENCHMARKS = {
            ("win_rate", "standard_error", "alpacaeval_2")),
     "v1": (("win_rate", "standard_error", "alpacaeval_1"),),
 }
+
+
+_RESULTS_KEY = re.compile(r"/results/([^/\s]+)/model_outputs\.json$")
+
+
+def results_key(samples: object) -> str | None:
+    """The entry's key in the package CSV, as the docs CSV's `samples` link names it
+    (`…/results/Shopee-SlimMoA-v1/model_outputs.json` for "Shopee SlimMoA v1"): the same entry."""
+    m = _RESULTS_KEY.search(samples.strip()) if isinstance(samples, str) else None
+    return m.group(1) if m else None
 
 
 def is_adversarial(name: str | None) -> bool:
@@ -74,6 +90,7 @@ class AlpacaevalScraper(Scraper):
         f"https://raw.githubusercontent.com/tatsu-lab/alpaca_eval/main/src/alpaca_eval/leaderboards/data_AlpacaEval/{V1_FILE}",
     )
     min_rows = 10   # the smallest copy (docs v2 of 2024-01-09) has 11 models
+    parser_version = 2   # 2: the docs CSV's model pages (`link`), for the display name and the results key
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
@@ -117,8 +134,9 @@ class AlpacaevalScraper(Scraper):
         if model_col is None:
             raise self.error(f"{where}: no model column ('name' or the unnamed key column); found {list(df.columns)}")
         model = df[model_col].map(clean_name)
-        if "link" in columns:   # a Hugging Face link states who published the model (view learned_models)
-            parsed.models = pd.concat([parsed.models, stated_models(model, links=df[columns["link"]])],
+        if "link" in columns:   # the model's page (a Hugging Face one names its publisher): view learned_models
+            keys = df[columns["samples"]].map(results_key) if "samples" in columns else None
+            parsed.models = pd.concat([parsed.models, stated_models(model, links=df[columns["link"]], also=keys)],
                                       ignore_index=True).drop_duplicates("model", ignore_index=True)
 
         if "n_total" in columns:
@@ -196,6 +214,10 @@ class AlpacaevalScraper(Scraper):
              warnings=("length_controlled_winrate",), spots=(
                  S(model="GPT-4 Turbo")(score=0.5, is_reference=True), S(model="GPT-4")(n_items=805, is_reference=False),
                  S("models", model="Yi 34B Chat")(org="01-ai"),     # its link: huggingface.co/01-ai/…
+                 # the same row's `samples` link names the entry's key in the package CSV: the same facts
+                 S("models", model="Yi-34B-Chat")(org="01-ai", link="https://huggingface.co/01-ai/Yi-34B-Chat"),
+                 # no link: the row states nothing about its model (nor about its key)
+                 Absent({"model": "GPT-4 Turbo"}, "models"), Absent({"model": "gpt4_turbo"}, "models"),
              )),
         Case("alpacaeval/alpacaeval_v2_2024-12-27.csv", scores=8,
              rejects=2, spots=(   # 'GPT 3.5 Turbo (06/13)' is listed twice

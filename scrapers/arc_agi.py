@@ -88,7 +88,7 @@ class ArcAgiScraper(Scraper):
     name = "arc_agi"
     # a custom solution (modelType Custom, tagged `System: custom`) is an agent system
     NAMING = NamingRules(system_tag=r"(^|;)\s*System:\s*custom\b")
-    parser_version = 2   # 2: custom solutions tagged `System: custom` (model_tag)
+    parser_version = 3   # 2: custom solutions tagged `System: custom` (model_tag); 3: dateless providers listed
     page = "https://arcprize.org/leaderboard"
     urls = ("https://arcprize.org/media/data/evaluations.json",
             "https://arcprize.org/media/data/models.json",

@@ -10,10 +10,10 @@ data. Three layouts, sniffed from the content:
   (HumanEval only).
 Scores are pass@1 in percent. A null score (36 models have no MBPP) is no row.
 
-Each model's `link` that points at a Hugging Face model page states who published the weights:
-the `models` frame carries that owner as the model's organisation (no date: the page states
-none), so the database learns the name (view learned_models). Other links (a paper, a blog) state
-no publisher and give no row.
+Each model's `link` is the page EvalPlus gives for the model (its Hugging Face card, paper or
+announcement): the `models` frame carries it (`link`), and a Hugging Face model page's owner as the
+model's organisation (no date: the page states none), so the database learns the name (view
+learned_models). A paper or blog link names no publisher: the row has the link alone.
 
 Test-set sizes: HumanEval(+) 164 tasks; MBPP(+) 378 tasks since MBPP+ v0.2.0 (EvalPlus
 README, 2024-04-17: "MBPP+ is upgraded to v0.2.0 by removing some broken tasks
@@ -48,6 +48,7 @@ class EvalplusScraper(Scraper):
     page = "https://evalplus.github.io/leaderboard.html"
     urls = ("https://evalplus.github.io/results.json",)
     min_rows = 50   # the smallest copy (humaneval.csv, 79 models) has 158 scores
+    parser_version = 2   # 2: every model's page (`link`) in the models frame
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
@@ -125,8 +126,9 @@ class EvalplusScraper(Scraper):
                                                                       metric="proportion"),
             S(benchmark="humaneval_plus", model="Code-13B")(score=0.524),
             S(benchmark="humaneval", model="CodeGen-16B")(n_items=164),
-            # a Hugging Face link names the publisher; a paper link (CodeGen-16B) names none
-            S("models", model="OpenCoder-8B-Instruct")(org="infly"), Absent({"model": "CodeGen-16B"}, "models"),
+            # a Hugging Face link names the publisher; a paper link (CodeGen-16B) names none: the link alone
+            S("models", model="OpenCoder-8B-Instruct")(org="infly"),
+            S("models", model="CodeGen-16B")(org=None, link="https://arxiv.org/abs/2203.13474"),
         )),
         Case("evalplus/results_2024-04-18.json", scores=10,   # CodeGen2-16B: humaneval and humaneval_plus only
              warnings=("MBPP+ version",), spots=(

@@ -53,6 +53,20 @@ _HF_REPO = re.compile(r"^https?://(?:www\.)?huggingface\.co/([A-Za-z0-9][\w.-]*)
 _HF_NOT_OWNERS = frozenset({"datasets", "spaces", "docs", "blog", "papers", "models", "collections"})
 
 
+# A page a leaderboard gives for a model: one http(s) URL, nothing else in the cell.
+_LINK = re.compile(r"https?://[^\s/]+\.[^\s/]+(?:/\S*)?", re.I)
+LINK_MAX = 500
+
+
+def model_link(cell: Any) -> str | None:
+    """The URL a leaderboard row gives for its model (its card, repository, paper or announcement),
+    else None: a cell that is not one http(s) URL (or is longer than `LINK_MAX`) states no page."""
+    if not isinstance(cell, str):
+        return None
+    text = cell.strip()
+    return text if len(text) <= LINK_MAX and _LINK.fullmatch(text) else None
+
+
 def hugging_face_repo(link: Any) -> tuple[str, str] | None:
     """(owner, repo) of a link to a Hugging Face model page, else None: a page that links a model's
     weights states who published them (a dataset, space or paper page names no model)."""

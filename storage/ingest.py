@@ -448,25 +448,27 @@ def accept_snapshot(con: duckdb.DuckDBPyConnection, snapshot_id: int, *, now: da
 def _date_claims(parsed: ParsedSnapshot, mapper: NameMapper, source: str, snapshot_id: int,
                  observed_at: datetime) -> pd.DataFrame:
     """Model date claims from a metadata frame and from dates printed next to scores; a metadata
-    row that names only the model's organisation is kept too (a statement about the model the
+    row that names only the model's organisation or its page (`link`) is kept too (a statement about the model the
     view learned_models reads; model_cutoffs, the analysis' claims, leaves it out)."""
     frames = []
     m = parsed.models
     if len(m):
         frames.append(pd.DataFrame({"model_raw": m["model"], "release_date": m["release_date"],
                                     "knowledge_cutoff": m["knowledge_cutoff"],
-                                    "provenance": m["provenance"].fillna("leaderboard"), "org": m["org"]}))
+                                    "provenance": m["provenance"].fillna("leaderboard"), "org": m["org"],
+                                    "link": m["link"] if "link" in m.columns else None}))
     s = parsed.scores
     dated = s[s["model_release_date"].notna() | s["knowledge_cutoff"].notna()]
     if len(dated):
         frames.append(pd.DataFrame({"model_raw": dated["model"], "release_date": dated["model_release_date"],
                                     "knowledge_cutoff": dated["knowledge_cutoff"], "provenance": "leaderboard",
-                                    "org": None}))
+                                    "org": None, "link": None}))
     if not frames:
         return pd.DataFrame()
     claims = pd.concat(frames, ignore_index=True)
-    claims = claims[claims["release_date"].notna() | claims["knowledge_cutoff"].notna() | claims["org"].notna()]
-    claims = claims.drop_duplicates(["model_raw", "release_date", "knowledge_cutoff", "provenance", "org"])
+    claims = claims[claims["release_date"].notna() | claims["knowledge_cutoff"].notna() | claims["org"].notna()
+                    | claims["link"].notna()]
+    claims = claims.drop_duplicates(["model_raw", "release_date", "knowledge_cutoff", "provenance", "org", "link"])
     claims.insert(0, "model", mapper.map("model", claims["model_raw"]))
     claims["source"] = source
     claims["snapshot_id"] = snapshot_id

@@ -31,7 +31,7 @@ def _evalplus(tmp_path):
         "Acme-Coder-7B": {"link": "https://huggingface.co/acme-lab/Acme-Coder-7B-hf", "open-data": "None",
                           "prompted": True, "size": 7,
                           "pass@1": {"humaneval": 60.0, "humaneval+": 55.0, "mbpp": 50.0, "mbpp+": 45.0}},
-        # a paper link states nothing about who published it: the name stays unknown
+        # a paper link states nothing about who published it, but which model the name means: learned
         "Paper-Model-2B": {"link": "https://arxiv.org/abs/2203.13474", "open-data": "None", "prompted": False,
                            "size": 2, "pass@1": {"humaneval": 20.0, "humaneval+": 18.0, "mbpp": 30.0,
                                                  "mbpp+": 25.0}},
@@ -63,17 +63,31 @@ def test_a_model_a_source_states_facts_about_is_learned_not_unknown(synced_db, t
     assert "1 model name(s) learned from the sources" in out
 
 
-def test_evalplus_states_the_publisher_of_a_hugging_face_link(synced_db, tmp_path):
+def test_evalplus_states_the_publisher_of_a_hugging_face_link_and_every_model_s_page(synced_db, tmp_path):
     ingest_file(synced_db, "evalplus", _evalplus(tmp_path))
     with db.connect(synced_db, read_only=True) as con:
-        orgs = dict(con.execute("SELECT model, org FROM model_dates WHERE source = 'evalplus'").fetchall())
+        stated = {r[0]: r[1:] for r in con.execute("SELECT model, org, link FROM model_dates WHERE source = 'evalplus'")
+                  .fetchall()}
         dated = con.execute("SELECT count(*) FROM model_cutoffs WHERE source = 'evalplus'").fetchone()[0]
+        links = dict(con.execute("SELECT model, links FROM learned_models").fetchall())
         table, counts = unknown(con)
-    assert orgs == {"Acme-Coder-7B": "acme-lab", "Zed-Coder-1B": "zed"}
+    assert stated == {"Acme-Coder-7B": ("acme-lab", "https://huggingface.co/acme-lab/Acme-Coder-7B-hf"),
+                      "Zed-Coder-1B": ("zed", "https://huggingface.co/zed/Zed-Coder-1B"),
+                      "Paper-Model-2B": (None, "https://arxiv.org/abs/2203.13474"),
+                      "Tiny-Model": (None, "https://example.org/")}
     assert dated == 0          # a statement of who made it is no date claim: the analysis never sees it
-    assert sorted(r[1] for r in table.rows if r[0] == "model") == sorted(
-        ["Paper-Model-2B", "Small-Model", "Tiny-Model", *FILLERS])
-    assert counts["learned"] == 2
+    assert links["Paper-Model-2B"] == ["https://arxiv.org/abs/2203.13474"]
+    # no link: nothing stated, the names stay unknown
+    assert sorted(r[1] for r in table.rows if r[0] == "model") == sorted(["Small-Model", *FILLERS])
+    assert counts["learned"] == 4
+
+
+def test_a_cell_that_is_not_one_url_states_no_page():
+    from scrapers.normalize import model_link
+    assert model_link(" https://arxiv.org/abs/2203.13474 ") == "https://arxiv.org/abs/2203.13474"
+    for cell in (None, "", "N/A", "see https://x.org/a", "https://x.org/a https://y.org/b", "javascript:alert(1)",
+                 "ftp://x.org/a", "https://" + "a" * 600 + ".org/"):
+        assert model_link(cell) is None, cell
 
 
 def test_only_a_hugging_face_model_page_names_a_publisher():

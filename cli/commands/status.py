@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
           "not in the registry and stated by no source (add aliases in registry/aliases.csv)")
     if counts.get("learned"):
         print(f"  and {counts['learned']} model name(s) learned from the sources: not in the registry, but a source "
-              "states who made them or when (view learned_models; not linked across sources)")
+              "states who made them, when, or which page describes them (view learned_models; not linked across sources)")
     if unknown.rows:
         print(text_table(unknown))
     _print_sizes(sizes)
