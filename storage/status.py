@@ -121,9 +121,15 @@ _MODEL_NAME = ("CASE WHEN excluded_reason <> '' THEN NULL "
 # about `fireworks/kimi-k2p5` is one about the row identified as `kimi-k2p5`).
 # Names compare as the registry compares them (`registry.alias_key`: case, outer and repeated
 # spaces; SQL's lower for casefold), nothing looser: on the grouped names, not per row.
+# A stated name written as a route `<maker>/<name>` (openrouter's `openai/gpt-5.4-mini`, a Hugging
+# Face repo id `Qwen/Qwen3-32B`) states facts about the bare `<name>` too (the part after the
+# first `/`): the same name under its maker, never a looser match (tests/test_learned_names.py).
 _KEY = "lower(regexp_replace(trim({0}), '\\s+', ' ', 'g'))"
+_ROUTE_TAIL = "regexp_extract(model_raw, '^[^/]+/(.+)$', 1)"
 _STATED = (f"(SELECT {_KEY.format('model')} FROM model_dates WHERE source <> 'registry' "
-           f"UNION SELECT {_KEY.format('model_raw')} FROM model_dates WHERE source <> 'registry')")
+           f"UNION SELECT {_KEY.format('model_raw')} FROM model_dates WHERE source <> 'registry' "
+           f"UNION SELECT {_KEY.format(_ROUTE_TAIL)} FROM model_dates "
+           f"WHERE source <> 'registry' AND model_raw LIKE '%_/_%')")
 _STATED_RAW = "bool_or(model_raw IN (SELECT model_raw FROM model_dates WHERE source <> 'registry'))"
 # Per row: the names no registry entry maps, then grouped (few rows: the cheapest plan to start).
 _UNKNOWN_BY_ROW = f"""

@@ -170,3 +170,18 @@ def test_a_name_is_learned_as_the_registry_matches_names_case_and_spacing_blind(
         for large in (False, True):
             table, counts = unknown(con, large=large)
             assert ([r[1] for r in table.rows], counts["learned"]) == (["acme-x-7b"], 2), large
+
+
+def test_a_name_a_source_states_under_its_maker_s_route_is_learned(synced_db, tmp_path):
+    """openrouter's `openai/gpt-5.4-mini` and a Hugging Face repo id `Qwen/Qwen3-32B` are the maker's
+    route to the model another page names bare (`gpt-5.4-mini`): a statement about one is about the
+    other. Nothing looser: another name that merely starts the same stays unknown."""
+    f = tmp_path / "scores.csv"
+    f.write_text("model,benchmark,score,model_release_date\n"
+                 "acme-lab/acme-7b,gpqa_diamond,0.5,2025-03-01\nacme-7b,gpqa_diamond,0.45,\n"
+                 "acme-7b-instruct,gpqa_diamond,0.4,\nacme-lab,gpqa_diamond,0.3,\n")
+    ingest_file(synced_db, "csv", f)
+    with db.connect(synced_db, read_only=True) as con:
+        table, counts = unknown(con)
+    assert sorted(r[1] for r in table.rows if r[0] == "model") == ["acme-7b-instruct", "acme-lab"]
+    assert counts["learned"] == 2
