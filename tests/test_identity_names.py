@@ -40,6 +40,19 @@ def ident(source: str, names: list[str], benchmark: str = "x") -> pd.DataFrame:
     ("epoch", "fireworks/kimi-k2p5", "kimi-k2.5", "host=fireworks"),
     ("artificial_analysis", "kimi-k2-5-non-reasoning", "kimi-k2.5", "mode=non-reasoning"),
     ("livebench", "arcee-trinity-large-preview", "trinity-large-preview", ""),
+    # Mistral's dated API id of Codestral 22B v0.1 (24.05); EvalPlus links the weights' Hugging Face
+    # repo; ollama's tag names the same weights, its quantization a setting
+    ("aider_edit", "codestral-2405", "codestral-2405", ""),
+    ("evalplus", "Codestral-22B-v0.1", "codestral-2405", ""),
+    ("aider_edit", "codestral:22b-v0.1-q8_0", "codestral-2405", "precision=q8_0"),
+    ("aider_edit", "qwen2:72b-instruct-q8_0", "qwen2-72b-instruct", "precision=q8_0"),
+    # AlpacaEval 2's reference under its first key (2024-01-09: "GPT-4 Turbo", 50 %, 2048 characters),
+    # later `gpt4_1106_preview` ("GPT-4 Preview (11/06)", 50 %, 2049)
+    ("alpacaeval", "gpt4_turbo", "gpt-4-1106-preview", ""),
+    # AlpacaEval's display name and its results key (the samples link); Epoch dates the model
+    ("alpacaeval", "Davinci001", "text-davinci-001", ""),
+    ("alpacaeval", "text_davinci_001", "text-davinci-001", ""),
+    ("epoch", "text-davinci-001", "text-davinci-001", ""),
 ])
 def test_a_shipped_name_resolves(source, name, model, variant):
     out = ident(source, [name]).iloc[0]
@@ -62,6 +75,18 @@ def test_a_shipped_name_resolves(source, name, model, variant):
     ("evalplus", "CodeLlama-70B"),       # its link says the Python model, which the registry does not hold
     # two experimental snapshots had the name (1219, 01-21): which one is not said
     ("matharena", "gemini-2.0-flash-thinking"),
+    # a pointer Mistral moved to Codestral 25.01, the later model itself, ollama's default tag
+    ("aider_edit", "codestral-latest"),
+    ("aider_polyglot", "Codestral 25.01"),
+    ("aider_edit", "ollama/codestral"),
+    # ollama's bare size tag is not said to be the instruct model; the later Qwen2.5 is another model
+    ("aider_edit", "qwen2:72b"),
+    ("aider_edit", "ollama/qwen2.5:32b-instruct"),
+    # the display name "GPT-4 Turbo" is a pointer OpenAI moved (1106, 0125, 2024-04-09)
+    ("alpacaeval", "GPT-4 Turbo"),
+    # another davinci: 003 is not 001, nor the later 002
+    ("alpacaeval", "text_davinci_003"),
+    ("epoch", "text-davinci-002"),
     # a sibling of a registry model is another model
     ("artificial_analysis", "trinity-large-thinking"),
     ("artificial_analysis", "kimi-k2-thinking-turbo"),
