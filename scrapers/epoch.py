@@ -2,7 +2,8 @@
 
 The zip holds one CSV per benchmark, each with its own schema. Nothing about a member is guessed:
 `scrapers/epoch_members.csv` (data, one row per member file name) declares its benchmark id, its
-model column (and a fallback name column for rows Epoch left without a `Model version`), its score
+model column (and a fallback name column for rows Epoch left without a `Model version`: a fallback
+`Agent` column names an agent system, tag `System: agent`, `AGENT_COLUMNS`), its score
 column and unit, its uncertainty columns, its test-set size where known, its date columns, the
 columns that make a row's setting, its record-id column, and whether it is Epoch's own run or a
 number Epoch copied from elsewhere (`external`). The declaration's columns:
@@ -66,6 +67,11 @@ EXTERNAL = "external"          # table_version and reported_by of an external me
 # The hub's column of who made each model (every member has it; optional: read where present)
 ORGANIZATION = "Organization"
 NOT_READ = "not_read"
+# A fallback name column that names an agent (OSWorld's `Agent`): a row Epoch left without a
+# `Model version` is then an agent system whose model the hub does not name (`AGENT_TAG`, matched
+# by NAMING's system_tag), never a model run; a row with a Model version is that model's run.
+AGENT_COLUMNS = frozenset({"Agent"})
+AGENT_TAG = "System: agent"
 # unit -> (metric kind, factor to the stored value)
 UNITS: dict[str, tuple[str, float]] = {
     "proportion": ("proportion", 1.0), "percent": ("proportion", 0.01), "elo": ("elo", 1.0),
@@ -232,11 +238,12 @@ class EpochScraper(Scraper):
     # agent's step budget into the name: `QWEN-CHAT 7B (8-shot)`, `opencua-32b (100 steps)`
     NAMING = NamingRules(variants=((r"_(thinking)$", "effort"),
                                    (r"\s*\((\d+|zero|one|few)-shot\)$", "shots"),
-                                   (r"\s*\((\d+)\s+steps\)$", "steps")))
+                                   (r"\s*\((\d+)\s+steps\)$", "steps")),
+                         system_tag=r"(^|;)\s*System:\s*agent\b")
     page = "https://epoch.ai/benchmarks"
     urls = ("https://epoch.ai/data/benchmark_data.zip",)
     min_rows = 20   # the smallest CSV (swe_bench_verified, 2026-03) has 24 runs
-    parser_version = 2   # 2: every member read by its declaration (scrapers/epoch_members.csv)
+    parser_version = 3   # 2: every member read by its declaration (scrapers/epoch_members.csv); 3: agents tagged
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
@@ -375,7 +382,10 @@ class EpochScraper(Scraper):
                               f"{decl.unit!r} ({metric} in [{lo:g}, {hi:g}]); rows rejected: is the declaration right?")
 
         names = df[decl.model].map(clean_name)
+        by_agent = pd.Series(False, index=df.index)
         if decl.model_fallback:
+            if decl.model_fallback in AGENT_COLUMNS:
+                by_agent = names.isna() & df[decl.model_fallback].map(clean_name).notna()
             names = names.where(names.notna(), df[decl.model_fallback].map(clean_name))
         names = names.astype("object")
         effort = names.str.extract(EFFORT_SUFFIX, expand=False)
@@ -385,6 +395,7 @@ class EpochScraper(Scraper):
             "score": score,
             "raw_value": raw_text(df[decl.score]),
             "metric": metric,
+            "model_tag": by_agent.map({True: AGENT_TAG, False: None}).astype("object"),
         }, index=df.index)
         parts = [("effort=" + effort).fillna("")]
         for key, column in decl.setting:
@@ -462,6 +473,14 @@ class EpochScraper(Scraper):
              spots=(S(model="gpt-5-2025-08-07", setting="effort=high; edit_format=diff; run=recB1")(
                  score=0.88, raw_value="88.0", metric="proportion"),
                  S(model="deepseek-chat-v3")(score=0.036),)),        # a low percent stays a percent
+        # OSWorld's board: a row Epoch left without a Model version is named by its agent, an agent
+        # system whose model the hub does not name (tag `System: agent`); a model's run keeps its name
+        Case("epoch/hub/os_world_external.csv", scores=3, rejects=0, benchmarks=frozenset({"osworld"}), spots=(
+            S(model="acme-agent-1 (50 steps)")(score=0.612, model_tag="System: agent", table_version="external"),
+            S(model="Zed-Operator-7B (100 steps)")(model_tag="System: agent"),
+            S(model="claude-sonnet-4-5-20250929")(score=0.604, model_tag=None,
+                                                  setting="agent=claude-sonnet-4-5-20250929 (100 steps)"),
+        )),
         Case("epoch/hub/webdev_arena_external.csv", scores=2, rejects=1, benchmarks=frozenset({"webdev_arena"}), spots=(
                  S(model="claude-opus-4-5-20251101")(score=1512.0, metric="elo", ci_low=1501.0, ci_high=1523.0,
                                                      setting="effort=32K; run=recC1", evaluated_at="2026-01-05"),

@@ -156,3 +156,16 @@ def test_shots_and_steps_are_epoch_s_own():
     """Only the papers Epoch copies write shots into a name: another source keeps it."""
     out = ident("lmarena", ["QWEN-CHAT 7B (8-shot)"]).iloc[0]
     assert (out["model"], out["variant"]) == ("QWEN-CHAT 7B (8-shot)", "")
+
+
+def test_an_epoch_row_named_by_its_agent_is_a_system():
+    """OSWorld's rows Epoch left without a Model version are named by the agent (`System: agent`):
+    an agent system over a model the hub does not name, never ranked with the model runs."""
+    rows = pd.DataFrame({"source": "epoch", "benchmark": "osworld", "snapshot_id": 1,
+                         "model_raw": ["acme-agent-1 (50 steps)", "claude-sonnet-4-5-20250929",
+                                       "claude-sonnet-4-5-20250929 (100 steps)"],
+                         "model_tag": ["System: agent", None, None]})
+    out = identify_frame(rows, ALIASES, scrapers.naming_rules())
+    assert out["population"].tolist() == ["systems", "models", "models"]
+    assert out["underlying"].tolist()[0] is None
+    assert out["model"].tolist()[1:] == ["claude-sonnet-4-5-20250929"] * 2
