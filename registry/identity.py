@@ -243,7 +243,7 @@ def identify_frame(rows: pd.DataFrame, alias_table: Mapping[str, str], naming: M
                          "raw": rows["model_raw"].to_numpy(dtype=object),
                          "tag": [t if isinstance(t, str) else None for t in tags.tolist()],
                          "snap": snaps.fillna(-1).to_numpy(dtype=object),
-                         "released": [d if isinstance(d, date) else None for d in dates.tolist()]})
+                         "released": [d if isinstance(d, date) and not pd.isna(d) else None for d in dates.tolist()]})
     codes = keys.groupby(list(keys.columns), sort=False, dropna=False).ngroup().to_numpy()
     first = keys.drop_duplicates(keep="first")
     out = [identify(naming.get(src, NO_RULES), bench, raw, tag, resolve, evidence.get((src, snap)),
