@@ -185,3 +185,24 @@ def test_a_name_a_source_states_under_its_maker_s_route_is_learned(synced_db, tm
         table, counts = unknown(con)
     assert sorted(r[1] for r in table.rows if r[0] == "model") == ["acme-7b-instruct", "acme-lab"]
     assert counts["learned"] == 2
+
+
+def test_arc_prize_s_o3_preview_rows_are_stored_as_the_preview_and_stay_so_on_a_resync(synced_db):
+    """The real ingest path and the registry re-sync apply the release-date rule alike: ARC Prize's
+    `o3-low`/`o3-high` (modelReleaseDate 2024-12-20) are the December 2024 preview; nothing else moves."""
+    from pathlib import Path
+    from jobs.sync import connect_synced
+    fixtures = Path(__file__).parent / "fixtures" / "arc_agi"
+    ingest_file(synced_db, "arc_agi", fixtures / "evaluations.json",
+                aux_paths=[fixtures / "models.json", fixtures / "datasets.json"])
+    query = ("SELECT DISTINCT model_raw, model FROM scores WHERE model_raw IN ('o3-low', 'o3-high', 'R1') "
+             "ORDER BY model_raw")
+    with db.connect(synced_db, read_only=True) as con:
+        stored = con.execute(query).fetchall()
+    with connect_synced(synced_db) as con:
+        con.execute("DELETE FROM meta WHERE key = 'registry_sha256'")    # a registry change: re-identify
+        con.execute("UPDATE scores SET model = 'o3-2025-04-16' WHERE model_raw IN ('o3-low', 'o3-high')")
+    with connect_synced(synced_db) as con:
+        resynced = con.execute(query).fetchall()
+    assert stored == resynced == [("R1", "R1"), ("o3-high", "o3-preview-2024-12-20"),
+                                  ("o3-low", "o3-preview-2024-12-20")]
