@@ -41,7 +41,6 @@ from analysis.contamination.a2 import a2_one, a2_predecessor_tests, a2_snapshot_
 from analysis.contamination.a3 import (
     a3_core,
     a3_one,
-    a3_placebo,
     a3_tests,
     ability_weights,
     did_test,
@@ -49,6 +48,7 @@ from analysis.contamination.a3 import (
     reference_placebo_p,
     smoother_weights,
 )
+from analysis.contamination.a3_placebo import a3_placebo
 from analysis.contamination.base import (
     PLACEBO_COLUMNS,
     RESULT_COLUMNS,
