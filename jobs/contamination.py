@@ -13,6 +13,7 @@ import logging
 from dataclasses import asdict
 from functools import partial
 from datetime import datetime
+from typing import Collection
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,7 @@ from analysis.contamination import Thresholds, calibrate, prepare_benchmarks, ru
 from storage import contamination as store, reads
 
 log = logging.getLogger("benchwatch.jobs.contamination")
+ANALYSIS_SEED = 0      # the seed of `analyze` (its tests' bootstrap; part of each item set's calibration key)
 
 
 
@@ -130,7 +132,7 @@ def model_slices(latest: pd.DataFrame, benchmarks: pd.DataFrame, cutoffs: pd.Dat
                                                                            how="inner")
 
 
-def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, seed: int = 0,
+def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, seed: int = ANALYSIS_SEED,
                       th: Thresholds = Thresholds(), fresh_a3: set[tuple[str, str]] | None = None,
                       fresh_link: bool = True, latest: pd.DataFrame | None = None) -> pd.DataFrame:
     """Resolve model dates, compute post-cutoff slices and every contamination signal, store the run.
@@ -242,7 +244,7 @@ def _sets_to_judge(signals: pd.DataFrame, states: pd.DataFrame) -> set[tuple[str
 
 def calibrate_item_sets(con: duckdb.DuckDBPyConnection, *, items: pd.DataFrame | None, cutoffs: pd.DataFrame,
                         now: pd.Timestamp, seed: int, th: Thresholds = Thresholds(),
-                        sets: set[tuple[str, str]] = frozenset(),
+                        sets: Collection[tuple[str, str]] = (),
                         trials: int = CALIBRATION_TRIALS) -> dict[tuple[str, str, str], str]:
     """Each A3 item set's placebo calibration on its own data (analysis.contamination.set_calibration),
     stored (migration 077) unless its inputs' key is stored already: a snapshot that changes nothing
@@ -288,6 +290,27 @@ def run_calibration(con: duckdb.DuckDBPyConnection, *, now: datetime | str, tria
     return calibrate(data["latest"], data["items"], data["cutoffs"], data["benchmarks"],
                      rng=np.random.default_rng(seed), now=naive_utc(now), trials=trials, th=th,
                      bootstrap_b=bootstrap_b)
+
+
+def run_set_calibrations(con: duckdb.DuckDBPyConnection, *, now: datetime | str, seed: int = ANALYSIS_SEED,
+                         th: Thresholds = Thresholds()) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A3's calibration of every item set as `analyze` judges its flags by (its trials and seed;
+    read only): (the current calibration of each set, stored or computed; the rows computed here,
+    which the caller may store). A set whose inputs' key is stored is read, not computed again."""
+    from storage.engine import duckdb as _duckdb
+    data = slice_inputs(con)
+    try:
+        stored = store.read_set_calibrations(con)
+    except _duckdb.CatalogException:       # a file from before migration 077 (opened read only)
+        stored = pd.DataFrame(columns=["signal", "source", "benchmark", "input_key"])
+    known = set(zip(stored["signal"], stored["source"], stored["benchmark"], stored["input_key"]))
+    keys, fresh = item_set_calibrations(data["items"], data["cutoffs"], now=naive_utc(now), trials=CALIBRATION_TRIALS,
+                                        seed=seed, th=th, known=known)
+    current = {("A3", s, b, k) for (s, b), k in keys.items()}
+    have = stored[[k in current for k in zip(stored["signal"], stored["source"], stored["benchmark"],
+                                             stored["input_key"])]]
+    both = pd.concat([f for f in (have, fresh) if len(f)], ignore_index=True) if len(have) or len(fresh) else fresh
+    return both.sort_values(["source", "benchmark"]).reset_index(drop=True), fresh
 
 
 def run_power(con: duckdb.DuckDBPyConnection, *, now: datetime | str, trials: int = CALIBRATION_TRIALS,

@@ -342,6 +342,16 @@ def test_calibrate_command(synced_db, tmp_path, capsys):
     assert [r[1] for r in rows] == ["+10", "+20"]                     # benchmark, planted gain, items, ...
     assert any(x.strip().startswith("synth: P(p < 0.05) at +10 pp =") for x in out.splitlines())
     assert any(x.strip().startswith("synth: P(flagged) at +20 pp =") for x in out.splitlines())
+    # A3 per item set: the first `calibrate` stored the set's calibration, the analysis judged test0 by
+    # that very row (same inputs, same key), and this run read it back instead of drawing it again
+    from storage.contamination import read_set_calibrations, read_suspicions
+    assert "A3 per item set (the calibration each set's flags are judged by; 200 trials" in out
+    with connect_synced(path) as con:
+        stored = read_set_calibrations(con)
+        judged_by = read_suspicions(con).set_index("model").at["test0", "calibration_key"]
+    assert len(stored) == 1 and stored.at[0, "input_key"] == judged_by
+    line = next(x for x in out.splitlines() if x.strip().startswith("synthlcb/synth"))
+    assert line.split()[1:3] == ["8", str(stored.at[0, "tests"])] and line.rstrip().endswith("yes")
     assert cli.main(["calibrate", "--db", str(tmp_path / "absent.duckdb")]) == 1
     assert cli.main(["calibrate", "--db", str(path), "--trials", "1"]) == 2
 

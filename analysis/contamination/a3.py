@@ -11,11 +11,8 @@ from analysis.constants import A3_MIN_REF_COVERAGE, A3_REFS_PER_PARAMETER, FISHE
 from analysis.contamination.base import (
     data_hash,
     log,
-    PLACEBO_COLUMNS,
     SKIP_COLUMNS,
-    Signal,
     signal_test,
-    SignalInputs,
     SignalTest,
     Thresholds,
 )
@@ -398,20 +395,3 @@ def a3_tests(items: pd.DataFrame, cutoffs: pd.DataFrame, *, now: pd.Timestamp,
             log.info("[contamination] A3: %d model(s) not tested for a placeholder cutoff, e.g. %s", len(ph),
                      ", ".join(f"{s['model']} ({s['benchmark']})" for s in ph[:3]))
     return tests
-
-
-def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
-    if not inputs.has_items:
-        return []
-    return a3_tests(inputs.items, inputs.cutoffs, now=inputs.now, th=th, skipped=inputs.skipped)
-
-
-def _placebo(inputs: SignalInputs, th: Thresholds, trials: int) -> pd.DataFrame:
-    from analysis.contamination.a3_placebo import a3_placebo   # the placebo module builds on this one
-    if not inputs.has_items:
-        return pd.DataFrame(columns=PLACEBO_COLUMNS)
-    return a3_placebo(inputs.items, inputs.cutoffs, rng=inputs.rng, now=inputs.now, trials=trials, th=th)
-
-
-SIGNAL = Signal(name="A3", tests=_tests, placebo=_placebo,
-                floors=("a3_min_items", "a3_min_ref_models", "guard_days"))
