@@ -145,7 +145,11 @@ A1_MIN_TAIL_COUNT = 10           # fewer replicates with δ* <= 0: p from the bo
 A1_ROBUST_Z = 3.5                # self-consistency guard: modified z of the residual profile
 A1_ROBUST_Z_MIN_BENCHMARKS = 5   # ... applied when the model has A1 residuals on >= 5 benchmarks
 A2_MIN_Z = 3.0                   # A2: z_J >= 3 (one-sided p ~ 0.0013)
-CALIBRATION_TRIALS = 200         # placebo trials of `benchwatch calibrate`
+CALIBRATION_TRIALS = 200         # placebo trials of `benchwatch calibrate` and of each item set's calibration
+# Signals calibrated per item set, on that set's own data, by every analysis that reads it
+# (analysis/contamination/set_calibration.py, issue 50): the contamination_suspect rule judges their
+# flags by their own set's calibration; the other signals' by the newest `benchwatch calibrate`.
+SET_CALIBRATED_SIGNALS = ("A3",)
 # A3's targets (issue 19), reported by `benchwatch calibrate --power`: placebo P(p < .05) within
 # [3 %, 7 %] and P(p < .01) <= 2 %; power with a gain planted in pre-cutoff items: P(p < .05) >= 50 %
 # at +10 pp, P(flagged under the full rule, after BH) >= 90 % at +20 pp.

@@ -13,11 +13,14 @@ import logging
 from dataclasses import asdict
 from functools import partial
 from datetime import datetime
+from typing import Collection
 
 import numpy as np
 import pandas as pd
 
 from analysis.constants import CALIBRATION_TRIALS
+from analysis.constants import SET_CALIBRATED_SIGNALS
+from analysis.contamination.set_calibration import item_set_calibrations
 from analysis.contamination.suspicions import advance_suspicions
 from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_cutoff_scores, resolve_model_dates
 from common.time import naive_utc
@@ -26,6 +29,7 @@ from analysis.contamination import Thresholds, calibrate, prepare_benchmarks, ru
 from storage import contamination as store, reads
 
 log = logging.getLogger("benchwatch.jobs.contamination")
+ANALYSIS_SEED = 0      # the seed of `analyze` (its tests' bootstrap; part of each item set's calibration key)
 
 
 
@@ -128,7 +132,7 @@ def model_slices(latest: pd.DataFrame, benchmarks: pd.DataFrame, cutoffs: pd.Dat
                                                                            how="inner")
 
 
-def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, seed: int = 0,
+def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, seed: int = ANALYSIS_SEED,
                       th: Thresholds = Thresholds(), fresh_a3: set[tuple[str, str]] | None = None,
                       fresh_link: bool = True, latest: pd.DataFrame | None = None) -> pd.DataFrame:
     """Resolve model dates, compute post-cutoff slices and every contamination signal, store the run.
@@ -178,7 +182,10 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
     run_at = now_ts.tz_localize("UTC").to_pydatetime()
     test_snaps = {int(s) for ev in signals["evidence"] for s in (ev.get("snapshot_ids") or ())}
     resolved_snaps = {int(s) for v in states["snapshot_ids"] if v for s in v}
+    calibration_keys = calibrate_item_sets(con, items=items if signals_run is None else tested, cutoffs=cutoffs,
+                                           now=now_ts, seed=seed, th=th, sets=_sets_to_judge(signals, states))
     suspicions = advance_suspicions(signals, states, run_id=run_id, run_at=now_ts,
+                                    calibration_keys=calibration_keys,
                                     current_data=current_data(latest, items),
                                     snapshot_dates=store.read_snapshot_dates(
                                         con, sorted(set(snapshot_ids) | test_snaps | resolved_snaps)))
@@ -219,6 +226,51 @@ def _signals(con: duckdb.DuckDBPyConnection, th: Thresholds, fresh_a3: set[tuple
     return tuple(out)
 
 
+def _sets_to_judge(signals: pd.DataFrame, states: pd.DataFrame) -> set[tuple[str, str]]:
+    """The item sets (source, benchmark) that need their calibration key this run although the
+    analysis did not recompute them: a set-calibrated signal's flagged test computed anew (not held
+    at its stored numbers), or an open suspicion without a key (stored before keys existed)."""
+    out: set[tuple[str, str]] = set()
+    if len(signals):
+        rows = signals[signals["flagged"].astype(bool) & signals["signal"].isin(SET_CALIBRATED_SIGNALS)]
+        out |= {(str(r.source or ""), str(r.benchmark)) for r in rows.itertuples()
+                if not (r.evidence if isinstance(r.evidence, dict) else {}).get("held")}
+    if len(states):
+        keyless = states["calibration_key"].isna() if "calibration_key" in states.columns else True
+        rows = states[states["state"].ne("resolved") & states["signal"].isin(SET_CALIBRATED_SIGNALS) & keyless]
+        out |= {(str(s or ""), str(b)) for s, b in zip(rows["source"], rows["benchmark"])}
+    return out
+
+
+def calibrate_item_sets(con: duckdb.DuckDBPyConnection, *, items: pd.DataFrame | None, cutoffs: pd.DataFrame,
+                        now: pd.Timestamp, seed: int, th: Thresholds = Thresholds(),
+                        sets: Collection[tuple[str, str]] = (),
+                        trials: int = CALIBRATION_TRIALS) -> dict[tuple[str, str, str], str]:
+    """Each A3 item set's placebo calibration on its own data (analysis.contamination.set_calibration),
+    stored (migration 077) unless its inputs' key is stored already: a snapshot that changes nothing
+    the set's placebo reads computes nothing and keeps its verdict. The sets: those of `items` (the
+    item results the analysis read) and `sets` (their items read here when `items` lacks them). Returns (signal, source, benchmark) -> the key (advance_suspicions)."""
+    frames = [items] if items is not None and len(items) else []
+    have = {(str(s or ""), str(b)) for s, b in frames[0][["source", "benchmark"]].drop_duplicates().itertuples(
+        index=False)} if frames else set()
+    missing = set(sets) - have
+    if missing:
+        extra = store.read_item_results(con, benchmarks=sorted({b for _, b in missing}))
+        frames.append(extra[[(str(s or ""), str(b)) in missing for s, b in zip(extra["source"], extra["benchmark"])]])
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return {}
+    data = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    keys, table = item_set_calibrations(data, cutoffs, now=now, trials=trials, seed=seed, th=th,
+                                        known=store.read_set_calibration_keys(con))
+    if len(table):
+        added = store.store_set_calibrations(con, table, calibrated_at=now.tz_localize("UTC").to_pydatetime())
+        log.info("[contamination] item-set calibration(s) computed: %s", "; ".join(
+            f"{r.source}/{r.benchmark} ok={r.ok} P(p<.05)={r.p05:.3f}" for r in table.itertuples()))
+        log.debug("[contamination] %d item-set calibration(s) stored", added)
+    return {("A3", s, b): k for (s, b), k in keys.items()}
+
+
 def current_data(latest: pd.DataFrame, items: pd.DataFrame) -> dict[tuple[str, str], set[int]]:
     """(source, benchmark) -> the snapshot ids this run read for it (scores and dated items)."""
     out: dict[tuple[str, str], set[int]] = {}
@@ -238,6 +290,27 @@ def run_calibration(con: duckdb.DuckDBPyConnection, *, now: datetime | str, tria
     return calibrate(data["latest"], data["items"], data["cutoffs"], data["benchmarks"],
                      rng=np.random.default_rng(seed), now=naive_utc(now), trials=trials, th=th,
                      bootstrap_b=bootstrap_b)
+
+
+def run_set_calibrations(con: duckdb.DuckDBPyConnection, *, now: datetime | str, seed: int = ANALYSIS_SEED,
+                         th: Thresholds = Thresholds()) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A3's calibration of every item set as `analyze` judges its flags by (its trials and seed;
+    read only): (the current calibration of each set, stored or computed; the rows computed here,
+    which the caller may store). A set whose inputs' key is stored is read, not computed again."""
+    from storage.engine import duckdb as _duckdb
+    data = slice_inputs(con)
+    try:
+        stored = store.read_set_calibrations(con)
+    except _duckdb.CatalogException:       # a file from before migration 077 (opened read only)
+        stored = pd.DataFrame(columns=["signal", "source", "benchmark", "input_key"])
+    known = set(zip(stored["signal"], stored["source"], stored["benchmark"], stored["input_key"]))
+    keys, fresh = item_set_calibrations(data["items"], data["cutoffs"], now=naive_utc(now), trials=CALIBRATION_TRIALS,
+                                        seed=seed, th=th, known=known)
+    current = {("A3", s, b, k) for (s, b), k in keys.items()}
+    have = stored[[k in current for k in zip(stored["signal"], stored["source"], stored["benchmark"],
+                                             stored["input_key"])]]
+    both = pd.concat([f for f in (have, fresh) if len(f)], ignore_index=True) if len(have) or len(fresh) else fresh
+    return both.sort_values(["source", "benchmark"]).reset_index(drop=True), fresh
 
 
 def run_power(con: duckdb.DuckDBPyConnection, *, now: datetime | str, trials: int = CALIBRATION_TRIALS,

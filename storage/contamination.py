@@ -36,7 +36,8 @@ POST_COLUMNS = ["source", "benchmark", "model", "score", "n_items", "stderr", "w
 SUSPICION_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "state", "confirmed_by",
                      "first_flagged_at", "confirmed_at", "updated_at", "run_id", "distinct_data", "snapshot_ids",
                      "data_as_of", "effect", "se", "ci_low", "ci_high", "p_value", "q_value", "evidence",
-                     "resolved_at", "resolved_snapshot_ids", "resolved_data_as_of", "resolution"]
+                     "resolved_at", "resolved_snapshot_ids", "resolved_data_as_of", "resolution",
+                     "calibration_key"]
 SIGNAL_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "effect", "se", "ci_low", "ci_high", "p_value",
                   "q_value", "flagged", "status", "evidence"]
 SKIP_COLUMNS = ["signal", "source", "benchmark", "model", "cutoff", "cutoff_trust", "reason"]
@@ -316,6 +317,48 @@ def store_calibration(con: duckdb.DuckDBPyConnection, table: pd.DataFrame, *, ca
         con.execute("DELETE FROM contamination_calibrations WHERE calibration_id = ?", [key])
         insert_frame(con, "contamination_calibrations", out)
     return key
+
+
+def store_set_calibrations(con: duckdb.DuckDBPyConnection, table: pd.DataFrame, *, calibrated_at: datetime) -> int:
+    """Store item-set calibrations (analysis.contamination.set_calibration's frame, migration 077) in
+    one transaction; a row whose key is stored already is kept as it is (the same inputs gave it).
+    Returns the rows added."""
+    from analysis.contamination.set_calibration import SET_CALIBRATION_COLUMNS
+    missing = set(SET_CALIBRATION_COLUMNS) - set(table.columns)
+    if missing:
+        raise ValueError(f"[storage] contamination_set_calibrations: frame lacks column(s) {sorted(missing)}")
+    if table.empty:
+        return 0
+    out = table[SET_CALIBRATION_COLUMNS].copy()
+    out.insert(4, "calibrated_at", calibrated_at)
+    out["ok"] = [None if v is None or (isinstance(v, float) and np.isnan(v)) else bool(v) for v in out["ok"]]
+    out["as_of"] = pd.to_datetime(out["as_of"])
+    for col in ("trials", "seed", "tests"):
+        out[col] = out[col].fillna(0).astype("int64")
+    out["units"] = out["units"].astype("Int64")
+    out = utc_columns(out, "calibrated_at", "as_of")
+    with transaction(con):
+        known = _set_calibration_keys(con)
+        fresh = out[[(r.signal, r.source, r.benchmark, r.input_key) not in known for r in out.itertuples()]]
+        if len(fresh):
+            insert_frame(con, "contamination_set_calibrations", fresh)
+    return len(fresh)
+
+
+def _set_calibration_keys(con: duckdb.DuckDBPyConnection) -> set[tuple[str, str, str, str]]:
+    return set(con.execute("SELECT signal, source, benchmark, input_key FROM contamination_set_calibrations").fetchall())
+
+
+def read_set_calibration_keys(con: duckdb.DuckDBPyConnection) -> set[tuple[str, str, str, str]]:
+    """(signal, source, benchmark, input_key) of every stored item-set calibration (migration 077)."""
+    return _set_calibration_keys(con)
+
+
+def read_set_calibrations(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every stored item-set calibration (contamination_set_calibrations), times naive UTC."""
+    df = con.execute("SELECT * FROM contamination_set_calibrations "
+                     "ORDER BY signal, source, benchmark, calibrated_at, input_key").df()
+    return naive_utc_columns(df, "calibrated_at", "as_of")
 
 
 def read_latest_calibration(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from common.time import utc_columns
-from storage.contamination import read_latest_calibration, read_suspicions
+from analysis.constants import SET_CALIBRATED_SIGNALS
+from storage.contamination import read_latest_calibration, read_set_calibrations, read_suspicions
 from storage.engine import duckdb
 from storage.reads import with_display_names
 from storage.saturation import read_saturation
@@ -170,25 +171,37 @@ def read_suspicion_alerts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None
     df = read_suspicions(con)
     if df.empty:
         return None
-    df = with_calibration(df, read_latest_calibration(con))
+    df = with_calibration(df, read_latest_calibration(con), read_set_calibrations(con))
     return with_display_names(con, df)
 
 
-def with_calibration(suspicions: pd.DataFrame, calibration: pd.DataFrame) -> pd.DataFrame:
-    """`suspicions` with the newest stored placebo calibration of each one's signal (migration 050):
-    `calibration_ok` (NULL: none stored, or no placebo test possible) and `calibration` (its shares
-    and CIs, a dict), which the contamination_suspect rule reads to hold a miscalibrated signal's
-    flags as unconfirmed."""
+def with_calibration(suspicions: pd.DataFrame, calibration: pd.DataFrame,
+                     set_calibrations: pd.DataFrame | None = None) -> pd.DataFrame:
+    """`suspicions` with the placebo calibration each one is judged by: for a signal calibrated per
+    item set (A3, migration 077), the calibration of its own set under its `calibration_key` (078:
+    the one its current evidence was judged with); for the others, the newest `benchwatch calibrate`
+    of its signal (050). `calibration_ok` (NULL: none on record, or no placebo test possible) and
+    `calibration` (its shares and CIs, a dict; `item_set` says which kind), which the
+    contamination_suspect rule reads to hold an uncalibrated or miscalibrated signal's flags as
+    unconfirmed."""
     out = suspicions.copy()
-    if calibration.empty:
-        out["calibration_ok"], out["calibration"] = None, None
-        return out
-    by = {r["signal"]: r for r in calibration.to_dict("records")}
-    out["calibration_ok"] = [None if (c := by.get(s)) is None or c["ok"] is None or pd.isna(c["ok"]) else bool(c["ok"])
-                             for s in out["signal"]]
     keep = ("calibrated_at", "trials", "tests", "p01", "p01_lo", "p01_hi", "p05", "p05_lo", "p05_hi",
             "fw_bh", "fw_bh_lo", "fw_bh_hi")
-    out["calibration"] = [None if (c := by.get(s)) is None else {k: c[k] for k in keep} for s in out["signal"]]
+    by = {r["signal"]: r for r in calibration.to_dict("records")} if not calibration.empty else {}
+    sets = {(r["signal"], r["source"], r["benchmark"], r["input_key"]): r
+            for r in (set_calibrations.to_dict("records") if set_calibrations is not None else [])}
+    keys = out["calibration_key"] if "calibration_key" in out.columns else pd.Series(None, index=out.index)
+    oks, cals = [], []
+    for signal, source, bench, key in zip(out["signal"], out["source"], out["benchmark"], keys):
+        if signal in SET_CALIBRATED_SIGNALS:
+            c = sets.get((signal, str(source or ""), bench, key)) if isinstance(key, str) else None
+            extra = {"item_set": f"{source}/{bench}" if source else str(bench),
+                     "units": None if c is None else c.get("units")}
+        else:
+            c, extra = by.get(signal), {"item_set": None}
+        oks.append(None if c is None or c["ok"] is None or pd.isna(c["ok"]) else bool(c["ok"]))
+        cals.append(None if c is None else {**{k: c[k] for k in keep}, **extra})
+    out["calibration_ok"], out["calibration"] = oks, cals
     return out
 
 

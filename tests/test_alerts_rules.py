@@ -282,8 +282,14 @@ def test_a_signal_never_calibrated_on_this_data_is_never_delivered_as_confirmed(
     assert ev.notifications == [] and [s.state for s in ev.states] == [PENDING]
     a = ev.states[0].annotations
     assert a["status"] == "unconfirmed" and a["signals"][0]["calibrated"] is False
-    assert a["unconfirmed_because"] == ["A3 is not calibrated on this data: no placebo calibration on record (run "
-                                        "benchwatch calibrate), so its q-values are unchecked"]
+    assert a["unconfirmed_because"] == ["A3 is not calibrated on this data: no calibration of its item set "
+                                        "epoch/gpqa_diamond on record (the next analysis that reads the set's data "
+                                        "computes one), so its q-values are unchecked"]
+    # a signal calibrated as a whole (A2): the reason names `benchwatch calibrate`
+    a2 = evaluate(now=day(1), previous=[], suspects=suspects("confirmed", **strong, **none, signal="A2"))
+    assert a2.states[0].annotations["unconfirmed_because"] == [
+        "A2 is not calibrated on this data: no placebo calibration on record (run benchwatch calibrate), so its "
+        "q-values are unchecked"]
     # a frame read without the calibration columns counts as none
     bare = suspects("confirmed", **strong).drop(columns=["calibration_ok", "calibration"])
     assert evaluate(now=day(1), previous=[], suspects=bare).notifications == []
@@ -291,7 +297,7 @@ def test_a_signal_never_calibrated_on_this_data_is_never_delivered_as_confirmed(
     empty = {"calibration_ok": None, "calibration": {"calibrated_at": day(0), "trials": 200, "tests": 0}}
     ev = evaluate(now=day(1), previous=[], suspects=suspects("confirmed", **strong, **empty))
     assert ev.notifications == []
-    assert "found no placebo test possible" in ev.states[0].annotations["unconfirmed_because"][0]
+    assert "its item set epoch/gpqa_diamond allows no placebo test" in ev.states[0].annotations["unconfirmed_because"][0]
     # a passing calibration: it fires; a later database state without one withdraws it, saying why
     ev = evaluate(now=day(2), previous=ev.states, suspects=suspects("confirmed", **strong))
     assert [n.transition for n in ev.notifications] == [FIRING]

@@ -7,11 +7,15 @@ analysis) and never recomputes a test: `confirmed` fires, `pending` stays pendin
 `resolved` resolves the alert with the data that resolved it. Which suspicion is confirmed is
 the analysis' one first-notification rule (analysis.contamination.suspicions.confirmation):
 flagged on two analyses of distinct data, or corroborated by another signal or source, or q at
-most SUSPICION_CONFIRM_Q at once. A signal whose newest stored placebo calibration (`benchwatch
-calibrate`, table contamination_calibrations) found it miscalibrated on this data has its flags
-shown as unconfirmed, with that reason, and never delivered as confirmed (a firing one is withdrawn);
-so is a signal without a passing calibration on record ("not calibrated on this data": none stored, or
-no placebo test was possible), since its q-values would be unchecked on the data they run on.
+most SUSPICION_CONFIRM_Q at once. A flag is delivered as confirmed only when the placebo calibration
+it is judged by passes: for a signal calibrated per item set (A3: SET_CALIBRATED_SIGNALS), its own
+(source, benchmark) set's calibration as `analyze` computed it on that set's data (table
+contamination_set_calibrations, under the key the suspicion took when its evidence last changed,
+so the verdict moves only with its own evidence); for the others, the newest `benchwatch calibrate`
+(table contamination_calibrations). A miscalibrated one has its flags shown as unconfirmed, with that
+reason (a firing one is withdrawn); so has one without a passing calibration on record ("not
+calibrated on this data": none stored, or no placebo test was possible), since its q-values would be
+unchecked on the data they run on. An unconfirmed suspicion stays open (not resolved).
 An alert whose (model, benchmark, source) has no stored suspicion keeps its state. Never labelled
 "contaminated".
 """
@@ -28,7 +32,8 @@ from alerts.records import RESOLVED, Condition, to_utc
 from alerts.rules.base import AlertKind, AlertRule, RuleOutput, make_labels, missing, num, \
     require, text
 from alerts.text import clean, day, fixed, pp
-from analysis.constants import CONTAMINATION_STATUSES, RETIRED_SIGNALS, SUSPICION_CONFIRM_Q, SUSPICION_STATES
+from analysis.constants import CONTAMINATION_STATUSES, RETIRED_SIGNALS, SET_CALIBRATED_SIGNALS, SUSPICION_CONFIRM_Q, \
+    SUSPICION_STATES
 from common.jsonsafe import decoded as _evidence
 from storage import rule_inputs as store
 from storage import look_queries as look
@@ -154,6 +159,15 @@ def _not_calibrated(r: Mapping[str, Any]) -> str:
     """Why a signal without a passing calibration on record has its flags unconfirmed."""
     c = r.get("calibration") or {}
     name = clean(text(r, "signal"), 40)
+    if text(r, "signal") in SET_CALIBRATED_SIGNALS:
+        where = clean(c.get("item_set") or f"{text(r, 'source')}/{text(r, 'benchmark')}", 120)
+        if c and not missing(c.get("calibrated_at")):
+            units = num(c.get("units"))
+            return (f"{name} is not calibrated on this data: its item set {where} allows no placebo test "
+                    f"({'no' if not units else int(units)} clean model(s) with items on both sides of a fake cutoff "
+                    "are too few), so its q-values are unchecked")
+        return (f"{name} is not calibrated on this data: no calibration of its item set {where} on record "
+                "(the next analysis that reads the set's data computes one), so its q-values are unchecked")
     if c and not missing(c.get("calibrated_at")):
         return (f"{name} is not calibrated on this data: its placebo calibration of {day(c['calibrated_at'])} found no "
                 "placebo test possible (too few clean models or items), so its q-values are unchecked")
@@ -162,15 +176,22 @@ def _not_calibrated(r: Mapping[str, Any]) -> str:
 
 
 def _miscalibrated(r: Mapping[str, Any]) -> str:
-    """Why a signal's flags are unconfirmed: its newest calibration's figures (storage.rule_inputs.with_calibration)."""
+    """Why a signal's flags are unconfirmed: the figures of the calibration they are judged by
+    (storage.rule_inputs.with_calibration: their item set's, or the newest `benchwatch calibrate`)."""
     c = r.get("calibration") or {}
 
     def share(name: str) -> str:
         v, lo, hi = (num(c.get(k)) for k in (name, f"{name}_lo", f"{name}_hi"))
         return "n/a" if v is None else f"{v:.1%} [{lo or 0:.1%}, {hi or 0:.1%}]"
     when = f" of {day(c['calibrated_at'])}" if not missing(c.get("calibrated_at")) else ""
-    return (f"{clean(text(r, 'signal'), 40)} is miscalibrated on this data (benchwatch calibrate{when}: placebo "
-            f"P(p < 0.01) {share('p01')}, P(p < 0.05) {share('p05')}, trials with a BH flag {share('fw_bh')}): "
+    figures = (f"placebo P(p < 0.01) {share('p01')}, P(p < 0.05) {share('p05')}, trials with a BH flag "
+               f"{share('fw_bh')}")
+    if c.get("item_set"):
+        units = num(c.get("units"))
+        return (f"{clean(text(r, 'signal'), 40)} is miscalibrated on its item set {clean(c['item_set'], 120)} (its "
+                f"placebo calibration{when}{f' on {int(units)} clean models' if units else ''}: {figures}): "
+                "its q-values there are not to be trusted")
+    return (f"{clean(text(r, 'signal'), 40)} is miscalibrated on this data (benchwatch calibrate{when}: {figures}): "
             "its q-values are not to be trusted")
 
 

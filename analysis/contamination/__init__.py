@@ -24,7 +24,8 @@ Pure: DataFrames in, DataFrames out; randomness only from the `rng` passed in.
 Layout (signals as plug-ins, the pattern of `scrapers.SOURCES`): `base` (thresholds, the test
 record and its one builder, the `Signal` declaration, the inputs and the one preparation of
 scores), `numerics` (links, BH, CIs), `link` (the A1/A2 link data and reference pools), one
-module per signal (`a1`, `a2`, `a3`) exposing `SIGNAL`, `families` (BH per family, flags,
+module per signal exposing `SIGNAL` (`a1`, `a2`, `a3_signal`: A3's test is `a3`, its placebo
+`a3_placebo`, its calibration per item set `set_calibration`), `families` (BH per family, flags,
 status) and `run` (`run_signals`, `calibrate`), which iterate `SIGNALS` below. Adding a
 statistic: README "Add a statistic".
 """
@@ -35,13 +36,12 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.contamination import a1, a2, a3
+from analysis.contamination import a1, a2, a3_signal
 from analysis.contamination.a1 import a1_a2_placebo, a1_one, a1_tests
 from analysis.contamination.a2 import a2_one, a2_predecessor_tests, a2_snapshot_tests, link_placebo
 from analysis.contamination.a3 import (
     a3_core,
     a3_one,
-    a3_placebo,
     a3_tests,
     ability_weights,
     did_test,
@@ -49,6 +49,7 @@ from analysis.contamination.a3 import (
     reference_placebo_p,
     smoother_weights,
 )
+from analysis.contamination.a3_placebo import a3_placebo
 from analysis.contamination.base import (
     PLACEBO_COLUMNS,
     RESULT_COLUMNS,
@@ -79,7 +80,7 @@ from analysis.contamination import run as _run
 # add it here. The order is the order placebos draw from the shared rng (A3 first, as before the
 # split, so seeded calibrations are unchanged).
 SIGNALS: tuple[Signal, ...] = (
-    a3.SIGNAL,
+    a3_signal.SIGNAL,
     a1.SIGNAL,
     a2.SIGNAL,
 )

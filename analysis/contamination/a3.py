@@ -4,8 +4,6 @@ own placebo z's. docs/statistics.md, A3."""
 
 from __future__ import annotations
 
-from typing import Iterator
-
 import numpy as np
 import pandas as pd
 
@@ -13,11 +11,8 @@ from analysis.constants import A3_MIN_REF_COVERAGE, A3_REFS_PER_PARAMETER, FISHE
 from analysis.contamination.base import (
     data_hash,
     log,
-    PLACEBO_COLUMNS,
     SKIP_COLUMNS,
-    Signal,
     signal_test,
-    SignalInputs,
     SignalTest,
     Thresholds,
 )
@@ -361,23 +356,6 @@ def reference_cutoffs(cutoffs: pd.DataFrame) -> pd.Series:
     return c["c_hi"]
 
 
-def clean_models(matrix: pd.DataFrame, ref_cut: pd.Series, before: pd.Timestamp) -> list[str]:
-    """The models of an item matrix that are clean for placebos: a trusted cutoff (`ref_cut`,
-    `reference_cutoffs`) earlier than `before` (the first item minus the guard band) and items
-    covered at A3_MIN_REF_COVERAGE at least."""
-    return [mdl for mdl in matrix.columns if mdl in ref_cut.index and pd.notna(ref_cut[mdl])
-            and ref_cut[mdl] < before and matrix[mdl].notna().mean() >= A3_MIN_REF_COVERAGE]
-
-
-def placebo_sets(items: pd.DataFrame, cutoffs: pd.DataFrame, now: pd.Timestamp,
-                 g: pd.Timedelta) -> Iterator[tuple[str, str, pd.DataFrame, pd.Series, list[str]]]:
-    """Each item set of A3 (source, benchmark, model × item matrix, item dates) with its clean
-    models (`clean_models`, guard band `g`): what the placebo and the power study draw from."""
-    ref_cut = reference_cutoffs(cutoffs)
-    for (source, bench), (matrix, dates, _) in _a3_frame(items, now).items():
-        yield source, bench, matrix, dates, clean_models(matrix, ref_cut, dates.min() - g)
-
-
 def a3_tests(items: pd.DataFrame, cutoffs: pd.DataFrame, *, now: pd.Timestamp,
              th: Thresholds = Thresholds(), skipped: list[dict] | None = None) -> list[SignalTest]:
     """A3 for every (source, benchmark, model) with dated items and a resolved cutoff interval.
@@ -417,92 +395,3 @@ def a3_tests(items: pd.DataFrame, cutoffs: pd.DataFrame, *, now: pd.Timestamp,
             log.info("[contamination] A3: %d model(s) not tested for a placeholder cutoff, e.g. %s", len(ph),
                      ", ".join(f"{s['model']} ({s['benchmark']})" for s in ph[:3]))
     return tests
-
-
-def _a3_placebo_frame(matrix: pd.DataFrame, dates: pd.Series, clean: list[str], fakes: np.ndarray,
-                      th: Thresholds) -> dict[str, np.ndarray]:
-    """A3 with fake cutoffs `fakes` (T,) on every clean model at once, vectorized over trials.
-
-    Each clean model is tested with the other clean models as references; its null scale comes
-    from each reference tested against the rest (never the tested model), as in `a3_one`.
-    Returns arrays (T, M): effect, se (calibrated), p_value.
-    """
-    g = guard(th.guard_days)
-    ok = matrix[clean].notna().all(axis=1) & dates.notna()
-    y = matrix.loc[ok, clean].to_numpy(float)
-    d = dates[ok].to_numpy()
-    clusters = np.arange(len(d)) if th.a3_null == "item_normal" else d
-    m = len(clean)
-    targets, masks, owner = [], [], []
-    for j in range(m):                   # problem (j, j): j tested; (j, r): placebo r without j
-        for r in range(m):
-            mask = np.ones(m, dtype=bool)
-            mask[[j, r]] = False
-            targets.append(r)
-            masks.append(mask)
-            owner.append(j)
-    target_idx, ref_masks = np.array(targets), np.array(masks)
-    t_all = len(fakes)
-    out = {k: np.full((t_all, m), np.nan) for k in ("effect", "se", "p_value")}
-    chunk = max(1, int(4e6 // max(1, len(d) * len(targets))))
-    for lo in range(0, t_all, chunk):
-        f = fakes[lo:lo + chunk]
-        pre = d[:, None] <= (f - g)[None, :]
-        post = d[:, None] > (f + g)[None, :]
-        good = (pre.sum(axis=0) >= th.a3_min_items) & (post.sum(axis=0) >= th.a3_min_items)
-        if not good.any():
-            continue
-        core = a3_core(y, pre[:, good], post[:, good], clusters, target_idx, ref_masks)
-        eff = core["effect"].reshape(-1, m, m)          # (T, j, r)
-        ses = core["se"].reshape(-1, m, m)
-        eye = np.eye(m, dtype=bool)
-        p, _, _, se = _a3_p(eff[:, eye], ses[:, eye], eff[:, ~eye].reshape(-1, m, m - 1),
-                            ses[:, ~eye].reshape(-1, m, m - 1), th)
-        rows = np.arange(lo, lo + len(f))[good]
-        above = core["above_range"].reshape(-1, m, m)[:, eye]     # untestable, as in a3_one
-        out["effect"][rows] = core["effect"].reshape(-1, m, m)[:, eye]
-        out["se"][rows] = se
-        out["p_value"][rows] = np.where(above, np.nan, p)
-    return out
-
-
-def a3_placebo(items: pd.DataFrame, cutoffs: pd.DataFrame, *, rng: np.random.Generator, now: pd.Timestamp,
-               trials: int, th: Thresholds = Thresholds()) -> pd.DataFrame:
-    """Placebo A3 tests on real item data: models whose trusted cutoff (+ g) precedes every item
-    are clean; each trial draws one fake cutoff per benchmark (uniform over the dates that leave
-    `a3_min_items` on both sides) and tests every clean model against the others."""
-    g = guard(th.guard_days)
-    frames = []
-    for source, bench, matrix, dates, clean in placebo_sets(items, cutoffs, now, g):
-        d = np.sort(dates.dropna().to_numpy())
-        k = th.a3_min_items
-        if len(clean) < th.a3_min_ref_models + 1 or len(d) < 2 * k:
-            continue
-        lo = pd.Timestamp(d[k - 1]) + g
-        hi = pd.Timestamp(d[-k]) - g - pd.Timedelta(days=1)
-        if lo > hi:
-            continue
-        fakes = (lo + pd.to_timedelta(rng.integers(0, (hi - lo).days + 1, size=trials), unit="D")).to_numpy()
-        res = _a3_placebo_frame(matrix, dates, clean, fakes, th)
-        frames.append(pd.DataFrame({
-            "trial": np.repeat(np.arange(trials), len(clean)), "signal": "A3", "source": source, "benchmark": bench,
-            "model": np.tile(clean, trials), "effect": res["effect"].ravel(), "se": res["se"].ravel(),
-            "p_value": res["p_value"].ravel(), "gate": True}))
-    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=PLACEBO_COLUMNS)
-    return out[out["p_value"].notna()] if len(out) else out
-
-
-def _tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
-    if not inputs.has_items:
-        return []
-    return a3_tests(inputs.items, inputs.cutoffs, now=inputs.now, th=th, skipped=inputs.skipped)
-
-
-def _placebo(inputs: SignalInputs, th: Thresholds, trials: int) -> pd.DataFrame:
-    if not inputs.has_items:
-        return pd.DataFrame(columns=PLACEBO_COLUMNS)
-    return a3_placebo(inputs.items, inputs.cutoffs, rng=inputs.rng, now=inputs.now, trials=trials, th=th)
-
-
-SIGNAL = Signal(name="A3", tests=_tests, placebo=_placebo,
-                floors=("a3_min_items", "a3_min_ref_models", "guard_days"))

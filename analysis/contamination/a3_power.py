@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.contamination.a3 import _a3_p, a3_core, placebo_sets
+from analysis.contamination.a3 import _a3_p, a3_core
+from analysis.contamination.a3_placebo import placebo_sets
 from analysis.contamination.base import Thresholds
 from analysis.cutoffs import guard
 from analysis.contamination.numerics import _wilson, benjamini_hochberg

@@ -38,7 +38,8 @@ PENDING, CONFIRMED, RESOLVED = SUSPICION_STATES
 SUSPICION_COLUMNS = ["model", "benchmark", "source", "signal", "detail", "state", "confirmed_by",
                      "first_flagged_at", "confirmed_at", "updated_at", "run_id", "distinct_data", "snapshot_ids",
                      "data_as_of", "effect", "se", "ci_low", "ci_high", "p_value", "q_value", "evidence",
-                     "resolved_at", "resolved_snapshot_ids", "resolved_data_as_of", "resolution"]
+                     "resolved_at", "resolved_snapshot_ids", "resolved_data_as_of", "resolution",
+                     "calibration_key"]
 
 
 def confirmation(distinct_data: int, q_value: float | None, status: str,
@@ -75,14 +76,25 @@ def _as_of(snaps: tuple[int, ...], dates: Mapping[int, pd.Timestamp]) -> pd.Time
 def advance_suspicions(results: pd.DataFrame, states: pd.DataFrame | None, *, run_id: str,
                        run_at: pd.Timestamp, current_data: Mapping[tuple[str, str], set[int]],
                        snapshot_dates: Mapping[int, pd.Timestamp],
-                       confirm_q: float = SUSPICION_CONFIRM_Q) -> pd.DataFrame:
+                       confirm_q: float = SUSPICION_CONFIRM_Q,
+                       calibration_keys: Mapping[tuple[str, str, str], str] | None = None) -> pd.DataFrame:
     """Every suspicion state after this run (SUSPICION_COLUMNS; rows no run moved are returned as stored).
 
     results: families.finalize's frame of this run (evidence as dicts); states: the stored
     states; current_data: (source, benchmark) -> the snapshot ids this run read for it (a test
     that is absent resolves only when its pair has snapshots other than those it rests on);
-    snapshot_dates: snapshot id -> its observation time (the data a message names).
+    snapshot_dates: snapshot id -> its observation time (the data a message names);
+    calibration_keys: (signal, source, benchmark) -> the key of that item set's calibration this run
+    (set_calibration.item_set_calibrations; the sets it computed). A suspicion takes its set's key
+    when first flagged and whenever its evidence is new, and keeps it otherwise (`calibration_key`):
+    the calibration it is judged by moves only with its own evidence (one taken while it had none).
     """
+    keys = calibration_keys or {}
+
+    def judged_by(r: Mapping[str, Any], prev: Mapping[str, Any], keep: bool) -> str | None:
+        held = _key(prev.get("calibration_key")) if keep else None
+        return held or _key(keys.get((str(r["signal"]), str(r["source"] or ""), str(r["benchmark"]))))
+
     old = by_key(states)
     out: dict[TestKey, dict[str, Any]] = {k: dict(v) for k, v in old.items()}
     seen: set[TestKey] = set()
@@ -115,14 +127,15 @@ def advance_suspicions(results: pd.DataFrame, states: pd.DataFrame | None, *, ru
                    "updated_at": run_at, "run_id": run_id, "distinct_data": versions, "snapshot_ids": list(snaps),
                    "data_as_of": _as_of(snaps, snapshot_dates), **numbers, "evidence": ev,
                    "resolved_at": None, "resolved_snapshot_ids": None, "resolved_data_as_of": None,
-                   "resolution": None}
+                   "resolution": None, "calibration_key": judged_by(r, prev, is_open and not new_evidence)}
             out[key] = row
         elif is_open and new_evidence:
             out[key] = _resolved(prev, run_at, run_id, snaps, snapshot_dates,
                                  {"why": "not flagged on the new data", "tested": True, **numbers, "status": r["status"],
                                   "data_hash": ev.get("data_hash")})
         elif is_open:   # same evidence, not flagged (q moved with other tests of the family): the suspicion holds
-            out[key] = {**prev, "q_value": numbers["q_value"], "updated_at": run_at, "run_id": run_id}
+            out[key] = {**prev, "q_value": numbers["q_value"], "updated_at": run_at, "run_id": run_id,
+                        "calibration_key": judged_by(r, prev, True)}
     for key, prev in old.items():
         if key in seen or prev["state"] == RESOLVED:
             continue
@@ -133,6 +146,11 @@ def advance_suspicions(results: pd.DataFrame, states: pd.DataFrame | None, *, ru
                                          "meet the signal's floors)", "tested": False})
     frame = pd.DataFrame(list(out.values()), columns=SUSPICION_COLUMNS)
     return frame.sort_values(["signal", "source", "benchmark", "model", "detail"], kind="stable").reset_index(drop=True)
+
+
+def _key(v: Any) -> str | None:
+    """A stored calibration key (None for NULL / NaN / empty)."""
+    return v if isinstance(v, str) and v else None
 
 
 def _ev(v: Any) -> dict[str, Any]:

@@ -24,7 +24,11 @@ reported, not part of the exit status.
 
 The result is stored (table contamination_calibrations): while a signal's newest calibration finds
 it miscalibrated, or no passing calibration is on record, the contamination_suspect rule shows its
-flags as unconfirmed with that reason and never delivers them as confirmed.
+flags as unconfirmed with that reason and never delivers them as confirmed. A3 is the exception:
+its flags are judged by their own item set's calibration, which `analyze` computes on that set's
+data (table contamination_set_calibrations); the command lists those per item set as well (with
+the analysis' trials and seed, so a stored one is read, not drawn again, and a missing one is
+computed and stored). They do not enter the exit status, which stays the pooled rule above.
 """
 
 from __future__ import annotations
@@ -166,14 +170,39 @@ def render_power(placebo: pd.DataFrame, power: pd.DataFrame) -> list[str]:
     return lines
 
 
-def _record(args: argparse.Namespace, table: "pd.DataFrame", now: Any) -> None:
+def render_sets(sets: pd.DataFrame) -> list[str]:
+    """A3's calibration per item set: what `analyze` judges each set's flags by."""
+    import pandas as pd
+
+    lines = [f"A3 per item set (the calibration each set's flags are judged by; {CALIBRATION_TRIALS} trials, the "
+             "analysis' seed):"]
+    if not len(sets):
+        return lines + ["  no dated item set"]
+    shown = pd.DataFrame({
+        "item set": [f"{s}/{b}" if s else str(b) for s, b in zip(sets["source"], sets["benchmark"])],
+        "clean models": sets["units"].map(lambda v: "n/a" if pd.isna(v) else f"{int(v)}"),
+        "tests": sets["tests"],
+        "p<0.01": [_ci(r, "p01") for _, r in sets.iterrows()],
+        "p<0.05": [_ci(r, "p05") for _, r in sets.iterrows()],
+        "trials with a BH flag": [_ci(r, "fw_bh") for _, r in sets.iterrows()],
+        "ok": sets["ok"].map(lambda v: "n/a (no placebo test possible)" if v is None or pd.isna(v) else
+                             "yes" if v else "NO"),
+    })
+    return lines + ["  " + line for line in shown.to_string(index=False).splitlines()]
+
+
+def _record(args: argparse.Namespace, table: "pd.DataFrame", now: Any, sets: "pd.DataFrame | None" = None) -> None:
     """Store the result (the contamination_suspect rule reads the newest of each signal: a signal found
-    miscalibrated has its flags shown unconfirmed). A file that cannot be written is said, not fatal."""
+    miscalibrated has its flags shown unconfirmed) and the item-set calibrations computed here. A file
+    that cannot be written is said, not fatal."""
     from jobs.contamination import record_calibration
     from jobs.sync import connect_synced
+    from storage.contamination import store_set_calibrations
     try:
         with connect_synced(args.db, wait=args.wait) as con:
             record_calibration(con, table, calibrated_at=now, seed=args.seed)
+            if sets is not None and len(sets):
+                store_set_calibrations(con, sets, calibrated_at=now)
     except Exception as exc:     # a read-only file or a writer holding it: the figures are still printed
         print(f"benchwatch calibrate: result not stored ({type(exc).__name__}: {exc}); the alert rule keeps "
               "the previous calibration", file=sys.stderr)
@@ -182,7 +211,7 @@ def _record(args: argparse.Namespace, table: "pd.DataFrame", now: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from jobs.contamination import run_calibration, run_power
+    from jobs.contamination import run_calibration, run_power, run_set_calibrations
     from common.time import utcnow
     if args.trials < 2:
         print("benchwatch calibrate: --trials must be at least 2", file=sys.stderr)
@@ -194,15 +223,19 @@ def run(args: argparse.Namespace) -> int:
         now = utcnow()
         table = run_calibration(con, now=now, trials=args.trials, seed=args.seed, bootstrap_b=args.bootstrap)
         power = run_power(con, now=now, trials=args.trials, seed=args.seed) if args.power else None
+        sets, fresh = run_set_calibrations(con, now=now)
     finally:
         con.close()
-    _record(args, table, now)
+    _record(args, table, now, fresh)
     print(f"placebo calibration: {args.trials} trial(s), seed {args.seed}")
     with pd.option_context("display.width", 250):
         print(render(table))
     if power is not None:
         print()
         print("\n".join(render_power(table, power)))
+    print()
+    with pd.option_context("display.width", 250):
+        print("\n".join(render_sets(sets)))
     bad = table[table["ok"].eq(False)]
     if len(bad):
         print(f"\nmiscalibrated: {', '.join(bad['signal'])} exceed(s) a nominal level beyond its 95 % CI; the "

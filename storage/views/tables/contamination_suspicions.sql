@@ -24,3 +24,4 @@ COMMENT ON COLUMN contamination_suspicions.resolved_at IS 'when it resolved (NUL
 COMMENT ON COLUMN contamination_suspicions.resolved_snapshot_ids IS 'the new data that no longer flag it';
 COMMENT ON COLUMN contamination_suspicions.resolved_data_as_of IS 'newest observation among those snapshots';
 COMMENT ON COLUMN contamination_suspicions.resolution IS 'p, q and effect on the new data, or why it was not tested (JSON)';
+COMMENT ON COLUMN contamination_suspicions.calibration_key IS 'A3: the key of its item set''s calibration it is judged by (contamination_set_calibrations.input_key), taken when its evidence last changed; NULL for A1/A2 (judged by benchwatch calibrate)';
