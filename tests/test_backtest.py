@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.backtest import (DAMPED, LOGISTIC, PERSISTENCE, THEIL_SEN, Method, Past, backtest, calibrate, choose_methods,
-                               crossing_summary, default_methods, origins_of, summarize, with_damped)
+from analysis.backtest import (backtest, calibrate, choose_methods, crossing_summary, origins_of, summarize,
+                               with_damped)
+from analysis.forecast_methods import DAMPED, LOGISTIC, PERSISTENCE, THEIL_SEN, Method, Past, default_methods
 from analysis.constants import BACKTEST_COVERAGE_TARGET, DAYS_PER_MONTH
 from analysis.logistic import logistic
 
