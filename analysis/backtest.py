@@ -8,16 +8,15 @@ its evaluation date, else its first observation raised to its model's release), 
 dated <= o is a result the rule puts before the origin. The forecast is scored against the
 frontier the table actually shows at o + h (the last frontier point dated <= o + h); only
 origins whose o + h lies within the table's history are scored: up to its last dated result, or
-its last observation (`observed_until`) when that is later (every result a table showed by its
-last snapshot is dated on or before it, so the frontier is known up to then).
+its last observation (`observed_until`) when that is later.
 
-- Methods (higher-is-better kinds; a lower-is-better kind gets no forecast anywhere, so no
-  record): `persistence` (no change: F(o)); `theil_sen` (the trailing-year Theil-Sen slope of
-  analysis.trends.frontier_trend ending at o, anchored at F(o): F(o) + max(slope, 0) h, capped
-  at the ceiling; its own interval from the slope's 80 % CI); `logistic` (analysis.logistic
-  fitted to the records dated <= o, at least FORECAST_MIN_RECORDS, L fixed at the ceiling
-  when no inflection shows, as the trends do; its own interval by the delta method). A
-  frontier never falls, so every forecast and interval bound is at least F(o).
+- Methods: analysis.forecast_methods (persistence, Theil-Sen, logistic). A lower-is-better kind
+  gets no forecast anywhere, so no record.
+- Outcomes known (`undetermined_outcomes`): a result dated at its first observation was achieved
+  at some time between its model's release and then; where it beats the dated frontier at
+  o + h and o + h lies in that span, the frontier then is not known and the outcome is not
+  scored (likewise a crossing it may have preceded: `undetermined_crossings`). The dating rule
+  is not moved; only outcomes it cannot tell are left out.
 - Errors: e = forecast - observed (bias > 0: forecasts too high), in pp for proportions, in
   the metric's own unit otherwise; each kind is summarised on its own. Persistence's MAE on the
   same rows stands beside every method's.
@@ -25,10 +24,10 @@ last snapshot is dated on or before it, so the frontier is known up to then).
   of the table id); a forecast's 80 % interval is forecast + s_h [z10, z90]: s_h the mean absolute
   residual (observed - forecast) at its horizon, z the residuals divided by their horizon's s_h,
   pooled over the horizons (the longest has the fewest outcomes), both from the same kind and
-  method on the *other* folds' tables; clipped to [F(o), ceiling]. This borrows strength across tables (a table with little history
-  gets the interval its kind earned) and never scores an interval on the residuals that made
-  it. `coverage` is the share of outcomes inside it; `raw_coverage` that of the method's own
-  interval, where it has one.
+  method on the *other* folds' tables; clipped to [F(o), ceiling]. This borrows strength across
+  tables (a table with little history gets the interval its kind earned) and never scores an
+  interval on the residuals that made it. `coverage` is the share of outcomes inside it;
+  `raw_coverage` that of the method's own interval, where it has one.
 - Correlated origins: the origins of one table overlap (a 12-month forecast made in March and
   one made in April share 11 months of outcome). The point figures pool every forecast; their
   90 % CIs come from a table-clustered bootstrap (whole tables resampled, BACKTEST_BOOTSTRAP_B
@@ -36,10 +35,9 @@ last snapshot is dated on or before it, so the frontier is known up to then).
   independent; `n_tables` stands beside `n`.
 - Damped line (`with_damped`): F(o) + lambda (Theil-Sen - F(o)), lambda from DAMPING_GRID chosen
   per kind and horizon on the other folds' tables: how much of the trailing slope persisted.
-- Choice (`choose_methods`): per kind, the non-persistence method with the lowest mean MAE over
-  the horizons, provided it has at least BACKTEST_MIN_TABLES tables at every horizon and beats
-  persistence's MAE on the same rows at every horizon; otherwise `persistence`, which forecasts
-  no crossing: "no forecast".
+- Choice (`choose_methods`): per kind and horizon, the non-persistence method with the lowest
+  MAE among those scored on at least BACKTEST_MIN_TABLES tables that beat persistence's MAE on
+  the same rows; otherwise `persistence` at that horizon, which forecasts nothing: "no forecast".
 - Crossing dates: for each origin of a table whose frontier later reached its threshold (floor +
   FORECAST_PROGRESS (ceiling - floor)), each method's forecast crossing date (within
   FORECAST_HORIZON_YEARS) against the actual one, in months.
@@ -180,6 +178,58 @@ def backtest(frontier: pd.DataFrame, tables: pd.DataFrame, *, horizons: Sequence
     out["origin"] = pd.to_datetime(out["origin"])
     cross = pd.DataFrame(crossings, columns=CROSSING_COLUMNS)
     return out, cross
+
+
+def _undated_by_table(undated: pd.DataFrame | None) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per table: (earliest, first observation, score) of its results dated at their first
+    observation, in days; earliest = the model's release (-inf where unknown)."""
+    if undated is None or not len(undated):
+        return {}
+    out = {}
+    for table, g in undated.groupby("table_id", sort=False):
+        lo = _days(g["release_date"])
+        out[str(table)] = (np.where(np.isfinite(lo), lo, -np.inf), _days(g["date"]),
+                           g["score"].to_numpy(dtype="float64"))
+    return out
+
+
+def undetermined_outcomes(rows: pd.DataFrame, undated: pd.DataFrame | None) -> np.ndarray:
+    """Per forecast row, whether its outcome is unknown: a result the dating rule places at its
+    first observation (`undated`: table_id, score, date, release_date) was achieved at some time
+    between its model's release (any time, where unknown) and that date, so at an o + h in
+    between where it beats the dated frontier (`observed`), the frontier then is not known. The
+    dating rule is not moved: such an outcome is not scored (higher-is-better kinds only)."""
+    out = np.zeros(len(rows), dtype=bool)
+    by_table = _undated_by_table(undated)
+    if not by_table or not len(rows):
+        return out
+    end = _days(rows["origin"]) + rows["horizon_months"].to_numpy(dtype="float64") * DAYS_PER_MONTH
+    obs = rows["observed"].to_numpy(dtype="float64")
+    tables = rows["table_id"].astype(str).to_numpy()
+    for table, (lo, hi, score) in by_table.items():
+        at = np.flatnonzero(tables == table)
+        if len(at):
+            t, o = end[at][:, None], obs[at][:, None]
+            out[at] = ((lo[None, :] <= t) & (t < hi[None, :]) & (score[None, :] > o + 1e-12)).any(axis=1)
+    return out
+
+
+def undetermined_crossings(crossings: pd.DataFrame, undated: pd.DataFrame | None) -> np.ndarray:
+    """Per crossing row, whether its actual crossing date is unknown: a result at or above the
+    threshold that the dating rule places at its first observation may have been achieved before
+    the dated crossing (its model released before it, or its release unknown)."""
+    out = np.zeros(len(crossings), dtype=bool)
+    by_table = _undated_by_table(undated)
+    if not by_table or not len(crossings):
+        return out
+    actual = _days(crossings["actual_crossing"])
+    threshold = crossings["threshold"].to_numpy(dtype="float64")
+    tables = crossings["table_id"].astype(str).to_numpy()
+    for table, (lo, _, score) in by_table.items():
+        at = np.flatnonzero(tables == table)
+        if len(at):
+            out[at] = ((score[None, :] >= threshold[at][:, None]) & (lo[None, :] < actual[at][:, None])).any(axis=1)
+    return out
 
 
 def _bound(v) -> float | None:
@@ -356,26 +406,20 @@ def summarize(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, b: int =
                     "q_low": q_lo, "q_high": q_hi, "nominal": nominal, "chosen": False, "damping": damping})
     summary = pd.DataFrame(out, columns=SUMMARY_COLUMNS)
     chosen = choose_methods(summary)
-    summary["chosen"] = [chosen.get(k) == m for k, m in zip(summary["kind"], summary["method"])]
+    summary["chosen"] = [chosen.get((k, int(h))) == m
+                         for k, h, m in zip(summary["kind"], summary["horizon_months"], summary["method"])]
     return summary
 
 
-def choose_methods(summary: pd.DataFrame, *, min_tables: int = BACKTEST_MIN_TABLES) -> dict[str, str]:
-    """Per kind, the method its forecasts use (module docstring): the non-persistence method with
-    the lowest mean MAE over the horizons that has `min_tables` tables at every horizon and beats
-    persistence on the same rows at every horizon; else persistence (no forecast)."""
-    chosen: dict[str, str] = {}
-    for kind, g in summary.groupby("kind", sort=True):
-        horizons = set(g["horizon_months"])
-        best, best_mae = PERSISTENCE, math.inf
-        for method, m in g[g["method"] != PERSISTENCE].groupby("method", sort=True):
-            if set(m["horizon_months"]) != horizons or (m["n_tables"] < min_tables).any():
-                continue
-            if not (m["mae"] < m["naive_mae"]).all():
-                continue
-            if float(m["mae"].mean()) < best_mae:
-                best, best_mae = str(method), float(m["mae"].mean())
-        chosen[str(kind)] = best
+def choose_methods(summary: pd.DataFrame, *, min_tables: int = BACKTEST_MIN_TABLES) -> dict[tuple[str, int], str]:
+    """Per kind and horizon, the method its forecasts use (module docstring): the non-persistence
+    method with the lowest MAE at that horizon among those scored on `min_tables` tables or more
+    that beat persistence's MAE on the same rows; else persistence (no forecast at that horizon)."""
+    chosen: dict[tuple[str, int], str] = {}
+    for (kind, h), g in summary.groupby(["kind", "horizon_months"], sort=True):
+        ok = g[(g["method"] != PERSISTENCE) & (g["n_tables"] >= min_tables) & (g["mae"] < g["naive_mae"])]
+        chosen[(str(kind), int(h))] = str(ok.sort_values(["mae", "method"])["method"].iat[0]) if len(ok) \
+            else PERSISTENCE
     return chosen
 
 
