@@ -21,13 +21,15 @@ its last observation (`observed_until`) when that is later.
   the metric's own unit otherwise; each kind is summarised on its own. Persistence's MAE on the
   same rows stands beside every method's.
 - Calibrated intervals (cross-fitted): the tables are split into BACKTEST_FOLDS folds (by a hash
-  of the table id); a forecast's 80 % interval is forecast + s_h [z10, z90]: s_h the mean absolute
-  residual (observed - forecast) at its horizon, z the residuals divided by their horizon's s_h,
-  pooled over the horizons (the longest has the fewest outcomes), both from the same kind and
-  method on the *other* folds' tables; clipped to [F(o), ceiling]. This borrows strength across
-  tables (a table with little history gets the interval its kind earned) and never scores an
-  interval on the residuals that made it. `coverage` is the share of outcomes inside it;
-  `raw_coverage` that of the method's own interval, where it has one.
+  of the table id); a forecast's 80 % interval is forecast + s [z10, z90]: s = a_h + b_h rise, the
+  residual scale at its horizon for a forecast that expects the frontier to rise by `rise`
+  (forecast - F(o); a, b >= 0 fitted to the absolute residuals), z the residuals divided by their
+  scale, pooled over the horizons (the longest has the fewest outcomes), both from the same kind
+  and method on the *other* folds' tables; clipped to [F(o), ceiling]. This borrows strength
+  across tables (a table with little history gets the interval its kind earned, narrow where it
+  expects no change, wide where it expects a climb) and never scores an interval on the residuals
+  that made it. `coverage` is the share of outcomes inside it; `raw_coverage` that of the
+  method's own interval, where it has one.
 - Correlated origins: the origins of one table overlap (a 12-month forecast made in March and
   one made in April share 11 months of outcome). The point figures pool every forecast; their
   90 % CIs come from a table-clustered bootstrap (whole tables resampled, BACKTEST_BOOTSTRAP_B
@@ -54,6 +56,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import nnls
 
 from analysis.constants import (
     BACKTEST_BOOTSTRAP_B,
@@ -82,7 +85,8 @@ CROSSING_COLUMNS = ["table_id", "metric", "origin", "method", "threshold", "fore
                     "error_months"]
 SUMMARY_COLUMNS = ["kind", "unit", "horizon_months", "method", "n", "n_tables", "mae", "mae_low", "mae_high",
                    "naive_mae", "naive_mae_low", "naive_mae_high", "bias", "coverage", "coverage_low",
-                   "coverage_high", "raw_coverage", "n_raw", "q_low", "q_high", "nominal", "chosen", "damping"]
+                   "coverage_high", "raw_coverage", "n_raw", "q_low", "q_high", "q_low_per_rise", "q_high_per_rise",
+                   "nominal", "chosen", "damping"]
 
 
 # --- the engine ------------------------------------------------------------------------------------
@@ -287,24 +291,32 @@ def residual_quantiles(residuals: np.ndarray, nominal: float = BACKTEST_NOMINAL)
     return float(np.quantile(residuals, tail)), float(np.quantile(residuals, 1.0 - tail))
 
 
-def pooled_quantiles(resid: np.ndarray, horizons: np.ndarray,
-                     nominal: float = BACKTEST_NOMINAL) -> tuple[dict[int, float], float, float]:
-    """({horizon: scale}, z_low, z_high): each horizon's residuals scaled by their own mean absolute
-    value, the scaled residuals pooled over the horizons for the interval's shape (a 10 % / 90 %
-    quantile needs many outcomes, a scale few). The interval at horizon h: forecast + scale_h [z_low, z_high]."""
-    scale = {int(x): float(np.mean(np.abs(resid[horizons == x]))) for x in np.unique(horizons)}
-    s = np.array([scale[int(x)] for x in horizons])
+def pooled_quantiles(resid: np.ndarray, horizons: np.ndarray, rise: np.ndarray | None = None,
+                     nominal: float = BACKTEST_NOMINAL) -> tuple[dict[int, tuple[float, float]], float, float]:
+    """({horizon: (a, b)}, z_low, z_high): at horizon h a forecast's residual scale is a + b rise
+    (`rise`: forecast - F(o), what the method expects the frontier to gain; a and b >= 0 fitted to
+    the absolute residuals by non-negative least squares, each horizon its own: a frontier
+    expected to move far misses by more than one expected to stay), and the residuals divided by
+    their scale are pooled over the horizons for the interval's shape (a 10 % / 90 % quantile
+    needs many outcomes, a scale few). The interval: forecast + (a + b rise) [z_low, z_high]."""
+    rise = np.zeros(len(resid)) if rise is None else np.maximum(np.nan_to_num(np.asarray(rise, dtype="float64")), 0.0)
+    fit: dict[int, tuple[float, float]] = {}
+    for x in np.unique(horizons):
+        at = horizons == x
+        ab, _ = nnls(np.c_[np.ones(int(at.sum())), rise[at]], np.abs(resid[at]))
+        fit[int(x)] = (float(ab[0]), float(ab[1]))
+    s = np.array([fit[int(x)][0] + fit[int(x)][1] * r for x, r in zip(horizons, rise)])
     z = np.divide(resid, s, out=np.zeros_like(resid, dtype="float64"), where=s > 0)
     z_lo, z_hi = residual_quantiles(z, nominal)
-    return scale, z_lo, z_hi
+    return fit, z_lo, z_hi
 
 
 def calibrate(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, folds: int = BACKTEST_FOLDS) -> pd.DataFrame:
     """`rows` with `low`, `high` (the cross-fitted calibrated interval) and `inside` (module
     docstring); NaN where the other folds hold no residual of the same kind and method.
 
-    The interval's shape is pooled over the horizons, its scale is each horizon's own
-    (`pooled_quantiles`): the 12-month horizon has the fewest outcomes."""
+    The interval's shape is pooled over the horizons, its scale is each horizon's own and grows
+    with the forecast's rise (`pooled_quantiles`): the 12-month horizon has the fewest outcomes."""
     out = rows.copy()
     out["low"] = math.nan
     out["high"] = math.nan
@@ -316,14 +328,16 @@ def calibrate(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, folds: i
     resid = (out["observed"] - out["forecast"]).to_numpy()
     keys = (out["metric"].map(lambda m: kind_of(m)[0]) + "|" + out["method"].astype(str)).to_numpy()
     forecast = out["forecast"].to_numpy()
+    rise = np.maximum(forecast - out["frontier_at_origin"].to_numpy(), 0.0)
     low, high = np.full(len(out), math.nan), np.full(len(out), math.nan)
     for key in np.unique(keys):
         same = keys == key
         for k in range(folds):
             train, test = same & (fold != k), same & (fold == k)
             if test.any() and train.any():
-                scale, q_lo, q_hi = pooled_quantiles(resid[train], h[train], nominal)
-                width = np.array([scale.get(int(x), math.nan) for x in h[test]])
+                fit, q_lo, q_hi = pooled_quantiles(resid[train], h[train], rise[train], nominal)
+                width = np.array([fit[int(x)][0] + fit[int(x)][1] * r if int(x) in fit else math.nan
+                                  for x, r in zip(h[test], rise[test])])
                 low[test] = forecast[test] + q_lo * width
                 high[test] = forecast[test] + q_hi * width
     start = out["frontier_at_origin"].to_numpy()
@@ -384,9 +398,11 @@ def summarize(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, b: int =
         raw = g["raw_low"].notna() & g["raw_high"].notna()
         raw_in = ((g["observed"] >= g["raw_low"] - 1e-12) & (g["observed"] <= g["raw_high"] + 1e-12))[raw]
         every = rows[(kinds == kind) & (rows["method"] == method)]         # pooled, as `calibrate`
-        widths, z_lo, z_hi = pooled_quantiles((every["observed"] - every["forecast"]).to_numpy(),
-                                              every["horizon_months"].to_numpy(), nominal)
-        q_lo, q_hi = widths[int(h)] * z_lo * scale, widths[int(h)] * z_hi * scale
+        fit, z_lo, z_hi = pooled_quantiles((every["observed"] - every["forecast"]).to_numpy(),
+                                           every["horizon_months"].to_numpy(),
+                                           (every["forecast"] - every["frontier_at_origin"]).to_numpy(), nominal)
+        base, per_rise = fit[int(h)]          # the scale at no rise, and its growth per unit of rise
+        q_lo, q_hi = base * z_lo * scale, base * z_hi * scale
         mae_ci = _cluster_ci(table, np.abs(err), ones, b=b, ci=ci, rng=rng)
         naive_ci = _cluster_ci(table, np.abs(naive), ones, b=b, ci=ci, rng=rng)
         cov_ci = _cluster_ci(table[has], inside[has].astype(float).to_numpy(), ones[has], b=b, ci=ci, rng=rng) \
@@ -403,7 +419,9 @@ def summarize(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, b: int =
                     "coverage": float(inside[has].astype(float).mean()) if has.any() else math.nan,
                     "coverage_low": cov_ci[0], "coverage_high": cov_ci[1],
                     "raw_coverage": float(raw_in.mean()) if len(raw_in) else math.nan, "n_raw": int(raw.sum()),
-                    "q_low": q_lo, "q_high": q_hi, "nominal": nominal, "chosen": False, "damping": damping})
+                    "q_low": q_lo, "q_high": q_hi, "q_low_per_rise": per_rise * z_lo,
+                    "q_high_per_rise": per_rise * z_hi,
+                    "nominal": nominal, "chosen": False, "damping": damping})
     summary = pd.DataFrame(out, columns=SUMMARY_COLUMNS)
     chosen = choose_methods(summary)
     summary["chosen"] = [chosen.get((k, int(h))) == m
@@ -443,8 +461,9 @@ def crossing_summary(crossings: pd.DataFrame) -> pd.DataFrame:
 def live_forecast(frontier: float, slope_per_day: float, ceiling: float | None, record: pd.DataFrame, *,
                   metric: str) -> pd.DataFrame:
     """The frontier forecast of the method a kind's backtest chose, with the interval the backtest
-    calibrated: one row per horizon (horizon_months, forecast, low, high, method, n), in the
-    metric's units. `record`: forecast_backtest_summary rows of the kind's chosen method;
+    calibrated (F-hat + q + q_per_rise (F-hat - F), clipped to [F, ceiling]): one row per horizon
+    (horizon_months, forecast, low, high, method, n), in the metric's units. `record`:
+    forecast_backtest_summary rows of the kind's chosen method;
     `frontier`, `slope_per_day`: the table's current frontier and trailing Theil-Sen slope. Empty
     when the chosen method is persistence (no forecast earned) or not one this can apply."""
     cols = ["horizon_months", "forecast", "low", "high", "method", "n"]
@@ -463,9 +482,12 @@ def live_forecast(frontier: float, slope_per_day: float, ceiling: float | None, 
             continue
         point = frontier + lam * (line - frontier)
 
-        def bound(q: float) -> float:
-            v = max(point + q / scale, frontier)
+        def bound(q: float, per_rise) -> float:
+            per_rise = 0.0 if per_rise is None or pd.isna(per_rise) else float(per_rise)
+            v = max(point + q / scale + per_rise * (point - frontier), frontier)
             return min(v, ceiling) if ceiling is not None else v
-        out.append({"horizon_months": int(r["horizon_months"]), "forecast": point, "low": bound(float(r["q_low"])),
-                    "high": bound(float(r["q_high"])), "method": r["method"], "n": int(r["n"])})
+        out.append({"horizon_months": int(r["horizon_months"]), "forecast": point,
+                    "low": bound(float(r["q_low"]), r.get("q_low_per_rise")),
+                    "high": bound(float(r["q_high"]), r.get("q_high_per_rise")), "method": r["method"],
+                    "n": int(r["n"])})
     return pd.DataFrame(out, columns=cols)

@@ -23,7 +23,8 @@ ROW_COLUMNS = ["table_id", "benchmark", "metric", "origin", "horizon_months", "m
                "forecast", "low", "high", "raw_low", "raw_high", "observed", "inside", "n_records"]
 SUMMARY_COLUMNS = ["kind", "unit", "horizon_months", "method", "n", "n_tables", "mae", "mae_low", "mae_high",
                    "naive_mae", "naive_mae_low", "naive_mae_high", "bias", "coverage", "coverage_low", "coverage_high",
-                   "raw_coverage", "n_raw", "q_low", "q_high", "nominal", "chosen", "damping"]
+                   "raw_coverage", "n_raw", "q_low", "q_high", "q_low_per_rise", "q_high_per_rise", "nominal", "chosen",
+                   "damping"]
 CROSSING_COLUMNS = ["table_id", "benchmark", "metric", "origin", "method", "threshold", "forecast_crossing",
                     "actual_crossing", "error_months"]
 

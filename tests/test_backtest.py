@@ -306,6 +306,36 @@ def test_a_live_forecast_carries_the_damping_and_interval_the_backtest_earned():
     assert capped["high"].max() <= 1.0 and capped["forecast"].max() <= 1.0
     # no change chosen: no forecast earned
     assert live_forecast(0.6, per_day, 1.0, record.assign(method=PERSISTENCE), metric="proportion").empty
+    # the interval widens with the expected rise: 12 months, rise .06, .5 / 1.0 per unit of rise
+    wide = live_forecast(0.60, per_day, 1.0, record.assign(q_low_per_rise=-0.5, q_high_per_rise=1.0),
+                         metric="proportion").set_index("horizon_months")
+    assert (wide.loc[12, "low"], wide.loc[12, "high"]) == (pytest.approx(0.61), pytest.approx(0.75))
+
+
+def test_the_interval_widens_with_the_rise_a_forecast_expects():
+    """Tables that stay put and tables that climb: a constant interval covers the still ones
+    always and the climbing ones rarely; scaled by the expected rise it covers both near 80 %."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for i in range(60):
+        climbing = i % 2 == 0
+        for j in range(12):
+            for h in (3, 6, 12):
+                rise = (0.02 + 0.01 * rng.random()) * h / 3 if climbing else 0.0
+                # a frontier never falls: the still ones rise a little or not at all
+                miss = max(rng.normal(0.0, 0.5 * rise), -rise) if climbing else abs(rng.normal(0.0, 0.002))
+                rows.append({"table_id": f"t{i}", "metric": "proportion", "origin": START + pd.DateOffset(months=j),
+                             "horizon_months": h, "method": THEIL_SEN, "frontier_at_origin": 0.3,
+                             "forecast": 0.3 + rise, "raw_low": np.nan, "raw_high": np.nan,
+                             "observed": 0.3 + rise + miss, "ceiling": 10.0, "n_records": 5})
+    cal = calibrate(pd.DataFrame(rows))
+    cal["climbing"] = cal["forecast"] > cal["frontier_at_origin"]
+    width = (cal["high"] - cal["low"]).groupby(cal["climbing"]).mean()
+    assert width[True] > 10 * width[False]
+    cover = cal["inside"].astype(float).groupby(cal["climbing"]).mean()
+    assert 0.7 <= cover[True] <= 0.9 and cover[False] >= 0.7
+    s = summarize(cal, b=20).set_index("horizon_months")
+    assert (s["q_high_per_rise"] > 0).all() and (s["q_low_per_rise"] < 0).all()
 
 
 def test_the_summary_stores_the_damping_of_every_table():
