@@ -41,9 +41,12 @@ def run_backtest(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int 
     undated = store.read_undated_results(con, k)
     unknown = undetermined_outcomes(rows, undated)
     unknown_crossings = undetermined_crossings(crossings, undated)
-    if unknown.any() or unknown_crossings.any():
+    # counted once per table, origin and horizon (every method forecast the same outcome)
+    n_unknown = len(rows.loc[unknown, ["table_id", "origin", "horizon_months"]].drop_duplicates())
+    n_unknown_crossings = len(crossings.loc[unknown_crossings, ["table_id", "origin"]].drop_duplicates())
+    if n_unknown or n_unknown_crossings:
         log.info("[backtest] %d outcome(s) and %d crossing(s) not scored: a result first observed later may "
-                 "have been achieved by then", int(unknown.sum()), int(unknown_crossings.sum()))
+                 "have been achieved by then", n_unknown, n_unknown_crossings)
     rows = rows[~unknown].reset_index(drop=True)
     crossings = crossings[~unknown_crossings].reset_index(drop=True)
     rows = calibrate(with_damped(rows))
@@ -55,7 +58,7 @@ def run_backtest(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int 
              rows["table_id"].nunique() if len(rows) else 0, len(crossings))
     result = {"rows": rows, "summary": summary, "crossings": crossings,
               "crossing_summary": crossing_summary(crossings),
-              "unscored": pd.DataFrame({"outcomes": [int(unknown.sum())], "crossings": [int(unknown_crossings.sum())]})}
+              "unscored": pd.DataFrame({"outcomes": [n_unknown], "crossings": [n_unknown_crossings]})}
     if write:
         record_backtest(con, result, now=now)
     return result

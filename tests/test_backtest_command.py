@@ -107,3 +107,14 @@ def test_results_dated_at_their_first_observation_are_read_for_the_outcome_check
     assert (undated["date"] >= undated["release_date"]).all()
     observed = pd.Timestamp(observed)
     assert (undated["date"] == (observed.tz_convert(None) if observed.tzinfo else observed)).all()
+    # the command leaves out, and says so, the outcomes those results may have changed
+    assert main(["backtest", "--db", str(db)]) == 0
+    assert "not scored: a result first observed later" in capsys.readouterr().out
+    from analysis.backtest import undetermined_outcomes
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        stored = con.execute("SELECT table_id, origin, horizon_months, observed FROM forecast_backtest").df()
+    finally:
+        con.close()
+    stored["origin"] = pd.to_datetime(stored["origin"], utc=True).dt.tz_localize(None)
+    assert len(stored) and not undetermined_outcomes(stored, undated).any()
