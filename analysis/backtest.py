@@ -8,27 +8,28 @@ its evaluation date, else its first observation raised to its model's release), 
 dated <= o is a result the rule puts before the origin. The forecast is scored against the
 frontier the table actually shows at o + h (the last frontier point dated <= o + h); only
 origins whose o + h lies within the table's history are scored: up to its last dated result, or
-its last observation (`observed_until`) when that is later (every result a table showed by its
-last snapshot is dated on or before it, so the frontier is known up to then).
+its last observation (`observed_until`) when that is later.
 
-- Methods (higher-is-better kinds; a lower-is-better kind gets no forecast anywhere, so no
-  record): `persistence` (no change: F(o)); `theil_sen` (the trailing-year Theil-Sen slope of
-  analysis.trends.frontier_trend ending at o, anchored at F(o): F(o) + max(slope, 0) h, capped
-  at the ceiling; its own interval from the slope's 80 % CI); `logistic` (analysis.logistic
-  fitted to the records dated <= o, at least FORECAST_MIN_RECORDS, L fixed at the ceiling
-  when no inflection shows, as the trends do; its own interval by the delta method). A
-  frontier never falls, so every forecast and interval bound is at least F(o).
+- Methods: analysis.forecast_methods (persistence, Theil-Sen, logistic). A lower-is-better kind
+  gets no forecast anywhere, so no record.
+- Outcomes known (`undetermined_outcomes`): a result dated at its first observation was achieved
+  at some time between its model's release and then; where it beats the dated frontier at
+  o + h and o + h lies in that span, the frontier then is not known and the outcome is not
+  scored (likewise a crossing it may have preceded: `undetermined_crossings`). The dating rule
+  is not moved; only outcomes it cannot tell are left out.
 - Errors: e = forecast - observed (bias > 0: forecasts too high), in pp for proportions, in
   the metric's own unit otherwise; each kind is summarised on its own. Persistence's MAE on the
   same rows stands beside every method's.
 - Calibrated intervals (cross-fitted): the tables are split into BACKTEST_FOLDS folds (by a hash
-  of the table id); a forecast's 80 % interval is forecast + s_h [z10, z90]: s_h the mean absolute
-  residual (observed - forecast) at its horizon, z the residuals divided by their horizon's s_h,
-  pooled over the horizons (the longest has the fewest outcomes), both from the same kind and
-  method on the *other* folds' tables; clipped to [F(o), ceiling]. This borrows strength across tables (a table with little history
-  gets the interval its kind earned) and never scores an interval on the residuals that made
-  it. `coverage` is the share of outcomes inside it; `raw_coverage` that of the method's own
-  interval, where it has one.
+  of the table id); a forecast's 80 % interval is forecast + s [z10, z90]: s = a_h + b_h rise, the
+  residual scale at its horizon for a forecast that expects the frontier to rise by `rise`
+  (forecast - F(o); a, b >= 0 fitted to the absolute residuals), z the residuals divided by their
+  scale, pooled over the horizons (the longest has the fewest outcomes), both from the same kind
+  and method on the *other* folds' tables; clipped to [F(o), ceiling]. This borrows strength
+  across tables (a table with little history gets the interval its kind earned, narrow where it
+  expects no change, wide where it expects a climb) and never scores an interval on the residuals
+  that made it. `coverage` is the share of outcomes inside it; `raw_coverage` that of the
+  method's own interval, where it has one.
 - Correlated origins: the origins of one table overlap (a 12-month forecast made in March and
   one made in April share 11 months of outcome). The point figures pool every forecast; their
   90 % CIs come from a table-clustered bootstrap (whole tables resampled, BACKTEST_BOOTSTRAP_B
@@ -36,10 +37,9 @@ last snapshot is dated on or before it, so the frontier is known up to then).
   independent; `n_tables` stands beside `n`.
 - Damped line (`with_damped`): F(o) + lambda (Theil-Sen - F(o)), lambda from DAMPING_GRID chosen
   per kind and horizon on the other folds' tables: how much of the trailing slope persisted.
-- Choice (`choose_methods`): per kind, the non-persistence method with the lowest mean MAE over
-  the horizons, provided it has at least BACKTEST_MIN_TABLES tables at every horizon and beats
-  persistence's MAE on the same rows at every horizon; otherwise `persistence`, which forecasts
-  no crossing: "no forecast".
+- Choice (`choose_methods`): per kind and horizon, the non-persistence method with the lowest
+  MAE among those scored on at least BACKTEST_MIN_TABLES tables that beat persistence's MAE on
+  the same rows; otherwise `persistence` at that horizon, which forecasts nothing: "no forecast".
 - Crossing dates: for each origin of a table whose frontier later reached its threshold (floor +
   FORECAST_PROGRESS (ceiling - floor)), each method's forecast crossing date (within
   FORECAST_HORIZON_YEARS) against the actual one, in months.
@@ -52,12 +52,11 @@ from __future__ import annotations
 import logging
 import math
 import zlib
-from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
+from scipy.optimize import nnls
 
 from analysis.constants import (
     BACKTEST_BOOTSTRAP_B,
@@ -70,19 +69,14 @@ from analysis.constants import (
     BACKTEST_NOMINAL,
     BACKTEST_SEED,
     DAYS_PER_MONTH,
-    DAYS_PER_YEAR,
-    FORECAST_HORIZON_YEARS,
-    FORECAST_MIN_RECORDS,
     FORECAST_PROGRESS,
 )
-from analysis.logistic import _jacobian, fit_logistic, logistic, logistic_time_to
+from analysis.forecast_methods import DAMPED, PERSISTENCE, THEIL_SEN, Method, Past, default_methods
 from analysis.saturation import PROPORTION
-from analysis.trends import TREND_NO_DATA, frontier_trend
 from common.units import lower_is_better
 
 log = logging.getLogger("benchwatch.analysis.backtest")
 
-PERSISTENCE, THEIL_SEN, LOGISTIC, DAMPED = "persistence", "theil_sen", "logistic", "damped_theil_sen"
 DAMPING_GRID = tuple(i / 20 for i in range(21))      # the damping factors tried: 0 (no change) .. 1 (the line)
 
 ROW_COLUMNS = ["table_id", "metric", "origin", "horizon_months", "method", "frontier_at_origin", "forecast",
@@ -91,143 +85,8 @@ CROSSING_COLUMNS = ["table_id", "metric", "origin", "method", "threshold", "fore
                     "error_months"]
 SUMMARY_COLUMNS = ["kind", "unit", "horizon_months", "method", "n", "n_tables", "mae", "mae_low", "mae_high",
                    "naive_mae", "naive_mae_low", "naive_mae_high", "bias", "coverage", "coverage_low",
-                   "coverage_high", "raw_coverage", "n_raw", "q_low", "q_high", "nominal", "chosen", "damping"]
-
-
-@dataclass(frozen=True)
-class Past:
-    """One table's frontier as seen at `origin` (days since 1970): its points dated <= origin."""
-
-    table_id: str
-    days: np.ndarray          # frontier point dates, days since 1970, oldest first
-    frontier: np.ndarray
-    is_record: np.ndarray
-    origin: float
-    floor: float | None
-    ceiling: float | None
-
-    @property
-    def now(self) -> float:
-        """F(origin): the frontier at the origin."""
-        return float(self.frontier[-1])
-
-
-@dataclass
-class Method:
-    """A forecaster: `values(past, horizons in days)` -> per horizon (forecast, low, high) or None
-    (abstains; low/high NaN when it has no interval of its own); `crossing(past, threshold)` ->
-    days since 1970 when it forecasts the frontier reaches `threshold`, or None."""
-
-    values: Callable[[Past, Sequence[float]], list[tuple[float, float, float] | None]]
-    crossing: Callable[[Past, float], float | None] = lambda past, threshold: None
-    cache: dict = field(default_factory=dict)
-
-
-# --- the methods -----------------------------------------------------------------------------------
-
-_Z = float(ndtri(0.5 + BACKTEST_NOMINAL / 2))      # the central-80 % normal quantile, 1.2816
-
-
-def _cap(v: float, past: Past) -> float:
-    """A frontier value: never below F(origin), never above the ceiling."""
-    v = max(v, past.now)
-    return min(v, past.ceiling) if past.ceiling is not None else v
-
-
-def _persistence(past: Past, horizons: Sequence[float]) -> list[tuple[float, float, float] | None]:
-    return [(past.now, math.nan, math.nan) for _ in horizons]
-
-
-def _trend(past: Past):
-    ts = pd.Series(pd.to_datetime(np.round(past.days * 86_400).astype("int64"), unit="s"))
-    return frontier_trend(ts, past.frontier, past.is_record, end=pd.Timestamp(round(past.origin * 86_400), unit="s"),
-                          confidence=BACKTEST_NOMINAL)
-
-
-def _theil_sen(past: Past, horizons: Sequence[float]) -> list[tuple[float, float, float] | None]:
-    fit = _trend(past)
-    if fit.status == TREND_NO_DATA or not math.isfinite(fit.slope):
-        return [None for _ in horizons]
-    out: list[tuple[float, float, float] | None] = []
-    for h in horizons:
-        point = _cap(past.now + max(fit.slope, 0.0) * h, past)
-        if math.isfinite(fit.low) and math.isfinite(fit.high):
-            out.append((point, _cap(past.now + max(fit.low, 0.0) * h, past),
-                        _cap(past.now + max(fit.high, 0.0) * h, past)))
-        else:
-            out.append((point, math.nan, math.nan))
-    return out
-
-
-def _theil_sen_crossing(past: Past, threshold: float) -> float | None:
-    fit = _trend(past)
-    if fit.status == TREND_NO_DATA or not fit.slope > 0:
-        return None
-    when = past.origin + (threshold - past.now) / fit.slope
-    return when if when <= past.origin + FORECAST_HORIZON_YEARS * DAYS_PER_YEAR else None
-
-
-def _logistic_fit(past: Past, cache: dict):
-    """The logistic through the records dated <= origin (None: too few, no ceiling, no fit);
-    cached per table and number of records (the fit sees only the records)."""
-    if past.floor is None or past.ceiling is None or not past.ceiling > past.floor:
-        return None
-    rec_days = past.days[past.is_record]
-    if len(rec_days) < FORECAST_MIN_RECORDS:
-        return None
-    key = (past.table_id, len(rec_days))
-    if key not in cache:
-        t = (rec_days - rec_days[0]) / DAYS_PER_YEAR
-        y = past.frontier[past.is_record]
-        try:
-            lf = fit_logistic(t, y, floor=past.floor, ceiling=past.ceiling)
-            if y.max() < past.floor + (lf.L - past.floor) / 2:      # no inflection: L at the ceiling (as trends)
-                lf = fit_logistic(t, y, floor=past.floor, ceiling=past.ceiling, L_fixed=past.ceiling)
-            cache[key] = (lf, float(rec_days[0]))
-        except RuntimeError:
-            cache[key] = None
-    return cache[key]
-
-
-def _make_logistic() -> Method:
-    cache: dict = {}
-
-    def values(past: Past, horizons: Sequence[float]) -> list[tuple[float, float, float] | None]:
-        got = _logistic_fit(past, cache)
-        if got is None:
-            return [None for _ in horizons]
-        lf, start = got
-        floor = float(past.floor)      # type: ignore[arg-type]     # _logistic_fit checked it
-        out: list[tuple[float, float, float] | None] = []
-        for h in horizons:
-            t = np.asarray([(past.origin + h - start) / DAYS_PER_YEAR])
-            point = float(logistic(t, lf.k, lf.t0, lf.L, floor)[0])
-            jac = _jacobian(t, lf.k, lf.t0, lf.L, floor)[0]
-            jac = jac[:2] if lf.L_fixed else jac
-            var = float(jac @ lf.cov @ jac) if np.isfinite(lf.cov).all() else math.nan
-            sd = math.sqrt(var) if var >= 0 else math.nan
-            out.append((_cap(point, past), _cap(point - _Z * sd, past) if math.isfinite(sd) else math.nan,
-                        _cap(point + _Z * sd, past) if math.isfinite(sd) else math.nan))
-        return out
-
-    def crossing(past: Past, threshold: float) -> float | None:
-        got = _logistic_fit(past, cache)
-        if got is None:
-            return None
-        lf, start = got
-        t_y, _ = logistic_time_to(lf, threshold, float(past.floor))      # type: ignore[arg-type]
-        if t_y is None or not math.isfinite(t_y):
-            return None
-        when = start + t_y * DAYS_PER_YEAR
-        return when if past.origin < when <= past.origin + FORECAST_HORIZON_YEARS * DAYS_PER_YEAR else None
-
-    return Method(values=values, crossing=crossing, cache=cache)
-
-
-def default_methods() -> dict[str, Method]:
-    """The methods the backtest compares (fresh caches)."""
-    return {PERSISTENCE: Method(values=_persistence), THEIL_SEN: Method(values=_theil_sen, crossing=_theil_sen_crossing),
-            LOGISTIC: _make_logistic()}
+                   "coverage_high", "raw_coverage", "n_raw", "q_low", "q_high", "q_low_per_rise", "q_high_per_rise",
+                   "nominal", "chosen", "damping"]
 
 
 # --- the engine ------------------------------------------------------------------------------------
@@ -325,6 +184,58 @@ def backtest(frontier: pd.DataFrame, tables: pd.DataFrame, *, horizons: Sequence
     return out, cross
 
 
+def _undated_by_table(undated: pd.DataFrame | None) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per table: (earliest, first observation, score) of its results dated at their first
+    observation, in days; earliest = the model's release (-inf where unknown)."""
+    if undated is None or not len(undated):
+        return {}
+    out = {}
+    for table, g in undated.groupby("table_id", sort=False):
+        lo = _days(g["release_date"])
+        out[str(table)] = (np.where(np.isfinite(lo), lo, -np.inf), _days(g["date"]),
+                           g["score"].to_numpy(dtype="float64"))
+    return out
+
+
+def undetermined_outcomes(rows: pd.DataFrame, undated: pd.DataFrame | None) -> np.ndarray:
+    """Per forecast row, whether its outcome is unknown: a result the dating rule places at its
+    first observation (`undated`: table_id, score, date, release_date) was achieved at some time
+    between its model's release (any time, where unknown) and that date, so at an o + h in
+    between where it beats the dated frontier (`observed`), the frontier then is not known. The
+    dating rule is not moved: such an outcome is not scored (higher-is-better kinds only)."""
+    out = np.zeros(len(rows), dtype=bool)
+    by_table = _undated_by_table(undated)
+    if not by_table or not len(rows):
+        return out
+    end = _days(rows["origin"]) + rows["horizon_months"].to_numpy(dtype="float64") * DAYS_PER_MONTH
+    obs = rows["observed"].to_numpy(dtype="float64")
+    tables = rows["table_id"].astype(str).to_numpy()
+    for table, (lo, hi, score) in by_table.items():
+        at = np.flatnonzero(tables == table)
+        if len(at):
+            t, o = end[at][:, None], obs[at][:, None]
+            out[at] = ((lo[None, :] <= t) & (t < hi[None, :]) & (score[None, :] > o + 1e-12)).any(axis=1)
+    return out
+
+
+def undetermined_crossings(crossings: pd.DataFrame, undated: pd.DataFrame | None) -> np.ndarray:
+    """Per crossing row, whether its actual crossing date is unknown: a result at or above the
+    threshold that the dating rule places at its first observation may have been achieved before
+    the dated crossing (its model released before it, or its release unknown)."""
+    out = np.zeros(len(crossings), dtype=bool)
+    by_table = _undated_by_table(undated)
+    if not by_table or not len(crossings):
+        return out
+    actual = _days(crossings["actual_crossing"])
+    threshold = crossings["threshold"].to_numpy(dtype="float64")
+    tables = crossings["table_id"].astype(str).to_numpy()
+    for table, (lo, _, score) in by_table.items():
+        at = np.flatnonzero(tables == table)
+        if len(at):
+            out[at] = ((score[None, :] >= threshold[at][:, None]) & (lo[None, :] < actual[at][:, None])).any(axis=1)
+    return out
+
+
 def _bound(v) -> float | None:
     return None if v is None or pd.isna(v) else float(v)
 
@@ -380,24 +291,32 @@ def residual_quantiles(residuals: np.ndarray, nominal: float = BACKTEST_NOMINAL)
     return float(np.quantile(residuals, tail)), float(np.quantile(residuals, 1.0 - tail))
 
 
-def pooled_quantiles(resid: np.ndarray, horizons: np.ndarray,
-                     nominal: float = BACKTEST_NOMINAL) -> tuple[dict[int, float], float, float]:
-    """({horizon: scale}, z_low, z_high): each horizon's residuals scaled by their own mean absolute
-    value, the scaled residuals pooled over the horizons for the interval's shape (a 10 % / 90 %
-    quantile needs many outcomes, a scale few). The interval at horizon h: forecast + scale_h [z_low, z_high]."""
-    scale = {int(x): float(np.mean(np.abs(resid[horizons == x]))) for x in np.unique(horizons)}
-    s = np.array([scale[int(x)] for x in horizons])
+def pooled_quantiles(resid: np.ndarray, horizons: np.ndarray, rise: np.ndarray | None = None,
+                     nominal: float = BACKTEST_NOMINAL) -> tuple[dict[int, tuple[float, float]], float, float]:
+    """({horizon: (a, b)}, z_low, z_high): at horizon h a forecast's residual scale is a + b rise
+    (`rise`: forecast - F(o), what the method expects the frontier to gain; a and b >= 0 fitted to
+    the absolute residuals by non-negative least squares, each horizon its own: a frontier
+    expected to move far misses by more than one expected to stay), and the residuals divided by
+    their scale are pooled over the horizons for the interval's shape (a 10 % / 90 % quantile
+    needs many outcomes, a scale few). The interval: forecast + (a + b rise) [z_low, z_high]."""
+    rise = np.zeros(len(resid)) if rise is None else np.maximum(np.nan_to_num(np.asarray(rise, dtype="float64")), 0.0)
+    fit: dict[int, tuple[float, float]] = {}
+    for x in np.unique(horizons):
+        at = horizons == x
+        ab, _ = nnls(np.c_[np.ones(int(at.sum())), rise[at]], np.abs(resid[at]))
+        fit[int(x)] = (float(ab[0]), float(ab[1]))
+    s = np.array([fit[int(x)][0] + fit[int(x)][1] * r for x, r in zip(horizons, rise)])
     z = np.divide(resid, s, out=np.zeros_like(resid, dtype="float64"), where=s > 0)
     z_lo, z_hi = residual_quantiles(z, nominal)
-    return scale, z_lo, z_hi
+    return fit, z_lo, z_hi
 
 
 def calibrate(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, folds: int = BACKTEST_FOLDS) -> pd.DataFrame:
     """`rows` with `low`, `high` (the cross-fitted calibrated interval) and `inside` (module
     docstring); NaN where the other folds hold no residual of the same kind and method.
 
-    The interval's shape is pooled over the horizons, its scale is each horizon's own
-    (`pooled_quantiles`): the 12-month horizon has the fewest outcomes."""
+    The interval's shape is pooled over the horizons, its scale is each horizon's own and grows
+    with the forecast's rise (`pooled_quantiles`): the 12-month horizon has the fewest outcomes."""
     out = rows.copy()
     out["low"] = math.nan
     out["high"] = math.nan
@@ -409,14 +328,16 @@ def calibrate(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, folds: i
     resid = (out["observed"] - out["forecast"]).to_numpy()
     keys = (out["metric"].map(lambda m: kind_of(m)[0]) + "|" + out["method"].astype(str)).to_numpy()
     forecast = out["forecast"].to_numpy()
+    rise = np.maximum(forecast - out["frontier_at_origin"].to_numpy(), 0.0)
     low, high = np.full(len(out), math.nan), np.full(len(out), math.nan)
     for key in np.unique(keys):
         same = keys == key
         for k in range(folds):
             train, test = same & (fold != k), same & (fold == k)
             if test.any() and train.any():
-                scale, q_lo, q_hi = pooled_quantiles(resid[train], h[train], nominal)
-                width = np.array([scale.get(int(x), math.nan) for x in h[test]])
+                fit, q_lo, q_hi = pooled_quantiles(resid[train], h[train], rise[train], nominal)
+                width = np.array([fit[int(x)][0] + fit[int(x)][1] * r if int(x) in fit else math.nan
+                                  for x, r in zip(h[test], rise[test])])
                 low[test] = forecast[test] + q_lo * width
                 high[test] = forecast[test] + q_hi * width
     start = out["frontier_at_origin"].to_numpy()
@@ -477,9 +398,11 @@ def summarize(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, b: int =
         raw = g["raw_low"].notna() & g["raw_high"].notna()
         raw_in = ((g["observed"] >= g["raw_low"] - 1e-12) & (g["observed"] <= g["raw_high"] + 1e-12))[raw]
         every = rows[(kinds == kind) & (rows["method"] == method)]         # pooled, as `calibrate`
-        widths, z_lo, z_hi = pooled_quantiles((every["observed"] - every["forecast"]).to_numpy(),
-                                              every["horizon_months"].to_numpy(), nominal)
-        q_lo, q_hi = widths[int(h)] * z_lo * scale, widths[int(h)] * z_hi * scale
+        fit, z_lo, z_hi = pooled_quantiles((every["observed"] - every["forecast"]).to_numpy(),
+                                           every["horizon_months"].to_numpy(),
+                                           (every["forecast"] - every["frontier_at_origin"]).to_numpy(), nominal)
+        base, per_rise = fit[int(h)]          # the scale at no rise, and its growth per unit of rise
+        q_lo, q_hi = base * z_lo * scale, base * z_hi * scale
         mae_ci = _cluster_ci(table, np.abs(err), ones, b=b, ci=ci, rng=rng)
         naive_ci = _cluster_ci(table, np.abs(naive), ones, b=b, ci=ci, rng=rng)
         cov_ci = _cluster_ci(table[has], inside[has].astype(float).to_numpy(), ones[has], b=b, ci=ci, rng=rng) \
@@ -496,29 +419,25 @@ def summarize(rows: pd.DataFrame, *, nominal: float = BACKTEST_NOMINAL, b: int =
                     "coverage": float(inside[has].astype(float).mean()) if has.any() else math.nan,
                     "coverage_low": cov_ci[0], "coverage_high": cov_ci[1],
                     "raw_coverage": float(raw_in.mean()) if len(raw_in) else math.nan, "n_raw": int(raw.sum()),
-                    "q_low": q_lo, "q_high": q_hi, "nominal": nominal, "chosen": False, "damping": damping})
+                    "q_low": q_lo, "q_high": q_hi, "q_low_per_rise": per_rise * z_lo,
+                    "q_high_per_rise": per_rise * z_hi,
+                    "nominal": nominal, "chosen": False, "damping": damping})
     summary = pd.DataFrame(out, columns=SUMMARY_COLUMNS)
     chosen = choose_methods(summary)
-    summary["chosen"] = [chosen.get(k) == m for k, m in zip(summary["kind"], summary["method"])]
+    summary["chosen"] = [chosen.get((k, int(h))) == m
+                         for k, h, m in zip(summary["kind"], summary["horizon_months"], summary["method"])]
     return summary
 
 
-def choose_methods(summary: pd.DataFrame, *, min_tables: int = BACKTEST_MIN_TABLES) -> dict[str, str]:
-    """Per kind, the method its forecasts use (module docstring): the non-persistence method with
-    the lowest mean MAE over the horizons that has `min_tables` tables at every horizon and beats
-    persistence on the same rows at every horizon; else persistence (no forecast)."""
-    chosen: dict[str, str] = {}
-    for kind, g in summary.groupby("kind", sort=True):
-        horizons = set(g["horizon_months"])
-        best, best_mae = PERSISTENCE, math.inf
-        for method, m in g[g["method"] != PERSISTENCE].groupby("method", sort=True):
-            if set(m["horizon_months"]) != horizons or (m["n_tables"] < min_tables).any():
-                continue
-            if not (m["mae"] < m["naive_mae"]).all():
-                continue
-            if float(m["mae"].mean()) < best_mae:
-                best, best_mae = str(method), float(m["mae"].mean())
-        chosen[str(kind)] = best
+def choose_methods(summary: pd.DataFrame, *, min_tables: int = BACKTEST_MIN_TABLES) -> dict[tuple[str, int], str]:
+    """Per kind and horizon, the method its forecasts use (module docstring): the non-persistence
+    method with the lowest MAE at that horizon among those scored on `min_tables` tables or more
+    that beat persistence's MAE on the same rows; else persistence (no forecast at that horizon)."""
+    chosen: dict[tuple[str, int], str] = {}
+    for (kind, h), g in summary.groupby(["kind", "horizon_months"], sort=True):
+        ok = g[(g["method"] != PERSISTENCE) & (g["n_tables"] >= min_tables) & (g["mae"] < g["naive_mae"])]
+        chosen[(str(kind), int(h))] = str(ok.sort_values(["mae", "method"])["method"].iat[0]) if len(ok) \
+            else PERSISTENCE
     return chosen
 
 
@@ -542,8 +461,9 @@ def crossing_summary(crossings: pd.DataFrame) -> pd.DataFrame:
 def live_forecast(frontier: float, slope_per_day: float, ceiling: float | None, record: pd.DataFrame, *,
                   metric: str) -> pd.DataFrame:
     """The frontier forecast of the method a kind's backtest chose, with the interval the backtest
-    calibrated: one row per horizon (horizon_months, forecast, low, high, method, n), in the
-    metric's units. `record`: forecast_backtest_summary rows of the kind's chosen method;
+    calibrated (F-hat + q + q_per_rise (F-hat - F), clipped to [F, ceiling]): one row per horizon
+    (horizon_months, forecast, low, high, method, n), in the metric's units. `record`:
+    forecast_backtest_summary rows of the kind's chosen method;
     `frontier`, `slope_per_day`: the table's current frontier and trailing Theil-Sen slope. Empty
     when the chosen method is persistence (no forecast earned) or not one this can apply."""
     cols = ["horizon_months", "forecast", "low", "high", "method", "n"]
@@ -562,9 +482,12 @@ def live_forecast(frontier: float, slope_per_day: float, ceiling: float | None, 
             continue
         point = frontier + lam * (line - frontier)
 
-        def bound(q: float) -> float:
-            v = max(point + q / scale, frontier)
+        def bound(q: float, per_rise) -> float:
+            per_rise = 0.0 if per_rise is None or pd.isna(per_rise) else float(per_rise)
+            v = max(point + q / scale + per_rise * (point - frontier), frontier)
             return min(v, ceiling) if ceiling is not None else v
-        out.append({"horizon_months": int(r["horizon_months"]), "forecast": point, "low": bound(float(r["q_low"])),
-                    "high": bound(float(r["q_high"])), "method": r["method"], "n": int(r["n"])})
+        out.append({"horizon_months": int(r["horizon_months"]), "forecast": point,
+                    "low": bound(float(r["q_low"]), r.get("q_low_per_rise")),
+                    "high": bound(float(r["q_high"]), r.get("q_high_per_rise")), "method": r["method"],
+                    "n": int(r["n"])})
     return pd.DataFrame(out, columns=cols)

@@ -2,7 +2,8 @@
 
 Glue only: the stored frontier of the last analysis (storage.backtest), the backtest itself
 (analysis.backtest: monthly origins, horizons 3/6/12 months, persistence / Theil-Sen / logistic,
-cross-fitted 80 % intervals, table-clustered CIs, the method each metric kind uses), stored back
+outcomes a later observed result may have changed left unscored, cross-fitted 80 % intervals,
+table-clustered CIs, the method each metric kind uses at each horizon), stored back
 (forecast_backtest, forecast_backtest_summary, forecast_backtest_crossings).
 """
 
@@ -13,7 +14,8 @@ from datetime import datetime
 
 import pandas as pd
 
-from analysis.backtest import backtest, calibrate, crossing_summary, summarize, with_damped
+from analysis.backtest import (backtest, calibrate, crossing_summary, summarize, undetermined_crossings,
+                               undetermined_outcomes, with_damped)
 from analysis.constants import SATURATION_K
 from common.time import naive_utc
 from storage import backtest as store
@@ -36,6 +38,17 @@ def run_backtest(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int 
     if not len(frontier):
         raise NoFrontier("no analysed frontier in the database: run `benchwatch analyze` first")
     rows, crossings = backtest(frontier, tables)
+    undated = store.read_undated_results(con, k)
+    unknown = undetermined_outcomes(rows, undated)
+    unknown_crossings = undetermined_crossings(crossings, undated)
+    # counted once per table, origin and horizon (every method forecast the same outcome)
+    n_unknown = len(rows.loc[unknown, ["table_id", "origin", "horizon_months"]].drop_duplicates())
+    n_unknown_crossings = len(crossings.loc[unknown_crossings, ["table_id", "origin"]].drop_duplicates())
+    if n_unknown or n_unknown_crossings:
+        log.info("[backtest] %d outcome(s) and %d crossing(s) not scored: a result first observed later may "
+                 "have been achieved by then", n_unknown, n_unknown_crossings)
+    rows = rows[~unknown].reset_index(drop=True)
+    crossings = crossings[~unknown_crossings].reset_index(drop=True)
     rows = calibrate(with_damped(rows))
     summary = summarize(rows)
     bench = tables.set_index("table_id")["benchmark"].to_dict()
@@ -44,7 +57,8 @@ def run_backtest(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int 
     log.info("[backtest] %d forecast(s) from %d table(s); %d crossing forecast(s)", len(rows),
              rows["table_id"].nunique() if len(rows) else 0, len(crossings))
     result = {"rows": rows, "summary": summary, "crossings": crossings,
-              "crossing_summary": crossing_summary(crossings)}
+              "crossing_summary": crossing_summary(crossings),
+              "unscored": pd.DataFrame({"outcomes": [n_unknown], "crossings": [n_unknown_crossings]})}
     if write:
         record_backtest(con, result, now=now)
     return result
@@ -57,10 +71,11 @@ def record_backtest(con: duckdb.DuckDBPyConnection, result: dict[str, pd.DataFra
 
 
 def horizons_json(summary: pd.DataFrame) -> dict:
-    """`benchwatch backtest --format json`: per kind, the method its forecasts use and one entry
-    per horizon of that method (proportions first, in pp; shares as fractions); `horizons` is
-    the proportion tables' (the figures the report quotes), `other_kinds` the rest in their units,
-    `methods` every method's entry."""
+    """`benchwatch backtest --format json`: per kind, one entry per horizon of the method its
+    forecasts use at that horizon (each entry names it; `persistence`: no forecast there),
+    proportions in pp, shares as fractions; `horizons` is the proportion tables' (the figures the
+    report quotes) and `method` the one at their longest horizon, `other_kinds` the rest in their
+    units, `methods` every method's entry."""
     def entry(r: dict, unit_key: str) -> dict:
         def num(v):
             return None if v is None or pd.isna(v) else round(float(v), 4)
@@ -74,9 +89,9 @@ def horizons_json(summary: pd.DataFrame) -> dict:
     out: dict = {"horizons": [], "method": None, "other_kinds": [], "methods": []}
     for kind, g in summary.groupby("kind", sort=True):
         unit_key = "pp" if kind == "proportion" else "units"
-        chosen = g[g["chosen"].astype(bool)]
-        method = str(chosen["method"].iat[0]) if len(chosen) else None
-        entries = [entry(r, unit_key) for r in chosen.sort_values("horizon_months").to_dict("records")]
+        chosen = g[g["chosen"].astype(bool)].sort_values("horizon_months")
+        method = str(chosen["method"].iat[-1]) if len(chosen) else None
+        entries = [entry(r, unit_key) for r in chosen.to_dict("records")]
         every = [{"kind": kind, **entry(r, unit_key)} for r in g.sort_values(["method", "horizon_months"])
                  .to_dict("records")]
         out["methods"] += every

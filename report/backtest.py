@@ -38,18 +38,22 @@ def _ci(v: Any, lo: Any, hi: Any, pct: bool = False) -> str:
     return f"{f(v)}{' %' if pct else ''}{ci}"
 
 
-def _chart(kind: str, unit: str, g: pd.DataFrame, chosen: str) -> str:
-    """MAE by horizon: the chosen method and no change, with their 90 % CIs."""
+def _chart(kind: str, unit: str, g: pd.DataFrame, marked: pd.DataFrame) -> str:
+    """MAE by horizon: the method chosen at each horizon (`marked`, where one beat no change) and
+    no change, with their 90 % CIs."""
     hs = sorted(int(h) for h in g["horizon_months"].unique())
     top = max([float(v) for v in pd.concat([g["mae_high"], g["mae"], g["naive_mae_high"], g["naive_mae"]])
                if not _missing(v)] or [1.0])
     chart = TimeChart(x_range=(_x(0), _x(max(hs) + 1)), y_range=(0.0, top * 1.08),
                       title=f"{kind}: forecast error by horizon ({unit})", y_format=lambda v: f"{v:g}",
                       x_ticks=[(_x(h), f"{h} mo") for h in hs])
-    m = g[g["method"] == chosen].sort_values("horizon_months")      # no change is scored on the same forecasts
-    shown = [(METHOD_NAMES.get(chosen, chosen), PALETTE[0], "mae")] if chosen != NO_CHANGE else []
-    shown.append(("no change", PALETTE[1], "naive_mae"))
-    for name, color, col in shown:
+    used = marked[marked["method"] != NO_CHANGE].sort_values("horizon_months")
+    names = " / ".join(dict.fromkeys(METHOD_NAMES.get(str(x), str(x)) for x in used["method"]))
+    # no change is scored on the same forecasts as the chosen method; where none was chosen, on its own
+    base = used if len(used) else g[g["method"] == NO_CHANGE].sort_values("horizon_months")
+    shown = [(names, PALETTE[0], "mae", used)] if len(used) else []
+    shown.append(("no change", PALETTE[1], "naive_mae", base))
+    for name, color, col, m in shown:
         records = m.to_dict("records")
         points = [(_x(r["horizon_months"]), r[col], f"{name}, {int(r['horizon_months'])} months: MAE "
                    f"{_num(r[col])} {unit}, n = {int(r['n'])} from {int(r['n_tables'])} tables") for r in records]
@@ -70,21 +74,23 @@ def backtest_section(summary: pd.DataFrame) -> str:
              "the frontier 3, 6 and 12 months ahead from the results dated on or before the origin, and was scored "
              "against the frontier the table showed then. MAE with its 90 % CI (whole tables resampled: a table's "
              f"origins are correlated) beside the no-change forecast's; an 80 % interval is calibrated when "
-             f"{lo * 100:.0f}–{hi * 100:.0f} % of outcomes fall inside it. Each kind's forecasts use the method marked *, "
-             "the best that beats no change at every horizon, else none.</p>"]
+             f"{lo * 100:.0f}–{hi * 100:.0f} % of outcomes fall inside it. At each horizon a kind's forecasts use "
+             "the method marked *, the best that beats no change there, else none.</p>"]
     for kind, g in summary.groupby("kind", sort=True):
         unit = str(g["unit"].iat[0])
-        marked = g[g["chosen"].fillna(False).astype(bool)]
-        chosen = str(marked["method"].iat[0]) if len(marked) else NO_CHANGE
-        use = "no forecast: no method beat no change at every horizon" if chosen == NO_CHANGE \
-            else f"forecasts use the {METHOD_NAMES.get(chosen, chosen)}"
-        rows = [[esc(METHOD_NAMES.get(str(r["method"]), str(r["method"]))) + (" *" if r["method"] == chosen else ""),
+        marked = g[g["chosen"].fillna(False).astype(bool)].sort_values("horizon_months")
+        use = "; ".join(f"{int(h)} months: " + ("no forecast (none beat no change)" if m == NO_CHANGE
+                                                 else METHOD_NAMES.get(str(m), str(m)))
+                        for h, m in zip(marked["horizon_months"], marked["method"])) or "no forecast"
+        star = {True: " *", False: ""}
+        rows = [[esc(METHOD_NAMES.get(str(r["method"]), str(r["method"])))
+                 + star[not _missing(r["chosen"]) and bool(r["chosen"])],
                  esc(f"{int(r['horizon_months'])} mo"), esc(int(r["n"])), esc(int(r["n_tables"])),
                  esc(_ci(r["mae"], r["mae_low"], r["mae_high"])), esc(_num(r["naive_mae"])),
                  esc(_num(r["bias"], "+.1f")), esc(_ci(r["coverage"], r["coverage_low"], r["coverage_high"], pct=True))]
                 for r in g.sort_values(["method", "horizon_months"]).to_dict("records")]
         parts.append(f"<h3>{esc(kind)} tables ({esc(unit)}): {esc(use)}</h3>"
-                     f'<div class="charts">{_chart(str(kind), unit, g, chosen)}</div>'
+                     f'<div class="charts">{_chart(str(kind), unit, g, marked)}</div>'
                      + table(["method", "horizon", "forecasts", "tables", f"MAE [90 % CI] ({unit})",
                               "no-change MAE", "bias", "inside 80 % interval [90 % CI]"], rows))
     return "".join(parts)

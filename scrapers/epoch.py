@@ -20,6 +20,11 @@ number Epoch copied from elsewhere (`external`). The declaration's columns:
   after the effort suffix of the model version and before `run=<record id>` (`run`).
 - `external`: `yes` -> `table_version = 'external'` and `reported_by = 'external'` (never one table
   with Epoch's own runs). Every `*_external.csv` member must say `yes`.
+- `evaluated_at`: the column of a row's own date (a run's start, a board's submission date);
+  `report`: the column linking the report a number was copied from. A row without a date of its
+  own whose report is an arXiv paper is dated at the last day of the month its identifier states
+  (`_dated_by_report`): the paper's date, which the hub states for the number; any other link
+  (a leaderboard's page) states none, and the row keeps its first observation.
 
 A zip member without a declaration (a later hub's new benchmark) is not read: named in a warning
 and in `meta["undeclared"]` (`benchwatch status` lists it); the declared members still ingest. A
@@ -40,6 +45,7 @@ from __future__ import annotations
 import bz2
 import csv
 import io
+import logging
 import lzma
 import re
 import struct
@@ -58,9 +64,11 @@ import pandas as pd
 from common.naming import NamingRules
 from scrapers._cells import number_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
-from scrapers.normalize import METRIC_RANGES, clean_name, is_missing, parse_date
+from scrapers.normalize import METRIC_RANGES, arxiv_month_end, clean_name, is_missing, parse_date
 from scrapers.cases import Case, Has, S, snap
 from scrapers import http
+
+log = logging.getLogger("benchwatch.scrapers.epoch")
 
 MEMBERS_FILE = Path(__file__).with_name("epoch_members.csv")
 EXTERNAL = "external"          # table_version and reported_by of an external member
@@ -108,6 +116,7 @@ class Member:
     n_column: str
     release_date: str
     evaluated_at: str
+    report: str
     setting: tuple[tuple[str, str], ...]
     run: str
     notes: str
@@ -115,7 +124,7 @@ class Member:
     def columns(self) -> list[str]:
         """Every column the declaration names: each must be in the member's header."""
         named = [self.model, self.model_fallback, self.score, self.stderr, self.ci_low, self.ci_high, self.ci_pm,
-                 self.n_column, self.release_date, self.evaluated_at, self.run] + [c for _, c in self.setting]
+                 self.n_column, self.release_date, self.evaluated_at, self.report, self.run] + [c for _, c in self.setting]
         return [c for c in dict.fromkeys(named) if c]
 
 
@@ -162,7 +171,8 @@ def load_members(path: Path = MEMBERS_FILE) -> dict[str, Member]:
                 model_fallback=r["model_fallback"], score=r["score"], unit=r["unit"], stderr=r["stderr"],
                 stderr_unit=r["stderr_unit"], ci_low=r["ci_low"], ci_high=r["ci_high"], ci_pm=r["ci_pm"],
                 n_items=int(r["n_items"]) if r["n_items"] else None, n_column=r["n_column"],
-                release_date=r["release_date"], evaluated_at=r["evaluated_at"], setting=tuple(setting),
+                release_date=r["release_date"], evaluated_at=r["evaluated_at"], report=r["report"],
+                setting=tuple(setting),
                 run=r["run"], notes=r["notes"])
     return out
 
@@ -243,7 +253,8 @@ class EpochScraper(Scraper):
     page = "https://epoch.ai/benchmarks"
     urls = ("https://epoch.ai/data/benchmark_data.zip",)
     min_rows = 20   # the smallest CSV (swe_bench_verified, 2026-03) has 24 runs
-    parser_version = 3   # 2: every member read by its declaration (scrapers/epoch_members.csv); 3: agents tagged
+    parser_version = 4   # 2: every member read by its declaration (scrapers/epoch_members.csv); 3: agents tagged;
+    #                      4: numbers from papers dated by their arXiv month
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,
               filename: str | None = None) -> ParsedSnapshot:
@@ -354,6 +365,24 @@ class EpochScraper(Scraper):
         return b"".join(chunks)
 
     @staticmethod
+    def _dated_by_report(out: pd.DataFrame, links: pd.Series, *, where: str, parsed: ParsedSnapshot) -> pd.Series:
+        """Each row's evaluation date, where it has none of its own, from the report its number comes
+        from: an arXiv identifier states the month the paper was first submitted, and the number
+        was published by that month's last day (an upper bound, as a first observation is, and
+        years closer). A row whose model was released after that day is a later revision's number
+        (or another model under the name): left undated. Leaderboard links state no date."""
+        own = out["evaluated_at"] if "evaluated_at" in out.columns else pd.Series(None, index=out.index, dtype="object")
+        paper = links.map(arxiv_month_end)
+        released = out["model_release_date"] if "model_release_date" in out.columns else pd.Series(None, index=out.index)
+        later = pd.to_datetime(released).gt(pd.to_datetime(paper))
+        use = own.isna() & paper.notna() & ~later
+        parsed.meta["dated_by_report"] = parsed.meta.get("dated_by_report", 0) + int(use.sum())
+        if (own.isna() & paper.notna() & later).any():
+            log.info("[epoch] %s: %d row(s) of a paper whose model was released after the paper's month: "
+                     "not dated by the paper", where, int((own.isna() & paper.notna() & later).sum()))
+        return own.where(~use, paper).astype("object")
+
+    @staticmethod
     def _missing(decl: Member, df: pd.DataFrame) -> str | None:
         """The error line of a member without one of its declared columns, else None."""
         header = {str(c).strip() for c in df.columns}
@@ -427,6 +456,8 @@ class EpochScraper(Scraper):
                                       ignore_index=True).drop_duplicates("model", ignore_index=True)
         if decl.evaluated_at:
             out["evaluated_at"] = df[decl.evaluated_at].map(parse_date)
+        if decl.report:
+            out["evaluated_at"] = self._dated_by_report(out, df[decl.report], where=where, parsed=parsed)
         if decl.external:
             out["table_version"] = EXTERNAL
             out["reported_by"] = EXTERNAL
@@ -495,6 +526,16 @@ class EpochScraper(Scraper):
         Case("epoch/hub/lech_mazur_writing_external.csv", scores=2, rejects=0,
              benchmarks=frozenset({"lech_mazur_writing"}), spots=(
                  S(model="o3-2025-04-16")(score=8.39, metric="score_10", setting="effort=medium; run=recE1"),)),
+        # numbers Epoch copied from papers: a row without a date of its own is dated by its report's arXiv
+        # identifier (the last day of the paper's month), unless its model was released after that month
+        Case("epoch/hub/mmlu_papers_external.csv", filename="mmlu_external.csv", scores=5, rejects=0,
+             benchmarks=frozenset({"mmlu"}), spots=(
+                 S(model="Baichuan-2-13B-Base")(evaluated_at="2023-09-30", model_release_date="2023-09-06"),
+                 S(model="AquilaChat2 34B")(evaluated_at="2024-03-31"),           # a pdf link with its version
+                 S(model="Yi-9B")(evaluated_at=None),                             # released after the paper's month
+                 S(model="amazon.nova-lite-v1:0")(evaluated_at=None),             # a leaderboard: no date stated
+                 S(model="Llama-2-70b-hf")(evaluated_at="2023-07-31"),
+             )),
         Case("epoch/hub/mmlu_external.csv", scores=3, rejects=1, benchmarks=frozenset({"mmlu"}), spots=(
             S(model="amazon.nova-lite-v1:0", setting="shots=5; run=recF1")(score=0.77),
             S(model="amazon.nova-lite-v1:0", setting="shots=0; run=recF2")(score=0.75),   # the cell was "0\n"

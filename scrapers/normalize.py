@@ -6,6 +6,7 @@ so that a scraper imports its cell helpers from one place.
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 from typing import Any
 
 from common.units import (
@@ -25,7 +26,7 @@ from common.units import (
 
 __all__ = ["FOOTNOTE", "METRIC_DIRECTIONS", "METRIC_RANGES", "MISSING_TOKENS", "AmbiguousScale", "clean_name",
            "is_missing", "lower_is_better", "parse_date", "parse_number", "percent_scale", "percent_to_proportion",
-           "proportions_from", "slug"]
+           "proportions_from", "slug", "arxiv_month_end"]
 
 
 def slug(text: str) -> str:
@@ -77,3 +78,24 @@ def hugging_face_repo(link: Any) -> tuple[str, str] | None:
         return None
     return m.group(1), m.group(2)
 
+
+
+# an arXiv identifier of the current scheme (since April 2007): YYMM.NNNN (to 2014) or YYMM.NNNNN
+_ARXIV = re.compile(r"(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/(\d{2})(\d{2})\.\d{4,5}"
+                    r"(?:v\d+)?(?:\.pdf)?(?:[/?#]|$)", re.I)
+
+
+def arxiv_month_end(link: Any) -> datetime | None:
+    """The last day of the month an arXiv link's identifier states (the paper's first
+    submission: 'https://arxiv.org/abs/2307.09288' -> 2023-07-31); None for any other link,
+    an old-scheme identifier or an impossible month."""
+    if not isinstance(link, str):
+        return None
+    m = _ARXIV.match(link.strip())
+    if m is None:
+        return None
+    year, month = 2000 + int(m[1]), int(m[2])
+    if not 1 <= month <= 12 or (year, month) < (2007, 4):
+        return None
+    first_next = datetime(year + month // 12, month % 12 + 1, 1)
+    return first_next - timedelta(days=1)

@@ -23,7 +23,8 @@ ROW_COLUMNS = ["table_id", "benchmark", "metric", "origin", "horizon_months", "m
                "forecast", "low", "high", "raw_low", "raw_high", "observed", "inside", "n_records"]
 SUMMARY_COLUMNS = ["kind", "unit", "horizon_months", "method", "n", "n_tables", "mae", "mae_low", "mae_high",
                    "naive_mae", "naive_mae_low", "naive_mae_high", "bias", "coverage", "coverage_low", "coverage_high",
-                   "raw_coverage", "n_raw", "q_low", "q_high", "nominal", "chosen", "damping"]
+                   "raw_coverage", "n_raw", "q_low", "q_high", "q_low_per_rise", "q_high_per_rise", "nominal", "chosen",
+                   "damping"]
 CROSSING_COLUMNS = ["table_id", "benchmark", "metric", "origin", "method", "threshold", "forecast_crossing",
                     "actual_crossing", "error_months"]
 
@@ -42,6 +43,22 @@ def read_backtest_inputs(con: duckdb.DuckDBPyConnection, k: int) -> tuple[pd.Dat
     return naive_utc_columns(frontier, "as_of"), naive_utc_columns(tables, "observed_until")
 
 
+
+def read_undated_results(con: duckdb.DuckDBPyConnection, k: int) -> pd.DataFrame:
+    """The results of the last analysis that the dating rule placed at their first observation
+    (table_id, score, date, release_date: NULL where unknown), in each table's frontier population:
+    what the backtest needs to tell an outcome it knows from one a later observed result may have
+    changed (analysis.backtest.undetermined_outcomes). From the kept running-best rows
+    (storage.history_kept): a row left out there had a better earlier score of the same model."""
+    frame = con.execute("""SELECT bt.table_id, h.score, h.date, h.release_date
+                           FROM history_kept h
+                           JOIN benchmark_tables bt ON bt.benchmark = h.benchmark AND bt.source = h.source
+                                AND coalesce(bt.table_version, '') = coalesce(h.table_version, '')
+                           JOIN trends t ON t.table_id = bt.table_id AND t.k = ?
+                                AND t.population = coalesce(h.population, 'models')
+                           WHERE h.date_source = 'first_observed_at' AND h.score IS NOT NULL AND NOT isnan(h.score)
+                           ORDER BY bt.table_id, h.date""", [k]).df()
+    return naive_utc_columns(frame, "date", "release_date")
 
 
 def store_backtest(con: duckdb.DuckDBPyConnection, *, rows: pd.DataFrame, summary: pd.DataFrame,

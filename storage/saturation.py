@@ -158,7 +158,7 @@ def read_running_best_history(con: duckdb.DuckDBPyConnection, release_dates: pd.
     and each row's date.
 
     Most stored rows re-observe a model at a score no better than one it had earlier; they
-    never enter a running top k (analysis.trajectory._topk_scan skips them) and never move a
+    never enter a running top k (analysis.topk_scan._topk_scan skips them) and never move a
     frontier. The query and its dating rule are analysis/running_best_history.sql (a result's own
     evaluation date, else its first observation raised to `release_dates`' release of its model
     where that is later; each row comes with its `date`, `date_source`, `release_date` and

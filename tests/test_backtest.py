@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.backtest import (DAMPED, LOGISTIC, PERSISTENCE, THEIL_SEN, Method, Past, backtest, calibrate, choose_methods,
-                               crossing_summary, default_methods, origins_of, summarize, with_damped)
+from analysis.backtest import (backtest, calibrate, choose_methods, crossing_summary, origins_of, summarize,
+                               undetermined_crossings, undetermined_outcomes, with_damped)
+from analysis.forecast_methods import DAMPED, LOGISTIC, PERSISTENCE, THEIL_SEN, Method, Past, default_methods
 from analysis.constants import BACKTEST_COVERAGE_TARGET, DAYS_PER_MONTH
 from analysis.logistic import logistic
 
@@ -73,6 +74,31 @@ def test_a_table_observed_after_its_last_result_is_scored_up_to_its_last_observa
     assert not len(rows[(rows["origin"] == pd.Timestamp("2025-03-01")) & (rows["horizon_months"] == 12)])
 
 
+def test_an_outcome_a_later_observed_result_may_have_changed_is_not_scored():
+    """A result dated at its first observation (2025-09-01) was achieved at some time between its
+    model's release and then: the frontier it beats is not known in between, so no outcome there
+    is scored; before its release, or where it would not beat the frontier, the outcome stands."""
+    rows, crossings = backtest(_frontier("t", HAND_DATES, HAND_VALUES), _tables(["t"]))
+    undated = pd.DataFrame({"table_id": ["t", "t", "u"], "score": [0.85, 0.60, 0.99],
+                            "date": pd.to_datetime(["2025-09-01", "2025-09-01", "2025-09-01"]),
+                            "release_date": pd.to_datetime(["2024-10-01", None, None])})
+    out = undetermined_outcomes(rows, undated)
+    at = rows["origin"] == pd.Timestamp("2024-07-01")
+    h = rows["horizon_months"]
+    assert not out[at & (h == 3)].any()          # 2024-09-30: its model was not released yet
+    assert out[at & (h == 6)].all()              # 2024-12-31: released, first seen later, above .70
+    assert out[at & (h == 12)].all()             # 2025-07-01: above .80
+    # an outcome at or after its first observation includes it: known
+    end = rows["origin"] + pd.to_timedelta(h * DAYS_PER_MONTH, unit="D")
+    assert not out[end >= pd.Timestamp("2025-09-01")].any()
+    # without a release date the result may date from any time before its first observation
+    nodate = undated.assign(release_date=pd.NaT)
+    assert undetermined_outcomes(rows, nodate)[at & (h == 3)].all()
+    # a result below the frontier, or of another table, changes nothing
+    assert not undetermined_outcomes(rows, undated.iloc[1:]).any()
+    assert not undetermined_outcomes(rows, undated.iloc[:0]).any()
+
+
 def test_a_method_sees_nothing_dated_after_its_origin():
     seen: list[tuple[float, float]] = []
 
@@ -96,6 +122,12 @@ def test_crossings_are_scored_against_the_actual_date():
     assert (cross.loc[cross["method"] == PERSISTENCE, "forecast_crossing"].isna()).all()   # no change never crosses
     s = crossing_summary(cross).set_index("method")
     assert s.loc[THEIL_SEN, "n_dated"] == len(line) and s.loc[PERSISTENCE, "n_dated"] == 0
+    # a result above the threshold first observed later, its model released before the dated
+    # crossing: the crossing may have come earlier, so no crossing of the table is scored
+    late = pd.DataFrame({"table_id": ["c"], "score": [0.95], "date": [dates[29]], "release_date": [dates[10]]})
+    assert undetermined_crossings(cross, late).all()
+    assert not undetermined_crossings(cross, late.assign(release_date=dates[25])).any()   # released after it
+    assert not undetermined_crossings(cross, late.assign(score=0.85)).any()              # below the threshold
 
 
 # --- synthetic logistic histories with known parameters ------------------------------------------------
@@ -210,6 +242,7 @@ def test_the_summary_clusters_by_table_and_persistence_is_its_own_baseline(synth
     s = summarize(calibrate(rows), b=200)
     p = s[s["method"] == PERSISTENCE].set_index("horizon_months")
     assert (p["mae"] == p["naive_mae"]).all() and (p["unit"] == "pp").all()
+    assert s.groupby(["kind", "horizon_months"])["chosen"].sum().eq(1).all()    # one method per horizon
     row = s[(s["method"] == "oracle") & (s["horizon_months"] == 12)].iloc[0]
     assert row["mae_low"] < row["mae"] < row["mae_high"] and row["n_tables"] == 60
     # duplicating every table's rows (same tables, twice the origins) leaves the clustered CI as wide
@@ -227,12 +260,14 @@ def test_a_method_is_chosen_only_where_it_beats_persistence():
         rows.append({**base, "horizon_months": h, "method": THEIL_SEN, "mae": 4.0, "naive_mae": 5.0})
         rows.append({**base, "horizon_months": h, "method": LOGISTIC, "mae": 3.0 if h < 12 else 6.0, "naive_mae": 5.0})
     summary = pd.DataFrame(rows)
-    assert choose_methods(summary) == {"proportion": THEIL_SEN}           # logistic loses at 12 months
+    # each horizon its own: the logistic where it is best, the line at 12 months, where the logistic loses
+    assert choose_methods(summary) == {("proportion", 3): LOGISTIC, ("proportion", 6): LOGISTIC,
+                                       ("proportion", 12): THEIL_SEN}
     summary.loc[summary["method"] == THEIL_SEN, "mae"] = 5.5
-    assert choose_methods(summary) == {"proportion": PERSISTENCE}         # nothing beats no change
+    assert choose_methods(summary)[("proportion", 12)] == PERSISTENCE     # nothing beats no change there
     summary.loc[summary["method"] == LOGISTIC, "mae"] = 3.0
     summary.loc[summary["method"] == LOGISTIC, "n_tables"] = 3
-    assert choose_methods(summary) == {"proportion": PERSISTENCE}         # too few tables to earn a choice
+    assert set(choose_methods(summary).values()) == {PERSISTENCE}         # too few tables to earn a choice
 
 
 def test_the_damped_line_keeps_the_share_of_the_slope_that_persisted_on_other_tables():
@@ -271,6 +306,36 @@ def test_a_live_forecast_carries_the_damping_and_interval_the_backtest_earned():
     assert capped["high"].max() <= 1.0 and capped["forecast"].max() <= 1.0
     # no change chosen: no forecast earned
     assert live_forecast(0.6, per_day, 1.0, record.assign(method=PERSISTENCE), metric="proportion").empty
+    # the interval widens with the expected rise: 12 months, rise .06, .5 / 1.0 per unit of rise
+    wide = live_forecast(0.60, per_day, 1.0, record.assign(q_low_per_rise=-0.5, q_high_per_rise=1.0),
+                         metric="proportion").set_index("horizon_months")
+    assert (wide.loc[12, "low"], wide.loc[12, "high"]) == (pytest.approx(0.61), pytest.approx(0.75))
+
+
+def test_the_interval_widens_with_the_rise_a_forecast_expects():
+    """Tables that stay put and tables that climb: a constant interval covers the still ones
+    always and the climbing ones rarely; scaled by the expected rise it covers both near 80 %."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for i in range(60):
+        climbing = i % 2 == 0
+        for j in range(12):
+            for h in (3, 6, 12):
+                rise = (0.02 + 0.01 * rng.random()) * h / 3 if climbing else 0.0
+                # a frontier never falls: the still ones rise a little or not at all
+                miss = max(rng.normal(0.0, 0.5 * rise), -rise) if climbing else abs(rng.normal(0.0, 0.002))
+                rows.append({"table_id": f"t{i}", "metric": "proportion", "origin": START + pd.DateOffset(months=j),
+                             "horizon_months": h, "method": THEIL_SEN, "frontier_at_origin": 0.3,
+                             "forecast": 0.3 + rise, "raw_low": np.nan, "raw_high": np.nan,
+                             "observed": 0.3 + rise + miss, "ceiling": 10.0, "n_records": 5})
+    cal = calibrate(pd.DataFrame(rows))
+    cal["climbing"] = cal["forecast"] > cal["frontier_at_origin"]
+    width = (cal["high"] - cal["low"]).groupby(cal["climbing"]).mean()
+    assert width[True] > 10 * width[False]
+    cover = cal["inside"].astype(float).groupby(cal["climbing"]).mean()
+    assert 0.7 <= cover[True] <= 0.9 and cover[False] >= 0.7
+    s = summarize(cal, b=20).set_index("horizon_months")
+    assert (s["q_high_per_rise"] > 0).all() and (s["q_low_per_rise"] < 0).all()
 
 
 def test_the_summary_stores_the_damping_of_every_table():

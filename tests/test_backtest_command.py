@@ -78,3 +78,43 @@ def test_backtest_json_and_stored_tables(tmp_path, capsys):
     assert main(["backtest", "--db", str(db)]) == 0
     text = capsys.readouterr().out
     assert "proportion tables (pp)" in text and "no-change MAE" in text
+
+
+@pytest.mark.slow
+def test_results_dated_at_their_first_observation_are_read_for_the_outcome_check(tmp_path, capsys):
+    """storage.backtest.read_undated_results on a real analysed database: the rows the dating rule
+    placed at their first observation (no `Started at`), in the table's frontier population, with
+    their model's release date; the rows with an evaluation date are not among them."""
+    from storage.backtest import read_undated_results
+    path = _epoch_gpqa(tmp_path / "gpqa_diamond.csv", n=30)
+    frame = pd.read_csv(path, dtype=str)
+    frame.loc[frame.index[-5:], "Started at"] = ""            # five results without a date of their own
+    frame.to_csv(path, index=False)
+    db = tmp_path / "u.duckdb"
+    assert main(["ingest", "epoch", str(path), "--db", str(db)]) == 0
+    assert main(["analyze", "--db", str(db)]) == 0
+    capsys.readouterr()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        undated = read_undated_results(con, 5)
+        observed = con.execute("SELECT max(observed_at) FROM snapshots").fetchone()[0]
+    finally:
+        con.close()
+    assert set(undated["table_id"]) == {"gpqa_diamond:epoch"}
+    assert 1 <= len(undated) <= 5                              # a model's worse later row is not kept
+    want = pd.to_datetime(frame["Release date"].iloc[-5:])
+    assert undated["release_date"].isin(want).all() and undated["release_date"].notna().all()
+    assert (undated["date"] >= undated["release_date"]).all()
+    observed = pd.Timestamp(observed)
+    assert (undated["date"] == (observed.tz_convert(None) if observed.tzinfo else observed)).all()
+    # the command leaves out, and says so, the outcomes those results may have changed
+    assert main(["backtest", "--db", str(db)]) == 0
+    assert "not scored: a result first observed later" in capsys.readouterr().out
+    from analysis.backtest import undetermined_outcomes
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        stored = con.execute("SELECT table_id, origin, horizon_months, observed FROM forecast_backtest").df()
+    finally:
+        con.close()
+    stored["origin"] = pd.to_datetime(stored["origin"], utc=True).dt.tz_localize(None)
+    assert len(stored) and not undetermined_outcomes(stored, undated).any()

@@ -15,6 +15,7 @@ import zipfile
 from datetime import datetime
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import scrapers
@@ -243,6 +244,56 @@ def test_the_real_hub_matches_an_independent_reading_of_every_declared_member():
         assert rows.ci_low.notna().all() and (rows.ci_low <= rows.score).all() and (rows.score <= rows.ci_high).all()
     assert s.loc[s.benchmark == "apex_agents", "stderr"].max() < 0.1      # percentage points read as shares
 
+
+
+# the month an arXiv identifier states, written here again (not imported) so this count stays independent
+ARXIV = re.compile(r"arxiv\.org/(?:abs|pdf)/(\d\d)(\d\d)\.\d{4,5}")
+
+
+def test_arxiv_month_end_reads_the_identifier_month_and_nothing_else():
+    from scrapers.normalize import arxiv_month_end
+    assert arxiv_month_end("http://arxiv.org/abs/2307.09288") == datetime(2023, 7, 31)
+    assert arxiv_month_end("https://arxiv.org/pdf/2309.13165v1") == datetime(2023, 9, 30)
+    assert arxiv_month_end("https://arxiv.org/pdf/2402.16819.pdf") == datetime(2024, 2, 29)   # leap year
+    assert arxiv_month_end("https://arxiv.org/abs/2412.19437") == datetime(2024, 12, 31)
+    assert arxiv_month_end("https://arxiv.org/abs/1501.00001") == datetime(2015, 1, 31)
+    for link in ("https://crfm.stanford.edu/helm/lite/latest/", "https://arxiv.org/abs/hep-th/9901001",
+                 "https://arxiv.org/abs/2313.00001", "https://arxiv.org/abs/0703.1234",
+                 "https://example.org/?u=arxiv.org/abs/2307.0928", None, float("nan"), ""):
+        assert arxiv_month_end(link) is None, link
+
+
+def test_the_real_hub_dates_numbers_from_papers_by_their_arxiv_month():
+    """Every row without a date of its own whose report is an arXiv paper is dated at the last day of
+    the paper's month, unless its model was released after it; counted again from the csv module."""
+    path = require(SNAPSHOTS / HUB)
+    p = scrapers.get("epoch").parse_checked(path.read_bytes(), fetched_at=AT)
+    declared = epoch.members()
+    want = 0
+    with zipfile.ZipFile(path) as z:
+        for name in z.namelist():
+            decl = declared.get(epoch.member_name(name))
+            if decl is None or decl.unit == epoch.NOT_READ or not decl.report:
+                continue
+            for r in csv.DictReader(io.StringIO(z.read(name).decode("utf-8-sig"))):
+                name_cell = (r[decl.model] or "").strip() or (r[decl.model_fallback].strip() if decl.model_fallback else "")
+                m = ARXIV.search(r[decl.report] or "")
+                if _number(r[decl.score]) is None or not name_cell or m is None:
+                    continue
+                if decl.evaluated_at and (r[decl.evaluated_at] or "").strip():
+                    continue
+                end = (datetime(2000 + int(m[1]) + int(m[2]) // 12, int(m[2]) % 12 + 1, 1)).toordinal() - 1
+                release = (r[decl.release_date] or "").strip()
+                if release and datetime.strptime(release[:10], "%Y-%m-%d").toordinal() > end:
+                    continue
+                want += 1
+    assert want > 1000                      # most numbers of the old benchmarks come from papers
+    assert p.meta["dated_by_report"] == want
+    s = p.scores
+    mmlu = s[(s.benchmark == "mmlu") & (s.table_version == "external")]
+    # the Llama 2 paper (arXiv 2307.09288) dates its MMLU numbers at July 2023's last day
+    assert (mmlu.loc[mmlu.model == "Llama-2-70b-hf", "evaluated_at"] == pd.Timestamp("2023-07-31")).any()
+    assert s["evaluated_at"].max() <= pd.Timestamp(AT)
 
 # --- reported by name: the ingest line and `benchwatch status` ----------------------------------------
 

@@ -71,6 +71,19 @@ def test_the_section_charts_the_backtest_by_horizon_and_escapes_every_text():
     assert "No backtest stored" in backtest_section(pd.DataFrame())
 
 
+def test_each_horizon_says_which_method_its_forecasts_use():
+    """A method is used only at the horizons where it beat no change: the heading names each
+    horizon's choice, the table stars those rows, the chart draws the chosen ones beside no change."""
+    s = _summary()
+    s.loc[s["horizon_months"] == 3, "chosen"] = s.loc[s["horizon_months"] == 3, "method"] == "persistence"
+    html = backtest_section(s)
+    assert "3 months: no forecast (none beat no change); 6 months: damped Theil–Sen line; 12 months: damped" in html
+    assert html.count(" *</td>") == 3                          # no change at 3 months, the damped line at 6 and 12
+    svg = html[html.index("<svg"):html.index("</svg>")]
+    assert svg.count("<circle") == 4                           # the line at 6 and 12 months, no change beside it
+    assert track_record_text(s, "proportion").startswith("12-month damped")
+
+
 def test_the_page_links_the_section():
     page = render_report({"backtest": _summary()}, now=NOW)
     assert 'href="#forecast-record"' in page and 'id="forecast-record"' in page

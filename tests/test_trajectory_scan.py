@@ -14,7 +14,8 @@ import pytest
 
 from analysis.saturation import with_tables
 from analysis.saturation_tables import with_populations
-from analysis.trajectory import _history_rows, _topk_loop, _topk_scan, running_topk, saturation_trajectory
+from analysis.topk_scan import _history_rows, _topk_loop, _topk_scan
+from analysis.trajectory import running_topk, saturation_trajectory
 
 
 def _one_pass(d: dict, k: int) -> np.ndarray:

@@ -60,15 +60,19 @@ def render(result: dict) -> str:
     lines = [f"forecast backtest: {len(scored)} origin-horizon pair(s) scored from "
              f"{scored['table_id'].nunique() if len(scored) else 0} table(s) (monthly origins, each method seeing only "
              "results dated on or before its origin)"]
+    unscored = result.get("unscored")
+    if unscored is not None and len(unscored) and int(unscored["outcomes"].iat[0]):
+        lines.append(f"{int(unscored['outcomes'].iat[0])} origin-horizon pair(s) not scored: a result first "
+                     "observed later may have been achieved by then, so the frontier then is not known")
     if not len(summary):
         lines.append("no table has enough dated history (180 days and 3 records before an origin, and an outcome "
                      "3 months later)")
         return "\n".join(lines)
     for kind, g in summary.groupby("kind", sort=True):
         unit = str(g["unit"].iat[0])
-        chosen = g[g["chosen"].astype(bool)]
-        method = str(chosen["method"].iat[0]) if len(chosen) else "persistence"
-        use = "no forecast (no method beats no change at every horizon)" if method == "persistence" else method
+        chosen = g[g["chosen"].astype(bool)].sort_values("horizon_months")
+        use = ", ".join(f"{int(h)} mo {'no forecast (none beats no change)' if m == 'persistence' else m}"
+                        for h, m in zip(chosen["horizon_months"], chosen["method"]))
         lines += ["", f"{kind} tables ({unit}); forecasts use: {use}"]
         shown = pd.DataFrame({
             "method": g["method"] + g["chosen"].astype(bool).map({True: " *", False: ""}),
@@ -81,7 +85,8 @@ def render(result: dict) -> str:
             "own interval": g["raw_coverage"].map(lambda v: "—" if v != v else f"{v * 100:.0f} %"),
         })
         lines.append(shown.to_string(index=False))
-    lines.append("(* the method this kind's forecasts use; CIs resample whole tables: a table's origins are correlated)")
+    lines.append("(* the method this kind's forecasts use at that horizon; CIs resample whole tables: a table's "
+                 "origins are correlated)")
     cs = result["crossing_summary"]
     if len(cs):
         lines += ["", "crossing dates (origins before a table's frontier reached its threshold):"]

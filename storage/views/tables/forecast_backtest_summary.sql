@@ -17,9 +17,11 @@ COMMENT ON COLUMN forecast_backtest_summary.coverage_low IS 'lower end of the co
 COMMENT ON COLUMN forecast_backtest_summary.coverage_high IS 'upper end of the coverage''s 90 % CI';
 COMMENT ON COLUMN forecast_backtest_summary.raw_coverage IS 'share inside the method''s own 80 % interval (NULL: it has none)';
 COMMENT ON COLUMN forecast_backtest_summary.n_raw IS 'forecasts with an interval of the method''s own';
-COMMENT ON COLUMN forecast_backtest_summary.q_low IS '10 % quantile of observed - forecast over every table: a live forecast''s interval starts at forecast + q_low';
-COMMENT ON COLUMN forecast_backtest_summary.q_high IS '90 % quantile of observed - forecast: the interval ends at forecast + q_high';
+COMMENT ON COLUMN forecast_backtest_summary.q_low IS 'the calibrated 80 % interval''s lower offset for a forecast that expects no rise, from every table: a live forecast''s interval starts at forecast + q_low + q_low_per_rise (forecast - frontier)';
+COMMENT ON COLUMN forecast_backtest_summary.q_high IS 'its upper offset at no rise: the interval ends at forecast + q_high + q_high_per_rise (forecast - frontier)';
+COMMENT ON COLUMN forecast_backtest_summary.q_low_per_rise IS 'how much the lower offset grows per unit of the rise a forecast expects (forecast - frontier; NULL before migration 080: 0)';
+COMMENT ON COLUMN forecast_backtest_summary.q_high_per_rise IS 'how much the upper offset grows per unit of expected rise';
 COMMENT ON COLUMN forecast_backtest_summary.nominal IS 'the intervals'' nominal coverage (0.8)';
-COMMENT ON COLUMN forecast_backtest_summary.chosen IS 'the method this kind''s forecasts use: the best that beats persistence at every horizon (persistence: no forecast)';
+COMMENT ON COLUMN forecast_backtest_summary.chosen IS 'the method this kind''s forecasts use at this horizon: the best that beats persistence there on 5 tables or more (persistence: no forecast)';
 COMMENT ON COLUMN forecast_backtest_summary.damping IS 'damped_theil_sen: the share of the trailing slope a live forecast carries (chosen on every table of the kind at this horizon; NULL for other methods)';
 COMMENT ON COLUMN forecast_backtest_summary.run_at IS 'when the backtest ran (UTC)';
