@@ -53,6 +53,30 @@ def ident(source: str, names: list[str], benchmark: str = "x") -> pd.DataFrame:
     ("alpacaeval", "Davinci001", "text-davinci-001", ""),
     ("alpacaeval", "text_davinci_001", "text-davinci-001", ""),
     ("epoch", "text-davinci-001", "text-davinci-001", ""),
+    # rows of Epoch's copied members without a Model version, named as the paper or HELM names the
+    # model: the hub pairs the name with its own Model version elsewhere (Falcon-Instruct (40B),
+    # Qwen-Chat 14B, LLaMA2-Chat 13B, T5 (11B)) or dates the Model version the name spells
+    ("epoch", "GPT-J (6B)", "gpt-j-6b", ""),
+    ("epoch", "GPT-NeoX (20B)", "gpt-neox-20b", ""),
+    ("epoch", "GPT-NeoX 20B", "gpt-neox-20b", ""),
+    ("epoch", "gpt-neox-20b", "gpt-neox-20b", ""),
+    ("epoch", "DeepSeek LLM Chat (67B)", "deepseek-llm-67b-chat", ""),
+    ("epoch", "Falcon-Instruct (40B)", "falcon-40b-instruct", ""),
+    ("epoch", "QWEN-CHAT 14B (8-shot)", "qwen-14b-chat", "shots=8"),
+    ("epoch", "Qwen-14B-Chat", "qwen-14b-chat", ""),
+    ("epoch", "LLAMA 2-CHAT 13B (8-shot)", "llama-2-13b-chat", "shots=8"),
+    ("epoch", "LLAMA 2-CHAT 70B (8-shot)", "llama-2-70b-chat", "shots=8"),
+    ("epoch", "T5 (11B)", "t5-11b", ""),
+    # HELM classic's names: a version date and a size name one model each
+    ("epoch", "Cohere xlarge v20221108 (52.4B)", "cohere-xlarge-v20221108", ""),
+    ("epoch", "Cohere xlarge v20220609 (52.4B)", "cohere-xlarge-v20220609", ""),
+    ("epoch", "Cohere Command beta (6.1B)", "cohere-command-beta-6.1b", ""),
+    ("epoch", "Anthropic-LM v4-s3 (52B)", "anthropic-lm-v4-s3-52b", ""),
+    # the GLaM paper's dense and MoE models; its 64B/64E written two ways
+    ("epoch", "GLaM (Dense) 8B", "glam-dense-8b", ""),
+    ("epoch", "GLaM (MoE) 8B/64E", "glam-moe-8b-64e", ""),
+    ("epoch", "GLaM (MoE) 64B/64E", "glam-moe-64b-64e", ""),
+    ("epoch", "GLaM (64B/64E) (One-shot)", "glam-moe-64b-64e", "shots=one"),
 ])
 def test_a_shipped_name_resolves(source, name, model, variant):
     out = ident(source, [name]).iloc[0]
@@ -90,6 +114,21 @@ def test_a_shipped_name_resolves(source, name, model, variant):
     # a sibling of a registry model is another model
     ("artificial_analysis", "trinity-large-thinking"),
     ("artificial_analysis", "kimi-k2-thinking-turbo"),
+    # Epoch's copied members: a name that does not say which size, version or fine-tune
+    ("epoch", "GLaM (dense)"),             # which of the four dense sizes: not said
+    ("epoch", "GLaM (MoE)"),               # the hub's own entry names no size
+    ("epoch", "GPT3 175B"),                # GPT-3 davinci, not the hub's text-davinci-001 (InstructGPT)
+    ("epoch", "LLAMA 2-CHAT 7B (8-shot)"), # no 7B chat row: never the base Llama-2-7b
+    ("epoch", "Llama-2-13b"),              # the base model is not the chat fine-tune
+    ("epoch", "Qwen-14B"),                 # base, not Qwen-14B-Chat
+    ("epoch", "QWEN-CHAT 7B (8-shot)"),    # another size
+    ("epoch", "falcon-40b"),               # base, not Falcon-40B-Instruct
+    ("epoch", "Falcon-Instruct (7B)"),     # another size
+    ("epoch", "GPT-Neo-2.7B"),             # GPT-Neo, not GPT-NeoX
+    ("epoch", "T5-Large"),                 # another T5 size
+    ("epoch", "Flan-T5-XXL"),              # a fine-tune of T5 is another model
+    ("alpacaeval", "Cohere Command"),      # undated: which Command is not said
+    ("epoch", "Cohere xlarge v20221108"),  # HELM's name always states the size: not guessed without it
 ])
 def test_a_name_that_would_be_a_false_merge_stays_unresolved(source, name):
     out = ident(source, [name]).iloc[0]
@@ -137,13 +176,14 @@ def test_a_stated_release_date_picks_the_preview(source, name, released, model):
     # settings of one model (the runs of one entry count once)
     ("QWEN-CHAT 7B (0-shot)", "QWEN-CHAT 7B", "shots=0"),
     ("QWEN-CHAT 7B (8-shot)", "QWEN-CHAT 7B", "shots=8"),
-    ("GLaM (64B/64E) (One-shot)", "GLaM (64B/64E)", "shots=one"),
-    ("GLaM (64B/64E) (Zero-shot)", "GLaM (64B/64E)", "shots=zero"),
+    ("GLaM (64B/64E) (One-shot)", "glam-moe-64b-64e", "shots=one"),
+    ("GLaM (64B/64E) (Zero-shot)", "glam-moe-64b-64e", "shots=zero"),
     ("opencua-32b (100 steps)", "opencua-32b", "steps=100"),
     ("claude-sonnet-4-5-20250929 (100 steps)", "claude-sonnet-4-5-20250929", "steps=100"),
     # guards: a size, an expert count or a context length in parentheses is part of the model's name
-    ("GPT-J (6B)", "GPT-J (6B)", ""),
-    ("GLaM (MoE) 8B/64E", "GLaM (MoE) 8B/64E", ""),
+    ("GPT-J (6B)", "gpt-j-6b", ""),
+    ("GLaM (MoE) 8B/64E", "glam-moe-8b-64e", ""),
+    ("Pythia (6.9B)", "Pythia (6.9B)", ""),
     ("Mixtral (8x7B 32K seqlen)", "Mixtral (8x7B 32K seqlen)", ""),
     ("8-shot Minerva", "8-shot Minerva", ""),
 ])
