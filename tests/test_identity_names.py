@@ -77,6 +77,18 @@ def ident(source: str, names: list[str], benchmark: str = "x") -> pd.DataFrame:
     ("epoch", "GLaM (MoE) 8B/64E", "glam-moe-8b-64e", ""),
     ("epoch", "GLaM (MoE) 64B/64E", "glam-moe-64b-64e", ""),
     ("epoch", "GLaM (64B/64E) (One-shot)", "glam-moe-64b-64e", "shots=one"),
+    ("epoch", "Baichuan2-Chat 13B (8-shot)", "baichuan2-13b-chat", "shots=8"),
+    ("epoch", "XVERSE 13B         ", "xverse-13b", ""),
+    ("epoch", "T5-Large", "t5-large", ""),
+    # dated snapshots of OpenAI's chatgpt-4o-latest pointer, as Epoch and LiveBench write the date
+    ("epoch", "chatgpt-4o-01-29-2025", "chatgpt-4o-latest-2025-01-29", ""),
+    ("livebench", "chatgpt-4o-latest-2025-01-29", "chatgpt-4o-latest-2025-01-29", ""),
+    ("livebench", "chatgpt-4o-latest-2025-03-27", "chatgpt-4o-latest-2025-03-27", ""),
+    ("alpacaeval", "gpt35_turbo_instruct", "gpt-3.5-turbo-instruct", ""),
+    # pointers only one snapshot ever had; a dated name without 'preview' (Google's 06-05 of 2.5 Pro)
+    ("livebench", "open-mistral-nemo", "open-mistral-nemo-2407", ""),
+    ("livebench", "gemini-2.5-pro-06-05", "gemini-2.5-pro-preview-06-05", ""),
+    ("aider_edit", "gemini-1.5-flash-002 (0924)", "gemini-1.5-flash-002", ""),
 ])
 def test_a_shipped_name_resolves(source, name, model, variant):
     out = ident(source, [name]).iloc[0]
@@ -125,10 +137,15 @@ def test_a_shipped_name_resolves(source, name, model, variant):
     ("epoch", "falcon-40b"),               # base, not Falcon-40B-Instruct
     ("epoch", "Falcon-Instruct (7B)"),     # another size
     ("epoch", "GPT-Neo-2.7B"),             # GPT-Neo, not GPT-NeoX
-    ("epoch", "T5-Large"),                 # another T5 size
+    ("epoch", "T5-3B"),                    # another T5 size
     ("epoch", "Flan-T5-XXL"),              # a fine-tune of T5 is another model
     ("alpacaeval", "Cohere Command"),      # undated: which Command is not said
     ("epoch", "Cohere xlarge v20221108"),  # HELM's name always states the size: not guessed without it
+    ("epoch", "XVerse"),                   # which XVERSE: not said
+    ("livebench", "gemini-2.5-flash-06-05"),   # no Flash snapshot of that date is registered
+    ("aider_polyglot", "chatgpt-4o-latest (2025-03-29)"),   # a run date, not the snapshot's
+    ("lmarena", "chatgpt-4o-latest-2024-08-08"),            # another snapshot
+    ("epoch", "Mistral-Nemo-Base-2407"),   # the base model, not the API's instruct model
 ])
 def test_a_name_that_would_be_a_false_merge_stays_unresolved(source, name):
     out = ident(source, [name]).iloc[0]
@@ -209,3 +226,15 @@ def test_an_epoch_row_named_by_its_agent_is_a_system():
     assert out["population"].tolist() == ["systems", "models", "models"]
     assert out["underlying"].tolist()[0] is None
     assert out["model"].tolist()[1:] == ["claude-sonnet-4-5-20250929"] * 2
+
+
+def test_terminal_bench_s_model_tag_names_the_one_qwen3_coder_480b():
+    """Terminal-Bench's agents name their model in a `Model:` tag: Qwen3-Coder-480B had one release
+    (480B-A35B-Instruct); `Qwen3-235B` (base, instruct or thinking; 2504 or 2507) names none."""
+    rows = pd.DataFrame({"source": "terminal_bench", "benchmark": "terminal_bench", "snapshot_id": 1,
+                         "model_raw": ["Terminus 2", "Terminus 2"],
+                         "model_tag": ["Model: Qwen3-Coder-480B", "Model: Qwen3-235B"]})
+    out = identify_frame(rows, ALIASES, scrapers.naming_rules())
+    assert out["population"].tolist() == ["systems", "systems"]
+    assert out["underlying"].tolist()[0] == "qwen3-coder-480b-a35b-instruct"
+    assert out["underlying"].tolist()[1] not in set(registry.load_models()["id"])
