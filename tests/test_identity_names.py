@@ -89,6 +89,26 @@ def ident(source: str, names: list[str], benchmark: str = "x") -> pd.DataFrame:
     ("livebench", "open-mistral-nemo", "open-mistral-nemo-2407", ""),
     ("livebench", "gemini-2.5-pro-06-05", "gemini-2.5-pro-preview-06-05", ""),
     ("aider_edit", "gemini-1.5-flash-002 (0924)", "gemini-1.5-flash-002", ""),
+    # registry rows whose facts Epoch, Artificial Analysis, LMArena or EvalPlus state; the
+    # names the other sources use for the same model
+    ("aider_polyglot", "Codestral 25.01", "codestral-2501", ""),
+    ("aider_polyglot", "Gemini 2.5 Pro Preview 03-25", "gemini-2.5-pro-preview-03-25", ""),
+    ("matharena", "DeepSeek-R1-Distill-Qwen-1.5B", "deepseek-r1-distill-qwen-1.5b", ""),
+    ("aider_edit", "Llama-3.1-Nemotron-70B-Instruct-HF", "llama-3.1-nemotron-70b-instruct", ""),
+    ("lmarena", "Llama-3.1-Nemotron-70B-Instruct", "llama-3.1-nemotron-70b-instruct", ""),
+    ("alpacaeval", "Yi-Large Preview", "yi-large-preview", ""),
+    ("aider_edit", "codeqwen:7b-chat-v1.5", "codeqwen1.5-7b-chat", ""),
+    ("aider_edit", "qwen2.5-coder:7b-instruct", "qwen2.5-coder-7b-instruct", ""),
+    ("simple_evals", "Gemini 1.0 Ultra", "gemini-1.0-ultra", ""),
+    ("simple_evals", "Gemini-Ultra-1.0", "gemini-1.0-ultra", ""),
+    ("lmarena", "chatgpt-4o-latest-2024-08-08", "chatgpt-4o-latest-2024-08-08", ""),
+    ("lmarena", "chatgpt-4o-latest-20240808", "chatgpt-4o-latest-2024-08-08", ""),
+    ("aider_edit", "Command R (08-24)", "command-r-08-2024", ""),
+    ("epoch", "c4ai-command-r-08-2024", "command-r-08-2024", ""),
+    # Mistral NeMo's open weights are the model Mistral's API serves as open-mistral-nemo-2407
+    ("epoch", "Mistral-Nemo-Instruct-2407", "open-mistral-nemo-2407", ""),
+    ("aider_edit", "ollama/mistral-nemo:12b-instruct-2407", "open-mistral-nemo-2407", ""),
+    ("aider_polyglot", "Qwen3 32B", "qwen3-32b", ""),
 ])
 def test_a_shipped_name_resolves(source, name, model, variant):
     out = ident(source, [name]).iloc[0]
@@ -111,9 +131,8 @@ def test_a_shipped_name_resolves(source, name, model, variant):
     ("evalplus", "CodeLlama-70B"),       # its link says the Python model, which the registry does not hold
     # two experimental snapshots had the name (1219, 01-21): which one is not said
     ("matharena", "gemini-2.0-flash-thinking"),
-    # a pointer Mistral moved to Codestral 25.01, the later model itself, ollama's default tag
+    # a pointer Mistral moved to Codestral 25.01, ollama's default tag
     ("aider_edit", "codestral-latest"),
-    ("aider_polyglot", "Codestral 25.01"),
     ("aider_edit", "ollama/codestral"),
     # ollama's bare size tag is not said to be the instruct model; the later Qwen2.5 is another model
     ("aider_edit", "qwen2:72b"),
@@ -144,8 +163,14 @@ def test_a_shipped_name_resolves(source, name, model, variant):
     ("epoch", "XVerse"),                   # which XVERSE: not said
     ("livebench", "gemini-2.5-flash-06-05"),   # no Flash snapshot of that date is registered
     ("aider_polyglot", "chatgpt-4o-latest (2025-03-29)"),   # a run date, not the snapshot's
-    ("lmarena", "chatgpt-4o-latest-2024-08-08"),            # another snapshot
     ("epoch", "Mistral-Nemo-Base-2407"),   # the base model, not the API's instruct model
+    ("epoch", "CodeQwen1.5-7B"),           # the base model, not the chat fine-tune
+    ("aider_edit", "ollama/qwen2.5-coder:14b"),   # ollama's bare size tag: base or instruct not said
+    ("epoch", "Qwen2.5-Coder-7B"),         # base, not instruct
+    ("lmarena", "Llama-3.1-Nemotron-51B-Instruct"),   # another size
+    ("epoch", "c4ai-command-r-plus"),      # R+, undated: neither Command R nor the 08-2024 R+
+    ("aider_polyglot", "Grok 3 Mini Beta"),   # beta API snapshot; not merged with grok-3
+    ("lmarena", "chatgpt-4o-latest-20240903"),   # another snapshot
 ])
 def test_a_name_that_would_be_a_false_merge_stays_unresolved(source, name):
     out = ident(source, [name]).iloc[0]
