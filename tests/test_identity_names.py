@@ -263,3 +263,36 @@ def test_terminal_bench_s_model_tag_names_the_one_qwen3_coder_480b():
     assert out["population"].tolist() == ["systems", "systems"]
     assert out["underlying"].tolist()[0] == "qwen3-coder-480b-a35b-instruct"
     assert out["underlying"].tolist()[1] not in set(registry.load_models()["id"])
+
+
+@pytest.mark.parametrize("name, underlying", [
+    # Epoch's copy of the ScienceQA board names prompting methods and tool frameworks over OpenAI's
+    # API models (weights nobody outside OpenAI holds: the method can only prompt them)
+    ("CoT GPT-3 (AE)", "GPT-3"),
+    ("CoT GPT-3 (ALE)", "GPT-3"),
+    ("CoT GPT-3 + Doc", "GPT-3"),
+    ("CoT ChatGPT", "ChatGPT"),
+    ("DDCoT (ChatGPT)", "ChatGPT"),
+    ("Chameleon (GPT-4)", "GPT-4"),
+])
+def test_an_epoch_method_over_an_api_model_is_a_system_on_it(name, underlying):
+    out = ident("epoch", [name]).iloc[0]
+    assert (out["model"], out["population"], out["underlying"]) == (name, "systems", underlying)
+
+
+@pytest.mark.parametrize("name", [
+    # the same methods over open weights are fine-tunes (MM-CoT's T5, UnifiedQA fine-tuned with
+    # rationales) or other models: model names of their own, never a system on the backbone
+    "CoT UnifiedQA", "DDCoT (T5)", "DDCoT (MiniGPT-4)", "LG-VQA (BLIP-2)", "PILL (LLaMA-7B)",
+    "Honeybee (Vicuna-13B)", "Multimodal-CoT_Base",
+    # a model whose name merely contains an API model's
+    "GPT-4 (8-shot)", "ChatGPT",
+])
+def test_other_method_names_stay_models(name):
+    out = ident("epoch", [name]).iloc[0]
+    assert out["population"] == "models", name
+
+
+def test_methods_over_models_are_epoch_s_own():
+    out = ident("lmarena", ["CoT GPT-4"]).iloc[0]
+    assert (out["model"], out["population"]) == ("CoT GPT-4", "models")
