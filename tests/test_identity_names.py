@@ -109,6 +109,17 @@ def ident(source: str, names: list[str], benchmark: str = "x") -> pd.DataFrame:
     ("epoch", "Mistral-Nemo-Instruct-2407", "open-mistral-nemo-2407", ""),
     ("aider_edit", "ollama/mistral-nemo:12b-instruct-2407", "open-mistral-nemo-2407", ""),
     ("aider_polyglot", "Qwen3 32B", "qwen3-32b", ""),
+    # HELM's names, as Epoch copies them, for models LMArena, BFCL, AlpacaEval or Artificial
+    # Analysis state facts about
+    ("epoch", "Gemini 1.5 Pro (0409 preview)", "gemini-1.5-pro-preview-0409", ""),
+    ("lmarena", "gemini-1.5-pro-api-0409-preview", "gemini-1.5-pro-preview-0409", ""),
+    ("epoch", "Arctic Instruct", "snowflake-arctic-instruct", ""),
+    ("epoch", "Jamba 1.5 Large", "jamba-1.5-large", ""),
+    ("epoch", "Jamba 1.5 Mini", "jamba-1.5-mini", ""),
+    ("epoch", "Vicuna v1.3 (7B)", "vicuna-7b-v1.3", ""),
+    ("alpacaeval", "vicuna-7b-v1.3", "vicuna-7b-v1.3", ""),
+    ("epoch", "Alpaca (7B)", "alpaca-7b", ""),
+    ("epoch", "Falcon-Instruct (7B)", "falcon-7b-instruct", ""),
 ])
 def test_a_shipped_name_resolves(source, name, model, variant):
     out = ident(source, [name]).iloc[0]
@@ -154,7 +165,6 @@ def test_a_shipped_name_resolves(source, name, model, variant):
     ("epoch", "Qwen-14B"),                 # base, not Qwen-14B-Chat
     ("epoch", "QWEN-CHAT 7B (8-shot)"),    # another size
     ("epoch", "falcon-40b"),               # base, not Falcon-40B-Instruct
-    ("epoch", "Falcon-Instruct (7B)"),     # another size
     ("epoch", "GPT-Neo-2.7B"),             # GPT-Neo, not GPT-NeoX
     ("epoch", "T5-3B"),                    # another T5 size
     ("epoch", "Flan-T5-XXL"),              # a fine-tune of T5 is another model
