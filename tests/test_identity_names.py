@@ -120,6 +120,13 @@ def ident(source: str, names: list[str], benchmark: str = "x") -> pd.DataFrame:
     ("alpacaeval", "vicuna-7b-v1.3", "vicuna-7b-v1.3", ""),
     ("epoch", "Alpaca (7B)", "alpaca-7b", ""),
     ("epoch", "Falcon-Instruct (7B)", "falcon-7b-instruct", ""),
+    # xAI's beta API models, dated by Epoch: rows of their own, not grok-3 (README: kept separate)
+    ("aider_polyglot", "Grok 3 Beta", "grok-3-beta", ""),
+    ("aider_polyglot", "Grok 3 Mini Beta", "grok-3-mini-beta", ""),
+    ("aider_edit", "gemma2:27b-instruct", "gemma-2-27b-it", ""),
+    # DeepSeek's API names the two modes of one model chat (non-thinking) and reasoner (thinking)
+    ("aider_polyglot", "DeepSeek-V3.2-Exp (Chat)", "deepseek-v3.2-exp", "mode=chat"),
+    ("aider_polyglot", "DeepSeek-V3.2-Exp (Reasoner)", "deepseek-v3.2-exp", "mode=reasoner"),
 ])
 def test_a_shipped_name_resolves(source, name, model, variant):
     out = ident(source, [name]).iloc[0]
@@ -179,7 +186,6 @@ def test_a_shipped_name_resolves(source, name, model, variant):
     ("epoch", "Qwen2.5-Coder-7B"),         # base, not instruct
     ("lmarena", "Llama-3.1-Nemotron-51B-Instruct"),   # another size
     ("epoch", "c4ai-command-r-plus"),      # R+, undated: neither Command R nor the 08-2024 R+
-    ("aider_polyglot", "Grok 3 Mini Beta"),   # beta API snapshot; not merged with grok-3
     ("lmarena", "chatgpt-4o-latest-20240903"),   # another snapshot
 ])
 def test_a_name_that_would_be_a_false_merge_stays_unresolved(source, name):
