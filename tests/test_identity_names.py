@@ -67,6 +67,9 @@ def ident(source: str, names: list[str], benchmark: str = "x") -> pd.DataFrame:
     ("epoch", "LLAMA 2-CHAT 13B (8-shot)", "llama-2-13b-chat", "shots=8"),
     ("epoch", "LLAMA 2-CHAT 70B (8-shot)", "llama-2-70b-chat", "shots=8"),
     ("epoch", "T5 (11B)", "t5-11b", ""),
+    ("epoch", "LLAMA 2-CHAT 7B (8-shot)", "llama-2-7b-chat", "shots=8"),
+    ("alpacaeval", "llama-2-7b-chat-hf", "llama-2-7b-chat", ""),
+    ("lmarena", "Llama-2-7B-chat", "llama-2-7b-chat", ""),
     # HELM classic's names: a version date and a size name one model each
     ("epoch", "Cohere xlarge v20221108 (52.4B)", "cohere-xlarge-v20221108", ""),
     ("epoch", "Cohere xlarge v20220609 (52.4B)", "cohere-xlarge-v20220609", ""),
@@ -167,7 +170,7 @@ def test_a_shipped_name_resolves(source, name, model, variant):
     ("epoch", "GLaM (dense)"),             # which of the four dense sizes: not said
     ("epoch", "GLaM (MoE)"),               # the hub's own entry names no size
     ("epoch", "GPT3 175B"),                # GPT-3 davinci, not the hub's text-davinci-001 (InstructGPT)
-    ("epoch", "LLAMA 2-CHAT 7B (8-shot)"), # no 7B chat row: never the base Llama-2-7b
+    ("epoch", "Llama-2-7b"),               # the base model is not the chat fine-tune
     ("epoch", "Llama-2-13b"),              # the base model is not the chat fine-tune
     ("epoch", "Qwen-14B"),                 # base, not Qwen-14B-Chat
     ("epoch", "QWEN-CHAT 7B (8-shot)"),    # another size
