@@ -53,6 +53,10 @@ def ident(source: str, names: list[str], benchmark: str = "x") -> pd.DataFrame:
     ("alpacaeval", "Davinci001", "text-davinci-001", ""),
     ("alpacaeval", "text_davinci_001", "text-davinci-001", ""),
     ("epoch", "text-davinci-001", "text-davinci-001", ""),
+    ("alpacaeval", "text_davinci_003", "text-davinci-003", ""),
+    ("alpacaeval", "Davinci003", "text-davinci-003", ""),
+    ("alpacaeval", "gpt-3.5-turbo-16k-0613", "gpt-3.5-turbo-16k-0613", ""),
+    ("alpacaeval", "gpt-3.5-turbo-0613", "gpt-3.5-turbo-0613", ""),     # the 4K model stays its own
     # rows of Epoch's copied members without a Model version, named as the paper or HELM names the
     # model: the hub pairs the name with its own Model version elsewhere (Falcon-Instruct (40B),
     # Qwen-Chat 14B, LLaMA2-Chat 13B, T5 (11B)) or dates the Model version the name spells
@@ -160,9 +164,9 @@ def test_a_shipped_name_resolves(source, name, model, variant):
     ("aider_edit", "ollama/qwen2.5:32b-instruct"),
     # the display name "GPT-4 Turbo" is a pointer OpenAI moved (1106, 0125, 2024-04-09)
     ("alpacaeval", "GPT-4 Turbo"),
-    # another davinci: 003 is not 001, nor the later 002
-    ("alpacaeval", "text_davinci_003"),
+    # another davinci: 002 is neither 001 nor 003
     ("epoch", "text-davinci-002"),
+    ("alpacaeval", "gpt-3.5-turbo-16k"),   # the undated pointer of the 16K model
     # a sibling of a registry model is another model
     ("artificial_analysis", "trinity-large-thinking"),
     ("artificial_analysis", "kimi-k2-thinking-turbo"),
