@@ -319,3 +319,21 @@ def test_other_method_names_stay_models(name):
 def test_methods_over_models_are_epoch_s_own():
     out = ident("lmarena", ["CoT GPT-4"]).iloc[0]
     assert (out["model"], out["population"]) == ("CoT GPT-4", "models")
+
+
+@pytest.mark.parametrize("tag, underlying", [
+    # SWE-bench's `Model:` tags: a Hugging Face page or repo id names one model; Mistral's dated ids
+    ("Model: https://huggingface.co/Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-coder-30b-a3b-instruct"),
+    ("Model: https://huggingface.co/Qwen/Qwen3-Coder-480B-A35B-Instruct", "qwen3-coder-480b-a35b-instruct"),
+    ("Model: mistralai/Devstral-Small-2505", "devstral-small-2505"),
+    ("Model: devstral-small-2507", "devstral-small-2507"),
+])
+def test_swebench_tags_name_registered_models(tag, underlying):
+    rows = pd.DataFrame({"source": "swebench", "benchmark": "swebench_verified", "snapshot_id": 1,
+                         "model_raw": ["Some Agent"], "model_tag": [tag]})
+    assert identify_frame(rows, ALIASES, scrapers.naming_rules())["underlying"].tolist() == [underlying]
+
+
+@pytest.mark.parametrize("name", ["devstral-small", "mistralai/devstral-small", "devstral-small-2", "Qwen3-Coder-30B"])
+def test_an_undated_or_other_devstral_or_coder_name_stays_unresolved(name):
+    assert ident("swebench", [name]).iloc[0]["underlying"] not in set(registry.load_models()["id"]), name
