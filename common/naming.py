@@ -70,6 +70,9 @@ class NamingRules:
       whose model is its single ``Model:`` tag (identity then depends on the benchmark).
     - ``system_name``: a name matching this regex is a system of several models (no underlying).
     - ``system_tag``: a row whose tags match this regex is a system (its own scaffold).
+    - ``system_over``: regexes; a name matching one is a system (a prompting method or
+      tool framework the source names over a model: Epoch's copied ScienceQA board's
+      ``CoT GPT-3 (AE)``, ``Chameleon (GPT-4)``) whose underlying model is the name in group 1.
     """
 
     variants: tuple[tuple[str, str], ...] = ()
@@ -77,6 +80,7 @@ class NamingRules:
     model_run_benchmarks: frozenset[str] = frozenset()
     system_name: str | None = None
     system_tag: str | None = None
+    system_over: tuple[str, ...] = ()
 
     @property
     def benchmark_dependent(self) -> bool:
@@ -94,7 +98,8 @@ class NamingRules:
         return json.dumps({"variants": [list(v) for v in self.variants],
                            "common": [list(v) for v in COMMON_VARIANTS], "systems": self.systems,
                            "model_run_benchmarks": sorted(self.model_run_benchmarks),
-                           "system_name": self.system_name, "system_tag": self.system_tag}, sort_keys=True)
+                           "system_name": self.system_name, "system_tag": self.system_tag,
+                           "system_over": list(self.system_over)}, sort_keys=True)
 
 
 NO_RULES = NamingRules()

@@ -72,13 +72,15 @@ class _Compiled:
     variants: tuple[tuple[re.Pattern, str, bool], ...]     # (pattern, attribute, is a prefix marker)
     system_name: re.Pattern | None
     system_tag: re.Pattern | None
+    system_over: tuple[re.Pattern, ...]
 
 
 @lru_cache(maxsize=None)
 def _compiled(rules: NamingRules) -> _Compiled:
     return _Compiled(tuple((re.compile(p, re.I), attr, p.startswith("^")) for p, attr in rules.all_variants),
                      re.compile(rules.system_name) if rules.system_name else None,
-                     re.compile(rules.system_tag, re.I) if rules.system_tag else None)
+                     re.compile(rules.system_tag, re.I) if rules.system_tag else None,
+                     tuple(re.compile(p) for p in rules.system_over))
 
 
 @dataclass(frozen=True)
@@ -214,6 +216,10 @@ def identify(naming: NamingRules, benchmark: str, name: str, tags: str | None, r
         return Identity(str(name).strip(), "", SYSTEMS, None)
     if rules.system_tag is not None and isinstance(tags, str) and rules.system_tag.search(tags):   # its own scaffold
         return Identity(str(name).strip(), "", SYSTEMS, None)
+    for method in rules.system_over:   # a method named over one model: a system on that model
+        over = method.search(str(name).strip())
+        if over:
+            return Identity(str(name).strip(), "", SYSTEMS, model_of(over.group(1))[0])
     return Identity(*model_of(name), MODELS, None)
 
 

@@ -30,12 +30,16 @@ class AiderScraper(Scraper):
 
     benchmark: ClassVar[str] = ""
     n_tasks: ClassVar[int] = 0
-    # a trailing parenthesis naming an effort or thinking budget, or an edit format, is a setting;
+    # a trailing parenthesis naming an effort or thinking budget, an edit format or DeepSeek's API
+    # mode, is a setting;
     # an architect/editor pair (o3 (high) + gpt-4.1) is a system of two models
     NAMING = NamingRules(
         # `(high)` and `(32k thinking)`: the shared markers (common.naming.COMMON_VARIANTS)
         variants=((r"\s*\((default(?: think(?:ing)?)?|no think(?:ing)?)\)$", "thinking"),
-                  (r"\s*\((diff|whole|udiff|diff-fenced|editor-diff|editor-whole)\)$", "edit_format")),
+                  (r"\s*\((diff|whole|udiff|diff-fenced|editor-diff|editor-whole)\)$", "edit_format"),
+                  # DeepSeek's API serves one model as `deepseek-chat` (non-thinking) and
+                  # `deepseek-reasoner` (thinking): `DeepSeek-V3.2-Exp (Chat)`/`(Reasoner)`
+                  (r"\s*\((chat|reasoner)\)$", "mode")),
         system_name=r"\s\+\s")
 
     def parse(self, content: bytes, *, fetched_at: datetime, aux: Mapping[str, bytes] | None = None,

@@ -80,6 +80,8 @@ NOT_READ = "not_read"
 # by NAMING's system_tag), never a model run; a row with a Model version is that model's run.
 AGENT_COLUMNS = frozenset({"Agent"})
 AGENT_TAG = "System: agent"
+# OpenAI's API models as the copied papers name them (a method over one is a system on it: NAMING)
+API_MODELS = r"ChatGPT|GPT-3|GPT-4"
 # unit -> (metric kind, factor to the stored value)
 UNITS: dict[str, tuple[str, float]] = {
     "proportion": ("proportion", 1.0), "percent": ("proportion", 0.01), "elo": ("elo", 1.0),
@@ -246,10 +248,16 @@ class EpochScraper(Scraper):
     # budget is one of the rules every source shares (common.naming), read as `thinking=<N>k`. The
     # external members' fallback names (papers, HELM, OSWorld) write the prompt's shots and an
     # agent's step budget into the name: `QWEN-CHAT 7B (8-shot)`, `opencua-32b (100 steps)`
+    # The copied ScienceQA board names prompting methods and tool frameworks over a model:
+    # `CoT GPT-3 (AE)`, `DDCoT (ChatGPT)`, `Chameleon (GPT-4)`. Over OpenAI's API models (weights only
+    # OpenAI holds) the method can only prompt the model: a system on it (`API_MODELS`). Over open
+    # weights the same names are fine-tunes (MM-CoT's T5, UnifiedQA with rationales): models.
     NAMING = NamingRules(variants=((r"_(thinking)$", "effort"),
                                    (r"\s*\((\d+|zero|one|few)-shot\)$", "shots"),
                                    (r"\s*\((\d+)\s+steps\)$", "steps")),
-                         system_tag=r"(^|;)\s*System:\s*agent\b")
+                         system_tag=r"(^|;)\s*System:\s*agent\b",
+                         system_over=(rf"^CoT\s+({API_MODELS})(?![\w.-])",
+                                      rf"^(?:DDCoT|Chameleon)\s*\(({API_MODELS})\)$"))
     page = "https://epoch.ai/benchmarks"
     urls = ("https://epoch.ai/data/benchmark_data.zip",)
     min_rows = 20   # the smallest CSV (swe_bench_verified, 2026-03) has 24 runs

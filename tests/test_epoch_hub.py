@@ -325,3 +325,35 @@ def test_an_undeclared_member_is_named_by_ingest_and_by_status(tmp_path, capsys,
     assert main(["query", "--db", db, "SELECT benchmark, metric, count(*) AS n FROM scores GROUP BY ALL ORDER BY 1"]) == 0
     out = capsys.readouterr().out
     assert "metr_time_horizon" in out and "minutes" in out and "score_10" in out and "elo" in out
+
+
+def test_a_copied_board_s_methods_are_systems_on_their_model_and_status_lists_the_model(tmp_path, monkeypatch):
+    """Real CLI ingest into a real DuckDB file: the copied ScienceQA board's rows without a Model
+    version, named by the paper's method over an API model (`CoT GPT-3 (AE)`), are systems on
+    that model: `status` lists the one model name (GPT-3), never each method's; fine-tunes named
+    the same way (`DDCoT (T5)`, `CoT UnifiedQA`) stay model names; a registry alias resolves."""
+    import duckdb
+    from cli.main import main
+    from storage.status import unknown
+    for name in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "SLACK_CHANNEL", "PREFECT_API_URL"):
+        monkeypatch.delenv(name, raising=False)
+    zpath = tmp_path / "benchmark_data.zip"
+    zpath.write_bytes(_hub(("swe_bench_bash.csv", "swe_bench_bash_only.csv"),      # past the source's floor of 20 rows
+                           ("gpqa_diamond.csv", "gpqa_diamond.csv"),
+                           ("epoch_capabilities_index.csv", "epoch_capabilities_index.csv"),
+                           ("hle_external.csv", "hub/hle_external.csv"),
+                           ("aider_polyglot_external.csv", "hub/aider_polyglot_external.csv"),
+                           ("lech_mazur_writing_external.csv", "hub/lech_mazur_writing_external.csv"),
+                           ("science_qa_external.csv", "hub/science_qa_external.csv")))
+    db = str(tmp_path / "hub.duckdb")
+    assert main(["ingest", "epoch", str(zpath), "--db", db, "--observed-at", "2026-03-12"]) == 0
+    with duckdb.connect(db, read_only=True) as con:
+        rows = dict(con.execute("SELECT model_raw, population || ':' || coalesce(underlying, model) FROM scores "
+                                "WHERE benchmark = 'scienceqa'").fetchall())
+        names = {r[1] for r in unknown(con, limit=500)[0].rows}
+    assert rows == {"CoT GPT-3 (AE)": "systems:GPT-3", "CoT GPT-3 (ALE)": "systems:GPT-3",
+                    "DDCoT (GPT-3)": "systems:GPT-3", "Chameleon (ChatGPT)": "systems:ChatGPT",
+                    "CoT UnifiedQA": "models:CoT UnifiedQA", "DDCoT (T5)": "models:DDCoT (T5)",
+                    "GPT-NeoX (20B)": "models:gpt-neox-20b"}
+    assert {"GPT-3", "ChatGPT", "CoT UnifiedQA", "DDCoT (T5)"} <= names
+    assert not names & {"CoT GPT-3 (AE)", "CoT GPT-3 (ALE)", "DDCoT (GPT-3)", "Chameleon (ChatGPT)", "GPT-NeoX (20B)"}
