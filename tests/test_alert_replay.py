@@ -161,9 +161,32 @@ def test_messages_show_one_probability_and_never_announce_a_level_below_the_floo
     assert accepted and all("P(bin holds)" not in json.dumps(r.body, ensure_ascii=False) for r in accepted)
 
 
-def test_the_timeline_document_is_generated_from_the_replay(replayed):
+def test_the_timeline_document_is_what_the_replay_delivered(replayed):
+    """docs/alert-timeline.md, message for message, is what this replay sent (`--check`'s comparison)."""
     days, _, _ = replayed
-    text = _timeline().timeline_markdown(days)
-    assert text.startswith("# Alert timeline of the real snapshot history")
-    doc = Path(ROOT / "docs" / "alert-timeline.md")
-    assert doc.exists(), "run python docs/alert_timeline.py"
+    diff = _timeline().timeline_diff(days, ROOT / "docs" / "alert-timeline.md")
+    assert not diff, "".join(diff[:300]) + "\nthe timeline changed: run python docs/alert_timeline.py"
+
+
+def test_a_message_changed_lost_or_added_is_a_mismatch(replayed, tmp_path):
+    """The comparison above can fail: a document with one message edited, one day left out or one
+    day added differs, and so does a replay that delivered one message fewer."""
+    import dataclasses
+    tl = _timeline()
+    days, _, _ = replayed
+    text = tl.timeline_markdown(days)
+    doc = tmp_path / "alert-timeline.md"
+    doc.write_text(text, encoding="utf-8")
+    assert tl.timeline_diff(days, doc) == []
+    fence = text.index("```text\n") + len("```text\n")
+    section = text.index("\n## ")
+    after = text.find("\n## ", section + 1)
+    for edited in (text[:fence] + "x" + text[fence:],                        # a message edited
+                   text[:section] + (text[after:] if after > 0 else "\n"),  # a day's messages lost
+                   text + "\n## 2099-01-01\n"):                                # a day added
+        doc.write_text(edited, encoding="utf-8")
+        assert tl.timeline_diff(days, doc), edited[:200]
+    doc.write_text(text, encoding="utf-8")
+    i = next(i for i, d in enumerate(days) if d.messages)
+    fewer = [*days[:i], dataclasses.replace(days[i], messages=days[i].messages[1:]), *days[i + 1:]]
+    assert tl.timeline_diff(fewer, doc)
