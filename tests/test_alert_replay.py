@@ -14,7 +14,8 @@ import pytest
 
 from helpers import ROOT, SNAPSHOTS, needs
 
-pytestmark = [needs(SNAPSHOTS), pytest.mark.slow]   # ~100 days of backfill + analyze + notify
+pytestmark = [needs(SNAPSHOTS), pytest.mark.slow,   # ~100 days of backfill + analyze + notify
+              pytest.mark.xdist_group("test_alert_replay")]   # its module fixture is built once
 
 
 def _timeline():

@@ -17,6 +17,8 @@ from analysis.backtest import (DAMPED, LOGISTIC, PERSISTENCE, THEIL_SEN, Method,
 from analysis.constants import BACKTEST_COVERAGE_TARGET, DAYS_PER_MONTH
 from analysis.logistic import logistic
 
+pytestmark = pytest.mark.xdist_group("test_backtest")   # its module fixture is built once
+
 START = pd.Timestamp("2022-01-01")
 
 

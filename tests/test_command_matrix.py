@@ -23,6 +23,8 @@ from helpers import lane
 from cli.main import EXIT_BUG, main
 from storage import db as storage_db
 
+pytestmark = pytest.mark.xdist_group("test_command_matrix")   # its module fixtures are built once
+
 ROOT = Path(__file__).resolve().parent.parent
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 PREVIOUS_SCHEMA = 6          # the last migration of the release before issue 11's work
@@ -360,6 +362,7 @@ def _backfill_dir(root: Path) -> Path:
     return root / "archive"
 
 
+@pytest.mark.xdist_group("servers")   # starts PostgreSQL
 @pytest.mark.slow
 @pytest.mark.parametrize("command", list(LAKE_COMMANDS))
 @pytest.mark.parametrize("state", LAKE_STATES)

@@ -15,7 +15,7 @@ from analysis.disagreement import analyse
 from helpers import ROOT, SNAPSHOTS, needs
 from storage.query import run_query
 
-pytestmark = [needs(SNAPSHOTS), pytest.mark.slow]   # a real-history backfill (shared once a session)
+pytestmark = [needs(SNAPSHOTS), pytest.mark.slow, pytest.mark.xdist_group("real-history")]   # a real-history backfill (shared once a session)
 
 MIN_PAIRS = 20       # issue 54: the real history has at least 20 cross-source pairs
 

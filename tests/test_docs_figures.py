@@ -52,6 +52,7 @@ def test_every_real_history_number_of_the_doc_sits_in_a_block():
             "calibrate", "trend-coverage", "a3-power", "paper-agreement"} <= names
 
 
+@pytest.mark.xdist_group("real-history")   # reads the session's real-history backfill
 @pytest.mark.slow
 @needs(SNAPSHOTS)
 def test_docs_statistics_figures_are_current(real_history, monkeypatch, capsys):

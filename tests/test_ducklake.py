@@ -25,6 +25,8 @@ from storage import db, lake
 
 import pg
 
+pytestmark = pytest.mark.xdist_group("servers")   # starts PostgreSQL: one server test at a time
+
 ROOT = Path(__file__).resolve().parents[1]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)

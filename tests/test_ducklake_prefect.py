@@ -27,7 +27,7 @@ from test_ducklake import _counts, _table
 from test_e2e_prefect import (PREFECT, REPLAY, SIMPLE_EVALS_HISTORY, Api, background, fake_slack_process,  # noqa: F401
                               free_port, prefect_env, run, slack_messages, message_text)
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("servers")]
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN_TIMEOUT = 600

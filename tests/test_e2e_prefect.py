@@ -40,7 +40,7 @@ import yaml
 import scrapers
 from jobs import cycle as jobs
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("servers")]
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAY = ROOT / "tests" / "fixtures" / "replay"

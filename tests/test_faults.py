@@ -19,6 +19,8 @@ import pytest
 import storage.db as storage_db
 from cli.main import main
 
+pytestmark = pytest.mark.xdist_group("test_faults")   # its module fixture is built once
+
 ROOT = Path(__file__).resolve().parent.parent
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 SOURCES = "swebench,livebench,simple_evals,lmarena,evalplus,livecodebench,knowledge_cutoffs"
@@ -166,6 +168,7 @@ def _alive(pid: int) -> bool:
     return stat.exists() and stat.read_text().split()[2] != "Z"
 
 
+@pytest.mark.xdist_group("servers")   # starts Prefect's ephemeral server
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_killing_run_never_orphans_the_ephemeral_prefect_server(tmp_path, sig):

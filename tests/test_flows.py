@@ -24,6 +24,8 @@ import scrapers
 from jobs import cycle as jobs
 from jobs.cycle import CycleReport, SourceOutcome
 
+pytestmark = pytest.mark.xdist_group("servers")   # starts Prefect's test server: one server test at a time
+
 # Prefect and flows.pipeline are imported inside the tests: importing Prefect costs seconds, and
 # collection (the fast lane's included) must not pay it. Tests under the harness are `slow`
 # (tests/conftest.py marks every test that uses the `harness` fixture).

@@ -119,6 +119,7 @@ def test_running_best_history_gives_the_full_history_results(synced_db, tmp_path
     assert_same_as_full_history(path, tmp_path, monkeypatch)
 
 
+@pytest.mark.xdist_group("real-history")   # reads the session's real-history backfill
 @needs(SNAPSHOTS)
 @pytest.mark.slow
 def test_running_best_history_on_the_real_snapshots(real_history_copy, tmp_path, monkeypatch):

@@ -20,6 +20,8 @@ from jobs.analyze import DAY_ONLY_PLAN, RESOLVED_STATE, analyze
 from helpers import reads_on_top
 from storage import db
 
+pytestmark = pytest.mark.xdist_group("test_incremental_analysis")   # its module fixtures are built once
+
 REPLAY = Path(__file__).resolve().parent / "fixtures" / "replay"
 # several sources: ARC-AGI (no reference benchmarks), A1 on simple-evals' MMLU (references from Artificial Analysis and Epoch),
 # A3 on LiveCodeBench's and MathArena's items, model dates from the cutoff tables and OpenRouter

@@ -18,6 +18,8 @@ from storage import lake
 
 import pg
 
+pytestmark = pytest.mark.xdist_group("servers")   # starts PostgreSQL: one server test at a time
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 PASSWORD = "Pw-4f9c1e77-secret"

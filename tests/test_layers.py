@@ -18,6 +18,8 @@ import pytest
 
 from helpers import code_folders
 
+pytestmark = pytest.mark.xdist_group("test_layers")   # its module fixture is built once
+
 ROOT = Path(__file__).resolve().parents[1]
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 

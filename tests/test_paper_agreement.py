@@ -15,6 +15,8 @@ import pytest
 
 from helpers import PAPER_DATA, SNAPSHOTS, docs_figures, needs
 
+pytestmark = pytest.mark.xdist_group("real-history")   # reads the session's real-history backfill
+
 PAPER = {"top5": ["85.4", "84.7", "80.8", "80.4", "80"], "bin": "High", "n": 279, "hosts": {"taubench.com"}}
 
 

@@ -29,6 +29,8 @@ from storage import lake
 
 import pg
 
+pytestmark = pytest.mark.xdist_group("servers")   # starts PostgreSQL and Prefect: one server test at a time
+
 ROOT = Path(__file__).resolve().parents[1]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 SIMPLE_EVALS_HISTORY = [ROOT / "tests" / "fixtures" / "simple_evals" / f"readme_{d}.md"

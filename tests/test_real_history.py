@@ -22,7 +22,7 @@ from storage.query import run_query
 from helpers import SNAPSHOTS, needs
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = [needs(SNAPSHOTS), pytest.mark.slow]   # a real-history backfill: every snapshot file, then analyze
+pytestmark = [needs(SNAPSHOTS), pytest.mark.slow, pytest.mark.xdist_group("real-history")]   # a real-history backfill: every snapshot file, then analyze
 BINS = [(0.01, "very low"), (0.3, "low"), (0.7, "moderate"), (0.9, "high"), (np.inf, "very high")]
 
 

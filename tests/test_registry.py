@@ -18,6 +18,8 @@ from registry import alias_key, load_aliases, load_benchmarks, load_models, reso
 from scrapers.normalize import slug
 from helpers import PAPER_DATA, ROOT, SNAPSHOTS, needs
 
+pytestmark = pytest.mark.xdist_group("test_registry")   # its module fixtures are built once
+
 REPO = ROOT
 PAPER_CSV = PAPER_DATA / "paper2026_benchmarks.csv"
 needs_paper = needs(PAPER_CSV)

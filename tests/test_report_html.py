@@ -33,6 +33,8 @@ from report.html import overview_markdown, overview_rows, render_report, slugs
 from storage.report import read_html_report
 from helpers import SNAPSHOTS, needs
 
+pytestmark = pytest.mark.xdist_group("test_report_html")   # its module fixtures are built once
+
 ROOT = Path(__file__).resolve().parents[1]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 LCB = SNAPSHOTS / "livecodebench"

@@ -16,6 +16,8 @@ from storage import db, views
 from storage.db import insert_frame
 import storage.views.__main__ as views_main
 
+pytestmark = pytest.mark.xdist_group("test_schema_comments")   # its module fixture is built once
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -232,6 +232,7 @@ def test_real_prefect_lookup_without_an_api_falls_back_to_console(monkeypatch):
     assert settings.mode == CONSOLE and "no Prefect API configured" in settings.reason
 
 
+@pytest.mark.xdist_group("servers")   # starts Prefect's test server
 @pytest.mark.slow   # starts Prefect's test server
 def test_webhook_from_a_prefect_secret_block(fake_slack, monkeypatch, tmp_path):
     """The real Prefect path: a Secret block on a (temporary) Prefect server, env unset."""

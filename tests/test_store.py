@@ -12,6 +12,8 @@ from storage.store import FileStore, LakeStore, Store, open_store
 
 import pg
 
+pytestmark = pytest.mark.xdist_group("servers")   # starts PostgreSQL: one server test at a time
+
 SECRET = "s3cr3t-pw"
 
 

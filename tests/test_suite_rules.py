@@ -153,34 +153,78 @@ SERVER_STARTS = ("prefect_test_harness", "pg.start(", "pg.lake_server(", '"serve
 REAL_HISTORY_FIXTURES = {"real_history", "real_history_backfilled", "real_history_copy"}
 
 
-def test_tests_that_start_servers_or_read_the_real_history_run_in_their_parallel_group():
-    """Under pytest-xdist (`-n 2`) a test that starts PostgreSQL or a Prefect server (itself or
-    through a fixture of its module) runs in the "servers" group, one at a time; one that reads the
-    real history runs in the "real-history" group, which builds it once (tests/conftest.py)."""
-    from conftest import parallel_group
+def _xdist_group(node: ast.AST) -> str | None:
+    """The name in the first `xdist_group("name")` call under `node` (a decorator list, a pytestmark)."""
+    for call in _calls(node, "xdist_group"):
+        args = [*call.args, *(k.value for k in call.keywords if k.arg == "name")]
+        if args and isinstance(args[0], ast.Constant):
+            return str(args[0].value)
+    return None
+
+
+def _module_fixtures(functions: list[ast.FunctionDef]) -> set[str]:
+    return {f.name for f in functions for d in f.decorator_list for call in _calls(d, "fixture")
+            if any(k.arg == "scope" and getattr(k.value, "value", None) == "module" for k in call.keywords)}
+
+
+def _users(functions: list[ast.FunctionDef], names: set[str]) -> set[str]:
+    """The functions of a module that take one of `names`, directly or through its other fixtures."""
+    found = set(names)
+    grew = True
+    while grew:
+        used = {f.name for f in functions if {a.arg for a in f.args.args} & found}
+        grew = not used <= found
+        found |= used
+    return found
+
+
+def test_tests_that_share_a_fixture_or_a_server_run_in_one_xdist_group():
+    """Under pytest-xdist (`-n 2`, pyproject's `--dist loadgroup`) every test is a unit of its own
+    unless an `xdist_group` mark says otherwise: a test that starts PostgreSQL or a Prefect server
+    (itself or through a fixture of its module) is in the "servers" group, run one at a time; one
+    that reads the session's real-history backfill is in "real-history", built once by the worker
+    that runs the group; the tests that use one module-scoped fixture are in one group, so it is
+    built once (tests/conftest.py)."""
+    from conftest import REAL_HISTORY, SERVERS
 
     wrong = []
     for path in TESTS:
         if not path.name.startswith("test_") or path.name == Path(__file__).name:
             continue
-        functions = [n for n in _tree(path).body if isinstance(n, ast.FunctionDef)]
+        tree = _tree(path)
+        module_group = next((_xdist_group(n) for n in tree.body if isinstance(n, ast.Assign)
+                             and any(getattr(t, "id", "") == "pytestmark" for t in n.targets)), None)
+        functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+        tests = {f.name: f for f in functions if f.name.startswith("test_")}
+        group = {name: _xdist_group(ast.Module(body=f.decorator_list, type_ignores=[])) or module_group
+                 for name, f in tests.items()}
         lines = path.read_text().splitlines()
-        starts = {f.name for f in functions
-                  if any(s in "\n".join(lines[f.lineno - 1:f.end_lineno]) for s in SERVER_STARTS)}
-        grew = True
-        while grew:                                  # fixtures that use a fixture that starts one
-            used = {f.name for f in functions if {a.arg for a in f.args.args} & starts}
-            grew = not used <= starts
-            starts |= used
-        for f in functions:
-            if not f.name.startswith("test_"):
-                continue
-            nodeid = f"tests/{path.name}::{f.name}"
-            if f.name in starts and parallel_group(nodeid) != "servers":
-                wrong.append(f"{nodeid} starts a server: add it to PARALLEL_GROUPS['servers']")
-            if {a.arg for a in f.args.args} & REAL_HISTORY_FIXTURES and parallel_group(nodeid) != "real-history":
-                wrong.append(f"{nodeid} reads the real history: add it to PARALLEL_GROUPS['real-history']")
+        starts = _users(functions, {f.name for f in functions
+                                    if any(s in "\n".join(lines[f.lineno - 1:f.end_lineno]) for s in SERVER_STARTS)})
+        for name in tests:
+            nodeid = f"{path.name}::{name}"
+            if name in starts and group[name] != SERVERS:
+                wrong.append(f"{nodeid} starts a server: mark it xdist_group({SERVERS!r})")
+            if name in _users(functions, REAL_HISTORY_FIXTURES) and group[name] != REAL_HISTORY:
+                wrong.append(f"{nodeid} reads the real history: mark it xdist_group({REAL_HISTORY!r})")
+        for fixture in _module_fixtures(functions):
+            groups = {group[name] for name in tests if name in _users(functions, {fixture})}
+            if None in groups or len(groups) > 1:
+                wrong.append(f"{path.name}: the tests using the module fixture {fixture} are in groups {groups}: "
+                             "give them one xdist_group (the module's name)")
     assert not wrong, wrong
+
+
+def test_the_suite_is_scheduled_by_xdist_alone():
+    """No scheduler of our own, no collector or thread tricks: xdist's `loadgroup` and the marks
+    above decide where a test runs (issue 52)."""
+    import tomllib
+
+    conftest = (ROOT / "tests" / "conftest.py").read_text()
+    for trick in ("pytest_xdist_make_scheduler", "gc.freeze", "BENCHWATCH_THREADS", "items.sort"):
+        assert trick not in conftest, trick
+    addopts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    assert "--dist loadgroup" in addopts
 
 
 def test_one_duckdb_pin_everywhere():

@@ -19,7 +19,7 @@ from tests.test_held_file import opens
 
 REPLAY = Path(__file__).resolve().parent / "fixtures" / "replay"
 SOURCES = ["aider_polyglot", "knowledge_cutoffs"]
-pytestmark = pytest.mark.usefixtures("one_utc_day")     # a test's cycles see one UTC day
+pytestmark = [pytest.mark.usefixtures("one_utc_day"), pytest.mark.xdist_group("test_unchanged_cycle")]     # a test's cycles see one UTC day
 
 
 def _boom(*args, **kwargs):
