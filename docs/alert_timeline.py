@@ -5,10 +5,10 @@
 For each distinct file date of --snapshots, oldest first: backfill that day's files (the command
 `benchwatch backfill` on a folder holding only them), `analyze` with now = that day 06:00 UTC,
 and `notify`; and on the day a level move proposed by a file has stood its dwell time, `analyze`
-and `notify` alone, as the daily schedule would then commit and announce it (to the console here; tests/test_alert_replay.py sends to tests/fake_slack.py).
+and `notify` alone, as the daily schedule would then commit and announce it (to the console here; tests/system/test_alert_replay.py sends to tests/fake_slack.py).
 Source folders benchwatch does not know are skipped, as `backfill` skips them. The timeline
 (docs/alert-timeline.md) lists every message of every day as the console digest shows it, so a
-person can read each one against its evidence. tests/test_alert_replay.py runs the same replay
+person can read each one against its evidence. tests/system/test_alert_replay.py runs the same replay
 and checks the rules the issue states (no crash, one baseline, levels equal to the stored ones,
 level changes name their top k, no contamination alert resolved without new data) and that the
 timeline it renders is the document, message for message (`timeline_diff`, as `--check` does).
@@ -164,7 +164,7 @@ def timeline_markdown(days: list[Day]) -> str:
              "leaderboards (`--snapshots`, one file per source and date) replayed day by day as the daily schedule sees them — each day's files "
              "backfilled, `analyze` at 06:00 UTC that day, `notify`; also the days a level move has stood its dwell time "
              "— and every message delivered, as the "
-             "console digest words it. tests/test_alert_replay.py checks the same replay.", "",
+             "console digest words it. tests/system/test_alert_replay.py checks the same replay.", "",
              f"{len(days)} days replayed, {sum(len(d.files) for d in days)} files, "
              f"{sum(len(d.messages) for d in days)} messages on {sum(1 for d in days if d.messages)} days. "
              "Notifications by kind: " + ", ".join(f"{k} {t} {n}" for (k, t), n in sorted(kinds.items())) + ".", ""]

@@ -1,14 +1,16 @@
 """Shared pytest fixtures and the suite's lanes.
 
-Lanes: `python -m pytest` (the README's and .ci/run's command) runs everything; the fast lane
-`python -m pytest -m "not slow and not e2e"` leaves out the heavy tests. `slow` is set by hand
-on Monte Carlo power studies, the browser test, command matrices, kill faults, real-history
-backfills, Prefect imports and the repeats of a parametrised check beyond the slice the fast
-lane keeps (each says which fast test keeps the capability), and here on every test that
-starts Prefect's test server (the `harness` fixture),
-so a new flow test cannot land in the fast lane by accident. Test modules import nothing
-heavy at module level (Prefect is imported inside the tests that need it), so collecting the
-fast lane stays cheap.
+Tiers, by folder (docs/contributing.md, "Test tiers"): tests/unit (pure and in-memory: the fast
+lane, `python -m pytest tests/unit`), tests/integration (the CLI, database files, subprocesses,
+the replay folder, the fake Slack), tests/system (Prefect and PostgreSQL servers, the browser,
+the whole real history); `python -m pytest` (the README's and .ci/run's command) runs all three.
+This file, helpers.py, fake_slack.py, pg.py, the oracles and fixtures/ serve every tier.
+`-m "not slow and not e2e"` leaves out the heavy tests of any tier: `slow` is set by hand on
+Monte Carlo power studies, the browser test, command matrices, kill faults, real-history
+backfills, Prefect imports and the repeats of a parametrised check beyond its representative
+slice (each says which fast test keeps the capability), and here on every test that starts
+Prefect's test server (the `harness` fixture). Test modules import nothing heavy at module level
+(Prefect is imported inside the tests that need it), so collecting a tier stays cheap.
 
 Parallel runs (pytest-xdist, `-n 2`; README "Run the tests"): pyproject's addopts choose xdist's
 `--dist loadgroup`: a test is a unit of its own unless it carries `pytest.mark.xdist_group(name)`,

@@ -12,7 +12,7 @@ from cli.main import main
 from jobs.backfill import plan_backfill
 from storage.query import run_query
 
-REPLAY = Path(__file__).parent / "fixtures" / "replay"
+REPLAY = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
 
 
 @pytest.fixture

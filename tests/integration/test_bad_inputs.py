@@ -35,7 +35,7 @@ from storage import db
 from storage.query import run_query
 from storage.status import table_counts
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
 REPLAY = FIX / "replay"
 NOW = datetime(2026, 5, 20, tzinfo=timezone.utc)
 

@@ -19,7 +19,7 @@ from storage.query import run_query
 from helpers import lane
 from test_http import ScriptedServer, etagged
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
 REPLAY_DIR = FIX / "replay"
 
 

@@ -17,7 +17,7 @@ from jobs.saturation import run_saturation
 from scrapers.base import ITEM_COLUMNS, MODEL_COLUMNS, SCORE_COLUMNS, ParsedSnapshot, conform
 from jobs.sync import connect_synced
 from storage.ingest import Response, store_snapshot
-from test_contamination import synth_items
+from tests.unit.test_contamination import synth_items
 from helpers import SNAPSHOTS, lane, needs
 
 LCB = SNAPSHOTS / "livecodebench"
@@ -218,7 +218,7 @@ def test_models_with_a_placeholder_cutoff_are_listed_not_dropped(synced_db, caps
 def test_migration_022_seeds_suspicions_from_the_newest_run(synced_db):
     """An upgrade neither resolves nor re-fires: the flags of the newest run become suspicion states
     (the migration's INSERT, run again here on a database whose table was emptied)."""
-    sql = (Path(__file__).resolve().parents[1] / "storage" / "migrations" / "022_contamination_suspicions.sql").read_text()
+    sql = (Path(__file__).resolve().parents[2] / "storage" / "migrations" / "022_contamination_suspicions.sql").read_text()
     seed = sql[sql.index("INSERT INTO contamination_suspicions"):]
     seed = seed[:seed.index(";") + 1]
     ingest(synced_db, 12, "2024-06-01")
@@ -346,7 +346,7 @@ def test_livecodebench_snapshots_end_to_end(synced_db, tmp_path):
 
 # --- issue 11: one source alone in a fresh database -----------------------------------------------
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SINGLE_SOURCES = {
     "alpacaeval": ("alpacaeval/alpacaeval_v2_2024-12-27.csv", ()),
     "evalplus": ("evalplus/results_2024-12-26.json", ()),

@@ -18,7 +18,7 @@ from jobs.cycle import ingest_file
 from scrapers.base import ScrapeError
 from storage import db
 
-FIX = Path(__file__).parent / "fixtures" / "csv"
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "csv"
 OBSERVED = "2025-06-01"
 
 

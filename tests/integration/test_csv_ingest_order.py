@@ -1,7 +1,7 @@
 """The csv ingest inside DuckDB (storage/csv_ingest.py) keeps the file's order across DuckDB's
 row groups and threads: the first line of a repeated (benchmark, model, setting) is the one kept,
 scores are stored in file order, rejects by stage then line. Large files take the paths the
-small ones of tests/test_csv_ingest.py do not reach (several row groups of ~123K lines, the
+small ones of tests/integration/test_csv_ingest.py do not reach (several row groups of ~123K lines, the
 stage joined by line when keys repeat, a file without any '%' or any rejected line)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from jobs.cycle import ingest_file
 from storage import db
-from tests.test_csv_ingest import assert_same, both
+from tests.integration.test_csv_ingest import assert_same, both
 
 OBSERVED = "2025-06-01"
 

@@ -20,7 +20,7 @@ from analysis.constants import DISAGREEMENT_FDR, DISAGREEMENT_Z, TRANSCRIPTION_T
 from analysis.disagreement import analyse, largest
 from registry.comparisons import load_comparisons, parse_comparisons
 
-FIXTURES = Path(__file__).parent / "fixtures" / "disagreements"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "disagreements"
 PLANTED = "o3-2025-04-16"
 
 

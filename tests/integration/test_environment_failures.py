@@ -24,7 +24,7 @@ import pytest
 from cli.main import EXIT_BUG, environment_failure, main
 from storage import db as storage_db
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 
 

@@ -24,7 +24,7 @@ from scrapers.base import ScrapeError
 
 pytestmark = pytest.mark.xdist_group("test_epoch_hub")   # its module fixture is built once
 
-FIXTURES = Path(__file__).parent / "fixtures" / "epoch"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "epoch"
 AT = datetime(2026, 3, 12)
 HUB = "epoch/epoch_2026-03-12.zip"
 

@@ -18,7 +18,7 @@ import scrapers
 from scrapers.http import ReplayFetcher
 from storage import db
 
-REPLAY = Path(__file__).resolve().parent / "fixtures" / "replay"
+REPLAY = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
 # a source with a release list (its listed releases have no recorded files)
 SOURCES = ["livebench"]
 
@@ -138,7 +138,7 @@ def _replay_with_a_recorded_release(tmp_path: Path) -> Path:
 def test_a_cycle_fetches_parses_and_notifies_with_no_database_held(synced_db, tmp_path, monkeypatch):
     """Every fetch, parse and delivery of a first and an unchanged cycle runs with no database
     held, also a release fetched after collect's settling connection (the one open of an
-    unchanged cycle: tests/test_unchanged_cycle.py)."""
+    unchanged cycle: tests/integration/test_unchanged_cycle.py)."""
     seen: list[tuple[str, bool]] = []
     release_fetches: list[bool] = []
 

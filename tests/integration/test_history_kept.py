@@ -16,7 +16,7 @@ import jobs.saturation as job
 from helpers import reads_on_top
 from jobs.sync import connect_synced
 from storage import saturation as store
-from test_history_pruned import random_db
+from tests.system.test_history_pruned import random_db
 
 LATE = ["2024-08-01", "2024-08-15"]     # the last two snapshots: after every model's release date
 

@@ -304,7 +304,7 @@ def test_arc_agi_custom_solutions_are_systems_and_its_effort_rows_one_model():
     """ARC Prize lists Kaggle solutions (`modelType: Custom`: ARChitects) beside model runs: they
     are agent systems, never ranked with the models; `o3-low`/`o3-high` are o3 at two efforts."""
     from pathlib import Path
-    fix = Path(__file__).parent / "fixtures" / "arc_agi"
+    fix = Path(__file__).resolve().parents[1] / "fixtures" / "arc_agi"
     scraper = scrapers.get("arc_agi")
     parsed = scraper.parse((fix / "evaluations.json").read_bytes(), fetched_at=datetime(2025, 4, 16, tzinfo=timezone.utc),
                            aux={"models.json": (fix / "models.json").read_bytes(),

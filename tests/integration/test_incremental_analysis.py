@@ -22,7 +22,7 @@ from storage import db
 
 pytestmark = pytest.mark.xdist_group("test_incremental_analysis")   # its module fixtures are built once
 
-REPLAY = Path(__file__).resolve().parent / "fixtures" / "replay"
+REPLAY = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
 # several sources: ARC-AGI (no reference benchmarks), A1 on simple-evals' MMLU (references from Artificial Analysis and Epoch),
 # A3 on LiveCodeBench's and MathArena's items, model dates from the cutoff tables and OpenRouter
 SOURCES = ["arc_agi", "aider_polyglot", "simple_evals", "artificial_analysis", "epoch", "livecodebench", "matharena",

@@ -12,7 +12,7 @@ from storage import db
 from jobs.sync import connect_synced
 from storage.status import index_coverage, release_date_coverage
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
 MODELS = ["acme-a", "acme-b", "acme-c", "acme-d", "acme-e", "acme-f"]
 
 

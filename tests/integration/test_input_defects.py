@@ -21,7 +21,7 @@ from jobs.sync import connect_synced
 from storage.ingest import IngestRefused, parse_observed_at
 from storage.query import run_query
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
 NOW = datetime.now(timezone.utc)
 
 

@@ -28,7 +28,7 @@ from cli.main import main
 from helpers import file_at_version, lane
 from storage import beside, db, views
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 for _name in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "SLACK_CHANNEL", "PREFECT_API_URL", "BENCHWATCH_DB"):

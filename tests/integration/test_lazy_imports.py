@@ -14,8 +14,8 @@ from pathlib import Path
 
 from jobs.cycle import ingest_file
 
-ROOT = Path(__file__).resolve().parents[1]
-FIX = Path(__file__).parent / "fixtures" / "csv"
+ROOT = Path(__file__).resolve().parents[2]
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "csv"
 HEAVY = ("prefect", "scipy", "pandas", "numpy", "slack_sdk", "requests", "bs4", "pytz")
 
 

@@ -15,7 +15,7 @@ from cli.main import main
 from helpers import SNAPSHOTS, needs
 from storage.query import run_query
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
 AT = datetime(2026, 1, 1)
 PAPER_TOP5 = [85.4, 84.7, 80.8, 80.4, 80.0]     # Akhtar, Reuel et al. 2026, τ²-bench row
 

@@ -13,7 +13,7 @@ import pytest
 
 from cli.main import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 CSV = ROOT / "tests" / "fixtures" / "csv" / "scores_proportion.csv"
 

@@ -23,7 +23,7 @@ from helpers import copy_db, lane
 
 pytestmark = pytest.mark.xdist_group("test_query")   # its module fixture is built once
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # ~10^10 pair checks: minutes for DuckDB, so only a limit or an interrupt ends it in a test
 SLOW_SQL = "SELECT count(*) FROM t a, t b WHERE (a.a * 7 + b.a) % 1000003 = 5"
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TOY_FILE = "leaderboard.json"     # a toy source's saved response (and the last segment of its URL)
 FILES_LINE = re.compile(r"^Files \((\d+)\): ([^(]+)", re.M)    # the list ends at a parenthesis
 
@@ -196,7 +196,7 @@ def follow_the_alert_rule_recipe(copy: Path) -> None:
          f"snapshot_held, source_health, {RULE}\n")
     edit(copy, "alerts/rules/__init__.py", "    new_frontier.RULE,\n", f"    new_frontier.RULE,\n    {RULE}.RULE,\n")
     # 3. tests: conditions from small frames; headline and numbers
-    append(copy, "tests/test_alerts_rules.py", f'''
+    append(copy, "tests/unit/test_alerts_rules.py", f'''
         def test_tiny_snapshot_fires_below_its_floor_and_covers_every_source():
             from datetime import datetime, timezone
 
@@ -212,7 +212,7 @@ def follow_the_alert_rule_recipe(copy: Path) -> None:
             assert [c.labels["source"] for c in out.conditions] == ["a"]
             assert out.covered == {{("tiny_snapshot", "a"), ("tiny_snapshot", "b")}}
         ''')
-    append(copy, "tests/test_alerts_render.py", f'''
+    append(copy, "tests/unit/test_alerts_render.py", f'''
         def test_tiny_snapshot_headline_and_numbers():
             from alerts.records import FIRING, RESOLVED
             from alerts.rules import kind
@@ -260,8 +260,8 @@ def test_the_alert_rule_recipe_adds_a_working_rule_in_the_files_it_lists(copy, t
     follow_the_alert_rule_recipe(copy)
     out = run_in(copy, "-c", NOTIFY_TINY, str(tmp_path / "bw.duckdb"))
     assert out.split()[:2] == ["[('csv',)]", "1"], out          # fired for the tiny source only, delivered
-    run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_alerts_rules.py",
-           "tests/test_alerts_render.py", "-k", "tiny_snapshot")
+    run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/unit/test_alerts_rules.py",
+           "tests/unit/test_alerts_render.py", "-k", "tiny_snapshot")
     assert_files_match(copy, copy / "docs" / "contributing.md", "Add an alert rule", RULE)
 
 
@@ -273,7 +273,7 @@ SIGNAL = "above_half"
 def follow_the_statistic_recipe(copy: Path) -> None:
     # 1. the signal module; its threshold and floor in analysis/constants.py, its knob in Thresholds
     write(copy, f"analysis/contamination/{SIGNAL}.py", '''
-        """TOY (tests/test_recipes.py): a model's proportion score above one half, a one-sided normal
+        """TOY (tests/integration/test_recipes.py): a model's proportion score above one half, a one-sided normal
         test with the binomial SE of its n_items (sqrt(s (1 - s) / n)); a placebo of uniform p-values.
         Pure: frames in, tests out."""
 
@@ -317,7 +317,7 @@ def follow_the_statistic_recipe(copy: Path) -> None:
         SIGNAL = Signal(name="TOY", tests=_tests, placebo=_placebo, floors=("above_half_min_items",))
         ''')
     append(copy, "analysis/constants.py", '''
-        # Toy signal of tests/test_recipes.py: the score it tests against, and its floor of items.
+        # Toy signal of tests/integration/test_recipes.py: the score it tests against, and its floor of items.
         ABOVE_HALF_CENTER = 0.5
         ABOVE_HALF_MIN_ITEMS = 50
         ''')
@@ -330,7 +330,7 @@ def follow_the_statistic_recipe(copy: Path) -> None:
          f"from analysis.contamination import a1, a2, a3, {SIGNAL}\n")
     edit(copy, "analysis/contamination/__init__.py", "    a2.SIGNAL,\n)", f"    a2.SIGNAL,\n    {SIGNAL}.SIGNAL,\n)")
     # 3. tests: against an independent computation, and a null test that can fail
-    append(copy, "tests/test_contamination.py", f'''
+    append(copy, "tests/unit/test_contamination.py", f'''
         def test_above_half_is_the_normal_test_computed_by_hand():
             import math
 
@@ -392,7 +392,7 @@ def test_the_statistic_recipe_adds_a_working_signal_in_the_files_it_lists(copy, 
     follow_the_statistic_recipe(copy)
     out = run_in(copy, "-c", ANALYZE_TOY, str(tmp_path / "bw.duckdb"))
     assert out.split() == ["30", "30"], out              # stored by the unchanged job and storage
-    run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_contamination.py", "-k", "above_half")
+    run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/unit/test_contamination.py", "-k", "above_half")
     assert_files_match(copy, copy / "docs" / "contributing.md", "Add a statistic", SIGNAL)
 
 
@@ -411,7 +411,7 @@ TOY_PAGE = b"""{"updated": "2026-01-20", "rows": [
 def follow_the_source_recipe(copy: Path) -> None:
     # 1-2. a saved response, and the scraper module: name, URL, a pure parse over the base's helpers
     write(copy, f"scrapers/{SOURCE}.py", """
-        \"\"\"Toyboard (tests/test_recipes.py): `leaderboard.json`, `{rows: [{model, toy_bench: "71.5%",
+        \"\"\"Toyboard (tests/integration/test_recipes.py): `leaderboard.json`, `{rows: [{model, toy_bench: "71.5%",
         evaluated}]}`; scores in percent, the evaluation date optional (a row without one is dated by its
         observation), a blank score is no row.\"\"\"
 
@@ -471,7 +471,7 @@ def follow_the_source_recipe(copy: Path) -> None:
     run_in(copy, "tests/replay_files.py")
     # 5. its benchmark in the registry (the models already resolve: no alias)
     append(copy, "registry/benchmarks.csv",
-           "toy_bench,Toy Bench,,2025-06-01,2025-06-01,200,proportion,0,1,public,no,coding,,toy of tests/test_recipes.py\n")
+           "toy_bench,Toy Bench,,2025-06-01,2025-06-01,200,proportion,0,1,public,no,coding,,toy of tests/integration/test_recipes.py\n")
 
 
 COLLECT_TOY = """
@@ -496,8 +496,8 @@ def test_the_source_recipe_adds_a_working_source_in_the_files_it_lists(copy, tmp
     out = run_in(copy, "-c", COLLECT_TOY, str(tmp_path / "bw.duckdb"), str(copy / "tests" / "fixtures" / "replay"))
     assert out.startswith("['new'] 1 [('gpt-4o-2024-08-06', 0.715, True), ('claude-3-5-sonnet-20241022', 0.68, True), "
                           "('A model nobody knows', 0.1225, False)]"), out
-    run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_scraper_cases.py",
-           "tests/test_scraper_registry.py", "tests/test_replay_files.py", "-k",
+    run_in(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/unit/test_scraper_cases.py",
+           "tests/unit/test_scraper_registry.py", "tests/integration/test_replay_files.py", "-k",
            f"{SOURCE} or every or declared_files or generated or git_ignores")
     assert_files_match(copy, copy / "docs" / "contributing.md", "Add a leaderboard", SOURCE)
 

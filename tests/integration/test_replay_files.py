@@ -8,7 +8,7 @@ from pathlib import Path
 import scrapers
 from replay_files import REPLAY, declared, write
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MARK = "# replay files generated from the scraper cases"
 
 

@@ -18,7 +18,7 @@ import storage.views.__main__ as views_main
 
 pytestmark = pytest.mark.xdist_group("test_schema_comments")   # its module fixture is built once
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

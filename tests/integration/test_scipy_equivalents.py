@@ -15,7 +15,7 @@ from scipy.special import fdtrc, ndtri
 from analysis.contamination.numerics import _Z95, benjamini_hochberg, bh_adjust
 from analysis.trends import theilslopes
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _same(a, b) -> bool:

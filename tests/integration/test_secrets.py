@@ -16,7 +16,7 @@ from jobs.cycle import CycleReport, SourceOutcome, collect, collect_source
 from scrapers.http import Fetcher
 from storage.query import run_query
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
 KEY = "aa-test-key-0123456789abcdef"
 
 

@@ -23,7 +23,7 @@ from jobs import cycle as jobs
 from cli.main import main
 from storage import db as storage_db
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 FAKE_TOKEN = "xoxb-000FAKE-111FAKE-SecretTokenValue42"
 SOURCES = ["simple_evals", "swebench", "livebench"]
@@ -76,7 +76,7 @@ def test_secrets_never_reach_logs_output_the_database_or_artifacts(synced_db, tm
         # Slack itself, failing then working, with both secrets configured (webhook wins)
         from alerts.render import render_digest
         from alerts.slack import load_settings, make_notifier
-        from test_alerts_render import NOW, contamination
+        from tests.unit.test_alerts_render import NOW, contamination
         failed = make_notifier(load_settings()).send(render_digest([contamination("m")], now=NOW))
         assert not failed.ok
         logging.getLogger("benchwatch.alerts").warning("[alerts] delivery failed: %s", failed.error)

@@ -21,7 +21,7 @@ from storage.ingest import SHRINK_MAX_DROP
 from storage.query import run_query
 from storage.status import held_snapshots
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
 REPLAY = FIX / "replay"
 
 

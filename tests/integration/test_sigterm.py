@@ -32,7 +32,7 @@ from storage.alert_records import Evaluation
 
 pytestmark = pytest.mark.xdist_group("test_sigterm")   # its module fixture is built once
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 NOW = datetime(2026, 3, 2, 9, 30, tzinfo=timezone.utc)
 

@@ -20,7 +20,7 @@ from storage.query import ReadOnlyViolation, run_query
 from jobs.sync import connect_synced
 from helpers import file_at_version
 
-FIX = Path(__file__).parent / "fixtures" / "csv"
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "csv"
 DATA_TABLES = ("snapshots", "blobs", "scores", "item_results", "model_dates", "rejects", "fetches")
 
 
@@ -92,7 +92,7 @@ def test_latest_scores_keeps_benchmarks_of_older_snapshots(dbpath, tmp_path):
     latest = run_query("SELECT benchmark, count(*) n FROM latest_scores GROUP BY benchmark ORDER BY 1", dbpath)
     assert dict(latest.itertuples(index=False)) == {"math_500": 5, "simpleqa": 1}
     # a newer file about math_500 with one model dropped: it leaves latest_scores
-    # (dropping more than a fifth would be held by the shrink guard: tests/test_shrink_guard.py)
+    # (dropping more than a fifth would be held by the shrink guard: tests/integration/test_shrink_guard.py)
     f = tmp_path / "math_new.csv"
     f.write_text("model,benchmark,score,n_items\no3,math_500,99.4,500\nGrok-4,math_500,99.1,500\n"
                  "DeepSeek R1,math_500,98.0,500\nGLM-4.5,math_500,98.1,500\n")

@@ -100,6 +100,6 @@ def test_a_replayed_tau2_folder_with_only_its_manifest_is_one_line_not_a_failure
         out = collect(str(synced_db), ["tau2_bench"], replay_dir=tmp_path / "replay", run_id=run)[0]
         assert out.status == "skipped", out.line()
         assert "none of the 2 file(s) it lists" in out.detail and "\n" not in out.detail
-    from tests.test_collect import source_failures
+    from tests.integration.test_collect import source_failures
     assert source_failures(str(synced_db), "tau2_bench") == 0
     assert run_query("SELECT count(*) n FROM fetches WHERE source = 'tau2_bench'", str(synced_db))["n"][0] == 0

@@ -1,5 +1,6 @@
-"""Rules of the test suite itself: real data found relative to the repository, every skip says
-why, and no test module imports Prefect at collection (the fast lane's collection stays cheap)."""
+"""Rules of the test suite itself: each test module in its tier's folder, real data found relative
+to the repository, every skip says why, and no test module imports Prefect at collection (the
+fast lane's collection stays cheap)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 
 from helpers import ROOT, SHARED
 
-TESTS = sorted((ROOT / "tests").glob("*.py"))
+TIERS = ("unit", "integration", "system")   # docs/contributing.md, "Test tiers"
+TESTS = sorted([*(ROOT / "tests").glob("*.py"), *(p for tier in TIERS for p in (ROOT / "tests" / tier).glob("*.py"))])
 HEAVY_AT_IMPORT = ("prefect", "flows")   # seconds to import: only inside the tests that need them
 
 
@@ -25,6 +27,33 @@ def _calls(tree: ast.AST, name: str):
             f = node.func
             if (isinstance(f, ast.Attribute) and f.attr == name) or (isinstance(f, ast.Name) and f.id == name):
                 yield node
+
+
+# What puts a test module in tests/system (a server, the browser, the whole real history), and what
+# keeps one out of tests/unit (a process, the CLI, a database file, the replay folder, the fake Slack)
+SYSTEM_SIGNS = ("prefect_test_harness", "pg.start(", "pg.lake_server(", '"server", "start"', "chromium",
+                "real_history", ".replay(SNAPSHOTS", "plan_backfill(SNAPSHOTS)")
+NOT_UNIT_SIGNS = ("subprocess", "synced_db", "connect_synced", "from cli.main import", "cli.main(", "fake_slack",
+                  "FakeSlack", '"replay"', "ingest_file")
+
+
+def test_every_test_module_sits_in_its_tier():
+    """tests/unit is pure and in-memory (the fast lane), tests/integration runs the CLI, files and
+    the replay, tests/system starts Prefect, PostgreSQL or the browser or reads the whole real
+    history; no test module sits in tests/ itself (helpers, oracles and fixtures do)."""
+    wrong = [f"tests/{p.name}: move it to tests/<tier>/" for p in (ROOT / "tests").glob("test_*.py")]
+    for path in TESTS:
+        tier = path.parent.name
+        if tier not in TIERS or path.name == Path(__file__).name:
+            continue
+        text = path.read_text()
+        system = [s for s in SYSTEM_SIGNS if s in text]
+        if system and tier != "system":
+            wrong.append(f"tests/{tier}/{path.name} uses {system}: it belongs in tests/system")
+        not_unit = [s for s in NOT_UNIT_SIGNS if s in text]
+        if not_unit and tier == "unit":
+            wrong.append(f"tests/unit/{path.name} uses {not_unit}: it belongs in tests/integration")
+    assert not wrong, wrong
 
 
 def test_shared_is_beside_the_repository():
@@ -88,7 +117,7 @@ def test_every_package_is_installed():
     for an installed benchwatch: the worker's subprocesses, `benchwatch` from another folder."""
     import tomllib
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     from helpers import code_folders
     found = {".".join(p.parent.relative_to(root).parts) for top in code_folders(root)
@@ -103,7 +132,7 @@ def test_the_crash_locator_knows_every_top_level_package():
 
     from cli.main import _PACKAGES
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     listed = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     assert set(_PACKAGES) == {p.split(".")[0] for p in listed}
 

@@ -15,9 +15,9 @@ import jobs.saturation
 import scrapers
 from storage import db
 from storage import fingerprint as fp
-from tests.test_held_file import opens
+from tests.integration.test_held_file import opens
 
-REPLAY = Path(__file__).resolve().parent / "fixtures" / "replay"
+REPLAY = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
 SOURCES = ["aider_polyglot", "knowledge_cutoffs"]
 pytestmark = [pytest.mark.usefixtures("one_utc_day"), pytest.mark.xdist_group("test_unchanged_cycle")]     # a test's cycles see one UTC day
 

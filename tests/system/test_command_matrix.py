@@ -25,7 +25,7 @@ from storage import db as storage_db
 
 pytestmark = pytest.mark.xdist_group("test_command_matrix")   # its module fixtures are built once
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 PREVIOUS_SCHEMA = 6          # the last migration of the release before issue 11's work
 METADATA_ONLY = ("knowledge_cutoffs", "openrouter")

@@ -15,7 +15,7 @@ import pytest
 from helpers import SNAPSHOTS, copy_db, needs
 from helpers import docs_figures as figures
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_blocks_are_rewritten_in_place_and_missing_ones_named():
@@ -61,7 +61,7 @@ def test_docs_statistics_figures_are_current(real_history, monkeypatch, capsys):
     session's (tests/conftest.py: the same function on the same folder, run once), already
     analyzed at the same "now": the script's own `analyze` then recomputes only what an unchanged
     input leaves to recompute, whose results are those of a full analysis
-    (tests/test_incremental_analysis.py). Everything after it (calibration, the blocks, the
+    (tests/integration/test_incremental_analysis.py). Everything after it (calibration, the blocks, the
     comparison) runs here as the script does."""
     f = figures()
     monkeypatch.setattr(f, "backfill", lambda root, db: copy_db(real_history, db)

@@ -27,7 +27,7 @@ import pg
 
 pytestmark = pytest.mark.xdist_group("servers")   # starts PostgreSQL: one server test at a time
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
 READER_DEADLOCK_TIMEOUT = 120   # seconds; only ends a reader that waits for a writer forever

@@ -1,7 +1,7 @@
 """End to end at scale (marked e2e): PostgreSQL from the machine's binaries holding both the
 Prefect server's database and a DuckLake catalog; two process workers; two collect deployments
 at once on disjoint replayed sources into the one lake, then analyze and notify; a
-`benchwatch query` loop answering meanwhile. Modelled on tests/test_e2e_prefect.py (same
+`benchwatch query` loop answering meanwhile. Modelled on tests/system/test_e2e_prefect.py (same
 Slack expectation: two earlier simple-evals pages are collected first; MGSM's two-bin move
 commits on the second of them, so exactly one digest goes out and it does not announce MGSM again).
 """
@@ -29,7 +29,7 @@ from test_e2e_prefect import (PREFECT, REPLAY, SIMPLE_EVALS_HISTORY, Api, backgr
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("servers")]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 600
 # as_of (a replayed fetch's time) and the times taken from it (level_since, pending_since) differ
 # between the runs; their order does not.

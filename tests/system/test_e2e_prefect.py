@@ -42,7 +42,7 @@ from jobs import cycle as jobs
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("servers")]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 SIMPLE_EVALS_HISTORY = [ROOT / "tests" / "fixtures" / "simple_evals" / f"readme_{d}.md"
                         for d in ("2024-09-11", "2025-07-09")]

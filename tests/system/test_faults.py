@@ -21,7 +21,7 @@ from cli.main import main
 
 pytestmark = pytest.mark.xdist_group("test_faults")   # its module fixture is built once
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 SOURCES = "swebench,livebench,simple_evals,lmarena,evalplus,livecodebench,knowledge_cutoffs"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.xdist_group("servers")   # starts Prefect's test server
 # collection (the fast lane's included) must not pay it. Tests under the harness are `slow`
 # (tests/conftest.py marks every test that uses the `harness` fixture).
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 ANALYSIS_READY = all(importlib.util.find_spec(m) for m in (
     "jobs.saturation", "jobs.contamination", "jobs.alerts"))

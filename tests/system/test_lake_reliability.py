@@ -20,7 +20,7 @@ import pg
 
 pytestmark = pytest.mark.xdist_group("servers")   # starts PostgreSQL: one server test at a time
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
 PASSWORD = "Pw-4f9c1e77-secret"
 
@@ -516,7 +516,7 @@ def test_no_secret_reaches_output_tables_blobs_the_report_or_logs(lake_url, tmp_
                      "--sources", ",".join(SCAN_SOURCES), "--db", keyword]) in (0, 1)
         from alerts.render import render_digest
         from alerts.slack import load_settings, make_notifier
-        from test_alerts_render import NOW, contamination
+        from tests.unit.test_alerts_render import NOW, contamination
         failed = make_notifier(load_settings()).send(render_digest([contamination("m")], now=NOW))
         assert not failed.ok
         logging.getLogger("benchwatch.alerts").warning("[alerts] delivery failed: %s", failed.error)

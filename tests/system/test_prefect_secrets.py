@@ -31,7 +31,7 @@ import pg
 
 pytestmark = pytest.mark.xdist_group("servers")   # starts PostgreSQL and Prefect: one server test at a time
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 SIMPLE_EVALS_HISTORY = [ROOT / "tests" / "fixtures" / "simple_evals" / f"readme_{d}.md"
                         for d in ("2024-09-11", "2025-07-09")]
@@ -100,7 +100,7 @@ def test_no_secret_reaches_prefects_database_artifacts_or_logs(lake_role, tmp_pa
     assert main(["status", "--db", "ducklake:postgres:" + lake_role]) != 0
 
     # History (plain functions, console alerts): MGSM low, then a pending move, so that the
-    # flow run's replay commits "low -> high" and has a digest to send (as tests/test_e2e_prefect.py).
+    # flow run's replay commits "low -> high" and has a digest to send (as tests/system/test_e2e_prefect.py).
     for i, readme in enumerate(SIMPLE_EVALS_HISTORY):
         (tmp_path / f"history{i}" / "simple_evals").mkdir(parents=True)
         shutil.copy(readme, tmp_path / f"history{i}" / "simple_evals" / "README.md")

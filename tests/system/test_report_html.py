@@ -35,7 +35,7 @@ from helpers import SNAPSHOTS, needs
 
 pytestmark = pytest.mark.xdist_group("test_report_html")   # its module fixtures are built once
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
 LCB = SNAPSHOTS / "livecodebench"
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)

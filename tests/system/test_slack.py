@@ -269,7 +269,7 @@ def test_fake_slack_as_a_subprocess(tmp_path):
     from urllib.request import Request, urlopen
 
     record = tmp_path / "slack.jsonl"
-    script = Path(__file__).with_name("fake_slack.py")
+    script = Path(__file__).resolve().parents[1] / "fake_slack.py"
     proc = subprocess.Popen([sys.executable, str(script), "--port", "0", "--record", str(record)],
                             stdout=subprocess.PIPE, text=True)
     try:
@@ -347,7 +347,7 @@ def test_notify_test_against_a_dead_port_exits_1_with_the_reason(tmp_path):
     env = {k: v for k, v in os.environ.items()
            if k not in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "SLACK_CHANNEL", "SLACK_API_URL", "PREFECT_API_URL")}
     env.update(SLACK_WEBHOOK_URL=f"http://127.0.0.1:{port}{WEBHOOK_PATH}", PREFECT_HOME=str(tmp_path))
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     done = subprocess.run([sys.executable, "-m", "cli.main", "notify", "--test"], cwd=tmp_path,
                           env={**env, "PYTHONPATH": root}, capture_output=True, text=True, timeout=120)
     out, err = done.stdout, done.stderr

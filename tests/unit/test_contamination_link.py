@@ -29,7 +29,7 @@ from analysis.contamination import (
     run_signals,
 )
 
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "contamination" / "mmlu_gpqa_real_rows.csv"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "contamination" / "mmlu_gpqa_real_rows.csv"
 NOW = pd.Timestamp("2026-05-01")
 NO_CUTOFFS = pd.DataFrame({"model": pd.Series(dtype=str), "c_lo": pd.Series(dtype="datetime64[us]"),
                            "c_hi": pd.Series(dtype="datetime64[us]")})

@@ -20,7 +20,7 @@ from helpers import code_folders
 
 pytestmark = pytest.mark.xdist_group("test_layers")   # its module fixture is built once
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 
 

@@ -27,7 +27,7 @@ from alerts.rules.base import AlertKind, AlertRule, RuleContext, RuleOutput, mak
 from analysis.contamination import PLACEBO_COLUMNS, Signal, SignalInputs, Thresholds, calibrate, run_signals, \
     signal_test
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
 NO_CUTOFFS = pd.DataFrame({"model": pd.Series(dtype=str), "c_lo": pd.Series(dtype="datetime64[us]"),
                            "c_hi": pd.Series(dtype="datetime64[us]")})

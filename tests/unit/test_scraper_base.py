@@ -95,7 +95,7 @@ def test_no_scraper_decodes_on_its_own():
     """Every scraper goes through the base helpers: no json.loads / yaml.safe_load / read_csv /
     csv.reader and no reject_html + text pair outside scrapers/base.py (and the HTTP layer)."""
     offenders = []
-    for path in sorted((Path(__file__).resolve().parents[1] / "scrapers").glob("*.py")):
+    for path in sorted((Path(__file__).resolve().parents[2] / "scrapers").glob("*.py")):
         if path.name in ("base.py", "http.py"):
             continue
         tree = ast.parse(path.read_text())

@@ -16,7 +16,7 @@ import scrapers
 from helpers import SNAPSHOTS, fixture_scraper, require
 from scrapers.cases import Absent, Case, Has, Spot
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def declared_cases() -> tuple[Case, ...]:

@@ -2,7 +2,7 @@
 values (errors, floors, settings that keep same-named entries apart, release and categories files).
 
 Row counts and spot values of every fixture and snapshot file are declared in
-`CASES` beside each scraper class (checked by hand against the files) and run by tests/test_scraper_cases.py.
+`CASES` beside each scraper class (checked by hand against the files) and run by tests/unit/test_scraper_cases.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import scrapers
 from helpers import SNAPSHOTS, absent_reason, fixture_scraper as scraper, one, require
 from scrapers.base import ParsedSnapshot, ScrapeError
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 AT = datetime(2026, 1, 1)
 MY_SOURCES = ("swebench", "aider_polyglot", "aider_edit", "livecodebench", "livebench")
 

@@ -2,7 +2,7 @@
 behaviour beyond values (errors, aux files, zip members, column order, realigned headers).
 
 Row counts and spot values of every fixture and snapshot file are declared in
-`CASES` beside each scraper class (checked by hand against the files) and run by tests/test_scraper_cases.py.
+`CASES` beside each scraper class (checked by hand against the files) and run by tests/unit/test_scraper_cases.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import scrapers
 from helpers import SNAPSHOTS, absent_reason, fixture_scraper as scraper, one
 from scrapers.base import ParsedSnapshot, ScrapeError
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 AT = datetime(2026, 1, 1)
 MY_SOURCES = ("evalplus", "simple_evals", "lmarena", "bfcl", "epoch", "alpacaeval", "openrouter", "knowledge_cutoffs")
 HTML_ERROR = b"<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body>busy</body></html>"

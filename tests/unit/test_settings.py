@@ -9,7 +9,7 @@ from pathlib import Path
 from common import settings
 from helpers import code_folders
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_unset_variables_read_as_empty_or_none():
