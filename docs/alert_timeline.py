@@ -1,22 +1,24 @@
 """Replay the real snapshot history day by day, as a daily schedule sees it, and write what Slack got.
 
-    python docs/alert_timeline.py [--snapshots ../shared/snapshots] [--out docs/alert-timeline.md] [--db FILE]
+    python docs/alert_timeline.py [--snapshots ../shared/snapshots] [--out docs/alert-timeline.md] [--db FILE] [--check]
 
 For each distinct file date of --snapshots, oldest first: backfill that day's files (the command
 `benchwatch backfill` on a folder holding only them), `analyze` with now = that day 06:00 UTC,
 and `notify`; and on the day a level move proposed by a file has stood its dwell time, `analyze`
-and `notify` alone, as the daily schedule would then commit and announce it (to the console here; tests/test_alert_replay.py sends to tests/fake_slack.py).
+and `notify` alone, as the daily schedule would then commit and announce it (to the console here; tests/system/test_alert_replay.py sends to tests/fake_slack.py).
 Source folders benchwatch does not know are skipped, as `backfill` skips them. The timeline
 (docs/alert-timeline.md) lists every message of every day as the console digest shows it, so a
-person can read each one against its evidence. tests/test_alert_replay.py runs the same replay
+person can read each one against its evidence. tests/system/test_alert_replay.py runs the same replay
 and checks the rules the issue states (no crash, one baseline, levels equal to the stored ones,
-level changes name their top k, no contamination alert resolved without new data).
+level changes name their top k, no contamination alert resolved without new data) and that the
+timeline it renders is the document, message for message (`timeline_diff`, as `--check` does).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import io
 import os
 import sys
@@ -162,7 +164,7 @@ def timeline_markdown(days: list[Day]) -> str:
              "leaderboards (`--snapshots`, one file per source and date) replayed day by day as the daily schedule sees them — each day's files "
              "backfilled, `analyze` at 06:00 UTC that day, `notify`; also the days a level move has stood its dwell time "
              "— and every message delivered, as the "
-             "console digest words it. tests/test_alert_replay.py checks the same replay.", "",
+             "console digest words it. tests/system/test_alert_replay.py checks the same replay.", "",
              f"{len(days)} days replayed, {sum(len(d.files) for d in days)} files, "
              f"{sum(len(d.messages) for d in days)} messages on {sum(1 for d in days if d.messages)} days. "
              "Notifications by kind: " + ", ".join(f"{k} {t} {n}" for (k, t), n in sorted(kinds.items())) + ".", ""]
@@ -179,11 +181,20 @@ def timeline_markdown(days: list[Day]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def timeline_diff(days: list[Day], doc: Path = DOC) -> list[str]:
+    """What differs between `doc` and the timeline of `days` (a unified diff; empty when the
+    document is what the replay delivered): a message changed, added or lost fails the check."""
+    old = doc.read_text(encoding="utf-8") if doc.exists() else ""
+    return list(difflib.unified_diff(old.splitlines(True), timeline_markdown(days).splitlines(True),
+                                     str(doc), "replayed"))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--snapshots", type=Path, default=DEFAULT_SNAPSHOTS)
     ap.add_argument("--out", type=Path, default=DOC)
     ap.add_argument("--db", type=Path, default=None, help="keep the replayed database here (overwritten)")
+    ap.add_argument("--check", action="store_true", help="do not write; exit 1 when --out differs from the replay")
     args = ap.parse_args(argv)
     if not args.snapshots.is_dir():
         print(f"alert_timeline: no snapshots folder at {args.snapshots}", file=sys.stderr)
@@ -198,6 +209,12 @@ def main(argv: list[str] | None = None) -> int:
         days = replay(args.snapshots, db, ConsoleNotifier(lambda text: None),
                       on_day=lambda d: print(f"{d.date}: {len(d.files)} file(s), {len(d.messages)} message(s)"
                                              + (f", errors: {d.errors}" if d.errors else ""), file=sys.stderr))
+        if args.check:
+            diff = timeline_diff(days, args.out)
+            sys.stdout.writelines(diff)
+            print(f"alert_timeline: {args.out} " + ("differs from the replay; run python docs/alert_timeline.py"
+                                                    if diff else "is up to date"), file=sys.stderr)
+            return 1 if diff else 0
         args.out.write_text(timeline_markdown(days), encoding="utf-8")
     print(f"alert_timeline: wrote {args.out}", file=sys.stderr)
     return 0

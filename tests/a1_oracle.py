@@ -1,7 +1,7 @@
 """The A1 bootstrap as it was before issue 23 (a verbatim copy of analysis/contamination/a1.py
 `a1_one` and the numerics it used: per-row PAVA through scipy's public isotonic_regression, the
 logit of every redrawn score): the test oracle of the vectorised implementation
-(tests/test_a1_oracle.py). Not used by the product."""
+(tests/unit/test_a1_oracle.py). Not used by the product."""
 
 from __future__ import annotations
 

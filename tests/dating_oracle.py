@@ -1,5 +1,5 @@
 """The dating rule restated in pandas over the whole history: the test oracle of
-analysis/running_best_history.sql, which owns the rule (tests/test_history_pruned.py and the
+analysis/running_best_history.sql, which owns the rule (tests/system/test_history_pruned.py and the
 identity/table tests compare the two).
 
 A result is dated by its own source: its evaluation date, else its first observation raised to

@@ -5,7 +5,7 @@ source in `tests/fixtures/replay/<source>/<replay>` (its aux files under their a
 copy is written from the case, never kept by hand, so a fixture and its replay copy cannot drift.
 The test session writes them first (tests/conftest.py); `python tests/replay_files.py` writes
 them for `benchwatch run --replay tests/fixtures/replay` outside the tests. They are ignored by
-git (the block in .gitignore, checked by tests/test_replay_files.py).
+git (the block in .gitignore, checked by tests/integration/test_replay_files.py).
 """
 
 from __future__ import annotations

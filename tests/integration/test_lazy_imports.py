@@ -1,0 +1,122 @@
+"""What the fast paths do not import (issue 12): `query`, `status` and `--help` start without
+Prefect, scipy, pandas, slack_sdk, requests or bs4; an unchanged cycle's notify (console
+delivery) without Prefect, scipy, slack_sdk or requests. Behaviour, not timing (bench/run.py measures the time): each check runs in a fresh
+interpreter and lists the heavy modules present in `sys.modules` afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from jobs.cycle import ingest_file
+
+ROOT = Path(__file__).resolve().parents[2]
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "csv"
+HEAVY = ("prefect", "scipy", "pandas", "numpy", "slack_sdk", "requests", "bs4", "pytz")
+
+
+def _loaded_after(code: str, tmp_path: Path) -> dict:
+    """Run `code` in a fresh interpreter (repository on the path, no Prefect API, an empty home);
+    returns what it prints as JSON under the key 'out' and the heavy modules it left loaded."""
+    script = textwrap.dedent(code) + textwrap.dedent(f"""
+        import json as _json, sys as _sys
+        _heavy = sorted(m for m in {HEAVY!r} if m in _sys.modules)
+        print("@@" + _json.dumps({{"heavy": _heavy, "out": globals().get("out")}}))
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "SLACK_"))}
+    env.update(PYTHONPATH=str(ROOT), HOME=str(tmp_path), BENCHWATCH_DB=str(tmp_path / "none.duckdb"))
+    cp = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                        timeout=300)
+    assert cp.returncode == 0, cp.stderr[-2000:]
+    return json.loads(cp.stdout.rsplit("@@", 1)[1])
+
+
+def test_query_status_and_help_import_nothing_heavy(tmp_path):
+    db = tmp_path / "bw.duckdb"
+    ingest_file(db, "csv", FIX / "scores_proportion.csv")
+    got = _loaded_after(f"""
+        import contextlib, io
+        from cli.main import main
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            codes = [main(["query", "SELECT count(*) AS n FROM scores", "--db", {str(db)!r}]),
+                     main(["status", "--db", {str(db)!r}])]
+            try:
+                main(["--help"])
+            except SystemExit as exc:
+                codes.append(exc.code)
+        out = {{"codes": codes, "text": buf.getvalue()}}
+    """, tmp_path)
+    assert got["out"]["codes"] == [0, 0, 0]
+    text = got["out"]["text"]
+    assert "\n3\n" in text.replace(" ", "")           # the query's one row: 3 scores
+    assert "sources (times UTC):" in text and "csv" in text and "usage: benchwatch" in text
+    assert got["heavy"] == []
+
+
+def test_building_the_parser_imports_no_command_implementation(tmp_path):
+    got = _loaded_after("""
+        from cli.main import build_parser
+        build_parser()
+        out = sorted(m for m in __import__("sys").modules if m.split(".")[0] in ("jobs", "flows", "alerts", "analysis")
+                     and m not in ("analysis", "analysis.constants"))
+    """, tmp_path)
+    assert got["heavy"] == [] and got["out"] == []
+
+
+def test_notify_path_imports_no_prefect_scipy_or_slack_sdk_without_slack_or_prefect_settings(tmp_path):
+    got = _loaded_after("""
+        import jobs.alerts
+        from flows.secrets import slack_settings
+        settings = slack_settings({})
+        out = [settings.mode, settings.reason]
+    """, tmp_path)
+    assert not {"prefect", "scipy", "slack_sdk", "requests"} & set(got["heavy"]), got["heavy"]
+    assert got["out"][0] == "console" and "no Prefect API configured" in got["out"][1]
+
+
+def test_a_prefect_profile_with_an_api_url_is_asked(tmp_path):
+    """A Prefect API set in a profile (not the environment) counts as configured, so the Secret
+    blocks are still looked up there; finding that out imports no Prefect."""
+    (tmp_path / ".prefect").mkdir()
+    (tmp_path / ".prefect" / "profiles.toml").write_text(
+        'active = "x"\n[profiles.x]\nPREFECT_API_URL = "http://127.0.0.1:9/api"\n')
+    got = _loaded_after("""
+        from flows.secrets import prefect_api_hinted
+        import os
+        out = prefect_api_hinted(os.environ)
+    """, tmp_path)
+    assert got["out"] is True and "prefect" not in got["heavy"]
+
+
+def _freeze_count_at_exit(call: str, tmp_path: Path) -> int:
+    """gc.get_freeze_count() as the interpreter exits, after `call` (a checker registered with
+    atexit before it, so it runs after whatever the call registers)."""
+    script = textwrap.dedent(f"""
+        import atexit, gc, sys
+        atexit.register(lambda: print("@@frozen", gc.get_freeze_count()))
+        sys.argv = ["benchwatch", "query", "SELECT 1 AS one", "--db", {str(tmp_path / "bw.duckdb")!r}]
+        from cli.main import main
+        code = {call}
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "SLACK_"))}
+    env.update(PYTHONPATH=str(ROOT), HOME=str(tmp_path))
+    cp = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                        timeout=300)
+    assert cp.returncode == 0, cp.stderr[-2000:]
+    assert "one" in cp.stdout
+    return int(cp.stdout.rsplit("@@frozen", 1)[1])
+
+
+def test_a_command_process_skips_the_final_collections_and_an_in_process_main_does_not(tmp_path):
+    ingest_file(tmp_path / "bw.duckdb", "csv", FIX / "scores_proportion.csv")
+    # the process's own command line (console script, python -m cli): frozen at exit, so the
+    # shutdown's full collections skip what the imports made
+    assert _freeze_count_at_exit("main()", tmp_path) > 10_000
+    # a test's main([...]) in its own process: the collector is left as it was
+    assert _freeze_count_at_exit("main(sys.argv[1:])", tmp_path) == 0
+
