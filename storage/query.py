@@ -34,7 +34,6 @@ Layers, so that no single one has to be perfect:
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import time
@@ -50,8 +49,11 @@ if TYPE_CHECKING:       # the frame comes from duckdb's .df(); no pandas import 
 from common import shutdown
 from common.redact import redact
 from storage import query_allow as allow
-from storage.lake import is_lake, is_lake_url
-from storage.db import DEFAULT_WAIT_SECONDS, StorageError, default_path, open_connection, is_behind
+from storage.lake import is_lake
+from storage.db import StorageError, is_behind
+
+if TYPE_CHECKING:
+    from storage.store import Store
 
 ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 
@@ -279,8 +281,8 @@ class _Walk:
     """One statement's tree, node by node, against storage/query_allow.py (fail closed: a node of
     a kind not listed there is refused like a function that is not)."""
 
-    def __init__(self, database: str | None, internal: frozenset[str], *, lake: bool, ctes: frozenset[str]):
-        self.database, self.internal, self.lake, self.ctes = database, internal, lake, ctes
+    def __init__(self, catalog: str | None, internal: frozenset[str], *, lake: bool, ctes: frozenset[str]):
+        self.database, self.internal, self.lake, self.ctes = catalog, internal, lake, ctes   # the store's catalog name
 
     def node(self, node: object) -> None:
         if isinstance(node, list):
@@ -476,7 +478,7 @@ def _wait_uninterrupted(event: threading.Event, seconds: float, interrupt: Calla
             continue
 
 
-def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
+def run_query(sql: str, store: Store, *, wait: float | None = None,
               on_wait: Callable[[str], None] | None = None, timeout: float = DEFAULT_TIMEOUT_SECONDS,
               memory_limit: str = DEFAULT_MEMORY_LIMIT, threads: int = DEFAULT_THREADS,
               fetch: Callable[[duckdb.DuckDBPyConnection, str], object] | None = None,
@@ -497,19 +499,19 @@ def run_query(sql: str, path: str | os.PathLike | None = None, *, wait: float = 
     QueryCutOff when a bound (or Ctrl-C) stops the query, StorageError for SQL errors and an
     unopenable database.
     """
-    def sandboxed(wait: float = wait) -> duckdb.DuckDBPyConnection:
-        return open_connection(path, read_only=True, wait=wait, on_wait=on_wait, sandboxed=True,
-                               memory_limit=parse_memory_limit(memory_limit), threads=threads)
+    def sandboxed(wait: float | None = wait) -> duckdb.DuckDBPyConnection:   # None: the store's own wait
+        return store.open(read_only=True, wait=wait, on_wait=on_wait, sandboxed=True,
+                          memory_limit=parse_memory_limit(memory_limit), threads=threads)
 
     con = None
-    if not is_lake_url(str(path or default_path())):
+    if not store.is_lake:
         try:    # the usual case: the file opens at once, and the statements are parsed on its connection
             con = sandboxed(wait=0)
         except (StorageError, ValueError):   # missing, locked, unopenable, a bad limit: said below, after the filter
             con = None
     if con is None:
         statements = check_read_only(sql)
-        _check_before_open(statements, lake=is_lake_url(str(path or default_path())))
+        _check_before_open(statements, lake=store.is_lake)
         limit_bytes = memory_limit_bytes(memory_limit)
         con = sandboxed()
     else:

@@ -29,6 +29,7 @@ from jobs import cycle as jobs
 from storage import alerts as store
 from storage import db
 from storage.alert_records import Evaluation
+from storage.store import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
@@ -45,7 +46,7 @@ def _note() -> Notification:
 
 
 def _seed(path: Path, sources: list[str] | None) -> Path:
-    jobs.collect(path, sources, replay_dir=REPLAY)
+    jobs.collect(open_store(path), sources, replay_dir=REPLAY)
     with db.connect(path) as con, db.transaction(con):
         store.write_evaluation(con, Evaluation(states=[], notifications=[_note()], events=[]), recorded_at=NOW)
     return path

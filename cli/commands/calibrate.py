@@ -46,7 +46,7 @@ from analysis.constants import (
 if TYPE_CHECKING:
     import pandas as pd
 
-from cli.main import add_db_argument, open_read_only
+from cli.main import add_db_argument, open_read_only, store_of
 from storage.db import DEFAULT_WAIT_SECONDS
 
 EXIT_OK, EXIT_MISCALIBRATED, EXIT_USAGE = 0, 1, 2
@@ -172,7 +172,7 @@ def _record(args: argparse.Namespace, table: "pd.DataFrame", now: Any) -> None:
     from jobs.contamination import record_calibration
     from jobs.sync import connect_synced
     try:
-        with connect_synced(args.db, wait=args.wait) as con:
+        with connect_synced(store_of(args)) as con:
             record_calibration(con, table, calibrated_at=now, seed=args.seed)
     except Exception as exc:     # a read-only file or a writer holding it: the figures are still printed
         print(f"benchwatch calibrate: result not stored ({type(exc).__name__}: {exc}); the alert rule keeps "
