@@ -10,7 +10,6 @@ The setting belongs to the connection's database instance.
 from __future__ import annotations
 
 from common import settings
-from storage.engine import duckdb
 
 THREADS_ENV = settings.THREADS
 
