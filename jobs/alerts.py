@@ -180,7 +180,7 @@ def _fold_corrections(con: duckdb.DuckDBPyConnection, claimed: list[Notification
     corrected = {c.table_id for c in corrections}
     folded = [n for n in claimed if n.kind in level_kinds and n.labels.get("table") in corrected]
     outbox.mark_delivered(con, [n.id for n in folded if n.id is not None], at=now,
-                         receiver=f"{receiver} (folded into the table correction)")
+                          receiver=f"{receiver} (folded into the table correction)")
     return corrections, [n for n in claimed if n not in folded]
 
 
@@ -247,4 +247,4 @@ def _finish(store: Store, *, delivered: list[int | None], failed: list[int | Non
         with db.transaction(con):
             outbox.mark_delivered(con, [i for i in delivered if i is not None], at=now, receiver=receiver)
             outbox.release_failed(con, [i for i in failed if i is not None], error=error, receiver=receiver,
-                                 claimed_until=claimed_until)
+                                  claimed_until=claimed_until)
