@@ -1,7 +1,10 @@
 """The one way to open the DuckDB file: UTC sessions, migrations, and waiting on the file lock.
+Callers above storage open it through the store they are handed (storage/store.py), which
+calls these with its target.
 
 DuckDB allows one writing process per file (readers in other processes are refused while it
-writes), and has no busy timeout. Writers therefore hold a connection only for the write,
+writes), and has no busy timeout. Writers therefore hold a connection only for the write (each
+closed, with its checkpoint, when its block ends: no instance is kept between connections),
 and every opener retries on the lock for up to `wait` seconds, saying that it waits.
 """
 

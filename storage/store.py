@@ -172,6 +172,8 @@ def open_store(target: str | os.PathLike | None = None, *, wait: float = db.DEFA
                on_wait: OnWait | None = None) -> Store:
     """The store a `--db` value names (default `$BENCHWATCH_DB` or `./benchwatch.duckdb`). A
     malformed DuckLake URL is a StorageError (one line, as opening it always said)."""
+    if isinstance(target, _DbStore):
+        raise TypeError(f"open_store takes a --db value, not a store ({target!r})")
     text = str(target or db.default_path())
     if not lake.is_lake_url(text):
         return FileStore(text, wait=wait, on_wait=on_wait)

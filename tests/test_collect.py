@@ -308,10 +308,10 @@ def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished
     # `collect` builds its own Fetcher: the fast one here too (no politeness waits on 127.0.0.1)
     monkeypatch.setattr("jobs.collect.Fetcher", fast_fetcher)
 
-    def collect_source(db, source, *, run_id, fetcher):   # noqa: F811 - the path under test
+    def collect_source(store, source, *, run_id, fetcher):   # noqa: F811 - the path under test
         if whole:
-            return collect(open_store(db), [source], run_id=run_id)[0]
-        return collect_one(open_store(db), source, run_id=run_id, fetcher=fetcher)
+            return collect(store, [source], run_id=run_id)[0]
+        return collect_one(store, source, run_id=run_id, fetcher=fetcher)
 
     db = synced_db
     first = collect_source(open_store(db), "livebench", run_id="r1", fetcher=fast_fetcher())
