@@ -321,7 +321,8 @@ def synthetic_db(path: Path, n_models: int, n_bench: int, n_weeks: int, n_items:
     src = "'csv'" if n_sources == 1 else f"printf('syn%02d', b % {n_sources})"
     src_w = "'csv'" if n_sources == 1 else f"printf('syn%02d', s)"
     from jobs.sync import connect_synced
-    with connect_synced(path) as con:
+    from storage.store import open_store
+    with connect_synced(open_store(path)) as con:
         con.execute("SET preserve_insertion_order = false")
         con.execute(f"""
             INSERT INTO snapshots (id, source, sha256, blob_sha256, file_names, observed_at, first_seen, last_seen,

@@ -20,7 +20,12 @@ import threading
 import traceback
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from cli.commands import COMMANDS
+
+if TYPE_CHECKING:
+    from storage.store import Store
 
 DESCRIPTION = """\
 benchwatch watches public LLM leaderboards and tells you when a benchmark number stops
@@ -74,15 +79,23 @@ def output_refused(command: str, out: object, inputs: list) -> bool:
     return why is not None
 
 
-def database_refused(command: str, db: str | None, inputs: list) -> bool:
+def database_refused(command: str, store: Store, inputs: list) -> bool:
     """`output_refused` for the database a writing command fills (`--db`, default
     $BENCHWATCH_DB): not one of its input files, nor inside an input folder, nor benchwatch's
-    configuration. A DuckLake URL names no local file: nothing to compare."""
+    configuration. A DuckLake store names no local file: nothing to compare."""
     from jobs.outputs import own_inputs
-    from storage.db import default_path
-    from storage.lake import is_lake_url
-    path = str(db or default_path())
-    return not is_lake_url(path) and output_refused(command, path, inputs + own_inputs())
+    return store.file is not None and output_refused(command, str(store.file), inputs + own_inputs())
+
+
+def store_of(args: argparse.Namespace, *, say_waits: bool = False) -> Store:
+    """The store `--db` names (default $BENCHWATCH_DB or ./benchwatch.duckdb), made once by the
+    command and handed to what it runs; its opens wait up to `--wait` seconds for a writer
+    (`say_waits`: saying so on stderr, else in the log). A malformed DuckLake URL is a
+    StorageError."""
+    from storage.store import open_store
+    from storage.db import DEFAULT_WAIT_SECONDS
+    say = (lambda m: print(f"benchwatch: {m}", file=sys.stderr)) if say_waits else None  # noqa: E731
+    return open_store(args.db, wait=getattr(args, "wait", DEFAULT_WAIT_SECONDS), on_wait=say)
 
 
 def source_list(text: str) -> list[str]:
@@ -103,15 +116,14 @@ def add_sources_argument(parser: argparse.ArgumentParser, help: str) -> None:
 def open_read_only(args: argparse.Namespace):
     """A read-only connection for a command (`args.db`, `args.wait`), saying on stderr while it
     waits for a writer; None, after printing why, when the database cannot be opened."""
-    from storage.db import StorageError, open_current
-    say = lambda m: print(f"benchwatch: {m}", file=sys.stderr)  # noqa: E731
+    from storage.db import StorageError
 
     def sync_registry(con) -> None:   # the registry loaders (pandas) only for a file that is behind
         from jobs.sync import sync_registry
         sync_registry(con)
 
     try:   # a file an older benchwatch wrote: new schema, and the registry columns it adds filled
-        return open_current(args.db, wait=args.wait, on_wait=say, then=sync_registry)
+        return store_of(args, say_waits=True).open_current(then=sync_registry)
     except StorageError as exc:
         from common.redact import redact
         print(f"benchwatch: {redact(exc)}", file=sys.stderr)

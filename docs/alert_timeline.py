@@ -104,6 +104,7 @@ def replay(snapshots: Path, db: Path, notifier: Any, *, on_day: Callable[[Day], 
     from jobs.alerts import run_notify
     from jobs.backfill import plan_backfill
     from jobs.cycle import analyze
+    from storage.store import open_store
     from storage import alerts as alert_store
     from storage import db as dbm
 
@@ -124,13 +125,13 @@ def replay(snapshots: Path, db: Path, notifier: Any, *, on_day: Callable[[Day], 
                 errors.append(f"backfill exit {backfill_rc}: {err.getvalue().strip()[-500:]}")
         analyze_rc = notify_rc = 0
         try:
-            analyze(db, now=now)
+            analyze(open_store(db), now=now)
         except Exception as exc:   # a crash is what the replay looks for: recorded as exit 70
             analyze_rc = 70
             errors.append(f"analyze: {type(exc).__name__}: {exc}")
         before = len(recording.sent)
         try:
-            summary = run_notify(db, now=now, notifier=recording)
+            summary = run_notify(open_store(db), now=now, notifier=recording)
             notify_rc = 0 if summary.ok else 1
         except Exception as exc:
             notify_rc = 70

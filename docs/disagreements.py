@@ -106,7 +106,8 @@ def blocks(rows: pd.DataFrame) -> dict[str, str]:
 
 def read_rows(db: Path) -> pd.DataFrame:
     from storage.query import run_query
-    return run_query("SELECT * FROM source_disagreements ORDER BY benchmark, model, table_a, table_b", db, threads=1)
+    from storage.store import open_store
+    return run_query("SELECT * FROM source_disagreements ORDER BY benchmark, model, table_a, table_b", open_store(db), threads=1)
 
 
 def main(argv: list[str] | None = None) -> int:

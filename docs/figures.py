@@ -78,7 +78,8 @@ def backfill(root: Path, db: Path) -> None:
 
 def q(db: Path, sql: str) -> pd.DataFrame:
     from storage.query import run_query
-    return run_query(sql, db, threads=1)
+    from storage.store import open_store
+    return run_query(sql, open_store(db), threads=1)
 
 
 def history_now(db: Path) -> datetime:
@@ -571,13 +572,14 @@ def block_paper_agreement(frame: pd.DataFrame, paper_date: str = PAPER_DATE) -> 
 def generate(snapshots: Path, db: Path | None = None) -> dict[str, str]:
     """Every block's text, computed from a fresh backfill of `snapshots` (into `db` or a temporary file)."""
     from jobs.cycle import analyze
+    from storage.store import open_store
     with tempfile.TemporaryDirectory(prefix="benchwatch-figures-") as tmp:
         path = Path(db) if db else Path(tmp) / "history.duckdb"
         if path.exists():
             path.unlink()
         backfill(snapshots, path)
         now = history_now(path)
-        analyze(path, now=now)
+        analyze(open_store(path), now=now)
         cal = calibration(path, now)
         power = a3_power(path, now)
         paper_data = snapshots.parent / "data" if (snapshots.parent / "data").is_dir() else DEFAULT_PAPER_DATA

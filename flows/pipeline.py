@@ -53,6 +53,7 @@ from flows.secrets import (DB_PATH_PASSWORD_REFUSED, db_password, lake_password_
                            source_secrets)
 from jobs import cycle as jobs
 from jobs.cycle import CycleReport, CycleSteps, DatabaseLocked, SourceOutcome
+from jobs.store import LAKE_URL_WITH_PASSWORD, Store, open_store
 from jobs.publish import PublishedReport, publish_report as publish_page
 
 log = logging.getLogger("benchwatch.flows")
@@ -136,7 +137,7 @@ SourceName = Literal[scrapers.SOURCES]  # type: ignore[valid-type]  # the UI off
 # A DuckLake URL with a password (keyword, URI userinfo or ?password=): the same rule in the
 # parameter schema, so that the server refuses such a deployment run before it stores it
 # (enforce_parameter_schema, Prefect's default); `type: string` keeps null allowed.
-DB_PATH_WITH_PASSWORD = r"^ducklake:.*([Pp][Aa][Ss][Ss][Ww][Oo][Rr][Dd]\s*=|://[^/@\s]*:[^/@\s]*@)"
+DB_PATH_WITH_PASSWORD = LAKE_URL_WITH_PASSWORD
 DbPath = Annotated[str | None, Field(min_length=1, json_schema_extra={
     "not": {"type": "string", "pattern": DB_PATH_WITH_PASSWORD}}), AfterValidator(_check_db_path)]
 SourceList = Annotated[list[SourceName] | None, Field(min_length=1), AfterValidator(_check_sources)]
@@ -216,20 +217,20 @@ def _retry_transient(task_: Any, task_run: Any, state: State) -> bool:
 
 
 @task(name="collect", persist_result=False, timeout_seconds=COLLECT_ALL_TIMEOUT_SECONDS)
-def collect_task(db_path: str | None, sources: list[str], replay_dir: str | None, run_id: str) -> list[SourceOutcome]:
+def collect_task(store: Store, sources: list[str], replay_dir: str | None, run_id: str) -> list[SourceOutcome]:
     """Every source in one task: `jobs.collect`, as `run --no-prefect` does (one connection settles
     all unchanged sources). One task, not one per source: each task run costs Prefect's
     bookkeeping and a database open, which made an unchanged deployed cycle several times the work."""
     # the sources' secrets are resolved here, inside the task run, never passed as a parameter
     # (Prefect stores parameters with the run)
     secrets = None if replay_dir is not None else source_secrets(sources)
-    return jobs.collect(db_path, sources, replay_dir=replay_dir, run_id=run_id, secrets=secrets)
+    return jobs.collect(store, sources, replay_dir=replay_dir, run_id=run_id, secrets=secrets)
 
 
 @task(name="collect-source", task_run_name="collect-{source}", retries=COLLECT_RETRIES,
       retry_delay_seconds=COLLECT_RETRY_DELAYS_SECONDS, retry_jitter_factor=COLLECT_RETRY_JITTER,
       retry_condition_fn=_retry_transient, timeout_seconds=COLLECT_TIMEOUT_SECONDS, persist_result=False)
-def collect_source_task(db_path: str | None, source: str, replay_dir: str | None, run_id: str,
+def collect_source_task(store: Store, source: str, replay_dir: str | None, run_id: str,
                         first: SourceOutcome | None = None) -> SourceOutcome:
     """One source in its own task: the retries of a source `collect_task` could not reach (`first`,
     its outcome there, is that task's first attempt: only the retries fetch again), or every
@@ -237,7 +238,7 @@ def collect_source_task(db_path: str | None, source: str, replay_dir: str | None
     if first is not None and task_run.run_count <= 1:
         raise SourceUnreachable(first)
     secrets = None if replay_dir is not None else source_secrets([source])
-    outcome = jobs.collect_source(db_path, source, replay_dir=replay_dir, run_id=run_id, secrets=secrets)
+    outcome = jobs.collect_source(store, source, replay_dir=replay_dir, run_id=run_id, secrets=secrets)
     if _transient(outcome, replay_dir):
         raise SourceUnreachable(outcome)
     return outcome
@@ -249,14 +250,14 @@ def _transient(outcome: SourceOutcome, replay_dir: str | None) -> bool:
 
 
 @task(name="analyze", persist_result=False)
-def analyze_task(db_path: str | None, skip_unchanged: bool = False) -> dict:
-    return jobs.analyze_step(db_path, skip_unchanged=skip_unchanged)
+def analyze_task(store: Store, skip_unchanged: bool = False) -> dict:
+    return jobs.analyze_step(store, skip_unchanged=skip_unchanged)
 
 
 @task(name="notify", persist_result=False)
-def notify_task(db_path: str | None) -> Any:
+def notify_task(store: Store) -> Any:
     # Slack's secrets are resolved here, inside the task run, never passed as a parameter
-    return jobs.notify(db_path, slack=slack_settings())
+    return jobs.notify(store, slack=slack_settings())
 
 
 def _outcome_from_state(source: str, state: State) -> SourceOutcome:
@@ -281,26 +282,26 @@ class FlowSteps(CycleSteps):
         super().__init__()
         self.skip_unchanged = skip_unchanged
 
-    def collect(self, db_path: Any, sources: Sequence[str] | None, replay_dir: Any) -> list[SourceOutcome]:
+    def collect(self, store: Store, sources: Sequence[str] | None, replay_dir: Any) -> list[SourceOutcome]:
         names = list(sources) if sources else scrapers.enabled_sources()
         run_id = str(flow_run.get_id() or "")
-        state = collect_task(db_path, names, replay_dir, run_id, return_state=True)
+        state = collect_task(store, names, replay_dir, run_id, return_state=True)
         if state.is_failed() or state.is_crashed():    # Prefect logged why; each source on its own now
-            return [_outcome_from_state(name, collect_source_task(db_path, name, replay_dir, run_id,
+            return [_outcome_from_state(name, collect_source_task(store, name, replay_dir, run_id,
                                                                   return_state=True)) for name in names]
         outcomes: list[SourceOutcome] = state.result()
-        return [_outcome_from_state(o.source, collect_source_task(db_path, o.source, replay_dir, run_id, first=o,
+        return [_outcome_from_state(o.source, collect_source_task(store, o.source, replay_dir, run_id, first=o,
                                                                   return_state=True))
                 if _transient(o, replay_dir) else o for o in outcomes]
 
-    def analyze(self, db_path: Any) -> dict:
-        return analyze_task(db_path, self.skip_unchanged)
+    def analyze(self, store: Store) -> dict:
+        return analyze_task(store, self.skip_unchanged)
 
-    def publish(self, db_path: Any, *, unchanged: bool = False) -> PublishedReport | None:
-        return _publish_report(db_path, unchanged=unchanged)
+    def publish(self, store: Store, *, unchanged: bool = False) -> PublishedReport | None:
+        return _publish_report(store, unchanged=unchanged)
 
-    def notify(self, db_path: Any) -> Any:
-        return notify_task(db_path)
+    def notify(self, store: Store) -> Any:
+        return notify_task(store)
 
     def failed(self, step: str, exc: BaseException) -> None:
         """Prefect has logged the task's failure with its traceback already."""
@@ -318,12 +319,12 @@ def _publish(report: CycleReport, flow_name: str) -> None:
                              description=f"benchwatch {flow_name}: what changed, failed sources, alerts, errors")
 
 
-def _publish_report(db_path: str | None, *, now: datetime | None = None, report_dir: str | None = None,
+def _publish_report(store: Store, *, now: datetime | None = None, report_dir: str | None = None,
                     unchanged: bool = False) -> PublishedReport | None:
     """The cycle's publish step (jobs.publish: the HTML page, when BENCHWATCH_REPORT_DIR is set)
     with the overview as Prefect artifacts (a table and markdown) and, inside a flow run, a link
     artifact to the page. Never fails the run."""
-    published = publish_page(db_path, now=now, report_dir=report_dir, overview=True, unchanged=unchanged)
+    published = publish_page(store, now=now, report_dir=report_dir, overview=True, unchanged=unchanged)
     if published is None:
         return None
     try:
@@ -344,7 +345,7 @@ def _publish_report(db_path: str | None, *, now: datetime | None = None, report_
 def publish_report(db_path: str | None, *, now: datetime | None = None,
                    report_dir: str | None = None) -> Path | None:
     """The report after an analysis (`_publish_report`); the path of the page written, if any."""
-    published = _publish_report(db_path, now=now, report_dir=report_dir)
+    published = _publish_report(open_store(db_path), now=now, report_dir=report_dir)
     return None if published is None else published.path
 
 
@@ -372,10 +373,12 @@ def _show_package_logs() -> None:
         package.setLevel(logging.INFO)
 
 
-def _start(db_path: str | None) -> None:
-    """What every flow does first: benchwatch's logs on, the lake's password from a Secret block."""
+def _start(db_path: str | None) -> Store:
+    """What every flow does first: benchwatch's logs on, the lake's password from a Secret block;
+    then the store `db_path` names, made once for the run's tasks."""
     _show_package_logs()
     lake_password_from_block(db_path or settings.read().db)
+    return open_store(db_path)
 
 
 @flow(name="collect", persist_result=False, description="Fetch every requested source (or replay recorded responses) into DuckDB.")
@@ -387,9 +390,9 @@ def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: Repl
         sources: Sources to collect; default every enabled source.
         replay_dir: Read responses from REPLAY_DIR/<source>/<last URL segment> instead of the network.
     """
-    _start(db_path)
+    store = _start(db_path)
     with writer_slot():
-        report = CycleReport(FlowSteps().collect(db_path, sources, replay_dir))
+        report = CycleReport(FlowSteps().collect(store, sources, replay_dir))
     return _finish(report, "collect")
 
 
@@ -400,10 +403,10 @@ def analyze(db_path: DbPath = None) -> CycleReport | State:
     Args:
         db_path: DuckDB file or ducklake:postgres:<conninfo> without a password (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
     """
-    _start(db_path)
+    store = _start(db_path)
     report = CycleReport([])
     with writer_slot():
-        jobs.analyze_into(report, FlowSteps(skip_unchanged=False), db_path)   # asked for: always computed
+        jobs.analyze_into(report, FlowSteps(skip_unchanged=False), store)   # asked for: always computed
     return _finish(report, "analyze")
 
 
@@ -414,10 +417,10 @@ def notify(db_path: DbPath = None) -> CycleReport | State:
     Args:
         db_path: DuckDB file or ducklake:postgres:<conninfo> without a password (docs/deploy.md); default $BENCHWATCH_DB, else ./benchwatch.duckdb in the run's working directory.
     """
-    _start(db_path)
+    store = _start(db_path)
     report = CycleReport([])
     with writer_slot():
-        jobs.notify_into(report, FlowSteps(), db_path)
+        jobs.notify_into(report, FlowSteps(), store)
     return _finish(report, "notify")
 
 
@@ -432,9 +435,9 @@ def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: Rep
         replay_dir: Read responses from REPLAY_DIR/<source>/<last URL segment> instead of the network.
         collect_only: Stop after collecting (no analysis, no alerts).
     """
-    _start(db_path)
+    store = _start(db_path)
     with writer_slot():   # the cycle of `benchwatch run --no-prefect`, each step a Prefect task
-        report = jobs.run_cycle(db_path, sources, replay_dir=replay_dir, collect_only=collect_only,
+        report = jobs.run_cycle(store, sources, replay_dir=replay_dir, collect_only=collect_only,
                                 steps=FlowSteps())
     return _finish(report, "pipeline")
 

@@ -35,6 +35,7 @@ from alerts import config
 from alerts.slack import load_settings
 from scrapers.base import ScrapeError
 import scrapers
+from jobs.store import names_lake, target_password, without_password
 
 if TYPE_CHECKING:
     from alerts.slack import SlackSettings
@@ -190,9 +191,7 @@ DB_PATH_PASSWORD_REFUSED = (
 
 def db_password(db_path: str | None) -> str | None:
     """The password a `ducklake:postgres:` db_path carries (None for a file path or none)."""
-    if not db_path or not str(db_path).startswith("ducklake:"):
-        return None
-    return redact.split_conninfo_password(str(db_path))[1]
+    return target_password(db_path)
 
 
 def password_to_environment(db_path: str, *, env: Any = None) -> str:
@@ -205,7 +204,7 @@ def password_to_environment(db_path: str, *, env: Any = None) -> str:
     env = os.environ if env is None else env
     redact.register_secret(password)
     env[PG_PASSWORD_ENV] = password
-    return redact.split_conninfo_password(db_path)[0]
+    return without_password(db_path)
 
 
 def lake_password_from_block(db_path: str | None, *, env: Any = None,
@@ -214,7 +213,7 @@ def lake_password_from_block(db_path: str | None, *, env: Any = None,
     `benchwatch-pg-password`, when there is one, becomes PGPASSWORD of this (flow-run) process
     (`env`, default os.environ)."""
     env = os.environ if env is None else env
-    if not db_path or not str(db_path).startswith("ducklake:") or settings.read(env).pg_password:
+    if not names_lake(db_path) or settings.read(env).pg_password:
         return
     found = resolve_secrets({PG_PASSWORD_ENV: PG_PASSWORD_BLOCK}, env=env, block_lookup=block_lookup)
     if found.get(PG_PASSWORD_ENV):

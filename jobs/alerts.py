@@ -42,11 +42,12 @@ from alerts.corrections import correction_lines, correction_message
 from alerts.render import render_digest, title
 from alerts.slack import CONSOLE, Notifier, SlackSettings, destination, load_settings, make_notifier, \
     notify_test_message, send_quietly
-from storage import alerts as store
+from storage import alerts as outbox
 from storage import corrections as table_corrections
 from storage import db
 from storage.alert_records import Notification
 from storage.engine import duckdb
+from storage.store import Store
 from jobs.sync import connect_synced
 
 log = logging.getLogger("benchwatch.jobs.alerts")
@@ -99,7 +100,7 @@ class NotifySummary:
         return "\n".join(lines)
 
 
-def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: Notifier | None = None,
+def run_notify(store: Store, *, now: datetime, notifier: Notifier | None = None,
                rules: RuleSettings | None = None, lease: timedelta = NOTIFY_CLAIM_LEASE,
                settings: SlackSettings | None = None) -> NotifySummary:
     """Evaluate, enqueue, deliver (see the module docstring). Slack failures are reported, not raised.
@@ -113,12 +114,12 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
         notifier = make_notifier(settings, console_write=console_lines.append)
 
     # 1. evaluate and claim, in one transaction (benchmark/model names come from the registry)
-    with connect_synced(db_path) as con:
+    with connect_synced(store) as con:
         with db.transaction(con):
-            evaluation = evaluate(now=now, previous=store.read_states(con), silences=store.read_silences(con),
+            evaluation = evaluate(now=now, previous=outbox.read_states(con), silences=outbox.read_silences(con),
                                   settings=rules, **read_rule_inputs(con, rules))
-            enqueued = store.write_evaluation(con, evaluation, recorded_at=now)
-            claimed = store.claim_undelivered(con, now=now, lease=lease)
+            enqueued = outbox.write_evaluation(con, evaluation, recorded_at=now)
+            claimed = outbox.claim_undelivered(con, now=now, lease=lease)
             level_kinds = {name for name, kind in registry.kinds().items() if kind.state_line is not None}
             corrections, claimed = _fold_corrections(con, claimed, level_kinds, now=now, receiver=notifier.receiver)
     summary = NotifySummary(
@@ -136,13 +137,12 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
     messages = render_digest(claimed, now=now, report_url=report_url_from_env())
     if corrections:       # said once, first (the corrected tables' level moves are folded into it)
         messages.insert(0, correction_message([(c.table_id, c.detail) for c in corrections], now=now))
-    still_claimed = _claim_check(db_path, [n.id for n in claimed if n.id is not None], until=claimed_until,
+    still_claimed = _claim_check(store, [n.id for n in claimed if n.id is not None], until=claimed_until,
                                  lease=lease)
     try:
-        with db.unheld():     # the claim checks open the file on their own, briefly
-            result = notifier.send(messages, still_claimed=still_claimed)
+        result = notifier.send(messages, still_claimed=still_claimed)   # no connection open meanwhile
     except BaseException as exc:  # a bug, not a Slack failure: free the claim, then let it surface
-        _finish(db_path, delivered=[], failed=[n.id for n in claimed], now=now, receiver=notifier.receiver,
+        _finish(store, delivered=[], failed=[n.id for n in claimed], now=now, receiver=notifier.receiver,
                 error=one_line(f"{type(exc).__name__}: {exc}"), claimed_until=claimed_until)
         raise
     delivered = [n for m in messages[:result.sent] for n in m.notifications]
@@ -153,10 +153,10 @@ def run_notify(db_path: str | os.PathLike | None, *, now: datetime, notifier: No
     if delivered and still_claimed(before_send=False) is not None:
         log.warning("[alerts] the claim on %d delivered notification(s) lapsed before they were marked: "
                     "another run may send them again (at-least-once)", len(delivered))
-    _finish(db_path, delivered=[n.id for n in delivered], failed=[n.id for n in failed], now=now,
+    _finish(store, delivered=[n.id for n in delivered], failed=[n.id for n in failed], now=now,
             receiver=result.receiver, error=result.error or "not sent", claimed_until=claimed_until)
     if corrections and result.sent:
-        with db.connect(db_path) as con:
+        with store.connect() as con:
             table_corrections.mark_notified(con, corrections, now=now)
         summary.corrected = correction_lines([(c.table_id, c.detail) for c in corrections])
     summary.delivered = len(delivered)
@@ -179,8 +179,8 @@ def _fold_corrections(con: duckdb.DuckDBPyConnection, claimed: list[Notification
         return corrections, claimed
     corrected = {c.table_id for c in corrections}
     folded = [n for n in claimed if n.kind in level_kinds and n.labels.get("table") in corrected]
-    store.mark_delivered(con, [n.id for n in folded if n.id is not None], at=now,
-                         receiver=f"{receiver} (folded into the table correction)")
+    outbox.mark_delivered(con, [n.id for n in folded if n.id is not None], at=now,
+                          receiver=f"{receiver} (folded into the table correction)")
     return corrections, [n for n in claimed if n not in folded]
 
 
@@ -217,7 +217,7 @@ def read_rule_inputs(con, settings: RuleSettings) -> dict:
             if rule.read is not None and rule.enabled(settings)}
 
 
-def _claim_check(db_path: str | os.PathLike | None, ids: list[int], *, until: datetime,
+def _claim_check(store: Store, ids: list[int], *, until: datetime,
                  lease: timedelta) -> Callable[..., str | None]:
     """`still_claimed` for the notifier: None while this run holds its claim on `ids` with at least
     NOTIFY_SEND_MARGIN (a quarter of a shorter lease) of it left, by the monotonic clock (the
@@ -233,18 +233,18 @@ def _claim_check(db_path: str | os.PathLike | None, ids: list[int], *, until: da
             return (f"this run's claim on the notifications ends in {max(left, 0):.0f} s "
                     "(NOTIFY_CLAIM_LEASE): not sent, left for the next run")
         try:
-            with db.connect(db_path, wait=CLAIM_CHECK_WAIT_SECONDS) as con:
-                held = store.claims_held(con, ids, until=until)
+            with store.connect(wait=CLAIM_CHECK_WAIT_SECONDS) as con:
+                held = outbox.claims_held(con, ids, until=until)
         except Exception as exc:  # noqa: BLE001 - unknown is treated as lost: the next run sends them
             return f"cannot check this run's claim on the notifications ({one_line(exc, 200)}): left for the next run"
         return None if held else "another run claimed or delivered these notifications: not sent by this run"
     return check
 
 
-def _finish(db_path: str | os.PathLike | None, *, delivered: list[int | None], failed: list[int | None],
+def _finish(store: Store, *, delivered: list[int | None], failed: list[int | None],
             now: datetime, receiver: str, error: str, claimed_until: datetime | None = None) -> None:
-    with db.connect(db_path) as con:
+    with store.connect() as con:
         with db.transaction(con):
-            store.mark_delivered(con, [i for i in delivered if i is not None], at=now, receiver=receiver)
-            store.release_failed(con, [i for i in failed if i is not None], error=error, receiver=receiver,
-                                 claimed_until=claimed_until)
+            outbox.mark_delivered(con, [i for i in delivered if i is not None], at=now, receiver=receiver)
+            outbox.release_failed(con, [i for i in failed if i is not None], error=error, receiver=receiver,
+                                  claimed_until=claimed_until)

@@ -50,6 +50,7 @@ from registry.tables import assign_tables
 from storage import new_day, fingerprint as fp, reads
 from storage.contamination import read_suspects
 from storage.saturation import ANALYSIS_MEMORY_LIMIT, memory_limit, read_saturation_latest
+from storage.store import Store
 import analysis
 import jobs
 import registry
@@ -77,7 +78,7 @@ class Plan:
                 f"{', A1/A2 recomputed' if self.link else ''}")
 
 
-def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, skip_unchanged: bool = False,
+def analyze(store: Store, *, now: datetime | None = None, skip_unchanged: bool = False,
             incremental: bool = True, levels_before: bool = False, stored_levels: bool = True) -> dict:
     """Recompute saturation (history, trends) and contamination signals from the stored data.
 
@@ -92,7 +93,7 @@ def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None, s
     `stored_levels=False`: a skipped analysis returns no "levels" (None; nothing to read back).
     """
     now = now or utcnow()
-    with connect_synced(db_path) as con, memory_limit(con, ANALYSIS_MEMORY_LIMIT):
+    with connect_synced(store) as con, memory_limit(con, ANALYSIS_MEMORY_LIMIT):
         groups = fp.score_table_groups(con, now)      # the one scan of the score rows (the plan reuses it)
         tables = fp.table_digests(con, scores=groups)
         shared = analysis_parameters(None)

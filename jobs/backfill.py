@@ -28,6 +28,7 @@ from common.redact import inert_text
 from jobs.cycle import ingest_file
 from scrapers.base import ScrapeError
 from storage.ingest import IngestRefused, IngestResult
+from storage.store import Store
 
 log = logging.getLogger("benchwatch.jobs.backfill")
 
@@ -151,9 +152,9 @@ def plan_with_skips(root: str | os.PathLike) -> tuple[list[BackfillFile], list[S
     return planned, sorted(skipped, key=lambda s: str(s.path))
 
 
-def backfill(db_path: str | os.PathLike | None, root: str | os.PathLike, *,
+def backfill(store: Store, root: str | os.PathLike, *,
              on_file: Callable[[BackfillFile, IngestResult | None, str | None], None] | None = None) -> BackfillReport:
-    """Ingest every planned file of `root` into `db_path`. A file that cannot be parsed or is
+    """Ingest every planned file of `root` into `store`. A file that cannot be parsed or is
     refused is reported and skipped (the database keeps the others); a database that cannot be
     used (StorageError) stops the backfill. `on_file(file, result, error)` is called after each."""
     planned, skipped = plan_with_skips(root)
@@ -162,7 +163,7 @@ def backfill(db_path: str | os.PathLike | None, root: str | os.PathLike, *,
         log.info("[backfill] %s", skip.line(Path(root)))
     for item in planned:
         try:
-            result = ingest_file(db_path, item.source, item.path, aux_paths=item.aux, observed_at=item.date)
+            result = ingest_file(store, item.source, item.path, aux_paths=item.aux, observed_at=item.date)
         except (ScrapeError, IngestRefused) as exc:
             reason = " ".join(str(exc).split())
             log.warning("[backfill] %s: %s", item.path.name, reason)

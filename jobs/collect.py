@@ -26,6 +26,7 @@ from storage.release_list import listed_releases
 from jobs.sync import connect_synced
 from common.redact import redact_url
 from storage.reads import previous_validators, release_misses, stored_releases
+from storage.store import Store
 
 log = logging.getLogger("benchwatch.jobs")
 
@@ -108,9 +109,8 @@ def _fetch(source: str, scraper: scrapers.Scraper, fetcher: Fetcher | ReplayFetc
         c.outcome = SourceOutcome(source, "skipped", skip)
         return c
     try:
-        with db.unheld():         # no database held while the network answers
-            c.results = fetch_source(scraper, fetcher, previous, urls=urls,
-                                     secret=(secrets or {}).get(scraper.secret) if scraper.secret else None)
+        c.results = fetch_source(scraper, fetcher, previous, urls=urls,
+                                 secret=(secrets or {}).get(scraper.secret) if scraper.secret else None)
     except ScrapeError as exc:
         c.outcome = SourceOutcome(source, "failed", exc.reason)
         return c
@@ -164,10 +164,9 @@ def _parse(c: _Collection) -> None:
         return
     primary = c.results[0]
     try:
-        with db.unheld():
-            c.parsed = c.scraper.parse_checked(c.responses[0].content, fetched_at=primary.finished_at,
-                                               aux={r.file_name: r.content for r in c.responses[1:]},
-                                               filename=c.responses[0].file_name)
+        c.parsed = c.scraper.parse_checked(c.responses[0].content, fetched_at=primary.finished_at,
+                                           aux={r.file_name: r.content for r in c.responses[1:]},
+                                           filename=c.responses[0].file_name)
         c.outcome = SourceOutcome(c.source, "new", "")
     except ScrapeError as exc:
         c.final_status[primary.url] = "parse_error"
@@ -216,15 +215,15 @@ def _record(con, c: _Collection, run_id: str) -> SourceOutcome:
     return _log(outcome)
 
 
-def _parse_and_store(db_path: str | os.PathLike | None, c: _Collection, run_id: str) -> SourceOutcome:
+def _parse_and_store(store: Store, c: _Collection, run_id: str) -> SourceOutcome:
     """The rest of a collection whose content is not stored yet: parse, then one write connection
     (registry-synced only when there is a snapshot to store)."""
     _parse(c)
-    with (connect_synced if c.parsed is not None else db.connect)(db_path) as con:
+    with connect_synced(store) if c.parsed is not None else store.connect() as con:
         return _record(con, c, run_id)
 
 
-def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir: str | os.PathLike | None = None,
+def collect_source(store: Store, source: str, *, replay_dir: str | os.PathLike | None = None,
                    run_id: str = "", fetcher: Fetcher | None = None,
                    secrets: Mapping[str, str] | None = None) -> SourceOutcome:
     """Fetch one source (live or replayed), store a new snapshot if its content changed.
@@ -236,7 +235,7 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
         return _log(SourceOutcome(source, "skipped", skip))
     previous: dict = {}
     if replay_dir is None and scraper.plan():
-        with db.connect(db_path) as con:
+        with store.connect() as con:
             previous = previous_validators(con, {source: scraper.plan()[0]})[source]
     own = fetcher is None
     using: Fetcher | ReplayFetcher = (ReplayFetcher(Path(replay_dir)) if replay_dir is not None
@@ -248,13 +247,13 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
             using.close()
     if c.outcome is not None and not c.results:     # nothing fetched (the plan failed): nothing to record
         return c.outcome
-    with db.connect(db_path) as con, db.transaction(con):   # unchanged content: settled and recorded at once
+    with store.connect() as con, db.transaction(con):   # unchanged content: settled and recorded at once
         _settle_known(con, [c])
         if c.outcome is not None:
             _record_fetches(con, [c], run_id)
-    outcome = _log(c.outcome) if c.outcome is not None else _parse_and_store(db_path, c, run_id)
+    outcome = _log(c.outcome) if c.outcome is not None else _parse_and_store(store, c, run_id)
     if scraper.release_source:
-        _add_release_notes(outcome, db_path, scraper, replay_dir, run_id, fetcher)
+        _add_release_notes(outcome, store, scraper, replay_dir, run_id, fetcher)
     return outcome
 
 
@@ -262,7 +261,7 @@ def collect_source(db_path: str | os.PathLike | None, source: str, *, replay_dir
 RELEASE_MAX_MISSES = 3
 
 
-def _add_release_notes(outcome: SourceOutcome, db_path: str | os.PathLike | None, scraper: scrapers.Scraper,
+def _add_release_notes(outcome: SourceOutcome, store: Store, scraper: scrapers.Scraper,
                        replay_dir: str | os.PathLike | None, run_id: str, fetcher: Fetcher | None,
                        known: _KnownReleases | None = None, listing: _Collection | None = None) -> None:
     """Release discovery of one source, its lines appended to the source's outcome (one line per
@@ -271,7 +270,7 @@ def _add_release_notes(outcome: SourceOutcome, db_path: str | os.PathLike | None
     using: Fetcher | ReplayFetcher = (ReplayFetcher(Path(replay_dir)) if replay_dir is not None
                                       else (fetcher or Fetcher()))
     try:
-        notes = collect_releases(db_path, scraper, using, replay=replay_dir is not None, run_id=run_id,
+        notes = collect_releases(store, scraper, using, replay=replay_dir is not None, run_id=run_id,
                                  known=known, listing=listing)
     except ScrapeError as exc:
         notes = [f"release discovery: {exc.reason}"]
@@ -301,7 +300,7 @@ def _known_releases(con, scraper: scrapers.Scraper, releases: list[str]) -> _Kno
     return _KnownReleases(releases, stored, misses)
 
 
-def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scraper,
+def collect_releases(store: Store, scraper: scrapers.Scraper,
                      fetcher: Fetcher | ReplayFetcher, *, replay: bool, run_id: str,
                      known: _KnownReleases | None = None, listing: _Collection | None = None) -> list[str]:
     """Read the release list (`scraper.release_source`, stored as that source's snapshot), fetch and
@@ -323,23 +322,22 @@ def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scrape
         listing = listing if listing is not None else _fetch(lister.name, lister, fetcher, {}, origin)
         if listing.outcome is not None:           # the list could not be read: the source's own table still counts
             if not replay and listing.results:
-                with db.connect(db_path) as con, db.transaction(con):
+                with store.connect() as con, db.transaction(con):
                     _record_fetches(con, [listing], run_id)
             return [f"release list not read ({listing.outcome.detail})"]
-        with db.unheld():         # parsed with no database held
-            parsed_list = lister.parse_checked(listing.responses[0].content, fetched_at=listing.results[0].finished_at,
-                                               filename=listing.responses[0].file_name)
+        parsed_list = lister.parse_checked(listing.responses[0].content, fetched_at=listing.results[0].finished_at,
+                                           filename=listing.responses[0].file_name)
         releases = parsed_list.meta.get("releases") or []
-        with db.connect(db_path) as con, db.transaction(con):
+        with store.connect() as con, db.transaction(con):
             _settle_known(con, [listing])
             if listing.outcome is not None:
                 _record_fetches(con, [listing], run_id)
         if listing.outcome is None:
-            _parse_and_store(db_path, listing, run_id)
+            _parse_and_store(store, listing, run_id)
             if parsed_list.held_reason:  # new, beyond the lister's fan-out cap: stored held, nothing fetched
                 releases, held_note = [], f"release list held: {parsed_list.held_reason}"
         # (the same list seen again released its held snapshot, as a shrink's: its releases are used)
-        with db.connect(db_path) as con:
+        with store.connect() as con:
             known = _known_releases(con, scraper, releases)
     releases, stored, misses = known.releases, known.stored, known.misses
     primary = {Scraper.file_name(u) for u in scraper.plan()}
@@ -367,7 +365,7 @@ def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scrape
             unpublished = any(r.http_status == 404 for r in c.results)
             if unpublished:     # an announced release without files yet: not a failure of the source
                 c.final_status.update({r.url: MISSING for r in c.results if r.status == "error"})
-            with db.connect(db_path) as con, db.transaction(con):
+            with store.connect() as con, db.transaction(con):
                 _record_fetches(con, [c], run_id)
             if unpublished:
                 n = misses.get(release, 0) + 1
@@ -376,11 +374,11 @@ def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scrape
             else:
                 notes.append(f"release {release}: failed ({c.outcome.detail})")
             continue
-        with db.connect(db_path) as con, db.transaction(con):
+        with store.connect() as con, db.transaction(con):
             _settle_known(con, [c])
             if c.outcome is not None:
                 _record_fetches(con, [c], run_id)
-        out = c.outcome if c.outcome is not None else _parse_and_store(db_path, c, run_id)
+        out = c.outcome if c.outcome is not None else _parse_and_store(store, c, run_id)
         if out.status != "unchanged":
             notes.append(f"release {release}: {out.status} ({out.detail})")
     if unrecorded:
@@ -392,7 +390,7 @@ def collect_releases(db_path: str | os.PathLike | None, scraper: scrapers.Scrape
     return notes
 
 
-def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = None, *,
+def collect(store: Store, sources: Sequence[str] | None = None, *,
             replay_dir: str | os.PathLike | None = None, run_id: str = "",
             secrets: Mapping[str, str] | None = None) -> list[SourceOutcome]:
     """Collect every requested source; one failing source never stops the others.
@@ -413,7 +411,7 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
             outcomes[name] = SourceOutcome(name, "failed", exc.reason)
     previous: dict[str, dict] = {}
     if replay_dir is None:
-        with db.connect(db_path) as con:   # conditional-GET validators of every source, then no connection
+        with store.connect() as con:   # conditional-GET validators of every source, then no connection
             previous = previous_validators(con, {n: s.plan()[0] for n, s in planned.items() if s.plan()})
     fetcher: Fetcher | ReplayFetcher = ReplayFetcher(Path(replay_dir)) if replay_dir is not None else Fetcher()
     try:
@@ -425,7 +423,7 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
         fetcher.close()
     pending, settled = [], []
     known: dict[str, _KnownReleases] = {}
-    with db.connect(db_path) as con, db.transaction(con):   # one commit for every unchanged source
+    with store.connect() as con, db.transaction(con):   # one commit for every unchanged source
         _settle_known(con, fetched)
         for c in fetched:
             if c.outcome is None:
@@ -452,12 +450,12 @@ def collect(db_path: str | os.PathLike | None, sources: Sequence[str] | None = N
     outcomes.update((c.source, _log(c.outcome)) for c in settled if c.outcome is not None)
     for c in pending:
         try:
-            outcomes[c.source] = _parse_and_store(db_path, c, run_id)
+            outcomes[c.source] = _parse_and_store(store, c, run_id)
         except ScrapeError as exc:
             outcomes[c.source] = SourceOutcome(c.source, "failed", exc.reason)
         c.responses = []     # the bodies are not needed any longer
     for name, scraper in planned.items():      # release discovery (LiveBench's changelog), after the plans
         if scraper.release_source and name in outcomes:
-            _add_release_notes(outcomes[name], db_path, scraper, replay_dir, run_id, None, known.get(name),
+            _add_release_notes(outcomes[name], store, scraper, replay_dir, run_id, None, known.get(name),
                                None if name in known else listings.get(name))
     return [outcomes[n] for n in names]

@@ -4,9 +4,10 @@ publish the report, notify; and the plain functions behind the CLI (ingest a fil
 `run_cycle` composes the steps (their order and what a failed step means); `benchwatch run
 --no-prefect` calls it with `CycleSteps` (plain calls) and the Prefect `pipeline` flow with its
 subclass that runs each step as a task (flows/pipeline.py), so both do the same work.
-The database is open only for writes (DuckDB allows one writing process): the steps share one
-instance of the file (`storage.db.held`), which is closed while a source is fetched or parsed
-and while Slack is called (`storage.db.unheld`), so a slow fetch never holds the file lock.
+Every step takes the store the caller made once (`storage.store`: cli/ and flows/) and opens a
+short connection through it for each read or write: none is open while a source is fetched or
+parsed or while Slack is called, so a slow fetch never holds the file lock (DuckDB allows one
+writing process).
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ from jobs.collect import (MISSING, RELEASE_MAX_MISSES, SourceOutcome, collect, c
                           collect_source, new_run_id, skipped_for_secret)
 from scrapers.base import Scraper, ScrapeError
 from scrapers.http import FileRefused, read_capped
-from storage import db, lake
+from storage import db
 from storage.lake import connection_lost
 from storage.db import DatabaseLocked  # noqa: F401 - re-exported: flows retry on it without reaching storage
+from storage.store import FileStore, Store
 from jobs.sync import connect_synced
 from storage.csv_ingest import FileStamp, ingest_csv
 from scrapers.csv import CsvLayout, native_layout
@@ -46,7 +48,7 @@ CSV_SOURCE = "csv"     # the generic long-format CSV: read and validated inside 
 log = logging.getLogger("benchwatch.jobs")
 
 
-def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.PathLike, *,
+def ingest_file(store: Store, source: str, path: str | os.PathLike, *,
                 aux_paths: Sequence[str | os.PathLike] = (), observed_at: datetime | str | None = None,
                 native: bool = True, wait: float = db.DEFAULT_WAIT_SECONDS) -> IngestResult:
     """Parse a saved copy of a source's response and store it as a snapshot (waiting up to `wait`
@@ -69,14 +71,14 @@ def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.P
         raise ScrapeError(source, f"cannot read {exc.filename}: {exc.strerror}") from exc
     layout = native_layout(responses[0].content) if native and source == CSV_SOURCE and not aux_paths else None
     if layout is not None:
-        result = _ingest_csv(db_path, primary, stamp, layout, responses, when, scraper.parser_version,
+        result = _ingest_csv(store, primary, stamp, layout, responses, when, scraper.parser_version,
                              scraper.shrink_max_drop, scraper.NAMING, wait=wait)
         if result is not None:
             return result
     parsed = scraper.parse_checked(responses[0].content, fetched_at=when,
                                    aux={r.file_name: r.content for r in responses[1:]},
                                    filename=responses[0].file_name)
-    with connect_synced(db_path, wait=wait) as con:
+    with connect_synced(store, wait=wait) as con:
         result = store_snapshot(con, parsed, responses, observed_at=when, origin="ingest",
                                 parser_version=scraper.parser_version)
         if result.status == "new":
@@ -84,7 +86,7 @@ def ingest_file(db_path: str | os.PathLike | None, source: str, path: str | os.P
     return result
 
 
-def _ingest_csv(db_path: str | os.PathLike | None, primary: Path, stamp: FileStamp, layout: CsvLayout,
+def _ingest_csv(store: Store, primary: Path, stamp: FileStamp, layout: CsvLayout,
                 responses: list[Response], when: datetime, parser_version: int,
                 shrink_max_drop: float | None = None, naming: NamingRules = NO_RULES,
                 wait: float = db.DEFAULT_WAIT_SECONDS) -> IngestResult | None:
@@ -92,7 +94,7 @@ def _ingest_csv(db_path: str | os.PathLike | None, primary: Path, stamp: FileSta
     written). A database that does not exist yet is created beside its path and put in place only
     when the file was stored: a file that fails creates nothing, as on the pandas path (which
     parses before it opens the database)."""
-    def store(con) -> IngestResult | None:
+    def write(con) -> IngestResult | None:
         result = ingest_csv(con, primary, stamp, layout, responses, observed_at=when, origin="ingest",
                             parser_version=parser_version, shrink_max_drop=shrink_max_drop,
                             naming=naming)
@@ -100,14 +102,12 @@ def _ingest_csv(db_path: str | os.PathLike | None, primary: Path, stamp: FileSta
             _record_ingest(con, CSV_SOURCE, primary, responses[0], when, result)
         return result
 
-    url = str(db_path or db.default_path())
-    target = Path(url)
-    if not lake.is_lake_url(url) and not target.exists():   # a lake catalog is never "created" by a file
+    if isinstance(store, FileStore) and not store.file.exists():   # a lake catalog is never "created" by a file
         try:
-            with db.new_database(target) as new:
+            with db.new_database(store.file) as new:
                 try:
-                    with connect_synced(new.path, wait=wait) as con:
-                        result = store(con)
+                    with connect_synced(store.beside(new.path), wait=wait) as con:
+                        result = write(con)
                 except BaseException:    # past parsing (a refused date, …): the pandas path had opened it too
                     new.keep()
                     raise
@@ -116,8 +116,8 @@ def _ingest_csv(db_path: str | os.PathLike | None, primary: Path, stamp: FileSta
             return result
         except FileExistsError:      # another process created it meanwhile: store into that one
             pass
-    with connect_synced(url, wait=wait) as con:
-        return store(con)
+    with connect_synced(store, wait=wait) as con:
+        return write(con)
 
 
 def _record_ingest(con, source: str, primary: Path, response: Response, when: datetime, result: IngestResult) -> None:
@@ -165,22 +165,22 @@ def replay_dir_problem(path: str | os.PathLike | None, sources: Sequence[str] | 
 
 
 
-def analyze(db_path: str | os.PathLike | None, *, now: datetime | None = None,
+def analyze(store: Store, *, now: datetime | None = None,
             skip_unchanged: bool = False, incremental: bool = True, **options: bool) -> dict:
     """Recompute the analysis from the stored data: skipped when nothing changed (`skip_unchanged`),
     else only the tables whose inputs changed (jobs/analyze.py, which holds the step and its
     `options`)."""
-    return run_analyze(db_path, now=now, skip_unchanged=skip_unchanged, incremental=incremental, **options)
+    return run_analyze(store, now=now, skip_unchanged=skip_unchanged, incremental=incremental, **options)
 
 
 
-def notify(db_path: str | os.PathLike | None, *, now: datetime | None = None,
+def notify(store: Store, *, now: datetime | None = None,
            slack: SlackSettings | None = None):
     """Evaluate alert rules on the stored analysis and deliver what is new (Slack or console).
     `slack`: the settings resolved by the caller (flows.secrets: environment, then Prefect Secret
     blocks); None reads the environment only."""
     from jobs.alerts import run_notify   # not loaded by `analyze`, `ingest` or `backfill`
-    return run_notify(db_path, now=now or utcnow(), settings=slack)
+    return run_notify(store, now=now or utcnow(), settings=slack)
 
 
 def flagged_suspects(suspects: pd.DataFrame | None) -> pd.DataFrame:
@@ -221,13 +221,13 @@ def level_changes(before: pd.DataFrame | None, after: pd.DataFrame | None) -> li
             if level is not None and old.get(name) != level]
 
 
-def analyze_step(db_path: str | os.PathLike | None, *, now: datetime | None = None,
+def analyze_step(store: Store, *, now: datetime | None = None,
                  skip_unchanged: bool = True, levels: bool = True) -> dict:
     """The cycle's analyze: `analyze` (skipped when its inputs are unchanged), plus the levels it
     changed (`level_changes`, for the run's summary: none when nothing was recomputed). The levels
     before are read in the analysis' own connection, and only when it recomputes. `levels=False`:
     a skipped analysis does not read the stored levels back (the CLI's summary does not show them)."""
-    result = analyze(db_path, now=now, skip_unchanged=skip_unchanged, levels_before=True, stored_levels=levels)
+    result = analyze(store, now=now, skip_unchanged=skip_unchanged, levels_before=True, stored_levels=levels)
     recomputed = "levels_before" in result
     before = result.pop("levels_before", None)
     result["level_changes"] = level_changes(before, result.get("levels")) if recomputed else []
@@ -248,18 +248,18 @@ class CycleSteps:
         self.secrets = secrets
         self.slack = slack
 
-    def collect(self, db_path: Any, sources: Sequence[str] | None, replay_dir: Any) -> list[SourceOutcome]:
-        return collect(db_path, sources, replay_dir=replay_dir, secrets=self.secrets)
+    def collect(self, store: Store, sources: Sequence[str] | None, replay_dir: Any) -> list[SourceOutcome]:
+        return collect(store, sources, replay_dir=replay_dir, secrets=self.secrets)
 
-    def analyze(self, db_path: Any) -> dict:
-        return analyze_step(db_path, levels=False)    # the text summary needs no levels (artifacts do: flows)
+    def analyze(self, store: Store) -> dict:
+        return analyze_step(store, levels=False)    # the text summary needs no levels (artifacts do: flows)
 
-    def publish(self, db_path: Any, *, unchanged: bool = False) -> PublishedReport | None:
+    def publish(self, store: Store, *, unchanged: bool = False) -> PublishedReport | None:
         from jobs.publish import publish_report   # not loaded by `analyze`, `ingest` or `backfill`
-        return publish_report(db_path, unchanged=unchanged)
+        return publish_report(store, unchanged=unchanged)
 
-    def notify(self, db_path: Any) -> Any:
-        return notify(db_path, slack=self.slack() if self.slack is not None else None)
+    def notify(self, store: Store) -> Any:
+        return notify(store, slack=self.slack() if self.slack is not None else None)
 
     def failed(self, step: str, exc: BaseException) -> None:
         """A step raised (it is reported in the CycleReport); Prefect logs its own task failures."""
@@ -304,7 +304,7 @@ class CycleReport:
         return "\n".join(lines)
 
 
-def run_cycle(db_path: str | os.PathLike | None, sources: Sequence[str] | None = None, *,
+def run_cycle(store: Store, sources: Sequence[str] | None = None, *,
               replay_dir: str | os.PathLike | None = None, collect_only: bool = False,
               secrets: Mapping[str, str] | None = None, steps: CycleSteps | None = None) -> CycleReport:
     """collect, analyze (skipped when unchanged), publish the report, notify: the one composition of
@@ -312,29 +312,28 @@ def run_cycle(db_path: str | os.PathLike | None, sources: Sequence[str] | None =
     the Prefect `pipeline` flow passes its task-running steps. Notify still runs after a failed
     analyze (source alerts go out); Slack refusing the digest fails the cycle (it stays queued)."""
     steps = CycleSteps(secrets) if steps is None else steps
-    with db.held(db_path):     # one DuckDB instance for the steps' writes, none while fetching or calling Slack
-        report = CycleReport(steps.collect(db_path, sources, replay_dir))
-        shutdown.check()
-        if collect_only:
-            return report
-        analyze_into(report, steps, db_path)
-        shutdown.check()
-        # before notify (the digest links to the page); never fails; a skipped analysis keeps the page
-        report.published = steps.publish(db_path, unchanged=bool(report.analysis and report.analysis.get("skipped")))
-        shutdown.check()                # never notify after a stop was asked for
-        notify_into(report, steps, db_path)
+    report = CycleReport(steps.collect(store, sources, replay_dir))
+    shutdown.check()
+    if collect_only:
+        return report
+    analyze_into(report, steps, store)
+    shutdown.check()
+    # before notify (the digest links to the page); never fails; a skipped analysis keeps the page
+    report.published = steps.publish(store, unchanged=bool(report.analysis and report.analysis.get("skipped")))
+    shutdown.check()                # never notify after a stop was asked for
+    notify_into(report, steps, store)
     return report
 
 
-def analyze_into(report: CycleReport, steps: CycleSteps, db_path: Any) -> None:
+def analyze_into(report: CycleReport, steps: CycleSteps, store: Store) -> None:
     """The analyze step into `report`; a failure is reported (the cycle goes on to notify)."""
-    report.analysis = _step(report, steps, "analyze", lambda: steps.analyze(db_path))
+    report.analysis = _step(report, steps, "analyze", lambda: steps.analyze(store))
 
 
-def notify_into(report: CycleReport, steps: CycleSteps, db_path: Any) -> None:
+def notify_into(report: CycleReport, steps: CycleSteps, store: Store) -> None:
     """The notify step into `report`. Slack refusing the digest is not raised (the notifications
     stay queued for the next run), but nobody was told: the cycle must not look fine."""
-    report.notification = _step(report, steps, "notify", lambda: steps.notify(db_path))
+    report.notification = _step(report, steps, "notify", lambda: steps.notify(store))
     if report.notification is not None and getattr(report.notification, "ok", True) is False:
         report.errors.append(f"notify: {str(report.notification).splitlines()[0]}")
 
@@ -353,10 +352,10 @@ def _step(report: CycleReport, steps: CycleSteps, name: str, call: Callable[[], 
         return None
 
 
-def reparse(db_path: str | os.PathLike | None, sources: Sequence[str] | None = None) -> list[SourceOutcome]:
+def reparse(store: Store, sources: Sequence[str] | None = None) -> list[SourceOutcome]:
     """Parse again the raw responses kept after parse failures (after a parser fix); no refetch."""
     outcomes = []
-    with connect_synced(db_path) as con:
+    with connect_synced(store) as con:
         pending = unparsed_responses(con, sources)
         for (source, run_id), group in pending.groupby(["source", "run_id"], sort=False):
             scraper = scrapers.get(source)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 from storage import db, lake, lake_copy
+from storage.store import Store
 
 log = logging.getLogger("benchwatch.jobs")
 
@@ -28,21 +27,20 @@ class MigrateReport:
         return bool(self.counts) and not self.mismatches
 
 
-def migrate_to_lake(source: str | os.PathLike, target: str, *, replace: bool = False,
+def migrate_to_lake(source: Store, target: Store, *, replace: bool = False,
                     wait: float = db.DEFAULT_WAIT_SECONDS,
                     on_wait: Callable[[str], None] | None = None) -> MigrateReport:
     """Bring the file to this code's schema, then copy every table (history, raw blobs, alert
     state, silences, registry) into the lake under its writer lock and compare row counts."""
-    source = str(source)
-    if lake.is_lake_url(source) or not Path(source).is_file():
-        raise db.StorageError(f"migrate copies a DuckDB file: {source} is not one")
-    if not lake.is_lake_url(target):
+    if source.file is None or not source.file.is_file():
+        raise db.StorageError(f"migrate copies a DuckDB file: {source.location} is not one")
+    if not target.is_lake:
         raise db.StorageError("migrate --to needs a DuckLake URL: ducklake:postgres:<libpq conninfo>")
-    db.open_current(source, wait=wait, on_wait=on_wait).close()   # migrates an older file first
-    report = MigrateReport(source, lake.parse(target).redacted())
-    with db.connect(target, wait=wait, on_wait=on_wait) as con:
+    source.open_current(wait=wait, on_wait=on_wait).close()   # migrates an older file first
+    report = MigrateReport(source.location, lake.parse(target.target).redacted())
+    with target.connect(wait=wait, on_wait=on_wait) as con:
         try:
-            report.counts = lake_copy.copy_file_into(con, source, replace=replace)
+            report.counts = lake_copy.copy_file_into(con, source.location, replace=replace)
         except lake.LakeError as exc:
             raise db.StorageError(str(exc)) from exc
     log.info("[migrate] %s -> %s: %d table(s), %d row(s), %d mismatch(es)", source, report.target,

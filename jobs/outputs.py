@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 
 from common import settings
-from storage.lake import is_lake_url
+from storage.store import Store
 
 _HOME = Path(__file__).resolve().parents[1]      # the directory holding benchwatch's packages
 
@@ -31,13 +31,13 @@ def _resolved(path: str | os.PathLike) -> Path:
     return Path(os.path.realpath(os.path.expanduser(os.fspath(path))))
 
 
-def database_inputs(db: str | os.PathLike) -> list[Input]:
+def database_inputs(store: Store) -> list[Input]:
     """The database a command reads: a DuckDB file with its write-ahead log and spill folder, or
     a DuckLake store's local data folder ($BENCHWATCH_DATA_PATH)."""
-    text = os.fspath(db)
-    if is_lake_url(text):
+    if store.file is None:
         data = settings.read().data_path
         return [Input("the DuckLake store's data folder", data, folder=True)] if data and "://" not in data else []
+    text = str(store.file)
     return [Input("the database", text), Input("the database's write-ahead log", text + ".wal"),
             Input("the database's spill folder", text + ".tmp", folder=True)]
 

@@ -14,9 +14,13 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from common import settings
 from alerts.config import REPORT_FILE_NAME, report_url_from_env
+
+if TYPE_CHECKING:
+    from storage.store import Store
 
 log = logging.getLogger("benchwatch.jobs.publish")
 
@@ -42,7 +46,7 @@ def report_page_from_env() -> Path | None:
     return Path(folder) / REPORT_FILE_NAME if folder else None
 
 
-def publish_report(db_path: str | os.PathLike | None, *, now: datetime | None = None,
+def publish_report(store: Store, *, now: datetime | None = None,
                    report_dir: str | os.PathLike | None = None, overview: bool = False,
                    unchanged: bool = False) -> PublishedReport | None:
     """Write the report page (see the module docstring); None when there is nothing to publish
@@ -64,13 +68,12 @@ def publish_report(db_path: str | os.PathLike | None, *, now: datetime | None = 
     now = now or datetime.now(timezone.utc)
     try:
         from report.html import overview_markdown, overview_rows, render_report, write_atomic
-        from storage.db import default_path, open_connection
         from storage.report import read_html_report, read_overview_frames
-        con = open_connection(db_path, read_only=True)
+        con = store.open(read_only=True)
         try:   # the overview alone (no page to write) draws two of the page's frames
             frames = read_html_report(con) if folder else read_overview_frames(con)
         finally:
-            con.close()
+            store.close(con)
         published = PublishedReport()
         if overview:
             published.overview_rows = overview_rows(frames, now=now)
@@ -78,7 +81,7 @@ def publish_report(db_path: str | os.PathLike | None, *, now: datetime | None = 
         if folder:
             path = Path(folder) / REPORT_FILE_NAME
             from jobs.outputs import database_inputs, own_inputs, refusal
-            why = refusal(path, database_inputs(str(db_path or default_path())) + own_inputs())
+            why = refusal(path, database_inputs(store) + own_inputs())
             if why:        # never over the database or a file benchwatch reads (the CLI refuses it first)
                 raise ValueError(why)
             write_atomic(path, render_report(frames, now=now))

@@ -7,22 +7,21 @@ collect them (`scrapers.naming_rules()`) and hand them to `storage.registry_sync
 
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
 import scrapers
 from storage import registry_sync
-from storage.db import DEFAULT_WAIT_SECONDS
 from storage.engine import duckdb
+from storage.store import Store
 
 
 @contextmanager
-def connect_synced(path: str | os.PathLike | None = None, *, wait: float = DEFAULT_WAIT_SECONDS,
+def connect_synced(store: Store, *, wait: float | None = None,
                    on_wait: Callable[[str], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """`storage.registry_sync.connect_synced` with the sources' naming rules: a write connection
     (migrated) whose registry tables and row identities follow the shipped registry and scrapers."""
-    with registry_sync.connect_synced(path, naming=scrapers.naming_rules(), wait=wait, on_wait=on_wait) as con:
+    with registry_sync.connect_synced(store, naming=scrapers.naming_rules(), wait=wait, on_wait=on_wait) as con:
         yield con
 
 

@@ -165,3 +165,49 @@ def dir_lock(folder: str | os.PathLike, *, wait: float,
         yield
     finally:
         os.close(fd)      # releases the flock
+
+
+_NEW_NAMES = itertools.count(1)
+
+
+class NewDatabase:
+    """A database file being created under a private name beside its final path (`new_database`)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.kept = False
+
+    def keep(self) -> None:
+        """Put the file in place when the block ends (it must be closed by then)."""
+        self.kept = True
+
+
+@contextmanager
+def new_database(path: str | os.PathLike) -> Iterator[NewDatabase]:
+    """`with new_database(path) as new:` — for a database that does not exist yet: fill
+    `new.path` (a private file in the same directory, closed by the end of the block) and call
+    `new.keep()`; the file then takes `path` (a hard link: never over a file another process
+    created meanwhile, FileExistsError then), also when the block raises after `keep()`. Without
+    `keep()` it is removed: a first write that fails early leaves no file.
+    """
+    target = Path(path)
+    new = NewDatabase(target.with_name(f".{target.name}.new-{os.getpid()}-{next(_NEW_NAMES)}"))
+    wal = Path(str(new.path) + ".wal")
+    failed = True
+    try:
+        yield new
+        failed = False
+    finally:
+        try:
+            if new.kept and new.path.exists() and not wal.exists():   # a WAL left: not closed cleanly
+                try:
+                    os.link(new.path, target)
+                except FileExistsError:
+                    if not failed:
+                        raise
+                except OSError:       # a file system without hard links: a rename, if the path is still free
+                    if not target.exists():
+                        os.rename(new.path, target)
+        finally:
+            for leftover in (new.path, wal):
+                leftover.unlink(missing_ok=True)

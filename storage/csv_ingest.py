@@ -30,9 +30,8 @@ import logging
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import ClassVar, Protocol, Sequence
+from typing import Sequence
 
-import numpy as np
 import pandas as pd
 
 from common.naming import NO_RULES, NamingRules
@@ -46,6 +45,7 @@ from storage.ingest import (IngestResult, Response, logged, canonical_duplicate_
                             check_observed_after_release, finish_snapshot, known_snapshot,
                             parse_observed_at, snapshot_hash, store_blobs)
 from storage.registry_sync import NameMapper
+from storage.csv_cells import CsvReading, Lines, cell_tables, one_row, temp_table  # noqa: F401 - CsvReading re-exported
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -75,29 +75,6 @@ _TEMP = ("_bw_csv_raw", "_bw_csv_names", "_bw_csv_metrics", "_bw_csv_settings", 
          "_bw_csv_scorenum", "_bw_csv_senum", "_bw_csv_counts", "_bw_csv_units", "_bw_csv_keys", "_bw_csv_repeats",
          "_bw_csv_bench", "_bw_csv_models", "_bw_csv_canon", "_bw_csv_dupreasons", "_bw_csv_rej",
          "_bw_csv_jtext", "_bw_csv_jnum", "_bw_csv_jdate", "_bw_csv_reasons")
-
-
-class CsvReading(Protocol):
-    """How the `csv` source reads its cells, handed down by the job with the file's header layout
-    (`scrapers.csv.CsvLayout`; storage never imports scrapers): the source's own functions,
-    applied here once per distinct cell."""
-
-    @property
-    def n_cells(self) -> int: ...
-    @property
-    def columns(self) -> dict[str, int]: ...
-    DATE_COLUMNS: ClassVar[tuple[str, ...]]
-    PLAIN_DECIMAL: ClassVar[str]
-    PLAIN_DECIMAL_MAX_LEN: ClassVar[int]
-    PLAIN_COUNT: ClassVar[str]
-
-    def name_table(self, cells: pd.Series) -> pd.DataFrame: ...
-    def setting_table(self, cells: pd.Series) -> pd.DataFrame: ...
-    def metric_table(self, cells: pd.Series) -> pd.DataFrame: ...
-    def date_table(self, cells: pd.Series) -> pd.DataFrame: ...
-    def count_table(self, cells: pd.Series) -> pd.DataFrame: ...
-    def score_numbers(self, cells: pd.Series) -> pd.Series: ...
-    def stderr_numbers(self, cells: pd.Series) -> pd.Series: ...
 
 
 @dataclass(frozen=True)
@@ -140,28 +117,6 @@ def ingest_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: F
             con.execute(f"DROP TABLE IF EXISTS temp.{quote_ident(name)}")
 
 
-def _temp_table(con: duckdb.DuckDBPyConnection, name: str, frame: pd.DataFrame) -> None:
-    """A small per-distinct-cell frame as a temporary table; text columns typed VARCHAR even when
-    the frame is empty (an empty object column would otherwise come in as an integer)."""
-    cols = ", ".join(f"CAST({quote_ident(c)} AS VARCHAR) AS {quote_ident(c)}"
-                     if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c].dtype) else quote_ident(c)
-                     for c in frame.columns)
-    with registered_frame(con, frame) as rel:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(name)} AS SELECT {cols} FROM {rel}")
-
-
-def _one(con: duckdb.DuckDBPyConnection, sql: str) -> tuple:
-    """The one row of an aggregate query."""
-    row = con.execute(sql).fetchone()
-    assert row is not None
-    return row
-
-
-def _distinct(con: duckdb.DuckDBPyConnection, sql: str) -> pd.Series:
-    cells = con.execute(sql).fetchnumpy()["cell"]
-    return pd.Series(np.asarray(cells, dtype=object), dtype="object")
-
-
 def _read(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, n_cells: int) -> bool:
     """The data lines into _bw_csv_raw (c0 … cN, all text; `rowid` = file order); False when DuckDB
     refuses the file (malformed: the pandas path words the error)."""
@@ -188,18 +143,18 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, stamp: Fil
         log.warning("[csv] %s changed while it was read: reading the bytes already hashed with pandas", path)
         return None
     col = {name: f"r.c{i}" for name, i in layout.columns.items()}
-    n_rows, n_null = _one(con,
+    n_rows, n_null = one_row(con,
         "SELECT count(*), count(*) FILTER (WHERE " + " OR ".join(f"{c} IS NULL" for c in col.values()) + ") "
         "FROM _bw_csv_raw r")
     if n_rows == 0 or n_null:
         return None
-    return _check(con, _cell_tables(con, col, layout))
+    return _check(con, cell_tables(con, col, layout))
 
 
 def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Sequence[Response],
            *, observed_at: datetime, now: datetime, origin: str,
            parser_version: int, max_drop: float | None, naming: NamingRules) -> IngestResult:
-    n_kept, n_rows = _one(con, "SELECT count(*) FILTER (WHERE stage = 0), count(*) FROM _bw_csv_keys")
+    n_kept, n_rows = one_row(con, "SELECT count(*) FILTER (WHERE stage = 0), count(*) FROM _bw_csv_keys")
     mapper = NameMapper.from_db(con, {SOURCE: naming})
     bench = con.execute(_KEPT_NAMES.format(id="b_id")).df()
     bench["cell"] = bench["cell"].astype("object")
@@ -211,7 +166,7 @@ def _store(con: duckdb.DuckDBPyConnection, units: dict[str, str], responses: Seq
     with transaction(con):
         snapshot_id = next_ids(con, "snapshots")[0]   # a sequence on a file; max + 1 on a lake
         store_blobs(con, responses, now)
-        _temp_table(con, "_bw_csv_bench", bench)
+        temp_table(con, "_bw_csv_bench", bench)
         _model_table(con, mapper, snapshot_id)
         warnings = _canonical_duplicates(con, bool(bench["shared"].any()))
         # In file order: the joins do not keep it (DuckDB interleaves its threads' morsels).
@@ -263,126 +218,14 @@ _KEPT_NAMES = """SELECT n.name_id AS {id}, any_value(n.name) AS cell
                  JOIN _bw_csv_names n ON n.name_id = k.{id} GROUP BY ALL"""
 
 
-def _with_ids(frame: pd.DataFrame, value: str, id_column: str) -> pd.DataFrame:
-    """`frame` with an integer id per distinct `value` (NULL where the value is missing): rows are
-    keyed and compared by these ids, not by their text."""
-    codes = pd.factorize(frame[value])[0]
-    frame[id_column] = pd.array(np.where(codes < 0, None, codes), dtype="Int64")
-    return frame
-
-
-def _cell_tables(con: duckdb.DuckDBPyConnection, col: dict[str, str], reading: CsvReading) -> "_Lines":
-    """_bw_csv_rows (a view): one row per data line with the values `parse` gives its cells, joined
-    from the tables of distinct cells; how to build such a view over some of the lines."""
-    def distinct(expr: str, where: str = "true") -> pd.Series:
-        return _distinct(con, f"SELECT DISTINCT {expr} AS cell FROM _bw_csv_raw r WHERE {where}")
-
-    names = pd.unique(pd.concat([distinct(col["benchmark"]), distinct(col["model"])], ignore_index=True))
-    _temp_table(con, "_bw_csv_names", _with_ids(reading.name_table(pd.Series(names, dtype="object")),
-                                                "name", "name_id"))
-    select = {"rn": "r.rn", "benchmark": "nb.name", "b_id": "nb.name_id", "model": "nm.name", "m_id": "nm.name_id",
-              "raw_value": col["score"], "sign": f"contains({col['score']}, '%')"}
-    joins = [f"LEFT JOIN _bw_csv_names nb ON nb.cell = {col['benchmark']}",
-             f"LEFT JOIN _bw_csv_names nm ON nm.cell = {col['model']}"]
-    if "setting" in col:
-        _temp_table(con, "_bw_csv_settings", _with_ids(reading.setting_table(distinct(col["setting"])),
-                                                       "setting", "s_id"))
-        select.update({"setting": "st.setting", "s_id": "st.s_id"})
-        joins.append(f"LEFT JOIN _bw_csv_settings st ON st.cell = {col['setting']}")
-    else:
-        select.update({"setting": "''", "s_id": "0"})
-    metric_cell = col.get("metric", "''")
-    _temp_table(con, "_bw_csv_metrics", reading.metric_table(distinct(metric_cell)))
-    select.update({c: f"mt.{c}" for c in ("metric", "accuracy", "undeclared", "declared_percent", "lo", "hi",
-                                          "unknown_reason")})
-    joins.append(f"LEFT JOIN _bw_csv_metrics mt ON mt.cell = {metric_cell}")
-    dates = [c for c in reading.DATE_COLUMNS if c in col]
-    if dates:
-        cells = pd.unique(pd.concat([distinct(col[c]) for c in dates], ignore_index=True))
-        _temp_table(con, "_bw_csv_dates", reading.date_table(pd.Series(cells, dtype="object")))
-
-    def odd_cells(cell: str, plain) -> pd.Series:
-        """The distinct cells of a column that `plain` (SQL of a cell's text) does not accept: the
-        pattern runs once per distinct cell, not per line (a filter on a DISTINCT column would be
-        pushed below it, into the scan; one on an aggregate's result is not)."""
-        return odd_and_signed(cell, plain, signs=False)[0]
-
-    def odd_and_signed(cell: str, plain, signs: bool) -> tuple[pd.Series, bool]:
-        """`odd_cells`, and (`signs`) whether any cell of the column contains a '%'."""
-        found = con.execute(f"""SELECT cell, NOT {plain('cell')} AS odd
-                                FROM (SELECT any_value({cell}) AS cell FROM _bw_csv_raw r GROUP BY {cell})
-                                WHERE NOT {plain('cell')} {"OR contains(cell, '%')" if signs else ""}""").fetchnumpy()
-        cells = np.asarray(found["cell"], dtype=object)     # every cell with a '%' is among them (signs)
-        return (pd.Series(cells[np.asarray(found["odd"], dtype=bool)], dtype="object"),
-                signs and any("%" in c for c in cells))
-
-    def number(name: str, cell: str, core, table: str, values, signs: bool = False) -> str:
-        """A plain decimal is cast by DuckDB; any other text is looked up in the table of its distinct
-        cells read by `values` (the scraper's own reading): a line whose cell is in that table is
-        one of them. `signs`: a column whose cells may end in '%' (`core` strips it); when none
-        contains one, its lines are neither stripped nor searched for one (select["sign"])."""
-        def plain(c: str) -> str:
-            return (f"(regexp_full_match({core(c)}, '{reading.PLAIN_DECIMAL}') "
-                    f"AND length({core(c)}) <= {reading.PLAIN_DECIMAL_MAX_LEN})")
-        odd, signed = odd_and_signed(cell, plain, signs)
-        if signs and not signed:      # rtrim(cell, '%') = cell and no '%' on any line
-            select["sign"] = "false"
-            core = lambda c: c      # noqa: E731
-        if odd.empty:
-            return f"CAST({core(cell)} AS DOUBLE)"
-        _temp_table(con, table, pd.DataFrame({"cell": odd, "value": values(odd)}))
-        joins.append(f"LEFT JOIN {table} {name} ON {name}.cell = {cell}")
-        return f"CASE WHEN {name}.cell IS NULL THEN CAST({core(cell)} AS DOUBLE) ELSE {name}.value END"
-
-    select["x"] = number("sn", col["score"], lambda c: f"rtrim({c}, '%')", "_bw_csv_scorenum", reading.score_numbers,
-                         signs=True)
-    select["se"] = (number("se", col["stderr"], lambda c: c, "_bw_csv_senum", reading.stderr_numbers)
-                    if "stderr" in col else "NULL::DOUBLE")
-    if "n_items" in col:
-        odd = odd_cells(col["n_items"], lambda c: f"regexp_full_match({c}, '{reading.PLAIN_COUNT}')")
-        count = f"CAST({col['n_items']} AS INTEGER)"
-        if odd.empty:
-            select.update({"n_items": f"nullif({count}, 0)", "bad_n": f"{count} = 0"})
-        else:
-            _temp_table(con, "_bw_csv_counts", reading.count_table(odd))
-            joins.append(f"LEFT JOIN _bw_csv_counts nc ON nc.cell = {col['n_items']}")
-            select.update({"n_items": f"CASE WHEN nc.cell IS NULL THEN nullif({count}, 0) ELSE nc.value END",
-                           "bad_n": f"CASE WHEN nc.cell IS NULL THEN {count} = 0 ELSE nc.bad END"})
-        select["n_cell"] = col["n_items"]
-    else:
-        select.update({"n_items": "NULL::INTEGER", "bad_n": "false", "n_cell": "NULL::VARCHAR"})
-    for c in reading.DATE_COLUMNS:
-        if c in col:
-            select[c] = f"d_{c}.value"
-            joins.append(f"LEFT JOIN _bw_csv_dates d_{c} ON d_{c}.cell = {col[c]}")
-        else:
-            select[c] = "NULL::TIMESTAMP"
-    lines = _Lines(", ".join(f"{expr} AS {quote_ident(name)}" for name, expr in select.items()), " ".join(joins))
-    lines.view(con, "_bw_csv_rows", "(SELECT rowid AS rn, * FROM _bw_csv_raw)")
-    return lines
-
-
-@dataclass(frozen=True)
-class _Lines:
-    """The SELECT list and joins that give data lines their values (`_cell_tables`), over a source
-    of raw lines `r` with their line number `rn`."""
-
-    columns: str
-    joins: str
-
-    def view(self, con: duckdb.DuckDBPyConnection, name: str, source: str, extra: str = "") -> None:
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {quote_ident(name)} AS SELECT {self.columns}{extra} "
-                    f"FROM {source} r {self.joins}")
-
-
-def _check(con: duckdb.DuckDBPyConnection, lines: _Lines) -> dict[str, str] | None:
+def _check(con: duckdb.DuckDBPyConnection, lines: Lines) -> dict[str, str] | None:
     """Decide percent vs proportion per benchmark for the rows whose metric leaves it open (from
     the valid values, `percent_scale`), scale, and stage every row: the views _bw_csv_staged
     (first_stage: the declared checks) and _bw_csv_checked (stage: also the repeated keys), and
     _bw_csv_keys, the only full-size table besides the file's cells (line, name ids, stage).
     The units; None when the scale is ambiguous or no row would be kept."""
     units: dict[str, bool] = {}
-    if _one(con, "SELECT bool_or(undeclared) FROM _bw_csv_metrics")[0]:
+    if one_row(con, "SELECT bool_or(undeclared) FROM _bw_csv_metrics")[0]:
         counts = con.execute("""
             SELECT coalesce(benchmark, '') AS bench,
                    count(*) FILTER (WHERE sign AND isfinite(x) AND x >= 0 AND x <= 100) AS signs,
@@ -394,7 +237,7 @@ def _check(con: duckdb.DuckDBPyConnection, lines: _Lines) -> dict[str, str] | No
                 units[bench] = percent_scale_from_counts(int(above), int(below), signed=int(signs))
             except AmbiguousScale:
                 return None
-    _temp_table(con, "_bw_csv_units", pd.DataFrame({"bench": pd.Series(list(units), dtype="object"),
+    temp_table(con, "_bw_csv_units", pd.DataFrame({"bench": pd.Series(list(units), dtype="object"),
                                                     "is_percent": pd.Series(list(units.values()), dtype="bool")}))
     pct = ("CASE WHEN r.undeclared THEN u.is_percent ELSE (r.declared_percent OR r.sign) AND r.accuracy END"
            if units else "(r.declared_percent OR r.sign) AND r.accuracy")
@@ -420,9 +263,9 @@ def _check(con: duckdb.DuckDBPyConnection, lines: _Lines) -> dict[str, str] | No
     con.execute("""CREATE OR REPLACE TEMP TABLE _bw_csv_repeats AS
                    SELECT b_id, m_id, s_id, min(rn) AS first_rn, count(*) AS n FROM _bw_csv_keys
                    WHERE first_stage = 0 GROUP BY ALL HAVING count(*) > 1""")
-    if not _one(con, "SELECT count(*) FROM _bw_csv_repeats")[0]:     # no repeated key: the stages stand
+    if not one_row(con, "SELECT count(*) FROM _bw_csv_repeats")[0]:     # no repeated key: the stages stand
         con.execute("ALTER TABLE _bw_csv_keys RENAME COLUMN first_stage TO stage")
-        if _one(con, "SELECT bool_or(stage > 0) FROM _bw_csv_keys")[0]:
+        if one_row(con, "SELECT bool_or(stage > 0) FROM _bw_csv_keys")[0]:
             con.execute("CREATE OR REPLACE TEMP VIEW _bw_csv_checked AS SELECT * RENAME (first_stage AS stage) "
                         "FROM _bw_csv_staged")
         else:       # every line kept: its lines are not checked again
@@ -439,7 +282,7 @@ def _check(con: duckdb.DuckDBPyConnection, lines: _Lines) -> dict[str, str] | No
         lines.view(con, "_bw_csv_lines", """(SELECT r.rowid AS rn, r.*, k.stage FROM _bw_csv_raw r
                                              JOIN _bw_csv_keys k ON k.rn = r.rowid)""", ", r.stage AS stage")
         con.execute(f"CREATE OR REPLACE TEMP VIEW _bw_csv_checked AS {staged('_bw_csv_lines', first=False)}")
-    if not _one(con, "SELECT EXISTS (SELECT 1 FROM _bw_csv_keys WHERE stage = 0)")[0]:
+    if not one_row(con, "SELECT EXISTS (SELECT 1 FROM _bw_csv_keys WHERE stage = 0)")[0]:
         return None
     return _unit_names(units)
 
@@ -459,7 +302,7 @@ def _rejects(con: duckdb.DuckDBPyConnection, n_rejected: int) -> tuple[int, str]
     The number of rejected rows and that SELECT ('' when none)."""
     if not n_rejected:
         return 0, ""
-    n, n_checks = _one(con, f"""SELECT count(*), count(*) FILTER (WHERE stage NOT IN ({DUPLICATE}, {SIGN_IN_PROPORTIONS}))
+    n, n_checks = one_row(con, f"""SELECT count(*), count(*) FILTER (WHERE stage NOT IN ({DUPLICATE}, {SIGN_IN_PROPORTIONS}))
                                 FROM _bw_csv_keys WHERE stage > 0""")
     text_columns = ("benchmark", "model", "setting", "raw_value", "metric")
     # what only the declared checks' reasons read, when a row failed one
@@ -493,7 +336,7 @@ def _rejects(con: duckdb.DuckDBPyConnection, n_rejected: int) -> tuple[int, str]
     def safe_text(v: str) -> str:
         return f"regexp_full_match({v}, '{SAFE_TEXT}')"
 
-    # the pattern once per distinct text (grouped first: see `odd_cells` in _cell_tables)
+    # the pattern once per distinct text (grouped first: see `odd_cells` in cell_tables)
     if fragments("_bw_csv_jtext", "SELECT v FROM (SELECT any_value(v) AS v FROM (" + " UNION ALL ".join(
             f"SELECT {c} AS v FROM _bw_csv_rej" for c in text_columns) + f") GROUP BY v) WHERE NOT {safe_text('v')}",
             lambda v: v.astype("object"), "VARCHAR"):
@@ -537,7 +380,7 @@ def _rejects(con: duckdb.DuckDBPyConnection, n_rejected: int) -> tuple[int, str]
 
 def _reason_table(con: duckdb.DuckDBPyConnection) -> None:
     """_bw_csv_reasons: each declared check's reason for the rejected rows (`checks_sql.reason_frame`)."""
-    _temp_table(con, "_bw_csv_reasons", reason_frame(con, "_bw_csv_rej", STAGED_COLUMNS))
+    temp_table(con, "_bw_csv_reasons", reason_frame(con, "_bw_csv_rej", STAGED_COLUMNS))
 
 
 def _model_table(con: duckdb.DuckDBPyConnection, mapper: NameMapper, snapshot_id: int) -> None:
@@ -552,7 +395,7 @@ def _model_table(con: duckdb.DuckDBPyConnection, mapper: NameMapper, snapshot_id
                           "underlying": ident["underlying"]})
     frame["mapped_id"] = pd.factorize(frame["mapped"])[0]
     frame["shared"] = frame["mapped"].duplicated(keep=False)
-    _temp_table(con, "_bw_csv_models", frame)
+    temp_table(con, "_bw_csv_models", frame)
 
 
 def _canonical_duplicates(con: duckdb.DuckDBPyConnection, shared_benchmarks: bool) -> list[str]:
@@ -561,7 +404,7 @@ def _canonical_duplicates(con: duckdb.DuckDBPyConnection, shared_benchmarks: boo
     first row) and _bw_csv_dupreasons (the excluded_reason per first raw name and canonical name);
     the snapshot's warning (none: no key repeats, and the scores need neither table)."""
     # only names that share their canonical name with another name can repeat a key
-    if not shared_benchmarks and not _one(con, "SELECT bool_or(shared) FROM _bw_csv_models")[0]:
+    if not shared_benchmarks and not one_row(con, "SELECT bool_or(shared) FROM _bw_csv_models")[0]:
         return []
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _bw_csv_canon AS
@@ -574,7 +417,7 @@ def _canonical_duplicates(con: duckdb.DuckDBPyConnection, shared_benchmarks: boo
         JOIN _bw_csv_canon k ON k.bm = b.mapped_id AND k.mm = m.mapped_id AND k.s_id = c.s_id
         WHERE c.stage = 0 AND c.rn > k.first_rn ORDER BY c.rn""").fetchall()
     pairs = list(dict.fromkeys((first_raw, mapped) for first_raw, mapped, _, _ in dups))
-    _temp_table(con, "_bw_csv_dupreasons", pd.DataFrame({
+    temp_table(con, "_bw_csv_dupreasons", pd.DataFrame({
         "first_raw": pd.Series([p[0] for p in pairs], dtype="object"),
         "mapped": pd.Series([p[1] for p in pairs], dtype="object"),
         "reason": pd.Series([canonical_duplicate_reason(*p) for p in pairs], dtype="object")}))

@@ -1,33 +1,33 @@
 """The one way to open the DuckDB file: UTC sessions, migrations, and waiting on the file lock.
+Callers above storage open it through the store they are handed (storage/store.py), which
+calls these with its target.
 
 DuckDB allows one writing process per file (readers in other processes are refused while it
-writes), and has no busy timeout. Writers therefore hold a connection only for the write,
+writes), and has no busy timeout. Writers therefore hold a connection only for the write (each
+closed, with its checkpoint, when its block ends: no instance is kept between connections),
 and every opener retries on the lock for up to `wait` seconds, saying that it waits.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import re
-import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import Callable, Iterator
 import shutil
 
 from common import settings
 from storage.engine import duckdb
 
-if TYPE_CHECKING:  # annotations only: `query`/`status` open connections without importing pandas
-    import pandas as pd
-
 from common.redact import first_line as _first_line
-from storage.threads import all_threads, configured_threads
+from storage.threads import configured_threads
 from storage.migrations import latest_version, migrations, sequence_ids  # noqa: F401 - re-exported (the shipped schema)
-from storage import lake, views
+from storage import beside, lake, views
+from storage.frames import insert_frame, next_ids, quote_ident, registered_frame  # noqa: F401 - re-exported
+from storage.beside import NewDatabase, new_database  # noqa: F401 - re-exported (jobs.cycle's ingest)
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -75,140 +75,10 @@ def default_path() -> str:
     return settings.read().db or DEFAULT_DB
 
 
-def quote_ident(name: str) -> str:
-    """The single identifier-quoting helper; values always go through bound parameters."""
-    return '"' + str(name).replace('"', '""') + '"'
-
-
-_FRAME_NAMES = itertools.count(1)
-
-
-def _complete(con: duckdb.DuckDBPyConnection) -> None:
-    complete = getattr(con, "complete", None)
-    if complete is not None:
-        complete()
-
-
-@contextmanager
-def registered_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame) -> Iterator[str]:
-    """`with registered_frame(con, df) as rel:` — the frame as a relation under a fresh unique name
-    (`rel` is the quoted name to put in SQL), unregistered afterwards.
-
-    The one way SQL reads a DataFrame: never DuckDB's scan of a Python local by its variable
-    name, which a rename breaks silently (or, worse, binds to another variable of that name).
-    """
-    name = f"_benchwatch_frame_{os.getpid()}_{next(_FRAME_NAMES)}"
-    # DuckDB 2.0 refuses register/unregister while a result of execute() is half read (a
-    # `fetchone()` of a nextval or count before); `complete()` runs it to its end, as the next
-    # execute() would have done anyway. (DuckDB 1.5 has no `complete()` and no such refusal.)
-    _complete(con)
-    con.register(name, frame)
-    try:
-        yield quote_ident(name)
-    except BaseException:
-        try:
-            con.unregister(name)
-        except duckdb.Error:   # an aborted transaction refuses it; the name is unique and dies with the connection
-            pass
-        raise
-    _complete(con)
-    con.unregister(name)
-
-
 def __getattr__(name: str) -> object:
     if name == "SEQUENCE_IDS":   # the former constant, now derived (read lazily: `query` never needs it)
         return sequence_ids()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def next_ids(con: duckdb.DuckDBPyConnection, table: str, n: int = 1) -> list[int]:
-    """n fresh ids for `table` (one of `sequence_ids()`): nextval of its sequence on a file; on a
-    DuckLake store max(id) + 1 … — safe because a lake writer holds the writer lock
-    (storage/lake.py), so no other process allocates meanwhile."""
-    column, sequence = sequence_ids()[table]
-    if n <= 0:
-        return []
-    if not lake.is_lake(con):
-        return [int(r[0]) for r in con.execute("SELECT nextval(?) FROM range(?)", [sequence, n]).fetchall()]
-    row = con.execute(f"SELECT coalesce(max({quote_ident(column)}), 0) FROM {quote_ident(table)}").fetchone()
-    start = int(row[0]) if row else 0
-    return list(range(start + 1, start + 1 + n))
-
-
-def _match(keys: Sequence[str], left: str, right: str) -> str:
-    return " AND ".join(f"{left}.{quote_ident(k)} = {right}.{quote_ident(k)}" for k in keys)
-
-
-def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame, *,
-                 columns: Sequence[str] | None = None, or_replace: Sequence[str] | None = None,
-                 ignore_conflicts: Sequence[str] | None = None, skip_existing: str | None = None,
-                 returning: Sequence[str] | None = None) -> list[tuple]:
-    """The bulk write of every storage module: the rows of `frame` into `table`, columns matched
-    BY NAME (table columns the frame lacks take their defaults). Returns the `returning` rows.
-
-    `columns`: only these frame columns; `or_replace`: upsert on these key columns (the table's
-    primary key); `ignore_conflicts`: leave out rows whose values of these (unique) columns the
-    table already holds; `skip_existing`: leave out rows whose value of this key column the
-    table already holds (duplicates *within* the frame are the caller's to drop).
-
-    On a DuckDB file these are INSERT OR REPLACE / ON CONFLICT DO NOTHING / RETURNING against
-    the table's constraints. A DuckLake store has no constraints, sequences or RETURNING
-    (storage/lake.py), so there the named keys are matched explicitly — delete-then-insert, an
-    anti-join that also keeps one row per key of the frame — and ids of `sequence_ids()` tables come
-    from `next_ids`; the writer lock makes that as safe as the constraints.
-    """
-    if lake.is_lake(con):
-        return _insert_frame_lake(con, table, frame, columns=columns, or_replace=or_replace,
-                                  ignore_conflicts=ignore_conflicts, skip_existing=skip_existing, returning=returning)
-    select = ", ".join(quote_ident(c) for c in columns) if columns else "*"
-    t = quote_ident(table)
-    with registered_frame(con, frame) as rel:
-        sql = f"INSERT {'OR REPLACE ' if or_replace else ''}INTO {t} BY NAME SELECT {select} FROM {rel}"
-        if skip_existing:
-            k = quote_ident(skip_existing)
-            sql += f" WHERE {k} NOT IN (SELECT {k} FROM {t})"
-        if ignore_conflicts:
-            sql += f" ON CONFLICT ({', '.join(quote_ident(c) for c in ignore_conflicts)}) DO NOTHING"
-        if returning:
-            sql += f" RETURNING {', '.join(quote_ident(c) for c in returning)}"
-            return con.execute(sql).fetchall()
-        con.execute(sql)
-        return []
-
-
-def _insert_frame_lake(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame, *,
-                       columns: Sequence[str] | None, or_replace: Sequence[str] | None,
-                       ignore_conflicts: Sequence[str] | None, skip_existing: str | None,
-                       returning: Sequence[str] | None) -> list[tuple]:
-    """insert_frame on a DuckLake store (see there)."""
-    t = quote_ident(table)
-    select = ", ".join(f"f.{quote_ident(c)}" for c in columns) if columns else "f.*"
-    id_column = sequence_ids().get(table, (None, None))[0]
-    needs_ids = id_column is not None and id_column not in (columns or frame.columns)
-    with registered_frame(con, frame) as rel:
-        where = []
-        if skip_existing:
-            k = quote_ident(skip_existing)
-            where.append(f"f.{k} NOT IN (SELECT {k} FROM {t})")
-        if ignore_conflicts:
-            where.append(f"NOT EXISTS (SELECT 1 FROM {t} t WHERE {_match(ignore_conflicts, 't', 'f')})")
-        rows = f"SELECT {select} FROM {rel} f" + (f" WHERE {' AND '.join(where)}" if where else "")
-        if ignore_conflicts:
-            rows += f" QUALIFY row_number() OVER (PARTITION BY {', '.join(f'f.{quote_ident(c)}' for c in ignore_conflicts)}) = 1"
-        if or_replace:
-            con.execute(f"DELETE FROM {t} t WHERE EXISTS (SELECT 1 FROM {rel} f WHERE {_match(or_replace, 't', 'f')})")
-        if not needs_ids and not returning:
-            con.execute(f"INSERT INTO {t} BY NAME {rows}")
-            return []
-        fresh = con.execute(rows).df()
-    if needs_ids:
-        fresh[id_column] = next_ids(con, table, len(fresh))
-    if len(fresh):
-        insert_frame(con, table, fresh)
-    if not returning:
-        return []
-    with registered_frame(con, fresh[list(returning)]) as rel:   # the Python types RETURNING gives
-        return con.execute(f"SELECT * FROM {rel}").fetchall()
 
 
 def _is_wal_replay_error(exc: Exception) -> bool:
@@ -259,8 +129,6 @@ def open_connection(path: str | os.PathLike | None = None, *, read_only: bool = 
         if threads:
             config["threads"] = int(threads)
     path = str(path or default_path())
-    if read_only:        # DuckDB refuses a read-only instance beside this process's writing one
-        _release(path)
     if lake.is_lake_url(path):
         return _open_lake(path, read_only=read_only, config=config, wait=wait, on_wait=on_wait, sandboxed=sandboxed)
     if read_only and not Path(path).exists():
@@ -335,49 +203,6 @@ def _open_lake(path: str, *, read_only: bool, config: dict[str, DuckDBSetting], 
     return con
 
 
-class NewDatabase:
-    """A database file being created under a private name beside its final path (`new_database`)."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.kept = False
-
-    def keep(self) -> None:
-        """Put the file in place when the block ends (it must be closed by then)."""
-        self.kept = True
-
-
-@contextmanager
-def new_database(path: str | os.PathLike) -> Iterator[NewDatabase]:
-    """`with new_database(path) as new:` — for a database that does not exist yet: fill
-    `new.path` (a private file in the same directory, closed by the end of the block) and call
-    `new.keep()`; the file then takes `path` (a hard link: never over a file another process
-    created meanwhile, FileExistsError then), also when the block raises after `keep()`. Without
-    `keep()` it is removed: a first write that fails early leaves no file.
-    """
-    target = Path(path)
-    new = NewDatabase(target.with_name(f".{target.name}.new-{os.getpid()}-{next(_FRAME_NAMES)}"))
-    wal = Path(str(new.path) + ".wal")
-    failed = True
-    try:
-        yield new
-        failed = False
-    finally:
-        try:
-            if new.kept and new.path.exists() and not wal.exists():   # a WAL left: not closed cleanly
-                try:
-                    os.link(new.path, target)
-                except FileExistsError:
-                    if not failed:
-                        raise
-                except OSError:       # a file system without hard links: a rename, if the path is still free
-                    if not target.exists():
-                        os.rename(new.path, target)
-        finally:
-            for leftover in (new.path, wal):
-                leftover.unlink(missing_ok=True)
-
-
 def _refuse_foreign_file(path: str) -> None:
     """A file that is not a DuckDB database is refused by name before DuckDB guesses at it."""
     try:
@@ -402,17 +227,9 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
             wait: float = DEFAULT_WAIT_SECONDS,
             on_wait: Callable[[str], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
     """`with connect(path) as con:` — a short-lived connection; write connections are migrated.
-    Inside `held(path)` a write connection is a cursor of the one instance held open there.
 
     The schema only: the registry tables are filled by `storage.registry_sync.sync_registry`,
     which the jobs that need them call explicitly (`registry_sync.connect_synced`)."""
-    cursor = None if read_only else _held_cursor(path, wait=wait, on_wait=on_wait)
-    if cursor is not None:
-        try:
-            yield cursor
-        finally:
-            _return_cursor(cursor)
-        return
     con = _open_migrated(path, read_only=read_only, wait=wait, on_wait=on_wait)
     try:
         yield con
@@ -464,7 +281,6 @@ def _in_memory(path: str) -> bool:
 def _create_beside(target: str, *, wait: float, on_wait: Callable[[str], None] | None) -> None:
     """A database that does not exist yet, built fully migrated under a private name in its
     directory and linked into place (never over a file another process made meanwhile)."""
-    from storage import beside   # only when a schema changes
     _make_parent(target)
     try:
         with beside.dir_lock(Path(target).parent, wait=wait, on_wait=on_wait):
@@ -489,7 +305,6 @@ def _upgrade_beside(target: str, *, wait: float, on_wait: Callable[[str], None] 
     (DuckDB's shared lock: no process writes it meanwhile, and a read-only instance never writes
     or removes its WAL, also after the rename). A WAL found then means another writer came
     between the caller's checkpoint and this lock: nothing is done and the caller starts over."""
-    from storage import beside   # only when a schema changes
     real = os.path.realpath(target)      # a symlink's file is upgraded, the link kept
     try:
         with beside.dir_lock(Path(real).parent, wait=wait, on_wait=on_wait):
@@ -516,7 +331,6 @@ def _upgrade_beside(target: str, *, wait: float, on_wait: Callable[[str], None] 
 def _build(temp: Path) -> None:
     """Migrate the private file `temp` (new, or a copy), checkpoint it, close it and fsync it: after
     this it is a whole database on disk, with no WAL."""
-    from storage import beside   # only when a schema changes
     con = open_connection(temp, wait=0)
     try:
         migrate(con)
@@ -553,133 +367,6 @@ def _refuse_newer(done: set[int]) -> None:
         raise SchemaTooNew(
             f"the database has schema version {max(done)}, newer than this benchwatch knows ({known}): "
             "it was migrated by a newer benchwatch; upgrade benchwatch (nothing was written)")
-
-
-# --- one file held open across a cycle's database steps -------------------------------------------
-# A cycle's steps each open the file for their writes (collect's settling, analyze, notify), and
-# each open builds a DuckDB instance and loads the catalog, and each close checkpoints.
-# `held(path)` (jobs.cycle.run_cycle) keeps one instance
-# open instead: `connect` hands out cursors of it. The rule that no database is held while the
-# process waits on something else stays: fetching, parsing and calling Slack run inside
-# `unheld()`, which closes the held instance (checkpointing it) and opens no held one until it
-# ends; a read-only open of the file closes it too (DuckDB refuses a read-only instance beside
-# the process's own writing one). A DuckLake store is never held (storage/lake.py).
-
-class _Held:
-    """The held instance of one file: opened by the first write `connect` inside `held`."""
-
-    def __init__(self) -> None:
-        self.keeper: duckdb.DuckDBPyConnection | None = None
-        self.cursors: set[int] = set()     # ids of the cursors handed out and not returned
-        self.depth = 1                     # nested `held` blocks of the same file
-
-
-_HELD: dict[str, _Held] = {}
-_HELD_LOCK = threading.RLock()
-_UNHELD = [0]     # open `unheld()` blocks (any thread): no instance is held meanwhile
-
-
-def _held_key(path: str | os.PathLike | None) -> str | None:
-    text = str(path or default_path())
-    return None if lake.is_lake_url(text) else os.path.abspath(text)
-
-
-@contextmanager
-def held(path: str | os.PathLike | None) -> Iterator[None]:
-    """Within the block, write connections to the file `path` share one DuckDB instance (see
-    above); it is closed, with its checkpoint, when the block ends. Re-entrant."""
-    key = _held_key(path)
-    if key is None:
-        yield
-        return
-    with _HELD_LOCK:
-        entry = _HELD.get(key)
-        if entry is not None:
-            entry.depth += 1
-        else:
-            _HELD[key] = _Held()
-    try:
-        yield
-    finally:
-        with _HELD_LOCK:
-            entry = _HELD[key]
-            entry.depth -= 1
-            if entry.depth == 0:
-                del _HELD[key]
-                _close_keeper(entry, key)
-
-
-@contextmanager
-def unheld() -> Iterator[None]:
-    """No database held by this process's `held` blocks while the body runs (a fetch, a parse, a
-    call to Slack): a held instance is closed now and reopened by the next `connect` after it."""
-    with _HELD_LOCK:
-        _UNHELD[0] += 1
-        for key, entry in _HELD.items():
-            _close_keeper(entry, key)
-    try:
-        yield
-    finally:
-        with _HELD_LOCK:
-            _UNHELD[0] -= 1
-
-
-def is_held(path: str | os.PathLike | None = None) -> bool:
-    """An instance of `path` (any file when None) is held open by a `held` block right now."""
-    with _HELD_LOCK:
-        if path is None:
-            return any(e.keeper is not None for e in _HELD.values())
-        entry = _HELD.get(_held_key(path) or "")
-        return entry is not None and entry.keeper is not None
-
-
-def _release(path: str | os.PathLike | None) -> None:
-    """Close the held instance of `path`, if any (the next write `connect` reopens it)."""
-    key = _held_key(path)
-    with _HELD_LOCK:
-        entry = _HELD.get(key) if key else None
-        if entry is not None and key:
-            _close_keeper(entry, key)
-
-
-def _close_keeper(entry: _Held, key: str) -> None:
-    if entry.keeper is None:
-        return
-    if entry.cursors:     # a connection still in use: closing would close it under its user
-        log.warning("[storage] %s stays open: %d connection(s) still in use", key, len(entry.cursors))
-        return
-    keeper, entry.keeper = entry.keeper, None
-    keeper.close()
-
-
-def _held_cursor(path: str | os.PathLike | None, *, wait: float,
-                 on_wait: Callable[[str], None] | None) -> duckdb.DuckDBPyConnection | None:
-    """A cursor of the held instance of `path` (opened and migrated now if need be); None when the
-    file is not held (no `held` block, inside `unheld`, or a DuckLake store)."""
-    key = _held_key(path)
-    with _HELD_LOCK:
-        entry = _HELD.get(key) if key else None
-        if entry is None or _UNHELD[0]:
-            return None
-        if entry.keeper is None:
-            entry.keeper = _open_migrated(path, read_only=False, wait=wait, on_wait=on_wait)
-        cursor = entry.keeper.cursor()
-        entry.cursors.add(id(cursor))
-    try:   # what an instance of its own would start with: the session, its threads (the thread
-        # count belongs to the instance: an earlier user's `SET threads`)
-        _start_session(cursor)
-        all_threads(cursor)
-    except BaseException:
-        _return_cursor(cursor)
-        raise
-    return cursor
-
-
-def _return_cursor(cursor: duckdb.DuckDBPyConnection) -> None:
-    with _HELD_LOCK:
-        for entry in _HELD.values():
-            entry.cursors.discard(id(cursor))
-    cursor.close()
 
 
 @contextmanager

@@ -22,8 +22,9 @@ import registry
 from common.naming import NamingRules
 from common.refs import parse_refs
 from registry.identity import identify_frame
-from storage.db import DEFAULT_WAIT_SECONDS, connect, insert_frame, quote_ident, registered_frame, transaction
+from storage.db import insert_frame, quote_ident, registered_frame, transaction
 from storage.engine import duckdb
+from storage.store import Store
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -185,12 +186,11 @@ def _reidentify(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
 
 
 @contextmanager
-def connect_synced(path: str | os.PathLike | None = None, *, naming: Mapping[str, NamingRules],
-                   wait: float = DEFAULT_WAIT_SECONDS,
+def connect_synced(store: Store, *, naming: Mapping[str, NamingRules], wait: float | None = None,
                    on_wait: Callable[[str], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """`with connect_synced(path, naming=…) as con:` — a write connection (`db.connect`: migrated)
+    """`with connect_synced(store, naming=…) as con:` — a write connection (`store.connect`: migrated)
     whose registry tables equal the shipped registry files and whose rows are identified by the
     sources' naming rules: what ingest and analysis read (the jobs open it: `jobs.sync`)."""
-    with connect(path, wait=wait, on_wait=on_wait) as con:
+    with store.connect(wait=wait, on_wait=on_wait) as con:
         sync_registry(con, naming)
         yield con

@@ -10,7 +10,6 @@ The setting belongs to the connection's database instance.
 from __future__ import annotations
 
 from common import settings
-from storage.engine import duckdb
 
 THREADS_ENV = settings.THREADS
 
@@ -29,13 +28,3 @@ def configured_threads() -> int | None:
         raise ValueError(f"{THREADS_ENV}={raw!r} is not a thread count: give a whole number ≥ 1, "
                          f"or leave it unset for one thread per core")
     return count
-
-
-def all_threads(con: duckdb.DuckDBPyConnection) -> None:
-    """What a new instance starts with: a thread per core or `$BENCHWATCH_THREADS` (a held
-    instance's next user gets this, whatever an earlier one set)."""
-    count = configured_threads()
-    if count is None:
-        con.execute("RESET threads")
-    else:
-        con.execute(f"SET threads = {count:d}")

@@ -30,6 +30,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from storage.store import open_store
 
 SLOW_FIXTURES = ("harness",)   # fixtures that start a Prefect test server (seconds, a subprocess)
 SERVERS = "servers"            # xdist_group of the tests that start PostgreSQL or a Prefect server
@@ -100,7 +101,7 @@ def _synced_template(tmp_path_factory) -> Path:
     from jobs.sync import connect_synced
 
     path = tmp_path_factory.mktemp("template") / "synced.duckdb"
-    with connect_synced(path):
+    with connect_synced(open_store(path)):
         pass
     return path
 
@@ -165,7 +166,7 @@ def real_history(real_history_backfilled, tmp_path_factory) -> Path:
     from jobs.cycle import analyze
     path = tmp_path_factory.mktemp("real-history-analyzed") / "history.duckdb"
     copy_db(real_history_backfilled, path)
-    analyze(path, now=docs_figures().history_now(path))
+    analyze(open_store(path), now=docs_figures().history_now(path))
     return path
 
 

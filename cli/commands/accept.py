@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from cli.main import add_db_argument
-from storage import db, lake
+from cli.main import add_db_argument, store_of
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError
 
 
@@ -28,12 +26,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from storage.ingest import IngestRefused, accept_snapshot
 
-    path = args.db or db.default_path()
-    if not lake.is_lake_url(path) and not Path(path).exists():
-        print(f"benchwatch: database {path} does not exist", file=sys.stderr)
+    try:
+        store = store_of(args, say_waits=True)
+    except StorageError as exc:
+        print(f"benchwatch: {exc}", file=sys.stderr)
+        return 1
+    if store.file is not None and not store.file.exists():
+        print(f"benchwatch: database {store.file} does not exist", file=sys.stderr)
         return 1
     try:
-        with db.connect(args.db, wait=args.wait, on_wait=lambda m: print(f"benchwatch: {m}", file=sys.stderr)) as con:
+        with store.connect() as con:
             before = accept_snapshot(con, args.snapshot)
     except IngestRefused as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)

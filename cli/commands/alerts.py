@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cli.main import add_db_argument
-from storage.db import StorageError, connect
+from cli.main import add_db_argument, store_of
+from storage.db import StorageError
 from storage.engine import duckdb
 
 STATES = ("firing", "pending", "resolved", "inactive")
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from alerts.render import state_text
     from storage import alerts as store
     try:
-        with connect(args.db, read_only=True) as con:
+        with store_of(args).connect(read_only=True) as con:
             frame = store.alerts_frame(con, state=args.state)
     except StorageError as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)

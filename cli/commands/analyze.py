@@ -6,7 +6,7 @@ import argparse
 import sys
 import re
 
-from cli.main import add_db_argument
+from cli.main import add_db_argument, store_of
 from storage.db import StorageError
 
 
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
 
     from jobs.cycle import analyze, flagged_suspects
     try:
-        result = analyze(args.db)
+        result = analyze(store_of(args))
     except StorageError as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)
         return 1

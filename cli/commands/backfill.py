@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from cli.main import add_db_argument, database_refused
+from cli.main import add_db_argument, database_refused, store_of
 from common.redact import inert_text
 from storage.db import StorageError
 
@@ -42,7 +42,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"benchwatch backfill: {root} is not a directory", file=sys.stderr)
         return 2
     from jobs.outputs import Input
-    if database_refused("backfill", args.db, [Input("the backfill folder", root, folder=True)]):
+    try:
+        store = store_of(args)
+    except StorageError as exc:
+        print(f"benchwatch: {exc}", file=sys.stderr)
+        return 1
+    if database_refused("backfill", store, [Input("the backfill folder", root, folder=True)]):
         return 2
     planned, skipped = plan_with_skips(root)
     if not planned:
@@ -60,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     for item in skipped:     # never silently: one line per folder or file no source ingests
         print(item.line(root), flush=True)
     try:
-        report = backfill(args.db, root, on_file=show)
+        report = backfill(store, root, on_file=show)
     except StorageError as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)
         return 1

@@ -20,7 +20,7 @@ import argparse
 import json
 import sys
 
-from cli.main import add_db_argument, open_read_only
+from cli.main import add_db_argument, open_read_only, store_of
 from storage.db import DEFAULT_WAIT_SECONDS
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         con.close()
     try:
-        with connect_synced(args.db, wait=args.wait) as wcon:
+        with connect_synced(store_of(args)) as wcon:
             record_backtest(wcon, result, now=now)
     except Exception as exc:     # a read-only file or a writer holding it: said, and the figures still shown
         from common.redact import redact

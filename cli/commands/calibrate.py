@@ -50,7 +50,7 @@ from analysis.constants import (
 if TYPE_CHECKING:
     import pandas as pd
 
-from cli.main import add_db_argument, open_read_only
+from cli.main import add_db_argument, open_read_only, store_of
 from storage.db import DEFAULT_WAIT_SECONDS
 
 EXIT_OK, EXIT_MISCALIBRATED, EXIT_USAGE = 0, 1, 2
@@ -199,7 +199,7 @@ def _record(args: argparse.Namespace, table: "pd.DataFrame", now: Any, sets: "pd
     from jobs.sync import connect_synced
     from storage.contamination import store_set_calibrations
     try:
-        with connect_synced(args.db, wait=args.wait) as con:
+        with connect_synced(store_of(args)) as con:
             record_calibration(con, table, calibrated_at=now, seed=args.seed)
             if sets is not None and len(sets):
                 store_set_calibrations(con, sets, calibrated_at=now)

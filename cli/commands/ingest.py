@@ -6,7 +6,7 @@ import argparse
 import sys
 
 import scrapers
-from cli.main import add_db_argument, EXIT_USAGE, database_refused
+from cli.main import add_db_argument, EXIT_USAGE, database_refused, store_of
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError
 
 
@@ -38,11 +38,16 @@ def run(args: argparse.Namespace) -> int:
     from scrapers.base import ScrapeError
     from storage.ingest import IngestRefused
     from jobs.outputs import Input
-    if database_refused("ingest", args.db, [Input("the file to ingest", args.path)]
+    try:
+        store = store_of(args)
+    except StorageError as exc:
+        print(f"benchwatch: {exc}", file=sys.stderr)
+        return 1
+    if database_refused("ingest", store, [Input("the file to ingest", args.path)]
                         + [Input("an --aux file", a) for a in args.aux]):
         return EXIT_USAGE
     try:
-        result = ingest_file(args.db, args.source, args.path, aux_paths=args.aux, observed_at=args.observed_at,
+        result = ingest_file(store, args.source, args.path, aux_paths=args.aux, observed_at=args.observed_at,
                              wait=args.wait)
     except ScrapeError as exc:
         print(f"benchwatch: cannot ingest {args.path} as {exc.source}: {exc.reason}", file=sys.stderr)

@@ -7,7 +7,6 @@ import sys
 
 from cli.main import add_db_argument
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError
-from storage import db
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,9 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from jobs.migrate import migrate_to_lake
+    from storage.store import open_store
     say = lambda m: print(f"benchwatch: {m}", file=sys.stderr)  # noqa: E731
     try:
-        report = migrate_to_lake(args.db or db.default_path(), args.to, replace=args.replace,
+        report = migrate_to_lake(open_store(args.db), open_store(args.to), replace=args.replace,
                                  wait=args.wait, on_wait=say)
     except StorageError as exc:
         say(str(exc))

@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 import logging
+from typing import TYPE_CHECKING
 
-from cli.main import add_db_argument
+from cli.main import add_db_argument, store_of
 from common.redact import one_line
-from storage.db import StorageError, connect
+from storage.db import StorageError
 from storage.query import claimed_elsewhere
+
+if TYPE_CHECKING:
+    from storage.store import Store
 
 SETTINGS_HELP = """\
 delivery: SLACK_WEBHOOK_URL (incoming webhook), or SLACK_BOT_TOKEN + SLACK_CHANNEL (Web API;
@@ -42,21 +46,22 @@ def run(args: argparse.Namespace) -> int:
     from jobs.alerts import run_notify
     from common.time import utcnow
     try:
+        store = store_of(args)
         notifier = make_notifier(slack_settings(), console_write=print)
-        summary = run_notify(args.db, now=utcnow(), notifier=notifier)
+        summary = run_notify(store, now=utcnow(), notifier=notifier)
     except (StorageError, ValueError) as exc:
         print(f"benchwatch: {one_line(exc, 500)}", file=sys.stderr)
         return 1
     print(summary)
     if not summary.to_deliver:
-        _say_what_waits(args.db)
+        _say_what_waits(store)
     return 0 if summary.ok else 1
 
 
-def _say_what_waits(db_path: str | None) -> None:
+def _say_what_waits(store: Store) -> None:
     """Notifications claimed by another notify run (still delivering, or dead) are not "nothing"."""
     from common.time import utcnow
-    with connect(db_path, read_only=True) as con:
+    with store.connect(read_only=True) as con:
         waiting, until = claimed_elsewhere(con, now=utcnow())
     if waiting:
         print(f"{waiting} undelivered notification(s) are claimed by another notify run (still delivering, "

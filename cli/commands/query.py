@@ -8,7 +8,7 @@ import sys
 import json
 
 from common.redact import inert_text
-from cli.main import add_db_argument, open_read_only
+from cli.main import add_db_argument, open_read_only, store_of
 from storage.db import DEFAULT_WAIT_SECONDS, StorageError
 from storage.query import DEFAULT_MEMORY_LIMIT, DEFAULT_THREADS, DEFAULT_TIMEOUT_SECONDS, parse_memory_limit, Fetched, QueryCutOff, fetch_bounded, memory_limit_bytes, result_too_large, run_query
 
@@ -153,7 +153,7 @@ def _fetch_table(max_rows: int, max_bytes: int | None = None):
 def run(args: argparse.Namespace) -> int:
 
     try:
-        df = run_query(args.sql, args.db, wait=args.wait, on_wait=lambda m: print(f"benchwatch: {m}", file=sys.stderr),
+        df = run_query(args.sql, store_of(args, say_waits=True),
                        timeout=args.timeout, memory_limit=args.memory, threads=args.threads,
                        fetch=(_fetch_table(args.max_rows, memory_limit_bytes(args.memory))
                               if args.format == "table" else None),

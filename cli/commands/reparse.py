@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cli.main import add_db_argument, add_sources_argument
+from cli.main import add_db_argument, add_sources_argument, store_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from jobs.cycle import reparse
-    outcomes = reparse(args.db, args.sources)
+    outcomes = reparse(store_of(args), args.sources)
     if not outcomes:
         print("nothing to re-parse: no kept response failed to parse")
     for o in outcomes:

@@ -74,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         from cli.main import EXIT_USAGE, output_refused
         from jobs.outputs import database_inputs, own_inputs
-        from storage.db import default_path
-        if output_refused("report", args.out, database_inputs(args.db or default_path()) + own_inputs()):
+        from cli.main import store_of
+        if output_refused("report", args.out, database_inputs(store_of(args)) + own_inputs()):
             return EXIT_USAGE
         refusal = out_refusal(args.out)
         if refusal:

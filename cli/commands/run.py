@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 import scrapers
-from cli.main import add_db_argument, add_sources_argument, database_refused, output_refused
+from cli.main import add_db_argument, add_sources_argument, database_refused, output_refused, store_of
 from storage.db import default_path
+
+if TYPE_CHECKING:
+    from storage.store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,14 +39,15 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"benchwatch run: {problem}", file=sys.stderr)
         return 2
-    if _outputs_refused(args):
+    store = store_of(args)
+    if _outputs_refused(args, store):
         return 2
     try:
         if args.no_prefect:
             from flows.secrets import slack_settings, source_secrets   # the one resolver (environment, then
             from jobs.cycle import CycleSteps                          # Prefect Secret blocks), handed down
             secrets = None if args.replay is not None else source_secrets(args.sources)
-            report = run_cycle(args.db, args.sources, replay_dir=args.replay, collect_only=args.collect_only,
+            report = run_cycle(store, args.sources, replay_dir=args.replay, collect_only=args.collect_only,
                                steps=CycleSteps(secrets, slack=slack_settings))
         else:
             from flows.pipeline import run_pipeline  # returns the report also when the flow run ends Failed
@@ -65,14 +70,14 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _outputs_refused(args: argparse.Namespace) -> bool:
+def _outputs_refused(args: argparse.Namespace, store: Store) -> bool:
     """The database is not inside the --replay folder nor benchwatch's configuration, and the
     report page ($BENCHWATCH_REPORT_DIR/report.html) is none of those nor the database."""
     from jobs.outputs import Input, database_inputs, own_inputs
     from jobs.publish import report_page_from_env
     replay = [Input("the --replay folder", args.replay, folder=True)] if args.replay else []
-    if database_refused("run", args.db, replay):
+    if database_refused("run", store, replay):
         return True
     page = report_page_from_env()
     return page is not None and output_refused(
-        "run", page, database_inputs(str(args.db or default_path())) + replay + own_inputs())
+        "run", page, database_inputs(store) + replay + own_inputs())

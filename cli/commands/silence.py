@@ -14,8 +14,8 @@ import sys
 
 from datetime import timedelta
 
-from cli.main import add_db_argument
-from storage.db import StorageError, connect
+from cli.main import add_db_argument, store_of
+from storage.db import StorageError
 
 # The longest silence: ten years is "forever" for a leaderboard, and far from datetime's year-9999 edge.
 MAX_SILENCE = timedelta(days=3650)
@@ -75,7 +75,7 @@ def run_add(args: argparse.Namespace) -> int:
         return 2
     now = utcnow()
     try:
-        with connect(args.db) as con:
+        with store_of(args).connect() as con:
             silence_id = store.add_silence(con, matchers=matchers, starts_at=now, ends_at=now + duration,
                                            author=args.author or _author(), comment=args.comment.strip(),
                                            created_at=now)
@@ -94,7 +94,7 @@ def run_list(args: argparse.Namespace) -> int:
     from common.time import utcnow
     from storage import alerts as store
     try:
-        with connect(args.db, read_only=True) as con:     # listing never creates or migrates a file
+        with store_of(args).connect(read_only=True) as con:     # listing never creates or migrates a file
             frame = store.silences_frame(con, now=utcnow(), include_expired=args.all)
     except StorageError as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)
@@ -118,7 +118,7 @@ def run_expire(args: argparse.Namespace) -> int:
     from common.time import utcnow
     from storage import alerts as store
     try:
-        with connect(args.db) as con:
+        with store_of(args).connect() as con:
             outcome = store.expire_silence(con, args.id, at=utcnow())
     except StorageError as exc:
         print(f"benchwatch: {exc}", file=sys.stderr)

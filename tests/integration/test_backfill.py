@@ -11,6 +11,7 @@ import pytest
 from cli.main import main
 from jobs.backfill import plan_backfill
 from storage.query import run_query
+from storage.store import open_store
 
 REPLAY = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
 
@@ -53,16 +54,16 @@ def test_backfill_stores_each_file_on_its_date_and_is_idempotent(synced_db, arch
     assert out[-1] == "backfill: 4 file(s): 4 new snapshot(s), 0 unchanged, 0 failed, 3 skipped"
     assert [line.split()[0] for line in out[:-1] if not line.startswith("skipped ")] == \
         ["2024-12-26", "2025-10-04", "2026-01-20", "2026-05-04"]
-    snaps = run_query("SELECT source, strftime(observed_at, '%Y-%m-%d') d FROM snapshots ORDER BY source", db)
+    snaps = run_query("SELECT source, strftime(observed_at, '%Y-%m-%d') d FROM snapshots ORDER BY source", open_store(db))
     assert dict(zip(snaps.source, snaps.d)) == {"aider_polyglot": "2025-10-04", "evalplus": "2024-12-26",
                                                "knowledge_cutoffs": "2026-05-04", "livebench": "2026-01-20"}
     # the categories file was used: LiveBench category means exist, not only task scores
-    n = run_query("SELECT count(*) n FROM scores WHERE source = 'livebench' AND benchmark = 'livebench'", db)["n"][0]
+    n = run_query("SELECT count(*) n FROM scores WHERE source = 'livebench' AND benchmark = 'livebench'", open_store(db))["n"][0]
     assert n > 0
     assert main(["backfill", str(archive), "--db", str(db)]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == \
         "backfill: 4 file(s): 0 new snapshot(s), 4 unchanged, 0 failed, 3 skipped"
-    assert run_query("SELECT count(*) n FROM snapshots", db)["n"][0] == 4
+    assert run_query("SELECT count(*) n FROM snapshots", open_store(db))["n"][0] == 4
 
 
 def test_a_broken_file_is_reported_and_the_others_stored(synced_db, archive, tmp_path, capsys):
@@ -72,7 +73,7 @@ def test_a_broken_file_is_reported_and_the_others_stored(synced_db, archive, tmp
     captured = capsys.readouterr()
     assert "2025-10-04 aider_polyglot_2025-10-04.yml: FAILED [aider_polyglot] malformed YAML" in captured.err
     assert captured.out.splitlines()[-1].endswith("3 new snapshot(s), 0 unchanged, 1 failed, 3 skipped")
-    assert run_query("SELECT count(*) n FROM snapshots", db)["n"][0] == 3
+    assert run_query("SELECT count(*) n FROM snapshots", open_store(db))["n"][0] == 3
 
 
 def test_what_no_source_ingests_is_named_one_line_each(synced_db, archive, tmp_path, capsys):
@@ -173,4 +174,4 @@ def test_each_new_source_folder_backfills_alone_into_a_fresh_database(folder, tm
     assert main(["backfill", str(root), "--db", str(db)]) == 0, capsys.readouterr().err
     out = capsys.readouterr().out.splitlines()
     assert out[-1].endswith(" 0 failed") and " 0 new snapshot(s)" not in out[-1]
-    assert run_query(f"SELECT count(*) n FROM scores WHERE source = '{folder}'", db)["n"][0] > 0
+    assert run_query(f"SELECT count(*) n FROM scores WHERE source = '{folder}'", open_store(db))["n"][0] > 0

@@ -34,6 +34,7 @@ from scrapers.base import ScrapeError
 from storage import db
 from storage.query import run_query
 from storage.status import table_counts
+from storage.store import open_store
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 REPLAY = FIX / "replay"
@@ -178,7 +179,7 @@ def baseline(tmp_path_factory, source: str, template: Path) -> str:
     if not path.exists():
         shutil.copyfile(template, path)
         primary, aux = source_files(source)
-        ingest_file(str(path), source, primary, aux_paths=aux, observed_at=NOW)
+        ingest_file(open_store(str(path)), source, primary, aux_paths=aux, observed_at=NOW)
     return str(path)
 
 
@@ -218,7 +219,7 @@ def test_structural_breakage_is_one_line_and_changes_nothing(source, mutation, f
     dbp = fresh(source)
     before = state(dbp)
     with pytest.raises(ScrapeError) as exc:
-        ingest_file(dbp, source, write_broken(tmp_path, primary, content), aux_paths=aux, observed_at=NOW)
+        ingest_file(open_store(dbp), source, write_broken(tmp_path, primary, content), aux_paths=aux, observed_at=NOW)
     assert exc.value.source == source and "\n" not in str(exc.value) and exc.value.reason
     assert str(exc.value).startswith(f"[{source}] ")
     assert state(dbp) == before
@@ -231,7 +232,7 @@ def test_over_the_size_cap_changes_nothing(source, fresh, tmp_path, monkeypatch)
     before = state(dbp)
     monkeypatch.setattr(http, "DEFAULT_MAX_BYTES", primary.stat().st_size - 1)
     with pytest.raises(ScrapeError, match="size cap"):
-        ingest_file(dbp, source, primary, aux_paths=aux, observed_at=NOW)
+        ingest_file(open_store(dbp), source, primary, aux_paths=aux, observed_at=NOW)
     assert state(dbp) == before
 
 
@@ -249,11 +250,11 @@ def test_line_boundary_truncation(source, fraction, fresh, tmp_path):
     dbp = fresh(source)
     _, latest_before = state(dbp)
     try:
-        res = ingest_file(dbp, source, write_broken(tmp_path, primary, content), aux_paths=aux, observed_at=NOW)
+        res = ingest_file(open_store(dbp), source, write_broken(tmp_path, primary, content), aux_paths=aux, observed_at=NOW)
     except ScrapeError as exc:           # the row floor or a parse error: nothing stored
         assert exc.source == source
         return
-    n = run_query("SELECT snapshot_id, benchmark, table_version, count(*) n FROM scores GROUP BY ALL", dbp)
+    n = run_query("SELECT snapshot_id, benchmark, table_version, count(*) n FROM scores GROUP BY ALL", open_store(dbp))
     new = n[n["snapshot_id"] == res.snapshot_id].set_index(["benchmark", "table_version"])["n"]
     old = n[n["snapshot_id"] != res.snapshot_id].set_index(["benchmark", "table_version"])["n"]
     common = new.index.intersection(old.index)
@@ -312,8 +313,8 @@ def test_value_breakage_rejects_the_row_and_keeps_the_rest(source, bad, synced_d
     broken = content.replace(raw.encode(), token.encode(), 1)
     dbp = str(synced_db)
     good = good_parse(source).scores
-    res = ingest_file(dbp, source, write_broken(tmp_path, primary, broken), aux_paths=aux, observed_at=NOW)
-    stored = run_query("SELECT score, raw_value FROM scores", dbp)
+    res = ingest_file(open_store(dbp), source, write_broken(tmp_path, primary, broken), aux_paths=aux, observed_at=NOW)
+    stored = run_query("SELECT score, raw_value FROM scores", open_store(dbp))
     # the bad row is gone; so may be aggregates the page derives from it (LiveBench category means)
     assert len(good) - 5 <= res.n_scores <= len(good) - 1, res.summary()
     assert np.isfinite(stored["score"]).all()
@@ -321,13 +322,13 @@ def test_value_breakage_rejects_the_row_and_keeps_the_rest(source, bad, synced_d
     # benchmark (ARC-AGI-2's public and semi-private splits) differ only by table_version
     key = ["benchmark", "table_version", "model", "setting"]
     kept = run_query("SELECT benchmark_raw AS benchmark, coalesce(table_version, '') AS table_version, "
-                     "model_raw AS model, setting, score FROM scores", dbp)
+                     "model_raw AS model, setting, score FROM scores", open_store(dbp))
     good = good.assign(table_version=good.get("table_version", pd.Series("", index=good.index)).fillna(""))
     merged = kept.merge(good[key + ["score"]], on=key, how="left", suffixes=("", "_good"))
     assert np.allclose(merged["score"], merged["score_good"])       # good rows stored unchanged
     assert raw not in set(stored["raw_value"].astype(str).str.strip())
     if bad != "nan":     # NaN is a leaderboard's "no score": dropped or rejected, never stored
-        reasons = run_query("SELECT reason FROM rejects", dbp)["reason"]
+        reasons = run_query("SELECT reason FROM rejects", open_store(dbp))["reason"]
         assert res.n_rejects >= 1 and reasons.str.contains("outside the range|missing").any()
 
 
@@ -341,9 +342,9 @@ def test_duplicated_row_is_rejected_once(source, synced_db, tmp_path):
     broken = b"".join(lines[: i + 1] + [lines[i]] + lines[i + 1:])
     dbp = str(synced_db)
     good = good_parse(source).scores
-    res = ingest_file(dbp, source, write_broken(tmp_path, primary, broken), aux_paths=aux, observed_at=NOW)
+    res = ingest_file(open_store(dbp), source, write_broken(tmp_path, primary, broken), aux_paths=aux, observed_at=NOW)
     assert res.n_scores == len(good)
-    reasons = run_query("SELECT reason FROM rejects", dbp)["reason"]
+    reasons = run_query("SELECT reason FROM rejects", open_store(dbp))["reason"]
     # rejected with the reason, or dropped by the scraper with a warning saying so
     assert reasons.str.contains("duplicate").sum() + sum("duplicate" in w for w in res.warnings) >= 1
 
@@ -361,12 +362,12 @@ def test_non_utf8_is_decoded_as_cp1252_or_refused_never_stored_as_control_chars(
     broken = text.replace(name, name + " ’v2’", 1).encode("cp1252", errors="replace")
     dbp = str(synced_db)
     try:
-        res = ingest_file(dbp, source, write_broken(tmp_path, primary, broken), aux_paths=aux, observed_at=NOW)
+        res = ingest_file(open_store(dbp), source, write_broken(tmp_path, primary, broken), aux_paths=aux, observed_at=NOW)
     except ScrapeError as exc:
         assert exc.source == source and "\n" not in exc.reason
         return
     assert any("Windows-1252" in w for w in res.warnings)
-    names = run_query("SELECT model_raw FROM model_dates UNION ALL SELECT model_raw FROM scores", dbp)["model_raw"]
+    names = run_query("SELECT model_raw FROM model_dates UNION ALL SELECT model_raw FROM scores", open_store(dbp))["model_raw"]
     assert not names.astype(str).str.contains("[\x80-\x9f]", regex=True).any()
     assert names.astype(str).str.contains("’v2’", regex=False).any()
 
@@ -393,7 +394,7 @@ def test_a_zip_member_over_the_cap_is_refused_while_it_unpacks(fresh, tmp_path):
     dbp = fresh("epoch")
     before = state(dbp)
     with pytest.raises(ScrapeError) as exc:
-        ingest_file(dbp, "epoch", write_broken(tmp_path, primary, content), observed_at=NOW)
+        ingest_file(open_store(dbp), "epoch", write_broken(tmp_path, primary, content), observed_at=NOW)
     assert "frontiermath.csv" in exc.value.reason and "cap" in exc.value.reason and "\n" not in str(exc.value)
     assert state(dbp) == before
 

@@ -14,6 +14,7 @@ from storage import db as storage_db
 from storage import views
 from storage.engine import duckdb as engine
 from storage.query import ReadOnlyViolation, run_query
+from storage.store import open_store
 
 
 @pytest.fixture
@@ -37,14 +38,14 @@ def _counting_connects(monkeypatch) -> list[object]:
 
 def test_a_query_opens_one_duckdb_instance_and_parses_there(dbpath, monkeypatch):
     opened = _counting_connects(monkeypatch)
-    frame = run_query("SELECT 41 + 1 AS n; SELECT 42 AS n", dbpath, bring_current=lambda: None)
+    frame = run_query("SELECT 41 + 1 AS n; SELECT 42 AS n", open_store(dbpath), bring_current=lambda: None)
     assert frame["n"].tolist() == [42]
     assert opened == [dbpath]            # no private parser: the statements were parsed on the file's connection
 
 
 def test_a_refusal_comes_first_for_a_missing_or_locked_file(dbpath, tmp_path):
     with pytest.raises(ReadOnlyViolation):
-        run_query("DROP TABLE scores", str(tmp_path / "missing.duckdb"))
+        run_query("DROP TABLE scores", open_store(str(tmp_path / "missing.duckdb")))
     holder = subprocess.Popen([sys.executable, "-c",
                                "import duckdb, sys; c = duckdb.connect(%r); c.execute('SELECT 1'); "
                                "print('held', flush=True); sys.stdin.read()" % dbpath],
@@ -53,7 +54,7 @@ def test_a_refusal_comes_first_for_a_missing_or_locked_file(dbpath, tmp_path):
         assert holder.stdout.readline().strip() == "held"
         started = time.monotonic()
         with pytest.raises(ReadOnlyViolation):      # refused at once, not after waiting for the writer
-            run_query("CREATE TEMP TABLE x AS SELECT 1", dbpath, wait=30)
+            run_query("CREATE TEMP TABLE x AS SELECT 1", open_store(dbpath), wait=30)
         assert time.monotonic() - started < 10
     finally:
         holder.stdin.close()

@@ -18,6 +18,7 @@ from scrapers.http import Fetcher
 from storage.query import run_query
 from helpers import lane
 from test_http import ScriptedServer, etagged
+from storage.store import open_store
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 REPLAY_DIR = FIX / "replay"
@@ -95,20 +96,20 @@ def fast_fetcher() -> Fetcher:
 def test_live_collect_new_then_not_modified_then_failing(synced_db, tmp_path, swebench_at):
     db = synced_db
     swebench_at.body = swebench_fixture()
-    first = collect_source(db, "swebench", run_id="r1", fetcher=fast_fetcher())
+    first = collect_source(open_store(db), "swebench", run_id="r1", fetcher=fast_fetcher())
     assert first.status == "new" and first.counts["scores"] > 0
     # second run sends the ETag and gets 304: unchanged, nothing added
-    second = collect_source(db, "swebench", run_id="r2", fetcher=fast_fetcher())
+    second = collect_source(open_store(db), "swebench", run_id="r2", fetcher=fast_fetcher())
     assert second.status == "unchanged" and "304" in second.detail
     assert swebench_at.requests[-1].get("If-None-Match") == '"v1"'
     # the server breaks: failed with the reason, other tables untouched
     swebench_at.status = 503
-    third = collect_source(db, "swebench", run_id="r3", fetcher=fast_fetcher())
+    third = collect_source(open_store(db), "swebench", run_id="r3", fetcher=fast_fetcher())
     assert third.status == "failed" and "503" in third.detail
-    fetches = run_query("SELECT run_id, status, http_status FROM fetches ORDER BY id", db)
+    fetches = run_query("SELECT run_id, status, http_status FROM fetches ORDER BY id", open_store(db))
     assert list(fetches["status"]) == ["ok", "not_modified", "error", "error"]
     assert list(fetches["run_id"]) == ["r1", "r2", "r3", "r3"]          # every attempt recorded
-    assert run_query("SELECT count(*) n FROM snapshots", db)["n"][0] == 1
+    assert run_query("SELECT count(*) n FROM snapshots", open_store(db))["n"][0] == 1
 
 
 def test_parse_failure_keeps_raw_bytes_and_reparse_recovers(synced_db, tmp_path, swebench_at, monkeypatch):
@@ -121,19 +122,19 @@ def test_parse_failure_keeps_raw_bytes_and_reparse_recovers(synced_db, tmp_path,
         raise ScrapeError("swebench", "layout changed: no 'leaderboards' key")
 
     monkeypatch.setattr(cls, "parse", broken)
-    out = collect_source(db, "swebench", run_id="r1", fetcher=fast_fetcher())
+    out = collect_source(open_store(db), "swebench", run_id="r1", fetcher=fast_fetcher())
     assert out.status == "failed" and "layout changed" in out.detail and "kept" in out.detail
-    assert run_query("SELECT count(*) n FROM snapshots", db)["n"][0] == 0
-    kept = run_query("SELECT status, error, sha256 FROM fetches", db)
+    assert run_query("SELECT count(*) n FROM snapshots", open_store(db))["n"][0] == 0
+    kept = run_query("SELECT status, error, sha256 FROM fetches", open_store(db))
     assert kept["status"][0] == "parse_error" and "layout changed" in kept["error"][0]
-    assert run_query("SELECT count(*) n FROM blobs", db)["n"][0] == 1
+    assert run_query("SELECT count(*) n FROM blobs", open_store(db))["n"][0] == 1
 
     monkeypatch.setattr(cls, "parse", good_parse)       # the parser is fixed: no refetch needed
     swebench_at.status = 500
-    outcomes = reparse(db)
+    outcomes = reparse(open_store(db))
     assert [o.status for o in outcomes] == ["new"]
-    assert run_query("SELECT origin FROM snapshots", db)["origin"][0] == "reparse"
-    assert [o.status for o in reparse(db)] == ["unchanged"]   # idempotent
+    assert run_query("SELECT origin FROM snapshots", open_store(db))["origin"][0] == "reparse"
+    assert [o.status for o in reparse(open_store(db))] == ["unchanged"]   # idempotent
 
 
 def test_replay_collects_every_recorded_source_and_reports_the_missing(synced_db, tmp_path):
@@ -143,13 +144,13 @@ def test_replay_collects_every_recorded_source_and_reports_the_missing(synced_db
     (replay / "aider_polyglot").mkdir()
     shutil.copy(next((FIX / "aider_polyglot").glob("*.yml")), replay / "aider_polyglot" / "polyglot_leaderboard.yml")
     db = synced_db
-    outcomes = {o.source: o for o in collect(db, ["swebench", "aider_polyglot", "bfcl"], replay_dir=replay, run_id="x")}
+    outcomes = {o.source: o for o in collect(open_store(db), ["swebench", "aider_polyglot", "bfcl"], replay_dir=replay, run_id="x")}
     assert outcomes["swebench"].status == "new"
     assert outcomes["aider_polyglot"].status == "new"
     assert outcomes["bfcl"].status == "failed" and "no recorded response" in outcomes["bfcl"].detail
-    again = {o.source: o.status for o in collect(db, ["swebench", "aider_polyglot"], replay_dir=replay)}
+    again = {o.source: o.status for o in collect(open_store(db), ["swebench", "aider_polyglot"], replay_dir=replay)}
     assert again == {"swebench": "unchanged", "aider_polyglot": "unchanged"}
-    origins = run_query("SELECT DISTINCT origin FROM snapshots", db)["origin"].tolist()
+    origins = run_query("SELECT DISTINCT origin FROM snapshots", open_store(db))["origin"].tolist()
     assert origins == ["replay"]
 
 
@@ -177,12 +178,12 @@ def test_offline_sources_fail_fast_and_the_report_says_offline(tmp_path):
     session = requests.Session()
     session.mount("https://", _UnresolvableAdapter())
     fetcher = Fetcher(session=session, politeness_delay=0.0, sleep=lambda s: None)
-    outcomes = [collect_source(tmp_path / "bw.duckdb", name, fetcher=fetcher) for name in ("swebench", "bfcl")]
+    outcomes = [collect_source(open_store(tmp_path / "bw.duckdb"), name, fetcher=fetcher) for name in ("swebench", "bfcl")]
     assert all(o.status == "failed" and o.unreachable and o.offline for o in outcomes)
     assert "looks offline" in CycleReport(outcomes).text()
-    assert run_query("SELECT count(*) n FROM fetches WHERE status = 'error'", tmp_path / "bw.duckdb")["n"][0] == 2
+    assert run_query("SELECT count(*) n FROM fetches WHERE status = 'error'", open_store(tmp_path / "bw.duckdb"))["n"][0] == 2
     # with every source enabled, one whose key is not configured is skipped: still offline, still the hint
-    skipped = collect_source(tmp_path / "bw.duckdb", "artificial_analysis", fetcher=fetcher, secrets={})
+    skipped = collect_source(open_store(tmp_path / "bw.duckdb"), "artificial_analysis", fetcher=fetcher, secrets={})
     assert skipped.status == "skipped"
     assert "looks offline" in CycleReport([*outcomes, skipped]).text()
 
@@ -233,27 +234,27 @@ def test_discovered_submissions_are_fetched_and_a_missing_one_is_a_warning(new_s
     own name; a listed one that 404s is recorded and skipped with one warning, not a failure; a
     parse failure keeps every response for `reparse` (issue 21)."""
     db = new_synced_db("bw.duckdb")
-    first = collect_source(db, "tau2_bench", run_id="r1", fetcher=fast_fetcher())
+    first = collect_source(open_store(db), "tau2_bench", run_id="r1", fetcher=fast_fetcher())
     assert first.status == "new" and first.counts["scores"] == 39, first
     assert "/submissions/gemini-2-5-flash_google_2025-02-01/submission.json" in tau2_bucket
-    fetches = run_query("SELECT status, http_status, url FROM fetches WHERE run_id = 'r1' ORDER BY id", db)
+    fetches = run_query("SELECT status, http_status, url FROM fetches WHERE run_id = 'r1' ORDER BY id", open_store(db))
     assert fetches["status"].tolist().count("ok") == 6
     assert fetches[fetches["status"] == "missing"]["http_status"].tolist() == [404]
     assert source_failures(db, "tau2_bench") == 0        # a listed file the server lacks: no failed run
-    warnings = run_query("SELECT warnings FROM snapshots", db)["warnings"][0]
+    warnings = run_query("SELECT warnings FROM snapshots", open_store(db))["warnings"][0]
     assert "gemini-2-5-flash_google_2025-02-01" in str(warnings)
-    again = collect_source(db, "tau2_bench", run_id="r2", fetcher=fast_fetcher())
+    again = collect_source(open_store(db), "tau2_bench", run_id="r2", fetcher=fast_fetcher())
     assert again.status == "unchanged"
 
     cls = scrapers.get("tau2_bench").__class__
     good = cls.parse
     monkeypatch.setattr(cls, "parse", lambda self, content, **kw: (_ for _ in ()).throw(ScrapeError("tau2_bench", "x")))
     db2 = new_synced_db("bw2.duckdb")
-    assert collect_source(db2, "tau2_bench", run_id="r1", fetcher=fast_fetcher()).status == "failed"
+    assert collect_source(open_store(db2), "tau2_bench", run_id="r1", fetcher=fast_fetcher()).status == "failed"
     monkeypatch.setattr(cls, "parse", good)
-    outcomes = reparse(db2)
+    outcomes = reparse(open_store(db2))
     assert [o.status for o in outcomes] == ["new"]
-    assert run_query("SELECT count(*) n FROM scores", db2)["n"][0] == 39    # every submission found again
+    assert run_query("SELECT count(*) n FROM scores", open_store(db2))["n"][0] == 39    # every submission found again
 
 
 @pytest.fixture()
@@ -307,27 +308,27 @@ def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished
     # `collect` builds its own Fetcher: the fast one here too (no politeness waits on 127.0.0.1)
     monkeypatch.setattr("jobs.collect.Fetcher", fast_fetcher)
 
-    def collect_source(db, source, *, run_id, fetcher):   # noqa: F811 - the path under test
+    def collect_source(store, source, *, run_id, fetcher):   # noqa: F811 - the path under test
         if whole:
-            return collect(db, [source], run_id=run_id)[0]
-        return collect_one(db, source, run_id=run_id, fetcher=fetcher)
+            return collect(store, [source], run_id=run_id)[0]
+        return collect_one(store, source, run_id=run_id, fetcher=fetcher)
 
     db = synced_db
-    first = collect_source(db, "livebench", run_id="r1", fetcher=fast_fetcher())
+    first = collect_source(open_store(db), "livebench", run_id="r1", fetcher=fast_fetcher())
     assert first.status == "new"
     assert "release 2024_11_25: new" in first.detail
     assert f"release 2026_06_25: listed, no table published (HTTP 404, 1/{RELEASE_MAX_MISSES})" in first.detail
-    versions = run_query("SELECT DISTINCT table_version FROM scores WHERE source = 'livebench' ORDER BY 1", db)
+    versions = run_query("SELECT DISTINCT table_version FROM scores WHERE source = 'livebench' ORDER BY 1", open_store(db))
     assert versions["table_version"].tolist() == ["2024-11-25", "2026-01-08"]
-    assert run_query("SELECT status FROM snapshots WHERE source = 'livebench'", db)["status"].tolist() == ["ok", "ok"]
-    assert run_query("SELECT count(*) n FROM snapshots WHERE source = 'livebench_releases'", db)["n"][0] == 1
+    assert run_query("SELECT status FROM snapshots WHERE source = 'livebench'", open_store(db))["status"].tolist() == ["ok", "ok"]
+    assert run_query("SELECT count(*) n FROM snapshots WHERE source = 'livebench_releases'", open_store(db))["n"][0] == 1
     for i in range(2, RELEASE_MAX_MISSES + 1):
-        out = collect_source(db, "livebench", run_id=f"r{i}", fetcher=fast_fetcher())
+        out = collect_source(open_store(db), "livebench", run_id=f"r{i}", fetcher=fast_fetcher())
         assert out.status == "unchanged" and "release 2024_11_25" not in out.detail   # stored: not fetched again
     assert "not tried again" in out.detail
     assert source_failures(db, "livebench") == 0           # an unpublished release is no failing source
     livebench_site.clear()
-    last = collect_source(db, "livebench", run_id="rz", fetcher=fast_fetcher())
+    last = collect_source(open_store(db), "livebench", run_id="rz", fetcher=fast_fetcher())
     assert "/table_2026_06_25.csv" not in livebench_site           # no longer fetched
     assert "1 listed release(s) never published a table, not tried again: 2026_06_25" in last.detail
     assert last.status == "unchanged"
@@ -337,17 +338,17 @@ def test_release_discovery_under_replay_reports_unrecorded_releases_once(synced_
     """--replay: a listed release with no recorded files is one line, not a fetch failure, and
     nothing is recorded for it (issue 21)."""
     db = synced_db
-    out = collect(db, ["livebench"], replay_dir=REPLAY_DIR, run_id="x")[0]
+    out = collect(open_store(db), ["livebench"], replay_dir=REPLAY_DIR, run_id="x")[0]
     assert out.status == "new"
     assert out.detail.count("without recorded responses") == 1
     assert "2025_11_25" in out.detail
-    errors = run_query("SELECT count(*) n FROM fetches WHERE status = 'error'", db)["n"][0]
+    errors = run_query("SELECT count(*) n FROM fetches WHERE status = 'error'", open_store(db))["n"][0]
     assert errors == 0
-    again = collect(db, ["livebench"], replay_dir=REPLAY_DIR, run_id="y")[0]    # unchanged: the same line
+    again = collect(open_store(db), ["livebench"], replay_dir=REPLAY_DIR, run_id="y")[0]    # unchanged: the same line
     assert again.status == "unchanged" and again.detail.count("without recorded responses") == 1
     assert "2025_11_25" in again.detail
     assert run_query("SELECT count(*) n FROM fetches WHERE run_id = 'y' AND source = 'livebench_releases'",
-                     db)["n"][0] == 1
+                     open_store(db))["n"][0] == 1
 
 
 @pytest.fixture()
@@ -372,11 +373,11 @@ def test_a_live_collect_sends_each_source_its_own_stored_validator(synced_db, tw
     def validators() -> list[tuple[str, str | None]]:
         return sorted((path, headers.get("If-None-Match")) for path, headers, _ in two_boards.requests)
 
-    first = {o.source: o.status for o in collect(synced_db, ["swebench", "aider_polyglot"], run_id="r1")}
+    first = {o.source: o.status for o in collect(open_store(synced_db), ["swebench", "aider_polyglot"], run_id="r1")}
     assert first == {"swebench": "new", "aider_polyglot": "new"}
     assert validators() == [("/polyglot.yml", None), ("/swebench.json", None)]
     two_boards.requests.clear()
-    second = {o.source: o.status for o in collect(synced_db, ["swebench", "aider_polyglot"], run_id="r2")}
+    second = {o.source: o.status for o in collect(open_store(synced_db), ["swebench", "aider_polyglot"], run_id="r2")}
     assert second == {"swebench": "unchanged", "aider_polyglot": "unchanged"}
     assert validators() == [("/polyglot.yml", '"aider-1"'), ("/swebench.json", '"swe-1"')]
 

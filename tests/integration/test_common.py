@@ -15,6 +15,7 @@ import pytest
 from common import jsonsafe, redact, refs
 from common.time import naive_utc, naive_utc_columns, to_utc, to_utc_or_none, utc_columns
 from storage import db
+from storage.store import open_store
 
 # --- time ------------------------------------------------------------------------------------------
 
@@ -97,7 +98,7 @@ def test_every_reader_of_the_registry_sees_the_same_lists(tmp_path):
     from jobs.sync import connect_synced
     loaded = {r.id: tuple(r.reference_benchmarks) for r in registry.load_benchmarks().itertuples()}
     assert any(loaded.values())
-    with connect_synced(tmp_path / "r.duckdb") as con:
+    with connect_synced(open_store(tmp_path / "r.duckdb")) as con:
         stored = {r.id: r.reference_benchmarks for r in read_benchmarks(con).itertuples()}
     assert stored == loaded
 

@@ -19,6 +19,7 @@ from jobs.sync import connect_synced
 from storage.ingest import Response, store_snapshot
 from tests.unit.test_contamination import synth_items
 from helpers import SNAPSHOTS, lane, needs
+from storage.store import open_store
 
 LCB = SNAPSHOTS / "livecodebench"
 
@@ -43,7 +44,7 @@ def synthetic_snapshot(seed: int, source: str = "synthlcb", benchmark: str = "sy
 
 def ingest(path, seed: int, observed: str, **synth) -> None:
     parsed, responses = synthetic_snapshot(seed, **synth)
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         store_snapshot(con, parsed, responses, observed_at=datetime.fromisoformat(observed).replace(tzinfo=timezone.utc),
                        origin="ingest", parser_version=1)
 
@@ -52,7 +53,7 @@ def test_run_is_stored_idempotent_and_flags_persist(synced_db):
     path = synced_db
     # seeds whose null models draw no chance flag (seed 11's test3 does, z = 3.1: the ~0.5 % null rate)
     ingest(path, 12, "2024-06-01")
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         first = run_contamination(con, now="2024-06-02T00:00:00Z")
         again = run_contamination(con, now="2024-06-03T00:00:00Z")      # same data: same run, replaced
         runs = con.execute("SELECT count(*) FROM contamination_runs").fetchone()[0]
@@ -81,7 +82,7 @@ def test_run_is_stored_idempotent_and_flags_persist(synced_db):
     assert sat.set_index("scope").at["post_cutoff", "n_models"] == 8
 
     ingest(path, 5, "2024-07-01")                                         # new data, same models
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         third = run_contamination(con, now="2024-07-02T00:00:00Z").set_index("model")
         runs = con.execute("SELECT count(*) FROM contamination_runs").fetchone()[0]
     assert runs == 2
@@ -108,7 +109,7 @@ def test_a_cutoff_that_jitters_between_snapshots_moves_no_test(synced_db):
         models = parsed.models.copy()
         models.loc[models["model"] == "test0", "knowledge_cutoff"] = cut
         parsed = ParsedSnapshot(source=parsed.source, scores=parsed.scores, items=parsed.items, models=models)
-        with connect_synced(path) as con:
+        with connect_synced(open_store(path)) as con:
             store_snapshot(con, parsed, [Response("synthlcb_12.json", f"synthlcb {tag}".encode())],
                            observed_at=datetime.fromisoformat(observed).replace(tzinfo=timezone.utc),
                            origin="ingest", parser_version=1)
@@ -116,7 +117,7 @@ def test_a_cutoff_that_jitters_between_snapshots_moves_no_test(synced_db):
     seen = []
     for i, (cut, observed) in enumerate([(a, "2024-06-01"), (b, "2024-06-02"), (a, "2024-06-03"), (b, "2024-06-04")]):
         ingest_with(cut, observed, f"serialised {i}")
-        with connect_synced(path) as con:
+        with connect_synced(open_store(path)) as con:
             res = run_contamination(con, now=f"{observed}T12:00:00Z").set_index("model").loc["test0"]
             state = read_suspicions(con).set_index("model").loc["test0"]
             c_hi = con.execute("SELECT c_hi FROM resolved_cutoffs WHERE model = 'test0'").fetchone()[0]
@@ -125,7 +126,7 @@ def test_a_cutoff_that_jitters_between_snapshots_moves_no_test(synced_db):
         assert state["state"] != "resolved" and state["distinct_data"] == 1
         assert res["flagged"]
     assert len(set(seen)) == 1 and len({len(set(v)) for v in seen}) == 1
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         snaps = con.execute("SELECT count(*) FROM snapshots WHERE source = 'synthlcb'").fetchone()[0]
     assert snaps == 4                                        # four stored snapshots, one piece of evidence
 
@@ -145,7 +146,7 @@ def test_suspicion_holds_through_an_unrelated_source_and_resolves_only_on_new_da
     path, slack = synced_db, SlackWebhookNotifier(fake_slack.webhook_url)
 
     def analyze(day):
-        with connect_synced(path) as con:
+        with connect_synced(open_store(path)) as con:
             res = run_contamination(con, now=f"{day}T00:00:00Z").set_index(["benchmark", "model"])
             return res, read_suspicions(con).set_index(["benchmark", "model"])
 
@@ -158,7 +159,7 @@ def test_suspicion_holds_through_an_unrelated_source_and_resolves_only_on_new_da
     assert t0["flagged"] and t0["q_value"] <= 0.01                      # strong at once: confirmed
     assert states.loc[("synth", "test0"), "state"] == "confirmed"
     assert states.loc[("synth", "test0"), "confirmed_by"] == "strong_q"
-    assert contamination_titles(run_notify(path, now=datetime(2024, 6, 2, 1, tzinfo=timezone.utc),
+    assert contamination_titles(run_notify(open_store(path), now=datetime(2024, 6, 2, 1, tzinfo=timezone.utc),
                                            notifier=slack)) == ["test0 on synth: contamination suspect (q ≤ 0.01)"]
 
     # another dated source with its own contaminated model: its tests join A3's family
@@ -174,7 +175,7 @@ def test_suspicion_holds_through_an_unrelated_source_and_resolves_only_on_new_da
     assert t0b["evidence"]["held"] is not None and t0b["evidence"]["snapshot_ids"] == t0["evidence"]["snapshot_ids"]
     assert states.loc[("synth", "test0"), "state"] == "confirmed"
     assert states.loc[("synth", "test0"), "q_value"] == pytest.approx(t0b["q_value"])
-    summary = run_notify(path, now=datetime(2024, 6, 11, 1, tzinfo=timezone.utc), notifier=slack)
+    summary = run_notify(open_store(path), now=datetime(2024, 6, 11, 1, tzinfo=timezone.utc), notifier=slack)
     assert [t for t in contamination_titles(summary) if "test0" in t] == []          # neither resolved nor re-sent
 
     # new data of the suspect's own source, test0 clean now: resolved, naming the snapshot and its date
@@ -184,7 +185,7 @@ def test_suspicion_holds_through_an_unrelated_source_and_resolves_only_on_new_da
     row = states.loc[("synth", "test0")]
     new_snaps = third.loc[("synth", "test0"), "evidence"]["snapshot_ids"]
     assert row["state"] == "resolved" and row["resolved_snapshot_ids"] == new_snaps != t0["evidence"]["snapshot_ids"]
-    summary = run_notify(path, now=datetime(2024, 7, 2, 1, tzinfo=timezone.utc), notifier=slack)
+    summary = run_notify(open_store(path), now=datetime(2024, 7, 2, 1, tzinfo=timezone.utc), notifier=slack)
     assert [t for t in contamination_titles(summary) if "test0" in t] == [
         f"resolved: test0 on synth: contamination suspicion resolved: new data (snapshot {new_snaps[0]} of "
         "2024-07-01) no longer flag it"]
@@ -197,7 +198,7 @@ def test_models_with_a_placeholder_cutoff_are_listed_not_dropped(synced_db, caps
     parsed, responses = synthetic_snapshot(12)
     models = parsed.models.copy()
     models.loc[models["model"].str.startswith("test"), "knowledge_cutoff"] = pd.Timestamp("2023-01-01")
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         store_snapshot(con, replace(parsed, models=models), responses,
                        observed_at=datetime(2024, 6, 1, tzinfo=timezone.utc), origin="ingest", parser_version=1)
         res = run_contamination(con, now="2024-06-02T00:00:00Z")
@@ -225,7 +226,7 @@ def test_migration_022_seeds_suspicions_from_the_newest_run(synced_db):
     seed = sql[sql.index("INSERT INTO contamination_suspicions"):]
     seed = seed[:seed.index(";") + 1]
     ingest(synced_db, 12, "2024-06-01")
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         res = run_contamination(con, now="2024-06-02T00:00:00Z").set_index("model")
         con.execute("UPDATE contamination_signals SET status = 'persisted' WHERE model = 'test0'")
         con.execute("DELETE FROM contamination_suspicions")
@@ -245,7 +246,7 @@ def _store_passing_calibration(path) -> None:
     row = {"signal": "A3", "trials": 200, "tests": 1200, "p01": 0.01, "p01_lo": 0.005, "p01_hi": 0.015, "p05": 0.05,
            "p05_lo": 0.04, "p05_hi": 0.06, "fw_bh": 0.05, "fw_bh_lo": 0.03, "fw_bh_hi": 0.08, "fw_rule": 0.05,
            "fw_rule_lo": 0.03, "fw_rule_hi": 0.08, "ok": True}
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         record_calibration(con, pd.DataFrame([row]), calibrated_at="2024-01-01T00:00:00Z", seed=0)
 
 
@@ -264,7 +265,7 @@ def test_analysis_calibrates_each_item_set_and_an_unrelated_snapshot_changes_no_
     from storage.rule_inputs import read_suspicion_alerts
     path = synced_db
     ingest(path, 5, "2024-06-01")
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         res = run_contamination(con, now="2024-06-02T06:00:00Z").set_index("model")
         cal = read_set_calibrations(con)
         states = read_suspicions(con).set_index("model")
@@ -280,7 +281,7 @@ def test_analysis_calibrates_each_item_set_and_an_unrelated_snapshot_changes_no_
 
     # another source, its own contaminated models, a set whose clean models fail the placebo
     ingest(path, 21, "2024-06-10", source="othersrc", benchmark="synth_other", boost={1: 1.0, 2: 1.0})
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         second = run_contamination(con, now="2024-06-11T06:00:00Z").set_index(["benchmark", "model"])
         cal2 = read_set_calibrations(con).set_index("benchmark")
         states2 = read_suspicions(con).set_index(["benchmark", "model"])
@@ -302,7 +303,7 @@ def test_analysis_calibrates_each_item_set_and_an_unrelated_snapshot_changes_no_
 
     # the same data analysed again: nothing recomputed, the same verdicts; the stored figures are the
     # ones a fresh computation on these inputs gives (seeded by the inputs' key)
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         run_contamination(con, now="2024-06-12T06:00:00Z")
         cal3 = read_set_calibrations(con).set_index("benchmark")
         states3 = read_suspicions(con).set_index(["benchmark", "model"])
@@ -328,7 +329,7 @@ def test_calibrate_command(synced_db, tmp_path, capsys):
     # the result is stored: the alert rule reads each signal's newest calibration (issue 50)
     from storage.contamination import read_latest_calibration
     from storage.rule_inputs import read_suspicion_alerts
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         cal = read_latest_calibration(con).set_index("signal")
         run_contamination(con, now="2024-06-02T00:00:00Z")
         alerts_in = read_suspicion_alerts(con)
@@ -346,7 +347,7 @@ def test_calibrate_command(synced_db, tmp_path, capsys):
     # that very row (same inputs, same key), and this run read it back instead of drawing it again
     from storage.contamination import read_set_calibrations, read_suspicions
     assert "A3 per item set (the calibration each set's flags are judged by; 200 trials" in out
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         stored = read_set_calibrations(con)
         judged_by = read_suspicions(con).set_index("model").at["test0", "calibration_key"]
     assert len(stored) == 1 and stored.at[0, "input_key"] == judged_by
@@ -380,11 +381,11 @@ def test_calibrate_exit_code_contract(synced_db, tmp_path, monkeypatch, capsys):
 def test_livecodebench_snapshots_end_to_end(synced_db, tmp_path):
     from jobs.cycle import ingest_file
     path = synced_db
-    ingest_file(path, "livecodebench", LCB / "livecodebench_generation_2024-02-26.json", observed_at="2024-02-26")
-    with connect_synced(path) as con:
+    ingest_file(open_store(path), "livecodebench", LCB / "livecodebench_generation_2024-02-26.json", observed_at="2024-02-26")
+    with connect_synced(open_store(path)) as con:
         first = run_contamination(con, now="2024-02-27T00:00:00Z")
-    ingest_file(path, "livecodebench", LCB / "livecodebench_generation_2024-03-17.json", observed_at="2024-03-17")
-    with connect_synced(path) as con:
+    ingest_file(open_store(path), "livecodebench", LCB / "livecodebench_generation_2024-03-17.json", observed_at="2024-03-17")
+    with connect_synced(open_store(path)) as con:
         second = run_contamination(con, now="2024-03-18T00:00:00Z")
         sus = con.execute("SELECT * FROM suspects").df()
     flagged_first = set(first.loc[first["flagged"], "model"])
@@ -418,10 +419,10 @@ def test_analyze_survives_a_single_source(synced_db, monkeypatch, capsys, source
     monkeypatch.setattr(type(scrapers.get(source)), "min_rows", 1)   # fixtures hold a few rows
     primary, aux = SINGLE_SOURCES[source]
     path = synced_db
-    ingest_file(path, source, FIXTURES / primary, aux_paths=[FIXTURES / a for a in aux], observed_at="2025-12-01")
+    ingest_file(open_store(path), source, FIXTURES / primary, aux_paths=[FIXTURES / a for a in aux], observed_at="2025-12-01")
     assert cli.main(["analyze", "--db", str(path)]) == 0
     assert "contamination signals:" in capsys.readouterr().out
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         runs = con.execute("SELECT count(*) FROM contamination_runs").fetchone()[0]
         scoped = con.execute("SELECT count(*), count(s_index) FROM saturation_latest WHERE scope = 'post_cutoff'"
                              ).fetchone()

@@ -17,6 +17,7 @@ import scrapers.csv as csv_format
 from jobs.cycle import ingest_file
 from scrapers.base import ScrapeError
 from storage import db
+from storage.store import open_store
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "csv"
 OBSERVED = "2025-06-01"
@@ -47,8 +48,8 @@ def both(new_synced_db, board: Path, monkeypatch) -> tuple:
         def no_fallback(*args, **kwargs):
             raise AssertionError("the DuckDB path fell back to pandas")
         m.setattr(csv_format.CsvScraper, "parse_checked", no_fallback)
-        native = ingest_file(native_db, "csv", board, observed_at=OBSERVED)
-    reference = ingest_file(pandas_db, "csv", board, observed_at=OBSERVED, native=False)
+        native = ingest_file(open_store(native_db), "csv", board, observed_at=OBSERVED)
+    reference = ingest_file(open_store(pandas_db), "csv", board, observed_at=OBSERVED, native=False)
     return (native, stored(native_db)), (reference, stored(pandas_db))
 
 
@@ -132,7 +133,7 @@ def test_files_the_duckdb_path_leaves_to_pandas_fail_as_before(tmp_path, text):
     errors = []
     for native in (True, False):
         with pytest.raises(ScrapeError) as exc:
-            ingest_file(tmp_path / f"{native}.duckdb", "csv", board, native=native)
+            ingest_file(open_store(tmp_path / f"{native}.duckdb"), "csv", board, native=native)
         errors.append(exc.value.reason)
         assert not (tmp_path / f"{native}.duckdb").exists()      # nothing written, not even the file
     assert errors[0] == errors[1]
@@ -152,7 +153,7 @@ def test_unusual_files_are_read_by_pandas_with_the_same_result(new_synced_db, tm
     outcomes = []
     for native in (True, False):
         try:
-            outcomes.append(ingest_file(new_synced_db(f"{native}.duckdb"), "csv", board, native=native).summary())
+            outcomes.append(ingest_file(open_store(new_synced_db(f"{native}.duckdb")), "csv", board, native=native).summary())
         except ScrapeError as exc:
             outcomes.append(exc.reason)
     assert outcomes[0] == outcomes[1]
@@ -160,12 +161,12 @@ def test_unusual_files_are_read_by_pandas_with_the_same_result(new_synced_db, tm
 
 def test_an_existing_database_is_left_unchanged_by_a_file_that_fails(synced_db, tmp_path):
     path = synced_db
-    ingest_file(path, "csv", FIX / "scores_proportion.csv")
+    ingest_file(open_store(path), "csv", FIX / "scores_proportion.csv")
     before = stored(path)
     board = tmp_path / "ambiguous.csv"
     board.write_text("model,benchmark,score\na,mmlu,0.8\nb,mmlu,0.7\nc,mmlu,0.6\nd,mmlu,85\n")
     with pytest.raises(ScrapeError, match="cannot tell percent from proportion"):
-        ingest_file(path, "csv", board)
+        ingest_file(open_store(path), "csv", board)
     after = stored(path)
     for name, frame in before.items():
         pd.testing.assert_frame_equal(after[name], frame, obj=name)

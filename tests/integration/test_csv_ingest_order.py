@@ -13,6 +13,7 @@ import pytest
 from jobs.cycle import ingest_file
 from storage import db
 from tests.integration.test_csv_ingest import assert_same, both
+from storage.store import open_store
 
 OBSERVED = "2025-06-01"
 
@@ -49,7 +50,7 @@ def test_file_order_and_first_of_repeated_keys_kept(synced_db: Path, tmp_path: P
     text, kept, rejected = _board(n)
     board = tmp_path / "board.csv"
     board.write_text(text)
-    result = ingest_file(synced_db, "csv", board, observed_at=OBSERVED)
+    result = ingest_file(open_store(synced_db), "csv", board, observed_at=OBSERVED)
     assert (result.n_scores, result.n_rejects) == (len(kept), len(rejected))
     with db.connect(synced_db, read_only=True) as con:
         stored = con.execute("SELECT model_raw, benchmark_raw, raw_value FROM scores ORDER BY rowid").fetchall()

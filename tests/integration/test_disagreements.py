@@ -19,6 +19,7 @@ import pytest
 from analysis.constants import DISAGREEMENT_FDR, DISAGREEMENT_Z, TRANSCRIPTION_TOLERANCE
 from analysis.disagreement import analyse, largest
 from registry.comparisons import load_comparisons, parse_comparisons
+from storage.store import open_store
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "disagreements"
 PLANTED = "o3-2025-04-16"
@@ -45,7 +46,7 @@ def _build(tmp_path: Path, *, plant: float = 0.0, model: str = PLANTED) -> Path:
 
 def _view(db: Path) -> pd.DataFrame:
     from storage.query import run_query
-    return run_query("SELECT * FROM source_disagreements ORDER BY model", db)
+    return run_query("SELECT * FROM source_disagreements ORDER BY model", open_store(db))
 
 
 # --- the view on real files --------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import pytest
 
 from cli.main import EXIT_BUG, environment_failure, main
 from storage import db as storage_db
+from storage.store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
@@ -125,7 +126,7 @@ def test_a_full_disk_during_backfill_is_one_line_and_the_database_still_opens(tm
 def test_a_file_size_limit_during_analyze_is_one_line(tmp_path):
     path = tmp_path / "bw.duckdb"
     from jobs import cycle
-    outcomes = cycle.collect(str(path), ["swebench", "aider_polyglot", "livecodebench"], replay_dir=str(REPLAY))
+    outcomes = cycle.collect(open_store(str(path)), ["swebench", "aider_polyglot", "livecodebench"], replay_dir=str(REPLAY))
     assert all(o.status == "new" for o in outcomes)
     done = _cli("analyze", "--db", str(path), limit_bytes=16 * 1024)
     assert done.returncode == 1, done.stderr

@@ -20,6 +20,7 @@ from jobs.cycle import collect_source, ingest_file
 from scrapers.base import MAX_RELEASES, MAX_TABLES, YAML_MAX_BYTES, YAML_MAX_NODES, ScrapeError
 from scrapers.http import Fetcher
 from storage.query import run_query
+from storage.store import open_store
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -33,19 +34,19 @@ def wide_table(n_tasks: int, n_models: int = 2) -> str:
 def test_a_file_of_more_tables_than_the_cap_is_stored_held_with_one_line(synced_db, tmp_path):
     f = tmp_path / "table_2025_01_02.csv"
     f.write_text(wide_table(MAX_TABLES + 1))
-    res = ingest_file(str(synced_db), "livebench", f)
+    res = ingest_file(open_store(str(synced_db)), "livebench", f)
     assert res.status == "new" and res.n_scores == 2 * (MAX_TABLES + 1)        # nothing lost
     assert f"{MAX_TABLES + 1} tables" in res.held_reason and f"cap of {MAX_TABLES}" in res.held_reason
     assert sum("cap of" in w for w in res.warnings) == 1                        # one line
-    got = run_query("SELECT status, held_reason FROM snapshots WHERE source = 'livebench'", str(synced_db))
+    got = run_query("SELECT status, held_reason FROM snapshots WHERE source = 'livebench'", open_store(str(synced_db)))
     assert got["status"].tolist() == ["held"]
-    assert run_query("SELECT count(*) n FROM latest_scores WHERE source = 'livebench'", str(synced_db))["n"][0] == 0
+    assert run_query("SELECT count(*) n FROM latest_scores WHERE source = 'livebench'", open_store(str(synced_db)))["n"][0] == 0
 
 
 def test_a_file_at_the_cap_is_not_held(synced_db, tmp_path):
     f = tmp_path / "table_2025_01_02.csv"
     f.write_text(wide_table(MAX_TABLES))
-    res = ingest_file(str(synced_db), "livebench", f)
+    res = ingest_file(open_store(str(synced_db)), "livebench", f)
     assert res.held_reason == "" and not any("cap of" in w for w in res.warnings)
 
 
@@ -90,7 +91,7 @@ def livebench_site(monkeypatch):
 
 def collect_livebench(db, run_id: str):
     fetcher = Fetcher(max_attempts=1, backoff_base=0.0, politeness_delay=0.0, sleep=lambda s: None)
-    return collect_source(str(db), "livebench", run_id=run_id, fetcher=fetcher)
+    return collect_source(open_store(str(db)), "livebench", run_id=run_id, fetcher=fetcher)
 
 
 def test_a_release_list_beyond_the_cap_is_held_and_fetches_nothing(synced_db, livebench_site):
@@ -103,7 +104,7 @@ def test_a_release_list_beyond_the_cap_is_held_and_fetches_nothing(synced_db, li
     assert out.status == "new"
     assert sorted(seen) == ["/categories_2026_01_08.json", "/changelog.md", "/table_2026_01_08.csv"]
     assert f"release list held: {MAX_RELEASES + 1} releases" in out.detail
-    got = run_query("SELECT status FROM snapshots WHERE source = 'livebench_releases'", str(synced_db))
+    got = run_query("SELECT status FROM snapshots WHERE source = 'livebench_releases'", open_store(str(synced_db)))
     assert got["status"].tolist() == ["held"]
 
 

@@ -17,6 +17,7 @@ from helpers import reads_on_top
 from jobs.sync import connect_synced
 from storage import saturation as store
 from tests.system.test_history_pruned import random_db
+from storage.store import open_store
 
 LATE = ["2024-08-01", "2024-08-15"]     # the last two snapshots: after every model's release date
 
@@ -25,7 +26,7 @@ def _history_with_late_snapshots(path, seed: int) -> None:
     """random_db's history, its last two snapshots moved after every release date (so their rows
     can be read on top of the earlier ones) and their rows' evaluation dates cleared."""
     random_db(path, seed)
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         last = con.execute("SELECT max(id) FROM snapshots").fetchone()[0]
         for sid, at in zip((last - 1, last), LATE):
             con.execute("UPDATE snapshots SET observed_at = CAST(? AS TIMESTAMPTZ), first_seen = CAST(? AS TIMESTAMPTZ), "
@@ -45,7 +46,7 @@ def _whole(path, tmp_path) -> pd.DataFrame:
     """The whole read of `path`'s history, on a copy (nothing stored, nothing reused)."""
     copy = tmp_path / "whole.duckdb"
     shutil.copyfile(path, copy)
-    with connect_synced(copy) as con:
+    with connect_synced(open_store(copy)) as con:
         return job.read_dated_history(con)
 
 
@@ -58,7 +59,7 @@ def _stored_after_whole_read(path, tmp_path) -> tuple[pd.DataFrame, pd.DataFrame
     """The kept rows and basis a read that stores, reading whole, leaves on a copy of `path`."""
     copy = tmp_path / "stored.duckdb"
     shutil.copyfile(path, copy)
-    with connect_synced(copy) as con:
+    with connect_synced(open_store(copy)) as con:
         con.execute("DELETE FROM history_kept; DELETE FROM history_kept_basis")
         job.read_dated_history(con, keep=True)
         return _kept_rows(con), con.execute("SELECT * EXCLUDE (stored_at) FROM history_kept_basis ORDER BY ALL").df()
@@ -93,7 +94,7 @@ def test_a_read_on_top_of_the_kept_rows_gives_the_whole_read(synced_db, tmp_path
     monkeypatch.setattr(store, "HISTORY_CHUNK_ROWS", 2000)       # several ranges of benchmarks per read
     path = synced_db
     _history_with_late_snapshots(path, seed)
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         first_hidden = _hide_last(con)
         job.read_dated_history(con, keep=True)                   # what the last analysis read and kept
         con.execute("INSERT INTO scores SELECT * FROM hidden")   # then the newer snapshots came
@@ -104,7 +105,7 @@ def test_a_read_on_top_of_the_kept_rows_gives_the_whole_read(synced_db, tmp_path
         assert con.execute("SELECT count(*) FROM scores WHERE snapshot_id >= ?", [first_hidden]).fetchone()[0]
     want = _whole(path, tmp_path)
     on_top = reads_on_top(monkeypatch)
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         got = job.read_dated_history(con, keep=True, reuse=True)
         kept_rows = _kept_rows(con)
         basis = con.execute("SELECT * EXCLUDE (stored_at) FROM history_kept_basis ORDER BY ALL").df()
@@ -125,7 +126,7 @@ def test_a_read_that_stores_nothing_reuses_nothing(synced_db, monkeypatch):
     it leaves them as they are."""
     path = synced_db
     _history_with_late_snapshots(path, 0)
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         job.read_dated_history(con)
         assert con.execute("SELECT count(*) FROM history_kept").fetchone()[0] == 0
         job.read_dated_history(con, keep=True)

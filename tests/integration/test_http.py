@@ -20,6 +20,7 @@ from scrapers.base import Scraper, ScrapeError
 from scrapers.csv import CsvScraper
 from scrapers.http import (CHUNK_SIZE, default_user_agent, Fetcher, ReplayFetcher, fetch_source, parse_retry_after,
                            FileRefused, read_capped, redact_url)
+from storage.store import open_store
 
 Handler = Callable[[BaseHTTPRequestHandler], None]
 
@@ -510,8 +511,8 @@ def test_replay_does_not_follow_links_out_of_its_folder_nor_read_procfs(synced_d
         assert got.status == "error" and "refusing recorded response" in got.error and got.content is None
     # the whole cycle: nothing of the token stored anywhere
     db = synced_db
-    collect(str(db), ["simple_evals", "swebench"], replay_dir=str(replay))
-    assert run_query("SELECT count(*) AS n FROM blobs", str(db))["n"][0] == 0
+    collect(open_store(str(db)), ["simple_evals", "swebench"], replay_dir=str(replay))
+    assert run_query("SELECT count(*) AS n FROM blobs", open_store(str(db)))["n"][0] == 0
     # a link inside the folder is fine; a procfs file named directly is refused by read_capped too
     real = tmp_path / "replay2" / "swebench"
     real.mkdir(parents=True)
@@ -530,6 +531,6 @@ def test_a_replayed_file_that_fails_to_parse_is_not_kept(synced_db, tmp_path):
     replay.mkdir(parents=True)
     (replay / "leaderboards.json").write_bytes(b"\x00\x01 not json SECRET-IN-A-LOCAL-FILE")
     db = synced_db
-    (out,) = collect(str(db), ["swebench"], replay_dir=str(tmp_path / "replay"))
+    (out,) = collect(open_store(str(db)), ["swebench"], replay_dir=str(tmp_path / "replay"))
     assert out.status == "failed" and "not kept" in out.detail
-    assert run_query("SELECT count(*) AS n FROM blobs", str(db))["n"][0] == 0
+    assert run_query("SELECT count(*) AS n FROM blobs", open_store(str(db)))["n"][0] == 0

@@ -18,6 +18,7 @@ from registry.identity import identify_frame, split_variant
 from scrapers.base import ParsedSnapshot, SCORE_COLUMNS, conform
 from jobs.sync import connect_synced as connect   # what the jobs open (migrated + registry)
 from storage.ingest import Response, store_snapshot
+from storage.store import open_store
 
 ALIASES = registry.alias_map("model")
 
@@ -171,7 +172,7 @@ def test_first_name_date_would_move_a_resubmission_early():
 
 
 def test_variants_collapsing_in_one_snapshot_are_stored_without_key_clash(synced_db, tmp_path):
-    with connect(str(synced_db)) as con:
+    with connect(open_store(str(synced_db))) as con:
         scores = conform(pd.DataFrame({"benchmark": "math_500", "model": ["o3", "O3", "o3-high", "o3-low"],
                                        "setting": "", "score": [0.9, 0.91, 0.95, 0.85], "metric": "proportion",
                                        "raw_value": "x", "excluded_reason": ""}), SCORE_COLUMNS)

@@ -17,6 +17,7 @@ from jobs.sync import connect_synced as connect
 from registry.identity import identify_frame, split_variant
 from scrapers.base import SCORE_COLUMNS, ParsedSnapshot, conform
 from storage.ingest import Response, store_snapshot
+from storage.store import open_store
 
 ALIASES = registry.alias_map("model")
 # sources whose rows are model runs named by the page (systems sources name agent systems)
@@ -177,7 +178,7 @@ VOICE = [("gpt-realtime-2", "effort=xhigh; custom", 0.50), ("gpt-realtime-2", "e
 
 
 def test_a_models_best_row_that_is_a_system_run_does_not_hide_its_model_run(synced_db):
-    with connect(str(synced_db)) as con:
+    with connect(open_store(str(synced_db))) as con:
         _tau2_store(con, VOICE)
         board = con.execute("""SELECT population, model, score, rank, setting, n_variants FROM leaderboard
                                ORDER BY population, rank, model""").fetchall()
@@ -193,7 +194,7 @@ def test_a_models_best_row_that_is_a_system_run_does_not_hide_its_model_run(sync
 
 def test_saturation_and_the_leaderboard_choose_the_same_best_rows(synced_db):
     """One definition of "a model's best row": the view and the analysis agree, per population."""
-    with connect(str(synced_db)) as con:
+    with connect(open_store(str(synced_db))) as con:
         _tau2_store(con, VOICE)
         board = con.execute("SELECT population, model, model_raw, setting, rank FROM leaderboard "
                             "ORDER BY population, rank, model").df()
@@ -210,7 +211,7 @@ def test_saturation_and_the_leaderboard_choose_the_same_best_rows(synced_db):
 def test_a_registry_sync_recanonicalises_rows_stored_under_older_rules(synced_db):
     """A database written before the shared rules: its rows carry the page names as models. The
     rules are part of the synced digest, so the next synced connection re-identifies them."""
-    with connect(str(synced_db)) as con:
+    with connect(open_store(str(synced_db))) as con:
         scores = conform(pd.DataFrame({"benchmark": "mmlu", "model": ["llama-3.1-405b-instruct-bf16",
                                                                       "llama-3.1-405b-instruct-fp8", "o3-high"],
                                        "setting": "", "score": [0.88, 0.87, 0.9], "metric": "proportion",
@@ -221,7 +222,7 @@ def test_a_registry_sync_recanonicalises_rows_stored_under_older_rules(synced_db
         # as the code before the shared rules left them, with that code's digest
         con.execute("UPDATE scores SET model = model_raw, variant = ''")
         con.execute("UPDATE meta SET value = 'older rules' WHERE key = 'registry_sha256'")
-    with connect(str(synced_db)) as con:
+    with connect(open_store(str(synced_db))) as con:
         got = con.execute("SELECT model_raw, model, variant FROM scores ORDER BY model_raw").fetchall()
     assert got == [("llama-3.1-405b-instruct-bf16", "llama-3.1-405b-instruct", "precision=bf16"),
                    ("llama-3.1-405b-instruct-fp8", "llama-3.1-405b-instruct", "precision=fp8"),
@@ -234,7 +235,7 @@ def test_status_lists_a_systems_unknown_model_not_the_system_name(synced_db):
     """An agent system is never a registry model (no alias can name it): `status` lists the model
     it runs on when the registry lacks it, and a model run's own unknown name, as before."""
     from storage import status
-    with connect(str(synced_db)) as con:
+    with connect(open_store(str(synced_db))) as con:
         scores = conform(pd.DataFrame({
             "benchmark": "swebench_verified", "model": ["Acme Agent + Zeta-9", "Other Agent", "Third Agent"],
             "model_tag": ["Model: zeta-9-preview", "Model: claude-sonnet-4-20250514", "Model: a; Model: b"],
@@ -249,7 +250,7 @@ def test_status_lists_a_systems_unknown_model_not_the_system_name(synced_db):
         store_snapshot(con, ParsedSnapshot(source="lmarena", scores=scores, naming=scrapers.get("lmarena").NAMING),
                        [Response("t.csv", b"t")], observed_at=datetime(2025, 6, 1, tzinfo=timezone.utc),
                        origin="ingest", parser_version=1)
-    with connect(str(synced_db)) as con:
+    with connect(open_store(str(synced_db))) as con:
         for large in (False, True):
             table, counts = status.unknown(con, large=large)
             names = {r[1] for r in table.rows if r[0] == "model"}
@@ -274,7 +275,7 @@ def test_contamination_reads_a_models_own_runs_never_a_system_named_like_it():
 def test_the_leaderboard_says_which_model_names_are_registry_ids(synced_db):
     """A view's `model` is a canonical id when the registry knows the name, else the page's base
     name ('Claude 3.5 Sonnet' is deliberately not aliased): `model_known` tells them apart."""
-    with connect(str(synced_db)) as con:
+    with connect(open_store(str(synced_db))) as con:
         scores = conform(pd.DataFrame({"benchmark": "mmlu", "model": ["llama-3.1-405b-instruct-bf16",
                                                                       "Claude 3.5 Sonnet", "GLM-5.2"],
                                        "setting": "", "score": [0.88, 0.87, 0.8], "metric": "proportion",

@@ -19,6 +19,7 @@ import jobs.cycle as cycle
 from jobs.analyze import DAY_ONLY_PLAN, RESOLVED_STATE, analyze
 from helpers import reads_on_top
 from storage import db
+from storage.store import open_store
 
 pytestmark = pytest.mark.xdist_group("test_incremental_analysis")   # its module fixtures are built once
 
@@ -44,9 +45,9 @@ FAST_SOURCES = ["arc_agi", "livecodebench", "knowledge_cutoffs"]
 
 def _analysed(tmp_path_factory, sources: list[str]) -> tuple[Path, datetime]:
     path = tmp_path_factory.mktemp("incr") / "base.duckdb"
-    cycle.collect(path, sources, replay_dir=REPLAY)
+    cycle.collect(open_store(path), sources, replay_dir=REPLAY)
     now = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(days=1)
-    result = analyze(path, now=now)
+    result = analyze(open_store(path), now=now)
     assert result["plan"] == "full"
     return path, now
 
@@ -141,7 +142,7 @@ def _check_one_changed_source(analysed, tmp_path, monkeypatch, source, a3, link)
 
     monkeypatch.setattr("jobs.saturation.trends_table", traced)
     on_top = reads_on_top(monkeypatch)    # per read, the benchmarks read on top of their kept rows
-    result = analyze(inc, now=later)
+    result = analyze(open_store(inc), now=later)
     with db.connect(inc, read_only=True) as con:
         # the source's tables, and every table of a benchmark whose dated items it changed (material dates)
         ours = {r[0] for r in con.execute("""SELECT DISTINCT table_id FROM benchmark_tables WHERE list_contains(sources, ?)
@@ -155,7 +156,7 @@ def _check_one_changed_source(analysed, tmp_path, monkeypatch, source, a3, link)
     read_on_top = [b for read in on_top for b in read]
     assert read_on_top and set(read_on_top) <= {t.split(":")[0] for t in ours}, on_top
     monkeypatch.setattr("jobs.saturation.trends_table", real)
-    full_result = analyze(full, now=later, incremental=False)
+    full_result = analyze(open_store(full), now=later, incremental=False)
     assert full_result["plan"] == "full"
     assert_same_results(inc, full)
     kept = result["saturation"].sort_values(["table_id", "population"], ignore_index=True)
@@ -185,7 +186,7 @@ def test_a_new_day_without_new_data_recomputes_only_the_day_relative_columns(ana
     for name in ("analysis.contamination.a1.a1_one", "analysis.contamination.a3.a3_one"):
         monkeypatch.setattr(name, boom)
     monkeypatch.setattr("jobs.analyze.plan_analysis", boom)     # not even planned: the stored results move
-    result = analyze(inc, now=next_day)
+    result = analyze(open_store(inc), now=next_day)
     assert result["plan"] == DAY_ONLY_PLAN and not result["skipped"]
     monkeypatch.undo()
     with db.connect(inc, read_only=True) as con:
@@ -194,7 +195,7 @@ def test_a_new_day_without_new_data_recomputes_only_the_day_relative_columns(ana
     with db.connect(base, read_only=True) as con:
         before = con.execute("SELECT sum(stale_days) FROM trends").fetchone()[0]
     assert trends["stale_days"].sum() == before + len(trends.dropna(subset=["stale_days"]))
-    analyze(full, now=next_day, incremental=False)
+    analyze(open_store(full), now=next_day, incremental=False)
     assert_same_results(inc, full)
 
 
@@ -208,12 +209,12 @@ def test_a_new_day_that_brings_a_dated_row_into_the_window_is_analysed(analysed_
         con.execute("""UPDATE scores SET evaluated_at = CAST(? AS TIMESTAMPTZ)
                        WHERE rowid = (SELECT min(rowid) FROM scores WHERE source = 'arc_agi')""",
                     [now + timedelta(hours=12)])
-    analyze(inc, now=now)                     # the row lies ahead: stored, not analysed yet
+    analyze(open_store(inc), now=now)                     # the row lies ahead: stored, not analysed yet
     full = _copy(inc, tmp_path / "full.duckdb")
     next_day = now + timedelta(days=1)
-    result = analyze(inc, now=next_day)
+    result = analyze(open_store(inc), now=next_day)
     assert result["plan"] not in (DAY_ONLY_PLAN, "full") and result["plan"].split(" ")[0] != "0", result["plan"]
-    analyze(full, now=next_day, incremental=False)
+    analyze(open_store(full), now=next_day, incremental=False)
     assert_same_results(inc, full)
 
 
@@ -223,7 +224,7 @@ def test_the_resolved_state_named_by_the_day_move_is_the_analysis_one():
 
 
 def _changed_tables(path: Path, now: datetime) -> str:
-    return analyze(path, now=now)["plan"]
+    return analyze(open_store(path), now=now)["plan"]
 
 
 @pytest.mark.slow
@@ -240,7 +241,7 @@ def test_a_changed_row_of_an_old_snapshot_is_analysed_again(analysed_fast, tmp_p
     full = _copy(inc, tmp_path / "full.duckdb")
     plan = _changed_tables(inc, now + timedelta(hours=1))
     assert plan != "full" and not plan.startswith("0 "), plan
-    analyze(full, now=now + timedelta(hours=1), incremental=False)
+    analyze(open_store(full), now=now + timedelta(hours=1), incremental=False)
     assert_same_results(inc, full)
 
 
@@ -259,7 +260,7 @@ def test_a_model_whose_dates_changed_has_its_tables_analysed_again(analysed_fast
     later = now + timedelta(hours=1)
     plan = _changed_tables(inc, later)
     assert plan != "full" and not plan.startswith("0 "), plan
-    analyze(full, now=later, incremental=False)
+    analyze(open_store(full), now=later, incremental=False)
     assert_same_results(inc, full)
     # the same change seen without the models' fingerprints: no table recomputed, other results
     monkeypatch.setattr("storage.fingerprint.models_in", lambda con, models: (set(), set()))
@@ -286,7 +287,7 @@ def test_a_run_on_the_data_of_an_earlier_run_holds_its_tests(analysed, tmp_path,
     calls = []
     real = analysis.contamination.a1.a1_one
     monkeypatch.setattr("analysis.contamination.a1.a1_one", lambda *a, **k: calls.append(a[0]["model"]) or real(*a, **k))
-    analyze(inc, now=now + timedelta(hours=1), incremental=False)
+    analyze(open_store(inc), now=now + timedelta(hours=1), incremental=False)
     with db.connect(inc, read_only=True) as con:
         after = con.execute("SELECT run_id, model, benchmark, source, signal, detail, p_value, effect, flagged, "
                             "evidence FROM contamination_signals").df()

@@ -11,6 +11,7 @@ from jobs.saturation import run_saturation
 from storage import db
 from jobs.sync import connect_synced
 from storage.status import index_coverage, release_date_coverage
+from storage.store import open_store
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 MODELS = ["acme-a", "acme-b", "acme-c", "acme-d", "acme-e", "acme-f"]
@@ -23,12 +24,12 @@ def _csv(path: Path, benchmark: str) -> Path:
 
 
 def test_status_names_the_registry_line_or_the_reason_for_each_table_without_s(synced_db, tmp_path, capsys):
-    ingest_file(synced_db, "matharena", FIX / "matharena" / "table_data.js", observed_at="2025-02-09")
-    ingest_file(synced_db, "csv", _csv(tmp_path / "a.csv", "scicode"), observed_at="2026-04-01")
-    ingest_file(synced_db, "csv", _csv(tmp_path / "b.csv", "bfcl_overall"), observed_at="2026-04-01")
-    ingest_file(synced_db, "arc_agi", FIX / "arc_agi" / "evaluations.json", observed_at="2025-04-16",
+    ingest_file(open_store(synced_db), "matharena", FIX / "matharena" / "table_data.js", observed_at="2025-02-09")
+    ingest_file(open_store(synced_db), "csv", _csv(tmp_path / "a.csv", "scicode"), observed_at="2026-04-01")
+    ingest_file(open_store(synced_db), "csv", _csv(tmp_path / "b.csv", "bfcl_overall"), observed_at="2026-04-01")
+    ingest_file(open_store(synced_db), "arc_agi", FIX / "arc_agi" / "evaluations.json", observed_at="2025-04-16",
                 aux_paths=[FIX / "arc_agi" / "models.json"])
-    with connect_synced(synced_db) as con:     # the saturation part of `analyze` (contamination is not needed)
+    with connect_synced(open_store(synced_db)) as con:     # the saturation part of `analyze` (contamination is not needed)
         run_saturation(con, now="2026-05-01")
     with db.connect(synced_db, read_only=True) as con:
         table = index_coverage(con)
@@ -55,11 +56,11 @@ def test_status_remedies_fit_the_metric(synced_db, tmp_path):
             for i in range(6)]
     import json
     (tmp_path / "e.json").write_text(json.dumps(rows))
-    ingest_file(synced_db, "arc_agi", tmp_path / "e.json", observed_at="2026-06-01")
-    ingest_file(synced_db, "csv", _csv(tmp_path / "h.csv", "aa_omniscience_non_hallucination"), observed_at="2026-06-01")
-    ingest_file(synced_db, "artificial_analysis", FIX / "artificial_analysis" / "gdpval_breakdowns.json",
+    ingest_file(open_store(synced_db), "arc_agi", tmp_path / "e.json", observed_at="2026-06-01")
+    ingest_file(open_store(synced_db), "csv", _csv(tmp_path / "h.csv", "aa_omniscience_non_hallucination"), observed_at="2026-06-01")
+    ingest_file(open_store(synced_db), "artificial_analysis", FIX / "artificial_analysis" / "gdpval_breakdowns.json",
                 observed_at="2026-06-01")
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         run_saturation(con, now="2026-06-02")
     with db.connect(synced_db, read_only=True) as con:
         table = index_coverage(con)

@@ -20,6 +20,7 @@ from scrapers.normalize import AmbiguousScale, percent_scale, proportions_from
 from jobs.sync import connect_synced
 from storage.ingest import IngestRefused, parse_observed_at
 from storage.query import run_query
+from storage.store import open_store
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 NOW = datetime.now(timezone.utc)
@@ -39,7 +40,7 @@ def no_db(tmp_path):
 def counts(path: str) -> dict[str, int]:
     if not Path(path).exists():
         return {}
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         from storage.status import table_counts
         return table_counts(con)
 
@@ -50,18 +51,18 @@ def counts(path: str) -> dict[str, int]:
 def test_one_bad_cell_does_not_rescale_the_column(dbpath, tmp_path, bad):
     f = tmp_path / "s.csv"
     f.write_text(f"model,benchmark,score\no3,gpqa_diamond,0.833\nGPT-5,gpqa_diamond,0.854\nX,gpqa_diamond,{bad}\n")
-    res = ingest_file(dbpath, "csv", f)
+    res = ingest_file(open_store(dbpath), "csv", f)
     assert (res.n_scores, res.n_rejects) == (2, 1)
-    got = run_query("SELECT model_raw, score FROM scores ORDER BY 1", dbpath)
+    got = run_query("SELECT model_raw, score FROM scores ORDER BY 1", open_store(dbpath))
     assert dict(got.itertuples(index=False)) == {"GPT-5": pytest.approx(0.854), "o3": pytest.approx(0.833)}
 
 
 def test_percent_file_with_a_bad_cell_still_read_as_percent(dbpath, tmp_path):
     f = tmp_path / "s.csv"
     f.write_text("model,benchmark,score\no3,math_500,99.2\nGrok-4,math_500,99.0\nX,math_500,inf\nY,math_500,250\n")
-    res = ingest_file(dbpath, "csv", f)
+    res = ingest_file(open_store(dbpath), "csv", f)
     assert (res.n_scores, res.n_rejects) == (2, 2)
-    got = run_query("SELECT score FROM scores ORDER BY score", dbpath)["score"].tolist()
+    got = run_query("SELECT score FROM scores ORDER BY score", open_store(dbpath))["score"].tolist()
     assert got == [pytest.approx(0.99), pytest.approx(0.992)]
 
 
@@ -70,21 +71,21 @@ def test_ambiguous_column_is_an_error_naming_source_and_column(no_db, tmp_path):
     f = tmp_path / "s.csv"
     f.write_text("model,benchmark,score\na,gpqa_diamond,0.8\nb,gpqa_diamond,0.7\nc,gpqa_diamond,0.6\nd,gpqa_diamond,85\n")
     with pytest.raises(ScrapeError) as exc:
-        ingest_file(dbpath, "csv", f)
+        ingest_file(open_store(dbpath), "csv", f)
     assert exc.value.source == "csv" and "'score'" in exc.value.reason and "gpqa_diamond" in exc.value.reason
     assert counts(dbpath) == {}      # nothing written, not even the file
     # declaring the unit removes the guess: 85 is then an out-of-range proportion, rejected
     f.write_text("model,benchmark,score,metric\na,gpqa_diamond,0.8,proportion\nb,gpqa_diamond,0.7,proportion\n"
                  "c,gpqa_diamond,0.6,proportion\nd,gpqa_diamond,85,proportion\n")
-    assert ingest_file(dbpath, "csv", f).n_rejects == 1
+    assert ingest_file(open_store(dbpath), "csv", f).n_rejects == 1
 
 
 def test_scale_is_decided_per_benchmark(dbpath, tmp_path):
     f = tmp_path / "s.csv"
     f.write_text("model,benchmark,score\no3,gpqa_diamond,0.833\nGPT-5,gpqa_diamond,0.854\n"
                  "o3,math_500,99.2\nGrok-4,math_500,99.0\n")
-    ingest_file(dbpath, "csv", f)
-    got = run_query("SELECT benchmark, max(score) m FROM scores GROUP BY 1 ORDER BY 1", dbpath)
+    ingest_file(open_store(dbpath), "csv", f)
+    got = run_query("SELECT benchmark, max(score) m FROM scores GROUP BY 1 ORDER BY 1", open_store(dbpath))
     assert got["m"].tolist() == [pytest.approx(0.854), pytest.approx(0.992)]
 
 
@@ -140,9 +141,9 @@ def test_observed_at_skew_and_benchmark_existence(dbpath):
         parse_observed_at((NOW + timedelta(days=2)).isoformat(), now=NOW)
     # gpqa_diamond was released 2023-11-21: a 2019 observation is refused, the DB unchanged
     with pytest.raises(IngestRefused, match="gpqa_diamond"):
-        ingest_file(dbpath, "csv", FIX / "csv" / "scores_proportion.csv", observed_at="2019-01-01")
+        ingest_file(open_store(dbpath), "csv", FIX / "csv" / "scores_proportion.csv", observed_at="2019-01-01")
     assert counts(dbpath)["snapshots"] == 0
-    ingest_file(dbpath, "csv", FIX / "csv" / "scores_proportion.csv", observed_at="2024-01-15")
+    ingest_file(open_store(dbpath), "csv", FIX / "csv" / "scores_proportion.csv", observed_at="2024-01-15")
     assert counts(dbpath)["snapshots"] == 1
 
 
@@ -152,7 +153,7 @@ def test_dev_zero_is_refused_at_once(no_db):
     dbpath = no_db
     t0 = time.monotonic()
     with pytest.raises(ScrapeError, match="not a regular file"):
-        ingest_file(dbpath, "csv", "/dev/zero")
+        ingest_file(open_store(dbpath), "csv", "/dev/zero")
     assert time.monotonic() - t0 < 5
     assert counts(dbpath) == {}
 
@@ -161,7 +162,7 @@ def test_fifo_is_refused_without_blocking(dbpath, tmp_path):
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)
     with pytest.raises(ScrapeError, match="FIFO"):
-        ingest_file(dbpath, "csv", fifo)
+        ingest_file(open_store(dbpath), "csv", fifo)
 
 
 def test_file_over_the_cap_is_refused_reading_at_most_cap_plus_one(dbpath, tmp_path, monkeypatch):
@@ -188,12 +189,12 @@ def test_file_over_the_cap_is_refused_reading_at_most_cap_plus_one(dbpath, tmp_p
     monkeypatch.setattr("builtins.open", lambda p, mode="r", *a, **k:
                         Spy(real_open(p, mode, *a, **k)) if str(p) == str(big) else real_open(p, mode, *a, **k))
     with pytest.raises(ScrapeError, match="size cap"):
-        ingest_file(dbpath, "csv", big)
+        ingest_file(open_store(dbpath), "csv", big)
     assert reads == [http.DEFAULT_MAX_BYTES + 1]
     monkeypatch.undo()
     # exactly at the cap is read
     monkeypatch.setattr(http, "DEFAULT_MAX_BYTES", (FIX / "csv" / "scores_percent.csv").stat().st_size)
-    assert ingest_file(dbpath, "csv", FIX / "csv" / "scores_percent.csv").status == "new"
+    assert ingest_file(open_store(dbpath), "csv", FIX / "csv" / "scores_percent.csv").status == "new"
 
 
 def test_replay_file_over_the_cap_fails_that_source_only(dbpath, tmp_path, monkeypatch):
@@ -202,7 +203,7 @@ def test_replay_file_over_the_cap_fails_that_source_only(dbpath, tmp_path, monke
     src = FIX / "replay" / "bfcl" / "data_overall.csv"
     (replay / "bfcl" / "data_overall.csv").write_bytes(src.read_bytes())
     monkeypatch.setattr(http, "DEFAULT_MAX_BYTES", src.stat().st_size - 1)
-    out = collect_source(dbpath, "bfcl", replay_dir=replay)
+    out = collect_source(open_store(dbpath), "bfcl", replay_dir=replay)
     assert out.status == "failed" and "size cap" in out.detail
     assert counts(dbpath)["snapshots"] == 0
 
@@ -224,11 +225,11 @@ def test_bad_stderr_and_n_items_go_to_rejects(dbpath, tmp_path, capsys):
     code = main(["ingest", "csv", str(f), "--db", dbpath])
     out = capsys.readouterr().out
     assert code == 0 and "2 scores" in out and "7 rejected rows" in out
-    rejects = run_query("SELECT row_json, reason FROM rejects", dbpath)
+    rejects = run_query("SELECT row_json, reason FROM rejects", open_store(dbpath))
     assert sum("stderr" in r for r in rejects["reason"]) == 2
     assert sum("n_items" in r for r in rejects["reason"]) == 5
     assert any("3000000000" in r for r in rejects["reason"])
-    assert sorted(run_query("SELECT model_raw FROM scores", dbpath)["model_raw"]) == ["good1", "good2"]
+    assert sorted(run_query("SELECT model_raw FROM scores", open_store(dbpath))["model_raw"]) == ["good1", "good2"]
 
 
 def test_cp1252_is_decoded_with_a_warning(dbpath, tmp_path, capsys):
@@ -237,10 +238,10 @@ def test_cp1252_is_decoded_with_a_warning(dbpath, tmp_path, capsys):
     assert main(["ingest", "csv", str(f), "--db", dbpath]) == 0
     out = capsys.readouterr().out
     assert "Windows-1252" in out
-    name = run_query("SELECT model_raw FROM scores WHERE score = 0.7", dbpath).iloc[0, 0]
+    name = run_query("SELECT model_raw FROM scores WHERE score = 0.7", open_store(dbpath)).iloc[0, 0]
     assert name == "Mistral “Large” – 2"
     assert not any(0x80 <= ord(c) <= 0x9F for c in name)
-    w = run_query("SELECT warnings FROM snapshots", dbpath).iloc[0, 0]
+    w = run_query("SELECT warnings FROM snapshots", open_store(dbpath)).iloc[0, 0]
     assert any("Windows-1252" in x for x in w)
 
 
@@ -249,9 +250,9 @@ def test_two_raw_names_of_one_model_are_stored_but_analysed_once(dbpath, tmp_pat
     f.write_text("model,benchmark,score\no3,gpqa_diamond,0.833\nO3,gpqa_diamond,0.5\nGPT-5,gpqa_diamond,0.854\n")
     assert main(["ingest", "csv", str(f), "--db", dbpath]) == 0
     assert "alias mapping" in capsys.readouterr().out
-    stored = run_query("SELECT model_raw, excluded_reason FROM scores ORDER BY model_raw", dbpath)
+    stored = run_query("SELECT model_raw, excluded_reason FROM scores ORDER BY model_raw", open_store(dbpath))
     assert len(stored) == 3 and stored.set_index("model_raw").loc["O3", "excluded_reason"].startswith("duplicate")
-    latest = run_query("SELECT model, model_raw, score FROM latest_scores", dbpath)
+    latest = run_query("SELECT model, model_raw, score FROM latest_scores", open_store(dbpath))
     assert latest["model"].is_unique and len(latest) == 2
     assert latest.set_index("model_raw").loc["o3", "score"] == pytest.approx(0.833)
 
@@ -271,7 +272,7 @@ def test_a_stderr_wider_than_the_metric_range_is_rejected(new_synced_db, tmp_pat
         code = main(["ingest", "csv", str(f), "--db", db])
         capsys.readouterr()
         assert code == 0
-        kept = sorted(run_query("SELECT model_raw FROM scores", db)["model_raw"])
+        kept = sorted(run_query("SELECT model_raw FROM scores", open_store(db))["model_raw"])
         assert kept == ["elo_ok", "good"], kept
-        reasons = run_query("SELECT reason FROM rejects WHERE reason LIKE 'stderr%'", db)["reason"]
+        reasons = run_query("SELECT reason FROM rejects WHERE reason LIKE 'stderr%'", open_store(db))["reason"]
         assert len(reasons) == 3 and all("wider than its metric's range" in r for r in reasons)

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 from jobs.cycle import ingest_file
+from storage.store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "csv"
@@ -37,7 +38,7 @@ def _loaded_after(code: str, tmp_path: Path) -> dict:
 
 def test_query_status_and_help_import_nothing_heavy(tmp_path):
     db = tmp_path / "bw.duckdb"
-    ingest_file(db, "csv", FIX / "scores_proportion.csv")
+    ingest_file(open_store(db), "csv", FIX / "scores_proportion.csv")
     got = _loaded_after(f"""
         import contextlib, io
         from cli.main import main
@@ -113,7 +114,7 @@ def _freeze_count_at_exit(call: str, tmp_path: Path) -> int:
 
 
 def test_a_command_process_skips_the_final_collections_and_an_in_process_main_does_not(tmp_path):
-    ingest_file(tmp_path / "bw.duckdb", "csv", FIX / "scores_proportion.csv")
+    ingest_file(open_store(tmp_path / "bw.duckdb"), "csv", FIX / "scores_proportion.csv")
     # the process's own command line (console script, python -m cli): frozen at exit, so the
     # shutdown's full collections skip what the imports made
     assert _freeze_count_at_exit("main()", tmp_path) > 10_000

@@ -16,6 +16,7 @@ from cli.main import main
 from jobs.cycle import ingest_file
 from storage import db
 from storage.status import unknown
+from storage.store import open_store
 
 
 # models without a link, enough for the source's row floor (`min_rows`): unknown names
@@ -50,7 +51,7 @@ def test_a_model_a_source_states_facts_about_is_learned_not_unknown(synced_db, t
     f = tmp_path / "scores.csv"      # a release date beside the score is a statement about the model
     f.write_text("model,benchmark,score,model_release_date\n"
                  "acme-stated-7b,gpqa_diamond,0.5,2025-03-01\nacme-silent-7b,gpqa_diamond,0.4,\n")
-    ingest_file(synced_db, "csv", f)
+    ingest_file(open_store(synced_db), "csv", f)
     with db.connect(synced_db, read_only=True) as con:
         table, counts = unknown(con)
         learned = con.execute("SELECT model, sources, release_dates FROM learned_models").fetchall()
@@ -64,7 +65,7 @@ def test_a_model_a_source_states_facts_about_is_learned_not_unknown(synced_db, t
 
 
 def test_evalplus_states_the_publisher_of_a_hugging_face_link_and_every_model_s_page(synced_db, tmp_path):
-    ingest_file(synced_db, "evalplus", _evalplus(tmp_path))
+    ingest_file(open_store(synced_db), "evalplus", _evalplus(tmp_path))
     with db.connect(synced_db, read_only=True) as con:
         stated = {r[0]: r[1:] for r in con.execute("SELECT model, org, link FROM model_dates WHERE source = 'evalplus'")
                   .fetchall()}
@@ -107,7 +108,7 @@ def test_an_excluded_entry_is_no_unknown_model(synced_db, tmp_path):
     kept for the record, but it is no model a person could alias: not an unknown name."""
     f = tmp_path / "scores.csv"
     f.write_text("model,benchmark,score\nNullModel,gpqa_diamond,0.9\nacme-real-7b,gpqa_diamond,0.4\n")
-    ingest_file(synced_db, "csv", f)
+    ingest_file(open_store(synced_db), "csv", f)
     with db.connect(synced_db) as con:
         con.execute("UPDATE scores SET excluded_reason = 'adversarial entry' WHERE model_raw = 'NullModel'")
     with db.connect(synced_db, read_only=True) as con:
@@ -121,7 +122,7 @@ def test_a_statement_about_the_page_s_name_covers_the_row_identified_from_it(syn
     source's statement is about its own name `fireworks/zz-k9p5`; both are the same row's names."""
     f = tmp_path / "scores.csv"
     f.write_text("model,benchmark,score,model_release_date\nfireworks/zz-k9p5,gpqa_diamond,0.5,2026-01-27\n")
-    ingest_file(synced_db, "csv", f)
+    ingest_file(open_store(synced_db), "csv", f)
     with db.connect(synced_db, read_only=True) as con:
         assert con.execute("SELECT DISTINCT model FROM scores").fetchall() == [("zz-k9p5",)]
         for large in (False, True):
@@ -134,7 +135,7 @@ def test_views_show_the_registry_s_name_with_the_page_s_name_beside(synced_db, t
     name beside both; saturation's top models likewise (top_names, top_known beside top_models)."""
     f = tmp_path / "scores.csv"
     f.write_text("model,benchmark,score\nclaude-3.5-sonnet-20240620,gpqa_diamond,0.6\nZz Model,gpqa_diamond,0.5\n")
-    ingest_file(synced_db, "csv", f)
+    ingest_file(open_store(synced_db), "csv", f)
     with db.connect(synced_db) as con:
         rows = con.execute("SELECT model, model_name, model_raw, model_known FROM leaderboard ORDER BY model").fetchall()
         con.execute("""INSERT INTO saturation (table_id, benchmark, source, as_of, scope, population, k, alpha, z,
@@ -165,7 +166,7 @@ def test_a_name_is_learned_as_the_registry_matches_names_case_and_spacing_blind(
     f = tmp_path / "scores.csv"
     f.write_text("model,benchmark,score,model_release_date\nACME  X-7b,gpqa_diamond,0.5,2025-03-01\n"
                  "acme x-7b,mmlu,0.4,\nacme-x-7b,mmlu,0.3,\n")
-    ingest_file(synced_db, "csv", f)
+    ingest_file(open_store(synced_db), "csv", f)
     with db.connect(synced_db, read_only=True) as con:
         for large in (False, True):
             table, counts = unknown(con, large=large)

@@ -14,6 +14,7 @@ import scrapers
 from cli.main import main
 from helpers import SNAPSHOTS, needs
 from storage.query import run_query
+from storage.store import open_store
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 AT = datetime(2026, 1, 1)
@@ -67,7 +68,7 @@ def test_each_new_folder_backfills_alone_into_a_fresh_database(folder, tmp_path,
     assert main(["backfill", str(root), "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert "0 failed" in out.splitlines()[-1]
-    snaps = run_query("SELECT count(*) n, sum(n_scores) s FROM snapshots", db)
+    snaps = run_query("SELECT count(*) n, sum(n_scores) s FROM snapshots", open_store(db))
     assert snaps["n"][0] >= 2
     if folder == "livebench_releases":
         assert snaps["s"][0] == 0
@@ -77,7 +78,7 @@ def test_each_new_folder_backfills_alone_into_a_fresh_database(folder, tmp_path,
         skipped = [line for line in out.splitlines() if line.startswith("skipped ")]
         assert len(skipped) == 7 and any("schema" in line for line in skipped)
     assert main(["analyze", "--db", str(db)]) == 0
-    levels = run_query("SELECT benchmark, s_index, bin FROM saturation_latest WHERE s_index IS NOT NULL", db)
+    levels = run_query("SELECT benchmark, s_index, bin FROM saturation_latest WHERE s_index IS NOT NULL", open_store(db))
     assert len(levels) and levels["bin"].notna().all()
 
 
@@ -95,4 +96,4 @@ def test_a_new_arena_category_is_a_new_benchmark_listed_as_unknown(synced_db, tm
     out = capsys.readouterr().out
     unknown = out[out.index("unknown names"):]
     assert "arena_elo_text_expert" in unknown and "arena_elo_text_math" not in unknown
-    assert run_query("SELECT count(*) n FROM scores WHERE benchmark = 'arena_elo_text_expert'", db)["n"][0] == 4
+    assert run_query("SELECT count(*) n FROM scores WHERE benchmark = 'arena_elo_text_expert'", open_store(db))["n"][0] == 4

@@ -29,6 +29,7 @@ from storage import rule_inputs
 from storage import db
 from storage.contamination import store_calibration
 from storage.ingest import record_fetches
+from storage.store import open_store
 
 # Just ahead of the wall clock, so silences the CLI starts "now" cover the test's evaluations.
 T0 = (datetime.now(timezone.utc) + timedelta(days=1)).replace(minute=0, second=0, microsecond=0)
@@ -144,25 +145,25 @@ def slack(fake_slack):
 
 def test_bin_crossing_sends_exactly_one_message_once_the_move_has_stood(db_path, fake_slack, slack):
     add_saturation(db_path, day(0), 0.50)                     # moderate: first observation, the baseline only
-    first = run_notify(db_path, now=day(0.1), notifier=slack)
+    first = run_notify(open_store(db_path), now=day(0.1), notifier=slack)
     assert first.sent_titles == ["benchwatch now watches 1 benchmark (1 table) from 1 source: 0 saturated, "
                                  "0 contamination suspects, 0 sources failing"]
-    assert run_notify(db_path, now=day(0.2), notifier=slack).to_deliver == 0
+    assert run_notify(open_store(db_path), now=day(0.2), notifier=slack).to_deliver == 0
     add_saturation(db_path, day(1), 0.80)                     # proposes high: pending
-    summary = run_notify(db_path, now=day(1.1), notifier=slack)
+    summary = run_notify(open_store(db_path), now=day(1.1), notifier=slack)
     assert (summary.pending, summary.to_deliver) == (1, 0)
     add_saturation(db_path, day(2), 0.80)                     # the same table again: no evidence, still pending
-    summary = run_notify(db_path, now=day(2.1), notifier=slack)
+    summary = run_notify(open_store(db_path), now=day(2.1), notifier=slack)
     assert (summary.pending, summary.to_deliver) == (1, 0)
     due = day(1).replace(hour=0) + timedelta(days=7)         # LEVEL_DWELL_DAYS calendar days after the move
     analyze_levels(db_path, due - timedelta(minutes=1))       # not yet
-    assert run_notify(db_path, now=due - timedelta(seconds=30), notifier=slack).to_deliver == 0
+    assert run_notify(open_store(db_path), now=due - timedelta(seconds=30), notifier=slack).to_deliver == 0
     analyze_levels(db_path, due)                              # no new snapshot (a frozen source): a week stood
-    summary = run_notify(db_path, now=day(8.1), notifier=slack)
+    summary = run_notify(open_store(db_path), now=day(8.1), notifier=slack)
     assert (summary.enqueued, summary.delivered, summary.ok) == (1, 1, True)
     assert str(summary).splitlines()[1] == "  - SWE-bench Verified (SWE-bench): level moderate → high"
     for when in (day(8.1), day(8.2), day(9)):                 # re-running sends nothing
-        assert run_notify(db_path, now=when, notifier=slack).to_deliver == 0
+        assert run_notify(open_store(db_path), now=when, notifier=slack).to_deliver == 0
     assert len(fake_slack.requests) == 2                      # the baseline, then the change
     baseline_text, text = sections(fake_slack)
     assert baseline_text.startswith(":eyes: *benchwatch now watches 1 benchmark (1 table) from 1 source")
@@ -187,17 +188,17 @@ def test_slack_outage_over_several_runs_loses_nothing_and_delivers_each_once(db_
     add_saturation(db_path, day(0), 0.50)
     add_snapshot(db_path, "bfcl", day(0))
     add_fetch_runs(db_path, "bfcl", ["ok"], day(0))
-    run_notify(db_path, now=day(0.5), notifier=slack)
+    run_notify(open_store(db_path), now=day(0.5), notifier=slack)
     add_suspect(db_path, "corroborated")                      # fires at once
-    first = run_notify(db_path, now=day(1), notifier=slack)
+    first = run_notify(open_store(db_path), now=day(1), notifier=slack)
     assert (first.enqueued, first.to_deliver, first.delivered, first.ok) == (1, 2, 0, False)   # + the baseline
     assert first.error == "HTTP 503: internal_error"
     add_saturation(db_path, day(1), 0.80)
     add_saturation(db_path, day(2), 0.81, now=day(8))         # analyzed a week after the move: committed
-    second = run_notify(db_path, now=day(2.5), notifier=slack)
+    second = run_notify(open_store(db_path), now=day(2.5), notifier=slack)
     assert (second.enqueued, second.to_deliver, second.delivered) == (1, 3, 0)
     add_fetch_runs(db_path, "bfcl", ["error", "error", "error"], day(3))   # 3 failed runs in a row
-    third = run_notify(db_path, now=day(3.5), notifier=slack)
+    third = run_notify(open_store(db_path), now=day(3.5), notifier=slack)
     assert (third.enqueued, third.to_deliver, third.delivered) == (1, 4, 0)
     assert fake_slack.messages() == []
     box = outbox(db_path)
@@ -205,9 +206,9 @@ def test_slack_outage_over_several_runs_loses_nothing_and_delivers_each_once(db_
     assert set(box["last_error"]) == {"HTTP 503: internal_error"}
 
     fake_slack.recover()
-    recovered = run_notify(db_path, now=day(4), notifier=slack)
+    recovered = run_notify(open_store(db_path), now=day(4), notifier=slack)
     assert (recovered.to_deliver, recovered.delivered, recovered.ok) == (4, 4, True)
-    assert run_notify(db_path, now=day(4.5), notifier=slack).to_deliver == 0
+    assert run_notify(open_store(db_path), now=day(4.5), notifier=slack).to_deliver == 0
     assert len(fake_slack.messages()) == 1                    # one digest
     heads = [t.split("\n")[0] for t in sections(fake_slack)]
     assert heads == [":eyes: *benchwatch now watches 1 benchmark (1 table) from 1 source: 0 saturated, "
@@ -222,9 +223,9 @@ def test_slack_outage_over_several_runs_loses_nothing_and_delivers_each_once(db_
 
 def test_resolved_notice_is_sent(db_path, fake_slack, slack):
     add_suspect(db_path, "persisted")
-    run_notify(db_path, now=day(1), notifier=slack)
+    run_notify(open_store(db_path), now=day(1), notifier=slack)
     add_suspect(db_path, "not_flagged")
-    summary = run_notify(db_path, now=day(2), notifier=slack)
+    summary = run_notify(open_store(db_path), now=day(2), notifier=slack)
     (sent,) = summary.sent_titles
     assert re.fullmatch(r"resolved: gpt-x on GPQA Diamond: contamination suspicion resolved: new data "
                         rf"\(snapshot \d+ of {T0:%Y-%m-%d}\) no longer flag it", sent)
@@ -239,7 +240,7 @@ def test_silence_mutes_delivery_but_the_alert_is_recorded(db_path, fake_slack, s
         "silence 1: benchmark=swebench_verified, kind=saturation_bin_changed until ")
     for i, s in enumerate((0.5, 0.8, 0.81)):                  # one a week: the move stands by the third
         add_saturation(db_path, day(7 * i), s)
-        run_notify(db_path, now=day(7 * i + 0.1), notifier=slack)
+        run_notify(open_store(db_path), now=day(7 * i + 0.1), notifier=slack)
     assert outbox(db_path)["kind"].tolist() == ["baseline"]   # the day-one baseline is not a benchmark's alert
     assert len(fake_slack.requests) == 1
     with db.connect(db_path, read_only=True) as con:
@@ -256,7 +257,7 @@ def test_silence_mutes_delivery_but_the_alert_is_recorded(db_path, fake_slack, s
 
     assert cli.main(["silence", "expire", "1", "--db", db_path]) == 0
     assert capsys.readouterr().out == "silence 1 expired\n"
-    summary = run_notify(db_path, now=day(3), notifier=slack)
+    summary = run_notify(open_store(db_path), now=day(3), notifier=slack)
     assert summary.delivered == 1                             # still firing: notified once the silence ends
     assert len(fake_slack.messages()) == 2                    # after the baseline
     assert cli.main(["silence", "list", "--db", db_path]) == 0
@@ -271,15 +272,15 @@ def test_crash_after_slack_accepted_is_the_documented_at_least_once_window(db_pa
         raise RuntimeError("killed between Slack's 200 and the commit")
     monkeypatch.setattr(store, "mark_delivered", crash)
     with pytest.raises(RuntimeError):
-        run_notify(db_path, now=day(1), notifier=slack)
+        run_notify(open_store(db_path), now=day(1), notifier=slack)
     monkeypatch.setattr(store, "mark_delivered", real_mark)
     assert len(fake_slack.messages()) == 1
     # an overlapping run within the lease does not send it again ...
-    assert run_notify(db_path, now=day(1) + timedelta(minutes=1), notifier=slack).to_deliver == 0
+    assert run_notify(open_store(db_path), now=day(1) + timedelta(minutes=1), notifier=slack).to_deliver == 0
     # ... after the lease, the claim is taken as lost and the notification goes out again
-    later = run_notify(db_path, now=day(1) + NOTIFY_CLAIM_LEASE + timedelta(seconds=1), notifier=slack)
+    later = run_notify(open_store(db_path), now=day(1) + NOTIFY_CLAIM_LEASE + timedelta(seconds=1), notifier=slack)
     assert later.delivered == 1 and len(fake_slack.messages()) == 2
-    assert run_notify(db_path, now=day(2), notifier=slack).to_deliver == 0
+    assert run_notify(open_store(db_path), now=day(2), notifier=slack).to_deliver == 0
 
 
 def quick_retries(monkeypatch) -> None:
@@ -384,12 +385,12 @@ def test_new_frontier_info_alert_when_enabled(db_path, fake_slack, slack):
             db.insert_frame(con, "frontier", row)
 
     record(day(0), "model-a", 0.71)
-    assert run_notify(db_path, now=day(0.1), notifier=slack).to_deliver == 0          # off by default
-    assert run_notify(db_path, now=day(0.2), notifier=slack, rules=on).to_deliver == 0  # first observation
+    assert run_notify(open_store(db_path), now=day(0.1), notifier=slack).to_deliver == 0          # off by default
+    assert run_notify(open_store(db_path), now=day(0.2), notifier=slack, rules=on).to_deliver == 0  # first observation
     record(day(1), "model-b", 0.74)
-    summary = run_notify(db_path, now=day(1.1), notifier=slack, rules=on)
+    summary = run_notify(open_store(db_path), now=day(1.1), notifier=slack, rules=on)
     assert summary.sent_titles == ["GPQA Diamond (Epoch AI): new frontier model-b (was model-a)"]
-    assert run_notify(db_path, now=day(1.2), notifier=slack, rules=on).to_deliver == 0
+    assert run_notify(open_store(db_path), now=day(1.2), notifier=slack, rules=on).to_deliver == 0
 
 
 @pytest.mark.slow   # five notify runs on a database (the engine's side: test_alerts_rules' upgrade test)
@@ -398,17 +399,17 @@ def test_upgrade_to_stored_levels_neither_resolves_nor_refires(db_path, fake_sla
     and the first analyze fills the levels the rule used to compute, so nothing is sent."""
     for i, s in enumerate((0.5, 0.8, 0.81)):
         add_saturation(db_path, day(i), s)
-        run_notify(db_path, now=day(i + 0.1), notifier=slack)
+        run_notify(open_store(db_path), now=day(i + 0.1), notifier=slack)
     sent = len(fake_slack.requests)
     with db.connect(db_path) as con:               # as a database written before 020 looks after the migration
         con.execute("UPDATE saturation SET level = NULL, level_since = NULL, pending_bin = NULL, pending_count = 0")
         before = {s.fingerprint: (s.state, s.notified) for s in store.read_states(con)}
-    summary = run_notify(db_path, now=day(3), notifier=slack)
+    summary = run_notify(open_store(db_path), now=day(3), notifier=slack)
     assert (summary.enqueued, summary.to_deliver) == (0, 0)
     with db.connect(db_path) as con:
         assert {s.fingerprint: (s.state, s.notified) for s in store.read_states(con)} == before
         run_levels(con)                            # the first analyze after the upgrade
-    summary = run_notify(db_path, now=day(4), notifier=slack)
+    summary = run_notify(open_store(db_path), now=day(4), notifier=slack)
     assert (summary.enqueued, summary.to_deliver) == (0, 0) and len(fake_slack.requests) == sent
     with db.connect(db_path, read_only=True) as con:
         assert {s.fingerprint: (s.state, s.notified) for s in store.read_states(con)} == before
@@ -427,7 +428,7 @@ def test_a_run_whose_claim_lapsed_during_a_retry_after_does_not_post_again(db_pa
     fake_slack.script(Reply(429, headers={"Retry-After": "1"}))
     first: dict = {}
     worker = threading.Thread(target=lambda: first.setdefault(
-        "summary", run_notify(db_path, now=day(1), notifier=slack, lease=timedelta(seconds=0.5))))
+        "summary", run_notify(open_store(db_path), now=day(1), notifier=slack, lease=timedelta(seconds=0.5))))
     # The first run's Retry-After sleep lasts until the second run is done (a wall-clock second was
     # too short on a loaded machine: the first woke up before the second had claimed and posted).
     second_done = threading.Event()
@@ -446,7 +447,7 @@ def test_a_run_whose_claim_lapsed_during_a_retry_after_does_not_post_again(db_pa
     while not fake_slack.requests:
         time.sleep(0.02)
     time.sleep(0.5)                                              # the first run's lease is over
-    second = run_notify(db_path, now=day(1) + timedelta(seconds=1), notifier=slack)
+    second = run_notify(open_store(db_path), now=day(1) + timedelta(seconds=1), notifier=slack)
     second_done.set()
     worker.join(20)
     assert second.delivered == 1

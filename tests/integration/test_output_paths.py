@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
+from storage.store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "tests" / "fixtures" / "replay"
@@ -91,7 +92,7 @@ def test_the_publish_step_refuses_the_database_too(synced_db, caplog):
     before = _digest(db)
     page_dir = db.parent
     (page_dir / "report.html").symlink_to(db)
-    assert publish_report(str(page_dir / "report.html"), report_dir=page_dir) is None
+    assert publish_report(open_store(str(page_dir / "report.html")), report_dir=page_dir) is None
     assert _digest(db) == before
     assert any("may not be a file benchwatch reads" in r.getMessage() for r in caplog.records)
 

@@ -20,6 +20,7 @@ from hypothesis import strategies as st  # noqa: E402
 import scrapers  # noqa: E402
 from scrapers.base import ScrapeError  # noqa: E402
 from scrapers.normalize import AmbiguousScale, percent_scale  # noqa: E402
+from storage.store import open_store
 
 NOW = datetime(2026, 5, 20, tzinfo=timezone.utc)
 BENCHES = ["gpqa_diamond", "math_500"]
@@ -132,14 +133,14 @@ def test_parse_store_analyze_never_crashes(tmp_path_factory, board):
     f.write_bytes(content)
     dbp = str(d / "p.duckdb")
     try:
-        res = ingest_file(dbp, "csv", f, observed_at=NOW)
+        res = ingest_file(open_store(dbp), "csv", f, observed_at=NOW)
     except ScrapeError as exc:
         assert expected_refusal(content, base, percent, benches) in exc.reason
         return
     wide = wide_stderr_rows(content, expected_scale_is_percent(base, percent))
     assert res.n_scores == len(base) * len(benches) - wide
-    analyze(dbp, now=NOW + timedelta(hours=1))
-    latest = run_query("SELECT benchmark, model, score FROM latest_scores", dbp)
+    analyze(open_store(dbp), now=NOW + timedelta(hours=1))
+    latest = run_query("SELECT benchmark, model, score FROM latest_scores", open_store(dbp))
     assert len(latest) == len(base) * len(benches) - wide
-    sat = run_query("SELECT * FROM saturation_latest", dbp)
+    sat = run_query("SELECT * FROM saturation_latest", open_store(dbp))
     assert set(sat["benchmark"]) <= set(benches)

@@ -20,6 +20,7 @@ from cli.commands.query import inert_csv, inert_text
 from storage.db import StorageError
 from storage.query import (QueryCutOff, ReadOnlyViolation, check_read_only, parse_memory_limit, run_query)
 from helpers import copy_db, lane
+from storage.store import open_store
 
 pytestmark = pytest.mark.xdist_group("test_query")   # its module fixture is built once
 
@@ -74,7 +75,7 @@ def test_reading_statements_pass_the_filter(sql):
 def test_explain_analyze_changes_nothing_end_to_end(db, tmp_path):
     """Before the fix EXPLAIN ANALYZE ran its statement: a CREATE TEMP, a SET … went through."""
     with pytest.raises(ReadOnlyViolation):
-        run_query("EXPLAIN ANALYZE COPY (SELECT 1) TO '" + str(tmp_path / "leak.csv") + "'", db)
+        run_query("EXPLAIN ANALYZE COPY (SELECT 1) TO '" + str(tmp_path / "leak.csv") + "'", open_store(db))
     assert not (tmp_path / "leak.csv").exists()
 
 
@@ -96,7 +97,7 @@ def test_the_configuration_is_locked_and_nothing_spills(db):
 def test_a_runaway_query_is_cut_off_at_the_timeout(db):
     started = time.monotonic()
     with pytest.raises(QueryCutOff, match=r"cut off after 0\.25 s"):      # a quarter second of CPU, not one
-        run_query(SLOW_SQL, db, timeout=0.25, threads=1)
+        run_query(SLOW_SQL, open_store(db), timeout=0.25, threads=1)
     assert time.monotonic() - started < 8
     # the file is free again: a writer gets it at once
     duckdb.connect(db).close()
@@ -105,7 +106,7 @@ def test_a_runaway_query_is_cut_off_at_the_timeout(db):
 def test_a_query_over_its_memory_limit_is_cut_off_with_the_limit_named(db):
     sql = "SELECT list(a::VARCHAR || repeat('x', 1000)) FROM (SELECT a.a FROM t a, range(100) b)"
     with pytest.raises(QueryCutOff, match="more memory than the 50MB limit"):
-        run_query(sql, db, memory_limit="50MB", threads=1)
+        run_query(sql, open_store(db), memory_limit="50MB", threads=1)
     assert not Path(db + ".tmp").exists()        # nothing spilled next to the database
 
 
@@ -119,7 +120,7 @@ def test_memory_limits_are_validated():
 def test_sql_errors_keep_duckdbs_hints_after_a_one_line_summary(db, capsys):
     """Issue 25: "Candidate bindings" and "Did you mean" are DuckDB's answer to the mistake."""
     with pytest.raises(StorageError, match="^query failed: Catalog Error") as err:
-        run_query("SELECT * FROM name", db)
+        run_query("SELECT * FROM name", open_store(db))
     assert 'Did you mean "names"' in str(err.value)
     assert main(["query", "--db", db, "SELECT nam FROM names"]) == 1
     lines = capsys.readouterr().err.splitlines()
@@ -258,7 +259,7 @@ def test_ctrl_c_before_the_statement_starts_still_stops_it(db):
             raise
 
     with pytest.raises(QueryCutOff) as cut:
-        run_query("SELECT 1", db, fetch=late_fetch, threads=1)
+        run_query("SELECT 1", open_store(db), fetch=late_fetch, threads=1)
     assert cut.value.interrupted
     assert seen == ["interrupted"]                 # the statement itself was stopped, not abandoned
 
@@ -418,7 +419,7 @@ def test_what_the_allow_list_does_not_name_is_refused(db, sql):
     json_execute_serialized_sql or query() (never seen by the filter) and duckdb_databases() /
     duckdb_settings() (a lake's conninfo) went through."""
     with pytest.raises(ReadOnlyViolation, match="^refused: "):
-        run_query(sql, db)
+        run_query(sql, open_store(db))
 
 
 def test_nested_execution_is_refused_end_to_end_in_one_line(db, capsys):
@@ -447,7 +448,7 @@ def test_nested_execution_is_refused_end_to_end_in_one_line(db, capsys):
     "SELECT CASE WHEN a BETWEEN 1 AND 2 THEN 'x' END, a::VARCHAR, TRY_CAST('1' AS INTEGER) FROM t LIMIT 3",
 ])
 def test_reasonable_queries_pass_the_allow_list_and_run(db, sql):
-    run_query(sql, db)
+    run_query(sql, open_store(db))
 
 
 def _documented_queries() -> list[str]:

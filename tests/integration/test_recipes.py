@@ -238,8 +238,9 @@ import pandas as pd
 from jobs.alerts import run_notify
 from storage.db import insert_frame
 from jobs.sync import connect_synced
+from storage.store import open_store
 
-path = sys.argv[1]
+path = open_store(sys.argv[1])
 t = pd.Timestamp("2026-02-01", tz="UTC")
 with connect_synced(path) as con:
     insert_frame(con, "snapshots", pd.DataFrame([{
@@ -367,8 +368,9 @@ import pandas as pd
 from jobs.contamination import run_contamination
 from storage.db import insert_frame
 from jobs.sync import connect_synced
+from storage.store import open_store
 
-path = sys.argv[1]
+path = open_store(sys.argv[1])
 t = pd.Timestamp("2026-02-01", tz="UTC")
 rng = np.random.default_rng(5)
 with connect_synced(path) as con:
@@ -480,7 +482,9 @@ import sys
 from jobs.cycle import collect
 from jobs.sync import connect_synced
 
-path, replay = sys.argv[1], sys.argv[2]
+from storage.store import open_store
+
+path, replay = open_store(sys.argv[1]), sys.argv[2]
 outcomes = collect(path, ["toyboard"], replay_dir=replay)
 with connect_synced(path) as con:
     rows = con.execute("SELECT model, round(score, 4), evaluated_at IS NOT NULL FROM scores "

@@ -8,6 +8,7 @@ import pytest
 
 from cli.main import main
 from jobs.cycle import analyze, ingest_file
+from storage.store import open_store
 
 EVIL = "x><img src=x onerror=alert(1)"   # survives name cleaning (no closing >)
 
@@ -17,8 +18,8 @@ def test_report_text_and_html(synced_db, tmp_path, capsys):
     f = tmp_path / "scores.csv"
     rows = [("m1", 0.95), ("m2", 0.94), ("m3", 0.93), ("m4", 0.925), ("m5", 0.92), ("m6", 0.5)]
     f.write_text("model,benchmark,score,n_items\n" + "".join(f"{m},{EVIL},{s},500\n" for m, s in rows))
-    ingest_file(db, "csv", f)
-    analyze(db, now=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    ingest_file(open_store(db), "csv", f)
+    analyze(open_store(db), now=datetime(2026, 1, 1, tzinfo=timezone.utc))
     capsys.readouterr()
 
     assert main(["report", "--db", str(db)]) == 0
@@ -49,8 +50,8 @@ def test_report_shows_the_stored_level_and_says_why_the_bin_differs(synced_db, t
     for i, rows in enumerate((low, high)):
         f = tmp_path / f"scores{i}.csv"
         f.write_text("model,benchmark,score,n_items\n" + "".join(f"{m},bench_x,{s},500\n" for m, s in rows))
-        ingest_file(db, "csv", f, observed_at=f"2025-12-0{i + 1}T00:00:00Z")
-        analyze(db, now=datetime(2025, 12, i + 1, 12, tzinfo=timezone.utc))
+        ingest_file(open_store(db), "csv", f, observed_at=f"2025-12-0{i + 1}T00:00:00Z")
+        analyze(open_store(db), now=datetime(2025, 12, i + 1, 12, tzinfo=timezone.utc))
     capsys.readouterr()
     assert main(["query", "--db", str(db), "--format", "csv",
                  "SELECT bin, level, pending_bin, pending_count FROM saturation_latest WHERE scope = 'all'"]) == 0
@@ -63,8 +64,8 @@ def test_report_shows_the_stored_level_and_says_why_the_bin_differs(synced_db, t
     f = tmp_path / "scores2.csv"
     f.write_text("model,benchmark,score,n_items\n" + "".join(f"{m},bench_x,{s},500\n" for m, s in high[:4])
                  + "m5,bench_x,0.881,500\n")       # new content: an unchanged page is no new snapshot
-    ingest_file(db, "csv", f, observed_at="2025-12-03T00:00:00Z")
-    analyze(db, now=datetime(2025, 12, 9, 12, tzinfo=timezone.utc))
+    ingest_file(open_store(db), "csv", f, observed_at="2025-12-03T00:00:00Z")
+    analyze(open_store(db), now=datetime(2025, 12, 9, 12, tzinfo=timezone.utc))
     from report.html import render_report
     from storage import db as storage_db
     from storage.report import read_html_report, read_level_changes
@@ -137,7 +138,7 @@ def test_report_out_html_writes_a_page_and_an_unanalysed_database_says_run_analy
     db = synced_db
     f = tmp_path / "scores.csv"
     f.write_text("model,benchmark,score,n_items\n" + "".join(f"m{i},bench_x,0.{90 - i},500\n" for i in range(6)))
-    ingest_file(db, "csv", f)
+    ingest_file(open_store(db), "csv", f)
     capsys.readouterr()
     assert main(["report", "--db", str(db)]) == 0
     out, err = capsys.readouterr()
@@ -151,7 +152,7 @@ def test_report_out_html_writes_a_page_and_an_unanalysed_database_says_run_analy
     forced = tmp_path / "forced.html"
     assert main(["report", "--db", str(db), "--format", "text", "--out", str(forced)]) == 0
     assert forced.read_text().startswith("benchwatch report")
-    analyze(db, now=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    analyze(open_store(db), now=datetime(2026, 1, 1, tzinfo=timezone.utc))
     capsys.readouterr()
     assert main(["report", "--db", str(db)]) == 0
     out, err = capsys.readouterr()

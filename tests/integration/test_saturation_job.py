@@ -12,6 +12,7 @@ from jobs.cycle import ingest_file
 from jobs.saturation import run_saturation
 from jobs.sync import connect_synced
 from storage.saturation import read_saturation
+from storage.store import open_store
 
 HEADER = "model,benchmark,score,n_items,stderr,metric,model_release_date\n"
 # math_500 is in the registry (n = 500); toy_bench states its n in the scores; no_n has none; toy_elo publishes SEs.
@@ -46,7 +47,7 @@ def dbpath(synced_db, tmp_path):
     (tmp_path / "first.csv").write_text(FIRST)
     (tmp_path / "second.csv").write_text(SECOND)
     path = synced_db
-    ingest_file(path, "csv", tmp_path / "first.csv", observed_at="2025-01-01")
+    ingest_file(open_store(path), "csv", tmp_path / "first.csv", observed_at="2025-01-01")
     return path
 
 
@@ -55,7 +56,7 @@ def _count(con, table: str) -> int:
 
 
 def test_run_saturation_stores_snapshot_history_and_trends(dbpath, tmp_path):
-    with connect_synced(dbpath) as con:
+    with connect_synced(open_store(dbpath)) as con:
         summary = run_saturation(con, now="2025-01-02T00:00:00Z").set_index("benchmark")
         assert summary.loc["math_500", "s_index"] == pytest.approx(0.916397111, abs=1e-9)
         assert summary.loc["math_500", "n_items"] == 500          # from the registry
@@ -88,8 +89,8 @@ def test_run_saturation_stores_snapshot_history_and_trends(dbpath, tmp_path):
         run_saturation(con, now="2025-01-03T00:00:00Z")
         assert {t: _count(con, t) for t in before} == before
 
-    ingest_file(dbpath, "csv", tmp_path / "second.csv", observed_at="2025-02-01")
-    with connect_synced(dbpath) as con:
+    ingest_file(open_store(dbpath), "csv", tmp_path / "second.csv", observed_at="2025-02-01")
+    with connect_synced(open_store(dbpath)) as con:
         summary = run_saturation(con, now="2025-02-02T00:00:00Z").set_index("benchmark")
         want = saturation_index([0.996, 0.992, 0.99, 0.983, 0.982, 0.982], 500)
         assert summary.loc["math_500", "s_index"] == pytest.approx(want.s_index)
@@ -129,8 +130,8 @@ def test_a_reference_row_is_shown_but_never_in_a_top_k(synced_db, tmp_path):
     csv = tmp_path / "alpacaeval_v1_2024-05-17.csv"
     csv.write_text(ALPACA_V1)
     path = synced_db
-    ingest_file(path, "alpacaeval", csv, observed_at="2024-05-17")
-    with connect_synced(path) as con:
+    ingest_file(open_store(path), "alpacaeval", csv, observed_at="2024-05-17")
+    with connect_synced(open_store(path)) as con:
         shown = con.execute("SELECT model_raw, is_reference, reported_by FROM latest_scores "
                             "WHERE benchmark = 'alpacaeval_1' ORDER BY score DESC").df()
         assert len(shown) == 10 and shown["is_reference"].tolist() == [False] * 3 + [True] + [False] * 6
@@ -165,14 +166,14 @@ def test_the_latest_tables_are_computed_beside_the_history_read_in_the_callers_c
         return real(*args, **kwargs)
     monkeypatch.setattr(js, "saturation_table", probe)
     probe_var.set("run-42")
-    with connect_synced(dbpath) as con:
+    with connect_synced(open_store(dbpath)) as con:
         summary = run_saturation(con, now="2025-01-02T00:00:00Z")
     assert len(summary) and seen[0] == ("run-42", False)
 
     def broken(*args, **kwargs):
         raise RuntimeError("tables failed")
     monkeypatch.setattr(js, "saturation_table", broken)
-    with connect_synced(dbpath) as con, pytest.raises(RuntimeError, match="tables failed"):
+    with connect_synced(open_store(dbpath)) as con, pytest.raises(RuntimeError, match="tables failed"):
         run_saturation(con, now="2025-01-03T00:00:00Z")
 
 

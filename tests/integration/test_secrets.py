@@ -15,6 +15,7 @@ from common import redact
 from jobs.cycle import CycleReport, SourceOutcome, collect, collect_source
 from scrapers.http import Fetcher
 from storage.query import run_query
+from storage.store import open_store
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 KEY = "aa-test-key-0123456789abcdef"
@@ -47,18 +48,18 @@ def test_source_secrets_reads_what_the_sources_declare():
 
 def test_without_a_key_the_live_source_is_skipped_in_one_line_and_the_run_is_not_failed(synced_db, tmp_path):
     db = synced_db
-    out = collect(db, ["artificial_analysis"], secrets={})
+    out = collect(open_store(db), ["artificial_analysis"], secrets={})
     assert [o.status for o in out] == ["skipped"]
     assert "ARTIFICIAL_ANALYSIS_API_KEY" in out[0].detail and "\n" not in out[0].detail
     assert CycleReport(out).ok
     assert not CycleReport(out + [SourceOutcome("swebench", "failed", "HTTP 503")]).ok
-    one = collect_source(db, "artificial_analysis", secrets=None)
+    one = collect_source(open_store(db), "artificial_analysis", secrets=None)
     assert one.status == "skipped"
-    assert run_query("SELECT count(*) n FROM fetches", db)["n"][0] == 0      # nothing was fetched
+    assert run_query("SELECT count(*) n FROM fetches", open_store(db))["n"][0] == 0      # nothing was fetched
 
 
 def test_a_replay_needs_no_key(synced_db, tmp_path):
-    out = collect(synced_db, ["artificial_analysis"], replay_dir=FIX / "replay", secrets={})
+    out = collect(open_store(synced_db), ["artificial_analysis"], replay_dir=FIX / "replay", secrets={})
     assert [o.status for o in out] == ["new"], out[0].detail
 
 
@@ -97,13 +98,13 @@ def api(monkeypatch):
 def test_with_a_key_the_header_is_sent_and_the_key_stored_nowhere(synced_db, tmp_path, api, caplog):
     db = synced_db
     fetcher = Fetcher(max_attempts=1, backoff_base=0.0, politeness_delay=0.0, sleep=lambda s: None)
-    out = collect_source(db, "artificial_analysis", fetcher=fetcher, secrets={"ARTIFICIAL_ANALYSIS_API_KEY": KEY})
+    out = collect_source(open_store(db), "artificial_analysis", fetcher=fetcher, secrets={"ARTIFICIAL_ANALYSIS_API_KEY": KEY})
     assert out.status == "new", out.detail
     assert api[-1].get("x-api-key") == KEY
-    stored = run_query("SELECT url, coalesce(error, '') e FROM fetches", db)
+    stored = run_query("SELECT url, coalesce(error, '') e FROM fetches", open_store(db))
     assert not any(KEY in u or KEY in e for u, e in zip(stored.url, stored.e))
     assert KEY not in caplog.text
-    wrong = collect_source(db, "artificial_analysis", fetcher=fetcher,
+    wrong = collect_source(open_store(db), "artificial_analysis", fetcher=fetcher,
                            secrets={"ARTIFICIAL_ANALYSIS_API_KEY": "not-the-key"})
     assert wrong.status == "failed" and "401" in wrong.detail
 

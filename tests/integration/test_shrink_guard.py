@@ -20,6 +20,7 @@ from jobs.sync import connect_synced
 from storage.ingest import SHRINK_MAX_DROP
 from storage.query import run_query
 from storage.status import held_snapshots
+from storage.store import open_store
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 REPLAY = FIX / "replay"
@@ -36,7 +37,7 @@ def board(n: int, bench: str = "gpqa_diamond", offset: int = 0) -> str:
 
 
 def latest_models(dbpath: str) -> set[str]:
-    return set(run_query("SELECT model_raw FROM latest_scores", dbpath)["model_raw"])
+    return set(run_query("SELECT model_raw FROM latest_scores", open_store(dbpath))["model_raw"])
 
 
 # the fast lane keeps the boundary (8 kept: a drop of 20 %, not held; 7: held) and the new user's
@@ -49,8 +50,8 @@ def test_threshold(dbpath, tmp_path, total, kept, held):
     """`total` rows, then `kept` of them: held iff more than SHRINK_MAX_DROP of them were dropped."""
     (tmp_path / "a.csv").write_text(board(total))
     (tmp_path / "b.csv").write_text(board(kept) + ("x-extra,math_500,0.5\n" if kept == total else ""))
-    ingest_file(dbpath, "csv", tmp_path / "a.csv", observed_at="2025-01-01")
-    res = ingest_file(dbpath, "csv", tmp_path / "b.csv", observed_at="2025-02-01")
+    ingest_file(open_store(dbpath), "csv", tmp_path / "a.csv", observed_at="2025-01-01")
+    res = ingest_file(open_store(dbpath), "csv", tmp_path / "b.csv", observed_at="2025-02-01")
     assert bool(res.held_reason) == held == (total - kept > SHRINK_MAX_DROP * total)
     total = 10 if total == 20 and not held else total
     expected = {f"model-{i}" for i in range(total if held else kept)} | ({"x-extra"} if kept == total else set())
@@ -63,13 +64,13 @@ def test_line_boundary_truncation_of_a_real_leaderboard_is_held(dbpath, tmp_path
     lines = src.read_text().splitlines(keepends=True)
     cut = tmp_path / "data_overall.csv"
     cut.write_text("".join(lines[: len(lines) // 2]))
-    ingest_file(dbpath, "bfcl", src, observed_at="2025-12-16")
-    before = run_query("SELECT benchmark, model, score FROM latest_scores ORDER BY ALL", dbpath)
+    ingest_file(open_store(dbpath), "bfcl", src, observed_at="2025-12-16")
+    before = run_query("SELECT benchmark, model, score FROM latest_scores ORDER BY ALL", open_store(dbpath))
     # the fixture is trimmed: lower the real floor, which would refuse the half file outright
     monkeypatch.setattr(type(scrapers.get("bfcl")), "min_rows", 1)
-    res = ingest_file(dbpath, "bfcl", cut, observed_at="2025-12-17")
+    res = ingest_file(open_store(dbpath), "bfcl", cut, observed_at="2025-12-17")
     assert res.status == "new" and res.held_reason
-    after = run_query("SELECT benchmark, model, score FROM latest_scores ORDER BY ALL", dbpath)
+    after = run_query("SELECT benchmark, model, score FROM latest_scores ORDER BY ALL", open_store(dbpath))
     pd.testing.assert_frame_equal(before, after)
 
 
@@ -77,9 +78,9 @@ def test_held_snapshot_is_out_of_the_analysis_history(dbpath, tmp_path):
     from storage.saturation import read_score_history
     (tmp_path / "a.csv").write_text(board(10))
     (tmp_path / "b.csv").write_text(board(3).replace("0.500", "0.999"))
-    ingest_file(dbpath, "csv", tmp_path / "a.csv", observed_at="2025-01-01")
-    ingest_file(dbpath, "csv", tmp_path / "b.csv", observed_at="2025-02-01")
-    with connect_synced(dbpath) as con:
+    ingest_file(open_store(dbpath), "csv", tmp_path / "a.csv", observed_at="2025-01-01")
+    ingest_file(open_store(dbpath), "csv", tmp_path / "b.csv", observed_at="2025-02-01")
+    with connect_synced(open_store(dbpath)) as con:
         hist = read_score_history(con)
     assert 0.999 not in set(hist["score"]) and len(hist) == 10
 
@@ -88,14 +89,14 @@ def test_backfill_of_an_older_smaller_snapshot_is_not_held(dbpath, tmp_path):
     """Compared with its predecessor in time, not with a newer snapshot."""
     (tmp_path / "a.csv").write_text(board(10))
     (tmp_path / "old.csv").write_text(board(3))
-    ingest_file(dbpath, "csv", tmp_path / "a.csv", observed_at="2025-06-01")
-    assert not ingest_file(dbpath, "csv", tmp_path / "old.csv", observed_at="2025-01-01").held_reason
+    ingest_file(open_store(dbpath), "csv", tmp_path / "a.csv", observed_at="2025-06-01")
+    assert not ingest_file(open_store(dbpath), "csv", tmp_path / "old.csv", observed_at="2025-01-01").held_reason
 
 
 def test_accept_releases_and_status_and_alert_show_it(dbpath, tmp_path, capsys):
     (tmp_path / "a.csv").write_text(board(10))
     (tmp_path / "b.csv").write_text(board(2))
-    ingest_file(dbpath, "csv", tmp_path / "a.csv", observed_at="2025-01-01")
+    ingest_file(open_store(dbpath), "csv", tmp_path / "a.csv", observed_at="2025-01-01")
     assert main(["ingest", "csv", str(tmp_path / "b.csv"), "--observed-at", "2025-02-01", "--db", dbpath]) == 0
     out = capsys.readouterr().out
     assert "HELD" in out and "benchwatch accept 2" in out
@@ -105,7 +106,7 @@ def test_accept_releases_and_status_and_alert_show_it(dbpath, tmp_path, capsys):
     assert "held snapshots (1)" in out and "benchwatch accept" in out
 
     now = datetime(2025, 2, 2, tzinfo=timezone.utc)
-    with connect_synced(dbpath) as con:
+    with connect_synced(open_store(dbpath)) as con:
         held = held_snapshots(con, pending_only=True)
     assert held["snapshot_id"].tolist() == [2]
     ev = evaluate(now=now, previous=[], held_snapshots=held)
@@ -116,7 +117,7 @@ def test_accept_releases_and_status_and_alert_show_it(dbpath, tmp_path, capsys):
     assert main(["accept", "2", "--db", dbpath]) == 0
     assert "accepted" in capsys.readouterr().out
     assert latest_models(dbpath) == {"model-0", "model-1"}
-    with connect_synced(dbpath) as con:
+    with connect_synced(open_store(dbpath)) as con:
         held = held_snapshots(con, pending_only=True)
     assert len(held) == 0
     ev2 = evaluate(now=now, previous=ev.states, held_snapshots=held)
@@ -133,18 +134,18 @@ def test_same_content_on_a_later_fetch_confirms(dbpath, tmp_path, monkeypatch):
     full = (REPLAY / "bfcl" / "data_overall.csv").read_text()
     target = replay / "bfcl" / "data_overall.csv"
     target.write_text(full)
-    assert collect_source(dbpath, "bfcl", replay_dir=replay).status == "new"
+    assert collect_source(open_store(dbpath), "bfcl", replay_dir=replay).status == "new"
     lines = full.splitlines(keepends=True)
     target.write_text("".join(lines[: len(lines) // 3 + 1]))      # past bfcl's own limit (half)
     monkeypatch.setattr(type(scrapers.get("bfcl")), "min_rows", 1)
-    first = collect_source(dbpath, "bfcl", replay_dir=replay)
+    first = collect_source(open_store(dbpath), "bfcl", replay_dir=replay)
     before = latest_models(dbpath)
     # ingesting the same file by hand is not a later fetch: stays held
-    ingest_file(dbpath, "bfcl", target)
-    assert run_query("SELECT status FROM snapshots WHERE id = 2", dbpath).iloc[0, 0] == "held"
-    second = collect_source(dbpath, "bfcl", replay_dir=replay)
+    ingest_file(open_store(dbpath), "bfcl", target)
+    assert run_query("SELECT status FROM snapshots WHERE id = 2", open_store(dbpath)).iloc[0, 0] == "held"
+    second = collect_source(open_store(dbpath), "bfcl", replay_dir=replay)
     assert first.status == "new" and second.status == "unchanged"
-    assert run_query("SELECT status FROM snapshots WHERE id = 2", dbpath).iloc[0, 0] == "confirmed"
+    assert run_query("SELECT status FROM snapshots WHERE id = 2", open_store(dbpath)).iloc[0, 0] == "confirmed"
     assert latest_models(dbpath) < before
 
 
@@ -153,16 +154,16 @@ def test_item_results_are_guarded_too(dbpath, tmp_path):
     import json
     src = REPLAY / "livecodebench" / "performances_generation.json"
     data = json.loads(src.read_text())
-    ingest_file(dbpath, "livecodebench", src, observed_at="2024-03-17")
-    items_before = run_query("SELECT count(*) FROM latest_item_results", dbpath).iloc[0, 0]
+    ingest_file(open_store(dbpath), "livecodebench", src, observed_at="2024-03-17")
+    items_before = run_query("SELECT count(*) FROM latest_item_results", open_store(dbpath)).iloc[0, 0]
     probs = sorted({p["question_id"] for p in data["performances"]})
     keep = set(probs[: len(probs) // 3])
     data["performances"] = [p for p in data["performances"] if p["question_id"] in keep]
     cut = tmp_path / "performances_generation.json"
     cut.write_text(json.dumps(data))
-    res = ingest_file(dbpath, "livecodebench", cut, observed_at="2024-03-18")
+    res = ingest_file(open_store(dbpath), "livecodebench", cut, observed_at="2024-03-18")
     assert res.held_reason and "item results" in res.held_reason
-    assert run_query("SELECT count(*) FROM latest_item_results", dbpath).iloc[0, 0] == items_before
+    assert run_query("SELECT count(*) FROM latest_item_results", open_store(dbpath)).iloc[0, 0] == items_before
 
 
 def arena_page(n: int, intro: str) -> str:
@@ -177,12 +178,12 @@ def test_a_board_of_its_own_is_no_shrink_of_the_full_board(dbpath, tmp_path):
     itself, never held as a shrink of the full board it follows (issue 21)."""
     (tmp_path / "full.md").write_text(arena_page(40, "每日快照。"))
     (tmp_path / "top.md").write_text(arena_page(12, "本页展示榜单前 12 名的每日快照。"))
-    full = ingest_file(dbpath, "lmarena", tmp_path / "full.md", observed_at="2026-02-10")
-    top = ingest_file(dbpath, "lmarena", tmp_path / "top.md", observed_at="2026-07-29")
+    full = ingest_file(open_store(dbpath), "lmarena", tmp_path / "full.md", observed_at="2026-02-10")
+    top = ingest_file(open_store(dbpath), "lmarena", tmp_path / "top.md", observed_at="2026-07-29")
     assert full.status == top.status == "new"
     assert not top.held_reason
     snaps = run_query("SELECT s.status, sc.table_version, count(*) n FROM scores sc JOIN snapshots s "
-                      "ON s.id = sc.snapshot_id WHERE s.source = 'lmarena' GROUP BY ALL ORDER BY n DESC", dbpath)
+                      "ON s.id = sc.snapshot_id WHERE s.source = 'lmarena' GROUP BY ALL ORDER BY n DESC", open_store(dbpath))
     assert snaps.values.tolist() == [["ok", "", 40], ["ok", "top12", 12]]
 
 
@@ -199,13 +200,13 @@ def test_a_move_to_the_legacy_list_is_not_a_shrink(dbpath, tmp_path):
                    ' "legacy_submissions": ["gemini-3-pro_google_2025-11-18", "gpt-5_sierra_2025-08-09"]}')
     cut = tmp_path / "tau2_bench_manifest_2026-04-01.json"
     cut.write_text('{"submissions": ["glm5-2_zai_2026-06-21"], "legacy_submissions": ["gpt-5_sierra_2025-08-09"]}')
-    assert not ingest_file(dbpath, "tau2_bench", old, aux_paths=subs, observed_at="2025-12-17").held_reason
-    moved = ingest_file(dbpath, "tau2_bench", new, aux_paths=subs, observed_at="2026-03-18")
+    assert not ingest_file(open_store(dbpath), "tau2_bench", old, aux_paths=subs, observed_at="2025-12-17").held_reason
+    moved = ingest_file(open_store(dbpath), "tau2_bench", new, aux_paths=subs, observed_at="2026-03-18")
     assert moved.status == "new" and not moved.held_reason
     legacy = run_query(f"SELECT count(*) n FROM scores WHERE snapshot_id = {moved.snapshot_id} "
-                       "AND benchmark = 'tau2_bench' AND table_version = 'legacy'", dbpath)["n"][0]
+                       "AND benchmark = 'tau2_bench' AND table_version = 'legacy'", open_store(dbpath))["n"][0]
     assert legacy == 2
-    assert "tau2_bench (legacy)" in ingest_file(dbpath, "tau2_bench", cut, aux_paths=subs,
+    assert "tau2_bench (legacy)" in ingest_file(open_store(dbpath), "tau2_bench", cut, aux_paths=subs,
                                               observed_at="2026-04-01").held_reason
 
 
@@ -218,7 +219,7 @@ def _store(dbpath: str, rows: list[tuple[str, str, float, str]], observed_at: st
     parsed.scores = pd.DataFrame(rows, columns=["benchmark", "model", "score", "table_version"]).assign(
         metric="proportion", setting="")
     parsed = validate("csv", parsed, min_rows=1, produces="scores")
-    with connect_synced(dbpath) as con:
+    with connect_synced(open_store(dbpath)) as con:
         return store_snapshot(con, parsed, [Response(name, name.encode())], observed_at=observed_at,
                               origin="ingest", parser_version=1)
 
@@ -241,6 +242,6 @@ def test_a_source_that_prunes_sets_its_own_limit(dbpath, tmp_path, monkeypatch):
     (tmp_path / "b.csv").write_text(board(6))
     (tmp_path / "c.csv").write_text(board(2))
     monkeypatch.setattr(type(scrapers.get("csv")), "shrink_max_drop", 0.5)
-    ingest_file(dbpath, "csv", tmp_path / "a.csv", observed_at="2025-01-01")
-    assert not ingest_file(dbpath, "csv", tmp_path / "b.csv", observed_at="2025-02-01").held_reason   # 40 %
-    assert ingest_file(dbpath, "csv", tmp_path / "c.csv", observed_at="2025-03-01").held_reason       # 67 %
+    ingest_file(open_store(dbpath), "csv", tmp_path / "a.csv", observed_at="2025-01-01")
+    assert not ingest_file(open_store(dbpath), "csv", tmp_path / "b.csv", observed_at="2025-02-01").held_reason   # 40 %
+    assert ingest_file(open_store(dbpath), "csv", tmp_path / "c.csv", observed_at="2025-03-01").held_reason       # 67 %

@@ -29,6 +29,7 @@ from jobs import cycle as jobs
 from storage import alerts as store
 from storage import db
 from storage.alert_records import Evaluation
+from storage.store import open_store
 
 pytestmark = pytest.mark.xdist_group("test_sigterm")   # its module fixture is built once
 
@@ -47,7 +48,7 @@ def _note() -> Notification:
 
 
 def _seed(path: Path, sources: list[str] | None) -> Path:
-    jobs.collect(path, sources, replay_dir=REPLAY)
+    jobs.collect(open_store(path), sources, replay_dir=REPLAY)
     with db.connect(path) as con, db.transaction(con):
         store.write_evaluation(con, Evaluation(states=[], notifications=[_note()], events=[]), recorded_at=NOW)
     return path

@@ -19,6 +19,7 @@ from storage import db, registry_sync
 from storage.query import ReadOnlyViolation, run_query
 from jobs.sync import connect_synced
 from helpers import file_at_version
+from storage.store import open_store
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "csv"
 DATA_TABLES = ("snapshots", "blobs", "scores", "item_results", "model_dates", "rejects", "fetches")
@@ -35,38 +36,38 @@ def dbpath(synced_db) -> Path:
 
 
 def test_ingest_is_idempotent(dbpath):
-    first = ingest_file(dbpath, "csv", FIX / "scores_percent.csv", observed_at="2025-08-01")
+    first = ingest_file(open_store(dbpath), "csv", FIX / "scores_percent.csv", observed_at="2025-08-01")
     assert first.status == "new" and first.n_scores == 5
     before = counts(dbpath)
-    again = ingest_file(dbpath, "csv", FIX / "scores_percent.csv", observed_at="2025-09-01")
+    again = ingest_file(open_store(dbpath), "csv", FIX / "scores_percent.csv", observed_at="2025-09-01")
     assert again.status == "unchanged" and again.snapshot_id == first.snapshot_id
     assert counts(dbpath) == before
 
 
 def test_percent_and_proportion_files_are_stored_as_proportions(dbpath):
-    ingest_file(dbpath, "csv", FIX / "scores_percent.csv")
-    ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
-    rows = dict(run_query("SELECT model_raw || '/' || benchmark, score FROM scores", dbpath).itertuples(index=False))
+    ingest_file(open_store(dbpath), "csv", FIX / "scores_percent.csv")
+    ingest_file(open_store(dbpath), "csv", FIX / "scores_proportion.csv")
+    rows = dict(run_query("SELECT model_raw || '/' || benchmark, score FROM scores", open_store(dbpath)).itertuples(index=False))
     assert rows["o3/math_500"] == pytest.approx(0.992)
     assert rows["Claude Opus 4/math_500"] == pytest.approx(0.982)
     assert rows["o3/gpqa_diamond"] == pytest.approx(0.833)
-    raw = run_query("SELECT raw_value FROM scores WHERE model_raw = 'o3' AND benchmark = 'math_500'", dbpath)
+    raw = run_query("SELECT raw_value FROM scores WHERE model_raw = 'o3' AND benchmark = 'math_500'", open_store(dbpath))
     assert raw.iloc[0, 0] == "99.2"
 
 
 def test_model_dates_from_the_file_become_claims(dbpath):
-    ingest_file(dbpath, "csv", FIX / "scores_percent.csv")
+    ingest_file(open_store(dbpath), "csv", FIX / "scores_percent.csv")
     claims = run_query("SELECT model_raw, knowledge_cutoff FROM model_cutoffs WHERE source = 'csv' "
-                       "AND knowledge_cutoff IS NOT NULL ORDER BY model_raw", dbpath)
+                       "AND knowledge_cutoff IS NOT NULL ORDER BY model_raw", open_store(dbpath))
     assert list(claims["model_raw"]) == ["Claude Opus 4", "o3"]
     assert str(claims["knowledge_cutoff"].iloc[1])[:10] == "2024-06-01"
 
 
 def test_bad_file_leaves_every_table_unchanged(dbpath, capsys):
-    ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
+    ingest_file(open_store(dbpath), "csv", FIX / "scores_proportion.csv")
     before = counts(dbpath)
     with pytest.raises(ScrapeError) as err:
-        ingest_file(dbpath, "csv", FIX / "scores_bad.csv")
+        ingest_file(open_store(dbpath), "csv", FIX / "scores_bad.csv")
     assert "missing required column" in err.value.reason
     assert counts(dbpath) == before
     code = main(["ingest", "csv", str(FIX / "scores_bad.csv"), "--db", str(dbpath)])
@@ -80,36 +81,36 @@ def test_bad_file_leaves_every_table_unchanged(dbpath, capsys):
 def test_out_of_range_rows_are_rejected_not_clipped(dbpath, tmp_path):
     f = tmp_path / "mixed.csv"
     f.write_text("model,benchmark,score\na,mmlu,85\nb,mmlu,101\nc,mmlu,70\n")
-    res = ingest_file(dbpath, "csv", f)
+    res = ingest_file(open_store(dbpath), "csv", f)
     assert (res.n_scores, res.n_rejects) == (2, 1)
-    reason = run_query("SELECT reason FROM rejects", dbpath).iloc[0, 0]
+    reason = run_query("SELECT reason FROM rejects", open_store(dbpath)).iloc[0, 0]
     assert "outside the range" in reason
 
 
 def test_latest_scores_keeps_benchmarks_of_older_snapshots(dbpath, tmp_path):
-    ingest_file(dbpath, "csv", FIX / "scores_percent.csv", observed_at="2025-08-01")
-    ingest_file(dbpath, "csv", FIX / "scores_other_benchmark.csv", observed_at="2025-09-01")
-    latest = run_query("SELECT benchmark, count(*) n FROM latest_scores GROUP BY benchmark ORDER BY 1", dbpath)
+    ingest_file(open_store(dbpath), "csv", FIX / "scores_percent.csv", observed_at="2025-08-01")
+    ingest_file(open_store(dbpath), "csv", FIX / "scores_other_benchmark.csv", observed_at="2025-09-01")
+    latest = run_query("SELECT benchmark, count(*) n FROM latest_scores GROUP BY benchmark ORDER BY 1", open_store(dbpath))
     assert dict(latest.itertuples(index=False)) == {"math_500": 5, "simpleqa": 1}
     # a newer file about math_500 with one model dropped: it leaves latest_scores
     # (dropping more than a fifth would be held by the shrink guard: tests/integration/test_shrink_guard.py)
     f = tmp_path / "math_new.csv"
     f.write_text("model,benchmark,score,n_items\no3,math_500,99.4,500\nGrok-4,math_500,99.1,500\n"
                  "DeepSeek R1,math_500,98.0,500\nGLM-4.5,math_500,98.1,500\n")
-    ingest_file(dbpath, "csv", f, observed_at="2025-10-01")
-    latest = run_query("SELECT model_raw, score FROM latest_scores WHERE benchmark = 'math_500' ORDER BY 1", dbpath)
+    ingest_file(open_store(dbpath), "csv", f, observed_at="2025-10-01")
+    latest = run_query("SELECT model_raw, score FROM latest_scores WHERE benchmark = 'math_500' ORDER BY 1", open_store(dbpath))
     assert list(latest["model_raw"]) == ["DeepSeek R1", "GLM-4.5", "Grok-4", "o3"]
     assert latest["score"].iloc[3] == pytest.approx(0.994)
 
 
 def test_query_is_read_only(dbpath, capsys):
-    ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
+    ingest_file(open_store(dbpath), "csv", FIX / "scores_proportion.csv")
     for sql in ("DELETE FROM scores", "INSERT INTO meta VALUES ('x', 'y')", "DROP VIEW latest_scores",
                 "COPY scores TO 'out.csv'", "SELECT 1; UPDATE scores SET score = 0", "ATTACH 'other.duckdb'"):
         with pytest.raises(ReadOnlyViolation):
-            run_query(sql, dbpath)
+            run_query(sql, open_store(dbpath))
     with pytest.raises(ReadOnlyViolation, match=r"read_csv\(\) is not allowed"):   # the allow-list (issue 55)
-        run_query("SELECT * FROM read_csv('/etc/passwd')", dbpath)
+        run_query("SELECT * FROM read_csv('/etc/passwd')", open_store(dbpath))
     assert main(["query", "DELETE FROM scores", "--db", str(dbpath)]) == 1
     assert "read-only" in capsys.readouterr().err
     assert counts(dbpath)["scores"] == 3
@@ -129,7 +130,7 @@ HOLDER = textwrap.dedent("""
 
 @pytest.mark.slow   # a writer subprocess held for seconds
 def test_query_waits_for_a_writer_in_another_process(dbpath, capsys):
-    ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
+    ingest_file(open_store(dbpath), "csv", FIX / "scores_proportion.csv")
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(dbpath), "3"], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
@@ -170,7 +171,7 @@ def test_migrations_apply_to_an_existing_file(tmp_path, upto):
     with db.connect(dbpath) as con:      # the schema alone: the registry is synced explicitly
         assert db.schema_version(con) == max(v for v, _, _ in db.migrations())
         assert con.execute("SELECT count(*) FROM benchmarks").fetchone()[0] == 0
-    with connect_synced(dbpath) as con:
+    with connect_synced(open_store(dbpath)) as con:
         assert db.schema_version(con) == max(v for v, _, _ in db.migrations())
         assert con.execute("SELECT count(*) FROM scores").fetchone()[0] == 1
         assert con.execute("SELECT model, population FROM latest_scores").fetchall() == [("o3-2025-04-16", "models")]  # re-identified
@@ -248,7 +249,7 @@ def test_help_texts(capsys):
 def test_status_lists_sources_and_unknown_names(dbpath, tmp_path, capsys):
     f = tmp_path / "unknown.csv"
     f.write_text("model,benchmark,score\nacme-internal-7b,acme_private_eval,0.5\n")
-    ingest_file(dbpath, "csv", f)
+    ingest_file(open_store(dbpath), "csv", f)
     assert main(["status", "--db", str(dbpath)]) == 0
     out = capsys.readouterr().out
     assert "schema version" in out and "csv" in out
@@ -266,7 +267,7 @@ def test_status_lists_tables_whose_standard_errors_imply_fewer_items(dbpath, tmp
                  + "".join(f"m{i},gpqa_diamond,{0.5 + 0.01 * i},0.06,proportion\n" for i in range(5))
                  + "".join(f"m{i},math_500,0.5,0.0129,proportion\n" for i in range(5))
                  + "m1,mmlu,0.5,0.2,proportion\nm2,mmlu,0.5,0.2,proportion\n")
-    ingest_file(dbpath, "csv", f)
+    ingest_file(open_store(dbpath), "csv", f)
     assert main(["status", "--db", str(dbpath)]) == 0
     out = capsys.readouterr().out
     assert "fewer items than the registry's n (1 table(s))" in out
@@ -295,7 +296,7 @@ def test_unknown_names_count_every_name_past_the_row_limit(dbpath, tmp_path):
     from storage.status import unknown
     f = tmp_path / "unknown.csv"
     f.write_text("model,benchmark,score\nacme-a,acme_eval,0.5\nacme-b,acme_eval,0.6\nacme-c,acme_eval,0.7\n")
-    ingest_file(dbpath, "csv", f)
+    ingest_file(open_store(dbpath), "csv", f)
     with db.connect(dbpath, read_only=True) as con:
         table, counts = unknown(con, limit=2)
     assert counts == {"benchmarks": 1, "models": 3, "learned": 0}    # the models past the limit are counted too
@@ -309,7 +310,7 @@ def test_unknown_names_are_the_same_counted_per_row_or_per_group_first(dbpath, t
     f = tmp_path / "a.csv"     # names in two sources, several rows of one name, known names beside
     f.write_text("model,benchmark,score\nacme-a,acme_eval,0.5\nacme-b,acme_eval,0.6\nacme-a,beta_eval,0.7\n"
                  "gpt-4o-2024-05-13,acme_eval,0.4\nacme-c,gpqa_diamond,0.3\nacme-d,beta_eval,0.1\n")
-    ingest_file(dbpath, "csv", f)
+    ingest_file(open_store(dbpath), "csv", f)
     with db.connect(dbpath) as con:       # a second source's rows (the csv source names only itself)
         con.execute("UPDATE scores SET source = 'zeta' WHERE model_raw IN ('acme-b', 'acme-d')")
     with db.connect(dbpath, read_only=True) as con:
@@ -328,7 +329,7 @@ def test_unknown_names_are_the_same_counted_per_row_or_per_group_first(dbpath, t
 
 
 def test_duckdb_file_is_a_plain_duckdb_database(dbpath):
-    ingest_file(dbpath, "csv", FIX / "scores_proportion.csv")
+    ingest_file(open_store(dbpath), "csv", FIX / "scores_proportion.csv")
     con = duckdb.connect(str(dbpath), read_only=True)
     assert con.execute("SELECT count(*) FROM latest_scores").fetchone()[0] == 3
     con.close()
@@ -339,8 +340,8 @@ def test_a_new_alias_remaps_stored_history_without_reingesting(dbpath, tmp_path,
     import registry
     f = tmp_path / "new_name.csv"
     f.write_text("model,benchmark,score\nOpenAI o3 (April),math_500,0.99\n")
-    ingest_file(dbpath, "csv", f)
-    assert run_query("SELECT model FROM scores", dbpath)["model"][0] == "OpenAI o3 (April)"
+    ingest_file(open_store(dbpath), "csv", f)
+    assert run_query("SELECT model FROM scores", open_store(dbpath))["model"][0] == "OpenAI o3 (April)"
     aliases = registry.load_aliases()
     extra = pd.DataFrame({"kind": ["model"], "alias": ["OpenAI o3 (April)"], "canonical": ["o3-2025-04-16"]})
     monkeypatch.setattr(registry, "load_aliases", lambda: pd.concat([aliases, extra], ignore_index=True))
@@ -348,10 +349,10 @@ def test_a_new_alias_remaps_stored_history_without_reingesting(dbpath, tmp_path,
     monkeypatch.setattr(registry_sync, "registry_digest", lambda: "aliases.csv edited")
     with db.connect(dbpath):        # a plain write connection leaves the registry alone …
         pass
-    assert run_query("SELECT model FROM scores", dbpath)["model"][0] == "OpenAI o3 (April)"
-    with connect_synced(dbpath):    # … the jobs' connection syncs the changed registry
+    assert run_query("SELECT model FROM scores", open_store(dbpath))["model"][0] == "OpenAI o3 (April)"
+    with connect_synced(open_store(dbpath)):    # … the jobs' connection syncs the changed registry
         pass
-    row = run_query("SELECT model, model_raw FROM scores", dbpath).iloc[0]
+    row = run_query("SELECT model, model_raw FROM scores", open_store(dbpath)).iloc[0]
     assert (row["model"], row["model_raw"]) == ("o3-2025-04-16", "OpenAI o3 (April)")
 
 

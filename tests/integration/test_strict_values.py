@@ -18,6 +18,7 @@ import scrapers
 from common.snapshot import ParsedSnapshot
 from common.units import DATE_MAX_AHEAD, DATE_MIN  # noqa: E402
 from scrapers.base import validate
+from storage.store import open_store
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
 NOW = datetime.now(timezone.utc)
@@ -97,9 +98,9 @@ def test_a_replayed_tau2_folder_with_only_its_manifest_is_one_line_not_a_failure
     folder.mkdir(parents=True)
     (folder / "manifest.json").write_text(json.dumps({"submissions": ["a_x_2025-01-01", "b_y_2025-02-01"]}))
     for run in ("r1", "r2", "r3"):
-        out = collect(str(synced_db), ["tau2_bench"], replay_dir=tmp_path / "replay", run_id=run)[0]
+        out = collect(open_store(str(synced_db)), ["tau2_bench"], replay_dir=tmp_path / "replay", run_id=run)[0]
         assert out.status == "skipped", out.line()
         assert "none of the 2 file(s) it lists" in out.detail and "\n" not in out.detail
     from tests.integration.test_collect import source_failures
     assert source_failures(str(synced_db), "tau2_bench") == 0
-    assert run_query("SELECT count(*) n FROM fetches WHERE source = 'tau2_bench'", str(synced_db))["n"][0] == 0
+    assert run_query("SELECT count(*) n FROM fetches WHERE source = 'tau2_bench'", open_store(str(synced_db)))["n"][0] == 0

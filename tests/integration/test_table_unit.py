@@ -36,15 +36,15 @@ def arc_file(path, models: int = 8) -> None:
 
 def test_a_model_in_two_splits_of_one_version_is_no_duplicate(synced_db, tmp_path):
     arc_file(tmp_path / "evaluations.json")
-    res = ingest_file(synced_db, "arc_agi", tmp_path / "evaluations.json", observed_at="2026-06-02")
+    res = ingest_file(open_store(synced_db), "arc_agi", tmp_path / "evaluations.json", observed_at="2026-06-02")
     assert not any("after alias mapping" in w for w in res.warnings)
     counts = run_query("SELECT table_id, count(DISTINCT model) AS n FROM latest_scores GROUP BY table_id "
-                       "ORDER BY table_id", synced_db)
+                       "ORDER BY table_id", open_store(synced_db))
     got = dict(zip(counts["table_id"], counts["n"]))
     for table in ("arc_agi_2:arc_agi:semi_private", "arc_agi_2:arc_agi:public_eval", "arc_agi:arc_agi:semi_private",
                   "arc_agi_2_cost_per_task:arc_agi:semi_private", "arc_agi_2_cost_per_task:arc_agi:public_eval"):
         assert got[table] == 8, table
-    excluded = run_query("SELECT count(*) AS n FROM scores WHERE excluded_reason LIKE 'duplicate%'", synced_db)
+    excluded = run_query("SELECT count(*) AS n FROM scores WHERE excluded_reason LIKE 'duplicate%'", open_store(synced_db))
     assert int(excluded["n"][0]) == 0
 
 
@@ -56,11 +56,11 @@ def test_two_names_of_one_model_in_one_split_are_still_one(synced_db, tmp_path):
              {"datasetId": "v2_Semi_Private", "modelId": "o3-2025-04-16", "score": 0.9},
              {"datasetId": "v2_Public_Eval", "modelId": "o3-2025-04-16", "score": 0.6}]
     (tmp_path / "e.json").write_text(json.dumps(rows))
-    res = ingest_file(synced_db, "arc_agi", tmp_path / "e.json", observed_at="2026-06-02")
+    res = ingest_file(open_store(synced_db), "arc_agi", tmp_path / "e.json", observed_at="2026-06-02")
     assert any("after alias mapping" in w for w in res.warnings)
-    n = run_query("SELECT count(*) AS n FROM latest_scores WHERE table_id = 'arc_agi_2:arc_agi:semi_private'", synced_db)
+    n = run_query("SELECT count(*) AS n FROM latest_scores WHERE table_id = 'arc_agi_2:arc_agi:semi_private'", open_store(synced_db))
     assert int(n["n"][0]) == 10
-    pub = run_query("SELECT count(*) AS n FROM latest_scores WHERE table_id = 'arc_agi_2:arc_agi:public_eval'", synced_db)
+    pub = run_query("SELECT count(*) AS n FROM latest_scores WHERE table_id = 'arc_agi_2:arc_agi:public_eval'", open_store(synced_db))
     assert int(pub["n"][0]) == 1
 
 
@@ -83,11 +83,11 @@ def test_an_older_release_stored_last_never_becomes_current(synced_db, tmp_path,
         (tmp_path / f"table_{release}.csv").write_text(livebench_rows(release, scores))
         (tmp_path / f"categories_{release}.json").write_text(json.dumps({"Reasoning": ["task_a", "task_b"]}))
     for release in ("2026_01_08", "2025_03_25"):   # the newest first, the older after it (same run)
-        ingest_file(synced_db, "livebench", tmp_path / f"table_{release}.csv",
+        ingest_file(open_store(synced_db), "livebench", tmp_path / f"table_{release}.csv",
                     aux_paths=[tmp_path / f"categories_{release}.json"], observed_at="2026-06-01")
-    versions = run_query("SELECT DISTINCT table_version FROM latest_scores", synced_db)["table_version"].tolist()
+    versions = run_query("SELECT DISTINCT table_version FROM latest_scores", open_store(synced_db))["table_version"].tolist()
     assert versions == ["2026-01-08"]
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         job.run_saturation(con, now=NOW)
         current = dict(con.execute("SELECT table_id, is_current FROM benchmark_tables "
                                    "WHERE benchmark = 'livebench'").fetchall())
@@ -119,16 +119,16 @@ def top_page(n: int) -> str:
 def test_a_top_page_never_replaces_the_full_board(synced_db, tmp_path):
     (tmp_path / "leaderboard-text.json").write_text(catalogue(60))
     (tmp_path / "text.md").write_text(top_page(30))
-    ingest_file(synced_db, "lmarena", tmp_path / "leaderboard-text.json", observed_at="2026-06-01")
-    res = ingest_file(synced_db, "lmarena", tmp_path / "text.md", observed_at="2026-07-29")
+    ingest_file(open_store(synced_db), "lmarena", tmp_path / "leaderboard-text.json", observed_at="2026-06-01")
+    res = ingest_file(open_store(synced_db), "lmarena", tmp_path / "text.md", observed_at="2026-07-29")
     assert not res.held_reason                      # another table: never a shrink of the full board
     overall = run_query("SELECT table_id, count(*) AS n FROM latest_scores WHERE benchmark = 'arena_elo' "
-                        "GROUP BY table_id", synced_db)
+                        "GROUP BY table_id", open_store(synced_db))
     assert dict(zip(overall["table_id"], overall["n"])) == {"arena_elo:lmarena": 60}
     # the catalogue's other categories stay in use
     assert run_query("SELECT count(*) AS n FROM latest_scores WHERE benchmark = 'arena_elo_text_coding'",
-                     synced_db)["n"][0] == 30
-    with connect_synced(synced_db) as con:
+                     open_store(synced_db))["n"][0] == 30
+    with connect_synced(open_store(synced_db)) as con:
         job.run_saturation(con, now=pd.Timestamp("2026-07-30"))
         tables = con.execute("SELECT table_id, is_current, is_primary, n_models FROM benchmark_tables "
                              "WHERE benchmark = 'arena_elo' ORDER BY table_id").fetchall()
@@ -138,9 +138,9 @@ def test_a_top_page_never_replaces_the_full_board(synced_db, tmp_path):
 def test_a_new_full_board_after_a_page_is_used(synced_db, tmp_path):
     (tmp_path / "text.md").write_text(top_page(30))
     (tmp_path / "leaderboard-text.json").write_text(catalogue(60))
-    ingest_file(synced_db, "lmarena", tmp_path / "text.md", observed_at="2026-05-01")
-    ingest_file(synced_db, "lmarena", tmp_path / "leaderboard-text.json", observed_at="2026-06-01")
-    overall = run_query("SELECT DISTINCT table_id FROM latest_scores WHERE benchmark = 'arena_elo'", synced_db)
+    ingest_file(open_store(synced_db), "lmarena", tmp_path / "text.md", observed_at="2026-05-01")
+    ingest_file(open_store(synced_db), "lmarena", tmp_path / "leaderboard-text.json", observed_at="2026-06-01")
+    overall = run_query("SELECT DISTINCT table_id FROM latest_scores WHERE benchmark = 'arena_elo'", open_store(synced_db))
     assert overall["table_id"].tolist() == ["arena_elo:lmarena"]
 
 
@@ -157,11 +157,11 @@ def test_gradual_shrinking_is_held_against_the_recent_maximum(synced_db, tmp_pat
     held = []
     for day, n in enumerate((100, 81, 66, 54, 44), start=1):
         (tmp_path / f"{n}.csv").write_text(board(n))
-        res = ingest_file(synced_db, "csv", tmp_path / f"{n}.csv", observed_at=f"2025-01-0{day}")
+        res = ingest_file(open_store(synced_db), "csv", tmp_path / f"{n}.csv", observed_at=f"2025-01-0{day}")
         held.append(bool(res.held_reason))
     assert held == [False, False, True, True, True]
     assert 100 - 66 > SHRINK_MAX_DROP * 100 and 81 - 66 <= SHRINK_MAX_DROP * 81
-    n = run_query("SELECT count(*) AS n FROM latest_scores", synced_db)["n"][0]
+    n = run_query("SELECT count(*) AS n FROM latest_scores", open_store(synced_db))["n"][0]
     assert n == 81
 
 
@@ -171,12 +171,12 @@ def test_an_accepted_size_is_the_new_reference(synced_db, tmp_path):
     (tmp_path / "a.csv").write_text(board(100))
     (tmp_path / "b.csv").write_text(board(60))
     (tmp_path / "c.csv").write_text(board(55))
-    ingest_file(synced_db, "csv", tmp_path / "a.csv", observed_at="2025-01-01")
-    res = ingest_file(synced_db, "csv", tmp_path / "b.csv", observed_at="2025-01-02")
+    ingest_file(open_store(synced_db), "csv", tmp_path / "a.csv", observed_at="2025-01-01")
+    res = ingest_file(open_store(synced_db), "csv", tmp_path / "b.csv", observed_at="2025-01-02")
     assert res.held_reason
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         accept_snapshot(con, res.snapshot_id)
-    res = ingest_file(synced_db, "csv", tmp_path / "c.csv", observed_at="2025-01-03")
+    res = ingest_file(open_store(synced_db), "csv", tmp_path / "c.csv", observed_at="2025-01-03")
     assert not res.held_reason
 
 
@@ -185,7 +185,7 @@ def test_version_kind_in_sql_is_the_registry_rule(synced_db):
     from registry import tables as rt
     versions = ["", "2026-01-08", "2024-11-25", "top30", "top5", "semi_private", "v0.1", "2026-01", "top",
                 "xtop30", "2026-01-08b"]
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         sql = con.execute("""
             SELECT v, CASE WHEN regexp_full_match(v, '\\d{4}-\\d{2}-\\d{2}') THEN 'release'
                            WHEN regexp_full_match(v, 'top\\d+') THEN 'partial' ELSE 'board' END
@@ -199,6 +199,7 @@ def test_version_kind_in_sql_is_the_registry_rule(synced_db):
 # --- real copies: every table's models, counted independently from the raw file -----------------
 
 from helpers import SNAPSHOTS, needs   # noqa: E402
+from storage.store import open_store
 
 
 def _slug(text: str) -> str:
@@ -288,9 +289,9 @@ def test_each_real_table_holds_every_model_of_its_file(path, synced_db):
     if "_evaluations_" in path.name:
         date = path.name.rsplit("_", 1)[1]
         aux = [p for p in path.parent.glob(f"*_models_{date}")]
-    ingest_file(synced_db, source, path, aux_paths=aux, observed_at="2026-06-01")
-    latest = run_query("SELECT table_id, benchmark, table_version, model, model_raw FROM latest_scores", synced_db)
-    stored = run_query("SELECT benchmark, table_version, model, model_raw FROM scores", synced_db)
+    ingest_file(open_store(synced_db), source, path, aux_paths=aux, observed_at="2026-06-01")
+    latest = run_query("SELECT table_id, benchmark, table_version, model, model_raw FROM latest_scores", open_store(synced_db))
+    stored = run_query("SELECT benchmark, table_version, model, model_raw FROM scores", open_store(synced_db))
     per_table = latest.groupby("table_id")["model"].nunique().to_dict()
     identity = dict(zip(stored["model_raw"], stored["model"]))
     if source == "arc_agi":
@@ -366,7 +367,7 @@ def test_migration_040_corrects_an_old_file_and_the_digest_says_it_once(tmp_path
                      "arena_elo_text_coding:lmarena:top1": 3}
     lines: list[str] = []
     from alerts.slack import ConsoleNotifier
-    first = run_notify(path, now=pd.Timestamp("2026-06-02", tz="UTC").to_pydatetime(),
+    first = run_notify(open_store(path), now=pd.Timestamp("2026-06-02", tz="UTC").to_pydatetime(),
                        notifier=ConsoleNotifier(lines.append))
     assert sorted(first.corrected) == [
         "corrected arc_agi_2:arc_agi:public_eval: now in use (6 models)",
@@ -376,7 +377,7 @@ def test_migration_040_corrects_an_old_file_and_the_digest_says_it_once(tmp_path
         "corrected arena_elo_text_coding:lmarena:top1: now in use (1 model)",
         "corrected livebench:livebench:2025-03-25: no longer in use (was 5 models)",
         "corrected livebench:livebench:2026-01-08: now in use (6 models)"]
-    second = run_notify(path, now=pd.Timestamp("2026-06-03", tz="UTC").to_pydatetime(),
+    second = run_notify(open_store(path), now=pd.Timestamp("2026-06-03", tz="UTC").to_pydatetime(),
                         notifier=ConsoleNotifier(lines.append))
     assert second.corrected == []
 
@@ -386,9 +387,9 @@ def test_an_arc_agi_3_run_cost_is_no_cost_per_task(synced_db, tmp_path):
             for i in range(6)]
     rows += [{"datasetId": "v2_Semi_Private", "modelId": f"m{i}", "score": 0.2, "cost": 1.5} for i in range(6)]
     (tmp_path / "e.json").write_text(json.dumps(rows))
-    ingest_file(synced_db, "arc_agi", tmp_path / "e.json", observed_at="2026-06-01")
+    ingest_file(open_store(synced_db), "arc_agi", tmp_path / "e.json", observed_at="2026-06-01")
     got = run_query("SELECT benchmark, count(*) AS n FROM latest_scores WHERE metric = 'cost_usd' GROUP BY 1",
-                    synced_db)
+                    open_store(synced_db))
     assert dict(zip(got["benchmark"], got["n"])) == {"arc_agi_3_run_cost": 6, "arc_agi_2_cost_per_task": 6}
 
 
@@ -409,17 +410,17 @@ def test_a_corrected_tables_level_move_is_said_by_the_correction_not_as_a_change
 
     for bench, source in (("swebench_verified", "swebench"), ("gpqa_diamond", "epoch")):
         add_saturation(path, day(0), 0.50, bench=bench, source=source)
-    run_notify(path, now=day(0.1), notifier=slack)              # the baseline
+    run_notify(open_store(path), now=day(0.1), notifier=slack)              # the baseline
     stood = 1 + LEVEL_DWELL_DAYS + 1          # the move proposed on day 1 has stood its dwell time
     for d, s in ((1, 0.80), (stood, 0.81)):
         for bench, source in (("swebench_verified", "swebench"), ("gpqa_diamond", "epoch")):
             add_saturation(path, day(d), s, bench=bench, source=source)
         if d == 1:
-            run_notify(path, now=day(1.1), notifier=slack)      # pending
+            run_notify(open_store(path), now=day(1.1), notifier=slack)      # pending
     with db.connect(path) as con:
         con.execute("INSERT INTO table_corrections (table_id, detail, corrected_at) VALUES (?, ?, ?)",
                     ["swebench_verified:swebench", "12 -> 148 models in use", day(stood)])
-    summary = run_notify(path, now=day(stood + 0.1), notifier=slack)
+    summary = run_notify(open_store(path), now=day(stood + 0.1), notifier=slack)
     assert summary.corrected == ["corrected swebench_verified:swebench: 12 -> 148 models in use"]
     assert [t for t in summary.sent_titles] == ["GPQA Diamond (Epoch AI): level moderate → high"]
     texts = sections(fake_slack)
@@ -429,7 +430,7 @@ def test_a_corrected_tables_level_move_is_said_by_the_correction_not_as_a_change
     box = outbox(path)
     folded = box[box["receiver"].fillna("").str.contains("folded")]
     assert folded["kind"].tolist() == ["saturation_bin_changed"] and folded["delivered_at"].notna().all()
-    assert run_notify(path, now=day(stood + 0.2), notifier=slack).corrected == []   # said once
+    assert run_notify(open_store(path), now=day(stood + 0.2), notifier=slack).corrected == []   # said once
 
 
 @needs(SNAPSHOTS)
@@ -446,7 +447,7 @@ def test_the_real_lmarena_history_keeps_the_full_board_in_use_after_a_top_page(s
                          re.IGNORECASE) for _, p in dated if p.suffix == ".md"):
         pytest.skip("no top-N page among the copies")
     for date, p in dated:
-        ingest_file(synced_db, "lmarena", p, observed_at=date)
+        ingest_file(open_store(synced_db), "lmarena", p, observed_at=date)
 
     def partial(p) -> bool:
         head = p.read_text(encoding="utf-8", errors="replace")
@@ -455,12 +456,12 @@ def test_the_real_lmarena_history_keeps_the_full_board_in_use_after_a_top_page(s
     full = [p for _, p in dated if not partial(p)]
     newest = full[-1]
     used = run_query("SELECT DISTINCT s.file_names[1] AS f FROM latest_scores l JOIN snapshots s "
-                     "ON s.id = l.snapshot_id WHERE l.table_id = 'arena_elo:lmarena'", synced_db)["f"].tolist()
+                     "ON s.id = l.snapshot_id WHERE l.table_id = 'arena_elo:lmarena'", open_store(synced_db))["f"].tolist()
     assert used == [newest.name]
     if newest.suffix == ".md":
         n = run_query("SELECT count(*) AS n FROM scores sc JOIN snapshots s ON s.id = sc.snapshot_id "
                       "WHERE s.file_names[1] = ? AND sc.benchmark = 'arena_elo'".replace("?", f"'{newest.name}'"),
-                      synced_db)["n"][0]
+                      open_store(synced_db))["n"][0]
         assert n == markdown_rows(newest)
 
 
@@ -481,14 +482,14 @@ def test_a_shrunk_table_is_held_but_the_snapshots_other_tables_are_used(synced_d
     (tmp_path / "b").mkdir()
     (tmp_path / "a" / "leaderboard-text.json").write_text(cat(50, 40, False))
     (tmp_path / "b" / "leaderboard-text.json").write_text(cat(55, 20, True))
-    ingest_file(synced_db, "lmarena", tmp_path / "a" / "leaderboard-text.json", observed_at="2025-11-01")
-    res = ingest_file(synced_db, "lmarena", tmp_path / "b" / "leaderboard-text.json", observed_at="2025-11-05")
+    ingest_file(open_store(synced_db), "lmarena", tmp_path / "a" / "leaderboard-text.json", observed_at="2025-11-01")
+    res = ingest_file(open_store(synced_db), "lmarena", tmp_path / "b" / "leaderboard-text.json", observed_at="2025-11-05")
     assert "arena_elo_text_spanish" in res.held_reason and "expert" not in res.held_reason
-    got = run_query("SELECT table_id, count(*) AS n, min(snapshot_id) AS s FROM latest_scores GROUP BY 1", synced_db)
+    got = run_query("SELECT table_id, count(*) AS n, min(snapshot_id) AS s FROM latest_scores GROUP BY 1", open_store(synced_db))
     tables = {t: (int(n), int(s)) for t, n, s in zip(got["table_id"], got["n"], got["s"])}
     assert tables == {"arena_elo:lmarena": (55, res.snapshot_id), "arena_elo_text_expert:lmarena": (20, res.snapshot_id),
                       "arena_elo_text_spanish:lmarena": (40, res.snapshot_id - 1)}
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         accept_snapshot(con, res.snapshot_id)
-    n = run_query("SELECT count(*) AS n FROM latest_scores WHERE benchmark = 'arena_elo_text_spanish'", synced_db)
+    n = run_query("SELECT count(*) AS n FROM latest_scores WHERE benchmark = 'arena_elo_text_spanish'", open_store(synced_db))
     assert n["n"][0] == 20

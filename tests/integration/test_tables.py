@@ -15,6 +15,7 @@ from storage import db
 from storage import saturation as store
 from storage.db import insert_frame
 from jobs.sync import connect_synced
+from storage.store import open_store
 
 NOW = pd.Timestamp("2026-01-01")
 
@@ -125,7 +126,7 @@ def score(sid: int, source: str, bench: str, model: str, value: float, version: 
 
 
 def fill(path, snaps: list[dict], scores: list[dict], dates: list[tuple[str, str, str]] = ()) -> None:
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         insert_frame(con, "snapshots", pd.DataFrame(snaps))
         frame = pd.DataFrame(scores)
         frame["evaluated_at"] = pd.to_datetime(frame["evaluated_at"], utc=True)
@@ -155,7 +156,7 @@ def two_sources_and_two_releases(path) -> None:
 
 def test_every_result_is_per_table_and_no_running_best_crosses_a_release(synced_db):
     two_sources_and_two_releases(synced_db)
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         job.run_saturation(con, now=NOW)
         latest = con.execute("SELECT * FROM saturation_latest WHERE scope = 'all'").df().set_index("table_id")
         traj = con.execute("SELECT * FROM saturation_trajectory").df()
@@ -191,7 +192,7 @@ def test_every_result_is_per_table_and_no_running_best_crosses_a_release(synced_
 
 def test_latest_scores_table_id_is_the_registry_rule(synced_db):
     two_sources_and_two_releases(synced_db)
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         view = con.execute("SELECT benchmark, source, table_version, table_id FROM latest_scores").df()
     assert len(view)
     assert view["table_id"].tolist() == [rt.table_id(b, s, v) for b, s, v in
@@ -225,7 +226,7 @@ def test_a_release_date_from_another_source_never_moves_an_evaluated_result(sync
     rows += [score(1, "aider_polyglot", "aider_polyglot", "undated", 0.2)]
     fill(synced_db, snaps, rows, dates=[("deepseek-chat", "epoch", "2025-12-01"), ("undated", "epoch", "2025-02-01")])
     caplog.set_level("INFO", logger="benchwatch.analysis.dating")
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         full = dated_history(store.read_score_history(con), job.reads.read_model_date_claims(con))
         pruned = job.read_dated_history(con)
         job.run_saturation(con, now=NOW)
@@ -288,7 +289,7 @@ def test_the_shrink_guard_compares_a_release_with_its_own_table_only(synced_db):
     rows += [score(2, "livebench", "livebench", f"m{i}", 0.5, "2025-05-30") for i in range(3)]
     rows += [score(3, "livebench", "livebench", "m0", 0.5, "2025-05-30")]
     fill(synced_db, snaps, rows)
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         assert shrink_reason(con, "livebench", 2, pd.Timestamp("2025-06-01", tz="UTC")) == ""
         assert "livebench (2025-05-30): 1 scores vs 3" in shrink_reason(con, "livebench", 3,
                                                                          pd.Timestamp("2025-06-02", tz="UTC"))
@@ -300,7 +301,7 @@ def test_the_html_report_draws_the_primary_table_its_releases_and_the_other_tabl
     from report.html import render_report
     from storage.report import read_html_report
     two_sources_and_two_releases(synced_db)
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         job.run_saturation(con, now=NOW)
         frames = read_html_report(con)
     page = render_report(frames, now=NOW.to_pydatetime())
@@ -319,7 +320,7 @@ def test_a_declared_pool_is_computed_as_one_table_with_its_sources(synced_db, tm
     rules = write_rules(tmp_path, "pool,humaneval,evalplus;simple_evals,same items and harness (a test's claim)\n")
     monkeypatch.setattr(rt, "load_table_rules", lambda directory=None: rules)
     two_sources_and_two_releases(synced_db)
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         job.run_saturation(con, now=NOW)
         row = con.execute("""SELECT table_id, source, sources, top_scores FROM saturation_latest
                              WHERE benchmark = 'humaneval' AND scope = 'all'""").fetchall()
@@ -337,7 +338,7 @@ def test_a_replaced_release_keeps_its_rows_but_is_no_current_level(synced_db):
     snaps = [snapshot(3, "livebench", "2024-11-25", "livebench_table_2024_11_25.csv")]
     rows = [score(3, "livebench", "livebench", f"m{i}", v, "2024-11-25") for i, v in enumerate([0.95, 0.6, 0.5, 0.45, 0.4])]
     fill(synced_db, snaps, rows)
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         job.run_saturation(con, now=pd.Timestamp("2024-12-01"))
         insert_frame(con, "snapshots", pd.DataFrame([snapshot(4, "livebench", "2025-06-01",
                                                               "livebench_table_2025_05_30.csv")]))

@@ -8,6 +8,7 @@ import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
+import duckdb
 import pytest
 
 import jobs.cycle as cycle
@@ -15,11 +16,24 @@ import jobs.saturation
 import scrapers
 from storage import db
 from storage import fingerprint as fp
-from tests.integration.test_held_file import opens
+from storage.store import open_store
 
 REPLAY = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
 SOURCES = ["aider_polyglot", "knowledge_cutoffs"]
 pytestmark = [pytest.mark.usefixtures("one_utc_day"), pytest.mark.xdist_group("test_unchanged_cycle")]     # a test's cycles see one UTC day
+
+
+def opens(monkeypatch) -> list[str]:
+    """Every DuckDB instance storage.db opens from now on (its path)."""
+    opened: list[str] = []
+    real = duckdb.connect
+
+    def counted(database=":memory:", *args, **kwargs):
+        opened.append(str(database))
+        return real(database, *args, **kwargs)
+
+    monkeypatch.setattr(db.duckdb, "connect", counted)
+    return opened
 
 
 def _boom(*args, **kwargs):
@@ -28,7 +42,7 @@ def _boom(*args, **kwargs):
 
 def test_second_cycle_skips_parse_and_analysis_and_a_change_recomputes(synced_db, tmp_path, monkeypatch):
     path = synced_db
-    first = cycle.run_cycle(path, SOURCES, replay_dir=REPLAY)
+    first = cycle.run_cycle(open_store(path), SOURCES, replay_dir=REPLAY)
     assert first.analysis is not None and not first.analysis["skipped"], first.text()
     assert {o.status for o in first.outcomes} == {"new"}
 
@@ -43,10 +57,11 @@ def test_second_cycle_skips_parse_and_analysis_and_a_change_recomputes(synced_db
     for name in SOURCES:   # an unchanged cycle must not parse
         monkeypatch.setattr(type(scrapers.get(name)), "parse_checked", _boom)
     opened = opens(monkeypatch)
-    second = cycle.run_cycle(path, SOURCES, replay_dir=REPLAY)
+    second = cycle.run_cycle(open_store(path), SOURCES, replay_dir=REPLAY)
     assert [o.status for o in second.outcomes] == ["unchanged", "unchanged"], second.text()
-    # collect's settling, the analysis check and notify share one instance (storage.db.held)
-    assert opened == [str(path)], opened
+    # one short connection per step: collect's settling, the analysis check, notify (no connection
+    # is kept between the steps, nor across a fetch or a call to Slack: tests/test_held_file.py)
+    assert opened == [str(path)] * 3, opened
     assert second.analysis["skipped"] and calls["analysis"] == 0
     assert "inputs unchanged" in second.text()
     kept, computed = second.analysis["saturation"], first.analysis["saturation"]
@@ -57,7 +72,7 @@ def test_second_cycle_skips_parse_and_analysis_and_a_change_recomputes(synced_db
     with db.connect(path) as con:   # an input changes: one score row less
         before = fp.stored_fingerprint(con)
         con.execute("DELETE FROM scores WHERE rowid = (SELECT min(rowid) FROM scores)")
-    third = cycle.run_cycle(path, SOURCES, replay_dir=REPLAY)
+    third = cycle.run_cycle(open_store(path), SOURCES, replay_dir=REPLAY)
     assert not third.analysis["skipped"] and calls["analysis"] == 1
     with db.connect(path) as con:
         assert fp.stored_fingerprint(con) not in (None, before)
@@ -67,7 +82,7 @@ def test_second_cycle_skips_parse_and_analysis_and_a_change_recomputes(synced_db
 def collected(tmp_path_factory) -> Path:
     """The replayed sources collected once; each test changes its own copy."""
     path = tmp_path_factory.mktemp("collected") / "f.duckdb"
-    cycle.collect(path, SOURCES, replay_dir=REPLAY)
+    cycle.collect(open_store(path), SOURCES, replay_dir=REPLAY)
     return path
 
 
@@ -98,7 +113,7 @@ def test_a_changed_response_beside_unchanged_ones_is_parsed_and_reanalysed(synce
     for name in SOURCES:
         shutil.copytree(REPLAY / name, replay / name)
     path = synced_db
-    first = cycle.run_cycle(path, SOURCES, replay_dir=replay)
+    first = cycle.run_cycle(open_store(path), SOURCES, replay_dir=replay)
     assert {o.status for o in first.outcomes} == {"new"}, first.text()
 
     board = replay / "aider_polyglot" / "polyglot_leaderboard.yml"
@@ -115,7 +130,7 @@ def test_a_changed_response_beside_unchanged_ones_is_parsed_and_reanalysed(synce
 
     monkeypatch.setattr(aider, "parse_checked", counted)
     monkeypatch.setattr(type(scrapers.get("knowledge_cutoffs")), "parse_checked", _boom)
-    second = cycle.run_cycle(path, SOURCES, replay_dir=replay)
+    second = cycle.run_cycle(open_store(path), SOURCES, replay_dir=replay)
     assert [o.status for o in second.outcomes] == ["new", "unchanged"], second.text()
     assert parsed == ["aider_polyglot"] and not second.analysis["skipped"]
     with db.connect(path) as con:

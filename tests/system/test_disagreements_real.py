@@ -14,6 +14,7 @@ from analysis.constants import DISAGREEMENT_Z
 from analysis.disagreement import analyse
 from helpers import ROOT, SNAPSHOTS, needs
 from storage.query import run_query
+from storage.store import open_store
 
 pytestmark = [needs(SNAPSHOTS), pytest.mark.slow, pytest.mark.xdist_group("real-history")]   # a real-history backfill (shared once a session)
 
@@ -21,7 +22,7 @@ MIN_PAIRS = 20       # issue 54: the real history has at least 20 cross-source p
 
 
 def _rows(db) -> pd.DataFrame:
-    return run_query("SELECT * FROM source_disagreements ORDER BY benchmark, model, table_a, table_b", db)
+    return run_query("SELECT * FROM source_disagreements ORDER BY benchmark, model, table_a, table_b", open_store(db))
 
 
 def test_the_view_lists_every_cross_source_pair_of_the_real_history(real_history_backfilled):
@@ -34,7 +35,7 @@ def test_the_view_lists_every_cross_source_pair_of_the_real_history(real_history
                      AND coalesce(table_version, '') = '')
         SELECT DISTINCT a.benchmark, a.model, a.source AS sa, b.source AS sb
         FROM l a JOIN l b ON a.benchmark = b.benchmark AND a.model = b.model AND a.metric = b.metric
-                         AND a.source < b.source""", real_history_backfilled)
+                         AND a.source < b.source""", open_store(real_history_backfilled))
     got = {(r.benchmark, r.model, *sorted((r.source_a, r.source_b))) for r in rows.itertuples()}
     missing = [k for k in expected.itertuples(index=False) if tuple(k) not in got]
     assert missing == []

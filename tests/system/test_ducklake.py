@@ -24,6 +24,7 @@ import pytest
 from storage import db, lake
 
 import pg
+from storage.store import open_store
 
 pytestmark = pytest.mark.xdist_group("servers")   # starts PostgreSQL: one server test at a time
 
@@ -113,10 +114,10 @@ def lake_url(server, tmp_path, monkeypatch, request):
 
 def _cycle(target: str) -> None:
     from jobs import cycle
-    outcomes = cycle.collect(target, SOURCES, replay_dir=REPLAY)
+    outcomes = cycle.collect(open_store(target), SOURCES, replay_dir=REPLAY)
     assert [o.status for o in outcomes] == ["new"] * len(SOURCES), [o.line() for o in outcomes]
-    cycle.analyze(target, now=NOW)
-    cycle.notify(target, now=NOW)
+    cycle.analyze(open_store(target), now=NOW)
+    cycle.notify(open_store(target), now=NOW)
 
 
 def _counts(target: str) -> dict[str, int]:
@@ -197,7 +198,7 @@ def test_collect_analyze_notify_on_a_lake_equals_a_file(lake_url, tmp_path, monk
                                   _table(file_db, latest).drop(columns="observed_at"))
     # Re-collecting the same content stores nothing new (idempotent by content hash).
     from jobs import cycle
-    again = cycle.collect(lake_url, SOURCES, replay_dir=REPLAY)
+    again = cycle.collect(open_store(lake_url), SOURCES, replay_dir=REPLAY)
     assert {o.status for o in again} == {"unchanged"}
     assert _counts(lake_url)["snapshots"] == len(SOURCES)
     # benchwatch query reads the lake through the same bounded, read-only path.
@@ -264,7 +265,7 @@ def test_concurrent_ingests_store_each_snapshot_once_with_no_lost_rows(lake_url,
     file_db = str(tmp_path / "serial.duckdb")
     from jobs.cycle import ingest_file
     for source, path in [*distinct, SAME]:
-        ingest_file(file_db, source, path)
+        ingest_file(open_store(file_db), source, path)
     expected = _counts(file_db)
     with db.connect(lake_url):
         pass                                   # the schema exists before the race (migrations are locked too)

@@ -26,6 +26,7 @@ import scrapers
 from test_ducklake import _counts, _table
 from test_e2e_prefect import (PREFECT, REPLAY, SIMPLE_EVALS_HISTORY, Api, background, fake_slack_process,  # noqa: F401
                               free_port, prefect_env, run, slack_messages, message_text)
+from storage.store import open_store
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("servers")]
 
@@ -83,11 +84,11 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
     file_db = str(tmp_path / "one.duckdb")
     for target in (file_db, lake_url):
         for h in history:
-            seeded = jobs.run_cycle(target, ["simple_evals"], replay_dir=h)
+            seeded = jobs.run_cycle(open_store(target), ["simple_evals"], replay_dir=h)
             assert seeded.ok, seeded.text()
-    jobs.collect(file_db, half_a, replay_dir=REPLAY)
-    jobs.collect(file_db, half_b, replay_dir=REPLAY)
-    jobs.analyze(file_db)
+    jobs.collect(open_store(file_db), half_a, replay_dir=REPLAY)
+    jobs.collect(open_store(file_db), half_b, replay_dir=REPLAY)
+    jobs.analyze(open_store(file_db))
 
     # Prefect server on PostgreSQL, two process workers.
     port = free_port()

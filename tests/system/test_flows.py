@@ -23,6 +23,7 @@ import yaml
 import scrapers
 from jobs import cycle as jobs
 from jobs.cycle import CycleReport, SourceOutcome
+from storage.store import open_store
 
 pytestmark = pytest.mark.xdist_group("servers")   # starts Prefect's test server: one server test at a time
 
@@ -597,7 +598,7 @@ def test_run_without_prefect_and_the_pipeline_flow_do_the_same_work(harness, tmp
     plain_db, flow_db = str(tmp_path / "plain.duckdb"), str(tmp_path / "flow.duckdb")
 
     monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "plain-site"))
-    plain = jobs.run_cycle(plain_db, SAME_WORK_SOURCES, replay_dir=REPLAY)
+    plain = jobs.run_cycle(open_store(plain_db), SAME_WORK_SOURCES, replay_dir=REPLAY)
     monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "flow-site"))
     state = pl.pipeline(db_path=flow_db, sources=SAME_WORK_SOURCES, replay_dir=str(REPLAY), return_state=True)
     assert plain.ok and state.is_completed(), (plain.text(), state.message)
@@ -634,7 +635,7 @@ def test_run_without_prefect_and_the_pipeline_flow_do_the_same_work(harness, tmp
     # a second cycle over the same responses: both skip the unchanged analysis and keep the page
     written = {p: p.stat().st_mtime_ns for p in (plain.published.path, flowed.published.path)}
     monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "plain-site"))
-    again_plain = jobs.run_cycle(plain_db, SAME_WORK_SOURCES, replay_dir=REPLAY)
+    again_plain = jobs.run_cycle(open_store(plain_db), SAME_WORK_SOURCES, replay_dir=REPLAY)
     monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "flow-site"))
     again = pl.pipeline(db_path=flow_db, sources=SAME_WORK_SOURCES, replay_dir=str(REPLAY), return_state=True)
     assert again.is_completed(), again.message

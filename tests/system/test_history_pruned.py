@@ -21,6 +21,7 @@ from storage import reads
 from storage import saturation as store
 from storage.db import insert_frame
 from jobs.sync import connect_synced
+from storage.store import open_store
 
 NOW = pd.Timestamp("2025-06-01")
 TABLES = {"saturation": ["table_id", "scope", "population", "as_of"],
@@ -40,7 +41,7 @@ def random_db(path, seed: int) -> None:
     n_snap, models = 9, [f"rm-{i}" for i in range(24)]
     benches = {"rb_prop": "proportion", "rb_ties": "proportion", "rb_cost": "cost_usd", "rb_mixed": "proportion",
                "rb_sys": "proportion"}
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         obs = pd.Timestamp("2024-01-07", tz="UTC") + pd.to_timedelta(np.sort(rng.choice(120, n_snap, replace=False)), "D")
         obs = obs.insert(3, obs[3])       # two snapshots observed at the same time
         snaps = pd.DataFrame({"id": np.arange(1, len(obs) + 1), "source": ["csv"] * len(obs),
@@ -89,7 +90,7 @@ def random_db(path, seed: int) -> None:
 
 
 def stored(path) -> dict[str, pd.DataFrame]:
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         return {t: con.execute(f"SELECT * EXCLUDE (run_at) FROM {t}").df().sort_values(keys).reset_index(drop=True)
                 for t, keys in TABLES.items()}
 
@@ -98,12 +99,12 @@ def assert_same_as_full_history(path, tmp_path, monkeypatch, now: pd.Timestamp =
     monkeypatch.setattr(store, "HISTORY_CHUNK_ROWS", 2000)       # several ranges of benchmarks per read
     full = tmp_path / "full.duckdb"
     shutil.copy(path, full)
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         pruned_rows, all_rows = len(job.read_dated_history(con)), len(full_history(con))
         job.run_saturation(con, now=now)
     with monkeypatch.context() as m:
         m.setattr(job, "read_dated_history", full_history)
-        with connect_synced(full) as con:
+        with connect_synced(open_store(full)) as con:
             job.run_saturation(con, now=now)
     got, want = stored(path), stored(full)
     for table in TABLES:
@@ -156,7 +157,7 @@ def test_recent_history_sql_keeps_the_rows_of_its_pandas_oracle(synced_db, tmp_p
     path = synced_db
     monkeypatch.setattr(store, "HISTORY_CHUNK_ROWS", 1500)
     a2_db(path, seed)
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         con.execute("UPDATE scores SET score = 'NaN'::DOUBLE WHERE snapshot_id = 6 AND model = 'am-3'")
         con.execute("UPDATE scores SET metric = 'elo' WHERE snapshot_id = 7 AND model = 'am-4'")
         benchmarks = cjob.slice_inputs(con)["benchmarks"]
@@ -184,7 +185,7 @@ def a2_db(path, seed: int) -> None:
     rng = np.random.default_rng(seed)
     models = [f"am-{i}" for i in range(40)]
     ability = dict(zip(models, rng.normal(0, 1.2, len(models))))
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         obs = pd.Timestamp("2024-03-01", tz="UTC") + pd.to_timedelta(np.arange(7) * 9, "D")
         snaps = pd.DataFrame({"id": np.arange(1, 8), "source": "csv", "sha256": [f"a{i}" for i in range(7)],
                               "blob_sha256": [[f"a{i}"] for i in range(7)], "file_names": [["a.csv"]] * 7,
@@ -220,14 +221,14 @@ def test_contamination_history_of_the_last_snapshots_gives_the_full_history_resu
     monkeypatch.setattr(store, "HISTORY_CHUNK_ROWS", 1500)       # several ranges of benchmarks per read
     a2_db(path, seed)
     shutil.copy(path, full)
-    with connect_synced(path) as con:
+    with connect_synced(open_store(path)) as con:
         refs = cjob.reference_benchmarks(cjob.slice_inputs(con)["benchmarks"])
         assert len(cstore.read_snapshot_history(con, refs)) < len(cstore.read_snapshot_history(con))
         cjob.run_contamination(con, now=NOW)
         got = con.execute("SELECT * FROM contamination_signals ORDER BY ALL").df()
     with monkeypatch.context() as m:
         m.setattr(cstore, "read_snapshot_history", lambda con, *args, f=cstore.read_snapshot_history: f(con))
-        with connect_synced(full) as con:
+        with connect_synced(open_store(full)) as con:
             cjob.run_contamination(con, now=NOW)
             want = con.execute("SELECT * FROM contamination_signals ORDER BY ALL").df()
     assert want["detail"].str.startswith("rescore").any()

@@ -17,6 +17,7 @@ from cli.main import EXIT_BUG, main
 from storage import lake
 
 import pg
+from storage.store import open_store
 
 pytestmark = pytest.mark.xdist_group("servers")   # starts PostgreSQL: one server test at a time
 
@@ -341,7 +342,7 @@ def _orphans(url: str) -> list[str]:
 def _source_file(tmp_path: Path) -> Path:
     from jobs import cycle
     path = tmp_path / "source.duckdb"
-    outcomes = cycle.collect(str(path), ["swebench", "livecodebench", "lmarena", "aider_polyglot", "livebench"],
+    outcomes = cycle.collect(open_store(str(path)), ["swebench", "livecodebench", "lmarena", "aider_polyglot", "livebench"],
                              replay_dir=str(ROOT / "tests" / "fixtures" / "replay"))
     assert all(o.status == "new" for o in outcomes), [o.line() for o in outcomes]
     return path

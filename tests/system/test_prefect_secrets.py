@@ -28,6 +28,7 @@ from cli.main import main
 from storage import lake
 
 import pg
+from storage.store import open_store
 
 pytestmark = pytest.mark.xdist_group("servers")   # starts PostgreSQL and Prefect: one server test at a time
 
@@ -104,7 +105,7 @@ def test_no_secret_reaches_prefects_database_artifacts_or_logs(lake_role, tmp_pa
     for i, readme in enumerate(SIMPLE_EVALS_HISTORY):
         (tmp_path / f"history{i}" / "simple_evals").mkdir(parents=True)
         shutil.copy(readme, tmp_path / f"history{i}" / "simple_evals" / "README.md")
-        seeded = jobs.run_cycle(keyword, ["simple_evals"], replay_dir=tmp_path / f"history{i}")
+        seeded = jobs.run_cycle(open_store(keyword), ["simple_evals"], replay_dir=tmp_path / f"history{i}")
         assert seeded.ok, seeded.text()
 
     from prefect.client.orchestration import get_client

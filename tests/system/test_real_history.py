@@ -20,6 +20,7 @@ import pytest
 from analysis.constants import FDR_Q, MIN_EFFECT, MIN_EFFECT_SE, REFERENCE_TRUST
 from storage.query import run_query
 from helpers import SNAPSHOTS, needs
+from storage.store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [needs(SNAPSHOTS), pytest.mark.slow, pytest.mark.xdist_group("real-history")]   # a real-history backfill: every snapshot file, then analyze
@@ -35,7 +36,7 @@ def history(real_history) -> Path:
 
 
 def q(db: Path, sql: str) -> pd.DataFrame:
-    return run_query(sql, db)
+    return run_query(sql, open_store(db))
 
 
 def test_every_dated_file_is_one_snapshot_and_latest_means_newest(history):

@@ -32,6 +32,7 @@ from jobs.cycle import analyze, collect, ingest_file
 from report.html import overview_markdown, overview_rows, render_report, slugs
 from storage.report import read_html_report
 from helpers import SNAPSHOTS, needs
+from storage.store import open_store
 
 pytestmark = pytest.mark.xdist_group("test_report_html")   # its module fixtures are built once
 
@@ -87,17 +88,17 @@ def build(path: Path, every_source: bool) -> Path:
     # the real LiveCodeBench history replaces the trimmed replay copy when it is there
     sources = [s for s in scrapers.enabled_sources() if not (real_lcb and s == "livecodebench")
                and (every_source or s == "livecodebench")]
-    outcomes = collect(path, sources, replay_dir=REPLAY, run_id="report-test") if sources else []
+    outcomes = collect(open_store(path), sources, replay_dir=REPLAY, run_id="report-test") if sources else []
     assert all(o.status == "new" for o in outcomes), [(o.source, o.detail) for o in outcomes if o.status != "new"]
     for f in real_lcb:
-        ingest_file(path, "livecodebench", f, observed_at=f.stem[-10:])
+        ingest_file(open_store(path), "livecodebench", f, observed_at=f.stem[-10:])
     evil = path.parent / "evil.csv"
     rows = [(EVIL_MODEL, 0.91), (EVIL_MODEL_2, 0.90), ("m3", 0.89), ("m4", 0.885), ("m5", 0.88), ("m6", 0.5)]
     evil.write_text("model,benchmark,score,n_items\n" + "".join(f'"{m.replace(chr(34), 2 * chr(34))}",'
                                                                f'"{EVIL_BENCH.replace(chr(34), 2 * chr(34))}",{s},400\n'
                                                                for m, s in rows))
-    ingest_file(path, "csv", evil, observed_at="2026-11-01")
-    analyze(path, now=NOW)
+    ingest_file(open_store(path), "csv", evil, observed_at="2026-11-01")
+    analyze(open_store(path), now=NOW)
     return path
 
 

@@ -25,6 +25,7 @@ import pandas as pd
 import pytest
 
 from helpers import ROOT, SNAPSHOTS, needs
+from storage.store import open_store
 
 K, ALPHA = 5, 0.5
 
@@ -178,7 +179,7 @@ def test_stored_per_table_s_matches_an_independent_recomputation_date_by_date(tm
         todays = [f for f in plan if f.date == date]
         for f in todays:
             try:
-                ingest_file(db, f.source, f.path, aux_paths=f.aux, observed_at=f.date)
+                ingest_file(open_store(db), f.source, f.path, aux_paths=f.aux, observed_at=f.date)
             except Exception:        # a file the scrapers refuse (the backfill reports and skips it)
                 continue
         if not sources & {f.source for f in todays}:
@@ -190,7 +191,7 @@ def test_stored_per_table_s_matches_an_independent_recomputation_date_by_date(tm
         fresh = any(f.path == newest_file(s, pattern, date) for s, pattern, *_ in TABLES.values() for f in todays)
         if not fresh and date != dates[-1]:
             continue
-        with connect_synced(db) as con:
+        with connect_synced(open_store(db)) as con:
             run_saturation(con, now=pd.Timestamp(date) + pd.Timedelta(days=1))
             stored = con.execute("""SELECT table_id, population, s_index FROM saturation_latest
                                     WHERE scope = 'all'""").df()

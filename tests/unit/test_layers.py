@@ -427,3 +427,124 @@ def test_alerts_build_no_sql_text():
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and statement.search(node.value):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
+
+
+# --- the store is made once at the edge (issue 52) ---------------------------------------------------
+# cli/ and flows/ make one `Store` (storage/store.py) from the `--db` value or the flow's `db_path`
+# and hand it down: below them no function takes a path to the database, nothing opens the
+# database by its path, and only storage/ tells a DuckLake URL from a file by its prefix.
+
+EDGE = {"cli", "flows", "bench"}
+DB_PATH_PARAMETER = re.compile(r"^(db|dbp|db_?path|db_?file|db_?url|db_?target|database|database_?path|database_?url)$")
+# the storage functions that open the database by its path (the store's own implementation)
+OPENS_BY_PATH = {"connect", "open_connection", "open_current"}
+STORE_MAKERS = {"open_store", "FileStore", "LakeStore"}
+SNIFFING_CALLS = {"startswith", "endswith", "removeprefix", "find", "index", "partition", "split",
+                  "match", "search", "fullmatch", "compile", "sub"}
+
+
+def db_path_parameters(source: str, module: str) -> list[str]:
+    """Parameters of functions (and lambdas) named like a path to the database."""
+    found = []
+    for node in ast.walk(_parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = node.args
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, *([a.vararg] if a.vararg else []),
+                        *([a.kwarg] if a.kwarg else [])]:
+                if DB_PATH_PARAMETER.match(arg.arg):
+                    name = getattr(node, "name", "<lambda>")
+                    found.append(f"{module}:{node.lineno} {name}({arg.arg})")
+    return found
+
+
+def opens_by_path(source: str, module: str) -> list[str]:
+    """Calls that open the database from a path or make a store (not through a store handed down)."""
+    found = []
+    for node in ast.walk(_parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        base = f.value.id if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) else None
+        if name in STORE_MAKERS or (name in OPENS_BY_PATH and base in ("db", None)):
+            found.append(f"{module}:{node.lineno} {ast.unparse(f)}(…)")
+    return found
+
+
+def lake_sniffs(source: str, module: str) -> list[str]:
+    """Places that tell a DuckLake URL from a file by its text: `is_lake_url` or `storage.lake.PREFIX`
+    used, or a `ducklake:` string compared, matched or used as a pattern (docstrings, help texts
+    and messages may name it)."""
+    found = []
+    tree = _parse(source)
+
+    def lake_text(node: ast.AST) -> bool:
+        return isinstance(node, ast.Constant) and isinstance(node.value, str) and "ducklake:" in node.value.lower()
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "storage.lake":
+            found += [f"{module}:{node.lineno} imports {a.name}" for a in node.names if a.name in ("is_lake_url", "PREFIX")]
+        elif isinstance(node, ast.Attribute) and node.attr in ("is_lake_url", "PREFIX") \
+                and isinstance(node.value, ast.Name) and node.value.id == "lake":
+            found.append(f"{module}:{node.lineno} lake.{node.attr}")
+        elif isinstance(node, ast.Compare) and any(lake_text(n) for n in [node.left, *node.comparators]):
+            found.append(f"{module}:{node.lineno} compares a ducklake: text")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SNIFFING_CALLS \
+                and any(lake_text(n) for n in node.args):
+            found.append(f"{module}:{node.lineno} {node.func.attr}(ducklake: …)")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("^") \
+                and "ducklake" in node.value:
+            found.append(f"{module}:{node.lineno} a ducklake pattern")
+    return found
+
+
+def below_the_edge(root: Path) -> dict[str, Path]:
+    return {m: p for m, p in project_modules(root).items() if m.split(".")[0] not in EDGE}
+
+
+def test_no_function_below_cli_and_flows_takes_a_path_to_the_database():
+    problems = [p for module, path in sorted(below_the_edge(ROOT).items())
+                for p in db_path_parameters(path.read_text(encoding="utf-8"), module)]
+    assert not problems, "take the store (storage.store.Store) instead:\n" + "\n".join(problems)
+
+
+def test_only_storage_opens_the_database_by_its_path():
+    """jobs/, report/, alerts/ open connections through the store they were handed (`store.connect()`,
+    `jobs.sync.connect_synced(store)`), never `storage.db.connect(path)` or a store of their own."""
+    problems = [p for module, path in sorted(below_the_edge(ROOT).items()) if module.split(".")[0] != "storage"
+                for p in opens_by_path(path.read_text(encoding="utf-8"), module)]
+    assert not problems, "open through the store handed down:\n" + "\n".join(problems)
+
+
+def test_only_storage_tells_a_lake_from_a_file():
+    problems = [p for module, path in sorted(project_modules(ROOT).items()) if module.split(".")[0] != "storage"
+                for p in lake_sniffs(path.read_text(encoding="utf-8"), module)]
+    assert not problems, "ask the store (`store.is_lake`, `store.file`) instead:\n" + "\n".join(problems)
+
+
+def test_the_store_checks_can_fail():
+    bad = '''
+from storage.lake import is_lake_url
+from storage import db, lake
+
+def ingest(db_path, source, *, database=None):
+    if str(db_path).startswith("ducklake:") or "ducklake:" in source or lake.is_lake_url(db_path):
+        with db.connect(db_path) as con:
+            pass
+    return open_store(db_path)
+
+PATTERN = "^ducklake:.*password"
+'''
+    good = '''
+def ingest(store, source, path):
+    """Into the store (a file or a ducklake:postgres: URL)."""
+    with store.connect() as con:
+        pass
+    with connect_synced(store) as con:
+        pass
+    raise ValueError("migrate --to needs a DuckLake URL: ducklake:postgres:<conninfo>")
+'''
+    assert db_path_parameters(bad, "m") == ["m:5 ingest(db_path)", "m:5 ingest(database)"]
+    assert sorted(p.split(" ", 1)[1] for p in opens_by_path(bad, "m")) == ["db.connect(…)", "open_store(…)"]
+    assert len(lake_sniffs(bad, "m")) == 5, lake_sniffs(bad, "m")
+    assert db_path_parameters(good, "m") == opens_by_path(good, "m") == lake_sniffs(good, "m") == []
