@@ -6,7 +6,7 @@ The rule is written once, as SQL in analysis/running_best_history.sql (storage.s
 executes it and returns each row's `date`, `date_source`, `release_date`, `date_conflict`).
 This module holds what the SQL takes and what is said about its output: the models' release
 dates, and the log of which date won. tests/dating_oracle.py restates the rule in pandas as the
-test oracle (tests/test_history_pruned.py). Pure: frames in, frames out.
+test oracle (tests/system/test_history_pruned.py). Pure: frames in, frames out.
 """
 
 from __future__ import annotations

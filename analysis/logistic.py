@@ -123,5 +123,5 @@ def plateau_test(t: np.ndarray, y: np.ndarray, free: LogisticFit, target: float,
         return 0.0, df2
     stat = (sse0 - sse1) / (sse1 / df2)
     # the F(1, df2) upper tail: scipy.stats.f.sf(stat, 1, df2) is fdtrc(1, df2, stat)
-    # (tests/test_scipy_equivalents.py)
+    # (tests/integration/test_scipy_equivalents.py)
     return float(fdtrc(1, df2, stat)), df2

@@ -1,7 +1,7 @@
 -- The rows of the score history that can change a running top k or a frontier, dated by the
 -- history's dating rule, which is owned here and nowhere else (storage.saturation.read_running_best_history
 -- only executes it; tests/dating_oracle.py restates it in pandas over the whole history, and
--- tests/test_history_pruned.py requires both to give the same results). Placeholders: releases (a registered frame of
+-- tests/system/test_history_pruned.py requires both to give the same results). Placeholders: releases (a registered frame of
 -- model, release_date) and order (and those below); parameters: the benchmarks of this range, the metric
 -- kinds for which lower is better, the benchmarks of this range again.
 --

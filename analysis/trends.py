@@ -13,7 +13,7 @@ In calendar time reconstructed from model dates (docs/statistics.md, "Trends and
   the frontier carried into the window at its start, every record in the window, and the
   frontier at its end (the flat tail after the last record counts). Theil-Sen slope and its
   95% CI (`theilslopes`: scipy.stats.theilslopes' numbers) through those points, in pp/month for proportions (metric
-  units/month otherwise). Simulated step frontiers (tests/test_trends.py) show the CI covering
+  units/month otherwise). Simulated step frontiers (tests/unit/test_trends.py) show the CI covering
   the true drift at 0.88-0.95 where the grid method covers 0.4-0.7.
   `trend_status`: ok | too_few_points (fewer than TREND_MIN_POINTS = 6 points: slope, no CI;
   from 3-5 points the "95% CI" is just the range of the pairwise slopes) | no_record_in_window
@@ -242,7 +242,7 @@ class TheilSen(NamedTuple):
 def theilslopes(y, x, alpha: float = 0.95) -> TheilSen:
     """Theil-Sen slope, intercept and the slope's `alpha` CI (Sen 1968, eq. 2.6): the steps of
     `scipy.stats.theilslopes(y, x, alpha)` (scipy 1.17, method 'separate', NaNs propagated) with
-    the same numbers (tests/test_scipy_equivalents.py)."""
+    the same numbers (tests/integration/test_scipy_equivalents.py)."""
     y = np.array(y, dtype=float, copy=True).ravel()
     x = np.array(x, dtype=float, copy=True).ravel()
     if len(x) != len(y):

@@ -2,7 +2,7 @@
 `pipeline` run on a running process worker, against the same cycle without Prefect.
 
 A Prefect server and a process worker on 127.0.0.1 with a temporary PREFECT_HOME, set up as
-docs/deploy.md says (tests/test_e2e_prefect.py does the same): `work-pool create`, `deploy
+docs/deploy.md says (tests/system/test_e2e_prefect.py does the same): `work-pool create`, `deploy
 --all` from the checkout, schedules paused, `worker start` with PREFECT_WORKER_QUERY_SECONDS=1.
 A run is created through the REST API (what `prefect deployment run` and the UI call) and its
 state is polled every 0.1 s: trigger -> Completed, without a CLI's own start-up in the figure.

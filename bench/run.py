@@ -29,7 +29,7 @@ Measures and goals:
                at twice that history (4,000 models, 20.8M rows): RSS <= 1.5 GiB, with the
                growth exponents of time and peak RSS from the 100 % size
   incremental  `benchwatch analyze` after one source of 20 changed (100 % size, sources syn00..syn19)
-               vs the full analyze before it: <= 10% (tests/test_incremental_analysis.py: same results);
+               vs the full analyze before it: <= 10% (tests/integration/test_incremental_analysis.py: same results);
                `benchwatch status` on that analysed history is shown (no goal)
   cycle        a second `run --no-prefect --replay` over identical responses: <= 10% of the first
                (and shown: the same after a year of hourly collections in the fetch log)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 # metric kind -> which way is better. The frontier of a lower-is-better kind is the running
 # minimum (cheapest so far), not the maximum. The one place a direction is decided: every
-# kind of common.units.METRIC_RANGES has one (tests/test_trends.py checks it).
+# kind of common.units.METRIC_RANGES has one (tests/unit/test_trends.py checks it).
 METRIC_DIRECTIONS: dict[str, str] = {
     "proportion": "higher",
     "elo": "higher",

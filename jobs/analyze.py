@@ -87,7 +87,7 @@ def analyze(store: Store, *, now: datetime | None = None, skip_unchanged: bool =
     constants, the UTC day) is not recomputed: the stored results are returned ("skipped": True).
     With `incremental` (the default), only the tables and item groups whose inputs changed since
     the last completed analysis are recomputed; `incremental=False` recomputes everything.
-    The results are the same either way (tests/test_incremental_analysis.py).
+    The results are the same either way (tests/integration/test_incremental_analysis.py).
     With `levels_before`, an analysis that recomputes returns the stored levels it replaced
     ("levels_before", read in its connection before it writes: None when unreadable).
     `stored_levels=False`: a skipped analysis returns no "levels" (None; nothing to read back).

@@ -1,4 +1,4 @@
-"""The store for flows/, which reach storage only through the jobs (tests/test_layers.py): a flow
+"""The store for flows/, which reach storage only through the jobs (tests/unit/test_layers.py): a flow
 makes one `Store` from its `db_path` parameter (`open_store`) and hands it to its tasks; the
 parameter checks ask whether a value names a DuckLake store, and with which password, here
 rather than by reading its prefix themselves (storage/store.py decides file or lake)."""

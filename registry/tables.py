@@ -25,7 +25,7 @@ no top k, running best, trend or alert mixes them. This module owns the rule, on
   snapshot of the benchmark's boards holds it.
 
 The SQL of storage repeats `table_id`'s and `version_kind`'s expressions (views `latest_scores`, the history
-reads); tests/test_tables.py checks that both agree. Pure: no DuckDB, no network.
+reads); tests/integration/test_tables.py checks that both agree. Pure: no DuckDB, no network.
 """
 
 from __future__ import annotations

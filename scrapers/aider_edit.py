@@ -14,7 +14,7 @@ class AiderEditScraper(AiderScraper):
     benchmark = "aider_edit"
     n_tasks = 133
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("aider_edit/edit_leaderboard_2024-12-22.yml", scores=5, spots=(
             S(model="claude-3-opus-20240229")(model_release_date="2024-02-29",      # from `_released`

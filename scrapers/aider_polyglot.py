@@ -14,7 +14,7 @@ class AiderPolyglotScraper(AiderScraper):
     benchmark = "aider_polyglot"
     n_tasks = 225
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("aider_polyglot/polyglot_leaderboard_2025-10-04.yml", replay="polyglot_leaderboard.yml", scores=6,
              all_missing=(("scores", "model_release_date"),),

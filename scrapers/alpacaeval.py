@@ -188,7 +188,7 @@ class AlpacaevalScraper(Scraper):
             self.warn(parsed, f"{where}: {n_excluded} adversarial/dev entr(y/ies) stored but excluded from statistics")
         return pd.concat(frames, ignore_index=True)
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("alpacaeval/weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", scores=10,
              benchmarks=frozenset({"alpacaeval_2_lc", "alpacaeval_2"}), spots=(

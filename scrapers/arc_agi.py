@@ -208,7 +208,7 @@ class ArcAgiScraper(Scraper):
                                     "costPerTask": rec.get(f"{d}_Cost_Per_Task"), "display": rec.get("display")})
         return evaluations, models
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         # 28 evaluations of 10 models -> 28 score + 24 cost rows; o3-high and Gemini 2.5 hidden (display: false)
         Case("arc_agi/evaluations.json", replay="evaluations.json", aux=(("models.json", "arc_agi/models.json"),

@@ -199,7 +199,7 @@ class ArtificialAnalysisScraper(Scraper):
                  "metric": ELO, "ci_low": low, "ci_high": high, "table_version": "", "n_items": None,
                  "model_release_date": release, "excluded_reason": ""}]
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         # the API's documented shape (hand-written: untested against the live service); 6 models x 10
         # evaluations, one null (aime), one key the parser does not know (kept under its name, warned)

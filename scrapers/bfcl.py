@@ -187,7 +187,7 @@ class BfclScraper(Scraper):
             raise self.error("no score columns with values")
         return pd.concat(frames, ignore_index=True)
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("bfcl/data_overall_2024-10-21.csv", no_benchmark_like="latency|rank|license|organization|link",
              scores=4 * 24, spots=(   # 23 categories (composite all N/A) + overall + cost, no other N/A

@@ -2,7 +2,7 @@
 
 A case names a file (`tests/fixtures/<file>`, a few real rows cut from the leaderboard, or a real
 copy `../shared/snapshots/<file>` with `snap`), how to parse it, and what must come out: row
-counts and spot values. `tests/test_scraper_cases.py` collects every source's cases through the
+counts and spot values. `tests/unit/test_scraper_cases.py` collects every source's cases through the
 registry (`scrapers.SOURCES`) and runs each; fixture values were checked by hand against the
 files, snapshot counts recomputed with plain json/csv/yaml/pandas reads of the raw files.
 

@@ -98,7 +98,7 @@ class CsvScraper(Scraper):
         parsed.scores = out
         return parsed
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("csv/scores_proportion.csv", scores=3, benchmarks=frozenset({"gpqa_diamond"}), spots=(
             S(model="GPT-5")(score=0.854, n_items=198, metric="proportion", stderr=None),

@@ -471,7 +471,7 @@ class EpochScraper(Scraper):
             out["reported_by"] = EXTERNAL
         return out.reset_index(drop=True)
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("epoch/gpqa_diamond.csv", scores=4, benchmarks=frozenset({"gpqa_diamond"}), spots=(
             S(model="gpt-5.4-mini-2026-03-17")(       # `_high` is an effort setting, not part of the model
@@ -550,9 +550,9 @@ class EpochScraper(Scraper):
             S(model="Palmyra X (43B)")(score=0.609),          # no Model version: named by `Name`
         )),
         # a member whose declared column is gone is an error naming member and column (in a zip: that
-        # member is skipped, tests/test_epoch_hub.py); an undeclared name is never guessed
+        # member is skipped, tests/integration/test_epoch_hub.py); an undeclared name is never guessed
         # the whole hub as served (48 members): counts recomputed with a plain csv reading of each member
-        # from its declaration (tests/test_epoch_hub.py); 27 rows without any model name are rejected
+        # from its declaration (tests/integration/test_epoch_hub.py); 27 rows without any model name are rejected
         snap("epoch/epoch_2026-03-12.zip", 3610, rejects=27, meta={"members": 48, "undeclared": [], "failed": [],
                                                                  "not_read": ["geobench_external.csv"]}, spots=(
             S(benchmark="metr_time_horizon", model="claude-opus-4-5-20251101")(

@@ -117,7 +117,7 @@ class EvalplusScraper(Scraper):
             "n_items": df["benchmark"].map(sizes).astype("Int64"),
         })
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("evalplus/results_2024-12-26.json", scores=10, rejects=0, spots=(
             # Code-13B has null mbpp/mbpp+: no rows

@@ -136,7 +136,7 @@ class KnowledgeCutoffsScraper(Scraper):
         source = next((i for i, n in enumerate(names) if n.startswith("source")), None)
         return model, company, cutoffs, source
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("knowledge_cutoffs/readme_2026-05-04.md", models=9, unique_models=True,
              all_missing=(("models", "release_date"),), warnings=("Qwen3",), spots=(

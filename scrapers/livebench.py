@@ -199,7 +199,7 @@ class LivebenchScraper(Scraper):
         out.append(self._rows(GLOBAL, models, frame.mean(axis=1, skipna=False), None))
         return [o.dropna(subset=["score"]) for o in out]
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("livebench/table_2026_01_08.csv", aux=LB_AUX("2026_01_08"),
              # 2 well-formed models x (23 tasks + 7 categories + global); the 21-field row is rejected

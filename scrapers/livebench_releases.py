@@ -62,7 +62,7 @@ class LivebenchReleasesScraper(Scraper):
         parsed.meta["releases"] = sorted(releases, reverse=True)
         return parsed
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("livebench_releases/changelog_2025-11-26.md", replay="changelog.md", scores=0,
              meta={"releases": ["2025_11_25", "2025_10_03", "2024_11_25"]}),

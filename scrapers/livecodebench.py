@@ -130,7 +130,7 @@ class LivecodebenchScraper(Scraper):
             "knowledge_cutoff": cutoffs.reindex(agg["model"]).to_numpy(),
         })
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("livecodebench/performances_generation_2024-03-17.json", scores=3, items=12, models=3,
              meta={"benchmark": "livecodebench"}, spots=(

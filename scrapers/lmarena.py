@@ -401,7 +401,7 @@ class LmarenaScraper(Scraper):
             return score, score - float(updown[2]), score + float(updown[1])
         return score, None, None
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("lmarena/leaderboard_table_20230619.csv", scores=12,
              all_missing=(("scores", "knowledge_cutoff"),), spots=(

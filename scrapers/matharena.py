@@ -106,7 +106,7 @@ class MatharenaScraper(Scraper):
                            "evaluated_at": None})
         return scores, items
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         # 6 models x 15 AIME 2025 I questions (share of 4 samples correct), dated with the contest
         Case("matharena/table_data.js", replay="table_data.js", scores=6, items=90, rejects=0, meta={"contests": ["aime_2025_i"]},

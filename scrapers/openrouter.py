@@ -89,7 +89,7 @@ class OpenrouterScraper(Scraper):
         parsed.models = df.drop_duplicates("model", keep="first").drop(columns="variant").reset_index(drop=True)
         return parsed
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("openrouter/models.json", scores=0, models=4, warnings=("router", "variant"), spots=(
             S("models", model="openai/gpt-4")(release_date="2023-05-28", knowledge_cutoff="2021-09-30", org="OpenAI",

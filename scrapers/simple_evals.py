@@ -189,7 +189,7 @@ class SimpleEvalsScraper(Scraper):
                                 "reported_by": VENDOR if reported else None})
         return pd.DataFrame.from_records(records)
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("simple_evals/readme_2024-04-13.md", scores=35, spots=(   # 6 models x 6, minus Gemini's GPQA n/a
             Absent({"model": "GPT4s"}), Absent({"model": "REFERENCE"}), Absent({"benchmark": "math_500"}),

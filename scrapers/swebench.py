@@ -204,7 +204,7 @@ class SwebenchScraper(Scraper):
             }))
         return frames
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("swebench/leaderboards_2025-05-07.json", scores=5, items=0, meta={"variant": "json"}, spots=(
             S(model="SWE-agent 1.0 (Claude 3.7 Sonnet)")(

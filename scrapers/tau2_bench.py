@@ -274,7 +274,7 @@ class Tau2BenchScraper(Scraper):
                         "model_release_date": row["model_release_date"], "table_version": table})
         return pd.DataFrame(out)
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         Case("tau2_bench/manifest_2026-07-01.json", replay="manifest.json", aux=TAU2_FIX, scores=39, models=4, rejects=0,
              meta={"tables": {"text": 2, "voice": 1, "legacy": 2}}, warnings=("gemini-2-5-flash_google_2025-02-01",),

@@ -121,7 +121,7 @@ class TerminalBenchScraper(Scraper):
                 out.append(e)
         return out
 
-    # the declared cases (scrapers/cases.py), run by tests/test_scraper_cases.py
+    # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
         # 20 systems: the live array's 16 picked entries (the commented-out OB-1 not read) + 4 launch
         # entries spread into it; Goose listed twice (2025-07-12, 2025-09-03), told apart by setting = date

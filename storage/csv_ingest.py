@@ -15,7 +15,7 @@ order (DuckDB interleaves its threads' blocks), so the INSERT sorts by line; rej
 sorted once into _bw_csv_rej and written from it alone, as their values (`reject_rows`,
 migration 033), not as ~340 bytes of JSON each.
 
-Same result as the pandas path, row for row (tests/test_csv_ingest.py compares them): the
+Same result as the pandas path, row for row (tests/integration/test_csv_ingest.py compares them): the
 same stored rows, rejects in the same order with the same reasons and row JSON, the same
 snapshot row. Whenever this path cannot promise that, `ingest_csv` returns None before writing
 anything and the caller takes the pandas path, which also words every file-level error as

@@ -66,7 +66,7 @@ BASE_CONFIG: dict[str, DuckDBSetting] = {"autoinstall_known_extensions": False, 
 # connection converts as it loads the catalog, on every open of a benchwatch file (~500
 # columns). v1.5.0 stores the compact form; the file then
 # opens with DuckDB 1.5 or newer (benchwatch requires 1.5). (v1.1.0 crashed DuckDB 1.5.5 in an
-# INSERT OR REPLACE of the registry sync, tests/test_storage.py; v1.2.0 and later did not.)
+# INSERT OR REPLACE of the registry sync, tests/integration/test_storage.py; v1.2.0 and later did not.)
 NEW_FILE_STORAGE_VERSION = "v1.5.0"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 

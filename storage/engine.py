@@ -1,6 +1,6 @@
 """DuckDB for benchwatch: the one module that imports it.
 
-Every other module takes `duckdb` from here (tests/test_layers.py checks it), so the engine
+Every other module takes `duckdb` from here (tests/unit/test_layers.py checks it), so the engine
 benchwatch runs on is chosen in one place and a test can watch its `connect`.
 
     from storage.engine import duckdb

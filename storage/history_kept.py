@@ -11,7 +11,7 @@ the rows up to `max_snapshot_id` hash as stored, every later row was observed af
 one (checked on the result: every date of the read has a kept row). Anything else (a row edited
 or deleted, a snapshot held or released, a release date moved, a backfilled snapshot, an
 evaluation date among the earlier ones, a new table) reads the benchmark whole. The results are
-those of the whole read (tests/test_history_kept.py), only cheaper: no writer has to keep
+those of the whole read (tests/integration/test_history_kept.py), only cheaper: no writer has to keep
 anything up to date, since the basis is checked against the rows themselves.
 """
 

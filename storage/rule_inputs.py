@@ -145,7 +145,7 @@ def read_source_health(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     whose newest run that did not fail ended in the window is settled by them: every later
     run, with all its rows, is in the window too. The others (failing all through the window,
     or not fetched in it) are read again over their whole history, so the result is the one of
-    reading everything (tests/test_source_health.py checks it against that on random histories).
+    reading everything (tests/integration/test_source_health.py checks it against that on random histories).
     """
     failed = list(FAILED_FETCH_STATUSES)
     params = [RUN_SESSION_GAP.total_seconds(), failed, failed]

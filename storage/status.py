@@ -123,7 +123,7 @@ _MODEL_NAME = ("CASE WHEN excluded_reason <> '' THEN NULL "
 # spaces; SQL's lower for casefold), nothing looser: on the grouped names, not per row.
 # A stated name written as a route `<maker>/<name>` (openrouter's `openai/gpt-5.4-mini`, a Hugging
 # Face repo id `Qwen/Qwen3-32B`) states facts about the bare `<name>` too (the part after the
-# first `/`): the same name under its maker, never a looser match (tests/test_learned_names.py).
+# first `/`): the same name under its maker, never a looser match (tests/integration/test_learned_names.py).
 _KEY = "lower(regexp_replace(trim({0}), '\\s+', ' ', 'g'))"
 _ROUTE_TAIL = "regexp_extract(model_raw, '^[^/]+/(.+)$', 1)"
 _STATED = (f"(SELECT {_KEY.format('model')} FROM model_dates WHERE source <> 'registry' "

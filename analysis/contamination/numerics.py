@@ -12,7 +12,7 @@ from scipy.special import ndtri
 
 from common.jsonsafe import jsonable  # noqa: F401 - the signals' evidence goes through it
 
-# scipy.stats.norm.ppf(0.975) is ndtri(0.975) (tests/test_scipy_equivalents.py): scipy.special,
+# scipy.stats.norm.ppf(0.975) is ndtri(0.975) (tests/integration/test_scipy_equivalents.py): scipy.special,
 # not scipy.stats
 _Z95 = ndtri(0.975)
 
@@ -217,7 +217,7 @@ def benjamini_hochberg(p_values: Iterable[float]) -> np.ndarray:
 def bh_adjust(p: np.ndarray) -> np.ndarray:
     """Benjamini-Hochberg adjusted p-values of `p` (1-D, in [0, 1]): the steps of
     `scipy.stats.false_discovery_control(p, method="bh")` (scipy 1.17) on a NumPy array, with the
-    same numbers (tests/test_scipy_equivalents.py)."""
+    same numbers (tests/integration/test_scipy_equivalents.py)."""
     p = np.asarray(p, dtype=float)
     if p.size <= 1:
         return p

@@ -1,6 +1,6 @@
 -- The rows of the snapshot history that signals A1 and A2 can read (issue 22: the pruning rule
 -- owned by analysis/, executed by storage.contamination.read_snapshot_history; its pandas
--- twin is the test oracle in tests/test_history_pruned.py, which requires both to keep the
+-- twin is the test oracle in tests/system/test_history_pruned.py, which requires both to keep the
 -- same rows and the pruned history to give the full history's signals).
 --
 -- A2 compares a series' last two values and A1/A2 read models' scores on the reference

@@ -36,7 +36,7 @@ def sequence_ids() -> dict[str, tuple[str, str]]:
     """{table: (id column, sequence)} of the tables whose id a sequence fills on a DuckDB file,
     read from the migrations' `CREATE TABLE … DEFAULT nextval('…')` (the one description of the
     schema); a DuckLake store has no sequences, so `next_ids` allocates there
-    (tests/test_ducklake.py checks this against a migrated database)."""
+    (tests/system/test_ducklake.py checks this against a migrated database)."""
     found: dict[str, tuple[str, str]] = {}
     for _, _, sql in migrations():
         for statement in re.sub(r"--[^\n]*", "", sql).split(";"):

@@ -200,7 +200,7 @@ def apply(con: duckdb.DuckDBPyConnection, *, every: bool = False) -> list[str]:
 
 def readme_table(con: duckdb.DuckDBPyConnection) -> str:
     """docs/query.md's table of views and user-facing tables, from their comments in `con` (a
-    migrated database): `name` | what one row is. tests/test_schema_comments.py keeps that page
+    migrated database): `name` | what one row is. tests/integration/test_schema_comments.py keeps that page
     equal to it."""
     lines = ["| view / table | one row per |", "|---|---|"]
     views = dict(con.execute("SELECT view_name, comment FROM duckdb_views() WHERE NOT internal").fetchall())

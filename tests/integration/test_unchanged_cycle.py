@@ -60,7 +60,7 @@ def test_second_cycle_skips_parse_and_analysis_and_a_change_recomputes(synced_db
     second = cycle.run_cycle(open_store(path), SOURCES, replay_dir=REPLAY)
     assert [o.status for o in second.outcomes] == ["unchanged", "unchanged"], second.text()
     # one short connection per step: collect's settling, the analysis check, notify (no connection
-    # is kept between the steps, nor across a fetch or a call to Slack: tests/test_held_file.py)
+    # is kept between the steps, nor across a fetch or a call to Slack: tests/integration/test_held_file.py)
     assert opened == [str(path)] * 3, opened
     assert second.analysis["skipped"] and calls["analysis"] == 0
     assert "inputs unchanged" in second.text()
