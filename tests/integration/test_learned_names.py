@@ -181,7 +181,7 @@ def test_a_name_a_source_states_under_its_maker_s_route_is_learned(synced_db, tm
     f.write_text("model,benchmark,score,model_release_date\n"
                  "acme-lab/acme-7b,gpqa_diamond,0.5,2025-03-01\nacme-7b,gpqa_diamond,0.45,\n"
                  "acme-7b-instruct,gpqa_diamond,0.4,\nacme-lab,gpqa_diamond,0.3,\n")
-    ingest_file(synced_db, "csv", f)
+    ingest_file(open_store(synced_db), "csv", f)
     with db.connect(synced_db, read_only=True) as con:
         table, counts = unknown(con)
     assert sorted(r[1] for r in table.rows if r[0] == "model") == ["acme-7b-instruct", "acme-lab"]
@@ -194,16 +194,16 @@ def test_arc_prize_s_o3_preview_rows_are_stored_as_the_preview_and_stay_so_on_a_
     from pathlib import Path
     from jobs.sync import connect_synced
     fixtures = Path(__file__).parent / "fixtures" / "arc_agi"
-    ingest_file(synced_db, "arc_agi", fixtures / "evaluations.json",
+    ingest_file(open_store(synced_db), "arc_agi", fixtures / "evaluations.json",
                 aux_paths=[fixtures / "models.json", fixtures / "datasets.json"])
     query = ("SELECT DISTINCT model_raw, model FROM scores WHERE model_raw IN ('o3-low', 'o3-high', 'R1') "
              "ORDER BY model_raw")
     with db.connect(synced_db, read_only=True) as con:
         stored = con.execute(query).fetchall()
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         con.execute("DELETE FROM meta WHERE key = 'registry_sha256'")    # a registry change: re-identify
         con.execute("UPDATE scores SET model = 'o3-2025-04-16' WHERE model_raw IN ('o3-low', 'o3-high')")
-    with connect_synced(synced_db) as con:
+    with connect_synced(open_store(synced_db)) as con:
         resynced = con.execute(query).fetchall()
     assert stored == resynced == [("R1", "R1"), ("o3-high", "o3-preview-2024-12-20"),
                                   ("o3-low", "o3-preview-2024-12-20")]
