@@ -193,7 +193,7 @@ def test_arc_prize_s_o3_preview_rows_are_stored_as_the_preview_and_stay_so_on_a_
     `o3-low`/`o3-high` (modelReleaseDate 2024-12-20) are the December 2024 preview; nothing else moves."""
     from pathlib import Path
     from jobs.sync import connect_synced
-    fixtures = Path(__file__).parent / "fixtures" / "arc_agi"
+    fixtures = Path(__file__).parents[1] / "fixtures" / "arc_agi"
     ingest_file(open_store(synced_db), "arc_agi", fixtures / "evaluations.json",
                 aux_paths=[fixtures / "models.json", fixtures / "datasets.json"])
     query = ("SELECT DISTINCT model_raw, model FROM scores WHERE model_raw IN ('o3-low', 'o3-high', 'R1') "

@@ -27,7 +27,7 @@ from jobs.alerts import NOTIFY_CLAIM_LEASE, run_notify
 from storage import alerts as store
 from storage import rule_inputs
 from storage import db
-from storage.contamination import store_calibration
+from storage.contamination import store_calibration, store_set_calibrations
 from storage.ingest import record_fetches
 from storage.store import open_store
 
@@ -95,7 +95,8 @@ def add_suspect(path, status, model="gpt-x", bench="gpqa_diamond", source="epoch
         "evidence": json.dumps({"n_ref": 12}), "resolved_at": T0 if state == "resolved" else None,
         "resolved_snapshot_ids": [n] if state == "resolved" else None,
         "resolved_data_as_of": T0 if state == "resolved" else None,
-        "resolution": json.dumps({"why": "not flagged on the new data"}) if state == "resolved" else None}])
+        "resolution": json.dumps({"why": "not flagged on the new data"}) if state == "resolved" else None,
+        "calibration_key": "K-test"}])
     with db.connect(path) as con:
         db.insert_frame(con, "contamination_runs", run)
         db.insert_frame(con, "contamination_signals", signal)
@@ -107,6 +108,12 @@ def add_suspect(path, status, model="gpt-x", bench="gpqa_diamond", source="epoch
                                               "p05_hi": 0.06, "fw_bh": 0.05, "fw_bh_lo": 0.03, "fw_bh_hi": 0.08,
                                               "fw_rule": 0.05, "fw_rule_lo": 0.03, "fw_rule_hi": 0.08, "ok": True}]),
                           calibrated_at=T0, seed=0)
+        # ... and on this suspicion's own item set, under the key it was judged with (A3 is judged per set)
+        store_set_calibrations(con, pd.DataFrame([{
+            "signal": "A3", "source": source, "benchmark": bench, "input_key": "K-test", "as_of": T0, "trials": 200,
+            "seed": 0, "tests": 1200, "units": 6, "p01": 0.01, "p01_lo": 0.005, "p01_hi": 0.015, "p05": 0.05,
+            "p05_lo": 0.04, "p05_hi": 0.06, "fw_bh": 0.05, "fw_bh_lo": 0.03, "fw_bh_hi": 0.08, "fw_rule": 0.05,
+            "fw_rule_lo": 0.03, "fw_rule_hi": 0.08, "ok": True}]), calibrated_at=T0)
 
 
 def add_fetch_runs(path, source, statuses, start):
