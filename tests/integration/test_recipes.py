@@ -327,8 +327,8 @@ def follow_the_statistic_recipe(copy: Path) -> None:
     edit(copy, "analysis/contamination/base.py", "    min_effect: float = MIN_EFFECT\n",
          "    min_effect: float = MIN_EFFECT\n    above_half_min_items: int = ABOVE_HALF_MIN_ITEMS\n")
     # 2. one line in SIGNALS (and its import)
-    edit(copy, "analysis/contamination/__init__.py", "from analysis.contamination import a1, a2, a3\n",
-         f"from analysis.contamination import a1, a2, a3, {SIGNAL}\n")
+    edit(copy, "analysis/contamination/__init__.py", "from analysis.contamination import a1, a2, a3_signal\n",
+         f"from analysis.contamination import a1, a2, a3_signal, {SIGNAL}\n")
     edit(copy, "analysis/contamination/__init__.py", "    a2.SIGNAL,\n)", f"    a2.SIGNAL,\n    {SIGNAL}.SIGNAL,\n)")
     # 3. tests: against an independent computation, and a null test that can fail
     append(copy, "tests/unit/test_contamination.py", f'''

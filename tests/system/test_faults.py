@@ -142,6 +142,7 @@ def test_a_writer_waiting_on_a_reader_gives_one_line_not_a_traceback(synced_db, 
         assert holder.stdout.readline().strip() == "held"
         monkeypatch.setitem(storage_db.open_connection.__kwdefaults__, "wait", 0.3)    # gives up in 0.3 s
         monkeypatch.setitem(storage_db.connect.__wrapped__.__kwdefaults__, "wait", 0.3)
+        monkeypatch.setattr(storage_db, "DEFAULT_WAIT_SECONDS", 0.3)    # the store `run` makes (no --wait)
         code = main(["run", "--no-prefect", "--replay", str(REPLAY), "--sources", "swebench", "--db", str(path)])
         err = capsys.readouterr().err
         assert code == 1
