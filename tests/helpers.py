@@ -7,6 +7,10 @@ path) and, where they are absent (a plain clone), skip with a reason `-ra` shows
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pandas as pd
@@ -139,6 +143,54 @@ def reads_on_top(monkeypatch) -> list[list[str]]:
 
     monkeypatch.setattr(history_kept, "later_rows_dated_after", checked)
     return on_top
+
+
+@contextmanager
+def file_site(files: dict[str, bytes]) -> Iterator[tuple[str, list[str]]]:
+    """A loopback HTTP server answering GET `path` with `files[path]` (200) or an empty 404.
+    `files` is read at each request, so a test may change it while the site runs. Yields the
+    base URL (`http://127.0.0.1:PORT`) and the list of paths asked, in order."""
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            seen.append(self.path)
+            body = files.get(self.path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", seen
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+LIVEBENCH_CURRENT = ("table_2026_01_08.csv", "categories_2026_01_08.json")   # tests/fixtures/livebench
+
+
+def livebench_files(*names: str) -> dict[str, bytes]:
+    """`/NAME` -> the bytes of tests/fixtures/livebench/NAME, for a `file_site`."""
+    return {f"/{n}": (ROOT / "tests" / "fixtures" / "livebench" / n).read_bytes() for n in names}
+
+
+def point_livebench_at(monkeypatch, base: str) -> None:
+    """LiveBench's current release, its per-release files and its changelog (livebench_releases)
+    fetched from `base` (a `file_site`), with the fixtures' row floor."""
+    import scrapers
+
+    lbc, lrc = type(scrapers.get("livebench")), type(scrapers.get("livebench_releases"))
+    monkeypatch.setattr(lbc, "urls", tuple(f"{base}/{n}" for n in LIVEBENCH_CURRENT))
+    monkeypatch.setattr(lbc, "release_urls", lambda self, r: [f"{base}/table_{r}.csv", f"{base}/categories_{r}.json"])
+    monkeypatch.setattr(lbc, "min_rows", 1)
+    monkeypatch.setattr(lrc, "urls", (f"{base}/changelog.md",))
 
 
 NOT_CODE = {"tests", "docs", "build", "dist", "node_modules"}

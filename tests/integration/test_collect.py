@@ -16,7 +16,7 @@ from jobs.cycle import collect_source as collect_one
 from scrapers.base import ScrapeError
 from scrapers.http import Fetcher
 from storage.query import run_query
-from helpers import lane
+from helpers import LIVEBENCH_CURRENT, file_site, lane, livebench_files, point_livebench_at
 from test_http import ScriptedServer, etagged
 from storage.store import open_store
 
@@ -204,29 +204,12 @@ def tau2_bucket(monkeypatch):
     files = {"/submissions/manifest.json": (FIX / "tau2_bench" / "manifest_2026-07-01.json").read_bytes()}
     for p in (FIX / "tau2_bench").glob("sub_*.json"):
         files[f"/submissions/{p.stem[len('sub_'):]}/submission.json"] = p.read_bytes()
-    seen: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            seen.append(self.path)
-            body = files.get(self.path)
-            self.send_response(200 if body is not None else 404)
-            self.send_header("Content-Length", str(len(body or b"")))
-            self.end_headers()
-            self.wfile.write(body or b"")
-
-        def log_message(self, *args):
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()
     import scrapers.tau2_bench as tau
-    base = f"http://127.0.0.1:{httpd.server_address[1]}/submissions"
-    monkeypatch.setattr(tau, "BASE", base)
-    monkeypatch.setattr(tau.Tau2BenchScraper, "urls", (f"{base}/manifest.json",))
-    yield seen
-    httpd.shutdown()
-    httpd.server_close()
+    with file_site(files) as (site, seen):
+        base = f"{site}/submissions"
+        monkeypatch.setattr(tau, "BASE", base)
+        monkeypatch.setattr(tau.Tau2BenchScraper, "urls", (f"{base}/manifest.json",))
+        yield seen
 
 
 def test_discovered_submissions_are_fetched_and_a_missing_one_is_a_warning(new_synced_db, tmp_path, tau2_bucket, monkeypatch):
@@ -261,38 +244,12 @@ def test_discovered_submissions_are_fetched_and_a_missing_one_is_a_warning(new_s
 def livebench_site(monkeypatch):
     """A loopback LiveBench: the current release's files, an older release found only through the
     changelog, and a release the changelog lists whose table is never published (404)."""
-    lb = FIX / "livebench"
     changelog = b"## Changelog\n\n### 2026-06-25\nannounced\n\n### 2024-11-25\nrefresh\n\n### 2025-04-0\ntruncated\n"
     files = {"/changelog.md": changelog,
-             "/table_2026_01_08.csv": (lb / "table_2026_01_08.csv").read_bytes(),
-             "/categories_2026_01_08.json": (lb / "categories_2026_01_08.json").read_bytes(),
-             "/table_2024_11_25.csv": (lb / "table_2024_11_25.csv").read_bytes(),
-             "/categories_2024_11_25.json": (lb / "categories_2024_11_25.json").read_bytes()}
-    seen: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            seen.append(self.path)
-            body = files.get(self.path)
-            self.send_response(200 if body is not None else 404)
-            self.send_header("Content-Length", str(len(body or b"")))
-            self.end_headers()
-            self.wfile.write(body or b"")
-
-        def log_message(self, *args):
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    lbc, lrc = type(scrapers.get("livebench")), type(scrapers.get("livebench_releases"))
-    monkeypatch.setattr(lbc, "urls", (f"{base}/table_2026_01_08.csv", f"{base}/categories_2026_01_08.json"))
-    monkeypatch.setattr(lbc, "release_urls", lambda self, r: [f"{base}/table_{r}.csv", f"{base}/categories_{r}.json"])
-    monkeypatch.setattr(lbc, "min_rows", 1)
-    monkeypatch.setattr(lrc, "urls", (f"{base}/changelog.md",))
-    yield seen
-    httpd.shutdown()
-    httpd.server_close()
+             **livebench_files(*LIVEBENCH_CURRENT, "table_2024_11_25.csv", "categories_2024_11_25.json")}
+    with file_site(files) as (base, seen):
+        point_livebench_at(monkeypatch, base)
+        yield seen
 
 
 # the fast lane keeps `collect`, the path a cycle takes (collect_source: the same discovery, one source)

@@ -9,9 +9,7 @@ naming a key twice is refused (the last value used to win silently).
 
 from __future__ import annotations
 
-import threading
 from datetime import date, datetime, timedelta, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -21,6 +19,7 @@ from scrapers.base import MAX_RELEASES, MAX_TABLES, YAML_MAX_BYTES, YAML_MAX_NOD
 from scrapers.http import Fetcher
 from storage.query import run_query
 from storage.store import open_store
+from helpers import LIVEBENCH_CURRENT, file_site, livebench_files, point_livebench_at
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -58,35 +57,10 @@ def changelog(n: int) -> bytes:
 @pytest.fixture()
 def livebench_site(monkeypatch):
     """A loopback LiveBench serving the current release and a changelog the test sets (`files`)."""
-    from tests.helpers import ROOT
-    lb = ROOT / "tests" / "fixtures" / "livebench"
-    files = {"/table_2026_01_08.csv": (lb / "table_2026_01_08.csv").read_bytes(),
-             "/categories_2026_01_08.json": (lb / "categories_2026_01_08.json").read_bytes()}
-    seen: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            seen.append(self.path)
-            body = files.get(self.path)
-            self.send_response(200 if body is not None else 404)
-            self.send_header("Content-Length", str(len(body or b"")))
-            self.end_headers()
-            self.wfile.write(body or b"")
-
-        def log_message(self, *args):
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    lbc, lrc = type(scrapers.get("livebench")), type(scrapers.get("livebench_releases"))
-    monkeypatch.setattr(lbc, "urls", (f"{base}/table_2026_01_08.csv", f"{base}/categories_2026_01_08.json"))
-    monkeypatch.setattr(lbc, "release_urls", lambda self, r: [f"{base}/table_{r}.csv", f"{base}/categories_{r}.json"])
-    monkeypatch.setattr(lbc, "min_rows", 1)
-    monkeypatch.setattr(lrc, "urls", (f"{base}/changelog.md",))
-    yield files, seen
-    httpd.shutdown()
-    httpd.server_close()
+    files = livebench_files(*LIVEBENCH_CURRENT)
+    with file_site(files) as (base, seen):
+        point_livebench_at(monkeypatch, base)
+        yield files, seen
 
 
 def collect_livebench(db, run_id: str):
