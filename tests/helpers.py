@@ -95,16 +95,21 @@ def file_at_version(path: Path, upto: int) -> None:
     con.close()
 
 
-def docs_figures():
-    """docs/figures.py (a script, not a package module) loaded as a module for its tests."""
+def docs_script(name: str):
+    """docs/NAME.py (a script, not a package module) loaded as module `docs_NAME` for its tests."""
     import importlib.util
     import sys
 
-    spec = importlib.util.spec_from_file_location("docs_figures", ROOT / "docs" / "figures.py")
+    spec = importlib.util.spec_from_file_location(f"docs_{name}", ROOT / "docs" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
+    sys.modules[spec.name] = module          # dataclasses of the script look their module up
     spec.loader.exec_module(module)
     return module
+
+
+def docs_figures():
+    """docs/figures.py loaded as a module for its tests."""
+    return docs_script("figures")
 
 
 def with_levels(frame: pd.DataFrame) -> pd.DataFrame:

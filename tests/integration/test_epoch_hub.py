@@ -12,6 +12,7 @@ import re
 import struct
 import tracemalloc
 import zipfile
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -200,6 +201,20 @@ def _number(cell: str) -> float | None:
 EFFORT = re.compile(r"_(?:x?high|medium|low|minimal|max|none|unknown|\d+[kK])$")
 
 
+def _name_cell(row: dict[str, str], decl: epoch.Member) -> str:
+    """A row's model name: the declared model column, else its fallback column."""
+    return (row[decl.model] or "").strip() or (row[decl.model_fallback].strip() if decl.model_fallback else "")
+
+
+def _read_members(z: zipfile.ZipFile) -> Iterator[tuple[str, epoch.Member]]:
+    """(member name, declaration) of each member of the hub that its declaration says to read."""
+    declared = epoch.members()
+    for name in z.namelist():
+        decl = declared.get(epoch.member_name(name))
+        if decl is not None and decl.unit != epoch.NOT_READ:
+            yield name, decl
+
+
 def _plain_top5(data: bytes, decl: epoch.Member) -> list[tuple[str, float]]:
     """The top five (model, stored score) of one member, read with the csv module from its declaration:
     the score column times its unit's factor, the model column (else the fallback) without the effort
@@ -208,8 +223,7 @@ def _plain_top5(data: bytes, decl: epoch.Member) -> list[tuple[str, float]]:
     rows = []
     for r in csv.DictReader(io.StringIO(data.decode("utf-8-sig"))):
         value = _number(r[decl.score])
-        name = (r[decl.model] or "").strip() or (r[decl.model_fallback].strip() if decl.model_fallback else "")
-        name = " ".join(name.split())
+        name = " ".join(_name_cell(r, decl).split())
         if value is None or not name:
             continue
         rows.append((EFFORT.sub("", name), value * factor))
@@ -220,13 +234,9 @@ def _plain_top5(data: bytes, decl: epoch.Member) -> list[tuple[str, float]]:
 def test_the_real_hub_matches_an_independent_reading_of_every_declared_member():
     path = require(SNAPSHOTS / HUB)
     p = scrapers.get("epoch").parse_checked(path.read_bytes(), fetched_at=AT)
-    declared = epoch.members()
     checked = 0
     with zipfile.ZipFile(path) as z:
-        for name in z.namelist():
-            decl = declared.get(epoch.member_name(name))
-            if decl is None or decl.unit == epoch.NOT_READ:
-                continue
+        for name, decl in _read_members(z):
             want = _plain_top5(z.read(name), decl)
             rows = p.scores[(p.scores.benchmark == decl.benchmark)
                             & (p.scores.table_version == ("external" if decl.external else ""))]
@@ -270,15 +280,13 @@ def test_the_real_hub_dates_numbers_from_papers_by_their_arxiv_month():
     the paper's month, unless its model was released after it; counted again from the csv module."""
     path = require(SNAPSHOTS / HUB)
     p = scrapers.get("epoch").parse_checked(path.read_bytes(), fetched_at=AT)
-    declared = epoch.members()
     want = 0
     with zipfile.ZipFile(path) as z:
-        for name in z.namelist():
-            decl = declared.get(epoch.member_name(name))
-            if decl is None or decl.unit == epoch.NOT_READ or not decl.report:
+        for name, decl in _read_members(z):
+            if not decl.report:
                 continue
             for r in csv.DictReader(io.StringIO(z.read(name).decode("utf-8-sig"))):
-                name_cell = (r[decl.model] or "").strip() or (r[decl.model_fallback].strip() if decl.model_fallback else "")
+                name_cell = _name_cell(r, decl)
                 m = ARXIV.search(r[decl.report] or "")
                 if _number(r[decl.score]) is None or not name_cell or m is None:
                     continue

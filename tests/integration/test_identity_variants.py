@@ -160,16 +160,22 @@ def test_property_any_subset_of_real_names_keeps_distinct_models_apart():
 
 # --- models and systems are split before the best variant is chosen -------------------------------
 
+def _store(con, source: str, body: bytes, observed_at: datetime, **columns) -> None:
+    """Store one snapshot of `source` whose score rows are `columns` (model, score, and any other
+    score column: lists or one value each) through the ingest path, as a parser would hand it over."""
+    scores = conform(pd.DataFrame({"setting": "", "metric": "proportion", "raw_value": "x", "excluded_reason": "",
+                                   **columns}), SCORE_COLUMNS)
+    parsed = ParsedSnapshot(source=source, scores=scores, naming=scrapers.get(source).NAMING)
+    store_snapshot(con, parsed, [Response("response", body)], observed_at=observed_at, origin="ingest",
+                   parser_version=1)
+
+
 def _tau2_store(con, rows: list[tuple[str, str, float]]) -> None:
     """A τ²-style voice table: (name, setting, score); `custom` submissions are tagged systems."""
-    scores = conform(pd.DataFrame({
-        "benchmark": "tau2_bench_retail", "model": [r[0] for r in rows], "setting": [r[1] for r in rows],
-        "model_tag": ["System: custom" if "custom" in r[1] else None for r in rows],
-        "score": [r[2] for r in rows], "metric": "proportion", "raw_value": "x", "excluded_reason": "",
-        "table_version": "voice"}), SCORE_COLUMNS)
-    parsed = ParsedSnapshot(source="tau2_bench", scores=scores, naming=scrapers.get("tau2_bench").NAMING)
-    store_snapshot(con, parsed, [Response("manifest.json", b"voice")],
-                   observed_at=datetime(2026, 7, 1, tzinfo=timezone.utc), origin="ingest", parser_version=1)
+    _store(con, "tau2_bench", b"voice", datetime(2026, 7, 1, tzinfo=timezone.utc),
+           benchmark="tau2_bench_retail", model=[r[0] for r in rows], setting=[r[1] for r in rows],
+           model_tag=["System: custom" if "custom" in r[1] else None for r in rows],
+           score=[r[2] for r in rows], table_version="voice")
 
 
 VOICE = [("gpt-realtime-2", "effort=xhigh; custom", 0.50), ("gpt-realtime-2", "effort=xhigh", 0.4737),
@@ -212,13 +218,9 @@ def test_a_registry_sync_recanonicalises_rows_stored_under_older_rules(synced_db
     """A database written before the shared rules: its rows carry the page names as models. The
     rules are part of the synced digest, so the next synced connection re-identifies them."""
     with connect(open_store(str(synced_db))) as con:
-        scores = conform(pd.DataFrame({"benchmark": "mmlu", "model": ["llama-3.1-405b-instruct-bf16",
-                                                                      "llama-3.1-405b-instruct-fp8", "o3-high"],
-                                       "setting": "", "score": [0.88, 0.87, 0.9], "metric": "proportion",
-                                       "raw_value": "x", "excluded_reason": ""}), SCORE_COLUMNS)
-        store_snapshot(con, ParsedSnapshot(source="lmarena", scores=scores, naming=scrapers.get("lmarena").NAMING),
-                       [Response("t.csv", b"a")], observed_at=datetime(2025, 1, 1, tzinfo=timezone.utc),
-                       origin="ingest", parser_version=1)
+        _store(con, "lmarena", b"a", datetime(2025, 1, 1, tzinfo=timezone.utc), benchmark="mmlu",
+               model=["llama-3.1-405b-instruct-bf16", "llama-3.1-405b-instruct-fp8", "o3-high"],
+               score=[0.88, 0.87, 0.9])
         # as the code before the shared rules left them, with that code's digest
         con.execute("UPDATE scores SET model = model_raw, variant = ''")
         con.execute("UPDATE meta SET value = 'older rules' WHERE key = 'registry_sha256'")
@@ -236,20 +238,12 @@ def test_status_lists_a_systems_unknown_model_not_the_system_name(synced_db):
     it runs on when the registry lacks it, and a model run's own unknown name, as before."""
     from storage import status
     with connect(open_store(str(synced_db))) as con:
-        scores = conform(pd.DataFrame({
-            "benchmark": "swebench_verified", "model": ["Acme Agent + Zeta-9", "Other Agent", "Third Agent"],
-            "model_tag": ["Model: zeta-9-preview", "Model: claude-sonnet-4-20250514", "Model: a; Model: b"],
-            "setting": "", "score": [0.5, 0.6, 0.4], "metric": "proportion", "raw_value": "x",
-            "excluded_reason": ""}), SCORE_COLUMNS)
-        store_snapshot(con, ParsedSnapshot(source="swebench", scores=scores, naming=scrapers.get("swebench").NAMING),
-                       [Response("l.json", b"s")], observed_at=datetime(2025, 6, 1, tzinfo=timezone.utc),
-                       origin="ingest", parser_version=1)
-        scores = conform(pd.DataFrame({"benchmark": "mmlu", "model": ["acme-internal-7b-fp8", "o3-high"],
-                                       "setting": "", "score": [0.5, 0.9], "metric": "proportion", "raw_value": "x",
-                                       "excluded_reason": ""}), SCORE_COLUMNS)
-        store_snapshot(con, ParsedSnapshot(source="lmarena", scores=scores, naming=scrapers.get("lmarena").NAMING),
-                       [Response("t.csv", b"t")], observed_at=datetime(2025, 6, 1, tzinfo=timezone.utc),
-                       origin="ingest", parser_version=1)
+        june = datetime(2025, 6, 1, tzinfo=timezone.utc)
+        _store(con, "swebench", b"s", june, benchmark="swebench_verified",
+               model=["Acme Agent + Zeta-9", "Other Agent", "Third Agent"],
+               model_tag=["Model: zeta-9-preview", "Model: claude-sonnet-4-20250514", "Model: a; Model: b"],
+               score=[0.5, 0.6, 0.4])
+        _store(con, "lmarena", b"t", june, benchmark="mmlu", model=["acme-internal-7b-fp8", "o3-high"], score=[0.5, 0.9])
     with connect(open_store(str(synced_db))) as con:
         for large in (False, True):
             table, counts = status.unknown(con, large=large)
@@ -276,13 +270,8 @@ def test_the_leaderboard_says_which_model_names_are_registry_ids(synced_db):
     """A view's `model` is a canonical id when the registry knows the name, else the page's base
     name ('Claude 3.5 Sonnet' is deliberately not aliased): `model_known` tells them apart."""
     with connect(open_store(str(synced_db))) as con:
-        scores = conform(pd.DataFrame({"benchmark": "mmlu", "model": ["llama-3.1-405b-instruct-bf16",
-                                                                      "Claude 3.5 Sonnet", "GLM-5.2"],
-                                       "setting": "", "score": [0.88, 0.87, 0.8], "metric": "proportion",
-                                       "raw_value": "x", "excluded_reason": ""}), SCORE_COLUMNS)
-        store_snapshot(con, ParsedSnapshot(source="lmarena", scores=scores, naming=scrapers.get("lmarena").NAMING),
-                       [Response("t.csv", b"k")], observed_at=datetime(2025, 1, 1, tzinfo=timezone.utc),
-                       origin="ingest", parser_version=1)
+        _store(con, "lmarena", b"k", datetime(2025, 1, 1, tzinfo=timezone.utc), benchmark="mmlu",
+               model=["llama-3.1-405b-instruct-bf16", "Claude 3.5 Sonnet", "GLM-5.2"], score=[0.88, 0.87, 0.8])
         got = con.execute("SELECT model, model_known FROM leaderboard ORDER BY model").fetchall()
     assert got == [("Claude 3.5 Sonnet", False), ("GLM-5.2", False), ("llama-3.1-405b-instruct", True)]
 

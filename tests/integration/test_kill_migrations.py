@@ -261,16 +261,23 @@ def _pending(case: str) -> int:
     return _migration_count() - (OLD_VERSION if case == "upgrade" else 0)
 
 
-def cli_trials(folder: Path, case: str, trials: int = 16) -> Iterator[tuple[str, Path]]:
-    """Seeded trials of `benchwatch run` on a new file or an upgrade of one with history, killed
-    (SIGKILL, SIGTERM) within its migrations (a random one, plus up to 50 ms) or anywhere in its
-    first seconds ("late"), or stopped by a file size limit; (what was done, the file) of each."""
-    rng = random.Random(f"55-{case}")
+def _trial_files(folder: Path, case: str, trials: int) -> Iterator[Path]:
+    """The file of each trial, in a folder of its own: absent for a new file, an older
+    benchwatch's file with history for an upgrade."""
     for trial in range(trials):
         path = folder / f"{trial}" / "bw.duckdb"
         path.parent.mkdir()
         if case == "upgrade":
             _history(path)
+        yield path
+
+
+def cli_trials(folder: Path, case: str, trials: int = 16) -> Iterator[tuple[str, Path]]:
+    """Seeded trials of `benchwatch run` on a new file or an upgrade of one with history, killed
+    (SIGKILL, SIGTERM) within its migrations (a random one, plus up to 50 ms) or anywhere in its
+    first seconds ("late"), or stopped by a file size limit; (what was done, the file) of each."""
+    rng = random.Random(f"55-{case}")
+    for path in _trial_files(folder, case, trials):
         kind = rng.choice(["kill", "term", "fsize", "late"])
         sig = signal.SIGTERM if kind == "term" or (kind == "late" and rng.random() < 0.5) else signal.SIGKILL
         if kind == "fsize":
@@ -286,11 +293,7 @@ def cli_trials(folder: Path, case: str, trials: int = 16) -> Iterator[tuple[str,
 def open_trials(folder: Path, case: str, trials: int = 16) -> Iterator[tuple[str, Path]]:
     """Seeded trials of the first write open alone, killed at a random migration plus up to 50 ms."""
     rng = random.Random(f"55-open-{case}")
-    for trial in range(trials):
-        path = folder / f"{trial}" / "bw.duckdb"
-        path.parent.mkdir()
-        if case == "upgrade":
-            _history(path)
+    for path in _trial_files(folder, case, trials):
         sig = rng.choice([signal.SIGKILL, signal.SIGTERM])
         _child(path, "after", f"{rng.randrange(1, _pending(case) + 1)}:{rng.uniform(0.0, 0.05):.3f}", sig)
         yield signal.Signals(sig).name, path

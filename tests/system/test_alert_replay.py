@@ -12,20 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, SNAPSHOTS, needs
+from helpers import ROOT, SNAPSHOTS, docs_script, needs
 
 pytestmark = [needs(SNAPSHOTS), pytest.mark.slow,   # ~100 days of backfill + analyze + notify
               pytest.mark.xdist_group("test_alert_replay")]   # its module fixture is built once
 
 
 def _timeline():
-    import importlib.util
-    import sys
-    spec = importlib.util.spec_from_file_location("docs_alert_timeline", ROOT / "docs" / "alert_timeline.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return docs_script("alert_timeline")
 
 
 @pytest.fixture(scope="module")

@@ -5,14 +5,12 @@ files: the planted row is chosen by a rule any history satisfies."""
 
 from __future__ import annotations
 
-import importlib.util
-
 import pandas as pd
 import pytest
 
 from analysis.constants import DISAGREEMENT_Z
 from analysis.disagreement import analyse
-from helpers import ROOT, SNAPSHOTS, needs
+from helpers import SNAPSHOTS, docs_script, needs
 from storage.query import run_query
 from storage.store import open_store
 
@@ -76,7 +74,5 @@ def test_a_15_pp_error_planted_in_a_real_row_is_found_and_named(real_history_cop
 
 
 def test_docs_disagreements_is_what_its_generator_produces(real_history_backfilled):
-    spec = importlib.util.spec_from_file_location("docs_disagreements", ROOT / "docs" / "disagreements.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = docs_script("disagreements")
     assert module.main(["--from-db", str(real_history_backfilled), "--check"]) == 0

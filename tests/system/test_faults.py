@@ -140,9 +140,9 @@ def test_a_writer_waiting_on_a_reader_gives_one_line_not_a_traceback(synced_db, 
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        monkeypatch.setitem(storage_db.open_connection.__kwdefaults__, "wait", 0.3)    # gives up in 0.3 s
-        monkeypatch.setitem(storage_db.connect.__wrapped__.__kwdefaults__, "wait", 0.3)
-        monkeypatch.setattr(storage_db, "DEFAULT_WAIT_SECONDS", 0.3)    # the store `run` makes (no --wait)
+        # `run` has no --wait: its store waits DEFAULT_WAIT_SECONDS (read when the store is made), here
+        # short enough to give up while the reader still holds the file
+        monkeypatch.setattr(storage_db, "DEFAULT_WAIT_SECONDS", 0.3)
         code = main(["run", "--no-prefect", "--replay", str(REPLAY), "--sources", "swebench", "--db", str(path)])
         err = capsys.readouterr().err
         assert code == 1

@@ -297,73 +297,49 @@ def registry_copy(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
-def _append(path: Path, line: str) -> None:
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write(line + "\n")
+LOADERS = {"benchmarks.csv": load_benchmarks, "models.csv": load_models, "aliases.csv": load_aliases}
 
 
 def test_copied_registry_is_valid(registry_copy):
     assert len(load_aliases(registry_copy)) == len(load_aliases())
 
 
-def test_unknown_metric_kind_is_rejected(registry_copy):
-    _edit(registry_copy / "benchmarks.csv", ",500,proportion,0,1,public,no,math,", ",500,percent,0,1,public,no,math,")
-    with pytest.raises(ValueError, match=r"benchmarks.csv line 2 \(metric_kind\): 'percent'"):
-        load_benchmarks(registry_copy)
+# (file, text replaced or None to append a line, its replacement or the line, the error expected)
+MALFORMED = {
+    "unknown metric kind": ("benchmarks.csv", ",500,proportion,0,1,public,no,math,", ",500,percent,0,1,public,no,math,",
+                            r"benchmarks.csv line 2 \(metric_kind\): 'percent'"),
+    "duplicate benchmark id": ("benchmarks.csv", None, "mmlu,Another MMLU,,,,,proportion,,1,public,no,knowledge,,",
+                               "duplicate id 'mmlu'"),
+    "unknown reference benchmark": ("benchmarks.csv", "livebench_mathematics;aime_2025", "livebench_maths;aime_2025",
+                                    "unknown benchmark id 'livebench_maths'"),
+    "material after release": ("benchmarks.csv", "math_500,MATH-500,1,2021-03-05,2021-03-05",
+                               "math_500,MATH-500,1,2021-03-05,2022-01-01", "material_date is after release_date"),
+    "cutoff without provenance": ("models.csv", "2023-03-01,2021-09-01,vendor_doc,", "2023-03-01,2021-09-01,,",
+                                  "models.csv line 2 .*needs a provenance"),
+    "alias to a missing canonical": ("aliases.csv", None, "model,GPT-7,gpt-7-2030-01-01",
+                                     "'gpt-7-2030-01-01' is not a model id"),
+    "alias to two canonicals": ("aliases.csv", None, "model,GPT-4 Omni (05/13),gpt-4o-2024-08-06",
+                                "maps to two canonicals, 'gpt-4o-2024-05-13'.*'gpt-4o-2024-08-06'"),
+    "alias equal to another id": ("aliases.csv", None, "model,GPT-4-0613,gpt-4-0314",
+                                  "is the id of another model, 'gpt-4-0613'"),
+    "wrong columns": ("models.csv", "knowledge_cutoff", "cutoff", "models.csv: columns are"),
+}
 
 
-def test_duplicate_benchmark_id_is_rejected(registry_copy):
-    _append(registry_copy / "benchmarks.csv", "mmlu,Another MMLU,,,,,proportion,,1,public,no,knowledge,,")
-    with pytest.raises(ValueError, match="duplicate id 'mmlu'"):
-        load_benchmarks(registry_copy)
-
-
-def test_unknown_reference_benchmark_is_rejected(registry_copy):
-    _edit(registry_copy / "benchmarks.csv", "livebench_mathematics;aime_2025", "livebench_maths;aime_2025")
-    with pytest.raises(ValueError, match="unknown benchmark id 'livebench_maths'"):
-        load_benchmarks(registry_copy)
-
-
-def test_material_after_release_is_rejected(registry_copy):
-    _edit(registry_copy / "benchmarks.csv", "math_500,MATH-500,1,2021-03-05,2021-03-05", "math_500,MATH-500,1,2021-03-05,2022-01-01")
-    with pytest.raises(ValueError, match="material_date is after release_date"):
-        load_benchmarks(registry_copy)
-
-
-def test_cutoff_without_provenance_is_rejected(registry_copy):
-    _edit(registry_copy / "models.csv", "2023-03-01,2021-09-01,vendor_doc,", "2023-03-01,2021-09-01,,")
-    with pytest.raises(ValueError, match="models.csv line 2 .*needs a provenance"):
-        load_models(registry_copy)
-
-
-def test_alias_to_missing_canonical_is_rejected(registry_copy):
-    _append(registry_copy / "aliases.csv", "model,GPT-7,gpt-7-2030-01-01")
-    with pytest.raises(ValueError, match="'gpt-7-2030-01-01' is not a model id"):
-        load_aliases(registry_copy)
-
-
-def test_alias_to_two_canonicals_is_rejected(registry_copy):
-    _append(registry_copy / "aliases.csv", "model,GPT-4 Omni (05/13),gpt-4o-2024-08-06")
-    with pytest.raises(ValueError, match="maps to two canonicals, 'gpt-4o-2024-05-13'.*'gpt-4o-2024-08-06'"):
-        load_aliases(registry_copy)
-
-
-def test_alias_equal_to_another_id_is_rejected(registry_copy):
-    _append(registry_copy / "aliases.csv", "model,GPT-4-0613,gpt-4-0314")
-    with pytest.raises(ValueError, match="is the id of another model, 'gpt-4-0613'"):
-        load_aliases(registry_copy)
-
-
-def test_wrong_columns_are_rejected(registry_copy):
-    _edit(registry_copy / "models.csv", "knowledge_cutoff", "cutoff")
-    with pytest.raises(ValueError, match="models.csv: columns are"):
-        load_models(registry_copy)
+@pytest.mark.parametrize("name", list(MALFORMED))
+def test_a_malformed_registry_is_rejected_naming_file_and_cause(registry_copy, name):
+    """One edit to a valid copy: its loader refuses the file with the cause (and the line)."""
+    file, old, new, match = MALFORMED[name]
+    path = registry_copy / file
+    text = path.read_text(encoding="utf-8")
+    if old is None:
+        text += new + "\n"
+    else:
+        assert old in text
+        text = text.replace(old, new, 1)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=match):
+        LOADERS[file](registry_copy)
 
 
 def test_predecessors_are_other_registered_models(tmp_path):
