@@ -88,7 +88,8 @@ def _no_stop_requested():
 
 @pytest.fixture
 def fake_slack():
-    """A started fake Slack (tests/fake_slack.py) on 127.0.0.1; stopped after the test."""
+    """A started fake Slack (tests/fake_slack.py) on 127.0.0.1, new for every test (so nothing a
+    test scripts, a 429 or an outage, reaches the next: test_notify's fake-state pair); stopped after it."""
     from fake_slack import FakeSlack
 
     with FakeSlack() as server:

@@ -151,6 +151,30 @@ def reads_on_top(monkeypatch) -> list[list[str]]:
 
 
 @contextmanager
+def time_bound(seconds: float, what: str = "the test") -> Iterator[None]:
+    """Fail `what` (pytest.fail in the main thread, from SIGALRM) once it has run `seconds`: a
+    wait on something that never comes ends as a failure naming the bound, not as a hung run.
+    Outside the main thread (where no signal handler can be set) it bounds nothing."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expired(signum: int, frame: object) -> None:
+        pytest.fail(f"{what} ran past its bound of {seconds:g} s (waiting on something that never came?)",
+                    pytrace=True)
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
 def file_site(files: dict[str, bytes]) -> Iterator[tuple[str, list[str]]]:
     """A loopback HTTP server answering GET `path` with `files[path]` (200) or an empty 404.
     `files` is read at each request, so a test may change it while the site runs. Yields the

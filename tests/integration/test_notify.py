@@ -22,6 +22,7 @@ import pytest
 
 from alerts.slack import SlackWebhookNotifier
 from fake_slack import Reply
+from helpers import time_bound
 from cli import main as cli
 from jobs.alerts import NOTIFY_CLAIM_LEASE, run_notify
 from storage import alerts as store
@@ -46,6 +47,17 @@ def _restore_log_level():
     level = logger.level
     yield
     logger.setLevel(level)
+
+
+# Far above the longest test here on a loaded machine, far below "hung": a test waiting on a
+# Slack reply or a request that never comes fails with this bound instead of stopping the run.
+NOTIFY_TEST_BOUND_SECONDS = 120
+
+
+@pytest.fixture(autouse=True)
+def _bounded(request):
+    with time_bound(NOTIFY_TEST_BOUND_SECONDS, request.node.name):
+        yield
 
 
 @pytest.fixture
@@ -435,7 +447,8 @@ def test_a_run_whose_claim_lapsed_during_a_retry_after_does_not_post_again(db_pa
     fake_slack.script(Reply(429, headers={"Retry-After": "1"}))
     first: dict = {}
     worker = threading.Thread(target=lambda: first.setdefault(
-        "summary", run_notify(open_store(db_path), now=day(1), notifier=slack, lease=timedelta(seconds=0.5))))
+        "summary", run_notify(open_store(db_path), now=day(1), notifier=slack, lease=timedelta(seconds=0.5))),
+        daemon=True)
     # The first run's Retry-After sleep lasts until the second run is done (a wall-clock second was
     # too short on a loaded machine: the first woke up before the second had claimed and posted).
     second_done = threading.Event()
@@ -451,17 +464,57 @@ def test_a_run_whose_claim_lapsed_during_a_retry_after_does_not_post_again(db_pa
                 time.sleep(seconds)
     monkeypatch.setattr(slack_module, "time", GatedTime())
     worker.start()
-    while not fake_slack.requests:
-        time.sleep(0.02)
-    time.sleep(0.5)                                              # the first run's lease is over
-    second = run_notify(open_store(db_path), now=day(1) + timedelta(seconds=1), notifier=slack)
-    second_done.set()
+    try:
+        # the first run's 429: if it never posts (nothing to deliver, an error), fail, not wait for ever
+        deadline = time.monotonic() + 20
+        while not fake_slack.requests and worker.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert fake_slack.requests, f"the first run posted nothing (finished: {not worker.is_alive()}, {first})"
+        time.sleep(0.5)                                          # the first run's lease is over
+        second = run_notify(open_store(db_path), now=day(1) + timedelta(seconds=1), notifier=slack)
+    finally:
+        second_done.set()                                        # never leave the first run asleep
     worker.join(20)
+    assert not worker.is_alive(), "the first run did not finish after its Retry-After"
     assert second.delivered == 1
     assert not first["summary"].ok and first["summary"].delivered == 0
     assert len(fake_slack.messages()) == 1                       # posted once, by the second run
     box = outbox(db_path)
     assert box["delivered_at"].notna().all()
+
+
+# --- a fake Slack left rate-limited by one test does not reach the next ---------------------------
+# (a fast-lane run once hung in this module after failures). The two run in this order on one worker.
+
+LEFT_RETRY_AFTER = "30"      # what the first leaves scripted: a notify honouring it would wait 30 s
+
+
+@pytest.mark.xdist_group("test_notify_fake_state")
+def test_a_test_may_leave_the_fake_slack_rate_limited(db_path, fake_slack):
+    """Ends with the fake answering every request 429 Retry-After 30 (queue and default alike),
+    as a test that fails mid-way through a rate-limit scenario leaves it."""
+    limited = Reply(429, headers={"Retry-After": LEFT_RETRY_AFTER})
+    fake_slack.script(limited, limited)
+    fake_slack.set_default(limited)
+    no_retries = SlackWebhookNotifier(fake_slack.webhook_url, handlers=[])
+    add_suspect(db_path, "corroborated")
+    got = run_notify(open_store(db_path), now=day(1), notifier=no_retries)
+    assert not got.ok and "rate limited" in got.error and [r.status for r in fake_slack.requests] == [429]
+
+
+@pytest.mark.xdist_group("test_notify_fake_state")
+def test_the_next_test_gets_a_fake_slack_that_answers_at_once(db_path, fake_slack, slack):
+    """The fixture's fake starts clean for every test (no script, 200, nothing recorded): this
+    notify is neither rate-limited nor kept waiting by what the test before left."""
+    import time
+    assert fake_slack.requests == []
+    add_suspect(db_path, "corroborated")
+    start = time.monotonic()
+    got = run_notify(open_store(db_path), now=day(1), notifier=slack)
+    took = time.monotonic() - start
+    assert got.ok and got.delivered == 1, got
+    assert [r.status for r in fake_slack.requests] == [200]
+    assert took < float(LEFT_RETRY_AFTER) / 2, f"notify took {took:.1f} s: a Retry-After left by another test?"
 
 
 def test_alerts_lists_firing_events_before_the_levels(tmp_path, capsys):
