@@ -5,7 +5,6 @@ table's test-set size (`table_sizes`). The index itself: analysis.saturation."""
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from typing import Mapping
 
 import numpy as np
@@ -16,13 +15,6 @@ from analysis.saturation import _check_params, bin_stability, published_se, satu
 from common.naming import ENTITY_KEY, POPULATION_MODELS, POPULATION_SYSTEMS, POPULATION_SYSTEMS_PER_MODEL
 
 log = logging.getLogger("benchwatch.analysis.saturation")
-
-# Tables whose bin stability is drawn at once: each table draws from its own generator (seeded by
-# stability_seed), and numpy's binomial draws and partitions release the GIL, so tables run side
-# by side on separate cores with the same numbers as one after another. Two: the draws of a
-# 2,000-model table take ~100 MB each.
-STABILITY_THREADS = 2
-
 
 # --- a snapshot: every benchmark ----------------------------------------------------------
 
@@ -70,40 +62,36 @@ def saturation_table(latest: pd.DataFrame, benchmarks: pd.DataFrame | None = Non
     df["se_published"] = published_se(df["stderr"], df["ci_low"], df["ci_high"])
     reg = _registry_lookup(benchmarks)
     rows = []
-    pending = []     # (row, its bin-stability columns being drawn in the pool)
-    with ThreadPoolExecutor(max_workers=STABILITY_THREADS, thread_name_prefix="bin-stability") as pool:
-        # a ranking is one (table, population); a model once in it, its best variant (ENTITY_KEY)
-        for (table, population), g in df.groupby(list(_RANKING), sort=True):
-            bench = g["benchmark"].iat[0]
-            info = reg.get(bench, {})
-            metrics = g["metric"].dropna().unique()
-            if len(metrics) != 1:
-                rows.append({**_reason_row(bench, k, alpha, z, len(g), "scores mix metric kinds "
-                                           f"{sorted(map(str, metrics))}; not comparable"), "population": population,
-                             "table_id": table})
-                continue
-            metric = str(metrics[0])
-            # Best variant per model; ties broken by name so the ranking never depends on read order.
-            order = ["score", "model"] + (["entity_variant"] if "entity_variant" in g.columns else [])
-            best = g.sort_values(order, ascending=[False] + [True] * (len(order) - 1), kind="stable") \
-                    .drop_duplicates(_ENTITY, keep="first")
-            n, n_assumed = _benchmark_n(bench, g["n_items"], info)
-            res = saturation_index(best["score"].to_numpy(), n, k, alpha, z, stderrs=best["se_published"].to_numpy(),
-                                   metric=metric, ceiling=info.get("ceiling"), chance=info.get("chance"),
-                                   n_assumed=n_assumed)
-            d = res.to_dict()
-            d.pop("n_eff")
-            stability = pool.submit(_stability_columns, best["score"].to_numpy(), n, k, alpha,
-                                    best["se_published"].to_numpy(), metric, n_assumed,
-                                    None if bootstrap_seed is None else
-                                    stability_seed(bootstrap_seed, str(table) if population == "models"
-                                                   else f"{table}|{population}", scope))
-            rows.append({"table_id": table, "benchmark": bench, **d, "n_assumed": n_assumed, "population": population,
-                         "top_models": [str(m) for m in best["model"].iloc[:k]],
-                         "top_variants": [str(v) for v in best["entity_variant"].iloc[:k]]})
-            pending.append((rows[-1], stability))
-        for row, stability in pending:
-            row.update(stability.result())
+    # a ranking is one (table, population); a model once in it, its best variant (ENTITY_KEY)
+    for (table, population), g in df.groupby(list(_RANKING), sort=True):
+        bench = g["benchmark"].iat[0]
+        info = reg.get(bench, {})
+        metrics = g["metric"].dropna().unique()
+        if len(metrics) != 1:
+            rows.append({**_reason_row(bench, k, alpha, z, len(g), "scores mix metric kinds "
+                                       f"{sorted(map(str, metrics))}; not comparable"), "population": population,
+                         "table_id": table})
+            continue
+        metric = str(metrics[0])
+        # Best variant per model; ties broken by name so the ranking never depends on read order.
+        order = ["score", "model"] + (["entity_variant"] if "entity_variant" in g.columns else [])
+        best = g.sort_values(order, ascending=[False] + [True] * (len(order) - 1), kind="stable") \
+                .drop_duplicates(_ENTITY, keep="first")
+        n, n_assumed = _benchmark_n(bench, g["n_items"], info)
+        res = saturation_index(best["score"].to_numpy(), n, k, alpha, z, stderrs=best["se_published"].to_numpy(),
+                               metric=metric, ceiling=info.get("ceiling"), chance=info.get("chance"),
+                               n_assumed=n_assumed)
+        d = res.to_dict()
+        d.pop("n_eff")
+        # each table draws from its own generator (stability_seed): the numbers do not depend on order
+        stability = _stability_columns(best["score"].to_numpy(), n, k, alpha, best["se_published"].to_numpy(),
+                                       metric, n_assumed,
+                                       None if bootstrap_seed is None else
+                                       stability_seed(bootstrap_seed, str(table) if population == "models"
+                                                      else f"{table}|{population}", scope))
+        rows.append({"table_id": table, "benchmark": bench, **d, "n_assumed": n_assumed, "population": population,
+                     "top_models": [str(m) for m in best["model"].iloc[:k]],
+                     "top_variants": [str(v) for v in best["entity_variant"].iloc[:k]], **stability})
     out = pd.DataFrame(rows, columns=[c for c in TABLE_COLUMNS if c not in ("as_of", "scope")])
     out.insert(2, "as_of", pd.Timestamp(as_of) if as_of is not None else pd.NaT)
     out.insert(3, "scope", scope)

@@ -9,8 +9,6 @@ its packages are benchwatch's (`foreign_packages`), and the parser loads only th
 from __future__ import annotations
 
 import argparse
-import atexit
-import gc
 import importlib
 import logging
 import os
@@ -311,15 +309,6 @@ def foreign_packages(packages: tuple[str, ...] = _PACKAGES, home: Path = _HOME) 
     return found
 
 
-def skip_final_collections() -> None:
-    """At interpreter exit (atexit), the collector stops looking at the objects the process made
-    (`gc.freeze`): Python's shutdown otherwise runs full collections over every object pandas,
-    numpy and DuckDB created at import, whose memory goes back with the process anyway (kept
-    because the `cold` bench line is at least 10 % slower without it). Connections are closed,
-    and files flushed, by the commands themselves, before this runs."""
-    atexit.register(gc.freeze)
-
-
 def main(argv: list[str] | None = None) -> int:
     """`benchwatch`: the command's exit code. Everything it writes to stdout and stderr, printed
     lines and log records alike, passes `common.console.PrintableStream`: a scraped name or a
@@ -335,8 +324,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    if argv is None:     # the process's own command line (console script, python -m cli); not a test's main([...])
-        skip_final_collections()
     foreign = foreign_packages()
     if foreign:
         print(f"benchwatch: top-level package(s) {', '.join(foreign)}, not from this benchwatch ({_HOME}): "

@@ -152,8 +152,8 @@ def bench_order(levels: pd.DataFrame) -> list[str]:
 def family_of(bench: str, levels: pd.DataFrame, tables: pd.DataFrame) -> str:
     """The family a benchmark is folded under: its primary table's source, by display name."""
     primary, _, _ = bench_tables(bench, levels, pd.DataFrame(), pd.DataFrame(), tables)
-    parts = primary.split(":")
-    return source_name(parts[1]) if len(parts) >= 2 else "other"
+    source = table_key(primary).source
+    return source_name(source) if source else "other"
 
 
 def benchmark_sections(levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.DataFrame, trends: pd.DataFrame,

@@ -113,11 +113,12 @@ def _freeze_count_at_exit(call: str, tmp_path: Path) -> int:
     return int(cp.stdout.rsplit("@@frozen", 1)[1])
 
 
-def test_a_command_process_skips_the_final_collections_and_an_in_process_main_does_not(tmp_path):
+def test_a_command_leaves_the_collector_as_python_runs_it(tmp_path):
+    """Issue 52: no exit-time gc tricks. A command process (its own command line, as the console
+    script runs it) and a test's main([...]) both exit with nothing frozen: an exit-time
+    `gc.freeze` saved under 10 % of a cold `query`/`status` in alternated pairs, below the bar
+    an optimisation must clear to stay."""
     ingest_file(open_store(tmp_path / "bw.duckdb"), "csv", FIX / "scores_proportion.csv")
-    # the process's own command line (console script, python -m cli): frozen at exit, so the
-    # shutdown's full collections skip what the imports made
-    assert _freeze_count_at_exit("main()", tmp_path) > 10_000
-    # a test's main([...]) in its own process: the collector is left as it was
+    assert _freeze_count_at_exit("main()", tmp_path) == 0
     assert _freeze_count_at_exit("main(sys.argv[1:])", tmp_path) == 0
 
