@@ -49,7 +49,7 @@ def start_ephemeral_server() -> None:
     """Start the temporary Prefect server of this process (no-op when PREFECT_API_URL is set).
 
     Prefect starts it lazily from whichever thread first needs a client, as a plain child that
-    an abrupt end of `benchwatch run` orphans (~185 MB each). Started here instead, from the main
+    an abrupt end of `benchwatch run` orphans (a whole server process each). Started here instead, from the main
     thread, it is the instance Prefect's clients reuse (`SubprocessASGIServer()` is one per
     port, None = ephemeral), with the parent-death signal set (SIGKILL of `run` ends it), the
     longer start-up timeout, and Prefect's atexit stop for every orderly exit (SIGTERM included:

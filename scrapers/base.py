@@ -41,7 +41,7 @@ T = TypeVar("T")
 # or fetches. The largest real files have 39 tables and 10 releases.
 MAX_TABLES = 200          # distinct (benchmark, table_version) of one parse
 MAX_RELEASES = 100        # releases one release list names
-# YAML is built as Python objects node by node (~70x its size in memory): a file beyond these is
+# YAML is built as Python objects node by node (many times its size in memory): a file beyond these is
 # refused before it is built. The largest real leaderboard YAML has 56 KB and 4,375 nodes.
 YAML_MAX_BYTES = 2 * 1024 * 1024
 YAML_MAX_NODES = 100_000

@@ -116,8 +116,8 @@ def _freeze_count_at_exit(call: str, tmp_path: Path) -> int:
 def test_a_command_leaves_the_collector_as_python_runs_it(tmp_path):
     """Issue 52: no exit-time gc tricks. A command process (its own command line, as the console
     script runs it) and a test's main([...]) both exit with nothing frozen: an exit-time
-    `gc.freeze` saved under 10 % of a cold `query`/`status` in alternated pairs, below the bar
-    an optimisation must clear to stay."""
+    `gc.freeze` did not clear the issue's bar for keeping an optimisation (bench/run.py's cold
+    line, alternated pairs)."""
     ingest_file(open_store(tmp_path / "bw.duckdb"), "csv", FIX / "scores_proportion.csv")
     assert _freeze_count_at_exit("main()", tmp_path) == 0
     assert _freeze_count_at_exit("main(sys.argv[1:])", tmp_path) == 0
