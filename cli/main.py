@@ -191,7 +191,8 @@ def quiet_prefect_defaults() -> None:
     """Defaults for Prefect's embedded (ephemeral) server when run from the CLI, unless set:
     its telemetry heartbeat fails offline with a SQLite 'database is locked' traceback
     (docs/architecture.md, "Prefect and Slack facts"). Set the variables yourself to override."""
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    from common.settings import PREFECT_SERVER_ANALYTICS
+    os.environ.setdefault(PREFECT_SERVER_ANALYTICS, "false")
 
 
 def _register_db_secret(db: object) -> None:

@@ -35,6 +35,9 @@ PREFECT_HOME = "PREFECT_HOME"
 PREFECT_PROFILES_PATH = "PREFECT_PROFILES_PATH"
 PREFECT_EPHEMERAL_STARTUP_TIMEOUT = "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"
 PG_PASSWORD = "PGPASSWORD"                      # libpq's: the DuckLake catalog's password
+# Written, never read here: Prefect's own setting, which the CLI defaults (cli.main.quiet_prefect_defaults)
+# in the environment before anything imports Prefect, which reads it at import.
+PREFECT_SERVER_ANALYTICS = "PREFECT_SERVER_ANALYTICS_ENABLED"
 
 
 def _text(env: Mapping[str, str], name: str) -> str:

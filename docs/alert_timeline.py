@@ -200,8 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.snapshots.is_dir():
         print(f"alert_timeline: no snapshots folder at {args.snapshots}", file=sys.stderr)
         return 2
-    os.environ.pop("SLACK_WEBHOOK_URL", None)
-    os.environ.pop("SLACK_BOT_TOKEN", None)
+    from common import settings
+    for name in (settings.SLACK_WEBHOOK_URL, settings.SLACK_BOT_TOKEN):    # the replay's digests stay on the console
+        os.environ.pop(name, None)
     from alerts.slack import ConsoleNotifier
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or Path(tmp) / "replay.duckdb"
