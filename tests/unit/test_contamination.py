@@ -650,7 +650,7 @@ def test_unchanged_data_keep_their_stored_p_effect_and_flag_and_only_q_moves():
 
 
 def test_suspicion_first_notification_rule_and_resolution_only_on_new_data():
-    from analysis.contamination.suspicions import advance_suspicions, confirmation
+    from analysis.contamination.suspicions import advance_suspicions, by_key, confirmation
     th = Thresholds()
     assert confirmation(1, 0.03, "suspect") is None
     assert confirmation(1, 0.01, "suspect") == "strong_q"
@@ -659,9 +659,7 @@ def test_suspicion_first_notification_rule_and_resolution_only_on_new_data():
     dates = {7: pd.Timestamp("2024-03-17"), 8: pd.Timestamp("2024-06-20"), 9: pd.Timestamp("2024-06-21")}
 
     def run(tests, previous, states, run_id, day, data):
-        res = finalize(tests, previous, th, suspicions=None if states is None else
-                       {(r["model"], r["benchmark"], r["signal"], r["source"], r["detail"]): r
-                        for r in states.to_dict("records")})
+        res = finalize(tests, previous, th, suspicions=None if states is None else by_key(states))
         return res, advance_suspicions(res, states, run_id=run_id, run_at=pd.Timestamp(day), current_data=data,
                                        snapshot_dates=dates)
 
@@ -706,7 +704,7 @@ def test_new_snapshots_of_unchanged_evidence_neither_confirm_resolve_nor_refire(
     when their item results and their references' were identical in both snapshots (the new file
     only added two other models); DSCoder-6.7b-Ins resolved and fired again on identical results.
     Evidence is the content of a test's inputs (`data_hash`), not the snapshot that carried it."""
-    from analysis.contamination.suspicions import advance_suspicions
+    from analysis.contamination.suspicions import advance_suspicions, by_key
     th = Thresholds()
     dates = {i: pd.Timestamp(f"2024-03-{10 + i}") for i in range(1, 9)}
 
@@ -716,9 +714,7 @@ def test_new_snapshots_of_unchanged_evidence_neither_confirm_resolve_nor_refire(
         return x
 
     def run(tests, previous, states, run_id, snap):
-        res = finalize(tests, previous, th, suspicions=None if states is None else
-                       {(r["model"], r["benchmark"], r["signal"], r["source"], r["detail"]): r
-                        for r in states.to_dict("records")})
+        res = finalize(tests, previous, th, suspicions=None if states is None else by_key(states))
         return res, advance_suspicions(res, states, run_id=run_id, run_at=dates[snap], current_data={("lcb", "b"): {snap}},
                                        snapshot_dates=dates)
 

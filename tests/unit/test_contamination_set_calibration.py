@@ -11,7 +11,7 @@ import pytest
 
 from analysis.contamination import Thresholds, finalize
 from analysis.contamination.set_calibration import SET_CALIBRATION_COLUMNS, item_set_calibrations
-from analysis.contamination.suspicions import advance_suspicions
+from analysis.contamination.suspicions import advance_suspicions, by_key
 from test_contamination import _prev_rows, _t, synth_items
 
 NOW = pd.Timestamp("2024-06-02")
@@ -75,9 +75,7 @@ def test_a_suspicion_keeps_the_calibration_its_evidence_was_judged_with_until_ne
         return x
 
     def run(tests, previous, states, snap, key):
-        res = finalize(tests, previous, th, suspicions=None if states is None else
-                       {(r["model"], r["benchmark"], r["signal"], r["source"], r["detail"]): r
-                        for r in states.to_dict("records")})
+        res = finalize(tests, previous, th, suspicions=None if states is None else by_key(states))
         return res, advance_suspicions(res, states, run_id=f"r{snap}", run_at=dates[snap],
                                        current_data={("lcb", "b"): {snap}}, snapshot_dates=dates,
                                        calibration_keys={("A3", "lcb", "b"): key})
