@@ -112,6 +112,34 @@ def test_lmarena_arena_hard_ci_from_offsets():
     assert (r2.ci_low, r2.ci_high) == pytest.approx((0.7935 - 0.021, 0.7935 + 0.013))
 
 
+def test_lmarena_a_display_name_two_keys_share_is_stated_for_neither():
+    """A row's display name is the same entry as its key, stated with the key's facts; one that two
+    keys share (Gemini-1.5-Pro-001 for two snapshots) names no one entry: only the keys are stated."""
+    table = (b"key,Model,MT-bench (score),MMLU,Knowledge cutoff date,License,Organization,Link\n"
+             b"acme-pro-001,Acme-Pro-001,-,0.8,2024/1,Proprietary,Acme,https://acme.example/pro\n"
+             b"acme-pro-api-0514,Acme-Pro-001,-,0.81,2024/1,Proprietary,Acme,https://acme.example/pro-api\n"
+             b"acme-mini,Acme-Mini,-,0.7,2024/1,Proprietary,Acme,\n")
+    models = parse_bytes("lmarena", table).models.set_index("model")
+    assert set(models.index) == {"acme-pro-001", "acme-pro-api-0514", "acme-mini", "Acme-Mini"}
+    assert models.loc["acme-pro-api-0514", "link"] == "https://acme.example/pro-api"
+    assert models.loc["Acme-Mini", "org"] == "Acme" and pd.isna(models.loc["Acme-Mini", "link"])
+
+
+def test_lmarena_markdown_cell_links_state_the_models_page_and_nothing_else_does():
+    """The model cell's link (`[name](url)`, or the note after the name) is the page the board gives
+    for the model; a cell without one, or with text that is not a URL, states no page."""
+    md = ("# board\n\n> **数据更新时间**: 2026-07-29 04:46:45 UTC\n\n"
+          "| 排名 | 模型 | 分数 |\n|---:|:---|:---|\n"
+          "| 1 | acme-5 [<sup>1</sup>](https://acme.example/news/acme-5) | 1500 (±5) |\n"
+          "| 2 | [acme-4](https://acme.example/acme-4) | 1490 (±5) |\n"
+          "| 3 | acme-3 [<sup>1</sup>](not a link) | 1480 (±5) |\n"
+          "| 4 | acme-2 | 1470 (±5) |\n").encode()
+    p = parse_bytes("lmarena", md)
+    assert len(p.scores) == 4
+    assert dict(zip(p.models["model"], p.models["link"])) == {
+        "acme-5": "https://acme.example/news/acme-5", "acme-4": "https://acme.example/acme-4"}
+
+
 def test_lmarena_aux_arena_hard_is_parsed_with_the_table():
     aux = {"arena_hard_auto_leaderboard_v0.1.csv": (FIXTURES / "lmarena" / "arena_hard_auto_leaderboard_v0.1.csv").read_bytes()}
     p = parse("lmarena", "leaderboard_table_20250511.csv", aux=aux)
