@@ -16,6 +16,10 @@ member in `meta["failed"]`; the others still ingest. A single CSV (ingested from
 named by its file name (`gpqa_diamond.csv`, or a snapshot copy `epoch_<member>_<YYYY-MM-DD>.csv`)
 and read through the same declaration; an undeclared name or a missing declared column is an error.
 
+A copied row Epoch left without a `Model version` is named by its report's name (`Name`); where
+another row of the hub gives that name from the same report exactly one version, the row is that
+version (`_named_by_report`, `meta["named_by_report"]`): the hub says which model the report meant.
+
 `Model version` encodes effort / thinking budget (`_high`, `_32K`): the suffix is a setting of the
 model, not another model (registry/README.md), so it moves to `setting` (`effort=high; run=<id>`)
 and the model name is the bare version. Quoted fields contain newlines: read with a real CSV parser.
@@ -39,7 +43,7 @@ import pandas as pd
 from common.naming import NamingRules
 from scrapers._cells import number_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
-from scrapers.normalize import METRIC_RANGES, arxiv_month_end, clean_name, is_missing, parse_date
+from scrapers.normalize import METRIC_RANGES, arxiv_month_end, clean_name, is_missing, parse_date, report_key
 from scrapers.cases import Case, Has, S, snap
 from scrapers import http
 from scrapers._epoch_members import (EXTERNAL, MEMBERS_FILE, NOT_READ, STDERR_UNITS, UNITS, Member,  # noqa: F401
@@ -58,6 +62,8 @@ AGENT_TAG = "System: agent"
 # OpenAI's API models as the copied papers name them (a method over one is a system on it: NAMING)
 API_MODELS = r"ChatGPT|GPT-3|GPT-4"
 
+# columns `_frame` adds for `_named_by_report` (dropped before a frame leaves the scraper)
+_LABEL, _REPORT, _VERSIONED = "_report_name", "_report", "_versioned"
 # `_high`, `_xhigh`, `_minimal`, `_unknown`, `_32K`, `_16k` at the end of a model version: effort / thinking budget.
 EFFORT_SUFFIX = r"_((?:x?high|medium|low|minimal|max|none|unknown)|\d+[kK])$"
 
@@ -108,7 +114,7 @@ class EpochScraper(Scraper):
         missing = self._missing(decl, df)
         if missing:
             raise self.error(missing)
-        parsed.scores = self._frame(df, decl, where=filename, parsed=parsed)
+        parsed.scores = self._named_by_report(self._frame(df, decl, where=filename, parsed=parsed), parsed)
         return parsed
 
     def _zip(self, content: bytes, parsed: ParsedSnapshot) -> pd.DataFrame:
@@ -155,7 +161,26 @@ class EpochScraper(Scraper):
         if not frames:
             raise self.error(f"no declared member of benchmark_data.zip could be read ({len(names)} CSVs; "
                              f"undeclared {undeclared}, failed {failed})")
-        return pd.concat(frames, ignore_index=True)
+        return self._named_by_report(pd.concat(frames, ignore_index=True), parsed)
+
+    @staticmethod
+    def _named_by_report(rows: pd.DataFrame, parsed: ParsedSnapshot) -> pd.DataFrame:
+        """Rows Epoch left without a `Model version` (named by the report's own name) take the
+        version that another row of the hub gives the same name from the same report (`report_key`:
+        one paper or page), when that is exactly one version: the hub states which model the
+        report's name means. A name no row of that report versions, or versions twice (`GPT-4`
+        as 0314 and 0613), keeps its own name; another report's version is never borrowed (one
+        name meant other snapshots in other papers)."""
+        known = rows[rows[_VERSIONED] & rows[_LABEL].notna() & rows[_REPORT].notna()]
+        versions = known.groupby([_LABEL, _REPORT])["model"].agg(lambda m: sorted(set(m)))
+        unique = {key: v[0] for key, v in versions.items() if len(v) == 1}
+        todo = ~rows[_VERSIONED] & rows[_LABEL].notna() & rows[_REPORT].notna()
+        found = pd.Series([unique.get((label, report)) for label, report in zip(rows[_LABEL], rows[_REPORT])],
+                          index=rows.index, dtype="object").where(todo, None)
+        if found.notna().any():
+            parsed.meta["named_by_report"] = int(found.notna().sum())
+            rows = rows.assign(model=found.where(found.notna(), rows["model"]))
+        return rows.drop(columns=[_LABEL, _REPORT, _VERSIONED])
 
     def _member(self, archive: zipfile.ZipFile, member: str, budget: list[int]) -> bytes:
         """A member's bytes, unpacked in chunks and never beyond what is left of the cap (a small
@@ -248,6 +273,14 @@ class EpochScraper(Scraper):
                 by_agent = names.isna() & df[decl.model_fallback].map(clean_name).notna()
             names = names.where(names.notna(), df[decl.model_fallback].map(clean_name))
         names = names.astype("object")
+        if decl.model_fallback and decl.model_fallback not in AGENT_COLUMNS and decl.report:
+            # what `_named_by_report` joins on: the row's name in its report, the report, its own version
+            labels = df[decl.model_fallback].map(clean_name).astype("object")
+            reports = df[decl.report].map(report_key).astype("object")
+            versions = df[decl.model].map(clean_name).notna()
+        else:
+            labels = reports = pd.Series(None, index=df.index, dtype="object")
+            versions = pd.Series(True, index=df.index)
         effort = names.str.extract(EFFORT_SUFFIX, expand=False)
         out = pd.DataFrame({
             "benchmark": decl.benchmark,
@@ -256,6 +289,7 @@ class EpochScraper(Scraper):
             "raw_value": raw_text(df[decl.score]),
             "metric": metric,
             "model_tag": by_agent.map({True: AGENT_TAG, False: None}).astype("object"),
+            _LABEL: labels, _REPORT: reports, _VERSIONED: versions,
         }, index=df.index)
         parts = [("effort=" + effort).fillna("")]
         for key, column in decl.setting:

@@ -99,3 +99,20 @@ def arxiv_month_end(link: Any) -> datetime | None:
         return None
     first_next = datetime(year + month // 12, month % 12 + 1, 1)
     return first_next - timedelta(days=1)
+
+
+_ARXIV_ID = re.compile(r"(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/(\d{4}\.\d{4,5})"
+                       r"(?:v\d+)?(?:\.pdf)?/?(?:[?#].*)?$", re.I)
+
+
+def report_key(link: Any) -> str | None:
+    """What a report link names, to tell whether two links are one report: an arXiv paper by its
+    identifier (abs, pdf or html page, any version: 'arxiv:2309.10305'), any other http(s) page by
+    its URL without scheme, `www.`, trailing slash and case; None for a cell that is no link."""
+    page = model_link(link)
+    if page is None:
+        return None
+    m = _ARXIV_ID.match(page)
+    if m:
+        return "arxiv:" + m[1]
+    return re.sub(r"^https?://(?:www\.)?", "", page, flags=re.I).rstrip("/").casefold()

@@ -207,6 +207,37 @@ def test_an_unparseable_epoch_file_names_the_columns_it_found():
     assert any("undeclared" in w and "odd.csv" in w for w in p.warnings)
 
 
+def test_epoch_a_report_s_name_takes_the_one_version_the_hub_gives_it_in_that_report():
+    """A copied row without a Model version is named by its report's name; where another member's
+    row gives that name from the same report (one arXiv paper: abs/pdf, any version) exactly one
+    version, the row is that version. Counter-examples keep their own name: another report's
+    version (one name meant other snapshots elsewhere), two versions in one report, a row with a
+    version of its own, a size or chat variant that is a different name."""
+    head = "Model version,EM,Release date,Organization,Name,Shots,Source,Source link,Notes,id\n"
+    paper, other = "http://arxiv.org/abs/2309.10305", "https://arxiv.org/abs/2302.13971"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("benchmark_data/bbh_external.csv", head.replace("EM,", "Average,") + "".join([
+            f"acme-turbo-0613,0.5,2023-06-13,Acme,Acme Turbo,3,P,{paper},,r1\n",
+            f"acme-4-0314,0.6,2023-03-14,Acme,Acme 4,3,P,{paper},,r2\n",
+            f"acme-4-0613,0.61,2023-06-13,Acme,Acme 4,3,P,{paper},,r3\n",
+            f"acme-7b-chat,0.3,2023-07-01,Acme,Acme 7B,3,P,{paper},,r4\n",      # a chat model under the base's name
+            f"acme-big-0301,0.7,2023-03-01,Acme,Acme Big,3,Q,{other},,r5\n"]))
+        z.writestr("benchmark_data/mmlu_external.csv", head + "".join([
+            f",0.7,,,Acme Turbo,5,P,https://arxiv.org/pdf/2309.10305v2,,m1\n",   # same paper: the version
+            f",0.8,,,Acme 4,5,P,{paper},,m2\n",                                 # two versions: ambiguous
+            f",0.4,,,Acme Big,5,P,{paper},,m3\n",                               # versioned in another paper only
+            f",0.35,,,Acme 7B (base),5,P,{paper},,m4\n",                        # another name
+            f"acme-small-0301,0.69,2023-03-01,Acme,Acme 4,5,P,{paper},,m5\n"]))   # its own version stands
+    p = parse_bytes("epoch", buf.getvalue(), filename="benchmark_data.zip")
+    mmlu = dict(zip(p.scores.loc[p.scores.benchmark == "mmlu", "setting"].str.extract(r"run=(\w+)")[0],
+                    p.scores.loc[p.scores.benchmark == "mmlu", "model"]))
+    assert mmlu == {"m1": "acme-turbo-0613", "m2": "Acme 4", "m3": "Acme Big", "m4": "Acme 7B (base)",
+                    "m5": "acme-small-0301"}
+    assert p.meta["named_by_report"] == 1
+    assert not {"_report_name", "_report", "_versioned"} & set(p.scores.columns)
+
+
 def test_epoch_runs_csv_without_a_name_is_an_error():
     with pytest.raises(ScrapeError, match=r"\[epoch\].*file name"):
         parse_bytes("epoch", (FIXTURES / "epoch" / "gpqa_diamond.csv").read_bytes(), filename=None)
