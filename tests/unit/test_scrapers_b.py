@@ -238,6 +238,16 @@ def test_epoch_a_report_s_name_takes_the_one_version_the_hub_gives_it_in_that_re
     assert not {"_report_name", "_report", "_versioned"} & set(p.scores.columns)
 
 
+def test_a_board_s_rank_medal_is_no_part_of_a_model_s_name():
+    """ScienceQA's board (copied by Epoch) marks its top three with medals that move as ranks change:
+    the name without them is the model's in every snapshot. Other characters stay."""
+    from scrapers.normalize import clean_name
+    assert clean_name("MC-CoT_F-Large 🥈") == clean_name("MC-CoT_F-Large") == "MC-CoT_F-Large"
+    assert clean_name("🥇 Honeybee (Vicuna-13B)") == "Honeybee (Vicuna-13B)"
+    assert clean_name("🏆") is None                       # a medal alone names nothing
+    assert clean_name("Rocket 🚀 7B") == "Rocket 🚀 7B"   # not a rank decoration
+
+
 def test_epoch_runs_csv_without_a_name_is_an_error():
     with pytest.raises(ScrapeError, match=r"\[epoch\].*file name"):
         parse_bytes("epoch", (FIXTURES / "epoch" / "gpqa_diamond.csv").read_bytes(), filename=None)
