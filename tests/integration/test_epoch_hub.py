@@ -238,7 +238,7 @@ def _plain_top5(data: bytes, decl: epoch.Member, by_report: dict[tuple[str, str]
             label = " ".join(r[decl.model_fallback].split())
             link = (r[decl.report] or "").strip() if decl.report and decl.model_fallback != "Agent" else ""
             name = by_report.get((label, _report(link)), label) if link.startswith("http") else label
-        name = " ".join(name.split())
+        name = " ".join(re.sub("[🥇🥈🥉🏆]", " ", name).split())      # a rank medal is no part of a name
         if value is None or not name:
             continue
         rows.append((EFFORT.sub("", name), value * factor))
