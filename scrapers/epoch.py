@@ -6,25 +6,8 @@ model column (and a fallback name column for rows Epoch left without a `Model ve
 `Agent` column names an agent system, tag `System: agent`, `AGENT_COLUMNS`), its score
 column and unit, its uncertainty columns, its test-set size where known, its date columns, the
 columns that make a row's setting, its record-id column, and whether it is Epoch's own run or a
-number Epoch copied from elsewhere (`external`). The declaration's columns:
-
-- `unit`: `proportion` (a share, 0-1), `percent` (0-100, stored as a proportion), `elo`, `minutes`,
-  `score_10` (a 0-10 grade), `index`, `cost_usd`, or `not_read` (declared, deliberately not stored:
-  its notes say why). Declared from what the column is, never from its values: Epoch's
-  percent-formatted fields (`% Resolved`, `Overall pass (%)`) hold shares and are `proportion`. A
-  value outside the unit's range is a rejected row (`validate`) and one warning per member.
-- `stderr` (its `stderr_unit`: empty = the score's, `percent` = percentage points), `ci_low`/`ci_high`
-  (bounds in the score's unit), `ci_pm` (a `+a/-b` interval around the score, WebDev Arena's `=+11/-11`).
-- `n_items` (a constant) or `n_column` (a column of per-row sizes).
-- `setting`: `;`-separated `key:Column`; each non-empty cell adds `key=value` to the row's setting,
-  after the effort suffix of the model version and before `run=<record id>` (`run`).
-- `external`: `yes` -> `table_version = 'external'` and `reported_by = 'external'` (never one table
-  with Epoch's own runs). Every `*_external.csv` member must say `yes`.
-- `evaluated_at`: the column of a row's own date (a run's start, a board's submission date);
-  `report`: the column linking the report a number was copied from. A row without a date of its
-  own whose report is an arXiv paper is dated at the last day of the month its identifier states
-  (`_dated_by_report`): the paper's date, which the hub states for the number; any other link
-  (a leaderboard's page) states none, and the row keeps its first observation.
+number Epoch copied from elsewhere (`external`). The declarations' columns and their checks are
+`scrapers/_epoch_members.py`; bounded unpacking of a member `scrapers/_zip_member.py`.
 
 A zip member without a declaration (a later hub's new benchmark) is not read: named in a warning
 and in `meta["undeclared"]` (`benchwatch status` lists it); the declared members still ingest. A
@@ -32,6 +15,10 @@ declared column missing from a member fails that member: a warning naming member
 member in `meta["failed"]`; the others still ingest. A single CSV (ingested from disk) is a member
 named by its file name (`gpqa_diamond.csv`, or a snapshot copy `epoch_<member>_<YYYY-MM-DD>.csv`)
 and read through the same declaration; an undeclared name or a missing declared column is an error.
+
+A copied row Epoch left without a `Model version` is named by its report's name (`Name`); where
+another row of the hub gives that name from the same report exactly one version, the row is that
+version (`_named_by_report`, `meta["named_by_report"]`): the hub says which model the report meant.
 
 `Model version` encodes effort / thinking budget (`_high`, `_32K`): the suffix is a setting of the
 model, not another model (registry/README.md), so it moves to `setting` (`effort=high; run=<id>`)
@@ -42,39 +29,31 @@ Members unpack in chunks under one cap for the whole archive, whatever their com
 
 from __future__ import annotations
 
-import bz2
-import csv
 import io
 import logging
 import lzma
-import re
-import struct
 import zipfile
 import zlib
 from copy import copy
-from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
-from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
-import numpy as np
 import pandas as pd
 
 from common.naming import NamingRules
 from scrapers._cells import number_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
-from scrapers.normalize import METRIC_RANGES, arxiv_month_end, clean_name, is_missing, parse_date
+from scrapers.normalize import METRIC_RANGES, arxiv_month_end, clean_name, is_missing, parse_date, report_key
 from scrapers.cases import Case, Has, S, snap
 from scrapers import http
+from scrapers._epoch_members import (EXTERNAL, MEMBERS_FILE, NOT_READ, STDERR_UNITS, UNITS, Member,  # noqa: F401
+                                     load_members, member_name, members, plus_minus)
+from scrapers._zip_member import CHUNK as _CHUNK, Bounded
 
 log = logging.getLogger("benchwatch.scrapers.epoch")
 
-MEMBERS_FILE = Path(__file__).with_name("epoch_members.csv")
-EXTERNAL = "external"          # table_version and reported_by of an external member
 # The hub's column of who made each model (every member has it; optional: read where present)
 ORGANIZATION = "Organization"
-NOT_READ = "not_read"
 # A fallback name column that names an agent (OSWorld's `Agent`): a row Epoch left without a
 # `Model version` is then an agent system whose model the hub does not name (`AGENT_TAG`, matched
 # by NAMING's system_tag), never a model run; a row with a Model version is that model's run.
@@ -82,164 +61,14 @@ AGENT_COLUMNS = frozenset({"Agent"})
 AGENT_TAG = "System: agent"
 # OpenAI's API models as the copied papers name them (a method over one is a system on it: NAMING)
 API_MODELS = r"ChatGPT|GPT-3|GPT-4"
-# unit -> (metric kind, factor to the stored value)
-UNITS: dict[str, tuple[str, float]] = {
-    "proportion": ("proportion", 1.0), "percent": ("proportion", 0.01), "elo": ("elo", 1.0),
-    "minutes": ("minutes", 1.0), "score_10": ("score_10", 1.0), "index": ("index", 1.0),
-    "cost_usd": ("cost_usd", 1.0),
-}
-STDERR_UNITS = {"": None, "percent": 0.01}
-_CHUNK = 1024 * 1024
-_SNAPSHOT_NAME = re.compile(r"epoch_(.+)_\d{4}-\d{2}-\d{2}")
-_ID = re.compile(r"[a-z0-9_]+")
-_PLUS_MINUS = re.compile(r"^\s*=?\s*\+\s*(\d+(?:\.\d+)?)\s*/\s*-\s*(\d+(?:\.\d+)?)\s*$")
 
+# columns `_frame` adds for `_named_by_report` (dropped before a frame leaves the scraper)
+_LABEL, _REPORT, _VERSIONED = "_report_name", "_report", "_versioned"
 # `_high`, `_xhigh`, `_minimal`, `_unknown`, `_32K`, `_16k` at the end of a model version: effort / thinking budget.
 EFFORT_SUFFIX = r"_((?:x?high|medium|low|minimal|max|none|unknown)|\d+[kK])$"
 
 
-@dataclass(frozen=True)
-class Member:
-    """One row of scrapers/epoch_members.csv."""
 
-    member: str
-    benchmark: str
-    external: bool
-    model: str
-    model_fallback: str
-    score: str
-    unit: str
-    stderr: str
-    stderr_unit: str
-    ci_low: str
-    ci_high: str
-    ci_pm: str
-    n_items: int | None
-    n_column: str
-    release_date: str
-    evaluated_at: str
-    report: str
-    setting: tuple[tuple[str, str], ...]
-    run: str
-    notes: str
-
-    def columns(self) -> list[str]:
-        """Every column the declaration names: each must be in the member's header."""
-        named = [self.model, self.model_fallback, self.score, self.stderr, self.ci_low, self.ci_high, self.ci_pm,
-                 self.n_column, self.release_date, self.evaluated_at, self.report, self.run] + [c for _, c in self.setting]
-        return [c for c in dict.fromkeys(named) if c]
-
-
-def load_members(path: Path = MEMBERS_FILE) -> dict[str, Member]:
-    """The declarations, checked: ValueError naming file, line and column on anything malformed."""
-    out: dict[str, Member] = {}
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        for line, row in enumerate(reader, start=2):
-            def bad(column: str, why: str) -> ValueError:
-                return ValueError(f"{path.name} line {line}, column {column}: {why}")
-            if None in row or any(v is None for v in row.values()):
-                raise bad("*", "wrong number of fields")
-            r = {k: v.strip() for k, v in row.items()}
-            name = r["member"]
-            if not _ID.fullmatch(name) or name in out:
-                raise bad("member", f"{name!r} is empty, not [a-z0-9_] or declared twice")
-            if not _ID.fullmatch(r["benchmark"]):
-                raise bad("benchmark", f"{r['benchmark']!r} is not a benchmark id")
-            if r["external"] not in ("yes", "no"):
-                raise bad("external", f"{r['external']!r} is not yes/no")
-            if name.endswith("_" + EXTERNAL) and r["external"] != "yes":
-                raise bad("external", f"{name} is an _external member: external must be yes")
-            if r["unit"] not in UNITS and r["unit"] != NOT_READ:
-                raise bad("unit", f"{r['unit']!r} is not one of {sorted(UNITS) + [NOT_READ]}")
-            if r["unit"] != NOT_READ and not (r["model"] and r["score"]):
-                raise bad("model/score", "a read member names its model and score columns")
-            if r["unit"] == NOT_READ and not r["notes"]:
-                raise bad("notes", "a not_read member says why in its notes")
-            if r["stderr_unit"] not in STDERR_UNITS or (r["stderr_unit"] and not r["stderr"]):
-                raise bad("stderr_unit", f"{r['stderr_unit']!r}: empty or 'percent', and only with a stderr column")
-            if bool(r["ci_low"]) != bool(r["ci_high"]) or (r["ci_pm"] and r["ci_low"]):
-                raise bad("ci_low/ci_high/ci_pm", "both bounds, or one +a/-b column, or none")
-            if r["n_items"] and (not r["n_items"].isdigit() or int(r["n_items"]) < 1 or r["n_column"]):
-                raise bad("n_items", f"{r['n_items']!r}: a positive whole number, and not with n_column")
-            setting = []
-            for part in filter(None, (p.strip() for p in r["setting"].split(";"))):
-                key, sep, column = part.partition(":")
-                if not sep or not _ID.fullmatch(key.strip()) or not column.strip():
-                    raise bad("setting", f"{part!r} is not key:Column")
-                setting.append((key.strip(), column.strip()))
-            out[name] = Member(
-                member=name, benchmark=r["benchmark"], external=r["external"] == "yes", model=r["model"],
-                model_fallback=r["model_fallback"], score=r["score"], unit=r["unit"], stderr=r["stderr"],
-                stderr_unit=r["stderr_unit"], ci_low=r["ci_low"], ci_high=r["ci_high"], ci_pm=r["ci_pm"],
-                n_items=int(r["n_items"]) if r["n_items"] else None, n_column=r["n_column"],
-                release_date=r["release_date"], evaluated_at=r["evaluated_at"], report=r["report"],
-                setting=tuple(setting),
-                run=r["run"], notes=r["notes"])
-    return out
-
-
-@cache
-def members() -> dict[str, Member]:
-    """The declarations of the shipped file, read once."""
-    return load_members()
-
-
-def member_name(filename: str) -> str:
-    """'gpqa_diamond.csv' / 'benchmark_data/gpqa_diamond.csv' / 'epoch_gpqa_diamond_2026-04-19.csv' -> 'gpqa_diamond'."""
-    stem = PurePosixPath(filename).stem
-    m = _SNAPSHOT_NAME.fullmatch(stem)
-    return m.group(1) if m else stem
-
-
-def plus_minus(score: pd.Series, cells: pd.Series) -> tuple[pd.Series, pd.Series, list[Any]]:
-    """(ci_low, ci_high, unparseable cells) from `+a/-b` cells around `score` (missing cells: NaN)."""
-    low, high, bad = [], [], []
-    for s, cell in zip(score, cells):
-        m = None if is_missing(cell) else _PLUS_MINUS.match(str(cell))
-        if m is None:
-            if not is_missing(cell):
-                bad.append(cell)
-            low.append(np.nan)
-            high.append(np.nan)
-        else:
-            high.append(s + float(m[1]))
-            low.append(s - float(m[2]))
-    return pd.Series(low, index=score.index, dtype="float64"), pd.Series(high, index=score.index, dtype="float64"), bad
-
-
-class _Bounded:
-    """A bzip2 or LZMA member's raw bytes decompressed at most `_CHUNK` at a time.
-
-    zipfile passes these methods' whole input to the decompressor without a size limit, so one
-    read of a few hundred compressed bytes can allocate gigabytes before any cap is checked;
-    here every call to the decompressor names `max_length`."""
-
-    def __init__(self, raw: Any, method: int):
-        self.raw = raw
-        self.method = method
-        self.dec: Any = bz2.BZ2Decompressor() if method == zipfile.ZIP_BZIP2 else None
-
-    def _lzma(self) -> Any:
-        head = self.raw.read(4)
-        if len(head) < 4:
-            raise EOFError("LZMA member shorter than its header")
-        size = struct.unpack("<H", head[2:4])[0]
-        props = self.raw.read(size)
-        filters = [lzma._decode_filter_properties(lzma.FILTER_LZMA1, props)]   # type: ignore[attr-defined]
-        return lzma.LZMADecompressor(lzma.FORMAT_RAW, filters=filters)
-
-    def read(self, n: int) -> bytes:
-        if self.dec is None:
-            self.dec = self._lzma()
-        while not self.dec.eof:
-            data = self.raw.read(_CHUNK) if self.dec.needs_input else b""
-            if self.dec.needs_input and not data:
-                return b""           # the raw stream ended: zipfile's own checks saw its size
-            out = self.dec.decompress(data, max_length=n)
-            if out:
-                return bytes(out)
-        return b""
 
 
 class EpochScraper(Scraper):
@@ -285,7 +114,7 @@ class EpochScraper(Scraper):
         missing = self._missing(decl, df)
         if missing:
             raise self.error(missing)
-        parsed.scores = self._frame(df, decl, where=filename, parsed=parsed)
+        parsed.scores = self._named_by_report(self._frame(df, decl, where=filename, parsed=parsed), parsed)
         return parsed
 
     def _zip(self, content: bytes, parsed: ParsedSnapshot) -> pd.DataFrame:
@@ -332,7 +161,26 @@ class EpochScraper(Scraper):
         if not frames:
             raise self.error(f"no declared member of benchmark_data.zip could be read ({len(names)} CSVs; "
                              f"undeclared {undeclared}, failed {failed})")
-        return pd.concat(frames, ignore_index=True)
+        return self._named_by_report(pd.concat(frames, ignore_index=True), parsed)
+
+    @staticmethod
+    def _named_by_report(rows: pd.DataFrame, parsed: ParsedSnapshot) -> pd.DataFrame:
+        """Rows Epoch left without a `Model version` (named by the report's own name) take the
+        version that another row of the hub gives the same name from the same report (`report_key`:
+        one paper or page), when that is exactly one version: the hub states which model the
+        report's name means. A name no row of that report versions, or versions twice (`GPT-4`
+        as 0314 and 0613), keeps its own name; another report's version is never borrowed (one
+        name meant other snapshots in other papers)."""
+        known = rows[rows[_VERSIONED] & rows[_LABEL].notna() & rows[_REPORT].notna()]
+        versions = known.groupby([_LABEL, _REPORT])["model"].agg(lambda m: sorted(set(m)))
+        unique = {key: v[0] for key, v in versions.items() if len(v) == 1}
+        todo = ~rows[_VERSIONED] & rows[_LABEL].notna() & rows[_REPORT].notna()
+        found = pd.Series([unique.get((label, report)) for label, report in zip(rows[_LABEL], rows[_REPORT])],
+                          index=rows.index, dtype="object").where(todo, None)
+        if found.notna().any():
+            parsed.meta["named_by_report"] = int(found.notna().sum())
+            rows = rows.assign(model=found.where(found.notna(), rows["model"]))
+        return rows.drop(columns=[_LABEL, _REPORT, _VERSIONED])
 
     def _member(self, archive: zipfile.ZipFile, member: str, budget: list[int]) -> bytes:
         """A member's bytes, unpacked in chunks and never beyond what is left of the cap (a small
@@ -340,7 +188,7 @@ class EpochScraper(Scraper):
 
         Stored and deflated members are read through zipfile (its deflate reads are bounded);
         bzip2 and LZMA members are read raw and decompressed here with a bounded output per call
-        (`_Bounded`), their CRC checked as zipfile would."""
+        (`scrapers._zip_member.Bounded`), their CRC checked as zipfile would."""
         chunks, total = [], 0
         try:
             info = archive.getinfo(member)
@@ -350,7 +198,7 @@ class EpochScraper(Scraper):
                 raw_info.file_size = info.compress_size
                 raw_info.CRC = None          # type: ignore[assignment]  # the raw bytes have no CRC of their own
                 opened: Any = archive.open(raw_info)
-                fh: Any = _Bounded(opened, info.compress_type)
+                fh: Any = Bounded(opened, info.compress_type)
             else:
                 opened = fh = archive.open(member)
             crc = 0
@@ -425,6 +273,14 @@ class EpochScraper(Scraper):
                 by_agent = names.isna() & df[decl.model_fallback].map(clean_name).notna()
             names = names.where(names.notna(), df[decl.model_fallback].map(clean_name))
         names = names.astype("object")
+        if decl.model_fallback and decl.model_fallback not in AGENT_COLUMNS and decl.report:
+            # what `_named_by_report` joins on: the row's name in its report, the report, its own version
+            labels = df[decl.model_fallback].map(clean_name).astype("object")
+            reports = df[decl.report].map(report_key).astype("object")
+            versions = df[decl.model].map(clean_name).notna()
+        else:
+            labels = reports = pd.Series(None, index=df.index, dtype="object")
+            versions = pd.Series(True, index=df.index)
         effort = names.str.extract(EFFORT_SUFFIX, expand=False)
         out = pd.DataFrame({
             "benchmark": decl.benchmark,
@@ -433,6 +289,7 @@ class EpochScraper(Scraper):
             "raw_value": raw_text(df[decl.score]),
             "metric": metric,
             "model_tag": by_agent.map({True: AGENT_TAG, False: None}).astype("object"),
+            _LABEL: labels, _REPORT: reports, _VERSIONED: versions,
         }, index=df.index)
         parts = [("effort=" + effort).fillna("")]
         for key, column in decl.setting:

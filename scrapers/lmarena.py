@@ -55,7 +55,8 @@ from scrapers import _markdown
 from common.naming import NamingRules
 from scrapers._cells import number_cells, percent_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
-from scrapers.normalize import AmbiguousScale, clean_name, is_missing, parse_date, parse_number, proportions_from, slug
+from scrapers.normalize import (AmbiguousScale, clean_name, is_missing, model_link, parse_date, parse_number,
+                                proportions_from, slug)
 from scrapers.cases import Absent, Case, S, snap
 
 # cut-off cell values meaning "no fixed cutoff" beyond the generic missing tokens
@@ -75,6 +76,22 @@ _ORG_SUFFIX = re.compile(r"^(.*?[a-z0-9.)\]])(x?(?:\d+ )?[A-Z][\w.&/]*(?: [A-Z][
 _TOP_N = re.compile(r"(?:前\s*(\d+)\s*名|\btop[ -]?(\d+)\b)", re.IGNORECASE)
 _SCORE_CELL = re.compile(r"(-?\d+(?:\.\d+)?)(?:\s*+\(?\s*+±\s*+(\d+(?:\.\d+)?)\s*+\)?)?(?:\s*+[^\W\d_]+)?")
 _UPDATED = re.compile(r"更新时间\**\s*[:：]\s*\**\s*(\d{4}-\d{2}-\d{2})")
+
+
+# the page a markdown model cell links: `[name](url)` or the note after it, `name [<sup>1</sup>](url)`
+_CELL_LINK = re.compile(r"\]\(\s*(https?://[^\s)]+)\s*\)")
+
+
+def _link_of(cell: str) -> str | None:
+    """The page a markdown model cell gives for its model (the first link; None without one)."""
+    m = _CELL_LINK.search(cell or "")
+    return model_link(m[1]) if m else None
+
+
+def _unique(names: pd.Series) -> pd.Series:
+    """The names that occur once (others None): a display name two keys share names neither."""
+    cleaned = names.map(clean_name)
+    return cleaned.where(~cleaned.duplicated(keep=False), None)
 
 
 def _col(df: pd.DataFrame, *patterns: str) -> str | None:
@@ -162,9 +179,12 @@ class LmarenaScraper(Scraper):
         else:
             cutoff = df[cutoff_col].map(lambda v: None if str(v).strip().lower() in NO_CUTOFF else parse_date(v))
         models = df[model_col].map(clean_name)
-        org_col = _col(df, r"organization")
-        if org_col is not None:   # who made each model (view learned_models)
-            parsed.models = stated_models(models, orgs=df[org_col])
+        org_col, link_col = _col(df, r"organization"), _col(df, r"link")
+        display = _col(df, r"model") if key_col is not None else None
+        if org_col is not None or link_col is not None:   # who made each model, its page (view learned_models)
+            parsed.models = stated_models(models, orgs=df[org_col] if org_col is not None else None,
+                                          links=df[link_col] if link_col is not None else None,
+                                          also=_unique(df[display]) if display is not None else None)
 
         frames = []
         for bench, (col, metric) in present.items():
@@ -321,19 +341,20 @@ class LmarenaScraper(Scraper):
         if when is None:
             self.warn(parsed, f"{where}: no update time (数据更新时间); evaluated_at NULL")
         rows = []
-        orgs: list[tuple[str, str | None]] = []     # (model, the organisation its row names)
+        orgs: list[tuple[str, str | None, str | None]] = []     # (model, the organisation and page its row names)
         skipped = 0
         for cells in table.rows:
             def cell(key: str, cells: list[str] = cells) -> str:
                 i = col[key]
                 return cells[i] if i is not None and i < len(cells) else ""
             model, org = self._model_name(cell("model"), clean_name(cell("org")) or "")
+            link = _link_of(cell("model"))
             score, lo, hi = self._score(cell("score"), cell("ci"))
             if not model or score is None:
                 skipped += 1
                 continue
             cutoff = cell("cutoff").strip()
-            orgs.append((model, org or None))
+            orgs.append((model, org or None, link))
             rows.append({"benchmark": OVERALL, "model": model, "setting": "", "score": score,
                          "raw_value": cell("score").strip(), "metric": "elo", "ci_low": lo, "ci_high": hi,
                          "evaluated_at": when, "table_version": version,
@@ -341,7 +362,8 @@ class LmarenaScraper(Scraper):
         if skipped:
             self.warn(parsed, f"{where}: {skipped} row(s) without a model or a readable score skipped")
         parsed.meta["board"] = version or "full"
-        parsed.models = stated_models([m for m, _ in orgs], orgs=[o for _, o in orgs])
+        parsed.models = stated_models([m for m, _, _ in orgs], orgs=[o for _, o, _ in orgs],
+                                      links=[u for _, _, u in orgs])
         return pd.DataFrame(rows)
 
     @staticmethod
@@ -408,6 +430,8 @@ class LmarenaScraper(Scraper):
             S(benchmark="arena_elo", model="Claude-v1")(score=1178, metric="elo"),
             S(benchmark="mt_bench", model="GPT-4")(score=8.99, metric="score_10", knowledge_cutoff=None),
             S(benchmark="mmlu", model="GPT-3.5-turbo")(score=0.7),
+            # the Link column: the page the board gives for the model (view learned_models)
+            S("models", model="Claude-v1")(link="https://www.anthropic.com/index/introducing-claude", org=None),
         )),
         Case("lmarena/leaderboard_table_20231206.csv", scores=11, spots=(
             S(benchmark="arena_elo", model="GPT-4-Turbo")(score=1217),
@@ -420,6 +444,8 @@ class LmarenaScraper(Scraper):
                  S(benchmark="mmlu", model="yi-34b-chat")(knowledge_cutoff="2023-06-01"),
                  Absent({"benchmark": "arena_elo"}),
                  S("models", model="gpt-4-0314")(org="OpenAI"),      # the Organization column
+                 # the row's display name is the same entry (stated with the key's facts)
+                 S("models", model="Yi-34B-Chat")(org="01 AI", link="https://huggingface.co/01-ai/Yi-34B-Chat"),
              )),
         Case("lmarena/arena_hard_auto_leaderboard_v0.1.csv", scores=3,
              benchmarks=frozenset({"arena_hard_auto"}), spots=(
@@ -444,7 +470,8 @@ class LmarenaScraper(Scraper):
                                        table_version=""),)),
         Case("lmarena/cherry_md_2025-06-05.md", scores=2, spots=(   # links, knowledge cutoff column
             S(model="o1-preview")(score=1341.0, knowledge_cutoff="2023-10-01"),
-            S(model="Gemini-2.5-Pro-Preview-05-06")(knowledge_cutoff=None, evaluated_at="2025-06-05"))),
+            S(model="Gemini-2.5-Pro-Preview-05-06")(knowledge_cutoff=None, evaluated_at="2025-06-05"),
+            S("models", model="o1-preview")(org="OpenAI", link="https://platform.openai.com/docs/models/o1"))),
         Case("lmarena/cherry_md_2026-02-10.md", scores=7, rejects=0, spots=(   # '1504±10', glued logo and org
             S(model="claude-opus-4-6-thinking")(score=1504.0, ci_low=1494.0, ci_high=1514.0),
             S(model="ernie-5.0-0110")(score=1451.0, raw_value="1451±7Preliminary"),
@@ -454,7 +481,8 @@ class LmarenaScraper(Scraper):
             S(model="yi-34b-chat")(score=1184.0), S("models", model="yi-34b-chat")(org="01 AI"))),   # '01 AI' glued
         Case("lmarena/cherry_text_md_2026-07-29.md", scores=3, meta={"board": "top30"}, spots=(
             S(model="claude-fable-5")(score=1508.0, ci_low=1502.0, table_version="top30"),
-            S(model="claude-opus-5-max")(score=1495.0, ci_high=1507.0))),
+            S(model="claude-opus-5-max")(score=1495.0, ci_high=1507.0),
+            S("models", model="claude-fable-5")(link="https://www.anthropic.com/news/claude-fable-5-mythos-5"))),
         Case("lmarena/elo_wide_2025-01-28.csv", scores=4, warnings=("2 earlier date(s)",), spots=(
             S(model="o1-preview")(score=1334.9990061709354, evaluated_at="2025-01-24", benchmark="arena_elo"),
             Absent({"model": "claude-v1"}))),   # 0.0 = not on the board that date

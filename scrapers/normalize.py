@@ -34,8 +34,13 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", str(text).strip().lower()).strip("_")
 
 
+# A board's rank decoration beside a name (ScienceQA's top three: `MC-CoT_F-Large 🥈`): never part
+# of the name, and it moves when the ranks change, which would split one model's history in two.
+RANK_MEDALS = re.compile("[\U0001F947\U0001F948\U0001F949\U0001F3C6]")
+
+
 def clean_name(text: Any) -> str | None:
-    """A model/benchmark name cell without markdown links, footnotes and extra spaces.
+    """A model/benchmark name cell without markdown links, footnotes, rank medals and extra spaces.
 
     Only text and numbers are names: a list, mapping or bytes cell (a YAML/JSON structure where a
     name belongs) is None, so the row is rejected as missing its name, never stored as its repr."""
@@ -44,6 +49,7 @@ def clean_name(text: Any) -> str | None:
     s = str(text)
     s = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", s)   # [name](link) -> name
     s = FOOTNOTE.sub("", s)
+    s = RANK_MEDALS.sub(" ", s)
     s = re.sub(r"<[^>]+>", "", s)
     s = re.sub(r"\s+", " ", s).strip().strip("*").strip()
     return s or None
@@ -99,3 +105,20 @@ def arxiv_month_end(link: Any) -> datetime | None:
         return None
     first_next = datetime(year + month // 12, month % 12 + 1, 1)
     return first_next - timedelta(days=1)
+
+
+_ARXIV_ID = re.compile(r"(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/(\d{4}\.\d{4,5})"
+                       r"(?:v\d+)?(?:\.pdf)?/?(?:[?#].*)?$", re.I)
+
+
+def report_key(link: Any) -> str | None:
+    """What a report link names, to tell whether two links are one report: an arXiv paper by its
+    identifier (abs, pdf or html page, any version: 'arxiv:2309.10305'), any other http(s) page by
+    its URL without scheme, `www.`, trailing slash and case; None for a cell that is no link."""
+    page = model_link(link)
+    if page is None:
+        return None
+    m = _ARXIV_ID.match(page)
+    if m:
+        return "arxiv:" + m[1]
+    return re.sub(r"^https?://(?:www\.)?", "", page, flags=re.I).rstrip("/").casefold()

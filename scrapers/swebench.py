@@ -9,7 +9,8 @@ A result's `folder` is its unique key (several entries share a display name), so
 `setting`. The old HTML table has no folder; there the submission date stands in for it.
 `date` is the submission date (`evaluated_at`), never a model date. Newer JSON rows carry
 `per_instance_details` (instance -> resolved), emitted as item rows. A result's `Model: …` tags
-go to `model_tag`: the boards list agent systems, and registry.identity uses the tags for the
+go to `model_tag` (a tag written as the model's Hugging Face page states who published it: view
+learned_models): the boards list agent systems, and registry.identity uses the tags for the
 per-model view (and, on the bash-only board, as the model itself).
 """
 
@@ -22,9 +23,9 @@ from typing import Any, Mapping
 import pandas as pd
 
 from common.naming import NamingRules
-from scrapers._cells import percent_cells, raw_text
+from scrapers._cells import percent_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
-from scrapers.normalize import clean_name, parse_date, slug
+from scrapers.normalize import clean_name, hugging_face_repo, parse_date, slug
 from scrapers.cases import Case, S, snap
 
 # board name (lower case) -> canonical benchmark id; other boards become swebench_<slug>.
@@ -87,6 +88,11 @@ class SwebenchScraper(Scraper):
             item_frames.extend(items)
         parsed.meta["boards"] = [b for b, _ in boards]
         parsed.scores = pd.concat(score_frames, ignore_index=True)
+        # a `Model:` tag written as the model's Hugging Face page names its weights and who published them
+        named = {part.split(":", 1)[1].strip() for tag in parsed.scores["model_tag"].dropna()
+                 for part in str(tag).split(";") if ":" in part}
+        pages = sorted(m for m in named if hugging_face_repo(m) is not None)
+        parsed.models = stated_models(pages, links=pages)
         if item_frames:
             parsed.items = pd.concat(item_frames, ignore_index=True)
         return parsed

@@ -3,7 +3,8 @@
 The 1.0 board (terminal-bench-core 0.1.1, 80 tasks × 5 runs) is a hand-edited TypeScript module
 of object literals `{agent, model (a name or a list), agentOrganization, modelOrganization, date,
 accuracy (0-1), stderr (over the 5 runs), integrationMethod, agentUrl, verified}`, read as text
-by `scrapers._jsliteral` (never run). The displayed board is every array no other array spreads
+by `scrapers._jsliteral` (never run). An entry of one model states who made it (`modelOrganization`,
+view learned_models). The displayed board is every array no other array spreads
 into (`rawLiveLeaderboardData`, which ends with `...rawLaunchLeaderboardData`): spreads are
 expanded and an entry listed twice is kept once; commented-out entries are not read.
 
@@ -34,6 +35,7 @@ from typing import Any, Mapping
 import pandas as pd
 
 from common.naming import NamingRules
+from scrapers._cells import stated_models
 from scrapers._jsliteral import Spread
 from scrapers.base import ParsedSnapshot, Scraper
 from scrapers.normalize import clean_name, parse_date, parse_number
@@ -78,9 +80,12 @@ class TerminalBenchScraper(Scraper):
             raise self.error(f"entries have no {', '.join(missing)} field")
 
         rows, seen = [], set()
+        stated: list[tuple[str, Any]] = []     # (model, the one organisation its entry names)
         for e in entries:
             agent = clean_name(e.get("agent"))
             models = _names(e.get("model"))
+            if len(models) == 1 and isinstance(e.get("modelOrganization"), str):
+                stated.append((models[0], e.get("modelOrganization")))
             acc = parse_number(e.get("accuracy")) if not isinstance(e.get("accuracy"), (list, dict)) else None
             key = (agent, tuple(models), str(e.get("date")), acc)
             if key in seen:        # the launch entries are spread into the live board
@@ -105,6 +110,9 @@ class TerminalBenchScraper(Scraper):
         if unverified:
             parsed.meta["unverified"] = unverified
         parsed.scores = df.drop(columns="verified")
+        # who made the model an entry runs: stated for an entry of one model and one organisation (a
+        # list of models beside one name or a list of names says which made which only by position)
+        parsed.models = stated_models([m for m, _ in stated], orgs=[o for _, o in stated])
         return parsed
 
     def _expand(self, arrays: dict[str, list], name: str, seen: set[str]) -> list[Any]:
@@ -133,7 +141,9 @@ class TerminalBenchScraper(Scraper):
                  S(model="Abacus AI Desktop (gpt-5-mini + claude-sonnet-4-5)")(
                      score=0.6225, model_tag="Model: gpt-5-mini; Model: claude-sonnet-4-5"),
                  S(model="Terminus 1 (o4-mini)")(score=0.18536585365853658, setting="2025-05-15"),
-                 Absent(dict(model="OB-1 (GPT-5)")))),
+                 Absent(dict(model="OB-1 (GPT-5)")),
+                 S("models", model="claude-4-5-sonnet")(org="Anthropic"),        # the entry's modelOrganization
+                 Absent(dict(model="gpt-5-mini"), table="models"))),       # two models, two organisations
         snap("terminal_bench/terminal_bench_tb1_leaderboard_2025-11-11.ts", 62, rejects=0, spots=(
             # the paper's top 5 (Apex2 64.5, Abacus 62.3, Ante 60.3, Droid 58.8 / 57.5) are rows of this file
             S(model="Apex2 (claude-4-5-sonnet)")(score=0.645),

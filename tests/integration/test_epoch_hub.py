@@ -215,15 +215,44 @@ def _read_members(z: zipfile.ZipFile) -> Iterator[tuple[str, epoch.Member]]:
             yield name, decl
 
 
-def _plain_top5(data: bytes, decl: epoch.Member) -> list[tuple[str, float]]:
+def _report(link: str) -> str:
+    """One report however linked: an arXiv paper by its identifier, another page by its URL."""
+    m = re.search(r"arxiv\.org/(?:abs|pdf|html)/(\d{4}\.\d{4,5})", link or "")
+    return m[1] if m else re.sub(r"^https?://(www\.)?", "", (link or "").strip()).rstrip("/").lower()
+
+
+def _rows(data: bytes):
+    return csv.DictReader(io.StringIO(data.decode("utf-8-sig")))
+
+
+def _versions_by_report(z: zipfile.ZipFile) -> dict[tuple[str, str], str]:
+    """(report's name, report) -> the one Model version the hub's rows give it (names given two: absent)."""
+    seen: dict[tuple[str, str], set[str]] = {}
+    for member, decl in _read_members(z):
+        if not decl.report or decl.model_fallback in ("", "Agent"):
+            continue
+        for r in _rows(z.read(member)):
+            label, version = " ".join((r[decl.model_fallback] or "").split()), (r[decl.model] or "").strip()
+            if label and version and (r[decl.report] or "").strip().startswith("http"):
+                seen.setdefault((label, _report(r[decl.report])), set()).add(EFFORT.sub("", version))
+    return {k: v.pop() for k, v in seen.items() if len(v) == 1}
+
+
+def _plain_top5(data: bytes, decl: epoch.Member, by_report: dict[tuple[str, str], str]) -> list[tuple[str, float]]:
     """The top five (model, stored score) of one member, read with the csv module from its declaration:
-    the score column times its unit's factor, the model column (else the fallback) without the effort
-    suffix; ties broken by model name."""
+    the score column times its unit's factor, the model column (else the fallback, else the one
+    version the hub gives the fallback name in the same report) without the effort suffix; ties
+    broken by model name."""
     factor = {"percent": 0.01}.get(decl.unit, 1.0)
     rows = []
-    for r in csv.DictReader(io.StringIO(data.decode("utf-8-sig"))):
+    for r in _rows(data):
         value = _number(r[decl.score])
-        name = " ".join(_name_cell(r, decl).split())
+        name = (r[decl.model] or "").strip()
+        if not name and decl.model_fallback:
+            label = " ".join(r[decl.model_fallback].split())
+            link = (r[decl.report] or "").strip() if decl.report and decl.model_fallback != "Agent" else ""
+            name = by_report.get((label, _report(link)), label) if link.startswith("http") else label
+        name = " ".join(re.sub("[🥇🥈🥉🏆]", " ", name).split())      # a rank medal is no part of a name
         if value is None or not name:
             continue
         rows.append((EFFORT.sub("", name), value * factor))
@@ -236,8 +265,9 @@ def test_the_real_hub_matches_an_independent_reading_of_every_declared_member():
     p = scrapers.get("epoch").parse_checked(path.read_bytes(), fetched_at=AT)
     checked = 0
     with zipfile.ZipFile(path) as z:
+        by_report = _versions_by_report(z)
         for name, decl in _read_members(z):
-            want = _plain_top5(z.read(name), decl)
+            want = _plain_top5(z.read(name), decl, by_report)
             rows = p.scores[(p.scores.benchmark == decl.benchmark)
                             & (p.scores.table_version == ("external" if decl.external else ""))]
             got = sorted(zip(rows.model, rows.score), key=lambda t: (-t[1], t[0]))[:5]
@@ -273,6 +303,20 @@ def test_arxiv_month_end_reads_the_identifier_month_and_nothing_else():
                  "https://arxiv.org/abs/2313.00001", "https://arxiv.org/abs/0703.1234",
                  "https://example.org/?u=arxiv.org/abs/2307.0928", None, float("nan"), ""):
         assert arxiv_month_end(link) is None, link
+
+
+def test_report_key_tells_one_report_however_linked_and_two_reports_apart():
+    from scrapers.normalize import report_key
+    paper = report_key("http://arxiv.org/abs/2303.08774")
+    assert paper == "arxiv:2303.08774"
+    assert {report_key(link) for link in ("https://arxiv.org/pdf/2303.08774", "https://arxiv.org/abs/2303.08774v3",
+                                          "https://www.arxiv.org/pdf/2303.08774v1.pdf")} == {paper}
+    assert report_key("https://arxiv.org/abs/2303.08775") != paper
+    assert report_key("https://crfm.stanford.edu/helm/lite/latest/") == report_key("http://crfm.stanford.edu/helm/lite/latest")
+    assert report_key("https://crfm.stanford.edu/helm/classic/latest/") != report_key("https://crfm.stanford.edu/helm/lite/latest/")
+    assert report_key("https://example.org/?u=arxiv.org/abs/2307.09288") != "arxiv:2307.09288"
+    for cell in ("Stanford HELM", "", None, float("nan")):
+        assert report_key(cell) is None, cell
 
 
 def test_the_real_hub_dates_numbers_from_papers_by_their_arxiv_month():

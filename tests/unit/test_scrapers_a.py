@@ -64,6 +64,22 @@ def test_swebench_unknown_board_and_percent_strings():
     assert any("n_items" in w for w in p.warnings) and any("submission date" in w for w in p.warnings)
 
 
+def test_swebench_a_model_tag_written_as_its_hugging_face_page_states_the_publisher():
+    """A `Model:` tag that is a Hugging Face model page names the weights and their publisher (view
+    learned_models); a plain name, or a link to another page, states nothing."""
+    data = {"leaderboards": [{"name": "Verified", "results": [
+        {"name": "A + RL", "folder": "20250101_a", "resolved": 41.5, "date": "2025-01-01",
+         "tags": ["Model: https://huggingface.co/acme-org/Acme-SWE-Preview", "Org: Acme"]},
+        {"name": "B", "folder": "20250102_b", "resolved": 40.0, "date": "2025-01-02",
+         "tags": ["Model: Acme 2.5", "Model: https://huggingface.co/datasets/acme-org/swe-data"]},
+        {"name": "C", "folder": "20250103_c", "resolved": 12.0, "date": "2025-01-03",
+         "tags": ["Model: https://acme.example/model-card"]}]}]}
+    p = scraper("swebench").parse_checked(json.dumps(data).encode(), fetched_at=AT)
+    assert p.models[["model", "org", "link"]].values.tolist() == [
+        ["https://huggingface.co/acme-org/Acme-SWE-Preview", "acme-org",
+         "https://huggingface.co/acme-org/Acme-SWE-Preview"]]
+
+
 def test_swebench_floor():
     with pytest.raises(ScrapeError, match=r"\[swebench\].*floor"):
         parse("swebench", SWE / "leaderboards_2025-05-07.json", floor=None)

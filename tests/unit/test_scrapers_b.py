@@ -112,6 +112,34 @@ def test_lmarena_arena_hard_ci_from_offsets():
     assert (r2.ci_low, r2.ci_high) == pytest.approx((0.7935 - 0.021, 0.7935 + 0.013))
 
 
+def test_lmarena_a_display_name_two_keys_share_is_stated_for_neither():
+    """A row's display name is the same entry as its key, stated with the key's facts; one that two
+    keys share (Gemini-1.5-Pro-001 for two snapshots) names no one entry: only the keys are stated."""
+    table = (b"key,Model,MT-bench (score),MMLU,Knowledge cutoff date,License,Organization,Link\n"
+             b"acme-pro-001,Acme-Pro-001,-,0.8,2024/1,Proprietary,Acme,https://acme.example/pro\n"
+             b"acme-pro-api-0514,Acme-Pro-001,-,0.81,2024/1,Proprietary,Acme,https://acme.example/pro-api\n"
+             b"acme-mini,Acme-Mini,-,0.7,2024/1,Proprietary,Acme,\n")
+    models = parse_bytes("lmarena", table).models.set_index("model")
+    assert set(models.index) == {"acme-pro-001", "acme-pro-api-0514", "acme-mini", "Acme-Mini"}
+    assert models.loc["acme-pro-api-0514", "link"] == "https://acme.example/pro-api"
+    assert models.loc["Acme-Mini", "org"] == "Acme" and pd.isna(models.loc["Acme-Mini", "link"])
+
+
+def test_lmarena_markdown_cell_links_state_the_models_page_and_nothing_else_does():
+    """The model cell's link (`[name](url)`, or the note after the name) is the page the board gives
+    for the model; a cell without one, or with text that is not a URL, states no page."""
+    md = ("# board\n\n> **数据更新时间**: 2026-07-29 04:46:45 UTC\n\n"
+          "| 排名 | 模型 | 分数 |\n|---:|:---|:---|\n"
+          "| 1 | acme-5 [<sup>1</sup>](https://acme.example/news/acme-5) | 1500 (±5) |\n"
+          "| 2 | [acme-4](https://acme.example/acme-4) | 1490 (±5) |\n"
+          "| 3 | acme-3 [<sup>1</sup>](not a link) | 1480 (±5) |\n"
+          "| 4 | acme-2 | 1470 (±5) |\n").encode()
+    p = parse_bytes("lmarena", md)
+    assert len(p.scores) == 4
+    assert dict(zip(p.models["model"], p.models["link"])) == {
+        "acme-5": "https://acme.example/news/acme-5", "acme-4": "https://acme.example/acme-4"}
+
+
 def test_lmarena_aux_arena_hard_is_parsed_with_the_table():
     aux = {"arena_hard_auto_leaderboard_v0.1.csv": (FIXTURES / "lmarena" / "arena_hard_auto_leaderboard_v0.1.csv").read_bytes()}
     p = parse("lmarena", "leaderboard_table_20250511.csv", aux=aux)
@@ -177,6 +205,47 @@ def test_an_unparseable_epoch_file_names_the_columns_it_found():
     assert any("frontiermath.csv lacks" in w and "['Model version', 'Release date', 'Organization', 'Notes']" in w
                for w in p.warnings)
     assert any("undeclared" in w and "odd.csv" in w for w in p.warnings)
+
+
+def test_epoch_a_report_s_name_takes_the_one_version_the_hub_gives_it_in_that_report():
+    """A copied row without a Model version is named by its report's name; where another member's
+    row gives that name from the same report (one arXiv paper: abs/pdf, any version) exactly one
+    version, the row is that version. Counter-examples keep their own name: another report's
+    version (one name meant other snapshots elsewhere), two versions in one report, a row with a
+    version of its own, a size or chat variant that is a different name."""
+    head = "Model version,EM,Release date,Organization,Name,Shots,Source,Source link,Notes,id\n"
+    paper, other = "http://arxiv.org/abs/2309.10305", "https://arxiv.org/abs/2302.13971"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("benchmark_data/bbh_external.csv", head.replace("EM,", "Average,") + "".join([
+            f"acme-turbo-0613,0.5,2023-06-13,Acme,Acme Turbo,3,P,{paper},,r1\n",
+            f"acme-4-0314,0.6,2023-03-14,Acme,Acme 4,3,P,{paper},,r2\n",
+            f"acme-4-0613,0.61,2023-06-13,Acme,Acme 4,3,P,{paper},,r3\n",
+            f"acme-7b-chat,0.3,2023-07-01,Acme,Acme 7B,3,P,{paper},,r4\n",      # a chat model under the base's name
+            f"acme-big-0301,0.7,2023-03-01,Acme,Acme Big,3,Q,{other},,r5\n"]))
+        z.writestr("benchmark_data/mmlu_external.csv", head + "".join([
+            f",0.7,,,Acme Turbo,5,P,https://arxiv.org/pdf/2309.10305v2,,m1\n",   # same paper: the version
+            f",0.8,,,Acme 4,5,P,{paper},,m2\n",                                 # two versions: ambiguous
+            f",0.4,,,Acme Big,5,P,{paper},,m3\n",                               # versioned in another paper only
+            f",0.35,,,Acme 7B (base),5,P,{paper},,m4\n",                        # another name
+            f"acme-small-0301,0.69,2023-03-01,Acme,Acme 4,5,P,{paper},,m5\n"]))   # its own version stands
+    p = parse_bytes("epoch", buf.getvalue(), filename="benchmark_data.zip")
+    mmlu = dict(zip(p.scores.loc[p.scores.benchmark == "mmlu", "setting"].str.extract(r"run=(\w+)")[0],
+                    p.scores.loc[p.scores.benchmark == "mmlu", "model"]))
+    assert mmlu == {"m1": "acme-turbo-0613", "m2": "Acme 4", "m3": "Acme Big", "m4": "Acme 7B (base)",
+                    "m5": "acme-small-0301"}
+    assert p.meta["named_by_report"] == 1
+    assert not {"_report_name", "_report", "_versioned"} & set(p.scores.columns)
+
+
+def test_a_board_s_rank_medal_is_no_part_of_a_model_s_name():
+    """ScienceQA's board (copied by Epoch) marks its top three with medals that move as ranks change:
+    the name without them is the model's in every snapshot. Other characters stay."""
+    from scrapers.normalize import clean_name
+    assert clean_name("MC-CoT_F-Large 🥈") == clean_name("MC-CoT_F-Large") == "MC-CoT_F-Large"
+    assert clean_name("🥇 Honeybee (Vicuna-13B)") == "Honeybee (Vicuna-13B)"
+    assert clean_name("🏆") is None                       # a medal alone names nothing
+    assert clean_name("Rocket 🚀 7B") == "Rocket 🚀 7B"   # not a rank decoration
 
 
 def test_epoch_runs_csv_without_a_name_is_an_error():
