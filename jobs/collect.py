@@ -2,7 +2,8 @@
 parse what is new with no connection open, and store it (one source never stops the others).
 
 Each step opens the database only for its writes (DuckDB allows one writing process), so a slow
-fetch never holds the file lock. `jobs.cycle` (and the Prefect flows) compose this step with analyze, publish and notify.
+fetch never holds the file lock. `jobs.cycle` and the Prefect flows compose this step with
+analyze, publish and notify.
 """
 
 from __future__ import annotations
