@@ -103,7 +103,7 @@ def replay(snapshots: Path, db: Path, notifier: Any, *, on_day: Callable[[Day], 
     from cli import main as cli
     from jobs.alerts import run_notify
     from jobs.backfill import plan_backfill
-    from jobs.cycle import analyze
+    from jobs.analyze import analyze
     from storage.store import open_store
     from storage import alerts as alert_store
     from storage import db as dbm

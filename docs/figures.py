@@ -571,7 +571,7 @@ def block_paper_agreement(frame: pd.DataFrame, paper_date: str = PAPER_DATE) -> 
 
 def generate(snapshots: Path, db: Path | None = None) -> dict[str, str]:
     """Every block's text, computed from a fresh backfill of `snapshots` (into `db` or a temporary file)."""
-    from jobs.cycle import analyze
+    from jobs.analyze import analyze
     from storage.store import open_store
     with tempfile.TemporaryDirectory(prefix="benchwatch-figures-") as tmp:
         path = Path(db) if db else Path(tmp) / "history.duckdb"

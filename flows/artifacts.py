@@ -11,7 +11,8 @@ from typing import Any
 
 import pandas as pd
 
-from jobs.cycle import CycleReport, LevelChange
+from analysis.level_changes import LevelChange
+from jobs.cycle import CycleReport
 from alerts.text import level_note
 
 # The saturation table as people read it in the UI (the saturation_latest view has every column):

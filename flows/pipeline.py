@@ -1,7 +1,10 @@
 """Prefect flows: `collect`, `analyze`, `notify`, and `pipeline` (all three in one run).
 
-The flows are thin: every task calls one plain function of `jobs.cycle`, which the CLI's
-`--no-prefect` path and the unit tests call directly too.
+The flows are thin, written as Prefect flows are: each calls its tasks in order, and every task
+wraps one plain function of the jobs module that owns the step (jobs.collect, jobs.analyze_step,
+jobs.alerts; the report is jobs.publish's), which the CLI's `--no-prefect` path
+(`jobs.cycle.run_cycle`, the same order as plain calls) and the tests call directly too. What a
+step's outcome means is jobs.cycle's, shared by both: `CycleReport` and `reported`.
 
 Final state of a run (the same rule as `CycleReport.ok`, so the CLI's exit code and the
 Prefect UI agree):
@@ -42,19 +45,24 @@ from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
 from prefect.runtime import flow_run, task_run
 from prefect.states import Failed, State
 
+import jobs.alerts
+import jobs.analyze_step
+import jobs.collect
+import jobs.publish
 import scrapers
-from common import settings
+from common import settings, shutdown
 from common import redact
 from common.console import REPORTED
+from common.time import utcnow
 from flows.artifacts import SATURATION_COLUMNS, saturation_rows, summary_markdown  # noqa: F401 - re-exported
 from flows.ephemeral import (EPHEMERAL_STARTUP_TIMEOUT_SECONDS, OrchestrationUnavailable,  # noqa: F401
                              _server_configured, start_ephemeral_server, startup_timeout)
 from flows.secrets import (DB_PATH_PASSWORD_REFUSED, db_password, lake_password_from_block, slack_settings,
                            source_secrets)
-from jobs import cycle as jobs
-from jobs.cycle import CycleReport, CycleSteps, DatabaseLocked, SourceOutcome
+from jobs.collect import SourceOutcome
+from jobs.cycle import CycleReport, DatabaseLocked, reported
+from jobs.publish import PublishedReport
 from jobs.store import LAKE_URL_WITH_PASSWORD, Store, open_store
-from jobs.publish import PublishedReport, publish_report as publish_page
 
 log = logging.getLogger("benchwatch.flows")
 # At import, before a worker's flow-run process validates parameters: Prefect logs refused ones verbatim.
@@ -224,7 +232,7 @@ def collect_task(store: Store, sources: list[str], replay_dir: str | None, run_i
     # the sources' secrets are resolved here, inside the task run, never passed as a parameter
     # (Prefect stores parameters with the run)
     secrets = None if replay_dir is not None else source_secrets(sources)
-    return jobs.collect(store, sources, replay_dir=replay_dir, run_id=run_id, secrets=secrets)
+    return jobs.collect.collect(store, sources, replay_dir=replay_dir, run_id=run_id, secrets=secrets)
 
 
 @task(name="collect-source", task_run_name="collect-{source}", retries=COLLECT_RETRIES,
@@ -238,7 +246,7 @@ def collect_source_task(store: Store, source: str, replay_dir: str | None, run_i
     if first is not None and task_run.run_count <= 1:
         raise SourceUnreachable(first)
     secrets = None if replay_dir is not None else source_secrets([source])
-    outcome = jobs.collect_source(store, source, replay_dir=replay_dir, run_id=run_id, secrets=secrets)
+    outcome = jobs.collect.collect_source(store, source, replay_dir=replay_dir, run_id=run_id, secrets=secrets)
     if _transient(outcome, replay_dir):
         raise SourceUnreachable(outcome)
     return outcome
@@ -251,13 +259,15 @@ def _transient(outcome: SourceOutcome, replay_dir: str | None) -> bool:
 
 @task(name="analyze", persist_result=False)
 def analyze_task(store: Store, skip_unchanged: bool = False) -> dict:
-    return jobs.analyze_step(store, skip_unchanged=skip_unchanged)
+    """`jobs.analyze_step` (with the levels it changed, for the artifacts)."""
+    return jobs.analyze_step.analyze_step(store, skip_unchanged=skip_unchanged)
 
 
 @task(name="notify", persist_result=False)
 def notify_task(store: Store) -> Any:
-    # Slack's secrets are resolved here, inside the task run, never passed as a parameter
-    return jobs.notify(store, slack=slack_settings())
+    """`jobs.alerts.run_notify`; Slack's secrets are resolved here, inside the task run, never
+    passed as a parameter."""
+    return jobs.alerts.run_notify(store, now=utcnow(), settings=slack_settings())
 
 
 def _outcome_from_state(source: str, state: State) -> SourceOutcome:
@@ -272,39 +282,19 @@ def _outcome_from_state(source: str, state: State) -> SourceOutcome:
     return SourceOutcome(source, "failed", state.message or state.name or "task failed")
 
 
-class FlowSteps(CycleSteps):
-    """The cycle's steps (jobs.cycle.run_cycle composes them) as Prefect tasks: the collection as
-    one task (`collect_task`), a task of its own per source only for the retries of an unreachable
-    one, or for every source when the collection task failed; analyze skipped when its inputs are
-    unchanged, as `run --no-prefect` does; the report published with its artifacts."""
-
-    def __init__(self, *, skip_unchanged: bool = True):
-        super().__init__()
-        self.skip_unchanged = skip_unchanged
-
-    def collect(self, store: Store, sources: Sequence[str] | None, replay_dir: Any) -> list[SourceOutcome]:
-        names = list(sources) if sources else scrapers.enabled_sources()
-        run_id = str(flow_run.get_id() or "")
-        state = collect_task(store, names, replay_dir, run_id, return_state=True)
-        if state.is_failed() or state.is_crashed():    # Prefect logged why; each source on its own now
-            return [_outcome_from_state(name, collect_source_task(store, name, replay_dir, run_id,
-                                                                  return_state=True)) for name in names]
-        outcomes: list[SourceOutcome] = state.result()
-        return [_outcome_from_state(o.source, collect_source_task(store, o.source, replay_dir, run_id, first=o,
-                                                                  return_state=True))
-                if _transient(o, replay_dir) else o for o in outcomes]
-
-    def analyze(self, store: Store) -> dict:
-        return analyze_task(store, self.skip_unchanged)
-
-    def publish(self, store: Store, *, unchanged: bool = False) -> PublishedReport | None:
-        return _publish_report(store, unchanged=unchanged)
-
-    def notify(self, store: Store) -> Any:
-        return notify_task(store)
-
-    def failed(self, step: str, exc: BaseException) -> None:
-        """Prefect has logged the task's failure with its traceback already."""
+def collect_sources(store: Store, sources: Sequence[str] | None, replay_dir: str | None) -> list[SourceOutcome]:
+    """The collection as one task (`collect_task`); a task of its own per source only for the
+    retries of an unreachable one, or for every source when the collection task failed."""
+    names = jobs.collect.requested_sources(sources)
+    run_id = str(flow_run.get_id() or "")
+    state = collect_task(store, names, replay_dir, run_id, return_state=True)
+    if state.is_failed() or state.is_crashed():    # Prefect logged why; each source on its own now
+        return [_outcome_from_state(name, collect_source_task(store, name, replay_dir, run_id,
+                                                              return_state=True)) for name in names]
+    outcomes: list[SourceOutcome] = state.result()
+    return [_outcome_from_state(o.source, collect_source_task(store, o.source, replay_dir, run_id, first=o,
+                                                              return_state=True))
+            if _transient(o, replay_dir) else o for o in outcomes]
 
 
 # --- artifacts ----------------------------------------------------------------------------------------
@@ -324,7 +314,8 @@ def _publish_report(store: Store, *, now: datetime | None = None, report_dir: st
     """The cycle's publish step (jobs.publish: the HTML page, when BENCHWATCH_REPORT_DIR is set)
     with the overview as Prefect artifacts (a table and markdown) and, inside a flow run, a link
     artifact to the page. Never fails the run."""
-    published = publish_page(store, now=now, report_dir=report_dir, overview=True, unchanged=unchanged)
+    published = jobs.publish.publish_report(store, now=now, report_dir=report_dir, overview=True,
+                                            unchanged=unchanged)
     if published is None:
         return None
     try:
@@ -392,7 +383,7 @@ def collect(db_path: DbPath = None, sources: SourceList = None, replay_dir: Repl
     """
     store = _start(db_path)
     with writer_slot():
-        report = CycleReport(FlowSteps().collect(store, sources, replay_dir))
+        report = CycleReport(collect_sources(store, sources, replay_dir))
     return _finish(report, "collect")
 
 
@@ -405,8 +396,8 @@ def analyze(db_path: DbPath = None) -> CycleReport | State:
     """
     store = _start(db_path)
     report = CycleReport([])
-    with writer_slot():
-        jobs.analyze_into(report, FlowSteps(skip_unchanged=False), store)   # asked for: always computed
+    with writer_slot(), reported(report, "analyze", log_failure=False):
+        report.analysis = analyze_task(store, skip_unchanged=False)   # asked for: always computed
     return _finish(report, "analyze")
 
 
@@ -419,8 +410,8 @@ def notify(db_path: DbPath = None) -> CycleReport | State:
     """
     store = _start(db_path)
     report = CycleReport([])
-    with writer_slot():
-        jobs.notify_into(report, FlowSteps(), store)
+    with writer_slot(), reported(report, "notify", log_failure=False):
+        report.notification = notify_task(store)
     return _finish(report, "notify")
 
 
@@ -436,9 +427,18 @@ def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: Rep
         collect_only: Stop after collecting (no analysis, no alerts).
     """
     store = _start(db_path)
-    with writer_slot():   # the cycle of `benchwatch run --no-prefect`, each step a Prefect task
-        report = jobs.run_cycle(store, sources, replay_dir=replay_dir, collect_only=collect_only,
-                                steps=FlowSteps())
+    with writer_slot():   # the order of `benchwatch run --no-prefect` (jobs.cycle.run_cycle), each step a task
+        report = CycleReport(collect_sources(store, sources, replay_dir))
+        shutdown.check()
+        if not collect_only:
+            with reported(report, "analyze", log_failure=False):
+                report.analysis = analyze_task(store, skip_unchanged=True)
+            shutdown.check()
+            # before notify (the digest links to the page); never fails; a skipped analysis keeps the page
+            report.published = _publish_report(store, unchanged=report.analysis_skipped)
+            shutdown.check()                # never notify after a stop was asked for
+            with reported(report, "notify", log_failure=False):
+                report.notification = notify_task(store)
     return _finish(report, "pipeline")
 
 

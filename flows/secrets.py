@@ -1,7 +1,7 @@
 """The one resolver of the secrets benchwatch's sources need (issue 22: one owner).
 
 Secrets are resolved at the top — by the CLI (`benchwatch run --no-prefect`) and by the Prefect
-tasks (`flows.pipeline`) — and handed down to the jobs as plain values (`jobs.cycle.collect(...,
+tasks (`flows.pipeline`) — and handed down to the jobs as plain values (`jobs.collect.collect(...,
 secrets=...)`); nothing below `flows` reads the environment or Prefect for a secret, and a
 secret value is never a flow or task *parameter* (Prefect would store it with the run).
 
@@ -11,7 +11,7 @@ then, only when a Prefect API is configured (`prefect_api_hinted`: importing Pre
 seconds, and without an API a lookup would start a throw-away server to find nothing), the
 Prefect Secret block.
 Every value found is registered with `common.redact`. A secret found nowhere is simply absent
-from the result: the source that needs it is skipped with one line (jobs.cycle).
+from the result: the source that needs it is skipped with one line (jobs.collect).
 
 The Slack settings follow the same order (`slack_settings`): SLACK_WEBHOOK_URL or SLACK_BOT_TOKEN
 in the environment; else the Secret block `benchwatch-slack-webhook-url`, then

@@ -40,8 +40,8 @@ from common import shutdown
 from common.redact import one_line
 from alerts.corrections import correction_lines, correction_message
 from alerts.render import render_digest, title
-from alerts.slack import CONSOLE, Notifier, SlackSettings, destination, load_settings, make_notifier, \
-    notify_test_message, send_quietly
+from alerts.slack import (CONSOLE, Notifier, SlackSettings, destination, load_settings, make_notifier,
+                          notify_test_message, send_quietly)
 from storage import alerts as outbox
 from storage import corrections as table_corrections
 from storage import db

@@ -25,7 +25,7 @@ from typing import Callable
 
 import scrapers
 from common.redact import inert_text
-from jobs.cycle import ingest_file
+from jobs.ingest import ingest_file
 from scrapers.base import ScrapeError
 from storage.ingest import IngestRefused, IngestResult
 from storage.store import Store

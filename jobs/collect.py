@@ -2,7 +2,8 @@
 parse what is new with no connection open, and store it (one source never stops the others).
 
 Each step opens the database only for its writes (DuckDB allows one writing process), so a slow
-fetch never holds the file lock. `jobs.cycle` composes this step with analyze, publish and notify.
+fetch never holds the file lock. `jobs.cycle` and the Prefect flows compose this step with
+analyze, publish and notify.
 """
 
 from __future__ import annotations
@@ -390,6 +391,11 @@ def collect_releases(store: Store, scraper: scrapers.Scraper,
     return notes
 
 
+def requested_sources(sources: Sequence[str] | None) -> list[str]:
+    """The sources a collection fetches: those asked for, else every enabled source."""
+    return list(sources) if sources else scrapers.enabled_sources()
+
+
 def collect(store: Store, sources: Sequence[str] | None = None, *,
             replay_dir: str | os.PathLike | None = None, run_id: str = "",
             secrets: Mapping[str, str] | None = None) -> list[SourceOutcome]:
@@ -399,7 +405,7 @@ def collect(store: Store, sources: Sequence[str] | None = None, *,
     and records all that is unchanged or failed (an unchanged cycle opens the file once), and
     each source with new content is parsed with none open and stored in a connection of its own.
     """
-    names = list(sources) if sources else scrapers.enabled_sources()
+    names = requested_sources(sources)
     run_id = run_id or new_run_id()
     origin = "replay" if replay_dir is not None else "fetch"
     outcomes: dict[str, SourceOutcome] = {}

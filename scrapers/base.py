@@ -194,7 +194,7 @@ class Scraper:
 
     def release_urls(self, release: str) -> list[str]:
         """The URLs of one release named by `release_source` (primary first); each cycle fetches
-        the releases not stored yet (jobs/cycle.py). Default: none."""
+        the releases not stored yet (jobs/collect.py). Default: none."""
         return []
 
     def response_name(self, url: str) -> str:

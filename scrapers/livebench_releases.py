@@ -3,7 +3,7 @@ release (https://raw.githubusercontent.com/LiveBench/LiveBench/main/changelog.md
 
 Not collected on its own: `livebench` names it as its `release_source`, and each cycle of
 `livebench` reads this list and fetches every listed release it has not stored yet
-(`table_<release>.csv` + `categories_<release>.json`, jobs/cycle.py). Copies of the changelog can
+(`table_<release>.csv` + `categories_<release>.json`, jobs/collect.py). Copies of the changelog can
 be ingested (backfill): a snapshot with no score rows whose `meta["releases"]` is the list.
 
 Output: `meta["releases"]` = the releases as the site's files name them (`2025_11_25`), newest

@@ -27,7 +27,7 @@ from storage.threads import configured_threads
 from storage.migrations import latest_version, migrations, sequence_ids  # noqa: F401 - re-exported (the shipped schema)
 from storage import beside, lake, views
 from storage.frames import insert_frame, next_ids, quote_ident, registered_frame  # noqa: F401 - re-exported
-from storage.beside import NewDatabase, new_database  # noqa: F401 - re-exported (jobs.cycle's ingest)
+from storage.beside import NewDatabase, new_database  # noqa: F401 - re-exported (jobs.ingest)
 
 log = logging.getLogger("benchwatch.storage")
 

@@ -164,7 +164,7 @@ def real_history(real_history_backfilled, tmp_path_factory) -> Path:
     does). Shared by every test that asks for it: only read it (storage.query.run_query,
     read-only connections)."""
     from helpers import copy_db, docs_figures
-    from jobs.cycle import analyze
+    from jobs.analyze import analyze
     path = tmp_path_factory.mktemp("real-history-analyzed") / "history.duckdb"
     copy_db(real_history_backfilled, path)
     analyze(open_store(path), now=docs_figures().history_now(path))

@@ -23,7 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from jobs.cycle import analyze, flagged_suspects
+    from jobs.analyze import analyze
+    from jobs.analyze_step import flagged_suspects
     try:
         result = analyze(store_of(args))
     except StorageError as exc:

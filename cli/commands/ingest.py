@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from jobs.cycle import ingest_file
+    from jobs.ingest import ingest_file
     from scrapers.base import ScrapeError
     from storage.ingest import IngestRefused
     from jobs.outputs import Input

@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from jobs.cycle import reparse
+    from jobs.ingest import reparse
     outcomes = reparse(store_of(args), args.sources)
     if not outcomes:
         print("nothing to re-parse: no kept response failed to parse")

@@ -44,11 +44,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.no_prefect:
-            from flows.secrets import slack_settings, source_secrets   # the one resolver (environment, then
-            from jobs.cycle import CycleSteps                          # Prefect Secret blocks), handed down
+            # the one resolver (environment, then Prefect Secret blocks), handed down
+            from flows.secrets import slack_settings, source_secrets
             secrets = None if args.replay is not None else source_secrets(args.sources)
             report = run_cycle(store, args.sources, replay_dir=args.replay, collect_only=args.collect_only,
-                               steps=CycleSteps(secrets, slack=slack_settings))
+                               secrets=secrets, slack=slack_settings)
         else:
             from flows.pipeline import run_pipeline  # returns the report also when the flow run ends Failed
             from flows.secrets import password_to_environment

@@ -28,7 +28,7 @@ import pytest
 
 import scrapers
 from helpers import lane
-from jobs.cycle import ingest_file
+from jobs.ingest import ingest_file
 from scrapers import http
 from scrapers.base import ScrapeError
 from storage import db

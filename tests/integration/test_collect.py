@@ -11,8 +11,9 @@ import pytest
 
 import scrapers
 from cli.main import main
-from jobs.cycle import collect, collect_source, reparse
-from jobs.cycle import collect_source as collect_one
+from jobs.collect import collect, collect_source
+from jobs.ingest import reparse
+from jobs.collect import collect_source as collect_one
 from scrapers.base import ScrapeError
 from scrapers.http import Fetcher
 from storage.query import run_query
@@ -260,7 +261,7 @@ def test_release_discovery_fetches_unstored_releases_and_gives_up_on_unpublished
     as its own table (table_version = release); a release whose table 404s is reported, tried in
     RELEASE_MAX_MISSES collections, then no more (issue 21). The same through `collect`, which
     settles an unchanged changelog with the sources and reads its releases from the store."""
-    from jobs.cycle import RELEASE_MAX_MISSES
+    from jobs.collect import RELEASE_MAX_MISSES
 
     # `collect` builds its own Fetcher: the fast one here too (no politeness waits on 127.0.0.1)
     monkeypatch.setattr("jobs.collect.Fetcher", fast_fetcher)

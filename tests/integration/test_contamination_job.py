@@ -379,7 +379,7 @@ def test_calibrate_exit_code_contract(synced_db, tmp_path, monkeypatch, capsys):
 @needs(LCB / "livecodebench_generation_2024-02-26.json")
 @needs(LCB / "livecodebench_generation_2024-03-17.json")
 def test_livecodebench_snapshots_end_to_end(synced_db, tmp_path):
-    from jobs.cycle import ingest_file
+    from jobs.ingest import ingest_file
     path = synced_db
     ingest_file(open_store(path), "livecodebench", LCB / "livecodebench_generation_2024-02-26.json", observed_at="2024-02-26")
     with connect_synced(open_store(path)) as con:
@@ -415,7 +415,7 @@ def test_analyze_survives_a_single_source(synced_db, monkeypatch, capsys, source
     """The post-cutoff slice is empty (no model is dated after this source's material):
     `benchwatch analyze` used to end in `TypeError: Cannot cast DatetimeArray to dtype float64`."""
     import scrapers
-    from jobs.cycle import ingest_file
+    from jobs.ingest import ingest_file
     monkeypatch.setattr(type(scrapers.get(source)), "min_rows", 1)   # fixtures hold a few rows
     primary, aux = SINGLE_SOURCES[source]
     path = synced_db

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import scrapers.csv as csv_format
-from jobs.cycle import ingest_file
+from jobs.ingest import ingest_file
 from scrapers.base import ScrapeError
 from storage import db
 from storage.store import open_store

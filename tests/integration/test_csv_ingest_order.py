@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jobs.cycle import ingest_file
+from jobs.ingest import ingest_file
 from storage import db
 from tests.integration.test_csv_ingest import assert_same, both
 from storage.store import open_store

@@ -125,8 +125,8 @@ def test_a_full_disk_during_backfill_is_one_line_and_the_database_still_opens(tm
 @pytest.mark.slow
 def test_a_file_size_limit_during_analyze_is_one_line(tmp_path):
     path = tmp_path / "bw.duckdb"
-    from jobs import cycle
-    outcomes = cycle.collect(open_store(str(path)), ["swebench", "aider_polyglot", "livecodebench"], replay_dir=str(REPLAY))
+    from jobs.collect import collect
+    outcomes = collect(open_store(str(path)), ["swebench", "aider_polyglot", "livecodebench"], replay_dir=str(REPLAY))
     assert all(o.status == "new" for o in outcomes)
     done = _cli("analyze", "--db", str(path), limit_bytes=16 * 1024)
     assert done.returncode == 1, done.stderr

@@ -14,7 +14,8 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 import scrapers
-from jobs.cycle import collect_source, ingest_file
+from jobs.collect import collect_source
+from jobs.ingest import ingest_file
 from scrapers.base import MAX_RELEASES, MAX_TABLES, YAML_MAX_BYTES, YAML_MAX_NODES, ScrapeError
 from scrapers.http import Fetcher
 from storage.query import run_query

@@ -493,7 +493,7 @@ def test_replay_does_not_follow_links_out_of_its_folder_nor_read_procfs(synced_d
     folder) was read, refused for its NUL bytes and kept in `blobs` "for re-parsing" with the
     environment's SLACK_BOT_TOKEN in it (issue 24, item 12)."""
     import os
-    from jobs.cycle import collect
+    from jobs.collect import collect
     from storage.query import run_query
     token = "xoxb-1111-2222-" + "s3cr3tT0k3n"
     monkeypatch.setenv("SLACK_BOT_TOKEN", token)
@@ -525,7 +525,7 @@ def test_replay_does_not_follow_links_out_of_its_folder_nor_read_procfs(synced_d
 
 
 def test_a_replayed_file_that_fails_to_parse_is_not_kept(synced_db, tmp_path):
-    from jobs.cycle import collect
+    from jobs.collect import collect
     from storage.query import run_query
     replay = tmp_path / "replay" / "swebench"
     replay.mkdir(parents=True)

@@ -15,7 +15,7 @@ import pytest
 
 import analysis.contamination.a1
 import analysis.trends
-import jobs.cycle as cycle
+import jobs.collect
 from jobs.analyze import DAY_ONLY_PLAN, RESOLVED_STATE, analyze
 from helpers import reads_on_top
 from storage import db
@@ -45,7 +45,7 @@ FAST_SOURCES = ["arc_agi", "livecodebench", "knowledge_cutoffs"]
 
 def _analysed(tmp_path_factory, sources: list[str]) -> tuple[Path, datetime]:
     path = tmp_path_factory.mktemp("incr") / "base.duckdb"
-    cycle.collect(open_store(path), sources, replay_dir=REPLAY)
+    jobs.collect.collect(open_store(path), sources, replay_dir=REPLAY)
     now = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(days=1)
     result = analyze(open_store(path), now=now)
     assert result["plan"] == "full"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cli.main import main
-from jobs.cycle import ingest_file
+from jobs.ingest import ingest_file
 from jobs.saturation import run_saturation
 from storage import db
 from jobs.sync import connect_synced

@@ -13,7 +13,8 @@ import pytest
 
 import scrapers
 from cli.main import main
-from jobs.cycle import collect_source, ingest_file
+from jobs.collect import collect_source
+from jobs.ingest import ingest_file
 from scrapers import http
 from scrapers.base import ScrapeError
 from scrapers.normalize import AmbiguousScale, percent_scale, proportions_from

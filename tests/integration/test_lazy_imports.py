@@ -12,7 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from jobs.cycle import ingest_file
+from jobs.ingest import ingest_file
 from storage.store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]

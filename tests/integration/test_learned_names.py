@@ -13,7 +13,7 @@ import json
 
 import registry
 from cli.main import main
-from jobs.cycle import ingest_file
+from jobs.ingest import ingest_file
 from storage import db
 from storage.status import unknown
 from storage.store import open_store

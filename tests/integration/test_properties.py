@@ -125,7 +125,8 @@ def test_parse_keeps_every_good_row_with_the_right_scale(board):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(leaderboards())
 def test_parse_store_analyze_never_crashes(tmp_path_factory, board):
-    from jobs.cycle import analyze, ingest_file
+    from jobs.analyze import analyze
+    from jobs.ingest import ingest_file
     from storage.query import run_query
     content, base, percent, benches, bad = board
     d = tmp_path_factory.mktemp("prop")

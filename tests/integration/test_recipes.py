@@ -479,7 +479,7 @@ def follow_the_source_recipe(copy: Path) -> None:
 COLLECT_TOY = """
 import sys
 
-from jobs.cycle import collect
+from jobs.collect import collect
 from jobs.sync import connect_synced
 
 from storage.store import open_store

@@ -7,7 +7,8 @@ from datetime import datetime, timezone
 import pytest
 
 from cli.main import main
-from jobs.cycle import analyze, ingest_file
+from jobs.analyze import analyze
+from jobs.ingest import ingest_file
 from storage.store import open_store
 
 EVIL = "x><img src=x onerror=alert(1)"   # survives name cleaning (no closing >)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from analysis.saturation import saturation_index
-from jobs.cycle import ingest_file
+from jobs.ingest import ingest_file
 from jobs.saturation import run_saturation
 from jobs.sync import connect_synced
 from storage.saturation import read_saturation
@@ -182,7 +182,7 @@ def test_the_run_line_counts_tables_once():
     (a table × scope × population) — "saturation for 134 benchmark(s)" counted rows without an S."""
     import pandas as pd
 
-    from jobs.cycle import analysis_counts
+    from jobs.analyze_step import analysis_counts
     summary = pd.DataFrame({"table_id": ["a:x", "a:x", "a:x", "b:y", "c:z"],
                             "scope": ["all", "post_cutoff", "all", "all", "all"],
                             "population": ["models", "models", "systems", "models", "models"],

@@ -12,7 +12,8 @@ import pytest
 
 import scrapers
 from common import redact
-from jobs.cycle import CycleReport, SourceOutcome, collect, collect_source
+from jobs.collect import SourceOutcome, collect, collect_source
+from jobs.cycle import CycleReport
 from scrapers.http import Fetcher
 from storage.query import run_query
 from storage.store import open_store

@@ -19,7 +19,7 @@ import pytest
 
 from alerts.render import escape
 from fake_slack import FakeSlack
-from jobs import cycle as jobs
+from jobs.cycle import run_cycle
 from cli.main import main
 from storage import db as storage_db
 from storage.store import open_store
@@ -83,7 +83,7 @@ def test_secrets_never_reach_logs_output_the_database_or_artifacts(synced_db, tm
         logging.getLogger("benchwatch.alerts").warning("[alerts] delivery failed: %s", failed.error)
         slack.recover()
         assert make_notifier(load_settings()).send(render_digest([contamination("m")], now=NOW)).ok
-        report = jobs.run_cycle(open_store(path), SOURCES, replay_dir=str(REPLAY))
+        report = run_cycle(open_store(path), SOURCES, replay_dir=str(REPLAY))
         assert main(["-vv", "notify", "--db", path]) == 0
         assert slack.requests, "Slack was never called: the scan would prove nothing"
     out = capsys.readouterr()

@@ -15,7 +15,8 @@ from alerts.render import render_plain
 from alerts.engine import evaluate
 from alerts.rules import FIRING, RESOLVED
 from cli.main import main
-from jobs.cycle import collect_source, ingest_file
+from jobs.collect import collect_source
+from jobs.ingest import ingest_file
 from jobs.sync import connect_synced
 from storage.ingest import SHRINK_MAX_DROP
 from storage.query import run_query

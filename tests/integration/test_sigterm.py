@@ -25,7 +25,7 @@ import pytest
 
 from alerts.rules import Notification, fingerprint, make_labels
 from cli.main import main
-from jobs import cycle as jobs
+from jobs.collect import collect
 from storage import alerts as store
 from storage import db
 from storage.alert_records import Evaluation
@@ -48,7 +48,7 @@ def _note() -> Notification:
 
 
 def _seed(path: Path, sources: list[str] | None) -> Path:
-    jobs.collect(open_store(path), sources, replay_dir=REPLAY)
+    collect(open_store(path), sources, replay_dir=REPLAY)
     with db.connect(path) as con, db.transaction(con):
         store.write_evaluation(con, Evaluation(states=[], notifications=[_note()], events=[]), recorded_at=NOW)
     return path
@@ -90,7 +90,7 @@ def test_sigterm_turned_into_a_duckdb_error_stops_the_run(seeded_small, tmp_path
             time.sleep(5)
         except BaseException:                         # what DuckDB makes of it inside a statement
             raise RuntimeError("Query interrupted") from None
-    monkeypatch.setattr(jobs, "analyze", analysis_interrupted)
+    monkeypatch.setattr("jobs.analyze_step.analyze", analysis_interrupted)
     code = main(["run", "--no-prefect", "--replay", str(REPLAY), "--sources", "swebench", "--db", str(path)])
     assert ran and code == 143
     assert capsys.readouterr().err.strip().splitlines()[-1] == "benchwatch run: terminated (SIGTERM)"

@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 from cli.main import main
-from jobs.cycle import ingest_file
+from jobs.ingest import ingest_file
 from scrapers.base import ScrapeError
 from storage import db, registry_sync
 from storage.query import ReadOnlyViolation, run_query

@@ -92,7 +92,7 @@ def test_a_slack_retry_after_that_is_no_time_is_none():
 def test_a_replayed_tau2_folder_with_only_its_manifest_is_one_line_not_a_failure(synced_db, tmp_path):
     """The manifest without any submission it lists is no copy to replay: before, each run
     recorded a parse failure and the third paged Slack."""
-    from jobs.cycle import collect
+    from jobs.collect import collect
     from storage.query import run_query
     folder = tmp_path / "replay" / "tau2_bench"
     folder.mkdir(parents=True)

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import jobs.saturation as job
-from jobs.cycle import ingest_file
+from jobs.ingest import ingest_file
 from jobs.sync import connect_synced
 from storage.ingest import SHRINK_MAX_DROP
 from storage.query import run_query

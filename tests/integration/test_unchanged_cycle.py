@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+import jobs.collect
 import jobs.cycle as cycle
 import jobs.saturation
 import scrapers
@@ -82,7 +83,7 @@ def test_second_cycle_skips_parse_and_analysis_and_a_change_recomputes(synced_db
 def collected(tmp_path_factory) -> Path:
     """The replayed sources collected once; each test changes its own copy."""
     path = tmp_path_factory.mktemp("collected") / "f.duckdb"
-    cycle.collect(open_store(path), SOURCES, replay_dir=REPLAY)
+    jobs.collect.collect(open_store(path), SOURCES, replay_dir=REPLAY)
     return path
 
 

@@ -18,7 +18,7 @@ import duckdb
 import pytest
 
 import scrapers
-from jobs import cycle as jobs
+from jobs.collect import collect
 from helpers import lane
 from cli.main import EXIT_BUG, main
 from storage import db as storage_db
@@ -78,7 +78,7 @@ def _build(path: Path, state: str) -> None:
                "all": tuple(scrapers.enabled_sources())}.get(state)
     if sources is None:
         sources = (state.removeprefix("source:"),)
-    outcomes = jobs.collect(open_store(str(path)), list(sources), replay_dir=str(REPLAY))
+    outcomes = collect(open_store(str(path)), list(sources), replay_dir=str(REPLAY))
     assert all(o.status == "new" for o in outcomes), [o.line() for o in outcomes]
 
 
@@ -253,7 +253,7 @@ def test_a_source_without_a_recording_is_not_a_fetch_failure(tmp_path):
     replay = tmp_path / "replay"
     shutil.copytree(REPLAY / "swebench", replay / "swebench")
     path = tmp_path / "bw.duckdb"
-    outcomes = {o.source: o for o in jobs.collect(open_store(path), ["swebench", "bfcl"], replay_dir=replay)}
+    outcomes = {o.source: o for o in collect(open_store(path), ["swebench", "bfcl"], replay_dir=replay)}
     assert outcomes["swebench"].status == "new"
     assert outcomes["bfcl"].status == "failed" and "no recorded response" in outcomes["bfcl"].detail
     con = duckdb.connect(str(path), read_only=True)
@@ -342,7 +342,7 @@ def lake_templates(tmp_path_factory):
                 with storage_db.connect(url):
                     pass
             elif state == "all":
-                outcomes = jobs.collect(open_store(url), list(scrapers.enabled_sources()), replay_dir=str(REPLAY))
+                outcomes = collect(open_store(url), list(scrapers.enabled_sources()), replay_dir=str(REPLAY))
                 assert all(o.status == "new" for o in outcomes), [o.line() for o in outcomes]
             cache[state] = name
         return server, cache[state]

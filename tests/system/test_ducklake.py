@@ -113,11 +113,13 @@ def lake_url(server, tmp_path, monkeypatch, request):
 
 
 def _cycle(target: str) -> None:
-    from jobs import cycle
-    outcomes = cycle.collect(open_store(target), SOURCES, replay_dir=REPLAY)
+    from jobs.alerts import run_notify
+    from jobs.analyze import analyze
+    from jobs.collect import collect
+    outcomes = collect(open_store(target), SOURCES, replay_dir=REPLAY)
     assert [o.status for o in outcomes] == ["new"] * len(SOURCES), [o.line() for o in outcomes]
-    cycle.analyze(open_store(target), now=NOW)
-    cycle.notify(open_store(target), now=NOW)
+    analyze(open_store(target), now=NOW)
+    run_notify(open_store(target), now=NOW)
 
 
 def _counts(target: str) -> dict[str, int]:
@@ -197,8 +199,8 @@ def test_collect_analyze_notify_on_a_lake_equals_a_file(lake_url, tmp_path, monk
     pd.testing.assert_frame_equal(_table(lake_url, latest).drop(columns="observed_at"),
                                   _table(file_db, latest).drop(columns="observed_at"))
     # Re-collecting the same content stores nothing new (idempotent by content hash).
-    from jobs import cycle
-    again = cycle.collect(open_store(lake_url), SOURCES, replay_dir=REPLAY)
+    from jobs.collect import collect
+    again = collect(open_store(lake_url), SOURCES, replay_dir=REPLAY)
     assert {o.status for o in again} == {"unchanged"}
     assert _counts(lake_url)["snapshots"] == len(SOURCES)
     # benchwatch query reads the lake through the same bounded, read-only path.
@@ -263,7 +265,7 @@ def test_concurrent_ingests_store_each_snapshot_once_with_no_lost_rows(lake_url,
     processes at once, against the same files ingested one after another into a DuckDB file."""
     distinct = DISTINCT + _variants(tmp_path)
     file_db = str(tmp_path / "serial.duckdb")
-    from jobs.cycle import ingest_file
+    from jobs.ingest import ingest_file
     for source, path in [*distinct, SAME]:
         ingest_file(open_store(file_db), source, path)
     expected = _counts(file_db)

@@ -71,7 +71,9 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
     # The same input, run as plain functions into one DuckDB file: the reference.
     for name in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "PREFECT_API_URL"):
         monkeypatch.delenv(name, raising=False)
-    from jobs import cycle as jobs
+    from jobs.analyze import analyze
+    from jobs.collect import collect
+    from jobs.cycle import run_cycle
     history = []
     for i, readme in enumerate(SIMPLE_EVALS_HISTORY):
         step = tmp_path / f"history{i}" / "simple_evals"
@@ -84,11 +86,11 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
     file_db = str(tmp_path / "one.duckdb")
     for target in (file_db, lake_url):
         for h in history:
-            seeded = jobs.run_cycle(open_store(target), ["simple_evals"], replay_dir=h)
+            seeded = run_cycle(open_store(target), ["simple_evals"], replay_dir=h)
             assert seeded.ok, seeded.text()
-    jobs.collect(open_store(file_db), half_a, replay_dir=REPLAY)
-    jobs.collect(open_store(file_db), half_b, replay_dir=REPLAY)
-    jobs.analyze(open_store(file_db))
+    collect(open_store(file_db), half_a, replay_dir=REPLAY)
+    collect(open_store(file_db), half_b, replay_dir=REPLAY)
+    analyze(open_store(file_db))
 
     # Prefect server on PostgreSQL, two process workers.
     port = free_port()

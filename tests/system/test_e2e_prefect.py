@@ -38,7 +38,7 @@ import requests
 import yaml
 
 import scrapers
-from jobs import cycle as jobs
+from jobs.cycle import run_cycle
 from storage.store import open_store
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("servers")]
@@ -222,7 +222,7 @@ def test_pipeline_deployment_on_a_process_worker(server, fake_slack_process, tmp
     monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     for i in range(len(SIMPLE_EVALS_HISTORY)):
-        seeded = jobs.run_cycle(open_store(db_path), ["simple_evals"], replay_dir=tmp_path / f"history{i}")
+        seeded = run_cycle(open_store(db_path), ["simple_evals"], replay_dir=tmp_path / f"history{i}")
         assert seeded.ok, seeded.text()
 
     worker_env = {**env, "SLACK_WEBHOOK_URL": fake_slack_process["webhook_url"], "PREFECT_WORKER_QUERY_SECONDS": "2"}

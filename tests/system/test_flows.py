@@ -21,8 +21,9 @@ import pytest
 import yaml
 
 import scrapers
-from jobs import cycle as jobs
-from jobs.cycle import CycleReport, SourceOutcome
+from analysis.level_changes import LevelChange, level_changes
+from jobs.collect import SourceOutcome
+from jobs.cycle import CycleReport, run_cycle
 from storage.store import open_store
 
 pytestmark = pytest.mark.xdist_group("servers")   # starts Prefect's test server: one server test at a time
@@ -131,7 +132,7 @@ def test_summary_lists_failed_sources_and_errors_with_pipes_escaped():
     report = CycleReport([SourceOutcome("swebench", "new", "64 scores"),
                           SourceOutcome("lmarena", "failed", "HTTP 503 | Service Unavailable"),
                           SourceOutcome("bfcl", "unchanged", "same content as snapshot 3")],
-                         errors=["notify failed: RuntimeError: boom"])
+                         failures=["notify failed: RuntimeError: boom"])
     md = pl.summary_markdown(report, "pipeline")
     assert "Sources: 1 new snapshot(s), 1 unchanged, 1 failed." in md
     assert "| lmarena | HTTP 503 \\| Service Unavailable |" in md
@@ -173,11 +174,11 @@ def test_level_changes_name_each_table_that_moved_and_the_first_levels():
     after = pd.DataFrame({"table_id": ["mgsm:simple_evals", "gpqa:epoch", "swe:swebench", "new:x"],
                           "scope": ["all", "all", "all", "post_cutoff"], "population": ["models", "models", "systems", "models"],
                           "level": ["high", "high", "medium", "low"]})
-    changes = jobs.level_changes(before, after)
-    assert changes == [jobs.LevelChange("mgsm:simple_evals", "low", "high"),
-                       jobs.LevelChange("new:x (post_cutoff)", None, "low")]
-    assert jobs.level_changes(None, before)[2] == jobs.LevelChange("swe:swebench (systems)", None, "medium")
-    assert jobs.level_changes(before, before) == [] and jobs.level_changes(before, None) == []
+    changes = level_changes(before, after)
+    assert changes == [LevelChange("mgsm:simple_evals", "low", "high"),
+                       LevelChange("new:x (post_cutoff)", None, "low")]
+    assert level_changes(None, before)[2] == LevelChange("swe:swebench (systems)", None, "medium")
+    assert level_changes(before, before) == [] and level_changes(before, None) == []
 
 
 def test_summary_says_what_changed_this_run():
@@ -188,8 +189,8 @@ def test_summary_says_what_changed_this_run():
                          sent_titles=["MGSM (simple-evals): level low → high"])
     report = CycleReport([SourceOutcome("swebench", "new", "64 scores"), SourceOutcome("bfcl", "unchanged", "")],
                          analysis={"skipped": False, "level_changes": [
-                             jobs.LevelChange("mgsm:simple_evals", "low", "high"),
-                             jobs.LevelChange("gpqa:epoch", None, "high")]},
+                             LevelChange("mgsm:simple_evals", "low", "high"),
+                             LevelChange("gpqa:epoch", None, "high")]},
                          notification=note, published=PublishedReport(url="https://intranet.example/bw/report.html"))
     md = pl.summary_markdown(report, "pipeline")
     assert ("## What changed\n\n- New snapshots (1):\n  - swebench: 64 scores\n- Analysis: recomputed\n"
@@ -283,7 +284,7 @@ def fast_retries(monkeypatch):
 
 
 def _fake_collect(results: dict[str, list]):
-    """A stand-in for jobs.collect_source answering from per-source queues; records the calls."""
+    """A stand-in for jobs.collect.collect_source answering from per-source queues; records the calls."""
     calls: list[str] = []
 
     def fake(db_path, source, *, replay_dir=None, run_id="", fetcher=None, secrets=None):
@@ -296,12 +297,12 @@ def _fake_collect(results: dict[str, list]):
 
 
 def _use_fake(monkeypatch, fake) -> None:
-    """`fake` as jobs.collect_source, and jobs.collect (the flow's one collection task) made of it:
-    each source in turn, an exception raised out of the whole collection as jobs.collect does."""
+    """`fake` as jobs.collect.collect_source, and jobs.collect.collect (the flow's one collection task)
+    made of it: each source in turn, an exception raised out of the whole collection as the real one does."""
     def batch(db_path, sources=None, *, replay_dir=None, run_id="", secrets=None):
         return [fake(db_path, s, replay_dir=replay_dir, run_id=run_id) for s in sources]
-    monkeypatch.setattr(jobs, "collect_source", fake)
-    monkeypatch.setattr(jobs, "collect", batch)
+    monkeypatch.setattr("jobs.collect.collect_source", fake)
+    monkeypatch.setattr("jobs.collect.collect", batch)
 
 
 def test_an_unreachable_live_source_is_retried_and_a_parse_error_is_not(harness, db_path, monkeypatch, fast_retries):
@@ -377,8 +378,8 @@ def test_notify_runs_after_a_failed_analyze_and_the_run_fails(harness, db_path, 
     from flows import pipeline as pl
     def broken_analyze(db_path, **kwargs):
         raise ValueError("saturation table is inconsistent")
-    monkeypatch.setattr(jobs, "analyze", broken_analyze)
-    monkeypatch.setattr(jobs, "notify", lambda db_path, **kw: "1 notification(s) sent to the console")
+    monkeypatch.setattr("jobs.analyze_step.analyze", broken_analyze)
+    monkeypatch.setattr("jobs.alerts.run_notify", lambda db_path, **kw: "1 notification(s) sent to the console")
     state = pl.pipeline(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY), return_state=True)
     assert state.is_failed()
     assert "analyze failed: ValueError: saturation table is inconsistent" in state.message
@@ -419,8 +420,8 @@ def test_a_digest_slack_refused_fails_the_run(harness, db_path, monkeypatch):
         def __str__(self) -> str:
             return ("2 alert(s) firing (0 muted), 0 pending; 2 new notification(s); delivery to slack-webhook "
                     "failed (HTTP 404 no_service): 2 kept for the next run\n  - MGSM: saturation low → high")
-    monkeypatch.setattr(jobs, "analyze", lambda db_path, **kw: {"saturation": None, "suspects": None})
-    monkeypatch.setattr(jobs, "notify", lambda db_path, **kw: Undelivered())
+    monkeypatch.setattr("jobs.analyze_step.analyze", lambda db_path, **kw: {"saturation": None, "suspects": None})
+    monkeypatch.setattr("jobs.alerts.run_notify", lambda db_path, **kw: Undelivered())
     state = pl.pipeline(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY), return_state=True)
     assert state.is_failed()
     assert "notify: 2 alert(s) firing" in state.message and "2 kept for the next run" in state.message
@@ -446,7 +447,7 @@ def test_a_source_that_hangs_is_cut_off_by_the_task_timeout(harness, db_path, mo
 
 def test_summary_markdown_keeps_scraped_text_inert():
     from flows import pipeline as pl
-    from jobs.cycle import SourceOutcome
+    from jobs.collect import SourceOutcome
     evil = "bad cell <img src=x onerror=alert(1)> [click](http://evil.example) `code` | pipe"
     md = pl.summary_markdown(CycleReport([SourceOutcome("bfcl", "failed", evil)]), "collect")
     row = next(line for line in md.splitlines() if line.startswith("| bfcl |"))
@@ -482,7 +483,7 @@ def test_a_failed_analyze_is_an_exception_with_the_report(harness, db_path, monk
 
     def broken(db_path, **kwargs):
         raise ValueError("inconsistent")
-    monkeypatch.setattr(jobs, "analyze", broken)
+    monkeypatch.setattr("jobs.analyze_step.analyze", broken)
     state = pl.analyze(db_path=db_path, return_state=True)
     assert state.is_failed()
     exc = get_state_exception(state)
@@ -598,7 +599,7 @@ def test_run_without_prefect_and_the_pipeline_flow_do_the_same_work(harness, tmp
     plain_db, flow_db = str(tmp_path / "plain.duckdb"), str(tmp_path / "flow.duckdb")
 
     monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "plain-site"))
-    plain = jobs.run_cycle(open_store(plain_db), SAME_WORK_SOURCES, replay_dir=REPLAY)
+    plain = run_cycle(open_store(plain_db), SAME_WORK_SOURCES, replay_dir=REPLAY)
     monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "flow-site"))
     state = pl.pipeline(db_path=flow_db, sources=SAME_WORK_SOURCES, replay_dir=str(REPLAY), return_state=True)
     assert plain.ok and state.is_completed(), (plain.text(), state.message)
@@ -635,7 +636,7 @@ def test_run_without_prefect_and_the_pipeline_flow_do_the_same_work(harness, tmp
     # a second cycle over the same responses: both skip the unchanged analysis and keep the page
     written = {p: p.stat().st_mtime_ns for p in (plain.published.path, flowed.published.path)}
     monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "plain-site"))
-    again_plain = jobs.run_cycle(open_store(plain_db), SAME_WORK_SOURCES, replay_dir=REPLAY)
+    again_plain = run_cycle(open_store(plain_db), SAME_WORK_SOURCES, replay_dir=REPLAY)
     monkeypatch.setenv("BENCHWATCH_REPORT_DIR", str(tmp_path / "flow-site"))
     again = pl.pipeline(db_path=flow_db, sources=SAME_WORK_SOURCES, replay_dir=str(REPLAY), return_state=True)
     assert again.is_completed(), again.message

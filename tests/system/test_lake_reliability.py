@@ -340,10 +340,10 @@ def _orphans(url: str) -> list[str]:
 
 
 def _source_file(tmp_path: Path) -> Path:
-    from jobs import cycle
+    from jobs.collect import collect
     path = tmp_path / "source.duckdb"
-    outcomes = cycle.collect(open_store(str(path)), ["swebench", "livecodebench", "lmarena", "aider_polyglot", "livebench"],
-                             replay_dir=str(ROOT / "tests" / "fixtures" / "replay"))
+    outcomes = collect(open_store(str(path)), ["swebench", "livecodebench", "lmarena", "aider_polyglot", "livebench"],
+                       replay_dir=str(ROOT / "tests" / "fixtures" / "replay"))
     assert all(o.status == "new" for o in outcomes), [o.line() for o in outcomes]
     return path
 

@@ -85,7 +85,7 @@ def _sqlite_text(path: Path) -> str:
 @pytest.mark.slow
 def test_no_secret_reaches_prefects_database_artifacts_or_logs(lake_role, tmp_path, monkeypatch):
     from fake_slack import FakeSlack
-    from jobs import cycle as jobs
+    from jobs.cycle import run_cycle
 
     keyword = f"ducklake:postgres:{lake_role} password={PASSWORD}"
     host_port_db = lake_role.split("host=")[1].split()[0] + ":" + lake_role.split("port=")[1].split()[0]
@@ -105,7 +105,7 @@ def test_no_secret_reaches_prefects_database_artifacts_or_logs(lake_role, tmp_pa
     for i, readme in enumerate(SIMPLE_EVALS_HISTORY):
         (tmp_path / f"history{i}" / "simple_evals").mkdir(parents=True)
         shutil.copy(readme, tmp_path / f"history{i}" / "simple_evals" / "README.md")
-        seeded = jobs.run_cycle(open_store(keyword), ["simple_evals"], replay_dir=tmp_path / f"history{i}")
+        seeded = run_cycle(open_store(keyword), ["simple_evals"], replay_dir=tmp_path / f"history{i}")
         assert seeded.ok, seeded.text()
 
     from prefect.client.orchestration import get_client

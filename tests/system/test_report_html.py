@@ -28,7 +28,9 @@ import pytest
 import scrapers
 from alerts.render import render_digest, report_anchor
 from cli.main import main
-from jobs.cycle import analyze, collect, ingest_file
+from jobs.analyze import analyze
+from jobs.collect import collect
+from jobs.ingest import ingest_file
 from report.html import overview_markdown, overview_rows, render_report, slugs
 from storage.report import read_html_report
 from helpers import SNAPSHOTS, needs

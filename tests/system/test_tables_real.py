@@ -165,7 +165,7 @@ def newest_file(source: str, pattern: str, date: str) -> Path | None:
 @pytest.mark.slow
 def test_stored_per_table_s_matches_an_independent_recomputation_date_by_date(tmp_path):
     from jobs.backfill import plan_backfill
-    from jobs.cycle import ingest_file
+    from jobs.ingest import ingest_file
     from jobs.saturation import run_saturation
     from jobs.sync import connect_synced
 

@@ -311,7 +311,7 @@ def test_the_graph_sees_the_whole_project(project_graph):
     assert {"common", "storage", "analysis", "jobs", "flows", "cli"} <= set(layers)
     assert "storage.db" in graph and "cli.main" in graph
     assert "storage.db" in graph["storage.registry_sync"]          # a module-level edge
-    assert "jobs.cycle" in graph["cli.commands.analyze"]            # a function-level edge
+    assert "jobs.analyze" in graph["cli.commands.analyze"]          # a function-level edge
     assert sum(len(t) for t in graph.values()) > 100
 
 
