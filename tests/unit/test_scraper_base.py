@@ -88,7 +88,7 @@ DECODERS = {("json", "loads"), ("yaml", "safe_load"), ("yaml", "load"), ("pd", "
             ("csv", "reader"), ("csv", "DictReader")}
 # Functions that read a declaration file shipped with the package (never a response): they decode it
 # themselves and check every line (epoch's members, scrapers/epoch_members.csv).
-DECLARATION_READERS = {("epoch.py", "load_members")}
+DECLARATION_READERS = {("_epoch_members.py", "load_members")}
 
 
 def test_no_scraper_decodes_on_its_own():
