@@ -29,9 +29,9 @@ class Relation:
 
     name: str
     unit: str
-    compute: Callable[[Any, frozenset[str] | None], Any]
-    write: Callable[[Any, Any, frozenset[str] | None], None] | None = None
-    to_day: Callable[[Any, frozenset[str]], None] | None = None
+    compute: Callable[[Inputs, frozenset[str] | None], Any]
+    write: Callable[[Inputs, Any, frozenset[str] | None], None] | None = None
+    to_day: Callable[[Inputs, frozenset[str]], None] | None = None
 
 
 class Inputs:
