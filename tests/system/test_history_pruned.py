@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import jobs.relations.shared as shared
 import jobs.saturation as job
 from jobs.relations.shared import read_dated_history
 from dating_oracle import dated_history
@@ -104,7 +105,7 @@ def assert_same_as_full_history(path, tmp_path, monkeypatch, now: pd.Timestamp =
         pruned_rows, all_rows = len(read_dated_history(con)), len(full_history(con))
         job.run_saturation(con, now=now)
     with monkeypatch.context() as m:
-        m.setattr(job, "read_dated_history", full_history)
+        m.setattr(shared, "read_dated_history", full_history)   # where the saturation relations read it
         with connect_synced(open_store(full)) as con:
             job.run_saturation(con, now=now)
     got, want = stored(path), stored(full)
