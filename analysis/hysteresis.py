@@ -34,7 +34,7 @@ The proposal is then the furthest bin whose edge x clears by that edge's margin,
 flat margin is exactly the bin of (x - h) up, (x + h) down.
 
 The functions are pure (the clock is an argument): `analyze` recomputes every stored row's level
-from its series at its `now` (jobs/levels.py).
+from its series at its `now` (jobs/relations/levels.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ the registered contamination signals), and `benchwatch calibrate`.
 
 Glue only: reads through storage.contamination, statistics in analysis.cutoffs and
 analysis.contamination, writes through storage.contamination. The saturation index of the
-post-cutoff scope is the saturation job's (jobs/saturation.py), on the slices of `model_slices`.
+post-cutoff scope is a relation of its own (jobs/relations/post_cutoff.py), on the slices of `model_slices`.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
                       fresh_link: bool = True, latest: pd.DataFrame | None = None) -> pd.DataFrame:
     """Resolve model dates, compute post-cutoff slices and every contamination signal, store the run.
 
-    An incremental analysis (jobs/analyze.py) passes `fresh_a3`, the (source, benchmark) item
+    An incremental analysis (jobs/relations/contamination.py) passes `fresh_a3`, the (source, benchmark) item
     groups whose inputs changed (A3 is recomputed for those only), and `fresh_link` (False: A1
     and A2 are not recomputed); the other tests are the last run's, and every test's q-value is
     recomputed with this run's families. `latest`: the latest scores of every benchmark when the

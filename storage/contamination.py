@@ -225,6 +225,28 @@ def read_post_cutoff_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 # --- writes ------------------------------------------------------------------------------
 
+# The newest contamination run, as `read_last_run` reads it.
+_LAST_RUN = "(SELECT run_id FROM contamination_runs ORDER BY run_at DESC, run_id LIMIT 1)"
+
+
+def move_run_to_day(con: duckdb.DuckDBPyConnection, now: datetime, *, resolved_state: str) -> None:
+    """The newest run moved to the day of `now` without new data (jobs/relations/contamination.py):
+    its `run_at`, its post-cutoff scores' `window_end` (= now) and the `updated_at` of the open
+    suspicions it tested (analysis.contamination.suspicions: a run over the same data moves
+    nothing else; `resolved_state`: the state a run leaves alone), in one transaction."""
+    with transaction(con):
+        con.execute(f"UPDATE contamination_runs SET run_at = $now WHERE run_id = {_LAST_RUN}", {"now": now})
+        con.execute(f"""UPDATE post_cutoff_slices SET window_end = timezone('UTC', CAST($now AS TIMESTAMPTZ))
+                        WHERE run_id = {_LAST_RUN}""", {"now": now})
+        con.execute(f"""
+            UPDATE contamination_suspicions s SET updated_at = $now
+            WHERE s.state <> $resolved AND s.run_id = {_LAST_RUN} AND EXISTS (
+                SELECT 1 FROM contamination_signals t
+                WHERE t.run_id = s.run_id AND t.model = s.model AND t.benchmark = s.benchmark
+                  AND coalesce(t.source, '') = s.source AND t.signal = s.signal
+                  AND coalesce(t.detail, '') = s.detail)""", {"now": now, "resolved": resolved_state})
+
+
 def _suspicion_rows(suspicions: pd.DataFrame) -> pd.DataFrame:
     missing = set(SUSPICION_COLUMNS) - set(suspicions.columns)
     if missing:

@@ -35,7 +35,7 @@ INPUT_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-# the registry's tables: part of every unit's inputs (jobs/analyze.py)
+# the registry's tables: part of every unit's inputs (jobs/relations/step.py)
 REGISTRY_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(t for t in INPUT_TABLES
                                                                  if t[0] in ("benchmarks", "models", "aliases"))
 
@@ -101,6 +101,19 @@ def clear_fingerprint(con: duckdb.DuckDBPyConnection, part: str = "analyze") -> 
     con.execute("DELETE FROM analysis_inputs WHERE part = ?", [part])
 
 
+def day_sensitive_counts(con: duckdb.DuckDBPyConnection, now: datetime) -> tuple[int, int, int]:
+    """How many stored inputs lie after `now`: score rows (evaluated, else observed), dated items,
+    claimed release dates. Time only moves forward, so the same counts on a later day mean the
+    same rows: nothing came into the analysis's window (one statement)."""
+    row = con.execute("""
+        SELECT (SELECT count(*) FROM scores sc JOIN snapshots sn ON sn.id = sc.snapshot_id
+                WHERE coalesce(sc.evaluated_at, sn.observed_at) > $now),
+               (SELECT count(*) FROM item_results WHERE item_date > CAST($now AS DATE)),
+               (SELECT count(*) FROM model_cutoffs WHERE CAST(release_date AS TIMESTAMPTZ) > $now)""",
+                      {"now": now}).fetchone()
+    return (0, 0, 0) if row is None else (int(row[0]), int(row[1]), int(row[2]))
+
+
 # --- per-unit inputs (migration 030, issue 23: incremental analysis) ---------------------------
 
 def score_table_groups(con: duckdb.DuckDBPyConnection, now: datetime) -> pd.DataFrame:
@@ -113,7 +126,7 @@ def score_table_groups(con: duckdb.DuckDBPyConnection, now: datetime) -> pd.Data
     into the analysis). The snapshots enter per source, not per row: the scan of the score rows
     joins nothing (~40 % faster at 10M rows; a source's snapshot that changes marks each of its
     tables changed, not only those with rows in it). A row's models' dates are not in it: a
-    table's units see them through the models' own fingerprints (jobs/analyze.py, `models_in`)."""
+    table's units see them through the models' own fingerprints (jobs/relations/step.py, `models_in`)."""
     return con.execute("""
         WITH g AS (
             SELECT source, benchmark, coalesce(table_version, '') AS table_version, count(*) AS n,

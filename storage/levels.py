@@ -1,7 +1,7 @@
 """The stored committed saturation level (migration 020): read every snapshot-level row of the
 level series, write back `level`, `level_since`, `pending_bin`, `pending_count`, `pending_since` (055).
 
-The level itself is computed by analysis.hysteresis.series_levels (jobs/levels.py is the glue);
+The level itself is computed by analysis.hysteresis.series_levels (jobs/relations/levels.py is the relation);
 a series is analysis.constants.SERIES_KEY plus k and alpha. `saturation_latest` (SELECT * of
 `saturation`) shows the stored columns of each series' newest row.
 """

@@ -20,7 +20,7 @@ import pandas as pd
 
 from common.time import naive_utc_columns, utcnow
 from storage import history_kept as kept
-from storage.db import insert_frame, registered_frame, transaction
+from storage.db import insert_frame, quote_ident, registered_frame, transaction
 from storage.engine import duckdb
 from analysis.dating import RUNNING_BEST_SQL
 
@@ -345,55 +345,69 @@ def _upsert_saturation(con: duckdb.DuckDBPyConnection, sat: pd.DataFrame) -> int
     return int(new)
 
 
-def _run_frames(saturation: pd.DataFrame, trajectory: pd.DataFrame, frontier: pd.DataFrame, trends: pd.DataFrame,
-                run_at: datetime) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """One run's saturation, trajectory, frontier and trends rows in their tables' columns with
-    `run_at` (shared by the full and the incremental write); saturation rows must have `as_of`."""
-    sat = stamped_frame(saturation, SATURATION_COLUMNS, run_at, "saturation")
-    if sat["as_of"].isna().any():
-        raise ValueError("[storage] saturation: rows without as_of cannot be keyed")
-    return (sat, stamped_frame(trajectory, TRAJECTORY_COLUMNS, run_at, "saturation_trajectory"),
-            stamped_frame(frontier, FRONTIER_COLUMNS, run_at, "frontier"), stamped_frame(trends, TRENDS_COLUMNS, run_at, "trends"))
+# the derived tables a relation replaces unit by unit (jobs/relations): table -> its columns and
+# the columns of the slice one analysis owns (its parameters: the rows of another k are another's)
+UNIT_TABLES: dict[str, tuple[list[str], tuple[str, ...]]] = {
+    "saturation_trajectory": (TRAJECTORY_COLUMNS, ("scope", "k", "alpha")),
+    "frontier": (FRONTIER_COLUMNS, ("k",)),
+    "trends": (TRENDS_COLUMNS, ("k",)),
+}
 
 
-def store_saturation_run(con: duckdb.DuckDBPyConnection, *, saturation: pd.DataFrame, trajectory: pd.DataFrame,
-                         frontier: pd.DataFrame, trends: pd.DataFrame, scope: str, k: int, alpha: float,
-                         run_at: datetime, tables: pd.DataFrame | None = None) -> int:
-    """Write one analyze run's saturation results in one transaction; returns the new snapshot-level rows.
-
-    `saturation` rows replace rows of the same key; `trajectory` replaces the whole
-    (scope, k, alpha) slice, `frontier` and `trends` the whole k slice, `tables` (the
-    leaderboard tables, BENCHMARK_TABLES_COLUMNS) the whole `benchmark_tables`.
-    """
-    sat, traj, front, tr = _run_frames(saturation, trajectory, frontier, trends, run_at)
-    tabs = None if tables is None else stamped_frame(tables, BENCHMARK_TABLES_COLUMNS, run_at, "benchmark_tables")
+def replace_units(con: duckdb.DuckDBPyConnection, table: str, rows: pd.DataFrame, *, where: dict[str, object],
+                  units: list[str] | None, run_at: datetime) -> int:
+    """Replace the rows of the leaderboard tables `units` (None: every table) of `table`'s slice
+    `where` (its parameters: UNIT_TABLES) by `rows`, stamped with `run_at`, in one transaction: a
+    unit among them without rows now loses its rows; the other units' rows stay. Returns rows written."""
+    columns, keys = UNIT_TABLES[table]
+    if set(where) != set(keys):
+        raise ValueError(f"[storage] {table}: a slice is given by {list(keys)}, not {sorted(where)}")
+    frame = stamped_frame(rows, columns, run_at, table)
+    clauses = " AND ".join(f"{quote_ident(c)} = ?" for c in keys)
+    params = [where[c] for c in keys]
     with transaction(con):
-        new = _upsert_saturation(con, sat)
-        con.execute("DELETE FROM saturation_trajectory WHERE scope = ? AND k = ? AND alpha = ?", [scope, k, alpha])
-        if len(traj):
-            insert_frame(con, "saturation_trajectory", traj)
-        con.execute("DELETE FROM frontier WHERE k = ?", [k])
-        if len(front):
-            insert_frame(con, "frontier", front)
-        con.execute("DELETE FROM trends WHERE k = ?", [k])
-        if len(tr):
-            insert_frame(con, "trends", tr)
-        if tabs is not None:
-            con.execute("DELETE FROM benchmark_tables")
-            if len(tabs):
-                insert_frame(con, "benchmark_tables", tabs)
-    log.info("[saturation] stored %d snapshot-level row(s) (%d new), %d trajectory point(s), %d frontier point(s), "
-             "%d trend row(s)", len(sat), new, len(traj), len(front), len(tr))
-    return int(new)
+        if units is None:
+            con.execute(f"DELETE FROM {quote_ident(table)} WHERE {clauses}", params)
+        else:
+            con.execute(f"DELETE FROM {quote_ident(table)} WHERE {clauses} AND list_contains(?, table_id)",
+                        [*params, sorted(units)])
+        if len(frame):
+            insert_frame(con, table, frame)
+    log.info("[saturation] %s: %d row(s) of %s table(s) stored", table, len(frame),
+             "every" if units is None else len(units))
+    return len(frame)
+
+
+def store_benchmark_tables(con: duckdb.DuckDBPyConnection, tables: pd.DataFrame) -> None:
+    """Replace `benchmark_tables` as a whole by `tables` (BENCHMARK_TABLES_COLUMNS and `run_at`:
+    kept rows keep theirs)."""
+    tabs = tables[[*BENCHMARK_TABLES_COLUMNS, "run_at"]].copy()
+    tabs["run_at"] = pd.to_datetime(tabs["run_at"], utc=True).dt.tz_localize(None)   # stored and new rows: naive UTC
+    with transaction(con):
+        con.execute("DELETE FROM benchmark_tables")
+        if len(tabs):
+            insert_frame(con, "benchmark_tables", tabs)
+
+
+def move_trends_to_day(con: duckdb.DuckDBPyConnection, day: pd.DataFrame) -> int:
+    """Write the day-relative columns of stored trend rows (`day`: table_id, k, as_of, stale_days,
+    computed by analysis.trends.at_day) back onto their rows. Returns the rows moved."""
+    if not len(day):
+        return 0
+    day = day[["table_id", "k", "as_of", "stale_days"]].copy()
+    day["as_of"] = pd.to_datetime(day["as_of"]).astype("datetime64[us]")
+    with registered_frame(con, day) as rel, transaction(con):
+        con.execute(f"""UPDATE trends t SET as_of = CAST(f.as_of AS TIMESTAMPTZ), stale_days = f.stale_days
+                        FROM {rel} f WHERE t.table_id = f.table_id AND t.k = f.k""")
+    log.info("[saturation] %d trend row(s) moved to the day", len(day))
+    return len(day)
 
 
 def store_scope_saturation(con: duckdb.DuckDBPyConnection, saturation: pd.DataFrame, *, scope: str,
                            run_at: datetime) -> int:
-    """Snapshot-level saturation rows of one scope (e.g. `post_cutoff`), replaced on their key.
-
-    Only the `saturation` table: the trajectory, frontier and trends of storage.saturation's
-    run are those of scope `all` and are left alone. Returns the number of new keys.
-    """
+    """Snapshot-level saturation rows of one scope (`all`, `post_cutoff`), replaced on their key
+    (table_id, as_of, scope, population, k, alpha): a history, so rows of other days stay.
+    Returns the number of new keys."""
     missing = set(SATURATION_COLUMNS) - set(saturation.columns)
     if missing:
         raise ValueError(f"[storage] saturation ({scope}): frame lacks column(s) {sorted(missing)}")
@@ -406,45 +420,4 @@ def store_scope_saturation(con: duckdb.DuckDBPyConnection, saturation: pd.DataFr
     with transaction(con):
         new = _upsert_saturation(con, sat)
     log.info("[saturation] stored %d %s row(s) (%d new)", len(sat), scope, new)
-    return int(new)
-
-
-def store_saturation_tables(con: duckdb.DuckDBPyConnection, *, table_ids: list[str], saturation: pd.DataFrame,
-                            trajectory: pd.DataFrame, frontier: pd.DataFrame, trends: pd.DataFrame,
-                            tables: pd.DataFrame, day_trends: pd.DataFrame, scope: str, k: int, alpha: float,
-                            run_at: datetime) -> int:
-    """Write an incremental run (jobs/analyze.py) in one transaction; returns the new snapshot-level rows.
-
-    The trajectory, frontier and trends of the tables `table_ids` are replaced by theirs (a table
-    among them without rows now loses its rows); `day_trends` (the other tables' stored trends with
-    their day-relative columns recomputed: as_of, stale_days) are written back onto their rows;
-    `tables` replaces `benchmark_tables` as a whole (stored rows keep their run_at)."""
-    sat, traj, front, tr = _run_frames(saturation, trajectory, frontier, trends, run_at)
-    tabs = tables[[*BENCHMARK_TABLES_COLUMNS, "run_at"]].copy()
-    tabs["run_at"] = pd.to_datetime(tabs["run_at"], utc=True).dt.tz_localize(None)   # stored and new rows: naive UTC
-    day = day_trends[["table_id", "k", "as_of", "stale_days"]].copy()
-    ids = sorted(table_ids)
-    with transaction(con):
-        new = _upsert_saturation(con, sat)
-        con.execute("DELETE FROM saturation_trajectory WHERE scope = ? AND k = ? AND alpha = ? "
-                    "AND list_contains(?, table_id)", [scope, k, alpha, ids])
-        if len(traj):
-            insert_frame(con, "saturation_trajectory", traj)
-        con.execute("DELETE FROM frontier WHERE k = ? AND list_contains(?, table_id)", [k, ids])
-        if len(front):
-            insert_frame(con, "frontier", front)
-        con.execute("DELETE FROM trends WHERE k = ? AND list_contains(?, table_id)", [k, ids])
-        if len(tr):
-            insert_frame(con, "trends", tr)
-        if len(day):
-            day["as_of"] = pd.to_datetime(day["as_of"]).astype("datetime64[us]")
-            with registered_frame(con, day) as rel:
-                con.execute(f"""UPDATE trends t SET as_of = CAST(f.as_of AS TIMESTAMPTZ), stale_days = f.stale_days
-                                FROM {rel} f WHERE t.table_id = f.table_id AND t.k = f.k""")
-        con.execute("DELETE FROM benchmark_tables")
-        if len(tabs):
-            insert_frame(con, "benchmark_tables", tabs)
-    log.info("[saturation] %d table(s) recomputed: stored %d snapshot-level row(s) (%d new), %d trajectory point(s), "
-             "%d frontier point(s), %d trend row(s); %d other trend row(s) moved to the day", len(ids), len(sat), new,
-             len(traj), len(front), len(tr), len(day))
     return int(new)

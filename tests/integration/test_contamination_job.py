@@ -432,7 +432,7 @@ def test_analyze_survives_a_single_source(synced_db, monkeypatch, capsys, source
 
 def test_post_cutoff_saturation_on_an_empty_scope():
     from jobs.contamination import with_item_dates
-    from jobs.saturation import post_cutoff_saturation
+    from jobs.relations.post_cutoff import post_cutoff_saturation
     latest = pd.DataFrame({"source": "s", "benchmark": "b", "model": ["m1", "m2"], "score": [0.5, 0.6],
                            "n_items": 100, "stderr": np.nan, "metric": "proportion", "snapshot_id": 1,
                            "observed_at": pd.Timestamp("2025-01-01")})

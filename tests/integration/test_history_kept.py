@@ -12,7 +12,7 @@ import shutil
 import pandas as pd
 import pytest
 
-import jobs.saturation as job
+from jobs.relations.shared import read_dated_history
 from helpers import reads_on_top
 from jobs.sync import connect_synced
 from storage import saturation as store
@@ -47,7 +47,7 @@ def _whole(path, tmp_path) -> pd.DataFrame:
     copy = tmp_path / "whole.duckdb"
     shutil.copyfile(path, copy)
     with connect_synced(open_store(copy)) as con:
-        return job.read_dated_history(con)
+        return read_dated_history(con)
 
 
 def _kept_rows(con) -> pd.DataFrame:
@@ -61,7 +61,7 @@ def _stored_after_whole_read(path, tmp_path) -> tuple[pd.DataFrame, pd.DataFrame
     shutil.copyfile(path, copy)
     with connect_synced(open_store(copy)) as con:
         con.execute("DELETE FROM history_kept; DELETE FROM history_kept_basis")
-        job.read_dated_history(con, keep=True)
+        read_dated_history(con, keep=True)
         return _kept_rows(con), con.execute("SELECT * EXCLUDE (stored_at) FROM history_kept_basis ORDER BY ALL").df()
 
 
@@ -96,7 +96,7 @@ def test_a_read_on_top_of_the_kept_rows_gives_the_whole_read(synced_db, tmp_path
     _history_with_late_snapshots(path, seed)
     with connect_synced(open_store(path)) as con:
         first_hidden = _hide_last(con)
-        job.read_dated_history(con, keep=True)                   # what the last analysis read and kept
+        read_dated_history(con, keep=True)                   # what the last analysis read and kept
         con.execute("INSERT INTO scores SELECT * FROM hidden")   # then the newer snapshots came
         con.execute("DROP TABLE hidden")
         if sql:
@@ -106,7 +106,7 @@ def test_a_read_on_top_of_the_kept_rows_gives_the_whole_read(synced_db, tmp_path
     want = _whole(path, tmp_path)
     on_top = reads_on_top(monkeypatch)
     with connect_synced(open_store(path)) as con:
-        got = job.read_dated_history(con, keep=True, reuse=True)
+        got = read_dated_history(con, keep=True, reuse=True)
         kept_rows = _kept_rows(con)
         basis = con.execute("SELECT * EXCLUDE (stored_at) FROM history_kept_basis ORDER BY ALL").df()
     pd.testing.assert_frame_equal(got, want, check_exact=True)
@@ -127,13 +127,13 @@ def test_a_read_that_stores_nothing_reuses_nothing(synced_db, monkeypatch):
     path = synced_db
     _history_with_late_snapshots(path, 0)
     with connect_synced(open_store(path)) as con:
-        job.read_dated_history(con)
+        read_dated_history(con)
         assert con.execute("SELECT count(*) FROM history_kept").fetchone()[0] == 0
-        job.read_dated_history(con, keep=True)
+        read_dated_history(con, keep=True)
         n = con.execute("SELECT count(*) FROM history_kept").fetchone()[0]
         assert n > 0
         con.execute("UPDATE history_kept SET score = -1")          # a kept row the read must not trust
         on_top = reads_on_top(monkeypatch)
-        whole = job.read_dated_history(con, keep=True)            # a full analysis' read: whole, stored again
+        whole = read_dated_history(con, keep=True)            # a full analysis' read: whole, stored again
         assert on_top == [] and (whole["score"] != -1).all()
         assert con.execute("SELECT count(*) FROM history_kept WHERE score = -1").fetchone()[0] == 0

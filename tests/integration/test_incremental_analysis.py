@@ -1,7 +1,7 @@
 """Incremental analysis per table (issue 23): after one source changed, `analyze` recomputes only
 the tables (and A3 item groups) whose inputs changed, and every analysis table is the same as a
 full analyze of a copy gives; a new day without new data recomputes only the day-relative
-columns (jobs/analyze.py, storage.fingerprint, migration 030)."""
+columns (jobs/analyze.py, jobs/relations/step.py, storage.fingerprint, migration 030)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ import pytest
 import analysis.contamination.a1
 import analysis.trends
 import jobs.collect
-from jobs.analyze import DAY_ONLY_PLAN, RESOLVED_STATE, analyze
+from jobs.analyze import DAY_ONLY_PLAN, analyze
+from jobs.relations.contamination import RESOLVED_STATE
 from helpers import reads_on_top
 from storage import db
 from storage.store import open_store
@@ -140,7 +141,7 @@ def _check_one_changed_source(analysed, tmp_path, monkeypatch, source, a3, link)
         computed.extend(sorted(set(df["table_id"])))
         return real(df, **kwargs)
 
-    monkeypatch.setattr("jobs.saturation.trends_table", traced)
+    monkeypatch.setattr("jobs.relations.trends.trends_table", traced)
     on_top = reads_on_top(monkeypatch)    # per read, the benchmarks read on top of their kept rows
     result = analyze(open_store(inc), now=later)
     with db.connect(inc, read_only=True) as con:
@@ -155,7 +156,7 @@ def _check_one_changed_source(analysed, tmp_path, monkeypatch, source, a3, link)
     assert set(computed) <= ours and len(ours) < n_tables
     read_on_top = [b for read in on_top for b in read]
     assert read_on_top and set(read_on_top) <= {t.split(":")[0] for t in ours}, on_top
-    monkeypatch.setattr("jobs.saturation.trends_table", real)
+    monkeypatch.setattr("jobs.relations.trends.trends_table", real)
     full_result = analyze(open_store(full), now=later, incremental=False)
     assert full_result["plan"] == "full"
     assert_same_results(inc, full)
@@ -180,12 +181,15 @@ def test_a_new_day_without_new_data_recomputes_only_the_day_relative_columns(ana
             return real(df, *args, **kwargs)
         return call
 
-    import jobs.saturation
-    for name in ("trends_table", "saturation_trajectory", "saturation_table"):
-        monkeypatch.setattr(jobs.saturation, name, on_no_rows(getattr(jobs.saturation, name)))
+    import jobs.relations.shared
+    import jobs.relations.trajectory
+    import jobs.relations.trends
+    for module, name in ((jobs.relations.trends, "trends_table"), (jobs.relations.trajectory, "saturation_trajectory"),
+                         (jobs.relations.shared, "saturation_table")):
+        monkeypatch.setattr(module, name, on_no_rows(getattr(module, name)))
     for name in ("analysis.contamination.a1.a1_one", "analysis.contamination.a3.a3_one"):
         monkeypatch.setattr(name, boom)
-    monkeypatch.setattr("jobs.analyze.plan_analysis", boom)     # not even planned: the stored results move
+    monkeypatch.setattr("jobs.relations.step.plan", boom)     # not even planned: the stored results move
     result = analyze(open_store(inc), now=next_day)
     assert result["plan"] == DAY_ONLY_PLAN and not result["skipped"]
     monkeypatch.undo()

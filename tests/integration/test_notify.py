@@ -17,7 +17,7 @@ import pandas as pd
 
 from analysis.constants import SATURATION_BINS
 from analysis.saturation import bin_index
-from jobs.levels import run_levels
+from jobs.relations.levels import run_levels
 import pytest
 
 from alerts.slack import SlackWebhookNotifier

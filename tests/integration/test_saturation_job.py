@@ -156,7 +156,7 @@ def test_the_latest_tables_are_computed_beside_the_history_read_in_the_callers_c
     import contextvars
     import threading
 
-    import jobs.saturation as js
+    import jobs.relations.shared as js
     probe_var: contextvars.ContextVar[str] = contextvars.ContextVar("probe_var", default="unset")
     seen = []
     real = js.saturation_table

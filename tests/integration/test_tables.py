@@ -9,9 +9,11 @@ import pandas as pd
 import pytest
 
 import jobs.saturation as job
+from jobs.relations.shared import read_dated_history
+from jobs.relations.post_cutoff import post_cutoff_saturation
 from dating_oracle import dated_history
 from registry import tables as rt
-from storage import db
+from storage import db, reads
 from storage import saturation as store
 from storage.db import insert_frame
 from jobs.sync import connect_synced
@@ -207,7 +209,7 @@ def test_post_cutoff_scope_is_per_table_too():
     latest["observed_at"] = pd.Timestamp("2024-07-01")
     slices = pd.DataFrame({"benchmark": "humaneval", "model": [f"m{i}" for i in range(5)], "status": "post"})
     registry = pd.DataFrame({"id": ["humaneval"], "n_items": [164], "ceiling": [1.0], "chance": [0.0]})
-    sat = job.post_cutoff_saturation(latest, slices, registry).set_index("table_id")
+    sat = post_cutoff_saturation(latest, slices, registry).set_index("table_id")
     assert sorted(sat.index) == ["humaneval:evalplus", "humaneval:simple_evals"]
     assert sat.loc["humaneval:simple_evals", "s_index"] > 0.9 > sat.loc["humaneval:evalplus", "s_index"]
     assert list(sat.loc["humaneval:evalplus", "sources"]) == ["evalplus"]
@@ -227,8 +229,8 @@ def test_a_release_date_from_another_source_never_moves_an_evaluated_result(sync
     fill(synced_db, snaps, rows, dates=[("deepseek-chat", "epoch", "2025-12-01"), ("undated", "epoch", "2025-02-01")])
     caplog.set_level("INFO", logger="benchwatch.analysis.dating")
     with connect_synced(open_store(synced_db)) as con:
-        full = dated_history(store.read_score_history(con), job.reads.read_model_date_claims(con))
-        pruned = job.read_dated_history(con)
+        full = dated_history(store.read_score_history(con), reads.read_model_date_claims(con))
+        pruned = read_dated_history(con)
         job.run_saturation(con, now=NOW)
         frontier = con.execute("SELECT as_of, frontier_model FROM frontier ORDER BY as_of").df()
         trend_end = con.execute("SELECT trend_end FROM trends").fetchone()[0]

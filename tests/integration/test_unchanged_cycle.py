@@ -13,7 +13,7 @@ import pytest
 
 import jobs.collect
 import jobs.cycle as cycle
-import jobs.saturation
+import jobs.relations.step
 import scrapers
 from storage import db
 from storage import fingerprint as fp
@@ -48,13 +48,13 @@ def test_second_cycle_skips_parse_and_analysis_and_a_change_recomputes(synced_db
     assert {o.status for o in first.outcomes} == {"new"}
 
     calls = {"analysis": 0}
-    real = jobs.saturation.run_saturation
+    real = jobs.relations.step.materialize
 
     def counted(*args, **kwargs):
         calls["analysis"] += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(jobs.saturation, "run_saturation", counted)
+    monkeypatch.setattr(jobs.relations.step, "materialize", counted)
     for name in SOURCES:   # an unchanged cycle must not parse
         monkeypatch.setattr(type(scrapers.get(name)), "parse_checked", _boom)
     opened = opens(monkeypatch)

@@ -586,12 +586,12 @@ def test_run_without_prefect_and_the_pipeline_flow_do_the_same_work(harness, tmp
     """Before: only the flow published the HTML report, and only `run` skipped an unchanged analysis."""
     import json
     from flows import pipeline as pl
-    from jobs import saturation as saturation_job
+    from jobs.relations import step as relations_step
     for name in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "BENCHWATCH_REPORT_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     computed = []
-    real = saturation_job.run_saturation
-    monkeypatch.setattr(saturation_job, "run_saturation", lambda *a, **kw: computed.append(1) or real(*a, **kw))
+    real = relations_step.materialize
+    monkeypatch.setattr(relations_step, "materialize", lambda *a, **kw: computed.append(1) or real(*a, **kw))
     # both runs fetch at one instant: a result without a date of its own is dated at its fetch, so
     # fetches seconds apart moved the pages' calendar-time charts (CI: an axis tick 475.0 vs 475.1 px)
     import scrapers.http

@@ -14,7 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import jobs.relations.shared as shared
 import jobs.saturation as job
+from jobs.relations.shared import read_dated_history
 from dating_oracle import dated_history
 from helpers import SNAPSHOTS, docs_figures, needs
 from storage import reads
@@ -30,7 +32,7 @@ TABLES = {"saturation": ["table_id", "scope", "population", "as_of"],
 
 
 def full_history(con, benchmarks=None, **_) -> pd.DataFrame:
-    """The reference: every stored result, dated in pandas (what `job.read_dated_history` returns;
+    """The reference: every stored result, dated in pandas (what `read_dated_history` returns;
     its storing and reuse of kept rows are not the reference's business)."""
     assert benchmarks is None
     return dated_history(store.read_score_history(con), reads.read_model_date_claims(con))
@@ -100,10 +102,10 @@ def assert_same_as_full_history(path, tmp_path, monkeypatch, now: pd.Timestamp =
     full = tmp_path / "full.duckdb"
     shutil.copy(path, full)
     with connect_synced(open_store(path)) as con:
-        pruned_rows, all_rows = len(job.read_dated_history(con)), len(full_history(con))
+        pruned_rows, all_rows = len(read_dated_history(con)), len(full_history(con))
         job.run_saturation(con, now=now)
     with monkeypatch.context() as m:
-        m.setattr(job, "read_dated_history", full_history)
+        m.setattr(shared, "read_dated_history", full_history)   # where the saturation relations read it
         with connect_synced(open_store(full)) as con:
             job.run_saturation(con, now=now)
     got, want = stored(path), stored(full)
