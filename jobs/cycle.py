@@ -37,7 +37,8 @@ from jobs.sync import connect_synced
 from storage.csv_ingest import FileStamp, ingest_csv
 from scrapers.csv import CsvLayout, native_layout
 from jobs.analyze import analyze as run_analyze
-from storage.ingest import IngestResult, parse_observed_at, record_fetches, Response, store_snapshot, load_blob, unparsed_responses
+from storage.ingest import IngestResult, parse_observed_at, store_snapshot
+from storage.responses import Response, load_blob, record_fetches, unparsed_responses
 
 if TYPE_CHECKING:
     from alerts.slack import SlackSettings

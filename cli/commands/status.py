@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     print(text_table(sources) if sources.rows else "  (nothing collected yet: run `benchwatch run`)")
     print()
     if held is not None and held.rows:
-        from storage.ingest import SHRINK_MAX_DROP
+        from storage.shrink_guard import SHRINK_MAX_DROP
         print(f"held snapshots ({len(held.rows)}): a table dropped more than its source's shrink limit of its rows "
               f"(default {SHRINK_MAX_DROP:.0%}, against the table's recent maximum; each reason states the limit "
               "used); those tables are kept out of latest_scores and the analysis (the snapshot's others are used); "
