@@ -9,9 +9,9 @@ its packages are benchwatch's (`foreign_packages`), and the parser loads only th
 from __future__ import annotations
 
 import argparse
-import atexit
-import gc
+import errno as errno_names
 import importlib
+import importlib.util
 import logging
 import os
 import signal
@@ -243,8 +243,6 @@ def environment_failure(exc: BaseException) -> str | None:
     """What to tell a person when `exc` (or an exception it came from) is the machine's doing: a
     full disk, a file size limit, a read-only file system, a permission, PostgreSQL gone. None
     for anything else (a bug)."""
-    import errno as errno_names
-
     from storage.engine import duckdb
     from common.errors import exception_chain
     from storage.lake import connection_lost
@@ -296,7 +294,6 @@ def foreign_packages(packages: tuple[str, ...] = _PACKAGES, home: Path = _HOME) 
     The names are generic (`storage`, `common`, `cli`, …; docs/architecture.md says why they
     stay): a distribution that installs one of them earlier on the path would shadow ours and
     break benchwatch in confusing ways. Cheap (a path lookup per name, nothing imported)."""
-    import importlib.util
 
     found = []
     for name in packages:
@@ -309,15 +306,6 @@ def foreign_packages(packages: tuple[str, ...] = _PACKAGES, home: Path = _HOME) 
             where = places[0] if places else (spec.origin if spec else "nowhere")
             found.append(f"{name!r} from {where}")
     return found
-
-
-def skip_final_collections() -> None:
-    """At interpreter exit (atexit), the collector stops looking at the objects the process made
-    (`gc.freeze`): Python's shutdown otherwise runs full collections over every object pandas,
-    numpy and DuckDB created at import, whose memory goes back with the process anyway (kept
-    because the `cold` bench line is at least 10 % slower without it). Connections are closed,
-    and files flushed, by the commands themselves, before this runs."""
-    atexit.register(gc.freeze)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -335,8 +323,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    if argv is None:     # the process's own command line (console script, python -m cli); not a test's main([...])
-        skip_final_collections()
     foreign = foreign_packages()
     if foreign:
         print(f"benchwatch: top-level package(s) {', '.join(foreign)}, not from this benchwatch ({_HOME}): "
