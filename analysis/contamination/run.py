@@ -122,7 +122,7 @@ def summarize_placebo(placebo: pd.DataFrame, trials: int, th: Thresholds = Thres
 def _unit_share_ci(hits: np.ndarray, n: np.ndarray) -> tuple[float, float, float]:
     """`_share_ci` with placebo models as the clusters and t_{units−1} for the few of them (one
     unit: no interval, [0, 1])."""
-    from scipy import stats   # on first use: ~0.3 s to import
+    from scipy import stats   # on first use: scipy.stats is the heaviest import of the analysis
     if len(n) < 2:
         p = float(hits.sum() / n.sum()) if n.sum() else float("nan")
         return p, 0.0, 1.0
