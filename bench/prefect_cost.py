@@ -26,10 +26,13 @@ import subprocess
 import sys
 import time
 from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
 import requests
+
+from storage import db, fingerprint
 
 REPO = Path(__file__).resolve().parents[1]
 REPLAY = REPO / "tests" / "fixtures" / "replay"
@@ -154,8 +157,6 @@ def _as_if_yesterday(path: Path) -> None:
     """What a new UTC day does to an unchanged store: the stored analysis fingerprint (which hashes
     the day) is one of another day, its summary kept; the fingerprint without the day still matches,
     so the next cycle moves the day-relative columns only (jobs/analyze.py)."""
-    from datetime import datetime, timezone
-    from storage import db, fingerprint
     with db.connect(path) as con:
         summary = fingerprint.stored_summary(con)
         fingerprint.store_fingerprint(con, "the fingerprint of the day before", datetime.now(timezone.utc),

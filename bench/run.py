@@ -58,7 +58,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from analysis.trajectory import saturation_trajectory  # noqa: E402
 from bench.goals import PAGE, measured, summary, write_page  # noqa: E402
+from bench.prefect_cost import bench_prefect  # noqa: E402
 from bench.synthetic import (changed_source, fresh_copy, random_history, synthetic_db,  # noqa: E402
                              write_scores_csv, year_of_hourly_fetches)
 
@@ -148,7 +150,6 @@ def plain_list_trajectory(df, k: int = 5) -> list[tuple[str, object, list[float]
 
 
 def bench_trajectory(fracs: list[float], quick: bool) -> None:
-    from analysis.trajectory import saturation_trajectory
     n_bench, full = TRAJECTORY["quick" if quick else "full"]
     sizes, ours_t = [], []
     for f in fracs:
@@ -396,7 +397,6 @@ def main() -> None:
             shutil.rmtree(here, ignore_errors=True)
         if "prefect" in only:
             # Its own median of `rounds` deployed runs (a server and a worker are started once).
-            from bench.prefect_cost import bench_prefect
             bench_prefect(tmp, ENV, line, repeat=rounds, measured=measured)
     all_met = summary(rounds)
     took = time.perf_counter() - t0

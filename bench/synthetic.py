@@ -9,10 +9,15 @@ import shutil
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+import pandas as pd
+
+from jobs.sync import connect_synced
+from storage.engine import duckdb
+from storage.store import open_store
+
 
 def random_history(n_bench: int, n_models: int, seed: int = 0):
-    import numpy as np
-    import pandas as pd
     rng = np.random.default_rng(seed)
     n = n_bench * n_models
     days = rng.integers(0, 1500, n)
@@ -25,8 +30,6 @@ def random_history(n_bench: int, n_models: int, seed: int = 0):
 def write_scores_csv(path: Path, n_rows: int, reject_share: float = 0.0, seed: int = 2) -> None:
     """n_rows unique (model, benchmark) scores; `reject_share` of them repeat an earlier row's
     (model, benchmark) with another score (rejected as duplicates)."""
-    import numpy as np
-    import pandas as pd
     rng = np.random.default_rng(seed)
     n_bench = 1000
     n_unique = int(n_rows * (1 - reject_share))
@@ -54,8 +57,6 @@ def synthetic_db(path: Path, n_models: int, n_bench: int, n_weeks: int, n_items:
     source b mod n_sources), each with its own weekly snapshot."""
     src = "'csv'" if n_sources == 1 else f"printf('syn%02d', b % {n_sources})"
     src_w = "'csv'" if n_sources == 1 else f"printf('syn%02d', s)"
-    from jobs.sync import connect_synced
-    from storage.store import open_store
     with connect_synced(open_store(path)) as con:
         con.execute("SET preserve_insertion_order = false")
         con.execute(f"""
@@ -110,7 +111,6 @@ def fresh_copy(db: Path, build: Callable[[Path], None]) -> None:
 def changed_source(path: Path, source: str) -> int:
     """A new weekly snapshot of `source` (one week after its newest): its newest rows again, each
     score moved a little (what a collection of a changed page stores); returns its row count."""
-    import duckdb
     with duckdb.connect(str(path)) as con:
         last, new = con.execute("SELECT max(id) FILTER (WHERE source = ?), max(id) + 1 FROM snapshots",
                                 [source]).fetchone()
@@ -129,7 +129,6 @@ def changed_source(path: Path, source: str) -> int:
 def year_of_hourly_fetches(db: Path) -> int:
     """Add a year of hourly collections to the fetch log: each hour every URL of the cycle's first
     run again, unchanged (one run in 97 failed with an HTTP 503, retried successfully the next hour)."""
-    import duckdb
     con = duckdb.connect(str(db))
     try:
         con.execute("""
