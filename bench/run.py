@@ -54,6 +54,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -227,8 +228,11 @@ def bench_ingest(fracs: list[float], quick: bool, tmp: Path) -> None:
 
 # --- analyze at scale -----------------------------------------------------------------------
 
-def bench_analyze(fracs: list[float], quick: bool, tmp: Path, scale: float = 1.0, double: bool = True) -> None:
+def bench_analyze(fracs: list[float], quick: bool, tmp: Path, scale: float = 1.0, double: bool = True,
+                  done: Callable[[], None] | None = None) -> None:
+    """The largest size first (its goal; then `done()`), the smaller growth sizes, then twice the history."""
     full = HISTORY["quick" if quick else "full"]
+    fracs = sorted(fracs, reverse=True)
     sizes, ours_t, rss_t = [], [], []
     for f in fracs:
         size = {**full, "n_models": max(20, int(full["n_models"] * f)),
@@ -238,12 +242,14 @@ def bench_analyze(fracs: list[float], quick: bool, tmp: Path, scale: float = 1.0
         sizes.append(size["n_models"] * size["n_bench"])
         ours_t.append(wall)
         rss_t.append(rss)
-        last = f == fracs[-1]
+        last = f == fracs[0]
         line("analyze", f"{f:4.0%} {size['n_models']} models x {size['n_bench']} benchmarks x {size['n_weeks']} weeks "
              f"({rows / 1e6:.1f} M rows) + {size['n_items']} items x {size['n_item_models']} models: "
              f"{wall:6.1f} s, peak RSS {rss / 1024:6.0f} MiB (goal <= 1024 MiB; setup {setup:.0f} s)",
              measured(f"analyze ({rows / 1e6:.1f}M rows): peak RSS", rss / 1024, 1024, "MiB") if last else None)
-    line("analyze", slope(sizes, ours_t))
+        if last and done is not None:
+            done()
+    line("analyze", slope(sizes[::-1], ours_t[::-1]))
     if not double:
         return
     # Twice the 100 % history (twice the models, so twice the rows of every table): memory must not
@@ -251,8 +257,8 @@ def bench_analyze(fracs: list[float], quick: bool, tmp: Path, scale: float = 1.0
     size = {**full, "n_models": history_size(quick, scale)["n_models"] * 2}
     wall, rss, setup = _analyze_once(tmp, "2x", size)
     rows = size["n_models"] * size["n_bench"] * size["n_weeks"]
-    rss_exp = math.log(rss / rss_t[-1]) / math.log(2)
-    time_exp = math.log(wall / ours_t[-1]) / math.log(2)
+    rss_exp = math.log(rss / rss_t[0]) / math.log(2)
+    time_exp = math.log(wall / ours_t[0]) / math.log(2)
     line("analyze", f" 2x {size['n_models']} models x {size['n_bench']} benchmarks x {size['n_weeks']} weeks "
          f"({rows / 1e6:.1f} M rows): {wall:6.1f} s, peak RSS {rss / 1024:6.0f} MiB (goal <= 1536 MiB; setup "
          f"{setup:.0f} s); from 100 %: time exponent {time_exp:.2f}, peak RSS exponent {rss_exp:.2f} "
@@ -371,6 +377,21 @@ def main() -> None:
     rounds = args.repeat if args.repeat is not None else (1 if args.quick else 5)
     fracs = [f * args.scale for f in FRACS]
     t0 = time.perf_counter()
+    writing = not args.no_write and ((not args.quick and only == set(everything)) or args.write)
+    command = " ".join(["python bench/run.py", *sys.argv[1:]])
+    size = ("Sizes: the goals' own (full)." if args.scale == 1 and not args.quick else
+            f"Sizes: **{'the quick ones' if args.quick else 'the full ones'}"
+            f"{f' at {args.scale:g}' if args.scale != 1 else ''}**, not the "
+            "goals' own: a smaller history than the goal names (each line's label gives its size).")
+    left = [m for m in everything if m not in only]
+    scope = size + (f" Measures left out: {', '.join(left)}." if left else " Every measure.")
+
+    def checkpoint(after: str) -> None:
+        """The page as it stands, so that a run stopped later still leaves what it measured."""
+        if writing:
+            write_page(PAGE, rounds, command, scope + f" **Written while running, after {after}**: the lines "
+                       "measured after it are missing (the run was stopped, or is still running).")
+
     with tempfile.TemporaryDirectory(prefix="benchwatch-bench-") as tmp_dir:
         tmp = Path(tmp_dir)
         proc([sys.executable, "-c", WARM_UP])   # writes the bytecode of every module measured below
@@ -381,6 +402,7 @@ def main() -> None:
             here.mkdir()
             if rounds > 1:
                 print(f"--- round {r + 1} of {rounds} (load {os.getloadavg()[0]:.1f})", flush=True)
+            where = f"round {r + 1}'s"
             if "trajectory" in only:
                 bench_trajectory(sizes, args.quick)
             if "cold" in only:
@@ -389,11 +411,13 @@ def main() -> None:
                 bench_cycle(here)
             if "ingest" in only:
                 bench_ingest(sizes, args.quick, tmp)
+                checkpoint(f"{where} ingest")
             if "incremental" in only:
                 bench_incremental(args.quick, tmp, round_no=r, scale=args.scale)
+                checkpoint(f"{where} incremental")
             if "analyze" in only:
                 bench_analyze(sizes if not args.quick else [0.5 * args.scale, args.scale], args.quick, tmp,
-                              scale=args.scale)
+                              scale=args.scale, done=lambda: checkpoint(f"{where} analyze at the largest size"))
             shutil.rmtree(here, ignore_errors=True)
         if "prefect" in only:
             # Its own median of `rounds` deployed runs (a server and a worker are started once).
@@ -401,14 +425,8 @@ def main() -> None:
     all_met = summary(rounds)
     took = time.perf_counter() - t0
     print(f"suite: {took / 60:.0f} min; {'every goal met' if all_met else 'some goals missed'}")
-    whole = not args.quick and only == set(everything)
-    if not args.no_write and (whole or args.write):
-        size = ("Sizes: the goals' own (full)." if args.scale == 1 and not args.quick else
-                f"Sizes: **{'the quick ones' if args.quick else f'{args.scale:g} of the full ones'}**, not the "
-                "goals' own: a smaller history than the goal names (each line's label gives its size).")
-        left = [m for m in everything if m not in only]
-        scope = size + (f" Measures left out: {', '.join(left)}." if left else " Every measure.")
-        write_page(PAGE, rounds, " ".join(["python bench/run.py", *sys.argv[1:]]), scope)
+    if writing:
+        write_page(PAGE, rounds, command, scope)
 
 
 if __name__ == "__main__":
