@@ -339,14 +339,14 @@ def bench_cold(tmp: Path) -> None:
     base = BARE_DUCKDB
     times = {name: float("inf") for name in cases}
     t_base = float("inf")
-    for _ in range(5):                       # interleaved: the same minute for every command
+    for _ in range(10):                      # interleaved: the same minute for every command
         t_base = min(t_base, proc(base)[0])
         for name, args in cases.items():
             times[name] = min(times[name], proc(args)[0])
     for name, t in times.items():
         ratio = t / t_base
         line("cold", f"benchwatch {name:<7} {t:5.2f} s vs python -c 'import duckdb' {t_base:5.2f} s -> {ratio:4.2f}x "
-             f"(goal <= 1.5x{'' if name != '--help' else '; not a goal, shown'}; best of 5, interleaved)",
+             f"(goal <= 1.5x{'' if name != '--help' else '; not a goal, shown'}; best of 10, interleaved)",
              measured(f"cold: {name} vs import duckdb", ratio, 1.5) if name != "--help" else None)
 
 
