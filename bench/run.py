@@ -419,6 +419,8 @@ def main() -> None:
                 bench_analyze(sizes if not args.quick else [0.5 * args.scale, args.scale], args.quick, tmp,
                               scale=args.scale, done=lambda: checkpoint(f"{where} analyze at the largest size"))
             shutil.rmtree(here, ignore_errors=True)
+            if "prefect" in only or r + 1 < rounds:
+                checkpoint(f"round {r + 1}")
         if "prefect" in only:
             # Its own median of `rounds` deployed runs (a server and a worker are started once).
             bench_prefect(tmp, ENV, line, repeat=rounds, measured=measured)
