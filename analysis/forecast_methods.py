@@ -3,7 +3,7 @@ a track record"): each sees one table's frontier as it stood at an origin (`Past
 the frontier some days ahead, with its own interval where it has one.
 
 - `persistence` (no change: F(o)), the baseline every MAE stands beside;
-- `theil_sen`: the trailing-year Theil-Sen slope of analysis.trends.frontier_trend ending at o,
+- `theil_sen`: the trailing-year Theil-Sen slope of analysis.frontier_trend.frontier_trend ending at o,
   anchored at F(o): F(o) + max(slope, 0) h, capped at the ceiling; its own interval from the
   slope's 80 % CI;
 - `logistic`: analysis.logistic fitted to the records dated <= o (at least
@@ -25,7 +25,7 @@ from scipy.special import ndtri
 
 from analysis.constants import BACKTEST_NOMINAL, DAYS_PER_YEAR, FORECAST_HORIZON_YEARS, FORECAST_MIN_RECORDS
 from analysis.logistic import _jacobian, fit_logistic, logistic, logistic_time_to
-from analysis.trends import TREND_NO_DATA, frontier_trend
+from analysis.frontier_trend import TREND_NO_DATA, frontier_trend
 
 PERSISTENCE, THEIL_SEN, LOGISTIC, DAMPED = "persistence", "theil_sen", "logistic", "damped_theil_sen"
 

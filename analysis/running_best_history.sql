@@ -45,7 +45,7 @@ dated AS (
 ),
 -- per (table, metric, population, has an underlying model, date) its first row, best score first
 -- (NaN above every number, NULL last, as ORDER BY score DESC NULLS LAST sorts), then lowest row id:
--- an aggregate into a few hundred groups, not a window sorting every row (~0.3 s of ~1.4 s per range)
+-- an aggregate into a few hundred groups, not a window sorting every row (the sort was most of a range's time)
 firsts AS (
     SELECT arg_max(_rid, row(score IS NOT NULL, coalesce(score, 0), -_rid)) AS _rid
     FROM dated GROUP BY benchmark, source, _tv, metric, _pop, _no_under, _date

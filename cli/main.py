@@ -9,7 +9,9 @@ its packages are benchwatch's (`foreign_packages`), and the parser loads only th
 from __future__ import annotations
 
 import argparse
+import errno as errno_names
 import importlib
+import importlib.util
 import logging
 import os
 import signal
@@ -242,8 +244,6 @@ def environment_failure(exc: BaseException) -> str | None:
     """What to tell a person when `exc` (or an exception it came from) is the machine's doing: a
     full disk, a file size limit, a read-only file system, a permission, PostgreSQL gone. None
     for anything else (a bug)."""
-    import errno as errno_names
-
     from storage.engine import duckdb
     from common.errors import exception_chain
     from storage.lake import connection_lost
@@ -295,7 +295,6 @@ def foreign_packages(packages: tuple[str, ...] = _PACKAGES, home: Path = _HOME) 
     The names are generic (`storage`, `common`, `cli`, …; docs/architecture.md says why they
     stay): a distribution that installs one of them earlier on the path would shadow ours and
     break benchwatch in confusing ways. Cheap (a path lookup per name, nothing imported)."""
-    import importlib.util
 
     found = []
     for name in packages:

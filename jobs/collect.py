@@ -22,7 +22,8 @@ from common.console import REPORTED
 from scrapers.base import ParsedSnapshot, Scraper, ScrapeError
 from scrapers.http import FetchResult, Fetcher, ReplayFetcher, fetch_source
 from storage import db
-from storage.ingest import Response, known_snapshots, record_fetches, store_blobs, store_snapshot
+from storage.ingest import known_snapshots, store_snapshot
+from storage.responses import Response, record_fetches, store_blobs
 from storage.release_list import listed_releases
 from jobs.sync import connect_synced
 from common.redact import redact_url

@@ -24,8 +24,8 @@ from scrapers.csv import CsvLayout, native_layout
 from scrapers.http import FileRefused, read_capped
 from storage import db
 from storage.csv_ingest import FileStamp, ingest_csv
-from storage.ingest import (IngestResult, Response, load_blob, parse_observed_at, record_fetches, store_snapshot,
-                            unparsed_responses)
+from storage.ingest import IngestResult, parse_observed_at, store_snapshot
+from storage.responses import Response, load_blob, record_fetches, unparsed_responses
 from storage.store import FileStore, Store
 
 CSV_SOURCE = "csv"     # the generic long-format CSV: read and validated inside DuckDB when it can be

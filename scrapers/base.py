@@ -136,7 +136,7 @@ class Scraper:
     page: ClassVar[str] = ""            # the leaderboard a person reads (links in the report); '' = urls[0]
     min_rows: ClassVar[int] = 1          # fewer kept rows than this is a ScrapeError
     # The share of a table's rows a new snapshot may drop before the shrink guard holds it
-    # (storage.ingest.SHRINK_MAX_DROP when None); raise it only for a board that prunes on purpose.
+    # (storage.shrink_guard.SHRINK_MAX_DROP when None); raise it only for a board that prunes on purpose.
     shrink_max_drop: ClassVar[float | None] = None
     # How the page names a row's model (variant markers, agent systems): data that registry.identity
     # applies (common.naming); handed down with the rows and by `scrapers.naming_rules()`.

@@ -41,9 +41,10 @@ from storage.checks_sql import (CHECK_STAGES, DUPLICATE_STAGE, N_REASON_KEYS, PA
                                 reason_keys)
 from storage.db import next_ids, quote_ident, registered_frame, transaction
 from storage.engine import duckdb
-from storage.ingest import (IngestResult, Response, logged, canonical_duplicate_reason, canonical_duplicate_warning,
+from storage.ingest import (IngestResult, logged, canonical_duplicate_reason, canonical_duplicate_warning,
                             check_observed_after_release, finish_snapshot, known_snapshot,
-                            parse_observed_at, snapshot_hash, store_blobs)
+                            parse_observed_at, snapshot_hash)
+from storage.responses import Response, store_blobs
 from storage.registry_sync import NameMapper
 from storage.csv_cells import CsvReading, Lines, cell_tables, one_row, temp_table  # noqa: F401 - CsvReading re-exported
 

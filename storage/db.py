@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import shlex
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -88,7 +89,6 @@ def _is_wal_replay_error(exc: Exception) -> bool:
 def _wal_advice(path: str, exc: Exception) -> str:
     """What to do with a database whose write-ahead log DuckDB cannot replay (one line, DuckDB's
     reason last). Nothing is moved automatically: the log may hold the only copy of the last changes."""
-    import shlex
     wal = f"{path}.wal"
     reason = _first_line(exc)
     reason = reason.split('": ', 1)[1] if '": ' in reason else reason     # the part after the quoted path

@@ -9,19 +9,10 @@ Guards applied here, for every origin (ingest, fetch, replay, reparse):
   in the future would shadow every later snapshot forever) and no earlier than the release of
   every benchmark in the snapshot minus `OBSERVED_BEFORE_RELEASE_GRACE` (leaderboards often go
   live some weeks before their paper's date, which is the registry's release_date).
-- **Shrink guard**: a snapshot in which some table — a benchmark's scores of one
-  `table_version` (a release, a board: a top-30 list is its own table, never compared with the
-  full one), or a benchmark's item results — has dropped more than `SHRINK_MAX_DROP` of the rows
-  of the table's recent maximum (the largest of the previous usable snapshot of the same source
-  that has that table and those within `SHRINK_LOOKBACK` before it, back to the newest accepted or
-  confirmed one: gradual shrinking is held too) is stored with status `held` and the tables that
-  shrank in `held_tables`: those are kept out of `latest_scores`, `latest_item_results` and the
-  analysis; its other tables are used (the table is the unit). A truncated download (a CSV or markdown table cut at a
-  line boundary: a new user's was cut to 55 %) looks exactly like this. A source that prunes on
-  purpose sets its own limit (`Scraper.shrink_max_drop`). It is released when a later
-  *collection* (fetch or replay, not a re-ingested file) sees the same content again (status
-  `confirmed`: the source really serves it) or by `benchwatch accept SNAPSHOT` (status
-  `accepted`).
+- **Shrink guard** (storage/shrink_guard.py): a snapshot in which some table shrank by more than
+  `SHRINK_MAX_DROP` of its recent maximum is stored with status `held`; only the tables that shrank
+  are kept out. Released when a later collection sees the same content again (`confirmed`) or by
+  `benchwatch accept SNAPSHOT` (`accepted`).
 - **One row per canonical name**: two rows of one snapshot whose names map to the same
   (benchmark, model, setting) of one table (`table_version`) — `o3` and `O3` — are both stored (distinct `model_raw`); all but
   the first get an `excluded_reason`, so the analysis sees one, and a warning says so.
@@ -32,9 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import zlib
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
@@ -44,6 +33,8 @@ from common.snapshot import ParsedSnapshot
 from storage.db import insert_frame, next_ids, transaction
 from storage.engine import duckdb
 from storage.registry_sync import NameMapper
+from storage.responses import Response, store_blobs
+from storage.shrink_guard import confirm_held, shrink_check
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -52,13 +43,6 @@ OBSERVED_AT_MAX_SKEW = timedelta(days=1)
 # How long before a benchmark's registry release_date (its paper's date) a leaderboard may
 # already have published scores for it.
 OBSERVED_BEFORE_RELEASE_GRACE = timedelta(days=90)
-# A snapshot that drops more than this share of a table's rows (vs the source's previous usable
-# snapshot of that table) is held; a source that prunes on purpose sets Scraper.shrink_max_drop.
-SHRINK_MAX_DROP = 0.20
-# The guard compares with the table's largest size over this span before a snapshot (and always
-# with the previous snapshot), back to the newest snapshot accepted or confirmed: a table that
-# shrinks a little at a time (100 -> 81 -> 66 -> 54, each step under the limit) is held too.
-SHRINK_LOOKBACK = timedelta(days=90)
 SNAPSHOT_STATUSES = ("ok", "held", "confirmed", "accepted")
 
 
@@ -105,18 +89,6 @@ def check_observed_after_release(con: duckdb.DuckDBPyConnection, benchmarks: Seq
     if pd.Timestamp(observed_at) < release - OBSERVED_BEFORE_RELEASE_GRACE:
         raise IngestRefused(f"observed-at {observed_at:%Y-%m-%d} is before benchmark {row[0]} existed "
                             f"(released {release:%Y-%m-%d}, grace {OBSERVED_BEFORE_RELEASE_GRACE.days} days)")
-
-
-@dataclass(frozen=True)
-class Response:
-    """One response as received: its file name (URL's last path segment) and raw bytes."""
-
-    file_name: str
-    content: bytes
-
-    @cached_property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.content).hexdigest()
 
 
 @dataclass
@@ -191,7 +163,7 @@ def known_snapshots(con: duckdb.DuckDBPyConnection, contents: Sequence[tuple[str
     held = sorted(sid for sid, status in found.values() if status == "held")
     confirmed = set(held) if held and origin in ("fetch", "replay") else set()
     if confirmed:
-        _confirm_held(con, held, now)
+        confirm_held(con, held, now)
     return [None if i is None else IngestResult(source, "unchanged", i, sha, confirmed=i in confirmed)
             for (source, _), sha, i in zip(contents, shas, ids)]
 
@@ -345,93 +317,6 @@ def _canonical_duplicates(scores: pd.DataFrame, benchmarks: pd.Series, models: p
     return excluded, warnings
 
 
-def shrink_max_drop(own: float | None) -> float:
-    """The share of a table's rows a snapshot may drop before it is held: the source's own limit
-    (`Scraper.shrink_max_drop`, handed down with its rows) when it declares one, else SHRINK_MAX_DROP."""
-    return SHRINK_MAX_DROP if own is None else float(own)
-
-
-def shrink_reason(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int, observed_at: datetime, *,
-                  max_drop: float | None = None) -> str:
-    """Why snapshot `snapshot_id` (its rows already written) must be held, or '' (`shrink_check`)."""
-    return shrink_check(con, source, snapshot_id, observed_at, max_drop=max_drop)[0]
-
-
-def held_table_key(kind: str, benchmark: str, version: str = "") -> str:
-    """A table's key in `snapshots.held_tables` (migration 041): 'scores' or 'items', benchmark,
-    table_version, joined by chr(31) (the reads repeat it: 'items' has no version)."""
-    return f"scores\x1f{benchmark}\x1f{version}" if kind == "scores" else f"items\x1f{benchmark}"
-
-
-def shrink_check(con: duckdb.DuckDBPyConnection, source: str, snapshot_id: int, observed_at: datetime, *,
-                 max_drop: float | None = None) -> tuple[str, list[str]]:
-    """Why snapshot `snapshot_id` (its rows already written) must be held, or '' (the shrink guard),
-    and the keys of the tables that shrank (`held_table_key`): only those are kept out; the
-    snapshot's other tables are used.
-
-    For each table it has (a benchmark's scores of one table_version; a benchmark's item results),
-    compare its row count with the table's recent maximum: the largest count among the usable
-    (non-held) snapshots of the source having that table observed before it — the previous one,
-    and those within SHRINK_LOOKBACK, back to the newest accepted or confirmed one (a size a
-    person or the source confirmed is the new reference). Held when some table dropped more
-    than `shrink_max_drop(max_drop)` of its rows.
-    """
-    max_drop = shrink_max_drop(max_drop)
-    rows = con.execute("""
-        WITH counts AS (
-            SELECT 'scores' AS kind, snapshot_id, benchmark, coalesce(table_version, '') AS version,
-                   count(*) AS n FROM scores
-            WHERE source = $source GROUP BY ALL
-            UNION ALL
-            SELECT 'item results', snapshot_id, benchmark, '', count(*) FROM item_results
-            WHERE source = $source GROUP BY ALL),
-        new AS (SELECT kind, benchmark, version, n FROM counts WHERE snapshot_id = $id),
-        prev AS (        -- the usable snapshots of each table observed before it, newest first
-            SELECT c.kind, c.benchmark, c.version, c.n, c.snapshot_id, sn.observed_at,
-                   row_number() OVER t AS rn,
-                   max(CASE WHEN sn.status IN ('accepted', 'confirmed') THEN (sn.observed_at, sn.id) END) OVER t
-                       AS released
-            FROM counts c JOIN snapshots sn ON sn.id = c.snapshot_id
-            WHERE c.snapshot_id <> $id
-              AND (sn.status IS DISTINCT FROM 'held'      -- a held snapshot's tables that did not shrink (041)
-                   OR NOT coalesce(list_contains(sn.held_tables, CASE c.kind WHEN 'scores'
-                        THEN 'scores' || chr(31) || c.benchmark || chr(31) || c.version
-                        ELSE 'items' || chr(31) || c.benchmark END), true))
-              AND (sn.observed_at < $at OR (sn.observed_at = $at AND sn.id < $id))
-            WINDOW t AS (PARTITION BY c.kind, c.benchmark, c.version ORDER BY sn.observed_at DESC, sn.id DESC
-                         ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)),
-        reference AS (   -- the table's recent maximum: the previous snapshot and those within the
-                         -- lookback, back to the newest size a person or a re-fetch released
-            SELECT p.kind, p.benchmark, p.version, max(p.n) AS n, arg_max(p.snapshot_id, p.n) AS snapshot_id
-            FROM prev p JOIN snapshots sn ON sn.id = p.snapshot_id
-            WHERE p.rn = 1 OR (p.observed_at >= $since
-                               AND (p.released IS NULL OR (sn.observed_at, sn.id) >= p.released))
-            GROUP BY ALL)
-        SELECT new.kind, new.benchmark, new.version, new.n, prev.n, prev.snapshot_id
-        FROM new JOIN reference prev USING (kind, benchmark, version)
-        WHERE prev.n - new.n > $drop * prev.n
-        ORDER BY new.n / prev.n, new.benchmark, new.version""",
-        {"source": source, "id": snapshot_id, "at": observed_at, "drop": max_drop,
-         "since": observed_at - SHRINK_LOOKBACK}).fetchall()
-    if not rows:
-        return "", []
-    shown = "; ".join(f"{b}{f' ({v})' if v else ''}: {n} {kind} vs {p} in snapshot {sid}"
-                      for kind, b, v, n, p, sid in rows[:3])
-    more = f" (+{len(rows) - 3} more)" if len(rows) > 3 else ""
-    keys = [held_table_key("scores" if kind == "scores" else "items", b, v) for kind, b, v, *_ in rows]
-    return (f"dropped more than {max_drop:.0%} of a table's rows (its recent maximum; only these tables are "
-            f"held): {shown}{more}"), keys
-
-
-def _confirm_held(con: duckdb.DuckDBPyConnection, snapshot_ids: Sequence[int], now: datetime) -> None:
-    """Held snapshots whose content a later collection saw again: the source really serves them
-    (released as confirmed)."""
-    con.execute("UPDATE snapshots SET status = 'confirmed', released_at = ? WHERE list_contains(?::BIGINT[], id)",
-                [now, list(snapshot_ids)])
-    for snapshot_id in snapshot_ids:
-        log.warning("[storage] held snapshot %d seen again on a later fetch: released (confirmed)", snapshot_id)
-
-
 def accept_snapshot(con: duckdb.DuckDBPyConnection, snapshot_id: int, *, now: datetime | None = None) -> str:
     """`benchwatch accept`: release a held snapshot. Returns its previous status; raises IngestRefused."""
     row = con.execute("SELECT status, source FROM snapshots WHERE id = ?", [snapshot_id]).fetchone()
@@ -476,58 +361,3 @@ def _date_claims(parsed: ParsedSnapshot, mapper: NameMapper, source: str, snapsh
     return claims
 
 
-BLOB_ZLIB_LEVEL = 6
-# Above this size (a large file given to `benchwatch ingest`, never a scraped page) zlib's fastest
-# level: level 6 took as long as the rest of a 1M-row ingest for ~15% less space.
-LARGE_BLOB_BYTES = 8 * 1024 * 1024
-LARGE_BLOB_ZLIB_LEVEL = 1
-
-
-def compress_blobs(responses: Sequence[Response]) -> list[bytes]:
-    """The stored form of each response's bytes (zlib releases the GIL: callers may run it in a thread)."""
-    return [zlib.compress(r.content, LARGE_BLOB_ZLIB_LEVEL if len(r.content) > LARGE_BLOB_BYTES else BLOB_ZLIB_LEVEL)
-            for r in responses]
-
-
-def store_blobs(con: duckdb.DuckDBPyConnection, responses: Sequence[Response], now: datetime | None = None) -> None:
-    """Keep raw bytes by SHA-256 (also for responses that failed to parse, for re-parsing later)."""
-    blob_df = pd.DataFrame({
-        "sha256": [r.sha256 for r in responses],
-        "size": [len(r.content) for r in responses],
-        "compression": "zlib",
-        "content": compress_blobs(responses),
-        "first_seen": now or datetime.now(timezone.utc),
-    }).drop_duplicates("sha256")
-    insert_frame(con, "blobs", blob_df, skip_existing="sha256")
-
-
-def record_fetches(con: duckdb.DuckDBPyConnection, rows: pd.DataFrame) -> None:
-    """Append fetch attempts (one row per HTTP attempt, replay read or ingested file)."""
-    if len(rows):
-        insert_frame(con, "fetches", rows)
-
-
-def load_blob(con: duckdb.DuckDBPyConnection, sha256: str) -> bytes | None:
-    row = con.execute("SELECT compression, content FROM blobs WHERE sha256 = ?", [sha256]).fetchone()
-    if row is None:
-        return None
-    return zlib.decompress(row[1]) if row[0] == "zlib" else bytes(row[1])
-
-
-def unparsed_responses(con: duckdb.DuckDBPyConnection, sources: Sequence[str] | None = None) -> pd.DataFrame:
-    """Responses kept after a parse failure that no snapshot holds yet: source, run_id, url, sha256, started_at.
-
-    The rows of one (source, run_id) are the primary response and its aux responses of that run.
-    """
-    df = con.execute("""
-        WITH failed AS (
-            SELECT DISTINCT source, run_id FROM fetches
-            WHERE status = 'parse_error' AND sha256 IS NOT NULL)
-        SELECT f.source, f.run_id, f.url, f.sha256, f.started_at, f.status
-        FROM fetches f JOIN failed USING (source, run_id)
-        WHERE f.sha256 IS NOT NULL AND f.status IN ('ok', 'parse_error')
-          AND f.sha256 IN (SELECT sha256 FROM blobs)
-        ORDER BY f.source, f.run_id, f.id""").df()
-    if sources:
-        df = df[df["source"].isin(list(sources))]
-    return df.reset_index(drop=True)

@@ -43,6 +43,11 @@ import json
 
 from storage.engine import duckdb
 
+try:
+    import resource
+except ImportError:                 # not on this platform: bound_process_memory does nothing
+    resource = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:       # the frame comes from duckdb's .df(); no pandas import at CLI start
     import pandas as pd
 
@@ -148,9 +153,7 @@ def bound_process_memory(extra_bytes: int) -> Iterator[None]:
     """Limit the process's data segment (RLIMIT_DATA) to its present size + `extra_bytes` for the
     block, then restore the previous limit. An allocation past it fails (DuckDB: OutOfMemory,
     Python: MemoryError) instead of taking the machine's memory. No-op where unsupported."""
-    try:
-        import resource
-    except ImportError:             # not on this platform
+    if resource is None:
         yield
         return
     now = _data_segment_bytes()

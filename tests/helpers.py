@@ -95,6 +95,17 @@ def file_at_version(path: Path, upto: int) -> None:
     con.close()
 
 
+def docs_module(name: str):
+    """A module of docs/ beside the generator scripts (`docs.<name>`: a namespace package, found
+    from this repository's root)."""
+    import importlib
+    import sys
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    return importlib.import_module(f"docs.{name}")
+
+
 def docs_script(name: str):
     """docs/NAME.py (a script, not a package module) loaded as module `docs_NAME` for its tests."""
     import importlib.util

@@ -1,5 +1,5 @@
 """snapshot_held{source}: the source's newest snapshot is held by the shrink guard (a table of it
-dropped more than a fifth of its rows, or the source's own limit; storage/ingest.py) and is not used until a later fetch
+dropped more than a fifth of its rows, or the source's own limit; storage/shrink_guard.py) and is not used until a later fetch
 confirms it or `benchwatch accept` releases it. Resolves when no held snapshot of the source is
 newer than its newest usable one."""
 

@@ -314,8 +314,9 @@ class _RefTable:
             score=("score", "mean"), n=("n", "max"), snap=("_snap", "max"))
         return cls(t["score"].unstack(), t["n"].unstack(), t["snap"].unstack())
 
-    # Positional lookups: A1 and A2 read a few cells per test, and label indexing (.loc, reindex)
-    # costs a millisecond a call where these cost microseconds. The three frames share their axes.
+    # Positional lookups: A1 and A2 read a few cells per test, many tests a run, and label indexing
+    # (.loc, reindex) does far more work per call than a dict and an array index. The three frames
+    # share their axes.
     @cached_property
     def row_of(self) -> dict[Any, int]:
         return {m: i for i, m in enumerate(self.score.index)}

@@ -1,4 +1,4 @@
-"""`benchwatch accept SNAPSHOT`: release a snapshot held by the shrink guard (storage/ingest.py)."""
+"""`benchwatch accept SNAPSHOT`: release a snapshot held by the shrink guard (storage/shrink_guard.py)."""
 
 from __future__ import annotations
 

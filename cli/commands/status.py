@@ -5,17 +5,16 @@ from __future__ import annotations
 import argparse
 import textwrap
 from datetime import datetime
-from typing import TYPE_CHECKING
 
+from analysis.constants import IMPLIED_N_SMALL_RATIO
+from analysis.sizes import FEWER_ITEMS, size_checks
 from cli.main import add_db_argument, open_read_only
 from common.redact import inert_text, redact
-from storage.db import DEFAULT_WAIT_SECONDS
-from analysis.constants import IMPLIED_N_SMALL_RATIO
 from storage import status
+from storage.db import DEFAULT_WAIT_SECONDS
+from storage.disagreements import count_source_disagreements, read_source_disagreements
+from storage.shrink_guard import SHRINK_MAX_DROP
 from storage.status import Table
-
-if TYPE_CHECKING:
-    from storage.status import Table
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,7 +69,6 @@ def run(args: argparse.Namespace) -> int:
         coverage = status.index_coverage(con) if tables.get("saturation") else None
         not_tested = status.placeholder_not_tested(con)
         unread = status.unread_parts(con)
-        from storage.disagreements import count_source_disagreements, read_source_disagreements
         disagreements = read_source_disagreements(con) if count_source_disagreements(con) else None
     finally:
         con.close()
@@ -80,7 +78,6 @@ def run(args: argparse.Namespace) -> int:
     print(text_table(sources) if sources.rows else "  (nothing collected yet: run `benchwatch run`)")
     print()
     if held is not None and held.rows:
-        from storage.ingest import SHRINK_MAX_DROP
         print(f"held snapshots ({len(held.rows)}): a table dropped more than its source's shrink limit of its rows "
               f"(default {SHRINK_MAX_DROP:.0%}, against the table's recent maximum; each reason states the limit "
               "used); those tables are kept out of latest_scores and the analysis (the snapshot's others are used); "
@@ -126,10 +123,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_sizes(rows: list[tuple]) -> None:
     """Tables whose standard errors (or item results) imply clearly fewer items than the registry's n."""
-    if not rows:        # nothing to check: the checks' module (dataclasses, statistics) is not imported
+    if not rows:
         return
-    from analysis.sizes import FEWER_ITEMS, size_checks
-
     small = [c for c in size_checks(rows) if c.verdict == FEWER_ITEMS]
     if not small:
         return
@@ -163,7 +158,6 @@ def coverage_text(coverage: Table) -> str:
         f"{kind} {have} of {n} ({_share(have, n)})" for kind, (have, n) in sorted(kinds.items()))]
     gaps = [r for r in coverage.rows if not r[col["has_s"]]]
     if gaps:
-        from storage.status import Table
         lines.append(f"tables without an index ({len(gaps)}) and the registry line that would give one:")
         shown = Table(["table", "population", "metric", "action"],
                       [(r[col["table_id"]], r[col["population"]], r[col["metric"]], r[col["action"]])

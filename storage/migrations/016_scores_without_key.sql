@@ -3,7 +3,7 @@
 -- setting) of a response before anything is stored (scrapers.base.validate and, for the csv
 -- source, storage/csv_ingest.py), and a snapshot's rows are written once, in its own
 -- transaction. Nothing upserts into scores. DuckDB's index over four text columns cost more than
--- the rest of a large ingest (about 5 s per million rows, half of it at commit; issue 12).
+-- the rest of a large ingest (half of it at commit; issue 12).
 -- Same columns in the same order, types, defaults and NOT NULLs; the rows keep their order.
 CREATE TABLE scores_016 (
     snapshot_id        BIGINT NOT NULL,

@@ -26,10 +26,13 @@ import re
 from functools import lru_cache
 from hashlib import sha256
 from importlib import resources
+from importlib.util import find_spec
+from pathlib import Path
 from typing import NamedTuple
 
 from storage import lake
 from storage.engine import duckdb
+from common.comparisons import FILE, parse_comparisons
 from common.metrics import METRIC_DIRECTIONS
 from common.naming import ENTITY_KEY
 
@@ -52,10 +55,6 @@ class SchemaFile(NamedTuple):
 def _comparisons() -> tuple:
     """registry/comparisons.csv, read beside the registry package without importing it (its
     loaders import pandas; `query` and `status` render the views to compare their hashes)."""
-    from importlib.util import find_spec
-    from pathlib import Path
-
-    from common.comparisons import FILE, parse_comparisons
     spec = find_spec("registry")
     if spec is None or not spec.submodule_search_locations:
         raise ValueError("the registry package is not installed: registry/comparisons.csv cannot be read")

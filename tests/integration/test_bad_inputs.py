@@ -243,7 +243,7 @@ def test_line_boundary_truncation(source, fraction, fresh, tmp_path):
     """Cut at a line boundary: refused, or stored and held exactly when some table (benchmark and
     table_version) dropped more than the source's share of its rows (counted here independently);
     a held snapshot leaves latest_scores unchanged."""
-    from storage.ingest import shrink_max_drop
+    from storage.shrink_guard import shrink_max_drop
     primary, aux = source_files(source)
     lines = primary.read_bytes().splitlines(keepends=True)
     content = b"".join(lines[: max(1, int(len(lines) * fraction))])

@@ -16,7 +16,8 @@ from jobs.contamination import run_contamination
 from jobs.saturation import run_saturation
 from scrapers.base import ITEM_COLUMNS, MODEL_COLUMNS, SCORE_COLUMNS, ParsedSnapshot, conform
 from jobs.sync import connect_synced
-from storage.ingest import Response, store_snapshot
+from storage.ingest import store_snapshot
+from storage.responses import Response
 from tests.unit.test_contamination import synth_items
 from helpers import SNAPSHOTS, lane, needs
 from storage.store import open_store

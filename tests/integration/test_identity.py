@@ -17,7 +17,8 @@ from dating_oracle import dated_history
 from registry.identity import identify_frame, split_variant
 from scrapers.base import ParsedSnapshot, SCORE_COLUMNS, conform
 from jobs.sync import connect_synced as connect   # what the jobs open (migrated + registry)
-from storage.ingest import Response, store_snapshot
+from storage.ingest import store_snapshot
+from storage.responses import Response
 from storage.store import open_store
 
 ALIASES = registry.alias_map("model")

@@ -16,7 +16,8 @@ from common.naming import NO_RULES
 from jobs.sync import connect_synced as connect
 from registry.identity import identify_frame, split_variant
 from scrapers.base import SCORE_COLUMNS, ParsedSnapshot, conform
-from storage.ingest import Response, store_snapshot
+from storage.ingest import store_snapshot
+from storage.responses import Response
 from storage.store import open_store
 
 ALIASES = registry.alias_map("model")

@@ -2,7 +2,7 @@
 
 The rule inputs are written by tiny helpers below, as the analysis stores them: `saturation`
 rows (migration 002), contamination runs and signals (migration 003, read through the
-`suspects` view), fetch attempts through storage.ingest.record_fetches, and snapshot rows.
+`suspects` view), fetch attempts through storage.responses.record_fetches, and snapshot rows.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from storage import alerts as store
 from storage import rule_inputs
 from storage import db
 from storage.contamination import store_calibration, store_set_calibrations
-from storage.ingest import record_fetches
+from storage.responses import record_fetches
 from storage.store import open_store
 
 # Just ahead of the wall clock, so silences the CLI starts "now" cover the test's evaluations.

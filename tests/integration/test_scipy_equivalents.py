@@ -13,7 +13,7 @@ from scipy import stats
 from scipy.special import fdtrc, ndtri
 
 from analysis.contamination.numerics import _Z95, benjamini_hochberg, bh_adjust
-from analysis.trends import theilslopes
+from analysis.frontier_trend import theilslopes
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -90,7 +90,7 @@ def test_the_analysis_modules_import_no_scipy_stats():
     """What `benchwatch analyze` imports to recompute tables and re-apply the family-wide
     correction; the signals import scipy.stats when one of their tests is computed."""
     code = ("import sys, jobs.analyze, jobs.saturation, jobs.contamination, analysis.contamination, "
-            "analysis.contamination.reuse, analysis.trends, analysis.logistic; "
+            "analysis.contamination.reuse, analysis.trends, analysis.frontier_trend, analysis.logistic; "
             "print('scipy.stats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stderr

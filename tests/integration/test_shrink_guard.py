@@ -18,7 +18,7 @@ from cli.main import main
 from jobs.collect import collect_source
 from jobs.ingest import ingest_file
 from jobs.sync import connect_synced
-from storage.ingest import SHRINK_MAX_DROP
+from storage.shrink_guard import SHRINK_MAX_DROP
 from storage.query import run_query
 from storage.status import held_snapshots
 from storage.store import open_store
@@ -215,7 +215,8 @@ def _store(dbpath: str, rows: list[tuple[str, str, float, str]], observed_at: st
     """A csv-source snapshot of (benchmark, model, score, table_version) rows, stored as a parser's
     output would be (the generic CSV has no table_version column)."""
     from scrapers.base import ParsedSnapshot, validate
-    from storage.ingest import Response, store_snapshot
+    from storage.ingest import store_snapshot
+    from storage.responses import Response
     parsed = ParsedSnapshot(source="csv")
     parsed.scores = pd.DataFrame(rows, columns=["benchmark", "model", "score", "table_version"]).assign(
         metric="proportion", setting="")

@@ -16,7 +16,7 @@ import pytest
 import jobs.saturation as job
 from jobs.ingest import ingest_file
 from jobs.sync import connect_synced
-from storage.ingest import SHRINK_MAX_DROP
+from storage.shrink_guard import SHRINK_MAX_DROP
 from storage.query import run_query
 
 NOW = pd.Timestamp("2026-06-10")

@@ -284,7 +284,7 @@ def test_migration_018_keys_old_rows_by_table_and_keeps_pooled_ones_as_legacy(tm
 def test_the_shrink_guard_compares_a_release_with_its_own_table_only(synced_db):
     """A new LiveBench release with fewer models is another table, not a truncated download; a
     truncated copy of that release is still held."""
-    from storage.ingest import shrink_reason
+    from storage.shrink_guard import shrink_reason
     snaps = [snapshot(1, "livebench", "2024-11-25"), snapshot(2, "livebench", "2025-06-01"),
              snapshot(3, "livebench", "2025-06-02")]
     rows = [score(1, "livebench", "livebench", f"m{i}", 0.5, "2024-11-25") for i in range(10)]

@@ -14,12 +14,13 @@ import pytest
 
 from helpers import SNAPSHOTS, copy_db, needs
 from helpers import docs_figures as figures
+from helpers import docs_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_blocks_are_rewritten_in_place_and_missing_ones_named():
-    f = figures()
+    f = docs_module("doc_blocks")
     doc = ("a <!-- figures:x -->old<!-- /figures:x --> b\n<!-- figures:t -->\n| old |\n<!-- /figures:t -->\n"
            "<!-- figures:kept -->untouched<!-- /figures:kept -->")
     new, missing = f.render(doc, {"x": "1.5", "t": "| new |\n| row |", "absent": "z"})
@@ -47,7 +48,7 @@ def test_every_real_history_number_of_the_doc_sits_in_a_block():
     # the blocks the generator writes all exist in docs/statistics.md
     f = figures()
     text = f.DOC.read_text(encoding="utf-8")
-    names = {m["name"] for m in f.BLOCK.finditer(text)}
+    names = {m["name"] for m in docs_module("doc_blocks").BLOCK.finditer(text)}
     assert {"history", "saturation", "bin-hold", "scales", "trends", "plateau", "placeholders", "suspects", "a3",
             "calibrate", "trend-coverage", "a3-power", "paper-agreement"} <= names
 

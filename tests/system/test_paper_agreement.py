@@ -1,5 +1,5 @@
 """The paper, reproduced from raw data (issue 21): the paper's 60 top-5s beside benchwatch's
-tables at the paper's data cut-off (docs/figures.py `paper_agreement`, block `paper-agreement`
+tables at the paper's data cut-off (docs/paper_agreement.py `paper_agreement`, block `paper-agreement`
 of docs/statistics.md).
 
 The fast tests check the verdict on synthetic rows; the slow test backfills ../shared/snapshots,
@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from helpers import PAPER_DATA, SNAPSHOTS, docs_figures, needs
+from helpers import PAPER_DATA, SNAPSHOTS, docs_module, needs
 
 pytestmark = pytest.mark.xdist_group("real-history")   # reads the session's real-history backfill
 
@@ -28,7 +28,7 @@ def table(**kw) -> dict:
 
 
 def test_same_top5_within_the_papers_rounding_agrees():
-    f = docs_figures()
+    f = docs_module("paper_agreement")
     assert f.paper_verdict(PAPER, table()) == ("agree: top 5", [])
     # the paper's order is not trusted (its MMMLU row lists 81.1 before 81.5): compared sorted
     assert f.paper_verdict({**PAPER, "top5": ["85.4", "84.7", "80.4", "80.8", "80.0"]}, table())[0] == "agree: top 5"
@@ -38,7 +38,7 @@ def test_same_top5_within_the_papers_rounding_agrees():
 
 
 def test_same_bin_agrees_and_the_reasons_come_from_the_data():
-    f = docs_figures()
+    f = docs_module("paper_agreement")
     verdict, why = f.paper_verdict(PAPER, table(top5=[90.0, 84.7, 80.8, 80.4, 80.0], n=278, source="epoch",
                                                 source_hosts={"epoch.ai"}, snapshot="2026-04-19", gap_days=118))
     assert verdict == "agree: bin"
@@ -50,7 +50,7 @@ def test_same_bin_agrees_and_the_reasons_come_from_the_data():
 
 
 def test_missing_table_few_results_and_no_index():
-    f = docs_figures()
+    f = docs_module("paper_agreement")
     assert f.paper_verdict(PAPER, None) == ("differs", ["table not collected"])
     verdict, why = f.paper_verdict({**PAPER, "hosts": set()}, table(top5=[85.4, 84.7], bin=None, n=None))
     assert verdict == "differs"
@@ -58,7 +58,7 @@ def test_missing_table_few_results_and_no_index():
 
 
 def test_counts_are_per_paper_benchmark():
-    f = docs_figures()
+    f = docs_module("paper_agreement")
     frame = pd.DataFrame({"paper_id": [1, 1, 2, 3, 4],
                           "table_id": ["a:x", "a:y", "b:x", None, None],
                           "verdict": ["differs", "agree: bin", "differs", "differs", "not tracked"]})
@@ -70,7 +70,7 @@ def test_counts_are_per_paper_benchmark():
 @pytest.fixture(scope="module")
 def agreement(real_history) -> pd.DataFrame:
     # the history backfilled and analyzed as docs/figures.py does it (tests/conftest.py, shared: read only)
-    f = docs_figures()
+    f = docs_module("paper_agreement")
     frame = f.paper_agreement(real_history, PAPER_DATA)
     frame.attrs["block"] = f.block_paper_agreement(frame)
     return frame
@@ -88,7 +88,7 @@ def test_paper_agreement_on_the_real_history(agreement):
     assert set(frame["verdict"]) <= {"agree: top 5", "agree: bin", "differs", "not tracked"}
     assert not frame.loc[frame["table_id"].notna(), "verdict"].eq("not tracked").any()
 
-    f = docs_figures()
+    f = docs_module("paper_agreement")
     rows = frame[frame["verdict"] == "agree: top 5"]
     for r in rows.itertuples():                                    # recomputed from the stored top_scores
         ours = sorted((100 * float(v) for v in r.top_scores), reverse=True)
