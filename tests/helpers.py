@@ -114,6 +114,18 @@ def docs_figures():
     return module
 
 
+def alert_timeline():
+    """docs/alert_timeline.py (a script, not a package module) loaded as a module for its tests."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("docs_alert_timeline", ROOT / "docs" / "alert_timeline.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def with_levels(frame: pd.DataFrame) -> pd.DataFrame:
     """A saturation frame as `analyze` stores it: the raw bin and the committed level columns
     (analysis.hysteresis.series_levels, migration 020) added to rows of benchmark, scope, as_of, s_index."""
