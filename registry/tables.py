@@ -272,23 +272,31 @@ def _primaries(tables: pd.DataFrame, rules: TableRules | None) -> list[tuple[obj
     t = tables.assign(_v=versions, _c=current, _full=versions.map(version_kind).ne(PARTIAL),
                       _n=pd.to_numeric(tables["n_models"], errors="coerce").fillna(0), _span=span)
     t["_ext"] = t["_v"] == EXTERNAL_VERSION
+    t = t[t["benchmark"].notna()]
+    # per benchmark and source: its own runs before an external report, a current table, a full
+    # board before a partial page, the newest version (versions compare as text: ISO dates); one
+    # sort of every table (stable: ties keep their order), not one per benchmark
+    newest = t.sort_values(["benchmark", "source", "_ext", "_c", "_full", "_v"],
+                           ascending=[True, True, False, True, True, True]) \
+        .groupby(["benchmark", "source"], sort=False).tail(1)
+    ranked = newest.sort_values(["benchmark", "_ext", "_span", "_n", "source"],
+                                ascending=[True, True, False, False, True])
+    best = ranked.groupby("benchmark", sort=False).head(1)
+    best = dict(zip(best["benchmark"], zip(best.index, best["_span"], best["_n"], best["_ext"])))
+    by_source = dict(zip(zip(newest["benchmark"], newest["source"]), newest.index))
+    has_ext = newest.groupby("benchmark", sort=False)["_ext"].any().to_dict()
+    sizes = t.groupby("benchmark", sort=False).size()
     out = []
-    for bench, g in t.groupby("benchmark", sort=False):
-        # per source: its own runs before an external report, a current table, a full board before a
-        # partial page, the newest version (versions compare as text: ISO dates)
-        newest = g.sort_values(["source", "_ext", "_c", "_full", "_v"], ascending=[True, False, True, True, True]) \
-            .groupby("source").tail(1)
+    for bench, size in sizes.items():
         rule = rules.primary_rule(str(bench))
-        pick = newest[newest["source"] == rule.sources[0]] if rule is not None else newest.iloc[0:0]
-        if not pick.empty:
-            out.append((pick.index[0], f"declared in registry/tables.csv: {rule.reason}"))   # type: ignore[union-attr]
+        if rule is not None and (bench, rule.sources[0]) in by_source:
+            out.append((by_source[(bench, rule.sources[0])], f"declared in registry/tables.csv: {rule.reason}"))
             continue
-        pick = newest.sort_values(["_ext", "_span", "_n", "source"], ascending=[True, False, False, True])
-        row = pick.iloc[0]
-        others = len(g) - 1
-        why = (f"the longest dated history ({int(row['_span'])} days, {int(row['_n'])} models)"
+        index, span, n, ext = best[bench]
+        others = size - 1
+        why = (f"the longest dated history ({int(span)} days, {int(n)} models)"
                + (f" of the benchmark's {others + 1} tables" if others else ", its only table"))
-        if pick["_ext"].any() and not row["_ext"]:
+        if has_ext[bench] and not ext:
             why += "; the source's own runs come before an external report of them"
-        out.append((pick.index[0], why))
+        out.append((index, why))
     return out

@@ -17,7 +17,8 @@ Parallel runs (pytest-xdist, `-n 2`; README "Run the tests"): pyproject's addopt
 and the tests of one group run on one worker, one after another. The groups (test_suite_rules
 checks them): SERVERS, every test that starts PostgreSQL or a Prefect server, one at a time;
 REAL_HISTORY, the tests that read the session's real-history backfill (built once, by the worker
-that runs them); and each module with a module-scoped fixture, named after its file, so the
+that runs them); REPLAY, the tests that read the session's day-by-day replay of the real history
+(`real_history_replay`, likewise); and each module with a module-scoped fixture, named after its file, so the
 fixture is built once. Each worker has its own PREFECT_HOME, so two workers never share Prefect's
 SQLite database.
 """
@@ -27,6 +28,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -35,6 +37,7 @@ from storage.store import open_store
 SLOW_FIXTURES = ("harness",)   # fixtures that start a Prefect test server (seconds, a subprocess)
 SERVERS = "servers"            # xdist_group of the tests that start PostgreSQL or a Prefect server
 REAL_HISTORY = "real-history"  # xdist_group of the tests that read the session's real-history backfill
+REPLAY = "replay"              # xdist_group of the tests that read the session's day-by-day replay
 
 
 def _worker() -> str | None:
@@ -176,3 +179,49 @@ def real_history_copy(real_history_backfilled, tmp_path) -> Path:
     """A private copy of the backfilled (not analyzed) real history, for a test that writes."""
     from helpers import copy_db
     return copy_db(real_history_backfilled, tmp_path / "real.duckdb")
+
+
+# --- the real snapshot history replayed day by day (docs/alert_timeline.py), once a session ---------
+
+@dataclass
+class Replay:
+    """What the day-by-day replay of the real history left: each day (docs/alert_timeline.py's
+    `Day`), the requests the fake Slack accepted, the database, and after each day with files the
+    stored S of every table in scope "all" (`saturation`: table_id, population, s_index) and how
+    the scores named each page's model (`names`: (source, model_raw, model) triples)."""
+
+    days: list
+    accepted: list
+    db: Path
+    saturation: dict = field(default_factory=dict)     # date -> DataFrame
+    names: dict = field(default_factory=dict)          # date -> [(source, model_raw, model)]
+
+
+@pytest.fixture(scope="session")
+def real_history_replay(tmp_path_factory) -> Replay:
+    """../shared/snapshots replayed day by day as the daily schedule sees it (backfill that day's
+    files, analyze at 06:00 UTC, notify to the fake Slack: docs/alert_timeline.py's `replay`),
+    built once a session and only read (tests/system/test_alert_replay.py checks the messages,
+    tests/system/test_tables_real.py the stored S of each date); skipped without ../shared."""
+    from alerts.slack import SlackWebhookNotifier
+    from fake_slack import FakeSlack
+    from helpers import SNAPSHOTS, alert_timeline, require
+    from storage import db as dbm
+    require(SNAPSHOTS)
+    db = tmp_path_factory.mktemp("replay") / "replay.duckdb"
+    replay = Replay(days=[], accepted=[], db=db)
+    pool: dict[tuple, tuple] = {}          # one tuple per name triple, shared by the days
+
+    def after(day) -> None:
+        if not day.files:
+            return
+        with dbm.connect(db, read_only=True) as con:
+            replay.saturation[day.date] = con.execute(
+                "SELECT table_id, population, s_index FROM saturation_latest WHERE scope = 'all'").df()
+            replay.names[day.date] = [pool.setdefault(t, t) for t in con.execute(
+                "SELECT DISTINCT source, model_raw, model FROM scores").fetchall()]
+
+    with FakeSlack() as slack:
+        replay.days = alert_timeline().replay(SNAPSHOTS, db, SlackWebhookNotifier(slack.webhook_url), on_day=after)
+        replay.accepted = [r for r in slack.requests if r.accepted]
+    return replay

@@ -49,6 +49,17 @@ def lane(values, fast) -> list:
     return [v if v in fast else pytest.param(v, marks=pytest.mark.slow) for v in values]
 
 
+def stratified(rng, n: int, lo: float, hi: float, *, log: bool = False) -> list[float]:
+    """`n` seeded random moments in [lo, hi], one drawn in each of `n` equal strata (of the
+    logarithm with `log`), shuffled: a randomised kill test covers its whole window with fewer
+    trials than independent draws need, which leave gaps and clusters."""
+    import math
+    a, b = (math.log(lo), math.log(hi)) if log else (lo, hi)
+    points = [a + (b - a) * (i + rng.random()) / n for i in range(n)]
+    rng.shuffle(points)
+    return [math.exp(p) if log else p for p in points]
+
+
 def one(df: pd.DataFrame, **where) -> pd.Series:
     """The single row matching every column=value; fails the test if there are 0 or several."""
     mask = pd.Series(True, index=df.index)
@@ -121,6 +132,11 @@ def docs_script(name: str):
 def docs_figures():
     """docs/figures.py loaded as a module for its tests."""
     return docs_script("figures")
+
+
+def alert_timeline():
+    """docs/alert_timeline.py loaded as a module for its tests."""
+    return docs_script("alert_timeline")
 
 
 def with_levels(frame: pd.DataFrame) -> pd.DataFrame:

@@ -25,7 +25,7 @@ import duckdb
 import pytest
 
 from cli.main import main
-from helpers import file_at_version, lane
+from helpers import file_at_version, lane, stratified
 from storage import beside, db, views
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -272,31 +272,42 @@ def _trial_files(folder: Path, case: str, trials: int) -> Iterator[Path]:
         yield path
 
 
-def cli_trials(folder: Path, case: str, trials: int = 16) -> Iterator[tuple[str, Path]]:
+def cli_trials(folder: Path, case: str, trials: int = 8) -> Iterator[tuple[str, Path]]:
     """Seeded trials of `benchwatch run` on a new file or an upgrade of one with history, killed
-    (SIGKILL, SIGTERM) within its migrations (a random one, plus up to 50 ms) or anywhere in its
-    first seconds ("late"), or stopped by a file size limit; (what was done, the file) of each."""
+    (SIGKILL, SIGTERM) within its migrations (one in each stretch of the migrations, plus up to
+    50 ms) or anywhere in its first seconds ("late"), or stopped by a file size limit; each kind
+    as often as another. (what was done, the file) of each."""
     rng = random.Random(f"55-{case}")
-    for path in _trial_files(folder, case, trials):
-        kind = rng.choice(["kill", "term", "fsize", "late"])
+    kinds = (["kill", "term", "fsize", "late"] * trials)[:trials]
+    rng.shuffle(kinds)
+    nths = iter(_migration_strata(rng, kinds.count("kill") + kinds.count("term"), case))
+    lates = iter(stratified(rng, kinds.count("late"), 0.5, 6.0))
+    for kind, path in zip(kinds, _trial_files(folder, case, trials)):
         sig = signal.SIGTERM if kind == "term" or (kind == "late" and rng.random() < 0.5) else signal.SIGKILL
         if kind == "fsize":
             base = path.stat().st_size if path.exists() else 0     # from within the copy to past the migrations
             _run_cli_then_kill(path, 0, fsize=rng.randrange(max(base // 2, 16 << 10), base + (3 << 20)))
         elif kind == "late":
-            _run_cli_then_kill(path, sig, delay=rng.uniform(0.5, 6.0))
+            _run_cli_then_kill(path, sig, delay=next(lates))
         else:
-            _run_cli_then_kill(path, sig, nth=rng.randrange(1, _pending(case) + 1), delay=rng.uniform(0.0, 0.05))
+            _run_cli_then_kill(path, sig, nth=next(nths), delay=rng.uniform(0.0, 0.05))
         yield kind, path
 
 
-def open_trials(folder: Path, case: str, trials: int = 16) -> Iterator[tuple[str, Path]]:
-    """Seeded trials of the first write open alone, killed at a random migration plus up to 50 ms."""
+def open_trials(folder: Path, case: str, trials: int = 8) -> Iterator[tuple[str, Path]]:
+    """Seeded trials of the first write open alone, killed after one migration of each stretch of
+    the migrations (plus up to 50 ms), SIGKILL and SIGTERM alternately."""
     rng = random.Random(f"55-open-{case}")
-    for path in _trial_files(folder, case, trials):
-        sig = rng.choice([signal.SIGKILL, signal.SIGTERM])
-        _child(path, "after", f"{rng.randrange(1, _pending(case) + 1)}:{rng.uniform(0.0, 0.05):.3f}", sig)
+    for trial, (nth, path) in enumerate(zip(_migration_strata(rng, trials, case), _trial_files(folder, case, trials))):
+        sig = (signal.SIGKILL, signal.SIGTERM)[trial % 2]
+        _child(path, "after", f"{nth}:{rng.uniform(0.0, 0.05):.3f}", sig)
         yield signal.Signals(sig).name, path
+
+
+def _migration_strata(rng: random.Random, n: int, case: str) -> list[int]:
+    """`n` seeded migration numbers in 1.._pending(case), one in each of `n` equal stretches (the
+    first migrations and the last are both reached with few trials; `stratified`)."""
+    return [int(x) for x in stratified(rng, n, 1, _pending(case) + 1)]
 
 
 @pytest.mark.slow

@@ -124,7 +124,8 @@ def test_parse_keeps_every_good_row_with_the_right_scale(board):
 @settings(max_examples=25, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(leaderboards())
-def test_parse_store_analyze_never_crashes(tmp_path_factory, board):
+def test_parse_store_analyze_never_crashes(tmp_path_factory, _synced_template, board):
+    import shutil
     from jobs.analyze import analyze
     from jobs.ingest import ingest_file
     from storage.query import run_query
@@ -133,6 +134,7 @@ def test_parse_store_analyze_never_crashes(tmp_path_factory, board):
     f = d / "board.csv"
     f.write_bytes(content)
     dbp = str(d / "p.duckdb")
+    shutil.copyfile(_synced_template, dbp)      # a new file as the first job leaves it (tests/conftest.py)
     try:
         res = ingest_file(open_store(dbp), "csv", f, observed_at=NOW)
     except ScrapeError as exc:

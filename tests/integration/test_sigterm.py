@@ -25,6 +25,7 @@ import pytest
 
 from alerts.rules import Notification, fingerprint, make_labels
 from cli.main import main
+from helpers import stratified
 from jobs.collect import collect
 from storage import alerts as store
 from storage import db
@@ -147,12 +148,15 @@ def test_sigterm_during_the_analysis_of_a_real_run(seeded, tmp_path, fake_slack)
     assert fake_slack.requests == []
 
 
-@pytest.mark.slow   # 20 real runs (the fast lane keeps the deterministic test above)
+@pytest.mark.slow   # 10 real runs (the fast lane keeps the deterministic test above)
 def test_sigterm_at_random_points_of_a_real_run(seeded, tmp_path, fake_slack):
+    """SIGTERM at seeded random moments of the first 2.5 s of the analysis, one in each tenth of
+    that window (`stratified`: every step of the analysis and notify is reached with 10 runs;
+    20 independent draws left gaps)."""
     rng = random.Random(24)
     hit = 0
-    for _ in range(20):
-        code, err, sent = _run_then_sigterm(seeded, tmp_path, fake_slack, rng.uniform(0.0, 2.5))
+    for delay in stratified(rng, 10, 0.0, 2.5):
+        code, err, sent = _run_then_sigterm(seeded, tmp_path, fake_slack, delay)
         if sent is None:                    # the run had finished: nothing to stop
             continue
         if code in (-signal.SIGTERM, 0):
@@ -167,4 +171,4 @@ def test_sigterm_at_random_points_of_a_real_run(seeded, tmp_path, fake_slack):
             continue
         hit += 1
         _check(code, err, sent, fake_slack)
-    assert hit >= 10
+    assert hit >= 5                         # at least half of the signals landed in a running run

@@ -192,6 +192,7 @@ def test_benchwatch_refuses_to_start_on_a_shadowed_package(monkeypatch, capsys):
 
 SERVER_STARTS = ("prefect_test_harness", "pg.start(", "pg.lake_server(", '"server", "start"')
 REAL_HISTORY_FIXTURES = {"real_history", "real_history_backfilled", "real_history_copy"}
+REPLAY_FIXTURES = {"real_history_replay"}
 
 
 def _xdist_group(node: ast.AST) -> str | None:
@@ -224,9 +225,9 @@ def test_tests_that_share_a_fixture_or_a_server_run_in_one_xdist_group():
     unless an `xdist_group` mark says otherwise: a test that starts PostgreSQL or a Prefect server
     (itself or through a fixture of its module) is in the "servers" group, run one at a time; one
     that reads the session's real-history backfill is in "real-history", built once by the worker
-    that runs the group; the tests that use one module-scoped fixture are in one group, so it is
+    that runs the group; one that reads the session's day-by-day replay is in "replay", likewise; the tests that use one module-scoped fixture are in one group, so it is
     built once (tests/conftest.py)."""
-    from conftest import REAL_HISTORY, SERVERS
+    from conftest import REAL_HISTORY, REPLAY, SERVERS
 
     wrong = []
     for path in TESTS:
@@ -248,6 +249,8 @@ def test_tests_that_share_a_fixture_or_a_server_run_in_one_xdist_group():
                 wrong.append(f"{nodeid} starts a server: mark it xdist_group({SERVERS!r})")
             if name in _users(functions, REAL_HISTORY_FIXTURES) and group[name] != REAL_HISTORY:
                 wrong.append(f"{nodeid} reads the real history: mark it xdist_group({REAL_HISTORY!r})")
+            if name in _users(functions, REPLAY_FIXTURES) and group[name] != REPLAY:
+                wrong.append(f"{nodeid} reads the replay: mark it xdist_group({REPLAY!r})")
         for fixture in _module_fixtures(functions):
             groups = {group[name] for name in tests if name in _users(functions, {fixture})}
             if None in groups or len(groups) > 1:

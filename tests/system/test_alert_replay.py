@@ -12,25 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, SNAPSHOTS, docs_script, needs
+from helpers import ROOT, SNAPSHOTS, alert_timeline as _timeline, needs
 
-pytestmark = [needs(SNAPSHOTS), pytest.mark.slow,   # ~100 days of backfill + analyze + notify
-              pytest.mark.xdist_group("test_alert_replay")]   # its module fixture is built once
-
-
-def _timeline():
-    return docs_script("alert_timeline")
+pytestmark = [needs(SNAPSHOTS), pytest.mark.slow,   # ~130 days of backfill + analyze + notify
+              pytest.mark.xdist_group("replay")]   # the session's replay (tests/conftest.py), built once
 
 
-@pytest.fixture(scope="module")
-def replayed(tmp_path_factory):
-    from alerts.slack import SlackWebhookNotifier
-    from fake_slack import FakeSlack
-    db = tmp_path_factory.mktemp("replay") / "replay.duckdb"
-    with FakeSlack() as slack:
-        days = _timeline().replay(SNAPSHOTS, db, SlackWebhookNotifier(slack.webhook_url))
-        accepted = [r for r in slack.requests if r.accepted]
-    return days, accepted, db
+@pytest.fixture
+def replayed(real_history_replay):
+    """The session's day-by-day replay of the real history (tests/conftest.py's
+    `real_history_replay`, which tests/system/test_tables_real.py reads too): its days, the
+    requests the fake Slack accepted and the database."""
+    return real_history_replay.days, real_history_replay.accepted, real_history_replay.db
 
 
 def test_no_command_crashes(replayed):

@@ -1,8 +1,10 @@
 """Per-table S on the real history, recomputed independently (issue 20, "Done when").
 
-The real leaderboard copies (../shared/snapshots) are backfilled date by date; after each date
-on which a table's source got a new file, benchwatch's analysis runs and its stored S of the
-table (saturation_latest) is compared with S recomputed here: the newest file of that source up
+The real leaderboard copies (../shared/snapshots) are backfilled date by date and analyzed after
+each date (the session's day-by-day replay, tests/conftest.py's `real_history_replay`, which
+tests/system/test_alert_replay.py checks the messages of); after each date on which a table's
+source got a new file, its stored S of the table (saturation_latest) is compared with S
+recomputed here: the newest file of that source up
 to the date, read by a minimal parser written in this test (never the scrapers), the model's
 best row, the top k = 5, n from registry/benchmarks.csv and the paper's formula
 S = exp(-((s1 - sk) / sqrt(s1 (1 - s1) / n^0.5 + sk (1 - sk) / n^0.5))^2).
@@ -21,11 +23,9 @@ import math
 import re
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from helpers import ROOT, SNAPSHOTS, needs
-from storage.store import open_store
 
 K, ALPHA = 5, 0.5
 
@@ -163,40 +163,32 @@ def newest_file(source: str, pattern: str, date: str) -> Path | None:
 
 @needs(SNAPSHOTS)
 @pytest.mark.slow
-def test_stored_per_table_s_matches_an_independent_recomputation_date_by_date(tmp_path):
+@pytest.mark.xdist_group("replay")   # the session's replay (tests/conftest.py), built once
+def test_stored_per_table_s_matches_an_independent_recomputation_date_by_date(real_history_replay):
+    """On the session's day-by-day replay (each date's files backfilled, then `analyze`: the
+    stored S of every table after each date with files, and the scores' names, tests/conftest.py)."""
     from jobs.backfill import plan_backfill
-    from jobs.ingest import ingest_file
-    from jobs.saturation import run_saturation
-    from jobs.sync import connect_synced
 
+    replay = real_history_replay
     n_of = registry_n()
-    db = tmp_path / "real.duckdb"
     plan = plan_backfill(SNAPSHOTS)
     sources = {s for s, *_ in TABLES.values()}
     checked: dict[str, int] = {}
     dates = sorted({f.date for f in plan})
+    assert dates == [d.date for d in replay.days if d.files]          # the replay ran each date with files
     for date in dates:
         todays = [f for f in plan if f.date == date]
-        for f in todays:
-            try:
-                ingest_file(open_store(db), f.source, f.path, aux_paths=f.aux, observed_at=f.date)
-            except Exception:        # a file the scrapers refuse (the backfill reports and skips it)
-                continue
         if not sources & {f.source for f in todays}:
             continue
-        # The analysis runs on each date where one of today's files is the newest file some table is
+        # Compared on each date where one of today's files is the newest file some table is
         # compared with, and on the last date. A date whose files this test reads for no table (an
         # LMArena history mirror, SWE-bench's HTML index) changes no compared input: its rows reach
         # the next analysis (each recomputes from everything stored), where every table is compared.
         fresh = any(f.path == newest_file(s, pattern, date) for s, pattern, *_ in TABLES.values() for f in todays)
         if not fresh and date != dates[-1]:
             continue
-        with connect_synced(open_store(db)) as con:
-            run_saturation(con, now=pd.Timestamp(date) + pd.Timedelta(days=1))
-            stored = con.execute("""SELECT table_id, population, s_index FROM saturation_latest
-                                    WHERE scope = 'all'""").df()
-            names = con.execute("""SELECT source, model_raw, model FROM scores""").df()
-        identity = {(s, key(r)): m for s, r, m in zip(names["source"], names["model_raw"], names["model"])}
+        stored = replay.saturation[date]
+        identity = {(s, key(r)): m for s, r, m in replay.names[date]}
         for table, (source, pattern, parse, population) in TABLES.items():
             path = newest_file(source, pattern, date)
             if path is None:
