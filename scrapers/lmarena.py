@@ -52,6 +52,7 @@ from typing import Mapping
 import pandas as pd
 
 from scrapers import _markdown
+from scrapers._lmarena_cells import find_column, link_of, model_name, score_cells
 from common.naming import NamingRules
 from scrapers._cells import number_cells, percent_cells, raw_text, stated_models
 from scrapers.base import ParsedSnapshot, Scraper
@@ -66,26 +67,8 @@ OVERALL = "arena_elo"
 # elo_data.json lists each category's leader on each date: a top-1 list per date, its own (partial)
 # table — never compared with, or taking the place of, a category's full board
 ELO_MAX_BOARD = "top1"
-# Vendor-logo alt texts the markdown scrape glues before a model name ("Azurephi-4"), besides the
-# row's own organisation (stripped too). An unknown one stays in the name (unresolved in status).
-LOGO_PREFIXES = ("01.AI", "Anthropic", "Azure", "Cohere", "HuggingFace", "InternLM", "Meta", "Minimax",
-                 "MoonshotAI", "Nvidia", "OpenChat", "RWKV", "Snowflake", "Stability", "Stepfun", "Tencent")
-# the organisation glued after a model's name: capitalised words ('Google', 'AllenAI/UW', 'xAI'),
-# or a number before one ('01 AI': `yi-34b-chat01 AI`)
-_ORG_SUFFIX = re.compile(r"^(.*?[a-z0-9.)\]])(x?(?:\d+ )?[A-Z][\w.&/]*(?: [A-Z][\w.&/]*)*)$")
 _TOP_N = re.compile(r"(?:前\s*(\d+)\s*名|\btop[ -]?(\d+)\b)", re.IGNORECASE)
-_SCORE_CELL = re.compile(r"(-?\d+(?:\.\d+)?)(?:\s*+\(?\s*+±\s*+(\d+(?:\.\d+)?)\s*+\)?)?(?:\s*+[^\W\d_]+)?")
 _UPDATED = re.compile(r"更新时间\**\s*[:：]\s*\**\s*(\d{4}-\d{2}-\d{2})")
-
-
-# the page a markdown model cell links: `[name](url)` or the note after it, `name [<sup>1</sup>](url)`
-_CELL_LINK = re.compile(r"\]\(\s*(https?://[^\s)]+)\s*\)")
-
-
-def _link_of(cell: str) -> str | None:
-    """The page a markdown model cell gives for its model (the first link; None without one)."""
-    m = _CELL_LINK.search(cell or "")
-    return model_link(m[1]) if m else None
 
 
 def _unique(names: pd.Series) -> pd.Series:
@@ -324,15 +307,15 @@ class LmarenaScraper(Scraper):
 
     # --- markdown leaderboard (history mirror) ------------------------------------------------
     def _markdown(self, text: str, where: str, parsed: ParsedSnapshot) -> pd.DataFrame:
-        found = [t for t in _markdown.tables(text) if self._find(t.header, "模型", "model") is not None
-                 and self._find(t.header, "分数", "score") is not None]
+        found = [t for t in _markdown.tables(text) if find_column(t.header, "模型", "model") is not None
+                 and find_column(t.header, "分数", "score") is not None]
         if not found:
             raise self.error(f"{where}: no markdown table with a model and a score column")
         table = found[0]
         h = table.header
-        col = {"model": self._find(h, "模型", "model"), "score": self._find(h, "分数", "score"),
-               "ci": self._find(h, "置信区间", "ci", "interval"), "org": self._find(h, "服务商", "组织", "organization"),
-               "cutoff": self._find(h, "截止", "cutoff")}
+        col = {"model": find_column(h, "模型", "model"), "score": find_column(h, "分数", "score"),
+               "ci": find_column(h, "置信区间", "ci", "interval"), "org": find_column(h, "服务商", "组织", "organization"),
+               "cutoff": find_column(h, "截止", "cutoff")}
         intro = text[: text.find(table.header[0])] if table.header else text
         top = _TOP_N.search(intro)
         version = f"top{top[1] or top[2]}" if top else ""
@@ -347,9 +330,9 @@ class LmarenaScraper(Scraper):
             def cell(key: str, cells: list[str] = cells) -> str:
                 i = col[key]
                 return cells[i] if i is not None and i < len(cells) else ""
-            model, org = self._model_name(cell("model"), clean_name(cell("org")) or "")
-            link = _link_of(cell("model"))
-            score, lo, hi = self._score(cell("score"), cell("ci"))
+            model, org = model_name(cell("model"), clean_name(cell("org")) or "")
+            link = link_of(cell("model"))
+            score, lo, hi = score_cells(cell("score"), cell("ci"))
             if not model or score is None:
                 skipped += 1
                 continue
@@ -365,63 +348,6 @@ class LmarenaScraper(Scraper):
         parsed.models = stated_models([m for m, _, _ in orgs], orgs=[o for _, o, _ in orgs],
                                       links=[u for _, _, u in orgs])
         return pd.DataFrame(rows)
-
-    @staticmethod
-    def _find(header: list[str], *words: str) -> int | None:
-        for i, h in enumerate(header):
-            low = h.lower()
-            if any((w in low) if not w.isascii() else re.search(rf"\b{w}\b", low) for w in words):
-                return i
-        return None
-
-    @staticmethod
-    def _model_name(cell: str, org: str) -> tuple[str | None, str]:
-        """The model of a markdown cell: links, superscript notes, the `<Org> · <licence>` tail and a
-        glued logo prefix removed; with the organisation (`org`, the row's organisation cell, else
-        the one the tail names; '' when neither does)."""
-        text = re.sub(r"\[\s*<sup>[^<]*</sup>\s*\]\([^)]*\)", "", cell or "")
-        name = clean_name(text)
-        if not name:
-            return None, org
-        if " · " in name:                       # 2026 layout: "<model><Org> · <licence>"
-            name = name.split(" · ", 1)[0]
-            known = next((p for p in sorted(LOGO_PREFIXES, key=len, reverse=True)
-                          if name.endswith(p) and len(name) > len(p) and name[-len(p) - 1].isalnum()), None)
-            m = None if known else _ORG_SUFFIX.match(name)
-            if known:
-                name, org = name[: -len(known)], org or known
-            elif m:
-                name, org = m[1], org or m[2]
-        candidates = {p for p in LOGO_PREFIXES}
-        if org:
-            candidates |= {org, org.replace(" ", ""), org.split()[0]}
-        for prefix in sorted(candidates, key=len, reverse=True):
-            rest = name[len(prefix):]
-            if name.startswith(prefix) and rest[:1].isalnum():    # 'Meta-Llama…' is a name, 'MetaMeta-…' a prefix
-                name = rest
-                break
-        return name.strip() or None, org
-
-    @staticmethod
-    def _score(score_cell: str, ci_cell: str) -> tuple[float | None, float | None, float | None]:
-        """(score, ci_low, ci_high) from '1446' + '+5/-4', '1452' + '±4', '1504±10' or '1508 (±6)'."""
-        # a trailing label ('1349Preliminary': few votes yet) is kept in raw_value only
-        # stripped first and possessive (`\s*+`): adjacent `\s*` over one run of spaces backtrack
-        # super-linearly on a long hostile cell
-        m = _SCORE_CELL.fullmatch((score_cell or "").strip())
-        if not m:
-            return None, None, None
-        score = float(m[1])
-        if m[2] is not None:
-            return score, score - float(m[2]), score + float(m[2])
-        ci = (ci_cell or "").strip()
-        pm = re.match(r"^±\s*(\d+(?:\.\d+)?)$", ci)
-        if pm:
-            return score, score - float(pm[1]), score + float(pm[1])
-        updown = re.match(r"^\+\s*(\d+(?:\.\d+)?)\s*/\s*-\s*(\d+(?:\.\d+)?)$", ci)
-        if updown:
-            return score, score - float(updown[2]), score + float(updown[1])
-        return score, None, None
 
     # the declared cases (scrapers/cases.py), run by tests/unit/test_scraper_cases.py
     CASES = (
