@@ -321,7 +321,11 @@ CONNECTION_LOST_WORDS = (
     "server closed the connection unexpectedly", "terminating connection due to administrator command",
     "no connection to the server", "could not connect to server", "Connection refused",
     "Unable to connect to Postgres", "connection to server at", "SSL SYSCALL error", "Broken pipe",
-    'Failed to execute query "ROLLBACK"', 'Failed to execute query "COMMIT"')
+    'Failed to execute query "ROLLBACK"', 'Failed to execute query "COMMIT"',
+    # DuckLake reading its catalog after the catalog's PostgreSQL went away mid-transaction: the
+    # failed connection surfaces only as the aborted transaction it left (DuckDB's own "Current
+    # transaction is aborted" without "DuckLake" is an earlier error of ours, and is not this)
+    "from DuckLake: Current transaction is aborted")
 
 
 def connection_lost(exc: BaseException) -> bool:

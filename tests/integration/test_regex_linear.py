@@ -33,9 +33,9 @@ CASES = {
         f"t = tables('## Vendor ' + ' #' * {N} + ' x\\n| m | s |\\n|---|---|\\n| x | 1 |\\n')\n"
         "assert t[0].heading.startswith('Vendor'), t[0].heading[:20]"),
     "lmarena score cell": (
-        "from scrapers.lmarena import LmarenaScraper as L\n"
-        f"assert L._score('1' + ' ' * {N} + '\\x00', '') == (None, None, None)\n"
-        f"assert L._score('1' + ' ' * {N} + '±', '') == (None, None, None)"),
+        "from scrapers._lmarena_cells import score_cells\n"
+        f"assert score_cells('1' + ' ' * {N} + '\\x00', '') == (None, None, None)\n"
+        f"assert score_cells('1' + ' ' * {N} + '±', '') == (None, None, None)"),
     "js declarations": (
         "from scrapers._jsliteral import declarations\n"
         f"assert declarations('\\n' * {N} + '!') == {{}}\n"
