@@ -50,7 +50,7 @@ import storage
 from analysis import constants
 from common.time import to_utc
 from jobs.relations.base import ANALYSIS, EVERY, TABLE, Inputs, Relation
-from registry.tables import assign_tables
+from registry.tables import assign_tables, table_key
 from storage import fingerprint as fp, reads
 from storage.engine import duckdb
 
@@ -239,6 +239,6 @@ def plan(con: duckdb.DuckDBPyConnection, now: datetime, *, incremental: bool = T
         tables |= {t for t, pairs in table_members(scores).items()
                    if pairs & score_pairs or any(b in item_benches for _, b in pairs)}
         a3 |= item_pairs
-    benches = {t.split(":", 1)[0] for t in tables}
+    benches = {table_key(t).benchmark for t in tables}   # a unit's key is its table id alone
     link = bool(benches & linked_benchmarks(reads.read_benchmarks(con)))
     return Plan(full=False, tables=tables, a3_groups=a3, link=link, units=units)   # type: ignore[arg-type]
