@@ -48,6 +48,7 @@ import jobs
 import registry
 import storage
 from analysis import constants
+from common import table_ids
 from common.time import to_utc
 from jobs.relations.base import ANALYSIS, EVERY, TABLE, Inputs, Relation
 from registry.tables import assign_tables, table_key
@@ -139,6 +140,7 @@ def _code_and_constants() -> tuple[tuple[str, object], ...]:
     roots = [Path(analysis.__file__).parent, Path(jobs.__file__).parent, Path(storage.__file__).parent]
     files = [p for root in roots for p in root.rglob("*.py")] + list(Path(analysis.__file__).parent.rglob("*.sql"))
     files += [Path(registry.__file__).parent / name for name in ("tables.py", "tables.csv")]   # the table rule
+    files.append(Path(table_ids.__file__))                                                     # and its id
     for path in sorted(files):
         code.update(path.read_bytes())
     consts = {k: v for k, v in vars(constants).items() if k.isupper()}
