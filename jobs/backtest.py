@@ -51,9 +51,10 @@ def run_backtest(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int 
     crossings = crossings[~unknown_crossings].reset_index(drop=True)
     rows = calibrate(with_damped(rows))
     summary = summarize(rows)
-    bench = tables.set_index("table_id")["benchmark"].to_dict()
-    rows["benchmark"] = rows["table_id"].map(bench)
-    crossings["benchmark"] = crossings["table_id"].map(bench)
+    key = tables.set_index("table_id")        # the table's key, stored beside its id (migration 084)
+    for column in ("benchmark", "source", "table_version"):
+        rows[column] = rows["table_id"].map(key[column].to_dict())
+        crossings[column] = crossings["table_id"].map(key[column].to_dict())
     log.info("[backtest] %d forecast(s) from %d table(s); %d crossing forecast(s)", len(rows),
              rows["table_id"].nunique() if len(rows) else 0, len(crossings))
     result = {"rows": rows, "summary": summary, "crossings": crossings,

@@ -5,8 +5,9 @@ Scores of one benchmark from two sources (HumanEval from EvalPlus and from simpl
 from two releases of one source (LiveBench 2024-11-25 and 2026-01-08) are different tables;
 no top k, running best, trend or alert mixes them. This module owns the rule, once:
 
-- `table_id(benchmark, source, table_version)`: ``benchmark:source``, or
-  ``benchmark:source:version`` when the source states a version (`scores.table_version`).
+- `table_id(benchmark, source, table_version)` (common/table_ids.py spells it, here re-exported):
+  ``benchmark:source``, or ``benchmark:source:version`` when the source states a version
+  (`scores.table_version`). Stored rows carry the three parts as columns (migration 084).
 - Declared equivalences (``tables.csv``, kind ``pool``): two or more sources of one benchmark
   that run the same items under the same harness, with the reason; their unversioned tables
   are one table ``benchmark:pooled`` whose source is ``pooled`` (`sources` lists them).
@@ -24,8 +25,8 @@ no top k, running best, trend or alert mixes them. This module owns the rule, on
   ARC-AGI split, an Arena-Hard version, none) is a *board*: current while the source's newest
   snapshot of the benchmark's boards holds it.
 
-The SQL of storage repeats `table_id`'s and `version_kind`'s expressions (views `latest_scores`, the history
-reads); tests/integration/test_tables.py checks that both agree. Pure: no DuckDB, no network.
+The SQL of storage repeats `version_kind`'s expression (view `latest_scores`) and renders `table_id`'s from
+common/table_ids.py; tests/integration/test_tables.py checks that they agree. Pure: no DuckDB, no network.
 """
 
 from __future__ import annotations
@@ -37,9 +38,11 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple
+from typing import Iterable
 
 import pandas as pd
+
+from common.table_ids import TableKey, table_id, table_key  # noqa: F401 - re-exported (the one spelling)
 
 __all__ = ["POOLED", "TableRules", "table_id", "version_kind", "RELEASE", "PARTIAL", "BOARD", "load_table_rules",
            "assign_tables", "primary_flags", "primary_reasons",
@@ -61,28 +64,6 @@ SOURCE_NAMES = {
 }
 
 
-def table_id(benchmark: str, source: str, table_version: str | None = "") -> str:
-    """The id of the table a score belongs to: ``benchmark:source`` or ``benchmark:source:version``."""
-    version = "" if table_version is None or (isinstance(table_version, float) and pd.isna(table_version)) \
-        else str(table_version)
-    return f"{benchmark}:{source}:{version}" if version else f"{benchmark}:{source}"
-
-
-class TableKey(NamedTuple):
-    """A table id's parts (`table_id` is their one spelling)."""
-    benchmark: str
-    source: str
-    table_version: str
-
-
-def table_key(table_id: Any) -> TableKey:
-    """The parts of a table id: 'livebench:livebench:2024-11-25' -> ('livebench', 'livebench',
-    '2024-11-25'); a missing part is ''. The inverse of `table_id`, the one place that splits it."""
-    parts = ("" if table_id is None else str(table_id)).split(":", 2)
-    parts += [""] * (3 - len(parts))
-    return TableKey(*parts)
-
-
 RELEASE, PARTIAL, BOARD = "release", "partial", "board"
 _RELEASE_VERSION = re.compile(r"\d{4}-\d{2}-\d{2}")
 _PARTIAL_VERSION = re.compile(r"top\d+")
@@ -101,7 +82,7 @@ def version_kind(table_version: str | None) -> str:
 
 
 def pooled_id(benchmark: str) -> str:
-    return f"{benchmark}:{POOLED}"
+    return table_id(benchmark, POOLED)
 
 
 def source_name(source: str) -> str:

@@ -15,7 +15,6 @@ from alerts.render import report_anchor
 from analysis.constants import SATURATION_ALPHA, SATURATION_K
 from common.jsonsafe import decoded
 from common.jsonsafe import is_null as _missing
-from registry.tables import table_key
 from common.naming import POPULATION_SYSTEMS
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour-vision
@@ -176,9 +175,20 @@ def tabled(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def version(table_id: Any) -> str:
-    """The version part of a table id ('livebench:livebench:2024-11-25' -> '2024-11-25'), '' without one."""
-    return table_key(table_id).table_version
+def table_keys(*frames: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    """table_id -> (source, table_version) from the frames' key columns (stored beside the id:
+    migration 084), the first frame that has a table first; a table no frame keys is absent."""
+    out: dict[str, tuple[str, str]] = {}
+    for df in frames:
+        if len(df) and {"table_id", "source", "table_version"} <= set(df.columns):
+            for t, s, v in zip(df["table_id"], df["source"], df["table_version"]):
+                out.setdefault(str(t), ("" if _missing(s) else str(s), "" if _missing(v) else str(v)))
+    return out
+
+
+def versions(*frames: pd.DataFrame) -> dict[str, str]:
+    """table_id -> its version ('2024-11-25'; '' without one) from the frames' key columns."""
+    return {t: v for t, (_, v) in table_keys(*frames).items()}
 
 
 def level_of(r: Mapping[str, Any]) -> Any:

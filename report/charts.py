@@ -14,7 +14,7 @@ import pandas as pd
 from analysis.constants import SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
 from common.jsonsafe import is_null as _missing
 from report.base import (BIN_COLORS, PALETTE, ci_uninformative, metric_is_proportion, names, naive, tabled,
-                                version)
+                                versions)
 from report.svg import TimeChart
 
 # Width of a benchmark's two charts (side by side on a 1280-pixel screen).
@@ -41,9 +41,11 @@ def _release_breaks(chart: TimeChart, g: pd.DataFrame) -> None:
     if "table_id" not in g.columns or g["table_id"].nunique() < 2:
         return
     starts = g.groupby("table_id")["t"].min().sort_values()
+    version = versions(g)
     for tid, t0 in list(starts.items())[1:]:
-        chart.vline(t0, "#444", f"release {version(tid) or tid}", dash="1 3",
-                    tooltip=f"new release {version(tid) or tid}: another question set; no series crosses it")
+        release = version.get(tid) or tid
+        chart.vline(t0, "#444", f"release {release}", dash="1 3",
+                    tooltip=f"new release {release}: another question set; no series crosses it")
 
 
 def _series_keys(df: pd.DataFrame) -> list[str]:
@@ -72,10 +74,11 @@ def s_history_chart(bench: str, name: str, hist: pd.DataFrame, level_rows: pd.Da
     releases = h["table_id"].nunique() > 1
     keys = (["table_id"] if releases else []) + _series_keys(h)
     _release_breaks(chart, h)
+    version = versions(h)
     for i, (key, g) in enumerate(h.groupby(keys, sort=True, dropna=False) if keys else [("", h)]):
         key = key if isinstance(key, tuple) else (key,)
         if releases:
-            key = (version(key[0]) or key[0], *key[1:])
+            key = (version.get(key[0]) or key[0], *key[1:])
         label = " / ".join(str(k) for k in key if not _missing(k)) or "S_index"
         color = PALETTE[i % len(PALETTE)]
         g = g.sort_values("t")
@@ -138,10 +141,11 @@ def frontier_chart(bench: str, name: str, frontier: pd.DataFrame, trend: Mapping
                       y_format=(lambda v: f"{v:.0f}%") if proportion else (lambda v: f"{v:g}"))
     _release_breaks(chart, f)
     order = f.groupby("table_id")["t"].min().sort_values().index.tolist()
+    version = versions(f)
     for i, tid in enumerate(order):      # one step line per release: no frontier crosses a release
         g = f[f["table_id"] == tid]
         last = i == len(order) - 1
-        tag = f" {version(tid)}" if len(order) > 1 else ""
+        tag = f" {version.get(tid, '')}" if len(order) > 1 else ""
         color = PALETTE[0] if last else PALETTE[(i + 2) % len(PALETTE)]
         pts = list(zip(g["t"], g["frontier"] * scale)) + ([(end, float(g["frontier"].iloc[-1]) * scale)] if last else [])
         chart.line(pts, color, step=True, legend=f"frontier{tag} (best dated model)")

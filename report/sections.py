@@ -9,11 +9,10 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from common.jsonsafe import is_null as _missing
-from registry.tables import table_key
 from report.charts import family_span, frontier_chart, s_history_chart
 from report.base import (POPULATION_ORDER, bin_badge, date, esc, forecast_text, level_of, metric_is_proportion,
                                 naive, names, num, score_text, STALE_AFTER_DAYS, staleness_days, table_name, tabled,
-                                top_names, trend_cell, version)
+                                table_keys, top_names, trend_cell, versions)
 from alerts.text import level_note
 from registry.tables import source_name
 
@@ -36,9 +35,10 @@ def bench_tables(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier:
         primary = str(lv.loc[lv["is_primary"].fillna(False).astype(bool), "table_id"].iloc[0])
     else:
         primary = seen[0] if seen else bench
-    source = table_key(primary).source or None
-    family = sorted((x for x in seen if source is not None and table_key(x).source == source),
-                    key=lambda x: (version(x), x)) or [primary]
+    keys = table_keys(tables, levels, hist, frontier)      # table_id -> (source, version): the stored columns
+    source = keys.get(primary, ("", ""))[0] or None
+    family = sorted((x for x in seen if source is not None and keys.get(x, ("", ""))[0] == source),
+                    key=lambda x: (keys.get(x, ("", ""))[1], x)) or [primary]
     others = [x for x in seen if x not in family]
     return primary, family, others
 
@@ -85,7 +85,8 @@ def _section(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.
         facts.append("top-k: " + ", ".join(esc(m) for m in top))
     t = trend_by.get(primary)
     if len(family) > 1:
-        facts.append(f"{len(family)} releases, each its own table: " + ", ".join(esc(version(x) or x) for x in family))
+        version = versions(tables, levels, hist, frontier)
+        facts.append(f"{len(family)} releases, each its own table: " + ", ".join(esc(version.get(x) or x) for x in family))
     if t is not None and not _missing(t.get("frontier_model")):
         facts.append(f"frontier {esc(t['frontier_model'])} {esc(score_text(t.get('frontier'), metric_is_proportion(t)))}")
     if t is not None and stale is not None and stale > STALE_AFTER_DAYS:
@@ -152,7 +153,7 @@ def bench_order(levels: pd.DataFrame) -> list[str]:
 def family_of(bench: str, levels: pd.DataFrame, tables: pd.DataFrame) -> str:
     """The family a benchmark is folded under: its primary table's source, by display name."""
     primary, _, _ = bench_tables(bench, levels, pd.DataFrame(), pd.DataFrame(), tables)
-    source = table_key(primary).source
+    source = table_keys(tables, levels).get(primary, ("", ""))[0]
     return source_name(source) if source else "other"
 
 

@@ -19,23 +19,24 @@ from storage.saturation import stamped_frame
 
 log = logging.getLogger("benchwatch.storage")
 
-ROW_COLUMNS = ["table_id", "benchmark", "metric", "origin", "horizon_months", "method", "frontier_at_origin",
+ROW_COLUMNS = ["table_id", "benchmark", "source", "table_version", "metric", "origin", "horizon_months", "method", "frontier_at_origin",
                "forecast", "low", "high", "raw_low", "raw_high", "observed", "inside", "n_records"]
 SUMMARY_COLUMNS = ["kind", "unit", "horizon_months", "method", "n", "n_tables", "mae", "mae_low", "mae_high",
                    "naive_mae", "naive_mae_low", "naive_mae_high", "bias", "coverage", "coverage_low", "coverage_high",
                    "raw_coverage", "n_raw", "q_low", "q_high", "q_low_per_rise", "q_high_per_rise", "nominal", "chosen",
                    "damping"]
-CROSSING_COLUMNS = ["table_id", "benchmark", "metric", "origin", "method", "threshold", "forecast_crossing",
+CROSSING_COLUMNS = ["table_id", "benchmark", "source", "table_version", "metric", "origin", "method", "threshold", "forecast_crossing",
                     "actual_crossing", "error_months"]
 
 
 def read_backtest_inputs(con: duckdb.DuckDBPyConnection, k: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(frontier, tables) of the last analysis at top-k `k`: the frontier points (table_id,
-    benchmark, as_of, frontier, is_record), oldest first; per table its metric, the registry's
+    benchmark, as_of, frontier, is_record), oldest first; per table its key, metric, the registry's
     chance level (floor) and ceiling, and its last observation (observed_until)."""
     frontier = con.execute("""SELECT table_id, benchmark, as_of, frontier, is_record FROM frontier
                               WHERE k = ? ORDER BY table_id, as_of""", [k]).df()
-    tables = con.execute("""SELECT t.table_id, t.benchmark, t.metric, b.chance AS floor, b.ceiling,
+    tables = con.execute("""SELECT t.table_id, t.benchmark, t.source, t.table_version, t.metric,
+                                   b.chance AS floor, b.ceiling,
                                    bt.last_observed_at AS observed_until
                             FROM trends t LEFT JOIN benchmarks b ON b.id = t.benchmark
                             LEFT JOIN benchmark_tables bt ON bt.table_id = t.table_id

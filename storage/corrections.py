@@ -36,8 +36,12 @@ def settle_corrections(con: duckdb.DuckDBPyConnection, *, now: datetime) -> int:
     if not basis or not basis[0]:
         return 0
     rows = con.execute("""
-        WITH now_ AS (SELECT table_id, count(DISTINCT model) AS n FROM latest_scores GROUP BY table_id)
-        SELECT coalesce(b.table_id, n.table_id) AS table_id, b.n_models, n.n
+        WITH now_ AS (SELECT table_id, benchmark, source, coalesce(table_version, '') AS table_version,
+                             count(DISTINCT model) AS n
+                      FROM latest_scores GROUP BY ALL)
+        SELECT coalesce(b.table_id, n.table_id) AS table_id, b.n_models, n.n,
+               coalesce(n.benchmark, b.benchmark), coalesce(n.source, b.source),
+               coalesce(n.table_version, b.table_version)
         FROM table_corrections_basis b FULL JOIN now_ n USING (table_id)
         WHERE b.n_models IS DISTINCT FROM n.n
         ORDER BY 1""").fetchall()
@@ -45,13 +49,14 @@ def settle_corrections(con: duckdb.DuckDBPyConnection, *, now: datetime) -> int:
         return f"{n} model{'' if n == 1 else 's'}"
     details = [(t, f"{before} -> {models(after)} in use" if before is not None and after is not None
                 else f"now in use ({models(after)})" if before is None
-                else f"no longer in use (was {models(before)})")
-               for t, before, after in rows]
+                else f"no longer in use (was {models(before)})", key)
+               for t, before, after, *key in rows]
     if details:
-        con.executemany("INSERT INTO table_corrections (table_id, detail, corrected_at) VALUES (?, ?, ?)",
-                        [[t, d, now] for t, d in details])
+        con.executemany("INSERT INTO table_corrections (table_id, detail, corrected_at, benchmark, source, "
+                        "table_version) VALUES (?, ?, ?, ?, ?, ?)",
+                        [[t, d, now, *key] for t, d, key in details])
         log.warning("[storage] %d leaderboard table(s) corrected by the per-table rule (migration 040): %s",
-                    len(details), ", ".join(t for t, _ in details[:5]) + (" …" if len(details) > 5 else ""))
+                    len(details), ", ".join(t for t, _, _ in details[:5]) + (" …" if len(details) > 5 else ""))
     con.execute("DELETE FROM table_corrections_basis")
     return len(details)
 

@@ -52,13 +52,13 @@ def read_saturation_series(con: duckdb.DuckDBPyConnection, *, k: int, alpha: flo
 
 
 def _with_table_names(frame: pd.DataFrame) -> pd.DataFrame:
-    """Add table_name ('HumanEval (EvalPlus)', registry.tables.table_name) to rows with table_id."""
-    from registry.tables import table_key, table_name
+    """Add table_name ('HumanEval (EvalPlus)', registry.tables.table_name) to rows with table_id
+    (and its key's columns: source, table_version, migration 084)."""
     if "table_id" not in frame.columns:
         return frame
     sources = frame["sources"] if "sources" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
     frame["sources"] = [list(v) if isinstance(v, (list, tuple, np.ndarray)) else [] for v in sources]
-    versions = [table_key(t).table_version if isinstance(t, str) else "" for t in frame["table_id"]]
+    versions = frame["table_version"].fillna("")
     src = frame["source"] if "source" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
     frame["table_name"] = [table_name(n, s, v, ss) for n, s, v, ss in
                            zip(frame["benchmark_name"], src, versions, frame["sources"])]
@@ -69,7 +69,7 @@ def read_frontier_holders(con: duckdb.DuckDBPyConnection, *, k: int) -> pd.DataF
     """The current record holder of every leaderboard table (table `frontier`, newest as_of)."""
     try:
         holders = con.execute("""
-            SELECT table_id, benchmark, source, sources, frontier_model AS model, frontier AS score, as_of
+            SELECT table_id, benchmark, source, table_version, sources, frontier_model AS model, frontier AS score, as_of
             FROM frontier WHERE k = ? AND frontier_model IS NOT NULL
             QUALIFY row_number() OVER (PARTITION BY table_id ORDER BY as_of DESC) = 1""", [k]).df()
     except duckdb.CatalogException:     # a file from before the frontier table

@@ -26,17 +26,17 @@ from analysis.dating import RUNNING_BEST_SQL
 
 log = logging.getLogger("benchwatch.storage")
 
-SATURATION_COLUMNS = ["table_id", "benchmark", "source", "sources", "as_of", "scope", "population", "k", "alpha", "z", "metric", "n_items", "n_assumed",
+SATURATION_COLUMNS = ["table_id", "benchmark", "source", "table_version", "sources", "as_of", "scope", "population", "k", "alpha", "z", "metric", "n_items", "n_assumed",
                       "n_models", "top_scores", "top_models", "top_variants", "s1", "sk", "se_delta", "r_norm", "s_index",
                       "bin", "statistically_similar", "saturated", "stagnation", "headroom", "uncertainty", "reason",
                       "scale", "comparable", "bin_probs", "bin_hold_prob", "resample_noise", "resample_draws",
                       "resample_seed"]
-TRAJECTORY_COLUMNS = ["table_id", "benchmark", "source", "sources", "as_of", "scope", "population", "k", "alpha", "z", "n_items", "n_models",
+TRAJECTORY_COLUMNS = ["table_id", "benchmark", "source", "table_version", "sources", "as_of", "scope", "population", "k", "alpha", "z", "n_items", "n_models",
                       "top_scores", "top_models", "top_variants", "s1",
                       "sk", "se_delta", "r_norm", "s_index", "bin", "statistically_similar", "uncertainty"]
-FRONTIER_COLUMNS = ["table_id", "benchmark", "source", "sources", "as_of", "k", "n_models", "frontier", "frontier_model", "topk_mean", "cv_topk",
+FRONTIER_COLUMNS = ["table_id", "benchmark", "source", "table_version", "sources", "as_of", "k", "n_models", "frontier", "frontier_model", "topk_mean", "cv_topk",
                     "cv_topk_90d", "is_record"]
-TRENDS_COLUMNS = ["table_id", "benchmark", "source", "sources", "population", "k", "as_of", "metric", "direction", "n_models", "frontier",
+TRENDS_COLUMNS = ["table_id", "benchmark", "source", "table_version", "sources", "population", "k", "as_of", "metric", "direction", "n_models", "frontier",
                   "frontier_model", "last_record_at", "n_records", "topk_mean", "cv_topk", "cv_topk_90d", "trend_status",
                   "trend_start", "trend_end", "stale_days", "slope_per_month", "slope_ci_low", "slope_ci_high",
                   "slope_unit", "slope_points", "stalled", "forecast_threshold", "forecast_status", "forecast_method",

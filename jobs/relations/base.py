@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
+from common.table_ids import table_key
 from storage import reads
 from storage.engine import duckdb
 
@@ -65,7 +66,7 @@ class Inputs:
     def benchmarks(self) -> list[str] | None:
         """The benchmarks of the tables recomputed (None: every benchmark)."""
         only = self.only
-        return None if only is None else sorted({t.split(":", 1)[0] for t in only})
+        return None if only is None else sorted({table_key(t).benchmark for t in only})
 
     @property
     def latest(self) -> pd.DataFrame | None:

@@ -33,6 +33,8 @@ def post_cutoff_saturation(latest: pd.DataFrame, slices: pd.DataFrame, registry:
         meta = scoped.assign(table_source=scoped.get("table_source", scoped["source"])).groupby("table_id")
         sources = meta["source"].agg(lambda v: sorted({str(x) for x in v.dropna()}))
         sat["source"] = sat["table_id"].map(meta["table_source"].first())
+        if "table_version" in scoped.columns:     # assign_tables sets it; the writer requires it (084)
+            sat["table_version"] = sat["table_id"].map(meta["table_version"].first())
         sat["sources"] = [list(sources.get(t, [])) for t in sat["table_id"]]
     return sat
 

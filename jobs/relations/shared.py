@@ -208,9 +208,11 @@ def primary(inputs: Inputs) -> pd.DataFrame:
 
 
 def with_sources(frame: pd.DataFrame, tables: pd.DataFrame) -> pd.DataFrame:
-    """`frame` (with table_id) with its table's source and sources."""
+    """`frame` (with table_id) with its table's source, version and sources (the key's parts
+    are stored beside the id: migration 084)."""
     meta = tables.set_index("table_id")
     out = frame.copy()
     out["source"] = out["table_id"].map(meta["source"])
+    out["table_version"] = out["table_id"].map(meta["table_version"])
     out["sources"] = [list(meta["sources"].get(t, [])) for t in out["table_id"]]
     return out

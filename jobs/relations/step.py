@@ -48,9 +48,10 @@ import jobs
 import registry
 import storage
 from analysis import constants
+from common import table_ids
 from common.time import to_utc
 from jobs.relations.base import ANALYSIS, EVERY, TABLE, Inputs, Relation
-from registry.tables import assign_tables
+from registry.tables import assign_tables, table_key
 from storage import fingerprint as fp, reads
 from storage.engine import duckdb
 
@@ -139,6 +140,7 @@ def _code_and_constants() -> tuple[tuple[str, object], ...]:
     roots = [Path(analysis.__file__).parent, Path(jobs.__file__).parent, Path(storage.__file__).parent]
     files = [p for root in roots for p in root.rglob("*.py")] + list(Path(analysis.__file__).parent.rglob("*.sql"))
     files += [Path(registry.__file__).parent / name for name in ("tables.py", "tables.csv")]   # the table rule
+    files.append(Path(table_ids.__file__))                                                     # and its id
     for path in sorted(files):
         code.update(path.read_bytes())
     consts = {k: v for k, v in vars(constants).items() if k.isupper()}
@@ -239,6 +241,6 @@ def plan(con: duckdb.DuckDBPyConnection, now: datetime, *, incremental: bool = T
         tables |= {t for t, pairs in table_members(scores).items()
                    if pairs & score_pairs or any(b in item_benches for _, b in pairs)}
         a3 |= item_pairs
-    benches = {t.split(":", 1)[0] for t in tables}
+    benches = {table_key(t).benchmark for t in tables}   # a unit's key is its table id alone
     link = bool(benches & linked_benchmarks(reads.read_benchmarks(con)))
     return Plan(full=False, tables=tables, a3_groups=a3, link=link, units=units)   # type: ignore[arg-type]

@@ -12,7 +12,9 @@ A view file may use `{{lower_is_better}}`: the metric kinds whose best value is 
 (`common.metrics.METRIC_DIRECTIONS`, the one place a direction is decided), as SQL literals, and
 `{{entity_key}}`: the columns within which a model's best variant is chosen
 (`common.naming.ENTITY_KEY`: table, population, model), and `{{source_comparisons}}`: the pairs of
-tables registry/comparisons.csv declares, as the rows of a VALUES list. The hash is of the text after that
+tables registry/comparisons.csv declares, as the rows of a VALUES list, and
+`{{table_id(benchmark, source, table_version)}}`: a table's id from three column expressions
+(`common.table_ids.table_id_sql`, the one SQL spelling of `table_id`). The hash is of the text after that
 substitution, so changing a constant re-applies the view.
 
 Views are applied in dependency order (a view naming another view comes after it). A view a
@@ -34,6 +36,7 @@ from storage import lake
 from storage.engine import duckdb
 from common.comparisons import FILE, parse_comparisons
 from common.metrics import METRIC_DIRECTIONS
+from common.table_ids import table_id_sql
 from common.naming import ENTITY_KEY
 
 log = logging.getLogger("benchwatch.storage")
@@ -78,9 +81,13 @@ def _placeholders() -> dict[str, str]:
             "{{source_comparisons}}": comparisons}
 
 
+_TABLE_ID_CALL = r"\{\{table_id\(\s*([^,(){}]+?)\s*,\s*([^,(){}]+?)\s*,\s*([^,(){}]+?)\s*\)\}\}"
+
+
 def _render(text: str) -> str:
     for key, value in _placeholders().items():
         text = text.replace(key, value)
+    text = re.sub(_TABLE_ID_CALL, lambda m: table_id_sql(m[1], m[2], m[3]), text)
     if "{{" in text:
         raise ValueError(f"unknown placeholder in a view file: {text[text.index('{{'):][:40]!r}")
     return text

@@ -1,5 +1,5 @@
 -- Each leaderboard table's newest non-held snapshot (a table is (benchmark, source,
--- table_version): registry.tables.table_id), for the tables their source still serves: the
+-- table_version): common.table_ids), for the tables their source still serves: the
 -- newest release of a source's releases, by the release's own date (never by the order its
 -- snapshots were stored in); a board (a split, a version, none) while the source's newest
 -- snapshot of the benchmark's boards holds it; a partial page (top<N>) only while the source has
@@ -36,8 +36,7 @@ SELECT sc.source, sc.benchmark, sc.model, sc.score, sc.metric, sc.stderr, sc.n_i
        sc.model_release_date, sc.knowledge_cutoff, sc.evaluated_at, sc.snapshot_id,
        sc.variant, sc.population, sc.underlying,
        sc.table_version, coalesce(sc.is_reference, false) AS is_reference, sc.reported_by,
-       sc.benchmark || ':' || sc.source
-           || CASE WHEN coalesce(sc.table_version, '') = '' THEN '' ELSE ':' || sc.table_version END AS table_id
+       {{table_id(sc.benchmark, sc.source, sc.table_version)}} AS table_id
 FROM scores sc
 JOIN current c ON c.source = sc.source AND c.benchmark = sc.benchmark AND c.snapshot_id = sc.snapshot_id
                  AND c.version = coalesce(sc.table_version, '')

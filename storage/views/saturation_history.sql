@@ -2,7 +2,7 @@
 CREATE OR REPLACE VIEW saturation_history AS
 WITH registry_names AS (SELECT map(list(id), list(name)) AS names FROM models)
 SELECT table_id, benchmark, source, sources, as_of, s_index, bin, scope, k, alpha, r_norm, se_delta, n_models,
-       n_items, top_scores, uncertainty, population, top_models, top_variants,
+       n_items, top_scores, uncertainty, population, top_models, top_variants, table_version,
        list_transform(top_models, m -> coalesce(r.names[m], m)) AS top_names,
        list_transform(top_models, m -> r.names[m] IS NOT NULL) AS top_known
 FROM saturation_trajectory, registry_names r;
@@ -11,6 +11,7 @@ COMMENT ON VIEW saturation_history IS 'table, population and date: S reconstruct
 COMMENT ON COLUMN saturation_history.table_id IS 'the leaderboard table: benchmark:source[:version] or benchmark:pooled';
 COMMENT ON COLUMN saturation_history.benchmark IS 'canonical benchmark id';
 COMMENT ON COLUMN saturation_history.source IS 'the table''s source (''pooled'' for a declared pool)';
+COMMENT ON COLUMN saturation_history.table_version IS 'the release of the question set the source states ('''' unversioned; migration 084)';
 COMMENT ON COLUMN saturation_history.sources IS 'the sources whose rows the table holds';
 COMMENT ON COLUMN saturation_history.as_of IS 'the date: the top k among results dated at or before it';
 COMMENT ON COLUMN saturation_history.s_index IS 'saturation index S at that date (NULL: no index)';

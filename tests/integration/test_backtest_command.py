@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from cli.main import main
+from common.table_ids import table_id
 
 HEADER = ["Model version", "mean_score", "Best score (across scorers)", "Release date", "Organization", "Country",
           "Training compute (FLOP)", "Training compute notes", "stderr", "Log viewer", "Logs", "Started at", "id"]
@@ -71,9 +72,13 @@ def test_backtest_json_and_stored_tables(tmp_path, capsys):
         late = con.execute("SELECT count(*) FROM forecast_backtest f JOIN benchmark_tables bt USING (table_id) "
                            "WHERE f.origin + to_days(CAST(round(f.horizon_months * 30.4375) AS INTEGER)) "
                            "> bt.last_observed_at + INTERVAL 1 DAY").fetchone()[0]
+        keys = con.execute("SELECT DISTINCT table_id, benchmark, source, table_version FROM forecast_backtest "
+                           "UNION SELECT DISTINCT table_id, benchmark, source, table_version "
+                           "FROM forecast_backtest_crossings").fetchall()
     finally:
         con.close()
     assert stored[0] == n12 > 0 and stored[1] == pytest.approx(mae)
+    assert keys and all(table_id(*key) == tid for tid, *key in keys), keys   # the key beside the id (084)
     assert late == 0                         # no outcome beyond the table's last observation
     assert main(["backtest", "--db", str(db)]) == 0
     text = capsys.readouterr().out

@@ -400,3 +400,87 @@ def test_every_source_has_a_display_name():
     import scrapers
     missing = [s for s in scrapers.SOURCES if rt.source_name(s) == s and s not in ("csv",)]
     assert missing == [], f"add to registry.tables.SOURCE_NAMES: {missing}"
+
+
+# --- migration 084: the table key stored as columns -------------------------------------------
+
+def _keyed_tables(con) -> list[str]:
+    """Every stored table (not a view) with a table_id column."""
+    return [r[0] for r in con.execute("""
+        SELECT c.table_name FROM duckdb_columns() c JOIN duckdb_tables() t USING (database_name, schema_name, table_name)
+        WHERE c.column_name = 'table_id' AND c.database_name = current_database() ORDER BY 1""").fetchall()]
+
+
+def _analysed(path, tmp_path, monkeypatch) -> None:
+    """Two sources of one benchmark pooled by a declaration, two releases of a versioned source,
+    analysed and backtested, and one table correction recorded: every table keyed by table_id
+    gets rows."""
+    from jobs.backtest import run_backtest
+    from storage.corrections import settle_corrections
+    rules = write_rules(tmp_path, "pool,humaneval,evalplus;simple_evals,same items and harness (a test's claim)\n")
+    monkeypatch.setattr(rt, "load_table_rules", lambda directory=None: rules)
+    two_sources_and_two_releases(path)
+    with connect_synced(open_store(path)) as con:
+        job.run_saturation(con, now=NOW)
+        result = run_backtest(con, now=NOW)      # too short a history to score a forecast: one row by hand
+        if not len(result["rows"]):
+            from storage.backtest import ROW_COLUMNS, CROSSING_COLUMNS, SUMMARY_COLUMNS, store_backtest
+            key = con.execute("SELECT table_id, benchmark, source, table_version, metric FROM trends "
+                              "WHERE table_id LIKE 'livebench:%' LIMIT 1").df()
+            row = key.assign(origin=NOW, horizon_months=3, method="persistence", frontier_at_origin=0.5, forecast=0.5,
+                             low=0.4, high=0.6, raw_low=0.4, raw_high=0.6, observed=0.55, inside=True, n_records=2)
+            crossing = key.assign(origin=NOW, method="persistence", threshold=0.9, forecast_crossing=NOW,
+                                  actual_crossing=NOW, error_months=0.0)
+            store_backtest(con, rows=row[ROW_COLUMNS], summary=pd.DataFrame(columns=SUMMARY_COLUMNS),
+                           crossings=crossing[CROSSING_COLUMNS], run_at=NOW.tz_localize("UTC").to_pydatetime())
+        con.execute("INSERT INTO table_corrections_basis (table_id, n_models, benchmark, source, table_version) "
+                    "VALUES ('livebench:livebench:2024-11-25', 3, 'livebench', 'livebench', '2024-11-25')")
+        settle_corrections(con, now=NOW.tz_localize("UTC").to_pydatetime())
+
+
+def test_every_stored_row_keyed_by_table_carries_the_key_its_id_is_spelled_from(synced_db, tmp_path, monkeypatch):
+    from common.table_ids import table_id
+    _analysed(synced_db, tmp_path, monkeypatch)
+    with connect_synced(open_store(synced_db)) as con:
+        keyed = _keyed_tables(con)
+        assert {"saturation", "saturation_trajectory", "frontier", "trends", "benchmark_tables", "forecast_backtest",
+                "forecast_backtest_crossings", "table_corrections"} <= set(keyed)
+        seen = set()
+        for name in keyed:
+            rows = con.execute(f"SELECT DISTINCT table_id, benchmark, source, table_version FROM {name}").fetchall()
+            assert rows or name == "table_corrections_basis", f"{name}: no rows"     # settled: emptied
+            for tid, bench, source, version in rows:
+                assert None not in (bench, source, version), (name, tid, bench, source, version)
+                assert table_id(bench, source, version) == tid, (name, tid)
+                seen.add((tid, source, version))
+    assert ("humaneval:pooled", "pooled", "") in seen and ("livebench:livebench:2025-05-30", "livebench",
+                                                            "2025-05-30") in seen
+
+
+def test_a_file_of_the_previous_schema_migrated_holds_what_a_fresh_one_holds(synced_db, tmp_path, monkeypatch):
+    """The rows the analysis wrote under migration 083's schema (every column but the key's new
+    ones), migrated: each keyed table equals, column for column, the one this code wrote."""
+    import duckdb
+    from helpers import file_at_version
+    _analysed(synced_db, tmp_path, monkeypatch)
+    old = tmp_path / "old.duckdb"
+    file_at_version(old, 83)
+    con = duckdb.connect(str(old))
+    con.execute(f"ATTACH '{synced_db}' AS fresh (READ_ONLY)")
+    for name in _keyed_tables(con):
+        columns = ", ".join(f'"{c}"' for c, in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() AND table_name = ? "
+            "ORDER BY column_index", [name]).fetchall())
+        assert "table_version" not in columns or name == "benchmark_tables"      # the schema before 084
+        con.execute(f"INSERT INTO {name} ({columns}) SELECT {columns} FROM fresh.{name}")
+    con.close()
+    with db.connect(old) as con:
+        con.execute(f"ATTACH '{synced_db}' AS fresh (READ_ONLY)")
+        keyed = _keyed_tables(con)
+        assert len(keyed) >= 9
+        for name in keyed:
+            n = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+            differ = con.execute(f"""SELECT count(*) FROM (
+                (SELECT * FROM {name} EXCEPT ALL SELECT * FROM fresh.{name})
+                UNION ALL (SELECT * FROM fresh.{name} EXCEPT ALL SELECT * FROM {name}))""").fetchone()[0]
+            assert differ == 0, f"{name}: {differ} of {n} row(s) differ after the upgrade"

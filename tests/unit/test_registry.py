@@ -358,3 +358,18 @@ def test_table_key_is_the_inverse_of_table_id():
     for parts in [("mgsm", "simple_evals", ""), ("livebench", "livebench", "2024-11-25"), ("arc", "arc_agi", "v2:semi")]:
         assert table_key(table_id(*parts)) == parts
     assert table_key(None) == ("", "", "") and table_key("mmlu") == ("mmlu", "", "")
+
+
+def test_the_sql_spelling_of_a_table_id_is_the_python_one():
+    """common.table_ids spells a table id once per language: a view's {{table_id(...)}} renders
+    `table_id_sql`, which must give `table_id`'s text for every key, a missing version included."""
+    import duckdb
+    from common.table_ids import table_id, table_id_sql
+    from storage.views import _render
+    keys = [("mgsm", "simple_evals", ""), ("mgsm", "simple_evals", None), ("livebench", "livebench", "2024-11-25"),
+            ("arc", "arc_agi", "v2:semi"), ("mmlu", "pooled", "")]
+    con = duckdb.connect()
+    sql = _render("SELECT {{table_id(b, s, v)}} FROM (SELECT unnest(?) AS b, unnest(?) AS s, unnest(?) AS v)")
+    assert table_id_sql("b", "s", "v") in sql
+    got = [r[0] for r in con.execute(sql, [[k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys]]).fetchall()]
+    assert got == [table_id(*k) for k in keys]

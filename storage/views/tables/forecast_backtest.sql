@@ -1,6 +1,8 @@
 COMMENT ON TABLE forecast_backtest IS 'every scored forecast of the last `benchwatch backtest`: a table''s frontier forecast at a monthly past origin for a horizon by one method, seeing only results dated on or before the origin, against the frontier observed at origin + horizon (docs/statistics.md, Forecasts with a track record)';
 COMMENT ON COLUMN forecast_backtest.table_id IS 'the leaderboard table';
 COMMENT ON COLUMN forecast_backtest.benchmark IS 'canonical benchmark id';
+COMMENT ON COLUMN forecast_backtest.source IS 'the table''s source (''pooled'' for a declared pool; migration 084)';
+COMMENT ON COLUMN forecast_backtest.table_version IS 'the release of the question set the source states ('''' unversioned; migration 084)';
 COMMENT ON COLUMN forecast_backtest.metric IS 'kind of score (proportions in 0..1)';
 COMMENT ON COLUMN forecast_backtest.origin IS 'the past date the forecast was made at (first day of a month)';
 COMMENT ON COLUMN forecast_backtest.horizon_months IS 'months ahead: 3, 6 or 12';

@@ -1,6 +1,8 @@
 COMMENT ON TABLE forecast_backtest_crossings IS 'the last backtest''s crossing dates: at each origin before a table''s frontier reached its threshold, each method''s forecast date against the actual one';
 COMMENT ON COLUMN forecast_backtest_crossings.table_id IS 'the leaderboard table';
 COMMENT ON COLUMN forecast_backtest_crossings.benchmark IS 'canonical benchmark id';
+COMMENT ON COLUMN forecast_backtest_crossings.source IS 'the table''s source (''pooled'' for a declared pool; migration 084)';
+COMMENT ON COLUMN forecast_backtest_crossings.table_version IS 'the release of the question set the source states ('''' unversioned; migration 084)';
 COMMENT ON COLUMN forecast_backtest_crossings.metric IS 'kind of score';
 COMMENT ON COLUMN forecast_backtest_crossings.origin IS 'the past date the forecast was made at';
 COMMENT ON COLUMN forecast_backtest_crossings.method IS 'persistence | theil_sen | logistic';

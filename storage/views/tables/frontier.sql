@@ -2,6 +2,7 @@ COMMENT ON TABLE frontier IS 'leaderboard table, date and k: the best score amon
 COMMENT ON COLUMN frontier.table_id IS 'the leaderboard table';
 COMMENT ON COLUMN frontier.benchmark IS 'canonical benchmark id';
 COMMENT ON COLUMN frontier.source IS 'the table''s source';
+COMMENT ON COLUMN frontier.table_version IS 'the release of the question set the source states ('''' unversioned; migration 084)';
 COMMENT ON COLUMN frontier.sources IS 'the sources whose rows the table holds';
 COMMENT ON COLUMN frontier.as_of IS 'the date';
 COMMENT ON COLUMN frontier.k IS 'the top k of topk_mean and cv_topk';

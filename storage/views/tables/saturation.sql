@@ -2,6 +2,7 @@ COMMENT ON TABLE saturation IS 'snapshot-level saturation: one row per leaderboa
 COMMENT ON COLUMN saturation.table_id IS 'the leaderboard table: benchmark:source[:version], or benchmark:pooled for a pool registry/tables.csv declares';
 COMMENT ON COLUMN saturation.benchmark IS 'canonical benchmark id';
 COMMENT ON COLUMN saturation.source IS 'the table''s source (''pooled'' for a declared pool)';
+COMMENT ON COLUMN saturation.table_version IS 'the release of the question set the source states ('''' unversioned; migration 084)';
 COMMENT ON COLUMN saturation.sources IS 'the sources whose rows the table holds (a pool''s members)';
 COMMENT ON COLUMN saturation.as_of IS 'newest observation (snapshots.observed_at) behind the scores of the row';
 COMMENT ON COLUMN saturation.scope IS 'which scores: all | post_cutoff (only items after each model''s cutoff)';

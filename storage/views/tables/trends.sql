@@ -2,6 +2,7 @@ COMMENT ON TABLE trends IS 'leaderboard table and k: the frontier''s slope over 
 COMMENT ON COLUMN trends.table_id IS 'the leaderboard table';
 COMMENT ON COLUMN trends.benchmark IS 'canonical benchmark id';
 COMMENT ON COLUMN trends.source IS 'the table''s source';
+COMMENT ON COLUMN trends.table_version IS 'the release of the question set the source states ('''' unversioned; migration 084)';
 COMMENT ON COLUMN trends.sources IS 'the sources whose rows the table holds';
 COMMENT ON COLUMN trends.k IS 'the top k of topk_mean and cv_topk';
 COMMENT ON COLUMN trends.as_of IS 'the analysis'' "now"';
