@@ -229,7 +229,7 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
     """`with connect(path) as con:` — a short-lived connection; write connections are migrated.
 
     The schema only: the registry tables are filled by `storage.registry_sync.sync_registry`,
-    which the jobs that need them call explicitly (`registry_sync.connect_synced`). A store
+    which the jobs that need them call explicitly (`jobs.sync.connect_synced`). A store
     error in the body on a lake whose catalog a fresh connection cannot reach is raised as
     `lake.CatalogLost` (from it), whatever its words: storage.lake.catalog_lost."""
     con = _open_migrated(path, read_only=read_only, wait=wait, on_wait=on_wait)
