@@ -90,6 +90,7 @@ def baseline_notice(states: Iterable[AlertState], kinds: Mapping[str, AlertKind]
     firing = [s for s in states if s.state == FIRING]
     levels = _by_s(s for s in firing if _role(s.kind, kinds) == "level")
     benchmarks = sorted({s.labels.get("benchmark", "") for s in levels})
+    tables = {s.labels.get("table") or s.labels.get("benchmark", "") for s in levels}   # a level per population
     sources = sorted({str(x) for s in levels for x in s.annotations.get("sources", [])})
     saturated = [f"{_name(s)} ({_level_text(s.labels.get('level', ''), _s(s), _p(s))})" for s in levels
                  if s.labels.get("level") in SATURATED_LEVELS and settled(_p(s))]
@@ -109,7 +110,8 @@ def baseline_notice(states: Iterable[AlertState], kinds: Mapping[str, AlertKind]
     labels = {"kind": BASELINE}
     return Notification(fingerprint=fingerprint(labels), kind=BASELINE, transition=FIRING, episode=now,
                         labels=labels, created_at=now, annotations={
-                            "benchmarks": len(benchmarks), "series": len(levels), "sources": sources,
+                            "benchmarks": len(benchmarks), "tables": len(tables), "series": len(levels),
+                            "sources": sources,
                             "levels": by_level, "saturated": saturated, "unsettled": unsettled_,
                             "suspects": sorted(suspects), "failing_sources": failing, "also_firing": sorted(other)})
 
@@ -157,7 +159,7 @@ def title(n: Notification) -> str:
     if n.kind == BASELINE:
         b, m = a.get("benchmarks", 0), len(a.get("sources", []))
         sources = f" from {m} source{'s' * (m != 1)}" if m else ""
-        t, sus, fail = a.get("series", 0), len(a.get("suspects", [])), len(a.get("failing_sources", []))
+        t, sus, fail = a.get("tables", a.get("series", 0)), len(a.get("suspects", [])), len(a.get("failing_sources", []))
         parts = [f"{len(a.get('saturated', []))} saturated", f"{sus} contamination suspect{'s' * (sus != 1)}",
                  f"{fail} source{'s' * (fail != 1)} failing"]
         return (f"benchwatch now watches {b} benchmark{'s' * (b != 1)} ({t} table{'s' * (t != 1)}){sources}: "

@@ -155,7 +155,7 @@ def chosen_command(argv: list[str]) -> str | None:
     return None
 
 
-def setup_logging(verbosity: int) -> None:
+def setup_logging(verbosity: int, stores: list[str] | None = None) -> None:
     """One `benchwatch` logger hierarchy at the chosen level, redacted once at its root
     (`common.redact.install`: every record under `benchwatch`, `slack_sdk`, `urllib3`)."""
     from common import redact
@@ -168,25 +168,43 @@ def setup_logging(verbosity: int) -> None:
                                                                       for f in handler.filters):
             handler.addFilter(DropReported())
             if verbosity == 0:
-                handler.addFilter(DropLostCatalog())
+                handler.addFilter(DropLostCatalog(stores or []))
     logging.getLogger("benchwatch").setLevel(level)
 
 
 class DropLostCatalog(logging.Filter):
     """Without -v, on the terminal: the records of a DuckLake catalog whose PostgreSQL is gone (a
-    step's traceback, Prefect's task and flow failures and their "Finished in state Failed" lines).
-    The command stops and says it in one line (`environment_failure`: what happened, what to do);
-    -v shows them all, and Prefect's own run log keeps them."""
+    step's traceback, Prefect's task and flow failures and their "Finished in state Failed" lines):
+    a store error, or a Prefect line naming the catalog, while a fresh connection to the catalog
+    of a store the command uses fails (storage.lake.catalog_lost). The command stops and says it in one line
+    (`environment_failure`: what happened, what to do); -v shows them all, and Prefect's own run
+    log keeps them."""
+
+    def __init__(self, stores: list[str]) -> None:
+        super().__init__()
+        self.stores = stores
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        if exc is None and not record.name.startswith("prefect"):
+        if not self.stores or (exc is None and not record.name.startswith("prefect")):
             return True
-        from storage.lake import CONNECTION_LOST_WORDS, connection_lost
+        from storage.lake import catalog_lost, catalog_unreachable
         if exc is not None:
-            return not connection_lost(exc)
+            return not any(catalog_lost(target, exc) for target in self.stores)
         text = record.getMessage()
-        return not (("DuckLake" in text or "Postgres" in text) and any(w in text for w in CONNECTION_LOST_WORDS))
+        names_catalog = any(word in text for word in ("DuckLake", "Postgres", "CatalogLost"))
+        return not (names_catalog and any(catalog_unreachable(target) for target in self.stores))
+
+
+def stores_of(args: argparse.Namespace) -> list[str]:
+    """The values of a command's options that may name a store (`--db`, `migrate --to`, and
+    `$BENCHWATCH_DB` for a `--db` left out): storage tells a DuckLake one from the rest
+    (storage.lake.catalog_lost), when a failure asks."""
+    from common import settings
+    values = [v for v in vars(args).values() if isinstance(v, str)]
+    if "db" in vars(args) and not args.db:
+        values.append(settings.read().db or "")
+    return [v for v in values if v]
 
 
 def quiet_prefect_defaults() -> None:
@@ -240,14 +258,16 @@ LOST_CATALOG = ("lost the connection to PostgreSQL (the DuckLake catalog); check
                 "(what was committed before is kept)")
 
 
-def environment_failure(exc: BaseException) -> str | None:
+def environment_failure(exc: BaseException, stores: list[str] | tuple[str, ...] = ()) -> str | None:
     """What to tell a person when `exc` (or an exception it came from) is the machine's doing: a
-    full disk, a file size limit, a read-only file system, a permission, PostgreSQL gone. None
-    for anything else (a bug)."""
+    full disk, a file size limit, a read-only file system, a permission, the PostgreSQL of a
+    DuckLake catalog gone (a lake among `stores`, those the command uses: storage.lake.catalog_lost).
+    None for anything else (a bug)."""
     from storage.engine import duckdb
     from common.errors import exception_chain
-    from storage.lake import connection_lost
-    if connection_lost(exc):        # storage.lake.CONNECTION_LOST_WORDS: what libpq and DuckDB say
+    from storage.lake import CatalogLost, catalog_lost
+    if any(isinstance(item, CatalogLost) for item in exception_chain(exc)) or \
+            any(catalog_lost(target, exc) for target in stores):
         return LOST_CATALOG
     seen = exception_chain(exc)
     for item in seen:
@@ -262,7 +282,7 @@ def environment_failure(exc: BaseException) -> str | None:
     return None
 
 
-def report_failure(command: str, exc: BaseException, verbose: int) -> int:
+def report_failure(command: str, exc: BaseException, verbose: int, stores: list[str] | None = None) -> int:
     """One line on stderr for an exception a command did not handle; the exit code that says which kind."""
     from storage.engine import duckdb
 
@@ -278,7 +298,7 @@ def report_failure(command: str, exc: BaseException, verbose: int) -> int:
     if isinstance(exc, duckdb.Error) and "Could not set lock" in str(exc):
         print(f"benchwatch {command}: the database is locked by another process; retry later", file=sys.stderr)
         return EXIT_FAILED
-    environment = environment_failure(exc)
+    environment = environment_failure(exc, stores=stores or [])
     if environment:
         print(f"benchwatch {command}: {environment} ({one_line(exc, 300)})", file=sys.stderr)
         return EXIT_FAILED
@@ -339,7 +359,8 @@ def _main(argv: list[str] | None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
-    setup_logging(args.verbose)
+    stores = stores_of(args)
+    setup_logging(args.verbose, stores)
     _register_db_secret(getattr(args, "db", None))
     command = " ".join(filter(None, [args.command, getattr(args, "action", None)]))
     previous = None
@@ -370,7 +391,7 @@ def _main(argv: list[str] | None) -> int:
         if shutdown.requested():    # what SIGTERM became inside DuckDB ("Query interrupted"): a stop
             print(f"benchwatch {command}: terminated (SIGTERM)", file=sys.stderr)
             return EXIT_TERMINATED
-        return report_failure(command, exc, args.verbose)
+        return report_failure(command, exc, args.verbose, stores)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

@@ -13,7 +13,6 @@ block). Nothing here is tuned to the files: the same code runs on any history.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 import tempfile
 from pathlib import Path
@@ -24,18 +23,12 @@ if str(REPO) not in sys.path:                 # `python docs/disagreements.py` f
 
 import pandas as pd  # noqa: E402
 
+from docs.doc_blocks import rewrite  # noqa: E402
+from docs.figures import backfill  # noqa: E402
+
 DOC = REPO / "docs" / "disagreements.md"
 DEFAULT_SNAPSHOTS = REPO.parent / "shared" / "snapshots"
 LARGEST = 12          # measurement pairs listed by |z against the offset|
-
-
-def _figures():
-    """docs/figures.py (a script) as a module: its backfill and its block writer."""
-    spec = importlib.util.spec_from_file_location("docs_figures", REPO / "docs" / "figures.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(spec.name, module)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _table(frame: pd.DataFrame) -> str:
@@ -120,7 +113,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--doc", type=Path, default=DOC, help="the document to rewrite (default docs/disagreements.md)")
     ap.add_argument("--check", action="store_true", help="do not write; exit 1 when the document is stale")
     args = ap.parse_args(argv)
-    figures = _figures()
     if args.from_db is not None:
         rows = read_rows(args.from_db)
     else:
@@ -129,9 +121,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         with tempfile.TemporaryDirectory() as tmp:
             db = Path(tmp) / "history.duckdb"
-            figures.backfill(args.snapshots, db)
+            backfill(args.snapshots, db)
             rows = read_rows(db)
-    return figures.rewrite(args.doc, blocks(rows), check=args.check, name="disagreements",
+    return rewrite(args.doc, blocks(rows), check=args.check, name="disagreements",
                            command="python docs/disagreements.py")
 
 if __name__ == "__main__":

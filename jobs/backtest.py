@@ -19,13 +19,15 @@ from analysis.backtest import (backtest, calibrate, crossing_summary, summarize,
 from analysis.constants import SATURATION_K
 from common.time import naive_utc
 from storage import backtest as store
+from storage.report import unanalysed
 from storage.engine import duckdb
 
 log = logging.getLogger("benchwatch.jobs.backtest")
 
 
 class NoFrontier(RuntimeError):
-    """The database holds no analysed frontier to backtest (no `benchwatch analyze` yet)."""
+    """The database holds no analysed frontier to backtest (no `benchwatch analyze` yet, or no
+    dated score to forecast from)."""
 
 
 def run_backtest(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int = SATURATION_K,
@@ -36,7 +38,10 @@ def run_backtest(con: duckdb.DuckDBPyConnection, *, now: datetime | str, k: int 
     nothing analysed."""
     frontier, tables = store.read_backtest_inputs(con, k)
     if not len(frontier):
-        raise NoFrontier("no analysed frontier in the database: run `benchwatch analyze` first")
+        if unanalysed(con):
+            raise NoFrontier("no analysed frontier in the database: run `benchwatch analyze` first")
+        raise NoFrontier("no table has a frontier to backtest: no score in the database has a date to "
+                         "forecast from")
     rows, crossings = backtest(frontier, tables)
     undated = store.read_undated_results(con, k)
     unknown = undetermined_outcomes(rows, undated)

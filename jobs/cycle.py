@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 import scrapers
 from common import shutdown
+from common.errors import exception_chain
 from common.time import utcnow
 from jobs.alerts import run_notify
 from jobs.analyze_step import analysis_counts, analyze_step, flagged_suspects
@@ -32,7 +33,7 @@ from jobs.collect import SourceOutcome, collect, requested_sources
 from jobs.publish import PublishedReport, publish_report
 from scrapers.base import Scraper, ScrapeError
 from storage.db import DatabaseLocked  # noqa: F401 - re-exported: flows retry on it without reaching storage
-from storage.lake import connection_lost
+from storage.lake import CatalogLost
 from storage.store import Store
 
 if TYPE_CHECKING:
@@ -119,15 +120,18 @@ def run_cycle(store: Store, sources: Sequence[str] | None = None, *,
 @contextmanager
 def reported(report: CycleReport, step: str, *, log_failure: bool = True) -> Iterator[None]:
     """Run one step (the body); its failure is reported in `report` and the cycle goes on (notify
-    still runs for source alerts), a stop (SIGTERM) is raised. `log_failure=False`: the step was a
-    Prefect task, and Prefect has logged its failure with its traceback already."""
+    still runs for source alerts), a stop (SIGTERM) is raised, and so is a lost catalog
+    (`CatalogLost`, raised by the store: a lake whose PostgreSQL a fresh connection cannot reach,
+    so no later step reaches it either; the CLI says so in one line, what was committed is kept).
+    `log_failure=False`: the step was a Prefect task, and Prefect has logged its failure with its
+    traceback already."""
     try:
         yield
     except Exception as exc:  # noqa: BLE001 - reported; notify still runs for source alerts
         if shutdown.requested():    # SIGTERM, turned by DuckDB into "Query interrupted": a stop, not a failure
             raise shutdown.Terminated() from exc
-        if connection_lost(exc):    # the DuckLake catalog's server is gone: no later step reaches the store
-            raise                   # either; the CLI says so in one line (what was committed is kept)
+        if any(isinstance(item, CatalogLost) for item in exception_chain(exc)):
+            raise
         if log_failure:
             log.error("[%s] failed", step, exc_info=exc)
         report.failures.append(f"{step} failed: {type(exc).__name__}: {exc}")

@@ -19,9 +19,11 @@ from storage.store import Store
 @contextmanager
 def connect_synced(store: Store, *, wait: float | None = None,
                    on_wait: Callable[[str], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """`storage.registry_sync.connect_synced` with the sources' naming rules: a write connection
-    (migrated) whose registry tables and row identities follow the shipped registry and scrapers."""
-    with registry_sync.connect_synced(store, naming=scrapers.naming_rules(), wait=wait, on_wait=on_wait) as con:
+    """`with connect_synced(store) as con:` a write connection (`store.connect`: migrated) whose
+    registry tables equal the shipped registry files and whose rows are identified by the sources'
+    naming rules (`sync_registry`): what ingest and analysis read."""
+    with store.connect(wait=wait, on_wait=on_wait) as con:
+        sync_registry(con)
         yield con
 
 

@@ -219,6 +219,12 @@ def staleness_days(row: Mapping[str, Any], now: pd.Timestamp) -> float | None:
     return None if as_of is None else max((now - as_of) / pd.Timedelta(days=1), 0.0)
 
 
+def is_stale(row: Mapping[str, Any], now: pd.Timestamp) -> bool:
+    """Not observed for more than STALE_AFTER_DAYS (an unknown age is not stale)."""
+    age = staleness_days(row, now)
+    return age is not None and age > STALE_AFTER_DAYS
+
+
 def _slope(v: float) -> str:
     """A slope with sensible precision: two decimals below 10, three significant digits above."""
     return f"{v:+.2f}" if abs(v) < 10 else f"{v:+.3g}" if abs(v) < 1000 else f"{v:+.0f}"

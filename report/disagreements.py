@@ -37,9 +37,12 @@ def source_links() -> dict[str, str]:
     return out
 
 
-def analysed(frame: pd.DataFrame) -> Disagreements:
-    """The view's rows with their findings (analysis/disagreement.py)."""
-    return analyse(frame)
+def analysed(frame: pd.DataFrame, per_benchmark: int) -> tuple[Disagreements, pd.DataFrame]:
+    """The view's rows with their findings, and the largest gaps of each benchmark (at most
+    `per_benchmark`): all the analysis (analysis/disagreement.py) a view of them shows, done
+    before anything is written."""
+    result = analyse(frame)
+    return result, largest(result, per_benchmark)
 
 
 def _pp(v: Any, metric: str, signed: bool = False) -> str:
@@ -97,7 +100,7 @@ def disagreements_text(frame: pd.DataFrame, per_benchmark: int = PER_BENCHMARK) 
     """The text block of status and the text report."""
     if not len(frame):
         return "(no model is measured by two sources on one question set)"
-    result = analysed(frame)
+    result, top = analysed(frame, per_benchmark)
     lines = textwrap.wrap(summary(result, frame), TEXT_WIDTH)
     offsets = _offset_lines(result)
     if offsets:
@@ -109,7 +112,6 @@ def disagreements_text(frame: pd.DataFrame, per_benchmark: int = PER_BENCHMARK) 
     if mismatches:
         lines += ["", "transcription errors (a copy off the board it copies by more than rounding):"]
         lines += ["  " + x for x in mismatches]
-    top = largest(result, per_benchmark)
     if len(top):
         lines += ["", f"largest gaps per benchmark (at most {per_benchmark}; * = a finding):"]
         rows = [[("* " if r["finding"] else "") + _t(r["benchmark"]), _t(r["model"]), _t(r["table_a"]), _t(r["table_b"]),
@@ -159,7 +161,7 @@ def disagreements_html(frame: pd.DataFrame, per_benchmark: int = PER_BENCHMARK) 
     """The report's section: summary, offsets, transcription errors, the largest gaps per benchmark."""
     if not len(frame):
         return '<p class="note">No model is measured by two sources on one question set.</p>'
-    result = analysed(frame)
+    result, top = analysed(frame, per_benchmark)
     out = [f'<p class="note">{esc(summary(result, frame))} z treats the two runs as independent: conservative '
            "when both ran the same items.</p>"]
     offsets = _offset_lines(result)
@@ -169,7 +171,6 @@ def disagreements_html(frame: pd.DataFrame, per_benchmark: int = PER_BENCHMARK) 
     if len(result.mismatches):
         out.append("<p>Transcription errors (a copy off the board it copies by more than rounding):</p>"
                    + _table(result.mismatches, with_z=False))
-    top = largest(result, per_benchmark)
     if len(top):
         out.append(f"<p>Largest gaps per benchmark (at most {per_benchmark}):</p>" + _table(top, with_z=True))
     return "".join(out)

@@ -15,7 +15,7 @@ import pandas as pd
 
 from common.jsonsafe import is_null as _missing
 from report.base import (BUNCHED_LABEL, BIN_COLORS, OPTIONAL_LEVEL_COLUMNS, bin_badge, default_params, esc, frame, level_of,
-                                names, naive, num, STALE_AFTER_DAYS, staleness_days, table, table_name, tabled,
+                                is_stale, names, naive, num, STALE_AFTER_DAYS, staleness_days, table, table_name, tabled,
                                 top_names, trend_cell)
 from alerts.rules.saturation_bin_changed import p_level_holds
 from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K, SATURATED_BINS
@@ -97,12 +97,6 @@ def headline(levels: pd.DataFrame, changes: pd.DataFrame, now: pd.Timestamp) -> 
         elif min(abs(float(r["s_index"]) - e) for e in SATURATION_BIN_EDGES) < NEAR_EDGE_DISTANCE:
             out[bench] = f"{table_name(r)}: near a bin edge (S {float(r['s_index']):.3f})"
     return out
-
-
-def is_stale(row: Mapping[str, Any], now: pd.Timestamp) -> bool:
-    """Not observed for more than STALE_AFTER_DAYS (an unknown age is not stale)."""
-    age = staleness_days(row, now)
-    return age is not None and age > STALE_AFTER_DAYS
 
 
 def _age(days: float | None) -> str:

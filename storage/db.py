@@ -229,10 +229,17 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
     """`with connect(path) as con:` — a short-lived connection; write connections are migrated.
 
     The schema only: the registry tables are filled by `storage.registry_sync.sync_registry`,
-    which the jobs that need them call explicitly (`registry_sync.connect_synced`)."""
+    which the jobs that need them call explicitly (`jobs.sync.connect_synced`). A store
+    error in the body on a lake whose catalog a fresh connection cannot reach is raised as
+    `lake.CatalogLost` (from it), whatever its words: storage.lake.catalog_lost."""
     con = _open_migrated(path, read_only=read_only, wait=wait, on_wait=on_wait)
     try:
         yield con
+    except Exception as exc:
+        lost = lake.as_catalog_lost(str(path or default_path()), exc)
+        if lost is not None:        # a lake whose catalog is gone: no later step reaches it either
+            raise lost from exc
+        raise
     finally:
         con.close()
         lake.release(con)

@@ -315,29 +315,98 @@ def release(con: duckdb.DuckDBPyConnection) -> None:
 
 # --- the catalog gone ---------------------------------------------------------------------------
 
-# What DuckDB's postgres extension, libpq and psycopg say when the catalog's server stopped or
-# cannot be reached (checked on an exception and the ones it came from).
-CONNECTION_LOST_WORDS = (
-    "server closed the connection unexpectedly", "terminating connection due to administrator command",
-    "no connection to the server", "could not connect to server", "Connection refused",
-    "Unable to connect to Postgres", "connection to server at", "SSL SYSCALL error", "Broken pipe",
-    'Failed to execute query "ROLLBACK"', 'Failed to execute query "COMMIT"',
-    # DuckLake reading its catalog after the catalog's PostgreSQL went away mid-transaction: the
-    # failed connection surfaces only as the aborted transaction it left (DuckDB's own "Current
-    # transaction is aborted" without "DuckLake" is an earlier error of ours, and is not this)
-    "from DuckLake: Current transaction is aborted")
+CATALOG_PROBE_SECONDS = 3          # libpq's connect_timeout of the probe (it takes 2 at least)
+CATALOG_PROBE_MEMO_SECONDS = 10.0  # a failed probe answers every question about the same failure
 
 
-def connection_lost(exc: BaseException) -> bool:
-    """`exc` (or an exception it came from) says the DuckLake catalog's PostgreSQL is gone: no
-    later step of a cycle can reach the store either, and a person must restart the server."""
-    seen = exception_chain(exc)
-    for item in seen:
+class CatalogLost(LakeError):
+    """A step failed on a DuckLake store whose catalog a fresh connection cannot reach: no later
+    step reaches the store either, and a person must look at the server."""
+
+
+_failed_probes: dict[str, float] = {}     # conninfo -> when a probe of it failed
+
+
+def forget_probes() -> None:
+    """Drop the remembered failed probes (tests)."""
+    _failed_probes.clear()
+
+
+def catalog_reachable(conninfo: str, timeout: int = CATALOG_PROBE_SECONDS) -> bool:
+    """Whether a fresh connection to the catalog's PostgreSQL succeeds within `timeout`: through
+    psycopg (the writer lock's driver), or DuckDB's postgres extension where psycopg is absent
+    (a reader's install). Any failure to connect (refused, timed out, authentication) is False."""
+    try:
+        import psycopg
+    except ImportError:
+        return _reachable_through_duckdb(conninfo, timeout)
+    try:
+        psycopg.connect(conninfo, connect_timeout=timeout, application_name="benchwatch-probe").close()
+    except psycopg.Error:
+        return False
+    return True
+
+
+def _reachable_through_duckdb(conninfo: str, timeout: int) -> bool:
+    con = duckdb.connect(":memory:")
+    try:
+        load_extensions(con)
+        con.execute(f"ATTACH {literal(f'connect_timeout={timeout} ' + keyword_conninfo(conninfo))} "
+                    "AS probe (TYPE postgres, READ_ONLY)")
+        con.execute("SELECT 1 FROM probe.pg_catalog.pg_namespace LIMIT 1").fetchall()
+    except (duckdb.Error, LakeError):
+        return False
+    finally:
+        con.close()
+    return True
+
+
+def catalog_unreachable(target: object) -> bool:
+    """`target` (a `--db` value) is a DuckLake store whose catalog a fresh connection cannot reach
+    now; False for a DuckDB file, which has no catalog. A failed probe is remembered for
+    CATALOG_PROBE_MEMO_SECONDS: one failure is asked about by the store, the log filter and the
+    command's last line, and each probe may wait its whole timeout."""
+    try:
+        conninfo = parse(str(target), need_data_path=False).conninfo if is_lake_url(target) else None
+    except LakeError:
+        conninfo = None            # a malformed URL: its own error says so
+    if conninfo is None:
+        return False
+    failed = _failed_probes.get(conninfo)
+    if failed is not None and time.monotonic() - failed <= CATALOG_PROBE_MEMO_SECONDS:
+        return True
+    if catalog_reachable(conninfo):
+        _failed_probes.pop(conninfo, None)
+        return False
+    _failed_probes[conninfo] = time.monotonic()
+    log.info("DuckLake catalog %s: a fresh connection failed", redact(str(target)))
+    return True
+
+
+def store_error(exc: BaseException) -> bool:
+    """`exc` or an exception it came from is the store's (DuckDB, the lake, storage, psycopg)."""
+    for item in exception_chain(exc):
         driver = type(item).__module__.split(".")[0] in ("psycopg", "psycopg2")   # the writer lock's connection
-        ours = isinstance(item, (duckdb.Error, LakeError)) or type(item).__name__ == "StorageError"
-        if (driver or ours) and any(word in str(item) for word in CONNECTION_LOST_WORDS):
+        if driver or isinstance(item, (duckdb.Error, LakeError)) or type(item).__name__ == "StorageError":
             return True
     return False
+
+
+def catalog_lost(target: object, exc: BaseException) -> bool:
+    """`exc`, raised while using the store `target` (a `--db` value), means its DuckLake catalog is
+    gone: it is (or came from) `CatalogLost`, or it is a store error on a lake whose catalog a
+    fresh connection cannot reach now, whatever the error says. A DuckDB file has no catalog."""
+    if any(isinstance(item, CatalogLost) for item in exception_chain(exc)):
+        return True
+    return store_error(exc) and catalog_unreachable(target)
+
+
+def as_catalog_lost(target: object, exc: BaseException) -> CatalogLost | None:
+    """The `CatalogLost` to raise from `exc`, a failure while using the store `target`, when it
+    means the catalog is gone (`catalog_lost`); None when it does not, or is one already."""
+    if any(isinstance(item, CatalogLost) for item in exception_chain(exc)) or not catalog_lost(target, exc):
+        return None
+    return CatalogLost(f"the DuckLake catalog {redact(str(target))} cannot be reached (a fresh connection failed)")
 
 
 # --- dialect -----------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Keep the database's registry tables equal to the shipped `registry/` files.
 
 Called explicitly by the jobs that read or write registry-dependent rows (ingest, collect,
-reparse, analyze, notify: `connect_synced`) and by the CLI after migrating an older file;
+reparse, analyze, notify: `jobs.sync.connect_synced`) and by the CLI after migrating an older file;
 never hidden inside `db.connect`. Does work only when the registry content changed. Scraped
 rows keep their raw names, so a new alias re-maps history without re-ingesting anything.
 """
@@ -11,10 +11,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import Mapping
 
 import pandas as pd
 
@@ -24,7 +23,6 @@ from common.refs import parse_refs
 from registry.identity import identify_frame
 from storage.db import insert_frame, quote_ident, registered_frame, transaction
 from storage.engine import duckdb
-from storage.store import Store
 
 log = logging.getLogger("benchwatch.storage")
 
@@ -183,14 +181,3 @@ def _reidentify(con: duckdb.DuckDBPyConnection, mapper: NameMapper) -> None:
                          AND (scores.model IS DISTINCT FROM i.model OR scores.variant IS DISTINCT FROM i.variant
                               OR scores.population IS DISTINCT FROM i.population
                               OR scores.underlying IS DISTINCT FROM i.underlying)""")
-
-
-@contextmanager
-def connect_synced(store: Store, *, naming: Mapping[str, NamingRules], wait: float | None = None,
-                   on_wait: Callable[[str], None] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """`with connect_synced(store, naming=…) as con:` — a write connection (`store.connect`: migrated)
-    whose registry tables equal the shipped registry files and whose rows are identified by the
-    sources' naming rules: what ingest and analysis read (the jobs open it: `jobs.sync`)."""
-    with store.connect(wait=wait, on_wait=on_wait) as con:
-        sync_registry(con, naming)
-        yield con

@@ -57,11 +57,13 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
 
 
 def unanalysed(con: duckdb.DuckDBPyConnection) -> bool:
-    """True when the database holds snapshots but no analysis has stored a result yet (a backfill
-    without `analyze`): the report then says what to run instead of "(none)" everywhere."""
-    if not (_exists(con, "snapshots") and _exists(con, "saturation")):
+    """True when the database holds scores but no analysis has stored a result yet (a backfill
+    without `analyze`): the report then says what to run instead of "(none)" everywhere. An
+    analysis stores a row (an index, or why none) for every table with scores, so a store with
+    no score at all (knowledge cutoffs, a release list) is never waiting for one."""
+    if not (_exists(con, "scores") and _exists(con, "saturation")):
         return False
-    row = con.execute("SELECT (SELECT count(*) FROM snapshots), (SELECT count(*) FROM saturation)").fetchone()
+    row = con.execute("SELECT EXISTS (SELECT 1 FROM scores), EXISTS (SELECT 1 FROM saturation)").fetchone()
     return bool(row and row[0] and not row[1])
 
 

@@ -107,8 +107,9 @@ def file_at_version(path: Path, upto: int) -> None:
 
 
 def docs_module(name: str):
-    """A module of docs/ beside the generator scripts (`docs.<name>`: a namespace package, found
-    from this repository's root)."""
+    """A module of docs/ beside the generator scripts, imported as `docs.<name>` (a namespace
+    package, found from this repository's root): the way the scripts import each other
+    (docs/figures.py imports `docs.doc_blocks`), so a test and a script share one module."""
     import importlib
     import sys
 
@@ -117,26 +118,14 @@ def docs_module(name: str):
     return importlib.import_module(f"docs.{name}")
 
 
-def docs_script(name: str):
-    """docs/NAME.py (a script, not a package module) loaded as module `docs_NAME` for its tests."""
-    import importlib.util
-    import sys
-
-    spec = importlib.util.spec_from_file_location(f"docs_{name}", ROOT / "docs" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module          # dataclasses of the script look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 def docs_figures():
-    """docs/figures.py loaded as a module for its tests."""
-    return docs_script("figures")
+    """docs/figures.py as a module for its tests."""
+    return docs_module("figures")
 
 
 def alert_timeline():
-    """docs/alert_timeline.py loaded as a module for its tests."""
-    return docs_script("alert_timeline")
+    """docs/alert_timeline.py as a module for its tests."""
+    return docs_module("alert_timeline")
 
 
 def with_levels(frame: pd.DataFrame) -> pd.DataFrame:

@@ -11,7 +11,7 @@ for the method each metric kind uses; then crossing dates. The result is stored
 quotes.
 
 Exit status: 0 done; 1 the database cannot be opened, holds no analysed frontier (run `benchwatch
-analyze` first), or the result cannot be stored; 2 usage.
+analyze` first, or no dated score to forecast from), or the result cannot be stored; 2 usage.
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ def report_format(fmt: str | None, out: str | None) -> str:
     return "html" if out is not None and Path(out).suffix.lower() in (".html", ".htm") else "text"
 
 
-UNANALYSED = ("this database has snapshots but no analysis yet: run `benchwatch analyze` "
+UNANALYSED = ("this database has scores but no analysis yet: run `benchwatch analyze` "
               "(a backfill or an ingest stores data; analyze computes the levels, trends and suspects)")
 
 

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from analysis.constants import IMPLIED_N_SMALL_RATIO
 from analysis.sizes import FEWER_ITEMS, size_checks
-from cli.main import add_db_argument, open_read_only
+from cli.main import add_db_argument, open_read_only, store_of
 from common.redact import inert_text, redact
 from storage import status
 from storage.db import DEFAULT_WAIT_SECONDS
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         disagreements = read_source_disagreements(con) if count_source_disagreements(con) else None
     finally:
         con.close()
-    print(f"database: {redact(args.db or 'default')}   schema version: {version}")
+    print(f"database: {redact(store_of(args).location)}   schema version: {version}")
     print()
     print("sources (times UTC):")
     print(text_table(sources) if sources.rows else "  (nothing collected yet: run `benchwatch run`)")

@@ -46,6 +46,21 @@ def test_backtest_without_an_analysis_says_what_to_run(tmp_path, capsys):
     assert main(["backtest", "--db", str(tmp_path / "missing.duckdb")]) == 1
 
 
+def test_backtest_of_an_analysed_database_without_scores_does_not_ask_for_analyze(tmp_path, capsys):
+    # a store holding only what has no score (knowledge cutoffs), analysed: `analyze` again would
+    # not help, and the report and backtest must not say it would
+    db = str(tmp_path / "cutoffs.duckdb")
+    replay = Path(__file__).resolve().parents[1] / "fixtures" / "replay"    # written by tests/conftest.py
+    assert main(["run", "--no-prefect", "--sources", "knowledge_cutoffs", "--replay", str(replay), "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["report", "--db", db]) == 0
+    out, err = capsys.readouterr()
+    assert "benchwatch analyze" not in out + err
+    assert main(["backtest", "--db", db]) == 1
+    err = capsys.readouterr().err
+    assert "benchwatch analyze" not in err and "no score" in err and err.count("\n") == 1
+
+
 @pytest.mark.slow
 def test_backtest_json_and_stored_tables(tmp_path, capsys):
     db = tmp_path / "bt.duckdb"

@@ -1,6 +1,6 @@
 """Failures of the machine, not of benchwatch (issue 24, item 13): a full disk, a file size limit,
-a read-only file system, PostgreSQL gone, a bad --max-rows. Each is exit 1 (2 for usage) with one
-line that says what happened, never the "bug" code 70; and a database left behind still opens.
+a read-only file system, PostgreSQL gone (tests/integration/test_catalog_probe.py), a bad
+--max-rows. Each is exit 1 (2 for usage) with one line that says what happened, never the "bug" code 70; and a database left behind still opens.
 
 The disk and the read-only file system are real: a small tmpfs and a read-only bind mount (root
 only; the tests skip where `mount` is refused). The size limit is RLIMIT_FSIZE of a child process.
@@ -78,7 +78,6 @@ def _archive(root: Path, n: int) -> Path:
     (duckdb.IOException('Could not write file "x.wal": File too large'), "file size limit"),
     (OSError(errno.EROFS, "Read-only file system"), "read-only"),
     (duckdb.IOException('Cannot open file "/ro/x.duckdb": Read-only file system'), "read-only"),
-    (duckdb.IOException("Failed to execute query: server closed the connection unexpectedly"), "PostgreSQL"),
 ])
 def test_environment_failures_are_named(exc, words):
     assert words in (environment_failure(exc) or "")

@@ -71,3 +71,18 @@ def test_status_remedies_fit_the_metric(synced_db, tmp_path):
     assert "n_items" not in action["aa_omniscience_non_hallucination"]
     # GDPval's normalized index has no interval; its Elo (with the board's interval) is named
     assert "gdpval_aa_elo" in action["gdpval_aa"] and "publishes no" not in action["gdpval_aa"]
+
+
+def test_status_names_the_database_it_read(synced_db, tmp_path, monkeypatch, capsys):
+    # without --db it read $BENCHWATCH_DB (else ./benchwatch.duckdb): the first line names that file,
+    # not "default"
+    from common import settings
+    monkeypatch.setenv(settings.DB, str(synced_db))
+    assert main(["status"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith(f"database: {synced_db}   schema version: ")
+    monkeypatch.delenv(settings.DB)
+    monkeypatch.chdir(tmp_path)
+    with db.connect(str(tmp_path / "benchwatch.duckdb")):
+        pass
+    assert main(["status"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("database: benchwatch.duckdb   schema version: ")

@@ -10,7 +10,7 @@ import pytest
 
 from analysis.constants import DISAGREEMENT_Z
 from analysis.disagreement import analyse
-from helpers import SNAPSHOTS, docs_script, needs
+from helpers import SNAPSHOTS, docs_module, needs
 from storage.query import run_query
 from storage.store import open_store
 
@@ -74,5 +74,5 @@ def test_a_15_pp_error_planted_in_a_real_row_is_found_and_named(real_history_cop
 
 
 def test_docs_disagreements_is_what_its_generator_produces(real_history_backfilled):
-    module = docs_script("disagreements")
+    module = docs_module("disagreements")
     assert module.main(["--from-db", str(real_history_backfilled), "--check"]) == 0

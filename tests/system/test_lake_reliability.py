@@ -459,6 +459,47 @@ def test_postgresql_stopped_during_a_runs_analyze_is_one_line(tmp_path, monkeypa
         server.stop()
 
 
+def test_a_store_error_on_a_reachable_catalog_is_the_steps_own_failure(lake_url):
+    """The lost-catalog rule asks the catalog (storage.lake.catalog_lost): a store error whose
+    words once meant a lost catalog is a step's own failure while a fresh connection to the
+    catalog succeeds: raised as it is, reported, and the cycle goes on."""
+    import duckdb
+
+    from jobs.cycle import CycleReport, reported
+    lake.forget_probes()
+    report = CycleReport([])
+    with reported(report, "analyze", log_failure=False):
+        with open_store(lake_url).connect():
+            raise duckdb.IOException("server closed the connection unexpectedly")
+    assert report.failures == ["analyze failed: IOException: server closed the connection unexpectedly"]
+    lake.forget_probes()
+
+
+@pytest.mark.slow
+def test_any_store_error_after_postgresql_stopped_is_a_lost_catalog(tmp_path, monkeypatch):
+    """PostgreSQL stops while a connection of the store is open: the next statement fails with
+    whatever DuckLake says then, and the store raises it as CatalogLost (a fresh connection to the
+    catalog fails), which the cycle and the CLI turn into one line."""
+    import subprocess
+
+    from cli.main import LOST_CATALOG, environment_failure
+    server = pg.start()
+    try:
+        url = "ducklake:postgres:" + server.create_database("bw_stopped_statement")
+        monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "data"))
+        store = open_store(url)
+        lake.forget_probes()
+        with pytest.raises(lake.CatalogLost) as lost:
+            with store.connect() as con:
+                subprocess.run(server._as_owner(["pg_ctl", "-D", str(server.root / "data"), "-m", "immediate",
+                                                 "-w", "stop"]), capture_output=True, timeout=60)
+                con.execute("SELECT count(*) FROM snapshots").fetchall()
+        assert environment_failure(lost.value) == LOST_CATALOG
+    finally:
+        lake.forget_probes()
+        server.stop()
+
+
 # --- the secret scan (issue 24, "Done when") ---------------------------------------------------------
 
 FAKE_TOKEN = "xoxb-000FAKE-222FAKE-LakeSecretToken77"

@@ -441,6 +441,15 @@ def test_new_frontier_is_off_by_default_and_notifies_takeovers_when_enabled():
 
 # --- day one, new series, causes, wording (issue 19) ----------------------------------------------------
 
+def test_the_baseline_counts_tables_not_a_tables_populations():
+    # one table ranking models and systems holds two levels (two series): it is one table
+    table = {"table_id": "swebench_verified:swebench"}
+    sat = pd.concat([history([.95], population="models", **table), history([.9], population="systems", **table)])
+    (notice,) = evaluate(now=day(1), previous=[], saturation=sat).notifications
+    assert title(notice).startswith("benchwatch now watches 1 benchmark (1 table): "), title(notice)
+    assert notice.annotations["series"] == 2
+
+
 def test_day_one_sends_one_baseline_listing_levels_suspects_and_failing_sources():
     sat = pd.concat([history([.95], sources=[["swebench"]]),
                      history([.2], bench="gpqa_diamond", sources=[["epoch", "simple_evals"]]).assign(
