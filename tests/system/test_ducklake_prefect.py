@@ -20,7 +20,6 @@ import pandas as pd
 import pytest
 import requests
 
-import pg
 import scrapers
 from test_ducklake import _counts, _table
 from test_e2e_prefect import (PREFECT, REPLAY, SIMPLE_EVALS_HISTORY, Api, background, fake_slack_process,  # noqa: F401
@@ -38,8 +37,8 @@ SATURATION = """SELECT * EXCLUDE (run_at, as_of, level_since, pending_since) FRO
 
 
 @pytest.fixture(scope="module")
-def postgres():
-    yield from pg.lake_server()
+def postgres(lake_pg):
+    return lake_pg           # the session's PostgreSQL (tests/conftest.py)
 
 
 def _wait_runs(api: Api, ids: list[str], timeout: float) -> dict[str, str]:
@@ -49,7 +48,7 @@ def _wait_runs(api: Api, ids: list[str], timeout: float) -> dict[str, str]:
         if all(s in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED") for s in states.values()) and len(states) == len(ids):
             return states
         assert time.monotonic() < deadline, states
-        time.sleep(2)
+        time.sleep(0.5)
 
 
 def _trigger(api: Api, deployment: str, params: dict) -> str:
@@ -120,7 +119,7 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
             env, cwd=tmp_path)
 
         worker_env = {**env, "SLACK_WEBHOOK_URL": fake_slack_process["webhook_url"],
-                      "PREFECT_WORKER_QUERY_SECONDS": "2"}
+                      "PREFECT_WORKER_QUERY_SECONDS": "1"}
         answers: list[tuple[float, int]] = []
         stop = threading.Event()
 

@@ -27,7 +27,6 @@ import pytest
 from cli.main import main
 from storage import lake
 
-import pg
 from storage.store import open_store
 
 pytestmark = pytest.mark.xdist_group("servers")   # starts PostgreSQL and Prefect: one server test at a time
@@ -43,8 +42,8 @@ SOURCES = "simple_evals,swebench"
 
 
 @pytest.fixture(scope="module")
-def server():
-    yield from pg.lake_server()
+def server(lake_pg):
+    return lake_pg           # the session's PostgreSQL (tests/conftest.py)
 
 
 @pytest.fixture
