@@ -144,6 +144,16 @@ def new_synced_db(_synced_template, tmp_path):
     return make
 
 
+@pytest.fixture(scope="session")
+def lake_pg():
+    """One throwaway PostgreSQL (tests/pg.py) for the session's DuckLake and Prefect-on-PostgreSQL
+    tests, which all run in the SERVERS group (one worker, one at a time): each test or module
+    creates databases of its own names in it. Skipped, with the reason, without the binaries or
+    the DuckLake extensions. A test that stops PostgreSQL starts its own (pg.start())."""
+    import pg
+    yield from pg.lake_server()
+
+
 # --- the real snapshot history (../shared/snapshots), built once a session ----------------------
 # Several slow tests read the whole real history backfilled (and analyzed at its newest
 # observation): building it once and sharing it (read-only, or a copy for a test that writes)

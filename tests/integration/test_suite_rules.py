@@ -31,7 +31,7 @@ def _calls(tree: ast.AST, name: str):
 
 # What puts a test module in tests/system (a server, the browser, the whole real history), and what
 # keeps one out of tests/unit (a process, the CLI, a database file, the replay folder, the fake Slack)
-SYSTEM_SIGNS = ("prefect_test_harness", "pg.start(", "pg.lake_server(", '"server", "start"', "chromium",
+SYSTEM_SIGNS = ("prefect_test_harness", "pg.start(", "pg.lake_server(", "lake_pg", '"server", "start"', "chromium",
                 "real_history", ".replay(SNAPSHOTS", "plan_backfill(SNAPSHOTS)")
 NOT_UNIT_SIGNS = ("subprocess", "synced_db", "connect_synced", "from cli.main import", "cli.main(", "fake_slack",
                   "FakeSlack", '"replay"', "ingest_file")
@@ -191,6 +191,7 @@ def test_benchwatch_refuses_to_start_on_a_shadowed_package(monkeypatch, capsys):
 
 
 SERVER_STARTS = ("prefect_test_harness", "pg.start(", "pg.lake_server(", '"server", "start"')
+SERVER_FIXTURES = {"lake_pg"}       # tests/conftest.py's session PostgreSQL
 REAL_HISTORY_FIXTURES = {"real_history", "real_history_backfilled", "real_history_copy"}
 REPLAY_FIXTURES = {"real_history_replay"}
 
@@ -241,8 +242,8 @@ def test_tests_that_share_a_fixture_or_a_server_run_in_one_xdist_group():
         group = {name: _xdist_group(ast.Module(body=f.decorator_list, type_ignores=[])) or module_group
                  for name, f in tests.items()}
         lines = path.read_text().splitlines()
-        starts = _users(functions, {f.name for f in functions
-                                    if any(s in "\n".join(lines[f.lineno - 1:f.end_lineno]) for s in SERVER_STARTS)})
+        starts = _users(functions, SERVER_FIXTURES | {f.name for f in functions if any(
+            s in "\n".join(lines[f.lineno - 1:f.end_lineno]) for s in SERVER_STARTS)})
         for name in tests:
             nodeid = f"{path.name}::{name}"
             if name in starts and group[name] != SERVERS:

@@ -324,11 +324,9 @@ LAKE_COMMANDS = {
 
 
 @pytest.fixture(scope="module")
-def lake_templates(tmp_path_factory):
-    import pg
+def lake_templates(tmp_path_factory, lake_pg):
     from storage import lake
-    server_gen = pg.lake_server()
-    server = next(server_gen)
+    server = lake_pg                     # the session's PostgreSQL (tests/conftest.py)
     data = tmp_path_factory.mktemp("lake-data")
     cache: dict[str, str] = {}
     previous = os.environ.get(lake.DATA_PATH_ENV)
@@ -353,7 +351,6 @@ def lake_templates(tmp_path_factory):
             os.environ.pop(lake.DATA_PATH_ENV, None)
         else:
             os.environ[lake.DATA_PATH_ENV] = previous
-        next(server_gen, None)
 
 
 def _backfill_dir(root: Path) -> Path:

@@ -99,8 +99,8 @@ def test_lake_url_needs_postgres_and_a_data_path(monkeypatch):
 # --- against a real PostgreSQL ------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def server():
-    yield from pg.lake_server()
+def server(lake_pg):
+    return lake_pg           # the session's PostgreSQL (tests/conftest.py)
 
 
 @pytest.fixture

@@ -27,8 +27,8 @@ PASSWORD = "Pw-4f9c1e77-secret"
 
 
 @pytest.fixture(scope="module")
-def server():
-    yield from pg.lake_server()
+def server(lake_pg):
+    return lake_pg           # the session's PostgreSQL (tests/conftest.py)
 
 
 @pytest.fixture(autouse=True)

@@ -27,7 +27,6 @@ import pytest
 from cli.main import main
 from storage import lake
 
-import pg
 from storage.store import open_store
 
 pytestmark = pytest.mark.xdist_group("servers")   # starts PostgreSQL and Prefect: one server test at a time
@@ -43,8 +42,8 @@ SOURCES = "simple_evals,swebench"
 
 
 @pytest.fixture(scope="module")
-def server():
-    yield from pg.lake_server()
+def server(lake_pg):
+    return lake_pg           # the session's PostgreSQL (tests/conftest.py)
 
 
 @pytest.fixture
@@ -86,6 +85,7 @@ def _sqlite_text(path: Path) -> str:
 def test_no_secret_reaches_prefects_database_artifacts_or_logs(lake_role, tmp_path, monkeypatch):
     from fake_slack import FakeSlack
     from jobs.cycle import run_cycle
+    from jobs.migrate import migrate_to_lake
 
     keyword = f"ducklake:postgres:{lake_role} password={PASSWORD}"
     host_port_db = lake_role.split("host=")[1].split()[0] + ":" + lake_role.split("port=")[1].split()[0]
@@ -102,11 +102,15 @@ def test_no_secret_reaches_prefects_database_artifacts_or_logs(lake_role, tmp_pa
 
     # History (plain functions, console alerts): MGSM low, then a pending move, so that the
     # flow run's replay commits "low -> high" and has a digest to send (as tests/system/test_e2e_prefect.py).
+    # The two cycles run on a file, copied into the lake through the keyword form (`benchwatch
+    # migrate --to`; cycles on a lake are test_ducklake.py's).
+    seed = tmp_path / "seed.duckdb"
     for i, readme in enumerate(SIMPLE_EVALS_HISTORY):
         (tmp_path / f"history{i}" / "simple_evals").mkdir(parents=True)
         shutil.copy(readme, tmp_path / f"history{i}" / "simple_evals" / "README.md")
-        seeded = run_cycle(open_store(keyword), ["simple_evals"], replay_dir=tmp_path / f"history{i}")
+        seeded = run_cycle(open_store(seed), ["simple_evals"], replay_dir=tmp_path / f"history{i}")
         assert seeded.ok, seeded.text()
+    assert migrate_to_lake(open_store(seed), open_store(keyword)).ok
 
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import LogFilter, LogFilterFlowRunId

@@ -10,7 +10,6 @@ from storage import db, lake
 from storage.db import insert_frame
 from storage.store import FileStore, LakeStore, Store, open_store
 
-import pg
 
 pytestmark = pytest.mark.xdist_group("servers")   # starts PostgreSQL: one server test at a time
 
@@ -66,8 +65,8 @@ def test_the_default_store_is_the_default_path(monkeypatch, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def server():
-    yield from pg.lake_server()
+def server(lake_pg):
+    return lake_pg           # the session's PostgreSQL (tests/conftest.py)
 
 
 @pytest.mark.slow     # starts PostgreSQL; the file store above keeps the interface in the fast lane
