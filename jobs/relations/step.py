@@ -14,8 +14,8 @@ are kept, and only their day-relative columns move to `now`. The cases:
   fingerprinted): no unit changed, so every relation is kept and moved to the day.
 
 A unit is a leaderboard table (registry.tables: benchmark × source × version, or a declared pool),
-an item group A3 tests (source × benchmark; unit kind `item_set`) or A1/A2's link (`link`). A unit's fingerprint covers everything its
-results read:
+an item group A3 tests (source × benchmark; unit kind `item_set`) or A1/A2's link (`link`: decided
+from the tables, see `plan`). A unit's fingerprint covers everything its results read:
 
 - a table: every stored score row of each (source, benchmark) it draws from (all versions: a new
   release makes the old one not current), the snapshots of those sources (date, status, whether

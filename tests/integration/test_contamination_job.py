@@ -451,8 +451,9 @@ def test_post_cutoff_saturation_on_an_empty_scope():
 
 def _last_run_tests(path: Path) -> pd.DataFrame:
     with connect_synced(open_store(path)) as con:
-        return con.execute("""SELECT signal, source, benchmark, model, effect, se, p_value, flagged FROM contamination_signals
-                              WHERE run_id = (SELECT run_id FROM contamination_runs ORDER BY run_at DESC, run_id LIMIT 1)
+        return con.execute("""SELECT signal, source, benchmark, model, effect, se, p_value, flagged
+                              FROM contamination_signals WHERE run_id =
+                                  (SELECT run_id FROM contamination_runs ORDER BY run_at DESC, run_id LIMIT 1)
                               ORDER BY ALL""").df()
 
 
