@@ -58,17 +58,17 @@ def analyze(store: Store, *, now: datetime | None = None, skip_unchanged: bool =
         tables = fp.table_digests(con, scores=groups)
         shared = analysis_parameters(None)
         key = fp.combine(tables, {**shared, "day": day(now)})
-        stored = fp.stored_fingerprint(con)
-        summary = fp.stored_summary(con) if skip_unchanged and stored == key else None
+        stored = fp.read_stored(con)       # the last analysis' fingerprints, read once (the plan reads them too)
+        summary = stored.summary() if skip_unchanged and stored.fingerprint() == key else None
         if summary is not None:
             log.info("[analyze] inputs unchanged since the last analysis: stored results kept")
             return {"saturation": pd.DataFrame(summary), "suspects": read_suspects(con),
                     "levels": read_saturation_latest(con) if stored_levels else None, "skipped": True}
         data_key = fp.combine(tables, {**shared, "after_now": fp.day_sensitive_counts(con, now)})
-        day_only = incremental and stored is not None and fp.stored_fingerprint(con, DATA_PART) == data_key
+        day_only = incremental and stored.fingerprint() is not None and stored.fingerprint(DATA_PART) == data_key
         plan = Plan.new_day() if day_only else \
-            step.plan(con, now, incremental=incremental, groups=groups, digests=tables)
-        previous = fp.stored_summary(con) if not plan.full else None
+            step.plan(con, now, incremental=incremental, groups=groups, digests=tables, stored=stored)
+        previous = stored.summary() if not plan.full else None
         log.info("[analyze] %s", plan.describe())
         before = _levels_before(con) if levels_before and not day_only else None
         if not day_only:     # forgotten until the analysis completes: a failed one is recomputed whole

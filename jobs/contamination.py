@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from dataclasses import asdict
-from functools import partial
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Collection
+from typing import Callable, Collection, Sequence
 
 import numpy as np
 import pandas as pd
@@ -25,7 +24,10 @@ from analysis.contamination.suspicions import advance_suspicions
 from analysis.cutoffs import benchmark_slices, material_dates_from_items, post_cutoff_scores, resolve_model_dates
 from common.time import naive_utc
 from storage.engine import duckdb
-from analysis.contamination import Thresholds, calibrate, prepare_benchmarks, run_signals, SIGNALS, run as signal_run
+import analysis.contamination as signal_registry
+from analysis.contamination import (LINKED_SIGNALS, Signal, SignalTest, Thresholds, calibrate, prepare_benchmarks,
+                                    run as signal_run)
+from analysis.contamination.families import previous_tests
 from storage import contamination as store, reads
 
 log = logging.getLogger("benchwatch.jobs.contamination")
@@ -110,16 +112,6 @@ def linked_benchmarks(benchmarks: pd.DataFrame) -> set[str]:
     return set(refs) | {r for rs in refs.values() for r in rs}
 
 
-def _inputs(con: duckdb.DuckDBPyConnection, history: bool = True, items: pd.DataFrame | None = None,
-            latest: pd.DataFrame | None = None) -> dict:
-    """slice_inputs, and A2's history: the rows it can read of the linked benchmarks only (no other
-    benchmark's series can be tested: its test needs reference benchmarks)."""
-    data = slice_inputs(con, items=items, latest=latest)
-    return {**data, "history": store.read_snapshot_history(con, reference_benchmarks(data["benchmarks"]),
-                                                           sorted(linked_benchmarks(data["benchmarks"])))
-            if history else None}
-
-
 def model_slices(latest: pd.DataFrame, benchmarks: pd.DataFrame, cutoffs: pd.DataFrame, *,
                  guard_days: int) -> pd.DataFrame:
     """Pre/post-cutoff status of every scored (benchmark, model) (analysis.cutoffs.benchmark_slices:
@@ -132,59 +124,121 @@ def model_slices(latest: pd.DataFrame, benchmarks: pd.DataFrame, cutoffs: pd.Dat
                                                                            how="inner")
 
 
-def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, seed: int = ANALYSIS_SEED,
-                      th: Thresholds = Thresholds(), fresh_a3: set[tuple[str, str]] | None = None,
-                      fresh_link: bool = True, latest: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Resolve model dates, compute post-cutoff slices and every contamination signal, store the run.
+def run_data(con: duckdb.DuckDBPyConnection, *, every_item: bool = True, latest: pd.DataFrame | None = None) -> dict:
+    """`slice_inputs` of one run: with every item row (a run that tests every item set), else the
+    items' dates only (storage.contamination.read_item_dates: the item sets recomputed read their
+    rows, `item_rows`); `latest` as `latest_scores`."""
+    if every_item:
+        return slice_inputs(con, latest=latest)
+    return slice_inputs(con, items=store.read_item_dates(con), latest=latest)
 
-    An incremental analysis (jobs/relations/contamination.py) passes `fresh_a3`, the (source, benchmark) item
-    groups whose inputs changed (A3 is recomputed for those only), and `fresh_link` (False: A1
-    and A2 are not recomputed); the other tests are the last run's, and every test's q-value is
-    recomputed with this run's families. `latest`: the latest scores of every benchmark when the
-    caller has read them (storage.reads.read_latest_scores). Returns the signal tests
-    (analysis.contamination.run_signals' frame).
-    """
-    now_ts = naive_utc(now)
-    signals_run = _signals(con, th, fresh_a3, fresh_link)
-    if signals_run is None:
-        data = _inputs(con, latest=latest)
-        latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
-        tested = items
-    else:   # the items' dates and snapshots of every group; the items of the groups recomputed
-        data = _inputs(con, history=fresh_link, items=store.read_item_dates(con), latest=latest)
-        latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
-        groups = set(fresh_a3 or ())
-        tested = store.read_item_results(con, benchmarks=sorted({b for _, b in groups}))
-        tested = tested[[(s, b) in groups for s, b in zip(tested["source"], tested["benchmark"])]]
+
+def item_rows(con: duckdb.DuckDBPyConnection, data: dict, sets: set[tuple[str, str]] | None) -> pd.DataFrame:
+    """The item rows of the item sets (source, benchmark) `sets` (None: every set, `data`'s items)."""
+    if sets is None:
+        return data["items"]
+    rows = store.read_item_results(con, benchmarks=sorted({b for _, b in sets}))
+    return rows[[(s, b) in sets for s, b in zip(rows["source"], rows["benchmark"])]]
+
+
+def linked_history(con: duckdb.DuckDBPyConnection, data: dict) -> pd.DataFrame:
+    """A2's history: the rows it can read of the linked benchmarks only (no other benchmark's
+    series can be tested: its test needs reference benchmarks)."""
+    return store.read_snapshot_history(con, reference_benchmarks(data["benchmarks"]),
+                                       sorted(linked_benchmarks(data["benchmarks"])))
+
+
+def split_signals(signals: Sequence[Signal]) -> tuple[tuple[Signal, ...], tuple[Signal, ...]]:
+    """(the signals tested per item set, the linked ones: analysis.contamination.LINKED_SIGNALS), each
+    in the order of `signals`. They share one random stream, item sets first: the registry lists
+    A3 (which draws nothing in its tests) before A1 and A2, so the order of draws is the registry's."""
+    return (tuple(s for s in signals if s.name not in LINKED_SIGNALS),
+            tuple(s for s in signals if s.name in LINKED_SIGNALS))
+
+
+@dataclass
+class TestPart:
+    """Some signals' tests of one run (computed, or stored ones standing in), the models they did
+    not test (dicts of SKIP_COLUMNS), and for the item sets their post-cutoff scores and the item
+    rows they were computed on (`tested`); `stored`: the last run's, standing in."""
+
+    tests: list[SignalTest] = field(default_factory=list)
+    skipped: list[dict] = field(default_factory=list)
+    post: pd.DataFrame | None = None
+    tested: pd.DataFrame | None = None
+    stored: bool = False
+
+
+def computed_part(con: duckdb.DuckDBPyConnection, signals: Sequence[Signal], data: dict, *,
+                  items: pd.DataFrame | None, history: pd.DataFrame | None, rng: np.random.Generator,
+                  now: pd.Timestamp, th: Thresholds, holds: dict, predecessors: pd.DataFrame | None) -> TestPart:
+    """`signals`' tests computed on `data` (`run_data`) and `items`, drawing from `rng` in their order."""
+    inputs = signal_run.signal_inputs(data["latest"], items, data["cutoffs"], data["benchmarks"], rng=rng, now=now,
+                                      history=history, predecessors=predecessors, th=th, stored=holds)
+    tests = signal_run.signal_tests(inputs, th, signals)
+    return TestPart(tests, inputs.skipped)
+
+
+def post_scores(tested: pd.DataFrame | None, cutoffs: pd.DataFrame, now: pd.Timestamp, th: Thresholds) -> pd.DataFrame:
+    """The post-cutoff scores of the item rows `tested`."""
+    if tested is None or not len(tested):
+        return pd.DataFrame(columns=store.POST_COLUMNS)
+    return post_cutoff_scores(tested, cutoffs, now=now, guard_days=th.guard_days)
+
+
+def stored_part(stored: pd.DataFrame, skips: pd.DataFrame, signals: Sequence[Signal],
+                kept: Callable[[str, str], bool], th: Thresholds) -> TestPart:
+    """The stored tests and not-tested models (storage.contamination.read_last_run) of `signals`
+    whose (source, benchmark) is `kept`, standing in for a recomputation (analysis.contamination.reuse)."""
+    from analysis.contamination.reuse import stored_test    # only an analysis that keeps stored tests
+    names = {s.name for s in signals}
+    out = TestPart(stored=True)
+    for frame, into in ((stored, "tests"), (skips, "skipped")):
+        if not len(frame):
+            continue
+        rows = frame[[sig in names and kept(str(s or ""), str(b))
+                      for sig, s, b in zip(frame["signal"], frame["source"], frame["benchmark"])]]
+        records = rows.to_dict("records")
+        getattr(out, into).extend([stored_test(r, th) for r in records] if into == "tests" else records)
+    return out
+
+
+def finish_run(con: duckdb.DuckDBPyConnection, *, now: pd.Timestamp, seed: int, th: Thresholds, data: dict,
+               parts: Sequence[TestPart], holds: dict, every_item: bool) -> pd.DataFrame:
+    """The run on its signals' tests (`parts`: stored and computed, any order): slices, the
+    family-wide BH correction, flags and statuses (analysis.contamination.run.family_results), the
+    item sets' calibrations, the suspicion states; stored (storage.contamination.
+    store_contamination_run). Returns the signal tests (analysis.contamination.run_signals' frame)."""
+    latest, items, cutoffs = data["latest"], data["items"], data["cutoffs"]
+    registered = signal_registry.SIGNALS      # read at call time (a test may extend them)
+    order = {s.name: i for i, s in enumerate(registered)}
+    # per signal in the registry's order, its stored tests before its computed ones
+    parts = sorted(parts, key=lambda p: not p.stored)
+    tests = sorted((t for p in parts for t in p.tests), key=lambda t: order.get(t.signal, len(order)))
+    skipped = sorted((s for p in parts for s in p.skipped), key=lambda s: order.get(s["signal"], len(order)))
+    # the post-cutoff scores computed, then those kept
+    posts = [p.post for p in sorted(parts, key=lambda p: p.stored) if p.post is not None]
+    post = posts[0] if posts else pd.DataFrame(columns=store.POST_COLUMNS)
+    for more in posts[1:]:
+        post = pd.concat([post, more], ignore_index=True) if len(post) else more if len(more) else post
+    tested = next((p.tested for p in parts if p.tested is not None), None)
     # in numpy: one id per stored snapshot, which a history of millions of rows has many of
     snapshot_ids = np.unique(pd.concat([latest["snapshot_id"], items["snapshot_id"]]).dropna()
                              .to_numpy(dtype="int64")).tolist()
     parameters = asdict(th)
     run_id = store.run_key(snapshot_ids, parameters, seed)
-
     slices = model_slices(latest, data["benchmarks"], cutoffs, guard_days=th.guard_days)
-    post = post_cutoff_scores(tested, cutoffs, now=now_ts, guard_days=th.guard_days) if len(tested) else \
-        pd.DataFrame(columns=store.POST_COLUMNS)
-    if signals_run is not None:   # the other groups' stored post-cutoff scores, their window ending now
-        kept = store.read_last_post_scores(con)
-        kept = kept[[(s, b) not in groups for s, b in zip(kept["source"], kept["benchmark"])]]
-        if len(kept):
-            post = pd.concat([post, kept.assign(window_end=now_ts)], ignore_index=True) if len(post) else \
-                kept.assign(window_end=now_ts)
     states = store.read_suspicions(con)
-    runner = run_signals if signals_run is None else partial(signal_run.run_signals, signals=signals_run)
-    signals = runner(latest, tested, cutoffs, data["benchmarks"], store.read_previous_flags(con, run_id),
-                     rng=np.random.default_rng(seed), now=now_ts, history=data["history"],
-                     predecessors=reads.read_predecessors(con), th=th, suspicions=states,
-                     stored=store.read_stored_tests(con))
+    signals = signal_run.family_results(tests, skipped, previous_tests(store.read_previous_flags(con, run_id)), th,
+                                        signals=registered, suspicions=states, stored=holds)
     observed = pd.concat([latest["observed_at"], items["observed_at"]]).dropna()
     as_of = observed.max().tz_localize("UTC").to_pydatetime() if len(observed) else None
-    run_at = now_ts.tz_localize("UTC").to_pydatetime()
+    run_at = now.tz_localize("UTC").to_pydatetime()
     test_snaps = {int(s) for ev in signals["evidence"] for s in (ev.get("snapshot_ids") or ())}
     resolved_snaps = {int(s) for v in states["snapshot_ids"] if v for s in v}
-    calibration_keys = calibrate_item_sets(con, items=items if signals_run is None else tested, cutoffs=cutoffs,
-                                           now=now_ts, seed=seed, th=th, sets=_sets_to_judge(signals, states))
-    suspicions = advance_suspicions(signals, states, run_id=run_id, run_at=now_ts,
+    calibration_keys = calibrate_item_sets(con, items=items if every_item else tested, cutoffs=cutoffs,
+                                           now=now, seed=seed, th=th, sets=_sets_to_judge(signals, states))
+    suspicions = advance_suspicions(signals, states, run_id=run_id, run_at=now,
                                     calibration_keys=calibration_keys,
                                     current_data=current_data(latest, items),
                                     snapshot_dates=store.read_snapshot_dates(
@@ -204,26 +258,26 @@ def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, se
     return signals
 
 
-def _signals(con: duckdb.DuckDBPyConnection, th: Thresholds, fresh_a3: set[tuple[str, str]] | None,
-             fresh_link: bool) -> tuple | None:
-    """The registered signals with the last run's tests standing in for those not recomputed
-    (analysis.contamination.reuse); None for a full run. A group (or A1/A2 as a whole) whose
-    stored tests cannot stand in (a non-finite number, no snapshots) is recomputed."""
-    from analysis.contamination.reuse import partial_signal, reusable   # only an analysis that keeps stored tests
-    if fresh_a3 is None:
-        return None
-    stored, skips = store.read_last_run(con)
-    bad = stored[~reusable(stored)] if len(stored) else stored
-    link_bad = bool(len(bad) and bad["signal"].isin(["A1", "A2"]).any())
-    a3 = set(fresh_a3) | {(str(s or ""), str(b)) for s, b in zip(bad["source"], bad["benchmark"])} if len(bad) \
-        else set(fresh_a3)
-    out = []
-    for signal in SIGNALS:
-        if signal.name in ("A1", "A2"):
-            out.append(partial_signal(signal, stored, skips, None if fresh_link or link_bad else ()))
-        else:
-            out.append(partial_signal(signal, stored, skips, a3))
-    return tuple(out)
+def run_contamination(con: duckdb.DuckDBPyConnection, *, now: datetime | str, seed: int = ANALYSIS_SEED,
+                      th: Thresholds = Thresholds(), latest: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Resolve model dates, compute post-cutoff slices and every contamination signal on every item
+    set and score, store the run: a full analysis' run (`analyze` runs the same pieces as the
+    relations item_tests, link_tests and contamination of jobs/relations, which keep the item
+    sets and the link whose inputs did not change). `latest`: the latest scores of every
+    benchmark when the caller has read them (storage.reads.read_latest_scores). Returns the
+    signal tests (analysis.contamination.run_signals' frame)."""
+    now_ts = naive_utc(now)
+    data = run_data(con, latest=latest)
+    holds = previous_tests(store.read_stored_tests(con))
+    rng, predecessors = np.random.default_rng(seed), reads.read_predecessors(con)
+    by_items, linked = split_signals(signal_registry.SIGNALS)
+    item_part = computed_part(con, by_items, data, items=data["items"], history=None, rng=rng, now=now_ts, th=th,
+                              holds=holds, predecessors=predecessors)
+    item_part.post = post_scores(data["items"], data["cutoffs"], now_ts, th)
+    link_part = computed_part(con, linked, data, items=data["items"], history=linked_history(con, data), rng=rng,
+                              now=now_ts, th=th, holds=holds, predecessors=predecessors)
+    return finish_run(con, now=now_ts, seed=seed, th=th, data=data, parts=(item_part, link_part), holds=holds,
+                      every_item=True)
 
 
 def _sets_to_judge(signals: pd.DataFrame, states: pd.DataFrame) -> set[tuple[str, str]]:

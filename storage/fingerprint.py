@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -162,9 +163,37 @@ def models_in(con: duckdb.DuckDBPyConnection, models: list[str]) -> tuple[set[tu
     return {(str(s), str(b)) for s, b in scores}, {(str(s), str(b)) for s, b in items}
 
 
-def stored_unit_fingerprints(con: duckdb.DuckDBPyConnection, part: str) -> dict[str, str]:
-    """key -> fingerprint of the units of `part` ('global', 'table', 'a3', 'model') the last analysis stored."""
-    return dict(con.execute("SELECT key, fingerprint FROM analysis_unit_inputs WHERE part = ?", [part]).fetchall())
+@dataclass(frozen=True)
+class Stored:
+    """What the last completed analysis stored of its inputs (`read_stored`, read once per
+    analysis: its skip check, its new-day check and its plan all read it): per `analysis_inputs`
+    part its fingerprint and summary, per unit part (`analysis_unit_inputs`) key -> fingerprint."""
+
+    fingerprints: dict[str, str]
+    summaries: dict[str, list[dict] | None]
+    units: dict[str, dict[str, str]]
+
+    def fingerprint(self, part: str = "analyze") -> str | None:
+        return self.fingerprints.get(part)
+
+    def summary(self, part: str = "analyze") -> list[dict] | None:
+        return self.summaries.get(part)
+
+    def unit_fingerprints(self, part: str) -> dict[str, str]:
+        return dict(self.units.get(part, {}))
+
+
+def read_stored(con: duckdb.DuckDBPyConnection) -> Stored:
+    """Every stored fingerprint row, summaries decoded (`Stored`)."""
+    fingerprints: dict[str, str] = {}
+    summaries: dict[str, list[dict] | None] = {}
+    for part, fingerprint, summary in con.execute("SELECT part, fingerprint, summary FROM analysis_inputs").fetchall():
+        fingerprints[str(part)] = str(fingerprint)
+        summaries[str(part)] = None if summary is None else json.loads(summary)
+    units: dict[str, dict[str, str]] = {}
+    for part, key, fingerprint in con.execute("SELECT part, key, fingerprint FROM analysis_unit_inputs").fetchall():
+        units.setdefault(str(part), {})[str(key)] = str(fingerprint)
+    return Stored(fingerprints, summaries, units)
 
 
 def store_unit_fingerprints(con: duckdb.DuckDBPyConnection, units: dict[str, dict[str, str]],

@@ -13,6 +13,17 @@ or deleted, a snapshot held or released, a release date moved, a backfilled snap
 evaluation date among the earlier ones, a new table) reads the benchmark whole. The results are
 those of the whole read (tests/integration/test_history_kept.py), only cheaper: no writer has to keep
 anything up to date, since the basis is checked against the rows themselves.
+
+Not a case of the keep-or-recompute step (jobs/relations/step.py), which decides per unit, before
+computing, between "same inputs: keep the rows" and "other inputs: recompute them": this read
+runs inside a table the step recomputes (its inputs did change) and appends to what it kept.
+The step's fingerprint of a table covers all its rows and its source's snapshots, so an
+appended snapshot and an edited old row both change it; telling them apart needs the digest of
+the rows up to the kept `max_snapshot_id` (a boundary that moves with every read), and the last
+condition (every later row dated after every kept one) is on the read's result, the dates its
+dating rule gives, so it can only be checked after reading (a benchmark that fails it is read
+again whole). Both are this read's own, on its own rows, as dbt's incremental filter is the
+model's, not the materialisation's.
 """
 
 from __future__ import annotations

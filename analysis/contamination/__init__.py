@@ -84,6 +84,10 @@ SIGNALS: tuple[Signal, ...] = (
     a1.SIGNAL,
     a2.SIGNAL,
 )
+# The signals that read scores across tables (a benchmark's reference benchmarks): an analysis
+# keeps or recomputes their tests as one unit, A1/A2's link (jobs/relations/link_tests.py); every
+# other signal's tests are kept or recomputed per item set (source, benchmark; item_tests.py).
+LINKED_SIGNALS = frozenset({"A1", "A2"})
 
 
 def run_signals(*args: Any, **kwargs: Any) -> pd.DataFrame:
@@ -108,7 +112,7 @@ def signal_names() -> tuple[str, ...]:
 
 
 __all__ = [
-    "SIGNALS", "STATUSES", "RESULT_COLUMNS", "PLACEBO_COLUMNS", "Signal", "SignalInputs", "SignalTest", "Thresholds",
+    "SIGNALS", "LINKED_SIGNALS", "STATUSES", "RESULT_COLUMNS", "PLACEBO_COLUMNS", "Signal", "SignalInputs", "SignalTest", "Thresholds",
     "Prepared", "prepare", "prepare_benchmarks", "prepare_scores", "signal_test", "run_signals", "calibrate",
     "summarize_placebo", "finalize", "family_q_values", "benjamini_hochberg", "jsonable", "pava",
     "isotonic_fit_batch", "a1_tests", "a1_one", "a1_a2_placebo", "link_placebo", "a2_one", "a2_predecessor_tests",

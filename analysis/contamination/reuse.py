@@ -1,6 +1,7 @@
-"""Stored tests in place of recomputed ones (issue 23, incremental analysis): a signal whose
-data did not change since the last analysis is not run again; its stored tests enter this run's
-family-wide Benjamini–Hochberg correction (families.finalize) with their stored p-values.
+"""Stored tests in place of recomputed ones (issue 23, incremental analysis): the tests of a unit
+the analysis keeps (an item set, or A1/A2's linked benchmarks: jobs/relations/item_tests.py,
+link_tests.py, kept by the one keep-or-recompute step) are not run again; its stored tests enter
+this run's family-wide Benjamini–Hochberg correction (families.finalize) with their stored p-values.
 
 A stored test comes back as the SignalTest that `finalize` would have held at its stored numbers
 (same snapshots, same thresholds: `families.same_data`), so the result is the same as
@@ -10,13 +11,12 @@ recomputing it. Pure: frames in, tests out.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analysis.contamination.base import Signal, SignalInputs, SignalTest, Thresholds
+from analysis.contamination.base import SignalTest, Thresholds
 
 # evidence keys `finalize` writes around a test's own evidence (families._hold leaves them out too)
 _RUN_KEYS = ("q_value", "corroborated_by", "persisted_from_snapshots", "held", "thresholds", "label", "unit",
@@ -61,33 +61,3 @@ def reusable(rows: pd.DataFrame) -> pd.Series:
     snaps = [bool((json.loads(e) if isinstance(e, str) else (e or {})).get("snapshot_ids")) for e in rows["evidence"]]
     finite = rows[["p_value", "effect", "se"]].apply(lambda c: c.map(_finite)).all(axis=1)
     return finite & pd.Series(snaps, index=rows.index)
-
-
-def partial_signal(signal: Signal, stored: pd.DataFrame, stored_skips: pd.DataFrame,
-                   fresh: Iterable[tuple[str, str]] | None) -> Signal:
-    """`signal` that recomputes only the (source, benchmark) item groups in `fresh` (None: all,
-    the signal itself) and returns the stored tests (and stored not-tested models) of the others.
-
-    Groups are item groups: the inputs' items are restricted to `fresh`. A signal of scores (A1,
-    A2) is either recomputed as a whole (None) or kept as a whole (an empty `fresh`).
-    """
-    if fresh is None:
-        return signal
-    groups = set(fresh)
-    mine = stored[stored["signal"] == signal.name] if len(stored) else stored
-    keep = mine[[(str(s or ""), str(b)) not in groups for s, b in zip(mine["source"], mine["benchmark"])]] \
-        if len(mine) else mine
-    skips = stored_skips[stored_skips["signal"] == signal.name] if len(stored_skips) else stored_skips
-    skips = skips[[(str(s or ""), str(b)) not in groups for s, b in zip(skips["source"], skips["benchmark"])]] \
-        if len(skips) else skips
-
-    def tests(inputs: SignalInputs, th: Thresholds) -> list[SignalTest]:
-        out = [stored_test(r, th) for r in keep.to_dict("records")]
-        inputs.skipped.extend(skips.to_dict("records"))
-        if groups and inputs.items is not None and len(inputs.items):
-            it = inputs.items
-            mask = [(str(s or ""), str(b)) in groups for s, b in zip(it["source"], it["benchmark"])]
-            out += signal.tests(replace(inputs, items=it[mask]), th)
-        return out
-
-    return Signal(name=signal.name, tests=tests, placebo=signal.placebo, family=signal.family, floors=signal.floors)

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from functools import partial
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from analysis.constants import CALIBRATION_TRIALS
 from analysis.contamination.base import log, PLACEBO_COLUMNS, SKIP_COLUMNS, Signal, SignalInputs, SignalTest, Thresholds
-from analysis.contamination.families import finalize, previous_tests
+from analysis.contamination.families import TestKey, finalize, previous_tests
 from analysis.contamination.numerics import _share_ci, _wilson, benjamini_hochberg
 from analysis.contamination.suspicions import by_key
 from analysis.cutoffs import benchmark_slices
@@ -32,7 +32,8 @@ def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs
                 signals: Sequence[Signal] = (), suspicions: pd.DataFrame | None = None,
                 stored: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every signal of `signals` (the package passes its registry, `analysis.contamination.SIGNALS`)
-    the data allow, one BH family per signal, flags and statuses.
+    the data allow, one BH family per signal, flags and statuses: `signal_tests`, then
+    `family_results`.
 
     scores: latest scores (source, benchmark, model, score, n_items, stderr, metric, snapshot_id);
     items: dated item results (source, benchmark, model, item_id, item_date, score, snapshot_id);
@@ -51,15 +52,42 @@ def run_signals(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs
     """
     previous = previous_tests(previous_flags)
     holds = previous if stored is None else previous_tests(stored)
-    inputs = SignalInputs(scores=scores, items=items, cutoffs=cutoffs, benchmarks=benchmarks, now=now, rng=rng,
-                          history=history, predecessors=predecessors,
-                          slices_from=partial(_slices_or_none, benchmarks, cutoffs, th), stored=holds)
+    inputs = signal_inputs(scores, items, cutoffs, benchmarks, rng=rng, now=now, history=history,
+                           predecessors=predecessors, th=th, stored=holds)
+    tests = signal_tests(inputs, th, signals)
+    return family_results(tests, inputs.skipped, previous, th, signals=signals, suspicions=suspicions, stored=holds)
+
+
+def signal_inputs(scores: pd.DataFrame | None, items: pd.DataFrame | None, cutoffs: pd.DataFrame,
+                  benchmarks: pd.DataFrame | None, *, rng: np.random.Generator, now: pd.Timestamp,
+                  history: pd.DataFrame | None = None, predecessors: pd.DataFrame | None = None,
+                  th: Thresholds = Thresholds(), stored: Mapping[TestKey, dict] | None = None) -> SignalInputs:
+    """What the signals test on (`run_signals`' arguments; `stored`: families.previous_tests of the
+    stored tests a run may hold); the slices are computed on first use."""
+    return SignalInputs(scores=scores, items=items, cutoffs=cutoffs, benchmarks=benchmarks, now=now, rng=rng,
+                        history=history, predecessors=predecessors,
+                        slices_from=partial(_slices_or_none, benchmarks, cutoffs, th), stored=stored)
+
+
+def signal_tests(inputs: SignalInputs, th: Thresholds, signals: Sequence[Signal]) -> list[SignalTest]:
+    """The tests of `signals` on `inputs`, in their order (they draw from `inputs.rng` in it);
+    the models they could not test are appended to `inputs.skipped`."""
     tests: list[SignalTest] = []
     for signal in signals:
         tests += signal.tests(inputs, th)
+    return tests
+
+
+def family_results(tests: list[SignalTest], skipped: list[dict],
+                   previous: pd.DataFrame | Mapping[TestKey, dict] | None, th: Thresholds, *,
+                   signals: Sequence[Signal], suspicions: pd.DataFrame | None = None,
+                   stored: pd.DataFrame | Mapping[TestKey, dict] | None = None) -> pd.DataFrame:
+    """The tests of one run (computed, or stored ones standing in: analysis.contamination.reuse)
+    with their family-wide BH q-values, flags and statuses (families.finalize); the models not
+    tested (`skipped`) in the frame's attrs["skipped"]."""
     out = finalize(tests, previous, th, families={s.name: s.family for s in signals},
-                   suspicions=by_key(suspicions) if suspicions is not None else None, stored=holds)
-    out.attrs["skipped"] = pd.DataFrame(inputs.skipped, columns=SKIP_COLUMNS)
+                   suspicions=by_key(suspicions) if suspicions is not None else None, stored=stored)
+    out.attrs["skipped"] = pd.DataFrame(skipped, columns=SKIP_COLUMNS)
     counts = out.groupby("signal")["flagged"].agg(["size", "sum"]) if not out.empty else None
     log.info("[contamination] %d test(s); flagged per signal: %s", len(out),
              {} if counts is None else {s: f"{int(r['sum'])}/{int(r['size'])}" for s, r in counts.iterrows()})

@@ -16,6 +16,10 @@ from storage.engine import duckdb
 TABLE = "table"          # a leaderboard table (registry.tables' table_id): its rows replaced per table
 ANALYSIS = "analysis"    # the whole analysis as one unit: recomputed when any input changed
 EVERY = "every"          # recomputed on every analysis (cheap, and relative to `now`)
+ITEM_SET = "item_set"    # an item set the contamination signals test (source UNIT_SEP benchmark of item results)
+LINK = "link"            # A1/A2's tests, which read scores across tables: one unit ("")
+
+UNIT_SEP = "\x1f"      # between source and benchmark in an item set's key
 
 
 @dataclass(frozen=True)
@@ -26,25 +30,33 @@ class Relation:
     is nothing to write; `write(inputs, rows, units)` replaces the rows of those units through
     storage (None: `compute` wrote them itself, the remaining hand-written case);
     `to_day(inputs, recomputed)` moves the day-relative columns of the kept units' rows to the
-    day of `inputs.now` (None: the relation has none)."""
+    day of `inputs.now` (None: the relation has none).
+
+    `keep(inputs, recomputed)`, for a relation whose rows a later relation carries into a new run
+    (the contamination signals' tests): the stored rows of the units not recomputed (the step puts
+    them in `inputs.kept`) and the units whose stored rows cannot stand in for a recomputation,
+    which the step recomputes too."""
 
     name: str
     unit: str
     compute: Callable[[Inputs, frozenset[str] | None], Any]
     write: Callable[[Inputs, Any, frozenset[str] | None], None] | None = None
     to_day: Callable[[Inputs, frozenset[str]], None] | None = None
+    keep: Callable[[Inputs, frozenset[str]], tuple[Any, frozenset[str]]] | None = None
 
 
 class Inputs:
     """What one analysis hands its relations: the connection, `now`, the plan, the frames the
     relations computed so far (`computed`: a relation reads an earlier one's rows, as dbt's
-    `ref`) and the reads several relations share, each read once (`shared`)."""
+    `ref`), the stored rows of the units they kept (`kept`, `Relation.keep`) and the reads
+    several relations share, each read once (`shared`)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, now: datetime, plan: Any) -> None:
         self.con = con
         self.now = now
         self.plan = plan
         self.computed: dict[str, Any] = {}
+        self.kept: dict[str, Any] = {}
         self.shared: dict[str, Any] = {}
 
     def once(self, name: str, read: Callable[[], Any]) -> Any:

@@ -8,13 +8,14 @@ are kept, and only their day-relative columns move to `now`. The cases:
 
 - full (`Plan.full`: no stored fingerprints, other code or registry, or asked for): every unit;
 - incremental: the tables and A3 item groups whose fingerprint changed, and those holding a
-  model whose dates changed;
+  model whose dates changed; A1/A2's link when a changed table's benchmark has or is a
+  reference; a kept unit whose stored rows cannot stand in (`Relation.keep`) too;
 - a new day without new data (`Plan.day_only`, decided by jobs/analyze.py before any unit is
   fingerprinted): no unit changed, so every relation is kept and moved to the day.
 
-A unit is a leaderboard table (registry.tables: benchmark × source × version, or a declared pool)
-or an item group A3 tests (source × benchmark). A unit's fingerprint covers everything its
-results read:
+A unit is a leaderboard table (registry.tables: benchmark × source × version, or a declared pool),
+an item group A3 tests (source × benchmark; unit kind `item_set`) or A1/A2's link (`link`: decided
+from the tables, see `plan`). A unit's fingerprint covers everything its results read:
 
 - a table: every stored score row of each (source, benchmark) it draws from (all versions: a new
   release makes the old one not current), the snapshots of those sources (date, status, whether
@@ -50,14 +51,12 @@ import storage
 from analysis import constants
 from common import table_ids
 from common.time import to_utc
-from jobs.relations.base import ANALYSIS, EVERY, TABLE, Inputs, Relation
+from jobs.relations.base import ANALYSIS, EVERY, ITEM_SET, LINK, TABLE, UNIT_SEP, Inputs, Relation
 from registry.tables import assign_tables, table_key
 from storage import fingerprint as fp, reads
 from storage.engine import duckdb
 
 log = logging.getLogger("benchwatch.jobs.relations")
-
-UNIT_SEP = "\x1f"      # between source and benchmark in an A3 unit's key
 
 
 @dataclass
@@ -84,6 +83,10 @@ class Plan:
             return frozenset(self.tables)
         if unit == ANALYSIS:
             return frozenset() if self.day_only else frozenset({""})
+        if unit == ITEM_SET:
+            return frozenset(f"{s}{UNIT_SEP}{b}" for s, b in self.a3_groups)
+        if unit == LINK:
+            return frozenset({""}) if self.link else frozenset()
         raise ValueError(f"[analyze] unknown unit {unit!r}")
 
     def describe(self) -> str:
@@ -106,6 +109,10 @@ def materialize(con: duckdb.DuckDBPyConnection, relations: Sequence[Relation], p
     inputs = Inputs(con, now, plan)
     for relation in relations:
         units = plan.recompute(relation.unit)
+        if units is not None and relation.keep is not None and not plan.day_only:
+            # carried into the new run: the stored rows of the units kept; those that cannot stand in are recomputed
+            inputs.kept[relation.name], again = relation.keep(inputs, units)
+            units = units | again
         if units is None or units:
             rows = relation.compute(inputs, units)
             inputs.computed[relation.name] = rows
@@ -211,11 +218,12 @@ def table_members(scores: pd.DataFrame) -> dict[str, set[tuple[str, str]]]:
 
 
 def plan(con: duckdb.DuckDBPyConnection, now: datetime, *, incremental: bool = True,
-         groups: pd.DataFrame | None = None, digests: list[str] | None = None) -> Plan:
+         groups: pd.DataFrame | None = None, digests: list[str] | None = None,
+         stored: fp.Stored | None = None) -> Plan:
     """Which units changed since the last completed analysis (storage.fingerprint, migration 030).
 
-    `groups`, `digests`: storage.fingerprint.score_table_groups and table_digests of this
-    analysis, when it has them (not read again)."""
+    `groups`, `digests`, `stored`: storage.fingerprint.score_table_groups, table_digests and
+    read_stored of this analysis, when it has them (not read again)."""
     from jobs.contamination import linked_benchmarks
     registry_names = {t for t, _ in fp.REGISTRY_TABLES}
     registry_digests = [d for d in digests if d.split(":", 1)[0] in registry_names] if digests is not None \
@@ -224,12 +232,12 @@ def plan(con: duckdb.DuckDBPyConnection, now: datetime, *, incremental: bool = T
     scores = fp.score_table_groups(con, now) if groups is None else groups
     units = unit_fingerprints(scores, fp.item_groups(con, now),
                               model_hashes(reads.read_model_date_claims(con), now), shared)
-    stored = {part: fp.stored_unit_fingerprints(con, part) for part in units}
-    if not incremental or stored["global"].get("") != shared or fp.stored_summary(con) is None:
+    last = fp.read_stored(con) if stored is None else stored
+    if not incremental or last.unit_fingerprints("global").get("") != shared or last.summary() is None:
         return Plan(full=True, units=units)
 
     def changed(part: str) -> set[str]:
-        now_, before = units[part], stored[part]
+        now_, before = units[part], last.unit_fingerprints(part)
         return {k for k in set(now_) | set(before) if now_.get(k) != before.get(k)}
 
     tables = changed("table")

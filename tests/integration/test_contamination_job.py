@@ -447,3 +447,37 @@ def test_post_cutoff_saturation_on_an_empty_scope():
                             "item_date": pd.Series([pd.NaT], dtype="datetime64[us]"), "score": [1.0]})
     out = with_item_dates(registry.rename(columns={"id": "benchmark"}), undated)
     assert out["material_start"].isna().all() and out.at[0, "material_date"] == pd.Timestamp("2024-01-01")
+
+
+def _last_run_tests(path: Path) -> pd.DataFrame:
+    with connect_synced(open_store(path)) as con:
+        return con.execute("""SELECT signal, source, benchmark, model, effect, se, p_value, flagged
+                              FROM contamination_signals WHERE run_id =
+                                  (SELECT run_id FROM contamination_runs ORDER BY run_at DESC, run_id LIMIT 1)
+                              ORDER BY ALL""").df()
+
+
+def test_an_item_set_whose_stored_tests_cannot_stand_in_is_tested_again(synced_db, tmp_path):
+    """An incremental analysis keeps the tests of an item set whose inputs did not change, unless
+    a stored one cannot stand in (here a p-value that is not finite): that set is tested again,
+    on its item rows, and the run equals a full analysis'. (Before, the set was counted as
+    recomputed but its rows were not read: its tests were lost.)"""
+    import shutil
+    from jobs.analyze import analyze
+    ingest(synced_db, 12, "2024-06-01")                                   # item set synthlcb/synth
+    ingest(synced_db, 5, "2024-06-01", source="synthlcb2", benchmark="synth2")
+    assert analyze(open_store(synced_db), now=datetime(2024, 6, 2, tzinfo=timezone.utc))["plan"] == "full"
+    before = _last_run_tests(synced_db)
+    assert {("synthlcb", "synth"), ("synthlcb2", "synth2")} <= set(zip(before["source"], before["benchmark"]))
+    with connect_synced(open_store(synced_db)) as con:
+        con.execute("UPDATE contamination_signals SET p_value = 'NaN' WHERE source = 'synthlcb' AND model = 'test1'")
+    ingest(synced_db, 7, "2024-07-01", source="synthlcb2", benchmark="synth2")   # only the other set changes
+    full = tmp_path / "full.duckdb"
+    shutil.copyfile(synced_db, full)
+    now = datetime(2024, 7, 2, tzinfo=timezone.utc)
+    incremental = analyze(open_store(synced_db), now=now)
+    assert incremental["plan"] == "1 table(s), 1 A3 item group(s) recomputed", incremental["plan"]   # synthlcb2's
+    assert analyze(open_store(full), now=now, incremental=False)["plan"] == "full"
+    got, want = _last_run_tests(synced_db), _last_run_tests(full)
+    assert len(got[got["source"] == "synthlcb"]) == len(before[before["source"] == "synthlcb"])
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
