@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from statistics import median
 from typing import Iterable
 
 from analysis.constants import IMPLIED_N_MIN_ROWS, IMPLIED_N_SMALL_RATIO
@@ -72,6 +71,7 @@ def size_checks(rows: Iterable[tuple], *, small_ratio: float = IMPLIED_N_SMALL_R
             continue
         key = (str(source), str(bench), str(version or ""), str(basis))
         groups.setdefault(key, ([], int(registry_n)))[0].append(n)
+    from statistics import median      # here, not at the top: `status` imports this module at start-up
     out = []
     for (source, bench, version, basis), (values, registry_n) in sorted(groups.items()):
         if len(values) < min_rows:

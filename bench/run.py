@@ -6,6 +6,8 @@
     python bench/run.py --quick        # smaller sizes, one round, for a smoke test
     python bench/run.py --only trajectory,cold
     python bench/run.py --no-bytecode  # children keep PYTHONDONTWRITEBYTECODE (compile every time)
+    python bench/run.py --no-growth    # every goal at its own size, without the smaller growth sizes
+    python bench/run.py --twice        # also twice the analyze history (20.8M rows)
 
 A run of every measure writes its closing table to docs/performance.md, replacing the page
 (`--no-write`: print only; `--write`: write the table of a partial or quick run too); the page
@@ -28,11 +30,13 @@ Measures and goals:
                processes); a file of which ~60% are rejected rows: time per row <= 1.2x a clean
                file's (each the best of two runs, alternated)
   analyze      `benchwatch analyze` on a synthetic history (2,000 models x 100 benchmarks x
-               52 weekly snapshots = 10.4M score rows, + 1,000 dated items x 200 models): peak
-               RSS <= 1 GiB; at twice that history (4,000 models, 20.8M rows): <= 1.5 GiB, with
-               the growth exponents of time and peak RSS from the 100 % size
-  incremental  `benchwatch analyze` after one source of 20 changed (100 % size, sources syn00..syn19)
-               vs the full analyze before it: <= 10% (tests/integration/test_incremental_analysis.py: same results);
+               52 weekly snapshots = 10.4M score rows from 20 sources syn00..syn19, + 1,000 dated
+               items x 200 models): peak RSS <= 1 GiB; with --twice, also twice that history
+               (4,000 models, 20.8M rows): <= 1.5 GiB, with the growth exponents of time and peak
+               RSS from the 100 % size (its setup and analyze take about as long as a round)
+  incremental  `benchwatch analyze` after one source of 20 changed, on the analyze line's 100 %
+               history (its own when `analyze` is not run), vs the full analyze before it: <= 10%
+               (tests/integration/test_incremental_analysis.py: same results);
                `benchwatch status` on that analysed history vs a bare `import duckdb` is shown (no goal)
   cycle        a second `run --no-prefect --replay` over identical responses: <= 10% of the first
                (and shown: the same after a year of hourly collections in the fetch log)
@@ -73,6 +77,7 @@ WARM_UP = "import cli.main, jobs.cycle, jobs.alerts, jobs.saturation, jobs.conta
 CLI = [sys.executable, "-m", "cli"]
 BARE_DUCKDB = [sys.executable, "-c", "import duckdb"]
 FRACS = (0.1, 0.5, 1.0)          # the growth sizes, as shares of the largest
+SOURCES = 20                     # the synthetic histories' sources (syn00 … syn19; benchmark b from syn(b mod 20))
 # The full sizes (the goals' own); --quick uses the second of each pair, --scale multiplies the models/rows.
 TRAJECTORY = {"full": (100, 1500), "quick": (20, 1500)}           # benchmarks, models
 INGEST_ROWS = {"full": 1_000_000, "quick": 200_000}
@@ -228,21 +233,24 @@ def bench_ingest(fracs: list[float], quick: bool, tmp: Path) -> None:
 
 # --- analyze at scale -----------------------------------------------------------------------
 
-def bench_analyze(fracs: list[float], quick: bool, tmp: Path, scale: float = 1.0, double: bool = True,
-                  done: Callable[[], None] | None = None) -> None:
-    """The largest size first (its goal; then `done()`), the smaller growth sizes, then twice the history."""
+def bench_analyze(fracs: list[float], quick: bool, tmp: Path, scale: float = 1.0, double: bool = False,
+                  done: Callable[[], None] | None = None, incremental: bool = False, round_no: int = 0) -> None:
+    """The largest size first (its goal; then, with `incremental`, `bench_incremental`'s lines on
+    that history, and `done()`), the smaller growth sizes, then (`double`) twice the history."""
     full = HISTORY["quick" if quick else "full"]
     fracs = sorted(fracs, reverse=True)
     sizes, ours_t, rss_t = [], [], []
     for f in fracs:
         size = {**full, "n_models": max(20, int(full["n_models"] * f)),
-                "n_bench": max(2, int(full["n_bench"] * min(1.0, f / scale)))}
-        wall, rss, setup = _analyze_once(tmp, f"{f:.2f}", size)
+                "n_bench": max(2, int(full["n_bench"] * min(1.0, f / scale))), "n_sources": SOURCES}
+        last = f == fracs[0]
+        after = ((lambda db, t_full: _incremental_after(db, size, t_full, round_no))
+                 if last and incremental else None)
+        wall, rss, setup = _analyze_once(tmp, f"{f:.2f}", size, after=after)
         rows = size["n_models"] * size["n_bench"] * size["n_weeks"]
         sizes.append(size["n_models"] * size["n_bench"])
         ours_t.append(wall)
         rss_t.append(rss)
-        last = f == fracs[0]
         line("analyze", f"{f:4.0%} {size['n_models']} models x {size['n_bench']} benchmarks x {size['n_weeks']} weeks "
              f"({rows / 1e6:.1f} M rows) + {size['n_items']} items x {size['n_item_models']} models: "
              f"{wall:6.1f} s, peak RSS {rss / 1024:6.0f} MiB (goal <= 1024 MiB; setup {setup:.0f} s)",
@@ -254,7 +262,7 @@ def bench_analyze(fracs: list[float], quick: bool, tmp: Path, scale: float = 1.0
         return
     # Twice the 100 % history (twice the models, so twice the rows of every table): memory must not
     # grow with the history as a whole.
-    size = {**full, "n_models": history_size(quick, scale)["n_models"] * 2}
+    size = {**full, "n_models": history_size(quick, scale)["n_models"] * 2, "n_sources": SOURCES}
     wall, rss, setup = _analyze_once(tmp, "2x", size)
     rows = size["n_models"] * size["n_bench"] * size["n_weeks"]
     rss_exp = math.log(rss / rss_t[0]) / math.log(2)
@@ -265,41 +273,54 @@ def bench_analyze(fracs: list[float], quick: bool, tmp: Path, scale: float = 1.0
          f"(1 = linear, 0 = flat)", measured(f"analyze ({rows / 1e6:.1f}M rows, twice the history): peak RSS", rss / 1024, 1536, "MiB"))
 
 
-def _analyze_once(tmp: Path, label: str, size: dict) -> tuple[float, int, float]:
-    """(wall s, peak RSS KiB, setup s) of one `benchwatch analyze` on a fresh synthetic history.
-    The history is written once per size and copied for each later round (setup 0 s then)."""
+def _analyze_once(tmp: Path, label: str, size: dict,
+                  after: Callable[[Path, float], None] | None = None) -> tuple[float, int, float]:
+    """(wall s, peak RSS KiB, setup s) of one `benchwatch analyze` on a fresh synthetic history,
+    then `after(db, wall)` on the analysed history. The history is written once per size and
+    copied for each later round (setup 0 s then)."""
     db = tmp / f"analyze_{label}.duckdb"
     t0 = time.perf_counter()
     fresh_copy(db, lambda base: synthetic_db(base, **size))
     setup = time.perf_counter() - t0
     try:
         wall, rss, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
+        if after is not None:
+            after(db, wall)
     finally:
         db.unlink(missing_ok=True)
     return wall, rss, setup
 
 
 def bench_incremental(quick: bool, tmp: Path, round_no: int = 0, scale: float = 1.0) -> None:
-    """One changed source out of 20 at the 100 % size: `benchwatch analyze` after it (incremental:
-    only that source's tables) vs the full analyze of the same database before it (whole processes).
-    The history is written once and copied for each round; round k changes source syn(k mod 20)."""
-    full = history_size(quick, scale)
+    """`_incremental_after` on a history of its own at the 100 % size (when `analyze` is not run:
+    that measure runs it on its own largest history, the full analyze being its 100 % line)."""
+    full = {**history_size(quick, scale), "n_sources": SOURCES}
     db = tmp / "incremental.duckdb"
-    fresh_copy(db, lambda base: synthetic_db(base, **full, n_sources=20))
-    rows = full["n_models"] * full["n_bench"] * full["n_weeks"]
-    t_full, rss, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
+    fresh_copy(db, lambda base: synthetic_db(base, **full))
+    try:
+        t_full, _, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
+        _incremental_after(db, full, t_full, round_no)
+    finally:
+        db.unlink(missing_ok=True)
+
+
+def _incremental_after(db: Path, size: dict, t_full: float, round_no: int) -> None:
+    """One changed source out of SOURCES on an analysed history (`t_full`: the wall time of the
+    full analyze that analysed it, just before): `benchwatch analyze` after it (incremental: only
+    that source's tables) vs that full analyze (whole processes); round k changes source
+    syn(k mod SOURCES). Before it, `benchwatch status` on the analysed history, shown."""
+    rows = size["n_models"] * size["n_bench"] * size["n_weeks"]
     t_base = proc(BARE_DUCKDB)[0]
     t_status, rss_status, _ = peak_rss_kib([*CLI, "status", "--db", str(db)])
     t_base = min(t_base, proc(BARE_DUCKDB)[0])
     line("status", f"benchwatch status on the {rows / 1e6:.1f} M-row history, analysed: {t_status / t_base:4.1f}x "
          f"a bare `import duckdb`, peak RSS {rss_status / 1024:4.0f} MiB (not a goal, shown)")
-    n = changed_source(db, f"syn{round_no % 20:02d}")
+    n = changed_source(db, f"syn{round_no % SOURCES:02d}")
     t_inc, rss_inc, _ = peak_rss_kib([*CLI, "analyze", "--db", str(db)])
     ratio = t_inc / t_full
-    line("incremental", f"one changed source of 20 ({n} new rows; {rows / 1e6:.1f} M rows, {full['n_bench']} benchmarks): "
+    line("incremental", f"one changed source of {SOURCES} ({n} new rows; {rows / 1e6:.1f} M rows, {size['n_bench']} benchmarks): "
          f"analyze {t_inc:5.2f} s (peak RSS {rss_inc / 1024:4.0f} MiB) after a full analyze {t_full:5.1f} s -> "
-         f"{ratio:5.1%} (goal <= 10%)", measured(f"incremental ({rows / 1e6:.1f}M rows): one source of 20 vs full", ratio, 0.10, "%"))
-    db.unlink(missing_ok=True)
+         f"{ratio:5.1%} (goal <= 10%)", measured(f"incremental ({rows / 1e6:.1f}M rows): one source of {SOURCES} vs full", ratio, 0.10, "%"))
 
 
 # --- unchanged cycle ------------------------------------------------------------------------
@@ -360,6 +381,12 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=None, metavar="N",
                     help="rounds of every measure; the summary judges each goal on the median "
                          "(default 5, or 1 with --quick)")
+    ap.add_argument("--twice", action="store_true",
+                    help="also analyze twice the history (20.8M rows at full size; its setup and analyze take "
+                         "about as long as the rest of a round)")
+    ap.add_argument("--no-growth", action="store_true",
+                    help="the largest size only (no 10 %% and 50 %% lines, no growth exponents): every goal, in "
+                         "less time")
     ap.add_argument("--write", action="store_true", help="write docs/performance.md even for a partial or quick run")
     ap.add_argument("--no-write", action="store_true", help="print the closing table only")
     ap.add_argument("--no-bytecode", action="store_true",
@@ -385,6 +412,10 @@ def main() -> None:
             "goals' own: a smaller history than the goal names (each line's label gives its size).")
     left = [m for m in everything if m not in only]
     scope = size + (f" Measures left out: {', '.join(left)}." if left else " Every measure.")
+    if args.no_growth:
+        scope += " The largest sizes only (`--no-growth`): no growth exponents."
+    if "analyze" in only and not args.twice:
+        scope += " Twice the analyze history: not measured (`--twice`)."
 
     def checkpoint(after: str) -> None:
         """The page as it stands, so that a run stopped later still leaves what it measured."""
@@ -397,7 +428,7 @@ def main() -> None:
         proc([sys.executable, "-c", WARM_UP])   # writes the bytecode of every module measured below
         for r in range(rounds):
             # The growth sizes (10 %, 50 %) once: they carry no goal, only the exponent.
-            sizes = fracs if r == 0 else fracs[-1:]
+            sizes = fracs if r == 0 and not args.no_growth else fracs[-1:]
             here = tmp / f"round{r + 1}"
             here.mkdir()
             if rounds > 1:
@@ -412,12 +443,13 @@ def main() -> None:
             if "ingest" in only:
                 bench_ingest(sizes, args.quick, tmp)
                 checkpoint(f"{where} ingest")
-            if "incremental" in only:
+            if "incremental" in only and "analyze" not in only:
                 bench_incremental(args.quick, tmp, round_no=r, scale=args.scale)
                 checkpoint(f"{where} incremental")
             if "analyze" in only:
                 bench_analyze(sizes if not args.quick else [0.5 * args.scale, args.scale], args.quick, tmp,
-                              scale=args.scale, done=lambda: checkpoint(f"{where} analyze at the largest size"))
+                              scale=args.scale, double=args.twice, incremental="incremental" in only, round_no=r,
+                              done=lambda: checkpoint(f"{where} analyze and incremental at the largest size"))
             shutil.rmtree(here, ignore_errors=True)
             if "prefect" in only or r + 1 < rounds:
                 checkpoint(f"round {r + 1}")

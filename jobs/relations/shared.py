@@ -12,9 +12,7 @@ are resolved by analysis.cutoffs.
 
 from __future__ import annotations
 
-import contextvars
 import logging
-from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 
@@ -163,17 +161,10 @@ def history_and_tables(inputs: Inputs) -> dict:
 def _history_and_tables(inputs: Inputs) -> dict:
     con, only, benches = inputs.con, inputs.only, inputs.benchmarks
     latest, registry = latest_tables(inputs), registry_of(inputs)
-    # The latest tables (their index and bin-stability draws: numpy, which releases the GIL) are
-    # computed in a thread while DuckDB reads the history, which leaves a core partly idle; the
-    # thread runs in this context (a Prefect run's logger). Same tables, same draws (each table
-    # is seeded by its own id).
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="saturation-table") as beside:
-        tables_job = beside.submit(contextvars.copy_context().run, saturation_table, latest, registry,
-                                   k=SATURATION_K, alpha=SATURATION_ALPHA, z=SATURATION_Z, scope=SCOPE)
-        # stored as read; an incremental analysis reads its tables' new rows on top of what the
-        # last read of them stored (storage/history_kept.py), a full one reads every row
-        history = read_dated_history(con, benches, keep=True, reuse=only is not None)
-        snap = tables_job.result()
+    snap = saturation_table(latest, registry, k=SATURATION_K, alpha=SATURATION_ALPHA, z=SATURATION_Z, scope=SCOPE)
+    # stored as read; an incremental analysis reads its tables' new rows on top of what the
+    # last read of them stored (storage/history_kept.py), a full one reads every row
+    history = read_dated_history(con, benches, keep=True, reuse=only is not None)
     if len(snap):
         snap["as_of"] = snap["table_id"].map(latest.groupby("table_id")["observed_at"].max())
     else:    # nothing to recompute: typed, for the writes

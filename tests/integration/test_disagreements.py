@@ -67,6 +67,23 @@ def test_the_view_pairs_every_shared_model_with_both_standard_errors(tmp_path):
     assert "each source's own harness" in r["why"]
 
 
+def test_status_counts_the_views_rows_and_none_without_a_benchmark_two_sources_state(tmp_path):
+    """`count_source_disagreements` (status's check before it reads the view): the view's count
+    with two sources of one benchmark, 0 with one source (whose count it reads without the view)."""
+    from storage.disagreements import count_source_disagreements
+    db = _build(tmp_path)
+    with open_store(db).open(read_only=True) as con:
+        counted = count_source_disagreements(con)
+    assert counted == len(_view(db)) == 12
+    one = tmp_path / "one"
+    one.mkdir()
+    single = one / "d.duckdb"
+    _ingest(single, "csv", FIXTURES / "other_gpqa_diamond.csv", "2026-02-01")
+    with open_store(single).open(read_only=True) as con:
+        assert count_source_disagreements(con) == 0
+        assert con.execute("SELECT count(*) FROM source_disagreements").fetchone()[0] == 0
+
+
 def test_two_sources_equal_up_to_noise_produce_no_finding(tmp_path):
     result = analyse(_view(_build(tmp_path)))
     assert len(result.pairs) == 12 and result.findings.empty

@@ -149,10 +149,10 @@ def test_a_reference_row_is_shown_but_never_in_a_top_k(synced_db, tmp_path):
         assert 0.5 not in [round(s, 6) for s in scores]
 
 
-def test_the_latest_tables_are_computed_beside_the_history_read_in_the_callers_context(dbpath, monkeypatch):
-    """run_saturation computes the latest tables in a thread while DuckDB reads the history; the
-    thread runs in the caller's context (a Prefect run's logger is a context variable), and an
-    error there is the caller's error."""
+def test_the_latest_tables_are_computed_in_the_callers_thread_and_context(dbpath, monkeypatch):
+    """run_saturation computes the latest tables in the caller's thread, before the history read (a
+    thread beside that read did not clear issue 52's bar for keeping an optimisation), so in the
+    caller's context (a Prefect run's logger is a context variable); an error there is the caller's."""
     import contextvars
     import threading
 
@@ -168,7 +168,7 @@ def test_the_latest_tables_are_computed_beside_the_history_read_in_the_callers_c
     probe_var.set("run-42")
     with connect_synced(open_store(dbpath)) as con:
         summary = run_saturation(con, now="2025-01-02T00:00:00Z")
-    assert len(summary) and seen[0] == ("run-42", False)
+    assert len(summary) and seen[0] == ("run-42", True)
 
     def broken(*args, **kwargs):
         raise RuntimeError("tables failed")
