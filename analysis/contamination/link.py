@@ -33,16 +33,19 @@ def _link_data(b: str, source_rows: pd.DataFrame, table: _RefTable, bench: pd.Da
     """Reference models for b from one source: score on b (that source) and on all of R'."""
     if not ref_benchmarks:
         return None, "tested model has no score on any reference benchmark"
-    candidates = source_rows[~source_rows["model"].isin(exclude)]
-    keep = table.complete(candidates["model"], ref_benchmarks) if all(r in table.col_of for r in ref_benchmarks) \
+    # The reference rows as positions in source_rows, each column read at them: selecting the rows of
+    # the whole frame (every column, twice) cost more than the rest of a call. The same rows, in order.
+    models = source_rows["model"].to_numpy()
+    candidates = np.flatnonzero(~source_rows["model"].isin(exclude).to_numpy(bool))
+    keep = table.complete(models[candidates], ref_benchmarks) if all(r in table.col_of for r in ref_benchmarks) \
         else np.zeros(len(candidates), dtype=bool)
-    rows = candidates[keep]                             # (a mask: an empty list would select columns)
-    refs = rows["model"].tolist()
+    at = candidates[keep]
+    refs = models[at].tolist()
     if len(refs) < th.a1_min_ref_models:
         return None, f"|M_ref| = {len(refs)} < {th.a1_min_ref_models}"
     ref_score, ref_n, ref_snaps = table.cells(refs, ref_benchmarks)
-    s_ref = np.column_stack([rows["score"].to_numpy(float), ref_score])
-    n_ref = np.column_stack([rows["n"].to_numpy(float), ref_n])
+    s_ref = np.column_stack([source_rows["score"].to_numpy(float)[at], ref_score])
+    n_ref = np.column_stack([source_rows["n"].to_numpy(float)[at], ref_n])
     chance_b = bench["chance"].get(b, np.nan)
     chance_r = bench["chance"].reindex(ref_benchmarks).to_numpy(float)
     anchor, floor = None, None
@@ -52,7 +55,7 @@ def _link_data(b: str, source_rows: pd.DataFrame, table: _RefTable, bench: pd.Da
             anchor = (float(np.mean(_logit(chance_r, big))), float(_logit(np.array(chance_b), big)))
     elif np.isfinite(chance_b) and chance_b > 0:
         floor = float(_logit(np.array(chance_b), big))
-    snaps = set(rows["snapshot_id"].dropna().astype(int)) if "snapshot_id" in rows else set()
+    snaps = set(source_rows["snapshot_id"].iloc[at].dropna().astype(int)) if "snapshot_id" in source_rows else set()
     snaps |= {int(v) for v in ref_snaps[~np.isnan(ref_snaps)].tolist()}
     return _LinkData(refs, list(ref_benchmarks), s_ref, n_ref, anchor,
                      len(refs) >= th.a1_isotonic_min_ref, tuple(sorted(snaps)), floor), ""

@@ -163,11 +163,20 @@ def _isotonic_fit_block(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nd
     cum = np.concatenate([np.zeros((b, 1)), np.cumsum(ys, axis=1)], axis=1)
     j, k = np.arange(n)[:, None], np.arange(n)[None, :]
     upper = k >= j                                                     # (j, k): block j..k
-    means = (cum[:, None, 1:] - cum[:, :-1, None]) / np.where(upper, k + 1 - j, 1)
-    means = np.where(upper[None] & ends[:, None, :], means, np.inf)
-    tail_min = np.minimum.accumulate(means[:, :, ::-1], axis=2)[:, :, ::-1]   # min over k >= i
-    tail_min = np.where(upper[None] & starts[:, :, None], tail_min, -np.inf)
-    return xs, tail_min.max(axis=1)
+    # One (B, n, n) array, worked in place (the B·n² temporaries were most of the cost). Its cells
+    # below the diagonal (k < j) are left as they come: the min over k >= i of row j, taken from the
+    # right, reads them only for i < j, which the -inf mask discards. Min and max are exact, so the
+    # fit is the same number whatever the order they are taken in.
+    means = np.subtract(cum[:, None, 1:], cum[:, :-1, None])
+    means /= np.where(upper, k + 1 - j, 1).astype(float)
+    if not ends.all():
+        np.copyto(means, np.inf, where=~ends[:, None, :])
+    tail_min = means[:, :, ::-1]
+    np.minimum.accumulate(tail_min, axis=2, out=tail_min)              # min over k >= i, in place
+    np.copyto(means, -np.inf, where=~upper)
+    if not starts.all():
+        np.copyto(means, -np.inf, where=~starts[:, :, None])
+    return xs, means.max(axis=1)
 
 
 def _isotonic_predict_batch(x: np.ndarray, y: np.ndarray, x_new: np.ndarray) -> np.ndarray:
