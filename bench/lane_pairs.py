@@ -20,11 +20,13 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.earlier import earlier_checkout  # noqa: E402
 PYTEST = [sys.executable, "-m", "pytest"]
 LANE = [*PYTEST, "-n", "2", "-m", "not slow and not e2e", "-q", "-p", "no:cacheprovider"]
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}   # as a developer runs it
@@ -47,28 +49,19 @@ def main() -> int:
     ap.add_argument("commit", help="the earlier commit, e.g. one whose fast lane met its minute")
     ap.add_argument("--pairs", type=int, default=3)
     args = ap.parse_args()
-    shared = REPO.parent / "shared"
-    with tempfile.TemporaryDirectory(prefix="lane-pairs-") as tmp:
-        other = Path(tmp) / "main"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(other), args.commit],
-                       check=True)
-        try:
-            if shared.exists():
-                (Path(tmp) / "shared").symlink_to(shared)
-            for cwd in (other, REPO):      # bytecode and rewritten test modules written before any timing
-                subprocess.run([sys.executable, "-m", "compileall", "-q", "."], cwd=cwd, capture_output=True, env=ENV)
-                subprocess.run([*PYTEST, "--collect-only", "-q", "-m", "not slow and not e2e"], cwd=cwd,
-                               capture_output=True, env=ENV)
-            walls: dict[str, list[float]] = {args.commit: [], "this checkout": []}
-            for i in range(args.pairs):
-                for side, cwd in ((args.commit, other), ("this checkout", REPO)):
-                    wall, cpu, summary = lane(cwd)
-                    walls[side].append(wall)
-                    print(f"pair {i + 1}  {side:>14}  {wall:6.1f} s  {cpu:6.1f} s CPU  {summary}", flush=True)
-            for side, times in walls.items():
-                print(f"median {side:>14}  {statistics.median(times):6.1f} s  [{min(times):.1f}-{max(times):.1f}]")
-        finally:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(other)], check=False)
+    with earlier_checkout(args.commit, "lane-pairs-") as (other, _):
+        for cwd in (other, REPO):      # bytecode and rewritten test modules written before any timing
+            subprocess.run([sys.executable, "-m", "compileall", "-q", "."], cwd=cwd, capture_output=True, env=ENV)
+            subprocess.run([*PYTEST, "--collect-only", "-q", "-m", "not slow and not e2e"], cwd=cwd,
+                           capture_output=True, env=ENV)
+        walls: dict[str, list[float]] = {args.commit: [], "this checkout": []}
+        for i in range(args.pairs):
+            for side, cwd in ((args.commit, other), ("this checkout", REPO)):
+                wall, cpu, summary = lane(cwd)
+                walls[side].append(wall)
+                print(f"pair {i + 1}  {side:>14}  {wall:6.1f} s  {cpu:6.1f} s CPU  {summary}", flush=True)
+        for side, times in walls.items():
+            print(f"median {side:>14}  {statistics.median(times):6.1f} s  [{min(times):.1f}-{max(times):.1f}]")
     return 0
 
 

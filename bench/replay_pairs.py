@@ -25,10 +25,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.earlier import earlier_checkout  # noqa: E402
 ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "BENCHWATCH_DB")}
 GOAL = 0.9
 # (rows, points): A1's bootstrap rows at a few reference-pool sizes of the min-max path (<= 150 points)
@@ -87,34 +89,26 @@ def main() -> int:
     if "replay" in only and not (shared / "snapshots").is_dir():
         print(f"replay_pairs: no {shared / 'snapshots'}; the replay line is left out", file=sys.stderr)
         only.remove("replay")
-    with tempfile.TemporaryDirectory(prefix="replay-pairs-") as tmp:
-        other = Path(tmp) / "main"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(other), args.commit],
-                       check=True)
-        try:
-            if shared.exists():
-                (Path(tmp) / "shared").symlink_to(shared)
-            for what in only:
-                ratios = []
-                for i in range(args.pairs):
-                    got = {}
-                    for name, cwd in (("commit", other), ("ours", REPO)):
-                        out = Path(tmp) / f"{what}-{name}{'.npy' if what == 'fits' else '.json'}"
-                        got[name] = side(cwd, what, args.days, out)
-                        print(f"{what:<6} pair {i + 1}  {name:>6}  {got[name]['wall']:7.2f} s  "
-                              f"{got[name]['cpu']:7.2f} s CPU", flush=True)
-                    a, b = (Path(tmp) / f"{what}-{n}{'.npy' if what == 'fits' else '.json'}" for n in ("commit", "ours"))
-                    same = a.read_bytes() == b.read_bytes()
-                    ratios.append(got["ours"]["cpu"] / got["commit"]["cpu"])
-                    print(f"{what:<6} pair {i + 1}  ours / commit (CPU) {ratios[-1]:.3f}  "
-                          f"{'same output' if same else 'OUTPUT DIFFERS'}", flush=True)
-                    if not same:
-                        return 1
-                med = statistics.median(ratios)
-                print(f"{what:<6} median ours / {args.commit} (CPU) {med:.3f} over {len(ratios)} pairs "
-                      f"[{min(ratios):.3f}-{max(ratios):.3f}]  goal <= {GOAL}: {'met' if med <= GOAL else 'MISSED'}")
-        finally:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(other)], check=False)
+    with earlier_checkout(args.commit, "replay-pairs-") as (other, tmp):
+        for what in only:
+            ratios = []
+            for i in range(args.pairs):
+                got = {}
+                for name, cwd in (("commit", other), ("ours", REPO)):
+                    out = Path(tmp) / f"{what}-{name}{'.npy' if what == 'fits' else '.json'}"
+                    got[name] = side(cwd, what, args.days, out)
+                    print(f"{what:<6} pair {i + 1}  {name:>6}  {got[name]['wall']:7.2f} s  "
+                          f"{got[name]['cpu']:7.2f} s CPU", flush=True)
+                a, b = (Path(tmp) / f"{what}-{n}{'.npy' if what == 'fits' else '.json'}" for n in ("commit", "ours"))
+                same = a.read_bytes() == b.read_bytes()
+                ratios.append(got["ours"]["cpu"] / got["commit"]["cpu"])
+                print(f"{what:<6} pair {i + 1}  ours / commit (CPU) {ratios[-1]:.3f}  "
+                      f"{'same output' if same else 'OUTPUT DIFFERS'}", flush=True)
+                if not same:
+                    return 1
+            med = statistics.median(ratios)
+            print(f"{what:<6} median ours / {args.commit} (CPU) {med:.3f} over {len(ratios)} pairs "
+                  f"[{min(ratios):.3f}-{max(ratios):.3f}]  goal <= {GOAL}: {'met' if med <= GOAL else 'MISSED'}")
     return 0
 
 
