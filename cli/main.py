@@ -265,8 +265,8 @@ def environment_failure(exc: BaseException, stores: list[str] | tuple[str, ...] 
     None for anything else (a bug)."""
     from storage.engine import duckdb
     from common.errors import exception_chain
-    from storage.lake import CatalogLost, catalog_lost
-    if any(isinstance(item, CatalogLost) for item in exception_chain(exc)) or \
+    from storage.lake import catalog_lost, raised_catalog_lost
+    if raised_catalog_lost(exc) or \
             any(catalog_lost(target, exc) for target in stores):
         return LOST_CATALOG
     seen = exception_chain(exc)

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 import scrapers
 from common import shutdown
-from common.errors import exception_chain
 from common.time import utcnow
 from jobs.alerts import run_notify
 from jobs.analyze_step import analysis_counts, analyze_step, flagged_suspects
@@ -33,7 +32,7 @@ from jobs.collect import SourceOutcome, collect, requested_sources
 from jobs.publish import PublishedReport, publish_report
 from scrapers.base import Scraper, ScrapeError
 from storage.db import DatabaseLocked  # noqa: F401 - re-exported: flows retry on it without reaching storage
-from storage.lake import CatalogLost
+from storage.lake import raised_catalog_lost
 from storage.store import Store
 
 if TYPE_CHECKING:
@@ -130,7 +129,7 @@ def reported(report: CycleReport, step: str, *, log_failure: bool = True) -> Ite
     except Exception as exc:  # noqa: BLE001 - reported; notify still runs for source alerts
         if shutdown.requested():    # SIGTERM, turned by DuckDB into "Query interrupted": a stop, not a failure
             raise shutdown.Terminated() from exc
-        if any(isinstance(item, CatalogLost) for item in exception_chain(exc)):
+        if raised_catalog_lost(exc):
             raise
         if log_failure:
             log.error("[%s] failed", step, exc_info=exc)

@@ -324,6 +324,11 @@ class CatalogLost(LakeError):
     step reaches the store either, and a person must look at the server."""
 
 
+def raised_catalog_lost(exc: BaseException) -> bool:
+    """`exc` is a `CatalogLost` or came from one: the store has already judged the catalog gone."""
+    return any(isinstance(item, CatalogLost) for item in exception_chain(exc))
+
+
 _failed_probes: dict[str, float] = {}     # conninfo -> when a probe of it failed
 
 
@@ -396,15 +401,13 @@ def catalog_lost(target: object, exc: BaseException) -> bool:
     """`exc`, raised while using the store `target` (a `--db` value), means its DuckLake catalog is
     gone: it is (or came from) `CatalogLost`, or it is a store error on a lake whose catalog a
     fresh connection cannot reach now, whatever the error says. A DuckDB file has no catalog."""
-    if any(isinstance(item, CatalogLost) for item in exception_chain(exc)):
-        return True
-    return store_error(exc) and catalog_unreachable(target)
+    return raised_catalog_lost(exc) or (store_error(exc) and catalog_unreachable(target))
 
 
 def as_catalog_lost(target: object, exc: BaseException) -> CatalogLost | None:
     """The `CatalogLost` to raise from `exc`, a failure while using the store `target`, when it
     means the catalog is gone (`catalog_lost`); None when it does not, or is one already."""
-    if any(isinstance(item, CatalogLost) for item in exception_chain(exc)) or not catalog_lost(target, exc):
+    if raised_catalog_lost(exc) or not catalog_lost(target, exc):
         return None
     return CatalogLost(f"the DuckLake catalog {redact(str(target))} cannot be reached (a fresh connection failed)")
 
