@@ -396,7 +396,7 @@ def analyze(db_path: DbPath = None) -> CycleReport | State:
     """
     store = _start(db_path)
     report = CycleReport([])
-    with writer_slot(), reported(report, "analyze", log_failure=False):
+    with writer_slot(), reported(report, "analyze", store, log_failure=False):
         report.analysis = analyze_task(store, skip_unchanged=False)   # asked for: always computed
     return _finish(report, "analyze")
 
@@ -410,7 +410,7 @@ def notify(db_path: DbPath = None) -> CycleReport | State:
     """
     store = _start(db_path)
     report = CycleReport([])
-    with writer_slot(), reported(report, "notify", log_failure=False):
+    with writer_slot(), reported(report, "notify", store, log_failure=False):
         report.notification = notify_task(store)
     return _finish(report, "notify")
 
@@ -431,13 +431,13 @@ def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: Rep
         report = CycleReport(collect_sources(store, sources, replay_dir))
         shutdown.check()
         if not collect_only:
-            with reported(report, "analyze", log_failure=False):
+            with reported(report, "analyze", store, log_failure=False):
                 report.analysis = analyze_task(store, skip_unchanged=True)
             shutdown.check()
             # before notify (the digest links to the page); never fails; a skipped analysis keeps the page
             report.published = _publish_report(store, unchanged=report.analysis_skipped)
             shutdown.check()                # never notify after a stop was asked for
-            with reported(report, "notify", log_failure=False):
+            with reported(report, "notify", store, log_failure=False):
                 report.notification = notify_task(store)
     return _finish(report, "pipeline")
 

@@ -32,7 +32,7 @@ from jobs.collect import SourceOutcome, collect, requested_sources
 from jobs.publish import PublishedReport, publish_report
 from scrapers.base import Scraper, ScrapeError
 from storage.db import DatabaseLocked  # noqa: F401 - re-exported: flows retry on it without reaching storage
-from storage.lake import raised_catalog_lost
+from storage.lake import as_catalog_lost, raised_catalog_lost
 from storage.store import Store
 
 if TYPE_CHECKING:
@@ -105,25 +105,26 @@ def run_cycle(store: Store, sources: Sequence[str] | None = None, *,
     shutdown.check()
     if collect_only:
         return report
-    with reported(report, "analyze"):
+    with reported(report, "analyze", store):
         report.analysis = analyze_step(store, levels=False)   # the text summary needs no levels (artifacts do)
     shutdown.check()
     # before notify (the digest links to the page); never fails; a skipped analysis keeps the page
     report.published = publish_report(store, unchanged=report.analysis_skipped)
     shutdown.check()                # never notify after a stop was asked for
-    with reported(report, "notify"):
+    with reported(report, "notify", store):
         report.notification = run_notify(store, now=utcnow(), settings=slack() if slack is not None else None)
     return report
 
 
 @contextmanager
-def reported(report: CycleReport, step: str, *, log_failure: bool = True) -> Iterator[None]:
-    """Run one step (the body); its failure is reported in `report` and the cycle goes on (notify
-    still runs for source alerts), a stop (SIGTERM) is raised, and so is a lost catalog
-    (`CatalogLost`, raised by the store: a lake whose PostgreSQL a fresh connection cannot reach,
-    so no later step reaches it either; the CLI says so in one line, what was committed is kept).
-    `log_failure=False`: the step was a Prefect task, and Prefect has logged its failure with its
-    traceback already."""
+def reported(report: CycleReport, step: str, store: Store, *, log_failure: bool = True) -> Iterator[None]:
+    """Run one step (the body) on `store`; its failure is reported in `report` and the cycle goes
+    on (notify still runs for source alerts), a stop (SIGTERM) is raised, and so is a lost catalog
+    (`CatalogLost`: a lake whose PostgreSQL a fresh connection cannot reach, so no later step
+    reaches it either; the CLI says so in one line, what was committed is kept). The store raises
+    it for a failure inside a connection; a step that fails while opening one (PostgreSQL stopped
+    between two steps) is judged here by the same rule. `log_failure=False`: the step was a
+    Prefect task, and Prefect has logged its failure with its traceback already."""
     try:
         yield
     except Exception as exc:  # noqa: BLE001 - reported; notify still runs for source alerts
@@ -131,6 +132,9 @@ def reported(report: CycleReport, step: str, *, log_failure: bool = True) -> Ite
             raise shutdown.Terminated() from exc
         if raised_catalog_lost(exc):
             raise
+        lost = as_catalog_lost(store.target, exc)
+        if lost is not None:
+            raise lost from exc
         if log_failure:
             log.error("[%s] failed", step, exc_info=exc)
         report.failures.append(f"{step} failed: {type(exc).__name__}: {exc}")

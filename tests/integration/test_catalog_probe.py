@@ -15,7 +15,7 @@ import pytest
 from cli.main import LOST_CATALOG, environment_failure
 from jobs.cycle import CycleReport, reported
 from storage import lake
-from storage.store import FileStore
+from storage.store import FileStore, open_store
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def test_a_store_error_on_a_lake_whose_catalog_is_gone_stops_the_cycle(closed_po
     assert lake.as_catalog_lost(url, lost) is None                 # one already: raised as it is
     report = CycleReport([])
     with pytest.raises(lake.CatalogLost) as stopped:
-        with reported(report, "analyze"):
+        with reported(report, "analyze", open_store(url)):
             raise lost from error
     assert report.failures == []
     assert environment_failure(stopped.value) == LOST_CATALOG
@@ -82,10 +82,25 @@ def test_the_same_failure_on_a_file_is_the_steps_own(tmp_path):
     error = duckdb.IOException("server closed the connection unexpectedly")
     assert lake.as_catalog_lost(str(tmp_path / "bw.duckdb"), error) is None
     report = CycleReport([])
-    with reported(report, "analyze", log_failure=False):
-        with FileStore(tmp_path / "bw.duckdb").connect():
+    store = FileStore(tmp_path / "bw.duckdb")
+    with reported(report, "analyze", store, log_failure=False):
+        with store.connect():
             raise error
     assert report.failures == ["analyze failed: IOException: server closed the connection unexpectedly"]
+
+
+def test_a_step_that_fails_opening_a_lake_whose_catalog_is_gone_stops_the_cycle(closed_port, tmp_path, monkeypatch):
+    # PostgreSQL stopped between two steps: the next step fails while opening its connection,
+    # before storage.db.connect's body, and is a lost catalog all the same (one line, no traceback)
+    monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "data"))
+    store = open_store("ducklake:postgres:" + _conninfo(closed_port))
+    report = CycleReport([])
+    with pytest.raises(lake.CatalogLost) as stopped:
+        with reported(report, "notify", store):
+            with store.connect():
+                pytest.fail("opened a lake nothing listens for")
+    assert report.failures == []
+    assert environment_failure(stopped.value) == LOST_CATALOG
 
 
 def test_the_cli_names_a_lost_catalog_of_any_lake_the_command_uses(closed_port):
