@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 
 from analysis.constants import A3_MIN_REF_COVERAGE
-from analysis.contamination.a3 import _a3_frame, _a3_p, a3_core, reference_cutoffs
+from analysis.contamination.a3 import _a3_frame, _a3_p, reference_cutoffs, smoother_weights
 from analysis.contamination.base import PLACEBO_COLUMNS, Thresholds
+from analysis.contamination.numerics import _logit
 from analysis.cutoffs import guard
 
 
@@ -41,6 +42,10 @@ def _a3_placebo_frame(matrix: pd.DataFrame, dates: pd.Series, clean: list[str], 
     Each clean model is tested with the other clean models as references; its null scale comes
     from each reference tested against the rest (never the tested model), as in `a3_one`.
     Returns arrays (T, M): effect, se (calibrated), p_value.
+
+    The M² problems of a trial ((j, j): j tested; (j, r): placebo r without j) are solved in
+    blocks of tested models (`_contest_core`), so what a block holds is bounded by PLACEBO_BLOCK
+    whatever the number of clean models and items.
     """
     g = guard(th.guard_days)
     ok = matrix[clean].notna().all(axis=1) & dates.notna()
@@ -48,37 +53,81 @@ def _a3_placebo_frame(matrix: pd.DataFrame, dates: pd.Series, clean: list[str], 
     d = dates[ok].to_numpy()
     clusters = np.arange(len(d)) if th.a3_null == "item_normal" else d
     m = len(clean)
-    targets, masks, owner = [], [], []
-    for j in range(m):                   # problem (j, j): j tested; (j, r): placebo r without j
-        for r in range(m):
-            mask = np.ones(m, dtype=bool)
-            mask[[j, r]] = False
-            targets.append(r)
-            masks.append(mask)
-            owner.append(j)
-    target_idx, ref_masks = np.array(targets), np.array(masks)
     t_all = len(fakes)
     out = {k: np.full((t_all, m), np.nan) for k in ("effect", "se", "p_value")}
-    chunk = max(1, int(4e6 // max(1, len(d) * len(targets))))
-    for lo in range(0, t_all, chunk):
-        f = fakes[lo:lo + chunk]
+    width = max(1, m, len(d))     # a problem's row: its weights (M) or its contest sums (up to n)
+    trials_at_once = max(1, PLACEBO_BLOCK // max(1, m * m * width))
+    owners_at_once = max(1, PLACEBO_BLOCK // max(1, m * width))
+    for lo in range(0, t_all, trials_at_once):
+        f = fakes[lo:lo + trials_at_once]
         pre = d[:, None] <= (f - g)[None, :]
         post = d[:, None] > (f + g)[None, :]
         good = (pre.sum(axis=0) >= th.a3_min_items) & (post.sum(axis=0) >= th.a3_min_items)
         if not good.any():
             continue
-        core = a3_core(y, pre[:, good], post[:, good], clusters, target_idx, ref_masks)
-        eff = core["effect"].reshape(-1, m, m)          # (T, j, r)
-        ses = core["se"].reshape(-1, m, m)
+        parts = [_contest_core(y, pre[:, good], post[:, good], clusters, np.arange(j0, min(m, j0 + owners_at_once)))
+                 for j0 in range(0, m, owners_at_once)]
+        eff, ses, above = (np.concatenate([p[k] for p in parts], axis=1) for k in ("effect", "se", "above_range"))
         eye = np.eye(m, dtype=bool)
         p, _, _, se = _a3_p(eff[:, eye], ses[:, eye], eff[:, ~eye].reshape(-1, m, m - 1),
                             ses[:, ~eye].reshape(-1, m, m - 1), th)
         rows = np.arange(lo, lo + len(f))[good]
-        above = core["above_range"].reshape(-1, m, m)[:, eye]     # untestable, as in a3_one
-        out["effect"][rows] = core["effect"].reshape(-1, m, m)[:, eye]
+        out["effect"][rows] = eff[:, eye]
         out["se"][rows] = se
-        out["p_value"][rows] = np.where(above, np.nan, p)
+        out["p_value"][rows] = np.where(above[:, eye], np.nan, p)     # untestable, as in a3_one
     return out
+
+
+# Floats one array of a block of the placebo holds at most (trials × problems × the larger of the
+# models and the items): its smoother's design matrices and its contest sums.
+PLACEBO_BLOCK = 4_000_000
+
+
+def _contest_core(y: np.ndarray, pre: np.ndarray, post: np.ndarray, clusters: np.ndarray,
+                  owners: np.ndarray) -> dict[str, np.ndarray]:
+    """`a3_core`'s effect, clustered SE and above-range flag for the placebo problems of the
+    tested models `owners` (J,) among the M clean models of y (n, M): (j, r) for r in 0..M-1,
+    r tested against every model but j and r. Arrays (T, J, M).
+
+    The same statistic as `a3_core`, summed per contest instead of per item: with B_c the sum of
+    y over the window's items of contest c (k_c of them), the contest sum of u_i = y_i,r - Σ w y_i
+    is U_c = B_c,r - B_c · w, the window mean is Σ_c U_c / n_w and the contest deviation sums
+    U_c - k_c · mean; nothing items × problems large is made (a3_core's u is n × M² per trial).
+    Equal to a3_core's numbers up to rounding.
+    """
+    m = y.shape[1]
+    n_post = post.sum(axis=0)
+    ability = _logit((post.T.astype(float) @ y) / n_post[:, None], n_post[:, None])   # (T, M)
+    targets = np.tile(np.arange(m), len(owners))
+    masks = np.ones((len(targets), m), dtype=bool)
+    masks[np.arange(len(targets)), np.repeat(owners, m)] = False
+    masks[np.arange(len(targets)), targets] = False
+    w, _ = smoother_weights(ability, masks, ability[:, targets])                      # (T, P, M)
+    _, codes = np.unique(clusters, return_inverse=True)
+    order = np.argsort(codes, kind="stable")
+    starts = np.flatnonzero(np.r_[True, codes[order][1:] != codes[order][:-1]])
+    mean, var = [], []
+    for window in (pre, post):
+        win = window.T.astype(float)                                                    # (T, n)
+        b = np.add.reduceat(win[:, order, None] * y[order][None], starts, axis=1)     # (T, C, M)
+        k = np.add.reduceat(win[:, order], starts, axis=1)                             # (T, C)
+        c_eff = (k > 0).sum(axis=1).astype(float)
+        corr = np.where(c_eff > 1, c_eff / np.maximum(c_eff - 1, 1), np.nan)
+        used = (k > 0).any(axis=0)               # the window's contests (the others add zeros)
+        b, k = b[:, used], k[:, used]
+        u = b @ w.transpose(0, 2, 1)                                                    # (T, C, P)
+        np.subtract(b[:, :, targets], u, out=u)
+        cnt = win.sum(axis=1)[:, None]
+        mu = u.sum(axis=1) / cnt
+        u -= k[:, :, None] * mu[:, None, :]                                             # the deviations' sums
+        mean.append(mu)
+        var.append((u * u).sum(axis=1) / cnt ** 2 * corr[:, None])
+    zm = np.where(masks[None], ability[:, None, :], np.nan)
+    with np.errstate(invalid="ignore"):
+        above = ability[:, targets] > np.nanmax(zm, axis=-1)
+    shape = (pre.shape[1], len(owners), m)
+    return {"effect": (mean[0] - mean[1]).reshape(shape), "se": np.sqrt(var[0] + var[1]).reshape(shape),
+            "above_range": above.reshape(shape)}
 
 
 def a3_placebo(items: pd.DataFrame, cutoffs: pd.DataFrame, *, rng: np.random.Generator, now: pd.Timestamp,

@@ -164,6 +164,41 @@ def test_a3_core_matches_a_brute_force_loop():
     assert clustered["se"][0, 0] == pytest.approx(math.sqrt(var))
 
 
+def test_a3_placebo_contest_sums_match_a3_core_in_blocks(monkeypatch):
+    """The placebo sums each contest's items before it fits (analysis.contamination.a3_placebo.
+    _contest_core) and solves a trial's problems in blocks of tested models: the same numbers as
+    a3_core's item sums over every problem at once, to rounding, with contests and without."""
+    import importlib
+    placebo = importlib.import_module("analysis.contamination.a3_placebo")   # the package names its function so
+    rng = np.random.default_rng(3)
+    n, m = 150, 9
+    y = rng.binomial(10, rng.uniform(0.1, 0.9, (n, m))) / 10
+    dates = np.sort(rng.integers(0, 60, n))                   # contests of 0 to several items
+    pre = np.stack([dates < 20, dates < 28], axis=1)          # two trials
+    post = np.stack([dates >= 26, dates >= 34], axis=1)
+    owners = np.array([2, 5, 6])
+    targets = np.tile(np.arange(m), len(owners))
+    masks = np.ones((len(targets), m), dtype=bool)
+    masks[np.arange(len(targets)), np.repeat(owners, m)] = False
+    masks[np.arange(len(targets)), targets] = False
+    for clusters in (dates, np.arange(n)):
+        core = a3_core(y, pre, post, clusters, targets, masks)
+        fast = placebo._contest_core(y, pre, post, clusters, owners)
+        for key in ("effect", "se"):
+            np.testing.assert_allclose(fast[key].reshape(2, -1), core[key], rtol=1e-9, atol=1e-13)
+        assert np.array_equal(fast["above_range"].reshape(2, -1), core["above_range"])
+    matrix = pd.DataFrame(y, columns=[f"c{j}" for j in range(m)])
+    when = pd.Series(pd.Timestamp("2024-01-01") + pd.to_timedelta(10 * dates, unit="D"))
+    fakes = np.array(["2024-08-01", "2024-10-01"], dtype="datetime64[ns]")
+    th = Thresholds(a3_min_items=20)
+    whole = placebo._a3_placebo_frame(matrix, when, list(matrix.columns), fakes, th)
+    monkeypatch.setattr(placebo, "PLACEBO_BLOCK", 2 * m * m)      # one trial and two tested models a block
+    blocks = placebo._a3_placebo_frame(matrix, when, list(matrix.columns), fakes, th)
+    assert np.isfinite(whole["p_value"]).sum() > m
+    for key in whole:
+        np.testing.assert_allclose(blocks[key], whole[key], rtol=1e-12, atol=1e-15)
+
+
 def test_reference_placebo_p_by_hand():
     p, sigma, r = reference_placebo_p(np.array(3.0), np.array([1.5, -1.5, 3.0, 0.0]))
     s = math.sqrt((2.25 + 2.25 + 9.0 + 0.0) / 4)
