@@ -468,8 +468,9 @@ def test_a_store_error_on_a_reachable_catalog_is_the_steps_own_failure(lake_url)
     from jobs.cycle import CycleReport, reported
     lake.forget_probes()
     report = CycleReport([])
-    with reported(report, "analyze", log_failure=False):
-        with open_store(lake_url).connect():
+    store = open_store(lake_url)
+    with reported(report, "analyze", store, log_failure=False):
+        with store.connect():
             raise duckdb.IOException("server closed the connection unexpectedly")
     assert report.failures == ["analyze failed: IOException: server closed the connection unexpectedly"]
     lake.forget_probes()
