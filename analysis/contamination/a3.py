@@ -127,6 +127,21 @@ def _cluster_var(u: np.ndarray, window: np.ndarray, onehot: np.ndarray) -> tuple
     return mean, var
 
 
+def window_ability(y: np.ndarray, post: np.ndarray) -> np.ndarray:
+    """Each model's ability in each window: the logit of its accuracy on the post window's items.
+    y (n, M) item pass fractions, post (n, T) -> (T, M). What the smoother matches references on."""
+    n_post = post.sum(axis=0)
+    return _logit((post.T.astype(float) @ y) / n_post[:, None], n_post[:, None])
+
+
+def above_range(ability: np.ndarray, ref_masks: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """(T, P): the tested model of each problem is abler than every one of its references, so
+    the smoother would extrapolate: such a test is untestable (p = NaN), in a3_one and the placebo."""
+    zm = np.where(ref_masks[None], ability[:, None, :], np.nan)
+    with np.errstate(invalid="ignore"):
+        return ability[:, targets] > np.nanmax(zm, axis=-1)
+
+
 def a3_core(y: np.ndarray, pre: np.ndarray, post: np.ndarray, clusters: np.ndarray, targets: np.ndarray,
             ref_masks: np.ndarray) -> dict[str, np.ndarray]:
     """The A3 difference-in-differences for a batch of problems, vectorized over windows and problems.
@@ -141,7 +156,7 @@ def a3_core(y: np.ndarray, pre: np.ndarray, post: np.ndarray, clusters: np.ndarr
     y = np.asarray(y, dtype=float)
     pre, post = np.asarray(pre, dtype=bool), np.asarray(post, dtype=bool)
     n_pre, n_post = pre.sum(axis=0), post.sum(axis=0)
-    ability = _logit((post.T.astype(float) @ y) / n_post[:, None], n_post[:, None])   # (T, M)
+    ability = window_ability(y, post)
     w, clamped = smoother_weights(ability, ref_masks, ability[:, targets])
     a = np.einsum("nm,tpm->ntp", y, w)
     u = y[:, targets][:, None, :] - a
@@ -155,9 +170,7 @@ def a3_core(y: np.ndarray, pre: np.ndarray, post: np.ndarray, clusters: np.ndarr
     gap_model = (pre.T.astype(float) @ y[:, targets]) / n_pre[:, None] - (post.T.astype(float) @ y[:, targets]) / n_post[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(se > 0, effect / se, np.nan)
-    zm = np.where(ref_masks[None], ability[:, None, :], np.nan)
-    with np.errstate(invalid="ignore"):
-        above = ability[:, targets] > np.nanmax(zm, axis=-1)
+    above = above_range(ability, ref_masks, targets)
     return {"effect": effect, "se": se, "z": z, "gap_model": gap_model, "gap_ref": gap_model - effect,
             "weights": w, "clamped": clamped, "above_range": above, "n_pre": n_pre, "n_post": n_post}
 

@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 
 from analysis.constants import A3_MIN_REF_COVERAGE
-from analysis.contamination.a3 import _a3_frame, _a3_p, reference_cutoffs, smoother_weights
+from analysis.contamination.a3 import (_a3_frame, _a3_p, above_range, reference_cutoffs, smoother_weights,
+                                        window_ability)
 from analysis.contamination.base import PLACEBO_COLUMNS, Thresholds
-from analysis.contamination.numerics import _logit
 from analysis.cutoffs import guard
 
 
@@ -96,8 +96,7 @@ def _contest_core(y: np.ndarray, pre: np.ndarray, post: np.ndarray, clusters: np
     Equal to a3_core's numbers up to rounding.
     """
     m = y.shape[1]
-    n_post = post.sum(axis=0)
-    ability = _logit((post.T.astype(float) @ y) / n_post[:, None], n_post[:, None])   # (T, M)
+    ability = window_ability(y, post)                                                  # (T, M)
     targets = np.tile(np.arange(m), len(owners))
     masks = np.ones((len(targets), m), dtype=bool)
     masks[np.arange(len(targets)), np.repeat(owners, m)] = False
@@ -122,9 +121,7 @@ def _contest_core(y: np.ndarray, pre: np.ndarray, post: np.ndarray, clusters: np
         u -= k[:, :, None] * mu[:, None, :]                                             # the deviations' sums
         mean.append(mu)
         var.append((u * u).sum(axis=1) / cnt ** 2 * corr[:, None])
-    zm = np.where(masks[None], ability[:, None, :], np.nan)
-    with np.errstate(invalid="ignore"):
-        above = ability[:, targets] > np.nanmax(zm, axis=-1)
+    above = above_range(ability, masks, targets)
     shape = (pre.shape[1], len(owners), m)
     return {"effect": (mean[0] - mean[1]).reshape(shape), "se": np.sqrt(var[0] + var[1]).reshape(shape),
             "above_range": above.reshape(shape)}
