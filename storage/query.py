@@ -287,10 +287,12 @@ def run_query(sql: str, store: Store, *, wait: float | None = None,
     deadline = time.monotonic() + timeout if timeout and timeout > 0 else float("inf")
     cut: str | None = None
     bound = bound_process_memory(2 * limit_bytes + PROCESS_HEADROOM_BYTES) if process_bound else nullcontext()
+    launched = False
     try:
         with bound:
-            worker.start()
             try:
+                launched = True      # before start(): a signal can land inside start() once the thread exists
+                worker.start()
                 while not done.wait(min(0.2, max(deadline - time.monotonic(), 0.0))):
                     shutdown.check()     # SIGTERM's exception can be lost on the way (common.shutdown)
                     if time.monotonic() >= deadline:
@@ -307,7 +309,11 @@ def run_query(sql: str, store: Store, *, wait: float | None = None,
                 _wait_uninterrupted(done, 10, con.interrupt)
                 raise QueryCutOff(cut, interrupted=cut.endswith("(Ctrl-C)"))
     finally:
-        if done.is_set():
+        # any other way out (a signal inside start() or the bound's exit) still stops the worker:
+        # never leave DuckDB running in a thread of an exiting process
+        if launched and not done.is_set():
+            _wait_uninterrupted(done, 10, con.interrupt)
+        if done.is_set() or not launched:
             con.close()
     error = outcome.get("error")
     if isinstance(error, (duckdb.OutOfMemoryException, MemoryError)) or (

@@ -339,7 +339,7 @@ def _threads(pid: int) -> int:
 
 def _query_then_sigterm(db: str, delay: float, *, running: bool = False) -> tuple[int, str]:
     """SIGTERM `delay` s after start, or (`running`) `delay` s after DuckDB's threads run the query."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"}   # SIGABRT prints every thread's stack
     proc = subprocess.Popen([sys.executable, "-m", "cli.main", "query", "--db", db, "--threads", "2", SLOW_SQL],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if running:     # the query's worker and DuckDB's second thread beside the main thread
@@ -349,7 +349,12 @@ def _query_then_sigterm(db: str, delay: float, *, running: bool = False) -> tupl
     time.sleep(delay)
     sent = time.monotonic()
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=30)
+    try:
+        out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:   # say where it hangs: the threads' stacks, from faulthandler
+        proc.send_signal(signal.SIGABRT)
+        out, err = proc.communicate(timeout=30)
+        pytest.fail(f"still running 30 s after SIGTERM ({delay:g} s after the start); stacks:\n{err[-8000:]}")
     assert time.monotonic() - sent < 5
     return proc.returncode, err
 
