@@ -51,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
                              wait=args.wait)
     except ScrapeError as exc:
         print(f"benchwatch: cannot ingest {args.path} as {exc.source}: {exc.reason}", file=sys.stderr)
+        hint = _not_a_main_file(args.source, args.path) or (None if args.aux else _aux_hint(args.source))
+        if hint:
+            print(f"benchwatch: {hint}", file=sys.stderr)
         return 1
     except IngestRefused as exc:
         print(f"benchwatch: cannot ingest {args.path} as {args.source}: {exc}", file=sys.stderr)
@@ -61,4 +64,37 @@ def run(args: argparse.Namespace) -> int:
     print(result.summary())
     for w in result.warnings:
         print(f"  warning: {w}")
+    hint = None if args.aux or not result.warnings else _aux_hint(args.source)
+    if hint:
+        print(f"  hint: {hint}")
     return 0
+
+
+def _aux_hint(source: str) -> str | None:
+    names = _aux_names(source)
+    return (f"{source} also reads {', '.join(names)} beside its main file; pass saved copies with --aux FILE"
+            if names else None)
+
+
+def _aux_names(source: str) -> list[str]:
+    """The auxiliary responses `source` fetches beside its main one (its further URLs' names)."""
+    from scrapers.base import ScrapeError
+    try:
+        scraper = scrapers.get(source)
+    except ScrapeError:      # an unknown source: said by the ingest itself
+        return []
+    return [scraper.response_name(u) for u in scraper.urls[1:]]
+
+
+def _not_a_main_file(source: str, path: str) -> str | None:
+    """Why a file that failed to parse may be another file's auxiliary response (the source's
+    own backfill rule says so), as a next step; None when the rule takes it as a main file."""
+    from pathlib import Path
+    if not _aux_names(source):
+        return None
+    name = Path(path).name
+    ingests, _ = scrapers.get(source).backfill_groups([name])
+    if any(primary == name for primary, _ in ingests):
+        return None
+    return (f"{name} looks like an auxiliary file of {source}, read beside its main file: "
+            f"ingest the main file and pass this one with --aux {path}")

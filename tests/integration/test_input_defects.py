@@ -277,3 +277,29 @@ def test_a_stderr_wider_than_the_metric_range_is_rejected(new_synced_db, tmp_pat
         assert kept == ["elo_ok", "good"], kept
         reasons = run_query("SELECT reason FROM rejects WHERE reason LIKE 'stderr%'", open_store(db))["reason"]
         assert len(reasons) == 3 and all("wider than its metric's range" in r for r in reasons)
+
+
+def test_a_multi_file_sources_files_point_at_aux(dbpath, tmp_path, capsys):
+    """A source that reads files beside its main one (LiveBench: categories_<release>.json) says
+    how to pass them: ingesting the auxiliary file alone fails with the --aux step, and a main
+    file that fails or warns without it names the files it could have read."""
+    categories = tmp_path / "categories_2026_01_08.json"
+    categories.write_bytes((FIX / "livebench" / "categories_2026_01_08.json").read_bytes())
+    assert main(["ingest", "livebench", str(categories), "--db", dbpath]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (f"benchwatch: categories_2026_01_08.json looks like an auxiliary file of livebench, read "
+                       f"beside its main file: ingest the main file and pass this one with --aux {categories}")
+    lines = (FIX / "livebench" / "table_2026_01_08.csv").read_text().splitlines()
+    table = str(tmp_path / "table_2026_01_08.csv")     # the fixture's models under 5 names: past the row floor
+    Path(table).write_text("\n".join([lines[0]] + [f"{i}-{row}" for i in range(5) for row in lines[1:]]) + "\n")
+    assert main(["ingest", "livebench", table, "--db", dbpath]) == 0
+    assert ("  hint: livebench also reads categories_2026_01_08.json beside its main file; "
+            "pass saved copies with --aux FILE") in capsys.readouterr().out.splitlines()
+    assert main(["ingest", "livebench", table, "--aux", str(categories), "--db", dbpath]) == 0
+    assert "hint:" not in capsys.readouterr().out
+    # a main file that fails is not called an auxiliary one; without --aux the next step is named
+    bad = tmp_path / "table_2026_01_09.csv"
+    bad.write_text("nothing,here\n1,2\n")
+    assert main(["ingest", "livebench", str(bad), "--db", dbpath]) == 1
+    err = capsys.readouterr().err
+    assert "auxiliary" not in err and "pass saved copies with --aux FILE" in err
