@@ -136,7 +136,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     start-up does not pay for the other fifteen."""
     parser = argparse.ArgumentParser(prog="benchwatch", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output: INFO lines, Prefect's run lines included (-vv for debug)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         if command in (None, name):
@@ -164,8 +164,12 @@ def setup_logging(verbosity: int, stores: list[str] | None = None) -> None:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     from common.console import DropReported
     for handler in logging.getLogger().handlers:   # the terminal: what a command prints in its summary, once
-        if getattr(handler, "stream", None) is sys.stderr and not any(isinstance(f, DropReported)
-                                                                      for f in handler.filters):
+        if getattr(handler, "stream", None) is not sys.stderr:
+            continue
+        # the terminal shows the chosen level whatever a library sets on its own loggers (Prefect's
+        # INFO run lines; its API handler, which feeds the run's log in the UI, is not this one)
+        handler.setLevel(level)
+        if not any(isinstance(f, DropReported) for f in handler.filters):
             handler.addFilter(DropReported())
             if verbosity == 0:
                 handler.addFilter(DropLostCatalog(stores or []))

@@ -1,4 +1,5 @@
-"""Every line the CLI prints is free of raw control characters (issue 55, item 8).
+"""What the CLI prints on the terminal: every line free of raw control characters (issue 55,
+item 8), and log lines at the chosen verbosity only.
 
 `backfill` printed a file name's raw escape sequences (`\\x1b]0;…\\x07` retitles the terminal) and
 newlines (a forged line), and a newline in SLACK_CHANNEL was echoed raw by `notify --test`.
@@ -7,9 +8,16 @@ Both failed before the fix.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _no_raw_controls(text: str) -> None:
@@ -40,3 +48,19 @@ def test_notify_test_escapes_a_newline_in_the_channel(fake_slack, monkeypatch, c
     _no_raw_controls(out + err)
     assert not any(line.startswith("benchwatch: all clear") for line in (out + err).splitlines())
     assert "#alerts\\x0abenchwatch: all clear\\x1b[8m" in out + err
+
+
+@pytest.mark.parametrize("verbose", [0, 1])
+def test_a_librarys_info_lines_reach_the_terminal_only_with_v(verbose):
+    """Prefect sets its run loggers to INFO (`Beginning flow run …`, `Finished in state …`):
+    without -v the terminal shows WARNING and above whatever a library's logger level, with -v
+    INFO too (before: every INFO line of an ephemeral `benchwatch run` was printed)."""
+    code = ("import logging; from cli.main import setup_logging; setup_logging(%d); "
+            "log = logging.getLogger('prefect.flow_runs'); log.setLevel(logging.INFO); "
+            "log.info('run line'); log.warning('run warning')" % verbose)
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert "WARNING prefect.flow_runs: run warning" in lines
+    assert ("INFO prefect.flow_runs: run line" in lines) == bool(verbose)

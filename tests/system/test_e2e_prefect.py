@@ -337,7 +337,9 @@ def test_benchwatch_run_in_ephemeral_mode_needs_no_setup(tmp_path):
     done = subprocess.run([sys.executable, "-m", "cli.main", "run", "--replay", str(REPLAY), "--db", str(db_path)],
                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
-    assert "Starting temporary server" in done.stderr
+    assert (tmp_path / "home" / "prefect.db").is_file()      # the temporary server's database
+    # without -v the terminal shows the command's summary, not Prefect's INFO run lines
+    assert not [line for line in done.stderr.splitlines() if line.startswith("INFO ")], done.stderr
     out = done.stdout.splitlines()
     rows = [line.split() for line in out if line.startswith("  ")]
     collected = {r[0]: r[1] for r in rows if r[0] in scrapers.SOURCES}
