@@ -136,7 +136,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     start-up does not pay for the other fifteen."""
     parser = argparse.ArgumentParser(prog="benchwatch", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output: INFO lines, Prefect's run lines included (-vv for debug)")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="more log output: INFO lines, Prefect's run lines included (-vv for debug)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         if command in (None, name):
