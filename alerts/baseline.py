@@ -22,7 +22,7 @@ from alerts.records import FIRING, NOTIFIED_BASELINE, AlertState, Notification, 
 from alerts.rules.base import AlertKind
 from alerts.config import LEVEL_ANNOUNCE_MIN_P
 from alerts.text import clean, scope_suffix, settled, unsettled
-from registry.tables import table_key, source_name
+from registry.tables import source_name
 
 BASELINE = "baseline"
 NOW_WATCHING = "now_watching"
@@ -117,12 +117,9 @@ def baseline_notice(states: Iterable[AlertState], kinds: Mapping[str, AlertKind]
 
 
 def release_of(s: AlertState) -> str:
-    """The release a new table came with: the table's version (`benchmark:source:version`), else
-    the day of its newest snapshot."""
-    version = table_key(s.labels.get("table") or "").table_version
-    if version:
-        return version
-    return str(s.annotations.get("as_of") or "")[:10]
+    """The release a new table came with: the table's version (the rule's `table_version`
+    annotation), else the day of its newest snapshot."""
+    return str(s.annotations.get("table_version") or "") or str(s.annotations.get("as_of") or "")[:10]
 
 
 def watching_notices(entered: Iterable[AlertState], kinds: Mapping[str, AlertKind], now: datetime) -> list[Notification]:

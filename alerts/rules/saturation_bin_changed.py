@@ -206,6 +206,7 @@ def _saturation_annotations(row: Mapping[str, Any], bench: Any, scope: Any, leve
     since = row.get("level_since")
     return {
         "benchmark_name": name,
+        "table_version": text(row, "table_version") or None,     # the release a new table came with
         "sources": sorted(str(x) for x in sources) if isinstance(sources, (list, tuple, np.ndarray)) else [],
         "to_level": level,
         "as_of": as_of.isoformat(),

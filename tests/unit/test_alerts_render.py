@@ -235,9 +235,11 @@ def test_the_baseline_digest_reads_as_a_baseline():
 # --- one line per change, the headline first (issue 50) -------------------------------------------
 
 def tables_frame(rows, as_of) -> pd.DataFrame:
-    """Saturation rows of leaderboard tables: (table_id, source, name, S, P(S* in each bin) or None)."""
+    """Saturation rows of leaderboard tables: (table_id, source, name, S, P(S* in each bin) or None);
+    the id's parts are also its key's columns (benchmark, source, table_version), as stored."""
     return with_levels(pd.DataFrame({
         "table_id": [r[0] for r in rows], "benchmark": [r[0].split(":")[0] for r in rows],
+        "table_version": [(r[0].split(":") + ["", ""])[2] or None for r in rows],
         "source": [r[1] for r in rows], "sources": [[r[1]] for r in rows], "table_name": [r[2] for r in rows],
         "scope": "all", "as_of": [as_of] * len(rows), "s_index": [r[3] for r in rows],
         "bin_probs": [r[4] for r in rows], "k": 5, "alpha": 0.5}))

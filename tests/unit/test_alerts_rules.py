@@ -481,6 +481,17 @@ def test_a_series_first_seen_after_day_one_is_one_now_watching_line_not_a_change
     assert evaluate(now=day(3), previous=ev.states, saturation=both).notifications == []
 
 
+def test_new_tables_of_one_release_are_one_now_watching_notice_named_by_the_release():
+    """Tables first seen together are grouped by their source and release: the version their
+    rows carry (livebench's 2026_01_08), not the day, names the notice."""
+    states = evaluate(now=day(1), previous=[], saturation=history([.5])).states
+    new = [history([.9], bench=b, start=1, source="livebench", table_version="2026_01_08",
+                   table_id=f"{b}:livebench:2026_01_08").assign(benchmark_name=b.upper()) for b in ("math", "coding")]
+    ev = evaluate(now=day(2), previous=states, saturation=pd.concat([history([.5, .52]), *new]))
+    assert [(n.kind, title(n)) for n in ev.notifications] == [
+        ("now_watching", "LiveBench 2026_01_08: now watching 2 tables")]
+
+
 def test_upgrade_with_recorded_levels_sends_no_baseline():
     states = evaluate(now=day(1), previous=[], saturation=history([.5])).states
     ev = evaluate(now=day(2), previous=states, saturation=history([.5, .51]))
