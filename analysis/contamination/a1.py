@@ -3,7 +3,7 @@ per-model robust-z gate. docs/statistics.md, A1."""
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -115,7 +115,8 @@ def a1_draws(rng: np.random.Generator, s_all: np.ndarray, n_int: np.ndarray, n_b
 def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.Generator,
              slices: pd.DataFrame | None = None, th: Thresholds = Thresholds(),
              only: Callable[[str, str], bool] | None = None, prepared: Prepared | None = None,
-             stored: Mapping[tuple, dict] | None = None) -> list[SignalTest]:
+             stored: Mapping[tuple, dict] | None = None,
+             groups: Sequence[tuple[Any, pd.DataFrame]] | None = None) -> list[SignalTest]:
     """A1 for every (source, b, m) where b has reference benchmarks and b is not post-cutoff for m.
 
     Pairs whose benchmark is post-cutoff for the model cannot be contaminated by it; they are
@@ -123,20 +124,22 @@ def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.G
     `stored`: the stored tests a run may hold, by key (families.previous_tests); a test on the same
     data with the same thresholds (families.holdable) keeps its stored numbers in `finalize`, so
     it is not computed again: its bootstrap draws nothing, and
-    the tests computed draw from `rng` in their order.
+    the tests computed draw from `rng` in their order. `groups`: the prepared scores split by
+    (source, benchmark) (`score_groups`), when the caller tests them again and again (a placebo's trials).
     """
     p = prepared or prepare(scores, benchmarks)
     bench, s, table = p.bench, p.scores, p.table
     skip = _a1_pairs_to_skip(slices)
     tasks = []
-    for (source, b), rows in s.groupby(["source", "benchmark"], sort=True):
-        refs_b = p.reference_benchmarks(b)
+    for (source, b), rows in (score_groups(p) if groups is None else groups):
+        # a row is read only for a pair to test (a placebo trial tests a few of all the pairs)
+        models = rows["model"].tolist()
+        todo = [i for i, m in enumerate(models) if (m, b) not in skip and (only is None or only(m, b))]
+        refs_b = p.reference_benchmarks(b) if todo else []
         if not refs_b:
             continue
-        for _, row in rows.iterrows():
-            m = row["model"]
-            if (m, b) in skip or (only is not None and not only(m, b)):
-                continue
+        for i in todo:
+            m, row = models[i], rows.iloc[i]
             mine = table.scored(m, refs_b)
             link, why = _link_data(b, rows, table, bench, mine, {m}, th)
             if link is None:
@@ -158,6 +161,12 @@ def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.G
         tests.append(signal_test("A1", row["model"], b, source, res, snapshot_ids=ids))
     _a1_self_consistency(tests, th)
     return tests
+
+
+def score_groups(p: Prepared) -> Iterable[tuple[Any, pd.DataFrame]]:
+    """The prepared scores of each (source, benchmark), in their sorted order (what A1 and A2
+    test), one group at a time."""
+    return p.scores.groupby(["source", "benchmark"], sort=True)
 
 
 def _a1_hash(row: pd.Series, link: _LinkData, s_m: np.ndarray, n_m: np.ndarray) -> str:
@@ -212,6 +221,7 @@ def a1_a2_placebo(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.ran
     """
     prepared = prepare(scores, benchmarks)
     pools = _reference_pool(scores, benchmarks, th, prepared=prepared)
+    groups = list(score_groups(prepared))      # split once, read by every trial
     frames = []
     for trial in range(trials):
         picks, pairs = set(), set()
@@ -219,8 +229,9 @@ def a1_a2_placebo(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.ran
             picks.add((models[rng.integers(len(models))], b))
             i, j = rng.choice(len(models), size=2, replace=False)
             pairs.add((models[i], models[j], b))
-        tests = a1_tests(scores, benchmarks, rng=rng, th=th, only=lambda m, b: (m, b) in picks, prepared=prepared)
-        tests += pair_tests(scores, benchmarks, pd.DataFrame(), th=th, pairs=pairs, prepared=prepared)
+        tests = a1_tests(scores, benchmarks, rng=rng, th=th, only=lambda m, b: (m, b) in picks, prepared=prepared,
+                         groups=groups)
+        tests += pair_tests(scores, benchmarks, pd.DataFrame(), th=th, pairs=pairs, prepared=prepared, groups=groups)
         frames.append(pd.DataFrame([{"trial": trial, "signal": t.signal, "source": t.source, "benchmark": t.benchmark,
                                      "model": t.model, "effect": t.effect, "se": t.se, "p_value": t.p_value,
                                      "gate": True if t.signal == "A1" else t.gate} for t in tests],
