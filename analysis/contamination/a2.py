@@ -83,7 +83,7 @@ def a2_predecessor_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, predece
     has them (a placebo's trials).
     """
     p = prepared or prepare(scores, benchmarks)
-    bench, s, table = p.bench, p.scores, p.table
+    bench, table = p.bench, p.table
     skip = _a1_pairs_to_skip(slices)
     if pairs is None:
         require_columns(predecessors, ("model", "predecessor"), "predecessors")
