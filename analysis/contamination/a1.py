@@ -3,7 +3,7 @@ per-model robust-z gate. docs/statistics.md, A1."""
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -37,7 +37,8 @@ from analysis.contamination.numerics import _link_predict, _sigmoid
 
 
 def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs: np.ndarray,
-           *, rng: np.random.Generator, th: Thresholds, n_boot: int | None = None) -> dict:
+           *, rng: np.random.Generator, th: Thresholds, n_boot: int | None = None,
+           loo: np.ndarray | None = None) -> dict:
     """δ = s_{m,b} - σ(f_b(x_m)), tested against a prediction scale (docs/statistics.md, A1).
 
     Fit uncertainty: each bootstrap replicate resamples M_ref with replacement (>= 5 distinct),
@@ -46,6 +47,7 @@ def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs
     Prediction scale: s_LOO² = mean over references of their leave-one-out residual² (how far
     a model not involved in the fit falls from it). SE = sqrt(SE_boot² + s_LOO²) (conservative:
     the fit error is in both terms); p = P(t_{R-1} > δ / SE); CI = δ ± t_{R-1, .975} SE.
+    `loo`: the link's leave-one-out residuals (`_link_loo`) when the caller has them.
     """
     from scipy import stats   # imported when used: an analysis that computes no contamination test needs none of it
     n_boot = n_boot or th.bootstrap_b
@@ -74,7 +76,7 @@ def a1_one(model_row: pd.Series, link: _LinkData, s_m_refs: np.ndarray, n_m_refs
     # them (ceiling effects, model idiosyncrasy). The bootstrap alone is the uncertainty of the
     # fit, not of a new model's position around it: on a saturated benchmark it called
     # idiosyncratic +14 pp residuals contamination.
-    loo = _loo_residuals(x[:r], y[:r], link)
+    loo = _loo_residuals(x[:r], y[:r], link) if loo is None else loo
     s_loo = float(np.sqrt(np.mean(loo ** 2))) if len(loo) else float("nan")
     se = float(np.sqrt(se_boot ** 2 + s_loo ** 2))
     df = max(r - 1, 1)
@@ -115,7 +117,9 @@ def a1_draws(rng: np.random.Generator, s_all: np.ndarray, n_int: np.ndarray, n_b
 def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.Generator,
              slices: pd.DataFrame | None = None, th: Thresholds = Thresholds(),
              only: Callable[[str, str], bool] | None = None, prepared: Prepared | None = None,
-             stored: Mapping[tuple, dict] | None = None) -> list[SignalTest]:
+             stored: Mapping[tuple, dict] | None = None,
+             groups: Sequence[tuple[Any, pd.DataFrame]] | None = None,
+             links: dict[tuple, tuple] | None = None) -> list[SignalTest]:
     """A1 for every (source, b, m) where b has reference benchmarks and b is not post-cutoff for m.
 
     Pairs whose benchmark is post-cutoff for the model cannot be contaminated by it; they are
@@ -123,41 +127,71 @@ def a1_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.random.G
     `stored`: the stored tests a run may hold, by key (families.previous_tests); a test on the same
     data with the same thresholds (families.holdable) keeps its stored numbers in `finalize`, so
     it is not computed again: its bootstrap draws nothing, and
-    the tests computed draw from `rng` in their order.
+    the tests computed draw from `rng` in their order. `groups`: the prepared scores split by
+    (source, benchmark) (`score_groups`), when the caller tests them again and again (a placebo's trials);
+    `links`: where such a caller keeps each tested pair's link data, its model's reference scores
+    and the link's leave-one-out residuals (none of them random), by (source, benchmark, model).
     """
     p = prepared or prepare(scores, benchmarks)
-    bench, s, table = p.bench, p.scores, p.table
     skip = _a1_pairs_to_skip(slices)
     tasks = []
-    for (source, b), rows in s.groupby(["source", "benchmark"], sort=True):
-        refs_b = p.reference_benchmarks(b)
+    for (source, b), rows in (score_groups(p) if groups is None else groups):
+        # a row is read only for a pair to test (a placebo trial tests a few of all the pairs)
+        models = rows["model"].tolist()
+        todo = [i for i, m in enumerate(models) if (m, b) not in skip and (only is None or only(m, b))]
+        refs_b = p.reference_benchmarks(b) if todo else []
         if not refs_b:
             continue
-        for _, row in rows.iterrows():
-            m = row["model"]
-            if (m, b) in skip or (only is not None and not only(m, b)):
-                continue
-            mine = table.scored(m, refs_b)
-            link, why = _link_data(b, rows, table, bench, mine, {m}, th)
+        for i in todo:
+            m, row = models[i], rows.iloc[i]
+            known = None if links is None else links.get((source, b, m))
+            if known is None:
+                known = _a1_link(p, b, m, rows, refs_b, th, loo=links is not None)
+                if links is not None:
+                    links[(source, b, m)] = known
+            link, why, s_m, n_m, loo = known
             if link is None:
                 log.debug("[contamination] A1 %s/%s %s not tested: %s", source or "-", b, m, why)
                 continue
-            score, n, _ = table.cells([m], mine)
-            tasks.append((row, link, score[0], n[0], source, b))
+            tasks.append((row, link, s_m, n_m, source, b, loo))
     snaps = [_a1_snapshots(row, link) for row, link, *_ in tasks]
     hashes = [_a1_hash(row, link, s_m, n_m) for row, link, s_m, n_m, *_ in tasks]
-    rows = [(stored or {}).get(test_key(row["model"], b, "A1", source, "")) for row, _, _, _, source, b in tasks]
+    rows = [(stored or {}).get(test_key(row["model"], b, "A1", source, "")) for row, _, _, _, source, b, _ in tasks]
     kept_rows = [r if holdable(r, s, th, h) else None for r, s, h in zip(rows, snaps, hashes)]
     tests = []
-    for (row, link, s_m, n_m, source, b), ids, kept, h in zip(tasks, snaps, kept_rows, hashes):
+    for (row, link, s_m, n_m, source, b, loo), ids, kept, h in zip(tasks, snaps, kept_rows, hashes):
         if kept is not None:
             tests.append(held_test("A1", row["model"], b, source, kept, snapshot_ids=ids))
             continue
-        res = a1_one(row, link, s_m, n_m, rng=rng, th=th)
+        res = a1_one(row, link, s_m, n_m, rng=rng, th=th, loo=loo)
         res["data_hash"] = h
         tests.append(signal_test("A1", row["model"], b, source, res, snapshot_ids=ids))
     _a1_self_consistency(tests, th)
     return tests
+
+
+def _a1_link(p: Prepared, b: str, m: str, rows: pd.DataFrame, refs_b: list[str], th: Thresholds, *,
+             loo: bool) -> tuple:
+    """Testing m on b: (its link data or None, why not, m's scores and n on the link's reference
+    benchmarks, with `loo` the link's leave-one-out residuals)."""
+    mine = p.table.scored(m, refs_b)
+    link, why = _link_data(b, rows, p.table, p.bench, mine, {m}, th)
+    if link is None:
+        return None, why, None, None, None
+    score, n, _ = p.table.cells([m], mine)
+    return link, why, score[0], n[0], _link_loo(link) if loo else None
+
+
+def _link_loo(link: _LinkData) -> np.ndarray:
+    """The link's leave-one-out residuals, as `a1_one` computes them from its references' rows."""
+    x, y = _xy(link.s_ref, link.n_ref)
+    return _loo_residuals(x, y, link)
+
+
+def score_groups(p: Prepared) -> Iterable[tuple[Any, pd.DataFrame]]:
+    """The prepared scores of each (source, benchmark), in their sorted order (what A1 and A2
+    test), one group at a time."""
+    return p.scores.groupby(["source", "benchmark"], sort=True)
 
 
 def _a1_hash(row: pd.Series, link: _LinkData, s_m: np.ndarray, n_m: np.ndarray) -> str:
@@ -212,6 +246,8 @@ def a1_a2_placebo(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.ran
     """
     prepared = prepare(scores, benchmarks)
     pools = _reference_pool(scores, benchmarks, th, prepared=prepared)
+    groups = list(score_groups(prepared))      # split once, read by every trial
+    links: dict[tuple, tuple] = {}             # a model drawn again is tested on the same link
     frames = []
     for trial in range(trials):
         picks, pairs = set(), set()
@@ -219,8 +255,9 @@ def a1_a2_placebo(scores: pd.DataFrame, benchmarks: pd.DataFrame, *, rng: np.ran
             picks.add((models[rng.integers(len(models))], b))
             i, j = rng.choice(len(models), size=2, replace=False)
             pairs.add((models[i], models[j], b))
-        tests = a1_tests(scores, benchmarks, rng=rng, th=th, only=lambda m, b: (m, b) in picks, prepared=prepared)
-        tests += pair_tests(scores, benchmarks, pd.DataFrame(), th=th, pairs=pairs, prepared=prepared)
+        tests = a1_tests(scores, benchmarks, rng=rng, th=th, only=lambda m, b: (m, b) in picks, prepared=prepared,
+                         groups=groups, links=links)
+        tests += pair_tests(scores, benchmarks, pd.DataFrame(), th=th, pairs=pairs, prepared=prepared, groups=groups)
         frames.append(pd.DataFrame([{"trial": trial, "signal": t.signal, "source": t.source, "benchmark": t.benchmark,
                                      "model": t.model, "effect": t.effect, "se": t.se, "p_value": t.p_value,
                                      "gate": True if t.signal == "A1" else t.gate} for t in tests],

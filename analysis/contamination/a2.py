@@ -3,12 +3,12 @@ snapshots. docs/statistics.md, A2."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from analysis.contamination.a1 import a1_a2_placebo
+from analysis.contamination.a1 import a1_a2_placebo, score_groups
 from analysis.contamination.base import (
     _a1_pairs_to_skip,
     data_hash,
@@ -74,13 +74,16 @@ def a2_one(s_new: float, se_new: float, s_old: float, se_old: float, x_new: floa
 def a2_predecessor_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, predecessors: pd.DataFrame, *,
                          slices: pd.DataFrame | None = None, th: Thresholds = Thresholds(),
                          pairs: Iterable[tuple[str, str, str]] | None = None,
-                         prepared: Prepared | None = None) -> list[SignalTest]:
+                         prepared: Prepared | None = None,
+                         groups: Sequence[tuple[Any, pd.DataFrame]] | None = None) -> list[SignalTest]:
     """A2 for each (model, predecessor) pair on each benchmark with references, per source.
 
     `pairs` (model, predecessor, benchmark) replaces `predecessors` (placebo calibration).
+    `groups`: the prepared scores split by (source, benchmark) (`a1.score_groups`), when the caller
+    has them (a placebo's trials).
     """
     p = prepared or prepare(scores, benchmarks)
-    bench, s, table = p.bench, p.scores, p.table
+    bench, table = p.bench, p.table
     skip = _a1_pairs_to_skip(slices)
     if pairs is None:
         require_columns(predecessors, ("model", "predecessor"), "predecessors")
@@ -88,8 +91,12 @@ def a2_predecessor_tests(scores: pd.DataFrame, benchmarks: pd.DataFrame, predece
                   if isinstance(m, str) and isinstance(p, str) and m != p}
     else:
         wanted = set(pairs)
+    # a benchmark no pair names is read only when a pair is of every benchmark (only_b None)
+    named = None if any(only_b is None for *_, only_b in wanted) else {only_b for *_, only_b in wanted}
     tests = []
-    for (source, b), rows in s.groupby(["source", "benchmark"], sort=True):
+    for (source, b), rows in (score_groups(p) if groups is None else groups):
+        if named is not None and b not in named:
+            continue
         refs_b = p.reference_benchmarks(b)
         if not refs_b:
             continue

@@ -272,11 +272,12 @@ def _trial_files(folder: Path, case: str, trials: int) -> Iterator[Path]:
         yield path
 
 
-def cli_trials(folder: Path, case: str, trials: int = 8) -> Iterator[tuple[str, Path]]:
+def cli_trials(folder: Path, case: str, trials: int = 4) -> Iterator[tuple[str, Path]]:
     """Seeded trials of `benchwatch run` on a new file or an upgrade of one with history, killed
     (SIGKILL, SIGTERM) within its migrations (one in each stretch of the migrations, plus up to
     50 ms) or anywhere in its first seconds ("late"), or stopped by a file size limit; each kind
-    as often as another. (what was done, the file) of each."""
+    as often as another (once each by default: the migrations' stretches are covered finely by
+    the first open alone, `open_trials`). (what was done, the file) of each."""
     rng = random.Random(f"55-{case}")
     kinds = (["kill", "term", "fsize", "late"] * trials)[:trials]
     rng.shuffle(kinds)

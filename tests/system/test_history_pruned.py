@@ -101,18 +101,25 @@ def assert_same_as_full_history(path, tmp_path, monkeypatch, now: pd.Timestamp =
     monkeypatch.setattr(store, "HISTORY_CHUNK_ROWS", 2000)       # several ranges of benchmarks per read
     full = tmp_path / "full.duckdb"
     shutil.copy(path, full)
-    with connect_synced(open_store(path)) as con:
-        pruned_rows, all_rows = len(read_dated_history(con)), len(full_history(con))
-        job.run_saturation(con, now=now)
-    with monkeypatch.context() as m:
-        m.setattr(shared, "read_dated_history", full_history)   # where the saturation relations read it
-        with connect_synced(open_store(full)) as con:
-            job.run_saturation(con, now=now)
+    rows: dict[str, int] = {}      # the rows each run's history read returned (counted as they read)
+
+    def counted(name: str, read):
+        def read_and_count(con, *args, **kwargs):
+            frame = read(con, *args, **kwargs)
+            rows[name] = rows.get(name, 0) + len(frame)
+            return frame
+        return read_and_count
+    # where the saturation relations read it: the pruned read, then the full history in its place
+    for name, read, db in (("pruned", read_dated_history, path), ("full", full_history, full)):
+        with monkeypatch.context() as m:
+            m.setattr(shared, "read_dated_history", counted(name, read))
+            with connect_synced(open_store(db)) as con:
+                job.run_saturation(con, now=now)
     got, want = stored(path), stored(full)
     for table in TABLES:
         assert len(want[table]), table
         pd.testing.assert_frame_equal(got[table], want[table], check_exact=True, obj=table)
-    assert pruned_rows < all_rows
+    assert 0 < rows["pruned"] < rows["full"]
 
 
 @pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
@@ -180,6 +187,7 @@ def test_recent_history_sql_keeps_the_rows_of_its_pandas_oracle(synced_db, tmp_p
                                   want_linked.sort_values(order, ignore_index=True), check_exact=True, check_dtype=False)
     assert none.empty and list(none.columns) == list(got.columns)
 
+A1_REPLICATES = 100     # A1's bootstrap in the contamination comparison (the analysis' default: 2000)
 A2_BENCHES = ["math_500", "livebench_mathematics", "aime_2025", "gpqa_diamond", "humanitys_last_exam", "rb_other"]
 
 
@@ -216,22 +224,27 @@ def a2_db(path, seed: int) -> None:
 @pytest.mark.slow   # two full contamination runs per seed; the fast lane keeps the saturation case above
 @pytest.mark.parametrize("seed", [0, 1])
 def test_contamination_history_of_the_last_snapshots_gives_the_full_history_results(tmp_path, monkeypatch, seed):
+    """Every signal of both runs is compared, A1's too. A1 reads the latest scores, never the
+    history, so the pruned read cannot change its numbers: its bootstrap, most of a run's cost,
+    runs with fewer replicates than the analysis' default, the same in both runs."""
     import jobs.contamination as cjob
+    from analysis.contamination import Thresholds
     from storage import contamination as cstore
 
     path, full = tmp_path / "a2.duckdb", tmp_path / "a2_full.duckdb"
+    th = Thresholds(bootstrap_b=A1_REPLICATES)
     monkeypatch.setattr(store, "HISTORY_CHUNK_ROWS", 1500)       # several ranges of benchmarks per read
     a2_db(path, seed)
     shutil.copy(path, full)
     with connect_synced(open_store(path)) as con:
         refs = cjob.reference_benchmarks(cjob.slice_inputs(con)["benchmarks"])
         assert len(cstore.read_snapshot_history(con, refs)) < len(cstore.read_snapshot_history(con))
-        cjob.run_contamination(con, now=NOW)
+        cjob.run_contamination(con, now=NOW, th=th)
         got = con.execute("SELECT * FROM contamination_signals ORDER BY ALL").df()
     with monkeypatch.context() as m:
         m.setattr(cstore, "read_snapshot_history", lambda con, *args, f=cstore.read_snapshot_history: f(con))
         with connect_synced(open_store(full)) as con:
-            cjob.run_contamination(con, now=NOW)
+            cjob.run_contamination(con, now=NOW, th=th)
             want = con.execute("SELECT * FROM contamination_signals ORDER BY ALL").df()
     assert want["detail"].str.startswith("rescore").any()
     pd.testing.assert_frame_equal(got, want, check_exact=True)
