@@ -30,6 +30,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("server
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 600
+QUERY_PAUSE = 4         # seconds between the reader's queries
 # as_of (a replayed fetch's time) and the times taken from it (level_since, pending_since) differ
 # between the runs; their order does not.
 SATURATION = """SELECT * EXCLUDE (run_at, as_of, level_since, pending_since) FROM saturation
@@ -111,12 +112,11 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
                 pass
             assert time.monotonic() - started < 180, (tmp_path / "server.log").read_text()
             time.sleep(0.5)
-        run(PREFECT + ["work-pool", "create", "benchwatch", "--type", "process"], env, cwd=tmp_path)
+        api.create_process_pool("benchwatch")
         run(PREFECT + ["--no-prompt", "deploy", "--all"], {**env, "PWD": str(ROOT)}, cwd=ROOT)
-        run(PREFECT + ["--no-prompt", "deployment", "schedule", "pause", "--all"], env, cwd=tmp_path)
+        assert api.pause_all_schedules() == 2
         # With the lake, whole runs may overlap: the advisory lock serializes their writes.
-        run(PREFECT + ["global-concurrency-limit", "create", "benchwatch-duckdb-writer", "--limit", "2"],
-            env, cwd=tmp_path)
+        api.create_concurrency_limit("benchwatch-duckdb-writer", 2)
 
         worker_env = {**env, "SLACK_WEBHOOK_URL": fake_slack_process["webhook_url"],
                       "PREFECT_WORKER_QUERY_SECONDS": "1"}
@@ -131,6 +131,9 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
                                       capture_output=True, text=True, timeout=120)
                 assert done.returncode == 0, done.stderr
                 answers.append((time.monotonic() - t0, int(done.stdout.split()[-1])))
+                # A pause between queries: each is a process that imports benchwatch and attaches the
+                # catalog, and back to back they took CPU from the workers they are meant to overlap.
+                stop.wait(QUERY_PAUSE)
 
         with background(PREFECT + ["worker", "start", "--pool", "benchwatch", "--name", "w1", "--limit", "1"],
                         worker_env, tmp_path / "w1.log", cwd=tmp_path, stop_signals=(signal.SIGINT, signal.SIGINT)), \

@@ -127,6 +127,29 @@ class Api:
         resp.raise_for_status()
         return resp.json()
 
+    # What `prefect work-pool create`, `prefect deployment schedule pause --all` and `prefect
+    # global-concurrency-limit create` ask the server for, without a Prefect CLI process (its
+    # import) each: for a test that checks the runs, not those commands (the e2e test runs them).
+
+    def create_process_pool(self, name: str) -> None:
+        from prefect.workers.process import ProcessWorker
+        self.post("/work_pools/", {"name": name, "type": "process",
+                                   "base_job_template": ProcessWorker.get_default_base_job_template()})
+
+    def pause_all_schedules(self) -> int:
+        paused = 0
+        for dep in self.post("/deployments/filter"):
+            for schedule in dep["schedules"]:
+                if schedule["active"]:
+                    resp = requests.patch(f"{self.url}/deployments/{dep['id']}/schedules/{schedule['id']}",
+                                          json={"active": False}, timeout=30)
+                    resp.raise_for_status()
+                    paused += 1
+        return paused
+
+    def create_concurrency_limit(self, name: str, limit: int) -> None:
+        self.post("/v2/concurrency_limits/", {"name": name, "limit": limit})
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
