@@ -42,22 +42,6 @@ def postgres(lake_pg):
     return lake_pg           # the session's PostgreSQL (tests/conftest.py)
 
 
-def _wait_runs(api: Api, ids: list[str], timeout: float) -> dict[str, str]:
-    deadline = time.monotonic() + timeout
-    while True:
-        states = {r["id"]: r["state_type"] for r in api.flow_runs() if r["id"] in ids}
-        if all(s in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED") for s in states.values()) and len(states) == len(ids):
-            return states
-        assert time.monotonic() < deadline, states
-        time.sleep(0.5)
-
-
-def _trigger(api: Api, deployment: str, params: dict) -> str:
-    """A run of `deployment` through the server's API (what `prefect deployment run` asks for:
-    test_e2e_prefect.py runs that command), without a Prefect CLI process per trigger."""
-    return api.post(f"/deployments/{api.deployment(deployment)['id']}/create_flow_run", {"parameters": params})["id"]
-
-
 def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_path, monkeypatch):
     lake_conninfo = postgres.create_database("lake")
     postgres.create_database("prefect")
@@ -143,11 +127,11 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
             reader.start()
             t1 = time.monotonic()
             try:
-                a = _trigger(api, "collect/hourly",
+                a = api.run_deployment("collect/hourly",
                              {"db_path": lake_url, "sources": half_a, "replay_dir": str(REPLAY)})
-                b = _trigger(api, "pipeline/daily",
+                b = api.run_deployment("pipeline/daily",
                              {"db_path": lake_url, "sources": half_b, "replay_dir": str(REPLAY), "collect_only": True})
-                states = _wait_runs(api, [a, b], RUN_TIMEOUT)
+                states = api.wait([a, b], RUN_TIMEOUT)
             finally:
                 stop.set()
                 reader.join()
@@ -162,8 +146,8 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
             ran_on = [n for n, text in logs.items() if "Executing deployment step" in text]
             assert ran_on == ["w1", "w2"], logs
             for dep in ("analyze/manual", "notify/manual"):
-                rid = _trigger(api, dep, {"db_path": lake_url})
-                assert _wait_runs(api, [rid], RUN_TIMEOUT) == {rid: "COMPLETED"}
+                rid = api.run_deployment(dep, {"db_path": lake_url})
+                assert api.wait([rid], RUN_TIMEOUT) == {rid: "COMPLETED"}
 
     lake_counts, file_counts = _counts(lake_url), _counts(file_db)
     for table in ("snapshots", "scores", "item_results", "model_dates", "reject_rows", "blobs", "saturation"):
