@@ -237,6 +237,7 @@ DISTINCT = [("aider_polyglot", REPLAY / "aider_polyglot" / "polyglot_leaderboard
 SAME = ("bfcl", REPLAY / "bfcl" / "data_overall.csv")
 N_SAME = 4
 N_VARIANTS = 3
+READ_PAUSE = 0.5        # seconds between the reader's reads during the concurrent ingests
 
 
 def _variants(tmp_path: Path) -> list[tuple[str, Path]]:
@@ -284,6 +285,7 @@ def test_concurrent_ingests_store_each_snapshot_once_with_no_lost_rows(lake_url,
             with db.connect(lake_url, read_only=True, wait=0) as con:
                 n = con.execute("SELECT count(*) FROM scores").fetchone()[0]
             answers.append((time.monotonic() - t0, n))
+            stop.wait(READ_PAUSE)       # each read attaches the catalog: back to back it starved the writers
 
     reader = threading.Thread(target=read_loop)
     reader.start()
