@@ -65,33 +65,13 @@ def lake_url(server, tmp_path, monkeypatch, request):
     return "ducklake:postgres:" + server.conninfo(name)
 
 
-@pytest.fixture(scope="module")
-def store_template(server, tmp_path_factory) -> tuple[str, Path]:
-    """One empty, migrated store, created once for the module (the migrations on a lake take
-    seconds); `store_url` copies it. Its data directory is shared by the copies: DuckLake records
-    the data path in the catalog, never rewrites a file, and names new files uniquely."""
-    from storage import db
-    data = tmp_path_factory.mktemp("template-lake-data")
-    name = "bw_reliability_template"
-    url = "ducklake:postgres:" + server.create_database(name)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(lake.DATA_PATH_ENV, str(data))
-        with db.connect(url):
-            pass
-    return name, data
-
-
 @pytest.fixture
-def store_url(server, store_template, monkeypatch, request):
-    """A database holding an empty store, for a test about what a store does rather than about its
-    creation (which `lake_url`'s tests and test_command_matrix.py's no_store state cover): a copy
-    of the module's template (CREATE DATABASE … TEMPLATE)."""
-    template, data = store_template
-    name = _db_name(request)
-    server.psql(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
-    monkeypatch.setenv(lake.DATA_PATH_ENV, str(data))
+def store_url(lake_store_url, monkeypatch):
+    """A database holding an empty store (tests/conftest.py: a copy of the session's migrated
+    template), for a test about what a store does rather than about its creation, which
+    `lake_url`'s tests and test_command_matrix.py's no_store state cover."""
     _console_only(monkeypatch)
-    return "ducklake:postgres:" + server.conninfo(name)
+    return lake_store_url
 
 
 def _one_line(err: str) -> str:
