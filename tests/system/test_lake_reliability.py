@@ -450,10 +450,15 @@ def test_postgresql_stopped_during_a_runs_analyze_is_one_line(tmp_path, monkeypa
     try:
         url = "ducklake:postgres:" + server.create_database("bw_stopped_analyze")
         monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "data"))
-        # every replayed source: an analysis long enough to be caught holding the lock on a fast machine
+        # every replayed source: an analysis long enough to be caught holding the lock on a fast machine.
+        # What `run --no-prefect --collect-only` stores, collected into a file and copied in
+        # (`benchwatch migrate --to`): the same rows without a catalog commit per source.
+        from jobs.cycle import run_cycle
+        from jobs.migrate import migrate_to_lake
         replay = str(ROOT / "tests" / "fixtures" / "replay")
-        first = _cli_process("run", "--no-prefect", "--collect-only", "--replay", replay, "--db", url)
-        assert first.wait(timeout=300) == 0, first.communicate()[1]
+        seed = str(tmp_path / "seed.duckdb")
+        assert run_cycle(open_store(seed), replay_dir=replay, collect_only=True).ok
+        assert migrate_to_lake(open_store(seed), open_store(url)).ok
         proc = _cli_process("run", "--no-prefect", "--replay", replay, "--db", url)
         held_since, deadline = None, time.monotonic() + 240
         while proc.poll() is None and time.monotonic() < deadline:   # the analysis holds the writer lock
