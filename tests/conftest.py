@@ -154,6 +154,36 @@ def lake_pg():
     yield from pg.lake_server()
 
 
+@pytest.fixture(scope="session")
+def lake_store_template(lake_pg, tmp_path_factory) -> tuple[str, Path]:
+    """One empty, migrated DuckLake store in `lake_pg`, created once a session (the migrations on
+    a lake take seconds); `lake_store_url` copies it. Its data directory is shared by the copies:
+    DuckLake records the data path in the catalog, never rewrites a file, and names new files
+    uniquely."""
+    from storage import db, lake
+    data = tmp_path_factory.mktemp("template-lake-data")
+    name = "bw_store_template"
+    url = "ducklake:postgres:" + lake_pg.create_database(name)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(lake.DATA_PATH_ENV, str(data))
+        with db.connect(url):
+            pass
+    return name, data
+
+
+@pytest.fixture
+def lake_store_url(lake_pg, lake_store_template, monkeypatch, request) -> str:
+    """A database holding an empty store, for a test about what a store does rather than about its
+    creation: a copy of the session's template (CREATE DATABASE … TEMPLATE), with
+    $BENCHWATCH_DATA_PATH set to the template's data directory."""
+    from storage import lake
+    template, data = lake_store_template
+    name = "st_" + request.node.name.lower().replace("[", "_").replace("]", "").replace("-", "_")[:40]
+    lake_pg.psql(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    monkeypatch.setenv(lake.DATA_PATH_ENV, str(data))
+    return "ducklake:postgres:" + lake_pg.conninfo(name)
+
+
 # --- the real snapshot history (../shared/snapshots), built once a session ----------------------
 # Several slow tests read the whole real history backfilled (and analyzed at its newest
 # observation): building it once and sharing it (read-only, or a copy for a test that writes)

@@ -191,7 +191,7 @@ def test_benchwatch_refuses_to_start_on_a_shadowed_package(monkeypatch, capsys):
 
 
 SERVER_STARTS = ("prefect_test_harness", "pg.start(", "pg.lake_server(", '"server", "start"')
-SERVER_FIXTURES = {"lake_pg"}       # tests/conftest.py's session PostgreSQL
+SERVER_FIXTURES = {"lake_pg", "lake_store_template", "lake_store_url"}   # tests/conftest.py's PostgreSQL
 REAL_HISTORY_FIXTURES = {"real_history", "real_history_backfilled", "real_history_copy"}
 REPLAY_FIXTURES = {"real_history_replay"}
 

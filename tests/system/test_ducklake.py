@@ -169,10 +169,10 @@ def _insert_twice(target: str) -> tuple[list[list[tuple]], dict[str, list[tuple]
 
 
 @pytest.mark.slow
-def test_insert_frame_writes_the_same_rows_on_a_lake_as_on_a_file(lake_url, tmp_path):
+def test_insert_frame_writes_the_same_rows_on_a_lake_as_on_a_file(lake_store_url, tmp_path):
     """One verb for both stores: upsert on the named key, conflicts skipped (one row per key of
     the frame too), RETURNING ids, sequence ids allocated on the lake."""
-    on_file, on_lake = _insert_twice(str(tmp_path / "f.duckdb")), _insert_twice(lake_url)
+    on_file, on_lake = _insert_twice(str(tmp_path / "f.duckdb")), _insert_twice(lake_store_url)
     assert on_lake == on_file
     returned, rows = on_lake
     assert returned == [[(1,), (2,)], []]
@@ -237,6 +237,7 @@ DISTINCT = [("aider_polyglot", REPLAY / "aider_polyglot" / "polyglot_leaderboard
 SAME = ("bfcl", REPLAY / "bfcl" / "data_overall.csv")
 N_SAME = 4
 N_VARIANTS = 3
+READ_PAUSE = 0.5        # seconds between the reader's reads during the concurrent ingests
 
 
 def _variants(tmp_path: Path) -> list[tuple[str, Path]]:
@@ -260,7 +261,7 @@ def _ingest_proc(target: str, source: str, path: Path) -> subprocess.Popen:
 
 
 @pytest.mark.slow
-def test_concurrent_ingests_store_each_snapshot_once_with_no_lost_rows(lake_url, tmp_path):
+def test_concurrent_ingests_store_each_snapshot_once_with_no_lost_rows(lake_store_url, tmp_path):
     """Distinct files (several of one source) and N_SAME copies of one file, ingested by as many
     processes at once, against the same files ingested one after another into a DuckDB file."""
     distinct = DISTINCT + _variants(tmp_path)
@@ -269,8 +270,7 @@ def test_concurrent_ingests_store_each_snapshot_once_with_no_lost_rows(lake_url,
     for source, path in [*distinct, SAME]:
         ingest_file(open_store(file_db), source, path)
     expected = _counts(file_db)
-    with db.connect(lake_url):
-        pass                                   # the schema exists before the race (migrations are locked too)
+    lake_url = lake_store_url              # the schema exists before the race (migrations are locked too)
     started = time.monotonic()
     procs = [_ingest_proc(lake_url, s, p) for s, p in distinct] + [_ingest_proc(lake_url, *SAME)
                                                                      for _ in range(N_SAME)]
@@ -284,6 +284,7 @@ def test_concurrent_ingests_store_each_snapshot_once_with_no_lost_rows(lake_url,
             with db.connect(lake_url, read_only=True, wait=0) as con:
                 n = con.execute("SELECT count(*) FROM scores").fetchone()[0]
             answers.append((time.monotonic() - t0, n))
+            stop.wait(READ_PAUSE)       # each read attaches the catalog: back to back it starved the writers
 
     reader = threading.Thread(target=read_loop)
     reader.start()

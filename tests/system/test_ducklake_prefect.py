@@ -30,6 +30,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("server
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 600
+QUERY_PAUSE = 4         # seconds between the reader's queries
 # as_of (a replayed fetch's time) and the times taken from it (level_since, pending_since) differ
 # between the runs; their order does not.
 SATURATION = """SELECT * EXCLUDE (run_at, as_of, level_since, pending_since) FROM saturation
@@ -39,22 +40,6 @@ SATURATION = """SELECT * EXCLUDE (run_at, as_of, level_since, pending_since) FRO
 @pytest.fixture(scope="module")
 def postgres(lake_pg):
     return lake_pg           # the session's PostgreSQL (tests/conftest.py)
-
-
-def _wait_runs(api: Api, ids: list[str], timeout: float) -> dict[str, str]:
-    deadline = time.monotonic() + timeout
-    while True:
-        states = {r["id"]: r["state_type"] for r in api.flow_runs() if r["id"] in ids}
-        if all(s in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED") for s in states.values()) and len(states) == len(ids):
-            return states
-        assert time.monotonic() < deadline, states
-        time.sleep(0.5)
-
-
-def _trigger(api: Api, deployment: str, params: dict) -> str:
-    """A run of `deployment` through the server's API (what `prefect deployment run` asks for:
-    test_e2e_prefect.py runs that command), without a Prefect CLI process per trigger."""
-    return api.post(f"/deployments/{api.deployment(deployment)['id']}/create_flow_run", {"parameters": params})["id"]
 
 
 def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_path, monkeypatch):
@@ -111,12 +96,11 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
                 pass
             assert time.monotonic() - started < 180, (tmp_path / "server.log").read_text()
             time.sleep(0.5)
-        run(PREFECT + ["work-pool", "create", "benchwatch", "--type", "process"], env, cwd=tmp_path)
+        api.create_process_pool("benchwatch")
         run(PREFECT + ["--no-prompt", "deploy", "--all"], {**env, "PWD": str(ROOT)}, cwd=ROOT)
-        run(PREFECT + ["--no-prompt", "deployment", "schedule", "pause", "--all"], env, cwd=tmp_path)
+        assert api.pause_all_schedules() == 2
         # With the lake, whole runs may overlap: the advisory lock serializes their writes.
-        run(PREFECT + ["global-concurrency-limit", "create", "benchwatch-duckdb-writer", "--limit", "2"],
-            env, cwd=tmp_path)
+        api.create_concurrency_limit("benchwatch-duckdb-writer", 2)
 
         worker_env = {**env, "SLACK_WEBHOOK_URL": fake_slack_process["webhook_url"],
                       "PREFECT_WORKER_QUERY_SECONDS": "1"}
@@ -131,6 +115,9 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
                                       capture_output=True, text=True, timeout=120)
                 assert done.returncode == 0, done.stderr
                 answers.append((time.monotonic() - t0, int(done.stdout.split()[-1])))
+                # A pause between queries: each is a process that imports benchwatch and attaches the
+                # catalog, and back to back they took CPU from the workers they are meant to overlap.
+                stop.wait(QUERY_PAUSE)
 
         with background(PREFECT + ["worker", "start", "--pool", "benchwatch", "--name", "w1", "--limit", "1"],
                         worker_env, tmp_path / "w1.log", cwd=tmp_path, stop_signals=(signal.SIGINT, signal.SIGINT)), \
@@ -140,11 +127,11 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
             reader.start()
             t1 = time.monotonic()
             try:
-                a = _trigger(api, "collect/hourly",
+                a = api.run_deployment("collect/hourly",
                              {"db_path": lake_url, "sources": half_a, "replay_dir": str(REPLAY)})
-                b = _trigger(api, "pipeline/daily",
+                b = api.run_deployment("pipeline/daily",
                              {"db_path": lake_url, "sources": half_b, "replay_dir": str(REPLAY), "collect_only": True})
-                states = _wait_runs(api, [a, b], RUN_TIMEOUT)
+                states = api.wait([a, b], RUN_TIMEOUT)
             finally:
                 stop.set()
                 reader.join()
@@ -159,8 +146,8 @@ def test_two_workers_two_collects_one_lake(postgres, fake_slack_process, tmp_pat
             ran_on = [n for n, text in logs.items() if "Executing deployment step" in text]
             assert ran_on == ["w1", "w2"], logs
             for dep in ("analyze/manual", "notify/manual"):
-                rid = _trigger(api, dep, {"db_path": lake_url})
-                assert _wait_runs(api, [rid], RUN_TIMEOUT) == {rid: "COMPLETED"}
+                rid = api.run_deployment(dep, {"db_path": lake_url})
+                assert api.wait([rid], RUN_TIMEOUT) == {rid: "COMPLETED"}
 
     lake_counts, file_counts = _counts(lake_url), _counts(file_db)
     for table in ("snapshots", "scores", "item_results", "model_dates", "reject_rows", "blobs", "saturation"):

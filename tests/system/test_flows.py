@@ -649,11 +649,15 @@ def test_run_without_prefect_and_the_pipeline_flow_do_the_same_work(harness, tmp
     assert "- Analysis: inputs unchanged, stored results kept" in artifacts_of(again)["benchwatch-pipeline-summary"].data
 
 
-@pytest.mark.slow   # two CLI runs in subprocesses, one starting Prefect's temporary server
+@pytest.mark.slow   # CLI runs in subprocesses
 @pytest.mark.parametrize("mode", [["--no-prefect"], []], ids=["no-prefect", "prefect"])
-def test_a_failed_source_is_printed_once_on_the_terminal(tmp_path, mode):
+def test_a_failed_source_is_printed_once_on_the_terminal(tmp_path, mode, request):
     """Before: 4 times (the HTTP layer's error, the collection's warning, the flow run's report
-    lines on stderr; the report on stdout). Now the report says it; the logs elsewhere keep theirs."""
+    lines on stderr; the report on stdout). Now the report says it; the logs elsewhere keep theirs.
+    With Prefect, the run is the flow on this module's test server (PREFECT_API_URL set, as on a
+    deployment's machine) rather than on a temporary server of its own: the lines printed are the
+    flow's either way, and starting a temporary server on a new database is test_e2e_prefect.py's
+    ephemeral-mode test."""
     import os
     import subprocess
     import sys
@@ -662,10 +666,15 @@ def test_a_failed_source_is_printed_once_on_the_terminal(tmp_path, mode):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "SLACK_", "BENCHWATCH_"))}
     env.update(PYTHONPATH=str(ROOT), PREFECT_HOME=str(tmp_path / "prefect"), DO_NOT_TRACK="1",
                PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="120")
+    if not mode:
+        request.getfixturevalue("harness")
+        from prefect.settings import PREFECT_API_URL
+        env["PREFECT_API_URL"] = PREFECT_API_URL.value()
     done = subprocess.run([sys.executable, "-m", "cli.main", "run", *mode, "--replay", str(replay), "--sources",
                            "swebench,simple_evals", "--db", str(tmp_path / "bw.duckdb")],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "Starting temporary server" not in done.stderr, done.stderr
     assert "swebench             failed     no recorded response for" in done.stdout
     assert (done.stdout + done.stderr).count("no recorded response for") == 1, done.stdout + done.stderr
     assert "simple_evals         new" in done.stdout and "[simple_evals]" not in done.stderr

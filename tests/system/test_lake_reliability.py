@@ -46,14 +46,32 @@ def no_prefect_handlers_from_earlier_tests():
         root.addHandler(handler)
 
 
-@pytest.fixture
-def lake_url(server, tmp_path, monkeypatch, request):
-    name = "bw_" + request.node.name.lower().replace("[", "_").replace("]", "").replace("-", "_")[:40]
-    server.create_database(name)
-    monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "lake-data"))
+def _db_name(request) -> str:
+    return "bw_" + request.node.name.lower().replace("[", "_").replace("]", "").replace("-", "_")[:40]
+
+
+def _console_only(monkeypatch) -> None:
     for var in ("SLACK_WEBHOOK_URL", "SLACK_BOT_TOKEN", "SLACK_CHANNEL", "PREFECT_API_URL"):
         monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture
+def lake_url(server, tmp_path, monkeypatch, request):
+    """A PostgreSQL database that holds no store yet: the test's first command creates it."""
+    name = _db_name(request)
+    server.create_database(name)
+    monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "lake-data"))
+    _console_only(monkeypatch)
     return "ducklake:postgres:" + server.conninfo(name)
+
+
+@pytest.fixture
+def store_url(lake_store_url, monkeypatch):
+    """A database holding an empty store (tests/conftest.py: a copy of the session's migrated
+    template), for a test about what a store does rather than about its creation, which
+    `lake_url`'s tests and test_command_matrix.py's no_store state cover."""
+    _console_only(monkeypatch)
+    return lake_store_url
 
 
 def _one_line(err: str) -> str:
@@ -65,20 +83,20 @@ def _one_line(err: str) -> str:
 # --- 8. `ingest csv` on a lake ---------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_ingest_csv_stores_a_snapshot_on_a_lake(lake_url, capsys):
-    code = main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", lake_url])
+def test_ingest_csv_stores_a_snapshot_on_a_lake(store_url, capsys):
+    code = main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", store_url])
     out = capsys.readouterr()
     assert code == 0, out.err
     assert main(["query", "SELECT count(*) AS n, min(snapshot_id) AS s FROM scores WHERE source = 'csv'",
-                 "--db", lake_url, "--format", "csv"]) == 0
+                 "--db", store_url, "--format", "csv"]) == 0
     n, snapshot = capsys.readouterr().out.strip().splitlines()[1].split(",")
     assert int(n) > 0 and int(snapshot) >= 1
     # the same file again adds nothing; another file gets the next id
-    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", lake_url]) == 0
-    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_other_benchmark.csv"), "--db", lake_url]) == 0
+    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", store_url]) == 0
+    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_other_benchmark.csv"), "--db", store_url]) == 0
     capsys.readouterr()
     assert main(["query", "SELECT count(DISTINCT snapshot_id) AS n FROM scores WHERE source = 'csv'",
-                 "--db", lake_url, "--format", "csv"]) == 0
+                 "--db", store_url, "--format", "csv"]) == 0
     assert capsys.readouterr().out.strip().splitlines()[1] == "2"
 
 
@@ -176,11 +194,11 @@ def NESTED(other: str) -> list[str]:
 
 
 @pytest.mark.slow
-def test_query_on_a_lake_refuses_the_postgres_scanner_and_store_maintenance(server, lake_url, capsys):
-    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", lake_url]) == 0
+def test_query_on_a_lake_refuses_the_postgres_scanner_and_store_maintenance(server, store_url, capsys):
+    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", store_url]) == 0
     capsys.readouterr()
-    for sql in _escapes(server, lake_url):
-        code = main(["query", sql, "--db", lake_url, "--format", "csv"])
+    for sql in _escapes(server, store_url):
+        code = main(["query", sql, "--db", store_url, "--format", "csv"])
         out = capsys.readouterr()
         assert code == 1, (sql, out.out[:300], out.err)
         assert "refused" in _one_line(out.err), sql
@@ -190,17 +208,17 @@ def test_query_on_a_lake_refuses_the_postgres_scanner_and_store_maintenance(serv
     for sql in ("SELECT count(*) AS n FROM scores", "SELECT count(*) AS n FROM latest_scores",
                 "SELECT count(*) AS n FROM ducklake_snapshots('lake')", "SELECT count(*) AS n FROM lake.snapshots()",
                 "EXPLAIN SELECT * FROM scores", "SELECT upper(model) AS m FROM scores LIMIT 1"):
-        assert main(["query", sql, "--db", lake_url, "--format", "csv"]) == 0, (sql, capsys.readouterr().err)
+        assert main(["query", sql, "--db", store_url, "--format", "csv"]) == 0, (sql, capsys.readouterr().err)
         capsys.readouterr()
 
 
-def test_nested_execution_and_catalog_functions_are_refused_on_a_lake(server, lake_url, capsys):
+def test_nested_execution_and_catalog_functions_are_refused_on_a_lake(server, store_url, capsys):
     """Before: each of these ran (rows of pg_authid, a file of the catalog host, a shell command,
     the conninfo with its password). Refused before the catalog is even attached."""
     from storage import db
-    with db.connect(lake_url):       # a store: on the old code each statement ran against it
+    with db.connect(store_url):       # a store: on the old code each statement ran against it
         pass
-    url = "ducklake:postgres:" + _forms(lake_url.removeprefix("ducklake:postgres:"), PASSWORD)["keyword"]
+    url = "ducklake:postgres:" + _forms(store_url.removeprefix("ducklake:postgres:"), PASSWORD)["keyword"]
     for sql in NESTED(server.conninfo("postgres")):
         code = main(["query", sql, "--db", url, "--format", "csv"])
         out = capsys.readouterr()
@@ -211,13 +229,13 @@ def test_nested_execution_and_catalog_functions_are_refused_on_a_lake(server, la
 
 
 @pytest.mark.parametrize("read_only", [True, False], ids=["ro", "rw"])
-def test_no_function_shows_the_password(lake_url, read_only):
+def test_no_function_shows_the_password(store_url, read_only):
     """Item 6, below the query filter: the session itself (read-only or writing) holds the password
     only in a temporary secret, which DuckDB shows redacted; before, duckdb_databases().path and
     the allowed_paths setting showed the whole conninfo."""
     from storage import db
-    url = "ducklake:postgres:" + _forms(lake_url.removeprefix("ducklake:postgres:"), PASSWORD)["keyword"]
-    with db.connect(url):                                   # creates the store
+    url = "ducklake:postgres:" + _forms(store_url.removeprefix("ducklake:postgres:"), PASSWORD)["keyword"]
+    with db.connect(url):                                   # the store, through the password form
         pass
     con = db.open_connection(url, read_only=read_only, sandboxed=read_only)
     try:
@@ -234,19 +252,19 @@ def test_no_function_shows_the_password(lake_url, read_only):
         lake.release(con)
 
 
-def test_the_documented_reader_role_reads_and_can_do_nothing_else(server, lake_url, request, capsys):
+def test_the_documented_reader_role_reads_and_can_do_nothing_else(server, store_url, request, capsys):
     """docs/deploy.md's read-only role (pg.grant_reader: CONNECT, USAGE, SELECT and default
     privileges) with a password PostgreSQL checks: `query` reads the store through it, and even a
     session that skipped the query filter could not read files or pg_authid, run programs, or
     write, in PostgreSQL or in the store."""
     from storage import db
-    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", lake_url]) == 0
+    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_proportion.csv"), "--db", store_url]) == 0
     role, password = f"bw_reader_{abs(hash(request.node.name)) % 10**8}", "Rd-71c3aa90-secret"
-    dbname = dict(p.split("=", 1) for p in lake_url.removeprefix("ducklake:postgres:").split())["dbname"]
+    dbname = dict(p.split("=", 1) for p in store_url.removeprefix("ducklake:postgres:").split())["dbname"]
     server.create_role(role, password)
     server.grant_reader(role, dbname)
     snapshots_before = server.psql("SELECT count(*) FROM ducklake_snapshot", dbname).strip()
-    base = lake_url.removeprefix("ducklake:postgres:").replace("user=postgres", f"user={role}")
+    base = store_url.removeprefix("ducklake:postgres:").replace("user=postgres", f"user={role}")
     reader = f"ducklake:postgres:{base} password={password}"
     capsys.readouterr()
     assert main(["query", "SELECT count(*) AS n FROM scores", "--db", reader, "--format", "csv"]) == 0
@@ -277,7 +295,7 @@ def test_the_documented_reader_role_reads_and_can_do_nothing_else(server, lake_u
     assert "owned" not in server.psql("SELECT string_agg(tablename, ',') FROM pg_tables", dbname)
     assert server.psql("SELECT count(*) FROM ducklake_snapshot", dbname).strip() == snapshots_before
     # tables the writer creates later are readable too (ALTER DEFAULT PRIVILEGES)
-    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_other_benchmark.csv"), "--db", lake_url]) == 0
+    assert main(["ingest", "csv", str(FIXTURES / "csv" / "scores_other_benchmark.csv"), "--db", store_url]) == 0
     capsys.readouterr()
     assert main(["query", "SELECT count(DISTINCT snapshot_id) AS n FROM scores", "--db", reader, "--format", "csv"]) == 0
     assert capsys.readouterr().out.splitlines()[1] == "2"
@@ -432,10 +450,15 @@ def test_postgresql_stopped_during_a_runs_analyze_is_one_line(tmp_path, monkeypa
     try:
         url = "ducklake:postgres:" + server.create_database("bw_stopped_analyze")
         monkeypatch.setenv(lake.DATA_PATH_ENV, str(tmp_path / "data"))
-        # every replayed source: an analysis long enough to be caught holding the lock on a fast machine
+        # every replayed source: an analysis long enough to be caught holding the lock on a fast machine.
+        # What `run --no-prefect --collect-only` stores, collected into a file and copied in
+        # (`benchwatch migrate --to`): the same rows without a catalog commit per source.
+        from jobs.cycle import run_cycle
+        from jobs.migrate import migrate_to_lake
         replay = str(ROOT / "tests" / "fixtures" / "replay")
-        first = _cli_process("run", "--no-prefect", "--collect-only", "--replay", replay, "--db", url)
-        assert first.wait(timeout=300) == 0, first.communicate()[1]
+        seed = str(tmp_path / "seed.duckdb")
+        assert run_cycle(open_store(seed), replay_dir=replay, collect_only=True).ok
+        assert migrate_to_lake(open_store(seed), open_store(url)).ok
         proc = _cli_process("run", "--no-prefect", "--replay", replay, "--db", url)
         held_since, deadline = None, time.monotonic() + 240
         while proc.poll() is None and time.monotonic() < deadline:   # the analysis holds the writer lock
@@ -459,7 +482,7 @@ def test_postgresql_stopped_during_a_runs_analyze_is_one_line(tmp_path, monkeypa
         server.stop()
 
 
-def test_a_store_error_on_a_reachable_catalog_is_the_steps_own_failure(lake_url):
+def test_a_store_error_on_a_reachable_catalog_is_the_steps_own_failure(store_url):
     """The lost-catalog rule asks the catalog (storage.lake.catalog_lost): a store error whose
     words once meant a lost catalog is a step's own failure while a fresh connection to the
     catalog succeeds: raised as it is, reported, and the cycle goes on."""
@@ -468,7 +491,7 @@ def test_a_store_error_on_a_reachable_catalog_is_the_steps_own_failure(lake_url)
     from jobs.cycle import CycleReport, reported
     lake.forget_probes()
     report = CycleReport([])
-    store = open_store(lake_url)
+    store = open_store(store_url)
     with reported(report, "analyze", store, log_failure=False):
         with store.connect():
             raise duckdb.IOException("server closed the connection unexpectedly")
