@@ -156,9 +156,10 @@ def chosen_command(argv: list[str]) -> str | None:
     return None
 
 
-def setup_logging(verbosity: int, stores: list[str] | None = None) -> None:
+def setup_logging(verbosity: int, stores: list[str] | None = None, *, service: bool = False) -> None:
     """One `benchwatch` logger hierarchy at the chosen level, redacted once at its root
-    (`common.redact.install`: every record under `benchwatch`, `slack_sdk`, `urllib3`)."""
+    (`common.redact.install`: every record under `benchwatch`, `slack_sdk`, `urllib3`).
+    `service` (`serve`): a long-running process whose log is its output, Prefect's run lines included."""
     from common import redact
     redact.install()
     level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
@@ -169,7 +170,7 @@ def setup_logging(verbosity: int, stores: list[str] | None = None) -> None:
             continue
         # the terminal shows the chosen level whatever a library sets on its own loggers (Prefect's
         # INFO run lines; its API handler, which feeds the run's log in the UI, is not this one)
-        handler.setLevel(level)
+        handler.setLevel(logging.NOTSET if service else level)
         if not any(isinstance(f, DropReported) for f in handler.filters):
             handler.addFilter(DropReported())
             if verbosity == 0:
@@ -365,7 +366,7 @@ def _main(argv: list[str] | None) -> int:
         parser.print_help()
         return EXIT_USAGE
     stores = stores_of(args)
-    setup_logging(args.verbose, stores)
+    setup_logging(args.verbose, stores, service=args.command == "serve")
     _register_db_secret(getattr(args, "db", None))
     command = " ".join(filter(None, [args.command, getattr(args, "action", None)]))
     previous = None

@@ -50,17 +50,18 @@ def test_notify_test_escapes_a_newline_in_the_channel(fake_slack, monkeypatch, c
     assert "#alerts\\x0abenchwatch: all clear\\x1b[8m" in out + err
 
 
-@pytest.mark.parametrize("verbose", [0, 1])
-def test_a_librarys_info_lines_reach_the_terminal_only_with_v(verbose):
+@pytest.mark.parametrize("verbose, service", [(0, False), (1, False), (0, True)])
+def test_a_librarys_info_lines_reach_the_terminal_only_with_v(verbose, service):
     """Prefect sets its run loggers to INFO (`Beginning flow run …`, `Finished in state …`):
     without -v the terminal shows WARNING and above whatever a library's logger level, with -v
-    INFO too (before: every INFO line of an ephemeral `benchwatch run` was printed)."""
-    code = ("import logging; from cli.main import setup_logging; setup_logging(%d); "
+    INFO too (before: every INFO line of an ephemeral `benchwatch run` was printed). `serve`, a
+    service whose log is its output, shows them (`All deployments have been paused` at its stop)."""
+    code = ("import logging; from cli.main import setup_logging; setup_logging(%d, service=%s); "
             "log = logging.getLogger('prefect.flow_runs'); log.setLevel(logging.INFO); "
-            "log.info('run line'); log.warning('run warning')" % verbose)
+            "log.info('run line'); log.warning('run warning')" % (verbose, service))
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert "WARNING prefect.flow_runs: run warning" in lines
-    assert ("INFO prefect.flow_runs: run line" in lines) == bool(verbose)
+    assert ("INFO prefect.flow_runs: run line" in lines) == bool(verbose or service)
