@@ -300,17 +300,11 @@ def run_query(sql: str, store: Store, *, wait: float | None = None,
                         break
             except KeyboardInterrupt:
                 cut = "query interrupted (Ctrl-C)"
-            except BaseException:
-                # another signal (SIGTERM's exception): stop the worker before it propagates, as a
-                # process exiting with DuckDB still running in a thread aborts
-                _wait_uninterrupted(done, 10, con.interrupt)
-                raise
             if cut:
-                _wait_uninterrupted(done, 10, con.interrupt)
                 raise QueryCutOff(cut, interrupted=cut.endswith("(Ctrl-C)"))
     finally:
-        # any other way out (a signal inside start() or the bound's exit) still stops the worker:
-        # never leave DuckDB running in a thread of an exiting process
+        # every way out (a cut, another signal such as SIGTERM's exception, one inside start())
+        # stops the worker first: a process exiting with DuckDB still running in a thread aborts
         if launched and not done.is_set():
             _wait_uninterrupted(done, 10, con.interrupt)
         if done.is_set() or not launched:
