@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -178,7 +179,10 @@ def lake_store_url(lake_pg, lake_store_template, monkeypatch, request) -> str:
     $BENCHWATCH_DATA_PATH set to the template's data directory."""
     from storage import lake
     template, data = lake_store_template
-    name = "st_" + request.node.name.lower().replace("[", "_").replace("]", "").replace("-", "_")[:40]
+    # the test's name for whoever reads the cluster, made unique (PostgreSQL cuts names at 63 bytes,
+    # and two parametrized ids can share their first 40 characters)
+    name = ("st_" + request.node.name.lower().replace("[", "_").replace("]", "").replace("-", "_")[:40]
+            + "_" + uuid.uuid4().hex[:8])
     lake_pg.psql(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
     monkeypatch.setenv(lake.DATA_PATH_ENV, str(data))
     return "ducklake:postgres:" + lake_pg.conninfo(name)
