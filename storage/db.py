@@ -260,7 +260,7 @@ def _open_migrated(path: str | os.PathLike | None, *, read_only: bool, wait: flo
         con = open_connection(target, wait=wait, on_wait=on_wait)
         try:
             if not on_file:
-                migrate(con)         # a DuckLake store: each migration a catalog transaction
+                migrate(con)         # a DuckLake store: catalog transactions (`migrate`)
                 return con
             if not _schema_work(con):
                 return con
@@ -390,8 +390,9 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
-    """Apply the migrations this file has not seen, each in its own transaction (translated for a
-    DuckLake store: storage/lake.py), then the view files that changed (storage/views)."""
+    """Apply the migrations this file has not seen, each in its own transaction (a new DuckLake
+    store: all in one; translated for DuckLake: storage/lake.py), then the view files that changed
+    (storage/views)."""
     on_lake = lake.is_lake(con)
     ddl = lake.translate_ddl if on_lake else (lambda text: text)
     con.execute(ddl("""CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -400,14 +401,19 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
     shipped = migrations()
     _refuse_newer(done)
     applied = []
-    for version, name, sql in shipped:
-        if version in done:
-            continue
+    todo = [(version, name, sql) for version, name, sql in shipped if version not in done]
+    # A new DuckLake store is made in one catalog transaction: whole or not at all, and one commit
+    # instead of one per migration (each commit writes the catalog's snapshot tables). A store
+    # with migrations already applied moves one migration per transaction, as a file does.
+    groups = [todo] if on_lake and not done and todo else [[m] for m in todo]
+    for group in groups:
         with transaction(con):
-            con.execute(ddl(sql))
-            con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
-        log.info("[storage] applied migration %03d_%s", version, name)
-        applied.append(version)
+            for version, name, sql in group:
+                con.execute(ddl(sql))
+                con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, name])
+        for version, name, _ in group:
+            log.info("[storage] applied migration %03d_%s", version, name)
+            applied.append(version)
     # The views' current definitions and the comments of views and tables (storage/views): after
     # the migrations, whenever a file's text changed — also with no migration to apply. They
     # describe this code's newest schema, so a file left at an older one (tests build such files

@@ -383,6 +383,26 @@ def test_the_view_files_apply_on_a_lake_once_with_their_comments(lake_url):
         assert views.apply(con) == []
 
 
+def test_a_new_store_is_made_whole_or_not_at_all(lake_url):
+    """A new lake store gets every migration in one catalog transaction: one that fails part-way
+    leaves no table of the earlier ones and no recorded version, and the next open makes the store."""
+    shipped = db.migrations()
+    broken = [*shipped[:-1], (shipped[-1][0], shipped[-1][1], "SELECT * FROM no_such_table_anywhere")]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(db, "migrations", lambda: broken)
+        with pytest.raises(duckdb.Error, match="no_such_table_anywhere"):
+            with db.connect(lake_url):
+                pass
+    with db.connect(lake_url, read_only=True) as con:
+        here = "database_name = current_database()"
+        tables = {r[0] for r in con.execute(f"SELECT table_name FROM duckdb_tables() WHERE {here}").fetchall()}
+        assert tables == {"schema_migrations"}, tables       # the one table made before the transaction
+        assert con.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 0
+    with db.connect(lake_url) as con:
+        assert db.schema_version(con) == shipped[-1][0]
+        assert "scores" in {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+
+
 def test_a_uri_conninfo_becomes_key_value_pairs_for_the_secret():
     """The catalog's password goes in a DuckDB secret whose `password=…` the postgres extension
     appends to the conninfo: a URI (what `split_conninfo_password` leaves of
