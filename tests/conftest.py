@@ -157,10 +157,10 @@ def lake_pg():
 
 @pytest.fixture(scope="session")
 def lake_store_template(lake_pg, tmp_path_factory) -> tuple[str, Path]:
-    """One empty, migrated DuckLake store in `lake_pg`, created once a session (the migrations on
-    a lake take seconds); `lake_store_url` copies it. Its data directory is shared by the copies:
-    DuckLake records the data path in the catalog, never rewrites a file, and names new files
-    uniquely."""
+    """One empty, migrated DuckLake store in `lake_pg`, created once a session (loading the
+    extensions and migrating cost more than a copy); `lake_store_url` copies it. Its data
+    directory is shared by the copies: DuckLake records the data path in the catalog, never
+    rewrites a file, and names new files uniquely."""
     from storage import db, lake
     data = tmp_path_factory.mktemp("template-lake-data")
     name = "bw_store_template"
