@@ -1,5 +1,7 @@
-"""The temporary (ephemeral) Prefect server of `benchwatch run` when no PREFECT_API_URL is set:
-started from the main thread, with a longer start-up timeout, and never outliving its process."""
+"""`benchwatch run`'s Prefect run in its own process (`run_pipeline`), on a temporary (ephemeral)
+server when no PREFECT_API_URL is set: started from the main thread, with a longer start-up
+timeout, and never outliving its process. Apart from flows/pipeline.py, which a deployment's
+flow-run process imports and which has no use for Prefect's server (a whole web application)."""
 
 from __future__ import annotations
 
@@ -7,14 +9,11 @@ import signal
 import subprocess
 from typing import Any
 
-from prefect.settings import get_current_settings
 import prefect.server.api.server as server_module
 
 from common import settings
-
-
-def _server_configured() -> bool:
-    return get_current_settings().api.url is not None
+from flows.pipeline import CycleFailed, pipeline, server_configured
+from jobs.cycle import CycleReport
 
 
 # Prefect's own default (20 s) is too short on a loaded 2-core machine; a user setting wins.
@@ -55,7 +54,7 @@ def start_ephemeral_server() -> None:
     longer start-up timeout, and Prefect's atexit stop for every orderly exit (SIGTERM included:
     the CLI turns it into an exception). A start-up failure becomes OrchestrationUnavailable.
     """
-    if _server_configured():
+    if server_configured():
         return
     server = server_module.SubprocessASGIServer()
     if server.running:
@@ -79,3 +78,16 @@ def start_ephemeral_server() -> None:
             "or use --no-prefect") from exc
     finally:
         setattr(server_module.subprocess, "Popen", real_popen)
+
+
+def run_pipeline(**parameters: Any) -> CycleReport:
+    """Run `pipeline` in this process and return its report, also when the run ends Failed."""
+    start_ephemeral_server()
+    state = pipeline(**parameters, return_state=True)
+    result = state.result(raise_on_failure=False)
+    if isinstance(result, CycleFailed):        # a reported failure: the CLI prints the report
+        return result.report
+    if isinstance(result, BaseException):      # a crash, not a reported failure
+        raise result
+    assert isinstance(result, CycleReport), type(result)
+    return result

@@ -17,7 +17,7 @@ Prefect UI agree):
   queued for the next run). Notify still runs after a failed analyze, so source alerts go
   out. The flow returns a Failed state whose message says why and whose data is a `CycleFailed`
   exception carrying the `CycleReport` (no traceback: nothing crashed; Prefect shows the cause),
-  and `run_pipeline` hands that report to the CLI. The summary artifact is published either way.
+  and `flows.ephemeral.run_pipeline` hands that report to the CLI. The summary artifact is published either way.
 
 Writers never overlap: each flow run holds one slot of the global concurrency limit
 `benchwatch-duckdb-writer` (limit 1, created on first use) for its whole duration, so a
@@ -25,6 +25,10 @@ scheduled `collect` and a manual `pipeline` queue instead of interleaving their 
 That needs a Prefect server; in ephemeral mode (`benchwatch run` with no PREFECT_API_URL)
 each process starts its own temporary server, so the guard is skipped and DuckDB's
 single-writer file lock, which `storage.db` waits on, keeps writes apart.
+
+This module is what a deployment's flow-run process imports (prefect.yaml's entrypoints), so it
+imports nothing of Prefect's server: the temporary server and the in-process run of `benchwatch
+run` are flows/ephemeral.py's.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
 from prefect.concurrency.sync import concurrency
 from prefect.exceptions import ObjectAlreadyExists, ObjectNotFound
 from prefect.runtime import flow_run, task_run
+from prefect.settings import get_current_settings
 from prefect.states import Failed, State
 
 import jobs.alerts
@@ -55,8 +60,6 @@ from common import redact
 from common.console import REPORTED
 from common.time import utcnow
 from flows.artifacts import SATURATION_COLUMNS, saturation_rows, summary_markdown  # noqa: F401 - re-exported
-from flows.ephemeral import (EPHEMERAL_STARTUP_TIMEOUT_SECONDS, OrchestrationUnavailable,  # noqa: F401
-                             _server_configured, start_ephemeral_server, startup_timeout)
 from flows.secrets import (DB_PATH_PASSWORD_REFUSED, db_password, lake_password_from_block, slack_settings,
                            source_secrets)
 from jobs.collect import SourceOutcome
@@ -157,8 +160,8 @@ class CycleFailed(Exception):
 
     The Failed state of such a run holds this exception as its data, so Prefect (a worker, the
     UI, `state.result()`) shows the cause; a Failed state whose data is not an exception makes
-    Prefect itself fail with "Unexpected result for failed state". `run_pipeline` unwraps the
-    report for the CLI.
+    Prefect itself fail with "Unexpected result for failed state". `flows.ephemeral.run_pipeline`
+    unwraps the report for the CLI.
     """
 
     def __init__(self, message: str, report: CycleReport):
@@ -196,10 +199,15 @@ def ensure_writer_limit() -> None:
             pass
 
 
+def server_configured() -> bool:
+    """A Prefect API is configured (PREFECT_API_URL): not the ephemeral mode of `benchwatch run`."""
+    return get_current_settings().api.url is not None
+
+
 @contextmanager
 def writer_slot() -> Iterator[None]:
     """Hold the database-writer slot for the body (a no-op in ephemeral mode, see the module doc)."""
-    if not _server_configured():
+    if not server_configured():
         yield
         return
     ensure_writer_limit()
@@ -440,16 +448,3 @@ def pipeline(db_path: DbPath = None, sources: SourceList = None, replay_dir: Rep
             with reported(report, "notify", store, log_failure=False):
                 report.notification = notify_task(store)
     return _finish(report, "pipeline")
-
-
-def run_pipeline(**parameters: Any) -> CycleReport:
-    """Run `pipeline` in this process and return its report, also when the run ends Failed."""
-    start_ephemeral_server()
-    state = pipeline(**parameters, return_state=True)
-    result = state.result(raise_on_failure=False)
-    if isinstance(result, CycleFailed):        # a reported failure: the CLI prints the report
-        return result.report
-    if isinstance(result, BaseException):      # a crash, not a reported failure
-        raise result
-    assert isinstance(result, CycleReport), type(result)
-    return result

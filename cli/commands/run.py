@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             report = run_cycle(store, args.sources, replay_dir=args.replay, collect_only=args.collect_only,
                                secrets=secrets, slack=slack_settings)
         else:
-            from flows.pipeline import run_pipeline  # returns the report also when the flow run ends Failed
+            from flows.ephemeral import run_pipeline  # returns the report also when the flow run ends Failed
             from flows.secrets import password_to_environment
             # Prefect stores a flow run's parameters: a lake's PostgreSQL password goes to libpq
             # through PGPASSWORD (this process's environment), never into db_path
@@ -60,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
                                   collect_only=args.collect_only)
     except Exception as exc:  # noqa: BLE001 - only the orchestration's own start-up failure is expected
         if args.no_prefect:
-            raise       # no orchestration to blame (and flows.pipeline would import Prefect)
-        from flows.pipeline import OrchestrationUnavailable
+            raise       # no orchestration to blame (and flows.ephemeral would import Prefect)
+        from flows.ephemeral import OrchestrationUnavailable
         if not isinstance(exc, OrchestrationUnavailable):
             raise
         print(f"benchwatch run: {exc}", file=sys.stderr)

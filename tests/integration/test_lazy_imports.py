@@ -12,6 +12,9 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+import yaml
+
 from jobs.ingest import ingest_file
 from storage.store import open_store
 
@@ -92,6 +95,22 @@ def test_a_prefect_profile_with_an_api_url_is_asked(tmp_path):
         out = prefect_api_hinted(os.environ)
     """, tmp_path)
     assert got["out"] is True and "prefect" not in got["heavy"]
+
+
+@pytest.mark.slow   # imports Prefect
+def test_a_deployments_flow_module_imports_no_prefect_server(tmp_path):
+    """A deployment's flow-run process imports its entrypoint's module (prefect.yaml) and only
+    talks to the server as a client. Before: flows/pipeline.py imported the ephemeral server's
+    module, and with it Prefect's whole web application, in every deployed run."""
+    entrypoints = sorted({d["entrypoint"].split(":")[0]
+                          for d in yaml.safe_load((ROOT / "prefect.yaml").read_text())["deployments"]})
+    assert entrypoints == ["flows/pipeline.py"]
+    got = _loaded_after("""
+        import sys
+        import flows.pipeline
+        out = sorted(m for m in sys.modules if m.startswith(("prefect.server.api", "prefect.server.database")))
+    """, tmp_path)
+    assert "prefect" in got["heavy"] and got["out"] == []
 
 
 def _freeze_count_at_exit(call: str, tmp_path: Path) -> int:

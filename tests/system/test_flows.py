@@ -257,7 +257,8 @@ def test_every_source_failing_fails_the_run_but_the_cli_still_gets_its_report(ha
     state = pl.collect(db_path=db_path, sources=["swebench", "lmarena"], replay_dir=str(empty), return_state=True)
     assert state.is_failed()
     assert "every source failed (swebench, lmarena)" in state.message
-    report = pl.run_pipeline(db_path=db_path, sources=["swebench"], replay_dir=str(empty), collect_only=True)
+    from flows.ephemeral import run_pipeline
+    report = run_pipeline(db_path=db_path, sources=["swebench"], replay_dir=str(empty), collect_only=True)
     assert isinstance(report, CycleReport) and not report.ok
     assert report.outcomes[0].status == "failed"
 
@@ -383,7 +384,8 @@ def test_notify_runs_after_a_failed_analyze_and_the_run_fails(harness, db_path, 
     state = pl.pipeline(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY), return_state=True)
     assert state.is_failed()
     assert "analyze failed: ValueError: saturation table is inconsistent" in state.message
-    report = pl.run_pipeline(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY))
+    from flows.ephemeral import run_pipeline
+    report = run_pipeline(db_path=db_path, sources=["simple_evals"], replay_dir=str(REPLAY))
     assert report.notification == "1 notification(s) sent to the console"
     assert report.errors == ["analyze failed: ValueError: saturation table is inconsistent"]
     md = artifacts_of(state)["benchwatch-pipeline-summary"].data
@@ -514,20 +516,20 @@ def test_an_empty_replay_dir_is_refused_not_taken_as_live(harness, db_path):
 
 
 def test_ephemeral_start_up_timeout_defaults_longer_than_prefects(monkeypatch):
-    from flows import pipeline as pl
+    from flows import ephemeral
     monkeypatch.delenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", raising=False)
-    assert pl.startup_timeout() == pl.EPHEMERAL_STARTUP_TIMEOUT_SECONDS > 20
+    assert ephemeral.startup_timeout() == ephemeral.EPHEMERAL_STARTUP_TIMEOUT_SECONDS > 20
     monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "45")
-    assert pl.startup_timeout() == 45
+    assert ephemeral.startup_timeout() == 45
 
 
 @pytest.mark.slow   # imports Prefect's server and runs the CLI cycle
 def test_an_ephemeral_server_that_does_not_start_is_one_line(monkeypatch, tmp_path, capsys):
     """Before: Prefect's RuntimeError reached the terminal as a traceback."""
-    from flows import ephemeral, pipeline as pl
+    from flows import ephemeral
     import prefect.server.api.server as server_module
     from cli.main import main
-    monkeypatch.setattr(ephemeral, "_server_configured", lambda: False)
+    monkeypatch.setattr(ephemeral, "server_configured", lambda: False)
     monkeypatch.setattr(server_module.SubprocessASGIServer, "_instances", {})   # not the harness's server
 
     def never(self, timeout=None):
@@ -538,7 +540,7 @@ def test_an_ephemeral_server_that_does_not_start_is_one_line(monkeypatch, tmp_pa
     err = capsys.readouterr().err
     assert code == 1
     assert err.strip().splitlines() == [
-        f"benchwatch run: Prefect's temporary server did not start within {pl.startup_timeout()} s (Timed out "
+        f"benchwatch run: Prefect's temporary server did not start within {ephemeral.startup_timeout()} s (Timed out "
         "while attempting to connect to ephemeral Prefect API server.); raise "
         "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS, point PREFECT_API_URL at a server, or use --no-prefect"]
 
