@@ -41,6 +41,7 @@ import pandas as pd
 from alerts import baseline
 from alerts import rules as registry
 from alerts.config import RuleSettings
+from alerts.render import headline
 from alerts.records import (
     FIRING,
     INACTIVE,
@@ -175,7 +176,6 @@ def evaluate(*, now: datetime, previous: Iterable[AlertState], silences: Iterabl
             events.append(_transition_event(state, "unmuted", now, folded=False))
         states.append(state)
     if day_one:
-        from alerts.render import headline
         notifications.insert(0, baseline.baseline_notice(states, kinds, now, headline))
     else:
         notifications += baseline.watching_notices(

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
+import pandas as pd
+
 from alerts import config
 from analysis.constants import LEVEL_DWELL_DAYS
 
@@ -147,7 +149,6 @@ def level_note(s_index: float | None, bin_: str | None, level: str | None, pendi
         towards = "" if pending_bin == bin_ else f" (a move towards {pending_bin})"
         if pending_since is None or (not isinstance(pending_since, str) and pending_since != pending_since):
             return f"{head}; the level stays {level} until the move has stood {dwell} days{towards}"
-        import pandas as pd
         due = (pd.Timestamp(pending_since).normalize() + pd.Timedelta(days=dwell)).strftime("%Y-%m-%d")
         return (f"{head} since {day(pd.Timestamp(pending_since).isoformat())}; the level stays {level} until "
                 f"{due} ({dwell} days), unless a newer snapshot undoes the move{towards}")

@@ -351,11 +351,10 @@ def run_set_calibrations(con: duckdb.DuckDBPyConnection, *, now: datetime | str,
     """A3's calibration of every item set as `analyze` judges its flags by (its trials and seed;
     read only): (the current calibration of each set, stored or computed; the rows computed here,
     which the caller may store). A set whose inputs' key is stored is read, not computed again."""
-    from storage.engine import duckdb as _duckdb
     data = slice_inputs(con)
     try:
         stored = store.read_set_calibrations(con)
-    except _duckdb.CatalogException:       # a file from before migration 077 (opened read only)
+    except duckdb.CatalogException:       # a file from before migration 077 (opened read only)
         stored = pd.DataFrame(columns=["signal", "source", "benchmark", "input_key"])
     known = set(zip(stored["signal"], stored["source"], stored["benchmark"], stored["input_key"]))
     keys, fresh = item_set_calibrations(data["items"], data["cutoffs"], now=naive_utc(now), trials=CALIBRATION_TRIALS,

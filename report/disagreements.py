@@ -20,6 +20,7 @@ from common.jsonsafe import is_null as _missing
 from common.redact import inert_text
 from report.base import esc, table
 from report.text import TEXT_WIDTH, fit_table
+import scrapers
 
 TITLE = ("When sources disagree (source_disagreements; docs/disagreements.md): the same model on the same "
          "question set from two sources")
@@ -29,7 +30,6 @@ PER_BENCHMARK = 3
 @lru_cache(maxsize=1)
 def source_links() -> dict[str, str]:
     """Each source's page a person reads (`Scraper.page`, else its first URL)."""
-    import scrapers
     out = {}
     for name in scrapers.SOURCES:
         scraper = scrapers.get(name)

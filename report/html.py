@@ -35,6 +35,7 @@ from typing import Mapping
 
 import pandas as pd
 
+from alerts import rules
 from analysis.constants import SATURATION_ALPHA, SATURATION_BIN_EDGES, SATURATION_BINS, SATURATION_K
 from common.jsonsafe import is_null as _missing
 from report.base import (OPTIONAL_LEVEL_COLUMNS, as_int, clip, date, default_params, esc, evidence, frame,
@@ -112,7 +113,6 @@ def _source_health(sources: pd.DataFrame, now: pd.Timestamp) -> str:
 
 def _firing(firing: pd.DataFrame) -> str:
     if len(firing) and "kind" in firing.columns:   # a benchmark's level is a state, shown in the overview
-        from alerts import rules
         states = [name for name, kind in rules.kinds().items() if kind.state_line is not None]
         firing = firing[~firing["kind"].isin(states)]
     if not len(firing):

@@ -345,6 +345,7 @@ def store_set_calibrations(con: duckdb.DuckDBPyConnection, table: pd.DataFrame, 
     """Store item-set calibrations (analysis.contamination.set_calibration's frame, migration 077) in
     one transaction; a row whose key is stored already is kept as it is (the same inputs gave it).
     Returns the rows added."""
+    # here, not at the top: the analysis package reaches scipy, and notify reads this module
     from analysis.contamination.set_calibration import SET_CALIBRATION_COLUMNS
     missing = set(SET_CALIBRATION_COLUMNS) - set(table.columns)
     if missing:

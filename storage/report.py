@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from storage.backtest import read_backtest_summary
+from storage.disagreements import read_source_disagreements
 from storage.engine import duckdb
 from storage.rule_inputs import FAILED_FETCH_STATUSES, read_source_health
 
@@ -17,7 +18,6 @@ def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 def _disagreements(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """The rows of `source_disagreements` (empty before the view exists)."""
-    from storage.disagreements import read_source_disagreements
     return read_source_disagreements(con) if _exists(con, "source_disagreements") else pd.DataFrame()
 
 

@@ -14,6 +14,7 @@ import pandas as pd
 
 from common.time import utc_columns
 from analysis.constants import SET_CALIBRATED_SIGNALS
+from storage.disagreements import read_source_disagreements as _read_disagreements
 from storage.contamination import read_latest_calibration, read_set_calibrations, read_suspicions
 from storage.engine import duckdb
 from storage.reads import with_display_names
@@ -207,8 +208,7 @@ def with_calibration(suspicions: pd.DataFrame, calibration: pd.DataFrame,
 
 def read_source_disagreements(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
     """The rows of `source_disagreements` (the `source_disagreement` rule); None before the view exists."""
-    from storage.disagreements import read_source_disagreements as read
     try:
-        return read(con)
+        return _read_disagreements(con)
     except duckdb.CatalogException:
         return None

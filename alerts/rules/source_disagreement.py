@@ -20,6 +20,7 @@ from alerts.records import RESOLVED, Condition, to_utc
 from alerts.rules.base import INFO, AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, num
 from alerts.text import clean, fixed, pp
 from storage import look_queries as look
+from storage import rule_inputs as store
 
 if TYPE_CHECKING:
     from storage.store import Connection
@@ -35,6 +36,8 @@ def _score(value: Any, metric: str) -> str:
 
 def disagreement_conditions(rows: pd.DataFrame, now: Any) -> list[Condition]:
     """One condition per finding and per transcription error among the rows of `source_disagreements`."""
+    # here, not at the top: analysis.disagreement reaches scipy (through the contamination
+    # numerics' BH), which a notify with no disagreement rows, as most are, never needs
     from analysis.disagreement import analyse
     result = analyse(rows)
     out = []
@@ -86,7 +89,6 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
 
 
 def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
-    from storage import rule_inputs as store
     return store.read_source_disagreements(con)
 
 

@@ -26,6 +26,7 @@ Pure: frames in, a frame out; the run time and snapshot dates are passed in.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping
 
 import numpy as np
@@ -155,7 +156,6 @@ def _key(v: Any) -> str | None:
 
 def _ev(v: Any) -> dict[str, Any]:
     if isinstance(v, str):
-        import json
         v = json.loads(v)
     return dict(v) if isinstance(v, Mapping) else {}
 

@@ -161,7 +161,7 @@ def _sha(*parts: object) -> str:
 def model_hashes(claims: pd.DataFrame, now: datetime) -> dict[str, int]:
     """model -> a hash of its resolved dates and cutoff (analysis.cutoffs.resolve_model_dates: a
     claim of another model can change a model's trust) and of whether its release is still ahead."""
-    from jobs.contamination import resolved_dates
+    from jobs.contamination import resolved_dates   # here: it reaches scipy, which an unchanged analysis never loads
     if not len(claims):
         return {}
     resolved = resolved_dates(claims).sort_values("model", kind="stable").reset_index(drop=True)
@@ -224,7 +224,7 @@ def plan(con: duckdb.DuckDBPyConnection, now: datetime, *, incremental: bool = T
 
     `groups`, `digests`, `stored`: storage.fingerprint.score_table_groups, table_digests and
     read_stored of this analysis, when it has them (not read again)."""
-    from jobs.contamination import linked_benchmarks
+    from jobs.contamination import linked_benchmarks   # here: it reaches scipy (see model_hashes)
     registry_names = {t for t, _ in fp.REGISTRY_TABLES}
     registry_digests = [d for d in digests if d.split(":", 1)[0] in registry_names] if digests is not None \
         else fp.table_digests(con, fp.REGISTRY_TABLES)
