@@ -36,7 +36,7 @@ import pandas as pd
 
 from analysis.constants import (DISAGREEMENT_FDR, DISAGREEMENT_Z, MAD_TO_SD, MEDIAN_SE_FACTOR, OFFSET_MIN_PAIRS,
                                 OFFSET_SIGNIFICANT_SE, TRANSCRIPTION_TOLERANCE)
-from analysis.contamination.numerics import benjamini_hochberg
+from analysis.fdr import benjamini_hochberg
 
 __all__ = ["Disagreements", "analyse", "largest", "transcription_tolerance", "PAIR_KEY"]
 

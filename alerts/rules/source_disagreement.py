@@ -19,6 +19,7 @@ from alerts.config import RuleSettings
 from alerts.records import RESOLVED, Condition, to_utc
 from alerts.rules.base import INFO, AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, num
 from alerts.text import clean, fixed, pp
+from analysis.disagreement import analyse
 from storage import look_queries as look
 from storage import rule_inputs as store
 
@@ -36,9 +37,6 @@ def _score(value: Any, metric: str) -> str:
 
 def disagreement_conditions(rows: pd.DataFrame, now: Any) -> list[Condition]:
     """One condition per finding and per transcription error among the rows of `source_disagreements`."""
-    # here, not at the top: analysis.disagreement reaches scipy (through the contamination
-    # numerics' BH), which a notify with no disagreement rows, as most are, never needs
-    from analysis.disagreement import analyse
     result = analyse(rows)
     out = []
     for what, frame in (("finding", result.findings), ("transcription", result.mismatches)):

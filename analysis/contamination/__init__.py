@@ -69,12 +69,12 @@ from analysis.contamination.numerics import (  # noqa: F401  (tests patch and ca
     _isotonic_predict,
     _isotonic_predict_batch,
     _link_predict,
-    benjamini_hochberg,
     isotonic_fit_batch,
     jsonable,
     pava,
 )
 from analysis.contamination import run as _run
+from analysis.fdr import benjamini_hochberg  # noqa: F401 - part of the package's API (tests call it)
 
 # One line per signal. Adding a statistic: write analysis/contamination/<name>.py exposing SIGNAL,
 # add it here. The order is the order placebos draw from the shared rng (A3 first, as before the

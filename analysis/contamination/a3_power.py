@@ -11,7 +11,8 @@ from analysis.contamination.a3 import _a3_p, a3_core
 from analysis.contamination.a3_placebo import placebo_sets
 from analysis.contamination.base import Thresholds
 from analysis.cutoffs import guard
-from analysis.contamination.numerics import _wilson, benjamini_hochberg
+from analysis.contamination.numerics import _wilson
+from analysis.fdr import benjamini_hochberg
 
 
 POWER_COLUMNS = ["source", "benchmark", "planted", "trials", "n_pre", "n_post", "se_total",

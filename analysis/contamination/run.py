@@ -14,7 +14,8 @@ import pandas as pd
 from analysis.constants import CALIBRATION_TRIALS
 from analysis.contamination.base import log, PLACEBO_COLUMNS, SKIP_COLUMNS, Signal, SignalInputs, SignalTest, Thresholds
 from analysis.contamination.families import TestKey, finalize, previous_tests
-from analysis.contamination.numerics import _share_ci, _wilson, benjamini_hochberg
+from analysis.contamination.numerics import _share_ci, _wilson
+from analysis.fdr import benjamini_hochberg
 from analysis.contamination.suspicions import by_key
 from analysis.cutoffs import benchmark_slices
 

@@ -97,6 +97,18 @@ def test_a_prefect_profile_with_an_api_url_is_asked(tmp_path):
     assert got["out"] is True and "prefect" not in got["heavy"]
 
 
+def test_the_disagreement_analysis_imports_no_scipy(tmp_path):
+    """`status`, the report and the disagreement rule analyse disagreements with BH alone
+    (analysis/fdr.py). Before: BH came from the contamination package, whose signals load scipy,
+    so `status` on a store with two sources of one benchmark imported scipy.optimize."""
+    got = _loaded_after("""
+        import analysis.disagreement, report.disagreements, alerts.rules.source_disagreement
+        out = analysis.disagreement.benjamini_hochberg([0.01, 0.04, 0.03]).round(3).tolist()
+    """, tmp_path)
+    assert got["out"] == [0.03, 0.04, 0.04]
+    assert "scipy" not in got["heavy"] and "pandas" in got["heavy"]
+
+
 @pytest.mark.slow   # imports Prefect
 def test_a_deployments_flow_module_imports_no_prefect_server(tmp_path):
     """A deployment's flow-run process imports its entrypoint's module (prefect.yaml) and only

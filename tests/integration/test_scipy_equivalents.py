@@ -12,7 +12,8 @@ import pytest
 from scipy import stats
 from scipy.special import fdtrc, ndtri
 
-from analysis.contamination.numerics import _Z95, benjamini_hochberg, bh_adjust
+from analysis.contamination.numerics import _Z95
+from analysis.fdr import benjamini_hochberg, bh_adjust
 from analysis.frontier_trend import theilslopes
 
 REPO = Path(__file__).resolve().parents[2]
