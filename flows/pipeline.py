@@ -17,7 +17,8 @@ Prefect UI agree):
   queued for the next run). Notify still runs after a failed analyze, so source alerts go
   out. The flow returns a Failed state whose message says why and whose data is a `CycleFailed`
   exception carrying the `CycleReport` (no traceback: nothing crashed; Prefect shows the cause),
-  and `flows.ephemeral.run_pipeline` hands that report to the CLI. The summary artifact is published either way.
+  and `flows.ephemeral.run_pipeline` hands that report to the CLI. The summary artifact is
+  published either way.
 
 Writers never overlap: each flow run holds one slot of the global concurrency limit
 `benchwatch-duckdb-writer` (limit 1, created on first use) for its whole duration, so a

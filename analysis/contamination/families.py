@@ -13,8 +13,8 @@ import pandas as pd
 from analysis.contamination.base import RESULT_COLUMNS, SignalTest, Thresholds
 from analysis.constants import RETIRED_SIGNALS, SUSPICION_STATES
 from analysis.contamination.numerics import jsonable
-from analysis.fdr import benjamini_hochberg
 from analysis.cutoffs import require_columns
+from analysis.fdr import benjamini_hochberg
 
 TestKey = tuple[str, str, str, str, str]
 

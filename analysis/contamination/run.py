@@ -15,9 +15,9 @@ from analysis.constants import CALIBRATION_TRIALS
 from analysis.contamination.base import log, PLACEBO_COLUMNS, SKIP_COLUMNS, Signal, SignalInputs, SignalTest, Thresholds
 from analysis.contamination.families import TestKey, finalize, previous_tests
 from analysis.contamination.numerics import _share_ci, _wilson
-from analysis.fdr import benjamini_hochberg
 from analysis.contamination.suspicions import by_key
 from analysis.cutoffs import benchmark_slices
+from analysis.fdr import benjamini_hochberg
 
 
 def _slices_or_none(benchmarks: pd.DataFrame | None, cutoffs: pd.DataFrame, th: Thresholds) -> pd.DataFrame | None:
