@@ -383,10 +383,24 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
     try:
         yield con
     except BaseException:
-        con.execute("ROLLBACK")
+        unless_closed(con, "ROLLBACK")
         raise
     else:
         con.execute("COMMIT")
+
+
+def unless_closed(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> None:
+    """A block's closing statement (a ROLLBACK, a setting put back), run unless the connection is
+    closed already: closing it ended its transaction and its settings.
+
+    That is how a block ends when SIGTERM lands inside its `__enter__`, after the generator's
+    `yield`: the block's `__exit__` never runs, the connection's own block closes the connection,
+    and the garbage collector closes the generator later. Its error would then be printed after
+    the command's last line (`terminated (SIGTERM)`)."""
+    try:
+        con.execute(sql, params)
+    except duckdb.ConnectionException:
+        pass
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from common.time import naive_utc_columns, utcnow
 from storage import history_kept as kept
-from storage.db import insert_frame, quote_ident, registered_frame, transaction
+from storage.db import insert_frame, quote_ident, registered_frame, transaction, unless_closed
 from storage.engine import duckdb
 from analysis.dating import RUNNING_BEST_SQL
 
@@ -93,9 +93,9 @@ def memory_limit(con: duckdb.DuckDBPyConnection, limit: str = HISTORY_MEMORY_LIM
         yield
     finally:
         if before is None:
-            con.execute("RESET memory_limit")
+            unless_closed(con, "RESET memory_limit")
         else:
-            con.execute("SET memory_limit = ?", [before])
+            unless_closed(con, "SET memory_limit = ?", [before])
 
 
 def benchmark_chunks(con: duckdb.DuckDBPyConnection, max_rows: int | None = None,

@@ -10,6 +10,7 @@ so a run that reaches notify posts it to the fake Slack.
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import shutil
@@ -138,6 +139,32 @@ def _check(code: int, err: str, sent: float | None, slack) -> None:
     assert "terminated (SIGTERM)" in err.strip().splitlines()[-1]
     late = [r for r in slack.requests if r.accepted and r.at >= sent]
     assert late == [], "delivered after the signal"
+
+
+def test_a_block_whose_enter_sigterm_cut_short_ends_quietly_after_its_connection(tmp_path):
+    """SIGTERM inside a `with` block's `__enter__`, after its generator's `yield` (CI: 1 run in 10
+    random SIGTERMs): the block's `__exit__` never runs, the connection's block closes the
+    connection, and the garbage collector closes the generator later. Its ROLLBACK (or setting
+    put back) on the closed connection printed a traceback after `terminated (SIGTERM)`."""
+    from storage.saturation import memory_limit
+    from common.shutdown import Terminated
+    ignored: list = []
+    hook, sys.unraisablehook = sys.unraisablehook, ignored.append
+    try:
+        with db.connect(tmp_path / "bw.duckdb") as con:
+            left = [db.transaction(con), memory_limit(con, "500MB")]
+            for block in left:
+                block.__enter__()            # as if the signal landed right after: no __exit__
+        del block, left                      # the generators are closed now, the connection first
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    assert [f"{u.exc_type.__name__}: {u.exc_value}" for u in ignored] == []
+    with db.connect(tmp_path / "bw.duckdb") as con:   # a block whose __exit__ runs after the close
+        block = db.transaction(con)
+        block.__enter__()
+    # the stop goes on (not suppressed), and the closed connection's error does not replace it
+    assert block.__exit__(Terminated, Terminated(), None) is False
 
 
 @pytest.mark.slow   # two real runs; the fast lane keeps the deterministic test above
