@@ -28,6 +28,10 @@ def count_source_disagreements(con: duckdb.DuckDBPyConnection) -> int:
     return int(row[0]) if row else 0
 
 
-def read_source_disagreements(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every row of the view (empty, with its columns, on a database without pairs)."""
-    return con.execute(f"SELECT * FROM source_disagreements {ORDER}").df()
+def read_source_disagreements(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
+    """Every row of the view (empty, with its columns, on a database without pairs); None on a
+    database from before the view (read only, not migrated)."""
+    try:
+        return con.execute(f"SELECT * FROM source_disagreements {ORDER}").df()
+    except duckdb.CatalogException:
+        return None

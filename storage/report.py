@@ -18,7 +18,8 @@ def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 def _disagreements(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """The rows of `source_disagreements` (empty before the view exists)."""
-    return read_source_disagreements(con) if _exists(con, "source_disagreements") else pd.DataFrame()
+    rows = read_source_disagreements(con)
+    return rows if rows is not None else pd.DataFrame()
 
 
 def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:

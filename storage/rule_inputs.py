@@ -14,7 +14,7 @@ import pandas as pd
 
 from common.time import utc_columns
 from analysis.constants import SET_CALIBRATED_SIGNALS
-from storage.disagreements import read_source_disagreements as _read_disagreements
+from storage.disagreements import read_source_disagreements  # noqa: F401 - the disagreement rule's input
 from storage.contamination import read_latest_calibration, read_set_calibrations, read_suspicions
 from storage.engine import duckdb
 from storage.reads import with_display_names
@@ -204,11 +204,3 @@ def with_calibration(suspicions: pd.DataFrame, calibration: pd.DataFrame,
         cals.append(None if c is None else {**{k: c[k] for k in keep}, **extra})
     out["calibration_ok"], out["calibration"] = oks, cals
     return out
-
-
-def read_source_disagreements(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
-    """The rows of `source_disagreements` (the `source_disagreement` rule); None before the view exists."""
-    try:
-        return _read_disagreements(con)
-    except duckdb.CatalogException:
-        return None
