@@ -12,17 +12,18 @@ from common.jsonsafe import is_null as _missing
 from report.charts import family_span, frontier_chart, s_history_chart
 from report.base import (POPULATION_ORDER, bin_badge, date, esc, forecast_text, level_of, metric_is_proportion,
                                 naive, names, num, score_text, STALE_AFTER_DAYS, staleness_days, table_name, tabled,
-                                table_keys, top_names, trend_cell, versions)
+                                table_keys, top_names, trend_cell)
 from alerts.text import level_note
 from registry.tables import source_name
 
 
 def bench_tables(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.DataFrame,
-                 tables: pd.DataFrame) -> tuple[str, list[str], list[str]]:
+                 tables: pd.DataFrame, keys: Mapping[str, tuple[str, str]]) -> tuple[str, list[str], list[str]]:
     """(primary table, the releases of its source oldest first, the benchmark's other tables).
 
     The primary is benchmark_tables' (registry.tables: the owner's leaderboard, the newest
-    release of a versioned source), else the level row flagged primary, else the first."""
+    release of a versioned source), else the level row flagged primary, else the first. `keys`:
+    `table_keys` of the frames (table_id -> (source, version)), made once for the whole page."""
     seen: list[str] = []
     for df in (tables, levels, hist, frontier):
         if len(df) and "table_id" in df.columns:
@@ -35,7 +36,6 @@ def bench_tables(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier:
         primary = str(lv.loc[lv["is_primary"].fillna(False).astype(bool), "table_id"].iloc[0])
     else:
         primary = seen[0] if seen else bench
-    keys = table_keys(tables, levels, hist, frontier)      # table_id -> (source, version): the stored columns
     source = keys.get(primary, ("", ""))[0] or None
     family = sorted((x for x in seen if source is not None and keys.get(x, ("", ""))[0] == source),
                     key=lambda x: (keys.get(x, ("", ""))[1], x)) or [primary]
@@ -55,8 +55,8 @@ def _level_note(r: Mapping[str, Any]) -> str:
 
 def _section(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.DataFrame,
              trend_by: Mapping[str, Mapping[str, Any]], tables: pd.DataFrame, anchor: str, now: pd.Timestamp,
-             why: str = "") -> str:
-    primary, family, others = bench_tables(bench, levels, hist, frontier, tables)
+             keys: Mapping[str, tuple[str, str]], why: str = "") -> str:
+    primary, family, others = bench_tables(bench, levels, hist, frontier, tables, keys)
     bench_rows = levels[levels["benchmark"] == bench]
     rows = bench_rows[bench_rows["table_id"] == primary]
     if not len(rows):
@@ -85,7 +85,7 @@ def _section(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.
         facts.append("top-k: " + ", ".join(esc(m) for m in top))
     t = trend_by.get(primary)
     if len(family) > 1:
-        version = versions(tables, levels, hist, frontier)
+        version = {x: v for x, (_, v) in keys.items()}
         facts.append(f"{len(family)} releases, each its own table: " + ", ".join(esc(version.get(x) or x) for x in family))
     if t is not None and not _missing(t.get("frontier_model")):
         facts.append(f"frontier {esc(t['frontier_model'])} {esc(score_text(t.get('frontier'), metric_is_proportion(t)))}")
@@ -150,10 +150,11 @@ def bench_order(levels: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(str(b) for b in order["benchmark"]))
 
 
-def family_of(bench: str, levels: pd.DataFrame, tables: pd.DataFrame) -> str:
-    """The family a benchmark is folded under: its primary table's source, by display name."""
-    primary, _, _ = bench_tables(bench, levels, pd.DataFrame(), pd.DataFrame(), tables)
-    source = table_keys(tables, levels).get(primary, ("", ""))[0]
+def family_of(bench: str, levels: pd.DataFrame, tables: pd.DataFrame, keys: Mapping[str, tuple[str, str]]) -> str:
+    """The family a benchmark is folded under: its primary table's source, by display name.
+    `keys`: `table_keys(tables, levels)`, made once for all benchmarks."""
+    primary, _, _ = bench_tables(bench, levels, pd.DataFrame(), pd.DataFrame(), tables, keys)
+    source = keys.get(primary, ("", ""))[0]
     return source_name(source) if source else "other"
 
 
@@ -164,14 +165,16 @@ def benchmark_sections(levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.Da
     levels, hist, frontier, trends = (tabled(x) for x in (levels, hist, frontier, trends))
     tables = pd.DataFrame() if tables is None else tables
     trend_by = {r["table_id"]: r for r in trends.to_dict("records")} if len(trends) else {}
+    keys, family_keys = table_keys(tables, levels, hist, frontier), table_keys(tables, levels)   # once a page
     lead: list[str] = []
     families: dict[str, list[tuple[str, str]]] = {}
     for bench in bench_order(levels):
-        html_ = _section(bench, levels, hist, frontier, trend_by, tables, anchors[bench], now, headline.get(bench, ""))
+        html_ = _section(bench, levels, hist, frontier, trend_by, tables, anchors[bench], now, keys,
+                         headline.get(bench, ""))
         if bench in headline:
             lead.append(html_)
         else:
-            families.setdefault(family_of(bench, levels, tables), []).append((bench, html_))
+            families.setdefault(family_of(bench, levels, tables, family_keys), []).append((bench, html_))
     folded = []
     for fam in sorted(families, key=str.lower):
         items = families[fam]
@@ -191,6 +194,7 @@ def toc_entries(levels: pd.DataFrame, headline: Mapping[str, str],
     if not len(levels):
         return []
     tables = pd.DataFrame() if tables is None else tables
+    keys = table_keys(tables, levels)
     lead: list[tuple[str, str]] = []
     families: dict[str, list[tuple[str, str]]] = {}
     for bench in bench_order(levels):
@@ -200,7 +204,7 @@ def toc_entries(levels: pd.DataFrame, headline: Mapping[str, str],
         if bench in headline:
             lead.append(entry)
         elif rows["s_index"].notna().any():
-            families.setdefault(family_of(bench, levels, tables), []).append(entry)
+            families.setdefault(family_of(bench, levels, tables, keys), []).append(entry)
     groups = [("Changed or near a bin edge", lead)] if lead else []
     return groups + [(fam, families[fam]) for fam in sorted(families, key=str.lower)]
 
