@@ -90,6 +90,10 @@ def read_overview_frames(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFra
     return {"levels": _read(con, "saturation_latest", _LEVELS_SQL), "signals": _read(con, "suspects", _SIGNALS_SQL)}
 
 
+# A group's item scores in item order: the list aggregates then add them in that order, every run.
+_IN_ORDER = "list({0} ORDER BY item_id)"
+
+
 def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     """Every frame the HTML report draws; `SELECT *` from the analysis views, so columns other
     branches add (top_models, population, a bin-hold probability, staleness, ...) reach the
@@ -110,20 +114,22 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     trends = _read(con, "trends", "SELECT * FROM trends ORDER BY benchmark, table_id, k")
     tables = _read(con, "benchmark_tables", """SELECT * FROM benchmark_tables
                                                ORDER BY benchmark, is_primary DESC, table_id""")
-    item_months = _read(con, "latest_item_results", """
+    # Means and SEs over the items in item order (`_IN_ORDER`): DuckDB's avg and stddev_samp add in
+    # thread order, and a mean on a rounding edge then showed 21.6 % in one run and 21.7 % in the next.
+    item_months = _read(con, "latest_item_results", f"""
         SELECT source, benchmark, model, CAST(date_trunc('month', item_date) AS DATE) AS month,
-               avg(score) AS accuracy, count(*) AS n_items,
-               stddev_samp(score) / sqrt(count(*)) AS se          -- the month's mean: its standard error
+               list_avg({_IN_ORDER.format("score")}) AS accuracy, count(*) AS n_items,
+               list_aggregate({_IN_ORDER.format("score")}, 'stddev_samp') / sqrt(count(*)) AS se   -- the month's mean: its SE
         FROM latest_item_results WHERE item_date IS NOT NULL
         GROUP BY ALL ORDER BY source, benchmark, model, month""")
     # the time-window control: each model's accuracy on the items released on or after each quarter's start
-    item_windows = _read(con, "latest_item_results", """
-        WITH items AS (SELECT source, benchmark, model, item_date, score
+    item_windows = _read(con, "latest_item_results", f"""
+        WITH items AS (SELECT source, benchmark, model, item_id, item_date, score
                        FROM latest_item_results WHERE item_date IS NOT NULL),
              starts AS (SELECT DISTINCT source, benchmark, CAST(date_trunc('quarter', item_date) AS DATE) AS window_start
                         FROM items)
-        SELECT s.source, s.benchmark, s.window_start, i.model, avg(i.score) AS accuracy, count(*) AS n_items,
-               stddev_samp(i.score) / sqrt(count(*)) AS se
+        SELECT s.source, s.benchmark, s.window_start, i.model, list_avg({_IN_ORDER.format("i.score")}) AS accuracy,
+               count(*) AS n_items, list_aggregate({_IN_ORDER.format("i.score")}, 'stddev_samp') / sqrt(count(*)) AS se
         FROM starts s JOIN items i ON i.source = s.source AND i.benchmark = s.benchmark
                                    AND i.item_date >= s.window_start
         GROUP BY ALL ORDER BY source, benchmark, window_start, accuracy DESC, model""")
