@@ -94,6 +94,31 @@ def read_overview_frames(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFra
 _IN_ORDER = "list({0} ORDER BY item_id)"
 
 
+def read_item_accuracy(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(item_months, item_windows) of `read_html_report`: each model's mean item score and its SE
+    per item release month, and over the items released on or after each quarter's start."""
+    # Means and SEs over the items in item order (`_IN_ORDER`): DuckDB's avg and stddev_samp add in
+    # thread order, and a mean on a rounding edge then showed 21.6 % in one run and 21.7 % in the next.
+    item_months = _read(con, "latest_item_results", f"""
+        SELECT source, benchmark, model, CAST(date_trunc('month', item_date) AS DATE) AS month,
+               list_avg({_IN_ORDER.format("score")}) AS accuracy, count(*) AS n_items,
+               list_aggregate({_IN_ORDER.format("score")}, 'stddev_samp') / sqrt(count(*)) AS se   -- the month's mean: its SE
+        FROM latest_item_results WHERE item_date IS NOT NULL
+        GROUP BY ALL ORDER BY source, benchmark, model, month""")
+    # the time-window control: each model's accuracy on the items released on or after each quarter's start
+    item_windows = _read(con, "latest_item_results", f"""
+        WITH items AS (SELECT source, benchmark, model, item_id, item_date, score
+                       FROM latest_item_results WHERE item_date IS NOT NULL),
+             starts AS (SELECT DISTINCT source, benchmark, CAST(date_trunc('quarter', item_date) AS DATE) AS window_start
+                        FROM items)
+        SELECT s.source, s.benchmark, s.window_start, i.model, list_avg({_IN_ORDER.format("i.score")}) AS accuracy,
+               count(*) AS n_items, list_aggregate({_IN_ORDER.format("i.score")}, 'stddev_samp') / sqrt(count(*)) AS se
+        FROM starts s JOIN items i ON i.source = s.source AND i.benchmark = s.benchmark
+                                   AND i.item_date >= s.window_start
+        GROUP BY ALL ORDER BY source, benchmark, window_start, accuracy DESC, model""")
+    return item_months, item_windows
+
+
 def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     """Every frame the HTML report draws; `SELECT *` from the analysis views, so columns other
     branches add (top_models, population, a bin-hold probability, staleness, ...) reach the
@@ -114,25 +139,7 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     trends = _read(con, "trends", "SELECT * FROM trends ORDER BY benchmark, table_id, k")
     tables = _read(con, "benchmark_tables", """SELECT * FROM benchmark_tables
                                                ORDER BY benchmark, is_primary DESC, table_id""")
-    # Means and SEs over the items in item order (`_IN_ORDER`): DuckDB's avg and stddev_samp add in
-    # thread order, and a mean on a rounding edge then showed 21.6 % in one run and 21.7 % in the next.
-    item_months = _read(con, "latest_item_results", f"""
-        SELECT source, benchmark, model, CAST(date_trunc('month', item_date) AS DATE) AS month,
-               list_avg({_IN_ORDER.format("score")}) AS accuracy, count(*) AS n_items,
-               list_aggregate({_IN_ORDER.format("score")}, 'stddev_samp') / sqrt(count(*)) AS se   -- the month's mean: its SE
-        FROM latest_item_results WHERE item_date IS NOT NULL
-        GROUP BY ALL ORDER BY source, benchmark, model, month""")
-    # the time-window control: each model's accuracy on the items released on or after each quarter's start
-    item_windows = _read(con, "latest_item_results", f"""
-        WITH items AS (SELECT source, benchmark, model, item_id, item_date, score
-                       FROM latest_item_results WHERE item_date IS NOT NULL),
-             starts AS (SELECT DISTINCT source, benchmark, CAST(date_trunc('quarter', item_date) AS DATE) AS window_start
-                        FROM items)
-        SELECT s.source, s.benchmark, s.window_start, i.model, list_avg({_IN_ORDER.format("i.score")}) AS accuracy,
-               count(*) AS n_items, list_aggregate({_IN_ORDER.format("i.score")}, 'stddev_samp') / sqrt(count(*)) AS se
-        FROM starts s JOIN items i ON i.source = s.source AND i.benchmark = s.benchmark
-                                   AND i.item_date >= s.window_start
-        GROUP BY ALL ORDER BY source, benchmark, window_start, accuracy DESC, model""")
+    item_months, item_windows = read_item_accuracy(con)
     level_changes = read_level_changes(con)
     cutoffs = _read(con, "resolved_cutoffs", "SELECT * FROM resolved_cutoffs ORDER BY model")
     post_cutoff = _read(con, "post_cutoff_scores", "SELECT * FROM post_cutoff_scores ORDER BY benchmark, model")

@@ -158,3 +158,31 @@ def test_report_out_html_writes_a_page_and_an_unanalysed_database_says_run_analy
     assert main(["report", "--db", str(db)]) == 0
     out, err = capsys.readouterr()
     assert "benchwatch analyze" not in out + err
+
+
+def test_the_item_accuracies_are_the_same_every_run():
+    """The HTML report's monthly item accuracies and window rankings on a store large enough for
+    DuckDB to aggregate a group on several threads. Before: avg and stddev_samp added in thread
+    order, so runs differed in the last bits (8 runs of one such query gave 6 different results)
+    and a mean on a rounding edge read 21.6 % in one report and 21.7 % in the next."""
+    import duckdb
+    import numpy as np
+    import pandas as pd
+    from storage.report import read_item_accuracy
+    rng = np.random.default_rng(0)
+    n = 300_000                      # more than two of DuckDB's row groups
+    items = pd.DataFrame({"source": "s", "benchmark": "b", "model": rng.choice(["m1", "m2"], n),
+                          "item_id": [f"i{i:07d}" for i in range(n)],
+                          "item_date": pd.Timestamp("2025-01-15") + pd.to_timedelta(rng.integers(0, 200, n), unit="D"),
+                          "score": rng.random(n)})
+    con = duckdb.connect(config={"threads": 4})
+    con.register("items", items)
+    con.execute("CREATE TABLE latest_item_results AS SELECT * FROM items")
+    runs = [read_item_accuracy(con) for _ in range(6)]
+    months, windows = runs[0]
+    assert len(months) == 2 * 8 and set(windows["model"]) == {"m1", "m2"}
+    for m, w in runs[1:]:
+        pd.testing.assert_frame_equal(m, months, check_exact=True)
+        pd.testing.assert_frame_equal(w, windows, check_exact=True)
+    one = items[(items["model"] == "m1") & (items["item_date"] < "2025-02-01")].sort_values("item_id")
+    assert months.iloc[0]["accuracy"] == pytest.approx(one["score"].mean(), rel=1e-12)
