@@ -85,8 +85,8 @@ def _section(bench: str, levels: pd.DataFrame, hist: pd.DataFrame, frontier: pd.
         facts.append("top-k: " + ", ".join(esc(m) for m in top))
     t = trend_by.get(primary)
     if len(family) > 1:
-        version = {x: v for x, (_, v) in keys.items()}
-        facts.append(f"{len(family)} releases, each its own table: " + ", ".join(esc(version.get(x) or x) for x in family))
+        facts.append(f"{len(family)} releases, each its own table: "
+                     + ", ".join(esc(keys.get(x, ("", ""))[1] or x) for x in family))
     if t is not None and not _missing(t.get("frontier_model")):
         facts.append(f"frontier {esc(t['frontier_model'])} {esc(score_text(t.get('frontier'), metric_is_proportion(t)))}")
     if t is not None and stale is not None and stale > STALE_AFTER_DAYS:
