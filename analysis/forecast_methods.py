@@ -26,8 +26,7 @@ from scipy.special import ndtri
 from analysis.constants import BACKTEST_NOMINAL, DAYS_PER_YEAR, FORECAST_HORIZON_YEARS, FORECAST_MIN_RECORDS
 from analysis.logistic import _jacobian, fit_logistic, logistic, logistic_time_to
 from analysis.frontier_trend import TREND_NO_DATA, frontier_trend
-
-PERSISTENCE, THEIL_SEN, LOGISTIC, DAMPED = "persistence", "theil_sen", "logistic", "damped_theil_sen"
+from analysis.live_forecast import DAMPED, LOGISTIC, PERSISTENCE, THEIL_SEN
 
 
 @dataclass(frozen=True)

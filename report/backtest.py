@@ -12,13 +12,11 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.backtest import kind_of, live_forecast
 from analysis.constants import BACKTEST_COVERAGE_TARGET, DAYS_PER_MONTH
+from analysis.live_forecast import PERSISTENCE, kind_of, live_forecast
 from common.jsonsafe import is_null as _missing
 from report.base import METHOD_NAMES, PALETTE, esc, naive, score_text, table
 from report.svg import TimeChart, from_days
-
-NO_CHANGE = "persistence"
 
 
 def _x(h: Any):
@@ -47,10 +45,10 @@ def _chart(kind: str, unit: str, g: pd.DataFrame, marked: pd.DataFrame) -> str:
     chart = TimeChart(x_range=(_x(0), _x(max(hs) + 1)), y_range=(0.0, top * 1.08),
                       title=f"{kind}: forecast error by horizon ({unit})", y_format=lambda v: f"{v:g}",
                       x_ticks=[(_x(h), f"{h} mo") for h in hs])
-    used = marked[marked["method"] != NO_CHANGE].sort_values("horizon_months")
+    used = marked[marked["method"] != PERSISTENCE].sort_values("horizon_months")
     names = " / ".join(dict.fromkeys(METHOD_NAMES.get(str(x), str(x)) for x in used["method"]))
     # no change is scored on the same forecasts as the chosen method; where none was chosen, on its own
-    base = used if len(used) else g[g["method"] == NO_CHANGE].sort_values("horizon_months")
+    base = used if len(used) else g[g["method"] == PERSISTENCE].sort_values("horizon_months")
     shown = [(names, PALETTE[0], "mae", used)] if len(used) else []
     shown.append(("no change", PALETTE[1], "naive_mae", base))
     for name, color, col, m in shown:
@@ -79,7 +77,7 @@ def backtest_section(summary: pd.DataFrame) -> str:
     for kind, g in summary.groupby("kind", sort=True):
         unit = str(g["unit"].iat[0])
         marked = g[g["chosen"].fillna(False).astype(bool)].sort_values("horizon_months")
-        use = "; ".join(f"{int(h)} months: " + ("no forecast (none beat no change)" if m == NO_CHANGE
+        use = "; ".join(f"{int(h)} months: " + ("no forecast (none beat no change)" if m == PERSISTENCE
                                                  else METHOD_NAMES.get(str(m), str(m)))
                         for h, m in zip(marked["horizon_months"], marked["method"])) or "no forecast"
         star = {True: " *", False: ""}
@@ -98,7 +96,7 @@ def backtest_section(summary: pd.DataFrame) -> str:
 
 def live_forecast_text(trend: dict, summary: pd.DataFrame | None) -> str:
     """The frontier at the longest backtest horizon after the table's last result, by the method its
-    kind's backtest chose, with the interval the backtest calibrated (analysis.backtest.live_forecast);
+    kind's backtest chose, with the interval the backtest calibrated (analysis.live_forecast);
     "" when no method earned a forecast, or the trend has no slope."""
     metric = trend.get("metric")
     if summary is None or not len(summary) or _missing(metric) or _missing(trend.get("slope_per_month")) \

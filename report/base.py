@@ -13,6 +13,7 @@ import pandas as pd
 
 from alerts.render import report_anchor
 from analysis.constants import SATURATION_ALPHA, SATURATION_K
+from analysis.live_forecast import DAMPED, LOGISTIC, PERSISTENCE, THEIL_SEN, kind_of
 from common.jsonsafe import decoded
 from common.jsonsafe import is_null as _missing
 from common.naming import POPULATION_SYSTEMS
@@ -305,8 +306,8 @@ BUNCHED_LABEL = "top-k tied far below ceiling"
 
 
 # The backtest's methods as the report names them (analysis/backtest.py).
-METHOD_NAMES = {"persistence": "no change", "theil_sen": "Theil–Sen line", "damped_theil_sen": "damped Theil–Sen line",
-                "logistic": "logistic"}
+METHOD_NAMES = {PERSISTENCE: "no change", THEIL_SEN: "Theil–Sen line", DAMPED: "damped Theil–Sen line",
+                LOGISTIC: "logistic"}
 
 
 def track_record_text(summary: pd.DataFrame, metric: Any, method: Any = None) -> str:
@@ -315,7 +316,7 @@ def track_record_text(summary: pd.DataFrame, metric: Any, method: Any = None) ->
     the method the kind's forecasts use, or that no method beat no change; "" without a backtest."""
     if summary is None or not len(summary) or _missing(metric):
         return ""
-    kind = "proportion" if metric == "proportion" else str(metric)
+    kind = kind_of(str(metric))[0]
     same = summary[summary["kind"] == kind]
     rows = same[same["method"] == method] if not _missing(method) and (same["method"] == method).any() \
         else same[same["chosen"].fillna(False).astype(bool)]
@@ -324,7 +325,7 @@ def track_record_text(summary: pd.DataFrame, metric: Any, method: Any = None) ->
     r = rows.sort_values("horizon_months").iloc[-1]
     unit = "pp" if kind == "proportion" else str(r.get("unit") or kind)
     h, n, tables = int(r["horizon_months"]), int(r["n"]), int(r["n_tables"])
-    if r["method"] == "persistence":
+    if r["method"] == PERSISTENCE:
         return (f"backtest: no method beat no change on this kind of table ({h}-month no-change MAE "
                 f"{float(r['naive_mae']):.1f} {unit}, n = {n} from {tables} tables): no forecast earned")
     cov = "" if _missing(r.get("coverage")) else f", {float(r['coverage']) * 100:.0f} % inside their 80 % interval"

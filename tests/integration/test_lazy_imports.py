@@ -109,6 +109,25 @@ def test_the_disagreement_analysis_imports_no_scipy(tmp_path):
     assert "scipy" not in got["heavy"] and "pandas" in got["heavy"]
 
 
+def test_the_report_imports_no_scipy(tmp_path):
+    """The report prints stored numbers: its live forecast is arithmetic on the backtest's stored
+    record (analysis/live_forecast.py). Before: it came from analysis/backtest.py, whose fits
+    import scipy.optimize, so `benchwatch report` (text or HTML) loaded an optimiser it never ran."""
+    from jobs.analyze import analyze
+    db = tmp_path / "bw.duckdb"
+    ingest_file(open_store(db), "csv", FIX / "scores_proportion.csv")
+    analyze(open_store(db))
+    page = tmp_path / "index.html"
+    got = _loaded_after(f"""
+        import contextlib, io
+        from cli.main import main
+        with contextlib.redirect_stdout(io.StringIO()):
+            out = [main(["report", "--db", {str(db)!r}]), main(["report", "--db", {str(db)!r}, "--out", {str(page)!r}])]
+    """, tmp_path)
+    assert got["out"] == [0, 0] and page.stat().st_size > 0
+    assert "scipy" not in got["heavy"] and "pandas" in got["heavy"]
+
+
 @pytest.mark.slow   # imports Prefect
 def test_a_deployments_flow_module_imports_no_prefect_server(tmp_path):
     """A deployment's flow-run process imports its entrypoint's module (prefect.yaml) and only

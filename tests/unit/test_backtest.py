@@ -291,7 +291,7 @@ def test_the_damped_line_keeps_the_share_of_the_slope_that_persisted_on_other_ta
 
 
 def test_a_live_forecast_carries_the_damping_and_interval_the_backtest_earned():
-    from analysis.backtest import live_forecast
+    from analysis.live_forecast import live_forecast
     record = pd.DataFrame([{"kind": "proportion", "horizon_months": 12, "method": DAMPED, "damping": 0.5,
                             "q_low": -2.0, "q_high": 3.0, "n": 40},
                            {"kind": "proportion", "horizon_months": 3, "method": DAMPED, "damping": 1.0,
