@@ -46,13 +46,14 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
         LEFT JOIN trends t ON t.table_id = l.table_id AND t.k = l.k AND l.scope = 'all'   -- trends are scope all
                           AND t.population = l.population        -- and follow the primary population
         WHERE l.s_index IS NOT NULL
-        ORDER BY l.scope, l.population, coalesce(l.comparable, false) DESC, l.s_index DESC   -- one scale per ranking
+        ORDER BY l.scope, l.population, coalesce(l.comparable, false) DESC, l.s_index DESC,   -- one scale per ranking
+                 l.table_id                                                   -- ties (S 1.000) in one order
         """).df() if _exists(con, "saturation_latest") else empty
     suspects = con.execute("""
         SELECT model, benchmark, source, signal, detail, effect, se, p_value, q_value, status
-        FROM suspects WHERE status <> 'not_flagged' ORDER BY q_value""").df() if _exists(con, "suspects") else empty
-    firing = con.execute("""SELECT kind, benchmark, model, source, scope, level, since, muted_by
-                            FROM alerts_firing ORDER BY since DESC""").df() if _exists(con, "alerts_firing") else empty
+        FROM suspects WHERE status <> 'not_flagged'
+        ORDER BY q_value, model, benchmark, source, signal""").df() if _exists(con, "suspects") else empty
+    firing = con.execute(_FIRING_SQL).df() if _exists(con, "alerts_firing") else empty
     return {"levels": levels, "suspects": suspects, "firing": firing, "backtest": read_backtest_summary(con),
             "disagreements": _disagreements(con)}
 
@@ -81,7 +82,10 @@ _LEVELS_SQL = """
         FROM saturation_latest l LEFT JOIN benchmarks b ON b.id = l.benchmark
         LEFT JOIN benchmark_tables bt ON bt.table_id = l.table_id
         ORDER BY l.benchmark, NOT coalesce(bt.is_primary, true), l.table_id, l.scope, l.population"""
-_SIGNALS_SQL = "SELECT * FROM suspects ORDER BY q_value NULLS LAST, model"
+_SIGNALS_SQL = "SELECT * FROM suspects ORDER BY q_value NULLS LAST, model, benchmark, source, signal"
+# The firing alerts, newest first; ties in one order, so a page is the same every run.
+_FIRING_SQL = """SELECT kind, benchmark, model, source, scope, level, since, muted_by FROM alerts_firing
+                 ORDER BY since DESC, kind, benchmark, model, source, scope, level"""
 
 
 def read_overview_frames(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
@@ -144,8 +148,7 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     cutoffs = _read(con, "resolved_cutoffs", "SELECT * FROM resolved_cutoffs ORDER BY model")
     post_cutoff = _read(con, "post_cutoff_scores", "SELECT * FROM post_cutoff_scores ORDER BY benchmark, model")
     signals = _read(con, "suspects", _SIGNALS_SQL)
-    firing = _read(con, "alerts_firing", """SELECT kind, benchmark, model, source, scope, level, since, muted_by
-                                            FROM alerts_firing ORDER BY since DESC""")
+    firing = _read(con, "alerts_firing", _FIRING_SQL)
     sources = con.execute("""
         WITH f AS (
             SELECT source, max(started_at) FILTER (WHERE NOT list_contains(?, status)) AS last_success_at,
