@@ -146,7 +146,7 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     item_months, item_windows = read_item_accuracy(con)
     level_changes = read_level_changes(con)
     cutoffs = _read(con, "resolved_cutoffs", "SELECT * FROM resolved_cutoffs ORDER BY model")
-    post_cutoff = _read(con, "post_cutoff_scores", "SELECT * FROM post_cutoff_scores ORDER BY benchmark, model")
+    post_cutoff = _read(con, "post_cutoff_scores", "SELECT * FROM post_cutoff_scores ORDER BY benchmark, model, window_start")
     signals = _read(con, "suspects", _SIGNALS_SQL)
     firing = _read(con, "alerts_firing", _FIRING_SQL)
     sources = con.execute("""
@@ -186,4 +186,5 @@ def read_level_changes(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                arg_max(from_level, changed_at) AS from_level, arg_max(to_level, changed_at) AS to_level,
                max(changed_at) AS changed_at
         FROM level_changes WHERE basis = 'alerts' AND from_level IS NOT NULL
-        GROUP BY table_id, scope, population, k, alpha ORDER BY changed_at DESC""")
+        GROUP BY table_id, scope, population, k, alpha
+        ORDER BY changed_at DESC, table_id, scope, population, k, alpha""")
