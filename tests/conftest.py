@@ -59,6 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if _worker() is None:
         from replay_files import write
         write()
+        _build_known_snapshots(config)
     else:
         home = tempfile.mkdtemp(prefix=f"benchwatch-prefect-{_worker()}-")
         config.stash[_PREFECT_HOME] = home
@@ -66,12 +67,43 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _PREFECT_HOME = pytest.StashKey[str]()
+_KNOWN_VIEW = pytest.StashKey[str]()
+_UNKNOWN_FILES = pytest.StashKey[list]()
+
+
+def _build_known_snapshots(config: pytest.Config) -> None:
+    """The view of ../shared/snapshots the tests read (helpers.known_snapshots): built once, by
+    the main process, before any test module imports helpers; its path is in the environment, so
+    the xdist workers started after this read the same view. Nothing without ../shared."""
+    import helpers
+    if not helpers.REAL_SNAPSHOTS.is_dir() or os.environ.get(helpers.KNOWN_SNAPSHOTS_ENV):
+        return
+    view = Path(tempfile.mkdtemp(prefix="benchwatch-known-snapshots-"))
+    config.stash[_KNOWN_VIEW] = str(view)
+    config.stash[_UNKNOWN_FILES] = helpers.known_snapshots(helpers.REAL_SNAPSHOTS, view)
+    os.environ[helpers.KNOWN_SNAPSHOTS_ENV] = str(view)
+    helpers.SNAPSHOTS = view            # for this process too (helpers is imported already)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """Real copies the suite does not know yet: named, never failed (declare a case in the
+    source's CASES to test them, as docs/contributing.md says)."""
+    unknown = config.stash.get(_UNKNOWN_FILES, [])
+    if unknown:
+        terminalreporter.section("real snapshot files the suite does not know yet (left out of its tests)")
+        for rel in unknown:
+            terminalreporter.line(f"../shared/snapshots/{rel}")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     home = config.stash.get(_PREFECT_HOME, None)
     if home:
         shutil.rmtree(home, ignore_errors=True)
+    view = config.stash.get(_KNOWN_VIEW, None)
+    if view:
+        shutil.rmtree(view, ignore_errors=True)
+        import helpers
+        os.environ.pop(helpers.KNOWN_SNAPSHOTS_ENV, None)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

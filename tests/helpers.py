@@ -3,10 +3,16 @@
 Real leaderboard copies and the paper's table are not part of the repository: they sit in
 `../shared` beside it (as in CI). Tests find them through `SHARED` only (never an absolute
 path) and, where they are absent (a plain clone), skip with a reason `-ra` shows.
+
+The tests read the real copies through `SNAPSHOTS`: a folder of links to the files of
+`../shared/snapshots` the suite knows (`known_snapshots`), built once a run by tests/conftest.py.
+A copy that arrives later (a new date of a source, a source folder no scraper knows yet) is left
+out and reported at the end of the run, so no test fails because the real data grew.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,17 +24,59 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]          # the repository
 SHARED = ROOT.parent / "shared"                     # real data beside it, absent in a plain clone
-SNAPSHOTS = SHARED / "snapshots"                    # dated copies of the real leaderboards
+REAL_SNAPSHOTS = SHARED / "snapshots"               # dated copies of the real leaderboards, as they are
+KNOWN_SNAPSHOTS_ENV = "BENCHWATCH_TEST_SNAPSHOTS"     # where conftest built the view (inherited by xdist workers)
+# the files of REAL_SNAPSHOTS the suite knows (links; `known_snapshots`), or the folder itself
+# where no view was built (a module imported outside pytest)
+SNAPSHOTS = Path(os.environ.get(KNOWN_SNAPSHOTS_ENV) or REAL_SNAPSHOTS)
 PAPER_DATA = SHARED / "data"                        # the saturation paper's 60 benchmarks
 
 
 def absent_reason(path: Path) -> str:
     """The skip reason of a test that needs `path` from ../shared."""
+    if SNAPSHOTS != REAL_SNAPSHOTS and path.is_relative_to(SNAPSHOTS):
+        path = REAL_SNAPSHOTS / path.relative_to(SNAPSHOTS)    # named as the user sees it
     try:
         shown = f"../{path.relative_to(ROOT.parent)}"
     except ValueError:
         shown = str(path)
     return f"real data {shown} not present (../shared beside the repository; absent in a plain clone)"
+
+
+def declared_snapshot_files() -> frozenset[str]:
+    """The real copies a scraper's cases declare (`Case(snapshot=True)`: the file and its
+    auxiliary files), as paths relative to the snapshots folder."""
+    import scrapers
+    return frozenset(path for source in scrapers.SOURCES for case in type(scrapers.get(source)).CASES
+                     if case.snapshot for path in (case.file, *(rel for _, rel in case.aux)))
+
+
+def known_snapshots(real: Path, view: Path) -> list[str]:
+    """Fill `view` with links to the files of `real` the suite knows; the others, left out, as
+    paths relative to `real`.
+
+    Known: a file a declared case covers, a file at the top (README, MANIFEST), and a file of a
+    source folder with declared cases that a backfill leaves out with its reason (a schema, a
+    manifest without its submissions). Unknown: a file a backfill would ingest that no case
+    declares (a copy of a later date), and every file of a folder without declared cases (a
+    source benchwatch does not read yet). The real-history tests compare with documents made
+    from the known files; an unknown one would change them without being wrong."""
+    from jobs.backfill import archive_files, plan_with_skips
+    declared = declared_snapshot_files()
+    folders = {d.split("/", 1)[0] for d in declared}
+    planned, _ = plan_with_skips(real)
+    ingested = {p.relative_to(real).as_posix() for f in planned for p in (f.path, *f.aux)}
+    unknown = []
+    for path in archive_files(real)[0]:       # every file, as a backfill walks the folder
+        rel = path.relative_to(real).as_posix()
+        top_level = "/" not in rel
+        if top_level or rel in declared or (rel.split("/", 1)[0] in folders and rel not in ingested):
+            link = view / rel
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(path.resolve())
+        else:
+            unknown.append(rel)
+    return unknown
 
 
 def needs(path: Path) -> pytest.MarkDecorator:

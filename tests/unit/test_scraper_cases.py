@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import scrapers
-from helpers import SNAPSHOTS, fixture_scraper, require
+from helpers import REAL_SNAPSHOTS, SNAPSHOTS, fixture_scraper, known_snapshots, require
 from scrapers.cases import Absent, Case, Has, Spot
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -133,19 +133,46 @@ def test_declared_files_exist_and_ids_are_unique():
             assert (FIXTURES / rel).is_file(), rel
 
 
-def test_every_snapshot_file_of_a_source_folder_is_declared():
-    """A new real copy in ../shared/snapshots must get a declared case (counts, spot values): every
-    file a backfill would ingest (primary or auxiliary, routed by name included). A file the
-    backfill skips with its reason (a folder no source knows yet, a file its source does not
-    claim) is reported, not failed."""
-    from jobs.backfill import plan_with_skips
-    require(SNAPSHOTS)
+def test_every_snapshot_file_the_tests_ingest_is_declared_and_the_rest_reported(tmp_path):
+    """The tests read ../shared/snapshots through the view of the files they know
+    (helpers.known_snapshots): every file a backfill of the view ingests (primary or auxiliary,
+    routed by name included) has a declared case (counts, spot values), what it skips has its
+    reason, and every real file is either in the view or among those reported as unknown."""
+    from jobs.backfill import archive_files, plan_with_skips
+    require(REAL_SNAPSHOTS)
+    view = tmp_path / "view"
+    unknown = known_snapshots(REAL_SNAPSHOTS, view)
     declared = {c.file for c in SNAPSHOT_CASES} | {rel for c in SNAPSHOT_CASES for _, rel in c.aux}
-    planned, skipped = plan_with_skips(SNAPSHOTS)
-    used = [p for f in planned for p in (f.path, *f.aux)]
-    unlisted = [f"{p.parent.name}/{p.name}" for p in used if f"{p.parent.name}/{p.name}" not in declared]
-    assert not unlisted, f"snapshot files without a declared case: {unlisted}"
+    planned, skipped = plan_with_skips(view)
+    used = [p.relative_to(view).as_posix() for f in planned for p in (f.path, *f.aux)]
+    assert used and not [p for p in used if p not in declared], "an undeclared file in the view"
     assert all(s.reason for s in skipped)
+    real = {p.relative_to(REAL_SNAPSHOTS).as_posix() for p in archive_files(REAL_SNAPSHOTS)[0]}
+    seen = {p.relative_to(view).as_posix() for p in archive_files(view)[0]}
+    assert seen | set(unknown) == real and not seen & set(unknown)
+    assert declared <= seen | {d for d in declared if d not in real}   # a declared file present is kept
+
+
+def test_a_copy_no_case_declares_and_a_folder_no_source_reads_are_left_out_and_reported(tmp_path):
+    """What arrives in ../shared after the cases were written (a later copy of a source, a source
+    folder benchwatch does not read) is left out of the view and named, never a failure."""
+    require(REAL_SNAPSHOTS)
+    declared = sorted(c.file for c in SNAPSHOT_CASES if c.file.startswith("lmarena/") and not c.aux)
+    real = tmp_path / "real"
+    for rel in declared:
+        (real / rel).parent.mkdir(parents=True, exist_ok=True)
+        (real / rel).symlink_to(REAL_SNAPSHOTS / rel)
+    newer = real / re.sub(r"\d{4}-\d{2}-\d{2}", "2031-01-01", declared[0])    # a later date of a known file
+    newer.write_bytes((REAL_SNAPSHOTS / declared[0]).read_bytes())
+    (real / "newboard").mkdir()
+    (real / "newboard" / "newboard_2031-01-01.csv").write_text("model,score\nm,0.5\n")
+    (real / "README.md").write_text("notes\n")
+    view = tmp_path / "view"
+    unknown = known_snapshots(real, view)
+    assert unknown == sorted([newer.relative_to(real).as_posix(), "newboard/newboard_2031-01-01.csv"])
+    kept = sorted(p.relative_to(view).as_posix() for p in view.rglob("*") if p.is_file() or p.is_symlink())
+    assert kept == sorted([*declared, "README.md"])
+    assert all((view / rel).resolve() == (real / rel).resolve() for rel in kept)
 
 
 @pytest.mark.parametrize("where, expect, ok", [
