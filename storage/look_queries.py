@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 RECENT_FETCHES = "SELECT source, started_at, status, error FROM fetches ORDER BY started_at DESC LIMIT 20"
-CORRECTIONS = "SELECT * FROM table_corrections"
+CORRECTIONS = "SELECT * FROM table_corrections ORDER BY table_id, corrected_at"
 
 
 def sql_literal(text: Any) -> str:
@@ -35,9 +35,9 @@ def saturation_series(benchmark: Any, *, scope: str = "", table_id: str = "", po
 
 
 def frontier(benchmark: Any, table_id: str = "") -> str:
-    """A benchmark's frontier rows (of one table, when given)."""
+    """A benchmark's frontier rows (of one table, when given), each table's in date order."""
     return f"SELECT * FROM frontier WHERE benchmark = {sql_literal(benchmark)}" + \
-        (f" AND table_id = {sql_literal(table_id)}" if table_id else "")
+        (f" AND table_id = {sql_literal(table_id)}" if table_id else "") + " ORDER BY table_id, k, as_of"
 
 
 def source_fetches(source: str) -> str:
@@ -60,4 +60,4 @@ def suspicions(model: Any, benchmark: Any) -> str:
 def disagreements(benchmark: Any, model: Any) -> str:
     """Every pair of sources measuring one model on one benchmark (view source_disagreements)."""
     return (f"SELECT * FROM source_disagreements WHERE benchmark = {sql_literal(benchmark)} "
-            f"AND model = {sql_literal(model)}")
+            f"AND model = {sql_literal(model)} ORDER BY table_a, table_b")
