@@ -110,22 +110,32 @@ def background(cmd: list[str], env: dict[str, str], log: Path, *, cwd: Path,
 class Api:
     """The few REST calls the assertions need (the same API the UI uses)."""
 
+    # Prefect's own client retries these, with a growing wait (prefect.client.base): the server
+    # answers 503 while its SQLite database is locked by a concurrent write (a served run, a worker).
+    RETRY_CODES = (429, 502, 503)
+    RETRIES = 5
+
     def __init__(self, url: str):
         self.url = url
 
-    def post(self, path: str, body: dict | None = None) -> list | dict:
-        resp = requests.post(f"{self.url}{path}", json=body or {}, timeout=30)
+    def send(self, method: str, path: str, body: dict | None = None) -> requests.Response:
+        for attempt in range(self.RETRIES + 1):
+            resp = requests.request(method, f"{self.url}{path}", json=body, timeout=30)
+            if resp.status_code not in self.RETRY_CODES or attempt == self.RETRIES:
+                break
+            time.sleep(0.5 * 2 ** attempt)
         resp.raise_for_status()
-        return resp.json()
+        return resp
+
+    def post(self, path: str, body: dict | None = None) -> list | dict:
+        return self.send("POST", path, body or {}).json()
 
     def flow_runs(self) -> list[dict]:
         return self.post("/flow_runs/filter", {"sort": "EXPECTED_START_TIME_DESC"})
 
     def deployment(self, name: str) -> dict:
         flow, dep = name.split("/")
-        resp = requests.get(f"{self.url}/deployments/name/{flow}/{dep}", timeout=30)
-        resp.raise_for_status()
-        return resp.json()
+        return self.send("GET", f"/deployments/name/{flow}/{dep}").json()
 
     # What `prefect work-pool create`, `prefect deployment schedule pause --all` and `prefect
     # global-concurrency-limit create` ask the server for, without a Prefect CLI process (its
@@ -141,9 +151,7 @@ class Api:
         for dep in self.post("/deployments/filter"):
             for schedule in dep["schedules"]:
                 if schedule["active"]:
-                    resp = requests.patch(f"{self.url}/deployments/{dep['id']}/schedules/{schedule['id']}",
-                                          json={"active": False}, timeout=30)
-                    resp.raise_for_status()
+                    self.send("PATCH", f"/deployments/{dep['id']}/schedules/{schedule['id']}", {"active": False})
                     paused += 1
         return paused
 
