@@ -14,6 +14,7 @@ import pandas as pd
 from alerts.render import report_anchor
 from analysis.constants import SATURATION_ALPHA, SATURATION_K
 from analysis.live_forecast import DAMPED, LOGISTIC, PERSISTENCE, THEIL_SEN, kind_of
+from analysis.saturation import PROPORTION
 from common.jsonsafe import decoded
 from common.jsonsafe import is_null as _missing
 from common.naming import POPULATION_SYSTEMS
@@ -316,14 +317,14 @@ def track_record_text(summary: pd.DataFrame, metric: Any, method: Any = None) ->
     the method the kind's forecasts use, or that no method beat no change; "" without a backtest."""
     if summary is None or not len(summary) or _missing(metric):
         return ""
-    kind = kind_of(str(metric))[0]
+    kind, unit, _ = kind_of(str(metric))
     same = summary[summary["kind"] == kind]
     rows = same[same["method"] == method] if not _missing(method) and (same["method"] == method).any() \
         else same[same["chosen"].fillna(False).astype(bool)]
     if not len(rows):
         return ""
     r = rows.sort_values("horizon_months").iloc[-1]
-    unit = "pp" if kind == "proportion" else str(r.get("unit") or kind)
+    unit = unit if kind == PROPORTION else str(r.get("unit") or unit)   # the stored unit of a kind of its own
     h, n, tables = int(r["horizon_months"]), int(r["n"]), int(r["n_tables"])
     if r["method"] == PERSISTENCE:
         return (f"backtest: no method beat no change on this kind of table ({h}-month no-change MAE "

@@ -14,7 +14,6 @@ import pandas as pd
 
 from common.time import utc_columns
 from analysis.constants import SET_CALIBRATED_SIGNALS
-from storage.disagreements import read_source_disagreements  # noqa: F401 - the disagreement rule's input
 from storage.contamination import read_latest_calibration, read_set_calibrations, read_suspicions
 from storage.engine import duckdb
 from storage.reads import with_display_names

@@ -21,7 +21,7 @@ from alerts.rules.base import INFO, AlertKind, AlertRule, RuleContext, RuleOutpu
 from alerts.text import clean, fixed, pp
 from analysis.disagreement import analyse
 from storage import look_queries as look
-from storage import rule_inputs as store
+from storage.disagreements import read_source_disagreements
 
 if TYPE_CHECKING:
     from storage.store import Connection
@@ -87,7 +87,7 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
 
 
 def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
-    return store.read_source_disagreements(con)
+    return read_source_disagreements(con)
 
 
 RULE = AlertRule(

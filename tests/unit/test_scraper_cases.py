@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import scrapers
-from helpers import REAL_SNAPSHOTS, SNAPSHOTS, fixture_scraper, known_snapshots, require
+from helpers import REAL_SNAPSHOTS, SNAPSHOTS, declared_snapshot_files, fixture_scraper, known_snapshots, require
 from scrapers.cases import Absent, Case, Has, Spot
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -142,7 +142,7 @@ def test_every_snapshot_file_the_tests_ingest_is_declared_and_the_rest_reported(
     require(REAL_SNAPSHOTS)
     view = tmp_path / "view"
     unknown = known_snapshots(REAL_SNAPSHOTS, view)
-    declared = {c.file for c in SNAPSHOT_CASES} | {rel for c in SNAPSHOT_CASES for _, rel in c.aux}
+    declared = declared_snapshot_files()
     planned, skipped = plan_with_skips(view)
     used = [p.relative_to(view).as_posix() for f in planned for p in (f.path, *f.aux)]
     assert used and not [p for p in used if p not in declared], "an undeclared file in the view"
