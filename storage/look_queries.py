@@ -54,10 +54,12 @@ def source_snapshots(source: str) -> str:
 
 def suspicions(model: Any, benchmark: Any) -> str:
     """The contamination suspicions of one model on one benchmark."""
-    return f"SELECT * FROM contamination_suspicions WHERE model = {sql_literal(model)} AND benchmark = {sql_literal(benchmark)}"
+    return (f"SELECT * FROM contamination_suspicions WHERE model = {sql_literal(model)} "
+            f"AND benchmark = {sql_literal(benchmark)} ORDER BY source, signal, detail")
 
 
 def disagreements(benchmark: Any, model: Any) -> str:
-    """Every pair of sources measuring one model on one benchmark (view source_disagreements)."""
-    return (f"SELECT * FROM source_disagreements WHERE benchmark = {sql_literal(benchmark)} "
-            f"AND model = {sql_literal(model)} ORDER BY table_a, table_b")
+    """Every pair of sources measuring one model on one benchmark as the last analysis judged it
+    (table disagreements: the gap against the two tables' offset, its q, finding or not)."""
+    return (f"SELECT * FROM disagreements WHERE benchmark = {sql_literal(benchmark)} "
+            f"AND model = {sql_literal(model)} ORDER BY table_a, table_b, role")
