@@ -65,7 +65,7 @@ from alerts.rules.base import AlertKind, RuleContext
 
 
 def evaluate(*, now: datetime, previous: Iterable[AlertState], silences: Iterable[Silence] = (),
-             settings: RuleSettings = RuleSettings(), **frames: pd.DataFrame | None) -> Evaluation:
+             settings: RuleSettings = RuleSettings(), **frames: Any) -> Evaluation:
     """Advance every alert by one evaluation and say what to record and enqueue.
 
     `frames`: one keyword per rule input (`AlertRule.input`: saturation, suspects,

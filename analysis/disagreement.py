@@ -38,20 +38,28 @@ from analysis.constants import (DISAGREEMENT_FDR, DISAGREEMENT_Z, MAD_TO_SD, MED
                                 OFFSET_SIGNIFICANT_SE, TRANSCRIPTION_TOLERANCE)
 from analysis.fdr import benjamini_hochberg
 
-__all__ = ["Disagreements", "analyse", "largest", "transcription_tolerance", "PAIR_KEY"]
+__all__ = ["Disagreements", "analyse", "largest", "transcription_tolerance", "PAIR_KEY", "as_rows", "from_rows"]
 
 MEASUREMENT, TRANSCRIPTION = "measurement", "transcription"
 PAIR_KEY = ["benchmark", "table_a", "table_b"]      # one pair of tables: where an offset is estimated
 UNIT_KEY = ["benchmark", "model"]                    # pairs sharing score rows: one test unit
 REQUIRED = ["model", "benchmark", "source_a", "source_b", "score_a", "score_b", "diff", "se_diff", "z", "kind",
             "comparable", "table_a", "table_b", "metric"]
+# What `analyse` adds to a compared pair, and to a transcription check (`as_rows` stores them).
+PAIR_COLUMNS = ["table_offset", "offset_se", "tau", "offset_pairs", "z_resid", "p", "unit_pairs", "p_unit_adj", "q", "finding"]
+CHECK_COLUMNS = ["mismatch"]
+OFFSET_COLUMNS = ["benchmark", "table_a", "table_b", "source_a", "source_b", "metric", "n_pairs", "table_offset", "offset_se",
+                  "tau", "systematic"]
+# A stored row's part of the result (`as_rows`), and its place among that part's rows.
+COMPARED, LISTED, CHECKED = "compared", "listed", "transcription"
+ROLE, POS = "role", "pos"
 
 
 @dataclass(frozen=True)
 class Disagreements:
-    """`pairs`: the compared measurement pairs with offset (leave-one-out; 0 with offset_pairs 0
+    """`pairs`: the compared measurement pairs with table_offset (leave-one-out; 0 with offset_pairs 0
     when the two tables share fewer than OFFSET_MIN_PAIRS models), tau, z_resid, p, q and `finding`;
-    `offsets`: one row per pair of tables with enough pairs (offset, offset_se, tau, n_pairs,
+    `offsets`: one row per pair of tables with enough pairs (table_offset, offset_se, tau, n_pairs,
     systematic); `transcriptions`: the transcription checks with `mismatch`; `listed`: the
     pairs not compared (settings differ, or no standard error)."""
 
@@ -60,6 +68,15 @@ class Disagreements:
     transcriptions: pd.DataFrame
     listed: pd.DataFrame
     n_units: int
+
+    @property
+    def n_rows(self) -> int:
+        """The rows of `source_disagreements` analysed: every pair, compared or not, and every check."""
+        return len(self.pairs) + len(self.listed) + len(self.transcriptions)
+
+    def column_values(self, column: str) -> set:
+        """The distinct values of a view column over every row analysed."""
+        return {v for f in (self.pairs, self.listed, self.transcriptions) if column in f.columns for v in f[column]}
 
     @property
     def findings(self) -> pd.DataFrame:
@@ -94,7 +111,7 @@ def _offsets(group: pd.DataFrame, min_pairs: int) -> tuple[dict, pd.DataFrame]:
     m = len(diffs)
     out = group.copy()
     if m < min_pairs:
-        out["offset"], out["offset_se"], out["tau"], out["offset_pairs"] = 0.0, 0.0, 0.0, 0
+        out["table_offset"], out["offset_se"], out["tau"], out["offset_pairs"] = 0.0, 0.0, 0.0, 0
         out["z_resid"] = out["z"].astype(float)
         return {}, out
     mad_sd = float(np.median(np.abs(diffs - np.median(diffs)))) * MAD_TO_SD
@@ -104,13 +121,13 @@ def _offsets(group: pd.DataFrame, min_pairs: int) -> tuple[dict, pd.DataFrame]:
     rest = np.broadcast_to(diffs, (m, m))[others].reshape(m, m - 1)
     rest_se = np.broadcast_to(se, (m, m))[others].reshape(m, m - 1)
     loo, loo_se = np.median(rest, axis=1), _median_se(rest, rest_se)
-    out["offset"], out["offset_se"], out["tau"], out["offset_pairs"] = loo, loo_se, tau, m
+    out["table_offset"], out["offset_se"], out["tau"], out["offset_pairs"] = loo, loo_se, tau, m
     out["z_resid"] = (diffs - loo) / np.sqrt(se ** 2 + tau ** 2 + loo_se ** 2)
     offset = float(np.median(diffs))
     first = group.iloc[0]
     summary = {"benchmark": first["benchmark"], "table_a": first["table_a"], "table_b": first["table_b"],
                "source_a": first["source_a"], "source_b": first["source_b"], "metric": first["metric"],
-               "n_pairs": m, "offset": offset, "offset_se": se_all, "tau": tau,
+               "n_pairs": m, "table_offset": offset, "offset_se": se_all, "tau": tau,
                "systematic": abs(offset) >= OFFSET_SIGNIFICANT_SE * se_all}
     return summary, out
 
@@ -124,9 +141,9 @@ def analyse(frame: pd.DataFrame, *, z_min: float = DISAGREEMENT_Z, fdr: float = 
     rows = frame.copy()
     rows["comparable"] = rows["comparable"].astype(bool)
     trans = rows[rows["kind"] == TRANSCRIPTION].copy()
-    trans["mismatch"] = [bool(c) and abs(float(d)) > transcription_tolerance(str(m), float(a), float(b))
-                         for c, d, m, a, b in zip(trans["comparable"], trans["diff"], trans["metric"],
-                                                  trans["score_a"], trans["score_b"])]
+    trans["mismatch"] = np.array([bool(c) and abs(float(d)) > transcription_tolerance(str(m), float(a), float(b))
+                                  for c, d, m, a, b in zip(trans["comparable"], trans["diff"], trans["metric"],
+                                                           trans["score_a"], trans["score_b"])], dtype=bool)
     meas = rows[rows["kind"] == MEASUREMENT]
     ok = meas["comparable"] & meas["z"].notna() & (meas["se_diff"].astype(float) > 0)
     listed, compared = meas[~ok].copy(), meas[ok].copy()
@@ -137,10 +154,9 @@ def analyse(frame: pd.DataFrame, *, z_min: float = DISAGREEMENT_Z, fdr: float = 
         parts.append(part)
         if summary:
             summaries.append(summary)
-    pairs = pd.concat(parts) if parts else compared.assign(offset=[], offset_se=[], tau=[], offset_pairs=[],
+    pairs = pd.concat(parts) if parts else compared.assign(table_offset=[], offset_se=[], tau=[], offset_pairs=[],
                                                                         z_resid=[])
-    offsets = pd.DataFrame(summaries, columns=["benchmark", "table_a", "table_b", "source_a", "source_b", "metric",
-                                               "n_pairs", "offset", "offset_se", "tau", "systematic"])
+    offsets = pd.DataFrame(summaries, columns=OFFSET_COLUMNS)
 
     z = pairs["z_resid"].to_numpy(float)
     p = np.array([math.erfc(abs(v) / math.sqrt(2.0)) for v in z]) if len(z) else np.array([])
@@ -169,3 +185,32 @@ def largest(result: Disagreements, per_benchmark: int = 3) -> pd.DataFrame:
     ranked = pairs.assign(_abs=pairs["z_resid"].abs()).sort_values(["benchmark", "finding", "_abs"],
                                                                      ascending=[True, False, False])
     return ranked.groupby("benchmark", sort=True).head(per_benchmark).drop(columns="_abs").reset_index(drop=True)
+
+
+def as_rows(result: Disagreements) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The result as the rows `analyze` stores (storage.disagreements): every row of the view with
+    its part (`role`: compared, listed or transcription), its place in that part (`pos`) and what
+    the analysis added; and the offsets with their place. `from_rows` gives the result back."""
+    parts = [(COMPARED, result.pairs), (LISTED, result.listed), (CHECKED, result.transcriptions)]
+    rows = pd.concat([f.assign(**{ROLE: role, POS: np.arange(len(f), dtype=np.int64)}) for role, f in parts],
+                     ignore_index=True)
+    for column in PAIR_COLUMNS + CHECK_COLUMNS:
+        if column not in rows.columns:
+            rows[column] = None
+    return rows, result.offsets.assign(**{POS: np.arange(len(result.offsets), dtype=np.int64)})
+
+
+def from_rows(rows: pd.DataFrame, offsets: pd.DataFrame) -> Disagreements:
+    """The result `as_rows` laid out, from its stored rows (any order): each part in its own order,
+    with the columns `analyse` gives it and their types (a part's columns are NULL in the others)."""
+    view = [c for c in rows.columns if c not in {ROLE, POS, "run_at", *PAIR_COLUMNS, *CHECK_COLUMNS}]
+
+    def part(role: str, extra: list[str]) -> pd.DataFrame:
+        out = rows.loc[rows[ROLE] == role].sort_values(POS, kind="stable")[view + extra].reset_index(drop=True)
+        return out.astype({"comparable": bool}) if "comparable" in out.columns else out
+
+    pairs = part(COMPARED, PAIR_COLUMNS).astype({"offset_pairs": np.int64, "unit_pairs": np.int64, "finding": bool})
+    checks = part(CHECKED, CHECK_COLUMNS).astype({"mismatch": bool})
+    offs = offsets.sort_values(POS, kind="stable")[OFFSET_COLUMNS].reset_index(drop=True)
+    offs = offs.astype({"n_pairs": np.int64, "systematic": bool})
+    return Disagreements(pairs, offs, checks, part(LISTED, []), int(len(pairs[UNIT_KEY].drop_duplicates())))

@@ -57,7 +57,7 @@ def blocks(rows: pd.DataFrame) -> dict[str, str]:
     from analysis.disagreement import analyse
     from report.disagreements import summary
     result = analyse(rows)
-    out = {"disagreement-summary": summary(result, rows)}
+    out = {"disagreement-summary": summary(result)}
 
     per = rows.groupby(["benchmark", "table_a", "table_b", "kind"], sort=True).agg(
         pairs=("model", "size"), compared=("comparable", "sum"),
@@ -69,7 +69,7 @@ def blocks(rows: pd.DataFrame) -> dict[str, str]:
     off = result.offsets.copy()
     if len(off):
         off = pd.DataFrame({"benchmark": off["benchmark"], "a": off["table_a"], "b": off["table_b"],
-                            "models": off["n_pairs"], "offset a − b (pp)": off["offset"].map(_signed),
+                            "models": off["n_pairs"], "offset a − b (pp)": off["table_offset"].map(_signed),
                             "its SE (pp)": off["offset_se"].map(_pct), "harness spread τ (pp)": off["tau"].map(_pct),
                             "systematic": off["systematic"].map(lambda b: "yes" if b else "no")})
     out["disagreement-offsets"] = _table(off)

@@ -1,21 +1,21 @@
 """When sources disagree, as `benchwatch status` and the report show it (issue 54).
 
-The rows come from the view `source_disagreements` (storage/disagreements.py), the findings from
-analysis/disagreement.py; this module only words and lays them out: a summary line, the systematic
-offsets, the transcription errors, and the largest gaps of each benchmark with both sources'
-links. Scraped names are escaped in HTML.
+The result is the one `analyze` stored (storage/disagreements.py: the view `source_disagreements`
+analysed by analysis/disagreement.py), which the alert rule reads too; this module only words and
+lays it out: a summary line, the systematic offsets, the transcription errors, and the largest gaps
+of each benchmark with both sources' links. Scraped names are escaped in HTML.
 """
 
 from __future__ import annotations
 
 import textwrap
 from functools import lru_cache
-from typing import Any
+from typing import Any, Mapping
 
 import pandas as pd
 
 from analysis.constants import DISAGREEMENT_FDR, DISAGREEMENT_Z
-from analysis.disagreement import Disagreements, analyse, largest
+from analysis.disagreement import Disagreements, from_rows, largest
 from common.jsonsafe import is_null as _missing
 from common.redact import inert_text
 from report.base import esc, table
@@ -37,12 +37,13 @@ def source_links() -> dict[str, str]:
     return out
 
 
-def analysed(frame: pd.DataFrame, per_benchmark: int) -> tuple[Disagreements, pd.DataFrame]:
-    """The view's rows with their findings, and the largest gaps of each benchmark (at most
-    `per_benchmark`): all the analysis (analysis/disagreement.py) a view of them shows, done
-    before anything is written."""
-    result = analyse(frame)
-    return result, largest(result, per_benchmark)
+def of_frames(frames: Mapping[str, pd.DataFrame]) -> Disagreements | None:
+    """The stored result from the report's frames (storage.report: `disagreements`, its rows, and
+    `disagreement_offsets`); None when nothing is stored."""
+    rows, offsets = frames.get("disagreements"), frames.get("disagreement_offsets")
+    if rows is None or offsets is None or not len(rows):
+        return None
+    return from_rows(rows, offsets)
 
 
 def _pp(v: Any, metric: str, signed: bool = False) -> str:
@@ -69,10 +70,10 @@ def _z(v: Any) -> str:
     return "" if _missing(v) else f"{float(v):+.1f}"
 
 
-def summary(result: Disagreements, frame: pd.DataFrame) -> str:
+def summary(result: Disagreements) -> str:
     """One sentence: how many pairs, compared, listed, checks, findings."""
-    n_bench = frame["benchmark"].nunique() if len(frame) else 0
-    return (f"{len(frame)} pairs of sources on {n_bench} benchmarks: {len(result.pairs)} compared, "
+    n_bench = len(result.column_values("benchmark"))
+    return (f"{result.n_rows} pairs of sources on {n_bench} benchmarks: {len(result.pairs)} compared, "
             f"{len(result.listed)} listed without comparison (settings differ or no standard error), "
             f"{len(result.transcriptions)} transcription checks (a copy beside its origin). Findings: "
             f"{len(result.findings)} gaps with |z| ≥ {DISAGREEMENT_Z:g} after the pair of sources' offset, kept by "
@@ -85,7 +86,7 @@ def _offset_lines(result: Disagreements) -> list[str]:
     for r in result.offsets.to_dict("records"):
         word = "systematic offset" if r["systematic"] else "offset (not distinguishable from 0)"
         out.append(f"{_t(r['benchmark'])}: {_t(r['table_a'])} − {_t(r['table_b'])}: {word} "
-                   f"{_pp(r['offset'], r['metric'], True)} ± {_spread(r['offset_se'], r['metric'])} "
+                   f"{_pp(r['table_offset'], r['metric'], True)} ± {_spread(r['offset_se'], r['metric'])} "
                    f"(median of {r['n_pairs']} models; harness spread τ {_spread(r['tau'], r['metric'])})")
     return out
 
@@ -96,12 +97,12 @@ def _mismatch_lines(result: Disagreements) -> list[str]:
             for r in result.mismatches.to_dict("records")]
 
 
-def disagreements_text(frame: pd.DataFrame, per_benchmark: int = PER_BENCHMARK) -> str:
+def disagreements_text(result: Disagreements | None, per_benchmark: int = PER_BENCHMARK) -> str:
     """The text block of status and the text report."""
-    if not len(frame):
+    if result is None or not result.n_rows:
         return "(no model is measured by two sources on one question set)"
-    result, top = analysed(frame, per_benchmark)
-    lines = textwrap.wrap(summary(result, frame), TEXT_WIDTH)
+    top = largest(result, per_benchmark)
+    lines = textwrap.wrap(summary(result), TEXT_WIDTH)
     offsets = _offset_lines(result)
     if offsets:
         lines += ["", "offsets between two sources on one benchmark (estimated once; the gaps below are "
@@ -126,7 +127,7 @@ def disagreements_text(frame: pd.DataFrame, per_benchmark: int = PER_BENCHMARK) 
         for r in findings.to_dict("records"):
             lines += textwrap.wrap(f"{_t(r['benchmark'])} · {_t(r['model'])}: {_t(r['why'])}", TEXT_WIDTH,
                                    initial_indent="  ", subsequent_indent="    ")
-    used = sorted(set(frame["source_a"]) | set(frame["source_b"]))
+    used = sorted(result.column_values("source_a") | result.column_values("source_b"))
     links = source_links()
     lines += [""] + textwrap.wrap("sources: " + ", ".join(f"{s} {links.get(s, '')}".strip() for s in used),
                                   TEXT_WIDTH, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
@@ -157,12 +158,12 @@ def _table(frame: pd.DataFrame, with_z: bool) -> str:
     return table(head, rows, wrap=("why",))
 
 
-def disagreements_html(frame: pd.DataFrame, per_benchmark: int = PER_BENCHMARK) -> str:
+def disagreements_html(result: Disagreements | None, per_benchmark: int = PER_BENCHMARK) -> str:
     """The report's section: summary, offsets, transcription errors, the largest gaps per benchmark."""
-    if not len(frame):
+    if result is None or not result.n_rows:
         return '<p class="note">No model is measured by two sources on one question set.</p>'
-    result, top = analysed(frame, per_benchmark)
-    out = [f'<p class="note">{esc(summary(result, frame))} z treats the two runs as independent: conservative '
+    top = largest(result, per_benchmark)
+    out = [f'<p class="note">{esc(summary(result))} z treats the two runs as independent: conservative '
            "when both ran the same items.</p>"]
     offsets = _offset_lines(result)
     if offsets:

@@ -43,7 +43,7 @@ from report.base import (OPTIONAL_LEVEL_COLUMNS, as_int, clip, date, default_par
 from report.backtest import backtest_section, live_forecast_text
 from report.base import with_track_record
 from report.items import WINDOW_CSS, post_cutoff
-from report.disagreements import disagreements_html
+from report.disagreements import disagreements_html, of_frames
 from registry.tables import source_name
 from report.overview import headline, now_block, overview_chart, overview_markdown, overview_rows, overview_table
 from report.sections import benchmark_sections, toc_entries
@@ -224,7 +224,7 @@ def render_report(frames: Mapping[str, pd.DataFrame], *, now: datetime, title: s
         + '<h2 id="suspects">Contamination suspects</h2>' + _suspects(signals)
         + '<h2 id="alerts">Firing alerts</h2>' + _firing(frame(frames, "firing"))
         + '<h2 id="sources">Source health</h2>' + _source_health(frame(frames, "sources"), now_ts)
-        + '<h2 id="disagreements">When sources disagree</h2>' + disagreements_html(frame(frames, "disagreements")))
+        + '<h2 id="disagreements">When sources disagree</h2>' + disagreements_html(of_frames(frames)))
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
             "img-src data:\">"

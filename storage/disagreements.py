@@ -1,37 +1,68 @@
-"""The read of `source_disagreements` (storage/views/source_disagreements.sql): what status, the
-report and the `source_disagreement` alert rule hand to analysis/disagreement.py."""
+"""When sources disagree: the view `source_disagreements` (storage/views/source_disagreements.sql)
+that `analyze` reads, and the result it stores (migration 085, analysis/disagreement.py) that the
+`source_disagreement` alert rule, `status` and the report read: one decision, read by all three."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING
 
+from storage.db import insert_frame, transaction
 from storage.engine import duckdb
 
-if TYPE_CHECKING:      # `status` counts first: no pandas when no model has two sources
+if TYPE_CHECKING:      # `status` counts first: no pandas when nothing is stored
     import pandas as pd
+
+    from analysis.disagreement import Disagreements
 
 ORDER = "ORDER BY benchmark, model, table_a, table_b"
 
 
-# Every row of the view pairs two sources' rows of one benchmark (its `shared`: benchmarks two
-# sources measure), so a history where no benchmark has rows from two sources has none: a grouped
-# scan of one base table says so without binding the view (the larger part of a small `status`).
-_TWO_SOURCES = "SELECT EXISTS (SELECT 1 FROM scores GROUP BY benchmark HAVING min(source) <> max(source))"
-
-
-def count_source_disagreements(con: duckdb.DuckDBPyConnection) -> int:
-    """How many rows the view has (no DataFrame; 0 without a benchmark two sources measure)."""
-    shared = con.execute(_TWO_SOURCES).fetchone()
-    if not (shared and shared[0]):
-        return 0
-    row = con.execute("SELECT count(*) FROM source_disagreements").fetchone()
-    return int(row[0]) if row else 0
-
-
 def read_source_disagreements(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
-    """Every row of the view (empty, with its columns, on a database without pairs); None on a
-    database from before the view (read only, not migrated)."""
+    """Every row of the view, what the analysis reads (empty, with its columns, on a database
+    without pairs); None on a database from before the view (read only, not migrated)."""
     try:
         return con.execute(f"SELECT * FROM source_disagreements {ORDER}").df()
     except duckdb.CatalogException:
         return None
+
+
+def store_disagreements(con: duckdb.DuckDBPyConnection, rows: pd.DataFrame, offsets: pd.DataFrame, *,
+                        run_at: datetime) -> int:
+    """Replace the stored result by `rows` and `offsets` (analysis.disagreement.as_rows) in one
+    transaction; returns the rows written."""
+    with transaction(con):
+        con.execute("DELETE FROM disagreements")
+        con.execute("DELETE FROM disagreement_offsets")
+        if len(rows):
+            insert_frame(con, "disagreements", rows.assign(run_at=run_at))
+        if len(offsets):
+            insert_frame(con, "disagreement_offsets", offsets.assign(run_at=run_at))
+    return len(rows)
+
+
+def count_disagreements(con: duckdb.DuckDBPyConnection) -> int:
+    """How many rows of the view the last analysis stored (no DataFrame: 0 before any)."""
+    try:
+        row = con.execute("SELECT count(*) FROM disagreements").fetchone()
+    except duckdb.CatalogException:    # a database from before migration 085, read only
+        return 0
+    return int(row[0]) if row else 0
+
+
+def read_disagreement_rows(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """The stored rows and offsets as `analyze` wrote them (analysis.disagreement.from_rows lays
+    them out as its result); None on a database from before migration 085 (read only, not migrated)."""
+    try:
+        rows = con.execute("SELECT * EXCLUDE (run_at) FROM disagreements ORDER BY role, pos").df()
+        offsets = con.execute("SELECT * EXCLUDE (run_at) FROM disagreement_offsets ORDER BY pos").df()
+    except duckdb.CatalogException:
+        return None
+    return rows, offsets
+
+
+def read_disagreements(con: duckdb.DuckDBPyConnection) -> Disagreements | None:
+    """The last analysis' result (empty before any); None on a database from before migration 085."""
+    from analysis.disagreement import from_rows     # here: pandas, which `status` loads only when there are rows
+    stored = read_disagreement_rows(con)
+    return None if stored is None else from_rows(*stored)

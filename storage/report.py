@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from storage.backtest import read_backtest_summary
-from storage.disagreements import read_source_disagreements
+from storage.disagreements import read_disagreement_rows
 from storage.engine import duckdb
 from storage.rule_inputs import FAILED_FETCH_STATUSES, read_source_health
 
@@ -16,10 +16,11 @@ def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
                             [name, name]).df().iloc[:, 0].sum())
 
 
-def _disagreements(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """The rows of `source_disagreements` (empty before the view exists)."""
-    rows = read_source_disagreements(con)
-    return rows if rows is not None else pd.DataFrame()
+def _disagreements(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
+    """The stored disagreement analysis: its rows and offsets (report/disagreements.py lays them
+    out with analysis.disagreement.from_rows); empty frames before any."""
+    rows, offsets = read_disagreement_rows(con) or (pd.DataFrame(), pd.DataFrame())
+    return {"disagreements": rows, "disagreement_offsets": offsets}
 
 
 def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
@@ -55,7 +56,7 @@ def read_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
         ORDER BY q_value, model, benchmark, source, signal""").df() if _exists(con, "suspects") else empty
     firing = con.execute(_FIRING_SQL).df() if _exists(con, "alerts_firing") else empty
     return {"levels": levels, "suspects": suspects, "firing": firing, "backtest": read_backtest_summary(con),
-            "disagreements": _disagreements(con)}
+            **_disagreements(con)}
 
 
 def unanalysed(con: duckdb.DuckDBPyConnection) -> bool:
@@ -134,7 +135,8 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
     month of the newest item-level snapshot), item_windows (the same per model over the items released
     on or after each quarter's start), level_changes (`read_level_changes`), cutoffs (resolved_cutoffs), post_cutoff (post_cutoff_scores),
     signals (every test of the newest contamination run, flagged or not), firing (alerts_firing),
-    sources (health per source), disagreements (source_disagreements).
+    sources (health per source), disagreements and disagreement_offsets (the stored analysis of
+    source_disagreements).
     """
     levels = _read(con, "saturation_latest", _LEVELS_SQL)
     history = _read(con, "saturation_history",
@@ -174,7 +176,7 @@ def read_html_report(con: duckdb.DuckDBPyConnection) -> dict[str, pd.DataFrame]:
             "backtest": read_backtest_summary(con),
             "item_months": item_months, "item_windows": item_windows, "level_changes": level_changes,
             "cutoffs": cutoffs, "post_cutoff": post_cutoff,
-            "signals": signals, "firing": firing, "sources": sources, "disagreements": _disagreements(con)}
+            "signals": signals, "firing": firing, "sources": sources, **_disagreements(con)}
 
 
 def read_level_changes(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

@@ -1,5 +1,6 @@
 """source_disagreement{benchmark, model, table} (info, disabled by default): two sources measure one
-model on one question set and disagree (issue 54; analysis/disagreement.py). It fires for
+model on one question set and disagree (issue 54; analysis/disagreement.py, as the last `analyze`
+stored it: storage.disagreements, which `status` and the report read too). It fires for
 
 - a *finding*: a gap with |z| >= 3 against the systematic offset of the two tables, kept by
   Benjamini-Hochberg over the independent (benchmark, model) units; or
@@ -19,9 +20,9 @@ from alerts.config import RuleSettings
 from alerts.records import RESOLVED, Condition, to_utc
 from alerts.rules.base import INFO, AlertKind, AlertRule, RuleContext, RuleOutput, make_labels, num
 from alerts.text import clean, fixed, pp
-from analysis.disagreement import analyse
+from analysis.disagreement import Disagreements
 from storage import look_queries as look
-from storage.disagreements import read_source_disagreements
+from storage.disagreements import read_disagreements
 
 if TYPE_CHECKING:
     from storage.store import Connection
@@ -35,9 +36,8 @@ def _score(value: Any, metric: str) -> str:
     return f"{value * 100:.1f}%" if metric == "proportion" else fixed(value, 3)
 
 
-def disagreement_conditions(rows: pd.DataFrame, now: Any) -> list[Condition]:
-    """One condition per finding and per transcription error among the rows of `source_disagreements`."""
-    result = analyse(rows)
+def disagreement_conditions(result: Disagreements, now: Any) -> list[Condition]:
+    """One condition per finding and per transcription error of the stored analysis."""
     out = []
     for what, frame in (("finding", result.findings), ("transcription", result.mismatches)):
         for r in frame.to_dict("records"):
@@ -50,7 +50,7 @@ def disagreement_conditions(rows: pd.DataFrame, now: Any) -> list[Condition]:
                              "sources": sorted({str(r["source_a"]), str(r["source_b"])}), "metric": r["metric"],
                              "numbers": {"score_a": num(r["score_a"]), "score_b": num(r["score_b"]),
                                          "diff": num(r["diff"]), "z": num(r.get("z")),
-                                         "z_resid": num(r.get("z_resid")), "offset": num(r.get("offset")),
+                                         "z_resid": num(r.get("z_resid")), "offset": num(r.get("table_offset")),
                                          "offset_pairs": num(r.get("offset_pairs")),
                                          "q": num(r.get("q"))},
                              "why": str(r["why"]),
@@ -59,8 +59,8 @@ def disagreement_conditions(rows: pd.DataFrame, now: Any) -> list[Condition]:
     return out
 
 
-def _conditions(rows: pd.DataFrame, ctx: RuleContext) -> RuleOutput:
-    return RuleOutput(disagreement_conditions(rows, ctx.now), {(SOURCE_DISAGREEMENT,)})
+def _conditions(result: Disagreements, ctx: RuleContext) -> RuleOutput:
+    return RuleOutput(disagreement_conditions(result, ctx.now), {(SOURCE_DISAGREEMENT,)})
 
 
 def _headline(transition: str, labels: Mapping[str, str], a: Mapping[str, Any]) -> str:
@@ -86,11 +86,11 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
     return [line, clean(a.get("why"), 300)]
 
 
-def _read(con: Connection, settings: RuleSettings) -> pd.DataFrame | None:
-    return read_source_disagreements(con)
+def _read(con: Connection, settings: RuleSettings) -> Disagreements | None:
+    return read_disagreements(con)
 
 
 RULE = AlertRule(
-    name="source_disagreement", input="source_disagreements", read=_read, conditions=_conditions,
+    name="source_disagreement", input="disagreements", read=_read, conditions=_conditions,
     kinds=(AlertKind(SOURCE_DISAGREEMENT, _headline, _numbers, severity=INFO,
                      nouns=("source disagreement", "source disagreements")),))

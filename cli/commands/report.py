@@ -112,8 +112,8 @@ def run(args: argparse.Namespace) -> int:
                 ("Alerts firing (a table's level is a state, in the table above; a level change notifies)",
                  frame_text(_events_firing(frames["firing"])))]
     if len(frames["disagreements"]):
-        from report.disagreements import TITLE, disagreements_text
-        sections.append((TITLE, disagreements_text(frames["disagreements"])))
+        from report.disagreements import TITLE, disagreements_text, of_frames
+        sections.append((TITLE, disagreements_text(of_frames(frames))))
     notes = _level_notes(frames["levels"]) if len(frames["levels"]) else []
     return _emit(render_text(sections, now, notes), args.out)
 

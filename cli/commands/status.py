@@ -12,7 +12,7 @@ from cli.main import add_db_argument, open_read_only, store_of
 from common.redact import inert_text, redact
 from storage import status
 from storage.db import DEFAULT_WAIT_SECONDS
-from storage.disagreements import count_source_disagreements, read_source_disagreements
+from storage.disagreements import count_disagreements, read_disagreements
 from storage.shrink_guard import SHRINK_MAX_DROP
 from storage.status import Table
 
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         coverage = status.index_coverage(con) if tables.get("saturation") else None
         not_tested = status.placeholder_not_tested(con)
         unread = status.unread_parts(con)
-        disagreements = read_source_disagreements(con) if count_source_disagreements(con) else None
+        disagreements = read_disagreements(con) if count_disagreements(con) else None
     finally:
         con.close()
     print(f"database: {redact(store_of(args).location)}   schema version: {version}")
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     if coverage is not None and coverage.rows:
         print()
         print(coverage_text(coverage))
-    if disagreements is not None and len(disagreements):
+    if disagreements is not None and disagreements.n_rows:
         from report.disagreements import TITLE, disagreements_text
         print()
         print("\n".join(textwrap.wrap(TITLE + ":", 120)))

@@ -67,21 +67,41 @@ def test_the_view_pairs_every_shared_model_with_both_standard_errors(tmp_path):
     assert "each source's own harness" in r["why"]
 
 
-def test_status_counts_the_views_rows_and_none_without_a_benchmark_two_sources_state(tmp_path):
-    """`count_source_disagreements` (status's check before it reads the view): the view's count
-    with two sources of one benchmark, 0 with one source (whose count it reads without the view)."""
-    from storage.disagreements import count_source_disagreements
-    db = _build(tmp_path)
+def _analyze(db: Path) -> None:
+    from cli.main import main
+    assert main(["analyze", "--db", str(db)]) == 0
+
+
+def test_analyze_stores_the_analysis_that_status_counts_and_reads(tmp_path):
+    """`analyze` stores the analysis of the view's rows (jobs/relations/disagreements.py): what
+    `count_disagreements` (status's check before it reads) counts, and `read_disagreements` gives
+    back equal to analysing the view now; nothing before the first analysis, nothing with one source."""
+    from storage.disagreements import count_disagreements, read_disagreements
+    db = _build(tmp_path, plant=0.15)
     with open_store(db).open(read_only=True) as con:
-        counted = count_source_disagreements(con)
+        assert count_disagreements(con) == 0
+    _analyze(db)
+    with open_store(db).open(read_only=True) as con:
+        counted, stored = count_disagreements(con), read_disagreements(con)
     assert counted == len(_view(db)) == 12
+    _assert_same_result(stored, analyse(_view(db)))
+    assert stored.findings["model"].tolist() == [PLANTED]
     one = tmp_path / "one"
     one.mkdir()
     single = one / "d.duckdb"
     _ingest(single, "csv", FIXTURES / "other_gpqa_diamond.csv", "2026-02-01")
+    _analyze(single)
     with open_store(single).open(read_only=True) as con:
-        assert count_source_disagreements(con) == 0
+        assert count_disagreements(con) == 0 and read_disagreements(con).n_rows == 0
         assert con.execute("SELECT count(*) FROM source_disagreements").fetchone()[0] == 0
+
+
+def _assert_same_result(got, want) -> None:
+    for part in ("pairs", "offsets", "transcriptions", "listed"):
+        pd.testing.assert_frame_equal(getattr(got, part), getattr(want, part), check_exact=True, obj=part)
+    assert got.n_units == want.n_units
+    pd.testing.assert_frame_equal(got.findings, want.findings, check_exact=True)
+    pd.testing.assert_frame_equal(got.mismatches, want.mismatches, check_exact=True)
 
 
 def test_two_sources_equal_up_to_noise_produce_no_finding(tmp_path):
@@ -98,11 +118,11 @@ def test_a_planted_15_pp_error_is_found_and_named(tmp_path):
     assert finding["q"] <= DISAGREEMENT_FDR
     # and the text status and the report print name it, with both sources' links
     from report.disagreements import disagreements_html, disagreements_text
-    rows = _view(tmp_path / "d.duckdb")
-    text = disagreements_text(rows)
+    result = analyse(_view(tmp_path / "d.duckdb"))
+    text = disagreements_text(result)
     assert any(line.startswith("* gpqa_diamond") and PLANTED in line for line in text.splitlines())
     assert "epoch https://epoch.ai/benchmarks" in text
-    html = disagreements_html(rows)
+    html = disagreements_html(result)
     assert PLANTED in html and 'href="https://epoch.ai/benchmarks"' in html and '<span class="bad">finding</span>' in html
 
 
@@ -182,7 +202,7 @@ def test_a_planted_shift_is_found_against_the_offset_and_the_offset_is_reported_
     assert found >= 30
     result = analyse(_frame(np.zeros(15) + np.linspace(-0.01, 0.01, 15), offset=0.04))
     (off,) = result.offsets.to_dict("records")
-    assert off["offset"] == pytest.approx(0.04) and bool(off["systematic"]) and off["n_pairs"] == 15
+    assert off["table_offset"] == pytest.approx(0.04) and bool(off["systematic"]) and off["n_pairs"] == 15
     assert result.findings.empty          # a shared 4 pp offset is the harness, not 15 findings
 
 
@@ -244,16 +264,16 @@ def test_the_alert_is_off_by_default_and_fires_for_a_new_disagreement(tmp_path):
     from alerts.records import RESOLVED
     planted = _view(_build(tmp_path, plant=0.15))
     now = datetime(2026, 2, 2, tzinfo=timezone.utc)
-    assert evaluate(now=now, previous=[], source_disagreements=planted).states == []
+    assert evaluate(now=now, previous=[], disagreements=analyse(planted)).states == []
     on = RuleSettings(enabled_info_kinds=frozenset({"source_disagreement"}))
-    ev = evaluate(now=now, previous=[], source_disagreements=planted, settings=on)
+    ev = evaluate(now=now, previous=[], disagreements=analyse(planted), settings=on)
     (n,) = ev.notifications
     assert title(n) == f"gpqa_diamond · {PLANTED}: csv and epoch disagree"
     assert n.labels["table"] == "csv vs epoch" and n.annotations["sources"] == ["csv", "epoch"]
     assert "csv 99.5% vs epoch 83.0%" in numbers(n)[0]
     same = planted.copy()
     same.loc[same["model"] == PLANTED, ["score_a", "diff", "z"]] = [0.845, 0.015, 0.3]
-    ev2 = evaluate(now=now.replace(day=3), previous=ev.states, source_disagreements=same, settings=on)
+    ev2 = evaluate(now=now.replace(day=3), previous=ev.states, disagreements=analyse(same), settings=on)
     assert [(x.transition, title(x)) for x in ev2.notifications] == [
         (RESOLVED, f"gpqa_diamond · {PLANTED}: csv vs epoch no longer disagree")]
 
@@ -264,6 +284,33 @@ def test_scraped_names_are_inert_in_the_text_and_escaped_in_html():
     diffs[2] = 0.3
     frame = _frame(diffs)
     frame.loc[2, ["model", "why"]] = ["evil\x1b[31m<script>", "copied\x07"]
-    text, html = disagreements_text(frame), disagreements_html(frame)
+    text, html = disagreements_text(analyse(frame)), disagreements_html(analyse(frame))
     assert "\x1b" not in text and "\x07" not in text and "evil\\x1b[31m" in text
     assert "<script>" not in html and "evil\x1b[31m&lt;script&gt;" in html
+
+
+def test_notify_announces_the_finding_analyze_stored_and_the_report_shows_the_same(tmp_path, monkeypatch, capsys):
+    """The one stored decision end to end: `analyze` stores it, `notify` announces its finding (the
+    rule reads the stored rows, not the view) and the text report lists the same finding; an ingest
+    without an analysis changes neither until the next `analyze`."""
+    from cli.main import main
+    db = _build(tmp_path, plant=0.15)
+    _analyze(db)
+    monkeypatch.setenv("BENCHWATCH_INFO_ALERTS", "source_disagreement")
+    capsys.readouterr()
+    assert main(["notify", "--db", str(db)]) == 0
+    assert f"gpqa_diamond · {PLANTED}: csv and epoch disagree" in capsys.readouterr().out
+    assert main(["report", "--db", str(db)]) == 0
+    report = capsys.readouterr().out
+    assert any(line.startswith("* gpqa_diamond") and PLANTED in line for line in report.splitlines())
+    # the planted row corrected by a later copy of the second source: nothing changes before `analyze`
+    fixed = tmp_path / "fixed.csv"
+    pd.read_csv(FIXTURES / "other_gpqa_diamond.csv").to_csv(fixed, index=False)
+    _ingest(db, "csv", fixed, "2026-02-03")
+    assert main(["report", "--db", str(db)]) == 0
+    assert any(line.startswith("* gpqa_diamond") for line in capsys.readouterr().out.splitlines())
+    _analyze(db)
+    assert main(["report", "--db", str(db)]) == 0
+    assert not any(line.startswith("* gpqa_diamond") for line in capsys.readouterr().out.splitlines())
+    assert main(["notify", "--db", str(db)]) == 0
+    assert f"gpqa_diamond · {PLANTED}: csv vs epoch no longer disagree" in capsys.readouterr().out

@@ -34,6 +34,7 @@ SOURCES = ["arc_agi", "aider_polyglot", "simple_evals", "artificial_analysis", "
 RESULT_TABLES = ["saturation", "saturation_trajectory", "frontier", "trends", "benchmark_tables",
                  "contamination_runs", "cutoff_resolutions", "benchmark_slices", "post_cutoff_slices",
                  "contamination_signals", "contamination_skips", "contamination_suspicions",
+                 "disagreements", "disagreement_offsets",
                  # and what the history reads kept (storage/history_kept.py): the same rows as a full read keeps
                  "history_kept", "history_kept_basis"]
 WHEN_COMPUTED = {"run_at", "computed_at", "stored_at"}

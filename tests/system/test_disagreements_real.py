@@ -76,3 +76,21 @@ def test_a_15_pp_error_planted_in_a_real_row_is_found_and_named(real_history_cop
 def test_docs_disagreements_is_what_its_generator_produces(real_history_backfilled):
     module = docs_module("disagreements")
     assert module.main(["--from-db", str(real_history_backfilled), "--check"]) == 0
+
+
+def test_the_analysis_stores_what_analysing_the_view_gives(real_history):
+    """`analyze` stores the disagreement analysis (jobs/relations/disagreements.py) that the alert
+    rule, `status` and the report read: on the real history, equal to analysing the view's rows now,
+    frame by frame, and in the report's frames (storage.report) the same again."""
+    from report.disagreements import of_frames
+    from storage.disagreements import read_disagreements
+    from storage.report import read_report
+    want = analyse(_rows(real_history))
+    with open_store(real_history).open(read_only=True) as con:
+        got = read_disagreements(con)
+        frames = read_report(con)
+    assert got is not None and got.n_rows == len(_rows(real_history)) >= MIN_PAIRS
+    for result in (got, of_frames(frames)):
+        for part in ("pairs", "offsets", "transcriptions", "listed", "findings", "mismatches"):
+            pd.testing.assert_frame_equal(getattr(result, part), getattr(want, part), check_exact=True, obj=part)
+        assert result.n_units == want.n_units

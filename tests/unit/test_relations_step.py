@@ -120,6 +120,8 @@ def test_every_declared_relation_has_a_known_unit_and_a_unique_name_and_runs_bef
     # the contamination run last
     assert names.index("frontier") < names.index("trends") < names.index("levels") < names.index("contamination")
     assert names.index("post_cutoff") < names.index("levels") and names[-1] == "contamination"
+    # the sources' disagreements read the scores alone: before the contamination run
+    assert names.index("disagreements") < names.index("contamination")
     # the item sets' tests before A1/A2's (the run's one random stream: the signals' registry order)
     assert names.index("item_tests") < names.index("link_tests") < names.index("contamination")
     # no `write`: the relations whose rows the contamination run carries (`keep`), and the run itself

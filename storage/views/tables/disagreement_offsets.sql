@@ -1,0 +1,14 @@
+COMMENT ON TABLE disagreement_offsets IS 'pair of leaderboard tables of one benchmark from two sources with enough shared models: their systematic offset, estimated once by the last analysis (the gaps in disagreements are measured against it)';
+COMMENT ON COLUMN disagreement_offsets.pos IS 'the row''s place, in the analysis'' order (benchmark, table a, table b)';
+COMMENT ON COLUMN disagreement_offsets.benchmark IS 'canonical benchmark id';
+COMMENT ON COLUMN disagreement_offsets.table_a IS 'the first table of the pair';
+COMMENT ON COLUMN disagreement_offsets.table_b IS 'the second table of the pair';
+COMMENT ON COLUMN disagreement_offsets.source_a IS 'table_a''s source';
+COMMENT ON COLUMN disagreement_offsets.source_b IS 'table_b''s source';
+COMMENT ON COLUMN disagreement_offsets.metric IS 'the unit of the scores (proportion, elo, …)';
+COMMENT ON COLUMN disagreement_offsets.n_pairs IS 'models both tables measure at a common setting, the offset is the median of their gaps';
+COMMENT ON COLUMN disagreement_offsets.table_offset IS 'the median gap a − b over the pair of tables'' models (a proportion''s in [−1, 1])';
+COMMENT ON COLUMN disagreement_offsets.offset_se IS 'the offset''s standard error (1.2533 · SD / √n)';
+COMMENT ON COLUMN disagreement_offsets.tau IS 'the two harnesses'' spread beyond sampling noise';
+COMMENT ON COLUMN disagreement_offsets.systematic IS '|offset| is at least 2 of its standard errors: the two harnesses differ';
+COMMENT ON COLUMN disagreement_offsets.run_at IS 'the analysis that stored the row';
