@@ -7,7 +7,8 @@
 -- 'compared', 'listed' without comparison, 'transcription' for a copy beside its origin), its
 -- place in that part (`pos`) and what the analysis added (NULL where a part has none).
 -- `disagreement_offsets`: the systematic offset of each pair of tables with enough models.
--- Replaced whole by each analysis that recomputes (jobs/relations/disagreements.py).
+-- Replaced whole by each analysis that recomputes (jobs/relations/disagreements.py); empty until
+-- the first analysis after this migration (new code makes that analysis a full one).
 CREATE TABLE IF NOT EXISTS disagreements (
     role          VARCHAR NOT NULL,     -- compared | listed | transcription
     pos           BIGINT NOT NULL,      -- the row's place among its part's rows
