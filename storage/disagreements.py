@@ -16,6 +16,9 @@ if TYPE_CHECKING:      # `status` counts first: no pandas when nothing is stored
     from analysis.disagreement import Disagreements
 
 ORDER = "ORDER BY benchmark, model, table_a, table_b"
+# meta's key for when an analysis last stored the decision: before any, there is none to read (an
+# empty table would say "no disagreement" and resolve what an older code's analysis announced)
+STORED_AT = "disagreements_stored_at"
 
 
 def read_source_disagreements(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | None:
@@ -30,7 +33,8 @@ def read_source_disagreements(con: duckdb.DuckDBPyConnection) -> pd.DataFrame | 
 def store_disagreements(con: duckdb.DuckDBPyConnection, rows: pd.DataFrame, offsets: pd.DataFrame, *,
                         run_at: datetime) -> int:
     """Replace the stored result by `rows` and `offsets` (analysis.disagreement.as_rows) in one
-    transaction; returns the rows written."""
+    transaction, and say when (meta `STORED_AT`); returns the rows written."""
+    import pandas as pd     # here: `status` imports this module and loads no pandas without rows
     with transaction(con):
         con.execute("DELETE FROM disagreements")
         con.execute("DELETE FROM disagreement_offsets")
@@ -38,6 +42,7 @@ def store_disagreements(con: duckdb.DuckDBPyConnection, rows: pd.DataFrame, offs
             insert_frame(con, "disagreements", rows.assign(run_at=run_at))
         if len(offsets):
             insert_frame(con, "disagreement_offsets", offsets.assign(run_at=run_at))
+        insert_frame(con, "meta", pd.DataFrame({"key": [STORED_AT], "value": [run_at.isoformat()]}), or_replace=["key"])
     return len(rows)
 
 
@@ -52,8 +57,11 @@ def count_disagreements(con: duckdb.DuckDBPyConnection) -> int:
 
 def read_disagreement_rows(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """The stored rows and offsets as `analyze` wrote them (analysis.disagreement.from_rows lays
-    them out as its result); None on a database from before migration 085 (read only, not migrated)."""
+    them out as its result); None before an analysis stored them (or on a database from before
+    migration 085, read only)."""
     try:
+        if con.execute("SELECT count(*) FROM meta WHERE key = ?", [STORED_AT]).fetchone() == (0,):
+            return None
         rows = con.execute("SELECT * EXCLUDE (run_at) FROM disagreements ORDER BY role, pos").df()
         offsets = con.execute("SELECT * EXCLUDE (run_at) FROM disagreement_offsets ORDER BY pos").df()
     except duckdb.CatalogException:
@@ -62,7 +70,8 @@ def read_disagreement_rows(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame
 
 
 def read_disagreements(con: duckdb.DuckDBPyConnection) -> Disagreements | None:
-    """The last analysis' result (empty before any); None on a database from before migration 085."""
+    """The last analysis' result; None before an analysis stored one (the rule's alerts then keep
+    their state)."""
     from analysis.disagreement import from_rows     # here: pandas, which `status` loads only when there are rows
     stored = read_disagreement_rows(con)
     return None if stored is None else from_rows(*stored)

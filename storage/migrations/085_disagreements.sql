@@ -7,8 +7,10 @@
 -- 'compared', 'listed' without comparison, 'transcription' for a copy beside its origin), its
 -- place in that part (`pos`) and what the analysis added (NULL where a part has none).
 -- `disagreement_offsets`: the systematic offset of each pair of tables with enough models.
--- Replaced whole by each analysis that recomputes (jobs/relations/disagreements.py); empty until
--- the first analysis after this migration (new code makes that analysis a full one).
+-- Replaced whole by each analysis that recomputes (jobs/relations/disagreements.py), which notes
+-- when in meta ('disagreements_stored_at'). Empty until the first analysis after this migration
+-- (new code makes that analysis a full one); until then the rule reads nothing and its alerts
+-- keep their state.
 CREATE TABLE IF NOT EXISTS disagreements (
     role          VARCHAR NOT NULL,     -- compared | listed | transcription
     pos           BIGINT NOT NULL,      -- the row's place among its part's rows

@@ -314,3 +314,27 @@ def test_notify_announces_the_finding_analyze_stored_and_the_report_shows_the_sa
     assert not any(line.startswith("* gpqa_diamond") for line in capsys.readouterr().out.splitlines())
     assert main(["notify", "--db", str(db)]) == 0
     assert f"gpqa_diamond · {PLANTED}: csv vs epoch no longer disagree" in capsys.readouterr().out
+
+
+def test_before_an_analysis_stored_the_decision_the_alerts_keep_their_state(tmp_path, monkeypatch, capsys):
+    """A database upgraded to this code holds no stored decision until its next `analyze`: a
+    `notify` meanwhile must not call a firing disagreement cleared (its rule reads None, not an
+    empty result), and the analysis then finds the same disagreement: nothing new to say."""
+    from cli.main import main
+    from storage import db as storage_db
+    db = _build(tmp_path, plant=0.15)
+    _analyze(db)
+    monkeypatch.setenv("BENCHWATCH_INFO_ALERTS", "source_disagreement")
+    assert main(["notify", "--db", str(db)]) == 0
+    assert f"{PLANTED}: csv and epoch disagree" in capsys.readouterr().out
+    with storage_db.connect(str(db)) as con:        # as an older code's analysis left it after migration 085
+        con.execute("DELETE FROM disagreements")
+        con.execute("DELETE FROM disagreement_offsets")
+        con.execute("DELETE FROM meta WHERE key = 'disagreements_stored_at'")
+    assert main(["notify", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "no longer disagree" not in out and "0 new notification(s)" in out
+    _analyze(db)
+    assert main(["notify", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "disagree" not in out.replace("source disagreement", "") and "0 new notification(s)" in out
