@@ -1,7 +1,7 @@
 """Ingest of the generic `csv` source inside DuckDB: read, validate and store without a row in Python.
 
 The pandas path (`CsvScraper.parse_checked` then `store_snapshot`) turns every cell into a
-Python object several times; a million-row file took half a minute. Here DuckDB's CSV reader
+Python object several times, so its cost grows with every cell of a large file. Here DuckDB's CSV reader
 loads the file (every cell as text) into a temporary table of the writer's connection, the
 score checks `scrapers.base.validate` evaluates in pandas, declared once in `common.checks`,
 run compiled to SQL (`storage.checks_sql`: one reject stage per row, duplicates by a grouped

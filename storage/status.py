@@ -20,7 +20,8 @@ class Table(NamedTuple):
 
 
 def _table(con: duckdb.DuckDBPyConnection, sql: str) -> Table:
-    """No bound parameters here: DuckDB imports pandas to bind any (half a second of `status`)."""
+    """No bound parameters here: DuckDB's client imports pandas to bind any, and `status` loads pandas
+    only to read rows that need it (the stored disagreements)."""
     result = con.execute(sql)
     return Table([d[0] for d in result.description], result.fetchall())
 
