@@ -83,7 +83,7 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
         else:
             line += f" · z {fixed(x.get('z_resid'), 1)} (too few shared models for an offset)"
         line += f" · q {fixed(x.get('q'), 3)}"
-    return [line, clean(a.get("why"), 300)]
+    return [line]       # the pair's `why` is the message's own "why:" line
 
 
 def _read(con: Connection, settings: RuleSettings) -> Disagreements | None:

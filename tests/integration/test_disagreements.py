@@ -260,7 +260,7 @@ def test_a_pair_declared_twice_is_refused():
 def test_the_alert_is_off_by_default_and_fires_for_a_new_disagreement(tmp_path):
     from alerts.config import RuleSettings
     from alerts.engine import evaluate
-    from alerts.render import numbers, title
+    from alerts.render import numbers, render_plain, title
     from alerts.records import RESOLVED
     planted = _view(_build(tmp_path, plant=0.15))
     now = datetime(2026, 2, 2, tzinfo=timezone.utc)
@@ -271,6 +271,8 @@ def test_the_alert_is_off_by_default_and_fires_for_a_new_disagreement(tmp_path):
     assert title(n) == f"gpqa_diamond · {PLANTED}: csv and epoch disagree"
     assert n.labels["table"] == "csv vs epoch" and n.annotations["sources"] == ["csv", "epoch"]
     assert "csv 99.5% vs epoch 83.0%" in numbers(n)[0]
+    text = render_plain([n], now=now)      # the pair's why once, as the message's "why:" line
+    assert text.count(n.annotations["why"]) == 1 and f"why: {n.annotations['why']}" in text
     same = planted.copy()
     same.loc[same["model"] == PLANTED, ["score_a", "diff", "z"]] = [0.845, 0.015, 0.3]
     ev2 = evaluate(now=now.replace(day=3), previous=ev.states, disagreements=analyse(same), settings=on)
