@@ -161,6 +161,20 @@ def test_a_copy_beside_its_origin_is_a_transcription_check_outside_the_statistic
     assert TRANSCRIPTION_TOLERANCE < 0.2
 
 
+def test_a_copy_exactly_half_a_point_off_is_rounding_not_an_error():
+    """35.0 % beside 34.5 % is half a point, the rounding a copy may show; in binary floats the gap
+    0.35 − 0.345 comes out a hair above 0.005, which called it a transcription error. 35.1 % is one."""
+    copies = pd.DataFrame({
+        "model": ["half", "over", "index_half"], "benchmark": "arc_agi", "source_a": "epoch", "source_b": "arc_agi",
+        "score_a": [0.345, 0.345, 100.5], "score_b": [0.35, 0.351, 100.0], "kind": "transcription", "comparable": True,
+        "table_a": "epoch:external", "table_b": "arc_agi", "metric": ["proportion", "proportion", "index"],
+        "se_diff": np.nan, "z": np.nan, "why": "copy"})
+    copies["diff"] = copies["score_a"] - copies["score_b"]
+    assert abs(copies["diff"][0]) > TRANSCRIPTION_TOLERANCE          # the float the check used to compare
+    result = analyse(copies)
+    assert list(result.mismatches["model"]) == ["over"]
+
+
 # --- the statistics on simulated pairs -----------------------------------------------------------------
 
 def _frame(diffs, se=0.03, benchmark="gpqa_diamond", offset=0.0) -> pd.DataFrame:
