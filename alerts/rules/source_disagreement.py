@@ -81,7 +81,8 @@ def _numbers(labels: Mapping[str, str], a: Mapping[str, Any]) -> list[str]:
             offset = pp(x.get("offset"), signed=True) if metric == "proportion" else fixed(x.get("offset"), 3)
             line += f" · z {fixed(x.get('z_resid'), 1)} against the two sources' offset {offset}"
         else:
-            line += f" · z {fixed(x.get('z_resid'), 1)} (too few shared models for an offset)"
+            line += (f" · z {fixed(x.get('z_resid'), 1)} against sampling noise alone (too few shared models to "
+                     "estimate the two harnesses' offset, which could explain the gap)")
         line += f" · q {fixed(x.get('q'), 3)}"
     return [line]       # the pair's `why` is the message's own "why:" line
 

@@ -286,6 +286,7 @@ def test_the_alert_is_off_by_default_and_fires_for_a_new_disagreement(tmp_path):
     assert n.labels["table"] == "csv vs epoch" and n.annotations["sources"] == ["csv", "epoch"]
     assert "csv 99.5% vs epoch 83.0%" in numbers(n)[0]
     text = render_plain([n], now=now)      # the pair's why once, as the message's "why:" line
+    assert n.annotations["numbers"]["offset_pairs"] > 0 and "against the two sources' offset" in numbers(n)[0]
     assert text.count(n.annotations["why"]) == 1 and f"why: {n.annotations['why']}" in text
     same = planted.copy()
     same.loc[same["model"] == PLANTED, ["score_a", "diff", "z"]] = [0.845, 0.015, 0.3]
@@ -354,3 +355,18 @@ def test_before_an_analysis_stored_the_decision_the_alerts_keep_their_state(tmp_
     assert main(["notify", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert "disagree" not in out.replace("source disagreement", "") and "0 new notification(s)" in out
+
+
+def test_a_finding_without_an_offset_says_a_harness_difference_could_explain_it():
+    """Two tables sharing fewer than 5 models get no offset estimate: the gap's z counts sampling
+    noise alone, so the message says what it cannot rule out instead of a bare "disagree"."""
+    from alerts.config import RuleSettings
+    from alerts.engine import evaluate
+    from alerts.render import numbers
+    result = analyse(_frame([0.0, 0.3], se=0.01))
+    assert (result.pairs["offset_pairs"] == 0).all() and list(result.findings["model"]) == ["m1"]
+    on = RuleSettings(enabled_info_kinds=frozenset({"source_disagreement"}))
+    (n,) = evaluate(now=datetime(2026, 2, 2, tzinfo=timezone.utc), previous=[], disagreements=result,
+                    settings=on).notifications
+    line = numbers(n)[0]
+    assert "z 21.2 against sampling noise alone" in line and "could explain the gap" in line
