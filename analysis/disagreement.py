@@ -209,11 +209,11 @@ def as_rows(result: Disagreements) -> tuple[pd.DataFrame, pd.DataFrame]:
 def from_rows(rows: pd.DataFrame, offsets: pd.DataFrame) -> Disagreements:
     """The result `as_rows` laid out, from its stored rows (any order): each part in its own order,
     with the columns `analyse` gives it and their types (a part's columns are NULL in the others)."""
-    view = [c for c in rows.columns if c not in {ROLE, POS, "run_at", *PAIR_COLUMNS, *CHECK_COLUMNS}]
+    view = [c for c in rows.columns if c not in {ROLE, POS, *PAIR_COLUMNS, *CHECK_COLUMNS}]
 
     def part(role: str, extra: list[str]) -> pd.DataFrame:
         out = rows.loc[rows[ROLE] == role].sort_values(POS, kind="stable")[view + extra].reset_index(drop=True)
-        return out.astype({"comparable": bool}) if "comparable" in out.columns else out
+        return out.astype({"comparable": bool})
 
     pairs = part(COMPARED, PAIR_COLUMNS).astype({"offset_pairs": np.int64, "unit_pairs": np.int64, "finding": bool})
     checks = part(CHECKED, CHECK_COLUMNS).astype({"mismatch": bool})
