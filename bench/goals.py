@@ -32,6 +32,24 @@ class Goal:
 GOALS: dict[str, Goal] = {}
 
 
+@dataclass
+class Floor:
+    """What a goal's line cannot go below with the libraries it must use (no goal, shown): a
+    process doing only that part of the line's work, as the same kind of ratio, per round."""
+    label: str
+    unit: str
+    what: str
+    values: list[float] = field(default_factory=list)
+
+
+FLOORS: dict[str, Floor] = {}
+
+
+def floor(label: str, value: float, what: str, unit: str = "x") -> None:
+    """Record this round's figure of a floor (the page shows the median of the rounds)."""
+    FLOORS.setdefault(label, Floor(label, unit, what)).values.append(value)
+
+
 def measured(label: str, value: float, limit: float, unit: str = "x", *, higher_is_better: bool = False) -> bool:
     """Record this round's figure for a goal (the summary takes the median); True if this round meets it."""
     goal = GOALS.setdefault(label, Goal(label, unit, limit, higher_is_better))
@@ -66,6 +84,8 @@ def summary(rounds: int) -> bool:
     rows = summary_rows()
     for label, med, spread, goal, ok in rows:
         print(f"  {label:<44} {med:>9} ({spread:<28}) goal {goal:<10} {'met' if ok else 'MISSES'}", flush=True)
+    for f in FLOORS.values():
+        print(f"  floor: {f.label:<37} {fmt(statistics.median(f.values), f.unit):>9} (no goal)", flush=True)
     return all(ok for *_, ok in rows)
 
 
@@ -87,5 +107,11 @@ def write_page(path: Path, rounds: int, command: str, scope: str) -> None:
     for label, med, spread, goal, ok in rows:
         lines.append(f"| {label} | {med} | {spread} | {goal.replace('>=', '≥').replace('<=', '≤')} | "
                      f"{'met' if ok else '**missed**'} |")
+    if FLOORS:
+        lines += ["", "Floors: what a line cannot go below with the libraries it must use, measured the same way in "
+                  "this run (a process doing only that part of the work; no goal).", "",
+                  "| floor | median | what it is |", "|---|---|---|"]
+        for f in FLOORS.values():
+            lines.append(f"| {f.label} | {fmt(statistics.median(f.values), f.unit)} | {f.what} |")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {path}", flush=True)

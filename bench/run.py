@@ -39,9 +39,12 @@ Measures and goals:
                (tests/integration/test_incremental_analysis.py: same results);
                `benchwatch status` on that analysed history vs a bare `import duckdb` is shown (no goal)
   cycle        a second `run --no-prefect --replay` over identical responses: <= 10% of the first
-               (and shown: the same after a year of hourly collections in the fetch log)
+               (and shown: the same after a year of hourly collections in the fetch log; its floor:
+               a process that imports duckdb and binds one parameter, which makes DuckDB's client
+               import pandas, vs the first run)
   cold         `benchwatch query "select 1"` / `status` / `--help` vs `python -c "import duckdb"`,
-               interleaved: <= 1.5x (`--help` shown)
+               interleaved: <= 1.5x (`--help` shown; their floor: a process that imports duckdb,
+               opens the file read-only and closes it)
   prefect      a Prefect server and a process worker on 127.0.0.1 (bench/prefect_cost.py): the first
                full deployed pipeline run (replay) vs `run --no-prefect`: <= 2x; an unchanged
                deployed run (same day; new day) vs an unchanged `run --no-prefect`: shown
@@ -64,7 +67,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from analysis.trajectory import saturation_trajectory  # noqa: E402
-from bench.goals import PAGE, measured, summary, write_page  # noqa: E402
+from bench.goals import PAGE, floor, measured, summary, write_page  # noqa: E402
 from bench.prefect_cost import bench_prefect  # noqa: E402
 from bench.synthetic import (changed_source, fresh_copy, random_history, synthetic_db,  # noqa: E402
                              write_scores_csv, year_of_hourly_fetches)
@@ -76,6 +79,8 @@ ENV.pop("BENCHWATCH_DB", None)
 WARM_UP = "import cli.main, jobs.cycle, jobs.alerts, jobs.saturation, jobs.contamination, storage.query, storage.status"
 CLI = [sys.executable, "-m", "cli"]
 BARE_DUCKDB = [sys.executable, "-c", "import duckdb"]
+BOUND_PARAMETER = [sys.executable, "-c", "import duckdb, sys; duckdb.connect().execute('select ?', [1]); "
+                   "print('pandas' in sys.modules)"]
 FRACS = (0.1, 0.5, 1.0)          # the growth sizes, as shares of the largest
 SOURCES = 20                     # the synthetic histories' sources (syn00 … syn19; benchmark b from syn(b mod 20))
 # The full sizes (the goals' own); --quick uses the second of each pair, --scale multiplies the models/rows.
@@ -335,6 +340,13 @@ def bench_cycle(tmp: Path) -> None:
     third, _ = proc([*CLI, "run", "--no-prefect", "--replay", str(replay), "--db", str(db)], check=False)
     again = min(second, third)
     base, _ = proc(BARE_DUCKDB)
+    # The floor of any run that writes: DuckDB's client (1.5) imports pandas at the first statement
+    # with a bound parameter, and every write binds its values (never SQL text made of data).
+    bound = [proc(BOUND_PARAMETER) for _ in range(3)]
+    pandas = "imports pandas" if "True" in bound[0][1] else "does not import pandas"
+    floor("cycle: a process that binds one parameter", min(t for t, _ in bound) / first,
+          f"`import duckdb` and one `execute('select ?', [1])` on an in-memory database, vs the first run "
+          f"(this DuckDB's client {pandas} there)", "%")
     ratio = again / first
     line("cycle", f"run --no-prefect --replay: first {first:5.2f} s, unchanged again {again:5.2f} s -> "
          f"{ratio:5.1%} of the first (goal <= 10%; the unchanged run is {again / base:.1f}x a bare `import duckdb`)",
@@ -358,12 +370,17 @@ def bench_cold(tmp: Path) -> None:
     cases = {"query": [*CLI, "query", "select 1", "--db", str(db)], "status": [*CLI, "status", "--db", str(db)],
              "--help": [*CLI, "--help"]}
     base = BARE_DUCKDB
+    # The floor of a command that reads the file: DuckDB opening it (its catalog) and closing it.
+    opened = [sys.executable, "-c", f"import duckdb; duckdb.connect({str(db)!r}, read_only=True).close()"]
     times = {name: float("inf") for name in cases}
-    t_base = float("inf")
+    t_base = t_open = float("inf")
     for _ in range(10):                      # interleaved: the same minute for every command
         t_base = min(t_base, proc(base)[0])
+        t_open = min(t_open, proc(opened)[0])
         for name, args in cases.items():
             times[name] = min(times[name], proc(args)[0])
+    floor("cold: open and close the file", t_open / t_base,
+          "`import duckdb` and DuckDB opening the bench's file read-only and closing it, vs a bare `import duckdb`")
     for name, t in times.items():
         ratio = t / t_base
         line("cold", f"benchwatch {name:<7} {t:5.2f} s vs python -c 'import duckdb' {t_base:5.2f} s -> {ratio:4.2f}x "
