@@ -77,6 +77,11 @@ def summary_rows() -> list[tuple[str, str, str, str, bool]]:
     return rows
 
 
+def floor_rows() -> list[tuple[str, str, str]]:
+    """Per floor: label, median of the rounds, what it measures."""
+    return [(f.label, fmt(statistics.median(f.values), f.unit), f.what) for f in FLOORS.values()]
+
+
 def summary(rounds: int) -> bool:
     """The closing table: per goal the median of the rounds, their range, met or missed."""
     print(f"\nsummary: median of {rounds} round{'s' if rounds > 1 else ''} per goal (range), "
@@ -84,8 +89,8 @@ def summary(rounds: int) -> bool:
     rows = summary_rows()
     for label, med, spread, goal, ok in rows:
         print(f"  {label:<44} {med:>9} ({spread:<28}) goal {goal:<10} {'met' if ok else 'MISSES'}", flush=True)
-    for f in FLOORS.values():
-        print(f"  floor: {f.label:<37} {fmt(statistics.median(f.values), f.unit):>9} (no goal)", flush=True)
+    for label, med, _ in floor_rows():
+        print(f"  floor: {label:<37} {med:>9} (no goal)", flush=True)
     return all(ok for *_, ok in rows)
 
 
@@ -107,11 +112,11 @@ def write_page(path: Path, rounds: int, command: str, scope: str) -> None:
     for label, med, spread, goal, ok in rows:
         lines.append(f"| {label} | {med} | {spread} | {goal.replace('>=', '≥').replace('<=', '≤')} | "
                      f"{'met' if ok else '**missed**'} |")
-    if FLOORS:
+    floors = floor_rows()
+    if floors:
         lines += ["", "Floors: what a line cannot go below with the libraries it must use, measured the same way in "
                   "this run (a process doing only that part of the work; no goal).", "",
                   "| floor | median | what it is |", "|---|---|---|"]
-        for f in FLOORS.values():
-            lines.append(f"| {f.label} | {fmt(statistics.median(f.values), f.unit)} | {f.what} |")
+        lines += [f"| {label} | {med} | {what} |" for label, med, what in floors]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {path}", flush=True)
